@@ -1,0 +1,89 @@
+//! Compressed sparse row adjacency.
+//!
+//! # Invariants
+//! - `starts.len() == num_nodes + 1`, `starts[0] == 0`, `starts` is non-decreasing and
+//!   `starts[num_nodes] == targets.len()`.
+//! - every target is `< num_nodes`.
+
+use super::{DirectedGraph, Successors};
+
+/// Compressed sparse row adjacency: the successors of node `n` are
+/// `targets[starts[n]..starts[n + 1]]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Csr {
+    /// Offsets into `targets`, one per node plus one.
+    pub starts: Vec<u32>,
+    /// Edge targets, grouped by source node.
+    pub targets: Vec<u32>,
+}
+
+impl Csr {
+    /// Builds CSR adjacency from `(source, target)` pairs. Edges keep their relative order
+    /// per source (a stable counting sort), so DFS order follows input order.
+    ///
+    /// # Panics
+    /// If an endpoint is `>= num_nodes`.
+    pub fn from_edges(num_nodes: usize, edges: &[(u32, u32)]) -> Csr {
+        let mut starts = vec![0u32; num_nodes + 1];
+        for &(s, t) in edges {
+            assert!((s as usize) < num_nodes && (t as usize) < num_nodes, "edge {s}->{t} out of range");
+            starts[s as usize + 1] += 1;
+        }
+        for i in 0..num_nodes {
+            starts[i + 1] += starts[i];
+        }
+        let mut fill = starts.clone();
+        let mut targets = vec![0u32; edges.len()];
+        for &(s, t) in edges {
+            targets[fill[s as usize] as usize] = t;
+            fill[s as usize] += 1;
+        }
+        Csr { starts, targets }
+    }
+
+    /// The reverse graph (predecessor lists), each list in increasing source order.
+    pub fn transpose(&self) -> Csr {
+        let n = self.num_nodes();
+        let mut edges = Vec::with_capacity(self.targets.len());
+        for s in 0..n as u32 {
+            for &t in self.successors(s) {
+                edges.push((t, s));
+            }
+        }
+        Csr::from_edges(n, &edges)
+    }
+
+    /// Number of edges.
+    pub fn num_edges(&self) -> usize {
+        self.targets.len()
+    }
+}
+
+impl DirectedGraph for Csr {
+    fn num_nodes(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+}
+
+impl Successors for Csr {
+    #[inline]
+    fn successors(&self, node: u32) -> &[u32] {
+        let s = self.starts[node as usize] as usize;
+        let e = self.starts[node as usize + 1] as usize;
+        &self.targets[s..e]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_edges_keeps_order_and_transposes() {
+        let g = Csr::from_edges(3, &[(0, 2), (0, 1), (1, 2)]);
+        assert_eq!(g.successors(0), &[2, 1]);
+        assert_eq!(g.successors(2), &[] as &[u32]);
+        let t = g.transpose();
+        assert_eq!(t.successors(2), &[0, 1]);
+    }
+}

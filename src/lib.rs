@@ -1,0 +1,5 @@
+//! ilkit: a data-oriented engine for the three core data structures of a CUDA-style
+//! compiler toolchain.
+#![deny(missing_docs)]
+
+pub mod graph;
