@@ -3,3 +3,4 @@
 #![deny(missing_docs)]
 
 pub mod graph;
+pub mod import;

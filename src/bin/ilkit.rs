@@ -1,1 +1,12 @@
-fn main() {}
+//! The `ilkit` command line.
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match args.first().map(String::as_str) {
+        _ => {
+            eprintln!("usage: ilkit <scan|il|callgraph|cgscc|cfg> ...");
+            2
+        }
+    };
+    std::process::exit(code);
+}

@@ -1,0 +1,5 @@
+//! callgraph benches (divan).
+
+fn main() {
+    divan::main();
+}

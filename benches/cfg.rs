@@ -1,0 +1,5 @@
+//! cfg benches (divan).
+
+fn main() {
+    divan::main();
+}

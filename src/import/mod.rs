@@ -1,0 +1,1 @@
+//! Front doors: readers for the real formats ilkit consumes.
