@@ -1,0 +1,112 @@
+//! IL allocation: ilkit's tables against a Box-per-node baseline and a bump arena, in the
+//! same run; and the bytes per entry of ilkit's layout against the seed's sizes.
+
+use divan::{black_box, counter::ItemsCount, Bencher};
+use ilkit::il::{fields as F, Il};
+
+const N: usize = 1_000_000;
+
+fn main() {
+    let il = ilkit::il::synth::generate(42, 1.0);
+    let lb = ilkit::il::stats::layout_bytes(&il);
+    println!(
+        "layout over a scale-1 TU: {} entries, ilkit {:.1} B/entry, seed {:.1} B/entry, ratio {:.3}",
+        lb.entries,
+        lb.ilkit_bytes as f64 / lb.entries as f64,
+        lb.seed_bytes as f64 / lb.entries as f64,
+        lb.ratio()
+    );
+    for r in ilkit::il::stats::il_table_stats(&il).iter().take(12) {
+        println!("  {:<28} each {:>4} B", r.name, r.each);
+    }
+    divan::main();
+}
+
+/// ilkit: 10^6 expression nodes in a function region, each an operation with one operand.
+#[divan::bench(sample_count = 10)]
+fn ilkit_alloc_expr_nodes(b: Bencher) {
+    b.counter(ItemsCount::new(N)).bench_local(|| {
+        let mut il = Il::new();
+        il.open_function_region(None);
+        let mut prev = None;
+        for _ in 0..N {
+            let e = il.alloc_expr_node(1).unwrap();
+            if let Some(p) = prev {
+                il.push_list(e, F::EXPR_NODE_OPERANDS, p).unwrap();
+            }
+            prev = Some(e);
+        }
+        black_box(il.len())
+    });
+}
+
+/// The pointer-chasing design: a 72-byte node per Box, operands as pointers.
+#[allow(dead_code)]
+struct BoxNode {
+    kind: u8,
+    op: u8,
+    flags: u64,
+    ty: usize,
+    operand: Option<Box<BoxNode>>,
+    pos: [u64; 4],
+}
+
+#[divan::bench(sample_count = 10)]
+fn baseline_box_per_node(b: Bencher) {
+    b.counter(ItemsCount::new(N)).bench_local(|| {
+        let mut nodes: Vec<Box<BoxNode>> = Vec::with_capacity(16);
+        let mut prev: Option<Box<BoxNode>> = None;
+        for i in 0..N {
+            let n = Box::new(BoxNode {
+                kind: 1,
+                op: 120,
+                flags: 1,
+                ty: 0,
+                operand: prev.take(),
+                pos: [i as u64; 4],
+            });
+            if i % 1024 == 1023 {
+                nodes.push(n);
+            } else {
+                prev = Some(n);
+            }
+        }
+        black_box(nodes.len());
+        // Drop iteratively: a 10^6-long Box chain would overflow the stack on drop.
+        for n in nodes.into_iter().chain(prev) {
+            let mut cur = Some(n);
+            while let Some(mut c) = cur {
+                cur = c.operand.take();
+            }
+        }
+    });
+}
+
+#[divan::bench(sample_count = 10)]
+fn baseline_bump_arena(b: Bencher) {
+    #[allow(dead_code)]
+    struct ArenaNode<'a> {
+        kind: u8,
+        op: u8,
+        flags: u64,
+        ty: usize,
+        operand: Option<&'a ArenaNode<'a>>,
+        pos: [u64; 4],
+    }
+    b.counter(ItemsCount::new(N)).bench_local(|| {
+        let arena = bumpalo::Bump::new();
+        let mut prev: Option<&ArenaNode> = None;
+        for i in 0..N {
+            let n = arena.alloc(ArenaNode {
+                kind: 1,
+                op: 120,
+                flags: 1,
+                ty: 0,
+                operand: prev,
+                pos: [i as u64; 4],
+            });
+            prev = Some(n);
+        }
+        black_box(prev.map(|p| p.kind));
+    });
+}

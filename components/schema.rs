@@ -1,0 +1,142 @@
+// The vocabulary of the IL schema. `build.rs` includes this file and `entries.rs` and
+// expands them into `$OUT_DIR/il_schema.rs`; nothing else reads them.
+
+/// What role a kind plays; hand-written code talks about categories, not kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cat {
+    /// Source files and positions.
+    Source,
+    /// Constants (kind 2).
+    Constant,
+    /// Types and their parts.
+    Type,
+    /// Variables, parameters, fields.
+    Object,
+    /// Routines and their parts.
+    Routine,
+    /// Expressions and their parts.
+    Expr,
+    /// Statements and their parts.
+    Statement,
+    /// Scopes and namespaces.
+    Scope,
+    /// Templates and their parts.
+    Template,
+    /// Attributes.
+    Attribute,
+    /// Everything else that holds data.
+    Misc,
+    /// String storage kinds (25, 26): bytes in a region's string arena, no table.
+    Text,
+    /// A number that stays reserved: no table, never allocated.
+    Reserved,
+}
+
+/// Where an entry of this kind may be allocated (seed 001, "Region" column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionRule {
+    /// Always the persistent file-scope region.
+    FileScope,
+    /// The current region: a function region inside a body, file scope otherwise.
+    Dual,
+    /// Only inside a function region (labels); an error at file scope.
+    FunctionOnly,
+    /// The region of an existing entry named by the caller (class-list members).
+    SameRegionAs,
+}
+
+/// One field of a kind.
+#[derive(Clone, Copy, Debug)]
+pub enum Field {
+    /// A plain value column: `ty` is a Rust type name (`u8`, `u32`, `i64`, `bool`).
+    Scalar { name: &'static str, ty: &'static str },
+    /// A string column with its string kind: 24 id_name, 25 string_text, 26 other_text.
+    Str { name: &'static str, string_kind: u8 },
+    /// An owned child edge: walks descend into it. `target` is a kind name or "any".
+    Child { name: &'static str, target: &'static str },
+    /// An owned list of children; `link` says how EDG links the list (documentation).
+    List { name: &'static str, target: &'static str, link: &'static str },
+    /// A non-owning reference: walks remap it but do not descend; verify checks it.
+    Ref { name: &'static str, target: &'static str },
+    /// A one-bit flag column.
+    Flag { name: &'static str },
+}
+
+/// One entry kind.
+#[derive(Clone, Debug)]
+pub struct KindDef {
+    pub number: u8,
+    pub name: &'static str,
+    /// The label the seed's file-scope walk table uses, where it differs from `name`.
+    pub walk_label: &'static str,
+    pub cat: Cat,
+    /// EDG's allocation size in bytes (0 = unknown).
+    pub seed_size: u32,
+    /// The name the stats dump prints ("expr node", "source file", ...).
+    pub stats_name: &'static str,
+    pub region: RegionRule,
+    /// Displayed as a standalone entry (true) or inline in its parent.
+    pub standalone: bool,
+    pub doc: &'static str,
+    pub fields: Vec<Field>,
+}
+
+pub fn scalar(name: &'static str, ty: &'static str) -> Field {
+    Field::Scalar { name, ty }
+}
+pub fn string(name: &'static str, string_kind: u8) -> Field {
+    Field::Str { name, string_kind }
+}
+pub fn child(name: &'static str, target: &'static str) -> Field {
+    Field::Child { name, target }
+}
+pub fn list(name: &'static str, target: &'static str, link: &'static str) -> Field {
+    Field::List { name, target, link }
+}
+pub fn reference(name: &'static str, target: &'static str) -> Field {
+    Field::Ref { name, target }
+}
+pub fn flag(name: &'static str) -> Field {
+    Field::Flag { name }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn kind(
+    number: u8,
+    name: &'static str,
+    cat: Cat,
+    seed_size: u32,
+    stats_name: &'static str,
+    region: RegionRule,
+    standalone: bool,
+    doc: &'static str,
+    fields: &[Field],
+) -> KindDef {
+    KindDef {
+        number,
+        name,
+        walk_label: name,
+        cat,
+        seed_size,
+        stats_name,
+        region,
+        standalone,
+        doc,
+        fields: fields.to_vec(),
+    }
+}
+
+pub fn reserved(number: u8) -> KindDef {
+    KindDef {
+        number,
+        name: "(reserved)",
+        walk_label: "(reserved)",
+        cat: Cat::Reserved,
+        seed_size: 0,
+        stats_name: "",
+        region: RegionRule::FileScope,
+        standalone: false,
+        doc: "A reserved entry-kind number: it has no table and is never allocated.",
+        fields: Vec::new(),
+    }
+}

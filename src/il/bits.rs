@@ -1,0 +1,114 @@
+//! Dense bitset columns keyed by [`Eix`](super::Eix).
+//!
+//! The prefix flag byte of every EDG entry becomes one column per flag. Hot loops
+//! (keep-in-IL marking) test and set bits here; PERF.md records why this is a plain dense
+//! bitset and not roaring on that loop.
+
+/// A growable dense bitset.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BitSet {
+    words: Vec<u64>,
+}
+
+impl BitSet {
+    /// An empty set able to hold `n` bits without growing.
+    pub fn with_len(n: usize) -> BitSet {
+        BitSet {
+            words: vec![0; n.div_ceil(64)],
+        }
+    }
+
+    /// Makes room for bit `n - 1`.
+    #[inline]
+    pub fn grow(&mut self, n: usize) {
+        let w = n.div_ceil(64);
+        if w > self.words.len() {
+            self.words.resize(w.max(self.words.len() * 2), 0);
+        }
+    }
+
+    /// Whether bit `i` is set (bits past the end are clear).
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        match self.words.get(i >> 6) {
+            Some(w) => (w >> (i & 63)) & 1 != 0,
+            None => false,
+        }
+    }
+
+    /// Sets bit `i` to `v`, growing as needed.
+    #[inline]
+    pub fn set(&mut self, i: usize, v: bool) {
+        self.grow(i + 1);
+        let w = &mut self.words[i >> 6];
+        if v {
+            *w |= 1 << (i & 63);
+        } else {
+            *w &= !(1 << (i & 63));
+        }
+    }
+
+    /// Sets bit `i`; returns whether it was clear before. `i` must be in range.
+    #[inline]
+    pub fn insert(&mut self, i: usize) -> bool {
+        let w = &mut self.words[i >> 6];
+        let m = 1u64 << (i & 63);
+        let was = *w & m;
+        *w |= m;
+        was == 0
+    }
+
+    /// Clears every bit.
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+
+    /// Number of set bits.
+    pub fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Set bits in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(wi * 64 + b)
+            })
+        })
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    /// The raw words (for kernels that want them).
+    pub fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_get_iter_count() {
+        let mut b = BitSet::default();
+        b.set(3, true);
+        b.set(130, true);
+        assert!(b.get(3) && b.get(130) && !b.get(4) && !b.get(10_000));
+        assert_eq!(b.iter().collect::<Vec<_>>(), vec![3, 130]);
+        assert!(!b.insert(3));
+        assert!(b.insert(5));
+        assert_eq!(b.count(), 3);
+        b.set(3, false);
+        assert_eq!(b.count(), 2);
+    }
+}

@@ -1,0 +1,1163 @@
+//! The IL world: per-entry columns, the edge pool, regions, flags and free lists.
+
+use super::{
+    BitSet, ChildField, Eix, EntryId, EntryKind, IlError, ListField, RefField, RegionIdx,
+    RegionRule, Str, StringArena, Tables,
+};
+use slotmap::SlotMap;
+
+/// A source position: `file` is the ordinal of a source file entry (`u16::MAX` = none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SourcePos {
+    /// Line, 1-based (0 = unknown).
+    pub line: u32,
+    /// Column, 1-based (0 = unknown), saturating at `u16::MAX`.
+    pub col: u16,
+    /// Source-file ordinal.
+    pub file: u16,
+}
+
+/// The prefix flags of the seed, one bitset column each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flag {
+    /// bit 0: always set on fresh allocation.
+    Allocated,
+    /// bit 1: allocated in file scope outside TU-copy mode.
+    FileScope,
+    /// bit 2: the entry comes from a secondary translation unit.
+    SecondaryIl,
+    /// bit 3: C++ mode at allocation.
+    Language,
+    /// bit 7: set by device-code marking.
+    KeepInIl,
+    /// The stronger keep flag for class types and routines (definition needed).
+    KeepDefinition,
+}
+
+/// The six free-listed kinds of the seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FreeListKind {
+    /// template_arg cells (64 bytes in EDG).
+    TemplateArg = 0,
+    /// constant_list_entry cells (16 bytes in EDG).
+    ConstantListEntry = 1,
+    /// expression nodes (freed nodes are kind 36 until reused).
+    ExprNode = 2,
+    /// local constants (keep keep_in_il across recycling).
+    Constant = 3,
+    /// param_type entries.
+    ParamType = 4,
+    /// source_sequence_entry entries.
+    SourceSeqEntry = 5,
+}
+
+/// One memory region.
+#[derive(Clone, Debug, Default)]
+pub struct Region {
+    /// Whether the region is open.
+    pub live: bool,
+    /// Its entries in allocation order.
+    pub entries: Vec<Eix>,
+    /// Its string bytes.
+    pub strings: StringArena,
+    /// The function scope it belongs to (none for file scope).
+    pub scope: Option<EntryId>,
+}
+
+/// Edge span of one entry in the pool: children at `start..start + nchild`, then the
+/// kind's fixed number of references; the list-length header sits just before `start`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    start: u32,
+    nchild: u32,
+}
+
+/// Counters of the seed's stats dump that are not per-kind entry counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllocCounters {
+    /// Type supplements allocated: integer, routine, class, typeref, template-param.
+    pub type_supplements: [u64; 5],
+    /// Expression supplements: new/delete, throw, condition.
+    pub expr_supplements: [u64; 3],
+    /// Statement supplements: constexpr_if, block, for, try, switch, coroutine.
+    pub stmt_supplements: [u64; 6],
+    /// GNU routine supplements.
+    pub gnu_supplements: u64,
+    /// template_arg cells allocated.
+    pub template_args: u64,
+    /// constant_list_entry cells allocated.
+    pub constant_list_entries: u64,
+    /// Bytes of string_text (kind 25) stored.
+    pub string_literal_bytes: u64,
+    /// Entries allocated by reusing a free-list entry.
+    pub recycled: u64,
+}
+
+/// The IL world. See the module docs of [`crate::il`].
+///
+/// # Invariants
+/// - for every live `e`: `ids[id[e]] == e`, `tables.<kind[e]>.eix[row[e]] == e`.
+/// - every edge in the pool is `Eix::NONE` or a live entry (checked by `verify`).
+/// - `kind[e] == EntryKind::None` exactly for free dense indices (in `free_eix`).
+#[derive(Clone, Debug)]
+pub struct Il {
+    kind: Vec<EntryKind>,
+    row: Vec<u32>,
+    region: Vec<u32>,
+    id: Vec<EntryId>,
+    span: Vec<Span>,
+    pos: Vec<SourcePos>,
+    flags: [BitSet; 6],
+    ids: SlotMap<EntryId, Eix>,
+    /// The per-kind SoA tables.
+    pub tables: Tables,
+    free_rows: Vec<Vec<u32>>,
+    free_eix: Vec<Eix>,
+    edges: Vec<Eix>,
+    edge_garbage: usize,
+    kind_lists: Vec<Vec<Eix>>,
+    external_types: Vec<Eix>,
+    regions: Vec<Region>,
+    free_regions: Vec<u32>,
+    current: RegionIdx,
+    /// TU-copy mode: file-scope entries get the short prefix and no file_scope flag.
+    pub tu_copy_mode: bool,
+    /// Secondary-IL mode: new entries are stamped is_in_secondary_il.
+    pub secondary_mode: bool,
+    /// C++ mode: new entries get the language flag.
+    pub cpp_mode: bool,
+    cursor: SourcePos,
+    free_lists: [Vec<u32>; 6],
+    template_arg_cells: Vec<(u8, Eix)>,
+    constant_list_cells: Vec<Eix>,
+    borrowed_local_constants: i64,
+    counts: Vec<u64>,
+    /// Counters of supplements and bookkeeping.
+    pub counters: AllocCounters,
+    /// The IL header: the primary (file) scope.
+    pub primary_scope: Option<EntryId>,
+    /// The IL header: the main routine, if any.
+    pub main_routine: Option<EntryId>,
+    /// The IL header: compiler version (other_text).
+    pub compiler_version: Option<Vec<u8>>,
+    /// The IL header: time of compilation (other_text).
+    pub time_of_compilation: Option<Vec<u8>>,
+    epoch: u64,
+}
+
+impl Default for Il {
+    fn default() -> Self {
+        Il::new()
+    }
+}
+
+const NONE_U16: u16 = u16::MAX;
+
+impl Il {
+    /// An empty world with its file-scope region open.
+    pub fn new() -> Il {
+        Il {
+            kind: Vec::new(),
+            row: Vec::new(),
+            region: Vec::new(),
+            id: Vec::new(),
+            span: Vec::new(),
+            pos: Vec::new(),
+            flags: Default::default(),
+            ids: SlotMap::with_key(),
+            tables: Tables::default(),
+            free_rows: vec![Vec::new(); 85],
+            free_eix: Vec::new(),
+            edges: Vec::new(),
+            edge_garbage: 0,
+            kind_lists: vec![Vec::new(); 85],
+            external_types: Vec::new(),
+            regions: vec![Region {
+                live: true,
+                ..Region::default()
+            }],
+            free_regions: Vec::new(),
+            current: RegionIdx::FILE_SCOPE,
+            tu_copy_mode: false,
+            secondary_mode: false,
+            cpp_mode: true,
+            cursor: SourcePos {
+                line: 0,
+                col: 0,
+                file: NONE_U16,
+            },
+            free_lists: Default::default(),
+            template_arg_cells: Vec::new(),
+            constant_list_cells: Vec::new(),
+            borrowed_local_constants: 0,
+            counts: vec![0; 85],
+            counters: AllocCounters::default(),
+            primary_scope: None,
+            main_routine: None,
+            compiler_version: None,
+            time_of_compilation: None,
+            epoch: 0,
+        }
+    }
+
+    // ---- ids ---------------------------------------------------------------------------
+
+    /// Resolves a handle to its dense index.
+    ///
+    /// # Errors
+    /// [`IlError::StaleId`] when the entry was freed.
+    #[inline]
+    pub fn eix(&self, id: EntryId) -> Result<Eix, IlError> {
+        self.ids.get(id).copied().ok_or(IlError::StaleId(id))
+    }
+
+    /// The handle of a live dense index.
+    #[inline]
+    pub fn id_of(&self, e: Eix) -> EntryId {
+        self.id[e.idx()]
+    }
+
+    /// Whether `e` is a live entry.
+    #[inline]
+    pub fn is_live(&self, e: Eix) -> bool {
+        e.idx() < self.kind.len() && self.kind[e.idx()] != EntryKind::None
+    }
+
+    /// Kind of a live entry.
+    #[inline]
+    pub fn kind(&self, e: Eix) -> EntryKind {
+        self.kind[e.idx()]
+    }
+
+    /// Kind of the entry behind a handle.
+    pub fn kind_of(&self, id: EntryId) -> Result<EntryKind, IlError> {
+        Ok(self.kind(self.eix(id)?))
+    }
+
+    /// Row of a live entry in its kind's table.
+    #[inline]
+    pub fn row(&self, e: Eix) -> u32 {
+        self.row[e.idx()]
+    }
+
+    /// Region of a live entry.
+    #[inline]
+    pub fn region_of(&self, e: Eix) -> RegionIdx {
+        RegionIdx(self.region[e.idx()])
+    }
+
+    /// Source position of a live entry.
+    #[inline]
+    pub fn pos(&self, e: Eix) -> SourcePos {
+        self.pos[e.idx()]
+    }
+
+    /// Number of dense indices (live and free): the length every `Eix` side table needs.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.kind.len()
+    }
+
+    /// Number of live entries.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether the world has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Live entries in dense order.
+    pub fn entries(&self) -> impl Iterator<Item = Eix> + '_ {
+        (0..self.kind.len() as u32)
+            .map(Eix)
+            .filter(|&e| self.is_live(e))
+    }
+
+    /// The file-scope entries of `kind` in allocation order (the seed's next-in-list list,
+    /// which fixes phase 5 of the file-scope walk). Freed entries are skipped.
+    pub fn kind_list(&self, kind: EntryKind) -> impl Iterator<Item = Eix> + '_ {
+        self.kind_lists[kind as usize]
+            .iter()
+            .copied()
+            .filter(move |&e| self.is_live(e) && self.kind(e) == kind)
+    }
+
+    /// The external-declarations list (types, linked through the type's own link in EDG).
+    pub fn external_types(&self) -> impl Iterator<Item = Eix> + '_ {
+        self.external_types
+            .iter()
+            .copied()
+            .filter(move |&e| self.is_live(e))
+    }
+
+    /// Adds a type to the external-declarations list.
+    pub fn add_external_type(&mut self, ty: EntryId) -> Result<(), IlError> {
+        let e = self.expect(ty, EntryKind::Type)?;
+        self.external_types.push(e);
+        Ok(())
+    }
+
+    /// Number of entries of `kind` allocated so far (the stats counter; includes recycled
+    /// and freed ones, as EDG counts allocations).
+    pub fn alloc_count(&self, kind: EntryKind) -> u64 {
+        self.counts[kind as usize]
+    }
+
+    // ---- flags -------------------------------------------------------------------------
+
+    /// Reads a flag of a live entry.
+    #[inline]
+    pub fn flag(&self, e: Eix, f: Flag) -> bool {
+        self.flags[f as usize].get(e.idx())
+    }
+
+    /// Sets a flag of a live entry.
+    #[inline]
+    pub fn set_flag(&mut self, e: Eix, f: Flag, v: bool) {
+        self.flags[f as usize].set(e.idx(), v)
+    }
+
+    /// A whole flag column.
+    pub fn flag_column(&self, f: Flag) -> &BitSet {
+        &self.flags[f as usize]
+    }
+
+    /// A whole flag column, mutable (marking kernels write it directly).
+    pub fn flag_column_mut(&mut self, f: Flag) -> &mut BitSet {
+        &mut self.flags[f as usize]
+    }
+
+    // ---- position cursor ------------------------------------------------------------------
+
+    /// Moves the current-position cursor; new entries take their position from it (the
+    /// seed's common header template).
+    pub fn set_position(&mut self, file: u16, line: u32, col: u32) {
+        self.cursor = SourcePos {
+            line,
+            col: col.min(u16::MAX as u32) as u16,
+            file,
+        };
+    }
+
+    /// The current-position cursor.
+    pub fn position(&self) -> SourcePos {
+        self.cursor
+    }
+
+    // ---- regions -----------------------------------------------------------------------
+
+    /// The current allocation region.
+    pub fn current_region(&self) -> RegionIdx {
+        self.current
+    }
+
+    /// Whether allocation currently goes to the file-scope region.
+    pub fn in_file_scope(&self) -> bool {
+        self.current == RegionIdx::FILE_SCOPE
+    }
+
+    /// A region by index.
+    pub fn region(&self, r: RegionIdx) -> Option<&Region> {
+        self.regions.get(r.idx()).filter(|r| r.live)
+    }
+
+    /// Opens a function region for the body of the routine whose scope is `scope`, and
+    /// makes it current.
+    pub fn open_function_region(&mut self, scope: Option<EntryId>) -> RegionIdx {
+        let r = match self.free_regions.pop() {
+            Some(r) => {
+                let reg = &mut self.regions[r as usize];
+                reg.live = true;
+                reg.scope = scope;
+                r
+            }
+            None => {
+                self.regions.push(Region {
+                    live: true,
+                    scope,
+                    ..Region::default()
+                });
+                (self.regions.len() - 1) as u32
+            }
+        };
+        self.current = RegionIdx(r);
+        self.current
+    }
+
+    /// Makes `r` the current region (file scope or an open function region).
+    pub fn switch_region(&mut self, r: RegionIdx) -> Result<(), IlError> {
+        if self.region(r).is_none() {
+            return Err(IlError::BadRegion(r.0));
+        }
+        self.current = r;
+        Ok(())
+    }
+
+    /// Ends a function region: frees every entry in it (their IDs stop resolving) and its
+    /// strings, clears the free lists (`clear_free_lists`), checks the borrowed
+    /// local-constant balance, and makes file scope current. O(entries in the region),
+    /// amortized over pool compaction.
+    ///
+    /// # Errors
+    /// [`IlError::BadRegion`] for file scope or a closed region; [`IlError::Assert`]
+    /// ("check_local_constant_use") when local constants are still borrowed — the region
+    /// is freed all the same.
+    pub fn close_function_region(&mut self, r: RegionIdx) -> Result<(), IlError> {
+        if r == RegionIdx::FILE_SCOPE || self.region(r).is_none() {
+            return Err(IlError::BadRegion(r.0));
+        }
+        let entries = std::mem::take(&mut self.regions[r.idx()].entries);
+        for &e in &entries {
+            if self.is_live(e) && self.region[e.idx()] == r.0 {
+                self.release(e);
+            }
+        }
+        let reg = &mut self.regions[r.idx()];
+        reg.live = false;
+        reg.strings = StringArena::default();
+        reg.scope = None;
+        let mut recycled = entries;
+        recycled.clear();
+        reg.entries = recycled;
+        self.free_regions.push(r.0);
+        if self.current == r {
+            self.current = RegionIdx::FILE_SCOPE;
+        }
+        self.clear_free_lists();
+        self.maybe_compact();
+        let balance = std::mem::take(&mut self.borrowed_local_constants);
+        if balance != 0 {
+            return Err(IlError::Assert(
+                "check_local_constant_use: local constants still in use",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Frees one dense index: drops its ID, row and edges.
+    fn release(&mut self, e: Eix) {
+        let k = self.kind[e.idx()];
+        let row = self.row[e.idx()];
+        self.ids.remove(self.id[e.idx()]);
+        self.tables.reset_row(k, row, Eix::NONE);
+        self.free_rows[k as usize].push(row);
+        let l = k.layout();
+        self.edge_garbage += l.lists.len() + self.span[e.idx()].nchild as usize + l.refs.len();
+        self.kind[e.idx()] = EntryKind::None;
+        for f in &mut self.flags {
+            f.set(e.idx(), false);
+        }
+        self.free_eix.push(e);
+    }
+
+    /// Zeroes the free lists (called at function-scope exit).
+    pub fn clear_free_lists(&mut self) {
+        for l in &mut self.free_lists {
+            l.clear();
+        }
+    }
+
+    // ---- allocation --------------------------------------------------------------------
+
+    fn target_region(&self, kind: EntryKind) -> Result<RegionIdx, IlError> {
+        match kind.region_rule() {
+            RegionRule::FileScope | RegionRule::SameRegionAs => Ok(RegionIdx::FILE_SCOPE),
+            RegionRule::Dual => Ok(self.current),
+            RegionRule::FunctionOnly => {
+                if self.in_file_scope() {
+                    Err(IlError::NotInFunctionScope("alloc_label"))
+                } else {
+                    Ok(self.current)
+                }
+            }
+        }
+    }
+
+    /// Allocates an entry of `kind` in the region its rule picks (file scope, the current
+    /// region, or a function region only), stamps the prefix flags and the position cursor.
+    ///
+    /// # Errors
+    /// [`IlError::NotAllocatable`] for reserved/text/none/last kinds;
+    /// [`IlError::NotInFunctionScope`] for a label at file scope.
+    pub fn alloc(&mut self, kind: EntryKind) -> Result<EntryId, IlError> {
+        if !kind.has_table() {
+            return Err(IlError::NotAllocatable(kind as u8));
+        }
+        let r = self.target_region(kind)?;
+        Ok(self.alloc_in(kind, r))
+    }
+
+    /// Allocates an entry of `kind` (by number), as [`Il::alloc`].
+    pub fn alloc_kind_number(&mut self, kind: u8) -> Result<EntryId, IlError> {
+        let k = EntryKind::from_u8(kind).ok_or(IlError::NotAllocatable(kind))?;
+        self.alloc(k)
+    }
+
+    /// Allocates in the region `other` lives in (`alloc_class_list_entry`,
+    /// `alloc_based_type_list_member`, pragmas).
+    pub fn alloc_same_region_as(
+        &mut self,
+        kind: EntryKind,
+        other: EntryId,
+    ) -> Result<EntryId, IlError> {
+        if !kind.has_table() {
+            return Err(IlError::NotAllocatable(kind as u8));
+        }
+        let o = self.eix(other)?;
+        let r = self.region_of(o);
+        Ok(self.alloc_in(kind, r))
+    }
+
+    /// Allocates a variable: locals (`storage_class <= 2`: auto, register, parameter) go to
+    /// the current region, globals/statics/externs to file scope.
+    pub fn alloc_variable(&mut self, storage_class: u8) -> Result<EntryId, IlError> {
+        let r = if storage_class <= 2 {
+            self.current
+        } else {
+            RegionIdx::FILE_SCOPE
+        };
+        let id = self.alloc_in(EntryKind::Variable, r);
+        let row = self.row(self.eix(id)?) as usize;
+        self.tables.variable.storage_class[row] = storage_class;
+        Ok(id)
+    }
+
+    /// Allocates in file scope with TU-copy mode on for the call (`alloc_in_scratch_region`).
+    pub fn alloc_in_scratch_region(&mut self, kind: EntryKind) -> Result<EntryId, IlError> {
+        if !kind.has_table() {
+            return Err(IlError::NotAllocatable(kind as u8));
+        }
+        let saved = std::mem::replace(&mut self.tu_copy_mode, true);
+        let id = self.alloc_in(kind, RegionIdx::FILE_SCOPE);
+        self.tu_copy_mode = saved;
+        Ok(id)
+    }
+
+    pub(crate) fn alloc_in(&mut self, kind: EntryKind, r: RegionIdx) -> EntryId {
+        let e = match self.free_eix.pop() {
+            Some(e) => e,
+            None => {
+                let e = Eix(self.kind.len() as u32);
+                self.kind.push(EntryKind::None);
+                self.row.push(u32::MAX);
+                self.region.push(0);
+                self.id.push(EntryId::default());
+                self.span.push(Span::default());
+                self.pos.push(SourcePos::default());
+                e
+            }
+        };
+        let row = match self.free_rows[kind as usize].pop() {
+            Some(row) => {
+                self.tables.reset_row(kind, row, e);
+                row
+            }
+            None => self.tables.push_default(kind, e),
+        };
+        let id = self.ids.insert(e);
+        let i = e.idx();
+        self.kind[i] = kind;
+        self.row[i] = row;
+        self.region[i] = r.0;
+        self.id[i] = id;
+        self.pos[i] = self.cursor;
+        self.span[i] = self.new_span(kind);
+        self.stamp_flags(e, r);
+        self.counts[kind as usize] += 1;
+        if r == RegionIdx::FILE_SCOPE {
+            self.kind_lists[kind as usize].push(e);
+        } else {
+            self.regions[r.idx()].entries.push(e);
+        }
+        id
+    }
+
+    fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
+        let i = e.idx();
+        self.flags[Flag::Allocated as usize].set(i, true);
+        self.flags[Flag::FileScope as usize]
+            .set(i, r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode);
+        self.flags[Flag::SecondaryIl as usize].set(i, self.secondary_mode);
+        self.flags[Flag::Language as usize].set(i, self.cpp_mode);
+    }
+
+    fn new_span(&mut self, kind: EntryKind) -> Span {
+        let l = kind.layout();
+        for _ in 0..l.lists.len() {
+            self.edges.push(Eix(0));
+        }
+        let start = self.edges.len() as u32;
+        for _ in 0..l.singles.len() + l.refs.len() {
+            self.edges.push(Eix::NONE);
+        }
+        Span {
+            start,
+            nchild: l.singles.len() as u32,
+        }
+    }
+
+    // ---- edges -------------------------------------------------------------------------
+
+    /// The children of `e` (single slots, `Eix::NONE` when unset, then list items): the one
+    /// slice walks and marking iterate.
+    #[inline]
+    pub fn children(&self, e: Eix) -> &[Eix] {
+        let s = self.span[e.idx()];
+        &self.edges[s.start as usize..(s.start + s.nchild) as usize]
+    }
+
+    /// The reference slots of `e` (`Eix::NONE` when unset).
+    #[inline]
+    pub fn refs(&self, e: Eix) -> &[Eix] {
+        let s = self.span[e.idx()];
+        let n = self.kind(e).layout().refs.len() as u32;
+        let a = s.start + s.nchild;
+        &self.edges[a as usize..(a + n) as usize]
+    }
+
+    /// Raw access for marking kernels: the pool and the start/child-count of `e`.
+    #[inline]
+    pub fn edge_pool(&self) -> &[Eix] {
+        &self.edges
+    }
+
+    /// `(start, nchild)` of `e` in [`Il::edge_pool`].
+    #[inline]
+    pub fn child_span(&self, e: Eix) -> (u32, u32) {
+        let s = self.span[e.idx()];
+        (s.start, s.nchild)
+    }
+
+    fn expect(&self, id: EntryId, kind: EntryKind) -> Result<Eix, IlError> {
+        let e = self.eix(id)?;
+        let k = self.kind(e);
+        if k != kind {
+            return Err(IlError::WrongOwner {
+                field_owner: kind,
+                entry: k,
+            });
+        }
+        Ok(e)
+    }
+
+    fn check_target(&self, target: Option<EntryKind>, child: Eix) -> Result<(), IlError> {
+        if let Some(t) = target {
+            let found = self.kind(child);
+            if found != t {
+                return Err(IlError::WrongTarget { expected: t, found });
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets a single-child field.
+    ///
+    /// # Errors
+    /// Stale IDs, a field of another kind, or a child of the wrong kind.
+    pub fn set_child(
+        &mut self,
+        parent: EntryId,
+        f: ChildField,
+        child: Option<EntryId>,
+    ) -> Result<(), IlError> {
+        let p = self.expect(parent, f.owner)?;
+        let c = match child {
+            Some(c) => {
+                let c = self.eix(c)?;
+                self.check_target(f.target, c)?;
+                c
+            }
+            None => Eix::NONE,
+        };
+        let s = self.span[p.idx()];
+        self.edges[(s.start + f.slot) as usize] = c;
+        Ok(())
+    }
+
+    /// Reads a single-child field.
+    pub fn child(&self, parent: EntryId, f: ChildField) -> Result<Option<EntryId>, IlError> {
+        let p = self.expect(parent, f.owner)?;
+        Ok(self.child_eix(p, f).map(|c| self.id_of(c)))
+    }
+
+    /// Reads a single-child field by dense index (`None` when unset).
+    #[inline]
+    pub fn child_eix(&self, p: Eix, f: ChildField) -> Option<Eix> {
+        let c = self.edges[(self.span[p.idx()].start + f.slot) as usize];
+        (!c.is_none()).then_some(c)
+    }
+
+    /// Sets a reference field.
+    pub fn set_ref(
+        &mut self,
+        parent: EntryId,
+        f: RefField,
+        target: Option<EntryId>,
+    ) -> Result<(), IlError> {
+        let p = self.expect(parent, f.owner)?;
+        let c = match target {
+            Some(c) => {
+                let c = self.eix(c)?;
+                self.check_target(f.target, c)?;
+                c
+            }
+            None => Eix::NONE,
+        };
+        let s = self.span[p.idx()];
+        self.edges[(s.start + s.nchild + f.slot) as usize] = c;
+        Ok(())
+    }
+
+    /// Reads a reference field by dense index.
+    #[inline]
+    pub fn ref_eix(&self, p: Eix, f: RefField) -> Option<Eix> {
+        let s = self.span[p.idx()];
+        let c = self.edges[(s.start + s.nchild + f.slot) as usize];
+        (!c.is_none()).then_some(c)
+    }
+
+    /// Reads a reference field.
+    pub fn get_ref(&self, parent: EntryId, f: RefField) -> Result<Option<EntryId>, IlError> {
+        let p = self.expect(parent, f.owner)?;
+        Ok(self.ref_eix(p, f).map(|c| self.id_of(c)))
+    }
+
+    fn list_bounds(&self, p: Eix, list: u32) -> (usize, usize) {
+        let s = self.span[p.idx()];
+        let l = self.kind(p).layout();
+        let nl = l.lists.len();
+        let header = s.start as usize - nl;
+        let mut off = s.start as usize + l.singles.len();
+        for i in 0..list as usize {
+            off += self.edges[header + i].0 as usize;
+        }
+        (off, off + self.edges[header + list as usize].0 as usize)
+    }
+
+    /// The items of a list field by dense index.
+    pub fn list_eix(&self, p: Eix, f: ListField) -> &[Eix] {
+        let (a, b) = self.list_bounds(p, f.list);
+        &self.edges[a..b]
+    }
+
+    /// The items of a list field.
+    pub fn list(&self, parent: EntryId, f: ListField) -> Result<Vec<EntryId>, IlError> {
+        let p = self.expect(parent, f.owner)?;
+        Ok(self.list_eix(p, f).iter().map(|&c| self.id_of(c)).collect())
+    }
+
+    /// Appends to a list field. The entry's edge block moves to the end of the pool when it
+    /// is not already last (its old block becomes garbage, compacted later).
+    pub fn push_list(
+        &mut self,
+        parent: EntryId,
+        f: ListField,
+        child: EntryId,
+    ) -> Result<(), IlError> {
+        let p = self.expect(parent, f.owner)?;
+        let c = self.eix(child)?;
+        self.check_target(f.target, c)?;
+        self.push_list_eix(p, f.list, c);
+        Ok(())
+    }
+
+    pub(crate) fn push_list_eix(&mut self, p: Eix, list: u32, c: Eix) {
+        let l = self.kind(p).layout();
+        let nl = l.lists.len();
+        let nref = l.refs.len();
+        let s = self.span[p.idx()];
+        let block_end = (s.start + s.nchild) as usize + nref;
+        if block_end != self.edges.len() {
+            // Relocate the whole block (header, children, refs) to the end of the pool.
+            let header = s.start as usize - nl;
+            let old = header..block_end;
+            self.edge_garbage += old.len();
+            self.edges.extend_from_within(old);
+            let new_start = self.edges.len() - (block_end - s.start as usize);
+            self.span[p.idx()].start = new_start as u32;
+        }
+        let (_, end) = self.list_bounds(p, list);
+        self.edges.insert(end, c);
+        let s = &mut self.span[p.idx()];
+        s.nchild += 1;
+        let header = s.start as usize - nl;
+        self.edges[header + list as usize].0 += 1;
+    }
+
+    /// Removes list items for which `keep` returns false (an entry filter on a list).
+    pub fn retain_list(&mut self, p: Eix, f: ListField, mut keep: impl FnMut(Eix) -> bool) {
+        let (a, b) = self.list_bounds(p, f.list);
+        let items: Vec<Eix> = self.edges[a..b].to_vec();
+        let kept: Vec<Eix> = items.iter().copied().filter(|&c| keep(c)).collect();
+        let removed = items.len() - kept.len();
+        if removed == 0 {
+            return;
+        }
+        self.edges[a..a + kept.len()].copy_from_slice(&kept);
+        // Shift the rest of the block left over the hole; the tail becomes garbage.
+        let l = self.kind(p).layout();
+        let s = self.span[p.idx()];
+        let block_end = (s.start + s.nchild) as usize + l.refs.len();
+        self.edges.copy_within(b..block_end, a + kept.len());
+        for i in block_end - removed..block_end {
+            self.edges[i] = Eix::NONE;
+        }
+        self.edge_garbage += removed;
+        let header = s.start as usize - l.lists.len();
+        self.edges[header + f.list as usize].0 -= removed as u32;
+        self.span[p.idx()].nchild -= removed as u32;
+    }
+
+    /// Replaces the child at position `i` of `children(p)` (an entry-replace remap).
+    pub fn replace_child_at(&mut self, p: Eix, i: usize, c: Eix) {
+        let s = self.span[p.idx()];
+        debug_assert!(i < s.nchild as usize);
+        self.edges[s.start as usize + i] = c;
+    }
+
+    /// Replaces reference slot `i` of `p`.
+    pub fn replace_ref_at(&mut self, p: Eix, i: usize, c: Eix) {
+        let s = self.span[p.idx()];
+        self.edges[(s.start + s.nchild) as usize + i] = c;
+    }
+
+    fn maybe_compact(&mut self) {
+        if self.edge_garbage > 1024 && self.edge_garbage * 2 > self.edges.len() {
+            self.compact_edges();
+        }
+    }
+
+    /// Rebuilds the edge pool without garbage, in dense order.
+    pub fn compact_edges(&mut self) {
+        let mut pool =
+            Vec::with_capacity(self.edges.len() - self.edge_garbage.min(self.edges.len()));
+        for i in 0..self.kind.len() {
+            let k = self.kind[i];
+            if k == EntryKind::None {
+                continue;
+            }
+            let l = k.layout();
+            let s = self.span[i];
+            let header = s.start as usize - l.lists.len();
+            let end = (s.start + s.nchild) as usize + l.refs.len();
+            let new_start = pool.len() + l.lists.len();
+            pool.extend_from_slice(&self.edges[header..end]);
+            self.span[i].start = new_start as u32;
+        }
+        self.edges = pool;
+        self.edge_garbage = 0;
+    }
+
+    // ---- strings -----------------------------------------------------------------------
+
+    /// Stores `bytes` in `e`'s region and sets its string field `index` (schema order).
+    pub fn set_string(&mut self, id: EntryId, index: usize, bytes: &[u8]) -> Result<(), IlError> {
+        let e = self.eix(id)?;
+        let k = self.kind(e);
+        let sk = k
+            .layout()
+            .strings
+            .get(index)
+            .ok_or(IlError::Assert("no such string field"))?;
+        if sk.string_kind == 25 {
+            self.counters.string_literal_bytes += bytes.len() as u64;
+        }
+        let s = self.regions[self.region[e.idx()] as usize]
+            .strings
+            .push(bytes);
+        let row = self.row(e);
+        self.tables.set_string(k, row, index, s);
+        Ok(())
+    }
+
+    /// Sets the string field called `name`.
+    pub fn set_string_named(
+        &mut self,
+        id: EntryId,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), IlError> {
+        let k = self.kind_of(id)?;
+        let index = k
+            .layout()
+            .strings
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or(IlError::Assert("no such string field"))?;
+        self.set_string(id, index, bytes)
+    }
+
+    /// The bytes of a string handle held by entry `e`.
+    pub fn str_bytes(&self, e: Eix, s: Str) -> &[u8] {
+        self.regions[self.region[e.idx()] as usize].strings.get(s)
+    }
+
+    /// The bytes of string field `index` of `e`.
+    pub fn string(&self, e: Eix, index: usize) -> &[u8] {
+        let s = self.tables.strings(self.kind(e), self.row(e));
+        match s.as_slice().get(index) {
+            Some(&h) => self.str_bytes(e, h),
+            None => &[],
+        }
+    }
+
+    /// The bytes of the first string field of `e` (usually its name).
+    pub fn name(&self, e: Eix) -> &[u8] {
+        self.string(e, 0)
+    }
+
+    // ---- free lists --------------------------------------------------------------------
+
+    /// Frees an expression node onto the expression free list: its kind becomes 36
+    /// (`ek_reclaimed`) until it is reused.
+    pub fn free_expr_node(&mut self, id: EntryId) -> Result<(), IlError> {
+        let e = self.expect(id, EntryKind::ExprNode)?;
+        let row = self.row(e) as usize;
+        self.tables.expr_node.expr_kind[row] = super::kinds::EXPR_RECLAIMED;
+        self.free_lists[FreeListKind::ExprNode as usize].push(e.0);
+        Ok(())
+    }
+
+    /// Allocates an expression node, reusing a reclaimed one first (keeping keep_in_il, as
+    /// the seed's allocator keeps bit 7), then sets its kind.
+    pub fn alloc_expr_node(&mut self, expr_kind: u8) -> Result<EntryId, IlError> {
+        super::kinds::check_expr_kind(expr_kind)?;
+        let id = self.alloc_recycled(FreeListKind::ExprNode, EntryKind::ExprNode, true)?;
+        super::kinds::set_expr_node_kind(self, id, expr_kind)?;
+        Ok(id)
+    }
+
+    /// Allocates a local constant from the constant free list (keep_in_il survives
+    /// recycling) and counts it as borrowed until [`Il::free_local_constant`].
+    pub fn alloc_local_constant(&mut self, constant_kind: u8) -> Result<EntryId, IlError> {
+        super::kinds::check_constant_kind(constant_kind)?;
+        let id = self.alloc_recycled(FreeListKind::Constant, EntryKind::Constant, true)?;
+        super::kinds::set_constant_kind(self, id, constant_kind)?;
+        self.borrowed_local_constants += 1;
+        Ok(id)
+    }
+
+    /// Returns a local constant to the free list.
+    ///
+    /// # Errors
+    /// [`IlError::Assert`] when the constant is not in use.
+    pub fn free_local_constant(&mut self, id: EntryId) -> Result<(), IlError> {
+        let e = self.expect(id, EntryKind::Constant)?;
+        if !self.flag(e, Flag::Allocated) {
+            return Err(IlError::Assert("free_local_constant: constant not in use"));
+        }
+        self.set_flag(e, Flag::Allocated, false);
+        self.free_lists[FreeListKind::Constant as usize].push(e.0);
+        self.borrowed_local_constants -= 1;
+        Ok(())
+    }
+
+    /// Local constants currently borrowed (must be 0 at function boundaries).
+    pub fn borrowed_local_constants(&self) -> i64 {
+        self.borrowed_local_constants
+    }
+
+    /// Allocates a param_type, reusing a freed one first.
+    pub fn alloc_param_type(&mut self) -> Result<EntryId, IlError> {
+        self.alloc_recycled(FreeListKind::ParamType, EntryKind::ParamType, false)
+    }
+
+    /// Returns a list of param_type entries to their free list.
+    pub fn free_param_type_list(&mut self, ids: &[EntryId]) -> Result<(), IlError> {
+        for &id in ids {
+            let e = self.expect(id, EntryKind::ParamType)?;
+            self.free_lists[FreeListKind::ParamType as usize].push(e.0);
+        }
+        Ok(())
+    }
+
+    /// Allocates a source_sequence_entry, reusing a freed one first.
+    pub fn alloc_source_seq_entry(&mut self) -> Result<EntryId, IlError> {
+        self.alloc_recycled(
+            FreeListKind::SourceSeqEntry,
+            EntryKind::SourceSequenceEntry,
+            false,
+        )
+    }
+
+    /// Returns a source_sequence_entry to its free list.
+    pub fn free_source_seq_entry(&mut self, id: EntryId) -> Result<(), IlError> {
+        let e = self.expect(id, EntryKind::SourceSequenceEntry)?;
+        self.free_lists[FreeListKind::SourceSeqEntry as usize].push(e.0);
+        Ok(())
+    }
+
+    /// Allocates a template_arg cell `(arg kind, value)`, reusing a freed cell first.
+    pub fn alloc_template_arg(
+        &mut self,
+        arg_kind: u8,
+        value: Option<EntryId>,
+    ) -> Result<u32, IlError> {
+        let v = match value {
+            Some(v) => self.eix(v)?,
+            None => Eix::NONE,
+        };
+        self.counters.template_args += 1;
+        Ok(
+            match self.free_lists[FreeListKind::TemplateArg as usize].pop() {
+                Some(c) => {
+                    self.template_arg_cells[c as usize] = (arg_kind, v);
+                    self.counters.recycled += 1;
+                    c
+                }
+                None => {
+                    self.template_arg_cells.push((arg_kind, v));
+                    (self.template_arg_cells.len() - 1) as u32
+                }
+            },
+        )
+    }
+
+    /// A template_arg cell's `(kind, value)`.
+    pub fn template_arg(&self, cell: u32) -> Option<(u8, Eix)> {
+        self.template_arg_cells.get(cell as usize).copied()
+    }
+
+    /// `free_template_arg_list`: returns cells to the free list.
+    pub fn free_template_arg_list(&mut self, cells: &[u32]) {
+        self.free_lists[FreeListKind::TemplateArg as usize].extend_from_slice(cells);
+    }
+
+    /// Allocates a constant_list_entry cell holding `constant`, reusing a freed cell first.
+    pub fn alloc_constant_list_entry(&mut self, constant: EntryId) -> Result<u32, IlError> {
+        let c = self.expect(constant, EntryKind::Constant)?;
+        self.counters.constant_list_entries += 1;
+        Ok(
+            match self.free_lists[FreeListKind::ConstantListEntry as usize].pop() {
+                Some(cell) => {
+                    self.constant_list_cells[cell as usize] = c;
+                    self.counters.recycled += 1;
+                    cell
+                }
+                None => {
+                    self.constant_list_cells.push(c);
+                    (self.constant_list_cells.len() - 1) as u32
+                }
+            },
+        )
+    }
+
+    /// `return_constant_list_entries_to_free_list`.
+    pub fn free_constant_list_entries(&mut self, cells: &[u32]) {
+        self.free_lists[FreeListKind::ConstantListEntry as usize].extend_from_slice(cells);
+    }
+
+    /// Number of entries on a free list (the stats dump's "(avail. fs expr node)").
+    pub fn free_list_len(&self, l: FreeListKind) -> usize {
+        self.free_lists[l as usize].len()
+    }
+
+    fn alloc_recycled(
+        &mut self,
+        l: FreeListKind,
+        kind: EntryKind,
+        keep_keep: bool,
+    ) -> Result<EntryId, IlError> {
+        // Entries on a free list may have been freed with their region: skip dead ones.
+        while let Some(raw) = self.free_lists[l as usize].pop() {
+            let e = Eix(raw);
+            if !self.is_live(e) || self.kind(e) != kind {
+                continue;
+            }
+            let keep = self.flag(e, Flag::KeepInIl);
+            // A recycled entry gets a fresh ID: handles to its previous life go stale.
+            let region = self.region_of(e);
+            self.release(e);
+            let id = self.alloc_in(kind, region);
+            let ne = self.eix(id)?;
+            if keep_keep && keep {
+                self.set_flag(ne, Flag::KeepInIl, true);
+            }
+            self.counters.recycled += 1;
+            return Ok(id);
+        }
+        let r = self.target_region(kind)?;
+        Ok(self.alloc_in(kind, r))
+    }
+
+    /// Copies a constant into another region (`duplicate_constant_to_other_region`): in
+    /// place when the regions agree; otherwise a new constant in `to` with the same row
+    /// data and children, the original going back to the constant free list.
+    pub fn duplicate_constant_to_other_region(
+        &mut self,
+        id: EntryId,
+        to: RegionIdx,
+    ) -> Result<EntryId, IlError> {
+        let e = self.expect(id, EntryKind::Constant)?;
+        if self.region(to).is_none() {
+            return Err(IlError::BadRegion(to.0));
+        }
+        if self.region_of(e) == to {
+            return Ok(id);
+        }
+        let nid = self.alloc_in(EntryKind::Constant, to);
+        let ne = self.eix(nid)?;
+        self.copy_entry_data(e, ne);
+        self.free_lists[FreeListKind::Constant as usize].push(e.0);
+        Ok(nid)
+    }
+
+    /// Copies row data, strings and edges of `from` into `to` (same kind).
+    pub(crate) fn copy_entry_data(&mut self, from: Eix, to: Eix) {
+        let k = self.kind(from);
+        debug_assert_eq!(k, self.kind(to));
+        let (fr, tr) = (self.row(from), self.row(to));
+        self.tables.copy_row(k, fr, tr);
+        // Strings go into the destination's region.
+        let strs = self.tables.strings(k, fr);
+        for (i, &s) in strs.as_slice().iter().enumerate() {
+            if s.is_some() {
+                let bytes = self.str_bytes(from, s).to_vec();
+                let ns = self.regions[self.region[to.idx()] as usize]
+                    .strings
+                    .push(&bytes);
+                self.tables.set_string(k, tr, i, ns);
+            }
+        }
+        // Edges: copy the header + block as a fresh block at the pool's end.
+        let l = k.layout();
+        let s = self.span[from.idx()];
+        let header = s.start as usize - l.lists.len();
+        let end = (s.start + s.nchild) as usize + l.refs.len();
+        let old = self.span[to.idx()];
+        self.edge_garbage += l.lists.len() + old.nchild as usize + l.refs.len();
+        self.edges.extend_from_within(header..end);
+        let new_start = self.edges.len() - (end - s.start as usize);
+        self.span[to.idx()] = Span {
+            start: new_start as u32,
+            nchild: s.nchild,
+        };
+        self.pos[to.idx()] = self.pos[from.idx()];
+    }
+
+    // ---- bytes ---------------------------------------------------------------------------
+
+    /// Bytes of the per-entry columns for one entry (kind, row, region, id, span, position,
+    /// slotmap slot, six flag bits rounded up to one byte).
+    pub const fn per_entry_column_bytes() -> usize {
+        1 + 4 + 4 + 8 + 8 + 8 + 8 + 1
+    }
+
+    /// Bytes one live entry of `e`'s kind takes in ilkit's layout: per-entry columns, its
+    /// row, and its edge block.
+    pub fn entry_bytes(&self, e: Eix) -> usize {
+        let k = self.kind(e);
+        let l = k.layout();
+        Self::per_entry_column_bytes()
+            + Tables::row_bytes(k)
+            + 4 * (l.lists.len() + self.span[e.idx()].nchild as usize + l.refs.len())
+    }
+
+    /// Epoch counter for walks that need one (incremented per call).
+    pub fn next_epoch(&mut self) -> u64 {
+        self.epoch += 1;
+        self.epoch
+    }
+}
