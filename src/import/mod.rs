@@ -1,1 +1,3 @@
 //! Front doors: readers for the real formats ilkit consumes.
+
+pub mod ptx;
