@@ -1,3 +1,4 @@
 //! Front doors: readers for the real formats ilkit consumes.
 
+pub mod llvm_cfg;
 pub mod ptx;
