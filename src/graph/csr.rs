@@ -26,7 +26,10 @@ impl Csr {
     pub fn from_edges(num_nodes: usize, edges: &[(u32, u32)]) -> Csr {
         let mut starts = vec![0u32; num_nodes + 1];
         for &(s, t) in edges {
-            assert!((s as usize) < num_nodes && (t as usize) < num_nodes, "edge {s}->{t} out of range");
+            assert!(
+                (s as usize) < num_nodes && (t as usize) < num_nodes,
+                "edge {s}->{t} out of range"
+            );
             starts[s as usize + 1] += 1;
         }
         for i in 0..num_nodes {
