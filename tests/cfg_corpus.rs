@@ -208,3 +208,70 @@ fn ptx_corpus_matches_answers() {
     );
     assert!(nfun > 0);
 }
+
+fn check_ll(paths: &[PathBuf]) -> (usize, usize, Vec<String>) {
+    let (mut nfun, mut nblocks, mut bad) = (0, 0, Vec::new());
+    for p in paths {
+        let ans_path = PathBuf::from(p.display().to_string().replace(".ll", ".cfg.json"));
+        let Ok(ans) = std::fs::read_to_string(&ans_path) else {
+            continue;
+        };
+        let ans: Value = serde_json::from_str(&ans).unwrap();
+        let text = std::fs::read_to_string(p).unwrap();
+        let cfgs = ilkit::import::llvm_cfg::cfgs_from_ll(&p.display().to_string(), &text)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let by_name: BTreeMap<&str, &Cfg> = cfgs.iter().map(|c| (c.name.as_str(), c)).collect();
+        for f in ans["functions"].as_array().unwrap() {
+            let name = f["name"].as_str().unwrap();
+            let Some(cfg) = by_name.get(name) else {
+                bad.push(format!("{}: function {name} missing", p.display()));
+                continue;
+            };
+            let info = cfg.analyze();
+            nfun += 1;
+            nblocks += cfg.num_blocks();
+            let errs = compare(cfg, &info, f, &|b| format!("?{b}"));
+            bad.extend(errs.into_iter().map(|e| format!("{}: {e}", p.display())));
+        }
+    }
+    (nfun, nblocks, bad)
+}
+
+#[test]
+fn ll_corpus_small_matches_answers() {
+    let Some(dir) = corpus() else { return };
+    let mut paths = files(&dir, ".nvptx.O2.ll");
+    paths.extend(files(&dir, "zlib.O2.ll"));
+    paths.extend(files(&dir, "zlib.O2.nonames.ll"));
+    paths.extend(files(&dir, "zlib.O0.ll"));
+    let (nfun, nblocks, bad) = check_ll(&paths);
+    eprintln!(
+        "ll corpus (zlib + nvptx): {nfun} functions, {nblocks} blocks, {} mismatches",
+        bad.len()
+    );
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
+    assert!(nfun > 0);
+}
+
+/// zstd.O2.ll (14 MB, the largest module).
+#[test]
+fn ll_corpus_zstd_matches_answers() {
+    let Some(dir) = corpus() else { return };
+    let (nfun, nblocks, bad) = check_ll(&files(&dir, "zstd.O2.ll"));
+    eprintln!(
+        "ll corpus (zstd): {nfun} functions, {nblocks} blocks, {} mismatches",
+        bad.len()
+    );
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
+    assert!(nfun > 0);
+}
