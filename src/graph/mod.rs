@@ -6,6 +6,8 @@
 //! Nodes are dense `u32` indices `0..num_nodes()`; `u32::MAX` is reserved as "none".
 
 pub mod csr;
+pub mod dom;
+pub mod rpo;
 
 pub use csr::Csr;
 

@@ -1,1 +1,5 @@
 //! Front doors: readers for the real formats ilkit consumes.
+
+pub mod llvm_cfg;
+pub mod llvm_ir;
+pub mod ptx;

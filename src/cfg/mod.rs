@@ -1,0 +1,441 @@
+//! The back end's control-flow graph (seed 004: ptxas' CFG infrastructure), data-oriented.
+//!
+//! A [`Cfg`] is one function: blocks are rows of contiguous arrays indexed by block index
+//! `bix` (block 0 is the entry, as in ptxas' `bb_array`), each block owns a range of
+//! instruction ids, and the successor / predecessor lists are CSR side tables. Analyses
+//! live in [`CfgInfo`]: the RPO ([`crate::graph::rpo`]), backedges, immediate dominators
+//! ([`crate::graph::dom`]) and natural loops ([`loops`]). ptxas keeps its successor and
+//! backedge sets in FNV-1a hash maps; [`edgemap::FnvEdgeMap`] reproduces that map (for
+//! compatibility and benchmarking) and can be built from the CSR at any time.
+//!
+//! Builders: `crate::import::ptx::build_cfg` (PTX function bodies, the seed's block and
+//! successor rules) and `crate::import::llvm_cfg` (functions of a `.ll` module).
+//! [`update`] holds the CFG mutations (split, merge, redirect, preheader insertion),
+//! [`layout`] the block orders, [`print`] the seed's DOT / edge / RPO dumps and JSON Lines,
+//! [`cli`] the `ilkit cfg` command.
+//!
+//! # Invariants of a [`Cfg`]
+//! - every per-block column has `num_blocks()` rows; `succ` and `pred` are CSR tables with
+//!   `num_blocks() + 1` starts;
+//! - `pred` is the transpose of `succ` (same multiset of edges, duplicates kept);
+//! - `insn_start[b] + insn_len[b] <= insn_pool.len()`;
+//! - `layout` is a permutation of `0..num_blocks()`.
+//!
+//! `epoch` changes on every mutation; [`CfgInfo::is_valid`] compares epochs.
+
+pub mod cli;
+pub mod edgemap;
+pub mod layout;
+pub mod loops;
+pub mod print;
+pub mod update;
+
+use crate::graph::dom::DomTree;
+use crate::graph::rpo::{Rpo, RpoVariant};
+use crate::graph::{Csr, DirectedGraph, Predecessors, Successors, WithStart, NONE};
+use loops::LoopForest;
+use std::fmt;
+
+/// Dense block index; prints as `bixN` like ptxas' dumps. `BlockIdx::NONE == u32::MAX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BlockIdx(pub u32);
+
+impl BlockIdx {
+    /// The reserved "none" index.
+    pub const NONE: BlockIdx = BlockIdx(NONE);
+    /// As a `usize` for indexing.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for BlockIdx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bix{}", self.0)
+    }
+}
+
+/// How a block ends (the seed's successor table, plus LLVM IR terminators).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// No control transfer: falls through to the next block (or nowhere if last).
+    Fallthrough,
+    /// `bra L`: one successor.
+    Bra,
+    /// `@p bra L`: taken target, then fall-through.
+    CondBra,
+    /// `brx.idx`: the branch table's targets.
+    Brx,
+    /// `@p brx.idx`: the table's targets, then fall-through.
+    CondBrx,
+    /// `ret`: no successors.
+    Ret,
+    /// `@p ret`: fall-through only.
+    CondRet,
+    /// `exit`: no successors.
+    Exit,
+    /// `@p exit`: fall-through only.
+    CondExit,
+    /// `trap`: no successors.
+    Trap,
+    /// `@p trap`: fall-through only.
+    CondTrap,
+    /// LLVM `br` (conditional or not).
+    Br,
+    /// LLVM `switch`.
+    Switch,
+    /// LLVM `indirectbr`.
+    IndirectBr,
+    /// LLVM `invoke`.
+    Invoke,
+    /// LLVM `callbr`.
+    CallBr,
+    /// LLVM `resume`.
+    Resume,
+    /// LLVM `unreachable`.
+    Unreachable,
+    /// LLVM `ret`.
+    LlvmRet,
+    /// Any other terminator.
+    Other,
+}
+
+impl Term {
+    /// The name used in the corpus answers (`@bra`, `bra`, `fallthrough`, `ret`, `br`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Term::Fallthrough => "fallthrough",
+            Term::Bra => "bra",
+            Term::CondBra => "@bra",
+            Term::Brx => "brx",
+            Term::CondBrx => "@brx",
+            Term::Ret => "ret",
+            Term::CondRet => "@ret",
+            Term::Exit => "exit",
+            Term::CondExit => "@exit",
+            Term::Trap => "trap",
+            Term::CondTrap => "@trap",
+            Term::Br => "br",
+            Term::Switch => "switch",
+            Term::IndirectBr => "indirectbr",
+            Term::Invoke => "invoke",
+            Term::CallBr => "callbr",
+            Term::Resume => "resume",
+            Term::Unreachable => "unreachable",
+            Term::LlvmRet => "ret",
+            Term::Other => "other",
+        }
+    }
+
+    /// Parses an LLVM terminator opcode name.
+    pub fn from_llvm(op: &str) -> Term {
+        match op {
+            "br" => Term::Br,
+            "switch" => Term::Switch,
+            "indirectbr" => Term::IndirectBr,
+            "invoke" => Term::Invoke,
+            "callbr" => Term::CallBr,
+            "resume" => Term::Resume,
+            "unreachable" => Term::Unreachable,
+            "ret" => Term::LlvmRet,
+            _ => Term::Other,
+        }
+    }
+}
+
+/// One function's control-flow graph.
+///
+/// Per-block columns (`block_name`, `label_id`, `term`, `insn_start`, `insn_len`) are keyed
+/// by block index; `succ` / `pred` are CSR keyed by block index; `insn_pool` holds
+/// instruction ids (indices into the source function's instruction table).
+#[derive(Clone, Debug, Default)]
+pub struct Cfg {
+    /// Function name.
+    pub name: String,
+    /// Block names (label, LLVM name); empty = unnamed, printed as `bixN`.
+    pub block_name: Vec<String>,
+    /// Label / source-line identifier shown as `L%x` in the DOT dump.
+    pub label_id: Vec<u32>,
+    /// How each block ends.
+    pub term: Vec<Term>,
+    /// First entry of each block's instruction list in `insn_pool`.
+    pub insn_start: Vec<u32>,
+    /// Length of each block's instruction list.
+    pub insn_len: Vec<u32>,
+    /// Pooled instruction-id lists.
+    pub insn_pool: Vec<u32>,
+    /// Successors in the seed's order (taken target before fall-through; LLVM order).
+    pub succ: Csr,
+    /// Predecessors (transpose of `succ`, sources in increasing order).
+    pub pred: Csr,
+    /// Current block order (layout); starts as source order.
+    pub layout: Vec<u32>,
+    /// ptxas `--dont-merge-basicblocks`: makes [`Cfg::merge_blocks`] a no-op.
+    pub dont_merge_basicblocks: bool,
+    /// Bumped on every mutation.
+    pub epoch: u64,
+}
+
+impl DirectedGraph for Cfg {
+    fn num_nodes(&self) -> usize {
+        self.term.len()
+    }
+}
+impl Successors for Cfg {
+    #[inline]
+    fn successors(&self, b: u32) -> &[u32] {
+        self.succ.successors(b)
+    }
+}
+impl Predecessors for Cfg {
+    #[inline]
+    fn predecessors(&self, b: u32) -> &[u32] {
+        self.pred.successors(b)
+    }
+}
+impl WithStart for Cfg {
+    fn start_node(&self) -> u32 {
+        0
+    }
+}
+
+impl Cfg {
+    /// Builds a CFG from per-block data and successor lists (`succs[b]` in edge order).
+    ///
+    /// # Panics
+    /// If the columns disagree in length or a successor is out of range.
+    pub fn from_parts(
+        name: String,
+        block_name: Vec<String>,
+        label_id: Vec<u32>,
+        term: Vec<Term>,
+        insns: Vec<Vec<u32>>,
+        succs: &[Vec<u32>],
+    ) -> Cfg {
+        let n = term.len();
+        assert!(
+            block_name.len() == n && label_id.len() == n && insns.len() == n && succs.len() == n,
+            "cfg {name}: column lengths differ"
+        );
+        let mut edges = Vec::new();
+        for (b, ss) in succs.iter().enumerate() {
+            edges.extend(ss.iter().map(|&s| (b as u32, s)));
+        }
+        let succ = Csr::from_edges(n, &edges);
+        let pred = succ.transpose();
+        let mut insn_start = Vec::with_capacity(n);
+        let mut insn_len = Vec::with_capacity(n);
+        let mut insn_pool = Vec::new();
+        for l in insns {
+            insn_start.push(insn_pool.len() as u32);
+            insn_len.push(l.len() as u32);
+            insn_pool.extend(l);
+        }
+        Cfg {
+            name,
+            block_name,
+            label_id,
+            term,
+            insn_start,
+            insn_len,
+            insn_pool,
+            succ,
+            pred,
+            layout: (0..n as u32).collect(),
+            dont_merge_basicblocks: false,
+            epoch: 0,
+        }
+    }
+
+    /// Number of blocks.
+    pub fn num_blocks(&self) -> usize {
+        self.term.len()
+    }
+
+    /// Number of edges.
+    pub fn num_edges(&self) -> usize {
+        self.succ.num_edges()
+    }
+
+    /// Display name: the block's name, or `bixN` when unnamed.
+    pub fn display_name(&self, b: u32) -> String {
+        let n = &self.block_name[b as usize];
+        if n.is_empty() {
+            format!("bix{b}")
+        } else {
+            n.clone()
+        }
+    }
+
+    /// Instruction ids of block `b`.
+    pub fn insns(&self, b: u32) -> &[u32] {
+        let s = self.insn_start[b as usize] as usize;
+        &self.insn_pool[s..s + self.insn_len[b as usize] as usize]
+    }
+
+    /// All edges `(source, target)`, source-major, in stored order.
+    pub fn edges(&self) -> Vec<(u32, u32)> {
+        let mut e = Vec::with_capacity(self.num_edges());
+        for b in 0..self.num_blocks() as u32 {
+            e.extend(self.successors(b).iter().map(|&s| (b, s)));
+        }
+        e
+    }
+
+    /// Replaces all edges (keeps per-block order) and rebuilds `pred`; bumps `epoch`.
+    pub fn set_edges(&mut self, edges: &[(u32, u32)]) {
+        self.succ = Csr::from_edges(self.num_blocks(), edges);
+        self.pred = self.succ.transpose();
+        self.epoch += 1;
+    }
+
+    /// Computes every analysis into a fresh [`CfgInfo`].
+    pub fn analyze(&self) -> CfgInfo {
+        let mut info = CfgInfo::default();
+        info.compute(self);
+        info
+    }
+
+    /// Checks the structural invariants (columns, CSR, pred == transpose(succ), the FNV
+    /// edge map built from `succ` agreeing with it, layout); never panics.
+    pub fn verify(&self) -> Vec<String> {
+        let mut errs = Vec::new();
+        let n = self.num_blocks();
+        let cols = [
+            self.block_name.len(),
+            self.label_id.len(),
+            self.insn_start.len(),
+            self.insn_len.len(),
+        ];
+        if cols.iter().any(|&c| c != n) {
+            errs.push(format!(
+                "cfg {}: per-block columns {cols:?} for {n} blocks",
+                self.name
+            ));
+            return errs;
+        }
+        for (what, c) in [("succ", &self.succ), ("pred", &self.pred)] {
+            if c.starts.len() != n + 1
+                || c.starts.first() != Some(&0)
+                || c.starts.last().map(|&x| x as usize) != Some(c.targets.len())
+                || c.starts.windows(2).any(|w| w[0] > w[1])
+            {
+                errs.push(format!(
+                    "cfg {}: {what} CSR offsets are malformed",
+                    self.name
+                ));
+                return errs;
+            }
+            if let Some(&t) = c.targets.iter().find(|&&t| t as usize >= n) {
+                errs.push(format!("cfg {}: {what} target {t} out of range", self.name));
+                return errs;
+            }
+        }
+        if self.succ.transpose() != self.pred {
+            errs.push(format!(
+                "cfg {}: pred is not the transpose of succ",
+                self.name
+            ));
+        }
+        let map = edgemap::FnvEdgeMap::from_graph(self);
+        for b in 0..n as u32 {
+            if map.get(b) != Some(self.successors(b)) {
+                errs.push(format!(
+                    "cfg {}: edge map disagrees with succ at bix{b}",
+                    self.name
+                ));
+            }
+        }
+        for b in 0..n {
+            if (self.insn_start[b] as u64 + self.insn_len[b] as u64) > self.insn_pool.len() as u64 {
+                errs.push(format!(
+                    "cfg {}: bix{b} instruction range out of the pool",
+                    self.name
+                ));
+            }
+        }
+        let mut seen = vec![false; n];
+        if self.layout.len() != n
+            || self
+                .layout
+                .iter()
+                .any(|&b| (b as usize) >= n || std::mem::replace(&mut seen[b as usize], true))
+        {
+            errs.push(format!(
+                "cfg {}: layout is not a permutation of the blocks",
+                self.name
+            ));
+        }
+        errs
+    }
+}
+
+/// The analyses of one [`Cfg`]: RPO, backedges, dominator tree, loops.
+///
+/// Valid while `cfg.epoch` equals the epoch it was computed at.
+#[derive(Clone, Debug, Default)]
+pub struct CfgInfo {
+    /// Reverse post-order (ptxas traversal).
+    pub rpo: Rpo,
+    /// DFS backedges `(src, dst)` with `rpo[dst] <= rpo[src]`, source-major.
+    pub backedges: Vec<(u32, u32)>,
+    /// Dominator tree (Cooper-Harvey-Kennedy).
+    pub dom: DomTree,
+    /// Natural loops and irreducible edges.
+    pub loops: LoopForest,
+    epoch: u64,
+    valid: bool,
+}
+
+impl CfgInfo {
+    /// Computes RPO, backedges, dominators (CHK) and loops for `cfg`.
+    pub fn compute(&mut self, cfg: &Cfg) {
+        self.rpo.compute_with(cfg, RpoVariant::Ptxas);
+        self.backedges = self.rpo.backedges(cfg);
+        self.dom.compute_chk(cfg, &self.rpo);
+        self.loops.compute(cfg, &self.rpo, &self.dom);
+        self.epoch = cfg.epoch;
+        self.valid = true;
+    }
+
+    /// Forgets every result.
+    pub fn clear(&mut self) {
+        self.rpo.clear();
+        self.backedges.clear();
+        self.dom.clear();
+        self.loops.clear();
+        self.valid = false;
+    }
+
+    /// True when computed for the current state of `cfg`.
+    pub fn is_valid(&self, cfg: &Cfg) -> bool {
+        self.valid && self.epoch == cfg.epoch && self.rpo.is_valid(cfg)
+    }
+
+    /// Checks every analysis against `cfg`; never panics.
+    pub fn verify(&self, cfg: &Cfg) -> Vec<String> {
+        if !self.is_valid(cfg) {
+            return vec![format!("cfg {}: analyses are stale or missing", cfg.name)];
+        }
+        let mut errs = self.rpo.verify(cfg);
+        if !errs.is_empty() {
+            return errs;
+        }
+        if self.rpo.backedges(cfg) != self.backedges {
+            errs.push(format!(
+                "cfg {}: backedge table disagrees with the RPO",
+                cfg.name
+            ));
+        }
+        errs.extend(self.dom.verify(cfg));
+        if errs.is_empty() {
+            errs.extend(self.loops.verify(cfg, &self.dom));
+        }
+        errs
+    }
+
+    /// `idom` of block `b` as an option (`None` for the entry and unreachable blocks).
+    pub fn idom(&self, b: u32) -> Option<u32> {
+        self.dom.idom_of(b)
+    }
+}

@@ -1,0 +1,275 @@
+//! CFG mutations (seed 004, "CFG Update Protocol"): split a block, merge two consecutive
+//! blocks, redirect an edge, insert a loop preheader.
+//!
+//! Each mutation keeps every [`Cfg`] table in sync (per-block columns, `succ`, `pred`,
+//! the instruction pool, `layout`) and bumps `epoch`, which makes any [`CfgInfo`]
+//! computed before it stale (`is_valid` is false); callers recompute with
+//! [`Cfg::analyze`] / [`CfgInfo::compute`] (RPO, idom, loops), as ptxas re-runs
+//! AnalyzeControlFlow. New blocks are appended (index `num_blocks()`, as ptxas increments
+//! `bb_count`) and placed in `layout` next to the block they came from. Each is O(N + E)
+//! because the CSR tables are rebuilt.
+
+use super::{Cfg, CfgInfo, Term};
+use crate::graph::{Predecessors, Successors, NONE};
+
+impl Cfg {
+    fn push_block(&mut self, name: String, label_id: u32, term: Term, insns: &[u32]) -> u32 {
+        let b = self.num_blocks() as u32;
+        self.block_name.push(name);
+        self.label_id.push(label_id);
+        self.term.push(term);
+        self.insn_start.push(self.insn_pool.len() as u32);
+        self.insn_len.push(insns.len() as u32);
+        self.insn_pool.extend_from_slice(insns);
+        b
+    }
+
+    fn place_after(&mut self, anchor: u32, b: u32) {
+        let pos = self
+            .layout
+            .iter()
+            .position(|&x| x == anchor)
+            .map_or(self.layout.len(), |p| p + 1);
+        self.layout.insert(pos, b);
+    }
+
+    /// Splits block `b` before its `k`-th instruction (`k <= len`; `k == len` makes an
+    /// empty tail). The tail becomes a new block (returned) that takes `b`'s terminator and
+    /// successors; `b` falls through to it.
+    ///
+    /// # Panics
+    /// If `b` is out of range or `k` exceeds the block's instruction count.
+    pub fn split_block(&mut self, b: u32, k: u32) -> u32 {
+        assert!(
+            (b as usize) < self.num_blocks() && k <= self.insn_len[b as usize],
+            "split_block: bad block bix{b} or position {k}"
+        );
+        let tail: Vec<u32> = self.insns(b)[k as usize..].to_vec();
+        let old = self.edges();
+        let nb = self.push_block(
+            String::new(),
+            self.label_id[b as usize],
+            self.term[b as usize],
+            &tail,
+        );
+        self.insn_len[b as usize] = k;
+        self.term[b as usize] = Term::Fallthrough;
+        let mut edges: Vec<(u32, u32)> = old
+            .into_iter()
+            .map(|(s, t)| if s == b { (nb, t) } else { (s, t) })
+            .collect();
+        edges.push((b, nb));
+        self.set_edges(&edges);
+        self.place_after(b, nb);
+        nb
+    }
+
+    /// Merges `b` with its successor `c` when `b`'s only successor is `c`, `c`'s only
+    /// predecessor is `b`, and `c` is neither the entry nor `b`. `c`'s instructions are
+    /// appended to `b` (dropping `b`'s final unconditional `bra`), `b` takes `c`'s
+    /// terminator and successors, and `c` is removed: blocks after `c` shift down by one.
+    /// Returns false (and changes nothing) when the blocks cannot be merged or
+    /// `dont_merge_basicblocks` is set.
+    pub fn merge_blocks(&mut self, b: u32) -> bool {
+        if self.dont_merge_basicblocks || b as usize >= self.num_blocks() {
+            return false;
+        }
+        let ss = self.successors(b);
+        if ss.len() != 1 {
+            return false;
+        }
+        let c = ss[0];
+        if c == b || c == 0 || self.predecessors(c) != [b] {
+            return false;
+        }
+        let mut list = self.insns(b).to_vec();
+        if self.term[b as usize] == Term::Bra {
+            list.pop();
+        }
+        list.extend_from_slice(self.insns(c));
+        self.insn_start[b as usize] = self.insn_pool.len() as u32;
+        self.insn_len[b as usize] = list.len() as u32;
+        self.insn_pool.extend_from_slice(&list);
+        self.term[b as usize] = self.term[c as usize];
+        let fix = |x: u32| if x > c { x - 1 } else { x };
+        let edges: Vec<(u32, u32)> = self
+            .edges()
+            .into_iter()
+            .filter(|&(s, _)| s != b)
+            .map(|(s, t)| {
+                if s == c {
+                    (fix(b), fix(t))
+                } else {
+                    (fix(s), fix(t))
+                }
+            })
+            .collect();
+        let ci = c as usize;
+        self.block_name.remove(ci);
+        self.label_id.remove(ci);
+        self.term.remove(ci);
+        self.insn_start.remove(ci);
+        self.insn_len.remove(ci);
+        self.layout.retain(|&x| x != c);
+        for x in &mut self.layout {
+            *x = fix(*x);
+        }
+        // `set_edges` sorts edges by source stably, so `b`'s new list keeps `c`'s order.
+        self.set_edges(&edges);
+        true
+    }
+
+    /// Replaces the first edge `from -> old_to` with `from -> new_to` (same position in
+    /// `from`'s list). Returns false if there is no such edge.
+    pub fn redirect_edge(&mut self, from: u32, old_to: u32, new_to: u32) -> bool {
+        if new_to as usize >= self.num_blocks() {
+            return false;
+        }
+        let mut edges = self.edges();
+        let Some(e) = edges.iter_mut().find(|e| **e == (from, old_to)) else {
+            return false;
+        };
+        e.1 = new_to;
+        self.set_edges(&edges);
+        true
+    }
+
+    /// Inserts a preheader for the loop headed by `header` (the seed's LoopMakeSingleEntry
+    /// for a loop entered from several blocks): a new block that branches to `header`,
+    /// with every entering edge (from a predecessor the header does not dominate)
+    /// redirected to it. `info` must be valid for `self`. Returns the new block, or `NONE`
+    /// if `header` has no entering edge.
+    ///
+    /// # Panics
+    /// If `info` is stale.
+    pub fn insert_preheader(&mut self, info: &CfgInfo, header: u32) -> u32 {
+        assert!(
+            info.is_valid(self),
+            "insert_preheader: stale analyses for {}",
+            self.name
+        );
+        let entering: Vec<u32> = self
+            .predecessors(header)
+            .iter()
+            .copied()
+            .filter(|&p| !info.dom.dominates(header, p))
+            .collect();
+        if entering.is_empty() {
+            return NONE;
+        }
+        let old = self.edges();
+        let p = self.push_block(
+            String::new(),
+            self.label_id[header as usize],
+            Term::Bra,
+            &[],
+        );
+        let mut edges: Vec<(u32, u32)> = old
+            .into_iter()
+            .map(|(s, t)| {
+                if t == header && entering.contains(&s) {
+                    (s, p)
+                } else {
+                    (s, t)
+                }
+            })
+            .collect();
+        edges.push((p, header));
+        self.set_edges(&edges);
+        let pos = self
+            .layout
+            .iter()
+            .position(|&x| x == header)
+            .unwrap_or(self.layout.len());
+        self.layout.insert(pos, p);
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfg::Term;
+
+    fn sample() -> Cfg {
+        // 0 -> 1; 1 -> 2, 3; 2 -> 1; 3 -> 4; 4 -> (ret); 5 -> 1 (second entry, unreachable)
+        let succ = vec![vec![1], vec![2, 3], vec![1], vec![4], vec![], vec![1]];
+        let n = succ.len();
+        let insns = (0..n as u32).map(|b| vec![2 * b, 2 * b + 1]).collect();
+        let terms = vec![
+            Term::Fallthrough,
+            Term::CondBra,
+            Term::Bra,
+            Term::Bra,
+            Term::Ret,
+            Term::Bra,
+        ];
+        Cfg::from_parts(
+            "s".into(),
+            vec![String::new(); n],
+            vec![0; n],
+            terms,
+            insns,
+            &succ,
+        )
+    }
+
+    fn check(cfg: &Cfg) -> CfgInfo {
+        assert!(cfg.verify().is_empty(), "{:?}", cfg.verify());
+        let info = cfg.analyze();
+        assert!(info.verify(cfg).is_empty(), "{:?}", info.verify(cfg));
+        info
+    }
+
+    #[test]
+    fn split_merge_redirect_preheader() {
+        let mut cfg = sample();
+        let info = check(&cfg);
+        assert_eq!(info.loops.len(), 1);
+        let nb = cfg.split_block(1, 1);
+        assert_eq!(nb, 6);
+        assert!(!info.is_valid(&cfg));
+        assert_eq!(cfg.successors(1), &[6]);
+        assert_eq!(cfg.successors(6), &[2, 3]);
+        assert_eq!(cfg.insns(6), &[3]);
+        assert_eq!(cfg.layout, vec![0, 1, 6, 2, 3, 4, 5]);
+        let info = check(&cfg);
+        assert_eq!(info.loops.loop_blocks(0), &[1, 6, 2]);
+        // merge back: 1 -> 6 only edge, 6's only pred is 1? no: 6 has preds [1] only.
+        cfg.dont_merge_basicblocks = true;
+        assert!(!cfg.merge_blocks(1));
+        cfg.dont_merge_basicblocks = false;
+        assert!(cfg.merge_blocks(1));
+        assert_eq!(cfg.num_blocks(), 6);
+        assert_eq!(cfg.insns(1), &[2, 3]);
+        assert_eq!(cfg.successors(1), &[2, 3]);
+        check(&cfg);
+        // 3 -> 4 merges, dropping 3's final bra
+        assert!(cfg.merge_blocks(3));
+        assert_eq!(cfg.insns(3), &[6, 8, 9]);
+        assert_eq!(cfg.term[3], Term::Ret);
+        assert_eq!(cfg.successors(4), &[1]); // old block 5
+        let info = check(&cfg);
+        // make the second entry reachable: 0 -> 4 (old 5) instead of 0 -> 1
+        assert!(cfg.redirect_edge(0, 1, 4));
+        assert!(!cfg.redirect_edge(0, 1, 4));
+        assert!(!info.is_valid(&cfg));
+        let info = check(&cfg);
+        assert_eq!(info.idom(1), Some(4));
+        // preheader for the loop at 1 (entered from 4 only) and then from two blocks
+        assert!(cfg.redirect_edge(0, 4, 1));
+        let mut edges = cfg.edges();
+        edges.push((4, 1));
+        edges.push((0, 4));
+        cfg.set_edges(&edges);
+        let info = check(&cfg);
+        let l = info.loops.loop_of[1];
+        assert_eq!(info.loops.preheader[l as usize], NONE);
+        let p = cfg.insert_preheader(&info, 1);
+        let info = check(&cfg);
+        assert_eq!(cfg.successors(p), &[1]);
+        assert_eq!(info.idom(1), Some(p));
+        let l = info.loops.loop_of[1];
+        assert_eq!(info.loops.preheader[l as usize], p);
+    }
+}

@@ -1,0 +1,346 @@
+//! Immediate dominators, the dominator tree and O(1) dominance queries.
+//!
+//! Two algorithms fill the same [`DomTree`]:
+//! - [`DomTree::compute_chk`]: Cooper, Harvey, Kennedy, "A Simple, Fast Dominance
+//!   Algorithm" (2001), iterated over RPO — what ptxas' `CFG::buildRPOAndIdom` runs (seed
+//!   004). Works in RPO-number space on a predecessor CSR renumbered once, so the
+//!   two-finger `intersect` walks dense `u32` arrays. O(N·E) worst case (O(d·E) for loop
+//!   connectedness d); close to linear on real CFGs, which need 2–3 passes.
+//! - [`DomTree::compute_semi_nca`]: Semi-NCA (Georgiadis, Tarjan, Werneck, "Finding
+//!   Dominators in Practice", 2006; as in LLVM's `SemiNCAInfo`): Lengauer-Tarjan
+//!   semidominators with path compression, then a nearest-common-ancestor pass.
+//!   O(N log N + E) worst case; it does not iterate, so it wins on CFGs where CHK needs
+//!   many passes (deeply nested irreducible regions, long chains with late joins).
+//!
+//! After either, `dominates(a, b)` is O(1) through DFS intervals of the dominator tree.
+//!
+//! # Invariants (after `compute_*`)
+//! - `idom[start] == start`; `idom[b] == NONE` iff `b` is unreachable from the start.
+//! - for every edge `u -> v` between reachable nodes, `idom[v]` dominates `u`.
+//! - `children` is the CSR of the tree (children in increasing node order);
+//!   `pre[b] <= pre[c] <= last[b]` iff `b` dominates `c`.
+//!
+//! No recursion: DFS and path compression use explicit stacks. Scratch is reused.
+
+use super::{Csr, Predecessors, Successors, WithStart, NONE};
+use crate::graph::rpo::Rpo;
+
+/// The dominator tree of the nodes reachable from the start node.
+///
+/// All vectors are keyed by node index and stay in sync with the graph they were computed
+/// on until it changes.
+#[derive(Clone, Debug, Default)]
+pub struct DomTree {
+    /// Immediate dominator; `idom[start] == start`, `NONE` for unreachable nodes.
+    pub idom: Vec<u32>,
+    /// Dominator-tree children (CSR keyed by node).
+    pub children: Csr,
+    /// Preorder number in the dominator tree (`NONE` if unreachable).
+    pub pre: Vec<u32>,
+    /// Largest preorder number in the node's dominator subtree.
+    pub last: Vec<u32>,
+    /// Depth in the dominator tree (start = 0; `NONE` if unreachable).
+    pub level: Vec<u32>,
+    start: u32,
+    valid: bool,
+    // scratch
+    rpo_preds: Csr,
+    doms: Vec<u32>,
+    order: Vec<u32>,
+    num: Vec<u32>,
+    parent: Vec<u32>,
+    semi: Vec<u32>,
+    label: Vec<u32>,
+    ancestor: Vec<u32>,
+    stack: Vec<(u32, u32)>,
+    path: Vec<u32>,
+}
+
+impl DomTree {
+    /// An empty, invalid tree.
+    pub fn new() -> DomTree {
+        DomTree::default()
+    }
+
+    /// Cooper-Harvey-Kennedy over the given RPO (which must be valid for `g`).
+    pub fn compute_chk<G: Predecessors + WithStart>(&mut self, g: &G, rpo: &Rpo) {
+        let n = g.num_nodes();
+        let m = rpo.rpo_array.len();
+        // Predecessor CSR in RPO-number space; unreachable predecessors dropped.
+        let p = &mut self.rpo_preds;
+        p.starts.clear();
+        p.targets.clear();
+        p.starts.push(0);
+        for &b in &rpo.rpo_array {
+            for &q in g.predecessors(b) {
+                let r = rpo.rpo_number[q as usize];
+                if r != NONE {
+                    p.targets.push(r);
+                }
+            }
+            p.starts.push(p.targets.len() as u32);
+        }
+        let doms = &mut self.doms;
+        doms.clear();
+        doms.resize(m, NONE);
+        if m > 0 {
+            doms[0] = 0;
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in 1..m {
+                let preds = &p.targets[p.starts[b] as usize..p.starts[b + 1] as usize];
+                let mut new_idom = NONE;
+                for &q in preds {
+                    if doms[q as usize] == NONE {
+                        continue;
+                    }
+                    if new_idom == NONE {
+                        new_idom = q;
+                        continue;
+                    }
+                    // intersect: in RPO space a node's idom has a smaller number.
+                    let (mut f1, mut f2) = (q, new_idom);
+                    while f1 != f2 {
+                        while f1 > f2 {
+                            f1 = doms[f1 as usize];
+                        }
+                        while f2 > f1 {
+                            f2 = doms[f2 as usize];
+                        }
+                    }
+                    new_idom = f1;
+                }
+                if doms[b] != new_idom {
+                    doms[b] = new_idom;
+                    changed = true;
+                }
+            }
+        }
+        self.idom.clear();
+        self.idom.resize(n, NONE);
+        for (k, &d) in doms.iter().enumerate() {
+            self.idom[rpo.rpo_array[k] as usize] = rpo.rpo_array[d as usize];
+        }
+        self.finish(g.start_node(), n);
+    }
+
+    /// Semi-NCA (needs successors for its own DFS and predecessors for semidominators).
+    pub fn compute_semi_nca<G: Successors + Predecessors + WithStart>(&mut self, g: &G) {
+        let n = g.num_nodes();
+        let start = g.start_node();
+        // DFS preorder: order[k] = node, num[node] = k.
+        self.num.clear();
+        self.num.resize(n, NONE);
+        self.order.clear();
+        self.parent.clear();
+        self.stack.clear();
+        if n > 0 {
+            self.num[start as usize] = 0;
+            self.order.push(start);
+            self.parent.push(NONE);
+            self.stack.push((start, 0));
+        }
+        while let Some(top) = self.stack.last_mut() {
+            let (b, i) = *top;
+            let succs = g.successors(b);
+            if (i as usize) < succs.len() {
+                top.1 += 1;
+                let s = succs[i as usize];
+                if self.num[s as usize] == NONE {
+                    self.num[s as usize] = self.order.len() as u32;
+                    self.parent.push(self.num[b as usize]);
+                    self.order.push(s);
+                    self.stack.push((s, 0));
+                }
+            } else {
+                self.stack.pop();
+            }
+        }
+        let m = self.order.len();
+        self.semi.clear();
+        self.semi.extend(0..m as u32);
+        self.label.clear();
+        self.label.extend(0..m as u32);
+        self.ancestor.clear();
+        self.ancestor.resize(m, NONE);
+        for w in (1..m).rev() {
+            let mut sw = self.semi[w];
+            for &v in g.predecessors(self.order[w]) {
+                let v = self.num[v as usize];
+                if v == NONE {
+                    continue;
+                }
+                let u = self.eval(v);
+                if self.semi[u as usize] < sw {
+                    sw = self.semi[u as usize];
+                }
+            }
+            self.semi[w] = sw;
+            self.ancestor[w] = self.parent[w]; // link(parent, w)
+        }
+        // NCA pass: idom(w) is the nearest ancestor of parent(w) with number <= semi(w).
+        let doms = &mut self.doms;
+        doms.clear();
+        doms.extend_from_slice(&self.parent);
+        if m > 0 {
+            doms[0] = 0;
+        }
+        for w in 1..m {
+            let mut d = doms[w];
+            while d > self.semi[w] {
+                d = doms[d as usize];
+            }
+            doms[w] = d;
+        }
+        self.idom.clear();
+        self.idom.resize(n, NONE);
+        for (k, &d) in doms.iter().enumerate() {
+            self.idom[self.order[k] as usize] = self.order[d as usize];
+        }
+        self.finish(start, n);
+    }
+
+    /// Lengauer-Tarjan `eval` with iterative path compression (preorder numbers).
+    fn eval(&mut self, v: u32) -> u32 {
+        if self.ancestor[v as usize] == NONE {
+            return v;
+        }
+        self.path.clear();
+        let mut x = v;
+        while self.ancestor[self.ancestor[x as usize] as usize] != NONE {
+            self.path.push(x);
+            x = self.ancestor[x as usize];
+        }
+        while let Some(y) = self.path.pop() {
+            let a = self.ancestor[y as usize];
+            if self.semi[self.label[a as usize] as usize]
+                < self.semi[self.label[y as usize] as usize]
+            {
+                self.label[y as usize] = self.label[a as usize];
+            }
+            self.ancestor[y as usize] = self.ancestor[a as usize];
+        }
+        self.label[v as usize]
+    }
+
+    /// Builds `children`, `pre`, `last`, `level` from `idom`.
+    fn finish(&mut self, start: u32, n: usize) {
+        self.start = start;
+        let mut edges = Vec::with_capacity(n);
+        for (b, &d) in self.idom.iter().enumerate() {
+            if d != NONE && b as u32 != start {
+                edges.push((d, b as u32));
+            }
+        }
+        self.children = Csr::from_edges(n, &edges);
+        self.pre.clear();
+        self.pre.resize(n, NONE);
+        self.last.clear();
+        self.last.resize(n, NONE);
+        self.level.clear();
+        self.level.resize(n, NONE);
+        self.valid = true;
+        if n == 0 || self.idom[start as usize] == NONE {
+            return;
+        }
+        let mut counter = 0u32;
+        self.stack.clear();
+        self.stack.push((start, 0));
+        self.pre[start as usize] = 0;
+        self.level[start as usize] = 0;
+        counter += 1;
+        while let Some(top) = self.stack.last_mut() {
+            let (b, i) = *top;
+            let kids = self.children.successors(b);
+            if (i as usize) < kids.len() {
+                top.1 += 1;
+                let c = kids[i as usize];
+                self.pre[c as usize] = counter;
+                self.level[c as usize] = self.level[b as usize] + 1;
+                counter += 1;
+                self.stack.push((c, 0));
+            } else {
+                self.last[b as usize] = counter - 1;
+                self.stack.pop();
+            }
+        }
+    }
+
+    /// Forgets the result (keeps scratch capacity).
+    pub fn clear(&mut self) {
+        self.idom.clear();
+        self.pre.clear();
+        self.last.clear();
+        self.level.clear();
+        self.children = Csr::default();
+        self.valid = false;
+    }
+
+    /// True when computed since the last `clear` and the node count still matches.
+    pub fn is_valid<G: WithStart>(&self, g: &G) -> bool {
+        self.valid && self.idom.len() == g.num_nodes()
+    }
+
+    /// True if `a` dominates `b` (reflexive). False if either is unreachable. O(1).
+    #[inline]
+    pub fn dominates(&self, a: u32, b: u32) -> bool {
+        let (pa, pb) = (self.pre[a as usize], self.pre[b as usize]);
+        pa != NONE && pb != NONE && pa <= pb && pb <= self.last[a as usize]
+    }
+
+    /// Immediate dominator of `b`, `None` for the start node and unreachable nodes.
+    pub fn idom_of(&self, b: u32) -> Option<u32> {
+        let d = self.idom[b as usize];
+        (d != NONE && b != self.start).then_some(d)
+    }
+
+    /// Checks the tree against `g`; returns every problem found, never panics.
+    pub fn verify<G: Successors + WithStart>(&self, g: &G) -> Vec<String> {
+        let mut errs = Vec::new();
+        let n = g.num_nodes();
+        if !self.valid {
+            return vec!["dom: not computed".into()];
+        }
+        if self.idom.len() != n || self.pre.len() != n || self.last.len() != n {
+            return vec![format!(
+                "dom: tables sized {} for {} nodes",
+                self.idom.len(),
+                n
+            )];
+        }
+        if n == 0 {
+            return errs;
+        }
+        let s = g.start_node();
+        if self.idom[s as usize] != s {
+            errs.push(format!("dom: idom[start={s}] = {}", self.idom[s as usize]));
+        }
+        for b in 0..n as u32 {
+            let d = self.idom[b as usize];
+            if d == NONE {
+                continue;
+            }
+            if d as usize >= n || self.idom[d as usize] == NONE {
+                errs.push(format!("dom: idom[{b}] = {d} is not a reachable node"));
+                continue;
+            }
+            if b != s && (self.pre[d as usize] >= self.pre[b as usize] || !self.dominates(d, b)) {
+                errs.push(format!("dom: tree intervals disagree with idom[{b}] = {d}"));
+            }
+            for &v in g.successors(b) {
+                if (v as usize) >= n || self.idom[v as usize] == NONE {
+                    errs.push(format!(
+                        "dom: edge {b}->{v} from a reachable node to an unreachable one"
+                    ));
+                } else if v != s && !self.dominates(self.idom[v as usize], b) {
+                    errs.push(format!(
+                        "dom: edge {b}->{v}: idom[{v}] does not dominate {b}"
+                    ));
+                }
+            }
+        }
+        errs
+    }
+}

@@ -1,0 +1,193 @@
+use super::*;
+use std::path::PathBuf;
+
+/// The shared corpus directory, if present (`$ILKIT_CORPUS`, `../shared/corpus` or
+/// `../../shared/corpus` relative to the crate root).
+pub(crate) fn corpus_dir() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("ILKIT_CORPUS") {
+        return Some(PathBuf::from(p)).filter(|p| p.is_dir());
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    [
+        root.join("../shared/corpus"),
+        root.join("../../shared/corpus"),
+    ]
+    .into_iter()
+    .find(|p| p.is_dir())
+}
+
+/// Every corpus `.ll` file (sorted), or None with a message when the corpus is absent.
+pub(crate) fn corpus_ll_files() -> Option<Vec<PathBuf>> {
+    let Some(dir) = corpus_dir() else {
+        eprintln!("skipping: corpus not found (../shared/corpus); set ILKIT_CORPUS");
+        return None;
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![dir.join("llvm")];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "ll") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Some(out)
+}
+
+fn sibling(ll: &std::path::Path, ext: &str) -> PathBuf {
+    let s = ll.to_string_lossy();
+    PathBuf::from(format!("{}.{}", s.strip_suffix(".ll").unwrap_or(&s), ext))
+}
+
+#[test]
+fn small_module() {
+    let text = r#"
+; comment
+source_filename = "x.c"
+target triple = "x86_64-pc-linux-gnu"
+%struct.S = type { i32, ptr }
+@tab = internal constant [2 x ptr] [ptr @f, ptr @"g h"], align 8
+@a = alias void (), ptr @f
+declare i32 @printf(ptr, ...)
+define internal void @f() #0 {
+  ret void
+}
+define i32 @"g h"(i32 %0, ptr %p) {
+  %2 = icmp eq i32 %0, 0
+  br i1 %2, label %3, label %"x y"
+3:
+  call void @f()
+  switch i32 %0, label %"x y" [
+    i32 1, label %3
+    i32 2, label %"x y"
+  ]
+"x y":                                     ; preds = %3
+  %r = call i32 (ptr, ...) @printf(ptr getelementptr inbounds ([2 x ptr], ptr @tab, i64 0, i64 1), i32 3)
+  ret i32 %r
+}
+attributes #0 = { noinline nounwind }
+"#;
+    let m = parse("x.ll", text).unwrap();
+    assert_eq!(m.functions.len(), 3);
+    let g = &m.functions[2];
+    assert_eq!(g.name, "g h");
+    let names: Vec<&str> = g.blocks.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["1", "3", "x y"]);
+    assert_eq!(g.blocks[0].succs, [1, 2]);
+    assert_eq!(g.blocks[1].succs, [2, 1, 2]);
+    assert_eq!(g.blocks[1].term, "switch");
+    assert_eq!(g.call_sites.len(), 2);
+    assert_eq!(g.call_sites[1].arg_count, 2);
+    assert_eq!(g.instruction_count, 6);
+    assert!(m.function_has_attr(1, "noinline"));
+    assert_eq!(
+        m.globals[0]
+            .initializer
+            .map(|c| m.consts.operands_of(c).len()),
+        Some(2)
+    );
+    assert_eq!(m.aliases.len(), 1);
+}
+
+#[test]
+fn errors_have_positions() {
+    let e = parse("bad.ll", "define void @f() {\n  br label %nowhere\n}\n").unwrap_err();
+    assert_eq!((e.line, e.column), (2, 12), "{e}");
+    let e = parse("bad.ll", "define void @f() {\n  ret void\n").unwrap_err();
+    assert!(e.to_string().starts_with("bad.ll:"), "{e}");
+    let deep = format!(
+        "@x = global ptr {}@y{}\n",
+        "getelementptr (i8, ptr ".repeat(1000),
+        ", i64 0)".repeat(1000)
+    );
+    let e = parse("deep.ll", &deep).unwrap_err();
+    assert!(e.message.contains("nesting"), "{e}");
+}
+
+/// Block names, terminators and successors equal the corpus `*.cfg.json` answers.
+#[test]
+fn corpus_cfg_blocks_match() {
+    let Some(files) = corpus_ll_files() else {
+        return;
+    };
+    let (mut modules, mut functions, mut blocks) = (0, 0, 0);
+    for ll in files {
+        let json = sibling(&ll, "cfg.json");
+        let Ok(js) = std::fs::read_to_string(&json) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&ll).unwrap();
+        let m = parse(&ll.to_string_lossy(), &text).unwrap_or_else(|e| panic!("{e}"));
+        let v: serde_json::Value = serde_json::from_str(&js).unwrap();
+        let defs: Vec<&Function> = m.functions.iter().filter(|f| f.is_definition).collect();
+        let jf = v["functions"].as_array().unwrap();
+        assert_eq!(
+            defs.len(),
+            jf.len(),
+            "{}: number of definitions",
+            ll.display()
+        );
+        for (f, j) in defs.iter().zip(jf) {
+            assert_eq!(f.name, j["name"].as_str().unwrap(), "{}", ll.display());
+            let names: Vec<&str> = j["blocks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_str().unwrap())
+                .collect();
+            let mine: Vec<&str> = f.blocks.iter().map(|b| b.name.as_str()).collect();
+            assert_eq!(mine, names, "{}: blocks of {}", ll.display(), f.name);
+            for (i, b) in f.blocks.iter().enumerate() {
+                let succ: Vec<u32> = j["succ"][i]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_u64().unwrap() as u32)
+                    .collect();
+                assert_eq!(
+                    b.succs,
+                    succ,
+                    "{}: succs of {}:{}",
+                    ll.display(),
+                    f.name,
+                    b.name
+                );
+                assert_eq!(
+                    b.term,
+                    j["term"][i].as_str().unwrap(),
+                    "{}: term of {}:{}",
+                    ll.display(),
+                    f.name,
+                    b.name
+                );
+            }
+            functions += 1;
+            blocks += f.blocks.len();
+        }
+        modules += 1;
+    }
+    eprintln!("cfg agreement: {modules} modules, {functions} functions, {blocks} blocks");
+}
+
+#[test]
+#[ignore]
+fn debug_dump() {
+    let p = std::env::var("LL").unwrap();
+    let text = std::fs::read_to_string(&p).unwrap();
+    let m = parse(&p, &text).unwrap();
+    for f in m.functions.iter().take(2) {
+        for b in &f.blocks {
+            eprintln!(
+                "{} {} {} {:?} n={}",
+                f.name, b.name, b.term, b.succs, b.instruction_count
+            );
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! CHK, Semi-NCA, RPO and loops against slow, obvious oracles on many random small CFGs.
+
+use ilkit::cfg::{Cfg, Term};
+use ilkit::graph::dom::DomTree;
+use ilkit::graph::rpo::{Rpo, RpoVariant};
+use ilkit::graph::{Successors, NONE};
+use std::collections::BTreeMap;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn random_cfg(rng: &mut Rng, n: usize, extra: usize) -> Cfg {
+    let mut succs = vec![Vec::new(); n];
+    // mostly a spine so most blocks are reachable, plus random edges (back, cross, self)
+    for b in 0..n.saturating_sub(1) {
+        if rng.below(5) != 0 {
+            succs[b].push(b as u32 + 1);
+        }
+    }
+    for _ in 0..extra {
+        let a = rng.below(n as u64) as usize;
+        let b = rng.below(n as u64) as u32;
+        succs[a].push(b);
+    }
+    Cfg::from_parts(
+        "r".into(),
+        vec![String::new(); n],
+        vec![0; n],
+        vec![Term::Other; n],
+        vec![vec![]; n],
+        &succs,
+    )
+}
+
+fn reach(cfg: &Cfg, from: u32, avoid: u32) -> Vec<bool> {
+    let n = cfg.num_blocks();
+    let mut seen = vec![false; n];
+    if from == avoid {
+        return seen;
+    }
+    let mut st = vec![from];
+    seen[from as usize] = true;
+    while let Some(x) = st.pop() {
+        for &s in cfg.successors(x) {
+            if s != avoid && !seen[s as usize] {
+                seen[s as usize] = true;
+                st.push(s);
+            }
+        }
+    }
+    seen
+}
+
+/// dom[b] = set of dominators of b (None if unreachable), by "d dominates b iff b is not
+/// reachable from the entry when d is removed".
+fn dom_sets(cfg: &Cfg) -> Vec<Option<Vec<bool>>> {
+    let n = cfg.num_blocks();
+    let r = reach(cfg, 0, NONE);
+    let mut dom: Vec<Option<Vec<bool>>> = (0..n).map(|b| r[b].then(|| vec![false; n])).collect();
+    for d in 0..n as u32 {
+        if !r[d as usize] {
+            continue;
+        }
+        let without = reach(cfg, 0, d);
+        for b in 0..n {
+            if r[b] && (b as u32 == d || !without[b]) {
+                dom[b].as_mut().unwrap()[d as usize] = true;
+            }
+        }
+    }
+    dom
+}
+
+fn oracle_idom(dom: &[Option<Vec<bool>>]) -> Vec<u32> {
+    let n = dom.len();
+    (0..n)
+        .map(|b| match &dom[b] {
+            None => NONE,
+            Some(_) if b == 0 => 0,
+            Some(ds) => {
+                // the strict dominator with the most dominators is the closest
+                (0..n)
+                    .filter(|&d| d != b && ds[d])
+                    .max_by_key(|&d| dom[d].as_ref().unwrap().iter().filter(|&&x| x).count())
+                    .unwrap() as u32
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn dominators_and_rpo_match_oracle() {
+    let mut rng = Rng(0x9E3779B97F4A7C15);
+    let mut rpo = Rpo::new();
+    let mut rpo2 = Rpo::new();
+    let mut chk = DomTree::new();
+    let mut snca = DomTree::new();
+    for iter in 0..3000 {
+        let n = 1 + rng.below(24) as usize;
+        let extra = rng.below(2 * n as u64 + 1) as usize;
+        let cfg = random_cfg(&mut rng, n, extra);
+        rpo.compute_with(&cfg, RpoVariant::Ptxas);
+        rpo2.compute_with(&cfg, RpoVariant::Recursive);
+        assert_eq!(rpo.rpo_array, rpo2.rpo_array, "iter {iter}");
+        assert!(rpo.verify(&cfg).is_empty());
+        // RPO validity: every non-back edge goes forward; back edges target DFS ancestors
+        // (which dominate nothing in particular, but must reach the source).
+        for (u, v) in cfg.edges() {
+            let (ru, rv) = (rpo.rpo_number[u as usize], rpo.rpo_number[v as usize]);
+            if ru != NONE && rv <= ru {
+                assert!(
+                    reach(&cfg, v, NONE)[u as usize],
+                    "iter {iter}: backedge {u}->{v} is not on a cycle"
+                );
+            }
+        }
+        let ds = dom_sets(&cfg);
+        let want = oracle_idom(&ds);
+        chk.compute_chk(&cfg, &rpo);
+        snca.compute_semi_nca(&cfg);
+        assert_eq!(chk.idom, want, "iter {iter} CHK edges {:?}", cfg.edges());
+        assert_eq!(snca.idom, want, "iter {iter} SNCA edges {:?}", cfg.edges());
+        assert!(chk.verify(&cfg).is_empty());
+        for a in 0..n {
+            for b in 0..n {
+                let d = ds[b].as_ref().is_some_and(|s| s[a]) && ds[a].is_some();
+                assert_eq!(
+                    chk.dominates(a as u32, b as u32),
+                    d,
+                    "iter {iter} dominates({a},{b})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn loops_match_oracle() {
+    let mut rng = Rng(12345);
+    for iter in 0..3000 {
+        let n = 1 + rng.below(20) as usize;
+        let extra = rng.below(2 * n as u64 + 1) as usize;
+        let cfg = random_cfg(&mut rng, n, extra);
+        let info = cfg.analyze();
+        assert!(info.verify(&cfg).is_empty(), "{:?}", info.verify(&cfg));
+        let ds = dom_sets(&cfg);
+        let dominates = |a: usize, b: usize| ds[b].as_ref().is_some_and(|s| s[a]);
+        // Oracle: natural loop of header h = h + blocks reaching a latch without h.
+        let mut want: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for (u, h) in cfg.edges() {
+            if ds[u as usize].is_some() && dominates(h as usize, u as usize) {
+                let e = want.entry(h).or_default();
+                e.push(h);
+                // blocks x with x reaching u avoiding h: reverse reachability
+                for x in 0..n as u32 {
+                    if ds[x as usize].is_some()
+                        && (x == u || (x != h && reach(&cfg, x, h)[u as usize]))
+                    {
+                        e.push(x);
+                    }
+                }
+            }
+        }
+        for v in want.values_mut() {
+            v.sort();
+            v.dedup();
+        }
+        let lf = &info.loops;
+        let mut mine = BTreeMap::new();
+        for l in 0..lf.len() {
+            let mut bs = lf.loop_blocks(l as u32).to_vec();
+            bs.sort();
+            mine.insert(lf.header[l], bs);
+        }
+        assert_eq!(mine, want, "iter {iter} edges {:?}", cfg.edges());
+        // depth = number of loops containing the header; parent = smallest strict container
+        for l in 0..lf.len() {
+            let h = lf.header[l];
+            let containers: Vec<u32> = want
+                .iter()
+                .filter(|(_, bs)| bs.contains(&h))
+                .map(|(&k, _)| k)
+                .collect();
+            assert_eq!(
+                lf.depth[l] as usize,
+                containers.len(),
+                "iter {iter} depth of loop at {h}"
+            );
+            let p = want
+                .iter()
+                .filter(|(&k, bs)| k != h && bs.contains(&h))
+                .min_by_key(|(_, bs)| bs.len())
+                .map(|(&k, _)| k);
+            let mp = (lf.parent[l] != NONE).then(|| lf.header[lf.parent[l] as usize]);
+            assert_eq!(mp, p, "iter {iter} parent of loop at {h}");
+        }
+        // irreducible iff the reachable graph minus dominator backedges has a cycle
+        let mut indeg = vec![0usize; n];
+        let fwd: Vec<(u32, u32)> = cfg
+            .edges()
+            .into_iter()
+            .filter(|&(u, v)| ds[u as usize].is_some() && !dominates(v as usize, u as usize))
+            .collect();
+        for &(_, v) in &fwd {
+            indeg[v as usize] += 1;
+        }
+        let mut st: Vec<u32> = (0..n as u32)
+            .filter(|&b| ds[b as usize].is_some() && indeg[b as usize] == 0)
+            .collect();
+        let mut seen = 0;
+        while let Some(x) = st.pop() {
+            seen += 1;
+            for &(u, v) in &fwd {
+                if u == x {
+                    indeg[v as usize] -= 1;
+                    if indeg[v as usize] == 0 {
+                        st.push(v);
+                    }
+                }
+            }
+        }
+        let reachable = ds.iter().filter(|d| d.is_some()).count();
+        assert_eq!(
+            !lf.irreducible_edges.is_empty(),
+            seen != reachable,
+            "iter {iter} irreducible, edges {:?}",
+            cfg.edges()
+        );
+    }
+}
