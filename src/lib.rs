@@ -13,5 +13,6 @@
 pub mod cfg;
 pub mod graph;
 pub mod il;
+pub mod scan;
 pub mod import;
 pub mod walk;
