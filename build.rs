@@ -372,6 +372,58 @@ fn main() {
     }
     o.push_str("            _ => panic!(\"{} has no string field {index}\", kind.name()),\n        }\n    }\n}\n");
 
+    // ---- scalars (display, binary IL) ---------------------------------------------------
+    let scalars_of = |k: &KindDef| -> Vec<(&'static str, &'static str)> {
+        k.fields
+            .iter()
+            .filter_map(|f| match *f {
+                Field::Scalar { name, ty } => Some((name, ty)),
+                Field::Flag { name } => Some((name, "bool")),
+                _ => None,
+            })
+            .collect()
+    };
+    o.push_str("/// Names of each kind's scalar and flag columns, in schema order.\npub static SCALAR_NAMES: [&[&str]; 85] = [\n");
+    for k in &all {
+        let names: Vec<String> = scalars_of(k)
+            .iter()
+            .map(|(n, _)| format!("{n:?}"))
+            .collect();
+        writeln!(o, "    &[{}],", names.join(", ")).unwrap();
+    }
+    o.push_str("];\n\nimpl Tables {\n");
+    o.push_str("    /// Scalar `i` (schema order, flags included) of a row, widened to i64.\n    pub fn get_scalar(&self, kind: EntryKind, row: u32, i: usize) -> i64 {\n        let r = row as usize;\n        match (kind, i) {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        for (i, (n, _)) in scalars_of(k).iter().enumerate() {
+            writeln!(
+                o,
+                "            (EntryKind::{}, {i}) => self.{}.{n}[r] as i64,",
+                variant(k),
+                ident(k.name)
+            )
+            .unwrap();
+        }
+    }
+    o.push_str("            _ => 0,\n        }\n    }\n\n");
+    o.push_str("    /// Sets scalar `i` of a row from an i64 (truncating to the column's type).\n    pub fn set_scalar(&mut self, kind: EntryKind, row: u32, i: usize, v: i64) {\n        let r = row as usize;\n        match (kind, i) {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        for (i, (n, ty)) in scalars_of(k).iter().enumerate() {
+            let conv = if *ty == "bool" {
+                "v != 0".to_string()
+            } else {
+                format!("v as {ty}")
+            };
+            writeln!(
+                o,
+                "            (EntryKind::{}, {i}) => self.{}.{n}[r] = {conv},",
+                variant(k),
+                ident(k.name)
+            )
+            .unwrap();
+        }
+    }
+    o.push_str("            _ => {}\n        }\n    }\n}\n\n");
+
     let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("il_schema.rs");
     std::fs::write(out, o).unwrap();
 }

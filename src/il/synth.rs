@@ -195,6 +195,10 @@ impl Gen<'_> {
             self.il.set_child(tp, F::TEMPLATE_PARAM_TYPE, Some(tpt))?;
             self.il.push_list(t, F::TEMPLATE_PARAMS, tp)?;
             self.il.set_child(t, F::TEMPLATE_PATTERN, Some(pattern))?;
+            // The declaration owns the template (templates are not on a walk list).
+            let decl = self.il.alloc(EntryKind::TemplateDecl)?;
+            self.il
+                .set_child(decl, F::TEMPLATE_DECL_TEMPLATE, Some(t))?;
             self.out.templates.push(t);
             for (i, arg) in [self.builtin[0], self.builtin[1], self.builtin[2]]
                 .into_iter()

@@ -810,6 +810,27 @@ impl Il {
         self.span[p.idx()].nchild -= removed as u32;
     }
 
+    /// `(offset in children(p), length)` of list `list` of `p`.
+    pub fn list_pos(&self, p: Eix, list: u32) -> (usize, usize) {
+        let (a, b) = self.list_bounds(p, list);
+        (a - self.span[p.idx()].start as usize, b - a)
+    }
+
+    /// Removes item `item` of list `list` of `p` (an entry filter returning none).
+    pub fn remove_list_item(&mut self, p: Eix, list: u32, item: usize) {
+        let l = self.kind(p).layout();
+        let (a, b) = self.list_bounds(p, list);
+        debug_assert!(a + item < b);
+        let s = self.span[p.idx()];
+        let block_end = (s.start + s.nchild) as usize + l.refs.len();
+        self.edges.copy_within(a + item + 1..block_end, a + item);
+        self.edges[block_end - 1] = Eix::NONE;
+        self.edge_garbage += 1;
+        let header = s.start as usize - l.lists.len();
+        self.edges[header + list as usize].0 -= 1;
+        self.span[p.idx()].nchild -= 1;
+    }
+
     /// Replaces the child at position `i` of `children(p)` (an entry-replace remap).
     pub fn replace_child_at(&mut self, p: Eix, i: usize, c: Eix) {
         let s = self.span[p.idx()];
