@@ -13,6 +13,7 @@ pub struct Display {
     /// The text so far.
     pub out: String,
     ordinal: Vec<u32>,
+    seen: Vec<bool>,
     next: u32,
     keep_only: bool,
 }
@@ -24,6 +25,7 @@ impl Display {
         Display {
             out: String::new(),
             ordinal: Vec::new(),
+            seen: Vec::new(),
             next: 1,
             keep_only,
         }
@@ -65,6 +67,19 @@ pub fn escape(bytes: &[u8]) -> String {
 impl Callbacks for Display {
     const HAS_ENTRY: bool = true;
     const HAS_FILTER: bool = true;
+    const FILTER_REMOVES: bool = false;
+    const HAS_PRE_WALK: bool = true;
+
+    fn pre_walk_check(&mut self, il: &mut Il, e: Eix, _kind: EntryKind) -> bool {
+        if self.seen.len() <= e.idx() {
+            self.seen.resize(il.capacity().max(e.idx() + 1), false);
+        }
+        if self.seen[e.idx()] || (self.keep_only && !il.flag(e, Flag::KeepInIl)) {
+            return true;
+        }
+        self.seen[e.idx()] = true;
+        false
+    }
 
     fn entry_filter(&mut self, il: &mut Il, e: Eix, _kind: EntryKind) -> Option<Eix> {
         (!self.keep_only || il.flag(e, Flag::KeepInIl)).then_some(e)

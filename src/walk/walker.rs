@@ -45,6 +45,10 @@ pub trait Callbacks {
     const HAS_REPLACE: bool = false;
     /// Entry filter installed.
     const HAS_FILTER: bool = false;
+    /// Whether a list member the filter rejects is removed from its list (the seed's
+    /// behaviour) or only skipped (readers of the IL such as display and the binary
+    /// writer, which must not change the world they read).
+    const FILTER_REMOVES: bool = true;
 
     /// Called once per visited entry, before its children; a returned entry replaces it in
     /// its parent and is walked instead.
@@ -497,8 +501,12 @@ impl Walker {
                     }
                     let c = il.children(e)[off + item as usize];
                     if C::HAS_FILTER && cb.entry_filter(il, c, il.kind(c)).is_none() {
-                        il.remove_list_item(e, list, item as usize);
-                        continue; // the next member moved into this position
+                        if C::FILTER_REMOVES {
+                            il.remove_list_item(e, list, item as usize);
+                        } else if let Some(t) = self.stack.last_mut() {
+                            t.j += 1;
+                        }
+                        continue; // with removal, the next member moved into this position
                     }
                     if let Some(t) = self.stack.last_mut() {
                         t.j += 1;
