@@ -11,7 +11,10 @@ fn full_round_trip_displays_identically() {
     let bytes = write_il(&mut il, false).unwrap();
     let mut back = read_il(&bytes).unwrap();
     assert_eq!(back.len(), il.len());
-    assert_same(&dump_il(&mut back, false).unwrap(), &dump_il(&mut il, false).unwrap());
+    assert_same(
+        &dump_il(&mut back, false).unwrap(),
+        &dump_il(&mut il, false).unwrap(),
+    );
     // And again: write(read(write)) is byte-identical.
     assert_eq!(write_il(&mut back, false).unwrap(), bytes);
 }
@@ -22,16 +25,34 @@ fn device_only_round_trip_holds_the_kept_entries() {
     let report = mark_to_keep_in_il(&mut il, &[]);
     let bytes = write_il(&mut il, true).unwrap();
     let mut back = read_il(&bytes).unwrap();
-    assert!(back.len() <= report.kept && back.len() > 0, "{} of {}", back.len(), report.kept);
-    assert_same(&dump_il(&mut back, false).unwrap(), &dump_il(&mut il, true).unwrap());
+    assert!(
+        back.len() <= report.kept && back.len() > 0,
+        "{} of {}",
+        back.len(),
+        report.kept
+    );
+    assert_same(
+        &dump_il(&mut back, false).unwrap(),
+        &dump_il(&mut il, true).unwrap(),
+    );
 }
 
 fn assert_same(a: &str, b: &str) {
     if a != b {
         let (la, lb): (Vec<_>, Vec<_>) = (a.lines().collect(), b.lines().collect());
-        let i = la.iter().zip(&lb).position(|(x, y)| x != y).unwrap_or(la.len().min(lb.len()));
+        let i = la
+            .iter()
+            .zip(&lb)
+            .position(|(x, y)| x != y)
+            .unwrap_or(la.len().min(lb.len()));
         let ctx = |v: &[&str]| v[i.saturating_sub(3)..(i + 3).min(v.len())].join("\n");
-        panic!("dumps differ at line {i} ({} vs {} lines):\n--- read back\n{}\n--- original\n{}", la.len(), lb.len(), ctx(&la), ctx(&lb));
+        panic!(
+            "dumps differ at line {i} ({} vs {} lines):\n--- read back\n{}\n--- original\n{}",
+            la.len(),
+            lb.len(),
+            ctx(&la),
+            ctx(&lb)
+        );
     }
 }
 
@@ -45,7 +66,9 @@ fn every_truncation_and_corruption_is_an_error_not_a_panic() {
     }
     let mut seed = 0x1234_5678u64;
     for _ in 0..300 {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let mut b = bytes.clone();
         let i = (seed >> 33) as usize % b.len();
         b[i] ^= 1 + (seed as u8 % 255);

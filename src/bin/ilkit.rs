@@ -7,6 +7,7 @@ fn main() {
         Some("scan") => ilkit::scan::cli::main(rest),
         Some("merge") => ilkit::scan::cli::merge_main(rest),
         Some("cfg") => ilkit::cfg::cli::main(rest),
+        Some("il") => ilkit::walk::cli::main(rest),
         _ => {
             eprintln!("usage: ilkit <scan|merge|il|callgraph|cfg> ...");
             2

@@ -1,5 +1,5 @@
 //! `ilkit scan`: a parallel corpus scan. Files are dispatched by content — LLVM IR text,
-//! PTX, or a generated translation unit — imported, run through the systems of their
+//! PTX, ilkit binary IL, or a generated translation unit — imported, run through the systems of their
 //! stage, and summarized as one [`FileRecord`] each.
 //!
 //! Files run in parallel with rayon; results come back in input order, so the report is
@@ -135,7 +135,7 @@ pub fn default_inputs() -> Vec<Input> {
 }
 
 /// Expands paths: files as they are, folders recursively (sorted, so the list is
-/// deterministic), keeping files whose names end in `.ll` or `.ptx`.
+/// deterministic), keeping files whose names end in `.ll`, `.ptx` or `.il`.
 pub fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
     let mut out = Vec::new();
     for p in paths {
@@ -165,7 +165,10 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
 }
 
 fn has_scannable_ext(p: &Path) -> bool {
-    matches!(p.extension().and_then(|e| e.to_str()), Some("ll" | "ptx"))
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("ll" | "ptx" | "il")
+    )
 }
 
 /// Keeps the `i`-th of `n` deterministic shards of `inputs` (round robin by position).
@@ -208,6 +211,7 @@ pub fn scan_one(input: &Input) -> FileRecord {
         }
         Input::Embedded { name, text } => scan_text(name, text, &mut rec),
         Input::File(p) => match std::fs::read(p) {
+            Ok(bytes) if bytes.starts_with(b"ILKIT-IL") => scan_il_file(&name, &bytes, &mut rec),
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => scan_text(&name, &text, &mut rec),
                 Err(e) => Err(format!(
@@ -291,9 +295,21 @@ fn callgraph_stats(_path: &str, _text: &str, _rec: &mut FileRecord) -> Result<()
 }
 
 fn scan_generated(seed: u64, scale: f64, rec: &mut FileRecord) {
-    let mut il = crate::il::synth::generate(seed, scale);
-    let lb = crate::il::stats::layout_bytes(&il);
-    rec.bytes = lb.ilkit_bytes;
+    let il = crate::il::synth::generate(seed, scale);
+    rec.bytes = crate::il::stats::layout_bytes(&il).ilkit_bytes;
+    il_stats(il, rec);
+}
+
+fn scan_il_file(name: &str, bytes: &[u8], rec: &mut FileRecord) -> Result<(), String> {
+    rec.kind = "il";
+    rec.bytes = bytes.len() as u64;
+    let il = crate::walk::binary::read_il(bytes).map_err(|e| format!("{name}: {e}"))?;
+    il_stats(il, rec);
+    Ok(())
+}
+
+/// The IL stage: keep-in-IL marking.
+fn il_stats(mut il: crate::il::Il, rec: &mut FileRecord) {
     rec.il_entries = il.len() as u64;
     let report = crate::walk::keep::mark_to_keep_in_il(&mut il, &[]);
     rec.il_kept = report.kept as u64;

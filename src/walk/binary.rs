@@ -116,12 +116,23 @@ fn put_opt_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
     }
 }
 
-const FLAG_BITS: [Flag; 5] = [Flag::FileScope, Flag::SecondaryIl, Flag::Language, Flag::KeepInIl, Flag::KeepDefinition];
+const FLAG_BITS: [Flag; 5] = [
+    Flag::FileScope,
+    Flag::SecondaryIl,
+    Flag::Language,
+    Flag::KeepInIl,
+    Flag::KeepDefinition,
+];
 
 /// Writes the file-scope IL (all of it, or with `device_only` only the keep_in_il
 /// entries) as a binary IL file.
 pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkError> {
-    let mut num = Numbering { ordinal: vec![NO_ORD; il.capacity()], order: Vec::new(), device: device_only, string_bytes: 0 };
+    let mut num = Numbering {
+        ordinal: vec![NO_ORD; il.capacity()],
+        order: Vec::new(),
+        device: device_only,
+        string_bytes: 0,
+    };
     let mut walker = Walker::new();
     walker.walk_file_scope_il(il, &mut num, 0)?;
     // Entries that written entries point to but no walk reaches (a kept template only
@@ -131,7 +142,13 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
     while i < num.order.len() {
         let e = num.order[i];
         targets.clear();
-        targets.extend(il.children(e).iter().chain(il.refs(e)).copied().filter(|c| !c.is_none()));
+        targets.extend(
+            il.children(e)
+                .iter()
+                .chain(il.refs(e))
+                .copied()
+                .filter(|c| !c.is_none()),
+        );
         for &c in &targets {
             let numbered = num.ordinal.get(c.idx()).is_some_and(|&o| o != NO_ORD);
             if !numbered && (!device_only || il.flag(c, Flag::KeepInIl)) {
@@ -155,8 +172,14 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
     out.extend_from_slice(&(device_only as u32).to_le_bytes());
     put_opt_bytes(&mut out, il.compiler_version.as_deref());
     put_opt_bytes(&mut out, il.time_of_compilation.as_deref());
-    put_var(&mut out, il.main_routine.and_then(|m| il.eix(m).ok()).map_or(0, ord));
-    put_var(&mut out, il.primary_scope.and_then(|m| il.eix(m).ok()).map_or(0, ord));
+    put_var(
+        &mut out,
+        il.main_routine.and_then(|m| il.eix(m).ok()).map_or(0, ord),
+    );
+    put_var(
+        &mut out,
+        il.primary_scope.and_then(|m| il.eix(m).ok()).map_or(0, ord),
+    );
     put_var(&mut out, num.order.len() as u64);
     let mut region_ord: Vec<u32> = Vec::new();
     let mut next_region = 1u32;
@@ -231,7 +254,10 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn err<T>(&self, message: impl Into<String>) -> Result<T, BinError> {
-        Err(BinError { offset: self.at, message: message.into() })
+        Err(BinError {
+            offset: self.at,
+            message: message.into(),
+        })
     }
     fn byte(&mut self) -> Result<u8, BinError> {
         match self.b.get(self.at) {
@@ -261,12 +287,18 @@ impl Reader<'_> {
                 return Ok(v);
             }
         }
-        Err(BinError { offset: start, message: "varint longer than 10 bytes".into() })
+        Err(BinError {
+            offset: start,
+            message: "varint longer than 10 bytes".into(),
+        })
     }
     fn var_u32(&mut self, what: &str) -> Result<u32, BinError> {
         let at = self.at;
         let v = self.var()?;
-        u32::try_from(v).map_err(|_| BinError { offset: at, message: format!("{what} {v} out of range") })
+        u32::try_from(v).map_err(|_| BinError {
+            offset: at,
+            message: format!("{what} {v} out of range"),
+        })
     }
     /// A count of items each taking at least `min_bytes`: checked against what remains.
     fn count(&mut self, what: &str, min_bytes: usize) -> Result<usize, BinError> {
@@ -274,7 +306,10 @@ impl Reader<'_> {
         let n = self.var()?;
         let remaining = self.b.len().saturating_sub(self.at);
         if n as u128 * min_bytes as u128 > remaining as u128 {
-            return Err(BinError { offset: at, message: format!("{what} count {n} exceeds the {remaining} bytes left") });
+            return Err(BinError {
+                offset: at,
+                message: format!("{what} count {n} exceeds the {remaining} bytes left"),
+            });
         }
         Ok(n as usize)
     }
@@ -286,7 +321,10 @@ impl Reader<'_> {
         }
         let len = (n - 1) as usize;
         if len > self.b.len().saturating_sub(self.at) {
-            return Err(BinError { offset: at, message: format!("string length {len} runs past the end") });
+            return Err(BinError {
+                offset: at,
+                message: format!("string length {len} runs past the end"),
+            });
         }
         let s = &self.b[self.at..self.at + len];
         self.at += len;
@@ -316,10 +354,16 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     r.at = 8;
     let version = r.u32le()?;
     if version != VERSION {
-        return Err(BinError { offset: 8, message: format!("unsupported version {version} (this build reads {VERSION})") });
+        return Err(BinError {
+            offset: 8,
+            message: format!("unsupported version {version} (this build reads {VERSION})"),
+        });
     }
     if fnv64(&bytes[..body_len]) != stored {
-        return Err(BinError { offset: body_len, message: "checksum mismatch: the file is corrupted".into() });
+        return Err(BinError {
+            offset: body_len,
+            message: "checksum mismatch: the file is corrupted".into(),
+        });
     }
     r.b = &bytes[..body_len];
     let _flags = r.u32le()?;
@@ -339,12 +383,20 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let kb = r.byte()?;
         let kind = match crate::il::EntryKind::from_u8(kb) {
             Some(k) if k.has_table() => k,
-            _ => return Err(BinError { offset: at, message: format!("entry kind {kb} cannot be allocated") }),
+            _ => {
+                return Err(BinError {
+                    offset: at,
+                    message: format!("entry kind {kb} cannot be allocated"),
+                })
+            }
         };
         let ro_at = r.at;
         let ro = r.var_u32("region")? as usize;
         if ro > regions.len() {
-            return Err(BinError { offset: ro_at, message: format!("region {ro} out of order") });
+            return Err(BinError {
+                offset: ro_at,
+                message: format!("region {ro} out of order"),
+            });
         }
         if ro == regions.len() {
             let fr = il.open_function_region(None);
@@ -356,7 +408,10 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let file = r.var_u32("file")?;
         il.set_position(file.min(u16::MAX as u32) as u16, line, col);
         let id = il.alloc_in(kind, regions[ro]);
-        let e = il.eix(id).map_err(|_| BinError { offset: at, message: "internal: fresh entry does not resolve".into() })?;
+        let e = il.eix(id).map_err(|_| BinError {
+            offset: at,
+            message: "internal: fresh entry does not resolve".into(),
+        })?;
         for (i, f) in FLAG_BITS.iter().enumerate() {
             il.set_flag(e, *f, bits & (1 << i) != 0);
         }
@@ -368,7 +423,10 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let layout = kind.layout();
         for i in 0..layout.strings.len() {
             if let Some(s) = r.opt_bytes()? {
-                il.set_string(id, i, s).map_err(|err| BinError { offset: at, message: err.to_string() })?;
+                il.set_string(id, i, s).map_err(|err| BinError {
+                    offset: at,
+                    message: err.to_string(),
+                })?;
             }
         }
         for slot in 0..layout.singles.len() {
@@ -397,15 +455,27 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     }
     let next = il.current_region();
     let _ = next;
-    il.switch_region(RegionIdx::FILE_SCOPE).map_err(|e| BinError { offset: r.at, message: e.to_string() })?;
+    il.switch_region(RegionIdx::FILE_SCOPE)
+        .map_err(|e| BinError {
+            offset: r.at,
+            message: e.to_string(),
+        })?;
     let resolve = |o: u32, at: usize| -> Result<Eix, BinError> {
-        eixs.get(o as usize - 1).copied().ok_or(BinError { offset: at, message: format!("reference to entry {o} of {n}") })
+        eixs.get(o as usize - 1).copied().ok_or(BinError {
+            offset: at,
+            message: format!("reference to entry {o} of {n}"),
+        })
     };
     let check = |il: &Il, target: Option<EntryKind>, c: Eix, at: usize| -> Result<(), BinError> {
         match target {
-            Some(t) if il.kind(c) != t => {
-                Err(BinError { offset: at, message: format!("expected a {} entry, found a {}", t.name(), il.kind(c).name()) })
-            }
+            Some(t) if il.kind(c) != t => Err(BinError {
+                offset: at,
+                message: format!(
+                    "expected a {} entry, found a {}",
+                    t.name(),
+                    il.kind(c).name()
+                ),
+            }),
             _ => Ok(()),
         }
     };
@@ -413,12 +483,20 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         match p {
             Pending::Single(e, slot, o, at) => {
                 let c = resolve(o, at)?;
-                check(&il, il.kind(e).layout().singles[slot as usize].target, c, at)?;
+                check(
+                    &il,
+                    il.kind(e).layout().singles[slot as usize].target,
+                    c,
+                    at,
+                )?;
                 il.replace_child_at(e, slot as usize, c);
             }
             Pending::List(e, l, o, at) => {
                 if o == 0 {
-                    return Err(BinError { offset: at, message: "list member 0 (none)".into() });
+                    return Err(BinError {
+                        offset: at,
+                        message: "list member 0 (none)".into(),
+                    });
                 }
                 let c = resolve(o, at)?;
                 check(&il, il.kind(e).layout().lists[l as usize].target, c, at)?;
@@ -436,16 +514,26 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let at = r.at;
         let o = r.var_u32("reference")?;
         if o == 0 {
-            return Err(BinError { offset: at, message: "external type 0 (none)".into() });
+            return Err(BinError {
+                offset: at,
+                message: "external type 0 (none)".into(),
+            });
         }
         let t = resolve(o, at)?;
         let id = il.id_of(t);
-        il.add_external_type(id).map_err(|e| BinError { offset: at, message: e.to_string() })?;
+        il.add_external_type(id).map_err(|e| BinError {
+            offset: at,
+            message: e.to_string(),
+        })?;
     }
     if r.at != r.b.len() {
         return r.err(format!("{} trailing bytes", r.b.len() - r.at));
     }
-    let header = |o: u32, at: usize, kind: EntryKind, il: &Il| -> Result<Option<crate::il::EntryId>, BinError> {
+    let header = |o: u32,
+                  at: usize,
+                  kind: EntryKind,
+                  il: &Il|
+     -> Result<Option<crate::il::EntryId>, BinError> {
         if o == 0 {
             return Ok(None);
         }
