@@ -2,7 +2,8 @@
 //!
 //! - `dominators/*`: RPO + idom on a 10^5-block CFG — ilkit CHK (RPO included), ilkit
 //!   Semi-NCA, and `petgraph::algo::dominators::simple_fast` (CHK on petgraph's graph).
-//! - `adversarial/*`: CHK vs Semi-NCA on long parallel chains and deep irreducible nests.
+//! - `adversarial/*`: CHK vs Semi-NCA on long parallel chains, deep irreducible nests and
+//!   the backward ladder (CHK needs one pass per block).
 //! - `edges/*`: walking every successor list through CSR vs the ptxas FNV-1a edge map.
 //! - `ptx_import`: parse + build every CFG of the largest corpus PTX file (BytesCount);
 //!   a generated module stands in when the corpus is absent.
@@ -108,6 +109,18 @@ fn irreducible_nest(d: usize) -> (usize, Vec<(u32, u32)>) {
     (n, e)
 }
 
+/// CHK's bad case: a chain r -> v1 -> ... -> vn with every vi <-> vi+1 and r -> vn. The
+/// right idom (r) reaches v_{n-k} only on pass k, so CHK makes n passes; Semi-NCA does not
+/// iterate.
+fn backward_ladder(n: usize) -> (usize, Vec<(u32, u32)>) {
+    let mut e = vec![(0, 1), (0, n as u32)];
+    for i in 1..n as u32 {
+        e.push((i, i + 1));
+        e.push((i + 1, i));
+    }
+    (n + 1, e)
+}
+
 const N: usize = 100_000;
 
 #[divan::bench_group]
@@ -181,12 +194,77 @@ mod adversarial {
         run(b, parallel_chains(100, 1000), false)
     }
     #[divan::bench]
+    fn ladder_chk(b: Bencher) {
+        run(b, backward_ladder(400), true)
+    }
+    #[divan::bench]
+    fn ladder_semi_nca(b: Bencher) {
+        run(b, backward_ladder(400), false)
+    }
+    #[divan::bench]
     fn irreducible_nest_chk(b: Bencher) {
         run(b, irreducible_nest(2000), true)
     }
     #[divan::bench]
     fn irreducible_nest_semi_nca(b: Bencher) {
         run(b, irreducible_nest(2000), false)
+    }
+}
+
+/// Every function CFG of the largest corpus module (zstd.O2.ll); empty without the corpus.
+fn corpus_cfgs() -> Vec<Cfg> {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for base in ["../shared/corpus", "../../shared/corpus"] {
+        let p = root.join(base).join("llvm/zstd/zstd.O2.ll");
+        if let Ok(t) = std::fs::read_to_string(&p) {
+            return ilkit::import::llvm_cfg::cfgs_from_ll(&p.display().to_string(), &t)
+                .unwrap_or_default();
+        }
+    }
+    Vec::new()
+}
+
+/// Real CFGs: all functions of zstd.O2.ll (RPO + idom per function, scratch reused).
+#[divan::bench_group]
+mod corpus {
+    use super::*;
+
+    #[divan::bench]
+    fn zstd_rpo_chk(bencher: Bencher) {
+        let cfgs = corpus_cfgs();
+        let mut rpo = Rpo::new();
+        let mut dom = DomTree::new();
+        bencher.bench_local(|| {
+            for c in &cfgs {
+                rpo.compute(c);
+                dom.compute_chk(c, &rpo);
+            }
+            black_box(dom.idom.len())
+        });
+    }
+
+    #[divan::bench]
+    fn zstd_semi_nca(bencher: Bencher) {
+        let cfgs = corpus_cfgs();
+        let mut dom = DomTree::new();
+        bencher.bench_local(|| {
+            for c in &cfgs {
+                dom.compute_semi_nca(c);
+            }
+            black_box(dom.idom.len())
+        });
+    }
+
+    #[divan::bench]
+    fn zstd_full_analysis(bencher: Bencher) {
+        let cfgs = corpus_cfgs();
+        let mut info = ilkit::cfg::CfgInfo::default();
+        bencher.bench_local(|| {
+            for c in &cfgs {
+                info.compute(c);
+            }
+            black_box(info.loops.len())
+        });
     }
 }
 

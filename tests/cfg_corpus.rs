@@ -27,7 +27,7 @@ fn corpus() -> Option<PathBuf> {
     found
 }
 
-fn files(dir: &PathBuf, suffix: &str) -> Vec<PathBuf> {
+fn files(dir: &std::path::Path, suffix: &str) -> Vec<PathBuf> {
     let mut v = Vec::new();
     for cb in ["zlib", "zstd"] {
         for sub in [

@@ -1,4 +1,5 @@
 //! CHK, Semi-NCA, RPO and loops against slow, obvious oracles on many random small CFGs.
+#![allow(clippy::needless_range_loop)]
 
 use ilkit::cfg::{Cfg, Term};
 use ilkit::graph::dom::DomTree;
@@ -237,4 +238,37 @@ fn loops_match_oracle() {
             cfg.edges()
         );
     }
+}
+
+#[test]
+fn adversarial_families_agree() {
+    // the bench's backward ladder: CHK needs n passes, the answer is r for every block
+    let n = 60u32;
+    let mut e = vec![(0, 1), (0, n)];
+    for i in 1..n {
+        e.push((i, i + 1));
+        e.push((i + 1, i));
+    }
+    let mut succs = vec![Vec::new(); n as usize + 1];
+    for (a, b) in e {
+        succs[a as usize].push(b);
+    }
+    let k = n as usize + 1;
+    let cfg = Cfg::from_parts(
+        "l".into(),
+        vec![String::new(); k],
+        vec![0; k],
+        vec![Term::Other; k],
+        vec![vec![]; k],
+        &succs,
+    );
+    let mut rpo = Rpo::new();
+    rpo.compute(&cfg);
+    let mut a = DomTree::new();
+    let mut b = DomTree::new();
+    a.compute_chk(&cfg, &rpo);
+    b.compute_semi_nca(&cfg);
+    assert_eq!(a.idom, b.idom);
+    assert_eq!(oracle_idom(&dom_sets(&cfg)), a.idom);
+    assert!(a.idom[1..].iter().all(|&d| d == 0));
 }

@@ -103,7 +103,8 @@ pub fn compare(
         errs.push(format!("{name}: loops {mine_l:?} != {want_l:?}"));
     }
     let irr = f["irreducible"].as_bool().unwrap_or(false);
-    if irr != !lf.irreducible_edges.is_empty() {
+    let has_irr = !lf.irreducible_edges.is_empty();
+    if irr != has_irr {
         errs.push(format!(
             "{name}: irreducible {} != {irr}",
             !lf.irreducible_edges.is_empty()
