@@ -2,5 +2,6 @@
 //! compiler toolchain.
 #![deny(missing_docs)]
 
+pub mod callgraph;
 pub mod graph;
 pub mod import;

@@ -6,8 +6,10 @@
 //! Nodes are dense `u32` indices `0..num_nodes()`; `u32::MAX` is reserved as "none".
 
 pub mod csr;
+pub mod tarjan;
 
 pub use csr::Csr;
+pub use tarjan::Tarjan;
 
 /// Reserved "none" value for dense `u32` indices.
 pub const NONE: u32 = u32::MAX;

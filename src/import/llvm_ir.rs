@@ -2118,3 +2118,8 @@ fn name_of(tok: &str) -> std::borrow::Cow<'_, str> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    pub(crate) use super::tests::corpus_ll_files;
+}
