@@ -614,7 +614,14 @@ impl<'a> Parser<'a> {
                     (Tk::Word, e)
                 }
             }
-            _ => (Tk::Punct, i + 1),
+            _ => {
+                // one character (a whole UTF-8 sequence, so slices stay on boundaries)
+                let mut e = i + 1;
+                while e < b.len() && (b[e] & 0xC0) == 0x80 {
+                    e += 1;
+                }
+                (Tk::Punct, e)
+            }
         };
         self.st.pos = end;
         mk(kind, end)
@@ -1244,8 +1251,7 @@ impl<'a> Parser<'a> {
                         let s = self.next();
                         if s.kind == Tk::Str {
                             let txt = self.text(s);
-                            self.m.source_filename =
-                                Some(unescape(&txt[1..txt.len().saturating_sub(1)]));
+                            self.m.source_filename = Some(unescape(unquote(txt)));
                         }
                     }
                     "target" => {
@@ -1256,8 +1262,7 @@ impl<'a> Parser<'a> {
                             let s = self.next();
                             if s.kind == Tk::Str {
                                 let txt = self.text(s);
-                                self.m.target_triple =
-                                    Some(txt[1..txt.len().saturating_sub(1)].to_string());
+                                self.m.target_triple = Some(unquote(txt).to_string());
                             }
                         } else {
                             self.skip_statement()?;
@@ -2103,6 +2108,15 @@ impl<'a> Parser<'a> {
             self.m.consts.starts.push(0);
         }
         self.m
+    }
+}
+
+/// `"abc"` → `abc` (anything else unchanged).
+fn unquote(s: &str) -> &str {
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        &s[1..s.len() - 1]
+    } else {
+        s
     }
 }
 
