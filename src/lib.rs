@@ -2,6 +2,7 @@
 //! compiler toolchain.
 #![deny(missing_docs)]
 
+pub mod callgraph;
 pub mod cfg;
 pub mod graph;
 pub mod import;
