@@ -115,6 +115,8 @@ fn hand_written_control_flow() {
     assert_eq!(info.backedges, [(5, 3)]);
     assert!(info.loops.is_empty());
     assert_eq!(info.loops.irreducible_edges, [(5, 3)]);
+    assert_eq!(info.loops.irreducible_count(), 1);
+    assert_eq!(info.loops.irreducible_sccs.successors(0), [3, 5]);
     assert!(info.verify(&cfg).is_empty());
     assert!(cfg.verify().is_empty());
     let mut s = String::new();

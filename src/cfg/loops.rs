@@ -25,7 +25,7 @@
 
 use crate::graph::dom::DomTree;
 use crate::graph::rpo::Rpo;
-use crate::graph::{Csr, DirectedGraph, Predecessors, Successors, WithStart, NONE};
+use crate::graph::{Csr, DirectedGraph, Predecessors, Successors, Tarjan, WithStart, NONE};
 
 /// The loop forest of one CFG, as side tables keyed by loop index (`header`, `parent`,
 /// `depth`, ...) or by block (`loop_of`).
@@ -53,6 +53,10 @@ pub struct LoopForest {
     pub loop_of: Vec<u32>,
     /// Retreating edges whose target does not dominate their source (irreducible entries).
     pub irreducible_edges: Vec<(u32, u32)>,
+    /// Irreducible cycles: the strongly connected regions (of the reachable CFG) that
+    /// contain an irreducible edge, each a sorted block list; computed with
+    /// [`crate::graph::Tarjan`] only when `irreducible_edges` is non-empty.
+    pub irreducible_sccs: Csr,
     valid: bool,
     stack: Vec<u32>,
 }
@@ -101,12 +105,9 @@ impl LoopForest {
         self.depth.iter().copied().max().unwrap_or(0)
     }
 
-    /// Number of distinct irreducible cycle entries (targets of irreducible edges).
+    /// Number of irreducible cycles (strongly connected regions with more than one entry).
     pub fn irreducible_count(&self) -> usize {
-        let mut t: Vec<u32> = self.irreducible_edges.iter().map(|e| e.1).collect();
-        t.sort_unstable();
-        t.dedup();
-        t.len()
+        self.irreducible_sccs.num_nodes()
     }
 
     /// Computes the forest from a valid RPO and dominator tree of `g`.
@@ -172,6 +173,29 @@ impl LoopForest {
             }
         }
         self.irreducible_edges.sort_unstable();
+        self.irreducible_sccs = Csr {
+            starts: vec![0],
+            targets: Vec::new(),
+        };
+        if !self.irreducible_edges.is_empty() {
+            let mut t = Tarjan::new();
+            t.compute_from(g, [g.start_node()]);
+            let mut sccs: Vec<u32> = self
+                .irreducible_edges
+                .iter()
+                .map(|&(u, _)| t.scc_of()[u as usize])
+                .collect();
+            sccs.sort_unstable();
+            sccs.dedup();
+            for s in sccs {
+                let mut bs = t.scc(s).to_vec();
+                bs.sort_unstable();
+                self.irreducible_sccs.targets.extend(bs);
+                self.irreducible_sccs
+                    .starts
+                    .push(self.irreducible_sccs.targets.len() as u32);
+            }
+        }
         // Renumber outer-first: by header RPO ascending (a parent's header dominates, so
         // precedes, its children's headers).
         let m = header.len();

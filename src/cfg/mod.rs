@@ -28,6 +28,7 @@ pub mod edgemap;
 pub mod layout;
 pub mod loops;
 pub mod print;
+pub mod summary;
 pub mod update;
 
 use crate::graph::dom::DomTree;

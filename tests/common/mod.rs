@@ -79,6 +79,23 @@ pub fn compare(
         mine_l.insert(lf.header[l] as i64, (lf.depth[l] as i64, ph, bs));
     }
     let loops = f["loops"].as_array().unwrap();
+    // latches per header
+    for lp in loops {
+        let h = lp["header"].as_u64().unwrap() as u32;
+        let mut want: Vec<u32> = lp["latches"]
+            .as_array()
+            .map(|a| a.iter().map(|x| x.as_u64().unwrap() as u32).collect())
+            .unwrap_or_default();
+        want.sort();
+        if let Some(l) = (0..lf.len()).find(|&l| lf.header[l] == h) {
+            let mine = lf.latches.successors(l as u32).to_vec();
+            if mine != want {
+                errs.push(format!(
+                    "{name}: latches of loop at {h}: {mine:?} != {want:?}"
+                ));
+            }
+        }
+    }
     let mut want_l = BTreeMap::new();
     for lp in loops {
         let mut bs: Vec<u32> = lp["blocks"]
