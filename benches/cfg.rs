@@ -1,6 +1,7 @@
 //! cfg benches (divan): ilkit and its baselines in one run.
 //!
-//! - `dominators/*`: RPO + idom on a 10^5-block CFG — ilkit CHK (RPO included), ilkit
+//! - `dominators/*`, `dominators_structured/*`: RPO + idom on 10^5-block CFGs (unstructured
+//!   and irreducible; structured and reducible) — ilkit CHK (RPO included), ilkit
 //!   Semi-NCA, and `petgraph::algo::dominators::simple_fast` (CHK on petgraph's graph).
 //! - `adversarial/*`: CHK vs Semi-NCA on long parallel chains, deep irreducible nests and
 //!   the backward ladder (CHK needs one pass per block).
@@ -14,7 +15,7 @@ use divan::{black_box, counter::BytesCount, Bencher};
 use ilkit::cfg::edgemap::FnvEdgeMap;
 use ilkit::cfg::{Cfg, Term};
 use ilkit::graph::dom::DomTree;
-use ilkit::graph::rpo::Rpo;
+use ilkit::graph::rpo::{Rpo, RpoVariant};
 use ilkit::graph::Successors;
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -50,9 +51,36 @@ fn cfg_from(n: usize, edges: &[(u32, u32)]) -> Cfg {
     )
 }
 
-/// A compiler-like CFG: a fall-through spine with short forward branches (if/else),
-/// short backedges (loops) and a few long forward jumps.
-fn realistic(n: usize, seed: u64) -> Vec<(u32, u32)> {
+/// An unstructured CFG: a fall-through spine with short forward branches, short
+/// backedges that overlap them (so it is heavily irreducible: ~13k irreducible edges,
+/// CHK needs 7 passes) and 10% random long jumps.
+fn unstructured(n: usize, seed: u64) -> Vec<(u32, u32)> {
+    gen(n, seed, true)
+}
+
+/// Structured (reducible) code: properly nested if-then joins and loops over a
+/// fall-through spine, built with an explicit stack of open constructs.
+fn structured(n: usize, seed: u64) -> Vec<(u32, u32)> {
+    let mut r = Rng(seed);
+    let mut open: Vec<(bool, u32)> = Vec::new(); // (is_loop, cond block or header)
+    let mut e = Vec::with_capacity(2 * n);
+    for b in 0..n as u32 - 1 {
+        e.push((b, b + 1));
+        match r.below(10) {
+            0 | 1 => open.push((false, b)),
+            2 => open.push((true, b + 1)),
+            3 | 4 => match open.pop() {
+                Some((false, c)) => e.push((c, b + 1)),
+                Some((true, h)) if h <= b => e.push((b, h)),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    e
+}
+
+fn gen(n: usize, seed: u64, unstructured: bool) -> Vec<(u32, u32)> {
     let mut r = Rng(seed);
     let mut e = Vec::with_capacity(2 * n);
     for b in 0..n as u32 - 1 {
@@ -60,7 +88,7 @@ fn realistic(n: usize, seed: u64) -> Vec<(u32, u32)> {
         match r.below(10) {
             0..=2 => e.push((b, (b + 2 + r.below(8) as u32).min(n as u32 - 1))),
             3 if b > 10 => e.push((b, b - 1 - r.below(10) as u32)),
-            4 => e.push((b, r.below(n as u64) as u32)),
+            4 if unstructured => e.push((b, r.below(n as u64) as u32)),
             _ => {}
         }
     }
@@ -129,7 +157,7 @@ mod dominators {
 
     #[divan::bench]
     fn ilkit_rpo_chk(bencher: Bencher) {
-        let cfg = cfg_from(N, &realistic(N, 42));
+        let cfg = cfg_from(N, &unstructured(N, 42));
         let mut rpo = Rpo::new();
         let mut dom = DomTree::new();
         bencher.bench_local(|| {
@@ -141,7 +169,7 @@ mod dominators {
 
     #[divan::bench]
     fn ilkit_semi_nca(bencher: Bencher) {
-        let cfg = cfg_from(N, &realistic(N, 42));
+        let cfg = cfg_from(N, &unstructured(N, 42));
         let mut dom = DomTree::new();
         bencher.bench_local(|| {
             dom.compute_semi_nca(&cfg);
@@ -151,7 +179,61 @@ mod dominators {
 
     #[divan::bench]
     fn petgraph_simple_fast(bencher: Bencher) {
-        let e = realistic(N, 42);
+        let e = unstructured(N, 42);
+        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(N, e.len());
+        for _ in 0..N {
+            g.add_node(());
+        }
+        for &(a, b) in &e {
+            g.add_edge(NodeIndex::new(a as usize), NodeIndex::new(b as usize), ());
+        }
+        bencher.bench_local(|| {
+            let d = petgraph::algo::dominators::simple_fast(&g, NodeIndex::new(0));
+            black_box(d.immediate_dominator(NodeIndex::new(N - 1)))
+        });
+    }
+}
+
+/// The same three on a structured (reducible) 10^5-block CFG.
+#[divan::bench_group]
+mod dominators_structured {
+    use super::*;
+
+    #[divan::bench]
+    fn ilkit_rpo_chk(bencher: Bencher) {
+        let cfg = cfg_from(N, &structured(N, 42));
+        let mut rpo = Rpo::new();
+        let mut dom = DomTree::new();
+        bencher.bench_local(|| {
+            rpo.compute(&cfg);
+            dom.compute_chk(&cfg, &rpo);
+            black_box(dom.idom[N - 1])
+        });
+    }
+
+    #[divan::bench]
+    fn ilkit_semi_nca(bencher: Bencher) {
+        let cfg = cfg_from(N, &structured(N, 42));
+        let mut dom = DomTree::new();
+        bencher.bench_local(|| {
+            dom.compute_semi_nca(&cfg);
+            black_box(dom.idom[N - 1])
+        });
+    }
+
+    #[divan::bench(args = [RpoVariant::Ptxas, RpoVariant::Recursive])]
+    fn rpo_only(bencher: Bencher, v: RpoVariant) {
+        let cfg = cfg_from(N, &structured(N, 42));
+        let mut rpo = Rpo::new();
+        bencher.bench_local(|| {
+            rpo.compute_with(&cfg, v);
+            black_box(rpo.rpo_array.len())
+        });
+    }
+
+    #[divan::bench]
+    fn petgraph_simple_fast(bencher: Bencher) {
+        let e = structured(N, 42);
         let mut g: DiGraph<(), ()> = DiGraph::with_capacity(N, e.len());
         for _ in 0..N {
             g.add_node(());
@@ -274,7 +356,7 @@ mod edges {
 
     #[divan::bench]
     fn csr_all_successors(bencher: Bencher) {
-        let cfg = cfg_from(N, &realistic(N, 7));
+        let cfg = cfg_from(N, &unstructured(N, 7));
         bencher.bench_local(|| {
             let mut s = 0u64;
             for b in 0..N as u32 {
@@ -288,7 +370,7 @@ mod edges {
 
     #[divan::bench]
     fn fnv_all_successors(bencher: Bencher) {
-        let cfg = cfg_from(N, &realistic(N, 7));
+        let cfg = cfg_from(N, &unstructured(N, 7));
         let map = FnvEdgeMap::from_graph(&cfg);
         bencher.bench_local(|| {
             let mut s = 0u64;
@@ -303,13 +385,13 @@ mod edges {
 
     #[divan::bench]
     fn fnv_build(bencher: Bencher) {
-        let cfg = cfg_from(N, &realistic(N, 7));
+        let cfg = cfg_from(N, &unstructured(N, 7));
         bencher.bench_local(|| black_box(FnvEdgeMap::from_graph(&cfg).len()));
     }
 
     #[divan::bench]
     fn csr_build(bencher: Bencher) {
-        let e = realistic(N, 7);
+        let e = unstructured(N, 7);
         bencher.bench_local(|| {
             black_box(ilkit::graph::Csr::from_edges(N, &e).transpose().num_edges())
         });
