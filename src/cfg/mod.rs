@@ -290,6 +290,12 @@ impl Cfg {
         self.epoch += 1;
     }
 
+    /// The successor map as ptxas keeps it (Code Object +648): an FNV-1a map with one key
+    /// per block, empty lists included.
+    pub fn edge_map(&self) -> edgemap::FnvEdgeMap {
+        edgemap::FnvEdgeMap::from_graph(self)
+    }
+
     /// Computes every analysis into a fresh [`CfgInfo`].
     pub fn analyze(&self) -> CfgInfo {
         let mut info = CfgInfo::default();
@@ -433,6 +439,12 @@ impl CfgInfo {
             errs.extend(self.loops.verify(cfg, &self.dom));
         }
         errs
+    }
+
+    /// The backedge set as ptxas keeps it: an FNV-1a map from source block to its
+    /// backedge targets (Code Object +680).
+    pub fn backedge_map(&self) -> edgemap::FnvEdgeMap {
+        edgemap::FnvEdgeMap::from_edges(&self.backedges)
     }
 
     /// `idom` of block `b` as an option (`None` for the entry and unreachable blocks).
