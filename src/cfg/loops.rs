@@ -53,12 +53,95 @@ pub struct LoopForest {
     pub loop_of: Vec<u32>,
     /// Retreating edges whose target does not dominate their source (irreducible entries).
     pub irreducible_edges: Vec<(u32, u32)>,
-    /// Irreducible cycles: the strongly connected regions (of the reachable CFG) that
-    /// contain an irreducible edge, each a sorted block list; computed with
-    /// [`crate::graph::Tarjan`] only when `irreducible_edges` is non-empty.
+    /// Irreducible cycles: for each irreducible edge, the smallest strongly connected
+    /// region around it that has two or more entries (SCCs by [`crate::graph::Tarjan`],
+    /// peeling single-entry headers), each a sorted block list, deduplicated; computed
+    /// only when `irreducible_edges` is non-empty.
     pub irreducible_sccs: Csr,
     valid: bool,
     stack: Vec<u32>,
+}
+
+/// The multi-entry region of each irreducible edge `u -> v`: start from the SCC of `u`
+/// (reachable part of `g`); while the region has a single entry `h` (a natural loop that
+/// merely contains the irreducible part), drop `h` and take the SCC of `u` inside the
+/// rest. This ends with a region of two or more entries that holds both `u` and `v`: the
+/// DFS reaches the region through an entry, which is a DFS ancestor of `v`, so the cycle
+/// `v ->* u -> v` of DFS-tree edges never passes a dropped header. Regions are sorted
+/// block lists, deduplicated, in order of their first irreducible edge.
+fn irreducible_regions<G: Successors + Predecessors + WithStart>(
+    g: &G,
+    rpo: &Rpo,
+    edges: &[(u32, u32)],
+) -> Vec<Vec<u32>> {
+    let n = g.num_nodes();
+    let reach = |b: u32| rpo.rpo_number[b as usize] != NONE;
+    let mut t = Tarjan::new();
+    t.compute_from(g, [g.start_node()]);
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    let mut local = vec![NONE; n];
+    let mut inner = Tarjan::new();
+    for &(u, v) in edges {
+        if out
+            .iter()
+            .any(|r| r.binary_search(&u).is_ok() && r.binary_search(&v).is_ok())
+        {
+            continue;
+        }
+        let mut region: Vec<u32> = t.scc(t.scc_of()[u as usize]).to_vec();
+        region.sort_unstable();
+        loop {
+            for (i, &b) in region.iter().enumerate() {
+                local[b as usize] = i as u32;
+            }
+            let entries: Vec<u32> = region
+                .iter()
+                .copied()
+                .filter(|&b| {
+                    b == g.start_node()
+                        || g.predecessors(b)
+                            .iter()
+                            .any(|&p| reach(p) && local[p as usize] == NONE)
+                })
+                .collect();
+            if entries.len() != 1 {
+                break;
+            }
+            // Drop the single header; SCC of `u` in the induced subgraph of the rest.
+            let h = entries[0];
+            let mut sub = Vec::new();
+            for &b in &region {
+                if b == h {
+                    continue;
+                }
+                for &s in g.successors(b) {
+                    if s != h && local[s as usize] != NONE {
+                        sub.push((local[b as usize], local[s as usize]));
+                    }
+                }
+            }
+            let csr = Csr::from_edges(region.len(), &sub);
+            inner.compute_from(&csr, [local[u as usize]]);
+            let next: Vec<u32> = inner
+                .scc(inner.scc_of()[local[u as usize] as usize])
+                .iter()
+                .map(|&i| region[i as usize])
+                .collect();
+            for &b in &region {
+                local[b as usize] = NONE;
+            }
+            region = next;
+            region.sort_unstable();
+            if region.len() < 2 {
+                break; // cannot happen for a real irreducible edge; stay safe
+            }
+        }
+        for &b in &region {
+            local[b as usize] = NONE;
+        }
+        out.push(region);
+    }
+    out
 }
 
 /// CSR keyed by loop with block targets (a bipartite table, so no `target < m` check).
@@ -178,19 +261,9 @@ impl LoopForest {
             targets: Vec::new(),
         };
         if !self.irreducible_edges.is_empty() {
-            let mut t = Tarjan::new();
-            t.compute_from(g, [g.start_node()]);
-            let mut sccs: Vec<u32> = self
-                .irreducible_edges
-                .iter()
-                .map(|&(u, _)| t.scc_of()[u as usize])
-                .collect();
-            sccs.sort_unstable();
-            sccs.dedup();
-            for s in sccs {
-                let mut bs = t.scc(s).to_vec();
-                bs.sort_unstable();
-                self.irreducible_sccs.targets.extend(bs);
+            let regions = irreducible_regions(g, rpo, &self.irreducible_edges);
+            for r in regions {
+                self.irreducible_sccs.targets.extend(r);
                 self.irreducible_sccs
                     .starts
                     .push(self.irreducible_sccs.targets.len() as u32);

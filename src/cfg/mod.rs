@@ -377,6 +377,16 @@ impl Cfg {
     }
 }
 
+/// Which dominator algorithm [`CfgInfo::compute_with`] runs (same result).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DomAlgo {
+    /// Cooper-Harvey-Kennedy over the RPO (ptxas; cheapest on reducible CFGs).
+    #[default]
+    Chk,
+    /// Semi-NCA (no iteration; wins on irreducible CFGs).
+    SemiNca,
+}
+
 /// The analyses of one [`Cfg`]: RPO, backedges, dominator tree, loops.
 ///
 /// Valid while `cfg.epoch` equals the epoch it was computed at.
@@ -397,9 +407,17 @@ pub struct CfgInfo {
 impl CfgInfo {
     /// Computes RPO, backedges, dominators (CHK) and loops for `cfg`.
     pub fn compute(&mut self, cfg: &Cfg) {
+        self.compute_with(cfg, DomAlgo::Chk)
+    }
+
+    /// Computes every analysis with the chosen dominator algorithm.
+    pub fn compute_with(&mut self, cfg: &Cfg, algo: DomAlgo) {
         self.rpo.compute_with(cfg, RpoVariant::Ptxas);
         self.backedges = self.rpo.backedges(cfg);
-        self.dom.compute_chk(cfg, &self.rpo);
+        match algo {
+            DomAlgo::Chk => self.dom.compute_chk(cfg, &self.rpo),
+            DomAlgo::SemiNca => self.dom.compute_semi_nca(cfg),
+        }
         self.loops.compute(cfg, &self.rpo, &self.dom);
         self.epoch = cfg.epoch;
         self.valid = true;
