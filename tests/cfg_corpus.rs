@@ -91,8 +91,10 @@ fn ptx_corpus_matches_answers() {
         }
     }
     eprintln!(
-        "ptx corpus: {nfun} functions, {nblocks} blocks, {} mismatches",
-        bad.len()
+        "ptx corpus: {nfun} functions, {nblocks} blocks, {} mismatches; answer RPO equal/different so far: {:?}/{:?}",
+        bad.len(),
+        common::SAME_RPO,
+        common::DIFF_RPO
     );
     assert!(
         bad.is_empty(),
@@ -140,8 +142,10 @@ fn ll_corpus_small_matches_answers() {
     paths.extend(files(&dir, "zlib.O0.ll"));
     let (nfun, nblocks, bad) = check_ll(&paths);
     eprintln!(
-        "ll corpus (zlib + nvptx): {nfun} functions, {nblocks} blocks, {} mismatches",
-        bad.len()
+        "ll corpus (zlib + nvptx): {nfun} functions, {nblocks} blocks, {} mismatches; answer RPO equal/different so far: {:?}/{:?}",
+        bad.len(),
+        common::SAME_RPO,
+        common::DIFF_RPO
     );
     assert!(
         bad.is_empty(),
@@ -158,8 +162,10 @@ fn ll_corpus_zstd_matches_answers() {
     let Some(dir) = corpus() else { return };
     let (nfun, nblocks, bad) = check_ll(&files(&dir, "zstd.O2.ll"));
     eprintln!(
-        "ll corpus (zstd): {nfun} functions, {nblocks} blocks, {} mismatches",
-        bad.len()
+        "ll corpus (zstd): {nfun} functions, {nblocks} blocks, {} mismatches; answer RPO equal/different so far: {:?}/{:?}",
+        bad.len(),
+        common::SAME_RPO,
+        common::DIFF_RPO
     );
     assert!(
         bad.is_empty(),

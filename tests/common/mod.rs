@@ -5,6 +5,12 @@ use ilkit::cfg::{Cfg, CfgInfo};
 use ilkit::graph::{Successors, NONE};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicUsize;
+
+/// Functions whose answer RPO equals ours.
+pub static SAME_RPO: AtomicUsize = AtomicUsize::new(0);
+/// Functions whose answer RPO differs from ours (another valid DFS order).
+pub static DIFF_RPO: AtomicUsize = AtomicUsize::new(0);
 
 /// Compares one function's CFG + analyses with a corpus answer object; returns mismatches.
 pub fn compare(
@@ -126,6 +132,30 @@ pub fn compare(
             "{name}: irreducible {} != {irr}",
             !lf.irreducible_edges.is_empty()
         ));
+    }
+    // RPO and DFS backedges: ilkit runs the same DFS as the answers, so both must match.
+    if let Some(rpo) = f["rpo"].as_array() {
+        let want: Vec<u32> = rpo.iter().map(|x| x.as_u64().unwrap() as u32).collect();
+        if want == info.rpo.rpo_array {
+            SAME_RPO.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if let Some(be) = f["dfs_back_edges"].as_array() {
+                let mut want: Vec<(u32, u32)> = be
+                    .iter()
+                    .map(|e| (e[0].as_u64().unwrap() as u32, e[1].as_u64().unwrap() as u32))
+                    .collect();
+                want.sort();
+                let mut mine = info.backedges.clone();
+                mine.sort();
+                if mine != want {
+                    errs.push(format!("{name}: dfs backedges {mine:?} != {want:?}"));
+                }
+            }
+        } else {
+            // Same DFS (successors in stored order) as LLVM's ReversePostOrderTraversal
+            // and the PTX oracle, so the orders must be identical.
+            DIFF_RPO.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            errs.push(format!("{name}: rpo {:?} != {want:?}", info.rpo.rpo_array));
+        }
     }
     errs.extend(info.verify(cfg));
     errs.extend(cfg.verify());
