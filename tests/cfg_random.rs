@@ -82,6 +82,38 @@ fn dom_sets(cfg: &Cfg) -> Vec<Option<Vec<bool>>> {
     dom
 }
 
+/// The textbook dataflow: Dom(entry) = {entry}; Dom(b) = {b} ∪ ⋂ Dom(p) over reachable
+/// predecessors p, iterated to a fixpoint from "all blocks" (bitsets; n <= 64).
+fn dataflow_dom_sets(cfg: &Cfg) -> Vec<Option<u64>> {
+    let n = cfg.num_blocks();
+    assert!(n <= 64);
+    let r = reach(cfg, 0, NONE);
+    let all = if n == 64 { !0 } else { (1u64 << n) - 1 };
+    let mut dom: Vec<Option<u64>> = (0..n).map(|b| r[b].then_some(all)).collect();
+    dom[0] = Some(1);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 1..n {
+            if !r[b] {
+                continue;
+            }
+            let mut acc = all;
+            for &p in cfg.predecessors(b as u32) {
+                if let Some(d) = dom[p as usize] {
+                    acc &= d;
+                }
+            }
+            let new = Some(acc | 1 << b);
+            if dom[b] != new {
+                dom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    dom
+}
+
 fn oracle_idom(dom: &[Option<Vec<bool>>]) -> Vec<u32> {
     let n = dom.len();
     (0..n)
@@ -126,6 +158,16 @@ fn dominators_and_rpo_match_oracle() {
             }
         }
         let ds = dom_sets(&cfg);
+        let df = dataflow_dom_sets(&cfg);
+        for b in 0..n {
+            let bits = ds[b].as_ref().map(|s| {
+                s.iter()
+                    .enumerate()
+                    .filter(|x| *x.1)
+                    .fold(0u64, |a, (i, _)| a | 1 << i)
+            });
+            assert_eq!(bits, df[b], "iter {iter}: the two oracles disagree at {b}");
+        }
         let want = oracle_idom(&ds);
         chk.compute_chk(&cfg, &rpo);
         snca.compute_semi_nca(&cfg);

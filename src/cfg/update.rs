@@ -1,5 +1,6 @@
 //! CFG mutations (seed 004, "CFG Update Protocol"): split a block, merge two consecutive
-//! blocks, redirect an edge, insert a loop preheader.
+//! blocks, redirect an edge, insert a loop preheader, make a multi-entry cycle
+//! single-entry with a dispatch block.
 //!
 //! Each mutation keeps every [`Cfg`] table in sync (per-block columns, `succ`, `pred`,
 //! the instruction pool, `layout`) and bumps `epoch`, which makes any [`CfgInfo`]
