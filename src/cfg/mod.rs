@@ -11,7 +11,7 @@
 //! Builders: `crate::import::ptx::build_cfg` (PTX function bodies, the seed's block and
 //! successor rules) and `crate::import::llvm_cfg` (functions of a `.ll` module).
 //! [`update`] holds the CFG mutations (split, merge, redirect, preheader insertion,
-//! single-entry dispatch), [`layout`] the block orders, [`print`] the seed's DOT / edge /
+//! single-entry dispatch), [`layout`] the block orders, [`print`](mod@print) the seed's DOT / edge /
 //! RPO dumps and JSON Lines, [`summary`] the per-file statistics for `ilkit scan`, [`cli`]
 //! the `ilkit cfg` command.
 //!

@@ -784,7 +784,7 @@ fn parse_body<'a>(lx: &mut Lexer<'a>, f: &mut Function, open: Tok<'a>) -> Result
 /// Builds the CFG of a function body with the seed's block and successor rules: a block
 /// starts at the function start, at every label and after every `bra`, `brx.idx`, `ret`,
 /// `exit`, `trap` (guarded or not); `call` does not end a block. Successors: `bra L` ->
-/// [L]; `@p bra L` -> [L, fall-through]; `brx.idx` -> its table (+ fall-through if
+/// `[L]`; `@p bra L` -> `[L, fall-through]`; `brx.idx` -> its table (+ fall-through if
 /// guarded); `ret`/`exit`/`trap` -> [] (or [fall-through] if guarded); otherwise the next
 /// block. An empty labelled block falls through. Instruction ids are indices into
 /// `f.insns`; `label_id` is the block's first source line. O(instructions + labels).
