@@ -354,3 +354,77 @@ fn dispatch_blocks_remove_every_irreducible_cycle() {
     }
     assert!(fixed > 50, "only {fixed} cycles fixed");
 }
+
+#[test]
+fn random_mutation_sequences_stay_consistent() {
+    let mut rng = Rng(4242);
+    for iter in 0..400 {
+        let n = 2 + rng.below(12) as usize;
+        let extra = rng.below(n as u64 + 1) as usize;
+        let base = random_cfg(&mut rng, n, extra);
+        // give every block two instructions so splits have somewhere to cut
+        let succs: Vec<Vec<u32>> = (0..n as u32).map(|b| base.successors(b).to_vec()).collect();
+        let insns = (0..n as u32).map(|b| vec![2 * b, 2 * b + 1]).collect();
+        let mut cfg = Cfg::from_parts(
+            "m".into(),
+            vec![String::new(); n],
+            vec![0; n],
+            vec![Term::Fallthrough; n],
+            insns,
+            &succs,
+        );
+        for step in 0..12 {
+            let nb = cfg.num_blocks() as u64;
+            let b = rng.below(nb) as u32;
+            match rng.below(4) {
+                0 => {
+                    let k = rng.below(cfg.insn_len[b as usize] as u64 + 1) as u32;
+                    cfg.split_block(b, k);
+                }
+                1 => {
+                    cfg.merge_blocks(b);
+                }
+                2 => {
+                    if let Some(&t) = cfg.successors(b).first() {
+                        cfg.redirect_edge(b, t, rng.below(nb) as u32);
+                    }
+                }
+                _ => {
+                    let info = cfg.analyze();
+                    if info.loops.len() > 0 {
+                        let h = info.loops.header[rng.below(info.loops.len() as u64) as usize];
+                        cfg.insert_preheader(&info, h);
+                    }
+                }
+            }
+            assert!(
+                cfg.verify().is_empty(),
+                "iter {iter} step {step}: {:?}",
+                cfg.verify()
+            );
+            let info = cfg.analyze();
+            assert!(
+                info.verify(&cfg).is_empty(),
+                "iter {iter} step {step}: {:?}",
+                info.verify(&cfg)
+            );
+            if cfg.num_blocks() <= 64 {
+                assert_eq!(
+                    info.dom.idom,
+                    oracle_idom(&dom_sets(&cfg)),
+                    "iter {iter} step {step}"
+                );
+            }
+            // every instruction is still owned by exactly one block (merges may drop a bra)
+            let mut seen = std::collections::HashSet::new();
+            for blk in 0..cfg.num_blocks() as u32 {
+                for &i in cfg.insns(blk) {
+                    assert!(
+                        seen.insert(i),
+                        "iter {iter} step {step}: insn {i} in two blocks"
+                    );
+                }
+            }
+        }
+    }
+}
