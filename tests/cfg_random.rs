@@ -391,7 +391,7 @@ fn random_mutation_sequences_stay_consistent() {
                 }
                 _ => {
                     let info = cfg.analyze();
-                    if info.loops.len() > 0 {
+                    if !info.loops.is_empty() {
                         let h = info.loops.header[rng.below(info.loops.len() as u64) as usize];
                         cfg.insert_preheader(&info, h);
                     }
