@@ -10,6 +10,7 @@
 //! Shared graph algorithms live in [`graph`]; readers of real formats in [`import`].
 #![deny(missing_docs)]
 
+pub mod callgraph;
 pub mod cfg;
 pub mod graph;
 pub mod il;

@@ -6,6 +6,7 @@ fn main() {
     let code = match args.first().map(String::as_str) {
         Some("scan") => ilkit::scan::cli::main(rest),
         Some("merge") => ilkit::scan::cli::merge_main(rest),
+        Some("callgraph") => ilkit::callgraph::cli::main(rest),
         Some("cfg") => ilkit::cfg::cli::main(rest),
         Some("il") => ilkit::walk::cli::main(rest),
         _ => {

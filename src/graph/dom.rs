@@ -41,6 +41,9 @@ pub struct DomTree {
     pub last: Vec<u32>,
     /// Depth in the dominator tree (start = 0; `NONE` if unreachable).
     pub level: Vec<u32>,
+    /// Passes over the RPO the last `compute_chk` made (the last one changes nothing);
+    /// 0 after `compute_semi_nca`.
+    pub chk_passes: u32,
     start: u32,
     valid: bool,
     // scratch
@@ -87,8 +90,10 @@ impl DomTree {
             doms[0] = 0;
         }
         let mut changed = true;
+        self.chk_passes = 0;
         while changed {
             changed = false;
+            self.chk_passes += 1;
             for b in 1..m {
                 let preds = &p.targets[p.starts[b] as usize..p.starts[b + 1] as usize];
                 let mut new_idom = NONE;
@@ -159,6 +164,7 @@ impl DomTree {
             }
         }
         let m = self.order.len();
+        self.chk_passes = 0;
         self.semi.clear();
         self.semi.extend(0..m as u32);
         self.label.clear();

@@ -614,7 +614,14 @@ impl<'a> Parser<'a> {
                     (Tk::Word, e)
                 }
             }
-            _ => (Tk::Punct, i + 1),
+            _ => {
+                // one character (a whole UTF-8 sequence, so slices stay on boundaries)
+                let mut e = i + 1;
+                while e < b.len() && (b[e] & 0xC0) == 0x80 {
+                    e += 1;
+                }
+                (Tk::Punct, e)
+            }
         };
         self.st.pos = end;
         mk(kind, end)
@@ -1244,8 +1251,7 @@ impl<'a> Parser<'a> {
                         let s = self.next();
                         if s.kind == Tk::Str {
                             let txt = self.text(s);
-                            self.m.source_filename =
-                                Some(unescape(&txt[1..txt.len().saturating_sub(1)]));
+                            self.m.source_filename = Some(unescape(unquote(txt)));
                         }
                     }
                     "target" => {
@@ -1256,8 +1262,7 @@ impl<'a> Parser<'a> {
                             let s = self.next();
                             if s.kind == Tk::Str {
                                 let txt = self.text(s);
-                                self.m.target_triple =
-                                    Some(txt[1..txt.len().saturating_sub(1)].to_string());
+                                self.m.target_triple = Some(unquote(txt).to_string());
                             }
                         } else {
                             self.skip_statement()?;
@@ -2106,6 +2111,15 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// `"abc"` → `abc` (anything else unchanged).
+fn unquote(s: &str) -> &str {
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        &s[1..s.len() - 1]
+    } else {
+        s
+    }
+}
+
 /// `@foo` / `%"a b"` → `foo` / `a b`.
 fn name_of(tok: &str) -> std::borrow::Cow<'_, str> {
     let s = &tok[1..];
@@ -2118,3 +2132,8 @@ fn name_of(tok: &str) -> std::borrow::Cow<'_, str> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    pub(crate) use super::tests::corpus_ll_files;
+}

@@ -244,54 +244,57 @@ fn scan_text(name: &str, text: &str, rec: &mut FileRecord) -> Result<(), String>
             Ok(())
         }
         "ll" => {
-            let path = if name.ends_with(".ll") {
-                name.to_string()
-            } else {
-                format!("{name}.ll")
-            };
-            let cfgs = crate::cfg::cli::load_text(&path, text)?;
+            // One parse feeds both stages.
+            let m = crate::import::llvm_ir::parse(name, text).map_err(|e| e.to_string())?;
+            let cfgs: Vec<Cfg> = m
+                .functions
+                .par_iter()
+                .filter(|f| f.is_definition)
+                .map(crate::import::llvm_cfg::build_cfg)
+                .collect();
             cfg_stats(&cfgs, rec);
-            callgraph_stats(&path, text, rec)
+            callgraph_stats(&m, name, rec);
+            Ok(())
         }
-        _ => Err(format!("{name}: offset 0: expected LLVM IR text or PTX")),
+        _ => Err(format!(
+            "{name}: offset 0: expected LLVM IR text, PTX or ilkit binary IL"
+        )),
     }
 }
 
+/// The back-end stage: RPO, dominators and loops of every function, in parallel chunks
+/// for large modules.
 fn cfg_stats(cfgs: &[Cfg], rec: &mut FileRecord) {
-    // Large modules split their per-function work across the pool too.
-    let per: Vec<[u64; 6]> = cfgs
-        .par_iter()
-        .map(|c| {
-            let info = c.analyze();
-            let unreachable = info
-                .rpo
-                .rpo_number
-                .iter()
-                .filter(|&&n| n == crate::graph::NONE)
-                .count() as u64;
-            [
-                c.num_blocks() as u64,
-                c.num_edges() as u64,
-                unreachable,
-                info.loops.len() as u64,
-                info.loops.max_depth() as u64,
-                (info.loops.irreducible_count() > 0) as u64,
-            ]
-        })
-        .collect();
-    rec.functions += cfgs.len() as u64;
-    for p in per {
-        rec.blocks += p[0];
-        rec.edges += p[1];
-        rec.unreachable += p[2];
-        rec.loops += p[3];
-        rec.deepest_loop = rec.deepest_loop.max(p[4]);
-        rec.irreducible_functions += p[5];
-    }
+    let s = cfgs
+        .par_chunks(64)
+        .map(crate::cfg::summary::summarize)
+        .reduce(crate::cfg::summary::CfgSummary::default, |mut a, b| {
+            a.add(&b);
+            a
+        });
+    rec.functions += s.functions as u64;
+    rec.blocks += s.blocks as u64;
+    rec.edges += s.edges as u64;
+    rec.unreachable += s.unreachable_blocks as u64;
+    rec.loops += s.loops as u64;
+    rec.deepest_loop = rec.deepest_loop.max(s.max_loop_depth as u64);
+    rec.irreducible_functions += s.irreducible_functions as u64;
 }
 
-fn callgraph_stats(_path: &str, _text: &str, _rec: &mut FileRecord) -> Result<(), String> {
-    Ok(())
+/// The middle stage: the lazy call graph's SCCs and RefSCCs.
+fn callgraph_stats(m: &crate::import::llvm_ir::Module, name: &str, rec: &mut FileRecord) {
+    let mut g = crate::callgraph::from_module(m, name);
+    g.build_ref_sccs();
+    rec.cg_nodes = (0..g.num_nodes() as u32)
+        .filter(|&n| g.is_defined(n))
+        .count() as u64;
+    for &r in g.postorder_refsccs() {
+        rec.refsccs += 1;
+        for &s in g.refscc_sccs(r) {
+            rec.sccs += 1;
+            rec.largest_scc = rec.largest_scc.max(g.scc_nodes(s).len() as u64);
+        }
+    }
 }
 
 fn scan_generated(seed: u64, scale: f64, rec: &mut FileRecord) {
