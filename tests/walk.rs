@@ -431,3 +431,15 @@ fn find_helpers() {
     );
     let _ = s;
 }
+
+#[test]
+fn relayout_keeps_the_il_and_its_walk_order() {
+    let mut il = generate(21, 0.05);
+    let mut order: Vec<Eix> = il.entries().collect();
+    order.reverse();
+    let (mut moved, map) = il.relayout(&order);
+    assert_eq!(moved.len(), il.len());
+    assert_eq!(dump_il(&mut moved, false).unwrap(), dump_il(&mut il, false).unwrap());
+    let first = il.entries().next().unwrap();
+    assert_eq!(il.kind(first), moved.kind(map[first.idx()]));
+}

@@ -78,6 +78,7 @@ pub fn generate_into(il: &mut Il, seed: u64, scale: f64) -> Result<Synth, IlErro
         line: 1,
     };
     g.run(scale)?;
+    g.il.compact_edges();
     Ok(g.out)
 }
 

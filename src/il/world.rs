@@ -1182,3 +1182,79 @@ impl Il {
         self.epoch
     }
 }
+
+impl Il {
+    /// A copy of this world with its entries allocated in `order` (every live entry once;
+    /// entries missing from `order` are appended in dense order). Returns the new world and
+    /// the old-to-new dense index map. Walk order is unchanged (per-kind lists keep their
+    /// relative order); memory order follows `order`. Used to restore locality after
+    /// churn (pass the walk order) and by benches to age a world (pass a shuffle).
+    pub fn relayout(&self, order: &[Eix]) -> (Il, Vec<Eix>) {
+        let mut out = Il::new();
+        out.tu_copy_mode = self.tu_copy_mode;
+        out.compiler_version = self.compiler_version.clone();
+        out.time_of_compilation = self.time_of_compilation.clone();
+        let mut map = vec![Eix::NONE; self.capacity()];
+        let mut region_map: Vec<Option<RegionIdx>> = vec![None; self.regions.len()];
+        region_map[0] = Some(RegionIdx::FILE_SCOPE);
+        let rest: Vec<Eix> = self.entries().collect();
+        for &e in order.iter().chain(rest.iter()) {
+            if !self.is_live(e) || !map[e.idx()].is_none() {
+                continue;
+            }
+            let k = self.kind(e);
+            let r = self.region[e.idx()] as usize;
+            let nr = *region_map[r].get_or_insert_with(|| out.open_function_region(None));
+            out.cursor = self.pos[e.idx()];
+            let id = out.alloc_in(k, nr);
+            let ne = out.ids[id];
+            map[e.idx()] = ne;
+            out.tables.copy_row_from(&self.tables, k, self.row(e), out.row(ne));
+            let strs = self.tables.strings(k, self.row(e));
+            for (i, &s) in strs.as_slice().iter().enumerate() {
+                if s.is_some() {
+                    let ns = out.regions[nr.idx()].strings.push(self.str_bytes(e, s));
+                    let row = out.row(ne);
+                    out.tables.set_string(k, row, i, ns);
+                }
+            }
+            for (i, f) in self.flags.iter().enumerate() {
+                out.flags[i].set(ne.idx(), f.get(e.idx()));
+            }
+        }
+        out.current = RegionIdx::FILE_SCOPE;
+        // Edges, remapped; per-kind lists in the old relative order.
+        for e in self.entries() {
+            let ne = map[e.idx()];
+            let l = self.kind(e).layout();
+            let kids = self.children(e);
+            for (slot, &c) in kids[..l.singles.len()].iter().enumerate() {
+                if !c.is_none() {
+                    out.replace_child_at(ne, slot, map[c.idx()]);
+                }
+            }
+            for li in 0..l.lists.len() {
+                let (off, len) = self.list_pos(e, li as u32);
+                for &c in &kids[off..off + len] {
+                    out.push_list_eix(ne, li as u32, map[c.idx()]);
+                }
+            }
+            for (i, &r) in self.refs(e).iter().enumerate() {
+                if !r.is_none() {
+                    out.replace_ref_at(ne, i, map[r.idx()]);
+                }
+            }
+        }
+        for (k, list) in self.kind_lists.iter().enumerate() {
+            out.kind_lists[k] = list.iter().filter(|&&e| self.is_live(e)).map(|&e| map[e.idx()]).collect();
+        }
+        out.external_types = self.external_types().map(|e| map[e.idx()]).collect();
+        let remap_id = |out: &Il, id: Option<EntryId>| id.and_then(|i| self.eix(i).ok()).map(|e| out.id_of(map[e.idx()]));
+        out.primary_scope = remap_id(&out, self.primary_scope);
+        out.main_routine = remap_id(&out, self.main_routine);
+        out.counts.clone_from(&self.counts);
+        out.counters = self.counters;
+        out.compact_edges();
+        (out, map)
+    }
+}
