@@ -452,6 +452,32 @@ impl Il {
         self.free_eix.push(e);
     }
 
+    /// Frees individual entries (the elimination pass): their IDs stop resolving, their
+    /// rows and dense indices are recycled, and they leave the per-kind and external
+    /// lists. Edges that still point at them must have been cleared by the caller.
+    pub fn free_entries(&mut self, entries: &[Eix]) {
+        let mut dead = BitSet::with_len(self.capacity());
+        for &e in entries {
+            if self.is_live(e) {
+                dead.set(e.idx(), true);
+                self.release(e);
+            }
+        }
+        for list in &mut self.kind_lists {
+            list.retain(|e| !dead.get(e.idx()));
+        }
+        self.external_types.retain(|e| !dead.get(e.idx()));
+        for r in &mut self.regions {
+            r.entries.retain(|e| !dead.get(e.idx()));
+        }
+        for slot in [&mut self.primary_scope, &mut self.main_routine] {
+            if slot.is_some_and(|id| self.ids.get(id).is_none()) {
+                *slot = None;
+            }
+        }
+        self.maybe_compact();
+    }
+
     /// Zeroes the free lists (called at function-scope exit).
     pub fn clear_free_lists(&mut self) {
         for l in &mut self.free_lists {
