@@ -217,7 +217,11 @@ fn main() {
     o.push_str("];\n\n");
     o.push_str("/// Number of reference slots per kind (a byte table for hot loops).\npub static NREFS: [u8; 85] = [");
     for k in &all {
-        let n = k.fields.iter().filter(|f| matches!(f, Field::Ref { .. })).count();
+        let n = k
+            .fields
+            .iter()
+            .filter(|f| matches!(f, Field::Ref { .. }))
+            .count();
         write!(o, "{n}, ").unwrap();
     }
     o.push_str("];\n\n");
@@ -355,11 +359,27 @@ fn main() {
     o.push_str("            _ => {}\n        }\n    }\n\n");
     o.push_str("    /// Copies every column but `eix` from row `from` of `other` to row `to` of `self`.\n    pub fn copy_row_from(&mut self, other: &Tables, kind: EntryKind, from: u32, to: u32) {\n        let (f, t) = (from as usize, to as usize);\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
-        let cols: Vec<String> = k.fields.iter().filter_map(|f| match *f {
-            Field::Scalar { name, .. } | Field::Str { name, .. } | Field::Flag { name } => Some(format!("self.{}.{name}[t] = other.{}.{name}[f];", ident(k.name), ident(k.name))),
-            _ => None,
-        }).collect();
-        writeln!(o, "            EntryKind::{} => {{ {} let _ = (f, t, other); }}", variant(k), cols.join(" ")).unwrap();
+        let cols: Vec<String> = k
+            .fields
+            .iter()
+            .filter_map(|f| match *f {
+                Field::Scalar { name, .. } | Field::Str { name, .. } | Field::Flag { name } => {
+                    Some(format!(
+                        "self.{}.{name}[t] = other.{}.{name}[f];",
+                        ident(k.name),
+                        ident(k.name)
+                    ))
+                }
+                _ => None,
+            })
+            .collect();
+        writeln!(
+            o,
+            "            EntryKind::{} => {{ {} let _ = (f, t, other); }}",
+            variant(k),
+            cols.join(" ")
+        )
+        .unwrap();
     }
     o.push_str("            _ => {}\n        }\n    }\n\n");
     o.push_str("    /// Sets string field `index` (schema order among the kind's strings) of a row.\n    pub fn set_string(&mut self, kind: EntryKind, row: u32, index: usize, s: Str) {\n        let r = row as usize;\n        match (kind, index) {\n");

@@ -55,13 +55,26 @@ fn fixture() -> &'static Fixture {
             .iter()
             .map(|e| probe.children(Eix(e as u32)).len() + probe.refs(Eix(e as u32)).len())
             .sum();
-        Fixture { fresh, aged, roots_fresh, roots_aged, csr, ptr_fresh, ptr_aged, edges_visited }
+        Fixture {
+            fresh,
+            aged,
+            roots_fresh,
+            roots_aged,
+            csr,
+            ptr_fresh,
+            ptr_aged,
+            edges_visited,
+        }
     })
 }
 
 fn main() {
     let f = fixture();
-    println!("keep-in-IL fixture: {} entries, {} edges from marked entries", f.fresh.len(), f.edges_visited);
+    println!(
+        "keep-in-IL fixture: {} entries, {} edges from marked entries",
+        f.fresh.len(),
+        f.edges_visited
+    );
     divan::main();
 }
 
@@ -100,12 +113,20 @@ struct Csr {
 impl Csr {
     fn from_il(il: &Il) -> Csr {
         let n = il.capacity();
-        let mut c = Csr { child_start: vec![0], children: vec![], ref_start: vec![0], refs: vec![], roots: vec![] };
+        let mut c = Csr {
+            child_start: vec![0],
+            children: vec![],
+            ref_start: vec![0],
+            refs: vec![],
+            roots: vec![],
+        };
         for i in 0..n {
             let e = Eix(i as u32);
             if il.is_live(e) {
-                c.children.extend(il.children(e).iter().filter(|x| !x.is_none()).map(|x| x.0));
-                c.refs.extend(il.refs(e).iter().filter(|x| !x.is_none()).map(|x| x.0));
+                c.children
+                    .extend(il.children(e).iter().filter(|x| !x.is_none()).map(|x| x.0));
+                c.refs
+                    .extend(il.refs(e).iter().filter(|x| !x.is_none()).map(|x| x.0));
             }
             c.child_start.push(c.children.len() as u32);
             c.ref_start.push(c.refs.len() as u32);
@@ -139,7 +160,8 @@ impl Csr {
             }
             let e = queue[head] as usize;
             head += 1;
-            for &c in &self.children[self.child_start[e] as usize..self.child_start[e + 1] as usize] {
+            for &c in &self.children[self.child_start[e] as usize..self.child_start[e + 1] as usize]
+            {
                 if test_set(&mut bits, c) {
                     queue.push(c);
                 }
@@ -166,13 +188,15 @@ fn prefetch_read<T>(p: &T) {
 #[divan::bench(sample_count = 20)]
 fn baseline_csr_fifo(b: Bencher) {
     let f = fixture();
-    b.counter(ItemsCount::new(f.edges_visited)).bench(|| black_box(f.csr.mark(false)));
+    b.counter(ItemsCount::new(f.edges_visited))
+        .bench(|| black_box(f.csr.mark(false)));
 }
 
 #[divan::bench(sample_count = 20)]
 fn baseline_csr_fifo_prefetch(b: Bencher) {
     let f = fixture();
-    b.counter(ItemsCount::new(f.edges_visited)).bench(|| black_box(f.csr.mark(true)));
+    b.counter(ItemsCount::new(f.edges_visited))
+        .bench(|| black_box(f.csr.mark(true)));
 }
 
 /// The seed's design: heap nodes with a flag byte, child pointers, recursive marking.
@@ -197,15 +221,34 @@ impl PtrGraph {
         let mut nodes: Vec<Box<PNode>> = Vec::with_capacity(order.len());
         for &e in order {
             slot[e.idx()] = nodes.len();
-            nodes.push(Box::new(PNode { keep: Cell::new(false), kind: il.kind(e) as u8, payload: [0; 7], children: vec![], refs: vec![] }));
+            nodes.push(Box::new(PNode {
+                keep: Cell::new(false),
+                kind: il.kind(e) as u8,
+                payload: [0; 7],
+                children: vec![],
+                refs: vec![],
+            }));
         }
         let ptrs: Vec<*const PNode> = nodes.iter().map(|b| &**b as *const PNode).collect();
         for &e in order {
             let n = &mut nodes[slot[e.idx()]];
-            n.children = il.children(e).iter().filter(|c| !c.is_none()).map(|c| ptrs[slot[c.idx()]]).collect();
-            n.refs = il.refs(e).iter().filter(|c| !c.is_none()).map(|c| ptrs[slot[c.idx()]]).collect();
+            n.children = il
+                .children(e)
+                .iter()
+                .filter(|c| !c.is_none())
+                .map(|c| ptrs[slot[c.idx()]])
+                .collect();
+            n.refs = il
+                .refs(e)
+                .iter()
+                .filter(|c| !c.is_none())
+                .map(|c| ptrs[slot[c.idx()]])
+                .collect();
         }
-        let roots = device_roots(il).iter().map(|r| ptrs[slot[r.idx()]]).collect();
+        let roots = device_roots(il)
+            .iter()
+            .map(|r| ptrs[slot[r.idx()]])
+            .collect();
         PtrGraph { nodes, roots }
     }
 
@@ -249,25 +292,29 @@ impl PtrGraph {
 #[divan::bench(sample_count = 20)]
 fn baseline_pointer_recursive_fresh(b: Bencher) {
     let f = fixture();
-    b.counter(ItemsCount::new(f.edges_visited)).bench(|| black_box(f.ptr_fresh.mark()));
+    b.counter(ItemsCount::new(f.edges_visited))
+        .bench(|| black_box(f.ptr_fresh.mark()));
 }
 
 #[divan::bench(sample_count = 20)]
 fn baseline_pointer_recursive_aged(b: Bencher) {
     let f = fixture();
-    b.counter(ItemsCount::new(f.edges_visited)).bench(|| black_box(f.ptr_aged.mark()));
+    b.counter(ItemsCount::new(f.edges_visited))
+        .bench(|| black_box(f.ptr_aged.mark()));
 }
 
 #[divan::bench(sample_count = 10)]
 fn binary_il_write(b: Bencher) {
     let mut il = fixture().fresh.clone();
     let len = ilkit::walk::binary::write_il(&mut il, false).unwrap().len();
-    b.counter(BytesCount::new(len)).bench_local(|| black_box(ilkit::walk::binary::write_il(&mut il, false).unwrap().len()));
+    b.counter(BytesCount::new(len))
+        .bench_local(|| black_box(ilkit::walk::binary::write_il(&mut il, false).unwrap().len()));
 }
 
 #[divan::bench(sample_count = 10)]
 fn binary_il_read(b: Bencher) {
     let mut il = fixture().fresh.clone();
     let bytes = ilkit::walk::binary::write_il(&mut il, false).unwrap();
-    b.counter(BytesCount::new(bytes.len())).bench(|| black_box(ilkit::walk::binary::read_il(&bytes).unwrap().len()));
+    b.counter(BytesCount::new(bytes.len()))
+        .bench(|| black_box(ilkit::walk::binary::read_il(&bytes).unwrap().len()));
 }

@@ -78,12 +78,26 @@ fn tu() -> Tu {
     il.push_list(block, F::STATEMENT_STMTS, stmt).unwrap();
     // using ::helper; typedef ByValue BV;
     let using_decl = il.alloc(EntryKind::UsingDeclaration).unwrap();
-    il.set_ref(using_decl, F::USING_DECLARATION_TARGET, Some(helper)).unwrap();
-    il.push_list(scope, F::SCOPE_USING_DECLS, using_decl).unwrap();
+    il.set_ref(using_decl, F::USING_DECLARATION_TARGET, Some(helper))
+        .unwrap();
+    il.push_list(scope, F::SCOPE_USING_DECLS, using_decl)
+        .unwrap();
     let typedef = il.alloc(EntryKind::Type).unwrap();
     kinds::set_type_kind(&mut il, typedef, 12).unwrap();
-    il.set_child(typedef, F::TYPE_BASE_TYPE, Some(by_value)).unwrap();
-    Tu { il, kernel, helper, host, pointee, pointee_field, by_value, by_value_field, using_decl, typedef }
+    il.set_child(typedef, F::TYPE_BASE_TYPE, Some(by_value))
+        .unwrap();
+    Tu {
+        il,
+        kernel,
+        helper,
+        host,
+        pointee,
+        pointee_field,
+        by_value,
+        by_value_field,
+        using_decl,
+        typedef,
+    }
 }
 
 #[test]
@@ -100,7 +114,9 @@ fn declarations_and_definitions() {
     assert!(flag(il, t.pointee, Flag::KeepInIl) && !flag(il, t.pointee, Flag::KeepDefinition));
     assert!(!flag(il, t.pointee_field, Flag::KeepInIl));
     // Used by value: the whole definition.
-    assert!(flag(il, t.by_value, Flag::KeepDefinition) && flag(il, t.by_value_field, Flag::KeepInIl));
+    assert!(
+        flag(il, t.by_value, Flag::KeepDefinition) && flag(il, t.by_value_field, Flag::KeepInIl)
+    );
     // The fixed point picks up the using-declaration and the typedef.
     assert!(flag(il, t.using_decl, Flag::KeepInIl));
     assert!(flag(il, t.typedef, Flag::KeepInIl));
@@ -121,7 +137,8 @@ fn definition_after_declaration_is_walked_in_full() {
     let scope = t.il.primary_scope.unwrap();
     let k2 = routine(&mut t.il, scope, "k2", Some(attr::DEVICE));
     let p = t.il.alloc_param_type().unwrap();
-    t.il.set_child(p, F::PARAM_TYPE_TYPE, Some(t.pointee)).unwrap();
+    t.il.set_child(p, F::PARAM_TYPE_TYPE, Some(t.pointee))
+        .unwrap();
     t.il.push_list(k2, F::ROUTINE_PARAMS, p).unwrap();
     mark_to_keep_in_il(&mut t.il, &[]);
     assert!(flag(&t.il, t.pointee, Flag::KeepDefinition));
@@ -139,7 +156,10 @@ fn elimination_leaves_what_the_device_il_file_holds() {
     assert!(rep.freed > 0 && t.il.len() == before - rep.freed);
     assert!(t.il.eix(t.host).is_err(), "host-only routine freed");
     assert_eq!(t.il.child(t.helper, F::ROUTINE_BODY_SCOPE).unwrap(), None);
-    assert_eq!(dump_il(&mut t.il, false).unwrap(), dump_il(&mut from_file, false).unwrap());
+    assert_eq!(
+        dump_il(&mut t.il, false).unwrap(),
+        dump_il(&mut from_file, false).unwrap()
+    );
 }
 
 #[test]
@@ -150,5 +170,8 @@ fn elimination_on_a_generated_tu_matches_the_device_file() {
     let rep = eliminate_unneeded_il_entries(&mut il);
     assert_eq!(il.len(), r.kept);
     assert!(rep.freed > 0);
-    assert_eq!(dump_il(&mut il, false).unwrap(), dump_il(&mut from_file, false).unwrap());
+    assert_eq!(
+        dump_il(&mut il, false).unwrap(),
+        dump_il(&mut from_file, false).unwrap()
+    );
 }

@@ -439,7 +439,61 @@ fn relayout_keeps_the_il_and_its_walk_order() {
     order.reverse();
     let (mut moved, map) = il.relayout(&order);
     assert_eq!(moved.len(), il.len());
-    assert_eq!(dump_il(&mut moved, false).unwrap(), dump_il(&mut il, false).unwrap());
+    assert_eq!(
+        dump_il(&mut moved, false).unwrap(),
+        dump_il(&mut il, false).unwrap()
+    );
     let first = il.entries().next().unwrap();
     assert_eq!(il.kind(first), moved.kind(map[first.idx()]));
+}
+
+#[test]
+fn copying_a_routine_gives_an_equal_subtree_sharing_types() {
+    use ilkit::walk::copy::{copy_subtree, share_file_scope_types};
+    use ilkit::walk::display::dump_subtree;
+    let mut il = Il::new();
+    let s = generate_into(&mut il, 8, 0.02).unwrap();
+    let rt = s.routines[3];
+    let before = il.len();
+    let (copy, rep) = copy_subtree(&mut il, rt, &share_file_scope_types).unwrap();
+    assert_ne!(copy, rt);
+    assert_eq!(il.len(), before + rep.copied);
+    assert_eq!(rep.regions, 1, "the body goes to a fresh function region");
+    let (a, b) = (e(&il, rt), e(&il, copy));
+    assert_eq!(
+        dump_subtree(&mut il, b).unwrap(),
+        dump_subtree(&mut il, a).unwrap()
+    );
+    // Shared: the return type is the same entry; owned: the body scope is a new one.
+    assert_eq!(
+        il.child(copy, F::ROUTINE_RETURN_TYPE).unwrap(),
+        il.child(rt, F::ROUTINE_RETURN_TYPE).unwrap()
+    );
+    assert_ne!(
+        il.child(copy, F::ROUTINE_BODY_SCOPE).unwrap(),
+        il.child(rt, F::ROUTINE_BODY_SCOPE).unwrap()
+    );
+}
+
+#[test]
+fn copying_a_cycle_terminates_and_closes_the_cycle_on_the_copy() {
+    use ilkit::walk::copy::copy_subtree;
+    let mut il = Il::new();
+    il.open_function_region(None);
+    let a = il.alloc_expr_node(1).unwrap();
+    let b = il.alloc_expr_node(1).unwrap();
+    il.push_list(a, F::EXPR_NODE_OPERANDS, b).unwrap();
+    il.push_list(b, F::EXPR_NODE_OPERANDS, a).unwrap();
+    il.push_list(a, F::EXPR_NODE_OPERANDS, b).unwrap(); // shared twice
+    let (ca, rep) = copy_subtree(&mut il, a, &|_, _| false).unwrap();
+    assert_eq!(rep.copied, 2);
+    let ops = il.list(ca, F::EXPR_NODE_OPERANDS).unwrap();
+    assert_eq!(ops.len(), 2);
+    assert_eq!(ops[0], ops[1], "the shared child was copied once");
+    assert_ne!(ops[0], b);
+    assert_eq!(
+        il.list(ops[0], F::EXPR_NODE_OPERANDS).unwrap(),
+        vec![ca],
+        "the cycle closes on the copy"
+    );
 }

@@ -1235,7 +1235,8 @@ impl Il {
             let id = out.alloc_in(k, nr);
             let ne = out.ids[id];
             map[e.idx()] = ne;
-            out.tables.copy_row_from(&self.tables, k, self.row(e), out.row(ne));
+            out.tables
+                .copy_row_from(&self.tables, k, self.row(e), out.row(ne));
             let strs = self.tables.strings(k, self.row(e));
             for (i, &s) in strs.as_slice().iter().enumerate() {
                 if s.is_some() {
@@ -1272,10 +1273,17 @@ impl Il {
             }
         }
         for (k, list) in self.kind_lists.iter().enumerate() {
-            out.kind_lists[k] = list.iter().filter(|&&e| self.is_live(e)).map(|&e| map[e.idx()]).collect();
+            out.kind_lists[k] = list
+                .iter()
+                .filter(|&&e| self.is_live(e))
+                .map(|&e| map[e.idx()])
+                .collect();
         }
         out.external_types = self.external_types().map(|e| map[e.idx()]).collect();
-        let remap_id = |out: &Il, id: Option<EntryId>| id.and_then(|i| self.eix(i).ok()).map(|e| out.id_of(map[e.idx()]));
+        let remap_id = |out: &Il, id: Option<EntryId>| {
+            id.and_then(|i| self.eix(i).ok())
+                .map(|e| out.id_of(map[e.idx()]))
+        };
         out.primary_scope = remap_id(&out, self.primary_scope);
         out.main_routine = remap_id(&out, self.main_routine);
         out.counts.clone_from(&self.counts);

@@ -166,3 +166,10 @@ pub fn dump_il(il: &mut Il, keep_only: bool) -> Result<String, WalkError> {
     Walker::new().walk_file_scope_il(il, &mut d, 0)?;
     Ok(d.out)
 }
+
+/// The display of one entry's subtree, in walk order (numbering starts at #1).
+pub fn dump_subtree(il: &mut Il, root: Eix) -> Result<String, WalkError> {
+    let mut d = Display::new(false);
+    Walker::new().walk_entry_and_subtree(il, &mut d, root)?;
+    Ok(d.out)
+}

@@ -156,7 +156,8 @@ const TK_POINTER: u8 = 6;
 
 #[inline]
 fn is_class(il: &Il, e: Eix) -> bool {
-    il.kind(e) == EntryKind::Type && matches!(il.tables.r#type.type_kind[il.row(e) as usize], 9..=11)
+    il.kind(e) == EntryKind::Type
+        && matches!(il.tables.r#type.type_kind[il.row(e) as usize], 9..=11)
 }
 
 /// After the main walk: a using-declaration whose target is kept gets kept; a typedef
@@ -172,7 +173,8 @@ pub fn mark_using_declarations(il: &mut Il) -> usize {
             }
             let k = il.kind(e);
             let hit = if k == EntryKind::UsingDeclaration {
-                il.ref_eix(e, F::USING_DECLARATION_TARGET).is_some_and(|t| il.flag(t, Flag::KeepInIl))
+                il.ref_eix(e, F::USING_DECLARATION_TARGET)
+                    .is_some_and(|t| il.flag(t, Flag::KeepInIl))
             } else if k == EntryKind::Type && il.tables.r#type.type_kind[il.row(e) as usize] == 12 {
                 il.child_eix(e, F::TYPE_BASE_TYPE)
                     .is_some_and(|t| is_class(il, t) && il.flag(t, Flag::KeepDefinition))
@@ -212,7 +214,10 @@ pub fn eliminate_unneeded_il_entries(il: &mut Il) -> EliminationReport {
         if !il.flag(e, Flag::KeepInIl) {
             continue;
         }
-        if il.kind(e) == EntryKind::Routine && !il.flag(e, Flag::KeepDefinition) && il.child_eix(e, F::ROUTINE_BODY_SCOPE).is_some() {
+        if il.kind(e) == EntryKind::Routine
+            && !il.flag(e, Flag::KeepDefinition)
+            && il.child_eix(e, F::ROUTINE_BODY_SCOPE).is_some()
+        {
             rep.bodies_dropped += 1;
         }
         let kept = |il: &Il, c: Eix| c.is_none() || il.flag(c, Flag::KeepInIl);
@@ -247,7 +252,10 @@ pub fn eliminate_unneeded_il_entries(il: &mut Il) -> EliminationReport {
             }
         }
     }
-    let doomed: Vec<Eix> = live.into_iter().filter(|&e| !il.flag(e, Flag::KeepInIl)).collect();
+    let doomed: Vec<Eix> = live
+        .into_iter()
+        .filter(|&e| !il.flag(e, Flag::KeepInIl))
+        .collect();
     rep.freed = doomed.len();
     il.free_entries(&doomed);
     rep
@@ -286,7 +294,10 @@ fn prefetch(pool: &[Eix], i: usize) {
         // SAFETY: `_mm_prefetch` only hints the cache and never faults; SSE is part of the
         // x86_64 baseline; the pointer comes from a live reference.
         unsafe {
-            std::arch::x86_64::_mm_prefetch(p as *const Eix as *const i8, std::arch::x86_64::_MM_HINT_T0);
+            std::arch::x86_64::_mm_prefetch(
+                p as *const Eix as *const i8,
+                std::arch::x86_64::_MM_HINT_T0,
+            );
         }
     }
     #[cfg(not(target_arch = "x86_64"))]

@@ -2,6 +2,7 @@
 
 pub mod binary;
 pub mod cli;
+pub mod copy;
 pub mod display;
 pub mod keep;
 pub mod walker;
