@@ -12,8 +12,10 @@
 
 pub mod callgraph;
 pub mod cfg;
+pub mod compare;
 pub mod graph;
 pub mod il;
 pub mod import;
 pub mod scan;
+pub mod share;
 pub mod walk;
