@@ -35,12 +35,18 @@ fn hits_misses_and_the_five_counters() {
     b.il.close_function_region(r).unwrap();
     // Sharing the canonical constant again returns it.
     assert_eq!(s.alloc_shareable_constant(&mut b.il, sa).unwrap(), sa);
+    // An equivalent but distinct type entry: the memo misses, compare_constants decides.
+    assert_eq!(s.counters.comparisons, 0, "memo hits need no comparison");
+    let int2 = common_il::ty(&mut b.il, "int", 2, 4);
+    let a3 = b.int_const(42);
+    b.il.set_child(a3, F::CONSTANT_TYPE, Some(int2)).unwrap();
+    assert_eq!(s.alloc_shareable_constant(&mut b.il, a3).unwrap(), sa);
     let c = s.counters;
-    assert_eq!(c.total_allocs, 5);
+    assert_eq!(c.total_allocs, 6);
     assert_eq!(c.new_buckets, 2);
-    assert_eq!(c.region_hits, 1);
+    assert_eq!(c.region_hits, 2);
     assert_eq!(c.global_hits, 1);
-    assert!(c.comparisons >= 2);
+    assert_eq!(c.comparisons, 1);
     assert_eq!(s.len(), 2);
     assert!(s.verify(&b.il).is_empty(), "{:?}", s.verify(&b.il));
     let canon = b.e(sa);
@@ -53,9 +59,9 @@ fn hits_misses_and_the_five_counters() {
     assert!(text.starts_with("Constant sharing:\n"), "{text}");
     for line in [
         "constant comparisons",
-        "shareable constant allocs                5",
+        "shareable constant allocs                6",
         "new shared constants                     2",
-        "same-region hits                         1",
+        "same-region hits                         2",
         "global hits                              1",
     ] {
         assert!(text.contains(line), "{line:?} in\n{text}");

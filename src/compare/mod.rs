@@ -361,6 +361,13 @@ impl Comparer {
             1 => t.value[ra] == t.value[rb] && t.ptm_flags[ra] == t.ptm_flags[rb],
             3 | 5 => t.value[ra] == t.value[rb],
             4 => t.value[ra] == t.value[rb] && t.value2[ra] == t.value2[rb],
+            2 => {
+                let len = t.text_len[ra] as usize;
+                len == t.text_len[rb] as usize && t.sub_kind[ra] == t.sub_kind[rb] && {
+                    let (x, y) = (il.str_bytes(a, t.text[ra]), il.str_bytes(b, t.text[rb]));
+                    x.get(..len.min(x.len())) == y.get(..len.min(y.len()))
+                }
+            }
             _ => return None,
         };
         Some(same && equiv_types(il, const_type(il, a), const_type(il, b)))
@@ -409,7 +416,7 @@ impl Comparer {
                 2 => {
                     let len = t.text_len[ra] as usize;
                     len == t.text_len[rb] as usize && sub_eq && {
-                        let (x, y) = (il.string(a, 0), il.string(b, 0));
+                        let (x, y) = (il.str_bytes(a, t.text[ra]), il.str_bytes(b, t.text[rb]));
                         x.get(..len.min(x.len())) == y.get(..len.min(y.len()))
                     }
                 }

@@ -12,7 +12,11 @@
 //! # Table
 //! The seed's 2039 prime-sized chained buckets with MRU reordering become open addressing
 //! with linear probing over a power-of-two slot array of `u32` indices into a dense
-//! `(hash, constant)` vector (load ≤ 1/2). The full 64-bit hash is compared before
+//! `(hash, constant)` vector (load ≤ 1/2). In front of it, leaf constants (integer,
+//! float, complex, imaginary) go through an exact-key memo (kind, flags, type entry,
+//! value, value2 → canonical) that answers repeats without a comparison; the memo only
+//! ever returns what the structural lookup chose for an identical key. The full 64-bit
+//! hash is compared before
 //! `compare_constants`, so comparisons ≈ hits + true collisions; MRU reordering buys
 //! nothing there. Lookup is O(1) expected; the table holds 8 + 4·2 bytes per canonical
 //! constant at most. The five counters are [`SharingCounters`] (printed by
@@ -61,6 +65,56 @@ pub struct ConstantSharing {
     canon: Vec<(u64, Eix)>,
     cmp: Comparer,
     hasher: ahash::RandomState,
+    memo: LeafMemo,
+}
+
+/// Exact-key memo in front of the structural table for leaf constants (integer, float,
+/// complex, imaginary without children besides the type): key = (kind, flags, type
+/// entry, value, value2) → the canonical constant `compare_constants` chose for that key.
+/// Identical keys imply equal constants, so a memo hit needs no comparison; different keys
+/// of equal constants (an equivalent type entry) just miss and take the structural path.
+/// Open addressing, load ≤ 1/2, keys inline.
+#[derive(Clone, Debug, Default)]
+struct LeafMemo {
+    map: ahash::AHashMap<[u64; 3], Eix>,
+}
+
+impl LeafMemo {
+    fn new() -> LeafMemo {
+        LeafMemo::default()
+    }
+
+    #[inline]
+    fn get(&self, k: &[u64; 3]) -> Option<Eix> {
+        self.map.get(k).copied()
+    }
+
+    fn insert(&mut self, k: [u64; 3], v: Eix) {
+        self.map.entry(k).or_insert(v);
+    }
+}
+
+/// The memo key of a leaf constant, or `None` when `c` is not a plain shareable leaf.
+#[inline]
+fn leaf_key(il: &Il, c: Eix) -> Option<[u64; 3]> {
+    let r = il.row(c) as usize;
+    let t = &il.tables.constant;
+    let k = t.constant_kind[r];
+    if !matches!(k, 1 | 3 | 4 | 5) || t.is_shared[r] || t.ptm_flags[r] & 0x02 != 0 {
+        return None;
+    }
+    let ch = il.children(c);
+    if !ch[F::CONSTANT_EXPR.slot as usize].is_none()
+        || !ch[F::CONSTANT_TEMPLATE_INFO.slot as usize].is_none()
+    {
+        return None;
+    }
+    let ty = ch[F::CONSTANT_TYPE.slot as usize];
+    Some([
+        k as u64 | ((t.ptm_flags[r] as u64) << 8) | ((ty.0 as u64) << 32),
+        t.value[r] as u64,
+        t.value2[r] as u64,
+    ])
 }
 
 impl Default for ConstantSharing {
@@ -87,8 +141,9 @@ pub fn constant_is_shareable(il: &Il, config: &SharingConfig, c: Eix) -> bool {
         return true;
     }
     let k = t.constant_kind[r];
-    if (k != ck::TEMPLATE_PARAM && il.child_eix(c, F::CONSTANT_EXPR).is_some())
-        || il.child_eix(c, F::CONSTANT_TEMPLATE_INFO).is_some()
+    let ch = il.children(c);
+    if (k != ck::TEMPLATE_PARAM && !ch[F::CONSTANT_EXPR.slot as usize].is_none())
+        || !ch[F::CONSTANT_TEMPLATE_INFO.slot as usize].is_none()
         || t.ptm_flags[r] & 0x02 != 0
     {
         return false;
@@ -121,7 +176,7 @@ pub fn constant_hash(il: &Il, state: &ahash::RandomState, c: Eix) -> u64 {
         }
         2 => {
             let len = t.text_len[r] as usize;
-            let s = il.string(c, 0);
+            let s = il.str_bytes(c, t.text[r]);
             h.write_u64(len as u64 | ((t.sub_kind[r] as u64) << 32));
             h.write(&s[..len.min(s.len())]);
         }
@@ -154,6 +209,7 @@ impl ConstantSharing {
             slots: vec![EMPTY; 1024],
             canon: Vec::new(),
             cmp: Comparer::new(),
+            memo: LeafMemo::new(),
             hasher: ahash::RandomState::with_seeds(
                 0x243f_6a88_85a3_08d3,
                 0x1319_8a2e_0370_7344,
@@ -266,6 +322,17 @@ impl ConstantSharing {
                 found: il.kind(e),
             });
         }
+        let key = if self.config.enabled {
+            leaf_key(il, e)
+        } else {
+            None
+        };
+        if let Some(k) = &key {
+            if let Some(c) = self.memo.get(k) {
+                self.count_hit(il, c, e);
+                return Ok(c);
+            }
+        }
         if !constant_is_shareable(il, &self.config, e) {
             return if adopt {
                 Ok(e)
@@ -284,6 +351,9 @@ impl ConstantSharing {
         match self.lookup(il, e, h, 0)? {
             Ok(c) => {
                 self.count_hit(il, c, e);
+                if let Some(k) = key {
+                    self.memo.insert(k, c);
+                }
                 Ok(c)
             }
             Err(slot) => {
@@ -300,6 +370,9 @@ impl ConstantSharing {
                 il.tables.constant.is_shared[nr] = true;
                 fixup_constant_references(il, n)?;
                 self.insert_at(slot, h, n);
+                if let Some(k) = key {
+                    self.memo.insert(k, n);
+                }
                 Ok(n)
             }
         }
