@@ -277,3 +277,228 @@ proptest! {
         prop_assert!(s.verify(&b.il).is_empty());
     }
 }
+
+// ---- deep copy ---------------------------------------------------------------------------
+
+use ilkit::il::EntryKind;
+use ilkit::share::copy::{self, flags as cf};
+
+/// An expression of `kind` with one operand leaf, a constant child and an entity.
+fn node(b: &mut B, kind: u8) -> EntryId {
+    let int = b.int;
+    let leaf = b.int_leaf(1);
+    let x = b.expr(kind, Some(int), &[leaf]);
+    let c = b.int_const(5);
+    b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
+    let ent = if matches!(kind, 5 | 18) {
+        b.dyn_init(2, 9)
+    } else {
+        b.g1
+    };
+    b.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(ent)).unwrap();
+    x
+}
+
+#[test]
+fn copy_every_expression_kind() {
+    let mut b = B::new();
+    for k in 0u8..=35 {
+        let x = node(&mut b, k);
+        let y = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
+        assert_ne!(x, y, "kind {k}: a new node");
+        let (ex, ey) = (b.e(x), b.e(y));
+        if k != 0 {
+            assert!(
+                compare::compare_expressions(&b.il, ex, ey, 0).unwrap(),
+                "kind {k}: copy equals original"
+            );
+        }
+        let ox = b.il.list_eix(ex, F::EXPR_NODE_OPERANDS)[0];
+        let oy = b.il.list_eix(ey, F::EXPR_NODE_OPERANDS)[0];
+        let shallow = matches!(k, 0 | 3 | 4 | 16 | 19 | 20 | 22 | 30);
+        assert_eq!(ox == oy, shallow, "kind {k}: operands shared iff shallow");
+        let ix = b.il.ref_eix(ex, F::EXPR_NODE_ENTITY);
+        let iy = b.il.ref_eix(ey, F::EXPR_NODE_ENTITY);
+        assert_eq!(
+            ix == iy,
+            !matches!(k, 5 | 18),
+            "kind {k}: dynamic init copied"
+        );
+    }
+    // Bad kind.
+    let x = node(&mut b, 1);
+    let r = b.crow(x);
+    b.il.tables.expr_node.expr_kind[r] = 40;
+    assert_eq!(
+        copy::copy_expr_tree(&mut b.il, x, 0, None),
+        Err(ilkit::il::IlError::BadKind(
+            "i_copy_expr_tree: bad expr kind"
+        ))
+    );
+}
+
+#[test]
+fn copy_every_constant_kind() {
+    let mut b = B::new();
+    let int = b.int;
+    for k in 0u8..=15 {
+        let c = b.konst(k, Some(int));
+        match k {
+            2 => {
+                b.il.set_string(c, 0, b"xy").unwrap();
+                let r = b.crow(c);
+                b.il.tables.constant.text_len[r] = 2;
+            }
+            8 | 10 => {
+                for v in [1, 2] {
+                    let e = b.int_const(v);
+                    b.il.push_list(c, F::CONSTANT_AGGREGATE, e).unwrap();
+                }
+            }
+            9 => {
+                let d = b.dyn_init(2, 3);
+                b.il.set_child(c, F::CONSTANT_OPERAND, Some(d)).unwrap();
+            }
+            11 => {
+                let e = b.int_const(4);
+                b.il.set_child(c, F::CONSTANT_OPERAND, Some(e)).unwrap();
+            }
+            12 => {
+                kinds::set_template_param_constant_kind(&mut b.il, c, 1).unwrap();
+                let x = b.int_leaf(6);
+                b.il.set_child(c, F::CONSTANT_EXPR, Some(x)).unwrap();
+            }
+            6 | 13 => {
+                let g = b.g1;
+                b.il.set_child(c, F::CONSTANT_OPERAND, Some(g)).unwrap();
+            }
+            _ => {
+                let r = b.crow(c);
+                b.il.tables.constant.value[r] = 77;
+            }
+        }
+        let y = copy::copy_constant_full(&mut b.il, c, 0, None).unwrap();
+        assert_ne!(c, y);
+        assert!(
+            compare::compare_constants_default(&b.il, b.e(c), b.e(y)).unwrap(),
+            "constant kind {k}"
+        );
+        if matches!(k, 8 | 10) {
+            let (p, q) = (
+                b.il.list_eix(b.e(c), F::CONSTANT_AGGREGATE)[0],
+                b.il.list_eix(b.e(y), F::CONSTANT_AGGREGATE)[0],
+            );
+            assert_ne!(p, q, "aggregate elements are deep-copied");
+        }
+        if k == 12 {
+            assert_ne!(
+                b.il.child_eix(b.e(c), F::CONSTANT_EXPR),
+                b.il.child_eix(b.e(y), F::CONSTANT_EXPR)
+            );
+        }
+        let y2 = copy::copy_constant(&mut b.il, c, None).unwrap();
+        assert!(compare::compare_constants_default(&b.il, b.e(y), b.e(y2)).unwrap());
+    }
+}
+
+#[test]
+fn a_type_definition_referenced_twice_is_copied_once() {
+    let mut b = B::new();
+    let int = b.int;
+    let tdef = common_il::ty(&mut b.il, "S", 10, 16);
+    let agg = b.konst(10, Some(int));
+    for _ in 0..2 {
+        let a = b.konst(6, Some(int));
+        kinds::set_address_constant_kind(&mut b.il, a, 5).unwrap();
+        b.il.set_child(a, F::CONSTANT_DECLARED_TYPE, Some(tdef))
+            .unwrap();
+        b.il.push_list(agg, F::CONSTANT_AGGREGATE, a).unwrap();
+    }
+    let y = copy::copy_constant_full(&mut b.il, agg, 0, None).unwrap();
+    let items = b.il.list_eix(b.e(y), F::CONSTANT_AGGREGATE).to_vec();
+    let t0 = b.il.child_eix(items[0], F::CONSTANT_DECLARED_TYPE).unwrap();
+    let t1 = b.il.child_eix(items[1], F::CONSTANT_DECLARED_TYPE).unwrap();
+    assert_eq!(t0, t1, "both references point at one copy");
+    assert_ne!(t0, b.e(tdef), "the type definition was copied");
+    assert_eq!(b.il.kind(t0), EntryKind::Type);
+}
+
+#[test]
+fn copied_constants_go_through_sharing() {
+    let mut b = B::new();
+    let int = b.int;
+    let l1 = b.int_leaf(3);
+    let l2 = b.int_leaf(3);
+    let x = b.binop(40, int, l1, l2);
+    let mut s = ConstantSharing::new();
+    let y = copy::copy_expr_tree(&mut b.il, x, cf::MARK_INSTANTIATED, Some(&mut s)).unwrap();
+    let ops = b.il.list_eix(b.e(y), F::EXPR_NODE_OPERANDS).to_vec();
+    let c0 = b.il.child_eix(ops[0], F::EXPR_NODE_CONSTANT).unwrap();
+    let c1 = b.il.child_eix(ops[1], F::EXPR_NODE_CONSTANT).unwrap();
+    assert_eq!(c0, c1, "the two copied 3s share one canonical constant");
+    assert!(b.il.tables.constant.is_shared[b.il.row(c0) as usize]);
+    assert_eq!(s.counters.new_buckets, 1);
+    assert!(b.il.tables.expr_node.is_instantiated[b.il.row(b.e(y)) as usize]);
+    assert!(!b.il.tables.expr_node.is_instantiated[b.il.row(b.e(x)) as usize]);
+    assert!(s.verify(&b.il).is_empty());
+}
+
+#[test]
+fn copy_entities_and_resolve_refs() {
+    let mut b = B::new();
+    let (g1, int) = (b.g1, b.int);
+    let e17 = b.expr(17, Some(int), &[]);
+    b.il.set_ref(e17, F::EXPR_NODE_ENTITY, Some(g1)).unwrap();
+    let r3 = b.var_ref(g1, int);
+    let x = b.expr(10, Some(int), &[e17, r3]);
+    let y = copy::copy_expr_tree(&mut b.il, x, cf::COPY_ENTITIES | cf::RESOLVE_REFS, None).unwrap();
+    let ops = b.il.list_eix(b.e(y), F::EXPR_NODE_OPERANDS).to_vec();
+    let ent17 = b.il.ref_eix(ops[0], F::EXPR_NODE_ENTITY).unwrap();
+    let ent3 = b.il.ref_eix(ops[1], F::EXPR_NODE_ENTITY).unwrap();
+    assert_ne!(ent17, b.e(g1), "kind 17 copied its entity");
+    assert_eq!(ent3, ent17, "the kind-3 reference resolves to the copy");
+    // Without RESOLVE_REFS the reference stays on the original.
+    let z = copy::copy_expr_tree(&mut b.il, x, cf::COPY_ENTITIES, None).unwrap();
+    let ops = b.il.list_eix(b.e(z), F::EXPR_NODE_OPERANDS).to_vec();
+    assert_eq!(b.il.ref_eix(ops[1], F::EXPR_NODE_ENTITY), Some(b.e(g1)));
+}
+
+#[test]
+fn copy_lists_inits_captures_and_deep_chains() {
+    let mut b = B::new();
+    let a = b.int_leaf(1);
+    let c = b.int_leaf(2);
+    let out = copy::copy_list_of_expr_trees(&mut b.il, &[a, c], 0, None).unwrap();
+    assert_eq!(out.len(), 2);
+    assert!(compare::compare_expressions(&b.il, b.e(a), b.e(out[0]), 0).unwrap());
+    assert!(compare::compare_expressions(&b.il, b.e(c), b.e(out[1]), 0).unwrap());
+    let d = b.dyn_init(7, 4);
+    let d2 = copy::copy_dynamic_init(&mut b.il, d, 0, None).unwrap();
+    assert!(compare::compare_dynamic_inits(&b.il, b.e(d), b.e(d2), 0).unwrap());
+    assert_ne!(
+        b.il.child_eix(b.e(d), F::DYNAMIC_INIT_EXPR),
+        b.il.child_eix(b.e(d2), F::DYNAMIC_INIT_EXPR)
+    );
+    let cap = b.il.alloc(EntryKind::LambdaCapture).unwrap();
+    let g1 = b.g1;
+    b.il.set_ref(cap, F::LAMBDA_CAPTURE_VARIABLE, Some(g1))
+        .unwrap();
+    let init = b.int_leaf(8);
+    b.il.set_child(cap, F::LAMBDA_CAPTURE_INIT, Some(init))
+        .unwrap();
+    let cap2 = copy::copy_lambda_capture(&mut b.il, cap, 0).unwrap();
+    let i2 = b.il.child_eix(b.e(cap2), F::LAMBDA_CAPTURE_INIT).unwrap();
+    assert_ne!(i2, b.e(init));
+    assert!(compare::compare_expressions(&b.il, b.e(init), i2, 0).unwrap());
+    assert_eq!(
+        b.il.ref_eix(b.e(cap2), F::LAMBDA_CAPTURE_VARIABLE),
+        Some(b.e(g1))
+    );
+    // A 10^5-deep chain copies without recursion.
+    let mut x = b.int_leaf(1);
+    for _ in 0..100_000 {
+        x = b.expr(23, None, &[x]);
+    }
+    let y = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
+    assert!(compare::compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
+}
