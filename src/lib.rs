@@ -16,6 +16,7 @@ pub mod compare;
 pub mod graph;
 pub mod il;
 pub mod import;
+pub mod instantiate;
 pub mod scan;
 pub mod share;
 pub mod walk;
