@@ -74,23 +74,76 @@ pub struct ConstantSharing {
 /// Identical keys imply equal constants, so a memo hit needs no comparison; different keys
 /// of equal constants (an equivalent type entry) just miss and take the structural path.
 /// Open addressing, load ≤ 1/2, keys inline.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct LeafMemo {
-    map: ahash::AHashMap<[u64; 3], Eix>,
+    keys: Vec<[u64; 3]>,
+    vals: Vec<Eix>,
+    len: usize,
+}
+
+const NO_KEY: [u64; 3] = [u64::MAX; 3];
+
+/// ahash's folded multiply, the mixing step of the memo's hash.
+#[inline]
+fn fold_mul(a: u64, b: u64) -> u64 {
+    let p = (a as u128) * (b as u128);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+#[inline]
+fn memo_hash(k: &[u64; 3]) -> u64 {
+    let h = fold_mul(k[0] ^ 0x243f_6a88_85a3_08d3, k[1] ^ 0x1319_8a2e_0370_7344);
+    fold_mul(h ^ k[2], 0xa409_3822_299f_31d0)
 }
 
 impl LeafMemo {
     fn new() -> LeafMemo {
-        LeafMemo::default()
+        LeafMemo {
+            keys: vec![NO_KEY; 1024],
+            vals: vec![Eix::NONE; 1024],
+            len: 0,
+        }
     }
 
     #[inline]
     fn get(&self, k: &[u64; 3]) -> Option<Eix> {
-        self.map.get(k).copied()
+        let mask = self.keys.len() - 1;
+        let mut i = memo_hash(k) as usize & mask;
+        loop {
+            let s = self.keys[i];
+            if s == *k {
+                return Some(self.vals[i]);
+            }
+            if s == NO_KEY {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     fn insert(&mut self, k: [u64; 3], v: Eix) {
-        self.map.entry(k).or_insert(v);
+        if (self.len + 1) * 2 > self.keys.len() {
+            let n = self.keys.len() * 2;
+            let old_k = std::mem::replace(&mut self.keys, vec![NO_KEY; n]);
+            let old_v = std::mem::replace(&mut self.vals, vec![Eix::NONE; n]);
+            self.len = 0;
+            for (k, v) in old_k.into_iter().zip(old_v) {
+                if k != NO_KEY {
+                    self.insert(k, v);
+                }
+            }
+        }
+        let mask = self.keys.len() - 1;
+        let mut i = memo_hash(&k) as usize & mask;
+        while self.keys[i] != NO_KEY {
+            if self.keys[i] == k {
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+        self.keys[i] = k;
+        self.vals[i] = v;
+        self.len += 1;
     }
 }
 
@@ -314,6 +367,7 @@ impl ConstantSharing {
     ///
     /// # Errors
     /// As [`ConstantSharing::alloc_shareable_constant`].
+    #[inline]
     pub fn share_eix(&mut self, il: &mut Il, e: Eix, adopt: bool) -> Result<Eix, IlError> {
         self.counters.total_allocs += 1;
         if il.kind(e) != EntryKind::Constant {
@@ -329,10 +383,26 @@ impl ConstantSharing {
         };
         if let Some(k) = &key {
             if let Some(c) = self.memo.get(k) {
-                self.count_hit(il, c, e);
+                // Canonical constants live in file scope.
+                if il.region_of(e) == RegionIdx::FILE_SCOPE {
+                    self.counters.region_hits += 1;
+                } else {
+                    self.counters.global_hits += 1;
+                }
                 return Ok(c);
             }
         }
+        self.share_slow(il, e, adopt, key)
+    }
+
+    #[inline(never)]
+    fn share_slow(
+        &mut self,
+        il: &mut Il,
+        e: Eix,
+        adopt: bool,
+        key: Option<[u64; 3]>,
+    ) -> Result<Eix, IlError> {
         if !constant_is_shareable(il, &self.config, e) {
             return if adopt {
                 Ok(e)
