@@ -20,6 +20,9 @@
 //! once per copy through the substitution list: a type referenced twice in one tree is
 //! copied once and both references point at the copy.
 //!
+//! When sharing finds a canonical constant for a copied one, the copy is left
+//! unreferenced in the target region (it goes when the region does).
+//!
 //! Flags: [`flags::RESOLVE_REFS`] remaps entity references of kinds 2, 3, 7, 19 to
 //! entities copied in the same copy; [`flags::MARK_INSTANTIATED`] stamps
 //! `is_instantiated` on copied expressions and constants; [`flags::PRESERVE_SOURCE_POS`]:
@@ -175,7 +178,8 @@ impl<'s> DeepCopy<'s> {
                 | EntryKind::Constant
                 | EntryKind::DynamicInit
                 | EntryKind::LambdaCapture
-                | EntryKind::SubobjectPath => {
+                | EntryKind::SubobjectPath
+                | EntryKind::TemplateInfo => {
                     self.jobs.push(Job::Copy(c, At::Child(dst, i as u32)));
                 }
                 _ => {}
