@@ -502,3 +502,16 @@ fn copy_lists_inits_captures_and_deep_chains() {
     let y = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
     assert!(compare::compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
 }
+
+#[test]
+fn source_positions_follow_the_flag() {
+    let mut b = B::new();
+    b.il.set_position(0, 10, 5);
+    let x = b.int_leaf(1);
+    b.il.set_position(0, 99, 1);
+    let kept = copy::copy_expr_tree(&mut b.il, x, cf::PRESERVE_SOURCE_POS, None).unwrap();
+    let fresh = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
+    assert_eq!(b.il.pos(b.e(kept)).line, 10);
+    assert_eq!(b.il.pos(b.e(fresh)).line, 99);
+    assert!(compare::compare_expressions(&b.il, b.e(x), b.e(fresh), 0).unwrap());
+}
