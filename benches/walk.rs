@@ -49,6 +49,7 @@ fn fixture() -> &'static Fixture {
         let ptr_aged = PtrGraph::build(&fresh, &order);
         let mut probe = fresh.clone();
         probe.flag_column_mut(Flag::KeepInIl).clear();
+        probe.flag_column_mut(Flag::KeepDefinition).clear();
         mark_from(&mut probe, roots_fresh.clone());
         let edges_visited = probe
             .flag_column(Flag::KeepInIl)
@@ -85,6 +86,7 @@ fn mark_il(b: Bencher, il: &Il, roots: &[Eix]) {
     let mut il = il.clone();
     b.counter(ItemsCount::new(f.edges_visited)).bench_local(|| {
         il.flag_column_mut(Flag::KeepInIl).clear();
+        il.flag_column_mut(Flag::KeepDefinition).clear();
         black_box(mark_from(&mut il, roots.to_vec()))
     });
 }

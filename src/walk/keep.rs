@@ -104,15 +104,14 @@ pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
     let mut def = std::mem::take(il.flag_column_mut(Flag::KeepDefinition));
     keep.grow(cap);
     def.grow(cap);
+    let before = keep.count();
     queue.reserve(cap.saturating_sub(queue.len()));
-    let mut marked = 0usize;
-    queue.retain(|&e| {
-        marked += keep.insert(e.idx()) as usize;
-        def.insert(e.idx())
-    });
+    queue.retain(|&e| def.insert(e.idx()));
     let pool = il.edge_pool();
     let type_kind = &il.tables.r#type.type_kind;
     let mut head = 0;
+    // The loop touches one bitset per child edge: definitions go to `def` (and are OR-ed
+    // into keep_in_il at the end), declarations straight to `keep`.
     while head < queue.len() {
         // Software prefetch of the edge block a few entries ahead in the FIFO: the queue
         // order is known, so the block's cache line can be on its way.
@@ -127,26 +126,32 @@ pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
         let end = (start + nchild) as usize;
         let kids = &pool[start as usize..end];
         // A pointer type keeps a class it points to as a declaration only.
-        let pointee_decl = kind == EntryKind::Type && type_kind[il.row(e) as usize] == TK_POINTER;
-        for (slot, &c) in kids.iter().enumerate() {
-            if c.is_none() {
-                continue;
+        if kind == EntryKind::Type && type_kind[il.row(e) as usize] == TK_POINTER {
+            for (slot, &c) in kids.iter().enumerate() {
+                if c.is_none() {
+                    continue;
+                }
+                if slot == BASE_TYPE && is_class(il, c) {
+                    keep.insert(c.idx());
+                } else if def.insert(c.idx()) {
+                    queue.push(c);
+                }
             }
-            if pointee_decl && slot == BASE_TYPE && is_class(il, c) {
-                marked += keep.insert(c.idx()) as usize;
-                continue;
-            }
-            if def.insert(c.idx()) {
-                marked += keep.insert(c.idx()) as usize;
-                queue.push(c);
+        } else {
+            for &c in kids {
+                if !c.is_none() && def.insert(c.idx()) {
+                    queue.push(c);
+                }
             }
         }
         for &r in &pool[end..end + nref] {
             if !r.is_none() {
-                marked += keep.insert(r.idx()) as usize;
+                keep.insert(r.idx());
             }
         }
     }
+    keep.union_with(&def);
+    let marked = keep.count() - before;
     *il.flag_column_mut(Flag::KeepInIl) = keep;
     *il.flag_column_mut(Flag::KeepDefinition) = def;
     marked
