@@ -98,7 +98,8 @@ impl std::fmt::Display for VerifyError {
     }
 }
 
-/// The lazy call graph.
+/// The lazy call graph. Cloning copies every table and shares the edge source.
+#[derive(Clone)]
 pub struct LazyCallGraph {
     /// Function name per node (no `@`, no quotes).
     names: Vec<String>,
@@ -131,8 +132,8 @@ pub struct LazyCallGraph {
     entry: Vec<NodeIdx>,
     /// Defined library functions (implicit ref targets of every node), module order.
     libs: Vec<NodeIdx>,
-    /// Populates nodes.
-    source: Box<dyn EdgeSource + Send + Sync>,
+    /// Populates nodes (shared by clones).
+    source: std::sync::Arc<dyn EdgeSource + Send + Sync>,
     /// RefSCCs have been built.
     built: bool,
     /// Module identifier for printers.
@@ -179,7 +180,7 @@ impl LazyCallGraph {
             postorder: Vec::new(),
             entry,
             libs,
-            source,
+            source: std::sync::Arc::from(source),
             built: false,
             module_id: module_id.into(),
         }

@@ -163,6 +163,7 @@ pub fn from_module(m: &Module, module_id: &str) -> LazyCallGraph {
         .as_deref()
         .is_some_and(|t| t.starts_with("nvptx") || t.starts_with("amdgcn"));
     let mut entry = Vec::new();
+    let mut in_entry = AHashSet::new();
     let mut libs = Vec::new();
     for (i, f) in m.functions.iter().enumerate() {
         if !f.is_definition {
@@ -179,7 +180,7 @@ pub fn from_module(m: &Module, module_id: &str) -> LazyCallGraph {
         if f.linkage.is_local() {
             continue;
         }
-        add_edge_node(&mut entry, i as NodeIdx);
+        add_edge_node(&mut entry, &mut in_entry, i as NodeIdx);
     }
     for a in &m.aliases {
         if a.linkage.is_local() {
@@ -187,7 +188,7 @@ pub fn from_module(m: &Module, module_id: &str) -> LazyCallGraph {
         }
         if let Some(f) = a.target.and_then(|c| e.const_function(c)) {
             if e.defined[f as usize] {
-                add_edge_node(&mut entry, f);
+                add_edge_node(&mut entry, &mut in_entry, f);
             }
         }
     }
@@ -201,7 +202,7 @@ pub fn from_module(m: &Module, module_id: &str) -> LazyCallGraph {
         }
     }
     visit_references(&e, &mut worklist, &mut visited, |f| {
-        add_edge_node(&mut entry, f)
+        add_edge_node(&mut entry, &mut in_entry, f)
     });
     e.libs = libs.clone();
     let names = m.functions.iter().map(|f| f.name.clone()).collect();
@@ -209,8 +210,8 @@ pub fn from_module(m: &Module, module_id: &str) -> LazyCallGraph {
     LazyCallGraph::new(module_id, names, defined, entry, libs, Box::new(e))
 }
 
-fn add_edge_node(entry: &mut Vec<NodeIdx>, n: NodeIdx) {
-    if !entry.contains(&n) {
+fn add_edge_node(entry: &mut Vec<NodeIdx>, seen: &mut AHashSet<NodeIdx>, n: NodeIdx) {
+    if seen.insert(n) {
         entry.push(n);
     }
 }
