@@ -27,7 +27,8 @@ impl LazyCallGraph {
             out.push('\n');
         }
         self.build_ref_sccs();
-        for &r in self.postorder_refsccs() {
+        let order: Vec<u32> = self.postorder_refsccs().collect();
+        for r in order {
             let sccs = self.refscc_sccs(r);
             let _ = writeln!(out, "  RefSCC with {} call SCCs:", sccs.len());
             for &s in sccs {

@@ -156,7 +156,7 @@ fn fixture_module_graph() {
 fn partitions(g: &LazyCallGraph) -> (BTreeSet<Vec<NodeIdx>>, BTreeSet<Vec<NodeIdx>>) {
     let mut sccs = BTreeSet::new();
     let mut rcs = BTreeSet::new();
-    for &r in g.postorder_refsccs() {
+    for r in g.postorder_refsccs() {
         let mut all: Vec<NodeIdx> = g.refscc_nodes(r).collect();
         all.sort();
         rcs.insert(all);
@@ -204,17 +204,14 @@ fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
     let a = live[rng.next(live.len())];
     let b = live[rng.next(live.len())];
     let (ra, rb) = (g.refscc_of(a).unwrap(), g.refscc_of(b).unwrap());
-    let (pa, pb) = (
-        g.refscc_position(ra).unwrap(),
-        g.refscc_position(rb).unwrap(),
-    );
+    let (pa, pb) = (g.refscc_order(ra).unwrap(), g.refscc_order(rb).unwrap());
     match g.edge(a, b) {
         Some(e) => {
             let same = ra == rb;
             match (same, e.kind, rng.next(2)) {
                 (true, EdgeKind::Call, _) => {
-                    g.switch_internal_edge_to_ref(a, b);
-                    format!("internal to_ref {a}->{b}")
+                    let new = g.switch_internal_edge_to_ref(a, b);
+                    format!("internal to_ref {a}->{b} split {}", new.len())
                 }
                 (true, EdgeKind::Ref, 0) => {
                     let mut merged = Vec::new();
@@ -222,8 +219,8 @@ fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
                     format!("internal to_call {a}->{b} merged {merged:?}")
                 }
                 (true, EdgeKind::Ref, _) => {
-                    g.remove_internal_ref_edges(a, &[b]);
-                    format!("remove internal ref {a}->{b}")
+                    let new = g.remove_internal_ref_edges(a, &[b]);
+                    format!("remove internal ref {a}->{b} split {}", new.len())
                 }
                 (false, EdgeKind::Call, 0) => {
                     g.switch_outgoing_edge_to_ref(a, b);
@@ -242,7 +239,8 @@ fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
         None => {
             if rng.next(12) == 0 {
                 let c = g.add_function("new");
-                let r = g.postorder_refsccs()[rng.next(g.postorder_refsccs().len())];
+                let all: Vec<RefSccIdx> = g.postorder_refsccs().collect();
+                let r = all[rng.next(all.len())];
                 g.add_new_function_into_refscc(c, r);
                 // connect it both ways so the RefSCC stays strongly connected
                 let x = g.refscc_nodes(r).next().unwrap();
@@ -262,8 +260,8 @@ fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
                 g.insert_outgoing_edge(a, b, k);
                 format!("insert outgoing {k:?} {a}->{b}")
             } else {
-                g.insert_incoming_ref_edge(a, b);
-                format!("insert incoming ref {a}->{b}")
+                let merged = g.insert_incoming_ref_edge(a, b);
+                format!("insert incoming ref {a}->{b} merged {}", merged.len())
             }
         }
     }
@@ -290,7 +288,7 @@ fn random_graph(rng: &mut Rng, n: usize) -> LazyCallGraph {
     g
 }
 
-fn check_sequence(seed: u64, n: usize, steps: usize) {
+fn check_sequence(seed: u64, n: usize, steps: usize) -> Vec<String> {
     let mut rng = Rng(seed);
     let mut g = random_graph(&mut rng, n);
     assert!(g.verify().is_empty());
@@ -322,12 +320,30 @@ fn check_sequence(seed: u64, n: usize, steps: usize) {
             "seed {seed}: partitions differ after {log:?}"
         );
     }
+    log
 }
 
 #[test]
 fn random_mutation_sequences_keep_invariants() {
+    let mut all = Vec::new();
     for seed in 0..300u64 {
-        check_sequence(seed, 2 + (seed % 9) as usize, 40);
+        all.extend(check_sequence(seed, 2 + (seed % 9) as usize, 40));
+    }
+    // the sequences must exercise every structural change
+    let count = |pat: &str| {
+        all.iter()
+            .filter(|l| l.contains(pat) && !l.ends_with(" 0") && !l.ends_with("[]"))
+            .count()
+    };
+    for pat in [
+        "internal to_ref",
+        "internal to_call",
+        "remove internal ref",
+        "insert incoming ref",
+        "remove dead",
+        "new function",
+    ] {
+        assert!(count(pat) > 10, "too few structural {pat}: {}", count(pat));
     }
 }
 
