@@ -176,19 +176,21 @@ fn corpus_cfg_blocks_match() {
     eprintln!("cfg agreement: {modules} modules, {functions} functions, {blocks} blocks");
 }
 
+/// `LL=file.ll cargo test --lib dump_blocks -- --ignored --nocapture`: prints one JSON
+/// line per definition (`name`, `blocks`, `succ`) for comparing with other tools.
 #[test]
 #[ignore]
-fn debug_dump() {
-    let p = std::env::var("LL").unwrap();
+fn dump_blocks() {
+    let Ok(p) = std::env::var("LL") else { return };
     let text = std::fs::read_to_string(&p).unwrap();
     let m = parse(&p, &text).unwrap();
-    for f in m.functions.iter().take(2) {
-        for b in &f.blocks {
-            eprintln!(
-                "{} {} {} {:?} n={}",
-                f.name, b.name, b.term, b.succs, b.instruction_count
-            );
-        }
+    for f in m.functions.iter().filter(|f| f.is_definition) {
+        let names: Vec<&str> = f.blocks.iter().map(|b| b.name.as_str()).collect();
+        let succ: Vec<&[u32]> = f.blocks.iter().map(|b| b.succs.as_slice()).collect();
+        println!(
+            "BLOCKS {}",
+            serde_json::json!({"name": f.name, "blocks": names, "succ": succ})
+        );
     }
 }
 
