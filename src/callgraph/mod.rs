@@ -34,11 +34,13 @@ mod module;
 mod mutate;
 mod order;
 pub mod print;
+mod update;
 
 pub mod cli;
 
 pub use module::{from_module, is_known_lib_function};
 pub use order::PostOrderIter;
+pub use update::EdgeUpdate;
 
 use crate::graph::NONE;
 

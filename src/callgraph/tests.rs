@@ -378,3 +378,55 @@ fn switch_to_ref_splits_like_llvm() {
     assert_eq!(seen.len(), 2);
     assert_eq!(g.postorder_names(), vec![vec![vec!["f0", "f2", "f1"]]]);
 }
+
+/// `update_node_edges` with random new edge sets keeps every invariant and the same
+/// partitions as a rebuild.
+#[test]
+fn random_node_edge_updates_keep_invariants() {
+    let (mut splits, mut merges, mut rc_splits, mut rc_merges) = (0, 0, 0, 0);
+    for seed in 0..400u64 {
+        let mut rng = Rng(seed ^ 0x5555);
+        let n = 2 + (seed % 10) as usize;
+        let mut g = random_graph(&mut rng, n);
+        for step in 0..12 {
+            let a = rng.next(n) as u32;
+            let mut new = Vec::new();
+            for b in 0..n as u32 {
+                if rng.next(3) == 0 {
+                    let kind = if rng.next(2) == 0 {
+                        EdgeKind::Call
+                    } else {
+                        EdgeKind::Ref
+                    };
+                    new.push(Edge { target: b, kind });
+                }
+            }
+            // shuffle a little so retained and new edges interleave
+            if new.len() > 1 {
+                let k = rng.next(new.len());
+                new.swap(0, k);
+            }
+            let up = g.update_node_edges(a, &new);
+            splits += up.new_sccs.len();
+            merges += up.merged_sccs.len();
+            rc_splits += up.new_refsccs.len();
+            rc_merges += up.merged_refsccs.len();
+            let errs = g.verify();
+            assert!(errs.is_empty(), "seed {seed} step {step}: {errs:?}");
+            let mut mine: Vec<Edge> = g.cached_edges(a).to_vec();
+            mine.sort_by_key(|e| e.target);
+            new.sort_by_key(|e| e.target);
+            assert_eq!(mine, new, "seed {seed} step {step}: edge set");
+            let h = rebuild(&g);
+            assert_eq!(
+                partitions(&g),
+                partitions(&h),
+                "seed {seed} step {step}: partitions"
+            );
+        }
+    }
+    assert!(
+        splits > 20 && merges > 20 && rc_splits > 20 && rc_merges > 20,
+        "{splits} {merges} {rc_splits} {rc_merges}"
+    );
+}
