@@ -115,6 +115,8 @@ pub struct LazyCallGraph {
     populated: Vec<bool>,
     /// Removed as dead.
     removed: Vec<bool>,
+    /// First node with each name.
+    name_index: ahash::AHashMap<String, NodeIdx>,
     /// Outgoing edges per node, in LLVM order.
     edges: Vec<Vec<Edge>>,
     /// SCC per node (`NONE`: not reached from a root / not built yet).
@@ -167,7 +169,12 @@ impl LazyCallGraph {
     ) -> Self {
         let n = names.len();
         assert_eq!(defined.len(), n, "defined flags must match names");
+        let mut name_index = ahash::AHashMap::with_capacity(n);
+        for (i, s) in names.iter().enumerate() {
+            name_index.entry(s.clone()).or_insert(i as NodeIdx);
+        }
         LazyCallGraph {
+            name_index,
             names,
             defined,
             populated: vec![false; n],

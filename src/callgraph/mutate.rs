@@ -630,7 +630,9 @@ impl LazyCallGraph {
     /// [`add_new_function_as_refscc`]: Self::add_new_function_as_refscc
     pub fn add_function(&mut self, name: impl Into<String>) -> NodeIdx {
         let n = self.names.len() as NodeIdx;
-        self.names.push(name.into());
+        let name = name.into();
+        self.name_index.entry(name.clone()).or_insert(n);
+        self.names.push(name);
         self.defined.push(true);
         self.populated.push(true);
         self.removed.push(false);

@@ -312,6 +312,8 @@ pub struct Module {
     pub consts: ConstPool,
     /// Attribute groups: `(number, words)` in text order (`attributes #0 = { ... }`).
     pub attr_groups: Vec<(u32, Vec<String>)>,
+    /// Symbol index by name (inverse of `symbols`).
+    pub symbol_index: AHashMap<String, u32>,
 }
 
 impl Module {
@@ -2107,6 +2109,7 @@ impl<'a> Parser<'a> {
         if self.m.consts.starts.is_empty() {
             self.m.consts.starts.push(0);
         }
+        self.m.symbol_index = self.sym_map;
         self.m
     }
 }
