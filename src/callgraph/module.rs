@@ -24,6 +24,8 @@ struct ModuleEdges {
     /// Per symbol: the operand constant of a variable/alias/ifunc (`NONE` if none).
     sym_operand: Vec<ConstId>,
     defined: Vec<bool>,
+    /// Function type per function (index into `Module::signatures`).
+    signature: Vec<u32>,
     refs: Vec<Vec<OperandRef>>,
     libs: Vec<NodeIdx>,
 }
@@ -51,6 +53,7 @@ impl ModuleEdges {
             sym_node,
             sym_operand,
             defined: m.functions.iter().map(|f| f.is_definition).collect(),
+            signature: m.functions.iter().map(|f| f.signature).collect(),
             refs: m.functions.iter().map(|f| f.operand_refs.clone()).collect(),
             libs: Vec::new(),
         }
@@ -129,9 +132,14 @@ impl EdgeSource for ModuleEdges {
         };
         for r in &self.refs[node as usize] {
             match *r {
-                OperandRef::DirectCall(s) => {
+                OperandRef::DirectCall(s, fn_type) => {
                     let f = self.sym_node[s as usize];
-                    if f != NONE && self.defined[f as usize] && callees.insert(f) {
+                    // getCalledFunction: the callee operand is a function of the call's type
+                    if f != NONE
+                        && self.defined[f as usize]
+                        && self.signature[f as usize] == fn_type
+                        && callees.insert(f)
+                    {
                         visited.funcs.insert(f);
                         push(out, f, EdgeKind::Call);
                     }
