@@ -29,6 +29,32 @@
 //! dense indices inside one RefSCC, and the RefSCC post-order is an order-maintenance
 //! list (`order.rs`: linked list + `u64` order keys), so splitting, merging, inserting
 //! or removing RefSCCs never shifts the rest of the post-order.
+//!
+//! # Using it (a CGSCC pass manager)
+//! ```
+//! use ilkit::callgraph::{from_module, EdgeKind};
+//! use ilkit::import::llvm_ir::parse;
+//! let m = parse("m.ll", "define void @f() {\n  call void @g()\n  ret void\n}\n\
+//!                        define void @g() {\n  ret void\n}\n").unwrap();
+//! let mut g = from_module(&m, "m.ll");
+//! g.build_ref_sccs();
+//! let order: Vec<_> = g.postorder_refsccs().collect();          // callees first
+//! for rc in order {
+//!     for &scc in g.refscc_sccs(rc) {
+//!         for &n in g.scc_nodes(scc) {
+//!             let _calls = g.cached_edges(n).iter().filter(|e| e.kind == EdgeKind::Call).count();
+//!         }
+//!     }
+//! }
+//! // after transforming a function, hand its new edges to the graph:
+//! let f = g.node_by_name("f").unwrap();
+//! let up = g.update_node_edges(f, &[]);        // e.g. the call to g was inlined away
+//! assert!(up.new_refsccs.is_empty() && g.verify().is_empty());
+//! ```
+//! The mutation primitives (`switch_internal_edge_to_call`, `switch_internal_edge_to_ref`,
+//! `insert_incoming_ref_edge`, `remove_internal_ref_edges`, ...) are LLVM's, with the same
+//! results; SCC and RefSCC indices stay valid (dead ones become empty) so side tables
+//! keyed by them survive mutations.
 
 mod module;
 mod mutate;

@@ -344,6 +344,14 @@ impl Module {
             })
     }
 
+    /// The name of a call site's callee when it is called directly.
+    pub fn callee_name(&self, c: &CallSite) -> Option<&str> {
+        match c.callee {
+            Callee::Direct(s) => Some(&self.symbols[s as usize]),
+            _ => None,
+        }
+    }
+
     /// The function a symbol denotes, if it is one.
     pub fn symbol_function(&self, sym: u32) -> Option<u32> {
         match self.symbol_defs[sym as usize] {

@@ -292,3 +292,26 @@ fn fixture_cfg_shapes() {
     assert_eq!(inv.blocks[2].term, "resume");
     assert_eq!(inv.call_sites[0].kind, CallKind::Invoke);
 }
+
+/// Nesting just under the limit parses (no stack overflow on a 2 MB test thread, debug
+/// build); just over it is an error.
+#[test]
+fn deep_nesting_within_limit() {
+    let d = (MAX_DEPTH / 2 - 2) as usize;
+    // a struct constant nested d deep holding @f
+    let mut v = "ptr @f".to_string();
+    let mut t = "ptr".to_string();
+    for _ in 0..d {
+        v = format!("{{ {t} }} {{ {v} }}");
+        t = format!("{{ {t} }}");
+    }
+    let text = format!("@g = global {v}\ndefine void @f() {{\n  ret void\n}}\n");
+    let m = parse("deep.ll", &text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(m.globals[0].initializer.is_some());
+    let big = format!(
+        "@g = global {}ptr{} zeroinitializer\n",
+        "[1 x ".repeat(300),
+        "]".repeat(300)
+    );
+    assert!(parse("deep.ll", &big).is_err());
+}
