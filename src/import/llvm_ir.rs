@@ -450,6 +450,7 @@ struct Parser<'a> {
     /// The outermost type parsed last was a function type.
     fn_type_seen: bool,
     sig_map: AHashMap<String, u32>,
+    sig_buf: String,
     // scratch for constant operand lists
     scratch: Vec<ConstId>,
 }
@@ -552,6 +553,7 @@ impl<'a> Parser<'a> {
             last_type: "",
             fn_type_seen: false,
             sig_map: AHashMap::new(),
+            sig_buf: String::new(),
             scratch: Vec::new(),
         }
     }
@@ -859,13 +861,13 @@ impl<'a> Parser<'a> {
         Some(id)
     }
 
-    fn intern_sig(&mut self, sig: String) -> u32 {
-        if let Some(&i) = self.sig_map.get(&sig) {
+    fn intern_sig(&mut self, sig: &str) -> u32 {
+        if let Some(&i) = self.sig_map.get(sig) {
             return i;
         }
         let i = self.m.signatures.len() as u32;
-        self.m.signatures.push(sig.clone());
-        self.sig_map.insert(sig, i);
+        self.m.signatures.push(sig.to_string());
+        self.sig_map.insert(sig.to_string(), i);
         i
     }
 
@@ -1557,7 +1559,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let signature = self.intern_sig(format!("{ret}({})", params.join(",")));
+        let signature = self.intern_sig(&format!("{ret}({})", params.join(",")));
         // trailing header: attributes, section, personality, ... up to '{' or EOL
         let mut attr_groups = Vec::new();
         let mut attrs = Vec::new();
@@ -2005,7 +2007,16 @@ impl<'a> Parser<'a> {
         self.fn_type_seen = false;
         self.parse_type()?;
         let explicit_fn_type = self.fn_type_seen;
-        let ty_text = squash(&self.src[ty_tok.start as usize..self.peek().start as usize]);
+        // the call's function type, built without whitespace in a reused buffer
+        let mut sig = std::mem::take(&mut self.sig_buf);
+        sig.clear();
+        squash_into(
+            &mut sig,
+            &self.src[ty_tok.start as usize..self.peek().start as usize],
+        );
+        if !explicit_fn_type {
+            sig.push('(');
+        }
         // callee
         let ct = self.peek();
         let callee = if ct.kind == Tk::Global {
@@ -2028,13 +2039,16 @@ impl<'a> Parser<'a> {
         // arguments
         let open = self.expect_punct("(")?;
         let mut arg_count = 0u32;
-        let mut arg_types: Vec<String> = Vec::new();
+
         if !self.eat_punct(")") {
             loop {
                 arg_count += 1;
                 let c = self.typed_item()?;
                 if !explicit_fn_type {
-                    arg_types.push(squash(self.last_type));
+                    if arg_count > 1 {
+                        sig.push(',');
+                    }
+                    squash_into(&mut sig, self.last_type);
                 }
                 self.push_item_const(f, c);
                 self.skip_to_comma()?;
@@ -2138,12 +2152,11 @@ impl<'a> Parser<'a> {
             "callbr" => CallKind::CallBr,
             _ => CallKind::Call,
         };
-        let sig = if explicit_fn_type {
-            ty_text
-        } else {
-            format!("{ty_text}({})", arg_types.join(","))
-        };
-        let fn_type = self.intern_sig(sig);
+        if !explicit_fn_type {
+            sig.push(')');
+        }
+        let fn_type = self.intern_sig(&sig);
+        self.sig_buf = sig;
         if let Callee::Direct(s) = callee {
             f.operand_refs[direct_at] = OperandRef::DirectCall(s, fn_type);
         }
@@ -2169,6 +2182,11 @@ impl<'a> Parser<'a> {
 /// Type text without whitespace (`{ i32, ptr }` → `{i32,ptr}`), for comparing types.
 fn squash(s: &str) -> String {
     s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Appends `s` without whitespace to `out`.
+fn squash_into(out: &mut String, s: &str) {
+    out.extend(s.chars().filter(|c| !c.is_whitespace()));
 }
 
 /// `"abc"` → `abc` (anything else unchanged).
