@@ -102,7 +102,9 @@ impl LazyCallGraph {
 
     /// Turns the ref edge `src -> tgt` (both in one RefSCC) into a call edge. SCCs that
     /// now form a cycle are merged into `tgt`'s SCC; `merge_cb` sees them (in post-order)
-    /// before the merge. Returns whether a new cycle formed.
+    /// before the merge (it is not called when `tgt`'s SCC already precedes `src`'s, and
+    /// is called with an empty slice when only the post-order needed fixing). Returns
+    /// whether a new cycle formed.
     ///
     /// # Panics
     /// If there is no such ref edge or the endpoints are in different RefSCCs.
@@ -156,11 +158,13 @@ impl LazyCallGraph {
         };
         self.rc_sccs[rc as usize][si..=ti].copy_from_slice(&range);
         self.reindex_sccs_range(rc, si, ti + 1);
+        // As upstream, the callback also runs (with an empty slice) when only the
+        // post-order had to be fixed.
+        merge_cb(&range[start..end]);
         if start == end {
             self.set_edge_kind(src, tgt, EdgeKind::Call);
             return false;
         }
-        merge_cb(&range[start..end]);
         for &c in &range[start..end] {
             let nodes = std::mem::take(&mut self.scc_nodes[c as usize]);
             for &n in &nodes {
@@ -367,6 +371,94 @@ impl LazyCallGraph {
             "insert_outgoing_edge must go to a descendant"
         );
         self.edges[src as usize].push(Edge { target: tgt, kind });
+    }
+
+    /// Adds a call edge `src -> tgt` (or upgrades an existing ref edge) where the edge
+    /// changes no SCC: `tgt` is in `src`'s SCC, an earlier SCC of its RefSCC, or an
+    /// earlier RefSCC (LLVM's `insertTrivialCallEdge`).
+    ///
+    /// # Panics
+    /// If the edge would go to a later SCC or RefSCC.
+    pub fn insert_trivial_call_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
+        self.assert_built();
+        let (ss, ts) = (self.scc_of[src as usize], self.scc_of[tgt as usize]);
+        let (rs, rt) = (self.scc_rc[ss as usize], self.scc_rc[ts as usize]);
+        let trivial = if rs == rt {
+            self.scc_pos[ts as usize] <= self.scc_pos[ss as usize]
+        } else {
+            self.order.label(rt) < self.order.label(rs)
+        };
+        assert!(trivial, "insert_trivial_call_edge: edge is not trivial");
+        match self.edge(src, tgt) {
+            Some(_) => self.set_edge_kind(src, tgt, EdgeKind::Call),
+            None => self.edges[src as usize].push(Edge {
+                target: tgt,
+                kind: EdgeKind::Call,
+            }),
+        }
+    }
+
+    /// Adds a ref edge `src -> tgt` (no-op if any edge exists) where `tgt` is in
+    /// `src`'s RefSCC or an earlier one (LLVM's `insertTrivialRefEdge`).
+    ///
+    /// # Panics
+    /// If `tgt`'s RefSCC is later than `src`'s.
+    pub fn insert_trivial_ref_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
+        self.assert_built();
+        let (rs, rt) = (
+            self.refscc_of(src).expect("src in a RefSCC"),
+            self.refscc_of(tgt).expect("tgt in a RefSCC"),
+        );
+        assert!(
+            rs == rt || self.order.label(rt) < self.order.label(rs),
+            "insert_trivial_ref_edge: edge is not trivial"
+        );
+        if self.edge(src, tgt).is_none() {
+            self.edges[src as usize].push(Edge {
+                target: tgt,
+                kind: EdgeKind::Ref,
+            });
+        }
+    }
+
+    /// Adds an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
+    /// `insertEdge`); populates `src` first.
+    ///
+    /// # Panics
+    /// After the SCCs are built, or if the edge exists.
+    pub fn insert_edge(&mut self, src: NodeIdx, tgt: NodeIdx, kind: EdgeKind) {
+        assert!(
+            !self.built,
+            "insert_edge cannot be called after SCCs are built"
+        );
+        self.populate(src);
+        assert!(self.edge(src, tgt).is_none(), "edge already present");
+        self.edges[src as usize].push(Edge { target: tgt, kind });
+    }
+
+    /// Removes an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
+    /// `removeEdge`).
+    ///
+    /// # Panics
+    /// After the SCCs are built, or if there is no such edge.
+    pub fn remove_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
+        assert!(
+            !self.built,
+            "remove_edge cannot be called after SCCs are built"
+        );
+        self.populate(src);
+        self.remove_edge_internal(src, tgt);
+    }
+
+    /// Renames node `n` (LLVM's `replaceNodeFunction`: the function body moved to a new
+    /// function with the same edges).
+    pub fn replace_node_function(&mut self, n: NodeIdx, new_name: impl Into<String>) {
+        let new_name = new_name.into();
+        if self.name_index.get(&self.names[n as usize]) == Some(&n) {
+            self.name_index.remove(&self.names[n as usize]);
+        }
+        self.name_index.insert(new_name.clone(), n);
+        self.names[n as usize] = new_name;
     }
 
     /// Removes the edge `src -> tgt` whose endpoints are in different RefSCCs. No

@@ -430,3 +430,23 @@ fn random_node_edge_updates_keep_invariants() {
         "{splits} {merges} {rc_splits} {rc_merges}"
     );
 }
+
+#[test]
+fn trivial_insertions_and_pre_build_edits() {
+    let call = |t| Edge {
+        target: t,
+        kind: EdgeKind::Call,
+    };
+    // 0 -> 1 -> 2, all roots
+    let mut g = LazyCallGraph::from_edge_lists(vec![vec![call(1)], vec![call(2)], vec![]]);
+    g.insert_edge(2, 0, EdgeKind::Ref);
+    g.remove_edge(2, 0);
+    g.build_ref_sccs();
+    g.insert_trivial_ref_edge(0, 2);
+    g.insert_trivial_call_edge(0, 2);
+    assert_eq!(g.edge(0, 2).map(|e| e.kind), Some(EdgeKind::Call));
+    assert!(g.verify().is_empty());
+    g.replace_node_function(1, "renamed");
+    assert_eq!(g.node_by_name("renamed"), Some(1));
+    assert_eq!(g.node_by_name("f1"), None);
+}
