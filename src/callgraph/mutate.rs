@@ -778,6 +778,61 @@ impl LazyCallGraph {
         r
     }
 
+    /// Adds function `name`, split out of `original` (outlining, coroutine splitting),
+    /// with outgoing `edges` (only to `original`'s RefSCC or earlier ones, as LLVM
+    /// requires), plus the edge `original -> new` of kind `kind`; places it like LLVM's
+    /// `addSplitFunction`: into `original`'s SCC when `original` calls it and it calls
+    /// back into that SCC; else into a new SCC of `original`'s RefSCC when it has any
+    /// edge back into that RefSCC (before `original`'s SCC if called, else last); else
+    /// into a new RefSCC just before `original`'s. Returns the new node.
+    ///
+    /// # Panics
+    /// If `original` is not in the built graph or an edge target repeats.
+    pub fn add_split_function(
+        &mut self,
+        original: NodeIdx,
+        name: impl Into<String>,
+        kind: EdgeKind,
+        edges: Vec<Edge>,
+    ) -> NodeIdx {
+        self.assert_built();
+        let oc = self.scc_of(original).expect("original in an SCC");
+        let orc = self.scc_rc[oc as usize];
+        let n = self.add_function(name);
+        self.dfs[n as usize] = -1;
+        self.low[n as usize] = -1;
+        let mut seen = AHashSet::new();
+        for e in &edges {
+            assert!(seen.insert(e.target), "edge target repeats");
+        }
+        let same_scc = kind == EdgeKind::Call
+            && edges
+                .iter()
+                .any(|e| e.is_call() && self.scc_of[e.target as usize] == oc);
+        if same_scc {
+            self.scc_nodes[oc as usize].push(n);
+            self.scc_of[n as usize] = oc;
+        } else if edges.iter().any(|e| self.refscc_of(e.target) == Some(orc)) {
+            let s = self.new_scc(orc, vec![n]);
+            let at = if kind == EdgeKind::Call {
+                self.scc_pos[oc as usize] as usize
+            } else {
+                self.rc_sccs[orc as usize].len()
+            };
+            self.rc_sccs[orc as usize].insert(at, s);
+            self.reindex_sccs(orc, at);
+        } else {
+            let r = self.new_refscc();
+            let s = self.new_scc(r, vec![n]);
+            self.scc_pos[s as usize] = 0;
+            self.rc_sccs[r as usize].push(s);
+            self.order.insert_before(&[r], orc);
+        }
+        self.edges[n as usize] = edges;
+        self.edges[original as usize].push(Edge { target: n, kind });
+        n
+    }
+
     /// Checks every invariant listed in the module docs. Reports all problems; never
     /// panics.
     pub fn verify(&self) -> Vec<VerifyError> {

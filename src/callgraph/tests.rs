@@ -450,3 +450,62 @@ fn trivial_insertions_and_pre_build_edits() {
     assert_eq!(g.node_by_name("renamed"), Some(1));
     assert_eq!(g.node_by_name("f1"), None);
 }
+
+/// `add_split_function` with edges modelled on outlining (a subset of the original's
+/// edges, possibly weakened to refs, possibly back to the original) keeps every
+/// invariant and matches a rebuild.
+#[test]
+fn random_split_functions_keep_invariants() {
+    let mut placed = [0usize; 3];
+    for seed in 0..400u64 {
+        let mut rng = Rng(seed ^ 0xabcdef);
+        let n = 2 + (seed % 8) as usize;
+        let mut g = random_graph(&mut rng, n);
+        for _ in 0..4 {
+            let live: Vec<NodeIdx> = (0..g.num_nodes() as u32).collect();
+            let orig = live[rng.next(live.len())];
+            let mut edges = Vec::new();
+            for e in g.cached_edges(orig).to_vec() {
+                if rng.next(2) == 0 {
+                    let kind = if e.is_call() && rng.next(3) > 0 {
+                        EdgeKind::Call
+                    } else {
+                        EdgeKind::Ref
+                    };
+                    edges.push(Edge {
+                        target: e.target,
+                        kind,
+                    });
+                }
+            }
+            if rng.next(3) == 0 && !edges.iter().any(|e: &Edge| e.target == orig) {
+                let kind = if rng.next(2) == 0 {
+                    EdgeKind::Call
+                } else {
+                    EdgeKind::Ref
+                };
+                edges.push(Edge { target: orig, kind });
+            }
+            let kind = if rng.next(2) == 0 {
+                EdgeKind::Call
+            } else {
+                EdgeKind::Ref
+            };
+            let before_sccs = g.scc_of(orig).map(|s| g.scc_nodes(s).len()).unwrap();
+            let new = g.add_split_function(orig, "split", kind, edges);
+            if g.scc_of(new) == g.scc_of(orig) {
+                placed[0] += 1;
+                assert_eq!(g.scc_nodes(g.scc_of(orig).unwrap()).len(), before_sccs + 1);
+            } else if g.refscc_of(new) == g.refscc_of(orig) {
+                placed[1] += 1;
+            } else {
+                placed[2] += 1;
+            }
+            let errs = g.verify();
+            assert!(errs.is_empty(), "seed {seed}: {errs:?}");
+            let h = rebuild(&g);
+            assert_eq!(partitions(&g), partitions(&h), "seed {seed}: partitions");
+        }
+    }
+    assert!(placed.iter().all(|&c| c > 20), "{placed:?}");
+}
