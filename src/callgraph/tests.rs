@@ -509,3 +509,12 @@ fn random_split_functions_keep_invariants() {
     }
     assert!(placed.iter().all(|&c| c > 20), "{placed:?}");
 }
+
+#[test]
+fn hot_row_sizes() {
+    assert_eq!(std::mem::size_of::<Edge>(), 8);
+    assert_eq!(
+        std::mem::size_of::<crate::import::llvm_ir::OperandRef>(),
+        12
+    );
+}
