@@ -188,10 +188,11 @@ mod split_scc16_in_1m {
     #[divan::bench(sample_count = 10)]
     fn rebuild_from_scratch(b: Bencher) {
         let lists = lcg_with_cycle16();
-        b.with_inputs(|| LazyCallGraph::from_edge_lists(lists.clone())).bench_local_refs(|g| {
-            g.build_ref_sccs();
-            g.num_refsccs()
-        });
+        b.with_inputs(|| LazyCallGraph::from_edge_lists(lists.clone()))
+            .bench_local_refs(|g| {
+                g.build_ref_sccs();
+                g.num_refsccs()
+            });
     }
 }
 
