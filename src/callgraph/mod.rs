@@ -64,7 +64,7 @@ mod update;
 
 pub mod cli;
 
-pub use module::{from_module, is_known_lib_function};
+pub use module::{from_module, is_known_lib_function, is_lib_function};
 pub use order::PostOrderIter;
 pub use update::EdgeUpdate;
 
