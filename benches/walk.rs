@@ -156,8 +156,16 @@ impl Csr {
         let mut head = 0;
         while head < queue.len() {
             if prefetch {
-                if let Some(&ahead) = queue.get(head + 8) {
-                    prefetch_read(&self.child_start[ahead as usize]);
+                // The same two-stage prefetch ilkit's kernel uses: offsets 32 ahead, the
+                // edge list 16 ahead.
+                if let Some(&far) = queue.get(head + 32) {
+                    prefetch_read(&self.child_start[far as usize]);
+                    prefetch_read(&self.ref_start[far as usize]);
+                }
+                if let Some(&near) = queue.get(head + 16) {
+                    if let Some(c) = self.children.get(self.child_start[near as usize] as usize) {
+                        prefetch_read(c);
+                    }
                 }
             }
             let e = queue[head] as usize;

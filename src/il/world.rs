@@ -643,6 +643,26 @@ impl Il {
         &self.edges[a as usize..(a + n) as usize]
     }
 
+    /// Hints the cache to load `e`'s span and kind (stage one of a two-stage prefetch in
+    /// marking kernels whose visit order is known ahead).
+    #[inline(always)]
+    pub fn prefetch_entry(&self, e: Eix) {
+        if let (Some(s), Some(k)) = (self.span.get(e.idx()), self.kind.get(e.idx())) {
+            prefetch(s);
+            prefetch(k);
+        }
+    }
+
+    /// Hints the cache to load `e`'s edge block (stage two: `e`'s span should be cached).
+    #[inline(always)]
+    pub fn prefetch_edges(&self, e: Eix) {
+        if let Some(s) = self.span.get(e.idx()) {
+            if let Some(p) = self.edges.get(s.start as usize) {
+                prefetch(p);
+            }
+        }
+    }
+
     /// Raw access for marking kernels: the pool and the start/child-count of `e`.
     #[inline]
     pub fn edge_pool(&self) -> &[Eix] {
@@ -1291,4 +1311,18 @@ impl Il {
         out.compact_edges();
         (out, map)
     }
+}
+
+/// Hints the cache to load the line holding `p`; a no-op off x86_64.
+#[inline(always)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` only hints the cache and never faults; SSE is part of the
+    // x86_64 baseline; the pointer comes from a live reference. The walk bench
+    // (`ilkit_mark_*`) shows the gain.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
