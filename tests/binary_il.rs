@@ -95,10 +95,15 @@ fn wrong_magic_and_version_name_the_offset() {
 #[test]
 fn forged_files_with_valid_checksums_fail_structurally() {
     fn seal(mut body: Vec<u8>) -> Vec<u8> {
+        const PRIME: u64 = 0x0000_0100_0000_01b3;
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for &b in &body {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        let mut chunks = body.chunks_exact(8);
+        for c in &mut chunks {
+            h = (h ^ u64::from_le_bytes(c.try_into().unwrap())).wrapping_mul(PRIME);
+            h ^= h >> 29;
+        }
+        for &b in chunks.remainder() {
+            h = (h ^ b as u64).wrapping_mul(PRIME);
         }
         body.extend_from_slice(&h.to_le_bytes());
         body

@@ -200,6 +200,23 @@ impl Il {
         }
     }
 
+    /// Reserves room for `entries` more entries and `edges` more edge slots (bulk builders
+    /// such as the binary IL reader call this once instead of growing as they go).
+    pub fn reserve(&mut self, entries: usize, edges: usize) {
+        self.kind.reserve(entries);
+        self.row.reserve(entries);
+        self.region.reserve(entries);
+        self.id.reserve(entries);
+        self.span.reserve(entries);
+        self.pos.reserve(entries);
+        self.ids.reserve(entries);
+        self.edges.reserve(edges);
+        let n = self.kind.len() + entries;
+        for f in &mut self.flags {
+            f.grow(n);
+        }
+    }
+
     // ---- ids ---------------------------------------------------------------------------
 
     /// Resolves a handle to its dense index.
