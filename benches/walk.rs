@@ -76,6 +76,17 @@ fn main() {
         f.fresh.len(),
         f.edges_visited
     );
+    let mut probe = f.fresh.clone();
+    ilkit::walk::keep::mark_to_keep_in_il(&mut probe, &[]);
+    let dense = probe.flag_column(Flag::KeepInIl);
+    let r: roaring::RoaringBitmap = dense.iter().map(|i| i as u32).collect();
+    println!(
+        "keep set: {} of {} entries; dense bitset {} B, roaring serialized {} B",
+        dense.count(),
+        probe.capacity(),
+        dense.bytes(),
+        r.serialized_size()
+    );
     divan::main();
 }
 
@@ -184,6 +195,42 @@ impl Csr {
     }
 }
 
+impl Csr {
+    /// The same FIFO kernel with a compressed (roaring) bitmap as the visited set: the
+    /// alternative PERF.md weighs for flag columns.
+    fn mark_roaring(&self) -> usize {
+        let mut seen = roaring::RoaringBitmap::new();
+        let mut queue: Vec<u32> = Vec::with_capacity(self.child_start.len());
+        for &r in &self.roots {
+            if seen.insert(r) {
+                queue.push(r);
+            }
+        }
+        let mut head = 0;
+        while head < queue.len() {
+            let e = queue[head] as usize;
+            head += 1;
+            for &c in &self.children[self.child_start[e] as usize..self.child_start[e + 1] as usize]
+            {
+                if seen.insert(c) {
+                    queue.push(c);
+                }
+            }
+            for &r in &self.refs[self.ref_start[e] as usize..self.ref_start[e + 1] as usize] {
+                seen.insert(r);
+            }
+        }
+        queue.len()
+    }
+}
+
+#[divan::bench(sample_count = 10)]
+fn baseline_csr_fifo_roaring(b: Bencher) {
+    let f = fixture();
+    b.counter(ItemsCount::new(f.edges_visited))
+        .bench(|| black_box(f.csr.mark_roaring()));
+}
+
 #[inline(always)]
 fn prefetch_read<T>(p: &T) {
     #[cfg(target_arch = "x86_64")]
@@ -220,6 +267,8 @@ struct PNode {
 }
 
 struct PtrGraph {
+    // One heap allocation per node is the point of this baseline.
+    #[allow(clippy::vec_box)]
     nodes: Vec<Box<PNode>>,
     roots: Vec<*const PNode>,
 }

@@ -8,14 +8,21 @@ fn main() {
     struct Count(usize);
     impl ilkit::walk::Callbacks for Count {
         const HAS_ENTRY: bool = true;
-        fn entry(&mut self, _: &mut ilkit::il::Il, _: ilkit::il::Eix, _: ilkit::il::EntryKind) -> Option<ilkit::il::Eix> {
+        fn entry(
+            &mut self,
+            _: &mut ilkit::il::Il,
+            _: ilkit::il::Eix,
+            _: ilkit::il::EntryKind,
+        ) -> Option<ilkit::il::Eix> {
             self.0 += 1;
             None
         }
     }
     let t = Instant::now();
     let mut c = Count(0);
-    ilkit::walk::Walker::new().walk_file_scope_il(&mut il, &mut c, 0).unwrap();
+    ilkit::walk::Walker::new()
+        .walk_file_scope_il(&mut il, &mut c, 0)
+        .unwrap();
     println!("walk: {:?} for {} entries", t.elapsed(), c.0);
     let t = Instant::now();
     let bytes = ilkit::walk::binary::write_il(&mut il, false).unwrap();
@@ -23,7 +30,12 @@ fn main() {
     let t = Instant::now();
     let back = ilkit::walk::binary::read_il(&bytes).unwrap();
     let r = t.elapsed();
-    println!("write {w:?}, read {r:?}, {} bytes, {} entries; {:.0} MB/s write+read", bytes.len(), back.len(), bytes.len() as f64 / 1e6 / (w + r).as_secs_f64());
+    println!(
+        "write {w:?}, read {r:?}, {} bytes, {} entries; {:.0} MB/s write+read",
+        bytes.len(),
+        back.len(),
+        bytes.len() as f64 / 1e6 / (w + r).as_secs_f64()
+    );
     if std::env::args().any(|a| a == "--read-loop") {
         for _ in 0..5 {
             std::hint::black_box(ilkit::walk::binary::read_il(&bytes).unwrap().len());

@@ -26,7 +26,7 @@ fn device_only_round_trip_holds_the_kept_entries() {
     let bytes = write_il(&mut il, true).unwrap();
     let mut back = read_il(&bytes).unwrap();
     assert!(
-        back.len() <= report.kept && back.len() > 0,
+        back.len() <= report.kept && !back.is_empty(),
         "{} of {}",
         back.len(),
         report.kept

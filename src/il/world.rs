@@ -108,6 +108,9 @@ pub struct Il {
     span: Vec<Span>,
     pos: Vec<SourcePos>,
     flags: [BitSet; 6],
+    /// is_in_secondary_il, stored sparse: most worlds have no secondary IL at all, and a
+    /// secondary translation unit's entries come in long runs (see PERF.md).
+    secondary: roaring::RoaringBitmap,
     ids: SlotMap<EntryId, Eix>,
     /// The per-kind SoA tables.
     pub tables: Tables,
@@ -164,6 +167,7 @@ impl Il {
             span: Vec::new(),
             pos: Vec::new(),
             flags: Default::default(),
+            secondary: roaring::RoaringBitmap::new(),
             ids: SlotMap::with_key(),
             tables: Tables::default(),
             free_rows: vec![Vec::new(); 85],
@@ -327,23 +331,53 @@ impl Il {
     /// Reads a flag of a live entry.
     #[inline]
     pub fn flag(&self, e: Eix, f: Flag) -> bool {
+        if f == Flag::SecondaryIl {
+            return self.secondary.contains(e.0);
+        }
         self.flags[f as usize].get(e.idx())
     }
 
     /// Sets a flag of a live entry.
     #[inline]
     pub fn set_flag(&mut self, e: Eix, f: Flag, v: bool) {
+        if f == Flag::SecondaryIl {
+            if v {
+                self.secondary.insert(e.0);
+            } else {
+                self.secondary.remove(e.0);
+            }
+            return;
+        }
         self.flags[f as usize].set(e.idx(), v)
     }
 
-    /// A whole flag column.
+    /// A whole dense flag column.
+    ///
+    /// # Panics
+    /// For [`Flag::SecondaryIl`], which is stored sparse: use [`Il::secondary_il_entries`].
     pub fn flag_column(&self, f: Flag) -> &BitSet {
+        assert!(
+            f != Flag::SecondaryIl,
+            "is_in_secondary_il is a sparse column"
+        );
         &self.flags[f as usize]
     }
 
-    /// A whole flag column, mutable (marking kernels write it directly).
+    /// A whole dense flag column, mutable (marking kernels write it directly).
+    ///
+    /// # Panics
+    /// For [`Flag::SecondaryIl`], as [`Il::flag_column`].
     pub fn flag_column_mut(&mut self, f: Flag) -> &mut BitSet {
+        assert!(
+            f != Flag::SecondaryIl,
+            "is_in_secondary_il is a sparse column"
+        );
         &mut self.flags[f as usize]
+    }
+
+    /// The entries stamped is_in_secondary_il (a compressed bitmap of dense indices).
+    pub fn secondary_il_entries(&self) -> &roaring::RoaringBitmap {
+        &self.secondary
     }
 
     // ---- position cursor ------------------------------------------------------------------
@@ -466,6 +500,7 @@ impl Il {
         for f in &mut self.flags {
             f.set(e.idx(), false);
         }
+        self.secondary.remove(e.0);
         self.free_eix.push(e);
     }
 
@@ -622,7 +657,9 @@ impl Il {
         self.flags[Flag::Allocated as usize].set(i, true);
         self.flags[Flag::FileScope as usize]
             .set(i, r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode);
-        self.flags[Flag::SecondaryIl as usize].set(i, self.secondary_mode);
+        if self.secondary_mode {
+            self.secondary.insert(e.0);
+        }
         self.flags[Flag::Language as usize].set(i, self.cpp_mode);
     }
 
@@ -1284,6 +1321,9 @@ impl Il {
             }
             for (i, f) in self.flags.iter().enumerate() {
                 out.flags[i].set(ne.idx(), f.get(e.idx()));
+            }
+            if self.secondary.contains(e.0) {
+                out.secondary.insert(ne.0);
             }
         }
         out.current = RegionIdx::FILE_SCOPE;

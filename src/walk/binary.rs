@@ -385,7 +385,10 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     let mut regions: Vec<RegionIdx> = vec![RegionIdx::FILE_SCOPE];
     let target = |r: &Reader, o: u32, at: usize| -> Result<Eix, BinError> {
         if o as usize > n {
-            return Err(BinError { offset: at, message: format!("reference to entry {o} of {n}") });
+            return Err(BinError {
+                offset: at,
+                message: format!("reference to entry {o} of {n}"),
+            });
         }
         let _ = r;
         Ok(if o == 0 { Eix::NONE } else { Eix(o - 1) })
@@ -396,12 +399,20 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let kb = r.byte()?;
         let kind = match crate::il::EntryKind::from_u8(kb) {
             Some(k) if k.has_table() => k,
-            _ => return Err(BinError { offset: at, message: format!("entry kind {kb} cannot be allocated") }),
+            _ => {
+                return Err(BinError {
+                    offset: at,
+                    message: format!("entry kind {kb} cannot be allocated"),
+                })
+            }
         };
         let ro_at = r.at;
         let ro = r.var_u32("region")? as usize;
         if ro > regions.len() {
-            return Err(BinError { offset: ro_at, message: format!("region {ro} out of order") });
+            return Err(BinError {
+                offset: ro_at,
+                message: format!("region {ro} out of order"),
+            });
         }
         if ro == regions.len() {
             let fr = il.open_function_region(None);
@@ -415,7 +426,12 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let id = il.alloc_in(kind, regions[ro]);
         let e = match il.eix(id) {
             Ok(e) if e.0 as usize == i => e,
-            _ => return Err(BinError { offset: at, message: "internal: entries must be allocated in order".into() }),
+            _ => {
+                return Err(BinError {
+                    offset: at,
+                    message: "internal: entries must be allocated in order".into(),
+                })
+            }
         };
         for (b, f) in FLAG_BITS.iter().enumerate() {
             il.set_flag(e, *f, bits & (1 << b) != 0);
@@ -428,7 +444,10 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let layout = kind.layout();
         for s in 0..layout.strings.len() {
             if let Some(bytes) = r.opt_bytes()? {
-                il.set_string(id, s, bytes).map_err(|err| BinError { offset: at, message: err.to_string() })?;
+                il.set_string(id, s, bytes).map_err(|err| BinError {
+                    offset: at,
+                    message: err.to_string(),
+                })?;
             }
         }
         edge_offsets.push(r.at as u32);
@@ -444,7 +463,10 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
                 let at = r.at;
                 let o = r.var_u32("reference")?;
                 if o == 0 {
-                    return Err(BinError { offset: at, message: "list member 0 (none)".into() });
+                    return Err(BinError {
+                        offset: at,
+                        message: "list member 0 (none)".into(),
+                    });
                 }
                 // The block was allocated last, so the push inserts in place.
                 il.push_list_eix(e, l as u32, target(&r, o, at)?);
@@ -457,7 +479,11 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             il.replace_ref_at(e, slot, t);
         }
     }
-    il.switch_region(RegionIdx::FILE_SCOPE).map_err(|e| BinError { offset: r.at, message: e.to_string() })?;
+    il.switch_region(RegionIdx::FILE_SCOPE)
+        .map_err(|e| BinError {
+            offset: r.at,
+            message: e.to_string(),
+        })?;
     // Every edge now names an allocated entry: check the kinds.
     for (i, &off) in edge_offsets.iter().enumerate() {
         let e = Eix(i as u32);
@@ -484,21 +510,33 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         if let Some((Some(t), c)) = wrong {
             return Err(BinError {
                 offset: off as usize,
-                message: format!("expected a {} entry, found a {}", t.name(), il.kind(c).name()),
+                message: format!(
+                    "expected a {} entry, found a {}",
+                    t.name(),
+                    il.kind(c).name()
+                ),
             });
         }
     }
     let resolve = |o: u32, at: usize| -> Result<Eix, BinError> {
         if o == 0 || o as usize > n {
-            return Err(BinError { offset: at, message: format!("reference to entry {o} of {n}") });
+            return Err(BinError {
+                offset: at,
+                message: format!("reference to entry {o} of {n}"),
+            });
         }
         Ok(Eix(o - 1))
     };
     let check = |il: &Il, target: Option<EntryKind>, c: Eix, at: usize| -> Result<(), BinError> {
         match target {
-            Some(t) if il.kind(c) != t => {
-                Err(BinError { offset: at, message: format!("expected a {} entry, found a {}", t.name(), il.kind(c).name()) })
-            }
+            Some(t) if il.kind(c) != t => Err(BinError {
+                offset: at,
+                message: format!(
+                    "expected a {} entry, found a {}",
+                    t.name(),
+                    il.kind(c).name()
+                ),
+            }),
             _ => Ok(()),
         }
     };
