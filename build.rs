@@ -282,6 +282,11 @@ fn main() {
         writeln!(o, "            EntryKind::{v} => {{ self.{n}.replace(row as usize, {v}Row {{ eix, ..Default::default() }}); }}", v = variant(k), n = ident(k.name)).unwrap();
     }
     o.push_str("            _ => {}\n        }\n    }\n\n");
+    o.push_str("    /// The entry owning row `row` of `kind` (`Eix::NONE` for a free row or no table).\n    pub fn row_eix(&self, kind: EntryKind, row: u32) -> Eix {\n        match kind {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        writeln!(o, "            EntryKind::{} => self.{}.eix.get(row as usize).copied().unwrap_or(Eix::NONE),", variant(k), ident(k.name)).unwrap();
+    }
+    o.push_str("            _ => Eix::NONE,\n        }\n    }\n\n");
     o.push_str("    /// Number of rows (live and free) of `kind`.\n    pub fn len(&self, kind: EntryKind) -> usize {\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
         writeln!(

@@ -34,7 +34,7 @@ pub use error::IlError;
 pub use id::{Eix, EntryId, RegionIdx};
 pub use schema::{Cat, RegionRule};
 pub use strings::{Str, StrFields, StringArena};
-pub use world::{Flag, FreeListKind, Il, Region, SourcePos};
+pub use world::{Flag, FreeListKind, Il, Region, SourcePos, VerifyError};
 
 #[allow(missing_docs, clippy::all)]
 mod generated {

@@ -79,6 +79,7 @@ pub fn generate_into(il: &mut Il, seed: u64, scale: f64) -> Result<Synth, IlErro
     };
     g.run(scale)?;
     g.il.compact_edges();
+    g.il.debug_verify("generate");
     Ok(g.out)
 }
 

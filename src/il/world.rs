@@ -1193,6 +1193,11 @@ impl Il {
             self.release(e);
             let id = self.alloc_in(kind, region);
             let ne = self.eix(id)?;
+            // The recycled entry keeps its place in the per-kind list, as the seed's
+            // free-listed nodes keep their list link: drop the append alloc_in made.
+            if region == RegionIdx::FILE_SCOPE && ne == e {
+                self.kind_lists[kind as usize].pop();
+            }
             if keep_keep && keep {
                 self.set_flag(ne, Flag::KeepInIl, true);
             }
@@ -1366,6 +1371,7 @@ impl Il {
         out.counts.clone_from(&self.counts);
         out.counters = self.counters;
         out.compact_edges();
+        out.debug_verify("relayout");
         (out, map)
     }
 }
@@ -1382,4 +1388,172 @@ fn prefetch<T>(p: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+/// One broken invariant of an [`Il`], found by [`Il::verify`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError(pub String);
+
+impl std::fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Il {
+    /// In debug builds, checks [`Il::verify`] after a bulk mutation (region close, entry
+    /// frees, relayout, reading a file) on worlds small enough for it to stay cheap.
+    ///
+    /// # Panics
+    /// In debug builds, when an invariant is broken (a bug in ilkit).
+    #[inline]
+    pub fn debug_verify(&self, after: &str) {
+        #[cfg(debug_assertions)]
+        if self.capacity() <= 200_000 {
+            let errs = self.verify();
+            assert!(
+                errs.is_empty(),
+                "IL invariants broken after {after}: {:?}",
+                &errs[..errs.len().min(5)]
+            );
+        }
+        let _ = after;
+    }
+
+    /// Checks the world's invariants and reports every violation (never panics):
+    /// IDs and dense indices agree, rows point back at their entries, edge blocks are
+    /// consistent with their list headers, every edge names a live entry of the field's
+    /// kind, per-kind lists hold live file-scope entries once each, region entry lists hold
+    /// their region's entries, flag bits only on live entries.
+    pub fn verify(&self) -> Vec<VerifyError> {
+        let mut errs = Vec::new();
+        let n = self.capacity();
+        let mut live = 0usize;
+        for i in 0..n {
+            let e = Eix(i as u32);
+            let k = self.kind[i];
+            if k == EntryKind::None {
+                continue;
+            }
+            live += 1;
+            if self.ids.get(self.id[i]) != Some(&e) {
+                errs.push(VerifyError(format!("{e}: its id does not resolve to it")));
+            }
+            if self.tables.row_eix(k, self.row[i]) != e {
+                errs.push(VerifyError(format!(
+                    "{e}: row {} of {} belongs to {}",
+                    self.row[i],
+                    k.name(),
+                    self.tables.row_eix(k, self.row[i])
+                )));
+            }
+            let r = self.region[i] as usize;
+            if !self.regions.get(r).is_some_and(|r| r.live) {
+                errs.push(VerifyError(format!("{e}: lives in closed region {r}")));
+            }
+            let l = k.layout();
+            let s = self.span[i];
+            let header = (s.start as usize).checked_sub(l.lists.len());
+            let end = (s.start + s.nchild) as usize + l.refs.len();
+            let Some(header) = header.filter(|_| end <= self.edges.len()) else {
+                errs.push(VerifyError(format!("{e}: edge block out of the pool")));
+                continue;
+            };
+            let list_total: usize = self.edges[header..s.start as usize]
+                .iter()
+                .map(|x| x.0 as usize)
+                .sum();
+            if l.singles.len() + list_total != s.nchild as usize {
+                errs.push(VerifyError(format!(
+                    "{e}: list headers sum to {list_total} but the block holds {} children",
+                    s.nchild
+                )));
+                continue;
+            }
+            let check =
+                |c: Eix, target: Option<EntryKind>, field: &str, errs: &mut Vec<VerifyError>| {
+                    if c.is_none() {
+                        return;
+                    }
+                    if !self.is_live(c) {
+                        errs.push(VerifyError(format!(
+                            "{e} ({}).{field}: dangling edge to {c}",
+                            k.name()
+                        )));
+                    } else if let Some(t) = target.filter(|&t| self.kind(c) != t) {
+                        errs.push(VerifyError(format!(
+                            "{e} ({}).{field}: {c} is a {}, expected {}",
+                            k.name(),
+                            self.kind(c).name(),
+                            t.name()
+                        )));
+                    }
+                };
+            let kids = self.children(e);
+            for (slot, info) in l.singles.iter().enumerate() {
+                check(kids[slot], info.target, info.name, &mut errs);
+            }
+            for (li, info) in l.lists.iter().enumerate() {
+                let (off, len) = self.list_pos(e, li as u32);
+                for &c in &kids[off..off + len] {
+                    if c.is_none() {
+                        errs.push(VerifyError(format!("{e}.{}: none in a list", info.name)));
+                    }
+                    check(c, info.target, info.name, &mut errs);
+                }
+            }
+            for (slot, info) in l.refs.iter().enumerate() {
+                check(self.refs(e)[slot], info.target, info.name, &mut errs);
+            }
+        }
+        if live != self.ids.len() {
+            errs.push(VerifyError(format!(
+                "{live} live entries but {} ids",
+                self.ids.len()
+            )));
+        }
+        let mut seen = BitSet::with_len(n);
+        for (k, list) in self.kind_lists.iter().enumerate() {
+            for &e in list {
+                if !self.is_live(e) {
+                    continue; // freed by a region or recycled: skipped by kind_list()
+                }
+                if self.kind(e) as usize == k
+                    && self.region_of(e) == RegionIdx::FILE_SCOPE
+                    && !seen.insert(e.idx())
+                {
+                    errs.push(VerifyError(format!(
+                        "{e}: twice in the {} list",
+                        EntryKind::ALL[k].name()
+                    )));
+                }
+            }
+        }
+        for (r, reg) in self.regions.iter().enumerate().filter(|(_, r)| r.live) {
+            for &e in &reg.entries {
+                if self.is_live(e) && self.region[e.idx()] as usize != r && r != 0 {
+                    errs.push(VerifyError(format!(
+                        "{e}: listed in region {r} but lives in {}",
+                        self.region[e.idx()]
+                    )));
+                }
+            }
+        }
+        for (fi, f) in self.flags.iter().enumerate() {
+            if let Some(i) = f
+                .iter()
+                .find(|&i| i >= n || self.kind[i] == EntryKind::None)
+            {
+                errs.push(VerifyError(format!(
+                    "flag column {fi} has a bit for free index {i}"
+                )));
+            }
+        }
+        if let Some(i) = self.secondary.iter().find(|&i| !self.is_live(Eix(i))) {
+            errs.push(VerifyError(format!(
+                "is_in_secondary_il set for free index {i}"
+            )));
+        }
+        errs
+    }
 }

@@ -575,5 +575,6 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     il.main_routine = header(main, main_at, EntryKind::Routine, &il)?;
     il.primary_scope = header(scope, scope_at, EntryKind::Scope, &il)?;
     il.compact_edges();
+    il.debug_verify("read_il");
     Ok(il)
 }

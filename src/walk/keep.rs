@@ -267,6 +267,7 @@ pub fn eliminate_unneeded_il_entries(il: &mut Il) -> EliminationReport {
         .collect();
     rep.freed = doomed.len();
     il.free_entries(&doomed);
+    il.debug_verify("eliminate_unneeded_il_entries");
     rep
 }
 
