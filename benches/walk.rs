@@ -377,3 +377,24 @@ fn binary_il_read(b: Bencher) {
     b.counter(BytesCount::new(bytes.len()))
         .bench(|| black_box(ilkit::walk::binary::read_il(&bytes).unwrap().len()));
 }
+
+/// The generic file-scope walk with an entry visitor (the display/serialization shape),
+/// against the pointer marker's traversal of the same TU.
+#[divan::bench(sample_count = 10)]
+fn ilkit_walk_file_scope_il(b: Bencher) {
+    struct Count(usize);
+    impl ilkit::walk::Callbacks for Count {
+        const HAS_ENTRY: bool = true;
+        fn entry(&mut self, _: &mut Il, _: Eix, _: ilkit::il::EntryKind) -> Option<Eix> {
+            self.0 += 1;
+            None
+        }
+    }
+    let mut il = fixture().fresh.clone();
+    let mut w = ilkit::walk::Walker::new();
+    b.counter(ItemsCount::new(il.len())).bench_local(|| {
+        let mut c = Count(0);
+        w.walk_file_scope_il(&mut il, &mut c, 0).unwrap();
+        black_box(c.0)
+    });
+}
