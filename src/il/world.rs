@@ -1557,3 +1557,19 @@ impl Il {
         errs
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The per-entry columns are the memory budget of every entry (PERF.md).
+    #[test]
+    fn hot_row_sizes() {
+        assert_eq!(std::mem::size_of::<Span>(), 8);
+        assert_eq!(std::mem::size_of::<SourcePos>(), 8);
+        assert_eq!(std::mem::size_of::<EntryId>(), 8);
+        assert_eq!(std::mem::size_of::<EntryKind>(), 1);
+        assert_eq!(Il::per_entry_column_bytes(), 42);
+        assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 12);
+    }
+}
