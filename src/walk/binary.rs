@@ -383,14 +383,13 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     // list, no relocation), and checked against their field's target kind at the end.
     il.reserve(n, bytes.len() / 2);
     let mut regions: Vec<RegionIdx> = vec![RegionIdx::FILE_SCOPE];
-    let target = |r: &Reader, o: u32, at: usize| -> Result<Eix, BinError> {
+    let target = |o: u32, at: usize| -> Result<Eix, BinError> {
         if o as usize > n {
             return Err(BinError {
                 offset: at,
                 message: format!("reference to entry {o} of {n}"),
             });
         }
-        let _ = r;
         Ok(if o == 0 { Eix::NONE } else { Eix(o - 1) })
     };
     let mut edge_offsets: Vec<u32> = Vec::new();
@@ -454,7 +453,7 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         for slot in 0..layout.singles.len() {
             let at = r.at;
             let o = r.var_u32("reference")?;
-            let t = target(&r, o, at)?;
+            let t = target(o, at)?;
             il.replace_child_at(e, slot, t);
         }
         for l in 0..layout.lists.len() {
@@ -469,13 +468,13 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
                     });
                 }
                 // The block was allocated last, so the push inserts in place.
-                il.push_list_eix(e, l as u32, target(&r, o, at)?);
+                il.push_list_eix(e, l as u32, target(o, at)?);
             }
         }
         for slot in 0..layout.refs.len() {
             let at = r.at;
             let o = r.var_u32("reference")?;
-            let t = target(&r, o, at)?;
+            let t = target(o, at)?;
             il.replace_ref_at(e, slot, t);
         }
     }

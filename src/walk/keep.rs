@@ -44,8 +44,7 @@ pub fn device_roots(il: &Il) -> Vec<Eix> {
             attr::GLOBAL | attr::DEVICE | attr::SHARED | attr::CONSTANT | attr::MANAGED
         )
     };
-    for (row, &e) in il.tables.routine.eix.iter().enumerate() {
-        let _ = row;
+    for &e in il.tables.routine.eix.iter() {
         if !e.is_none()
             && il
                 .list_eix(e, F::ROUTINE_ATTRIBUTES)
