@@ -110,8 +110,6 @@ pub fn entries() -> Vec<KindDef> {
             child("constant", "constant"),
             reference("entity", "any"),
             flag("is_lvalue"),
-            // Stamped by a deep copy with mark_instantiated (0x1000).
-            flag("is_instantiated"),
         ]),
         reserved(14),
         reserved(15),

@@ -431,15 +431,22 @@ fn copied_constants_go_through_sharing() {
     let l2 = b.int_leaf(3);
     let x = b.binop(40, int, l1, l2);
     let mut s = ConstantSharing::new();
-    let y = copy::copy_expr_tree(&mut b.il, x, cf::MARK_INSTANTIATED, Some(&mut s)).unwrap();
+    let xe = b.e(x);
+    let mut cp =
+        copy::DeepCopy::new(cf::MARK_INSTANTIATED, RegionIdx::FILE_SCOPE).with_sharing(&mut s);
+    let ye = cp.copy_eix(&mut b.il, xe).unwrap();
+    let marked = cp.instantiated.clone();
+    drop(cp);
+    let y = b.il.id_of(ye);
     let ops = b.il.list_eix(b.e(y), F::EXPR_NODE_OPERANDS).to_vec();
     let c0 = b.il.child_eix(ops[0], F::EXPR_NODE_CONSTANT).unwrap();
     let c1 = b.il.child_eix(ops[1], F::EXPR_NODE_CONSTANT).unwrap();
     assert_eq!(c0, c1, "the two copied 3s share one canonical constant");
     assert!(b.il.tables.constant.is_shared[b.il.row(c0) as usize]);
     assert_eq!(s.counters.new_buckets, 1);
-    assert!(b.il.tables.expr_node.is_instantiated[b.il.row(b.e(y)) as usize]);
-    assert!(!b.il.tables.expr_node.is_instantiated[b.il.row(b.e(x)) as usize]);
+    assert!(marked.contains(&b.e(y)) && !marked.contains(&xe));
+    assert_eq!(marked.len(), 3, "the operation and its two leaves");
+    assert!(b.il.tables.constant.is_instantiated[b.il.row(c0) as usize]);
     assert!(s.verify(&b.il).is_empty());
 }
 

@@ -17,7 +17,7 @@
 //!
 //! # Invariants (checked by [`LazyCallGraph::verify`])
 //! - `scc_nodes[scc_of[n]]` contains `n`; `rc_sccs[scc_rc[s]][scc_pos[s]] == s`;
-//!   `postorder[rc_pos[r]] == r` for live RefSCCs.
+//!   live RefSCCs form the post-order list with strictly increasing order keys.
 //! - call edges inside an SCC keep it strongly connected; ref+call edges inside a RefSCC
 //!   keep it strongly connected.
 //! - for every call edge `a -> b`, `scc_of[b]` is no later than `scc_of[a]` in post-order;
@@ -25,16 +25,48 @@
 //!
 //! # Complexity
 //! Building is O(N + E) after population (population is linear in the function bodies).
-//! Mutations cost time proportional to the SCCs/RefSCCs involved, plus an O(R) shift of
-//! the post-order index table when RefSCCs are split, merged or removed (as upstream).
+//! Mutations cost time proportional to the SCCs/RefSCCs involved: SCC positions are
+//! dense indices inside one RefSCC, and the RefSCC post-order is an order-maintenance
+//! list (`order.rs`: linked list + `u64` order keys), so splitting, merging, inserting
+//! or removing RefSCCs never shifts the rest of the post-order.
+//!
+//! # Using it (a CGSCC pass manager)
+//! ```
+//! use ilkit::callgraph::{from_module, EdgeKind};
+//! use ilkit::import::llvm_ir::parse;
+//! let m = parse("m.ll", "define void @f() {\n  call void @g()\n  ret void\n}\n\
+//!                        define void @g() {\n  ret void\n}\n").unwrap();
+//! let mut g = from_module(&m, "m.ll");
+//! g.build_ref_sccs();
+//! let order: Vec<_> = g.postorder_refsccs().collect();          // callees first
+//! for rc in order {
+//!     for &scc in g.refscc_sccs(rc) {
+//!         for &n in g.scc_nodes(scc) {
+//!             let _calls = g.cached_edges(n).iter().filter(|e| e.kind == EdgeKind::Call).count();
+//!         }
+//!     }
+//! }
+//! // after transforming a function, hand its new edges to the graph:
+//! let f = g.node_by_name("f").unwrap();
+//! let up = g.update_node_edges(f, &[]);        // e.g. the call to g was inlined away
+//! assert!(up.new_refsccs.is_empty() && g.verify().is_empty());
+//! ```
+//! The mutation primitives (`switch_internal_edge_to_call`, `switch_internal_edge_to_ref`,
+//! `insert_incoming_ref_edge`, `remove_internal_ref_edges`, ...) are LLVM's, with the same
+//! results; SCC and RefSCC indices stay valid (dead ones become empty) so side tables
+//! keyed by them survive mutations.
 
 mod module;
 mod mutate;
+mod order;
 pub mod print;
+mod update;
 
 pub mod cli;
 
-pub use module::{from_module, is_known_lib_function};
+pub use module::{from_module, is_known_lib_function, is_lib_function};
+pub use order::PostOrderIter;
+pub use update::EdgeUpdate;
 
 use crate::graph::NONE;
 
@@ -98,7 +130,8 @@ impl std::fmt::Display for VerifyError {
     }
 }
 
-/// The lazy call graph.
+/// The lazy call graph. Cloning copies every table and shares the edge source.
+#[derive(Clone)]
 pub struct LazyCallGraph {
     /// Function name per node (no `@`, no quotes).
     names: Vec<String>,
@@ -108,6 +141,8 @@ pub struct LazyCallGraph {
     populated: Vec<bool>,
     /// Removed as dead.
     removed: Vec<bool>,
+    /// First node with each name.
+    name_index: ahash::AHashMap<String, NodeIdx>,
     /// Outgoing edges per node, in LLVM order.
     edges: Vec<Vec<Edge>>,
     /// SCC per node (`NONE`: not reached from a root / not built yet).
@@ -123,16 +158,14 @@ pub struct LazyCallGraph {
     scc_pos: Vec<u32>,
     /// SCCs per RefSCC, post-order.
     rc_sccs: Vec<Vec<SccIdx>>,
-    /// Post-order position per RefSCC (`NONE` when dead).
-    rc_pos: Vec<u32>,
-    /// Live RefSCCs in post-order.
-    postorder: Vec<RefSccIdx>,
+    /// Live RefSCCs in post-order, with order keys.
+    order: order::PostOrder,
     /// Entry edges (roots) in LLVM order.
     entry: Vec<NodeIdx>,
     /// Defined library functions (implicit ref targets of every node), module order.
     libs: Vec<NodeIdx>,
-    /// Populates nodes.
-    source: Box<dyn EdgeSource + Send + Sync>,
+    /// Populates nodes (shared by clones).
+    source: std::sync::Arc<dyn EdgeSource + Send + Sync>,
     /// RefSCCs have been built.
     built: bool,
     /// Module identifier for printers.
@@ -143,7 +176,7 @@ impl std::fmt::Debug for LazyCallGraph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LazyCallGraph")
             .field("nodes", &self.names.len())
-            .field("refsccs", &self.postorder.len())
+            .field("refsccs", &self.order.len())
             .finish()
     }
 }
@@ -162,7 +195,12 @@ impl LazyCallGraph {
     ) -> Self {
         let n = names.len();
         assert_eq!(defined.len(), n, "defined flags must match names");
+        let mut name_index = ahash::AHashMap::with_capacity(n);
+        for (i, s) in names.iter().enumerate() {
+            name_index.entry(s.clone()).or_insert(i as NodeIdx);
+        }
         LazyCallGraph {
+            name_index,
             names,
             defined,
             populated: vec![false; n],
@@ -175,11 +213,10 @@ impl LazyCallGraph {
             scc_rc: Vec::new(),
             scc_pos: Vec::new(),
             rc_sccs: Vec::new(),
-            rc_pos: Vec::new(),
-            postorder: Vec::new(),
+            order: order::PostOrder::default(),
             entry,
             libs,
-            source,
+            source: std::sync::Arc::from(source),
             built: false,
             module_id: module_id.into(),
         }
@@ -319,23 +356,28 @@ impl LazyCallGraph {
         &self.rc_sccs[r as usize]
     }
 
-    /// Post-order position of RefSCC `r` (`None` if dead).
-    pub fn refscc_position(&self, r: RefSccIdx) -> Option<u32> {
-        let p = self.rc_pos[r as usize];
-        (p != NONE).then_some(p)
+    /// Post-order key of RefSCC `r` (`None` if dead): keys increase along the
+    /// post-order but are not dense (compare them, don't index with them).
+    pub fn refscc_order(&self, r: RefSccIdx) -> Option<u64> {
+        self.order.is_live(r).then(|| self.order.label(r))
     }
 
-    /// Live RefSCCs in post-order.
-    pub fn postorder_refsccs(&self) -> &[RefSccIdx] {
-        &self.postorder
+    /// Live RefSCCs in post-order (callees first).
+    pub fn postorder_refsccs(&self) -> PostOrderIter<'_> {
+        self.order.iter()
+    }
+
+    /// Number of live RefSCCs.
+    pub fn num_refsccs(&self) -> usize {
+        self.order.len()
     }
 
     /// The RefSCCs as names: RefSCCs in post-order, SCCs in post-order inside, nodes in
     /// LLVM order.
     pub fn postorder_names(&self) -> Vec<Vec<Vec<&str>>> {
-        self.postorder
+        self.order
             .iter()
-            .map(|&r| {
+            .map(|r| {
                 self.rc_sccs[r as usize]
                     .iter()
                     .map(|&s| {
@@ -369,8 +411,7 @@ impl LazyCallGraph {
         for g in 0..starts.len() - 1 {
             let group = &nodes[starts[g] as usize..starts[g + 1] as usize];
             let r = self.new_refscc();
-            self.rc_pos[r as usize] = self.postorder.len() as u32;
-            self.postorder.push(r);
+            self.order.push_back(r);
             self.build_call_sccs(r, group);
         }
     }
@@ -378,7 +419,7 @@ impl LazyCallGraph {
     fn new_refscc(&mut self) -> RefSccIdx {
         let r = self.rc_sccs.len() as RefSccIdx;
         self.rc_sccs.push(Vec::new());
-        self.rc_pos.push(NONE);
+        self.order.grow(r as usize + 1);
         r
     }
 

@@ -9,57 +9,64 @@
 
 use super::{Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx, VerifyError};
 use crate::graph::NONE;
-use ahash::AHashSet;
+use ahash::{AHashMap, AHashSet};
 
-/// LLVM's `updatePostorderSequenceForEdgeInsertion` over a post-order list `seq` of
-/// components with positions `pos`. `source_connected(c)` says whether component `c`
-/// has an edge into the given set; `target_reach` computes the set reached from the
-/// target within the range. Returns the range `[start, end)` of `seq` that must merge
-/// into the target (empty when the insertion forms no cycle).
+/// LLVM's `updatePostorderSequenceForEdgeInsertion` on the part of a post-order that
+/// runs from the source component (`range[0]`) to the target (`range[last]`).
+/// `has_edge_into(c, set)` says whether component `c` has an edge (of the relevant
+/// kind) into `set`; `succs(c, out)` lists the components `c` has edges into. The range
+/// is reordered in place so the post-order stays valid; returns the local range
+/// `[start, end)` of components that now form a cycle with the target and must merge
+/// into it (empty when none). Cost: proportional to the range and its edges.
 fn update_postorder_for_insertion(
-    seq: &mut [u32],
-    pos: &mut [u32],
-    source: u32,
-    target: u32,
-    mut source_connected: impl FnMut(u32, &AHashSet<u32>) -> bool,
-    target_reach: impl FnOnce(&[u32], &[u32], u32) -> AHashSet<u32>,
+    range: &mut [u32],
+    mut has_edge_into: impl FnMut(u32, &AHashSet<u32>) -> bool,
+    mut succs: impl FnMut(u32, &mut Vec<u32>),
 ) -> (usize, usize) {
-    let si = pos[source as usize] as usize;
-    let ti = pos[target as usize] as usize;
-    debug_assert!(si < ti);
+    let last = range.len() - 1;
+    let target = range[last];
+    // components in the range that (transitively) reach the source
     let mut set = AHashSet::new();
-    set.insert(source);
-    for &c in &seq[si + 1..=ti] {
-        if source_connected(c, &set) {
+    set.insert(range[0]);
+    for &c in &range[1..] {
+        if has_edge_into(c, &set) {
             set.insert(c);
         }
     }
-    // stable partition: not connected first
-    let (mut a, mut b): (Vec<u32>, Vec<u32>) = seq[si..=ti].iter().partition(|c| !set.contains(c));
-    let split = si + a.len();
+    // stable partition: the others first, then the source and what reaches it
+    let (mut a, mut b): (Vec<u32>, Vec<u32>) = range.iter().partition(|c| !set.contains(c));
+    let split = a.len();
     a.append(&mut b);
-    seq[si..=ti].copy_from_slice(&a);
-    for (k, &c) in seq.iter().enumerate().take(ti + 1).skip(si) {
-        pos[c as usize] = k as u32;
-    }
+    range.copy_from_slice(&a);
     if !set.contains(&target) {
         return (split, split);
     }
     let si = split;
-    let mut ti = ti;
+    let mut ti = last;
     if si + 1 < ti {
-        let reach = target_reach(seq, pos, si as u32);
+        // components after the source that the target reaches
+        let local: AHashMap<u32, usize> = range.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+        let mut reach = AHashSet::new();
+        reach.insert(target);
+        let mut work = vec![target];
+        let mut out = Vec::new();
+        while let Some(c) = work.pop() {
+            out.clear();
+            succs(c, &mut out);
+            for &d in &out {
+                if local.get(&d).is_some_and(|&k| k > si) && reach.insert(d) {
+                    work.push(d);
+                }
+            }
+        }
         let (mut a, mut b): (Vec<u32>, Vec<u32>) =
-            seq[si + 1..=ti].iter().partition(|c| reach.contains(c));
+            range[si + 1..].iter().partition(|c| reach.contains(c));
         let n_conn = a.len();
         a.append(&mut b);
-        seq[si + 1..=ti].copy_from_slice(&a);
-        for (k, &c) in seq.iter().enumerate().take(ti + 1).skip(si + 1) {
-            pos[c as usize] = k as u32;
-        }
+        range[si + 1..].copy_from_slice(&a);
         ti = si + n_conn;
     }
-    debug_assert_eq!(seq[ti], target);
+    debug_assert_eq!(range[ti], target);
     (si, ti)
 }
 
@@ -86,16 +93,18 @@ impl LazyCallGraph {
         }
     }
 
-    fn reindex_postorder(&mut self, from: usize) {
-        for k in from..self.postorder.len() {
-            let r = self.postorder[k];
-            self.rc_pos[r as usize] = k as u32;
+    fn reindex_sccs_range(&mut self, rc: RefSccIdx, from: usize, to: usize) {
+        for k in from..to {
+            let s = self.rc_sccs[rc as usize][k];
+            self.scc_pos[s as usize] = k as u32;
         }
     }
 
     /// Turns the ref edge `src -> tgt` (both in one RefSCC) into a call edge. SCCs that
     /// now form a cycle are merged into `tgt`'s SCC; `merge_cb` sees them (in post-order)
-    /// before the merge. Returns whether a new cycle formed.
+    /// before the merge (it is not called when `tgt`'s SCC already precedes `src`'s, and
+    /// is called with an empty slice when only the post-order needed fixing). Returns
+    /// whether a new cycle formed.
     ///
     /// # Panics
     /// If there is no such ref edge or the endpoints are in different RefSCCs.
@@ -122,15 +131,13 @@ impl LazyCallGraph {
             self.set_edge_kind(src, tgt, EdgeKind::Call);
             return false;
         }
-        let mut seq = std::mem::take(&mut self.rc_sccs[rc as usize]);
-        let mut pos = std::mem::take(&mut self.scc_pos);
+        let si = self.scc_pos[ss as usize] as usize;
+        let ti = self.scc_pos[ts as usize] as usize;
+        let mut range = self.rc_sccs[rc as usize][si..=ti].to_vec();
         let (start, end) = {
             let this = &*self;
             update_postorder_for_insertion(
-                &mut seq,
-                &mut pos,
-                ss,
-                ts,
+                &mut range,
                 |c, set| {
                     this.scc_nodes[c as usize].iter().any(|&n| {
                         this.edges[n as usize]
@@ -138,38 +145,27 @@ impl LazyCallGraph {
                             .any(|e| e.is_call() && set.contains(&this.scc_of[e.target as usize]))
                     })
                 },
-                |_seq, pos, si| {
-                    let mut set = AHashSet::new();
-                    set.insert(ts);
-                    let mut work = vec![ts];
-                    while let Some(c) = work.pop() {
-                        for &n in &this.scc_nodes[c as usize] {
-                            for e in &this.edges[n as usize] {
-                                if !e.is_call() {
-                                    continue;
-                                }
-                                let ec = this.scc_of[e.target as usize];
-                                if this.scc_rc[ec as usize] != rc || pos[ec as usize] <= si {
-                                    continue;
-                                }
-                                if set.insert(ec) {
-                                    work.push(ec);
-                                }
+                |c, out| {
+                    for &n in &this.scc_nodes[c as usize] {
+                        for e in &this.edges[n as usize] {
+                            if e.is_call() {
+                                out.push(this.scc_of[e.target as usize]);
                             }
                         }
                     }
-                    set
                 },
             )
         };
-        self.scc_pos = pos;
+        self.rc_sccs[rc as usize][si..=ti].copy_from_slice(&range);
+        self.reindex_sccs_range(rc, si, ti + 1);
+        // As upstream, the callback also runs (with an empty slice) when only the
+        // post-order had to be fixed.
+        merge_cb(&range[start..end]);
         if start == end {
-            self.rc_sccs[rc as usize] = seq;
             self.set_edge_kind(src, tgt, EdgeKind::Call);
             return false;
         }
-        merge_cb(&seq[start..end]);
-        for &c in &seq[start..end] {
+        for &c in &range[start..end] {
             let nodes = std::mem::take(&mut self.scc_nodes[c as usize]);
             for &n in &nodes {
                 self.scc_of[n as usize] = ts;
@@ -178,9 +174,8 @@ impl LazyCallGraph {
             self.scc_pos[c as usize] = NONE;
             self.scc_rc[c as usize] = NONE;
         }
-        seq.drain(start..end);
-        self.rc_sccs[rc as usize] = seq;
-        self.reindex_sccs(rc, start);
+        self.rc_sccs[rc as usize].drain(si + start..si + end);
+        self.reindex_sccs(rc, si + start);
         self.set_edge_kind(src, tgt, EdgeKind::Call);
         true
     }
@@ -372,10 +367,98 @@ impl LazyCallGraph {
             self.refscc_of(tgt).expect("tgt in a RefSCC"),
         );
         assert!(
-            self.rc_pos[rt as usize] < self.rc_pos[rs as usize],
+            self.order.label(rt) < self.order.label(rs),
             "insert_outgoing_edge must go to a descendant"
         );
         self.edges[src as usize].push(Edge { target: tgt, kind });
+    }
+
+    /// Adds a call edge `src -> tgt` (or upgrades an existing ref edge) where the edge
+    /// changes no SCC: `tgt` is in `src`'s SCC, an earlier SCC of its RefSCC, or an
+    /// earlier RefSCC (LLVM's `insertTrivialCallEdge`).
+    ///
+    /// # Panics
+    /// If the edge would go to a later SCC or RefSCC.
+    pub fn insert_trivial_call_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
+        self.assert_built();
+        let (ss, ts) = (self.scc_of[src as usize], self.scc_of[tgt as usize]);
+        let (rs, rt) = (self.scc_rc[ss as usize], self.scc_rc[ts as usize]);
+        let trivial = if rs == rt {
+            self.scc_pos[ts as usize] <= self.scc_pos[ss as usize]
+        } else {
+            self.order.label(rt) < self.order.label(rs)
+        };
+        assert!(trivial, "insert_trivial_call_edge: edge is not trivial");
+        match self.edge(src, tgt) {
+            Some(_) => self.set_edge_kind(src, tgt, EdgeKind::Call),
+            None => self.edges[src as usize].push(Edge {
+                target: tgt,
+                kind: EdgeKind::Call,
+            }),
+        }
+    }
+
+    /// Adds a ref edge `src -> tgt` (no-op if any edge exists) where `tgt` is in
+    /// `src`'s RefSCC or an earlier one (LLVM's `insertTrivialRefEdge`).
+    ///
+    /// # Panics
+    /// If `tgt`'s RefSCC is later than `src`'s.
+    pub fn insert_trivial_ref_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
+        self.assert_built();
+        let (rs, rt) = (
+            self.refscc_of(src).expect("src in a RefSCC"),
+            self.refscc_of(tgt).expect("tgt in a RefSCC"),
+        );
+        assert!(
+            rs == rt || self.order.label(rt) < self.order.label(rs),
+            "insert_trivial_ref_edge: edge is not trivial"
+        );
+        if self.edge(src, tgt).is_none() {
+            self.edges[src as usize].push(Edge {
+                target: tgt,
+                kind: EdgeKind::Ref,
+            });
+        }
+    }
+
+    /// Adds an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
+    /// `insertEdge`); populates `src` first.
+    ///
+    /// # Panics
+    /// After the SCCs are built, or if the edge exists.
+    pub fn insert_edge(&mut self, src: NodeIdx, tgt: NodeIdx, kind: EdgeKind) {
+        assert!(
+            !self.built,
+            "insert_edge cannot be called after SCCs are built"
+        );
+        self.populate(src);
+        assert!(self.edge(src, tgt).is_none(), "edge already present");
+        self.edges[src as usize].push(Edge { target: tgt, kind });
+    }
+
+    /// Removes an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
+    /// `removeEdge`).
+    ///
+    /// # Panics
+    /// After the SCCs are built, or if there is no such edge.
+    pub fn remove_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
+        assert!(
+            !self.built,
+            "remove_edge cannot be called after SCCs are built"
+        );
+        self.populate(src);
+        self.remove_edge_internal(src, tgt);
+    }
+
+    /// Renames node `n` (LLVM's `replaceNodeFunction`: the function body moved to a new
+    /// function with the same edges).
+    pub fn replace_node_function(&mut self, n: NodeIdx, new_name: impl Into<String>) {
+        let new_name = new_name.into();
+        if self.name_index.get(&self.names[n as usize]) == Some(&n) {
+            self.name_index.remove(&self.names[n as usize]);
+        }
+        self.name_index.insert(new_name.clone(), n);
+        self.names[n as usize] = new_name;
     }
 
     /// Removes the edge `src -> tgt` whose endpoints are in different RefSCCs. No
@@ -500,10 +583,8 @@ impl LazyCallGraph {
             }
         }
         let result: Vec<RefSccIdx> = (0..post_number).map(|_| self.new_refscc()).collect();
-        let idx = self.rc_pos[rc as usize] as usize;
-        self.postorder.splice(idx..=idx, result.iter().copied());
-        self.rc_pos[rc as usize] = NONE;
-        self.reindex_postorder(idx);
+        self.order.insert_before(&result, rc);
+        self.order.unlink(rc);
         let sccs = std::mem::take(&mut self.rc_sccs[rc as usize]);
         for s in sccs {
             let number = self.low[self.scc_nodes[s as usize][0] as usize];
@@ -532,19 +613,25 @@ impl LazyCallGraph {
         let this = self.refscc_of(tgt).expect("tgt in a RefSCC");
         let sc = self.refscc_of(src).expect("src in a RefSCC");
         assert!(
-            self.rc_pos[sc as usize] < self.rc_pos[this as usize],
+            self.order.label(sc) < self.order.label(this),
             "insert_incoming_ref_edge: edge is not incoming"
         );
-        let mut seq = std::mem::take(&mut self.postorder);
-        let mut pos = std::mem::take(&mut self.rc_pos);
+        // the post-order from the source's RefSCC to the target's
+        let mut segment = Vec::new();
+        let mut r = sc;
+        loop {
+            segment.push(r);
+            if r == this {
+                break;
+            }
+            r = self.order.next_of(r);
+        }
+        let mut range = segment.clone();
         let (start, end) = {
             let g = &*self;
             let rc_of = |n: NodeIdx| g.scc_rc[g.scc_of[n as usize] as usize];
             update_postorder_for_insertion(
-                &mut seq,
-                &mut pos,
-                sc,
-                this,
+                &mut range,
                 |c, set| {
                     g.rc_sccs[c as usize].iter().any(|&s| {
                         g.scc_nodes[s as usize].iter().any(|&n| {
@@ -554,35 +641,21 @@ impl LazyCallGraph {
                         })
                     })
                 },
-                |_seq, pos, si| {
-                    let mut set = AHashSet::new();
-                    set.insert(this);
-                    let mut work = vec![this];
-                    while let Some(r) = work.pop() {
-                        for &s in &g.rc_sccs[r as usize] {
-                            for &n in &g.scc_nodes[s as usize] {
-                                for e in &g.edges[n as usize] {
-                                    let er = rc_of(e.target);
-                                    if pos[er as usize] <= si {
-                                        continue;
-                                    }
-                                    if set.insert(er) {
-                                        work.push(er);
-                                    }
-                                }
-                            }
+                |c, out| {
+                    for &s in &g.rc_sccs[c as usize] {
+                        for &n in &g.scc_nodes[s as usize] {
+                            out.extend(g.edges[n as usize].iter().map(|e| rc_of(e.target)));
                         }
                     }
-                    set
                 },
             )
         };
-        self.rc_pos = pos;
-        let merged: Vec<RefSccIdx> = seq[start..end].to_vec();
+        self.order.reorder_segment(&segment, &range);
+        let merged: Vec<RefSccIdx> = range[start..end].to_vec();
         let mut sccs: Vec<SccIdx> = Vec::new();
         for &r in &merged {
             sccs.extend(std::mem::take(&mut self.rc_sccs[r as usize]));
-            self.rc_pos[r as usize] = NONE;
+            self.order.unlink(r);
         }
         sccs.extend(std::mem::take(&mut self.rc_sccs[this as usize]));
         for (k, &s) in sccs.iter().enumerate() {
@@ -590,9 +663,6 @@ impl LazyCallGraph {
             self.scc_pos[s as usize] = k as u32;
         }
         self.rc_sccs[this as usize] = sccs;
-        seq.drain(start..end);
-        self.postorder = seq;
-        self.reindex_postorder(start);
         self.edges[src as usize].push(Edge {
             target: tgt,
             kind: EdgeKind::Ref,
@@ -639,10 +709,7 @@ impl LazyCallGraph {
         self.scc_rc[s as usize] = NONE;
         self.scc_pos[s as usize] = NONE;
         self.rc_sccs[r as usize].clear();
-        let idx = self.rc_pos[r as usize] as usize;
-        self.rc_pos[r as usize] = NONE;
-        self.postorder.remove(idx);
-        self.reindex_postorder(idx);
+        self.order.unlink(r);
         Ok(())
     }
 
@@ -655,7 +722,9 @@ impl LazyCallGraph {
     /// [`add_new_function_as_refscc`]: Self::add_new_function_as_refscc
     pub fn add_function(&mut self, name: impl Into<String>) -> NodeIdx {
         let n = self.names.len() as NodeIdx;
-        self.names.push(name.into());
+        let name = name.into();
+        self.name_index.entry(name.clone()).or_insert(n);
+        self.names.push(name);
         self.defined.push(true);
         self.populated.push(true);
         self.removed.push(false);
@@ -705,10 +774,63 @@ impl LazyCallGraph {
         let s = self.new_scc(r, vec![n]);
         self.scc_pos[s as usize] = 0;
         self.rc_sccs[r as usize].push(s);
-        let idx = self.rc_pos[before as usize] as usize;
-        self.postorder.insert(idx, r);
-        self.reindex_postorder(idx);
+        self.order.insert_before(&[r], before);
         r
+    }
+
+    /// Adds function `name`, split out of `original` (outlining, coroutine splitting),
+    /// with outgoing `edges` (only to `original`'s RefSCC or earlier ones, as LLVM
+    /// requires), plus the edge `original -> new` of kind `kind`; places it like LLVM's
+    /// `addSplitFunction`: into `original`'s SCC when `original` calls it and it calls
+    /// back into that SCC; else into a new SCC of `original`'s RefSCC when it has any
+    /// edge back into that RefSCC (before `original`'s SCC if called, else last); else
+    /// into a new RefSCC just before `original`'s. Returns the new node.
+    ///
+    /// # Panics
+    /// If `original` is not in the built graph or an edge target repeats.
+    pub fn add_split_function(
+        &mut self,
+        original: NodeIdx,
+        name: impl Into<String>,
+        kind: EdgeKind,
+        edges: Vec<Edge>,
+    ) -> NodeIdx {
+        self.assert_built();
+        let oc = self.scc_of(original).expect("original in an SCC");
+        let orc = self.scc_rc[oc as usize];
+        let n = self.add_function(name);
+        self.dfs[n as usize] = -1;
+        self.low[n as usize] = -1;
+        let mut seen = AHashSet::new();
+        for e in &edges {
+            assert!(seen.insert(e.target), "edge target repeats");
+        }
+        let same_scc = kind == EdgeKind::Call
+            && edges
+                .iter()
+                .any(|e| e.is_call() && self.scc_of[e.target as usize] == oc);
+        if same_scc {
+            self.scc_nodes[oc as usize].push(n);
+            self.scc_of[n as usize] = oc;
+        } else if edges.iter().any(|e| self.refscc_of(e.target) == Some(orc)) {
+            let s = self.new_scc(orc, vec![n]);
+            let at = if kind == EdgeKind::Call {
+                self.scc_pos[oc as usize] as usize
+            } else {
+                self.rc_sccs[orc as usize].len()
+            };
+            self.rc_sccs[orc as usize].insert(at, s);
+            self.reindex_sccs(orc, at);
+        } else {
+            let r = self.new_refscc();
+            let s = self.new_scc(r, vec![n]);
+            self.scc_pos[s as usize] = 0;
+            self.rc_sccs[r as usize].push(s);
+            self.order.insert_before(&[r], orc);
+        }
+        self.edges[n as usize] = edges;
+        self.edges[original as usize].push(Edge { target: n, kind });
+        n
     }
 
     /// Checks every invariant listed in the module docs. Reports all problems; never
@@ -728,23 +850,15 @@ impl LazyCallGraph {
         if !self.built {
             return errs;
         }
-        for (k, &r) in self.postorder.iter().enumerate() {
-            if get(&self.rc_pos, r) != k as u32 {
-                err(format!(
-                    "refscc {r} at post-order {k} has position {}",
-                    get(&self.rc_pos, r)
-                ));
-            }
+        for e in self.order.check() {
+            err(e);
+        }
+        for r in self.order.iter() {
             if self.rc_sccs.get(r as usize).is_none_or(|l| l.is_empty()) {
                 err(format!("refscc {r} is empty"));
             }
         }
-        for (r, &p) in self.rc_pos.iter().enumerate() {
-            if p != NONE && self.postorder.get(p as usize) != Some(&(r as u32)) {
-                err(format!("refscc {r} claims post-order {p}"));
-            }
-        }
-        for &r in &self.postorder {
+        for r in self.order.iter() {
             let Some(list) = self.rc_sccs.get(r as usize) else {
                 continue;
             };
@@ -789,7 +903,7 @@ impl LazyCallGraph {
                     continue;
                 }
                 let rb = get(&self.scc_rc, sb);
-                if get(&self.rc_pos, rb) > get(&self.rc_pos, ra) {
+                if self.order.label(rb) > self.order.label(ra) {
                     err(format!(
                         "edge {} -> {} goes to a later RefSCC",
                         self.name(a),
@@ -806,7 +920,7 @@ impl LazyCallGraph {
             }
         }
         // strong connectivity: every SCC over its call edges, every RefSCC over all edges
-        for &r in &self.postorder {
+        for r in self.order.iter() {
             let Some(list) = self.rc_sccs.get(r as usize) else {
                 continue;
             };

@@ -27,7 +27,8 @@ impl LazyCallGraph {
             out.push('\n');
         }
         self.build_ref_sccs();
-        for &r in self.postorder_refsccs() {
+        let order: Vec<u32> = self.postorder_refsccs().collect();
+        for r in order {
             let sccs = self.refscc_sccs(r);
             let _ = writeln!(out, "  RefSCC with {} call SCCs:", sccs.len());
             for &s in sccs {
@@ -80,22 +81,24 @@ impl LazyCallGraph {
     }
 }
 
-/// LLVM's `DOT::EscapeString`.
+/// LLVM's `DOT::EscapeString`: `\n` for newlines, two spaces for tabs, a backslash
+/// before `{ } < > | "` and before a lone backslash; `\l` is kept, and a backslash
+/// before `| { }` is dropped (that character then stays unescaped).
 fn dot_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
+            '\n' => out.push_str("\\n"),
             '\t' => out.push_str("  "),
-            '\\' => {
-                if let Some(&n) = chars.peek() {
-                    if matches!(n, '|' | '{' | '}') {
-                        out.push('\\');
-                        continue;
-                    }
+            '\\' => match chars.peek() {
+                Some('l') => out.push('\\'),
+                Some(&n @ ('|' | '{' | '}')) => {
+                    out.push(n);
+                    chars.next();
                 }
-                out.push_str("\\\\");
-            }
+                _ => out.push_str("\\\\"),
+            },
             '{' | '}' | '<' | '>' | '|' | '"' => {
                 out.push('\\');
                 out.push(c);
@@ -104,4 +107,13 @@ fn dot_escape(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dot_escape_like_llvm() {
+        assert_eq!(super::dot_escape("a{b}<c>|\"d"), "a\\{b\\}\\<c\\>\\|\\\"d");
+        assert_eq!(super::dot_escape("x\\ly\\|z\\q\tw\n"), "x\\ly|z\\\\q  w\\n");
+    }
 }

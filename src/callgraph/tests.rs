@@ -156,7 +156,7 @@ fn fixture_module_graph() {
 fn partitions(g: &LazyCallGraph) -> (BTreeSet<Vec<NodeIdx>>, BTreeSet<Vec<NodeIdx>>) {
     let mut sccs = BTreeSet::new();
     let mut rcs = BTreeSet::new();
-    for &r in g.postorder_refsccs() {
+    for r in g.postorder_refsccs() {
         let mut all: Vec<NodeIdx> = g.refscc_nodes(r).collect();
         all.sort();
         rcs.insert(all);
@@ -204,17 +204,14 @@ fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
     let a = live[rng.next(live.len())];
     let b = live[rng.next(live.len())];
     let (ra, rb) = (g.refscc_of(a).unwrap(), g.refscc_of(b).unwrap());
-    let (pa, pb) = (
-        g.refscc_position(ra).unwrap(),
-        g.refscc_position(rb).unwrap(),
-    );
+    let (pa, pb) = (g.refscc_order(ra).unwrap(), g.refscc_order(rb).unwrap());
     match g.edge(a, b) {
         Some(e) => {
             let same = ra == rb;
             match (same, e.kind, rng.next(2)) {
                 (true, EdgeKind::Call, _) => {
-                    g.switch_internal_edge_to_ref(a, b);
-                    format!("internal to_ref {a}->{b}")
+                    let new = g.switch_internal_edge_to_ref(a, b);
+                    format!("internal to_ref {a}->{b} split {}", new.len())
                 }
                 (true, EdgeKind::Ref, 0) => {
                     let mut merged = Vec::new();
@@ -222,8 +219,8 @@ fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
                     format!("internal to_call {a}->{b} merged {merged:?}")
                 }
                 (true, EdgeKind::Ref, _) => {
-                    g.remove_internal_ref_edges(a, &[b]);
-                    format!("remove internal ref {a}->{b}")
+                    let new = g.remove_internal_ref_edges(a, &[b]);
+                    format!("remove internal ref {a}->{b} split {}", new.len())
                 }
                 (false, EdgeKind::Call, 0) => {
                     g.switch_outgoing_edge_to_ref(a, b);
@@ -242,7 +239,8 @@ fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
         None => {
             if rng.next(12) == 0 {
                 let c = g.add_function("new");
-                let r = g.postorder_refsccs()[rng.next(g.postorder_refsccs().len())];
+                let all: Vec<RefSccIdx> = g.postorder_refsccs().collect();
+                let r = all[rng.next(all.len())];
                 g.add_new_function_into_refscc(c, r);
                 // connect it both ways so the RefSCC stays strongly connected
                 let x = g.refscc_nodes(r).next().unwrap();
@@ -262,8 +260,8 @@ fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
                 g.insert_outgoing_edge(a, b, k);
                 format!("insert outgoing {k:?} {a}->{b}")
             } else {
-                g.insert_incoming_ref_edge(a, b);
-                format!("insert incoming ref {a}->{b}")
+                let merged = g.insert_incoming_ref_edge(a, b);
+                format!("insert incoming ref {a}->{b} merged {}", merged.len())
             }
         }
     }
@@ -290,7 +288,7 @@ fn random_graph(rng: &mut Rng, n: usize) -> LazyCallGraph {
     g
 }
 
-fn check_sequence(seed: u64, n: usize, steps: usize) {
+fn check_sequence(seed: u64, n: usize, steps: usize) -> Vec<String> {
     let mut rng = Rng(seed);
     let mut g = random_graph(&mut rng, n);
     assert!(g.verify().is_empty());
@@ -322,12 +320,30 @@ fn check_sequence(seed: u64, n: usize, steps: usize) {
             "seed {seed}: partitions differ after {log:?}"
         );
     }
+    log
 }
 
 #[test]
 fn random_mutation_sequences_keep_invariants() {
+    let mut all = Vec::new();
     for seed in 0..300u64 {
-        check_sequence(seed, 2 + (seed % 9) as usize, 40);
+        all.extend(check_sequence(seed, 2 + (seed % 9) as usize, 40));
+    }
+    // the sequences must exercise every structural change
+    let count = |pat: &str| {
+        all.iter()
+            .filter(|l| l.contains(pat) && !l.ends_with(" 0") && !l.ends_with("[]"))
+            .count()
+    };
+    for pat in [
+        "internal to_ref",
+        "internal to_call",
+        "remove internal ref",
+        "insert incoming ref",
+        "remove dead",
+        "new function",
+    ] {
+        assert!(count(pat) > 10, "too few structural {pat}: {}", count(pat));
     }
 }
 
@@ -361,4 +377,144 @@ fn switch_to_ref_splits_like_llvm() {
     assert!(g.switch_internal_edge_to_call(2, 0, |m| seen.extend_from_slice(m)));
     assert_eq!(seen.len(), 2);
     assert_eq!(g.postorder_names(), vec![vec![vec!["f0", "f2", "f1"]]]);
+}
+
+/// `update_node_edges` with random new edge sets keeps every invariant and the same
+/// partitions as a rebuild.
+#[test]
+fn random_node_edge_updates_keep_invariants() {
+    let (mut splits, mut merges, mut rc_splits, mut rc_merges) = (0, 0, 0, 0);
+    for seed in 0..400u64 {
+        let mut rng = Rng(seed ^ 0x5555);
+        let n = 2 + (seed % 10) as usize;
+        let mut g = random_graph(&mut rng, n);
+        for step in 0..12 {
+            let a = rng.next(n) as u32;
+            let mut new = Vec::new();
+            for b in 0..n as u32 {
+                if rng.next(3) == 0 {
+                    let kind = if rng.next(2) == 0 {
+                        EdgeKind::Call
+                    } else {
+                        EdgeKind::Ref
+                    };
+                    new.push(Edge { target: b, kind });
+                }
+            }
+            // shuffle a little so retained and new edges interleave
+            if new.len() > 1 {
+                let k = rng.next(new.len());
+                new.swap(0, k);
+            }
+            let up = g.update_node_edges(a, &new);
+            splits += up.new_sccs.len();
+            merges += up.merged_sccs.len();
+            rc_splits += up.new_refsccs.len();
+            rc_merges += up.merged_refsccs.len();
+            let errs = g.verify();
+            assert!(errs.is_empty(), "seed {seed} step {step}: {errs:?}");
+            let mut mine: Vec<Edge> = g.cached_edges(a).to_vec();
+            mine.sort_by_key(|e| e.target);
+            new.sort_by_key(|e| e.target);
+            assert_eq!(mine, new, "seed {seed} step {step}: edge set");
+            let h = rebuild(&g);
+            assert_eq!(
+                partitions(&g),
+                partitions(&h),
+                "seed {seed} step {step}: partitions"
+            );
+        }
+    }
+    assert!(
+        splits > 20 && merges > 20 && rc_splits > 20 && rc_merges > 20,
+        "{splits} {merges} {rc_splits} {rc_merges}"
+    );
+}
+
+#[test]
+fn trivial_insertions_and_pre_build_edits() {
+    let call = |t| Edge {
+        target: t,
+        kind: EdgeKind::Call,
+    };
+    // 0 -> 1 -> 2, all roots
+    let mut g = LazyCallGraph::from_edge_lists(vec![vec![call(1)], vec![call(2)], vec![]]);
+    g.insert_edge(2, 0, EdgeKind::Ref);
+    g.remove_edge(2, 0);
+    g.build_ref_sccs();
+    g.insert_trivial_ref_edge(0, 2);
+    g.insert_trivial_call_edge(0, 2);
+    assert_eq!(g.edge(0, 2).map(|e| e.kind), Some(EdgeKind::Call));
+    assert!(g.verify().is_empty());
+    g.replace_node_function(1, "renamed");
+    assert_eq!(g.node_by_name("renamed"), Some(1));
+    assert_eq!(g.node_by_name("f1"), None);
+}
+
+/// `add_split_function` with edges modelled on outlining (a subset of the original's
+/// edges, possibly weakened to refs, possibly back to the original) keeps every
+/// invariant and matches a rebuild.
+#[test]
+fn random_split_functions_keep_invariants() {
+    let mut placed = [0usize; 3];
+    for seed in 0..400u64 {
+        let mut rng = Rng(seed ^ 0xabcdef);
+        let n = 2 + (seed % 8) as usize;
+        let mut g = random_graph(&mut rng, n);
+        for _ in 0..4 {
+            let live: Vec<NodeIdx> = (0..g.num_nodes() as u32).collect();
+            let orig = live[rng.next(live.len())];
+            let mut edges = Vec::new();
+            for e in g.cached_edges(orig).to_vec() {
+                if rng.next(2) == 0 {
+                    let kind = if e.is_call() && rng.next(3) > 0 {
+                        EdgeKind::Call
+                    } else {
+                        EdgeKind::Ref
+                    };
+                    edges.push(Edge {
+                        target: e.target,
+                        kind,
+                    });
+                }
+            }
+            if rng.next(3) == 0 && !edges.iter().any(|e: &Edge| e.target == orig) {
+                let kind = if rng.next(2) == 0 {
+                    EdgeKind::Call
+                } else {
+                    EdgeKind::Ref
+                };
+                edges.push(Edge { target: orig, kind });
+            }
+            let kind = if rng.next(2) == 0 {
+                EdgeKind::Call
+            } else {
+                EdgeKind::Ref
+            };
+            let before_sccs = g.scc_of(orig).map(|s| g.scc_nodes(s).len()).unwrap();
+            let new = g.add_split_function(orig, "split", kind, edges);
+            if g.scc_of(new) == g.scc_of(orig) {
+                placed[0] += 1;
+                assert_eq!(g.scc_nodes(g.scc_of(orig).unwrap()).len(), before_sccs + 1);
+            } else if g.refscc_of(new) == g.refscc_of(orig) {
+                placed[1] += 1;
+            } else {
+                placed[2] += 1;
+            }
+            let errs = g.verify();
+            assert!(errs.is_empty(), "seed {seed}: {errs:?}");
+            let h = rebuild(&g);
+            assert_eq!(partitions(&g), partitions(&h), "seed {seed}: partitions");
+        }
+    }
+    assert!(placed.iter().all(|&c| c > 20), "{placed:?}");
+}
+
+#[test]
+fn hot_row_sizes() {
+    assert_eq!(std::mem::size_of::<Edge>(), 8);
+    assert_eq!(
+        std::mem::size_of::<crate::import::llvm_ir::OperandRef>(),
+        12
+    );
 }

@@ -288,7 +288,8 @@ fn callgraph_stats(m: &crate::import::llvm_ir::Module, name: &str, rec: &mut Fil
     rec.cg_nodes = (0..g.num_nodes() as u32)
         .filter(|&n| g.is_defined(n))
         .count() as u64;
-    for &r in g.postorder_refsccs() {
+    let order: Vec<_> = g.postorder_refsccs().collect();
+    for r in order {
         rec.refsccs += 1;
         for &s in g.refscc_sccs(r) {
             rec.sccs += 1;

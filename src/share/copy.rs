@@ -25,7 +25,8 @@
 //!
 //! Flags: [`flags::RESOLVE_REFS`] remaps entity references of kinds 2, 3, 7, 19 to
 //! entities copied in the same copy; [`flags::MARK_INSTANTIATED`] stamps
-//! `is_instantiated` on copied expressions and constants; [`flags::PRESERVE_SOURCE_POS`]
+//! `is_instantiated` on copied constants and lists the other copies in
+//! [`DeepCopy::instantiated`]; [`flags::PRESERVE_SOURCE_POS`]
 //! carries source positions over (otherwise copies take the current position; entries
 //! with string fields always carry theirs, ilkit has no per-entry position setter yet).
 
@@ -74,6 +75,9 @@ pub struct DeepCopy<'s> {
     pub slots: AHashMap<u32, Eix>,
     /// Every entry copied: original → copy.
     pub copied: AHashMap<Eix, Eix>,
+    /// Copies other than constants stamped by [`flags::MARK_INSTANTIATED`] (constants
+    /// carry the `is_instantiated` column; expression rows have no room for one).
+    pub instantiated: Vec<Eix>,
     jobs: Vec<Job>,
     root: Eix,
     track: bool,
@@ -89,6 +93,7 @@ impl<'s> DeepCopy<'s> {
             subst: AHashMap::new(),
             slots: AHashMap::new(),
             copied: AHashMap::new(),
+            instantiated: Vec::new(),
             jobs: Vec::new(),
             root: Eix::NONE,
             track: true,
@@ -148,7 +153,8 @@ impl<'s> DeepCopy<'s> {
                     il.tables.constant.is_instantiated[r] = true;
                 }
             }
-            EntryKind::ExprNode if mark => il.tables.expr_node.is_instantiated[r] = true,
+            // Expression rows stay 12 bytes: instantiated expressions are listed instead.
+            _ if mark => self.instantiated.push(dst),
             _ => {}
         }
         if self.track {

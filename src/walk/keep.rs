@@ -44,8 +44,7 @@ pub fn device_roots(il: &Il) -> Vec<Eix> {
             attr::GLOBAL | attr::DEVICE | attr::SHARED | attr::CONSTANT | attr::MANAGED
         )
     };
-    for (row, &e) in il.tables.routine.eix.iter().enumerate() {
-        let _ = row;
+    for &e in il.tables.routine.eix.iter() {
         if !e.is_none()
             && il
                 .list_eix(e, F::ROUTINE_ATTRIBUTES)
@@ -104,20 +103,23 @@ pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
     let mut def = std::mem::take(il.flag_column_mut(Flag::KeepDefinition));
     keep.grow(cap);
     def.grow(cap);
+    let before = keep.count();
     queue.reserve(cap.saturating_sub(queue.len()));
-    let mut marked = 0usize;
-    queue.retain(|&e| {
-        marked += keep.insert(e.idx()) as usize;
-        def.insert(e.idx())
-    });
+    queue.retain(|&e| def.insert(e.idx()));
     let pool = il.edge_pool();
     let type_kind = &il.tables.r#type.type_kind;
     let mut head = 0;
+    // The loop touches one bitset per child edge: definitions go to `def` (and are OR-ed
+    // into keep_in_il at the end), declarations straight to `keep`.
     while head < queue.len() {
-        // Software prefetch of the edge block a few entries ahead in the FIFO: the queue
-        // order is known, so the block's cache line can be on its way.
-        if let Some(&ahead) = queue.get(head + 8) {
-            prefetch(pool, il.child_span(ahead).0 as usize);
+        // Two-stage software prefetch: the FIFO order is known, so the span and kind of the
+        // entry 32 ahead, and the edge block of the entry 16 ahead (whose span was fetched
+        // 16 steps ago), can be on their way.
+        if let Some(&far) = queue.get(head + 32) {
+            il.prefetch_entry(far);
+        }
+        if let Some(&near) = queue.get(head + 16) {
+            il.prefetch_edges(near);
         }
         let e = queue[head];
         head += 1;
@@ -127,26 +129,32 @@ pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
         let end = (start + nchild) as usize;
         let kids = &pool[start as usize..end];
         // A pointer type keeps a class it points to as a declaration only.
-        let pointee_decl = kind == EntryKind::Type && type_kind[il.row(e) as usize] == TK_POINTER;
-        for (slot, &c) in kids.iter().enumerate() {
-            if c.is_none() {
-                continue;
+        if kind == EntryKind::Type && type_kind[il.row(e) as usize] == TK_POINTER {
+            for (slot, &c) in kids.iter().enumerate() {
+                if c.is_none() {
+                    continue;
+                }
+                if slot == BASE_TYPE && is_class(il, c) {
+                    keep.insert(c.idx());
+                } else if def.insert(c.idx()) {
+                    queue.push(c);
+                }
             }
-            if pointee_decl && slot == BASE_TYPE && is_class(il, c) {
-                marked += keep.insert(c.idx()) as usize;
-                continue;
-            }
-            if def.insert(c.idx()) {
-                marked += keep.insert(c.idx()) as usize;
-                queue.push(c);
+        } else {
+            for &c in kids {
+                if !c.is_none() && def.insert(c.idx()) {
+                    queue.push(c);
+                }
             }
         }
         for &r in &pool[end..end + nref] {
             if !r.is_none() {
-                marked += keep.insert(r.idx()) as usize;
+                keep.insert(r.idx());
             }
         }
     }
+    keep.union_with(&def);
+    let marked = keep.count() - before;
     *il.flag_column_mut(Flag::KeepInIl) = keep;
     *il.flag_column_mut(Flag::KeepDefinition) = def;
     marked
@@ -258,6 +266,7 @@ pub fn eliminate_unneeded_il_entries(il: &mut Il) -> EliminationReport {
         .collect();
     rep.freed = doomed.len();
     il.free_entries(&doomed);
+    il.debug_verify("eliminate_unneeded_il_entries");
     rep
 }
 
@@ -284,24 +293,6 @@ pub fn trace_keep(il: &Il, out: &mut dyn std::io::Write) -> std::io::Result<()> 
         }
     }
     Ok(())
-}
-
-/// Hints the cache to load `pool[i]` (no effect off x86_64 or out of range).
-#[inline(always)]
-fn prefetch(pool: &[Eix], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(p) = pool.get(i) {
-        // SAFETY: `_mm_prefetch` only hints the cache and never faults; SSE is part of the
-        // x86_64 baseline; the pointer comes from a live reference.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch(
-                p as *const Eix as *const i8,
-                std::arch::x86_64::_MM_HINT_T0,
-            );
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (pool, i);
 }
 
 #[cfg(test)]

@@ -176,19 +176,21 @@ fn corpus_cfg_blocks_match() {
     eprintln!("cfg agreement: {modules} modules, {functions} functions, {blocks} blocks");
 }
 
+/// `LL=file.ll cargo test --lib dump_blocks -- --ignored --nocapture`: prints one JSON
+/// line per definition (`name`, `blocks`, `succ`) for comparing with other tools.
 #[test]
 #[ignore]
-fn debug_dump() {
-    let p = std::env::var("LL").unwrap();
+fn dump_blocks() {
+    let Ok(p) = std::env::var("LL") else { return };
     let text = std::fs::read_to_string(&p).unwrap();
     let m = parse(&p, &text).unwrap();
-    for f in m.functions.iter().take(2) {
-        for b in &f.blocks {
-            eprintln!(
-                "{} {} {} {:?} n={}",
-                f.name, b.name, b.term, b.succs, b.instruction_count
-            );
-        }
+    for f in m.functions.iter().filter(|f| f.is_definition) {
+        let names: Vec<&str> = f.blocks.iter().map(|b| b.name.as_str()).collect();
+        let succ: Vec<&[u32]> = f.blocks.iter().map(|b| b.succs.as_slice()).collect();
+        println!(
+            "BLOCKS {}",
+            serde_json::json!({"name": f.name, "blocks": names, "succ": succ})
+        );
     }
 }
 
@@ -289,4 +291,27 @@ fn fixture_cfg_shapes() {
     assert_eq!(inv.blocks[0].succs, [1, 2]);
     assert_eq!(inv.blocks[2].term, "resume");
     assert_eq!(inv.call_sites[0].kind, CallKind::Invoke);
+}
+
+/// Nesting just under the limit parses (no stack overflow on a 2 MB test thread, debug
+/// build); just over it is an error.
+#[test]
+fn deep_nesting_within_limit() {
+    let d = (MAX_DEPTH / 2 - 2) as usize;
+    // a struct constant nested d deep holding @f
+    let mut v = "ptr @f".to_string();
+    let mut t = "ptr".to_string();
+    for _ in 0..d {
+        v = format!("{{ {t} }} {{ {v} }}");
+        t = format!("{{ {t} }}");
+    }
+    let text = format!("@g = global {v}\ndefine void @f() {{\n  ret void\n}}\n");
+    let m = parse("deep.ll", &text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(m.globals[0].initializer.is_some());
+    let big = format!(
+        "@g = global {}ptr{} zeroinitializer\n",
+        "[1 x ".repeat(300),
+        "]".repeat(300)
+    );
+    assert!(parse("deep.ll", &big).is_err());
 }
