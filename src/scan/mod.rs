@@ -78,6 +78,10 @@ pub struct FileRecord {
     pub il_entries: u64,
     /// IL entries marked keep_in_il.
     pub il_kept: u64,
+    /// IL constants offered to constant sharing.
+    pub il_constants: u64,
+    /// Of those, the ones that found an equal canonical constant.
+    pub il_constants_shared: u64,
     /// Wall time for this file, seconds.
     pub seconds: f64,
     /// The import or analysis error, if any.
@@ -312,11 +316,29 @@ fn scan_il_file(name: &str, bytes: &[u8], rec: &mut FileRecord) -> Result<(), St
     Ok(())
 }
 
-/// The IL stage: keep-in-IL marking.
+/// The IL stage: keep-in-IL marking and constant sharing.
 fn il_stats(mut il: crate::il::Il, rec: &mut FileRecord) {
     rec.il_entries = il.len() as u64;
     let report = crate::walk::keep::mark_to_keep_in_il(&mut il, &[]);
     rec.il_kept = report.kept as u64;
+    let c = share_all_constants(&mut il);
+    rec.il_constants = c.total_allocs;
+    rec.il_constants_shared = c.region_hits + c.global_hits;
+}
+
+/// Offers every constant of the world to constant sharing (adopting file-scope misses as
+/// canonical); returns the sharing counters.
+pub fn share_all_constants(il: &mut crate::il::Il) -> crate::il::stats::SharingCounters {
+    let constants: Vec<crate::il::Eix> = il
+        .entries()
+        .filter(|&e| il.kind(e) == crate::il::EntryKind::Constant)
+        .collect();
+    let mut sharing = crate::share::ConstantSharing::new();
+    for c in constants {
+        // A constant the sharing table cannot take (a bad kind) stays unshared.
+        let _ = sharing.share_eix(il, c, true);
+    }
+    sharing.counters
 }
 
 /// The summary table over all records.
@@ -338,6 +360,8 @@ pub fn summary(records: &[FileRecord], wall: f64) -> String {
         t.refsccs += r.refsccs;
         t.il_entries += r.il_entries;
         t.il_kept += r.il_kept;
+        t.il_constants += r.il_constants;
+        t.il_constants_shared += r.il_constants_shared;
         failed += r.error.is_some() as usize;
     }
     let kinds = |k: &str| records.iter().filter(|r| r.kind == k).count();
@@ -372,6 +396,10 @@ pub fn summary(records: &[FileRecord], wall: f64) -> String {
         "IL kept (keep_in_il)",
         format!("{:.1}%", pct(t.il_kept, t.il_entries)),
     );
+    row(
+        "constants shared",
+        format!("{:.1}%", pct(t.il_constants_shared, t.il_constants)),
+    );
     row("wall time", format!("{wall:.3} s"));
     row(
         "throughput",
@@ -389,6 +417,7 @@ pub fn record_json(r: &FileRecord) -> String {
         "irreducible_functions": r.irreducible_functions,
         "cg_nodes": r.cg_nodes, "sccs": r.sccs, "largest_scc": r.largest_scc, "refsccs": r.refsccs,
         "il_entries": r.il_entries, "il_kept": r.il_kept,
+        "il_constants": r.il_constants, "il_constants_shared": r.il_constants_shared,
         "seconds": r.seconds, "error": r.error,
     })
     .to_string()
@@ -426,6 +455,8 @@ pub fn record_from_json(line: &str) -> Result<FileRecord, String> {
         refsccs: u("refsccs"),
         il_entries: u("il_entries"),
         il_kept: u("il_kept"),
+        il_constants: u("il_constants"),
+        il_constants_shared: u("il_constants_shared"),
         seconds: v.get("seconds").and_then(|x| x.as_f64()).unwrap_or(0.0),
         error: v.get("error").and_then(|x| x.as_str()).map(str::to_string),
     })

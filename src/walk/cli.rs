@@ -8,7 +8,7 @@ use crate::il::stats::dump_il_table_stats;
 use crate::il::Il;
 use std::io::Write;
 
-const USAGE: &str = "usage: ilkit il gen [--scale S] [--seed N] -o FILE\n       ilkit il dump FILE [--device]\n       ilkit il stats FILE\n       ilkit il keep IN --out OUT";
+const USAGE: &str = "usage: ilkit il gen [--scale S] [--seed N] -o FILE\n       ilkit il dump FILE [--device] [--instantiate]\n       ilkit il stats FILE\n       ilkit il keep IN --out OUT";
 
 fn load(path: &str) -> Result<Il, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
@@ -68,6 +68,10 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<(), String> {
             let path = positional.ok_or(USAGE)?;
             let mut il = load(path)?;
             let device = rest.iter().any(|a| a == "--device");
+            if rest.iter().any(|a| a == "--instantiate") {
+                crate::instantiate::instantiate_synth_templates(&mut il)
+                    .map_err(|e| e.to_string())?;
+            }
             if device {
                 mark_to_keep_in_il(&mut il, &[]);
             }
@@ -83,6 +87,8 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<(), String> {
             let path = positional.ok_or(USAGE)?;
             let mut il = load(path)?;
             dump_il_table_stats(&il, 0, out).map_err(io)?;
+            let counters = crate::scan::share_all_constants(&mut il);
+            crate::il::stats::dump_sharing_stats(&counters, out).map_err(io)?;
             let r = mark_to_keep_in_il(&mut il, &[]);
             writeln!(
                 out,
