@@ -5,12 +5,14 @@
 //! |---|---|---|
 //! | front end: IL allocation, walks, keep-in-IL | [`il`] | generated translation units |
 //! | middle: lazy call graph | `callgraph` | LLVM IR text |
+//! | middle: CGSCC pass manager, inliner | [`cgscc`] | LLVM IR text |
 //! | back end: control-flow graphs | `cfg` | PTX, LLVM IR |
 //!
 //! Shared graph algorithms live in [`graph`]; readers of real formats in [`import`].
 #![deny(missing_docs)]
 
 pub mod callgraph;
+pub mod cgscc;
 pub mod cfg;
 pub mod graph;
 pub mod il;
