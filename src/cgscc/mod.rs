@@ -238,8 +238,11 @@ pub struct UpdateResult {
     pub current_refscc_changed: bool,
     /// Functions whose body changed since the function adaptor last ran.
     pub changed_functions: Vec<NodeIdx>,
-    /// New call edges reported (devirtualization-style graph change counter).
+    /// New call edges reported (to targets with no edge or a ref edge before).
     pub new_call_edges: u64,
+    /// Ref edges promoted to call edges: a reference became a direct call, what LLVM's
+    /// `DevirtSCCRepeatedPass` counts as devirtualization.
+    pub promoted_call_edges: u64,
     /// Any edge change reported.
     pub edge_changes: u64,
 }
@@ -282,6 +285,9 @@ impl PassContext<'_> {
                     .any(|o| o.target == e.target && o.kind == EdgeKind::Call)
             {
                 self.ur.new_call_edges += 1;
+                if old.iter().any(|o| o.target == e.target) {
+                    self.ur.promoted_call_edges += 1;
+                }
             }
         }
         let g = &self.m.graph;
@@ -583,7 +589,8 @@ impl PassManager {
 }
 
 /// `devirt<N>(...)`: LLVM's `DevirtSCCRepeatedPass`. Re-runs its pipeline on the SCC
-/// while a run adds new call edges (the graph keeps changing), at most `max` runs; if
+/// while a run devirtualizes (promotes a ref edge to a call edge: the graph keeps
+/// changing), at most `max` runs; if
 /// the last allowed run still changed the graph it emits [`MAX_DEVIRT_MESSAGE`] and, with
 /// `abort-on-max-devirt-iterations-reached`, aborts.
 pub struct DevirtRepeated {
@@ -603,11 +610,11 @@ impl CgsccPass for DevirtRepeated {
         let mut iteration = 0;
         loop {
             iteration += 1;
-            let before = cx.ur.new_call_edges;
+            let before = cx.ur.promoted_call_edges;
             if run_passes(&mut self.passes, scc, cx)? == PassResult::Changed {
                 any = PassResult::Changed;
             }
-            let changed = cx.ur.new_call_edges != before;
+            let changed = cx.ur.promoted_call_edges != before;
             if !changed || cx.ur.current_scc_changed || cx.ur.invalidated_sccs.contains(&scc) {
                 break;
             }
