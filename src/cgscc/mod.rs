@@ -202,20 +202,17 @@ impl CgsccModule {
             .collect()
     }
 
-    /// Removes the queued dead functions from the graph (one batch).
+    /// Removes the queued dead functions from the graph (one batch, one scan).
     fn flush_dead(&mut self) {
-        let dead = std::mem::take(&mut self.dead);
-        for n in dead {
-            if self.graph.is_removed(n) || self.in_count[n as usize] != 0 {
-                continue;
-            }
-            for e in self.graph.cached_edges(n).to_vec() {
+        let mut dead = std::mem::take(&mut self.dead);
+        dead.retain(|&n| !self.graph.is_removed(n) && self.in_count[n as usize] == 0);
+        for &n in &dead {
+            for e in self.graph.cached_edges(n) {
                 self.in_count[e.target as usize] -= 1;
             }
-            match self.graph.remove_dead_function(n) {
-                Ok(()) => {}
-                Err(e) => self.diagnostics.push(format!("not removed: {e}")),
-            }
+        }
+        for e in self.graph.remove_dead_functions(&dead) {
+            self.diagnostics.push(format!("not removed: {e}"));
         }
     }
 }
@@ -236,6 +233,8 @@ pub struct UpdateResult {
     pub current_scc_changed: bool,
     /// The current RefSCC changed shape.
     pub current_refscc_changed: bool,
+    /// SCCs were merged during this visit (pending positions must be re-sorted).
+    pub merged_any: bool,
     /// Functions whose body changed since the function adaptor last ran.
     pub changed_functions: Vec<NodeIdx>,
     /// New call edges reported (to targets with no edge or a ref edge before).
@@ -271,7 +270,6 @@ impl PassContext<'_> {
         }
         let cur_nodes: Vec<NodeIdx> = g.scc_nodes(cur).to_vec();
         let cur_rc = g.scc_refscc(cur);
-        let rc_nodes: Vec<NodeIdx> = g.refscc_nodes(cur_rc).collect();
         let up = g.update_node_edges(n, edges);
         self.ur.edge_changes += 1;
         for e in &old {
@@ -296,13 +294,12 @@ impl PassContext<'_> {
             .invalidated_refsccs
             .extend(up.merged_refsccs.iter().copied());
         if !up.new_refsccs.is_empty() || !up.merged_refsccs.is_empty() {
+            // the pieces of the old RefSCC: the new ones, the survivor, n's
             self.ur.current_refscc_changed = true;
             self.ur.current_scc_changed = true;
-            let mut pieces: Vec<RefSccIdx> = rc_nodes
-                .iter()
-                .filter_map(|&x| g.refscc_of(x))
-                .chain(g.refscc_of(n))
-                .collect();
+            let mut pieces: Vec<RefSccIdx> = up.new_refsccs.clone();
+            pieces.push(cur_rc);
+            pieces.extend(g.refscc_of(n));
             pieces.sort_unstable();
             pieces.dedup();
             self.ur.requeue_refsccs.extend(pieces);
@@ -313,6 +310,7 @@ impl PassContext<'_> {
             || !up.new_sccs.is_empty();
         if shape_changed {
             self.ur.current_scc_changed = true;
+            self.ur.merged_any |= !up.merged_sccs.is_empty();
             let mut pieces: Vec<SccIdx> = cur_nodes
                 .iter()
                 .filter_map(|&x| g.scc_of(x))
@@ -529,6 +527,7 @@ impl PassManager {
                 }
                 ur.current_scc_changed = false;
                 ur.current_refscc_changed = false;
+                ur.merged_any = false;
                 ur.requeue_sccs.clear();
                 ur.requeue_refsccs.clear();
                 let nodes = m.graph.scc_nodes(c).to_vec();
@@ -565,17 +564,30 @@ impl PassManager {
                     continue 'rcs;
                 }
                 if ur.current_scc_changed {
+                    let g = &m.graph;
+                    let live = |s: SccIdx| {
+                        !ur.invalidated_sccs.contains(&s)
+                            && !g.scc_nodes(s).is_empty()
+                            && g.scc_refscc(s) == rc
+                    };
+                    if ur.merged_any {
+                        // merges move SCCs around: drop the dead, re-sort (rare)
+                        pending.retain(|&s| live(s));
+                        pending.sort_by_key(|&s| std::cmp::Reverse(g.scc_position(s)));
+                    }
+                    // `pending` is sorted by position, highest first (popped last);
+                    // splits and merges keep the relative order of untouched SCCs, so a
+                    // binary search places each re-queued piece.
                     for s in ur.requeue_sccs.drain(..) {
-                        if !pending.contains(&s) {
-                            pending.push(s);
+                        if !live(s) {
+                            continue;
+                        }
+                        let p = g.scc_position(s);
+                        let at = pending.partition_point(|&x| g.scc_position(x) > p);
+                        if pending.get(at) != Some(&s) {
+                            pending.insert(at, s);
                         }
                     }
-                    pending.retain(|&s| {
-                        !ur.invalidated_sccs.contains(&s)
-                            && !m.graph.scc_nodes(s).is_empty()
-                            && m.graph.scc_refscc(s) == rc
-                    });
-                    pending.sort_by_key(|&s| std::cmp::Reverse(m.graph.scc_position(s)));
                 }
             }
         }
