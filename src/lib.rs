@@ -12,8 +12,8 @@
 #![deny(missing_docs)]
 
 pub mod callgraph;
-pub mod cgscc;
 pub mod cfg;
+pub mod cgscc;
 pub mod graph;
 pub mod il;
 pub mod import;

@@ -22,11 +22,7 @@ fn load(name: &str) -> CgsccModule {
     CgsccModule::new(&m, name, Some(&text))
 }
 
-fn run_with(
-    name: &str,
-    pipeline: &str,
-    opts: Options,
-) -> (CgsccModule, Result<RunReport, Abort>) {
+fn run_with(name: &str, pipeline: &str, opts: Options) -> (CgsccModule, Result<RunReport, Abort>) {
     let mut m = load(name);
     let initial = m.graph.clone();
     let mut pm = PassManager::from_text(pipeline, opts).unwrap();
@@ -77,8 +73,12 @@ fn knobs_nvidia_budget_inlines_big() {
     let big = remark(&m, "main", "big");
     assert_eq!(big.threshold, Some(20_000));
     assert!(big.to_string().contains("cost=290, threshold="), "{big}");
-    assert!(remark(&m, "main", "always").to_string().contains("(cost=always)"));
-    assert!(remark(&m, "main", "never").to_string().contains("cost=never"));
+    assert!(remark(&m, "main", "always")
+        .to_string()
+        .contains("(cost=always)"));
+    assert!(remark(&m, "main", "never")
+        .to_string()
+        .contains("cost=never"));
     // local callees left without uses are gone; the caller is flat but for noinline/ext
     let main = m.summ.index_of("main").unwrap();
     for dead in ["small", "always"] {
@@ -100,7 +100,9 @@ fn knobs_stock_threshold_and_budget() {
     let big = remark(&m, "main", "big");
     assert_eq!(big.kind, RemarkKind::TooBig);
     assert_eq!((big.cost, big.threshold), (Some(290), Some(225)));
-    assert!(big.to_string().contains("too costly to inline (cost=290, threshold=225)"));
+    assert!(big
+        .to_string()
+        .contains("too costly to inline (cost=290, threshold=225)"));
     assert_eq!(remark(&m, "main", "small").kind, RemarkKind::Inlined);
     // a small budget
     let mut o = Options::default();
@@ -276,7 +278,11 @@ fn devirt_iteration_limit_and_diagnostic() {
     // hits the limit
     let (m, r, log) = devirt(3, false);
     r.unwrap();
-    let runs = log.lines.iter().filter(|l| l.contains("promote on (z)")).count();
+    let runs = log
+        .lines
+        .iter()
+        .filter(|l| l.contains("promote on (z)"))
+        .count();
     assert_eq!(runs, 3);
     assert_eq!(m.diagnostics, [format!("{MAX_DEVIRT_MESSAGE} on SCC (z)")]);
     // aborts
@@ -302,11 +308,7 @@ fn devirt_through_inlining() {
 
 #[test]
 fn kernels_are_roots_visited_last_and_attrs() {
-    let (m, r) = run_with(
-        "kernels.ll",
-        "cgscc(function-attrs)",
-        Options::default(),
-    );
+    let (m, r) = run_with("kernels.ll", "cgscc(function-attrs)", Options::default());
     let v = visits(&m, &r.unwrap());
     let pos = |n: &str| v.iter().position(|s| s.iter().any(|x| x == n)).unwrap();
     assert!(pos("dev2") < pos("dev1") && pos("dev1") < pos("k1") && pos("dev2") < pos("k2"));
@@ -371,12 +373,26 @@ fn pipeline_parse_errors() {
         ("cgscc(inline", 6, "unbalanced '(': missing ')'"),
         ("cgscc(inline))", 14, "unbalanced ')': no matching '('"),
         ("cgscc(devirt<5(inline))", 13, "unbalanced '<': missing '>'"),
-        ("cgscc(devirt<five>(inline))", 14, "invalid devirt count 'five': expected a number"),
-        ("cgscc(inline,,argpromotion)", 14, "expected a pass name, found ','"),
-        ("cgscc(function(inline))", 16, "unknown function pass 'inline'"),
+        (
+            "cgscc(devirt<five>(inline))",
+            14,
+            "invalid devirt count 'five': expected a number",
+        ),
+        (
+            "cgscc(inline,,argpromotion)",
+            14,
+            "expected a pass name, found ','",
+        ),
+        (
+            "cgscc(function(inline))",
+            16,
+            "unknown function pass 'inline'",
+        ),
     ];
     for (text, col, msg) in cases {
-        let e = parse_pipeline(text).err().unwrap_or_else(|| panic!("{text} parsed"));
+        let e = parse_pipeline(text)
+            .err()
+            .unwrap_or_else(|| panic!("{text} parsed"));
         assert_eq!((e.column, e.message.as_str()), (col, msg), "{text}");
     }
     for ok in [
@@ -396,23 +412,44 @@ fn ilkit() -> Command {
 #[test]
 fn cli_text_json_errors() {
     let out = ilkit()
-        .args(["cgscc", &fixture("knobs.ll"), "--passes", "cgscc(devirt<5>(inline,function-attrs))", "--remarks"])
+        .args([
+            "cgscc",
+            &fixture("knobs.ll"),
+            "--passes",
+            "cgscc(devirt<5>(inline,function-attrs))",
+            "--remarks",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
     let s = String::from_utf8(out.stdout).unwrap();
-    assert!(s.contains("remark: inline: Inlined: 'small' inlined into 'main'"), "{s}");
+    assert!(
+        s.contains("remark: inline: Inlined: 'small' inlined into 'main'"),
+        "{s}"
+    );
     assert!(s.contains("; SCC visits, bottom-up"));
     assert!(s.contains("Printing the call graph for module"));
     let out = ilkit()
-        .args(["cgscc", &fixture("knobs.ll"), "--passes=cgscc(inline)", "--format", "json", "--remarks"])
+        .args([
+            "cgscc",
+            &fixture("knobs.ll"),
+            "--passes=cgscc(inline)",
+            "--format",
+            "json",
+            "--remarks",
+        ])
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["remarks"].as_array().unwrap().len() >= 5);
     assert_eq!(v["verify"].as_array().unwrap().len(), 0);
     let out = ilkit()
-        .args(["cgscc", &fixture("knobs.ll"), "--passes", "cgscc(inline,bogus)"])
+        .args([
+            "cgscc",
+            &fixture("knobs.ll"),
+            "--passes",
+            "cgscc(inline,bogus)",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -430,13 +467,18 @@ fn cli_text_json_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let e = String::from_utf8(out.stderr).unwrap();
-    assert!(e.contains("LLVM ERROR: Max devirtualization iterations reached"), "{e}");
+    assert!(
+        e.contains("LLVM ERROR: Max devirtualization iterations reached"),
+        "{e}"
+    );
 }
 
 fn corpus_files() -> Option<Vec<std::path::PathBuf>> {
     let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let candidates = [
-        std::env::var("ILKIT_CORPUS").ok().map(std::path::PathBuf::from),
+        std::env::var("ILKIT_CORPUS")
+            .ok()
+            .map(std::path::PathBuf::from),
         Some(here.join("../shared/corpus")),
         Some(here.join("../../shared/corpus")),
     ];
@@ -475,15 +517,30 @@ fn corpus_bottom_up_verify_flat_deterministic() {
         let text = std::fs::read_to_string(f).unwrap();
         let m = parse(&f.to_string_lossy(), &text).unwrap();
         // non-mutating pipeline: strict bottom-up order, kernels last
-        let s = ilkit::cgscc::run_pipeline_summary(&m, Some(&text), "cgscc(function-attrs)", Options::default())
-            .unwrap();
+        let s = ilkit::cgscc::run_pipeline_summary(
+            &m,
+            Some(&text),
+            "cgscc(function-attrs)",
+            Options::default(),
+        )
+        .unwrap();
         assert_eq!((s.verify_errors, s.order_errors), (0, 0), "{}", f.display());
         // inlining under the 20,000 budget
-        let a = ilkit::cgscc::run_pipeline_summary(&m, Some(&text), "cgscc(devirt<5>(inline))", Options::default())
-            .unwrap();
+        let a = ilkit::cgscc::run_pipeline_summary(
+            &m,
+            Some(&text),
+            "cgscc(devirt<5>(inline))",
+            Options::default(),
+        )
+        .unwrap();
         assert_eq!((a.verify_errors, a.order_errors), (0, 0), "{}", f.display());
-        let b = ilkit::cgscc::run_pipeline_summary(&m, Some(&text), "cgscc(devirt<5>(inline))", Options::default())
-            .unwrap();
+        let b = ilkit::cgscc::run_pipeline_summary(
+            &m,
+            Some(&text),
+            "cgscc(devirt<5>(inline))",
+            Options::default(),
+        )
+        .unwrap();
         assert_eq!(a, b, "nondeterministic on {}", f.display());
         eprintln!(
             "{}: visits {} inlined {} removed {} live {} call edges {} diags {}",

@@ -57,7 +57,8 @@ impl CgsccPass for FunctionAttrs {
         for &n in &nodes {
             let eff = mem.min(cx.m.summ.declared_mem[n as usize]);
             let nr = norec || cx.m.summ.declared_norecurse[n as usize];
-            if cx.m.inferred_mem[n as usize] != Some(eff) || cx.m.inferred_norecurse[n as usize] != nr
+            if cx.m.inferred_mem[n as usize] != Some(eff)
+                || cx.m.inferred_norecurse[n as usize] != nr
             {
                 cx.m.inferred_mem[n as usize] = Some(eff);
                 cx.m.inferred_norecurse[n as usize] = nr;

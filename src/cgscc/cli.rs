@@ -10,12 +10,13 @@
 
 use super::summary::ReplayFormat;
 use super::{
-    CgsccModule, Fanout, Instrumentation, NoInstrumentation, Options, PassLog, PassManager,
-    Replay, ReplayFallback, ReplayScope,
+    CgsccModule, Fanout, Instrumentation, NoInstrumentation, Options, PassLog, PassManager, Replay,
+    ReplayFallback, ReplayScope,
 };
 use crate::import::llvm_ir;
 
-const USAGE: &str = "usage: ilkit cgscc FILE.ll --passes 'cgscc(...)' [--remarks] [--format text|json] \
+const USAGE: &str =
+    "usage: ilkit cgscc FILE.ll --passes 'cgscc(...)' [--remarks] [--format text|json] \
 [--inline-budget N|none] [--inline-threshold N] [--nv-inline-all] [--aggressive-inline] \
 [--intra-scc-cost-multiplier N] [--function-inline-cost-multiplier N] \
 [--abort-on-max-devirt-iterations-reached] [--cgscc-inline-replay FILE] \
@@ -169,8 +170,8 @@ pub fn run(mut a: Args) -> Result<String, (i32, String)> {
     }
     pm.opts = a.opts.clone();
     let file = &a.file;
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| (1, format!("{file}:1:1: cannot read: {e}")))?;
+    let text =
+        std::fs::read_to_string(file).map_err(|e| (1, format!("{file}:1:1: cannot read: {e}")))?;
     let m = llvm_ir::parse(file, &text).map_err(|e| (1, e.to_string()))?;
     let mut cm = CgsccModule::new(&m, file, Some(&text));
     let mut log = PassLog::default();

@@ -235,7 +235,8 @@ pub struct UpdateResult {
     pub current_refscc_changed: bool,
     /// SCCs were merged during this visit (pending positions must be re-sorted).
     pub merged_any: bool,
-    /// Functions whose body changed since the function adaptor last ran.
+    /// Functions whose body changed during this visit and that the function adaptor has
+    /// not seen yet.
     pub changed_functions: Vec<NodeIdx>,
     /// New call edges reported (to targets with no edge or a ref edge before).
     pub new_call_edges: u64,
@@ -289,7 +290,9 @@ impl PassContext<'_> {
             }
         }
         let g = &self.m.graph;
-        self.ur.invalidated_sccs.extend(up.merged_sccs.iter().copied());
+        self.ur
+            .invalidated_sccs
+            .extend(up.merged_sccs.iter().copied());
         self.ur
             .invalidated_refsccs
             .extend(up.merged_refsccs.iter().copied());
@@ -528,6 +531,7 @@ impl PassManager {
                 ur.current_scc_changed = false;
                 ur.current_refscc_changed = false;
                 ur.merged_any = false;
+                ur.changed_functions.clear();
                 ur.requeue_sccs.clear();
                 ur.requeue_refsccs.clear();
                 let nodes = m.graph.scc_nodes(c).to_vec();
@@ -632,8 +636,7 @@ impl CgsccPass for DevirtRepeated {
             }
             if iteration >= self.max {
                 let names = cx.m.scc_names(scc).join(", ");
-                cx.m
-                    .diagnostics
+                cx.m.diagnostics
                     .push(format!("{MAX_DEVIRT_MESSAGE} on SCC ({names})"));
                 if cx.opts.abort_on_max_devirt_iterations {
                     return Err(Abort(MAX_DEVIRT_MESSAGE.to_string()));

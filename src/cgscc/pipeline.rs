@@ -236,9 +236,10 @@ fn build_cgscc(els: &[Element]) -> Result<Vec<Box<dyn CgsccPass>>, PipelineError
             }
             "function" => {
                 no_params(e)?;
-                let inner = e.inner.as_deref().ok_or_else(|| {
-                    err(e.column, "'function' needs a pass list: function(...)")
-                })?;
+                let inner = e
+                    .inner
+                    .as_deref()
+                    .ok_or_else(|| err(e.column, "'function' needs a pass list: function(...)"))?;
                 let mut passes: Vec<Box<dyn FunctionPass>> = Vec::new();
                 for f in inner {
                     no_params(f)?;
@@ -247,10 +248,7 @@ fn build_cgscc(els: &[Element]) -> Result<Vec<Box<dyn CgsccPass>>, PipelineError
                         "no-op-function" => Box::new(NoOpFunction),
                         "print-size" => Box::new(PrintSize),
                         other => {
-                            return Err(err(
-                                f.column,
-                                format!("unknown function pass '{other}'"),
-                            ))
+                            return Err(err(f.column, format!("unknown function pass '{other}'")))
                         }
                     });
                 }
@@ -304,18 +302,27 @@ mod tests {
 
     #[test]
     fn parses_nested() {
-        assert_eq!(names("cgscc(devirt<5>(inline,function-attrs))"), ["devirt<5>"]);
+        assert_eq!(
+            names("cgscc(devirt<5>(inline,function-attrs))"),
+            ["devirt<5>"]
+        );
         assert_eq!(
             names("cgscc(nv-early-inliner, argpromotion)"),
             ["nv-early-inliner", "argpromotion"]
         );
-        assert_eq!(names("inline,function(print-size)"), ["inline", "function(print-size)"]);
+        assert_eq!(
+            names("inline,function(print-size)"),
+            ["inline", "function(print-size)"]
+        );
     }
 
     #[test]
     fn errors_point_at_column() {
         let e = parse_pipeline("cgscc(inline,bogus)").err().unwrap();
-        assert_eq!((e.column, e.message.as_str()), (14, "unknown cgscc pass 'bogus'"));
+        assert_eq!(
+            (e.column, e.message.as_str()),
+            (14, "unknown cgscc pass 'bogus'")
+        );
         let e = parse_pipeline("cgscc(devirt<5>(inline)").err().unwrap();
         assert_eq!(e.column, 6); // the outer `cgscc(` is the one left open
         assert!(e.message.contains("missing ')'"));

@@ -365,16 +365,8 @@ fn body_mem_effect(lines: &[&str], line: usize) -> MemEffect {
                     allocas.insert(d);
                 }
             }
-            "store" => {
-                if !allocas.contains(ptr()) {
-                    eff = MemEffect::Write;
-                }
-            }
-            "load" => {
-                if !allocas.contains(ptr()) {
-                    eff = eff.max(MemEffect::Read);
-                }
-            }
+            "store" if !allocas.contains(ptr()) => eff = MemEffect::Write,
+            "load" if !allocas.contains(ptr()) => eff = eff.max(MemEffect::Read),
             "atomicrmw" | "cmpxchg" | "fence" => eff = MemEffect::Write,
             _ => {}
         }
@@ -404,12 +396,20 @@ mod tests {
         assert!(s.always_inline[0] && !s.always_inline[1]);
         assert_eq!(
             s.local_mem,
-            vec![MemEffect::Read, MemEffect::Write, MemEffect::None, MemEffect::None]
+            vec![
+                MemEffect::Read,
+                MemEffect::Write,
+                MemEffect::None,
+                MemEffect::None
+            ]
         );
         assert_eq!(s.calls[1][0].callee, CallTarget::Function(0));
         assert_eq!(s.calls[1][0].arg_count, 1);
         assert_eq!(s.instructions[1], 3);
-        assert_eq!(s.format_loc(s.calls[1][0].loc, ReplayFormat::LineColumn), "k:1:0");
+        assert_eq!(
+            s.format_loc(s.calls[1][0].loc, ReplayFormat::LineColumn),
+            "k:1:0"
+        );
     }
 
     #[test]
