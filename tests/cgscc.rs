@@ -543,12 +543,13 @@ fn corpus_bottom_up_verify_flat_deterministic() {
         .unwrap();
         assert_eq!(a, b, "nondeterministic on {}", f.display());
         eprintln!(
-            "{}: visits {} inlined {} removed {} live {} call edges {} diags {}",
+            "{}: visits {} inlined {} removed {} live {} call edges {} -> {} diags {}",
             f.file_name().unwrap().to_string_lossy(),
             a.visits,
             a.inlined,
             a.removed,
             a.live_functions,
+            a.initial_call_edges,
             a.call_edges,
             a.diagnostics.len()
         );

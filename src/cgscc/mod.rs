@@ -29,6 +29,22 @@
 //! batch at the end of the run. In debug builds (or with [`Options::verify_each`]) the
 //! graph is verified after every pass.
 //!
+//! # Using it
+//! ```
+//! use ilkit::cgscc::{CgsccModule, NoInstrumentation, Options, PassManager};
+//! let text = "define internal void @leaf() {\n  ret void\n}\n\
+//!             define void @root() {\n  call void @leaf()\n  ret void\n}\n";
+//! let m = ilkit::import::llvm_ir::parse("m.ll", text).unwrap();
+//! let mut cm = CgsccModule::new(&m, "m.ll", Some(text));
+//! let mut pm = PassManager::from_text("cgscc(devirt<5>(inline,function-attrs))",
+//!                                     Options::default()).unwrap();
+//! let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+//! assert_eq!(report.visits.len(), 2);                  // leaf, then root
+//! assert!(cm.remarks[0].to_string().contains("'leaf' inlined into 'root'"));
+//! assert!(cm.graph.is_removed(0));                      // leaf had no other use
+//! assert_eq!(cm.inferred_attrs(1), "norecurse readnone");
+//! ```
+//!
 //! # Complexity
 //! One visit per SCC plus one per re-queue; a re-queue re-sorts the pending set of one
 //! RefSCC (O(k log k)). Passes cost what they touch.
@@ -821,6 +837,8 @@ pub struct PipelineSummary {
     pub removed: usize,
     /// Defined functions left in SCCs.
     pub live_functions: usize,
+    /// Call edges between functions in SCCs before the run.
+    pub initial_call_edges: usize,
     /// Call edges left.
     pub call_edges: usize,
     /// Diagnostics emitted.
@@ -857,6 +875,10 @@ pub fn run_pipeline_summary(
     let report = pm.run(&mut cm, &mut NoInstrumentation)?;
     let mut s = PipelineSummary {
         visits: report.visits.len(),
+        initial_call_edges: (0..initial.num_nodes() as NodeIdx)
+            .filter(|&n| initial.scc_of(n).is_some())
+            .map(|n| initial.cached_edges(n).iter().filter(|e| e.is_call()).count())
+            .sum(),
         ..Default::default()
     };
     for r in &cm.remarks {
