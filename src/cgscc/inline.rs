@@ -250,6 +250,11 @@ impl std::fmt::Display for Remark {
             RemarkKind::Inlined | RemarkKind::AlwaysInline => {
                 write!(f, "'{callee}' inlined into '{caller}' with {with}")?
             }
+            RemarkKind::NotInlined if self.cost.is_none() => write!(
+                f,
+                "'{callee}' not inlined into '{caller}' because {}",
+                self.reason
+            )?,
             RemarkKind::NeverInline | RemarkKind::TooBig | RemarkKind::NotInlined => write!(
                 f,
                 "'{callee}' not inlined into '{caller}' because {} {with}",
