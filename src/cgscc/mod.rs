@@ -877,7 +877,13 @@ pub fn run_pipeline_summary(
         visits: report.visits.len(),
         initial_call_edges: (0..initial.num_nodes() as NodeIdx)
             .filter(|&n| initial.scc_of(n).is_some())
-            .map(|n| initial.cached_edges(n).iter().filter(|e| e.is_call()).count())
+            .map(|n| {
+                initial
+                    .cached_edges(n)
+                    .iter()
+                    .filter(|e| e.is_call())
+                    .count()
+            })
             .sum(),
         ..Default::default()
     };
