@@ -697,3 +697,15 @@ fn random_modules_against_reachability_oracle() {
         }
     }
 }
+
+#[test]
+fn inlined_call_with_address_use_is_demoted() {
+    let (m, _) = run_with("demote.ll", "cgscc(inline)", Options::default());
+    let (a, f) = (m.summ.index_of("a").unwrap(), m.summ.index_of("f").unwrap());
+    assert_eq!(remark(&m, "a", "f").kind, RemarkKind::Inlined);
+    assert_eq!(
+        m.graph.edge(a, f).map(|e| e.kind),
+        Some(ilkit::callgraph::EdgeKind::Ref)
+    );
+    assert!(!m.graph.is_removed(f));
+}

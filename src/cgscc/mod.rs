@@ -150,9 +150,10 @@ impl CgsccModule {
         let n = graph.num_nodes();
         let mut in_count = vec![0u32; n];
         for f in 0..n as NodeIdx {
+            let address_taken = called_and_referenced(m, f);
             for e in graph.cached_edges(f) {
                 in_count[e.target as usize] += 1;
-                if e.kind == EdgeKind::Ref {
+                if e.kind == EdgeKind::Ref || address_taken.contains(&e.target) {
                     summ.refs[f as usize].push(e.target);
                 }
             }
@@ -231,6 +232,46 @@ impl CgsccModule {
             self.diagnostics.push(format!("not removed: {e}"));
         }
     }
+}
+
+/// Functions that `f` calls directly *and* uses as a value (an argument, a stored
+/// address, an operand of a constant expression): when the calls are inlined away the
+/// call edge is demoted to a ref edge rather than removed. Every direct call contributes
+/// one `DirectCall` event and one `Const` event for its callee symbol, so a symbol with
+/// more `Const` events than calls is also used as a value.
+fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
+    use crate::import::llvm_ir::{ConstKind, OperandRef};
+    let mut counts: ahash::AHashMap<u32, (u32, u32)> = ahash::AHashMap::new();
+    let mut exprs: Vec<u32> = Vec::new();
+    for r in &m.functions[f as usize].operand_refs {
+        match *r {
+            OperandRef::DirectCall(s, _) => counts.entry(s).or_default().0 += 1,
+            OperandRef::Const(c) => match m.consts.kinds[c as usize] {
+                ConstKind::Symbol(s) => counts.entry(s).or_default().1 += 1,
+                ConstKind::Expr => {
+                    for &op in m.consts.operands_of(c) {
+                        if let ConstKind::Symbol(s) = m.consts.kinds[op as usize] {
+                            exprs.push(s);
+                        }
+                    }
+                }
+            },
+        }
+    }
+    let mut out: Vec<NodeIdx> = counts
+        .iter()
+        .filter(|(_, &(d, c))| d > 0 && c > d)
+        .map(|(&s, _)| s)
+        .chain(
+            exprs
+                .into_iter()
+                .filter(|s| counts.get(s).is_some_and(|x| x.0 > 0)),
+        )
+        .filter_map(|s| m.symbol_function(s))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// What passes changed, LLVM's `CGSCCUpdateResult`. Lives for a whole run; the
