@@ -156,6 +156,18 @@ mod dominators {
     use super::*;
 
     #[divan::bench]
+    fn ilkit_rpo_auto(bencher: Bencher) {
+        let cfg = cfg_from(N, &unstructured(N, 42));
+        let mut rpo = Rpo::new();
+        let mut dom = DomTree::new();
+        bencher.bench_local(|| {
+            rpo.compute(&cfg);
+            dom.compute_auto(&cfg, &rpo);
+            black_box(dom.idom[N - 1])
+        });
+    }
+
+    #[divan::bench]
     fn ilkit_rpo_chk(bencher: Bencher) {
         let cfg = cfg_from(N, &unstructured(N, 42));
         let mut rpo = Rpo::new();
@@ -198,6 +210,18 @@ mod dominators {
 #[divan::bench_group]
 mod dominators_structured {
     use super::*;
+
+    #[divan::bench]
+    fn ilkit_rpo_auto(bencher: Bencher) {
+        let cfg = cfg_from(N, &structured(N, 42));
+        let mut rpo = Rpo::new();
+        let mut dom = DomTree::new();
+        bencher.bench_local(|| {
+            rpo.compute(&cfg);
+            dom.compute_auto(&cfg, &rpo);
+            black_box(dom.idom[N - 1])
+        });
+    }
 
     #[divan::bench]
     fn ilkit_rpo_chk(bencher: Bencher) {
@@ -252,44 +276,70 @@ mod dominators_structured {
 mod adversarial {
     use super::*;
 
-    fn run(bencher: Bencher, (n, e): (usize, Vec<(u32, u32)>), chk: bool) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Algo {
+        Chk,
+        SemiNca,
+        /// What `CfgInfo` runs: RPO, then CHK with Semi-NCA taking over if CHK iterates.
+        Auto,
+    }
+
+    fn run(bencher: Bencher, (n, e): (usize, Vec<(u32, u32)>), algo: Algo) {
         let cfg = cfg_from(n, &e);
         let mut rpo = Rpo::new();
         let mut dom = DomTree::new();
         bencher.bench_local(|| {
-            if chk {
-                rpo.compute(&cfg);
-                dom.compute_chk(&cfg, &rpo);
-            } else {
-                dom.compute_semi_nca(&cfg);
+            match algo {
+                Algo::Chk => {
+                    rpo.compute(&cfg);
+                    dom.compute_chk(&cfg, &rpo);
+                }
+                Algo::Auto => {
+                    rpo.compute(&cfg);
+                    dom.compute_auto(&cfg, &rpo);
+                }
+                Algo::SemiNca => dom.compute_semi_nca(&cfg),
             }
             black_box(dom.idom[n - 1])
         });
     }
 
     #[divan::bench]
+    fn chains_rpo_auto(b: Bencher) {
+        run(b, parallel_chains(100, 1000), Algo::Auto)
+    }
+    #[divan::bench]
+    fn ladder_rpo_auto(b: Bencher) {
+        run(b, backward_ladder(400), Algo::Auto)
+    }
+    #[divan::bench]
+    fn irreducible_nest_rpo_auto(b: Bencher) {
+        run(b, irreducible_nest(2000), Algo::Auto)
+    }
+
+    #[divan::bench]
     fn chains_chk(b: Bencher) {
-        run(b, parallel_chains(100, 1000), true)
+        run(b, parallel_chains(100, 1000), Algo::Chk)
     }
     #[divan::bench]
     fn chains_semi_nca(b: Bencher) {
-        run(b, parallel_chains(100, 1000), false)
+        run(b, parallel_chains(100, 1000), Algo::SemiNca)
     }
     #[divan::bench]
     fn ladder_chk(b: Bencher) {
-        run(b, backward_ladder(400), true)
+        run(b, backward_ladder(400), Algo::Chk)
     }
     #[divan::bench]
     fn ladder_semi_nca(b: Bencher) {
-        run(b, backward_ladder(400), false)
+        run(b, backward_ladder(400), Algo::SemiNca)
     }
     #[divan::bench]
     fn irreducible_nest_chk(b: Bencher) {
-        run(b, irreducible_nest(2000), true)
+        run(b, irreducible_nest(2000), Algo::Chk)
     }
     #[divan::bench]
     fn irreducible_nest_semi_nca(b: Bencher) {
-        run(b, irreducible_nest(2000), false)
+        run(b, irreducible_nest(2000), Algo::SemiNca)
     }
 }
 

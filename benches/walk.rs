@@ -76,6 +76,17 @@ fn main() {
         f.fresh.len(),
         f.edges_visited
     );
+    let mut probe = f.fresh.clone();
+    ilkit::walk::keep::mark_to_keep_in_il(&mut probe, &[]);
+    let dense = probe.flag_column(Flag::KeepInIl);
+    let r: roaring::RoaringBitmap = dense.iter().map(|i| i as u32).collect();
+    println!(
+        "keep set: {} of {} entries; dense bitset {} B, roaring serialized {} B",
+        dense.count(),
+        probe.capacity(),
+        dense.bytes(),
+        r.serialized_size()
+    );
     divan::main();
 }
 
@@ -156,8 +167,16 @@ impl Csr {
         let mut head = 0;
         while head < queue.len() {
             if prefetch {
-                if let Some(&ahead) = queue.get(head + 8) {
-                    prefetch_read(&self.child_start[ahead as usize]);
+                // The same two-stage prefetch ilkit's kernel uses: offsets 32 ahead, the
+                // edge list 16 ahead.
+                if let Some(&far) = queue.get(head + 32) {
+                    prefetch_read(&self.child_start[far as usize]);
+                    prefetch_read(&self.ref_start[far as usize]);
+                }
+                if let Some(&near) = queue.get(head + 16) {
+                    if let Some(c) = self.children.get(self.child_start[near as usize] as usize) {
+                        prefetch_read(c);
+                    }
                 }
             }
             let e = queue[head] as usize;
@@ -174,6 +193,42 @@ impl Csr {
         }
         queue.len()
     }
+}
+
+impl Csr {
+    /// The same FIFO kernel with a compressed (roaring) bitmap as the visited set: the
+    /// alternative PERF.md weighs for flag columns.
+    fn mark_roaring(&self) -> usize {
+        let mut seen = roaring::RoaringBitmap::new();
+        let mut queue: Vec<u32> = Vec::with_capacity(self.child_start.len());
+        for &r in &self.roots {
+            if seen.insert(r) {
+                queue.push(r);
+            }
+        }
+        let mut head = 0;
+        while head < queue.len() {
+            let e = queue[head] as usize;
+            head += 1;
+            for &c in &self.children[self.child_start[e] as usize..self.child_start[e + 1] as usize]
+            {
+                if seen.insert(c) {
+                    queue.push(c);
+                }
+            }
+            for &r in &self.refs[self.ref_start[e] as usize..self.ref_start[e + 1] as usize] {
+                seen.insert(r);
+            }
+        }
+        queue.len()
+    }
+}
+
+#[divan::bench(sample_count = 10)]
+fn baseline_csr_fifo_roaring(b: Bencher) {
+    let f = fixture();
+    b.counter(ItemsCount::new(f.edges_visited))
+        .bench(|| black_box(f.csr.mark_roaring()));
 }
 
 #[inline(always)]
@@ -212,6 +267,8 @@ struct PNode {
 }
 
 struct PtrGraph {
+    // One heap allocation per node is the point of this baseline.
+    #[allow(clippy::vec_box)]
     nodes: Vec<Box<PNode>>,
     roots: Vec<*const PNode>,
 }
@@ -319,4 +376,25 @@ fn binary_il_read(b: Bencher) {
     let bytes = ilkit::walk::binary::write_il(&mut il, false).unwrap();
     b.counter(BytesCount::new(bytes.len()))
         .bench(|| black_box(ilkit::walk::binary::read_il(&bytes).unwrap().len()));
+}
+
+/// The generic file-scope walk with an entry visitor (the display/serialization shape),
+/// against the pointer marker's traversal of the same TU.
+#[divan::bench(sample_count = 10)]
+fn ilkit_walk_file_scope_il(b: Bencher) {
+    struct Count(usize);
+    impl ilkit::walk::Callbacks for Count {
+        const HAS_ENTRY: bool = true;
+        fn entry(&mut self, _: &mut Il, _: Eix, _: ilkit::il::EntryKind) -> Option<Eix> {
+            self.0 += 1;
+            None
+        }
+    }
+    let mut il = fixture().fresh.clone();
+    let mut w = ilkit::walk::Walker::new();
+    b.counter(ItemsCount::new(il.len())).bench_local(|| {
+        let mut c = Count(0);
+        w.walk_file_scope_il(&mut il, &mut c, 0).unwrap();
+        black_box(c.0)
+    });
 }

@@ -26,7 +26,7 @@ fn device_only_round_trip_holds_the_kept_entries() {
     let bytes = write_il(&mut il, true).unwrap();
     let mut back = read_il(&bytes).unwrap();
     assert!(
-        back.len() <= report.kept && back.len() > 0,
+        back.len() <= report.kept && !back.is_empty(),
         "{} of {}",
         back.len(),
         report.kept
@@ -95,10 +95,15 @@ fn wrong_magic_and_version_name_the_offset() {
 #[test]
 fn forged_files_with_valid_checksums_fail_structurally() {
     fn seal(mut body: Vec<u8>) -> Vec<u8> {
+        const PRIME: u64 = 0x0000_0100_0000_01b3;
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for &b in &body {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        let mut chunks = body.chunks_exact(8);
+        for c in &mut chunks {
+            h = (h ^ u64::from_le_bytes(c.try_into().unwrap())).wrapping_mul(PRIME);
+            h ^= h >> 29;
+        }
+        for &b in chunks.remainder() {
+            h = (h ^ b as u64).wrapping_mul(PRIME);
         }
         body.extend_from_slice(&h.to_le_bytes());
         body

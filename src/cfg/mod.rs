@@ -385,8 +385,10 @@ impl Cfg {
 /// Which dominator algorithm [`CfgInfo::compute_with`] runs (same result).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DomAlgo {
-    /// Cooper-Harvey-Kennedy over the RPO (ptxas; cheapest on reducible CFGs).
+    /// CHK while it converges within a few passes, Semi-NCA otherwise (the default).
     #[default]
+    Auto,
+    /// Cooper-Harvey-Kennedy over the RPO (ptxas; cheapest on reducible CFGs).
     Chk,
     /// Semi-NCA (no iteration; wins on irreducible CFGs).
     SemiNca,
@@ -401,7 +403,7 @@ pub struct CfgInfo {
     pub rpo: Rpo,
     /// DFS backedges `(src, dst)` with `rpo[dst] <= rpo[src]`, source-major.
     pub backedges: Vec<(u32, u32)>,
-    /// Dominator tree (Cooper-Harvey-Kennedy).
+    /// Dominator tree (CHK, or Semi-NCA where CHK would iterate: [`DomAlgo::Auto`]).
     pub dom: DomTree,
     /// Natural loops and irreducible edges.
     pub loops: LoopForest,
@@ -410,9 +412,9 @@ pub struct CfgInfo {
 }
 
 impl CfgInfo {
-    /// Computes RPO, backedges, dominators (CHK) and loops for `cfg`.
+    /// Computes RPO, backedges, dominators ([`DomAlgo::Auto`]) and loops for `cfg`.
     pub fn compute(&mut self, cfg: &Cfg) {
-        self.compute_with(cfg, DomAlgo::Chk)
+        self.compute_with(cfg, DomAlgo::Auto)
     }
 
     /// Computes every analysis with the chosen dominator algorithm.
@@ -420,6 +422,7 @@ impl CfgInfo {
         self.rpo.compute_with(cfg, RpoVariant::Ptxas);
         self.backedges = self.rpo.backedges(cfg);
         match algo {
+            DomAlgo::Auto => self.dom.compute_auto(cfg, &self.rpo),
             DomAlgo::Chk => self.dom.compute_chk(cfg, &self.rpo),
             DomAlgo::SemiNca => self.dom.compute_semi_nca(cfg),
         }

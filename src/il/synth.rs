@@ -79,6 +79,7 @@ pub fn generate_into(il: &mut Il, seed: u64, scale: f64) -> Result<Synth, IlErro
     };
     g.run(scale)?;
     g.il.compact_edges();
+    g.il.debug_verify("generate");
     Ok(g.out)
 }
 
@@ -333,7 +334,7 @@ impl Gen<'_> {
         self.il.tables.routine.is_defined[r] = true;
 
         // The body lives in its own function region.
-        let region = self.il.open_function_region(None);
+        self.il.open_function_region(None);
         let body_scope = kinds::alloc_scope(self.il, kinds::SCK_FUNCTION, Some(rt))?;
         self.il
             .set_child(rt, F::ROUTINE_BODY_SCOPE, Some(body_scope))?;
@@ -347,7 +348,6 @@ impl Gen<'_> {
             self.il.push_list(block, F::STATEMENT_STMTS, s)?;
         }
         self.il.switch_region(RegionIdx::FILE_SCOPE)?;
-        let _ = region;
         self.out.routines.push(rt);
         Ok(rt)
     }

@@ -17,7 +17,7 @@
 //!   u8 kind, region ordinal (0 = file scope), u8 flag bits, line, col, file,
 //!   scalars (zigzag), strings (len+1 or 0, bytes), singles (ref), lists (len, refs), refs (ref)
 //! count, refs: the external-type list
-//! u64 FNV-1a checksum of everything before it
+//! u64 checksum of everything before it (FNV-1a style, over 64-bit words)
 //! ```
 //! A `ref` is ordinal + 1, 0 for none. Every length read is checked against the bytes that
 //! remain before anything is allocated; every error names its byte offset.
@@ -48,11 +48,20 @@ impl fmt::Display for BinError {
 
 impl std::error::Error for BinError {}
 
-fn fnv64(bytes: &[u8]) -> u64 {
+/// The file checksum: an FNV-1a-style hash over 64-bit little-endian words (then the tail
+/// bytes), eight times fewer steps than byte-wise FNV with the same error detection for
+/// flipped bytes.
+fn checksum(bytes: &[u8]) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h = (h ^ w).wrapping_mul(PRIME);
+        h ^= h >> 29;
+    }
+    for &b in chunks.remainder() {
+        h = (h ^ b as u64).wrapping_mul(PRIME);
     }
     h
 }
@@ -242,7 +251,7 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
     for o in ext {
         put_var(&mut out, o);
     }
-    let sum = fnv64(&out);
+    let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     Ok(out)
 }
@@ -332,12 +341,6 @@ impl Reader<'_> {
     }
 }
 
-enum Pending {
-    Single(Eix, u32, u32, usize),
-    List(Eix, u32, u32, usize),
-    Ref(Eix, u32, u32, usize),
-}
-
 /// Reads a binary IL file into a new world.
 ///
 /// # Errors
@@ -359,7 +362,7 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             message: format!("unsupported version {version} (this build reads {VERSION})"),
         });
     }
-    if fnv64(&bytes[..body_len]) != stored {
+    if checksum(&bytes[..body_len]) != stored {
         return Err(BinError {
             offset: body_len,
             message: "checksum mismatch: the file is corrupted".into(),
@@ -375,10 +378,22 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     let scope_at = r.at;
     let scope = r.var_u32("primary scope")?;
     let n = r.count("entry", 6)?;
-    let mut eixs: Vec<Eix> = Vec::with_capacity(n);
+    // Entries are allocated in record order into a fresh world, so record `i` becomes
+    // dense index `i`: edges are written as final indices while reading (no pending
+    // list, no relocation), and checked against their field's target kind at the end.
+    il.reserve(n, bytes.len() / 2);
     let mut regions: Vec<RegionIdx> = vec![RegionIdx::FILE_SCOPE];
-    let mut pending: Vec<Pending> = Vec::new();
-    for _ in 0..n {
+    let target = |o: u32, at: usize| -> Result<Eix, BinError> {
+        if o as usize > n {
+            return Err(BinError {
+                offset: at,
+                message: format!("reference to entry {o} of {n}"),
+            });
+        }
+        Ok(if o == 0 { Eix::NONE } else { Eix(o - 1) })
+    };
+    let mut edge_offsets: Vec<u32> = Vec::new();
+    for i in 0..n {
         let at = r.at;
         let kb = r.byte()?;
         let kind = match crate::il::EntryKind::from_u8(kb) {
@@ -408,63 +423,108 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let file = r.var_u32("file")?;
         il.set_position(file.min(u16::MAX as u32) as u16, line, col);
         let id = il.alloc_in(kind, regions[ro]);
-        let e = il.eix(id).map_err(|_| BinError {
-            offset: at,
-            message: "internal: fresh entry does not resolve".into(),
-        })?;
-        for (i, f) in FLAG_BITS.iter().enumerate() {
-            il.set_flag(e, *f, bits & (1 << i) != 0);
+        let e = match il.eix(id) {
+            Ok(e) if e.0 as usize == i => e,
+            _ => {
+                return Err(BinError {
+                    offset: at,
+                    message: "internal: entries must be allocated in order".into(),
+                })
+            }
+        };
+        for (b, f) in FLAG_BITS.iter().enumerate() {
+            il.set_flag(e, *f, bits & (1 << b) != 0);
         }
         let row = il.row(e);
-        for i in 0..SCALAR_NAMES[kind as usize].len() {
+        for s in 0..SCALAR_NAMES[kind as usize].len() {
             let v = unzigzag(r.var()?);
-            il.tables.set_scalar(kind, row, i, v);
+            il.tables.set_scalar(kind, row, s, v);
         }
         let layout = kind.layout();
-        for i in 0..layout.strings.len() {
-            if let Some(s) = r.opt_bytes()? {
-                il.set_string(id, i, s).map_err(|err| BinError {
+        for s in 0..layout.strings.len() {
+            if let Some(bytes) = r.opt_bytes()? {
+                il.set_string(id, s, bytes).map_err(|err| BinError {
                     offset: at,
                     message: err.to_string(),
                 })?;
             }
         }
+        edge_offsets.push(r.at as u32);
         for slot in 0..layout.singles.len() {
             let at = r.at;
             let o = r.var_u32("reference")?;
-            if o != 0 {
-                pending.push(Pending::Single(e, slot as u32, o, at));
-            }
+            let t = target(o, at)?;
+            il.replace_child_at(e, slot, t);
         }
         for l in 0..layout.lists.len() {
             let len = r.count("list member", 1)?;
             for _ in 0..len {
                 let at = r.at;
                 let o = r.var_u32("reference")?;
-                pending.push(Pending::List(e, l as u32, o, at));
+                if o == 0 {
+                    return Err(BinError {
+                        offset: at,
+                        message: "list member 0 (none)".into(),
+                    });
+                }
+                // The block was allocated last, so the push inserts in place.
+                il.push_list_eix(e, l as u32, target(o, at)?);
             }
         }
         for slot in 0..layout.refs.len() {
             let at = r.at;
             let o = r.var_u32("reference")?;
-            if o != 0 {
-                pending.push(Pending::Ref(e, slot as u32, o, at));
-            }
+            let t = target(o, at)?;
+            il.replace_ref_at(e, slot, t);
         }
-        eixs.push(e);
     }
-    let next = il.current_region();
-    let _ = next;
     il.switch_region(RegionIdx::FILE_SCOPE)
         .map_err(|e| BinError {
             offset: r.at,
             message: e.to_string(),
         })?;
+    // Every edge now names an allocated entry: check the kinds.
+    for (i, &off) in edge_offsets.iter().enumerate() {
+        let e = Eix(i as u32);
+        let layout = il.kind(e).layout();
+        let kids = il.children(e);
+        let bad = |t: Option<EntryKind>, c: Eix| !c.is_none() && t.is_some_and(|t| il.kind(c) != t);
+        let mut wrong = None;
+        for (slot, info) in layout.singles.iter().enumerate() {
+            if bad(info.target, kids[slot]) {
+                wrong = Some((info.target, kids[slot]));
+            }
+        }
+        for (l, info) in layout.lists.iter().enumerate() {
+            let (o, len) = il.list_pos(e, l as u32);
+            if let Some(&c) = kids[o..o + len].iter().find(|&&c| bad(info.target, c)) {
+                wrong = Some((info.target, c));
+            }
+        }
+        for (slot, info) in layout.refs.iter().enumerate() {
+            if bad(info.target, il.refs(e)[slot]) {
+                wrong = Some((info.target, il.refs(e)[slot]));
+            }
+        }
+        if let Some((Some(t), c)) = wrong {
+            return Err(BinError {
+                offset: off as usize,
+                message: format!(
+                    "expected a {} entry, found a {}",
+                    t.name(),
+                    il.kind(c).name()
+                ),
+            });
+        }
+    }
     let resolve = |o: u32, at: usize| -> Result<Eix, BinError> {
-        eixs.get(o as usize - 1).copied().ok_or(BinError {
-            offset: at,
-            message: format!("reference to entry {o} of {n}"),
-        })
+        if o == 0 || o as usize > n {
+            return Err(BinError {
+                offset: at,
+                message: format!("reference to entry {o} of {n}"),
+            });
+        }
+        Ok(Eix(o - 1))
     };
     let check = |il: &Il, target: Option<EntryKind>, c: Eix, at: usize| -> Result<(), BinError> {
         match target {
@@ -479,36 +539,6 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             _ => Ok(()),
         }
     };
-    for p in pending {
-        match p {
-            Pending::Single(e, slot, o, at) => {
-                let c = resolve(o, at)?;
-                check(
-                    &il,
-                    il.kind(e).layout().singles[slot as usize].target,
-                    c,
-                    at,
-                )?;
-                il.replace_child_at(e, slot as usize, c);
-            }
-            Pending::List(e, l, o, at) => {
-                if o == 0 {
-                    return Err(BinError {
-                        offset: at,
-                        message: "list member 0 (none)".into(),
-                    });
-                }
-                let c = resolve(o, at)?;
-                check(&il, il.kind(e).layout().lists[l as usize].target, c, at)?;
-                il.push_list_eix(e, l, c);
-            }
-            Pending::Ref(e, slot, o, at) => {
-                let c = resolve(o, at)?;
-                check(&il, il.kind(e).layout().refs[slot as usize].target, c, at)?;
-                il.replace_ref_at(e, slot as usize, c);
-            }
-        }
-    }
     let ext = r.count("external type", 1)?;
     for _ in 0..ext {
         let at = r.at;
@@ -544,5 +574,6 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     il.main_routine = header(main, main_at, EntryKind::Routine, &il)?;
     il.primary_scope = header(scope, scope_at, EntryKind::Scope, &il)?;
     il.compact_edges();
+    il.debug_verify("read_il");
     Ok(il)
 }

@@ -44,8 +44,7 @@ pub fn device_roots(il: &Il) -> Vec<Eix> {
             attr::GLOBAL | attr::DEVICE | attr::SHARED | attr::CONSTANT | attr::MANAGED
         )
     };
-    for (row, &e) in il.tables.routine.eix.iter().enumerate() {
-        let _ = row;
+    for &e in il.tables.routine.eix.iter() {
         if !e.is_none()
             && il
                 .list_eix(e, F::ROUTINE_ATTRIBUTES)
@@ -113,10 +112,14 @@ pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
     // The loop touches one bitset per child edge: definitions go to `def` (and are OR-ed
     // into keep_in_il at the end), declarations straight to `keep`.
     while head < queue.len() {
-        // Software prefetch of the edge block a few entries ahead in the FIFO: the queue
-        // order is known, so the block's cache line can be on its way.
-        if let Some(&ahead) = queue.get(head + 8) {
-            prefetch(pool, il.child_span(ahead).0 as usize);
+        // Two-stage software prefetch: the FIFO order is known, so the span and kind of the
+        // entry 32 ahead, and the edge block of the entry 16 ahead (whose span was fetched
+        // 16 steps ago), can be on their way.
+        if let Some(&far) = queue.get(head + 32) {
+            il.prefetch_entry(far);
+        }
+        if let Some(&near) = queue.get(head + 16) {
+            il.prefetch_edges(near);
         }
         let e = queue[head];
         head += 1;
@@ -263,6 +266,7 @@ pub fn eliminate_unneeded_il_entries(il: &mut Il) -> EliminationReport {
         .collect();
     rep.freed = doomed.len();
     il.free_entries(&doomed);
+    il.debug_verify("eliminate_unneeded_il_entries");
     rep
 }
 
@@ -289,24 +293,6 @@ pub fn trace_keep(il: &Il, out: &mut dyn std::io::Write) -> std::io::Result<()> 
         }
     }
     Ok(())
-}
-
-/// Hints the cache to load `pool[i]` (no effect off x86_64 or out of range).
-#[inline(always)]
-fn prefetch(pool: &[Eix], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(p) = pool.get(i) {
-        // SAFETY: `_mm_prefetch` only hints the cache and never faults; SSE is part of the
-        // x86_64 baseline; the pointer comes from a live reference.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch(
-                p as *const Eix as *const i8,
-                std::arch::x86_64::_MM_HINT_T0,
-            );
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (pool, i);
 }
 
 #[cfg(test)]

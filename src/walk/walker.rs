@@ -454,9 +454,7 @@ impl Walker {
                     let slot = fr.i;
                     if slot == 0 && kind == EntryKind::Constant {
                         // The sub-switch validates the constant kind whatever the operand.
-                        if let Err(err) = self.constant_operand(il, e) {
-                            return Err(err);
-                        }
+                        self.constant_operand(il, e)?;
                     }
                     let Some(top) = self.stack.last_mut() else {
                         break;
