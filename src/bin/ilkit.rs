@@ -1,4 +1,4 @@
-//! The `ilkit` command line: `scan`, `merge`, `il`, `callgraph`, `cfg`.
+//! The `ilkit` command line: `scan`, `merge`, `il`, `callgraph`, `cgscc`, `cfg`.
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -7,10 +7,11 @@ fn main() {
         Some("scan") => ilkit::scan::cli::main(rest),
         Some("merge") => ilkit::scan::cli::merge_main(rest),
         Some("callgraph") => ilkit::callgraph::cli::main(rest),
+        Some("cgscc") => ilkit::cgscc::cli::main(rest),
         Some("cfg") => ilkit::cfg::cli::main(rest),
         Some("il") => ilkit::walk::cli::main(rest),
         _ => {
-            eprintln!("usage: ilkit <scan|merge|il|callgraph|cfg> ...");
+            eprintln!("usage: ilkit <scan|merge|il|callgraph|cgscc|cfg> ...");
             2
         }
     };

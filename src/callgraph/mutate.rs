@@ -713,6 +713,68 @@ impl LazyCallGraph {
         Ok(())
     }
 
+    /// Removes several dead functions with one scan for remaining uses (O(N + E) in
+    /// all, where [`remove_dead_function`](Self::remove_dead_function) scans per node).
+    /// A function that is still used (by any node), is a library function
+    /// or is not alone in its SCC/RefSCC is left in place and reported.
+    pub fn remove_dead_functions(&mut self, ns: &[NodeIdx]) -> Vec<VerifyError> {
+        self.assert_built();
+        let mut errs = Vec::new();
+        let mut used_by = vec![NONE; self.num_nodes()];
+        for m in 0..self.num_nodes() {
+            for e in &self.edges[m] {
+                if used_by[e.target as usize] == NONE {
+                    used_by[e.target as usize] = m as NodeIdx;
+                }
+            }
+        }
+        let mut removed = vec![false; self.num_nodes()];
+        for &n in ns {
+            let (i, u) = (n as usize, used_by[n as usize]);
+            if self.removed[i] {
+                continue;
+            }
+            if u != NONE {
+                errs.push(VerifyError(format!(
+                    "{} is still used by {}",
+                    self.name(n),
+                    self.name(u)
+                )));
+                continue;
+            }
+            if self.libs.contains(&n) {
+                errs.push(VerifyError(format!(
+                    "cannot remove library function {}",
+                    self.name(n)
+                )));
+                continue;
+            }
+            if let Some(s) = self.scc_of(n) {
+                let r = self.scc_rc[s as usize];
+                if self.scc_nodes[s as usize].len() != 1 || self.rc_sccs[r as usize].len() != 1 {
+                    errs.push(VerifyError(format!(
+                        "dead function {} is not alone in its SCC/RefSCC",
+                        self.name(n)
+                    )));
+                    continue;
+                }
+                self.scc_of[i] = NONE;
+                self.dfs[i] = 0;
+                self.low[i] = 0;
+                self.scc_nodes[s as usize].clear();
+                self.scc_rc[s as usize] = NONE;
+                self.scc_pos[s as usize] = NONE;
+                self.rc_sccs[r as usize].clear();
+                self.order.unlink(r);
+            }
+            self.edges[i].clear();
+            self.removed[i] = true;
+            removed[i] = true;
+        }
+        self.entry.retain(|&x| !removed[x as usize]);
+        errs
+    }
+
     /// Adds a new defined function with no edges and no SCC yet (LLVM's `initNode`).
     /// Put it into the structure with [`add_new_function_into_refscc`],
     /// [`add_new_function_into_scc`] or [`add_new_function_as_refscc`], then add edges.

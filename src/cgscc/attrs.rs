@@ -1,0 +1,87 @@
+//! `function-attrs` over summaries: `norecurse` and a `readnone`/`readonly` memory
+//! summary, inferred per SCC and propagated bottom-up (LLVM's `PostOrderFunctionAttrs`).
+//!
+//! For SCC `S`: the memory effect is the join of the bodies' own effects, of every
+//! callee outside `S` (its inferred effect if defined, its declared effect otherwise),
+//! and `Write` for indirect calls and inline assembly; it is never weaker than what the
+//! function already declares. `norecurse` holds when `S` is one function with no call
+//! into `S` and every callee is `norecurse` (inferred, declared, or an intrinsic) and
+//! no call is indirect. Kernels are roots, so they are inferred last. O(calls of S).
+
+use super::summary::{CallTarget, MemEffect};
+use super::{Abort, CgsccPass, PassContext, PassResult};
+use crate::callgraph::SccIdx;
+
+/// The `function-attrs` pass.
+pub struct FunctionAttrs;
+
+impl CgsccPass for FunctionAttrs {
+    fn name(&self) -> String {
+        "function-attrs".into()
+    }
+
+    fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
+        let m = &*cx.m;
+        let nodes = m.graph.scc_nodes(scc).to_vec();
+        let s = &m.summ;
+        let mut mem = MemEffect::None;
+        let mut norec = nodes.len() == 1;
+        for &n in &nodes {
+            mem = mem.max(s.local_mem[n as usize]);
+            for c in &s.calls[n as usize] {
+                match c.callee {
+                    CallTarget::Function(t) if m.graph.scc_of(t) == Some(scc) => norec = false,
+                    CallTarget::Function(t) => {
+                        let t = t as usize;
+                        if s.is_definition[t] && !m.graph.is_removed(t as u32) {
+                            mem = mem.max(
+                                m.inferred_mem[t]
+                                    .unwrap_or(s.declared_mem[t])
+                                    .min(s.declared_mem[t]),
+                            );
+                            norec &= m.inferred_norecurse[t] || s.declared_norecurse[t];
+                        } else {
+                            mem = mem.max(s.declared_mem[t]);
+                            norec &= s.declared_norecurse[t] || s.is_intrinsic(t as u32);
+                        }
+                    }
+                    CallTarget::Indirect => {
+                        mem = MemEffect::Write;
+                        norec = false;
+                    }
+                    CallTarget::InlineAsm => mem = MemEffect::Write,
+                }
+            }
+        }
+        let mut changed = PassResult::Unchanged;
+        for &n in &nodes {
+            let eff = mem.min(cx.m.summ.declared_mem[n as usize]);
+            let nr = norec || cx.m.summ.declared_norecurse[n as usize];
+            if cx.m.inferred_mem[n as usize] != Some(eff)
+                || cx.m.inferred_norecurse[n as usize] != nr
+            {
+                cx.m.inferred_mem[n as usize] = Some(eff);
+                cx.m.inferred_norecurse[n as usize] = nr;
+                changed = PassResult::Changed;
+            }
+        }
+        Ok(changed)
+    }
+}
+
+impl super::CgsccModule {
+    /// Inferred attributes of node `n` as LLVM would print them (`norecurse readnone`);
+    /// empty when nothing was inferred.
+    pub fn inferred_attrs(&self, n: u32) -> String {
+        let mut out = Vec::new();
+        if self.inferred_norecurse[n as usize] {
+            out.push("norecurse");
+        }
+        if let Some(e) = self.inferred_mem[n as usize] {
+            if !e.attr().is_empty() {
+                out.push(e.attr());
+            }
+        }
+        out.join(" ")
+    }
+}

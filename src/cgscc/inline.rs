@@ -1,0 +1,528 @@
+//! The inliner over summaries (LLVM's `InlinerPass` / NVIDIA's early inliner, seed 003).
+//!
+//! For every function of the SCC (in SCC order) it walks the call sites, appending the
+//! call sites of each inlined body so they are considered too (with an inline history
+//! that refuses to inline a function into a copy of itself). Decisions, in order:
+//! 1. declaration callee → `NoDefinition` (intrinsics are skipped silently);
+//! 2. self call or a callee in the call's inline history → `NotInlined` (recursive);
+//!    an intra-SCC call from a function that already inlined one in this SCC →
+//!    `NotInlined` (LLVM's `InlinedInternalEdges`);
+//! 3. `noinline` → `NeverInline`; `alwaysinline` → `AlwaysInline` (cost=always);
+//! 4. `inline<only-mandatory>` stops here;
+//! 5. the replay advisor (`cgscc-inline-replay`), if it decides;
+//! 6. `nv-inline-all` → inline;
+//! 7. the cost model: [`Summaries::call_cost`], times `intra-scc-cost-multiplier` when
+//!    the callee is in the caller's SCC and `function-inline-cost-multiplier` when the
+//!    callee is recursive; the threshold is the caller's remaining `inline-budget`
+//!    (20,000, or 40,000 with `aggressive-inline`) in NVIDIA mode, `inline-threshold`
+//!    (225; 325 for `inlinehint`, 45 for `cold` callees) in stock mode. Within the
+//!    threshold → `Inlined` (the budget is charged), otherwise `TooBig`.
+//!
+//! Inlining merges the callee's size, call sites, references and memory effect into the
+//! caller; after a function's call sites are done its new edge set goes to the call
+//! graph in one [`PassContext::set_function_edges`] (the inlined call edge disappears or
+//! becomes a ref, the callee's callees become call edges: SCCs merge and split). A local
+//! callee left without uses is queued as dead.
+
+use super::summary::{CallSummary, CallTarget, ReplayFormat, Summaries};
+use super::{Abort, CgsccPass, PassContext, PassResult};
+use crate::callgraph::{NodeIdx, SccIdx};
+use crate::graph::NONE;
+use ahash::AHashSet;
+
+/// Replay scope (`cgscc-inline-replay-scope`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ReplayScope {
+    /// Replay only in functions the file mentions as callers.
+    #[default]
+    Function,
+    /// Replay in every function.
+    Module,
+}
+
+/// What replay does for call sites the file does not list
+/// (`cgscc-inline-replay-fallback`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ReplayFallback {
+    /// The normal cost model decides.
+    #[default]
+    Original,
+    /// Inline.
+    AlwaysInline,
+    /// Do not inline.
+    NeverInline,
+}
+
+/// Inline decisions read from a remarks file (`cgscc-inline-replay`): every line
+/// `'callee' inlined into 'caller' ... at callsite LOC;` is a site to inline.
+#[derive(Clone, Debug, Default)]
+pub struct Replay {
+    /// `(callee, location)` pairs to inline.
+    pub sites: AHashSet<(String, String)>,
+    /// Callers named in the file.
+    pub callers: AHashSet<String>,
+    /// Scope.
+    pub scope: ReplayScope,
+    /// Fallback.
+    pub fallback: ReplayFallback,
+    /// Location format.
+    pub format: ReplayFormat,
+}
+
+impl Replay {
+    /// Parses replay text.
+    pub fn parse(
+        text: &str,
+        scope: ReplayScope,
+        fallback: ReplayFallback,
+        format: ReplayFormat,
+    ) -> Replay {
+        let mut r = Replay {
+            scope,
+            fallback,
+            format,
+            ..Default::default()
+        };
+        for line in text.lines() {
+            let Some((head, tail)) = line.split_once(" at callsite ") else {
+                continue;
+            };
+            let Some((callee_part, caller_part)) = head.split_once("' inlined into '") else {
+                continue;
+            };
+            let Some(q) = callee_part.rfind('\'') else {
+                continue;
+            };
+            let callee = &callee_part[q + 1..];
+            let caller = caller_part.split('\'').next().unwrap_or("");
+            let loc = tail.split(';').next().unwrap_or("").trim();
+            r.sites.insert((callee.to_string(), loc.to_string()));
+            r.callers.insert(caller.to_string());
+        }
+        r
+    }
+
+    /// Reads a replay file.
+    pub fn from_file(
+        path: &str,
+        scope: ReplayScope,
+        fallback: ReplayFallback,
+        format: ReplayFormat,
+    ) -> std::io::Result<Replay> {
+        Ok(Replay::parse(
+            &std::fs::read_to_string(path)?,
+            scope,
+            fallback,
+            format,
+        ))
+    }
+
+    /// `Some(true)`: inline, `Some(false)`: do not, `None`: the cost model decides.
+    pub fn decide(&self, caller: &str, callee: &str, loc: &str) -> Option<bool> {
+        if self.sites.contains(&(callee.to_string(), loc.to_string())) {
+            return Some(true);
+        }
+        if self.scope == ReplayScope::Module || self.callers.contains(caller) {
+            return match self.fallback {
+                ReplayFallback::Original => None,
+                ReplayFallback::AlwaysInline => Some(true),
+                ReplayFallback::NeverInline => Some(false),
+            };
+        }
+        None
+    }
+}
+
+/// Inliner knobs (seed 003's table).
+#[derive(Clone, Debug)]
+pub struct InlineParams {
+    /// `inline-budget`: per-caller NVIDIA budget; `None` = stock LLVM threshold.
+    pub inline_budget: Option<i64>,
+    /// `inline-threshold`: the stock threshold.
+    pub inline_threshold: i64,
+    /// `nv-inline-all`: inline every defined callee that is not `noinline`.
+    pub nv_inline_all: bool,
+    /// `aggressive-inline`: budget 40,000.
+    pub aggressive_inline: bool,
+    /// `intra-scc-cost-multiplier`.
+    pub intra_scc_cost_multiplier: i64,
+    /// `function-inline-cost-multiplier` (recursive callees).
+    pub function_inline_cost_multiplier: i64,
+    /// `cgscc-inline-replay`.
+    pub replay: Option<Replay>,
+    /// Remove local callees left without uses.
+    pub delete_dead: bool,
+}
+
+impl Default for InlineParams {
+    fn default() -> Self {
+        InlineParams {
+            inline_budget: Some(20_000),
+            inline_threshold: 225,
+            nv_inline_all: false,
+            aggressive_inline: false,
+            intra_scc_cost_multiplier: 2,
+            function_inline_cost_multiplier: 1,
+            replay: None,
+            delete_dead: true,
+        }
+    }
+}
+
+impl InlineParams {
+    /// The effective per-caller budget.
+    pub fn budget(&self) -> Option<i64> {
+        if self.aggressive_inline {
+            Some(40_000)
+        } else {
+            self.inline_budget
+        }
+    }
+}
+
+/// Remark kinds (the old inliner's strings). The discriminant indexes
+/// [`PipelineSummary::remarks_by_kind`](super::PipelineSummary).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RemarkKind {
+    /// Inlined by the cost model, replay or `nv-inline-all`.
+    Inlined = 0,
+    /// Not inlined for a reason other than cost.
+    NotInlined = 1,
+    /// Inlined because of `alwaysinline`.
+    AlwaysInline = 2,
+    /// Not inlined because of `noinline`.
+    NeverInline = 3,
+    /// Not inlined: cost above threshold.
+    TooBig = 4,
+    /// Not inlined: no definition.
+    NoDefinition = 5,
+}
+
+impl RemarkKind {
+    /// The remark name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RemarkKind::Inlined => "Inlined",
+            RemarkKind::NotInlined => "NotInlined",
+            RemarkKind::AlwaysInline => "AlwaysInline",
+            RemarkKind::NeverInline => "NeverInline",
+            RemarkKind::TooBig => "TooBig",
+            RemarkKind::NoDefinition => "NoDefinition",
+        }
+    }
+}
+
+/// One inliner remark.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Remark {
+    /// Kind.
+    pub kind: RemarkKind,
+    /// Pass that emitted it.
+    pub pass: String,
+    /// Caller name.
+    pub caller: String,
+    /// Callee name.
+    pub callee: String,
+    /// `cost=`: `None` prints `always` (or `never` for `NeverInline`).
+    pub cost: Option<i64>,
+    /// `threshold=`.
+    pub threshold: Option<i64>,
+    /// Call-site location (replay format).
+    pub loc: String,
+    /// Extra reason text.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Remark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cost = match (self.cost, self.kind) {
+            (Some(c), _) => format!("cost={c}"),
+            (None, RemarkKind::NeverInline) => "cost=never".into(),
+            (None, _) => "cost=always".into(),
+        };
+        let with = match self.threshold {
+            Some(t) => format!("({cost}, threshold={t})"),
+            None => format!("({cost})"),
+        };
+        let (callee, caller) = (&self.callee, &self.caller);
+        write!(f, "remark: {}: {}: ", self.pass, self.kind.as_str())?;
+        match self.kind {
+            RemarkKind::Inlined | RemarkKind::AlwaysInline => {
+                write!(f, "'{callee}' inlined into '{caller}' with {with}")?
+            }
+            RemarkKind::NotInlined if self.cost.is_none() => write!(
+                f,
+                "'{callee}' not inlined into '{caller}' because {}",
+                self.reason
+            )?,
+            RemarkKind::NeverInline | RemarkKind::TooBig | RemarkKind::NotInlined => write!(
+                f,
+                "'{callee}' not inlined into '{caller}' because {} {with}",
+                self.reason
+            )?,
+            RemarkKind::NoDefinition => write!(
+                f,
+                "'{callee}' will not be inlined into '{caller}' because its definition is unavailable"
+            )?,
+        }
+        write!(f, " at callsite {};", self.loc)
+    }
+}
+
+/// The `inline` / `nv-early-inliner` / `inliner-wrapper` pass.
+pub struct InlinerPass {
+    /// Pipeline name.
+    pub name: String,
+    /// `inline<only-mandatory>`: only `alwaysinline` callees.
+    pub only_mandatory: bool,
+}
+
+enum Decision {
+    Inline(RemarkKind, Option<i64>, Option<i64>, &'static str),
+    Skip,
+    No(RemarkKind, Option<i64>, Option<i64>, &'static str),
+}
+
+/// Merges callee `f` into call site `i` of `n` (the call is removed, the callee's call
+/// sites appended with rebased locations and a new history row).
+pub fn inline_call(s: &mut Summaries, n: NodeIdx, i: usize, f: NodeIdx) {
+    let call = s.calls[n as usize].remove(i);
+    let h = s.history.len() as u32;
+    s.history.push((f, call.history));
+    let callee_calls = s.calls[f as usize].clone();
+    for cs in callee_calls {
+        let loc = s.rebase_loc(cs.loc, call.loc);
+        s.calls[n as usize].push(CallSummary {
+            callee: cs.callee,
+            arg_count: cs.arg_count,
+            loc,
+            history: h,
+        });
+    }
+    let (a, b) = (
+        s.instructions[n as usize] as u64,
+        s.instructions[f as usize] as u64,
+    );
+    s.instructions[n as usize] = (a + b).saturating_sub(2).clamp(1, u32::MAX as u64) as u32;
+    let refs = s.refs[f as usize].clone();
+    for r in refs {
+        if !s.refs[n as usize].contains(&r) {
+            s.refs[n as usize].push(r);
+        }
+    }
+    s.local_mem[n as usize] = s.local_mem[n as usize].max(s.local_mem[f as usize]);
+}
+
+impl InlinerPass {
+    fn decide(
+        &self,
+        cx: &PassContext<'_>,
+        scc: SccIdx,
+        n: NodeIdx,
+        call: &CallSummary,
+        f: NodeIdx,
+        loc: &str,
+    ) -> Decision {
+        let m = &*cx.m;
+        let s = &m.summ;
+        let p = &cx.opts.inline;
+        if !s.is_definition[f as usize] || m.graph.is_removed(f) {
+            return if s.is_intrinsic(f) {
+                Decision::Skip
+            } else {
+                Decision::No(RemarkKind::NoDefinition, None, None, "")
+            };
+        }
+        if f == n || s.history_contains(call.history, f) {
+            return Decision::No(
+                RemarkKind::NotInlined,
+                None,
+                None,
+                "of recursion (recursive)",
+            );
+        }
+        let same_scc = m.graph.scc_of(f) == Some(scc);
+        if same_scc && m.inlined_internal.contains(&(n, scc)) {
+            return Decision::No(
+                RemarkKind::NotInlined,
+                None,
+                None,
+                "an internal edge of this SCC was already inlined (recursive SCC split)",
+            );
+        }
+        if s.no_inline[f as usize] {
+            return Decision::No(
+                RemarkKind::NeverInline,
+                None,
+                None,
+                "it should never be inlined: noinline function attribute",
+            );
+        }
+        if s.always_inline[f as usize] {
+            return Decision::Inline(RemarkKind::AlwaysInline, None, None, "");
+        }
+        if self.only_mandatory {
+            return Decision::Skip;
+        }
+        if let Some(r) = &p.replay {
+            match r.decide(&s.names[n as usize], &s.names[f as usize], loc) {
+                Some(true) => return Decision::Inline(RemarkKind::Inlined, None, None, ""),
+                Some(false) => {
+                    return Decision::No(
+                        RemarkKind::NotInlined,
+                        None,
+                        None,
+                        "the replay file does not inline it",
+                    )
+                }
+                None => {}
+            }
+        }
+        if p.nv_inline_all {
+            return Decision::Inline(RemarkKind::Inlined, None, None, "");
+        }
+        let only_use = s.linkage[f as usize].is_local()
+            && !m.is_root[f as usize]
+            && m.in_count[f as usize] == 1
+            && s.calls[n as usize]
+                .iter()
+                .filter(|c| c.callee == CallTarget::Function(f))
+                .count()
+                == 1;
+        let mut cost = s.call_cost(f, call, only_use);
+        if cost > 0 {
+            if same_scc {
+                cost *= p.intra_scc_cost_multiplier;
+            }
+            let recursive = match m.graph.scc_of(f) {
+                Some(sf) => m.graph.scc_nodes(sf).len() > 1 || m.graph.edge(f, f).is_some(),
+                None => false,
+            };
+            if recursive {
+                cost *= p.function_inline_cost_multiplier;
+            }
+        }
+        let threshold = match p.budget() {
+            Some(b) => b - m.budget_used[n as usize],
+            None if s.cold[f as usize] => 45.min(p.inline_threshold),
+            None if s.inline_hint[f as usize] => 325.max(p.inline_threshold),
+            None => p.inline_threshold,
+        };
+        if cost <= threshold {
+            Decision::Inline(RemarkKind::Inlined, Some(cost), Some(threshold), "")
+        } else {
+            Decision::No(
+                RemarkKind::TooBig,
+                Some(cost),
+                Some(threshold),
+                "too costly to inline",
+            )
+        }
+    }
+}
+
+impl CgsccPass for InlinerPass {
+    fn name(&self) -> String {
+        if self.only_mandatory {
+            format!("{}<only-mandatory>", self.name)
+        } else {
+            self.name.clone()
+        }
+    }
+
+    fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
+        let nodes = cx.m.graph.scc_nodes(scc).to_vec();
+        let format = cx
+            .opts
+            .inline
+            .replay
+            .as_ref()
+            .map(|r| r.format)
+            .unwrap_or_default();
+        let mut any = PassResult::Unchanged;
+        let mut inlined_callees = Vec::new();
+        for n in nodes {
+            if cx.m.graph.is_removed(n) {
+                continue;
+            }
+            let mut changed = false;
+            let mut i = 0;
+            while i < cx.m.summ.calls[n as usize].len() {
+                let call = cx.m.summ.calls[n as usize][i];
+                let CallTarget::Function(f) = call.callee else {
+                    i += 1;
+                    continue;
+                };
+                let loc = cx.m.summ.format_loc(call.loc, format);
+                let d = self.decide(cx, scc, n, &call, f, &loc);
+                let remark = |kind, cost, threshold, reason: &str| Remark {
+                    kind,
+                    pass: self.name.clone(),
+                    caller: cx.m.summ.names[n as usize].clone(),
+                    callee: cx.m.summ.names[f as usize].clone(),
+                    cost,
+                    threshold,
+                    loc: loc.clone(),
+                    reason: reason.to_string(),
+                };
+                match d {
+                    Decision::Skip => i += 1,
+                    Decision::No(kind, cost, th, why) => {
+                        let r = remark(kind, cost, th, why);
+                        cx.m.remarks.push(r);
+                        i += 1;
+                    }
+                    Decision::Inline(kind, cost, th, why) => {
+                        let r = remark(kind, cost, th, why);
+                        cx.m.remarks.push(r);
+                        if let (Some(c), Some(_)) = (cost, cx.opts.inline.budget()) {
+                            if kind == RemarkKind::Inlined {
+                                cx.m.budget_used[n as usize] += c.max(0);
+                            }
+                        }
+                        if cx.m.graph.scc_of(f) == Some(scc) {
+                            cx.m.inlined_internal.insert((n, scc));
+                        }
+                        inline_call(&mut cx.m.summ, n, i, f);
+                        inlined_callees.push(f);
+                        changed = true;
+                        any = PassResult::Changed;
+                    }
+                }
+            }
+            if changed {
+                cx.mark_changed(n);
+                let edges = cx.m.summary_edges(n);
+                cx.set_function_edges(scc, n, &edges);
+                if cx.ur.current_scc_changed {
+                    break;
+                }
+            }
+        }
+        if cx.opts.inline.delete_dead {
+            inlined_callees.sort_unstable();
+            inlined_callees.dedup();
+            for f in inlined_callees {
+                let m = &mut *cx.m;
+                let g = &m.graph;
+                let Some(sf) = g.scc_of(f) else {
+                    continue;
+                };
+                if m.summ.linkage[f as usize].is_local()
+                    && !m.is_root[f as usize]
+                    && m.in_count[f as usize] == 0
+                    && !g.lib_functions().contains(&f)
+                    && sf != scc
+                    && g.scc_nodes(sf).len() == 1
+                    && g.refscc_sccs(g.scc_refscc(sf)).len() == 1
+                    && !cx.ur.invalidated_sccs.contains(&sf)
+                {
+                    m.dead.push(f);
+                    cx.ur.invalidated_sccs.insert(sf);
+                }
+            }
+        }
+        let _ = NONE;
+        Ok(any)
+    }
+}

@@ -1,0 +1,954 @@
+//! The CGSCC pass manager over the lazy call graph: bottom-up SCC walk, LLVM's
+//! worklist protocol under graph mutation, `DevirtSCCRepeatedPass`, the CGSCC-to-function
+//! adaptor, pass instrumentation, the pipeline text parser, the inliner and
+//! `function-attrs` (seed 003).
+//!
+//! # What it owns
+//! - [`CgsccModule`]: one module's call graph ([`LazyCallGraph`]) plus its
+//!   [`Summaries`](summary::Summaries) and the side tables passes keep per node
+//!   (inferred attributes, inline budget used, incoming edge counts), remarks and
+//!   diagnostics.
+//! - [`PassManager`]: runs a pipeline of [`CgsccPass`]es on every SCC, callees first.
+//!
+//! # The walk (LLVM's `ModuleToPostOrderCGSCCPassAdaptor`)
+//! RefSCCs are taken from a worklist seeded with the post-order; inside one RefSCC a
+//! pending set of SCCs is visited lowest post-order position first. A pass reports graph
+//! changes in an [`UpdateResult`] (through [`PassContext::set_function_edges`], which
+//! applies `update_node_edges` and records what it did):
+//! - SCCs merged away go into the invalidated set and are never visited again; the
+//!   merged SCC is re-queued;
+//! - when the current SCC splits, every piece is re-queued and visited in post-order;
+//! - when the current RefSCC splits (or merges), its pieces are pushed on the RefSCC
+//!   worklist in post-order and the rest of the old RefSCC is abandoned (its SCCs are
+//!   visited again from their new RefSCCs);
+//! - a changed current SCC stops the pipeline for this visit: the re-queued SCCs run the
+//!   whole pipeline again, after everything they call. This keeps every visit
+//!   bottom-up (LLVM instead continues the remaining passes on the updated SCC).
+//!
+//! Functions removed as dead are invalidated at once and removed from the graph in one
+//! batch at the end of the run. In debug builds (or with [`Options::verify_each`]) the
+//! graph is verified after every pass.
+//!
+//! # Using it
+//! ```
+//! use ilkit::cgscc::{CgsccModule, NoInstrumentation, Options, PassManager};
+//! let text = "define internal void @leaf() {\n  ret void\n}\n\
+//!             define void @root() {\n  call void @leaf()\n  ret void\n}\n";
+//! let m = ilkit::import::llvm_ir::parse("m.ll", text).unwrap();
+//! let mut cm = CgsccModule::new(&m, "m.ll", Some(text));
+//! let mut pm = PassManager::from_text("cgscc(devirt<5>(inline,function-attrs))",
+//!                                     Options::default()).unwrap();
+//! let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+//! assert_eq!(report.visits.len(), 2);                  // leaf, then root
+//! assert!(cm.remarks[0].to_string().contains("'leaf' inlined into 'root'"));
+//! assert!(cm.graph.is_removed(0));                      // leaf had no other use
+//! assert_eq!(cm.inferred_attrs(1), "norecurse readnone");
+//! ```
+//!
+//! # Complexity
+//! One visit per SCC plus one per re-queue; a re-queue re-sorts the pending set of one
+//! RefSCC (O(k log k)). Passes cost what they touch.
+
+pub mod attrs;
+pub mod cli;
+pub mod inline;
+pub mod pipeline;
+pub mod summary;
+
+use crate::callgraph::{from_module, Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx};
+use crate::graph::NONE;
+use crate::import::llvm_ir::Module;
+use ahash::AHashSet;
+use summary::{CallTarget, MemEffect, Summaries};
+
+pub use inline::{InlineParams, Remark, RemarkKind, Replay, ReplayFallback, ReplayScope};
+pub use pipeline::{parse_pipeline, PipelineError};
+
+/// The diagnostic of `DevirtSCCRepeatedPass` when the limit is hit and the graph still
+/// changes.
+pub const MAX_DEVIRT_MESSAGE: &str = "Max devirtualization iterations reached";
+
+/// A run stopped by `abort-on-max-devirt-iterations-reached`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Abort(pub String);
+
+impl std::fmt::Display for Abort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LLVM ERROR: {}", self.0)
+    }
+}
+
+/// Knobs of a pipeline run (the seed's knobs table).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Inliner knobs.
+    pub inline: InlineParams,
+    /// `abort-on-max-devirt-iterations-reached`.
+    pub abort_on_max_devirt_iterations: bool,
+    /// Verify the call graph after every pass (default: debug builds).
+    pub verify_each: bool,
+    /// Cap on SCC visits per run, a guard against a pass that keeps re-queueing
+    /// (default: 64 visits per function plus 1024).
+    pub max_visits: Option<usize>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            inline: InlineParams::default(),
+            abort_on_max_devirt_iterations: false,
+            verify_each: cfg!(debug_assertions),
+            max_visits: None,
+        }
+    }
+}
+
+/// One module under the pass manager: call graph, summaries and per-node side tables.
+///
+/// # Invariants
+/// - node `n` of `graph` is function `n` of `summ` (both module order);
+/// - `in_count[n]` is the number of nodes with an edge to `n`;
+/// - after a run every populated edge of the graph agrees with the summaries:
+///   call edges to the defined callees of `summ.calls`, ref edges to `summ.refs`.
+#[derive(Clone, Debug)]
+pub struct CgsccModule {
+    /// The lazy call graph (built).
+    pub graph: LazyCallGraph,
+    /// Function summaries.
+    pub summ: Summaries,
+    /// Inferred memory effect per node (`function-attrs`; `None` until inferred).
+    pub inferred_mem: Vec<Option<MemEffect>>,
+    /// Inferred `norecurse` per node.
+    pub inferred_norecurse: Vec<bool>,
+    /// Inline cost already spent per caller (NVIDIA budget).
+    pub budget_used: Vec<i64>,
+    /// Incoming edges per node.
+    pub in_count: Vec<u32>,
+    /// Entry root of the graph (external, aliased or referenced from a global).
+    pub is_root: Vec<bool>,
+    /// Inliner remarks, in decision order.
+    pub remarks: Vec<Remark>,
+    /// Diagnostics (`Max devirtualization iterations reached`, visit cap, ...).
+    pub diagnostics: Vec<String>,
+    /// Functions found dead, removed from the graph at the end of the run.
+    pub dead: Vec<NodeIdx>,
+    /// Edges `(caller, scc)` inlined inside one SCC (LLVM's `InlinedInternalEdges`).
+    pub inlined_internal: AHashSet<(NodeIdx, SccIdx)>,
+    /// Lines written by function passes (`print-size`).
+    pub function_log: Vec<String>,
+}
+
+impl CgsccModule {
+    /// Builds the call graph of `m` (every node populated, RefSCCs built) and the
+    /// summaries. `text` is the module text when available (see
+    /// [`Summaries::from_module`]).
+    pub fn new(m: &Module, module_id: &str, text: Option<&str>) -> CgsccModule {
+        let mut graph = from_module(m, module_id);
+        graph.build_ref_sccs();
+        graph.populate_all();
+        let mut summ = Summaries::from_module(m, text);
+        let n = graph.num_nodes();
+        let mut in_count = vec![0u32; n];
+        for f in 0..n as NodeIdx {
+            let address_taken = called_and_referenced(m, f);
+            for e in graph.cached_edges(f) {
+                in_count[e.target as usize] += 1;
+                if e.kind == EdgeKind::Ref || address_taken.contains(&e.target) {
+                    summ.refs[f as usize].push(e.target);
+                }
+            }
+        }
+        let mut is_root = vec![false; n];
+        for &r in graph.entry_nodes() {
+            is_root[r as usize] = true;
+        }
+        CgsccModule {
+            is_root,
+            graph,
+            summ,
+            inferred_mem: vec![None; n],
+            inferred_norecurse: vec![false; n],
+            budget_used: vec![0; n],
+            in_count,
+            remarks: Vec::new(),
+            diagnostics: Vec::new(),
+            dead: Vec::new(),
+            inlined_internal: AHashSet::new(),
+            function_log: Vec::new(),
+        }
+    }
+
+    /// Node `n`'s edges as the summaries describe them: a call edge per distinct
+    /// defined callee, then a ref edge per referenced function not called. Removed nodes
+    /// and nodes in no SCC are left out.
+    pub fn summary_edges(&self, n: NodeIdx) -> Vec<Edge> {
+        let mut seen = AHashSet::new();
+        let mut out = Vec::new();
+        let ok = |t: NodeIdx| {
+            self.summ.is_definition[t as usize]
+                && !self.graph.is_removed(t)
+                && self.graph.scc_of(t).is_some()
+        };
+        for c in &self.summ.calls[n as usize] {
+            if let CallTarget::Function(t) = c.callee {
+                if ok(t) && seen.insert(t) {
+                    out.push(Edge {
+                        target: t,
+                        kind: EdgeKind::Call,
+                    });
+                }
+            }
+        }
+        for &t in &self.summ.refs[n as usize] {
+            if ok(t) && seen.insert(t) {
+                out.push(Edge {
+                    target: t,
+                    kind: EdgeKind::Ref,
+                });
+            }
+        }
+        out
+    }
+
+    /// Names of the nodes of SCC `s`.
+    pub fn scc_names(&self, s: SccIdx) -> Vec<&str> {
+        self.graph
+            .scc_nodes(s)
+            .iter()
+            .map(|&n| self.graph.name(n))
+            .collect()
+    }
+
+    /// Removes the queued dead functions from the graph (one batch, one scan).
+    fn flush_dead(&mut self) {
+        let mut dead = std::mem::take(&mut self.dead);
+        dead.retain(|&n| !self.graph.is_removed(n) && self.in_count[n as usize] == 0);
+        for &n in &dead {
+            for e in self.graph.cached_edges(n) {
+                self.in_count[e.target as usize] -= 1;
+            }
+        }
+        for e in self.graph.remove_dead_functions(&dead) {
+            self.diagnostics.push(format!("not removed: {e}"));
+        }
+    }
+}
+
+/// Functions that `f` calls directly *and* uses as a value (an argument, a stored
+/// address, an operand of a constant expression): when the calls are inlined away the
+/// call edge is demoted to a ref edge rather than removed. Every direct call contributes
+/// one `DirectCall` event and one `Const` event for its callee symbol, so a symbol with
+/// more `Const` events than calls is also used as a value.
+fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
+    use crate::import::llvm_ir::{ConstKind, OperandRef};
+    let mut counts: ahash::AHashMap<u32, (u32, u32)> = ahash::AHashMap::new();
+    let mut exprs: Vec<u32> = Vec::new();
+    for r in &m.functions[f as usize].operand_refs {
+        match *r {
+            OperandRef::DirectCall(s, _) => counts.entry(s).or_default().0 += 1,
+            OperandRef::Const(c) => match m.consts.kinds[c as usize] {
+                ConstKind::Symbol(s) => counts.entry(s).or_default().1 += 1,
+                ConstKind::Expr => {
+                    for &op in m.consts.operands_of(c) {
+                        if let ConstKind::Symbol(s) = m.consts.kinds[op as usize] {
+                            exprs.push(s);
+                        }
+                    }
+                }
+            },
+        }
+    }
+    let mut out: Vec<NodeIdx> = counts
+        .iter()
+        .filter(|(_, &(d, c))| d > 0 && c > d)
+        .map(|(&s, _)| s)
+        .chain(
+            exprs
+                .into_iter()
+                .filter(|s| counts.get(s).is_some_and(|x| x.0 > 0)),
+        )
+        .filter_map(|s| m.symbol_function(s))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// What passes changed, LLVM's `CGSCCUpdateResult`. Lives for a whole run; the
+/// per-visit fields are reset before each pass.
+#[derive(Clone, Debug, Default)]
+pub struct UpdateResult {
+    /// SCCs that must never be visited again (merged away, dead).
+    pub invalidated_sccs: AHashSet<SccIdx>,
+    /// RefSCCs that must never be visited again.
+    pub invalidated_refsccs: AHashSet<RefSccIdx>,
+    /// SCCs to (re)visit in the current RefSCC (merge results, split pieces).
+    pub requeue_sccs: Vec<SccIdx>,
+    /// RefSCCs to (re)visit (split or merge pieces of the current RefSCC).
+    pub requeue_refsccs: Vec<RefSccIdx>,
+    /// The current SCC changed shape: stop the pipeline for this visit.
+    pub current_scc_changed: bool,
+    /// The current RefSCC changed shape.
+    pub current_refscc_changed: bool,
+    /// SCCs were merged during this visit (pending positions must be re-sorted).
+    pub merged_any: bool,
+    /// Functions whose body changed during this visit and that the function adaptor has
+    /// not seen yet.
+    pub changed_functions: Vec<NodeIdx>,
+    /// New call edges reported (to targets with no edge or a ref edge before).
+    pub new_call_edges: u64,
+    /// Ref edges promoted to call edges: a reference became a direct call, what LLVM's
+    /// `DevirtSCCRepeatedPass` counts as devirtualization.
+    pub promoted_call_edges: u64,
+    /// Any edge change reported.
+    pub edge_changes: u64,
+}
+
+/// What a pass sees: the module, the update result and the options.
+pub struct PassContext<'a> {
+    /// The module.
+    pub m: &'a mut CgsccModule,
+    /// Update result of the run.
+    pub ur: &'a mut UpdateResult,
+    /// Knobs.
+    pub opts: &'a Options,
+    /// Instrumentation callbacks.
+    pub instr: &'a mut dyn Instrumentation,
+}
+
+impl PassContext<'_> {
+    /// Gives node `n` (of the current SCC `cur`) the edge set `edges` through
+    /// [`LazyCallGraph::update_node_edges`] and records the consequences in the update
+    /// result.
+    pub fn set_function_edges(&mut self, cur: SccIdx, n: NodeIdx, edges: &[Edge]) {
+        let g = &mut self.m.graph;
+        let old: Vec<Edge> = g.cached_edges(n).to_vec();
+        if old.len() == edges.len() && old.iter().all(|e| edges.contains(e)) {
+            return;
+        }
+        let cur_nodes: Vec<NodeIdx> = g.scc_nodes(cur).to_vec();
+        let cur_rc = g.scc_refscc(cur);
+        let up = g.update_node_edges(n, edges);
+        self.ur.edge_changes += 1;
+        for e in &old {
+            self.m.in_count[e.target as usize] -= 1;
+        }
+        for e in edges {
+            self.m.in_count[e.target as usize] += 1;
+            if e.kind == EdgeKind::Call
+                && !old
+                    .iter()
+                    .any(|o| o.target == e.target && o.kind == EdgeKind::Call)
+            {
+                self.ur.new_call_edges += 1;
+                if old.iter().any(|o| o.target == e.target) {
+                    self.ur.promoted_call_edges += 1;
+                }
+            }
+        }
+        let g = &self.m.graph;
+        self.ur
+            .invalidated_sccs
+            .extend(up.merged_sccs.iter().copied());
+        self.ur
+            .invalidated_refsccs
+            .extend(up.merged_refsccs.iter().copied());
+        if !up.new_refsccs.is_empty() || !up.merged_refsccs.is_empty() {
+            // the pieces of the old RefSCC: the new ones, the survivor, n's
+            self.ur.current_refscc_changed = true;
+            self.ur.current_scc_changed = true;
+            let mut pieces: Vec<RefSccIdx> = up.new_refsccs.clone();
+            pieces.push(cur_rc);
+            pieces.extend(g.refscc_of(n));
+            pieces.sort_unstable();
+            pieces.dedup();
+            self.ur.requeue_refsccs.extend(pieces);
+        }
+        let shape_changed = g.scc_of(n) != Some(cur)
+            || g.scc_nodes(cur) != cur_nodes.as_slice()
+            || !up.merged_sccs.is_empty()
+            || !up.new_sccs.is_empty();
+        if shape_changed {
+            self.ur.current_scc_changed = true;
+            self.ur.merged_any |= !up.merged_sccs.is_empty();
+            let mut pieces: Vec<SccIdx> = cur_nodes
+                .iter()
+                .filter_map(|&x| g.scc_of(x))
+                .chain(g.scc_of(n))
+                .collect();
+            pieces.sort_unstable();
+            pieces.dedup();
+            self.ur.requeue_sccs.extend(pieces);
+        }
+    }
+
+    /// Marks `n`'s body as changed (the function adaptor runs on it).
+    pub fn mark_changed(&mut self, n: NodeIdx) {
+        if !self.ur.changed_functions.contains(&n) {
+            self.ur.changed_functions.push(n);
+        }
+    }
+}
+
+/// Whether a pass changed anything (LLVM's `PreservedAnalyses::all()` or not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassResult {
+    /// Nothing changed.
+    Unchanged,
+    /// Something changed.
+    Changed,
+}
+
+/// A pass over one SCC.
+pub trait CgsccPass {
+    /// Pipeline name (`inline`, `devirt<5>`, ...).
+    fn name(&self) -> String;
+    /// Runs on SCC `scc`. Graph changes go through [`PassContext::set_function_edges`].
+    fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort>;
+}
+
+/// A pass over one function (inside the CGSCC-to-function adaptor).
+pub trait FunctionPass {
+    /// Pipeline name.
+    fn name(&self) -> String;
+    /// Runs on function `f`.
+    fn run(&mut self, f: NodeIdx, m: &mut CgsccModule) -> PassResult;
+}
+
+/// Pass instrumentation callbacks (LLVM's `PassInstrumentation`): before and after each
+/// pass, with the names of the SCC's functions (or the one function).
+pub trait Instrumentation {
+    /// Before `pass` runs on the IR unit `unit`.
+    fn before_pass(&mut self, _pass: &str, _unit: &[&str]) {}
+    /// After `pass` ran on `unit`; `invalidated` when the unit no longer exists in that
+    /// shape (merged, split or removed).
+    fn after_pass(&mut self, _pass: &str, _unit: &[&str], _changed: bool, _invalidated: bool) {}
+}
+
+/// Instrumentation that does nothing.
+#[derive(Default)]
+pub struct NoInstrumentation;
+impl Instrumentation for NoInstrumentation {}
+
+/// Instrumentation recording `Running pass: NAME on (f, g)` lines.
+#[derive(Default, Debug, Clone)]
+pub struct PassLog {
+    /// One line per pass run.
+    pub lines: Vec<String>,
+}
+
+impl Instrumentation for PassLog {
+    fn before_pass(&mut self, pass: &str, unit: &[&str]) {
+        self.lines
+            .push(format!("Running pass: {pass} on ({})", unit.join(", ")));
+    }
+}
+
+/// Fans out to several instrumentations in order.
+pub struct Fanout<'a>(pub Vec<&'a mut dyn Instrumentation>);
+
+impl Instrumentation for Fanout<'_> {
+    fn before_pass(&mut self, pass: &str, unit: &[&str]) {
+        for i in &mut self.0 {
+            i.before_pass(pass, unit);
+        }
+    }
+    fn after_pass(&mut self, pass: &str, unit: &[&str], changed: bool, invalidated: bool) {
+        for i in &mut self.0 {
+            i.after_pass(pass, unit, changed, invalidated);
+        }
+    }
+}
+
+/// One visit of an SCC: its nodes at the time and the passes run, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Visit {
+    /// The SCC.
+    pub scc: SccIdx,
+    /// Its nodes when the visit began.
+    pub nodes: Vec<NodeIdx>,
+    /// Passes run (outermost pipeline passes and nested ones), in order.
+    pub passes: Vec<String>,
+}
+
+/// Result of [`PassManager::run`].
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    /// Visits in order.
+    pub visits: Vec<Visit>,
+}
+
+/// Runs passes in order on one SCC, stopping when the SCC changed shape. Shared by the
+/// pass manager and `devirt<N>`.
+pub fn run_passes(
+    passes: &mut [Box<dyn CgsccPass>],
+    scc: SccIdx,
+    cx: &mut PassContext<'_>,
+) -> Result<PassResult, Abort> {
+    let mut any = PassResult::Unchanged;
+    for p in passes.iter_mut() {
+        if cx.ur.current_scc_changed || cx.ur.invalidated_sccs.contains(&scc) {
+            break;
+        }
+        let name = p.name();
+        let names: Vec<String> = cx.m.scc_names(scc).iter().map(|s| s.to_string()).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        cx.instr.before_pass(&name, &refs);
+        let r = p.run(scc, cx)?;
+        let invalid = cx.ur.current_scc_changed || cx.ur.invalidated_sccs.contains(&scc);
+        cx.instr
+            .after_pass(&name, &refs, r == PassResult::Changed, invalid);
+        if r == PassResult::Changed {
+            any = PassResult::Changed;
+        }
+        if cx.opts.verify_each {
+            let errs = cx.m.graph.verify();
+            assert!(
+                errs.is_empty(),
+                "call graph broken after {name} on ({}): {}",
+                refs.join(", "),
+                errs.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
+    }
+    Ok(any)
+}
+
+/// The CGSCC pass manager: a pipeline plus instrumentation.
+pub struct PassManager {
+    /// The pipeline, outermost passes.
+    pub passes: Vec<Box<dyn CgsccPass>>,
+    /// Knobs.
+    pub opts: Options,
+}
+
+/// Records the passes of the current visit.
+struct VisitRecorder<'a> {
+    inner: &'a mut dyn Instrumentation,
+    passes: Vec<String>,
+}
+
+impl Instrumentation for VisitRecorder<'_> {
+    fn before_pass(&mut self, pass: &str, unit: &[&str]) {
+        self.passes.push(pass.to_string());
+        self.inner.before_pass(pass, unit);
+    }
+    fn after_pass(&mut self, pass: &str, unit: &[&str], changed: bool, invalidated: bool) {
+        self.inner.after_pass(pass, unit, changed, invalidated);
+    }
+}
+
+impl PassManager {
+    /// A pass manager over a parsed pipeline (see [`parse_pipeline`]).
+    pub fn new(passes: Vec<Box<dyn CgsccPass>>, opts: Options) -> PassManager {
+        PassManager { passes, opts }
+    }
+
+    /// Parses `text` (e.g. `cgscc(devirt<5>(inline,function-attrs))`) into a pass manager.
+    pub fn from_text(text: &str, opts: Options) -> Result<PassManager, PipelineError> {
+        Ok(PassManager::new(parse_pipeline(text)?, opts))
+    }
+
+    /// Runs the pipeline over every SCC of `m`, callees first.
+    pub fn run(
+        &mut self,
+        m: &mut CgsccModule,
+        instr: &mut dyn Instrumentation,
+    ) -> Result<RunReport, Abort> {
+        m.graph.build_ref_sccs();
+        let mut report = RunReport::default();
+        let mut ur = UpdateResult::default();
+        let max_visits = self
+            .opts
+            .max_visits
+            .unwrap_or(64 * m.graph.num_nodes() + 1024);
+        let mut rc_stack: Vec<RefSccIdx> = m.graph.postorder_refsccs().collect();
+        rc_stack.reverse();
+        'rcs: while let Some(rc) = rc_stack.pop() {
+            if ur.invalidated_refsccs.contains(&rc) || m.graph.refscc_order(rc).is_none() {
+                continue;
+            }
+            let mut pending: Vec<SccIdx> = m.graph.refscc_sccs(rc).to_vec();
+            pending.reverse();
+            while let Some(c) = pending.pop() {
+                if ur.invalidated_sccs.contains(&c)
+                    || m.graph.scc_nodes(c).is_empty()
+                    || m.graph.scc_refscc(c) != rc
+                {
+                    continue;
+                }
+                if report.visits.len() >= max_visits {
+                    m.diagnostics
+                        .push(format!("visit limit {max_visits} reached; run stopped"));
+                    break 'rcs;
+                }
+                ur.current_scc_changed = false;
+                ur.current_refscc_changed = false;
+                ur.merged_any = false;
+                ur.changed_functions.clear();
+                ur.requeue_sccs.clear();
+                ur.requeue_refsccs.clear();
+                let nodes = m.graph.scc_nodes(c).to_vec();
+                let mut rec = VisitRecorder {
+                    inner: &mut *instr,
+                    passes: Vec::new(),
+                };
+                let mut cx = PassContext {
+                    m: &mut *m,
+                    ur: &mut ur,
+                    opts: &self.opts,
+                    instr: &mut rec,
+                };
+                let res = run_passes(&mut self.passes, c, &mut cx);
+                let passes = std::mem::take(&mut rec.passes);
+                report.visits.push(Visit {
+                    scc: c,
+                    nodes,
+                    passes,
+                });
+                res?;
+                if ur.current_refscc_changed {
+                    let mut pieces: Vec<RefSccIdx> = ur
+                        .requeue_refsccs
+                        .drain(..)
+                        .filter(|&r| {
+                            m.graph.refscc_order(r).is_some()
+                                && !ur.invalidated_refsccs.contains(&r)
+                        })
+                        .collect();
+                    pieces.sort_by_key(|&r| std::cmp::Reverse(m.graph.refscc_order(r)));
+                    pieces.dedup();
+                    rc_stack.extend(pieces);
+                    continue 'rcs;
+                }
+                if ur.current_scc_changed {
+                    let g = &m.graph;
+                    let live = |s: SccIdx| {
+                        !ur.invalidated_sccs.contains(&s)
+                            && !g.scc_nodes(s).is_empty()
+                            && g.scc_refscc(s) == rc
+                    };
+                    if ur.merged_any {
+                        // merges move SCCs around: drop the dead, re-sort (rare)
+                        pending.retain(|&s| live(s));
+                        pending.sort_by_key(|&s| std::cmp::Reverse(g.scc_position(s)));
+                    }
+                    // `pending` is sorted by position, highest first (popped last);
+                    // splits and merges keep the relative order of untouched SCCs, so a
+                    // binary search places each re-queued piece.
+                    for s in ur.requeue_sccs.drain(..) {
+                        if !live(s) {
+                            continue;
+                        }
+                        let p = g.scc_position(s);
+                        let at = pending.partition_point(|&x| g.scc_position(x) > p);
+                        if pending.get(at) != Some(&s) {
+                            pending.insert(at, s);
+                        }
+                    }
+                }
+            }
+        }
+        m.flush_dead();
+        if self.opts.verify_each {
+            let errs = m.graph.verify();
+            assert!(errs.is_empty(), "call graph broken after the run: {errs:?}");
+        }
+        Ok(report)
+    }
+}
+
+/// `devirt<N>(...)`: LLVM's `DevirtSCCRepeatedPass`. Re-runs its pipeline on the SCC
+/// while a run devirtualizes (promotes a ref edge to a call edge: the graph keeps
+/// changing), at most `max` runs; if
+/// the last allowed run still changed the graph it emits [`MAX_DEVIRT_MESSAGE`] and, with
+/// `abort-on-max-devirt-iterations-reached`, aborts.
+pub struct DevirtRepeated {
+    /// Maximum runs.
+    pub max: u32,
+    /// The wrapped pipeline.
+    pub passes: Vec<Box<dyn CgsccPass>>,
+}
+
+impl CgsccPass for DevirtRepeated {
+    fn name(&self) -> String {
+        format!("devirt<{}>", self.max)
+    }
+
+    fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
+        let mut any = PassResult::Unchanged;
+        let mut iteration = 0;
+        loop {
+            iteration += 1;
+            let before = cx.ur.promoted_call_edges;
+            if run_passes(&mut self.passes, scc, cx)? == PassResult::Changed {
+                any = PassResult::Changed;
+            }
+            let changed = cx.ur.promoted_call_edges != before;
+            if !changed || cx.ur.current_scc_changed || cx.ur.invalidated_sccs.contains(&scc) {
+                break;
+            }
+            if iteration >= self.max {
+                let names = cx.m.scc_names(scc).join(", ");
+                cx.m.diagnostics
+                    .push(format!("{MAX_DEVIRT_MESSAGE} on SCC ({names})"));
+                if cx.opts.abort_on_max_devirt_iterations {
+                    return Err(Abort(MAX_DEVIRT_MESSAGE.to_string()));
+                }
+                break;
+            }
+        }
+        Ok(any)
+    }
+}
+
+/// `function(...)`: the CGSCC-to-function adaptor. Runs its function passes on every
+/// function of the SCC that an earlier CGSCC pass changed (then forgets them).
+pub struct FunctionAdaptor {
+    /// Function passes, in order.
+    pub passes: Vec<Box<dyn FunctionPass>>,
+}
+
+impl CgsccPass for FunctionAdaptor {
+    fn name(&self) -> String {
+        let inner: Vec<String> = self.passes.iter().map(|p| p.name()).collect();
+        format!("function({})", inner.join(","))
+    }
+
+    fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
+        let nodes = cx.m.graph.scc_nodes(scc).to_vec();
+        let mut any = PassResult::Unchanged;
+        let changed: Vec<NodeIdx> = cx
+            .ur
+            .changed_functions
+            .iter()
+            .copied()
+            .filter(|n| nodes.contains(n))
+            .collect();
+        cx.ur.changed_functions.retain(|n| !nodes.contains(n));
+        for f in changed {
+            for p in &mut self.passes {
+                let name = p.name();
+                let fname = cx.m.graph.name(f).to_string();
+                cx.instr.before_pass(&name, &[&fname]);
+                let r = p.run(f, cx.m);
+                cx.instr
+                    .after_pass(&name, &[&fname], r == PassResult::Changed, false);
+                if r == PassResult::Changed {
+                    any = PassResult::Changed;
+                }
+            }
+        }
+        Ok(any)
+    }
+}
+
+/// A registered pass that does nothing on summaries (`argpromotion`, `coro-split`, ...):
+/// it keeps its place in pipelines and instrumentation.
+pub struct NoOpPass(pub String);
+
+impl CgsccPass for NoOpPass {
+    fn name(&self) -> String {
+        self.0.clone()
+    }
+    fn run(&mut self, _: SccIdx, _: &mut PassContext<'_>) -> Result<PassResult, Abort> {
+        Ok(PassResult::Unchanged)
+    }
+}
+
+/// Function pass `no-op-function`.
+pub struct NoOpFunction;
+
+impl FunctionPass for NoOpFunction {
+    fn name(&self) -> String {
+        "no-op-function".into()
+    }
+    fn run(&mut self, _: NodeIdx, _: &mut CgsccModule) -> PassResult {
+        PassResult::Unchanged
+    }
+}
+
+/// Function pass `print-size`: logs `NAME: N instructions, K calls`.
+pub struct PrintSize;
+
+impl FunctionPass for PrintSize {
+    fn name(&self) -> String {
+        "print-size".into()
+    }
+    fn run(&mut self, f: NodeIdx, m: &mut CgsccModule) -> PassResult {
+        let line = format!(
+            "{}: {} instructions, {} calls",
+            m.summ.names[f as usize],
+            m.summ.instructions[f as usize],
+            m.summ.calls[f as usize].len()
+        );
+        m.function_log.push(line);
+        PassResult::Unchanged
+    }
+}
+
+/// Checks that `visits` is a bottom-up order of `m`'s *initial* call graph `initial`
+/// (a clone taken before the run): the first visit of every function comes after the
+/// first visit of every function it calls in another initial SCC, and every kernel is
+/// first visited after every non-kernel function it reaches. Returns the violations.
+pub fn check_visit_order(
+    initial: &LazyCallGraph,
+    summ: &Summaries,
+    visits: &[Visit],
+) -> Vec<String> {
+    let n = initial.num_nodes();
+    let mut first = vec![usize::MAX; n];
+    for (i, v) in visits.iter().enumerate() {
+        for &x in &v.nodes {
+            if first[x as usize] == usize::MAX {
+                first[x as usize] = i;
+            }
+        }
+    }
+    let mut errs = Vec::new();
+    for a in 0..n as NodeIdx {
+        let Some(sa) = initial.scc_of(a) else {
+            continue;
+        };
+        if first[a as usize] == usize::MAX {
+            errs.push(format!("{} never visited", initial.name(a)));
+            continue;
+        }
+        for e in initial.cached_edges(a) {
+            if e.kind != EdgeKind::Call || initial.scc_of(e.target) == Some(sa) {
+                continue;
+            }
+            let fb = first[e.target as usize];
+            if fb == usize::MAX || fb > first[a as usize] {
+                errs.push(format!(
+                    "{} visited before its callee {}",
+                    initial.name(a),
+                    initial.name(e.target)
+                ));
+            }
+        }
+    }
+    // kernels after everything they reach
+    for k in 0..n as NodeIdx {
+        if !summ.is_kernel[k as usize] || first[k as usize] == usize::MAX {
+            continue;
+        }
+        let mut seen = vec![false; n];
+        let mut stack = vec![k];
+        seen[k as usize] = true;
+        while let Some(x) = stack.pop() {
+            for e in initial.cached_edges(x) {
+                let t = e.target as usize;
+                if !seen[t] {
+                    seen[t] = true;
+                    stack.push(e.target);
+                    if e.kind == EdgeKind::Call
+                        && !summ.is_kernel[t]
+                        && first[t] != usize::MAX
+                        && first[t] > first[k as usize]
+                    {
+                        errs.push(format!(
+                            "kernel {} visited before {}",
+                            initial.name(k),
+                            initial.name(e.target)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let _ = NONE;
+    errs
+}
+
+/// What [`run_default_pipeline`] reports for one module.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PipelineSummary {
+    /// SCC visits.
+    pub visits: usize,
+    /// Call sites inlined.
+    pub inlined: usize,
+    /// Remarks by kind: Inlined, NotInlined, AlwaysInline, NeverInline, TooBig,
+    /// NoDefinition.
+    pub remarks_by_kind: [usize; 6],
+    /// Functions removed as dead.
+    pub removed: usize,
+    /// Defined functions left in SCCs.
+    pub live_functions: usize,
+    /// Call edges between functions in SCCs before the run.
+    pub initial_call_edges: usize,
+    /// Call edges left.
+    pub call_edges: usize,
+    /// Diagnostics emitted.
+    pub diagnostics: Vec<String>,
+    /// `verify()` problems after the run.
+    pub verify_errors: usize,
+    /// Violations of the bottom-up visit order.
+    pub order_errors: usize,
+}
+
+/// The default pipeline `cgscc(devirt<1>(inline,function-attrs))` with NVIDIA knobs
+/// (budget 20,000), as `ilkit scan` runs it per `.ll` file.
+pub const DEFAULT_PIPELINE: &str = "cgscc(devirt<1>(inline,function-attrs))";
+
+/// Runs [`DEFAULT_PIPELINE`] on `m` (`text` as for [`Summaries::from_module`]) and
+/// summarizes the outcome.
+pub fn run_default_pipeline(m: &Module, text: Option<&str>) -> Result<PipelineSummary, Abort> {
+    run_pipeline_summary(m, text, DEFAULT_PIPELINE, Options::default())
+}
+
+/// Runs `pipeline` on `m` and summarizes the outcome.
+///
+/// # Panics
+/// If `pipeline` does not parse.
+pub fn run_pipeline_summary(
+    m: &Module,
+    text: Option<&str>,
+    pipeline: &str,
+    opts: Options,
+) -> Result<PipelineSummary, Abort> {
+    let mut cm = CgsccModule::new(m, "module", text);
+    let initial = cm.graph.clone();
+    let mut pm = PassManager::from_text(pipeline, opts).expect("pipeline parses");
+    let report = pm.run(&mut cm, &mut NoInstrumentation)?;
+    let mut s = PipelineSummary {
+        visits: report.visits.len(),
+        initial_call_edges: (0..initial.num_nodes() as NodeIdx)
+            .filter(|&n| initial.scc_of(n).is_some())
+            .map(|n| {
+                initial
+                    .cached_edges(n)
+                    .iter()
+                    .filter(|e| e.is_call())
+                    .count()
+            })
+            .sum(),
+        ..Default::default()
+    };
+    for r in &cm.remarks {
+        s.remarks_by_kind[r.kind as usize] += 1;
+        if matches!(r.kind, RemarkKind::Inlined | RemarkKind::AlwaysInline) {
+            s.inlined += 1;
+        }
+    }
+    for n in 0..cm.graph.num_nodes() as NodeIdx {
+        if cm.graph.is_removed(n) {
+            s.removed += 1;
+        } else if cm.graph.scc_of(n).is_some() {
+            s.live_functions += 1;
+            s.call_edges += cm
+                .graph
+                .cached_edges(n)
+                .iter()
+                .filter(|e| e.is_call())
+                .count();
+        }
+    }
+    s.diagnostics = cm.diagnostics.clone();
+    s.verify_errors = cm.graph.verify().len();
+    s.order_errors = check_visit_order(&initial, &cm.summ, &report.visits).len();
+    Ok(s)
+}

@@ -1,0 +1,425 @@
+//! Function summaries read from an LLVM IR module: what the CGSCC passes need to act on a
+//! module without a full IR (instruction count, inline cost estimate, call sites,
+//! linkage, inlining attributes, kernel-ness, a memory-effect summary of the body).
+//!
+//! # Tables
+//! Every column is a dense `Vec` indexed by function ([`NodeIdx`], module order, the
+//! same numbering as [`crate::callgraph::from_module`]). Call sites are per-function
+//! lists (they grow when the inliner merges a callee into a caller); call-site
+//! locations are rows of one pool ([`Summaries::locs`]) that chain through
+//! `inlined_at`, like LLVM's `DILocation` chains.
+//!
+//! # Invariants
+//! - every column has `names.len()` rows;
+//! - `calls[f]` is empty for a declaration; every `CallSummary::loc < locs.len()`;
+//!   every `CallLoc::inlined_at` is `NONE` or an earlier row.
+//!
+//! Building is linear in the module text.
+
+use crate::callgraph::NodeIdx;
+use crate::graph::NONE;
+use crate::import::llvm_ir::{Callee, Linkage, Module};
+
+/// A memory-effect summary, ordered: `None < Read < Write` (the join is `max`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MemEffect {
+    /// Reads and writes no visible memory (`readnone`, `memory(none)`).
+    None,
+    /// Only reads visible memory (`readonly`, `memory(read)`).
+    Read,
+    /// May write visible memory.
+    Write,
+}
+
+impl MemEffect {
+    /// The attribute name LLVM 14 would print (`readnone`, `readonly`, or empty).
+    pub fn attr(self) -> &'static str {
+        match self {
+            MemEffect::None => "readnone",
+            MemEffect::Read => "readonly",
+            MemEffect::Write => "",
+        }
+    }
+}
+
+/// What a call site calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CallTarget {
+    /// A direct call of a function (defined or declared), with a matching type.
+    Function(NodeIdx),
+    /// A computed callee (or a direct callee through a cast).
+    Indirect,
+    /// Inline assembly.
+    InlineAsm,
+}
+
+/// One call site of a function body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallSummary {
+    /// The callee.
+    pub callee: CallTarget,
+    /// Number of call arguments.
+    pub arg_count: u32,
+    /// Location row in [`Summaries::locs`].
+    pub loc: u32,
+    /// Inline-history row in [`Summaries::history`] (`NONE`: written in the caller).
+    pub history: u32,
+}
+
+/// Where a call site was written: `ordinal` is its 1-based position among the call sites
+/// of function `func` as read; `inlined_at` the location of the call it was inlined
+/// through (`NONE` when it was written in the function that holds it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallLoc {
+    /// Function whose text contains the call.
+    pub func: NodeIdx,
+    /// 1-based call-site ordinal in that function (stands in for the debug line).
+    pub ordinal: u32,
+    /// Location of the call this one was inlined through, or `NONE`.
+    pub inlined_at: u32,
+}
+
+/// Per-function summaries of one module (see the module docs for the invariants).
+#[derive(Clone, Debug, Default)]
+pub struct Summaries {
+    /// Function names (no `@`).
+    pub names: Vec<String>,
+    /// Has a body.
+    pub is_definition: Vec<bool>,
+    /// Linkage.
+    pub linkage: Vec<Linkage>,
+    /// `ptx_kernel` calling convention or an `nvvm.annotations` `"kernel", i32 1` entry.
+    pub is_kernel: Vec<bool>,
+    /// `alwaysinline`.
+    pub always_inline: Vec<bool>,
+    /// `noinline`.
+    pub no_inline: Vec<bool>,
+    /// `inlinehint`.
+    pub inline_hint: Vec<bool>,
+    /// `cold`.
+    pub cold: Vec<bool>,
+    /// Declared `norecurse`.
+    pub declared_norecurse: Vec<bool>,
+    /// Memory effect from the function's attributes (`Write` when none say otherwise).
+    pub declared_mem: Vec<MemEffect>,
+    /// Memory effect of the body's own instructions (loads/stores to non-`alloca`
+    /// pointers, atomics, fences), calls excluded.
+    pub local_mem: Vec<MemEffect>,
+    /// Instructions in the body (grows by inlining).
+    pub instructions: Vec<u32>,
+    /// Call sites in text order (inlined call sites are appended).
+    pub calls: Vec<Vec<CallSummary>>,
+    /// Functions referenced (not called) by the body: the call graph's ref edges.
+    pub refs: Vec<Vec<NodeIdx>>,
+    /// Location pool.
+    pub locs: Vec<CallLoc>,
+    /// Inline history pool: `(callee inlined, parent row or NONE)`.
+    pub history: Vec<(NodeIdx, u32)>,
+}
+
+/// Instruction cost unit (LLVM's `InlineConstants::InstrCost`).
+pub const INSTR_COST: i64 = 5;
+/// Extra cost per call in the callee (LLVM's `CallPenalty`).
+pub const CALL_PENALTY: i64 = 25;
+/// Bonus for inlining the only call of a local function (`LastCallToStaticBonus`).
+pub const LAST_CALL_TO_STATIC_BONUS: i64 = 15_000;
+
+impl Summaries {
+    /// Summaries of every function of `m`. `text` is the module text, when available:
+    /// it supplies `nvvm.annotations` kernels and the memory effects of bodies (the
+    /// reader keeps neither); without it kernels come from the calling convention only
+    /// and every body counts as writing memory.
+    pub fn from_module(m: &Module, text: Option<&str>) -> Summaries {
+        let n = m.functions.len();
+        let mut s = Summaries {
+            names: Vec::with_capacity(n),
+            ..Default::default()
+        };
+        let annotated = text.map(annotated_kernels).unwrap_or_default();
+        let lines: Vec<&str> = text.map(|t| t.lines().collect()).unwrap_or_default();
+        for (i, f) in m.functions.iter().enumerate() {
+            let fi = i as u32;
+            let has = |a: &str| m.function_has_attr(fi, a);
+            s.names.push(f.name.clone());
+            s.is_definition.push(f.is_definition);
+            s.linkage.push(f.linkage);
+            s.is_kernel
+                .push(f.calling_conv == "ptx_kernel" || annotated.contains(&f.name));
+            s.always_inline.push(has("alwaysinline"));
+            s.no_inline.push(has("noinline"));
+            s.inline_hint.push(has("inlinehint"));
+            s.cold.push(has("cold"));
+            s.declared_norecurse.push(has("norecurse"));
+            let declared = if has("readnone") || has("memory(none)") {
+                MemEffect::None
+            } else if has("readonly") || has("memory(read)") {
+                MemEffect::Read
+            } else {
+                MemEffect::Write
+            };
+            s.declared_mem.push(declared);
+            let local = if !f.is_definition {
+                declared
+            } else if lines.is_empty() {
+                MemEffect::Write
+            } else {
+                body_mem_effect(&lines, f.line as usize)
+            };
+            s.local_mem.push(local);
+            s.instructions.push(f.instruction_count);
+            let mut calls = Vec::with_capacity(f.call_sites.len());
+            for (k, c) in f.call_sites.iter().enumerate() {
+                let callee = match c.callee {
+                    Callee::Direct(sym) => match m.symbol_function(sym) {
+                        Some(t) if m.functions[t as usize].signature == c.fn_type => {
+                            CallTarget::Function(t)
+                        }
+                        _ => CallTarget::Indirect,
+                    },
+                    Callee::Const(_) | Callee::Indirect => CallTarget::Indirect,
+                    Callee::InlineAsm => CallTarget::InlineAsm,
+                };
+                let loc = s.locs.len() as u32;
+                s.locs.push(CallLoc {
+                    func: fi,
+                    ordinal: k as u32 + 1,
+                    inlined_at: NONE,
+                });
+                calls.push(CallSummary {
+                    callee,
+                    arg_count: c.arg_count,
+                    loc,
+                    history: NONE,
+                });
+            }
+            s.calls.push(calls);
+            s.refs.push(Vec::new());
+        }
+        s
+    }
+
+    /// Number of functions.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// True for a module without functions.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The function named `name`.
+    pub fn index_of(&self, name: &str) -> Option<NodeIdx> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| i as NodeIdx)
+    }
+
+    /// Whether `f` is an LLVM intrinsic (`llvm.*`).
+    pub fn is_intrinsic(&self, f: NodeIdx) -> bool {
+        self.names[f as usize].starts_with("llvm.")
+    }
+
+    /// Inline cost estimate of `f`'s body: [`INSTR_COST`] per instruction plus
+    /// [`CALL_PENALTY`] per call site, without the call-site bonuses.
+    pub fn body_cost(&self, f: NodeIdx) -> i64 {
+        INSTR_COST * self.instructions[f as usize] as i64
+            + CALL_PENALTY * self.calls[f as usize].len() as i64
+    }
+
+    /// Cost of inlining `call` (a call of `f`): the body cost minus the call and its
+    /// argument setup and the callee's return, minus [`LAST_CALL_TO_STATIC_BONUS`] when
+    /// `only_use` (a local callee whose last use this call is).
+    pub fn call_cost(&self, f: NodeIdx, call: &CallSummary, only_use: bool) -> i64 {
+        let mut c = self.body_cost(f) - INSTR_COST * (call.arg_count as i64 + 2);
+        if only_use {
+            c -= LAST_CALL_TO_STATIC_BONUS;
+        }
+        c
+    }
+
+    /// The callee chain of a history row, innermost first.
+    pub fn history_contains(&self, mut h: u32, f: NodeIdx) -> bool {
+        while h != NONE {
+            let (g, parent) = self.history[h as usize];
+            if g == f {
+                return true;
+            }
+            h = parent;
+        }
+        false
+    }
+
+    /// A copy of location chain `loc` whose outermost call is inlined at `at`.
+    pub fn rebase_loc(&mut self, loc: u32, at: u32) -> u32 {
+        let mut chain = Vec::new();
+        let mut l = loc;
+        while l != NONE {
+            chain.push(self.locs[l as usize]);
+            l = self.locs[l as usize].inlined_at;
+        }
+        let mut outer = at;
+        for c in chain.into_iter().rev() {
+            let row = self.locs.len() as u32;
+            self.locs.push(CallLoc {
+                inlined_at: outer,
+                ..c
+            });
+            outer = row;
+        }
+        outer
+    }
+
+    /// Formats location `loc` like LLVM's inline replay (`f:3 @ g:1`), innermost first;
+    /// `format` adds the column (`:0`) and discriminator (`.0`) fields, which summaries
+    /// do not know and print as 0.
+    pub fn format_loc(&self, loc: u32, format: ReplayFormat) -> String {
+        let mut out = String::new();
+        let mut l = loc;
+        while l != NONE {
+            let c = self.locs[l as usize];
+            if !out.is_empty() {
+                out.push_str(" @ ");
+            }
+            out.push_str(&self.names[c.func as usize]);
+            out.push(':');
+            out.push_str(&c.ordinal.to_string());
+            match format {
+                ReplayFormat::Line => {}
+                ReplayFormat::LineColumn => out.push_str(":0"),
+                ReplayFormat::LineDiscriminator => out.push_str(".0"),
+            }
+            l = c.inlined_at;
+        }
+        out
+    }
+}
+
+/// Replay location format (`cgscc-inline-replay-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ReplayFormat {
+    /// `func:line`.
+    #[default]
+    Line,
+    /// `func:line:column`.
+    LineColumn,
+    /// `func:line.discriminator`.
+    LineDiscriminator,
+}
+
+/// Names of the functions an `nvvm.annotations` node marks as kernels
+/// (`!{ptr @k, !"kernel", i32 1}`).
+pub fn annotated_kernels(text: &str) -> ahash::AHashSet<String> {
+    let mut out = ahash::AHashSet::new();
+    for line in text.lines() {
+        let l = line.trim_start();
+        if !l.starts_with('!') || !l.contains("!\"kernel\", i32 1") {
+            continue;
+        }
+        if let Some(at) = l.find('@') {
+            let rest = &l[at + 1..];
+            let name = if let Some(q) = rest.strip_prefix('"') {
+                q.split('"').next().unwrap_or("")
+            } else {
+                rest.split(|c: char| !(c.is_alphanumeric() || "._$-".contains(c)))
+                    .next()
+                    .unwrap_or("")
+            };
+            if !name.is_empty() {
+                out.insert(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Memory effect of the body starting at 1-based line `line` (the `define`) and ending
+/// at the first line that is `}`: stores, atomics and fences write, loads read, unless
+/// the pointer operand is a local `alloca`.
+fn body_mem_effect(lines: &[&str], line: usize) -> MemEffect {
+    let mut allocas: ahash::AHashSet<&str> = ahash::AHashSet::new();
+    let mut eff = MemEffect::None;
+    let start = line.saturating_sub(1);
+    for l in lines.iter().skip(start + 1) {
+        let l = l.trim();
+        if l == "}" {
+            break;
+        }
+        let (def, inst) = match l.split_once(" = ") {
+            Some((d, i)) if d.starts_with('%') => (Some(d), i.trim_start()),
+            _ => (None, l),
+        };
+        let op = inst.split_whitespace().next().unwrap_or("");
+        let ptr = || {
+            // last `ptr %x` / `T* %x` operand before any `, align` / `, !`
+            let body = inst.split(", align").next().unwrap_or(inst);
+            body.split(',')
+                .rev()
+                .find_map(|p| p.split_whitespace().last())
+                .unwrap_or("")
+        };
+        match op {
+            "alloca" => {
+                if let Some(d) = def {
+                    allocas.insert(d);
+                }
+            }
+            "store" if !allocas.contains(ptr()) => eff = MemEffect::Write,
+            "load" if !allocas.contains(ptr()) => eff = eff.max(MemEffect::Read),
+            "atomicrmw" | "cmpxchg" | "fence" => eff = MemEffect::Write,
+            _ => {}
+        }
+        if eff == MemEffect::Write {
+            break;
+        }
+    }
+    eff
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::llvm_ir::parse;
+
+    #[test]
+    fn kernels_attrs_and_memory() {
+        let text = "define internal void @leaf(ptr %p) #0 {\n  %v = load i32, ptr %p, align 4\n  ret void\n}\n\
+                    define ptx_kernel void @k(ptr %p) {\n  call void @leaf(ptr %p)\n  store i32 1, ptr %p, align 4\n  ret void\n}\n\
+                    define void @annotated() {\n  %a = alloca i32, align 4\n  store i32 0, ptr %a, align 4\n  ret void\n}\n\
+                    declare void @ext() #1\n\
+                    attributes #0 = { alwaysinline }\nattributes #1 = { readnone }\n\
+                    !nvvm.annotations = !{!0}\n!0 = !{ptr @annotated, !\"kernel\", i32 1}\n";
+        let m = parse("t.ll", text).unwrap();
+        let s = Summaries::from_module(&m, Some(text));
+        assert_eq!(s.is_kernel, vec![false, true, true, false]);
+        assert!(s.always_inline[0] && !s.always_inline[1]);
+        assert_eq!(
+            s.local_mem,
+            vec![
+                MemEffect::Read,
+                MemEffect::Write,
+                MemEffect::None,
+                MemEffect::None
+            ]
+        );
+        assert_eq!(s.calls[1][0].callee, CallTarget::Function(0));
+        assert_eq!(s.calls[1][0].arg_count, 1);
+        assert_eq!(s.instructions[1], 3);
+        assert_eq!(
+            s.format_loc(s.calls[1][0].loc, ReplayFormat::LineColumn),
+            "k:1:0"
+        );
+    }
+
+    #[test]
+    fn rebased_locations_chain() {
+        let text = "define void @a() {\n  call void @b()\n  ret void\n}\ndefine void @b() {\n  call void @c()\n  ret void\n}\ndefine void @c() {\n  ret void\n}\n";
+        let m = parse("t.ll", text).unwrap();
+        let mut s = Summaries::from_module(&m, Some(text));
+        let at = s.calls[0][0].loc;
+        let inner = s.calls[1][0].loc;
+        let l = s.rebase_loc(inner, at);
+        assert_eq!(s.format_loc(l, ReplayFormat::Line), "b:1 @ a:1");
+    }
+}

@@ -1,0 +1,711 @@
+//! CGSCC pass manager, inliner knobs, replay, re-visitation, devirt limit, pipeline
+//! errors, CLI, and the corpus (skipped when ../shared/corpus is absent).
+
+use ilkit::callgraph::{NodeIdx, SccIdx};
+use ilkit::cgscc::summary::{CallLoc, CallSummary, CallTarget};
+use ilkit::cgscc::{
+    check_visit_order, parse_pipeline, Abort, CgsccModule, CgsccPass, NoInstrumentation, Options,
+    PassContext, PassLog, PassManager, PassResult, Remark, RemarkKind, Replay, ReplayFallback,
+    ReplayScope, RunReport, MAX_DEVIRT_MESSAGE,
+};
+use ilkit::import::llvm_ir::parse;
+use std::process::Command;
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/cgscc/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load(name: &str) -> CgsccModule {
+    let path = fixture(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let m = parse(&path, &text).unwrap();
+    CgsccModule::new(&m, name, Some(&text))
+}
+
+fn run_with(name: &str, pipeline: &str, opts: Options) -> (CgsccModule, Result<RunReport, Abort>) {
+    let mut m = load(name);
+    let initial = m.graph.clone();
+    let mut pm = PassManager::from_text(pipeline, opts).unwrap();
+    let r = pm.run(&mut m, &mut NoInstrumentation);
+    assert!(m.graph.verify().is_empty(), "{:?}", m.graph.verify());
+    if let Ok(rep) = &r {
+        let errs = check_visit_order(&initial, &m.summ, &rep.visits);
+        assert!(errs.is_empty(), "{errs:?}");
+    }
+    (m, r)
+}
+
+fn stock() -> Options {
+    let mut o = Options::default();
+    o.inline.inline_budget = None;
+    o
+}
+
+fn remark<'a>(m: &'a CgsccModule, caller: &str, callee: &str) -> &'a Remark {
+    m.remarks
+        .iter()
+        .find(|r| r.caller == caller && r.callee == callee)
+        .unwrap_or_else(|| panic!("no remark {callee} -> {caller}: {:#?}", m.remarks))
+}
+
+fn visits(m: &CgsccModule, r: &RunReport) -> Vec<Vec<String>> {
+    r.visits
+        .iter()
+        .map(|v| {
+            v.nodes
+                .iter()
+                .map(|&n| m.graph.name(n).to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn knobs_nvidia_budget_inlines_big() {
+    let (m, r) = run_with("knobs.ll", "cgscc(inline)", Options::default());
+    r.unwrap();
+    let k = |c| remark(&m, "main", c).kind;
+    assert_eq!(k("small"), RemarkKind::Inlined);
+    assert_eq!(k("big"), RemarkKind::Inlined);
+    assert_eq!(k("never"), RemarkKind::NeverInline);
+    assert_eq!(k("always"), RemarkKind::AlwaysInline);
+    assert_eq!(k("ext"), RemarkKind::NoDefinition);
+    let big = remark(&m, "main", "big");
+    assert_eq!(big.threshold, Some(20_000));
+    assert!(big.to_string().contains("cost=290, threshold="), "{big}");
+    assert!(remark(&m, "main", "always")
+        .to_string()
+        .contains("(cost=always)"));
+    assert!(remark(&m, "main", "never")
+        .to_string()
+        .contains("cost=never"));
+    // local callees left without uses are gone; the caller is flat but for noinline/ext
+    let main = m.summ.index_of("main").unwrap();
+    for dead in ["small", "always"] {
+        assert!(m.graph.is_removed(m.summ.index_of(dead).unwrap()), "{dead}");
+    }
+    let calls: Vec<_> = m
+        .graph
+        .cached_edges(main)
+        .iter()
+        .filter(|e| e.is_call())
+        .map(|e| m.graph.name(e.target))
+        .collect();
+    assert_eq!(calls, ["never", "rec"]);
+}
+
+#[test]
+fn knobs_stock_threshold_and_budget() {
+    let (m, _) = run_with("knobs.ll", "cgscc(inline)", stock());
+    let big = remark(&m, "main", "big");
+    assert_eq!(big.kind, RemarkKind::TooBig);
+    assert_eq!((big.cost, big.threshold), (Some(290), Some(225)));
+    assert!(big
+        .to_string()
+        .contains("too costly to inline (cost=290, threshold=225)"));
+    assert_eq!(remark(&m, "main", "small").kind, RemarkKind::Inlined);
+    // a small budget
+    let mut o = Options::default();
+    o.inline.inline_budget = Some(200);
+    let (m, _) = run_with("knobs.ll", "cgscc(inline)", o);
+    assert_eq!(remark(&m, "main", "big").kind, RemarkKind::TooBig);
+    // aggressive-inline: budget 40,000
+    let mut o = Options::default();
+    o.inline.aggressive_inline = true;
+    let (m, _) = run_with("knobs.ll", "cgscc(inline)", o);
+    let th = remark(&m, "main", "small").threshold;
+    assert_eq!(th, Some(40_000));
+}
+
+#[test]
+fn knob_nv_inline_all() {
+    let mut o = stock();
+    o.inline.nv_inline_all = true;
+    let (m, _) = run_with("knobs.ll", "cgscc(inline)", o);
+    assert_eq!(remark(&m, "main", "big").kind, RemarkKind::Inlined);
+    assert_eq!(remark(&m, "main", "never").kind, RemarkKind::NeverInline);
+    // rec is inlined once; the copy's self call is refused by the inline history
+    assert!(m
+        .remarks
+        .iter()
+        .any(|r| r.callee == "rec" && r.caller == "main" && r.kind == RemarkKind::NotInlined));
+}
+
+#[test]
+fn knob_function_inline_cost_multiplier() {
+    let (m, _) = run_with("knobs.ll", "cgscc(inline)", stock());
+    let rec = remark(&m, "main", "rec");
+    assert_eq!(rec.kind, RemarkKind::Inlined);
+    let c = rec.cost.unwrap();
+    let mut o = stock();
+    o.inline.function_inline_cost_multiplier = 20;
+    let (m, _) = run_with("knobs.ll", "cgscc(inline)", o);
+    let rec = remark(&m, "main", "rec");
+    assert_eq!((rec.kind, rec.cost), (RemarkKind::TooBig, Some(c * 20)));
+    // rec's own self call
+    assert_eq!(remark(&m, "rec", "rec").kind, RemarkKind::NotInlined);
+}
+
+#[test]
+fn knob_intra_scc_cost_multiplier_and_split_revisit() {
+    let (m, r) = run_with("split.ll", "cgscc(inline)", stock());
+    let r = r.unwrap();
+    let first = &m.remarks[0];
+    assert_eq!(first.kind, RemarkKind::Inlined);
+    // body cost 5*22 + 25 - 15 = 120, doubled inside the SCC
+    assert_eq!(first.cost, Some(220)); // (5*20 + 25 - 15) * 2
+    let v = visits(&m, &r);
+    assert_eq!(v[0].len(), 2, "{v:?}");
+    // the split pieces are visited after the pair, callee piece first
+    assert_eq!(v[1..3].iter().map(|s| s.len()).collect::<Vec<_>>(), [1, 1]);
+    assert_eq!(v.last().unwrap(), &["top"]);
+    let mut o = stock();
+    o.inline.intra_scc_cost_multiplier = 3;
+    let (m, r) = run_with("split.ll", "cgscc(inline)", o);
+    assert_eq!(m.remarks[0].kind, RemarkKind::TooBig);
+    assert_eq!(visits(&m, &r.unwrap()).len(), 2);
+}
+
+/// Test pass: on the SCC holding `func`, turns one of its references into a call per
+/// run (as devirtualization does), up to `limit` promotions.
+struct Promote {
+    func: &'static str,
+    limit: usize,
+    done: usize,
+}
+
+impl CgsccPass for Promote {
+    fn name(&self) -> String {
+        "promote".into()
+    }
+    fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
+        let Some(n) = cx.m.summ.index_of(self.func) else {
+            return Ok(PassResult::Unchanged);
+        };
+        if cx.m.graph.scc_of(n) != Some(scc) || self.done >= self.limit {
+            return Ok(PassResult::Unchanged);
+        }
+        let refs = &mut cx.m.summ.refs[n as usize];
+        let Some(pos) = refs
+            .iter()
+            .position(|&t| cx.m.summ.is_definition[t as usize])
+        else {
+            return Ok(PassResult::Unchanged);
+        };
+        let t: NodeIdx = refs.remove(pos);
+        let loc = cx.m.summ.locs.len() as u32;
+        cx.m.summ.locs.push(CallLoc {
+            func: n,
+            ordinal: 99,
+            inlined_at: u32::MAX,
+        });
+        cx.m.summ.calls[n as usize].push(CallSummary {
+            callee: CallTarget::Function(t),
+            arg_count: 0,
+            loc,
+            history: u32::MAX,
+        });
+        self.done += 1;
+        let edges = cx.m.summary_edges(n);
+        cx.set_function_edges(scc, n, &edges);
+        cx.mark_changed(n);
+        Ok(PassResult::Changed)
+    }
+}
+
+fn run_passes(
+    name: &str,
+    passes: Vec<Box<dyn CgsccPass>>,
+    opts: Options,
+) -> (CgsccModule, Result<RunReport, Abort>, PassLog) {
+    let mut m = load(name);
+    let initial = m.graph.clone();
+    let mut pm = PassManager::new(passes, opts);
+    let mut log = PassLog::default();
+    let r = pm.run(&mut m, &mut log);
+    assert!(m.graph.verify().is_empty());
+    if let Ok(rep) = &r {
+        assert!(check_visit_order(&initial, &m.summ, &rep.visits).is_empty());
+    }
+    (m, r, log)
+}
+
+#[test]
+fn merge_revisits_merged_scc_only() {
+    let p = Promote {
+        func: "y",
+        limit: 1,
+        done: 0,
+    };
+    let (m, r, log) = run_passes("merge.ll", vec![Box::new(p)], Options::default());
+    let v = visits(&m, &r.unwrap());
+    // {y} first; the merge invalidates {x}'s SCC: it is never visited on its own
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert_eq!(v[0], ["y"]);
+    let mut merged = v[1].clone();
+    merged.sort();
+    assert_eq!(merged, ["x", "y"]);
+    assert_eq!(log.lines.len(), 2);
+    assert_eq!(log.lines[0], "Running pass: promote on (y)");
+    assert!(log.lines[1].contains('x') && log.lines[1].contains('y'));
+}
+
+fn devirt(max: u32, abort: bool) -> (CgsccModule, Result<RunReport, Abort>, PassLog) {
+    let inner: Vec<Box<dyn CgsccPass>> = vec![Box::new(Promote {
+        func: "z",
+        limit: 5,
+        done: 0,
+    })];
+    let pass = ilkit::cgscc::DevirtRepeated { max, passes: inner };
+    let o = Options {
+        abort_on_max_devirt_iterations: abort,
+        ..Options::default()
+    };
+    run_passes("devirt.ll", vec![Box::new(pass)], o)
+}
+
+#[test]
+fn devirt_iteration_limit_and_diagnostic() {
+    // converges: 5 promotions + 1 quiet run
+    let (m, _, log) = devirt(10, false);
+    assert!(m.diagnostics.is_empty());
+    let runs = log
+        .lines
+        .iter()
+        .filter(|l| l == &"Running pass: promote on (z)")
+        .count();
+    assert_eq!(runs, 6);
+    // hits the limit
+    let (m, r, log) = devirt(3, false);
+    r.unwrap();
+    let runs = log
+        .lines
+        .iter()
+        .filter(|l| l.contains("promote on (z)"))
+        .count();
+    assert_eq!(runs, 3);
+    assert_eq!(m.diagnostics, [format!("{MAX_DEVIRT_MESSAGE} on SCC (z)")]);
+    // aborts
+    let (_, r, _) = devirt(3, true);
+    assert_eq!(r.unwrap_err(), Abort(MAX_DEVIRT_MESSAGE.into()));
+}
+
+#[test]
+fn devirt_through_inlining() {
+    let (m, r) = run_with("promote.ll", "cgscc(devirt<1>(inline))", Options::default());
+    r.unwrap();
+    assert_eq!(m.diagnostics, [format!("{MAX_DEVIRT_MESSAGE} on SCC (a)")]);
+    let (m, _) = run_with("promote.ll", "cgscc(devirt<2>(inline))", Options::default());
+    assert!(m.diagnostics.is_empty());
+    assert!(m.graph.is_removed(m.summ.index_of("b").unwrap()));
+    let o = Options {
+        abort_on_max_devirt_iterations: true,
+        ..Options::default()
+    };
+    let (_, r) = run_with("promote.ll", "cgscc(devirt<1>(inline))", o);
+    assert!(r.is_err());
+}
+
+#[test]
+fn kernels_are_roots_visited_last_and_attrs() {
+    let (m, r) = run_with("kernels.ll", "cgscc(function-attrs)", Options::default());
+    let v = visits(&m, &r.unwrap());
+    let pos = |n: &str| v.iter().position(|s| s.iter().any(|x| x == n)).unwrap();
+    assert!(pos("dev2") < pos("dev1") && pos("dev1") < pos("k1") && pos("dev2") < pos("k2"));
+    let k = |n| m.summ.is_kernel[m.summ.index_of(n).unwrap() as usize];
+    assert!(k("k1") && k("k2") && !k("dev1"));
+    let a = |n| m.inferred_attrs(m.summ.index_of(n).unwrap());
+    assert_eq!(a("dev2"), "norecurse readnone");
+    assert_eq!(a("dev1"), "norecurse readonly");
+    assert_eq!(a("k1"), "norecurse readonly");
+}
+
+#[test]
+fn function_adaptor_runs_on_changed_functions() {
+    let (m, _) = run_with(
+        "knobs.ll",
+        "cgscc(inline,function(print-size))",
+        Options::default(),
+    );
+    assert_eq!(m.function_log.len(), 1, "{:?}", m.function_log);
+    assert!(m.function_log[0].starts_with("main: "));
+}
+
+#[test]
+fn replay() {
+    let (m, _) = run_with("knobs.ll", "cgscc(inline)", Options::default());
+    let file: String = m
+        .remarks
+        .iter()
+        .filter(|r| r.callee == "small")
+        .map(|r| format!("{r}\n"))
+        .collect();
+    assert!(file.contains("at callsite main:1;"), "{file}");
+    let with = |scope, fallback, format| {
+        let mut o = Options::default();
+        o.inline.replay = Some(Replay::parse(&file, scope, fallback, format));
+        run_with("knobs.ll", "cgscc(inline)", o).0
+    };
+    use ilkit::cgscc::summary::ReplayFormat::*;
+    let m = with(ReplayScope::Module, ReplayFallback::NeverInline, Line);
+    assert_eq!(remark(&m, "main", "small").kind, RemarkKind::Inlined);
+    assert_eq!(remark(&m, "main", "big").kind, RemarkKind::NotInlined);
+    // alwaysinline is mandatory, replay does not override it
+    assert_eq!(remark(&m, "main", "always").kind, RemarkKind::AlwaysInline);
+    // Function scope: `rec` is no caller in the file, so its call keeps the cost model
+    let m = with(ReplayScope::Function, ReplayFallback::NeverInline, Line);
+    assert_eq!(remark(&m, "main", "big").kind, RemarkKind::NotInlined);
+    assert_eq!(remark(&m, "rec", "rec").kind, RemarkKind::NotInlined);
+    let m = with(ReplayScope::Module, ReplayFallback::Original, Line);
+    assert_eq!(remark(&m, "main", "big").kind, RemarkKind::Inlined);
+    let m = with(ReplayScope::Module, ReplayFallback::AlwaysInline, Line);
+    assert_eq!(remark(&m, "main", "big").kind, RemarkKind::Inlined);
+    // another location format matches nothing: small falls back to NeverInline
+    let m = with(ReplayScope::Module, ReplayFallback::NeverInline, LineColumn);
+    assert_eq!(remark(&m, "main", "small").kind, RemarkKind::NotInlined);
+    assert_eq!(remark(&m, "main", "small").loc, "main:1:0");
+}
+
+#[test]
+fn pipeline_parse_errors() {
+    let cases = [
+        ("cgscc(inline,nope)", 14, "unknown cgscc pass 'nope'"),
+        ("cgscc(inline", 6, "unbalanced '(': missing ')'"),
+        ("cgscc(inline))", 14, "unbalanced ')': no matching '('"),
+        ("cgscc(devirt<5(inline))", 13, "unbalanced '<': missing '>'"),
+        (
+            "cgscc(devirt<five>(inline))",
+            14,
+            "invalid devirt count 'five': expected a number",
+        ),
+        (
+            "cgscc(inline,,argpromotion)",
+            14,
+            "expected a pass name, found ','",
+        ),
+        (
+            "cgscc(function(inline))",
+            16,
+            "unknown function pass 'inline'",
+        ),
+    ];
+    for (text, col, msg) in cases {
+        let e = parse_pipeline(text)
+            .err()
+            .unwrap_or_else(|| panic!("{text} parsed"));
+        assert_eq!((e.column, e.message.as_str()), (col, msg), "{text}");
+    }
+    for ok in [
+        "cgscc(devirt<5>(inline,function-attrs))",
+        "cgscc(nv-early-inliner,argpromotion)",
+        "cgscc(inline<only-mandatory>,function(no-op-function,print-size))",
+        "inline",
+    ] {
+        assert!(parse_pipeline(ok).is_ok(), "{ok}");
+    }
+}
+
+fn ilkit() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ilkit"))
+}
+
+#[test]
+fn cli_text_json_errors() {
+    let out = ilkit()
+        .args([
+            "cgscc",
+            &fixture("knobs.ll"),
+            "--passes",
+            "cgscc(devirt<5>(inline,function-attrs))",
+            "--remarks",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        s.contains("remark: inline: Inlined: 'small' inlined into 'main'"),
+        "{s}"
+    );
+    assert!(s.contains("; SCC visits, bottom-up"));
+    assert!(s.contains("Printing the call graph for module"));
+    let out = ilkit()
+        .args([
+            "cgscc",
+            &fixture("knobs.ll"),
+            "--passes=cgscc(inline)",
+            "--format",
+            "json",
+            "--remarks",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["remarks"].as_array().unwrap().len() >= 5);
+    assert_eq!(v["verify"].as_array().unwrap().len(), 0);
+    let out = ilkit()
+        .args([
+            "cgscc",
+            &fixture("knobs.ll"),
+            "--passes",
+            "cgscc(inline,bogus)",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(e.contains("pipeline:14: unknown cgscc pass 'bogus'"), "{e}");
+    let out = ilkit()
+        .args([
+            "cgscc",
+            &fixture("promote.ll"),
+            "--passes",
+            "cgscc(devirt<1>(inline))",
+            "--abort-on-max-devirt-iterations-reached",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        e.contains("LLVM ERROR: Max devirtualization iterations reached"),
+        "{e}"
+    );
+}
+
+fn corpus_files() -> Option<Vec<std::path::PathBuf>> {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        std::env::var("ILKIT_CORPUS")
+            .ok()
+            .map(std::path::PathBuf::from),
+        Some(here.join("../shared/corpus")),
+        Some(here.join("../../shared/corpus")),
+    ];
+    let Some(root) = candidates
+        .into_iter()
+        .flatten()
+        .map(|c| c.join("llvm"))
+        .find(|c| c.is_dir())
+    else {
+        eprintln!("skipping: corpus not found (../shared/corpus or $ILKIT_CORPUS)");
+        return None;
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "ll") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Some(out)
+}
+
+#[test]
+fn corpus_bottom_up_verify_flat_deterministic() {
+    let Some(files) = corpus_files() else {
+        return;
+    };
+    let mut checked = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let m = parse(&f.to_string_lossy(), &text).unwrap();
+        // non-mutating pipeline: strict bottom-up order, kernels last
+        let s = ilkit::cgscc::run_pipeline_summary(
+            &m,
+            Some(&text),
+            "cgscc(function-attrs)",
+            Options::default(),
+        )
+        .unwrap();
+        assert_eq!((s.verify_errors, s.order_errors), (0, 0), "{}", f.display());
+        // inlining under the 20,000 budget
+        let a = ilkit::cgscc::run_pipeline_summary(
+            &m,
+            Some(&text),
+            "cgscc(devirt<5>(inline))",
+            Options::default(),
+        )
+        .unwrap();
+        assert_eq!((a.verify_errors, a.order_errors), (0, 0), "{}", f.display());
+        let b = ilkit::cgscc::run_pipeline_summary(
+            &m,
+            Some(&text),
+            "cgscc(devirt<5>(inline))",
+            Options::default(),
+        )
+        .unwrap();
+        assert_eq!(a, b, "nondeterministic on {}", f.display());
+        eprintln!(
+            "{}: visits {} inlined {} removed {} live {} call edges {} -> {} diags {}",
+            f.file_name().unwrap().to_string_lossy(),
+            a.visits,
+            a.inlined,
+            a.removed,
+            a.live_functions,
+            a.initial_call_edges,
+            a.call_edges,
+            a.diagnostics.len()
+        );
+        checked += 1;
+    }
+    eprintln!("corpus: {checked} modules");
+}
+
+#[test]
+fn refscc_split_requeues_pieces() {
+    // x calls y, y takes x's address: one RefSCC {y}, {x}. Inlining y into x removes the
+    // only edge x -> y, so the RefSCC splits; both pieces are visited again in the new
+    // post-order: y still references x, so {x} now comes first.
+    let (m, r) = run_with("merge.ll", "cgscc(inline)", Options::default());
+    assert_eq!(remark(&m, "x", "y").kind, RemarkKind::Inlined);
+    let v = visits(&m, &r.unwrap());
+    assert_eq!(v, [["y"], ["x"], ["x"], ["y"]]);
+    let (x, y) = (m.summ.index_of("x").unwrap(), m.summ.index_of("y").unwrap());
+    assert_ne!(m.graph.refscc_of(x), m.graph.refscc_of(y));
+    assert!(m.graph.edge(x, y).is_none());
+}
+
+#[test]
+fn remarks_deterministic_on_corpus() {
+    let Some(files) = corpus_files() else {
+        return;
+    };
+    for f in files
+        .iter()
+        .filter(|f| f.ends_with("zstd/zstd.O2.ll") || f.ends_with("zlib/zlib.O2.ll"))
+    {
+        let text = std::fs::read_to_string(f).unwrap();
+        let m = parse(&f.to_string_lossy(), &text).unwrap();
+        let run = || {
+            let mut cm = CgsccModule::new(&m, "m", Some(&text));
+            let mut pm = PassManager::from_text(
+                "cgscc(devirt<5>(inline,function-attrs))",
+                Options::default(),
+            )
+            .unwrap();
+            let rep = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+            let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
+            (remarks, visits(&cm, &rep), cm.graph.postorder_names().len())
+        };
+        let a = run();
+        assert!(!a.0.is_empty());
+        assert_eq!(a, run(), "{}", f.display());
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// A random module of `n` functions: random calls (cycles included), address-taking,
+/// `noinline`/`alwaysinline`, local and external linkage, bodies of 1..30 instructions.
+fn random_module(r: &mut Rng, n: usize) -> String {
+    let mut s = String::from("@g = global ptr null\n");
+    for i in 0..n {
+        let link = if r.next(3) == 0 { "" } else { "internal " };
+        let attr = match r.next(8) {
+            0 => " #0",
+            1 => " #1",
+            _ => "",
+        };
+        s.push_str(&format!("define {link}void @f{i}(){attr} {{\n"));
+        for _ in 0..r.next(30) {
+            s.push_str("  store i32 1, ptr @g\n");
+        }
+        for _ in 0..r.next(4) {
+            s.push_str(&format!("  call void @f{}()\n", r.next(n)));
+        }
+        if r.next(4) == 0 {
+            s.push_str(&format!("  store ptr @f{}, ptr @g\n", r.next(n)));
+        }
+        s.push_str("  ret void\n}\n");
+    }
+    s.push_str("attributes #0 = { noinline }\nattributes #1 = { alwaysinline }\n");
+    s
+}
+
+/// Oracle: after any pipeline, the graph's SCCs are exactly the classes of mutual
+/// reachability over its call edges, its edges are what the summaries say, it verifies,
+/// and the first visits were bottom-up.
+#[test]
+fn random_modules_against_reachability_oracle() {
+    let mut r = Rng(0x2545_f491_4f6c_dd1d);
+    for round in 0..1000 {
+        let n = 2 + r.next(11);
+        let text = random_module(&mut r, n);
+        let m = parse("rand.ll", &text).unwrap();
+        let pipeline = ["cgscc(devirt<3>(inline,function-attrs))", "cgscc(inline)"][round % 2];
+        let mut o = Options::default();
+        if round % 3 == 0 {
+            o.inline.inline_budget = None;
+        }
+        let mut cm = CgsccModule::new(&m, "rand.ll", Some(&text));
+        let initial = cm.graph.clone();
+        let mut pm = PassManager::from_text(pipeline, o).unwrap();
+        let rep = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+        let ctx = format!("round {round}\n{text}");
+        assert!(
+            cm.graph.verify().is_empty(),
+            "{:?}\n{ctx}",
+            cm.graph.verify()
+        );
+        let order = check_visit_order(&initial, &cm.summ, &rep.visits);
+        assert!(order.is_empty(), "{order:?}\n{ctx}");
+        let g = &cm.graph;
+        let live: Vec<u32> = (0..g.num_nodes() as u32)
+            .filter(|&x| g.scc_of(x).is_some())
+            .collect();
+        // call reachability by DFS from every live node
+        let reach = |a: u32| {
+            let mut seen = vec![false; g.num_nodes()];
+            let mut st = vec![a];
+            seen[a as usize] = true;
+            while let Some(x) = st.pop() {
+                for e in g.cached_edges(x).iter().filter(|e| e.is_call()) {
+                    if !seen[e.target as usize] {
+                        seen[e.target as usize] = true;
+                        st.push(e.target);
+                    }
+                }
+            }
+            seen
+        };
+        let reaches: Vec<Vec<bool>> = live.iter().map(|&a| reach(a)).collect();
+        for (i, &a) in live.iter().enumerate() {
+            let mut want = cm.summary_edges(a);
+            let mut got = g.cached_edges(a).to_vec();
+            want.sort_by_key(|e| e.target);
+            got.sort_by_key(|e| e.target);
+            assert_eq!(got, want, "edges of f{a}\n{ctx}");
+            for (j, &b) in live.iter().enumerate() {
+                let mutual = a == b || (reaches[i][b as usize] && reaches[j][a as usize]);
+                assert_eq!(g.scc_of(a) == g.scc_of(b), mutual, "f{a} f{b}\n{ctx}");
+            }
+        }
+    }
+}
+
+#[test]
+fn inlined_call_with_address_use_is_demoted() {
+    let (m, _) = run_with("demote.ll", "cgscc(inline)", Options::default());
+    let (a, f) = (m.summ.index_of("a").unwrap(), m.summ.index_of("f").unwrap());
+    assert_eq!(remark(&m, "a", "f").kind, RemarkKind::Inlined);
+    assert_eq!(
+        m.graph.edge(a, f).map(|e| e.kind),
+        Some(ilkit::callgraph::EdgeKind::Ref)
+    );
+    assert!(!m.graph.is_removed(f));
+}
