@@ -90,8 +90,13 @@ pub struct ImportReport {
     pub kinds: Vec<(String, u64, u64)>,
     /// Type references (type strings interned).
     pub type_refs: u64,
-    /// Type references whose spelling names a type never resolved.
+    /// Type references outside template patterns whose spelling names a type never
+    /// resolved.
     pub unresolved_type_refs: u64,
+    /// Type references inside template patterns (bodies and members of templates before
+    /// instantiation) whose spelling names a type never resolved: mostly dependent names
+    /// (`type`, `_Tp::value_type` spelled unqualified, members of dependent bases).
+    pub unresolved_type_refs_in_patterns: u64,
     /// Type references to dependent types inside templates.
     pub dependent_type_refs: u64,
     /// Unresolved names with their reference counts, most frequent first.
@@ -401,10 +406,12 @@ pub fn write_import_report(r: &ImportReport, out: &mut dyn Write) -> std::io::Re
     )?;
     writeln!(
         out,
-        "types: {} references, {} unresolved ({:.3}%), {} dependent; placeholders {}, dangling ids {}, unresolved constructors {}",
+        "types: {} references, {} unresolved ({:.3}%) outside patterns, {} unresolved in patterns ({:.3}% of all), {} dependent; placeholders {}, dangling ids {}, unresolved constructors {}",
         r.type_refs,
         r.unresolved_type_refs,
         r.unresolved_pct(),
+        r.unresolved_type_refs_in_patterns,
+        100.0 * r.unresolved_type_refs_in_patterns as f64 / r.type_refs.max(1) as f64,
         r.dependent_type_refs,
         r.placeholders,
         r.dangling_ids,

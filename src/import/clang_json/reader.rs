@@ -186,7 +186,6 @@ pub(crate) struct Builder<'a> {
     includes: Vec<(u16, u16)>,
     cur_file: u16,
     cur_line: u32,
-    qual: Vec<String>,
     fn_stack: Vec<usize>,
     pattern_depth: u32,
     anon_depth: u32,
@@ -239,7 +238,6 @@ impl<'a> Builder<'a> {
             includes: Vec::new(),
             cur_file: u16::MAX,
             cur_line: 0,
-            qual: Vec::new(),
             fn_stack: Vec::new(),
             pattern_depth: 0,
             anon_depth: 0,
@@ -985,7 +983,7 @@ impl<'a> Builder<'a> {
 
     fn qname(&self, name: &str) -> String {
         let mut s = String::new();
-        for q in &self.qual {
+        for q in &self.types.qual {
             if !q.is_empty() {
                 s.push_str(q);
                 s.push_str("::");
@@ -1004,6 +1002,7 @@ impl<'a> Builder<'a> {
     }
 
     fn type_of(&mut self, t: usize) -> Result<Eix, IlError> {
+        self.types.in_pattern = self.pattern_depth > 0;
         let f = &self.frames[t];
         let s = if !f.desugared.is_empty() {
             f.desugared.clone()
@@ -1247,7 +1246,7 @@ impl<'a> Builder<'a> {
                 } else {
                     name
                 };
-                self.qual.push(comp);
+                self.types.qual.push(comp);
                 self.frames[t].qual_pushed = true;
                 self.register(t, e);
             }
@@ -1424,6 +1423,9 @@ impl<'a> Builder<'a> {
                 if rk == RecordKind::Partial {
                     self.frames[t].pattern = true;
                     self.pattern_depth += 1;
+                    // Its own template parameters are children of the record.
+                    self.types.tparam_scopes.push(Vec::new());
+                    self.frames[t].tparams_pushed = true;
                 }
                 let name = self.record_name(t, pclass);
                 self.define_record(t, &name)?;
@@ -1457,7 +1459,8 @@ impl<'a> Builder<'a> {
                 let name = self.frames[t].name.clone();
                 let q = if name.is_empty() {
                     let (f, l, c) = self.frames[t].pos;
-                    format!("(unnamed enum at {}:{}:{})", self.file_name(f), l, c)
+                    let n = format!("(unnamed enum at {}:{}:{})", self.file_name(f), l, c);
+                    self.qname(&n)
                 } else {
                     self.qname(&name)
                 };
@@ -1613,7 +1616,7 @@ impl<'a> Builder<'a> {
             "union" => 11,
             _ => 10,
         };
-        let q = if name.starts_with('(') && !name.starts_with("(anonymous") {
+        let q = if name.starts_with("(lambda") {
             name.to_string()
         } else {
             self.qname(name)
@@ -1647,7 +1650,7 @@ impl<'a> Builder<'a> {
         }
         self.frames[t].entry = e;
         self.frames[t].reused = existed;
-        self.qual.push(last_comp_owned(&q));
+        self.types.qual.push(last_comp_owned(&q));
         self.frames[t].qual_pushed = true;
         self.register(t, e);
         Ok(())
@@ -1659,7 +1662,26 @@ impl<'a> Builder<'a> {
         let name = format!("{}<{}>", self.frames[t].name, self.frames[t].targs);
         self.set_pos(t);
         let r = self.define_record(t, &name);
-        r.map_err(|e| ie(off, e))
+        r.map_err(|e| ie(off, e))?;
+        // clang prints specializations without trailing default arguments
+        // (`std::vector<float>`): index the argument prefixes too (the first wins).
+        let e = self.frames[t].entry;
+        let targs = self.frames[t].targs.clone();
+        let parts = split_args(&targs);
+        if parts.len() > 1 && !e.is_none() {
+            let base = self.frames[t].name.clone();
+            // The record's own component is on the qual stack now: drop it.
+            let comp = self.types.qual.pop();
+            for k in 1..parts.len() {
+                let n = format!("{}<{}>", base, parts[..k].join(", "));
+                let q = self.qname(&n);
+                self.types.alias_name(&q, e);
+            }
+            if let Some(c) = comp {
+                self.types.qual.push(c);
+            }
+        }
+        Ok(())
     }
 
     fn enter_pattern(&mut self, t: usize, pclass: Option<Class>) {
@@ -2113,7 +2135,7 @@ impl<'a> Builder<'a> {
         }
         // Scope bookkeeping.
         if self.frames[t].qual_pushed {
-            self.qual.pop();
+            self.types.qual.pop();
         }
         if self.frames[t].tparams_pushed {
             self.types.tparam_scopes.pop();
@@ -2520,7 +2542,7 @@ impl<'a> Builder<'a> {
         }
         dangling += self.ids.values().filter(|x| !x.1).count() as u64;
         self.il.compact_edges();
-        let (unresolved, names) = self.types.unresolved_refs(self.il);
+        let (unresolved, unresolved_in_patterns, names) = self.types.unresolved_refs(self.il);
         let mut kinds: Vec<(String, u64, u64)> = self
             .kind_names
             .iter()
@@ -2539,6 +2561,7 @@ impl<'a> Builder<'a> {
             kinds,
             type_refs: self.types.refs,
             unresolved_type_refs: unresolved,
+            unresolved_type_refs_in_patterns: unresolved_in_patterns,
             dependent_type_refs: self.types.dependent_refs,
             unresolved_type_names: names,
             placeholders: self.placeholders_made,
@@ -2552,6 +2575,27 @@ impl<'a> Builder<'a> {
             files: self.files,
         })
     }
+}
+
+/// Splits template arguments at top-level commas.
+fn split_args(s: &str) -> Vec<&str> {
+    let mut v = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                v.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !s[start..].trim().is_empty() {
+        v.push(s[start..].trim());
+    }
+    v
 }
 
 fn last_comp_owned(q: &str) -> String {

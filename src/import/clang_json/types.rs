@@ -159,8 +159,18 @@ fn lex(s: &str) -> Vec<Tk> {
                 T::Num
             }
             b':' if s[i..].starts_with("::") => {
-                // A leading "::" (global qualifier) starts a name.
+                // A leading "::" (global qualifier) starts a name; `::*` is the
+                // member-pointer declarator.
                 i = name_tail(b, i);
+                if i == start {
+                    i += 2;
+                    v.push(Tk {
+                        t: T::Other,
+                        a: start,
+                        b: i,
+                    });
+                    continue;
+                }
                 v.push(Tk {
                     t: T::Name,
                     a: start,
@@ -186,6 +196,14 @@ fn lex(s: &str) -> Vec<Tk> {
         v.push(Tk { t, a: start, b: i });
     }
     v
+}
+
+#[cfg(test)]
+#[test]
+fn lexer_always_advances() {
+    for s in ["int Foo::*", "::*", "int (Foo::*)(int) const", "A<", "(lambda", "::"] {
+        assert!(lex(s).len() <= s.len() + 1, "{s}");
+    }
 }
 
 /// Extends a name over `<...>` template arguments and `::` qualifiers.
@@ -275,10 +293,20 @@ const BUILTIN_WORDS: &[&str] = &[
     "_Complex",
 ];
 
+/// One interned spelling: its type, its references outside and inside template
+/// patterns, and the placeholder its parse met (if any).
+#[derive(Clone, Copy, Debug)]
+struct Spelling {
+    t: Eix,
+    hits: u32,
+    pattern_hits: u32,
+    ph: Eix,
+}
+
 /// Interned types and the name index.
 #[derive(Default)]
 pub struct Types {
-    by_spelling: AHashMap<Box<str>, (Eix, u32, Eix)>,
+    by_spelling: AHashMap<Box<str>, Spelling>,
     by_name: AHashMap<String, Eix>,
     by_last: AHashMap<String, Eix>,
     by_template: AHashMap<String, Eix>,
@@ -295,8 +323,16 @@ pub struct Types {
     pub dependent_refs: u64,
     /// Names that became placeholders, first spelling each.
     pub placeholder_names: AHashMap<Eix, String>,
-    /// Type entries whose spelling contains a placeholder: spelling → placeholder.
     last_placeholder: Eix,
+    /// Set by the importer while inside a template pattern (references there are counted
+    /// apart: their unresolved names are mostly dependent).
+    pub in_pattern: bool,
+    by_template_last: AHashMap<String, Eix>,
+    /// The enclosing scopes' name components (namespaces, classes), innermost last,
+    /// maintained by the importer: unqualified names are looked up from the innermost
+    /// scope outwards.
+    pub qual: Vec<String>,
+    scoped_hit: bool,
 }
 
 fn new_type(il: &mut Il, k: u8, name: Option<&str>) -> Result<Eix, IlError> {
@@ -314,21 +350,26 @@ fn set_base(il: &mut Il, t: Eix, base: Eix) -> Result<(), IlError> {
 }
 
 impl Types {
-    /// The number of type references whose spelling involves a name still unresolved.
-    pub fn unresolved_refs(&self, il: &Il) -> (u64, Vec<(String, u32)>) {
-        let mut n = 0u64;
+    /// Type references whose spelling involves a name still unresolved: `(outside
+    /// patterns, inside patterns, names with counts outside patterns)`.
+    pub fn unresolved_refs(&self, il: &Il) -> (u64, u64, Vec<(String, u32)>) {
+        let (mut n, mut np) = (0u64, 0u64);
         let mut names: AHashMap<&str, u32> = AHashMap::new();
-        for (_, &(_, hits, ph)) in self.by_spelling.iter() {
-            if !ph.is_none() && self.is_placeholder(il, ph) {
-                n += hits as u64;
-                if let Some(s) = self.placeholder_names.get(&ph) {
-                    *names.entry(s.as_str()).or_default() += hits;
+        for sp in self.by_spelling.values() {
+            if !sp.ph.is_none() && self.is_placeholder(il, sp.ph) {
+                n += sp.hits as u64;
+                np += sp.pattern_hits as u64;
+                if sp.hits > 0 {
+                    if let Some(s) = self.placeholder_names.get(&sp.ph) {
+                        *names.entry(s.as_str()).or_default() += sp.hits;
+                    }
                 }
             }
         }
-        let mut v: Vec<(String, u32)> = names.into_iter().map(|(k, c)| (k.to_string(), c)).collect();
+        let mut v: Vec<(String, u32)> =
+            names.into_iter().map(|(k, c)| (k.to_string(), c)).collect();
         v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        (n, v)
+        (n, np, v)
     }
 
     fn is_placeholder(&self, il: &Il, t: Eix) -> bool {
@@ -382,6 +423,8 @@ impl Types {
         let last = last_component(&key).to_string();
         if let Some(p) = key.find('<') {
             self.by_template.entry(key[..p].to_string()).or_insert(e);
+            let last = last_component(&key[..p]).to_string();
+            self.by_template_last.entry(last).or_insert(e);
         }
         self.by_last
             .entry(last)
@@ -396,16 +439,24 @@ impl Types {
 
     /// Marks `qname` as a class template name whose pattern type is `e`.
     pub fn template_name(&mut self, qname: &str, e: Eix) {
-        self.by_template.insert(normalize(qname), e);
+        let key = normalize(qname);
+        self.by_template_last
+            .insert(last_component(&key).to_string(), e);
+        self.by_template.insert(key, e);
         self.alias_name(qname, e);
     }
 
     /// The type for a spelling, parsed once and interned. Counts one type reference.
     pub fn intern(&mut self, il: &mut Il, s: &str) -> Result<Eix, IlError> {
         self.refs += 1;
+        let inp = self.in_pattern;
         if let Some(v) = self.by_spelling.get_mut(s) {
-            v.1 += 1;
-            return Ok(v.0);
+            if inp {
+                v.pattern_hits += 1;
+            } else {
+                v.hits += 1;
+            }
+            return Ok(v.t);
         }
         // Types are file-scope entries; their param_type/constant parts must be too.
         let saved = il.current_region();
@@ -413,13 +464,25 @@ impl Types {
             il.switch_region(RegionIdx::FILE_SCOPE)?;
         }
         self.last_placeholder = Eix::NONE;
+        self.scoped_hit = false;
         let r = self.parse(il, s, 0);
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(saved)?;
         }
         let t = r?;
-        self.by_spelling
-            .insert(s.into(), (t, 1, self.last_placeholder));
+        if self.scoped_hit {
+            // Resolved through the enclosing scopes: valid here only, not cached.
+            return Ok(t);
+        }
+        self.by_spelling.insert(
+            s.into(),
+            Spelling {
+                t,
+                hits: (!inp) as u32,
+                pattern_hits: inp as u32,
+                ph: self.last_placeholder,
+            },
+        );
         Ok(t)
     }
 
@@ -430,15 +493,33 @@ impl Types {
         if s.contains("<dependent type>")
             || s.starts_with("typename ")
             || s.starts_with("decltype(")
+            || s == "auto"
+            || s.starts_with("auto ")
+            || s.starts_with("const auto")
             || s.contains("type-parameter-") && !s.starts_with("type-parameter-")
         {
             self.dependent_refs += 1;
             return self.dependent(il);
         }
-        if s.starts_with('<') && s.ends_with('>') || s == "std::nullptr_t" || s == "nullptr_t" {
+        if s.starts_with('<') && s.ends_with('>')
+            || s == "std::nullptr_t"
+            || s == "nullptr_t"
+            || s == "NULL TYPE"
+        {
             // clang's special types: `<pseudo-object type>`, `<builtin fn type>`,
             // `<bound member function type>`, `<overloaded function type>`, nullptr_t.
             return self.builtin(il, &[s]);
+        }
+        if s.contains("__attribute__((") {
+            // `float __attribute__((ext_vector_type(4)))`, `void (int) __attribute__((noreturn))`:
+            // attributes are dropped; vector attributes make a tk_vector of the rest.
+            let vector = s.contains("ext_vector_type") || s.contains("vector_size");
+            let plain = strip_attributes(s);
+            let t = self.intern_nested(il, plain.trim(), depth + 1)?;
+            if vector {
+                return self.derived(il, 15, t, 0);
+            }
+            return Ok(t);
         }
         let toks = lex(s);
         let mut i = 0;
@@ -494,10 +575,10 @@ impl Types {
                     _ => {
                         // `Class::*`: pointer to member.
                         if toks.get(i + 1).map(|x| x.t) == Some(T::Other)
-                            || toks.get(i + 1).map(|x| x.t) == Some(T::Star)
+                            && toks.get(i + 2).map(|x| x.t) == Some(T::Star)
                         {
                             t = self.derived(il, 13, t, 0)?;
-                            i += 2;
+                            i += 3;
                             continue;
                         }
                         break;
@@ -640,12 +721,23 @@ impl Types {
 
     fn intern_nested(&mut self, il: &mut Il, s: &str, depth: u32) -> Result<Eix, IlError> {
         if let Some(v) = self.by_spelling.get(s) {
-            return Ok(v.0);
+            if !v.ph.is_none() {
+                self.last_placeholder = v.ph;
+            }
+            return Ok(v.t);
         }
         let saved = self.last_placeholder;
         self.last_placeholder = Eix::NONE;
         let t = self.parse(il, s, depth)?;
-        self.by_spelling.insert(s.into(), (t, 0, self.last_placeholder));
+        self.by_spelling.insert(
+            s.into(),
+            Spelling {
+                t,
+                hits: 0,
+                pattern_hits: 0,
+                ph: self.last_placeholder,
+            },
+        );
         if self.last_placeholder.is_none() {
             self.last_placeholder = saved;
         }
@@ -698,7 +790,9 @@ impl Types {
         }
         let has = |w: &str| words.contains(&w);
         let longs = words.iter().filter(|&&w| w == "long").count();
-        let (k, size) = if words.len() == 1 && (words[0].starts_with('<') || words[0].contains("nullptr_t")) {
+        let (k, size) = if words.len() == 1
+            && (words[0].starts_with('<') || words[0].contains("nullptr_t") || words[0] == "NULL TYPE")
+        {
             (if words[0].contains("nullptr_t") { 6 } else { 1 }, 8)
         } else if has("void") {
             (1, 0)
@@ -760,6 +854,27 @@ impl Types {
 
     fn resolve_name(&mut self, il: &mut Il, n: &str) -> Result<Eix, IlError> {
         let key = normalize(n.trim_start_matches("::"));
+        // Innermost enclosing scope first (`value_type` inside `std::vector<int, ...>`).
+        if !self.qual.is_empty() && !n.starts_with("::") {
+            let mut prefix = String::new();
+            let mut prefixes = Vec::with_capacity(self.qual.len());
+            for q in &self.qual {
+                if !q.is_empty() {
+                    prefix.push_str(&normalize(q));
+                    prefix.push_str("::");
+                }
+                prefixes.push(prefix.clone());
+            }
+            for p in prefixes.iter().rev() {
+                let k = format!("{p}{key}");
+                if let Some(&e) = self.by_name.get(&k) {
+                    if !self.is_placeholder(il, e) {
+                        self.scoped_hit = true;
+                        return Ok(e);
+                    }
+                }
+            }
+        }
         if let Some(&e) = self.by_name.get(&key) {
             if self.is_placeholder(il, e) {
                 self.last_placeholder = e;
@@ -793,6 +908,9 @@ impl Types {
         if let Some(p) = key.find('<') {
             if !key[p..].contains("::") {
                 if let Some(&e) = self.by_template.get(&key[..p]) {
+                    return Ok(e);
+                }
+                if let Some(&e) = self.by_template_last.get(last_component(&key[..p])) {
                     return Ok(e);
                 }
             }
@@ -841,6 +959,35 @@ impl Types {
     pub fn id(il: &Il, t: Eix) -> EntryId {
         il.id_of(t)
     }
+}
+
+/// Removes every `__attribute__((...))` group.
+fn strip_attributes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(p) = rest.find("__attribute__((") {
+        out.push_str(&rest[..p]);
+        let b = rest[p..].as_bytes();
+        let mut depth = 0i32;
+        let mut j = "__attribute__".len();
+        while j < b.len() {
+            match b[j] {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        j += 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        rest = &rest[(p + j).min(rest.len())..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn matching(toks: &[Tk], i: usize) -> usize {
@@ -913,6 +1060,10 @@ mod tests {
         let x = ty.intern(&mut il, "Unknown<int>").unwrap();
         assert_eq!(kind(&il, x), 0);
         assert_eq!(ty.unresolved_refs(&il).0, 1);
+        ty.in_pattern = true;
+        ty.intern(&mut il, "Unknown<int>").unwrap();
+        assert_eq!(ty.unresolved_refs(&il).1, 1);
+        ty.in_pattern = false;
         let (later, existed) = ty.named_entry(&mut il, "Unknown<int>", 10).unwrap();
         assert!(existed);
         assert_eq!(later, x);
