@@ -283,7 +283,12 @@ pub fn mark_device(il: &mut Il, imp: &Import, opts: DeviceOptions) -> DeviceKeep
             queue.push(e);
         } else if opts.strong_device_roots
             && f & rf::DEVICE != 0
-            && f & (rf::INLINE | rf::STATIC | rf::MEMBER | rf::INSTANCE | rf::INTERNAL | rf::ALWAYS_INLINE)
+            && f & (rf::INLINE
+                | rf::STATIC
+                | rf::MEMBER
+                | rf::INSTANCE
+                | rf::INTERNAL
+                | rf::ALWAYS_INLINE)
                 == 0
         {
             out.strong_device_roots += 1;
@@ -340,7 +345,8 @@ pub fn mark_device(il: &mut Il, imp: &Import, opts: DeviceOptions) -> DeviceKeep
             if r.is_none() || !il.is_live(r) {
                 continue;
             }
-            if matches!(il.kind(r), EntryKind::Routine | EntryKind::Variable) && seen.insert(r.idx())
+            if matches!(il.kind(r), EntryKind::Routine | EntryKind::Variable)
+                && seen.insert(r.idx())
             {
                 stack.push(r);
             }
@@ -351,7 +357,12 @@ pub fn mark_device(il: &mut Il, imp: &Import, opts: DeviceOptions) -> DeviceKeep
         il.set_flag(r, Flag::KeepDefinition, true);
     }
     let mut roots = closure.clone();
-    roots.extend(queue.iter().copied().filter(|&e| il.kind(e) == EntryKind::Variable));
+    roots.extend(
+        queue
+            .iter()
+            .copied()
+            .filter(|&e| il.kind(e) == EntryKind::Variable),
+    );
     out.kept = mark_from(il, roots);
     out.live = il.len();
     let mut per_kind = vec![0usize; 85];
@@ -394,6 +405,48 @@ pub fn kept_routine_names(il: &Il, dk: &DeviceKeep) -> Vec<String> {
     v
 }
 
+/// The [`rf`] bits of a routine as words (`always_inline implicit inline ...`).
+pub fn routine_flag_words(bits: u16) -> String {
+    const W: [(u16, &str); 13] = [
+        (rf::BODY, "body"),
+        (rf::PATTERN, "pattern"),
+        (rf::GLOBAL, "global"),
+        (rf::DEVICE, "device"),
+        (rf::HOST, "host"),
+        (rf::IMPLICIT_HD, "implicit_hd"),
+        (rf::ALWAYS_INLINE, "always_inline"),
+        (rf::INLINE, "inline"),
+        (rf::STATIC, "static"),
+        (rf::MEMBER, "member"),
+        (rf::INSTANCE, "instance"),
+        (rf::IMPLICIT, "implicit"),
+        (rf::INTERNAL, "internal"),
+    ];
+    W.iter()
+        .filter(|(b, _)| bits & b != 0)
+        .map(|(_, w)| *w)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Kept routines with bodies as `(mangled name, rf bits)`, sorted by name: what
+/// `--kept-routines-detail` writes, for classifying differences with clang.
+pub fn kept_routine_table(il: &Il, imp: &Import, dk: &DeviceKeep) -> Vec<(String, u16)> {
+    let mut v: Vec<(String, u16)> = dk
+        .routines
+        .iter()
+        .filter(|&&e| il.is_live(e) && il.child_eix(e, F::ROUTINE_BODY_SCOPE).is_some())
+        .map(|&e| {
+            let m = il.string(e, 1);
+            let b = if m.is_empty() { il.name(e) } else { m };
+            (String::from_utf8_lossy(b).into_owned(), rflags(imp, il, e))
+        })
+        .collect();
+    v.sort();
+    v.dedup_by(|a, b| a.0 == b.0);
+    v
+}
+
 /// Writes the import report (kinds, opaque counts, types, ids).
 pub fn write_import_report(r: &ImportReport, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
@@ -418,7 +471,12 @@ pub fn write_import_report(r: &ImportReport, out: &mut dyn Write) -> std::io::Re
         r.unresolved_ctor_refs
     )?;
     let opaque: Vec<_> = r.kinds.iter().filter(|k| k.2 > 0).collect();
-    writeln!(out, "opaque entries: {} of {} kinds", r.opaque(), opaque.len())?;
+    writeln!(
+        out,
+        "opaque entries: {} of {} kinds",
+        r.opaque(),
+        opaque.len()
+    )?;
     for (n, _, o) in opaque.iter().take(20) {
         writeln!(out, "  {o:>8}  {n}")?;
     }
@@ -457,7 +515,11 @@ pub fn write_keep_report(
     }
     writeln!(out, "kept per file (top 20):")?;
     for (f, n) in dk.kept_per_file.iter().take(20) {
-        let name = imp.files.get(*f as usize).map(|s| s.as_str()).unwrap_or("(none)");
+        let name = imp
+            .files
+            .get(*f as usize)
+            .map(|s| s.as_str())
+            .unwrap_or("(none)");
         writeln!(out, "  {n:>8}  {name}")?;
     }
     writeln!(out, "kept routines:")?;
@@ -477,7 +539,7 @@ pub fn write_keep_report(
 ///
 /// Returns the process exit code (2 for usage errors, 1 for import errors).
 pub fn cli_main(args: &[String]) -> i32 {
-    let usage = "usage: ilkit il stats FILE.json[.gz] | ilkit il keep FILE.json[.gz] [--out OUT.il] [--kept-routines LIST.txt] [--no-strong-device-roots]";
+    let usage = "usage: ilkit il stats FILE.json[.gz] | ilkit il keep FILE.json[.gz] [--out OUT.il] [--kept-routines LIST.txt] [--kept-routines-detail LIST.tsv] [--no-strong-device-roots]";
     let mut it = args.iter().map(|s| s.as_str());
     let cmd = match it.next() {
         Some(c) if c == "stats" || c == "keep" => c,
@@ -488,6 +550,7 @@ pub fn cli_main(args: &[String]) -> i32 {
     };
     let mut file = None;
     let mut list = None;
+    let mut detail = None;
     let mut opts = DeviceOptions::default();
     while let Some(a) = it.next() {
         match a {
@@ -495,6 +558,7 @@ pub fn cli_main(args: &[String]) -> i32 {
                 let _ = it.next();
             }
             "--kept-routines" => list = it.next().map(|s| s.to_string()),
+            "--kept-routines-detail" => detail = it.next().map(|s| s.to_string()),
             "--no-strong-device-roots" => opts.strong_device_roots = false,
             f if file.is_none() && !f.starts_with("--") => file = Some(f.to_string()),
             other => {
@@ -530,6 +594,16 @@ pub fn cli_main(args: &[String]) -> i32 {
     }
     let dk = mark_device(&mut il, &imp, opts);
     let _ = write_keep_report(&il, &imp, &dk, &mut out);
+    if let Some(d) = detail {
+        let mut s = String::new();
+        for (n, b) in kept_routine_table(&il, &imp, &dk) {
+            s.push_str(&format!("{n}\t{}\n", routine_flag_words(b)));
+        }
+        if let Err(e) = std::fs::write(&d, s) {
+            eprintln!("error: {d}: {e}");
+            return 1;
+        }
+    }
     if let Some(l) = list {
         let names = kept_routine_names(&il, &dk);
         let mut s = names.join("\n");

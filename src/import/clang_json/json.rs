@@ -133,14 +133,14 @@ impl<R: Read> Lexer<R> {
         if let Some(t) = self.peeked {
             return Ok(t);
         }
-        let t = self.next()?;
+        let t = self.tok()?;
         self.peeked = Some(t);
         Ok(t)
     }
 
     /// The next token.
     #[inline]
-    pub fn next(&mut self) -> Result<Tok, JsonError> {
+    pub fn tok(&mut self) -> Result<Tok, JsonError> {
         if let Some(t) = self.peeked.take() {
             return Ok(t);
         }
@@ -320,7 +320,7 @@ impl<R: Read> Lexer<R> {
             _ => return Ok(()),
         };
         while depth > 0 {
-            match self.next()? {
+            match self.tok()? {
                 Tok::ObjStart | Tok::ArrStart => depth += 1,
                 Tok::ObjEnd | Tok::ArrEnd => depth -= 1,
                 Tok::Eof => return Err(self.err("truncated input inside a skipped value")),
@@ -333,7 +333,7 @@ impl<R: Read> Lexer<R> {
 
     /// Skips the next value.
     pub fn skip_value(&mut self) -> Result<(), JsonError> {
-        let t = self.next()?;
+        let t = self.tok()?;
         self.skip_from(t, |_| {})
     }
 
@@ -384,7 +384,7 @@ mod tests {
         let mut l = Lexer::new(s.as_bytes());
         let mut v = vec![];
         loop {
-            let t = l.next().unwrap();
+            let t = l.tok().unwrap();
             v.push(t);
             if t == Tok::Eof {
                 return v;
@@ -400,18 +400,18 @@ mod tests {
             vec![ObjStart, Str, ArrStart, Num, Num, True, False, Null, ArrEnd, ObjEnd, Eof]
         );
         let mut l = Lexer::new(r#""a\"b\\c\u00e9\ud83d\ude00\n""#.as_bytes());
-        assert_eq!(l.next().unwrap(), Str);
+        assert_eq!(l.tok().unwrap(), Str);
         assert_eq!(l.text, "a\"b\\cé😀\n".as_bytes());
     }
 
     #[test]
     fn errors_have_offsets() {
         let mut l = Lexer::new(r#"{"abc"#.as_bytes());
-        l.next().unwrap();
-        let e = l.next().unwrap_err();
+        l.tok().unwrap();
+        let e = l.tok().unwrap_err();
         assert!(e.msg.contains("truncated"), "{e}");
         let mut l = Lexer::new("  @".as_bytes());
-        assert_eq!(l.next().unwrap_err().offset, 2);
+        assert_eq!(l.tok().unwrap_err().offset, 2);
     }
 
     #[test]

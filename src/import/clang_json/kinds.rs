@@ -155,13 +155,23 @@ pub mod op {
     pub const UNARY_BASE: u8 = 96;
     /// Binary operator spellings, in op order.
     pub const BINARY_OPS: &[&str] = &[
-        "+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "^", "|",
-        "&&", "||", "=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", ",",
-        ".*", "->*", "<=>",
+        "+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "^", "|", "&&",
+        "||", "=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", ",", ".*", "->*",
+        "<=>",
     ];
     /// Unary operator spellings, in op order.
     pub const UNARY_OPS: &[&str] = &[
-        "++", "--", "&", "*", "+", "-", "~", "!", "__real", "__imag", "__extension__",
+        "++",
+        "--",
+        "&",
+        "*",
+        "+",
+        "-",
+        "~",
+        "!",
+        "__real",
+        "__imag",
+        "__extension__",
         "co_await",
     ];
 }
@@ -180,8 +190,11 @@ pub fn classify(k: &str) -> Class {
         "CXXDestructorDecl" => Function(3),
         "CXXConversionDecl" => Function(4),
         "CXXDeductionGuideDecl" => Function(5),
-        "VarDecl" | "VarTemplateSpecializationDecl" | "VarTemplatePartialSpecializationDecl"
-        | "DecompositionDecl" | "ImplicitParamDecl" => Var,
+        "VarDecl"
+        | "VarTemplateSpecializationDecl"
+        | "VarTemplatePartialSpecializationDecl"
+        | "DecompositionDecl"
+        | "ImplicitParamDecl" => Var,
         "ParmVarDecl" => Parm,
         "FieldDecl" | "MSPropertyDecl" | "IndirectFieldDecl" | "ObjCIvarDecl" => Field,
         "RecordDecl" | "CXXRecordDecl" => Record(RecordKind::Plain),
@@ -199,8 +212,12 @@ pub fn classify(k: &str) -> Class {
         "NonTypeTemplateParmDecl" => TemplateParm(1),
         "TemplateTemplateParmDecl" => TemplateParm(2),
         "TemplateArgument" => TemplateArg,
-        "UsingDecl" | "UsingShadowDecl" | "UsingDirectiveDecl" | "NamespaceAliasDecl"
-        | "ConstructorUsingShadowDecl" | "UsingEnumDecl" => Using,
+        "UsingDecl"
+        | "UsingShadowDecl"
+        | "UsingDirectiveDecl"
+        | "NamespaceAliasDecl"
+        | "ConstructorUsingShadowDecl"
+        | "UsingEnumDecl" => Using,
         "StaticAssertDecl" => StaticAssert,
         "CXXCtorInitializer" => CtorInit,
         // Statements (stmk_* numbers of seed 001).
@@ -233,9 +250,15 @@ pub fn classify(k: &str) -> Class {
         "CUDAKernelCallExpr" => Expr(E::KernelCall),
         "DeclRefExpr" => Expr(E::DeclRef),
         "MemberExpr" => Expr(E::Member),
-        "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr" | "CXXDynamicCastExpr"
-        | "CXXReinterpretCastExpr" | "CXXConstCastExpr" | "CXXFunctionalCastExpr"
-        | "BuiltinBitCastExpr" | "CXXAddrspaceCastExpr" => Expr(E::Cast),
+        "ImplicitCastExpr"
+        | "CStyleCastExpr"
+        | "CXXStaticCastExpr"
+        | "CXXDynamicCastExpr"
+        | "CXXReinterpretCastExpr"
+        | "CXXConstCastExpr"
+        | "CXXFunctionalCastExpr"
+        | "BuiltinBitCastExpr"
+        | "CXXAddrspaceCastExpr" => Expr(E::Cast),
         "ArraySubscriptExpr" => Expr(E::Subscript),
         "ConditionalOperator" | "BinaryConditionalOperator" => Expr(E::Conditional),
         "IntegerLiteral" | "CharacterLiteral" | "CXXBoolLiteralExpr" | "FixedPointLiteral" => {
@@ -257,20 +280,42 @@ pub fn classify(k: &str) -> Class {
         "InitListExpr" | "ParenListExpr" | "DesignatedInitExpr" | "CXXParenListInitExpr" => {
             Expr(E::InitList)
         }
-        "UnresolvedLookupExpr" | "CXXDependentScopeMemberExpr" | "DependentScopeDeclRefExpr"
-        | "CXXUnresolvedConstructExpr" | "PackExpansionExpr" | "SizeOfPackExpr"
-        | "CXXFoldExpr" | "UnresolvedMemberExpr" | "RecoveryExpr" => Expr(E::Dependent),
-        "UnaryExprOrTypeTraitExpr" | "TypeTraitExpr" | "CXXTypeidExpr" | "OffsetOfExpr"
-        | "ArrayTypeTraitExpr" | "ExpressionTraitExpr" | "CXXNoexceptExpr" => {
-            Expr(E::TypeOperand)
-        }
+        "UnresolvedLookupExpr"
+        | "CXXDependentScopeMemberExpr"
+        | "DependentScopeDeclRefExpr"
+        | "CXXUnresolvedConstructExpr"
+        | "PackExpansionExpr"
+        | "SizeOfPackExpr"
+        | "CXXFoldExpr"
+        | "UnresolvedMemberExpr"
+        | "RecoveryExpr" => Expr(E::Dependent),
+        "UnaryExprOrTypeTraitExpr"
+        | "TypeTraitExpr"
+        | "CXXTypeidExpr"
+        | "OffsetOfExpr"
+        | "ArrayTypeTraitExpr"
+        | "ExpressionTraitExpr"
+        | "CXXNoexceptExpr" => Expr(E::TypeOperand),
         "CXXThrowExpr" => Expr(E::Throw),
-        "ParenExpr" | "ExprWithCleanups" | "MaterializeTemporaryExpr" | "CXXBindTemporaryExpr"
-        | "ConstantExpr" | "CXXDefaultInitExpr" | "FullExpr" => ExprPass,
-        "FullComment" | "ParagraphComment" | "TextComment" | "InlineCommandComment"
-        | "BlockCommandComment" | "ParamCommandComment" | "TParamCommandComment"
-        | "VerbatimBlockComment" | "VerbatimBlockLineComment" | "VerbatimLineComment"
-        | "HTMLStartTagComment" | "HTMLEndTagComment" => Comment,
+        "ParenExpr"
+        | "ExprWithCleanups"
+        | "MaterializeTemporaryExpr"
+        | "CXXBindTemporaryExpr"
+        | "ConstantExpr"
+        | "CXXDefaultInitExpr"
+        | "FullExpr" => ExprPass,
+        "FullComment"
+        | "ParagraphComment"
+        | "TextComment"
+        | "InlineCommandComment"
+        | "BlockCommandComment"
+        | "ParamCommandComment"
+        | "TParamCommandComment"
+        | "VerbatimBlockComment"
+        | "VerbatimBlockLineComment"
+        | "VerbatimLineComment"
+        | "HTMLStartTagComment"
+        | "HTMLEndTagComment" => Comment,
         k if k.ends_with("Attr") => Attr,
         k if k.ends_with("Type") && !k.ends_with("Decl") => TypeNode,
         "QualType" => TypeNode,

@@ -106,6 +106,7 @@ struct Frame {
     targs: String,
     targ_entries: Vec<Eix>,
     fetch: String,
+    stub: bool,
 }
 
 impl Frame {
@@ -290,41 +291,47 @@ impl<'a> Builder<'a> {
     // ---- the main loop ---------------------------------------------------------------
 
     pub fn run<R: Read>(&mut self, lx: &mut Lexer<R>) -> Result<(), Fail> {
-        match lx.next()? {
+        match lx.tok()? {
             Tok::ObjStart => {}
             Tok::Eof => return Err(lx.err("empty input: expected a JSON object").into()),
-            t => return Err(lx.err(format!("expected a JSON object, found {t:?}")).into()),
+            t => {
+                return Err(lx
+                    .err(format!("expected a JSON object, found {t:?}"))
+                    .into())
+            }
         }
         self.push_frame();
         while self.top > 0 {
             let t = self.top - 1;
             if self.frames[t].in_inner {
-                match lx.next()? {
+                match lx.tok()? {
                     Tok::ObjStart => self.begin_child(lx, t)?,
                     Tok::ArrEnd => self.frames[t].in_inner = false,
                     Tok::Eof => {
-                        return Err(lx.err("truncated input: unterminated \"inner\" array").into())
+                        return Err(lx
+                            .err("truncated input: unterminated \"inner\" array")
+                            .into())
                     }
                     other => {
                         return Err(lx
-                            .err(format!("expected a node object in \"inner\", found {other:?}"))
+                            .err(format!(
+                                "expected a node object in \"inner\", found {other:?}"
+                            ))
                             .into())
                     }
                 }
             } else {
-                match lx.next()? {
+                match lx.tok()? {
                     Tok::Str => self.key(lx, t)?,
                     Tok::ObjEnd => self.end_node(lx.offset(), t)?,
                     Tok::Eof => {
                         return Err(lx.err("truncated input: unterminated node object").into())
                     }
-                    other => {
-                        return Err(lx.err(format!("expected a key, found {other:?}")).into())
-                    }
+                    other => return Err(lx.err(format!("expected a key, found {other:?}")).into()),
                 }
             }
         }
-        match lx.next()? {
+        match lx.tok()? {
             Tok::Eof => Ok(()),
             _ => Err(lx.err("trailing data after the top-level object").into()),
         }
@@ -384,7 +391,7 @@ impl<'a> Builder<'a> {
             }
         }
         while let Some(&(is_obj, expect_key, track)) = st.last() {
-            let tok = lx.next()?;
+            let tok = lx.tok()?;
             if is_obj && expect_key {
                 match tok {
                     Tok::Str => {
@@ -440,7 +447,7 @@ impl<'a> Builder<'a> {
     // ---- keys -------------------------------------------------------------------------
 
     fn read_string<R: Read>(&mut self, lx: &mut Lexer<R>) -> Result<Option<String>, Fail> {
-        let t = lx.next()?;
+        let t = lx.tok()?;
         match t {
             Tok::Str | Tok::Num => Ok(Some(String::from_utf8_lossy(&lx.text).into_owned())),
             Tok::True => Ok(Some("true".into())),
@@ -455,7 +462,7 @@ impl<'a> Builder<'a> {
     }
 
     fn read_into<R: Read>(lx: &mut Lexer<R>, out: &mut String) -> Result<bool, Fail> {
-        let t = lx.next()?;
+        let t = lx.tok()?;
         match t {
             Tok::Str | Tok::Num => {
                 out.clear();
@@ -480,7 +487,7 @@ impl<'a> Builder<'a> {
     }
 
     fn read_bool<R: Read>(lx: &mut Lexer<R>) -> Result<bool, Fail> {
-        let t = lx.next()?;
+        let t = lx.tok()?;
         match t {
             Tok::True => Ok(true),
             Tok::Eof => Err(lx.err("truncated input: expected a value").into()),
@@ -496,14 +503,14 @@ impl<'a> Builder<'a> {
         let key: &[u8] = &lx.text;
         match key {
             b"id" => {
-                if let Tok::Str = lx.next()? {
+                if let Tok::Str = lx.tok()? {
                     self.frames[t].id = parse_id(&lx.text);
                 } else {
                     return Err(lx.err("\"id\" must be a string").into());
                 }
             }
             b"kind" => {
-                match lx.next()? {
+                match lx.tok()? {
                     Tok::Str => {}
                     Tok::Eof => return Err(lx.err("truncated input").into()),
                     other => {
@@ -530,7 +537,10 @@ impl<'a> Builder<'a> {
             b"range" => self.parse_range(lx, t)?,
             b"type" => {
                 let f = &mut self.frames[t];
-                let (mut q, mut d) = (std::mem::take(&mut f.qual_type), std::mem::take(&mut f.desugared));
+                let (mut q, mut d) = (
+                    std::mem::take(&mut f.qual_type),
+                    std::mem::take(&mut f.desugared),
+                );
                 Self::parse_type_obj(lx, &mut q, &mut d)?;
                 let f = &mut self.frames[t];
                 f.qual_type = q;
@@ -583,8 +593,14 @@ impl<'a> Builder<'a> {
                     self.frames[t].member_ref = parse_id(s.as_bytes());
                 }
             }
-            b"referencedDecl" | b"decl" | b"conversionFunc" | b"operatorNewDecl"
-            | b"operatorDeleteDecl" | b"anyInit" | b"target" | b"nominatedNamespace" => {
+            b"referencedDecl"
+            | b"decl"
+            | b"conversionFunc"
+            | b"operatorNewDecl"
+            | b"operatorDeleteDecl"
+            | b"anyInit"
+            | b"target"
+            | b"nominatedNamespace" => {
                 self.parse_ref(lx, t)?;
             }
             b"depth" => {
@@ -599,7 +615,7 @@ impl<'a> Builder<'a> {
             }
             b"bases" => self.parse_bases(lx, t)?,
             b"isImplicit" => self.flag(lx, t, FL_IMPLICIT)?,
-            b"inline" => self.flag(lx, t, FL_INLINE)?,
+            b"inline" | b"isInline" => self.flag(lx, t, FL_INLINE)?,
             b"inherited" => self.flag(lx, t, FL_INHERITED)?,
             b"isParameterPack" | b"isPack" => self.flag(lx, t, FL_PACK)?,
             b"hasInit" => self.flag(lx, t, FL_HAS_INIT)?,
@@ -610,7 +626,7 @@ impl<'a> Builder<'a> {
             b"isExpr" => self.flag(lx, t, FL_IS_EXPR)?,
             b"x-files" => self.parse_x_files(lx)?,
             b"inner" => {
-                match lx.next()? {
+                match lx.tok()? {
                     Tok::ArrStart => {}
                     Tok::Eof => return Err(lx.err("truncated input").into()),
                     other => {
@@ -677,7 +693,7 @@ impl<'a> Builder<'a> {
         q: &mut String,
         d: &mut String,
     ) -> Result<(), Fail> {
-        match lx.next()? {
+        match lx.tok()? {
             Tok::ObjStart => {}
             Tok::Eof => return Err(lx.err("truncated input").into()),
             other => {
@@ -686,7 +702,7 @@ impl<'a> Builder<'a> {
             }
         }
         loop {
-            match lx.next()? {
+            match lx.tok()? {
                 Tok::Str => match lx.text.as_slice() {
                     b"qualType" => {
                         Self::read_into(lx, q)?;
@@ -704,7 +720,7 @@ impl<'a> Builder<'a> {
     }
 
     fn parse_ref<R: Read>(&mut self, lx: &mut Lexer<R>, t: usize) -> Result<(), Fail> {
-        match lx.next()? {
+        match lx.tok()? {
             Tok::ObjStart => {}
             Tok::Str => {
                 // A bare id string.
@@ -721,7 +737,7 @@ impl<'a> Builder<'a> {
         }
         let (mut id, mut kind, mut name) = (0u64, u16::MAX, String::new());
         loop {
-            match lx.next()? {
+            match lx.tok()? {
                 Tok::Str => match lx.text.as_slice() {
                     b"id" => {
                         if let Some(s) = self.read_string(lx)? {
@@ -729,7 +745,7 @@ impl<'a> Builder<'a> {
                         }
                     }
                     b"kind" => {
-                        if let Tok::Str = lx.next()? {
+                        if let Tok::Str = lx.tok()? {
                             let text = std::mem::take(&mut lx.text);
                             // Counted as a reference, not a node.
                             kind = self.intern_kind(&text);
@@ -757,7 +773,7 @@ impl<'a> Builder<'a> {
     }
 
     fn parse_bases<R: Read>(&mut self, lx: &mut Lexer<R>, t: usize) -> Result<(), Fail> {
-        match lx.next()? {
+        match lx.tok()? {
             Tok::ArrStart => {}
             Tok::Eof => return Err(lx.err("truncated input").into()),
             other => {
@@ -766,13 +782,13 @@ impl<'a> Builder<'a> {
             }
         }
         loop {
-            match lx.next()? {
+            match lx.tok()? {
                 Tok::ObjStart => {
                     let (mut q, mut d) = (String::new(), String::new());
                     let mut access = 0u8;
                     let mut virt = false;
                     loop {
-                        match lx.next()? {
+                        match lx.tok()? {
                             Tok::Str => match lx.text.as_slice() {
                                 b"type" => Self::parse_type_obj(lx, &mut q, &mut d)?,
                                 b"access" => {
@@ -803,7 +819,7 @@ impl<'a> Builder<'a> {
     }
 
     fn parse_x_files<R: Read>(&mut self, lx: &mut Lexer<R>) -> Result<(), Fail> {
-        match lx.next()? {
+        match lx.tok()? {
             Tok::ArrStart => {}
             Tok::Eof => return Err(lx.err("truncated input").into()),
             other => {
@@ -812,11 +828,11 @@ impl<'a> Builder<'a> {
             }
         }
         loop {
-            match lx.next()? {
+            match lx.tok()? {
                 Tok::ObjStart => {
                     let (mut f, mut inc) = (None, None);
                     loop {
-                        match lx.next()? {
+                        match lx.tok()? {
                             Tok::Str => match lx.text.as_slice() {
                                 b"file" => f = self.read_string(lx)?,
                                 b"includedFrom" => inc = self.read_string(lx)?,
@@ -872,7 +888,7 @@ impl<'a> Builder<'a> {
         lx: &mut Lexer<R>,
         depth: u32,
     ) -> Result<Option<(u16, u32, u32)>, Fail> {
-        match lx.next()? {
+        match lx.tok()? {
             Tok::ObjStart => {}
             Tok::Eof => return Err(lx.err("truncated input").into()),
             other => {
@@ -884,10 +900,10 @@ impl<'a> Builder<'a> {
         let mut got = false;
         let mut exp: Option<(u16, u32, u32)> = None;
         loop {
-            match lx.next()? {
+            match lx.tok()? {
                 Tok::Str => match lx.text.as_slice() {
                     b"file" => {
-                        if let Tok::Str = lx.next()? {
+                        if let Tok::Str = lx.tok()? {
                             let text = std::mem::take(&mut lx.text);
                             self.cur_file = self.file(&text);
                             lx.text = text;
@@ -895,23 +911,23 @@ impl<'a> Builder<'a> {
                         got = true;
                     }
                     b"line" => {
-                        if let Tok::Num = lx.next()? {
+                        if let Tok::Num = lx.tok()? {
                             self.cur_line = parse_int(&lx.text) as u32;
                         }
                     }
                     b"col" => {
-                        if let Tok::Num = lx.next()? {
+                        if let Tok::Num = lx.tok()? {
                             col = parse_int(&lx.text) as u32;
                         }
                         got = true;
                     }
                     b"includedFrom" => {
                         let cur = self.cur_file;
-                        match lx.next()? {
+                        match lx.tok()? {
                             Tok::ObjStart => loop {
-                                match lx.next()? {
+                                match lx.tok()? {
                                     Tok::Str if lx.text == b"file" => {
-                                        if let Tok::Str = lx.next()? {
+                                        if let Tok::Str = lx.tok()? {
                                             let text = std::mem::take(&mut lx.text);
                                             let p = self.file(&text);
                                             lx.text = text;
@@ -948,7 +964,7 @@ impl<'a> Builder<'a> {
     }
 
     fn parse_range<R: Read>(&mut self, lx: &mut Lexer<R>, t: usize) -> Result<(), Fail> {
-        match lx.next()? {
+        match lx.tok()? {
             Tok::ObjStart => {}
             Tok::Eof => return Err(lx.err("truncated input").into()),
             other => {
@@ -957,7 +973,7 @@ impl<'a> Builder<'a> {
             }
         }
         loop {
-            match lx.next()? {
+            match lx.tok()? {
                 Tok::Str => match lx.text.as_slice() {
                     b"begin" => {
                         let p = self.parse_loc(lx, 0)?;
@@ -1110,10 +1126,7 @@ impl<'a> Builder<'a> {
             Class::Template(_) => self.alloc(EntryKind::Template)?,
             Class::TemplateParm(_) => self.alloc(EntryKind::TemplateParam)?,
             Class::Namespace => self.alloc(EntryKind::Namespace)?,
-            Class::Record(_) | Class::Typedef | Class::Enum => {
-                let e = self.alloc(EntryKind::Type)?;
-                e
-            }
+            Class::Record(_) | Class::Typedef | Class::Enum => self.alloc(EntryKind::Type)?,
             _ => {
                 let e = self.alloc(EntryKind::NameReference)?;
                 if let Some(n) = self.kind_names.get(kind as usize) {
@@ -1217,8 +1230,37 @@ impl<'a> Builder<'a> {
 
     fn materialize_inner(&mut self, t: usize, class: Class) -> Result<(), IlError> {
         let pclass = self.parent_class(t);
-        let in_body_of_parent =
-            matches!(pclass, Some(Class::Function(_))) && matches!(class, Class::Stmt(_) | Class::CtorInit);
+        // A reference-only stub `{id, kind, name}` (explicit specializations listed under
+        // their template, dumped in full elsewhere): a placeholder the full node fills.
+        {
+            let f = &self.frames[t];
+            if f.id != 0
+                && !f.has_pos
+                && f.mangled.is_empty()
+                && !f.in_inner
+                && f.nkids == 0
+                && f.flags == 0
+                && matches!(
+                    class,
+                    Class::Function(_) | Class::Record(_) | Class::Var | Class::Template(_)
+                )
+            {
+                let (id, kind, name) = (f.id, f.kind, f.name.clone());
+                let e = if matches!(class, Class::Record(_)) {
+                    // Records are found by name when their full node comes.
+                    self.ids.get(&id).map(|x| x.0).unwrap_or(Eix::NONE)
+                } else {
+                    self.resolve_ref(id, kind, &name)?
+                };
+                let f = &mut self.frames[t];
+                f.entry = e;
+                f.reused = true;
+                f.stub = true;
+                return Ok(());
+            }
+        }
+        let in_body_of_parent = matches!(pclass, Some(Class::Function(_)))
+            && matches!(class, Class::Stmt(_) | Class::CtorInit);
         if in_body_of_parent {
             self.open_body(t - 1)?;
         }
@@ -1243,6 +1285,9 @@ impl<'a> Builder<'a> {
                 let comp = if name.is_empty() {
                     self.anon_depth += 1;
                     "(anonymous namespace)".to_string()
+                } else if self.frames[t].flags & FL_INLINE != 0 {
+                    // clang's printer omits inline namespaces (`std::__cxx11`).
+                    String::new()
                 } else {
                     name
                 };
@@ -1324,7 +1369,10 @@ impl<'a> Builder<'a> {
             }
             Class::Var => {
                 let in_fn = !self.fn_stack.is_empty()
-                    && !matches!(pclass, Some(Class::Record(_)) | Some(Class::Tu) | Some(Class::Namespace));
+                    && !matches!(
+                        pclass,
+                        Some(Class::Record(_)) | Some(Class::Tu) | Some(Class::Namespace)
+                    );
                 let sc = match self.frames[t].storage.as_str() {
                     "extern" => 4,
                     "static" => 5,
@@ -1431,7 +1479,8 @@ impl<'a> Builder<'a> {
                 self.define_record(t, &name)?;
                 if matches!(pclass, Some(Class::Template(1))) && !self.frames[t - 1].pattern_seen {
                     let q = self.qname(&self.frames[t].name.clone());
-                    self.types.template_name(&q, self.frames[t].entry);
+                    self.types
+                        .template_name(self.il, &q, self.frames[t].entry)?;
                 }
                 self.enter_pattern(t, pclass);
             }
@@ -1526,7 +1575,12 @@ impl<'a> Builder<'a> {
                     }
                 }
                 if pk == 1 {
-                    let ty = self.type_of(t)?;
+                    // A template parameter's type is part of the template, not of an
+                    // instantiation.
+                    self.pattern_depth += 1;
+                    let ty = self.type_of(t);
+                    self.pattern_depth -= 1;
+                    let ty = ty?;
                     self.set_child(e, F::TEMPLATE_PARAM_TYPE, ty)?;
                 }
                 self.frames[t].entry = e;
@@ -1604,7 +1658,11 @@ impl<'a> Builder<'a> {
         if pclass == Some(Class::Expr(ExprClass::Lambda)) {
             format!("(lambda at {fname}:{l}:{c})")
         } else {
-            let tag = if f.tag.is_empty() { "struct" } else { f.tag.as_str() };
+            let tag = if f.tag.is_empty() {
+                "struct"
+            } else {
+                f.tag.as_str()
+            };
             format!("(unnamed {tag} at {fname}:{l}:{c})")
         }
     }
@@ -1621,16 +1679,30 @@ impl<'a> Builder<'a> {
         } else {
             self.qname(name)
         };
-        let (e, existed) = if self.pattern_depth > 0 && self.frames[t].class == Some(Class::Record(RecordKind::Partial)) {
+        let (e, existed) = if self.pattern_depth > 0
+            && self.frames[t].class == Some(Class::Record(RecordKind::Partial))
+        {
             // Partial specializations: their own entry, indexed by their spelling.
-            let (e, x) = self.types.named_entry(self.il, &format!("{q}<partial#{}>", self.frames[t].id), tk)?;
+            let (e, x) = self.types.named_entry(
+                self.il,
+                &format!("{q}<partial#{}>", self.frames[t].id),
+                tk,
+            )?;
             (e, x)
         } else {
             self.types.named_entry(self.il, &q, tk)?
         };
+        if let Some(rest) = name.strip_prefix("(unnamed ") {
+            // C prints "(unnamed at F:L:C)" without the tag.
+            if let Some(p) = rest.find(" at ") {
+                let alias = self.qname(&format!("(unnamed{}", &rest[p..]));
+                self.types.alias_name(self.il, &alias, e)?;
+            }
+        }
         if name.starts_with("(unnamed ") {
             // clang also prints "(anonymous struct at ...)".
-            self.types.alias_name(&name.replacen("(unnamed", "(anonymous", 1), e);
+            let alias = self.qname(&name.replacen("(unnamed", "(anonymous", 1));
+            self.types.alias_name(self.il, &alias, e)?;
         }
         let r = self.il.row(e) as usize;
         let cur = self.il.tables.r#type.type_kind[r];
@@ -1668,14 +1740,16 @@ impl<'a> Builder<'a> {
         let e = self.frames[t].entry;
         let targs = self.frames[t].targs.clone();
         let parts = split_args(&targs);
-        if parts.len() > 1 && !e.is_none() {
+        if !parts.is_empty() && !e.is_none() {
             let base = self.frames[t].name.clone();
             // The record's own component is on the qual stack now: drop it.
             let comp = self.types.qual.pop();
-            for k in 1..parts.len() {
+            for k in 0..parts.len() {
                 let n = format!("{}<{}>", base, parts[..k].join(", "));
                 let q = self.qname(&n);
-                self.types.alias_name(&q, e);
+                self.types
+                    .alias_name(self.il, &q, e)
+                    .map_err(|x| ie(off, x))?;
             }
             if let Some(c) = comp {
                 self.types.qual.push(c);
@@ -1761,7 +1835,10 @@ impl<'a> Builder<'a> {
                 );
                 let target = self.resolve_ref(id, rk, &rn)?;
                 self.set_ref(e, F::EXPR_NODE_ENTITY, target)?;
-                if ec == E::DeclRef && self.il.is_live(target) && self.il.kind(target) == EntryKind::Constant {
+                if ec == E::DeclRef
+                    && self.il.is_live(target)
+                    && self.il.kind(target) == EntryKind::Constant
+                {
                     self.set_child(e, F::EXPR_NODE_CONSTANT, target)?;
                 }
             }
@@ -1799,7 +1876,10 @@ impl<'a> Builder<'a> {
                     }
                     E::StrLit => {
                         K::set_constant_kind(self.il, cid, ck::STRING)?;
-                        let text = v.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(&v);
+                        let text = v
+                            .strip_prefix('"')
+                            .and_then(|s| s.strip_suffix('"'))
+                            .unwrap_or(&v);
                         let cr = self.il.row(c) as usize;
                         self.il.tables.constant.text_len[cr] = text.len() as u32;
                         let text = text.to_string();
@@ -1862,6 +1942,19 @@ impl<'a> Builder<'a> {
                 return Ok(());
             }
         };
+        if self.frames[t].stub {
+            let f = &self.frames[t];
+            let k = Kid {
+                e: f.entry,
+                class,
+                kind: f.kind,
+                val: None,
+                reused: true,
+                flags: 0,
+            };
+            self.deliver(t, k);
+            return Ok(());
+        }
         let kids = std::mem::take(&mut self.frames[t].kids);
         let e = self.frames[t].entry;
         let mut out_val = None;
@@ -1872,7 +1965,9 @@ impl<'a> Builder<'a> {
                 let scope = if class == Class::Tu {
                     e
                 } else {
-                    self.il.child_eix(e, F::NAMESPACE_SCOPE).unwrap_or(Eix::NONE)
+                    self.il
+                        .child_eix(e, F::NAMESPACE_SCOPE)
+                        .unwrap_or(Eix::NONE)
                 };
                 self.attach_to_scope(scope, &kids)?;
                 if class == Class::Namespace && self.frames[t].name.is_empty() {
@@ -1890,10 +1985,10 @@ impl<'a> Builder<'a> {
                         continue;
                     }
                     match self.il.kind(k.e) {
-                        EntryKind::ExprNode => {
-                            if self.il.child_eix(e, F::VARIABLE_INITIALIZER).is_none() {
-                                self.set_child(e, F::VARIABLE_INITIALIZER, k.e)?;
-                            }
+                        EntryKind::ExprNode
+                            if self.il.child_eix(e, F::VARIABLE_INITIALIZER).is_none() =>
+                        {
+                            self.set_child(e, F::VARIABLE_INITIALIZER, k.e)?;
                         }
                         EntryKind::Attribute => {
                             let r = self.il.row(k.e) as usize;
@@ -1964,7 +2059,10 @@ impl<'a> Builder<'a> {
                     self.il.tables.constant.value[r] = v;
                 }
                 // The initializer expression stays reachable through the constant.
-                if let Some(k) = kids.iter().find(|k| !k.e.is_none() && self.il.kind(k.e) == EntryKind::ExprNode) {
+                if let Some(k) = kids
+                    .iter()
+                    .find(|k| !k.e.is_none() && self.il.kind(k.e) == EntryKind::ExprNode)
+                {
                     self.set_child(e, F::CONSTANT_EXPR, k.e)?;
                 }
             }
@@ -1976,10 +2074,8 @@ impl<'a> Builder<'a> {
                         continue;
                     }
                     match self.il.kind(k.e) {
-                        EntryKind::TemplateParam => {
-                            if !self.frames[t].reused {
-                                self.push(e, F::TEMPLATE_PARAMS, k.e)?;
-                            }
+                        EntryKind::TemplateParam if !self.frames[t].reused => {
+                            self.push(e, F::TEMPLATE_PARAMS, k.e)?;
                         }
                         EntryKind::Routine | EntryKind::Type | EntryKind::Variable
                             if !pattern_done && !k.reused =>
@@ -2042,7 +2138,10 @@ impl<'a> Builder<'a> {
                     };
                     c
                 } else {
-                    kids.iter().map(|k| k.e).find(|e| !e.is_none()).unwrap_or(Eix::NONE)
+                    kids.iter()
+                        .map(|k| k.e)
+                        .find(|e| !e.is_none())
+                        .unwrap_or(Eix::NONE)
                 };
                 if t > 0 {
                     let p = &mut self.frames[t - 1];
@@ -2056,12 +2155,18 @@ impl<'a> Builder<'a> {
             }
             Class::Using => {}
             Class::StaticAssert => {
-                if let Some(k) = kids.iter().find(|k| !k.e.is_none() && self.il.kind(k.e) == EntryKind::ExprNode) {
+                if let Some(k) = kids
+                    .iter()
+                    .find(|k| !k.e.is_none() && self.il.kind(k.e) == EntryKind::ExprNode)
+                {
                     self.set_child(e, F::STATIC_ASSERT_COND, k.e)?;
                 }
             }
             Class::CtorInit => {
-                if let Some(k) = kids.iter().find(|k| !k.e.is_none() && self.il.kind(k.e) == EntryKind::ExprNode) {
+                if let Some(k) = kids
+                    .iter()
+                    .find(|k| !k.e.is_none() && self.il.kind(k.e) == EntryKind::ExprNode)
+                {
                     self.set_child(e, F::CONSTRUCTOR_INIT_INIT, k.e)?;
                 }
             }
@@ -2075,7 +2180,11 @@ impl<'a> Builder<'a> {
                     .unwrap_or(Eix::NONE);
             }
             Class::ExprPass | Class::Expr(ExprClass::OpaqueValue) => {
-                deliver_e = kids.iter().map(|k| k.e).find(|e| !e.is_none()).unwrap_or(Eix::NONE);
+                deliver_e = kids
+                    .iter()
+                    .map(|k| k.e)
+                    .find(|e| !e.is_none())
+                    .unwrap_or(Eix::NONE);
                 out_val = kids.iter().find_map(|k| k.val);
                 if self.frames[t].has_value {
                     out_val = Some(parse_int(self.frames[t].value.as_bytes()));
@@ -2088,7 +2197,11 @@ impl<'a> Builder<'a> {
                 }
             }
             Class::Expr(ExprClass::Pseudo) => {
-                deliver_e = kids.iter().map(|k| k.e).find(|e| !e.is_none()).unwrap_or(Eix::NONE);
+                deliver_e = kids
+                    .iter()
+                    .map(|k| k.e)
+                    .find(|e| !e.is_none())
+                    .unwrap_or(Eix::NONE);
                 let fetch = std::mem::take(&mut self.frames[t].fetch);
                 if !fetch.is_empty() && !deliver_e.is_none() {
                     self.fix_prop.push((deliver_e, fetch));
@@ -2454,7 +2567,10 @@ impl<'a> Builder<'a> {
                     }
                 } else if kk == EntryKind::Statement {
                     stmts.push(k.e);
-                } else if matches!(kk, EntryKind::Variable | EntryKind::Type | EntryKind::Routine) {
+                } else if matches!(
+                    kk,
+                    EntryKind::Variable | EntryKind::Type | EntryKind::Routine
+                ) {
                     decls.push(k.e);
                 }
             }
@@ -2499,7 +2615,11 @@ impl<'a> Builder<'a> {
         let mut ctor_unresolved = 0u64;
         for (x, sig) in std::mem::take(&mut self.fix_ctor) {
             let ty = self.il.child_eix(x, F::EXPR_NODE_TYPE).unwrap_or(Eix::NONE);
-            let cls = if ty.is_none() { ty } else { Types::strip(self.il, ty) };
+            let cls = if ty.is_none() {
+                ty
+            } else {
+                Types::strip(self.il, ty)
+            };
             match self.ctors.get(&(cls.0, sig)) {
                 Some(&c) => self.set_ref(x, F::EXPR_NODE_ENTITY, c)?,
                 None => ctor_unresolved += 1,
@@ -2532,7 +2652,8 @@ impl<'a> Builder<'a> {
             let (ce, pe) = (self.file_eix[c as usize], self.file_eix[p as usize]);
             if !ce.is_none() && !pe.is_none() {
                 let (pi, ci) = (self.il.id_of(pe), self.il.id_of(ce));
-                self.il.push_list(pi, F::SOURCE_FILE_ENTRY_CHILD_FILES, ci)?;
+                self.il
+                    .push_list(pi, F::SOURCE_FILE_ENTRY_CHILD_FILES, ci)?;
                 let r = self.il.row(ce) as usize;
                 self.il.tables.source_file_entry.is_include_file[r] = true;
             }

@@ -201,7 +201,14 @@ fn lex(s: &str) -> Vec<Tk> {
 #[cfg(test)]
 #[test]
 fn lexer_always_advances() {
-    for s in ["int Foo::*", "::*", "int (Foo::*)(int) const", "A<", "(lambda", "::"] {
+    for s in [
+        "int Foo::*",
+        "::*",
+        "int (Foo::*)(int) const",
+        "A<",
+        "(lambda",
+        "::",
+    ] {
         assert!(lex(s).len() <= s.len() + 1, "{s}");
     }
 }
@@ -381,12 +388,7 @@ impl Types {
     /// The type entry for a named entity (record, enum, typedef) with qualified name
     /// `qname`: an existing entry of that name (a placeholder or an earlier declaration) or
     /// a new one of type kind `k`. Returns `(entry, existed)`.
-    pub fn named_entry(
-        &mut self,
-        il: &mut Il,
-        qname: &str,
-        k: u8,
-    ) -> Result<(Eix, bool), IlError> {
+    pub fn named_entry(&mut self, il: &mut Il, qname: &str, k: u8) -> Result<(Eix, bool), IlError> {
         let key = normalize(qname);
         if let Some(&e) = self.by_name.get(&key) {
             if il.is_live(e) {
@@ -405,9 +407,19 @@ impl Types {
     }
 
     /// Indexes an existing type under another qualified name.
-    pub fn alias_name(&mut self, qname: &str, e: Eix) {
+    pub fn alias_name(&mut self, il: &mut Il, qname: &str, e: Eix) -> Result<(), IlError> {
         let key = normalize(qname);
-        self.by_name.entry(key.clone()).or_insert(e);
+        match self.by_name.get(&key) {
+            Some(&old) if old != e && self.is_placeholder(il, old) => {
+                // A placeholder made before this name was known: it becomes an alias.
+                kinds::set_type_kind(il, il.id_of(old), 12)?;
+                set_base(il, old, e)?;
+            }
+            Some(_) => {}
+            None => {
+                self.by_name.insert(key.clone(), e);
+            }
+        }
         let last = last_component(&key).to_string();
         self.by_last
             .entry(last)
@@ -417,6 +429,7 @@ impl Types {
                 }
             })
             .or_insert(e);
+        Ok(())
     }
 
     fn index_name(&mut self, key: String, e: Eix) {
@@ -438,23 +451,32 @@ impl Types {
     }
 
     /// Marks `qname` as a class template name whose pattern type is `e`.
-    pub fn template_name(&mut self, qname: &str, e: Eix) {
+    pub fn template_name(&mut self, il: &mut Il, qname: &str, e: Eix) -> Result<(), IlError> {
         let key = normalize(qname);
         self.by_template_last
             .insert(last_component(&key).to_string(), e);
         self.by_template.insert(key, e);
-        self.alias_name(qname, e);
+        self.alias_name(il, qname, e)
     }
 
     /// The type for a spelling, parsed once and interned. Counts one type reference.
     pub fn intern(&mut self, il: &mut Il, s: &str) -> Result<Eix, IlError> {
         self.refs += 1;
         let inp = self.in_pattern;
-        if let Some(v) = self.by_spelling.get_mut(s) {
-            if inp {
-                v.pattern_hits += 1;
-            } else {
-                v.hits += 1;
+        if let Some(v) = self.by_spelling.get(s).copied() {
+            let unresolved = !v.ph.is_none() && self.is_placeholder(il, v.ph);
+            if unresolved && !self.qual.is_empty() {
+                // Unresolved where first met: try again from this scope.
+                if let Some(t) = self.try_scoped(il, s)? {
+                    return Ok(t);
+                }
+            }
+            if let Some(v) = self.by_spelling.get_mut(s) {
+                if inp {
+                    v.pattern_hits += 1;
+                } else {
+                    v.hits += 1;
+                }
             }
             return Ok(v.t);
         }
@@ -486,6 +508,27 @@ impl Types {
         Ok(t)
     }
 
+    /// Parses `s` again in the current scope; `Some` only when a scoped lookup made the
+    /// difference (the result is then not cached).
+    fn try_scoped(&mut self, il: &mut Il, s: &str) -> Result<Option<Eix>, IlError> {
+        let saved = il.current_region();
+        if saved != RegionIdx::FILE_SCOPE {
+            il.switch_region(RegionIdx::FILE_SCOPE)?;
+        }
+        let (lp, sh) = (self.last_placeholder, self.scoped_hit);
+        self.scoped_hit = false;
+        self.last_placeholder = Eix::NONE;
+        let r = self.parse(il, s, 0);
+        let hit = self.scoped_hit && self.last_placeholder.is_none();
+        self.last_placeholder = lp;
+        self.scoped_hit = sh;
+        if saved != RegionIdx::FILE_SCOPE {
+            il.switch_region(saved)?;
+        }
+        let t = r?;
+        Ok(hit.then_some(t))
+    }
+
     fn parse(&mut self, il: &mut Il, s: &str, depth: u32) -> Result<Eix, IlError> {
         if depth > MAX_DEPTH {
             return self.placeholder(il, s);
@@ -505,6 +548,8 @@ impl Types {
             || s == "std::nullptr_t"
             || s == "nullptr_t"
             || s == "NULL TYPE"
+            || s == "__va_list_tag"
+            || s == "struct __va_list_tag"
         {
             // clang's special types: `<pseudo-object type>`, `<builtin fn type>`,
             // `<bound member function type>`, `<overloaded function type>`, nullptr_t.
@@ -791,7 +836,10 @@ impl Types {
         let has = |w: &str| words.contains(&w);
         let longs = words.iter().filter(|&&w| w == "long").count();
         let (k, size) = if words.len() == 1
-            && (words[0].starts_with('<') || words[0].contains("nullptr_t") || words[0] == "NULL TYPE")
+            && (words[0].starts_with('<')
+                || words[0].contains("nullptr_t")
+                || words[0] == "NULL TYPE"
+                || words[0].contains("__va_list_tag"))
         {
             (if words[0].contains("nullptr_t") { 6 } else { 1 }, 8)
         } else if has("void") {
@@ -854,6 +902,9 @@ impl Types {
 
     fn resolve_name(&mut self, il: &mut Il, n: &str) -> Result<Eix, IlError> {
         let key = normalize(n.trim_start_matches("::"));
+        if key == "__va_list_tag" {
+            return self.builtin(il, &["__va_list_tag"]);
+        }
         // Innermost enclosing scope first (`value_type` inside `std::vector<int, ...>`).
         if !self.qual.is_empty() && !n.starts_with("::") {
             let mut prefix = String::new();
@@ -882,7 +933,8 @@ impl Types {
             return Ok(e);
         }
         // A template parameter of an enclosing template.
-        if key.starts_with("type-parameter-") || self.tparam_scopes.iter().any(|s| s.iter().any(|p| *p == key)) {
+        if key.starts_with("type-parameter-") || self.tparam_scopes.iter().any(|s| s.contains(&key))
+        {
             if let Some(&e) = self.tparams.get(&key) {
                 return Ok(e);
             }
@@ -967,7 +1019,7 @@ fn strip_attributes(s: &str) -> String {
     let mut rest = s;
     while let Some(p) = rest.find("__attribute__((") {
         out.push_str(&rest[..p]);
-        let b = rest[p..].as_bytes();
+        let b = &rest.as_bytes()[p..];
         let mut depth = 0i32;
         let mut j = "__attribute__".len();
         while j < b.len() {
@@ -1056,7 +1108,12 @@ mod tests {
         let u = ty.intern(&mut il, "unsigned long long").unwrap();
         assert_eq!(il.tables.r#type.size[il.row(u) as usize], 8);
         let (rec, _) = ty.named_entry(&mut il, "ns::Arr<float, 4>", 10).unwrap();
-        assert_eq!(ty.intern(&mut il, "ns::Arr<float,4> &").map(|t| il.child_eix(t, F::TYPE_BASE_TYPE)).unwrap(), Some(rec));
+        assert_eq!(
+            ty.intern(&mut il, "ns::Arr<float,4> &")
+                .map(|t| il.child_eix(t, F::TYPE_BASE_TYPE))
+                .unwrap(),
+            Some(rec)
+        );
         let x = ty.intern(&mut il, "Unknown<int>").unwrap();
         assert_eq!(kind(&il, x), 0);
         assert_eq!(ty.unresolved_refs(&il).0, 1);
