@@ -129,6 +129,9 @@ pub struct Import {
     pub report: ImportReport,
     /// Per routine row: [`rf`] bits.
     pub routine_flags: Vec<u16>,
+    /// Per variable row: bit 0 = local to a function body, bit 1 = inside a template
+    /// pattern, bit 2 = a static data member.
+    pub variable_flags: Vec<u8>,
     /// Source files, by ordinal (positions' `file`).
     pub files: Vec<String>,
 }
@@ -300,7 +303,8 @@ pub fn mark_device(il: &mut Il, imp: &Import, opts: DeviceOptions) -> DeviceKeep
             continue;
         }
         let sc = il.tables.variable.storage_class[row];
-        if il.tables.variable.cuda_space[row] != 0 && (sc == 3 || sc == 5) {
+        let vf = imp.variable_flags.get(row).copied().unwrap_or(0);
+        if il.tables.variable.cuda_space[row] != 0 && (sc == 3 || sc == 5) && vf == 0 {
             out.variable_roots += 1;
             queue.push(e);
         }

@@ -191,6 +191,9 @@ pub(crate) struct Builder<'a> {
     pattern_depth: u32,
     anon_depth: u32,
     pub routine_flags: Vec<u16>,
+    /// Per variable row: bit 0 = local to a function body, bit 1 = inside a template
+    /// pattern, bit 2 = a static data member.
+    pub variable_flags: Vec<u8>,
     members: AHashMap<(u32, String), Eix>,
     ctors: AHashMap<(u32, String), Eix>,
     fix_member: Vec<(Eix, u64)>,
@@ -243,6 +246,7 @@ impl<'a> Builder<'a> {
             pattern_depth: 0,
             anon_depth: 0,
             routine_flags: Vec::new(),
+            variable_flags: Vec::new(),
             members: AHashMap::new(),
             ctors: AHashMap::new(),
             fix_member: Vec::new(),
@@ -614,7 +618,8 @@ impl<'a> Builder<'a> {
                 }
             }
             b"bases" => self.parse_bases(lx, t)?,
-            b"isImplicit" => self.flag(lx, t, FL_IMPLICIT)?,
+            // Declarations say "isImplicit", attributes "implicit".
+            b"isImplicit" | b"implicit" => self.flag(lx, t, FL_IMPLICIT)?,
             b"inline" | b"isInline" => self.flag(lx, t, FL_INLINE)?,
             b"inherited" => self.flag(lx, t, FL_INHERITED)?,
             b"isParameterPack" | b"isPack" => self.flag(lx, t, FL_PACK)?,
@@ -1411,6 +1416,13 @@ impl<'a> Builder<'a> {
                     self.set_child(e, F::VARIABLE_TYPE, ty)?;
                 }
                 self.enter_pattern(t, pclass);
+                let r = self.il.row(e) as usize;
+                if self.variable_flags.len() <= r {
+                    self.variable_flags.resize(r + 1, 0);
+                }
+                let member = matches!(pclass, Some(Class::Record(_)));
+                self.variable_flags[r] |=
+                    (in_fn as u8) | (((self.pattern_depth > 0) as u8) << 1) | ((member as u8) << 2);
                 self.register(t, e);
             }
             Class::Parm => {
@@ -2675,6 +2687,8 @@ impl<'a> Builder<'a> {
         kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let rows = self.il.tables.routine.eix.len();
         self.routine_flags.resize(rows, 0);
+        let vrows = self.il.tables.variable.eix.len();
+        self.variable_flags.resize(vrows, 0);
         let report = ImportReport {
             bytes,
             nodes: self.nodes,
@@ -2693,6 +2707,7 @@ impl<'a> Builder<'a> {
         Ok(Import {
             report,
             routine_flags: self.routine_flags,
+            variable_flags: self.variable_flags,
             files: self.files,
         })
     }
