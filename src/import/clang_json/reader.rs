@@ -2675,6 +2675,7 @@ impl<'a> Builder<'a> {
         }
         dangling += self.ids.values().filter(|x| !x.1).count() as u64;
         self.il.compact_edges();
+        self.types.late_resolve(self.il)?;
         let (unresolved, unresolved_in_patterns, names) = self.types.unresolved_refs(self.il);
         let mut kinds: Vec<(String, u64, u64)> = self
             .kind_names

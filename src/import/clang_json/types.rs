@@ -395,7 +395,9 @@ impl Types {
                 let row = il.row(e) as usize;
                 let cur = il.tables.r#type.type_kind[row];
                 if cur == 0 && k != 0 {
+                    // A placeholder gets its definition: index it like a new name.
                     kinds::set_type_kind(il, il.id_of(e), k)?;
+                    self.index_name(key, e);
                 }
                 return Ok((e, true));
             }
@@ -976,6 +978,42 @@ impl Types {
             }
         }
         self.placeholder(il, &key)
+    }
+
+    /// After the pass: placeholders whose name was defined later in the document under a
+    /// qualified name (instantiations are dumped under their template, before some of the
+    /// declarations they use) become aliases of the unique type with that last component,
+    /// or of the class template pattern for a template-id. Returns how many resolved.
+    pub fn late_resolve(&mut self, il: &mut Il) -> Result<usize, IlError> {
+        let mut n = 0;
+        let phs = std::mem::take(&mut self.placeholders);
+        for &ph in &phs {
+            if !self.is_placeholder(il, ph) {
+                continue;
+            }
+            let Some(key) = self.placeholder_names.get(&ph).cloned() else {
+                continue;
+            };
+            let last = last_component(&key);
+            let target = match self.by_last.get(last) {
+                Some(&e) if !e.is_none() && e != ph && !self.is_placeholder(il, e) => Some(e),
+                _ => match last.find('<') {
+                    Some(p) => self
+                        .by_template_last
+                        .get(&last[..p])
+                        .copied()
+                        .filter(|&e| e != ph && !self.is_placeholder(il, e)),
+                    None => None,
+                },
+            };
+            if let Some(t) = target {
+                kinds::set_type_kind(il, il.id_of(ph), 12)?;
+                set_base(il, ph, t)?;
+                n += 1;
+            }
+        }
+        self.placeholders = phs;
+        Ok(n)
     }
 
     /// Placeholders still unresolved: entries of type kind 0.
