@@ -90,6 +90,19 @@ fn kernels_fixture_imports() {
         }
     }
     assert!(found, "threadIdx.x is not a field reference");
+    // Positions: clang prints file and line only when they change; `fill` is at
+    // kernels.cu:43:17 (its name), in the file entry of kernels.cu.
+    let fill = il
+        .kind_list(EntryKind::Routine)
+        .find(|&e| il.string(e, 1) == b"_Z4fillPfi3ArrIfLi4EE")
+        .unwrap();
+    let p = il.pos(fill);
+    assert!(imp.files[p.file as usize].ends_with("kernels.cu"));
+    assert_eq!((p.line, p.col), (43, 17));
+    // The kernel's body lives in its own function region; the routine in file scope.
+    assert_eq!(il.region_of(fill), ilkit::il::RegionIdx::FILE_SCOPE);
+    let body = il.child_eix(fill, F::ROUTINE_BODY_SCOPE).unwrap();
+    assert_ne!(il.region_of(body), ilkit::il::RegionIdx::FILE_SCOPE);
 }
 
 /// Kept routines against clang's own device code generation (`define`s of
@@ -147,6 +160,33 @@ fn malformed_input_gives_errors_not_panics() {
         g[pos] = [b'}', b']', b'"', b'{', b'x', b'\\'][i % 6];
         let mut il = Il::new();
         let _ = import_reader(&mut il, &g[..]);
+    }
+    // Random truncations and byte flips of a small dump (splitmix64, fixed seed).
+    let small = br#"{"id":"0x1","kind":"TranslationUnitDecl","loc":{},"inner":[{"id":"0x2","kind":"FunctionDecl","loc":{"offset":1,"file":"a.cu","line":2,"col":3,"tokLen":1},"name":"f","mangledName":"_Z1fv","type":{"qualType":"void ()"},"inner":[{"id":"0x3","kind":"CompoundStmt","inner":[{"id":"0x4","kind":"ReturnStmt"}]},{"id":"0x5","kind":"CUDAGlobalAttr"}]}]}"#;
+    let mut x: u64 = 42;
+    let mut rnd = move || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for _ in 0..2000 {
+        let mut g = small.to_vec();
+        for _ in 0..1 + rnd() % 4 {
+            let i = (rnd() % g.len() as u64) as usize;
+            let pool: &[u8] = b"{}[]\":,0x\\ a";
+            g[i] = pool[(rnd() % pool.len() as u64) as usize];
+        }
+        let cut = if rnd() % 3 == 0 {
+            (rnd() % g.len() as u64) as usize
+        } else {
+            g.len()
+        };
+        let mut il = Il::new();
+        if let Err(e) = import_reader(&mut il, &g[..cut]) {
+            assert!(e.offset <= cut as u64, "{e}");
+        }
     }
     // Wrong types.
     for bad in [

@@ -58,7 +58,8 @@
 //! [`mark_device`] finds what device compilation needs: roots are `__global__` kernels
 //! (instantiations, never patterns) with bodies, namespace-scope device variables, and
 //! (as clang emits them) externally visible non-inline `__device__` definitions; the call
-//! closure follows every routine and variable referenced from kept bodies and initializers.
+//! closure follows every routine and variable referenced from kept bodies and initializers
+//! (not the initializers of constexpr variables of arithmetic type: they are folded).
 //! Those routines get `KeepDefinition`; [`crate::walk::keep::mark_from`] then marks
 //! keep_in_il from them. The kept-routine list is their mangled names.
 //!
@@ -130,7 +131,7 @@ pub struct Import {
     /// Per routine row: [`rf`] bits.
     pub routine_flags: Vec<u16>,
     /// Per variable row: bit 0 = local to a function body, bit 1 = inside a template
-    /// pattern, bit 2 = a static data member.
+    /// pattern, bit 2 = a static data member, bit 3 = constexpr.
     pub variable_flags: Vec<u8>,
     /// Source files, by ordinal (positions' `file`).
     pub files: Vec<String>,
@@ -304,7 +305,7 @@ pub fn mark_device(il: &mut Il, imp: &Import, opts: DeviceOptions) -> DeviceKeep
         }
         let sc = il.tables.variable.storage_class[row];
         let vf = imp.variable_flags.get(row).copied().unwrap_or(0);
-        if il.tables.variable.cuda_space[row] != 0 && (sc == 3 || sc == 5) && vf == 0 {
+        if il.tables.variable.cuda_space[row] != 0 && (sc == 3 || sc == 5) && vf & 7 == 0 {
             out.variable_roots += 1;
             queue.push(e);
         }
@@ -331,13 +332,40 @@ pub fn mark_device(il: &mut Il, imp: &Import, opts: DeviceOptions) -> DeviceKeep
             }
             closure.push(e);
         }
+        if k == EntryKind::Variable {
+            // A constexpr arithmetic variable's initializer is constant-evaluated: the
+            // routines it calls are folded, not emitted. (A constexpr function pointer still
+            // needs its target.)
+            let vf = imp
+                .variable_flags
+                .get(il.row(e) as usize)
+                .copied()
+                .unwrap_or(0);
+            let scalar = il
+                .child_eix(e, F::VARIABLE_TYPE)
+                .map(|t| {
+                    let t = types::Types::strip(il, t);
+                    il.kind(t) == EntryKind::Type
+                        && matches!(il.tables.r#type.type_kind[il.row(t) as usize], 2 | 3)
+                })
+                .unwrap_or(false);
+            if vf & 8 != 0 && scalar {
+                continue;
+            }
+        }
         for &c in il.children(e) {
             if c.is_none() || !il.is_live(c) {
                 continue;
             }
+            // Types own no code reached by calls; attribute arguments (launch bounds,
+            // alignment) and static assertions are constant-evaluated.
             if matches!(
                 il.kind(c),
-                EntryKind::Type | EntryKind::TemplateInfo | EntryKind::Template
+                EntryKind::Type
+                    | EntryKind::TemplateInfo
+                    | EntryKind::Template
+                    | EntryKind::Attribute
+                    | EntryKind::StaticAssert
             ) {
                 continue;
             }
@@ -531,6 +559,63 @@ pub fn write_keep_report(
         writeln!(out, "  {}", String::from_utf8_lossy(il.name(e)))?;
     }
     Ok(())
+}
+
+/// One file's numbers for a corpus scan (`ilkit scan` over `.json` / `.json.gz`).
+#[derive(Clone, Debug, Default)]
+pub struct ClangJsonSummary {
+    /// JSON bytes read (decompressed).
+    pub bytes: u64,
+    /// AST nodes.
+    pub nodes: u64,
+    /// IL entries built.
+    pub entries: u64,
+    /// Opaque entries (unmapped clang kinds).
+    pub opaque: u64,
+    /// Type references, unresolved outside / inside template patterns.
+    pub type_refs: u64,
+    /// Unresolved type references outside template patterns.
+    pub unresolved_type_refs: u64,
+    /// Unresolved type references inside template patterns.
+    pub unresolved_type_refs_in_patterns: u64,
+    /// Ids referenced but never dumped.
+    pub dangling_ids: u64,
+    /// Kernel roots.
+    pub kernels: usize,
+    /// Entries marked keep_in_il.
+    pub kept_entries: usize,
+    /// Kept routines with bodies (the `--kept-routines` list).
+    pub kept_routines: Vec<String>,
+    /// Import time in seconds.
+    pub import_seconds: f64,
+}
+
+/// Imports `path`, marks device code and returns the numbers a scan reports. The IL is
+/// dropped; use [`import_file`] and [`mark_device`] to keep it.
+///
+/// # Errors
+/// As [`import_file`].
+pub fn summarize_file(path: &Path) -> Result<ClangJsonSummary, ImportError> {
+    let mut il = Il::new();
+    let t0 = std::time::Instant::now();
+    let imp = import_file(&mut il, path)?;
+    let import_seconds = t0.elapsed().as_secs_f64();
+    let dk = mark_device(&mut il, &imp, DeviceOptions::default());
+    let r = &imp.report;
+    Ok(ClangJsonSummary {
+        bytes: r.bytes,
+        nodes: r.nodes,
+        entries: r.entries,
+        opaque: r.opaque(),
+        type_refs: r.type_refs,
+        unresolved_type_refs: r.unresolved_type_refs,
+        unresolved_type_refs_in_patterns: r.unresolved_type_refs_in_patterns,
+        dangling_ids: r.dangling_ids,
+        kernels: dk.kernel_roots,
+        kept_entries: dk.kept,
+        kept_routines: kept_routine_names(&il, &dk),
+        import_seconds,
+    })
 }
 
 /// The `ilkit il keep|stats FILE.json[.gz]` part owned by this module:

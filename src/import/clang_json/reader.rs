@@ -192,7 +192,7 @@ pub(crate) struct Builder<'a> {
     anon_depth: u32,
     pub routine_flags: Vec<u16>,
     /// Per variable row: bit 0 = local to a function body, bit 1 = inside a template
-    /// pattern, bit 2 = a static data member.
+    /// pattern, bit 2 = a static data member, bit 3 = constexpr.
     pub variable_flags: Vec<u8>,
     members: AHashMap<(u32, String), Eix>,
     ctors: AHashMap<(u32, String), Eix>,
@@ -1421,8 +1421,11 @@ impl<'a> Builder<'a> {
                     self.variable_flags.resize(r + 1, 0);
                 }
                 let member = matches!(pclass, Some(Class::Record(_)));
-                self.variable_flags[r] |=
-                    (in_fn as u8) | (((self.pattern_depth > 0) as u8) << 1) | ((member as u8) << 2);
+                let constexpr = self.frames[t].flags & FL_CONSTEXPR != 0;
+                self.variable_flags[r] |= (in_fn as u8)
+                    | (((self.pattern_depth > 0) as u8) << 1)
+                    | ((member as u8) << 2)
+                    | ((constexpr as u8) << 3);
                 self.register(t, e);
             }
             Class::Parm => {
