@@ -65,6 +65,46 @@
 //!
 //! Complexity: O(bytes) tokenizing, O(nodes) building with hash lookups per reference and
 //! per distinct type spelling.
+//!
+//! # Measured
+//! 2026-11-22, the 2-core 24 GiB dev machine (load average 4–5 from other builds), release
+//! build, one core (`taskset -c 1 /usr/bin/time -v target/release/examples/clang_il keep
+//! FULL.json`), the 14 full corpus dumps of `shared/corpus/cuda/build.sh` (`KEEP_FULL=1`).
+//! MB/s is JSON bytes per second of user CPU time; wall clock under that load gave
+//! 350–600 MB/s. "agreement" compares the kept routines with the `define`s of
+//! `clang++-19 … --cuda-device-only -S -emit-llvm` with the corpus flags (C2/D2 constructor
+//! and destructor variants counted as C1/D1): |both| / |union|.
+//!
+//! | TU | JSON MB | nodes | IL entries | unresolved types outside / in patterns | MB/s | peak RSS MB | kept / clang / both | agreement |
+//! |---|---|---|---|---|---|---|---|---|
+//! | candle_affine | 163 | 90598 | 104165 | 0.037% / 0.284% | 653 | 19 | 16 / 12 / 12 | 75.0% |
+//! | candle_binary | 395 | 141810 | 153993 | 0.023% / 0.172% | 760 | 26 | 135 / 104 / 104 | 77.0% |
+//! | candle_cast | 180 | 100158 | 113864 | 0.033% / 0.255% | 819 | 20 | 127 / 118 / 118 | 92.9% |
+//! | candle_conv | 196 | 115914 | 132045 | 0.028% / 0.212% | 699 | 22 | 154 / 137 / 137 | 89.0% |
+//! | candle_indexing | 201 | 111909 | 127901 | 0.029% / 0.222% | 608 | 22 | 221 / 217 / 217 | 98.2% |
+//! | candle_mmq_q4_0 | 511 | 256831 | 276633 | 0.012% / 0.091% | 639 | 41 | 195 / 103 / 103 | 52.8% |
+//! | candle_moe_wmma | 190 | 109562 | 127099 | 0.047% / 0.411% | 612 | 23 | 26 / 10 / 10 | 38.5% |
+//! | candle_quantized | 297 | 173755 | 189817 | 0.018% / 0.140% | 674 | 29 | 369 / 276 / 276 | 74.8% |
+//! | candle_reduce | 192 | 111268 | 126228 | 0.029% / 0.223% | 770 | 21 | 220 / 159 / 159 | 72.3% |
+//! | candle_sort | 168 | 94311 | 107986 | 0.035% / 0.271% | 700 | 19 | 32 / 32 / 32 | 100.0% |
+//! | candle_unary | 225 | 109459 | 121431 | 0.030% / 0.232% | 682 | 21 | 227 / 106 / 106 | 46.7% |
+//! | cxx_cxx (C++) | 331 | 212642 | 271131 | 0.949% / 0.497% | 603 | 50 | – | – |
+//! | ggml_alloc (C) | 20 | 14547 | 18574 | 0.009% / 0.000% | 667 | 7 | – | – |
+//! | ggml_gguf (C++) | 421 | 241714 | 300473 | 0.646% / 0.402% | 619 | 50 | – | – |
+//!
+//! Peak memory on the largest TU (candle_mmq_q4_0, 511 MB): 41.8 MB RSS against 22.4 MB of
+//! IL by `dump_il_table_stats` (1.86×): no document tree, a 1 MiB read buffer, the id index
+//! of declarations and the type-spelling cache. The filtered `.json.gz` dumps import at
+//! 250 MB/s of decompressed JSON (gunzip included).
+//!
+//! Every routine clang defines is kept (recall 100% on all 11 CUDA TUs). The routines kept
+//! but not defined by clang fall in three classes: always_inline routines
+//! (`__forceinline__`, clang's `__DEVICE__` math wrappers), which clang inlines even at -O0
+//! and drops; implicit special members of trivial classes (copy/move constructors and
+//! assignments, default constructors), for which clang emits no function; and `static
+//! constexpr __device__` functions used only in constant-evaluated contexts (2 in
+//! candle_mmq_q4_0, via template arguments), which clang folds. Without these classes the
+//! agreement is 100% on 10 TUs and 98.1% on candle_mmq_q4_0.
 
 pub mod json;
 pub mod kinds;
