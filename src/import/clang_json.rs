@@ -40,6 +40,7 @@
 //! | TypedefDecl, TypeAliasDecl | type tk_typeref over the aliased type |
 //! | EnumDecl / EnumConstantDecl | type tk_integer (`format` 1) with `enum_constants` / integer constants with `name` |
 //! | ClassTemplateDecl, FunctionTemplateDecl, VarTemplateDecl, TypeAliasTemplateDecl, ConceptDecl | template (`template_kind` 1..5) with `params`, the first templated decl as `pattern`; later ones are instantiations/specializations: `primary_template` and `template_info.template` point at the template, and they join the enclosing scope |
+//! | ClassTemplatePartialSpecializationDecl | a template (`template_kind` 6) with its own params and the specialized record (indexed by its canonical spelling) as `pattern` |
 //! | TemplateTypeParmDecl, NonTypeTemplateParmDecl, TemplateTemplateParmDecl | template_param (`param_kind` 0/1/2, depth, position, pack) |
 //! | TemplateArgument | an argument of the owner's `template_info` (type or integer constant) |
 //! | statements | statement with stmk_*: Compound 11, If 1, While 5, Do 12, For 13, range-for 14, Switch 16, Case/Default 15, Return 8, Goto 6, Label 7, Decl 20, Null/Break/Continue 10, asm 18, try 19, catch 23; expression children in `expr`/`expr2`, statement children in `stmts` (bare expressions wrapped in stmk_expr); AttributedStmt stands for its statement |

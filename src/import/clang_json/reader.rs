@@ -2045,7 +2045,25 @@ impl<'a> Builder<'a> {
                 }
             }
             Class::Field | Class::Typedef => {}
-            Class::Record(_) => self.finish_record(t, e, &kids)?,
+            Class::Record(rk) => {
+                self.finish_record(t, e, &kids)?;
+                if rk == RecordKind::Partial && !e.is_none() {
+                    // A partial specialization: a template (kind 6) with its own
+                    // parameters and the specialized record as its pattern.
+                    let tm = self.alloc(EntryKind::Template)?;
+                    let name = self.frames[t].name.clone();
+                    self.set_str(tm, 0, &name)?;
+                    let r = self.il.row(tm) as usize;
+                    self.il.tables.template.template_kind[r] = 6;
+                    for k in &kids {
+                        if !k.e.is_none() && self.il.kind(k.e) == EntryKind::TemplateParam {
+                            self.push(tm, F::TEMPLATE_PARAMS, k.e)?;
+                        }
+                    }
+                    self.set_child(tm, F::TEMPLATE_PATTERN, e)?;
+                    deliver_e = tm;
+                }
+            }
             Class::Enum => {
                 let mut next = 0i64;
                 for k in &kids {
