@@ -2441,6 +2441,12 @@ impl<'a> Builder<'a> {
             let r = self.il.row(e) as usize;
             self.il.tables.routine.is_defined[r] = true;
             bits |= rf::BODY;
+            if self.frames[t].name == "main"
+                && !matches!(self.parent_class(t), Some(Class::Record(_)))
+            {
+                // The IL header's main routine.
+                self.il.main_routine = Some(self.il.id_of(e));
+            }
         }
         if !scope.is_none() {
             let locals = std::mem::take(&mut self.frames[t].locals);
