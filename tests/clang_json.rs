@@ -99,6 +99,47 @@ fn kernels_fixture_imports() {
     let p = il.pos(fill);
     assert!(imp.files[p.file as usize].ends_with("kernels.cu"));
     assert_eq!((p.line, p.col), (43, 17));
+    // Enumerators with their values (MODE_B = 4 explicit, MODE_A = 0 implicit).
+    let enumerators: Vec<(Vec<u8>, i64)> = il
+        .kind_list(EntryKind::Constant)
+        .filter(|&c| !il.string(c, 1).is_empty())
+        .map(|c| {
+            (
+                il.string(c, 1).to_vec(),
+                il.tables.constant.value[il.row(c) as usize],
+            )
+        })
+        .collect();
+    assert!(
+        enumerators.contains(&(b"MODE_A".to_vec(), 0)),
+        "{enumerators:?}"
+    );
+    assert!(enumerators.contains(&(b"MODE_B".to_vec(), 4)));
+    // The kernel template: two parameters, a routine pattern, and the explicit
+    // instantiation linked to it.
+    let tm = il
+        .kind_list(EntryKind::Template)
+        .find(|&t| il.name(t) == b"binary")
+        .unwrap();
+    assert_eq!(il.list_eix(tm, F::TEMPLATE_PARAMS).len(), 2);
+    let pat = il.child_eix(tm, F::TEMPLATE_PATTERN).unwrap();
+    assert_eq!(il.kind(pat), EntryKind::Routine);
+    let inst = il
+        .kind_list(EntryKind::Routine)
+        .find(|&e| il.string(e, 1) == b"_Z6binaryIfN3ops3AddEEvPKT_S4_PS2_j")
+        .unwrap();
+    assert_eq!(il.ref_eix(inst, F::ROUTINE_PRIMARY_TEMPLATE), Some(tm));
+    // Kernel launches and lambdas.
+    let ops = &il.tables.expr_node.op;
+    let kinds = &il.tables.expr_node.expr_kind;
+    let launch = ilkit::import::clang_json::kinds::op::KERNEL_CALL;
+    assert_eq!(
+        (0..ops.len())
+            .filter(|&r| kinds[r] == 1 && ops[r] == launch)
+            .count(),
+        2
+    );
+    assert!(kinds.iter().any(|&k| k == 6), "no lambda expression");
     // The kernel's body lives in its own function region; the routine in file scope.
     assert_eq!(il.region_of(fill), ilkit::il::RegionIdx::FILE_SCOPE);
     let body = il.child_eix(fill, F::ROUTINE_BODY_SCOPE).unwrap();

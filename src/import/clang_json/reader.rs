@@ -2241,12 +2241,23 @@ impl<'a> Builder<'a> {
                 }
             }
             Class::Expr(ec) => {
-                if matches!(ec, ExprClass::IntLit) {
-                    let v = &self.frames[t].value;
-                    out_val = Some(match v.as_str() {
-                        "true" => 1,
-                        _ => parse_int(v.as_bytes()),
-                    });
+                match ec {
+                    ExprClass::IntLit => {
+                        let v = &self.frames[t].value;
+                        out_val = Some(match v.as_str() {
+                            "true" => 1,
+                            _ => parse_int(v.as_bytes()),
+                        });
+                    }
+                    // Constant values flow through casts and substitutions (enumerator
+                    // initializers: ImplicitCastExpr(ConstantExpr{value}(...))), and `-`.
+                    ExprClass::Cast | ExprClass::SubstNttp => {
+                        out_val = kids.iter().find_map(|k| k.val);
+                    }
+                    ExprClass::Unary if self.frames[t].opcode == "-" => {
+                        out_val = kids.iter().find_map(|k| k.val).map(|v| v.wrapping_neg());
+                    }
+                    _ => {}
                 }
                 for k in &kids {
                     if k.e.is_none() {
