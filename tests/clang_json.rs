@@ -139,7 +139,7 @@ fn kernels_fixture_imports() {
             .count(),
         2
     );
-    assert!(kinds.iter().any(|&k| k == 6), "no lambda expression");
+    assert!(kinds.contains(&6), "no lambda expression");
     // The kernel's body lives in its own function region; the routine in file scope.
     assert_eq!(il.region_of(fill), ilkit::il::RegionIdx::FILE_SCOPE);
     let body = il.child_eix(fill, F::ROUTINE_BODY_SCOPE).unwrap();
