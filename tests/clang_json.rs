@@ -416,3 +416,40 @@ fn corpus_kept_routines_against_clang() {
         }
     }
 }
+
+/// Type resolution: default template arguments left out of printed types, an inline
+/// namespace, a partial specialization, member typedefs used unqualified, a record used
+/// before its definition, function pointers in a `__constant__` table. Kept routines equal
+/// clang's `define`s exactly.
+#[test]
+fn templates_fixture_resolves_types_and_matches_clang() {
+    let (mut il, imp) = import("templates.json.gz");
+    let r = &imp.report;
+    // The one name no dump ever defines: clang's implicit `__NSConstantString_tag`.
+    assert_eq!(
+        r.unresolved_type_names
+            .iter()
+            .map(|x| x.0.as_str())
+            .collect::<Vec<_>>(),
+        vec!["__NSConstantString_tag"]
+    );
+    // The partial specialization is a template of kind 6 with one parameter.
+    let partial = il
+        .kind_list(EntryKind::Template)
+        .find(|&t| il.tables.template.template_kind[il.row(t) as usize] == 6)
+        .expect("partial specialization template");
+    assert_eq!(il.list_eix(partial, F::TEMPLATE_PARAMS).len(), 1);
+    // `lib::Vec<float>` (printed without its default `Alloc<float>`) is the specialization
+    // with its two fields.
+    let k = il
+        .kind_list(EntryKind::Routine)
+        .find(|&e| il.name(e) == b"k")
+        .unwrap();
+    let p0 = il.list_eix(k, F::ROUTINE_PARAMS)[0];
+    let t0 = il.child_eix(p0, F::PARAM_TYPE_TYPE).unwrap();
+    let t0 = ilkit::import::clang_json::types::Types::strip(&il, t0);
+    assert_eq!(il.tables.r#type.type_kind[il.row(t0) as usize], 10);
+    assert_eq!(il.list_eix(t0, F::TYPE_FIELDS).len(), 2);
+    let dk = mark_device(&mut il, &imp, DeviceOptions::default());
+    assert_eq!(kept_routine_names(&il, &dk), lines("templates.defines.txt"));
+}
