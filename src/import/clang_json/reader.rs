@@ -199,7 +199,6 @@ pub(crate) struct Builder<'a> {
     fix_member: Vec<(Eix, u64)>,
     fix_ctor: Vec<(Eix, String)>,
     fix_prop: Vec<(Eix, String)>,
-    fix_stub: Vec<(Eix, u64)>,
     placeholders_made: u64,
     nodes: u64,
     offset_err_ctx: u64,
@@ -252,7 +251,6 @@ impl<'a> Builder<'a> {
             fix_member: Vec::new(),
             fix_ctor: Vec::new(),
             fix_prop: Vec::new(),
-            fix_stub: Vec::new(),
             placeholders_made: 0,
             nodes: 0,
             offset_err_ctx: 0,
@@ -384,8 +382,25 @@ impl<'a> Builder<'a> {
     /// stays right for the nodes after it (clang prints a file or line only when it
     /// changes, skipped nodes included).
     fn skip_tracking_locs<R: Read>(&mut self, lx: &mut Lexer<R>) -> Result<(), Fail> {
+        self.skip_tracking(lx, true)
+    }
+
+    /// Skips the value of an unhandled key, following locations inside it.
+    fn skip_value_tracking<R: Read>(&mut self, lx: &mut Lexer<R>) -> Result<(), Fail> {
+        match lx.tok()? {
+            Tok::ObjStart => self.skip_tracking(lx, true),
+            Tok::ArrStart => self.skip_tracking(lx, false),
+            Tok::Eof => Err(lx.err("truncated input: expected a value").into()),
+            Tok::ObjEnd | Tok::ArrEnd => {
+                Err(lx.err("expected a value, found a close bracket").into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn skip_tracking<R: Read>(&mut self, lx: &mut Lexer<R>, object: bool) -> Result<(), Fail> {
         // (is_object, expect_key, track): `track` is off inside "includedFrom".
-        let mut st: Vec<(bool, bool, bool)> = vec![(true, true, true)];
+        let mut st: Vec<(bool, bool, bool)> = vec![(object, object, true)];
         let mut pending = 0u8;
         fn after_value(st: &mut [(bool, bool, bool)]) {
             if let Some(top) = st.last_mut() {
@@ -644,7 +659,7 @@ impl<'a> Builder<'a> {
                 }
                 self.frames[t].in_inner = true;
             }
-            _ => lx.skip_value()?,
+            _ => self.skip_value_tracking(lx)?,
         }
         Ok(())
     }
@@ -2683,13 +2698,6 @@ impl<'a> Builder<'a> {
                 let cls = Types::strip(self.il, bt);
                 if let Some(&m) = self.members.get(&(cls.0, name)) {
                     self.set_ref(x, F::EXPR_NODE_ENTITY, m)?;
-                }
-            }
-        }
-        for (tm, id) in std::mem::take(&mut self.fix_stub) {
-            if let Some(&(r, _)) = self.ids.get(&id) {
-                if self.il.kind(r) == EntryKind::Routine {
-                    self.link_instance(r, tm)?;
                 }
             }
         }
