@@ -13,6 +13,6 @@
 pub mod cfg;
 pub mod graph;
 pub mod il;
-pub mod import;
 pub mod scan;
+pub mod import;
 pub mod walk;

@@ -87,9 +87,7 @@ pub struct FileRecord {
 /// Sniffs a file's format from its contents (and name as a tie-breaker).
 pub fn sniff(name: &str, text: &str) -> &'static str {
     let head = &text[..text.len().min(4096)];
-    if name.ends_with(".ptx")
-        || head.lines().any(|l| l.trim_start().starts_with(".version")) && head.contains(".target")
-    {
+    if name.ends_with(".ptx") || head.lines().any(|l| l.trim_start().starts_with(".version")) && head.contains(".target") {
         "ptx"
     } else if name.ends_with(".ll")
         || head.contains("; ModuleID")
@@ -107,30 +105,12 @@ pub fn sniff(name: &str, text: &str) -> &'static str {
 /// samples compiled into the binary.
 pub fn default_inputs() -> Vec<Input> {
     vec![
-        Input::Generated {
-            seed: 1,
-            scale: 1.0,
-        },
-        Input::Generated {
-            seed: 2,
-            scale: 0.5,
-        },
-        Input::Embedded {
-            name: "recursion.ll",
-            text: include_str!("../../data/default/recursion.ll"),
-        },
-        Input::Embedded {
-            name: "compress.nvptx.O2.ll",
-            text: include_str!("../../data/default/compress.nvptx.O2.ll"),
-        },
-        Input::Embedded {
-            name: "compress.ptx",
-            text: include_str!("../../data/default/compress.ptx"),
-        },
-        Input::Embedded {
-            name: "adler32.ptx",
-            text: include_str!("../../data/default/adler32.ptx"),
-        },
+        Input::Generated { seed: 1, scale: 1.0 },
+        Input::Generated { seed: 2, scale: 0.5 },
+        Input::Embedded { name: "recursion.ll", text: include_str!("../../data/default/recursion.ll") },
+        Input::Embedded { name: "compress.nvptx.O2.ll", text: include_str!("../../data/default/compress.nvptx.O2.ll") },
+        Input::Embedded { name: "compress.ptx", text: include_str!("../../data/default/compress.ptx") },
+        Input::Embedded { name: "adler32.ptx", text: include_str!("../../data/default/adler32.ptx") },
     ]
 }
 
@@ -143,9 +123,7 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
             let mut stack = vec![p.clone()];
             let mut files = Vec::new();
             while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else {
-                    continue;
-                };
+                let Ok(rd) = std::fs::read_dir(&d) else { continue };
                 for ent in rd.flatten() {
                     let path = ent.path();
                     if path.is_dir() {
@@ -170,12 +148,7 @@ fn has_scannable_ext(p: &Path) -> bool {
 
 /// Keeps the `i`-th of `n` deterministic shards of `inputs` (round robin by position).
 pub fn shard(inputs: Vec<Input>, i: usize, n: usize) -> Vec<Input> {
-    inputs
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| n == 0 || k % n == i)
-        .map(|(_, x)| x)
-        .collect()
+    inputs.into_iter().enumerate().filter(|(k, _)| n == 0 || k % n == i).map(|(_, x)| x).collect()
 }
 
 /// Scans every input; results are in input order. `on_done` is called once per finished
@@ -195,11 +168,7 @@ pub fn scan(inputs: &[Input], on_done: &(dyn Fn() + Sync)) -> Vec<FileRecord> {
 pub fn scan_one(input: &Input) -> FileRecord {
     let t0 = Instant::now();
     let name = input.name();
-    let mut rec = FileRecord {
-        name: name.clone(),
-        kind: "unknown",
-        ..FileRecord::default()
-    };
+    let mut rec = FileRecord { name: name.clone(), kind: "unknown", ..FileRecord::default() };
     let result = match input {
         Input::Generated { seed, scale } => {
             rec.kind = "il";
@@ -210,10 +179,7 @@ pub fn scan_one(input: &Input) -> FileRecord {
         Input::File(p) => match std::fs::read(p) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => scan_text(&name, &text, &mut rec),
-                Err(e) => Err(format!(
-                    "{name}: byte {}: not UTF-8 text",
-                    e.utf8_error().valid_up_to()
-                )),
+                Err(e) => Err(format!("{name}: byte {}: not UTF-8 text", e.utf8_error().valid_up_to())),
             },
             Err(e) => Err(format!("{name}: cannot read: {e}")),
         },
@@ -230,21 +196,13 @@ fn scan_text(name: &str, text: &str, rec: &mut FileRecord) -> Result<(), String>
     rec.kind = sniff(name, text);
     match rec.kind {
         "ptx" => {
-            let path = if name.ends_with(".ptx") {
-                name.to_string()
-            } else {
-                format!("{name}.ptx")
-            };
+            let path = if name.ends_with(".ptx") { name.to_string() } else { format!("{name}.ptx") };
             let cfgs = crate::cfg::cli::load_text(&path, text)?;
             cfg_stats(&cfgs, rec);
             Ok(())
         }
         "ll" => {
-            let path = if name.ends_with(".ll") {
-                name.to_string()
-            } else {
-                format!("{name}.ll")
-            };
+            let path = if name.ends_with(".ll") { name.to_string() } else { format!("{name}.ll") };
             let cfgs = crate::cfg::cli::load_text(&path, text)?;
             cfg_stats(&cfgs, rec);
             callgraph_stats(&path, text, rec)
@@ -259,12 +217,7 @@ fn cfg_stats(cfgs: &[Cfg], rec: &mut FileRecord) {
         .par_iter()
         .map(|c| {
             let info = c.analyze();
-            let unreachable = info
-                .rpo
-                .rpo_number
-                .iter()
-                .filter(|&&n| n == crate::graph::NONE)
-                .count() as u64;
+            let unreachable = info.rpo.rpo_number.iter().filter(|&&n| n == crate::graph::NONE).count() as u64;
             [
                 c.num_blocks() as u64,
                 c.num_edges() as u64,
@@ -321,20 +274,11 @@ pub fn summary(records: &[FileRecord], wall: f64) -> String {
         failed += r.error.is_some() as usize;
     }
     let kinds = |k: &str| records.iter().filter(|r| r.kind == k).count();
-    let pct = |a: u64, b: u64| {
-        if b == 0 {
-            0.0
-        } else {
-            100.0 * a as f64 / b as f64
-        }
-    };
+    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     let mut s = String::new();
     let mut row = |k: &str, v: String| s.push_str(&format!("  {k:<28}{v:>16}\n"));
     row("files", format!("{}", records.len()));
-    row(
-        "  .ll / .ptx / IL",
-        format!("{} / {} / {}", kinds("ll"), kinds("ptx"), kinds("il")),
-    );
+    row("  .ll / .ptx / IL", format!("{} / {} / {}", kinds("ll"), kinds("ptx"), kinds("il")));
     row("  failed", format!("{failed}"));
     row("functions (CFGs)", t.functions.to_string());
     row("blocks", t.blocks.to_string());
@@ -348,15 +292,9 @@ pub fn summary(records: &[FileRecord], wall: f64) -> String {
     row("largest SCC", t.largest_scc.to_string());
     row("RefSCCs", t.refsccs.to_string());
     row("IL entries", t.il_entries.to_string());
-    row(
-        "IL kept (keep_in_il)",
-        format!("{:.1}%", pct(t.il_kept, t.il_entries)),
-    );
+    row("IL kept (keep_in_il)", format!("{:.1}%", pct(t.il_kept, t.il_entries)));
     row("wall time", format!("{wall:.3} s"));
-    row(
-        "throughput",
-        format!("{:.1} MB/s", t.bytes as f64 / 1e6 / wall.max(1e-9)),
-    );
+    row("throughput", format!("{:.1} MB/s", t.bytes as f64 / 1e6 / wall.max(1e-9)));
     s
 }
 
@@ -376,8 +314,7 @@ pub fn record_json(r: &FileRecord) -> String {
 
 /// Parses a JSON Lines record back (for `ilkit merge`).
 pub fn record_from_json(line: &str) -> Result<FileRecord, String> {
-    let v: serde_json::Value =
-        serde_json::from_str(line).map_err(|e| format!("column {}: {e}", e.column()))?;
+    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("column {}: {e}", e.column()))?;
     let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0);
     let kind = match v.get("kind").and_then(|k| k.as_str()) {
         Some("ll") => "ll",
@@ -386,11 +323,7 @@ pub fn record_from_json(line: &str) -> Result<FileRecord, String> {
         _ => "unknown",
     };
     Ok(FileRecord {
-        name: v
-            .get("file")
-            .and_then(|x| x.as_str())
-            .unwrap_or("")
-            .to_string(),
+        name: v.get("file").and_then(|x| x.as_str()).unwrap_or("").to_string(),
         kind,
         bytes: u("bytes"),
         functions: u("functions"),
