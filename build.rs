@@ -40,6 +40,30 @@ fn ident(name: &str) -> String {
     }
 }
 
+/// Names of a kind's string fields, in schema order.
+fn string_fields(k: &KindDef) -> Vec<&'static str> {
+    k.fields
+        .iter()
+        .filter_map(|f| match *f {
+            Field::Str { name, .. } => Some(name),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Names of a kind's value columns (scalars, strings, flags), in schema order.
+fn value_columns(k: &KindDef) -> Vec<&'static str> {
+    k.fields
+        .iter()
+        .filter_map(|f| match *f {
+            Field::Scalar { name, .. } | Field::Str { name, .. } | Field::Flag { name } => {
+                Some(name)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 fn has_table(k: &KindDef) -> bool {
     !matches!(k.cat, Cat::Reserved | Cat::Text)
 }
@@ -215,6 +239,16 @@ fn main() {
         }
     }
     o.push_str("];\n\n");
+    o.push_str("/// Number of reference slots per kind (a byte table for hot loops).\npub static NREFS: [u8; 85] = [");
+    for k in &all {
+        let n = k
+            .fields
+            .iter()
+            .filter(|f| matches!(f, Field::Ref { .. }))
+            .count();
+        write!(o, "{n}, ").unwrap();
+    }
+    o.push_str("];\n\n");
     fields_mod.push_str("}\n\n");
     o.push_str(&fields_mod);
 
@@ -272,6 +306,11 @@ fn main() {
         writeln!(o, "            EntryKind::{v} => {{ self.{n}.replace(row as usize, {v}Row {{ eix, ..Default::default() }}); }}", v = variant(k), n = ident(k.name)).unwrap();
     }
     o.push_str("            _ => {}\n        }\n    }\n\n");
+    o.push_str("    /// The entry owning row `row` of `kind` (`Eix::NONE` for a free row or no table).\n    pub fn row_eix(&self, kind: EntryKind, row: u32) -> Eix {\n        match kind {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        writeln!(o, "            EntryKind::{} => self.{}.eix.get(row as usize).copied().unwrap_or(Eix::NONE),", variant(k), ident(k.name)).unwrap();
+    }
+    o.push_str("            _ => Eix::NONE,\n        }\n    }\n\n");
     o.push_str("    /// Number of rows (live and free) of `kind`.\n    pub fn len(&self, kind: EntryKind) -> usize {\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
         writeln!(
@@ -295,17 +334,7 @@ fn main() {
     o.push_str("            _ => 0,\n        }\n    }\n\n");
     o.push_str("    /// The string fields of a row, in schema order, as (layout index, handle).\n    pub fn strings(&self, kind: EntryKind, row: u32) -> StrFields {\n        let r = row as usize;\n        let mut out = StrFields::default();\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
-        let names: Vec<&str> = k
-            .fields
-            .iter()
-            .filter_map(|f| {
-                if let Field::Str { name, .. } = f {
-                    Some(*name)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let names = string_fields(k);
         if names.is_empty() {
             continue;
         }
@@ -322,44 +351,41 @@ fn main() {
         .unwrap();
     }
     o.push_str("            _ => {}\n        }\n        out\n    }\n\n");
-    o.push_str("    /// Copies every column but `eix` from row `from` to row `to` of `kind`.\n    pub fn copy_row(&mut self, kind: EntryKind, from: u32, to: u32) {\n        let (f, t) = (from as usize, to as usize);\n        match kind {\n");
-    for k in all.iter().filter(|k| has_table(k)) {
-        let cols: Vec<String> = k
-            .fields
-            .iter()
-            .filter_map(|f| match *f {
-                Field::Scalar { name, .. } | Field::Str { name, .. } | Field::Flag { name } => {
-                    Some(format!(
-                        "self.{}.{name}[t] = self.{}.{name}[f];",
-                        ident(k.name),
-                        ident(k.name)
-                    ))
-                }
-                _ => None,
-            })
-            .collect();
-        writeln!(
-            o,
-            "            EntryKind::{} => {{ {} let _ = (f, t); }}",
-            variant(k),
-            cols.join(" ")
-        )
-        .unwrap();
+    // copy_row (within one table set) and copy_row_from (from another) share one shape.
+    for (name, doc, params, src) in [
+        (
+            "copy_row",
+            "Copies every column but `eix` from row `from` to row `to` of `kind`.",
+            "",
+            "self",
+        ),
+        (
+            "copy_row_from",
+            "Copies every column but `eix` from row `from` of `other` to row `to` of `self`.",
+            "other: &Tables, ",
+            "other",
+        ),
+    ] {
+        writeln!(o, "    /// {doc}\n    pub fn {name}(&mut self, {params}kind: EntryKind, from: u32, to: u32) {{\n        let (f, t) = (from as usize, to as usize);\n        match kind {{").unwrap();
+        for k in all.iter().filter(|k| has_table(k)) {
+            let t = ident(k.name);
+            let cols: Vec<String> = value_columns(k)
+                .iter()
+                .map(|c| format!("self.{t}.{c}[t] = {src}.{t}.{c}[f];"))
+                .collect();
+            writeln!(
+                o,
+                "            EntryKind::{} => {{ {} let _ = (f, t, &{src}); }}",
+                variant(k),
+                cols.join(" ")
+            )
+            .unwrap();
+        }
+        o.push_str("            _ => {}\n        }\n    }\n\n");
     }
-    o.push_str("            _ => {}\n        }\n    }\n\n");
     o.push_str("    /// Sets string field `index` (schema order among the kind's strings) of a row.\n    pub fn set_string(&mut self, kind: EntryKind, row: u32, index: usize, s: Str) {\n        let r = row as usize;\n        match (kind, index) {\n");
     for k in all.iter().filter(|k| has_table(k)) {
-        let names: Vec<&str> = k
-            .fields
-            .iter()
-            .filter_map(|f| {
-                if let Field::Str { name, .. } = f {
-                    Some(*name)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let names = string_fields(k);
         for (i, n) in names.iter().enumerate() {
             writeln!(
                 o,
@@ -371,6 +397,58 @@ fn main() {
         }
     }
     o.push_str("            _ => panic!(\"{} has no string field {index}\", kind.name()),\n        }\n    }\n}\n");
+
+    // ---- scalars (display, binary IL) ---------------------------------------------------
+    let scalars_of = |k: &KindDef| -> Vec<(&'static str, &'static str)> {
+        k.fields
+            .iter()
+            .filter_map(|f| match *f {
+                Field::Scalar { name, ty } => Some((name, ty)),
+                Field::Flag { name } => Some((name, "bool")),
+                _ => None,
+            })
+            .collect()
+    };
+    o.push_str("/// Names of each kind's scalar and flag columns, in schema order.\npub static SCALAR_NAMES: [&[&str]; 85] = [\n");
+    for k in &all {
+        let names: Vec<String> = scalars_of(k)
+            .iter()
+            .map(|(n, _)| format!("{n:?}"))
+            .collect();
+        writeln!(o, "    &[{}],", names.join(", ")).unwrap();
+    }
+    o.push_str("];\n\nimpl Tables {\n");
+    o.push_str("    /// Scalar `i` (schema order, flags included) of a row, widened to i64.\n    pub fn get_scalar(&self, kind: EntryKind, row: u32, i: usize) -> i64 {\n        let r = row as usize;\n        match (kind, i) {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        for (i, (n, _)) in scalars_of(k).iter().enumerate() {
+            writeln!(
+                o,
+                "            (EntryKind::{}, {i}) => self.{}.{n}[r] as i64,",
+                variant(k),
+                ident(k.name)
+            )
+            .unwrap();
+        }
+    }
+    o.push_str("            _ => 0,\n        }\n    }\n\n");
+    o.push_str("    /// Sets scalar `i` of a row from an i64 (truncating to the column's type).\n    pub fn set_scalar(&mut self, kind: EntryKind, row: u32, i: usize, v: i64) {\n        let r = row as usize;\n        match (kind, i) {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        for (i, (n, ty)) in scalars_of(k).iter().enumerate() {
+            let conv = if *ty == "bool" {
+                "v != 0".to_string()
+            } else {
+                format!("v as {ty}")
+            };
+            writeln!(
+                o,
+                "            (EntryKind::{}, {i}) => self.{}.{n}[r] = {conv},",
+                variant(k),
+                ident(k.name)
+            )
+            .unwrap();
+        }
+    }
+    o.push_str("            _ => {}\n        }\n    }\n}\n\n");
 
     let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("il_schema.rs");
     std::fs::write(out, o).unwrap();

@@ -16,8 +16,30 @@ fn main() {
         lb.seed_bytes as f64 / lb.entries as f64,
         lb.ratio()
     );
-    for r in ilkit::il::stats::il_table_stats(&il).iter().take(12) {
-        println!("  {:<28} each {:>4} B", r.name, r.each);
+    println!(
+        "  {:<28} {:>6} {:>6} {:>10}",
+        "kind", "ilkit", "seed", "seed+pfx"
+    );
+    for k in ilkit::il::EntryKind::ALL {
+        if !k.has_table() || il.alloc_count(k) == 0 || k.seed_size() == 0 {
+            continue;
+        }
+        let each = ilkit::il::stats::il_table_stats(&il)
+            .into_iter()
+            .find(|r| r.name == ilkit::il::EntryKind::STATS_NAMES[k as usize])
+            .map_or(0, |r| r.each);
+        let prefix = if matches!(k.region_rule(), ilkit::il::RegionRule::FileScope) {
+            24
+        } else {
+            8
+        };
+        println!(
+            "  {:<28} {:>6} {:>6} {:>10}",
+            k.name(),
+            each,
+            k.seed_size(),
+            k.seed_size() + prefix
+        );
     }
     divan::main();
 }

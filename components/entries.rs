@@ -23,6 +23,8 @@ pub fn entries() -> Vec<KindDef> {
             "A constant value; constant_kind picks the variant (16 ck_* kinds).", &[
             scalar("constant_kind", "u8"), scalar("sub_kind", "u8"), scalar("value", "i64"),
             scalar("text_len", "u32"), scalar("ptm_flags", "u8"),
+            // Second 64-bit payload: the imaginary part of a complex constant (f64 bits).
+            scalar("value2", "i64"),
             string("text", 25),
             child("type", "type"), child("declared_type", "type"), child("expr", "expr_node"),
             child("template_info", "template_info"),
@@ -30,6 +32,8 @@ pub fn entries() -> Vec<KindDef> {
             list("aggregate", "constant", "next constant at +104"),
             child("subobject_path", "subobject_path"),
             flag("is_shared"),
+            // Stamped by a deep copy with mark_instantiated (0x1000).
+            flag("is_instantiated"),
             // Added for the clang importer: the name of an enumerator constant.
             string("name", 24),
         ]),

@@ -10,9 +10,13 @@
 //! Shared graph algorithms live in [`graph`]; readers of real formats in [`import`].
 #![deny(missing_docs)]
 
+pub mod callgraph;
 pub mod cfg;
+pub mod compare;
 pub mod graph;
 pub mod il;
-pub mod scan;
 pub mod import;
+pub mod instantiate;
+pub mod scan;
+pub mod share;
 pub mod walk;

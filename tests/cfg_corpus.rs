@@ -1,10 +1,12 @@
 //! CFG answers against the shared corpus (`../shared/corpus`, or `$ILKIT_CORPUS`).
 //! Each test prints a reason and passes when the corpus is absent.
 
-use ilkit::cfg::{Cfg, CfgInfo};
-use ilkit::graph::{Successors, NONE};
+use ilkit::cfg::Cfg;
 use ilkit::import::ptx;
 use serde_json::Value;
+
+mod common;
+use common::compare;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -25,7 +27,7 @@ fn corpus() -> Option<PathBuf> {
     found
 }
 
-fn files(dir: &PathBuf, suffix: &str) -> Vec<PathBuf> {
+fn files(dir: &std::path::Path, suffix: &str) -> Vec<PathBuf> {
     let mut v = Vec::new();
     for cb in ["zlib", "zstd"] {
         for sub in [
@@ -44,114 +46,6 @@ fn files(dir: &PathBuf, suffix: &str) -> Vec<PathBuf> {
     }
     v.sort();
     v
-}
-
-/// Compares one function's CFG + analyses with a corpus answer object; returns mismatches.
-pub fn compare(
-    cfg: &Cfg,
-    info: &CfgInfo,
-    f: &Value,
-    unnamed: &dyn Fn(u32) -> String,
-) -> Vec<String> {
-    let mut errs = Vec::new();
-    let name = f["name"].as_str().unwrap_or("?");
-    let blocks: Vec<&str> = f["blocks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b.as_str().unwrap())
-        .collect();
-    let mine: Vec<String> = (0..cfg.num_blocks() as u32)
-        .map(|b| {
-            if cfg.block_name[b as usize].is_empty() {
-                unnamed(b)
-            } else {
-                cfg.block_name[b as usize].clone()
-            }
-        })
-        .collect();
-    if mine != blocks {
-        errs.push(format!("{name}: blocks {mine:?} != {blocks:?}"));
-        return errs;
-    }
-    for (b, s) in f["succ"].as_array().unwrap().iter().enumerate() {
-        let want: Vec<u32> = s
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap() as u32)
-            .collect();
-        if cfg.successors(b as u32) != want.as_slice() {
-            errs.push(format!(
-                "{name}: succ[{b}] {:?} != {want:?}",
-                cfg.successors(b as u32)
-            ));
-        }
-    }
-    for (b, d) in f["idom"].as_array().unwrap().iter().enumerate() {
-        let want = match d.as_i64() {
-            None => None,
-            Some(-1) => None,
-            Some(x) => Some(x as u32),
-        };
-        if info.idom(b as u32) != want {
-            errs.push(format!(
-                "{name}: idom[{b}] {:?} != {want:?}",
-                info.idom(b as u32)
-            ));
-        }
-        if d.is_null() != (info.rpo.rpo_number[b] == NONE) {
-            errs.push(format!("{name}: reachability of block {b} differs"));
-        }
-    }
-    // loops keyed by header
-    let lf = &info.loops;
-    let mut mine_l = BTreeMap::new();
-    for l in 0..lf.len() {
-        let mut bs = lf.loop_blocks(l as u32).to_vec();
-        bs.sort();
-        let p = lf.parent[l];
-        let ph = if p == NONE {
-            -1
-        } else {
-            lf.header[p as usize] as i64
-        };
-        mine_l.insert(lf.header[l] as i64, (lf.depth[l] as i64, ph, bs));
-    }
-    let loops = f["loops"].as_array().unwrap();
-    let mut want_l = BTreeMap::new();
-    for lp in loops {
-        let mut bs: Vec<u32> = lp["blocks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap() as u32)
-            .collect();
-        bs.sort();
-        let p = lp["parent"].as_i64().unwrap();
-        let ph = if p < 0 {
-            -1
-        } else {
-            loops[p as usize]["header"].as_i64().unwrap()
-        };
-        want_l.insert(
-            lp["header"].as_i64().unwrap(),
-            (lp["depth"].as_i64().unwrap(), ph, bs),
-        );
-    }
-    if mine_l != want_l {
-        errs.push(format!("{name}: loops {mine_l:?} != {want_l:?}"));
-    }
-    let irr = f["irreducible"].as_bool().unwrap_or(false);
-    if irr != !lf.irreducible_edges.is_empty() {
-        errs.push(format!(
-            "{name}: irreducible {} != {irr}",
-            !lf.irreducible_edges.is_empty()
-        ));
-    }
-    errs.extend(info.verify(cfg));
-    errs.extend(cfg.verify());
-    errs
 }
 
 #[test]
@@ -197,8 +91,10 @@ fn ptx_corpus_matches_answers() {
         }
     }
     eprintln!(
-        "ptx corpus: {nfun} functions, {nblocks} blocks, {} mismatches",
-        bad.len()
+        "ptx corpus: {nfun} functions, {nblocks} blocks, {} mismatches; answer RPO equal/different so far: {:?}/{:?}",
+        bad.len(),
+        common::SAME_RPO,
+        common::DIFF_RPO
     );
     assert!(
         bad.is_empty(),
@@ -246,8 +142,10 @@ fn ll_corpus_small_matches_answers() {
     paths.extend(files(&dir, "zlib.O0.ll"));
     let (nfun, nblocks, bad) = check_ll(&paths);
     eprintln!(
-        "ll corpus (zlib + nvptx): {nfun} functions, {nblocks} blocks, {} mismatches",
-        bad.len()
+        "ll corpus (zlib + nvptx): {nfun} functions, {nblocks} blocks, {} mismatches; answer RPO equal/different so far: {:?}/{:?}",
+        bad.len(),
+        common::SAME_RPO,
+        common::DIFF_RPO
     );
     assert!(
         bad.is_empty(),
@@ -264,8 +162,10 @@ fn ll_corpus_zstd_matches_answers() {
     let Some(dir) = corpus() else { return };
     let (nfun, nblocks, bad) = check_ll(&files(&dir, "zstd.O2.ll"));
     eprintln!(
-        "ll corpus (zstd): {nfun} functions, {nblocks} blocks, {} mismatches",
-        bad.len()
+        "ll corpus (zstd): {nfun} functions, {nblocks} blocks, {} mismatches; answer RPO equal/different so far: {:?}/{:?}",
+        bad.len(),
+        common::SAME_RPO,
+        common::DIFF_RPO
     );
     assert!(
         bad.is_empty(),

@@ -1,9 +1,10 @@
 //! CHK, Semi-NCA, RPO and loops against slow, obvious oracles on many random small CFGs.
+#![allow(clippy::needless_range_loop)]
 
 use ilkit::cfg::{Cfg, Term};
 use ilkit::graph::dom::DomTree;
 use ilkit::graph::rpo::{Rpo, RpoVariant};
-use ilkit::graph::{Successors, NONE};
+use ilkit::graph::{Predecessors, Successors, NONE};
 use std::collections::BTreeMap;
 
 struct Rng(u64);
@@ -81,6 +82,38 @@ fn dom_sets(cfg: &Cfg) -> Vec<Option<Vec<bool>>> {
     dom
 }
 
+/// The textbook dataflow: Dom(entry) = {entry}; Dom(b) = {b} ∪ ⋂ Dom(p) over reachable
+/// predecessors p, iterated to a fixpoint from "all blocks" (bitsets; n <= 64).
+fn dataflow_dom_sets(cfg: &Cfg) -> Vec<Option<u64>> {
+    let n = cfg.num_blocks();
+    assert!(n <= 64);
+    let r = reach(cfg, 0, NONE);
+    let all = if n == 64 { !0 } else { (1u64 << n) - 1 };
+    let mut dom: Vec<Option<u64>> = (0..n).map(|b| r[b].then_some(all)).collect();
+    dom[0] = Some(1);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 1..n {
+            if !r[b] {
+                continue;
+            }
+            let mut acc = all;
+            for &p in cfg.predecessors(b as u32) {
+                if let Some(d) = dom[p as usize] {
+                    acc &= d;
+                }
+            }
+            let new = Some(acc | 1 << b);
+            if dom[b] != new {
+                dom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    dom
+}
+
 fn oracle_idom(dom: &[Option<Vec<bool>>]) -> Vec<u32> {
     let n = dom.len();
     (0..n)
@@ -125,6 +158,16 @@ fn dominators_and_rpo_match_oracle() {
             }
         }
         let ds = dom_sets(&cfg);
+        let df = dataflow_dom_sets(&cfg);
+        for b in 0..n {
+            let bits = ds[b].as_ref().map(|s| {
+                s.iter()
+                    .enumerate()
+                    .filter(|x| *x.1)
+                    .fold(0u64, |a, (i, _)| a | 1 << i)
+            });
+            assert_eq!(bits, df[b], "iter {iter}: the two oracles disagree at {b}");
+        }
         let want = oracle_idom(&ds);
         chk.compute_chk(&cfg, &rpo);
         snca.compute_semi_nca(&cfg);
@@ -236,5 +279,152 @@ fn loops_match_oracle() {
             "iter {iter} irreducible, edges {:?}",
             cfg.edges()
         );
+    }
+}
+
+#[test]
+fn adversarial_families_agree() {
+    // the bench's backward ladder: CHK needs n passes, the answer is r for every block
+    let n = 60u32;
+    let mut e = vec![(0, 1), (0, n)];
+    for i in 1..n {
+        e.push((i, i + 1));
+        e.push((i + 1, i));
+    }
+    let mut succs = vec![Vec::new(); n as usize + 1];
+    for (a, b) in e {
+        succs[a as usize].push(b);
+    }
+    let k = n as usize + 1;
+    let cfg = Cfg::from_parts(
+        "l".into(),
+        vec![String::new(); k],
+        vec![0; k],
+        vec![Term::Other; k],
+        vec![vec![]; k],
+        &succs,
+    );
+    let mut rpo = Rpo::new();
+    rpo.compute(&cfg);
+    let mut a = DomTree::new();
+    let mut b = DomTree::new();
+    a.compute_chk(&cfg, &rpo);
+    b.compute_semi_nca(&cfg);
+    assert_eq!(a.idom, b.idom);
+    assert_eq!(oracle_idom(&dom_sets(&cfg)), a.idom);
+    assert!(a.idom[1..].iter().all(|&d| d == 0));
+}
+
+#[test]
+fn dispatch_blocks_remove_every_irreducible_cycle() {
+    use ilkit::cfg::{CfgInfo, DomAlgo};
+    let mut rng = Rng(777);
+    let mut fixed = 0;
+    for iter in 0..600 {
+        let n = 2 + rng.below(16) as usize;
+        let extra = rng.below(2 * n as u64 + 1) as usize;
+        let mut cfg = random_cfg(&mut rng, n, extra);
+        if !cfg.predecessors(0).is_empty() {
+            continue; // entry inside a cycle: out of scope (ptxas' entry has no preds)
+        }
+        let reach_before: Vec<bool> = reach(&cfg, 0, NONE);
+        let mut info = cfg.analyze();
+        let mut rounds = 0;
+        while info.loops.irreducible_count() > 0 {
+            let region = info.loops.irreducible_sccs.successors(0).to_vec();
+            let d = cfg.make_single_entry(&region);
+            assert_ne!(d, NONE, "iter {iter}");
+            assert!(cfg.verify().is_empty());
+            let mut semi = CfgInfo::default();
+            semi.compute_with(&cfg, DomAlgo::SemiNca);
+            info = cfg.analyze();
+            assert_eq!(semi.dom.idom, info.dom.idom);
+            assert!(
+                info.verify(&cfg).is_empty(),
+                "iter {iter}: {:?}",
+                info.verify(&cfg)
+            );
+            rounds += 1;
+            assert!(rounds < 64, "iter {iter}: no progress");
+            fixed += 1;
+        }
+        // original blocks keep their reachability
+        let after = reach(&cfg, 0, NONE);
+        assert_eq!(&after[..n], &reach_before[..], "iter {iter}");
+    }
+    assert!(fixed > 50, "only {fixed} cycles fixed");
+}
+
+#[test]
+fn random_mutation_sequences_stay_consistent() {
+    let mut rng = Rng(4242);
+    for iter in 0..400 {
+        let n = 2 + rng.below(12) as usize;
+        let extra = rng.below(n as u64 + 1) as usize;
+        let base = random_cfg(&mut rng, n, extra);
+        // give every block two instructions so splits have somewhere to cut
+        let succs: Vec<Vec<u32>> = (0..n as u32).map(|b| base.successors(b).to_vec()).collect();
+        let insns = (0..n as u32).map(|b| vec![2 * b, 2 * b + 1]).collect();
+        let mut cfg = Cfg::from_parts(
+            "m".into(),
+            vec![String::new(); n],
+            vec![0; n],
+            vec![Term::Fallthrough; n],
+            insns,
+            &succs,
+        );
+        for step in 0..12 {
+            let nb = cfg.num_blocks() as u64;
+            let b = rng.below(nb) as u32;
+            match rng.below(4) {
+                0 => {
+                    let k = rng.below(cfg.insn_len[b as usize] as u64 + 1) as u32;
+                    cfg.split_block(b, k);
+                }
+                1 => {
+                    cfg.merge_blocks(b);
+                }
+                2 => {
+                    if let Some(&t) = cfg.successors(b).first() {
+                        cfg.redirect_edge(b, t, rng.below(nb) as u32);
+                    }
+                }
+                _ => {
+                    let info = cfg.analyze();
+                    if !info.loops.is_empty() {
+                        let h = info.loops.header[rng.below(info.loops.len() as u64) as usize];
+                        cfg.insert_preheader(&info, h);
+                    }
+                }
+            }
+            assert!(
+                cfg.verify().is_empty(),
+                "iter {iter} step {step}: {:?}",
+                cfg.verify()
+            );
+            let info = cfg.analyze();
+            assert!(
+                info.verify(&cfg).is_empty(),
+                "iter {iter} step {step}: {:?}",
+                info.verify(&cfg)
+            );
+            if cfg.num_blocks() <= 64 {
+                assert_eq!(
+                    info.dom.idom,
+                    oracle_idom(&dom_sets(&cfg)),
+                    "iter {iter} step {step}"
+                );
+            }
+            // every instruction is still owned by exactly one block (merges may drop a bra)
+            let mut seen = std::collections::HashSet::new();
+            for blk in 0..cfg.num_blocks() as u32 {
+                for &i in cfg.insns(blk) {
+                    assert!(
+                        seen.insert(i),
+                        "iter {iter} step {step}: insn {i} in two blocks"
+                    );
+                }
+            }
+        }
     }
 }

@@ -5,8 +5,8 @@
 //! prime `16777619`; bucket = `hash & (num_buckets - 1)`. Buckets start at 8 (a power of
 //! two) with head/tail/count headers and chained nodes that cache their hash. The seed
 //! states the growth rule as "rehash when total_elements > num_unique_keys (load factor
-//! > 1.0), new capacity 4x"; read as a load factor, that is `keys > num_buckets`, which is
-//! what is implemented (chains stay O(1) on average).
+//! above 1.0), new capacity 4x"; read as a load factor, that is `keys > num_buckets`,
+//! which is what is implemented (chains stay O(1) on average).
 //!
 //! Data-oriented layout: nodes are parallel `Vec`s indexed by node id (insertion order),
 //! value lists are ranges into one pooled `Vec<u32>` (appending to a list that is not at

@@ -25,7 +25,7 @@
 
 use crate::graph::dom::DomTree;
 use crate::graph::rpo::Rpo;
-use crate::graph::{Csr, DirectedGraph, Predecessors, Successors, WithStart, NONE};
+use crate::graph::{Csr, DirectedGraph, Predecessors, Successors, Tarjan, WithStart, NONE};
 
 /// The loop forest of one CFG, as side tables keyed by loop index (`header`, `parent`,
 /// `depth`, ...) or by block (`loop_of`).
@@ -53,8 +53,95 @@ pub struct LoopForest {
     pub loop_of: Vec<u32>,
     /// Retreating edges whose target does not dominate their source (irreducible entries).
     pub irreducible_edges: Vec<(u32, u32)>,
+    /// Irreducible cycles: for each irreducible edge, the smallest strongly connected
+    /// region around it that has two or more entries (SCCs by [`crate::graph::Tarjan`],
+    /// peeling single-entry headers), each a sorted block list, deduplicated; computed
+    /// only when `irreducible_edges` is non-empty.
+    pub irreducible_sccs: Csr,
     valid: bool,
     stack: Vec<u32>,
+}
+
+/// The multi-entry region of each irreducible edge `u -> v`: start from the SCC of `u`
+/// (reachable part of `g`); while the region has a single entry `h` (a natural loop that
+/// merely contains the irreducible part), drop `h` and take the SCC of `u` inside the
+/// rest. This ends with a region of two or more entries that holds both `u` and `v`: the
+/// DFS reaches the region through an entry, which is a DFS ancestor of `v`, so the cycle
+/// `v ->* u -> v` of DFS-tree edges never passes a dropped header. Regions are sorted
+/// block lists, deduplicated, in order of their first irreducible edge.
+fn irreducible_regions<G: Successors + Predecessors + WithStart>(
+    g: &G,
+    rpo: &Rpo,
+    edges: &[(u32, u32)],
+) -> Vec<Vec<u32>> {
+    let n = g.num_nodes();
+    let reach = |b: u32| rpo.rpo_number[b as usize] != NONE;
+    let mut t = Tarjan::new();
+    t.compute_from(g, [g.start_node()]);
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    let mut local = vec![NONE; n];
+    let mut inner = Tarjan::new();
+    for &(u, v) in edges {
+        if out
+            .iter()
+            .any(|r| r.binary_search(&u).is_ok() && r.binary_search(&v).is_ok())
+        {
+            continue;
+        }
+        let mut region: Vec<u32> = t.scc(t.scc_of()[u as usize]).to_vec();
+        region.sort_unstable();
+        loop {
+            for (i, &b) in region.iter().enumerate() {
+                local[b as usize] = i as u32;
+            }
+            let entries: Vec<u32> = region
+                .iter()
+                .copied()
+                .filter(|&b| {
+                    b == g.start_node()
+                        || g.predecessors(b)
+                            .iter()
+                            .any(|&p| reach(p) && local[p as usize] == NONE)
+                })
+                .collect();
+            if entries.len() != 1 {
+                break;
+            }
+            // Drop the single header; SCC of `u` in the induced subgraph of the rest.
+            let h = entries[0];
+            let mut sub = Vec::new();
+            for &b in &region {
+                if b == h {
+                    continue;
+                }
+                for &s in g.successors(b) {
+                    if s != h && local[s as usize] != NONE {
+                        sub.push((local[b as usize], local[s as usize]));
+                    }
+                }
+            }
+            let csr = Csr::from_edges(region.len(), &sub);
+            inner.compute_from(&csr, [local[u as usize]]);
+            let next: Vec<u32> = inner
+                .scc(inner.scc_of()[local[u as usize] as usize])
+                .iter()
+                .map(|&i| region[i as usize])
+                .collect();
+            for &b in &region {
+                local[b as usize] = NONE;
+            }
+            region = next;
+            region.sort_unstable();
+            if region.len() < 2 {
+                break; // cannot happen for a real irreducible edge; stay safe
+            }
+        }
+        for &b in &region {
+            local[b as usize] = NONE;
+        }
+        out.push(region);
+    }
+    out
 }
 
 /// CSR keyed by loop with block targets (a bipartite table, so no `target < m` check).
@@ -101,12 +188,9 @@ impl LoopForest {
         self.depth.iter().copied().max().unwrap_or(0)
     }
 
-    /// Number of distinct irreducible cycle entries (targets of irreducible edges).
+    /// Number of irreducible cycles (strongly connected regions with more than one entry).
     pub fn irreducible_count(&self) -> usize {
-        let mut t: Vec<u32> = self.irreducible_edges.iter().map(|e| e.1).collect();
-        t.sort_unstable();
-        t.dedup();
-        t.len()
+        self.irreducible_sccs.num_nodes()
     }
 
     /// Computes the forest from a valid RPO and dominator tree of `g`.
@@ -172,6 +256,19 @@ impl LoopForest {
             }
         }
         self.irreducible_edges.sort_unstable();
+        self.irreducible_sccs = Csr {
+            starts: vec![0],
+            targets: Vec::new(),
+        };
+        if !self.irreducible_edges.is_empty() {
+            let regions = irreducible_regions(g, rpo, &self.irreducible_edges);
+            for r in regions {
+                self.irreducible_sccs.targets.extend(r);
+                self.irreducible_sccs
+                    .starts
+                    .push(self.irreducible_sccs.targets.len() as u32);
+            }
+        }
         // Renumber outer-first: by header RPO ascending (a parent's header dominates, so
         // precedes, its children's headers).
         let m = header.len();

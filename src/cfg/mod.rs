@@ -10,9 +10,14 @@
 //!
 //! Builders: `crate::import::ptx::build_cfg` (PTX function bodies, the seed's block and
 //! successor rules) and `crate::import::llvm_cfg` (functions of a `.ll` module).
-//! [`update`] holds the CFG mutations (split, merge, redirect, preheader insertion),
-//! [`layout`] the block orders, [`print`] the seed's DOT / edge / RPO dumps and JSON Lines,
-//! [`cli`] the `ilkit cfg` command.
+//! [`update`] holds the CFG mutations (split, merge, redirect, preheader insertion,
+//! single-entry dispatch), [`layout`] the block orders, [`print`](mod@print) the seed's DOT / edge /
+//! RPO dumps and JSON Lines, [`summary`] the per-file statistics for `ilkit scan`, [`cli`]
+//! the `ilkit cfg` command.
+//!
+//! Agreement with the shared corpus (tests/cfg_corpus.rs): blocks, successors, instruction
+//! counts, RPO, DFS backedges, idom, loops (header, depth, parent, blocks, latches) equal
+//! the answers for every function of every corpus PTX file and `.ll` module.
 //!
 //! # Invariants of a [`Cfg`]
 //! - every per-block column has `num_blocks()` rows; `succ` and `pred` are CSR tables with
@@ -28,6 +33,7 @@ pub mod edgemap;
 pub mod layout;
 pub mod loops;
 pub mod print;
+pub mod summary;
 pub mod update;
 
 use crate::graph::dom::DomTree;
@@ -289,6 +295,12 @@ impl Cfg {
         self.epoch += 1;
     }
 
+    /// The successor map as ptxas keeps it (Code Object +648): an FNV-1a map with one key
+    /// per block, empty lists included.
+    pub fn edge_map(&self) -> edgemap::FnvEdgeMap {
+        edgemap::FnvEdgeMap::from_graph(self)
+    }
+
     /// Computes every analysis into a fresh [`CfgInfo`].
     pub fn analyze(&self) -> CfgInfo {
         let mut info = CfgInfo::default();
@@ -370,6 +382,18 @@ impl Cfg {
     }
 }
 
+/// Which dominator algorithm [`CfgInfo::compute_with`] runs (same result).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DomAlgo {
+    /// CHK while it converges within a few passes, Semi-NCA otherwise (the default).
+    #[default]
+    Auto,
+    /// Cooper-Harvey-Kennedy over the RPO (ptxas; cheapest on reducible CFGs).
+    Chk,
+    /// Semi-NCA (no iteration; wins on irreducible CFGs).
+    SemiNca,
+}
+
 /// The analyses of one [`Cfg`]: RPO, backedges, dominator tree, loops.
 ///
 /// Valid while `cfg.epoch` equals the epoch it was computed at.
@@ -379,7 +403,7 @@ pub struct CfgInfo {
     pub rpo: Rpo,
     /// DFS backedges `(src, dst)` with `rpo[dst] <= rpo[src]`, source-major.
     pub backedges: Vec<(u32, u32)>,
-    /// Dominator tree (Cooper-Harvey-Kennedy).
+    /// Dominator tree (CHK, or Semi-NCA where CHK would iterate: [`DomAlgo::Auto`]).
     pub dom: DomTree,
     /// Natural loops and irreducible edges.
     pub loops: LoopForest,
@@ -388,11 +412,20 @@ pub struct CfgInfo {
 }
 
 impl CfgInfo {
-    /// Computes RPO, backedges, dominators (CHK) and loops for `cfg`.
+    /// Computes RPO, backedges, dominators ([`DomAlgo::Auto`]) and loops for `cfg`.
     pub fn compute(&mut self, cfg: &Cfg) {
+        self.compute_with(cfg, DomAlgo::Auto)
+    }
+
+    /// Computes every analysis with the chosen dominator algorithm.
+    pub fn compute_with(&mut self, cfg: &Cfg, algo: DomAlgo) {
         self.rpo.compute_with(cfg, RpoVariant::Ptxas);
         self.backedges = self.rpo.backedges(cfg);
-        self.dom.compute_chk(cfg, &self.rpo);
+        match algo {
+            DomAlgo::Auto => self.dom.compute_auto(cfg, &self.rpo),
+            DomAlgo::Chk => self.dom.compute_chk(cfg, &self.rpo),
+            DomAlgo::SemiNca => self.dom.compute_semi_nca(cfg),
+        }
         self.loops.compute(cfg, &self.rpo, &self.dom);
         self.epoch = cfg.epoch;
         self.valid = true;
@@ -432,6 +465,12 @@ impl CfgInfo {
             errs.extend(self.loops.verify(cfg, &self.dom));
         }
         errs
+    }
+
+    /// The backedge set as ptxas keeps it: an FNV-1a map from source block to its
+    /// backedge targets (Code Object +680).
+    pub fn backedge_map(&self) -> edgemap::FnvEdgeMap {
+        edgemap::FnvEdgeMap::from_edges(&self.backedges)
     }
 
     /// `idom` of block `b` as an option (`None` for the entry and unreachable blocks).

@@ -88,7 +88,7 @@ fn opt(out: &mut String, x: u32) {
 
 /// One JSON object (no trailing newline): `function`, `blocks`, `edges`, `rpo`, `idom`
 /// (null for the entry and unreachable blocks), `backedges`, `loops` (`header`, `blocks`,
-/// `depth`, `parent`), plus `unreachable` and `irreducible_edges`.
+/// `depth`, `parent`), plus `unreachable`, `irreducible_edges` and `irreducible_cycles`.
 pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str("{\"function\":");
     out.push_str(&serde_json::Value::from(cfg.name.as_str()).to_string());
@@ -128,7 +128,14 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     list(out, info.rpo.unreachable());
     out.push_str(",\"irreducible_edges\":");
     pairs(out, &lf.irreducible_edges);
-    out.push('}');
+    out.push_str(",\"irreducible_cycles\":[");
+    for c in 0..lf.irreducible_count() as u32 {
+        if c > 0 {
+            out.push(',');
+        }
+        list(out, lf.irreducible_sccs.successors(c).iter().copied());
+    }
+    out.push_str("]}");
 }
 
 #[cfg(test)]

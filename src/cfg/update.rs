@@ -1,5 +1,6 @@
 //! CFG mutations (seed 004, "CFG Update Protocol"): split a block, merge two consecutive
-//! blocks, redirect an edge, insert a loop preheader.
+//! blocks, redirect an edge, insert a loop preheader, make a multi-entry cycle
+//! single-entry with a dispatch block.
 //!
 //! Each mutation keeps every [`Cfg`] table in sync (per-block columns, `succ`, `pred`,
 //! the instruction pool, `layout`) and bumps `epoch`, which makes any [`CfgInfo`]
@@ -186,6 +187,58 @@ impl Cfg {
     }
 }
 
+impl Cfg {
+    /// Makes a multi-entry (irreducible) cycle single-entry with a dispatch block: a new
+    /// block `d` (terminator `Brx`, one successor per entry) receives every edge that
+    /// targeted an entry of `region` — from outside (the entering edges) and from inside
+    /// (the edges that closed the cycle) — so `d` dominates the region and becomes the
+    /// header of a natural loop. (ptxas' LoopMakeSingleEntry; the selector value a real
+    /// dispatch needs is outside the CFG.) Entries are the region's blocks with a
+    /// predecessor outside it, in block order. Returns `d`, or `NONE` when the region has
+    /// fewer than two entries or contains the entry block.
+    pub fn make_single_entry(&mut self, region: &[u32]) -> u32 {
+        let n = self.num_blocks();
+        let mut inside = vec![false; n];
+        for &b in region {
+            if (b as usize) < n {
+                inside[b as usize] = true;
+            }
+        }
+        if inside.first() == Some(&true) {
+            return NONE;
+        }
+        let entries: Vec<u32> = (0..n as u32)
+            .filter(|&b| {
+                inside[b as usize] && self.predecessors(b).iter().any(|&p| !inside[p as usize])
+            })
+            .collect();
+        if entries.len() < 2 {
+            return NONE;
+        }
+        let is_entry = |b: u32| entries.binary_search(&b).is_ok();
+        let old = self.edges();
+        let d = self.push_block(
+            String::new(),
+            self.label_id[entries[0] as usize],
+            Term::Brx,
+            &[],
+        );
+        let mut edges: Vec<(u32, u32)> = old
+            .into_iter()
+            .map(|(s, t)| if is_entry(t) { (s, d) } else { (s, t) })
+            .collect();
+        edges.extend(entries.iter().map(|&e| (d, e)));
+        self.set_edges(&edges);
+        let pos = self
+            .layout
+            .iter()
+            .position(|&x| x == entries[0])
+            .unwrap_or(self.layout.len());
+        self.layout.insert(pos, d);
+        d
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,6 +265,32 @@ mod tests {
             insns,
             &succ,
         )
+    }
+
+    #[test]
+    fn single_entry_dispatch_makes_cycle_reducible() {
+        // 0 -> 1, 2; 1 <-> 2 (two entries); 2 -> 3
+        let succ = vec![vec![1, 2], vec![2], vec![1, 3], vec![]];
+        let mut cfg = Cfg::from_parts(
+            "m".into(),
+            vec![String::new(); 4],
+            vec![0; 4],
+            vec![Term::CondBra, Term::Bra, Term::CondBra, Term::Ret],
+            vec![vec![]; 4],
+            &succ,
+        );
+        let info = check(&cfg);
+        assert_eq!(info.loops.irreducible_count(), 1);
+        let region = info.loops.irreducible_sccs.successors(0).to_vec();
+        let d = cfg.make_single_entry(&region);
+        assert_eq!(d, 4);
+        assert_eq!(cfg.successors(d), &[1, 2]);
+        assert_eq!(cfg.successors(0), &[4, 4]);
+        let info = check(&cfg);
+        assert_eq!(info.loops.irreducible_count(), 0);
+        assert_eq!(info.loops.header, vec![d]);
+        assert_eq!(info.loops.loop_blocks(0), &[4, 2, 1]);
+        assert_eq!(cfg.make_single_entry(&[4, 1, 2]), NONE);
     }
 
     fn check(cfg: &Cfg) -> CfgInfo {

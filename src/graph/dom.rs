@@ -41,6 +41,9 @@ pub struct DomTree {
     pub last: Vec<u32>,
     /// Depth in the dominator tree (start = 0; `NONE` if unreachable).
     pub level: Vec<u32>,
+    /// Passes over the RPO the last `compute_chk` made (the last one changes nothing);
+    /// 0 after `compute_semi_nca`.
+    pub chk_passes: u32,
     start: u32,
     valid: bool,
     // scratch
@@ -56,6 +59,9 @@ pub struct DomTree {
     path: Vec<u32>,
 }
 
+/// CHK passes [`DomTree::compute_auto`] allows before switching to Semi-NCA.
+pub const AUTO_CHK_PASSES: u32 = 2;
+
 impl DomTree {
     /// An empty, invalid tree.
     pub fn new() -> DomTree {
@@ -64,6 +70,31 @@ impl DomTree {
 
     /// Cooper-Harvey-Kennedy over the given RPO (which must be valid for `g`).
     pub fn compute_chk<G: Predecessors + WithStart>(&mut self, g: &G, rpo: &Rpo) {
+        let converged = self.chk_bounded(g, rpo, u32::MAX);
+        debug_assert!(converged);
+    }
+
+    /// CHK while it converges quickly, Semi-NCA when it does not. Over an RPO, a reducible
+    /// CFG settles in two CHK passes (one that sets every idom — back-edge predecessors
+    /// are not yet processed and are skipped, which is right for them — and one that
+    /// confirms); a CFG still changing after [`AUTO_CHK_PASSES`] passes is irreducible,
+    /// where CHK can degrade badly (backward ladders: 60x), and Semi-NCA, which does not
+    /// iterate, takes over. Worst case: two CHK passes plus one Semi-NCA run. Same result
+    /// either way.
+    pub fn compute_auto<G: Successors + Predecessors + WithStart>(&mut self, g: &G, rpo: &Rpo) {
+        if !self.chk_bounded(g, rpo, AUTO_CHK_PASSES) {
+            self.compute_semi_nca(g);
+        }
+    }
+
+    /// Runs at most `max_passes` CHK passes; returns whether the idoms converged (the tree
+    /// is only filled in when they did).
+    fn chk_bounded<G: Predecessors + WithStart>(
+        &mut self,
+        g: &G,
+        rpo: &Rpo,
+        max_passes: u32,
+    ) -> bool {
         let n = g.num_nodes();
         let m = rpo.rpo_array.len();
         // Predecessor CSR in RPO-number space; unreachable predecessors dropped.
@@ -87,8 +118,13 @@ impl DomTree {
             doms[0] = 0;
         }
         let mut changed = true;
+        self.chk_passes = 0;
         while changed {
+            if self.chk_passes == max_passes {
+                return false;
+            }
             changed = false;
+            self.chk_passes += 1;
             for b in 1..m {
                 let preds = &p.targets[p.starts[b] as usize..p.starts[b + 1] as usize];
                 let mut new_idom = NONE;
@@ -124,6 +160,7 @@ impl DomTree {
             self.idom[rpo.rpo_array[k] as usize] = rpo.rpo_array[d as usize];
         }
         self.finish(g.start_node(), n);
+        true
     }
 
     /// Semi-NCA (needs successors for its own DFS and predecessors for semidominators).
@@ -159,6 +196,7 @@ impl DomTree {
             }
         }
         let m = self.order.len();
+        self.chk_passes = 0;
         self.semi.clear();
         self.semi.extend(0..m as u32);
         self.label.clear();

@@ -8,8 +8,10 @@
 pub mod csr;
 pub mod dom;
 pub mod rpo;
+pub mod tarjan;
 
 pub use csr::Csr;
+pub use tarjan::Tarjan;
 
 /// Reserved "none" value for dense `u32` indices.
 pub const NONE: u32 = u32::MAX;

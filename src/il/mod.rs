@@ -10,7 +10,9 @@
 //!   by the generated [`LAYOUT`]. Walks and keep-in-IL marking read `children(e)` as one
 //!   contiguous slice.
 //! - The prefix flag byte of EDG (allocated, file_scope, is_in_secondary_il, language_flag,
-//!   keep_in_il) becomes one dense [`BitSet`] column per flag.
+//!   keep_in_il) becomes one column per flag: dense [`BitSet`]s, tested and set in hot
+//!   loops, except is_in_secondary_il, which is almost always empty and is a roaring
+//!   bitmap (PERF.md has the measurements behind the choice).
 //! - Regions: region 0 is the persistent file-scope region; a function region is opened
 //!   when a body starts and freed when it ends, with its entries and strings, in time
 //!   proportional to the region (amortized: the edge pool is compacted when half garbage).
@@ -32,7 +34,7 @@ pub use error::IlError;
 pub use id::{Eix, EntryId, RegionIdx};
 pub use schema::{Cat, RegionRule};
 pub use strings::{Str, StrFields, StringArena};
-pub use world::{Flag, FreeListKind, Il, Region, SourcePos};
+pub use world::{Flag, FreeListKind, Il, Region, SourcePos, VerifyError};
 
 #[allow(missing_docs, clippy::all)]
 mod generated {

@@ -150,3 +150,34 @@ pub fn dump_il_table_stats(il: &Il, extra: u64, out: &mut dyn Write) -> io::Resu
     )?;
     Ok(())
 }
+
+/// The five constant-sharing counters of seed 002 (`qword_126F200..126F220`), kept by
+/// `share::ConstantSharing` and printed under the table by [`dump_sharing_stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SharingCounters {
+    /// `compare_constants` calls made by sharing lookups.
+    pub comparisons: u64,
+    /// Calls to `alloc_shareable_constant`.
+    pub total_allocs: u64,
+    /// Lookups that missed and added a canonical constant.
+    pub new_buckets: u64,
+    /// Hits whose canonical constant is in the same region as the local one.
+    pub region_hits: u64,
+    /// Hits whose canonical constant is in another region.
+    pub global_hits: u64,
+}
+
+/// Writes the sharing counters in the table's format, after [`dump_il_table_stats`].
+pub fn dump_sharing_stats(c: &SharingCounters, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "Constant sharing:")?;
+    for (name, v) in [
+        ("constant comparisons", c.comparisons),
+        ("shareable constant allocs", c.total_allocs),
+        ("new shared constants", c.new_buckets),
+        ("same-region hits", c.region_hits),
+        ("global hits", c.global_hits),
+    ] {
+        writeln!(out, "{name:<32}{v:>10}")?;
+    }
+    Ok(())
+}

@@ -78,6 +78,8 @@ pub fn generate_into(il: &mut Il, seed: u64, scale: f64) -> Result<Synth, IlErro
         line: 1,
     };
     g.run(scale)?;
+    g.il.compact_edges();
+    g.il.debug_verify("generate");
     Ok(g.out)
 }
 
@@ -195,6 +197,10 @@ impl Gen<'_> {
             self.il.set_child(tp, F::TEMPLATE_PARAM_TYPE, Some(tpt))?;
             self.il.push_list(t, F::TEMPLATE_PARAMS, tp)?;
             self.il.set_child(t, F::TEMPLATE_PATTERN, Some(pattern))?;
+            // The declaration owns the template (templates are not on a walk list).
+            let decl = self.il.alloc(EntryKind::TemplateDecl)?;
+            self.il
+                .set_child(decl, F::TEMPLATE_DECL_TEMPLATE, Some(t))?;
             self.out.templates.push(t);
             for (i, arg) in [self.builtin[0], self.builtin[1], self.builtin[2]]
                 .into_iter()
@@ -328,7 +334,7 @@ impl Gen<'_> {
         self.il.tables.routine.is_defined[r] = true;
 
         // The body lives in its own function region.
-        let region = self.il.open_function_region(None);
+        self.il.open_function_region(None);
         let body_scope = kinds::alloc_scope(self.il, kinds::SCK_FUNCTION, Some(rt))?;
         self.il
             .set_child(rt, F::ROUTINE_BODY_SCOPE, Some(body_scope))?;
@@ -342,7 +348,6 @@ impl Gen<'_> {
             self.il.push_list(block, F::STATEMENT_STMTS, s)?;
         }
         self.il.switch_region(RegionIdx::FILE_SCOPE)?;
-        let _ = region;
         self.out.routines.push(rt);
         Ok(rt)
     }

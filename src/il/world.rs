@@ -108,6 +108,9 @@ pub struct Il {
     span: Vec<Span>,
     pos: Vec<SourcePos>,
     flags: [BitSet; 6],
+    /// is_in_secondary_il, stored sparse: most worlds have no secondary IL at all, and a
+    /// secondary translation unit's entries come in long runs (see PERF.md).
+    secondary: roaring::RoaringBitmap,
     ids: SlotMap<EntryId, Eix>,
     /// The per-kind SoA tables.
     pub tables: Tables,
@@ -164,6 +167,7 @@ impl Il {
             span: Vec::new(),
             pos: Vec::new(),
             flags: Default::default(),
+            secondary: roaring::RoaringBitmap::new(),
             ids: SlotMap::with_key(),
             tables: Tables::default(),
             free_rows: vec![Vec::new(); 85],
@@ -197,6 +201,23 @@ impl Il {
             compiler_version: None,
             time_of_compilation: None,
             epoch: 0,
+        }
+    }
+
+    /// Reserves room for `entries` more entries and `edges` more edge slots (bulk builders
+    /// such as the binary IL reader call this once instead of growing as they go).
+    pub fn reserve(&mut self, entries: usize, edges: usize) {
+        self.kind.reserve(entries);
+        self.row.reserve(entries);
+        self.region.reserve(entries);
+        self.id.reserve(entries);
+        self.span.reserve(entries);
+        self.pos.reserve(entries);
+        self.ids.reserve(entries);
+        self.edges.reserve(edges);
+        let n = self.kind.len() + entries;
+        for f in &mut self.flags {
+            f.grow(n);
         }
     }
 
@@ -310,23 +331,53 @@ impl Il {
     /// Reads a flag of a live entry.
     #[inline]
     pub fn flag(&self, e: Eix, f: Flag) -> bool {
+        if f == Flag::SecondaryIl {
+            return self.secondary.contains(e.0);
+        }
         self.flags[f as usize].get(e.idx())
     }
 
     /// Sets a flag of a live entry.
     #[inline]
     pub fn set_flag(&mut self, e: Eix, f: Flag, v: bool) {
+        if f == Flag::SecondaryIl {
+            if v {
+                self.secondary.insert(e.0);
+            } else {
+                self.secondary.remove(e.0);
+            }
+            return;
+        }
         self.flags[f as usize].set(e.idx(), v)
     }
 
-    /// A whole flag column.
+    /// A whole dense flag column.
+    ///
+    /// # Panics
+    /// For [`Flag::SecondaryIl`], which is stored sparse: use [`Il::secondary_il_entries`].
     pub fn flag_column(&self, f: Flag) -> &BitSet {
+        assert!(
+            f != Flag::SecondaryIl,
+            "is_in_secondary_il is a sparse column"
+        );
         &self.flags[f as usize]
     }
 
-    /// A whole flag column, mutable (marking kernels write it directly).
+    /// A whole dense flag column, mutable (marking kernels write it directly).
+    ///
+    /// # Panics
+    /// For [`Flag::SecondaryIl`], as [`Il::flag_column`].
     pub fn flag_column_mut(&mut self, f: Flag) -> &mut BitSet {
+        assert!(
+            f != Flag::SecondaryIl,
+            "is_in_secondary_il is a sparse column"
+        );
         &mut self.flags[f as usize]
+    }
+
+    /// The entries stamped is_in_secondary_il (a compressed bitmap of dense indices).
+    pub fn secondary_il_entries(&self) -> &roaring::RoaringBitmap {
+        &self.secondary
     }
 
     // ---- position cursor ------------------------------------------------------------------
@@ -449,7 +500,34 @@ impl Il {
         for f in &mut self.flags {
             f.set(e.idx(), false);
         }
+        self.secondary.remove(e.0);
         self.free_eix.push(e);
+    }
+
+    /// Frees individual entries (the elimination pass): their IDs stop resolving, their
+    /// rows and dense indices are recycled, and they leave the per-kind and external
+    /// lists. Edges that still point at them must have been cleared by the caller.
+    pub fn free_entries(&mut self, entries: &[Eix]) {
+        let mut dead = BitSet::with_len(self.capacity());
+        for &e in entries {
+            if self.is_live(e) {
+                dead.set(e.idx(), true);
+                self.release(e);
+            }
+        }
+        for list in &mut self.kind_lists {
+            list.retain(|e| !dead.get(e.idx()));
+        }
+        self.external_types.retain(|e| !dead.get(e.idx()));
+        for r in &mut self.regions {
+            r.entries.retain(|e| !dead.get(e.idx()));
+        }
+        for slot in [&mut self.primary_scope, &mut self.main_routine] {
+            if slot.is_some_and(|id| self.ids.get(id).is_none()) {
+                *slot = None;
+            }
+        }
+        self.maybe_compact();
     }
 
     /// Zeroes the free lists (called at function-scope exit).
@@ -579,7 +657,9 @@ impl Il {
         self.flags[Flag::Allocated as usize].set(i, true);
         self.flags[Flag::FileScope as usize]
             .set(i, r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode);
-        self.flags[Flag::SecondaryIl as usize].set(i, self.secondary_mode);
+        if self.secondary_mode {
+            self.secondary.insert(e.0);
+        }
         self.flags[Flag::Language as usize].set(i, self.cpp_mode);
     }
 
@@ -615,6 +695,26 @@ impl Il {
         let n = self.kind(e).layout().refs.len() as u32;
         let a = s.start + s.nchild;
         &self.edges[a as usize..(a + n) as usize]
+    }
+
+    /// Hints the cache to load `e`'s span and kind (stage one of a two-stage prefetch in
+    /// marking kernels whose visit order is known ahead).
+    #[inline(always)]
+    pub fn prefetch_entry(&self, e: Eix) {
+        if let (Some(s), Some(k)) = (self.span.get(e.idx()), self.kind.get(e.idx())) {
+            prefetch(s);
+            prefetch(k);
+        }
+    }
+
+    /// Hints the cache to load `e`'s edge block (stage two: `e`'s span should be cached).
+    #[inline(always)]
+    pub fn prefetch_edges(&self, e: Eix) {
+        if let Some(s) = self.span.get(e.idx()) {
+            if let Some(p) = self.edges.get(s.start as usize) {
+                prefetch(p);
+            }
+        }
     }
 
     /// Raw access for marking kernels: the pool and the start/child-count of `e`.
@@ -808,6 +908,27 @@ impl Il {
         let header = s.start as usize - l.lists.len();
         self.edges[header + f.list as usize].0 -= removed as u32;
         self.span[p.idx()].nchild -= removed as u32;
+    }
+
+    /// `(offset in children(p), length)` of list `list` of `p`.
+    pub fn list_pos(&self, p: Eix, list: u32) -> (usize, usize) {
+        let (a, b) = self.list_bounds(p, list);
+        (a - self.span[p.idx()].start as usize, b - a)
+    }
+
+    /// Removes item `item` of list `list` of `p` (an entry filter returning none).
+    pub fn remove_list_item(&mut self, p: Eix, list: u32, item: usize) {
+        let l = self.kind(p).layout();
+        let (a, b) = self.list_bounds(p, list);
+        debug_assert!(a + item < b);
+        let s = self.span[p.idx()];
+        let block_end = (s.start + s.nchild) as usize + l.refs.len();
+        self.edges.copy_within(a + item + 1..block_end, a + item);
+        self.edges[block_end - 1] = Eix::NONE;
+        self.edge_garbage += 1;
+        let header = s.start as usize - l.lists.len();
+        self.edges[header + list as usize].0 -= 1;
+        self.span[p.idx()].nchild -= 1;
     }
 
     /// Replaces the child at position `i` of `children(p)` (an entry-replace remap).
@@ -1072,6 +1193,11 @@ impl Il {
             self.release(e);
             let id = self.alloc_in(kind, region);
             let ne = self.eix(id)?;
+            // The recycled entry keeps its place in the per-kind list, as the seed's
+            // free-listed nodes keep their list link: drop the append alloc_in made.
+            if region == RegionIdx::FILE_SCOPE && ne == e {
+                self.kind_lists[kind as usize].pop();
+            }
             if keep_keep && keep {
                 self.set_flag(ne, Flag::KeepInIl, true);
             }
@@ -1159,5 +1285,291 @@ impl Il {
     pub fn next_epoch(&mut self) -> u64 {
         self.epoch += 1;
         self.epoch
+    }
+}
+
+impl Il {
+    /// A copy of this world with its entries allocated in `order` (every live entry once;
+    /// entries missing from `order` are appended in dense order). Returns the new world and
+    /// the old-to-new dense index map. Walk order is unchanged (per-kind lists keep their
+    /// relative order); memory order follows `order`. Used to restore locality after
+    /// churn (pass the walk order) and by benches to age a world (pass a shuffle).
+    pub fn relayout(&self, order: &[Eix]) -> (Il, Vec<Eix>) {
+        let mut out = Il::new();
+        out.tu_copy_mode = self.tu_copy_mode;
+        out.compiler_version = self.compiler_version.clone();
+        out.time_of_compilation = self.time_of_compilation.clone();
+        let mut map = vec![Eix::NONE; self.capacity()];
+        let mut region_map: Vec<Option<RegionIdx>> = vec![None; self.regions.len()];
+        region_map[0] = Some(RegionIdx::FILE_SCOPE);
+        let rest: Vec<Eix> = self.entries().collect();
+        for &e in order.iter().chain(rest.iter()) {
+            if !self.is_live(e) || !map[e.idx()].is_none() {
+                continue;
+            }
+            let k = self.kind(e);
+            let r = self.region[e.idx()] as usize;
+            let nr = *region_map[r].get_or_insert_with(|| out.open_function_region(None));
+            out.cursor = self.pos[e.idx()];
+            let id = out.alloc_in(k, nr);
+            let ne = out.ids[id];
+            map[e.idx()] = ne;
+            out.tables
+                .copy_row_from(&self.tables, k, self.row(e), out.row(ne));
+            let strs = self.tables.strings(k, self.row(e));
+            for (i, &s) in strs.as_slice().iter().enumerate() {
+                if s.is_some() {
+                    let ns = out.regions[nr.idx()].strings.push(self.str_bytes(e, s));
+                    let row = out.row(ne);
+                    out.tables.set_string(k, row, i, ns);
+                }
+            }
+            for (i, f) in self.flags.iter().enumerate() {
+                out.flags[i].set(ne.idx(), f.get(e.idx()));
+            }
+            if self.secondary.contains(e.0) {
+                out.secondary.insert(ne.0);
+            }
+        }
+        out.current = RegionIdx::FILE_SCOPE;
+        // Edges, remapped; per-kind lists in the old relative order.
+        for e in self.entries() {
+            let ne = map[e.idx()];
+            let l = self.kind(e).layout();
+            let kids = self.children(e);
+            for (slot, &c) in kids[..l.singles.len()].iter().enumerate() {
+                if !c.is_none() {
+                    out.replace_child_at(ne, slot, map[c.idx()]);
+                }
+            }
+            for li in 0..l.lists.len() {
+                let (off, len) = self.list_pos(e, li as u32);
+                for &c in &kids[off..off + len] {
+                    out.push_list_eix(ne, li as u32, map[c.idx()]);
+                }
+            }
+            for (i, &r) in self.refs(e).iter().enumerate() {
+                if !r.is_none() {
+                    out.replace_ref_at(ne, i, map[r.idx()]);
+                }
+            }
+        }
+        for (k, list) in self.kind_lists.iter().enumerate() {
+            out.kind_lists[k] = list
+                .iter()
+                .filter(|&&e| self.is_live(e))
+                .map(|&e| map[e.idx()])
+                .collect();
+        }
+        out.external_types = self.external_types().map(|e| map[e.idx()]).collect();
+        let remap_id = |out: &Il, id: Option<EntryId>| {
+            id.and_then(|i| self.eix(i).ok())
+                .map(|e| out.id_of(map[e.idx()]))
+        };
+        out.primary_scope = remap_id(&out, self.primary_scope);
+        out.main_routine = remap_id(&out, self.main_routine);
+        out.counts.clone_from(&self.counts);
+        out.counters = self.counters;
+        out.compact_edges();
+        out.debug_verify("relayout");
+        (out, map)
+    }
+}
+
+/// Hints the cache to load the line holding `p`; a no-op off x86_64.
+#[inline(always)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` only hints the cache and never faults; SSE is part of the
+    // x86_64 baseline; the pointer comes from a live reference. The walk bench
+    // (`ilkit_mark_*`) shows the gain.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// One broken invariant of an [`Il`], found by [`Il::verify`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError(pub String);
+
+impl std::fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Il {
+    /// In debug builds, checks [`Il::verify`] after a bulk mutation (region close, entry
+    /// frees, relayout, reading a file) on worlds small enough for it to stay cheap.
+    ///
+    /// # Panics
+    /// In debug builds, when an invariant is broken (a bug in ilkit).
+    #[inline]
+    pub fn debug_verify(&self, after: &str) {
+        #[cfg(debug_assertions)]
+        if self.capacity() <= 200_000 {
+            let errs = self.verify();
+            assert!(
+                errs.is_empty(),
+                "IL invariants broken after {after}: {:?}",
+                &errs[..errs.len().min(5)]
+            );
+        }
+        let _ = after;
+    }
+
+    /// Checks the world's invariants and reports every violation (never panics):
+    /// IDs and dense indices agree, rows point back at their entries, edge blocks are
+    /// consistent with their list headers, every edge names a live entry of the field's
+    /// kind, per-kind lists hold live file-scope entries once each, region entry lists hold
+    /// their region's entries, flag bits only on live entries.
+    pub fn verify(&self) -> Vec<VerifyError> {
+        let mut errs = Vec::new();
+        let n = self.capacity();
+        let mut live = 0usize;
+        for i in 0..n {
+            let e = Eix(i as u32);
+            let k = self.kind[i];
+            if k == EntryKind::None {
+                continue;
+            }
+            live += 1;
+            if self.ids.get(self.id[i]) != Some(&e) {
+                errs.push(VerifyError(format!("{e}: its id does not resolve to it")));
+            }
+            if self.tables.row_eix(k, self.row[i]) != e {
+                errs.push(VerifyError(format!(
+                    "{e}: row {} of {} belongs to {}",
+                    self.row[i],
+                    k.name(),
+                    self.tables.row_eix(k, self.row[i])
+                )));
+            }
+            let r = self.region[i] as usize;
+            if !self.regions.get(r).is_some_and(|r| r.live) {
+                errs.push(VerifyError(format!("{e}: lives in closed region {r}")));
+            }
+            let l = k.layout();
+            let s = self.span[i];
+            let header = (s.start as usize).checked_sub(l.lists.len());
+            let end = (s.start + s.nchild) as usize + l.refs.len();
+            let Some(header) = header.filter(|_| end <= self.edges.len()) else {
+                errs.push(VerifyError(format!("{e}: edge block out of the pool")));
+                continue;
+            };
+            let list_total: usize = self.edges[header..s.start as usize]
+                .iter()
+                .map(|x| x.0 as usize)
+                .sum();
+            if l.singles.len() + list_total != s.nchild as usize {
+                errs.push(VerifyError(format!(
+                    "{e}: list headers sum to {list_total} but the block holds {} children",
+                    s.nchild
+                )));
+                continue;
+            }
+            let check =
+                |c: Eix, target: Option<EntryKind>, field: &str, errs: &mut Vec<VerifyError>| {
+                    if c.is_none() {
+                        return;
+                    }
+                    if !self.is_live(c) {
+                        errs.push(VerifyError(format!(
+                            "{e} ({}).{field}: dangling edge to {c}",
+                            k.name()
+                        )));
+                    } else if let Some(t) = target.filter(|&t| self.kind(c) != t) {
+                        errs.push(VerifyError(format!(
+                            "{e} ({}).{field}: {c} is a {}, expected {}",
+                            k.name(),
+                            self.kind(c).name(),
+                            t.name()
+                        )));
+                    }
+                };
+            let kids = self.children(e);
+            for (slot, info) in l.singles.iter().enumerate() {
+                check(kids[slot], info.target, info.name, &mut errs);
+            }
+            for (li, info) in l.lists.iter().enumerate() {
+                let (off, len) = self.list_pos(e, li as u32);
+                for &c in &kids[off..off + len] {
+                    if c.is_none() {
+                        errs.push(VerifyError(format!("{e}.{}: none in a list", info.name)));
+                    }
+                    check(c, info.target, info.name, &mut errs);
+                }
+            }
+            for (slot, info) in l.refs.iter().enumerate() {
+                check(self.refs(e)[slot], info.target, info.name, &mut errs);
+            }
+        }
+        if live != self.ids.len() {
+            errs.push(VerifyError(format!(
+                "{live} live entries but {} ids",
+                self.ids.len()
+            )));
+        }
+        let mut seen = BitSet::with_len(n);
+        for (k, list) in self.kind_lists.iter().enumerate() {
+            for &e in list {
+                if !self.is_live(e) {
+                    continue; // freed by a region or recycled: skipped by kind_list()
+                }
+                if self.kind(e) as usize == k
+                    && self.region_of(e) == RegionIdx::FILE_SCOPE
+                    && !seen.insert(e.idx())
+                {
+                    errs.push(VerifyError(format!(
+                        "{e}: twice in the {} list",
+                        EntryKind::ALL[k].name()
+                    )));
+                }
+            }
+        }
+        for (r, reg) in self.regions.iter().enumerate().filter(|(_, r)| r.live) {
+            for &e in &reg.entries {
+                if self.is_live(e) && self.region[e.idx()] as usize != r && r != 0 {
+                    errs.push(VerifyError(format!(
+                        "{e}: listed in region {r} but lives in {}",
+                        self.region[e.idx()]
+                    )));
+                }
+            }
+        }
+        for (fi, f) in self.flags.iter().enumerate() {
+            if let Some(i) = f
+                .iter()
+                .find(|&i| i >= n || self.kind[i] == EntryKind::None)
+            {
+                errs.push(VerifyError(format!(
+                    "flag column {fi} has a bit for free index {i}"
+                )));
+            }
+        }
+        if let Some(i) = self.secondary.iter().find(|&i| !self.is_live(Eix(i))) {
+            errs.push(VerifyError(format!(
+                "is_in_secondary_il set for free index {i}"
+            )));
+        }
+        errs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The per-entry columns are the memory budget of every entry (PERF.md).
+    #[test]
+    fn hot_row_sizes() {
+        assert_eq!(std::mem::size_of::<Span>(), 8);
+        assert_eq!(std::mem::size_of::<SourcePos>(), 8);
+        assert_eq!(std::mem::size_of::<EntryId>(), 8);
+        assert_eq!(std::mem::size_of::<EntryKind>(), 1);
+        assert_eq!(Il::per_entry_column_bytes(), 42);
+        assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 12);
     }
 }

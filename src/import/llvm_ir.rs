@@ -233,15 +233,19 @@ pub struct CallSite {
     pub block: u32,
     /// `call`, `invoke` or `callbr`.
     pub kind: CallKind,
+    /// The call's function type, an index into [`Module::signatures`].
+    pub fn_type: u32,
 }
 
 /// One event of a function's operand walk, in instruction then operand order: what
 /// LLVM's `LazyCallGraph::Node::populateSlow` looks at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OperandRef {
-    /// A call-like instruction whose callee operand is directly this symbol; it comes
-    /// before the instruction's constant operands.
-    DirectCall(u32),
+    /// A call-like instruction whose callee operand is directly symbol `.0`, with call
+    /// function type `.1` (an index into [`Module::signatures`]); it comes before the
+    /// instruction's constant operands. LLVM only counts it as a call of the function
+    /// when the types agree (`CallBase::getCalledFunction`).
+    DirectCall(u32, u32),
     /// A constant operand that mentions a global (the callee is the last operand).
     Const(ConstId),
 }
@@ -269,6 +273,8 @@ pub struct Function {
     pub sym: u32,
     /// `define` (true) or `declare` (false).
     pub is_definition: bool,
+    /// The function type, an index into [`Module::signatures`].
+    pub signature: u32,
     /// Linkage.
     pub linkage: Linkage,
     /// Calling convention keyword (`fastcc`, `ptx_kernel`, `cc 10`, ...); empty = C.
@@ -312,6 +318,10 @@ pub struct Module {
     pub consts: ConstPool,
     /// Attribute groups: `(number, words)` in text order (`attributes #0 = { ... }`).
     pub attr_groups: Vec<(u32, Vec<String>)>,
+    /// Symbol index by name (inverse of `symbols`).
+    pub symbol_index: AHashMap<String, u32>,
+    /// Interned function types, whitespace-free (`i32(ptr,...)`).
+    pub signatures: Vec<String>,
 }
 
 impl Module {
@@ -332,6 +342,14 @@ impl Module {
                     .iter()
                     .any(|(n, words)| n == g && words.iter().any(|w| w == attr))
             })
+    }
+
+    /// The name of a call site's callee when it is called directly.
+    pub fn callee_name(&self, c: &CallSite) -> Option<&str> {
+        match c.callee {
+            Callee::Direct(s) => Some(&self.symbols[s as usize]),
+            _ => None,
+        }
     }
 
     /// The function a symbol denotes, if it is one.
@@ -427,6 +445,12 @@ struct Parser<'a> {
     const_map: AHashMap<(&'a str, &'a str), ConstId>,
     sym_const: Vec<ConstId>,
     depth: u32,
+    /// Type text of the last item parsed by `typed_item` ("" if none).
+    last_type: &'a str,
+    /// The outermost type parsed last was a function type.
+    fn_type_seen: bool,
+    sig_map: AHashMap<String, u32>,
+    sig_buf: String,
     // scratch for constant operand lists
     scratch: Vec<ConstId>,
 }
@@ -493,6 +517,7 @@ const CONSTEXPR_WORDS: &[&str] = &[
     "extractvalue",
     "insertvalue",
     "ptrauth",
+    "splat",
 ];
 
 const LEAF_VALUE_WORDS: &[&str] = &[
@@ -525,6 +550,10 @@ impl<'a> Parser<'a> {
             const_map: AHashMap::new(),
             sym_const: Vec::new(),
             depth: 0,
+            last_type: "",
+            fn_type_seen: false,
+            sig_map: AHashMap::new(),
+            sig_buf: String::new(),
             scratch: Vec::new(),
         }
     }
@@ -614,7 +643,14 @@ impl<'a> Parser<'a> {
                     (Tk::Word, e)
                 }
             }
-            _ => (Tk::Punct, i + 1),
+            _ => {
+                // one character (a whole UTF-8 sequence, so slices stay on boundaries)
+                let mut e = i + 1;
+                while e < b.len() && (b[e] & 0xC0) == 0x80 {
+                    e += 1;
+                }
+                (Tk::Punct, e)
+            }
         };
         self.st.pos = end;
         mk(kind, end)
@@ -825,6 +861,16 @@ impl<'a> Parser<'a> {
         Some(id)
     }
 
+    fn intern_sig(&mut self, sig: &str) -> u32 {
+        if let Some(&i) = self.sig_map.get(sig) {
+            return i;
+        }
+        let i = self.m.signatures.len() as u32;
+        self.m.signatures.push(sig.to_string());
+        self.sig_map.insert(sig.to_string(), i);
+        i
+    }
+
     fn enter(&mut self) -> Result<(), ParseError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -904,6 +950,10 @@ impl<'a> Parser<'a> {
         // postfix: pointers, address spaces, function types
         loop {
             if self.eat_punct("*") {
+                if self.depth == 1 {
+                    // a pointer to a function type is not a function type
+                    self.fn_type_seen = false;
+                }
                 continue;
             }
             if self.is_word("addrspace") {
@@ -912,6 +962,9 @@ impl<'a> Parser<'a> {
                 continue;
             }
             if self.is_punct("(") {
+                if self.depth == 1 {
+                    self.fn_type_seen = true;
+                }
                 self.next();
                 self.type_params()?;
                 continue;
@@ -1031,6 +1084,7 @@ impl<'a> Parser<'a> {
     /// Parses a typed item: `[flags] [type [attrs]] [value]`. Returns the constant when
     /// the value mentions globals.
     fn typed_item(&mut self) -> Result<Option<ConstId>, ParseError> {
+        self.last_type = "";
         // leading flag words; only the first token of an item may start a new line
         let first = self.peek();
         loop {
@@ -1041,6 +1095,7 @@ impl<'a> Parser<'a> {
             if t.kind == Tk::Word {
                 let w = self.text(t);
                 if w == "metadata" {
+                    self.last_type = "metadata";
                     self.skip_to_comma()?;
                     return Ok(None);
                 }
@@ -1081,10 +1136,13 @@ impl<'a> Parser<'a> {
                     .unwrap_or(self.st.pos as u32);
                 let ty = &self.src[t.start as usize..ty_end as usize];
                 self.skip_attrs()?;
-                if !self.peek().nl_before && self.is_value_start() {
-                    return self.value(ty);
-                }
-                return Ok(None);
+                let r = if !self.peek().nl_before && self.is_value_start() {
+                    self.value(ty)?
+                } else {
+                    None
+                };
+                self.last_type = ty;
+                return Ok(r);
             }
             self.st = save;
             self.scratch.truncate(saved_scratch);
@@ -1244,8 +1302,7 @@ impl<'a> Parser<'a> {
                         let s = self.next();
                         if s.kind == Tk::Str {
                             let txt = self.text(s);
-                            self.m.source_filename =
-                                Some(unescape(&txt[1..txt.len().saturating_sub(1)]));
+                            self.m.source_filename = Some(unescape(unquote(txt)));
                         }
                     }
                     "target" => {
@@ -1256,8 +1313,7 @@ impl<'a> Parser<'a> {
                             let s = self.next();
                             if s.kind == Tk::Str {
                                 let txt = self.text(s);
-                                self.m.target_triple =
-                                    Some(txt[1..txt.len().saturating_sub(1)].to_string());
+                                self.m.target_triple = Some(unquote(txt).to_string());
                             }
                         } else {
                             self.skip_statement()?;
@@ -1430,7 +1486,8 @@ impl<'a> Parser<'a> {
         let kw = self.next();
         let mut linkage = Linkage::External;
         let mut cc = String::new();
-        // header words up to the function name
+        let mut ret = String::new();
+        // header words and the return type, up to the function name
         let name_tok = loop {
             let t = self.peek();
             if t.kind == Tk::Eof || (t.nl_before && t.start != kw.start) {
@@ -1438,6 +1495,12 @@ impl<'a> Parser<'a> {
             }
             if t.kind == Tk::Global {
                 break self.next();
+            }
+            if self.is_type_start() {
+                self.parse_type()?;
+                let end = self.peek().start as usize;
+                ret = squash(&self.src[t.start as usize..end]);
+                continue;
             }
             if t.kind == Tk::Word {
                 let w = self.text(t);
@@ -1456,72 +1519,47 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
-            if self.is_punct("(") || self.is_punct("[") || self.is_punct("{") || self.is_punct("<")
-            {
+            self.next();
+            if self.is_punct("(") {
                 self.skip_group()?;
-            } else {
-                self.next();
             }
         };
         let sym = self.sym(self.text(name_tok));
-        // parameters: count the unnamed / numbered ones for slot numbering
+        // parameters: types for the signature; unnamed / numbered ones for slot numbering
         let open = self.expect_punct("(")?;
         let mut numbered = 0u32;
-        let mut item_last: Option<Tok> = None;
-        let mut item_empty = true;
-        loop {
-            let t = self.next();
-            if t.kind == Tk::Eof {
-                return self.err_at(open, "unterminated parameter list");
-            }
-            if t.kind == Tk::Punct {
-                match self.text(t) {
-                    "," | ")" => {
-                        if !item_empty {
-                            let named = item_last
-                                .map(|l| {
-                                    l.kind == Tk::Local
-                                        && !self.text(l)[1..].bytes().all(|c| c.is_ascii_digit())
-                                })
-                                .unwrap_or(false);
-                            let vararg = item_last.map(|l| self.text(l) == "...").unwrap_or(false);
-                            if !named && !vararg {
-                                numbered += 1;
-                            }
-                        }
-                        item_last = None;
-                        item_empty = true;
-                        if self.text(t) == ")" {
-                            break;
-                        }
-                        continue;
+        let mut params: Vec<String> = Vec::new();
+        if !self.eat_punct(")") {
+            loop {
+                if self.eat_punct("...") {
+                    params.push("...".to_string());
+                } else {
+                    let t = self.peek();
+                    if t.kind == Tk::Eof {
+                        return self.err_at(open, "unterminated parameter list");
                     }
-                    "(" | "[" | "{" | "<" => {
-                        // a nested group: rewind one token and skip it
-                        item_empty = false;
-                        item_last = Some(t);
-                        let mut depth = 1u32;
-                        while depth > 0 {
-                            let u = self.next();
-                            if u.kind == Tk::Eof {
-                                return self.err_at(open, "unterminated parameter list");
-                            }
-                            if u.kind == Tk::Punct {
-                                match self.text(u) {
-                                    "(" | "[" | "{" | "<" => depth += 1,
-                                    ")" | "]" | "}" | ">" => depth -= 1,
-                                    _ => {}
-                                }
-                            }
+                    self.parse_type()?;
+                    let end = self.peek().start as usize;
+                    params.push(squash(&self.src[t.start as usize..end]));
+                    self.skip_attrs()?;
+                    let n = self.peek();
+                    if n.kind == Tk::Local {
+                        self.next();
+                        if self.text(n)[1..].bytes().all(|c| c.is_ascii_digit()) {
+                            numbered += 1;
                         }
-                        continue;
+                    } else {
+                        numbered += 1;
                     }
-                    _ => {}
                 }
+                if self.eat_punct(",") {
+                    continue;
+                }
+                self.expect_punct(")")?;
+                break;
             }
-            item_empty = false;
-            item_last = Some(t);
         }
+        let signature = self.intern_sig(&format!("{ret}({})", params.join(",")));
         // trailing header: attributes, section, personality, ... up to '{' or EOL
         let mut attr_groups = Vec::new();
         let mut attrs = Vec::new();
@@ -1578,6 +1616,7 @@ impl<'a> Parser<'a> {
             name: self.m.symbols[sym as usize].clone(),
             sym,
             is_definition: is_def,
+            signature,
             linkage,
             calling_conv: cc,
             attr_groups,
@@ -1637,6 +1676,9 @@ impl<'a> Parser<'a> {
                 }
                 Tk::Attr => {
                     // debug record (#dbg_value(...))
+                    self.skip_statement()?;
+                }
+                Tk::Word if matches!(self.text(t), "uselistorder" | "uselistorder_bb") => {
                     self.skip_statement()?;
                 }
                 _ => {
@@ -1961,7 +2003,20 @@ impl<'a> Parser<'a> {
             }
             break;
         }
+        let ty_tok = self.peek();
+        self.fn_type_seen = false;
         self.parse_type()?;
+        let explicit_fn_type = self.fn_type_seen;
+        // the call's function type, built without whitespace in a reused buffer
+        let mut sig = std::mem::take(&mut self.sig_buf);
+        sig.clear();
+        squash_into(
+            &mut sig,
+            &self.src[ty_tok.start as usize..self.peek().start as usize],
+        );
+        if !explicit_fn_type {
+            sig.push('(');
+        }
         // callee
         let ct = self.peek();
         let callee = if ct.kind == Tk::Global {
@@ -1977,16 +2032,24 @@ impl<'a> Parser<'a> {
                 None => Callee::Indirect,
             }
         };
+        let direct_at = f.operand_refs.len();
         if let Callee::Direct(s) = callee {
-            f.operand_refs.push(OperandRef::DirectCall(s));
+            f.operand_refs.push(OperandRef::DirectCall(s, u32::MAX));
         }
         // arguments
         let open = self.expect_punct("(")?;
         let mut arg_count = 0u32;
+
         if !self.eat_punct(")") {
             loop {
                 arg_count += 1;
                 let c = self.typed_item()?;
+                if !explicit_fn_type {
+                    if arg_count > 1 {
+                        sig.push(',');
+                    }
+                    squash_into(&mut sig, self.last_type);
+                }
                 self.push_item_const(f, c);
                 self.skip_to_comma()?;
                 if self.eat_punct(",") {
@@ -2089,11 +2152,20 @@ impl<'a> Parser<'a> {
             "callbr" => CallKind::CallBr,
             _ => CallKind::Call,
         };
+        if !explicit_fn_type {
+            sig.push(')');
+        }
+        let fn_type = self.intern_sig(&sig);
+        self.sig_buf = sig;
+        if let Callee::Direct(s) = callee {
+            f.operand_refs[direct_at] = OperandRef::DirectCall(s, fn_type);
+        }
         f.call_sites.push(CallSite {
             callee,
             arg_count,
             block,
             kind,
+            fn_type,
         });
         Ok(())
     }
@@ -2102,7 +2174,27 @@ impl<'a> Parser<'a> {
         if self.m.consts.starts.is_empty() {
             self.m.consts.starts.push(0);
         }
+        self.m.symbol_index = self.sym_map;
         self.m
+    }
+}
+
+/// Type text without whitespace (`{ i32, ptr }` → `{i32,ptr}`), for comparing types.
+fn squash(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Appends `s` without whitespace to `out`.
+fn squash_into(out: &mut String, s: &str) {
+    out.extend(s.chars().filter(|c| !c.is_whitespace()));
+}
+
+/// `"abc"` → `abc` (anything else unchanged).
+fn unquote(s: &str) -> &str {
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        &s[1..s.len() - 1]
+    } else {
+        s
     }
 }
 
@@ -2118,3 +2210,8 @@ fn name_of(tok: &str) -> std::borrow::Cow<'_, str> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    pub(crate) use super::tests::corpus_ll_files;
+}

@@ -31,7 +31,11 @@ pub fn main(args: &[String]) -> i32 {
             p => paths.push(PathBuf::from(p)),
         }
     }
-    let mut inputs = if paths.is_empty() { default_inputs() } else { collect_inputs(&paths) };
+    let mut inputs = if paths.is_empty() {
+        default_inputs()
+    } else {
+        collect_inputs(&paths)
+    };
     if let Some((i, n)) = shard_spec {
         inputs = shard(inputs, i, n);
     }
@@ -79,7 +83,14 @@ fn report(records: &[FileRecord], wall: f64, json: bool) -> i32 {
             let _ = writeln!(
                 out,
                 "  {:<6} {:<4} {:<48} fn {:>5} bb {:>6} scc {:>4} il {:>8} {:>8.3}s",
-                status, r.kind, truncate(&r.name, 48), r.functions, r.blocks, r.sccs, r.il_entries, r.seconds
+                status,
+                r.kind,
+                truncate(&r.name, 48),
+                r.functions,
+                r.blocks,
+                r.sccs,
+                r.il_entries,
+                r.seconds
             );
         }
         let _ = write!(out, "summary:\n{}", summary(records, wall));
@@ -91,7 +102,14 @@ fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {
-        let tail: String = s.chars().rev().take(n - 1).collect::<Vec<_>>().into_iter().rev().collect();
+        let tail: String = s
+            .chars()
+            .rev()
+            .take(n - 1)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         format!("…{tail}")
     }
 }
@@ -123,7 +141,11 @@ pub fn merge_main(args: &[String]) -> i32 {
             }
         };
         let mut shard_time = 0.0;
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
             match record_from_json(line) {
                 Ok(r) => {
                     shard_time += r.seconds;

@@ -1,5 +1,5 @@
 //! `ilkit scan`: a parallel corpus scan. Files are dispatched by content — LLVM IR text,
-//! PTX, or a generated translation unit — imported, run through the systems of their
+//! PTX, ilkit binary IL, or a generated translation unit — imported, run through the systems of their
 //! stage, and summarized as one [`FileRecord`] each.
 //!
 //! Files run in parallel with rayon; results come back in input order, so the report is
@@ -87,7 +87,9 @@ pub struct FileRecord {
 /// Sniffs a file's format from its contents (and name as a tie-breaker).
 pub fn sniff(name: &str, text: &str) -> &'static str {
     let head = &text[..text.len().min(4096)];
-    if name.ends_with(".ptx") || head.lines().any(|l| l.trim_start().starts_with(".version")) && head.contains(".target") {
+    if name.ends_with(".ptx")
+        || head.lines().any(|l| l.trim_start().starts_with(".version")) && head.contains(".target")
+    {
         "ptx"
     } else if name.ends_with(".ll")
         || head.contains("; ModuleID")
@@ -105,17 +107,35 @@ pub fn sniff(name: &str, text: &str) -> &'static str {
 /// samples compiled into the binary.
 pub fn default_inputs() -> Vec<Input> {
     vec![
-        Input::Generated { seed: 1, scale: 1.0 },
-        Input::Generated { seed: 2, scale: 0.5 },
-        Input::Embedded { name: "recursion.ll", text: include_str!("../../data/default/recursion.ll") },
-        Input::Embedded { name: "compress.nvptx.O2.ll", text: include_str!("../../data/default/compress.nvptx.O2.ll") },
-        Input::Embedded { name: "compress.ptx", text: include_str!("../../data/default/compress.ptx") },
-        Input::Embedded { name: "adler32.ptx", text: include_str!("../../data/default/adler32.ptx") },
+        Input::Generated {
+            seed: 1,
+            scale: 1.0,
+        },
+        Input::Generated {
+            seed: 2,
+            scale: 0.5,
+        },
+        Input::Embedded {
+            name: "recursion.ll",
+            text: include_str!("../../data/default/recursion.ll"),
+        },
+        Input::Embedded {
+            name: "compress.nvptx.O2.ll",
+            text: include_str!("../../data/default/compress.nvptx.O2.ll"),
+        },
+        Input::Embedded {
+            name: "compress.ptx",
+            text: include_str!("../../data/default/compress.ptx"),
+        },
+        Input::Embedded {
+            name: "adler32.ptx",
+            text: include_str!("../../data/default/adler32.ptx"),
+        },
     ]
 }
 
 /// Expands paths: files as they are, folders recursively (sorted, so the list is
-/// deterministic), keeping files whose names end in `.ll` or `.ptx`.
+/// deterministic), keeping files whose names end in `.ll`, `.ptx` or `.il`.
 pub fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
     let mut out = Vec::new();
     for p in paths {
@@ -123,7 +143,9 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
             let mut stack = vec![p.clone()];
             let mut files = Vec::new();
             while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else { continue };
+                let Ok(rd) = std::fs::read_dir(&d) else {
+                    continue;
+                };
                 for ent in rd.flatten() {
                     let path = ent.path();
                     if path.is_dir() {
@@ -143,12 +165,20 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
 }
 
 fn has_scannable_ext(p: &Path) -> bool {
-    matches!(p.extension().and_then(|e| e.to_str()), Some("ll" | "ptx"))
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("ll" | "ptx" | "il")
+    )
 }
 
 /// Keeps the `i`-th of `n` deterministic shards of `inputs` (round robin by position).
 pub fn shard(inputs: Vec<Input>, i: usize, n: usize) -> Vec<Input> {
-    inputs.into_iter().enumerate().filter(|(k, _)| n == 0 || k % n == i).map(|(_, x)| x).collect()
+    inputs
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| n == 0 || k % n == i)
+        .map(|(_, x)| x)
+        .collect()
 }
 
 /// Scans every input; results are in input order. `on_done` is called once per finished
@@ -168,7 +198,11 @@ pub fn scan(inputs: &[Input], on_done: &(dyn Fn() + Sync)) -> Vec<FileRecord> {
 pub fn scan_one(input: &Input) -> FileRecord {
     let t0 = Instant::now();
     let name = input.name();
-    let mut rec = FileRecord { name: name.clone(), kind: "unknown", ..FileRecord::default() };
+    let mut rec = FileRecord {
+        name: name.clone(),
+        kind: "unknown",
+        ..FileRecord::default()
+    };
     let result = match input {
         Input::Generated { seed, scale } => {
             rec.kind = "il";
@@ -177,9 +211,13 @@ pub fn scan_one(input: &Input) -> FileRecord {
         }
         Input::Embedded { name, text } => scan_text(name, text, &mut rec),
         Input::File(p) => match std::fs::read(p) {
+            Ok(bytes) if bytes.starts_with(b"ILKIT-IL") => scan_il_file(&name, &bytes, &mut rec),
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => scan_text(&name, &text, &mut rec),
-                Err(e) => Err(format!("{name}: byte {}: not UTF-8 text", e.utf8_error().valid_up_to())),
+                Err(e) => Err(format!(
+                    "{name}: byte {}: not UTF-8 text",
+                    e.utf8_error().valid_up_to()
+                )),
             },
             Err(e) => Err(format!("{name}: cannot read: {e}")),
         },
@@ -196,57 +234,86 @@ fn scan_text(name: &str, text: &str, rec: &mut FileRecord) -> Result<(), String>
     rec.kind = sniff(name, text);
     match rec.kind {
         "ptx" => {
-            let path = if name.ends_with(".ptx") { name.to_string() } else { format!("{name}.ptx") };
+            let path = if name.ends_with(".ptx") {
+                name.to_string()
+            } else {
+                format!("{name}.ptx")
+            };
             let cfgs = crate::cfg::cli::load_text(&path, text)?;
             cfg_stats(&cfgs, rec);
             Ok(())
         }
         "ll" => {
-            let path = if name.ends_with(".ll") { name.to_string() } else { format!("{name}.ll") };
-            let cfgs = crate::cfg::cli::load_text(&path, text)?;
+            // One parse feeds both stages.
+            let m = crate::import::llvm_ir::parse(name, text).map_err(|e| e.to_string())?;
+            let cfgs: Vec<Cfg> = m
+                .functions
+                .par_iter()
+                .filter(|f| f.is_definition)
+                .map(crate::import::llvm_cfg::build_cfg)
+                .collect();
             cfg_stats(&cfgs, rec);
-            callgraph_stats(&path, text, rec)
+            callgraph_stats(&m, name, rec);
+            Ok(())
         }
-        _ => Err(format!("{name}: offset 0: expected LLVM IR text or PTX")),
+        _ => Err(format!(
+            "{name}: offset 0: expected LLVM IR text, PTX or ilkit binary IL"
+        )),
     }
 }
 
+/// The back-end stage: RPO, dominators and loops of every function, in parallel chunks
+/// for large modules.
 fn cfg_stats(cfgs: &[Cfg], rec: &mut FileRecord) {
-    // Large modules split their per-function work across the pool too.
-    let per: Vec<[u64; 6]> = cfgs
-        .par_iter()
-        .map(|c| {
-            let info = c.analyze();
-            let unreachable = info.rpo.rpo_number.iter().filter(|&&n| n == crate::graph::NONE).count() as u64;
-            [
-                c.num_blocks() as u64,
-                c.num_edges() as u64,
-                unreachable,
-                info.loops.len() as u64,
-                info.loops.max_depth() as u64,
-                (info.loops.irreducible_count() > 0) as u64,
-            ]
-        })
-        .collect();
-    rec.functions += cfgs.len() as u64;
-    for p in per {
-        rec.blocks += p[0];
-        rec.edges += p[1];
-        rec.unreachable += p[2];
-        rec.loops += p[3];
-        rec.deepest_loop = rec.deepest_loop.max(p[4]);
-        rec.irreducible_functions += p[5];
-    }
+    let s = cfgs
+        .par_chunks(64)
+        .map(crate::cfg::summary::summarize)
+        .reduce(crate::cfg::summary::CfgSummary::default, |mut a, b| {
+            a.add(&b);
+            a
+        });
+    rec.functions += s.functions as u64;
+    rec.blocks += s.blocks as u64;
+    rec.edges += s.edges as u64;
+    rec.unreachable += s.unreachable_blocks as u64;
+    rec.loops += s.loops as u64;
+    rec.deepest_loop = rec.deepest_loop.max(s.max_loop_depth as u64);
+    rec.irreducible_functions += s.irreducible_functions as u64;
 }
 
-fn callgraph_stats(_path: &str, _text: &str, _rec: &mut FileRecord) -> Result<(), String> {
-    Ok(())
+/// The middle stage: the lazy call graph's SCCs and RefSCCs.
+fn callgraph_stats(m: &crate::import::llvm_ir::Module, name: &str, rec: &mut FileRecord) {
+    let mut g = crate::callgraph::from_module(m, name);
+    g.build_ref_sccs();
+    rec.cg_nodes = (0..g.num_nodes() as u32)
+        .filter(|&n| g.is_defined(n))
+        .count() as u64;
+    let order: Vec<_> = g.postorder_refsccs().collect();
+    for r in order {
+        rec.refsccs += 1;
+        for &s in g.refscc_sccs(r) {
+            rec.sccs += 1;
+            rec.largest_scc = rec.largest_scc.max(g.scc_nodes(s).len() as u64);
+        }
+    }
 }
 
 fn scan_generated(seed: u64, scale: f64, rec: &mut FileRecord) {
-    let mut il = crate::il::synth::generate(seed, scale);
-    let lb = crate::il::stats::layout_bytes(&il);
-    rec.bytes = lb.ilkit_bytes;
+    let il = crate::il::synth::generate(seed, scale);
+    rec.bytes = crate::il::stats::layout_bytes(&il).ilkit_bytes;
+    il_stats(il, rec);
+}
+
+fn scan_il_file(name: &str, bytes: &[u8], rec: &mut FileRecord) -> Result<(), String> {
+    rec.kind = "il";
+    rec.bytes = bytes.len() as u64;
+    let il = crate::walk::binary::read_il(bytes).map_err(|e| format!("{name}: {e}"))?;
+    il_stats(il, rec);
+    Ok(())
+}
+
+/// The IL stage: keep-in-IL marking.
+fn il_stats(mut il: crate::il::Il, rec: &mut FileRecord) {
     rec.il_entries = il.len() as u64;
     let report = crate::walk::keep::mark_to_keep_in_il(&mut il, &[]);
     rec.il_kept = report.kept as u64;
@@ -274,11 +341,20 @@ pub fn summary(records: &[FileRecord], wall: f64) -> String {
         failed += r.error.is_some() as usize;
     }
     let kinds = |k: &str| records.iter().filter(|r| r.kind == k).count();
-    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
+    let pct = |a: u64, b: u64| {
+        if b == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / b as f64
+        }
+    };
     let mut s = String::new();
     let mut row = |k: &str, v: String| s.push_str(&format!("  {k:<28}{v:>16}\n"));
     row("files", format!("{}", records.len()));
-    row("  .ll / .ptx / IL", format!("{} / {} / {}", kinds("ll"), kinds("ptx"), kinds("il")));
+    row(
+        "  .ll / .ptx / IL",
+        format!("{} / {} / {}", kinds("ll"), kinds("ptx"), kinds("il")),
+    );
     row("  failed", format!("{failed}"));
     row("functions (CFGs)", t.functions.to_string());
     row("blocks", t.blocks.to_string());
@@ -292,9 +368,15 @@ pub fn summary(records: &[FileRecord], wall: f64) -> String {
     row("largest SCC", t.largest_scc.to_string());
     row("RefSCCs", t.refsccs.to_string());
     row("IL entries", t.il_entries.to_string());
-    row("IL kept (keep_in_il)", format!("{:.1}%", pct(t.il_kept, t.il_entries)));
+    row(
+        "IL kept (keep_in_il)",
+        format!("{:.1}%", pct(t.il_kept, t.il_entries)),
+    );
     row("wall time", format!("{wall:.3} s"));
-    row("throughput", format!("{:.1} MB/s", t.bytes as f64 / 1e6 / wall.max(1e-9)));
+    row(
+        "throughput",
+        format!("{:.1} MB/s", t.bytes as f64 / 1e6 / wall.max(1e-9)),
+    );
     s
 }
 
@@ -314,7 +396,8 @@ pub fn record_json(r: &FileRecord) -> String {
 
 /// Parses a JSON Lines record back (for `ilkit merge`).
 pub fn record_from_json(line: &str) -> Result<FileRecord, String> {
-    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("column {}: {e}", e.column()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| format!("column {}: {e}", e.column()))?;
     let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0);
     let kind = match v.get("kind").and_then(|k| k.as_str()) {
         Some("ll") => "ll",
@@ -323,7 +406,11 @@ pub fn record_from_json(line: &str) -> Result<FileRecord, String> {
         _ => "unknown",
     };
     Ok(FileRecord {
-        name: v.get("file").and_then(|x| x.as_str()).unwrap_or("").to_string(),
+        name: v
+            .get("file")
+            .and_then(|x| x.as_str())
+            .unwrap_or("")
+            .to_string(),
         kind,
         bytes: u("bytes"),
         functions: u("functions"),

@@ -1,16 +1,24 @@
-//! Keep-in-IL marking (`mark_to_keep_in_il`): from the device roots, set keep_in_il on
-//! every entry reachable through child edges; the targets of reference edges are marked
-//! too (kept as declarations) but not descended into.
+//! Keep-in-IL marking (`mark_to_keep_in_il`) and the elimination pass that follows it.
 //!
 //! Roots are routines carrying a `__global__` / `__device__` attribute and variables in
 //! device memory (`__device__`, `__shared__`, `__constant__`, `__managed__`), plus any roots
-//! the caller names.
+//! the caller names. From them, every entry reachable through child edges gets keep_in_il
+//! and keep_definition_in_il (its definition, i.e. its subtree, is needed). Two kinds of
+//! edge only keep their target as a *declaration* (keep_in_il without
+//! keep_definition_in_il, not descended): reference edges (a call's routine, a variable
+//! use, a specialization's primary template) and the base type of a pointer type when it
+//! is a class (a class only pointed to). A declaration reached later through a definition
+//! edge is then walked in full. After the walk, using-declarations whose target is kept and
+//! typedefs naming a kept class definition are marked, to a fixed point.
 //!
-//! The kernel is a FIFO over dense entry indices reading the pooled child slices and one
-//! dense bitset: no per-edge indirect call, allocation or hash lookup. O(entries + edges).
+//! The kernel is a FIFO over dense entry indices reading the pooled child slices and two
+//! dense bitsets: no per-edge indirect call, allocation or hash lookup. O(entries + edges).
+//! The elimination pass (`eliminate_unneeded_il_entries`) then drops what is not kept:
+//! bodies of routines kept only as declarations, edges into unkept entries, and the unkept
+//! entries themselves.
 
 use crate::il::kinds::attr;
-use crate::il::{fields as F, Eix, EntryId, EntryKind, Flag, Il};
+use crate::il::{fields as F, Eix, EntryId, EntryKind, Flag, Il, NREFS};
 
 /// What a marking pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -36,8 +44,7 @@ pub fn device_roots(il: &Il) -> Vec<Eix> {
             attr::GLOBAL | attr::DEVICE | attr::SHARED | attr::CONSTANT | attr::MANAGED
         )
     };
-    for (row, &e) in il.tables.routine.eix.iter().enumerate() {
-        let _ = row;
+    for &e in il.tables.routine.eix.iter() {
         if !e.is_none()
             && il
                 .list_eix(e, F::ROUTINE_ATTRIBUTES)
@@ -66,7 +73,7 @@ pub fn mark_to_keep_in_il(il: &mut Il, extra_roots: &[EntryId]) -> KeepReport {
     let mut roots = device_roots(il);
     roots.extend(extra_roots.iter().filter_map(|&id| il.eix(id).ok()));
     let nroots = roots.len();
-    let kept = mark_from(il, roots);
+    let kept = mark_from(il, roots) + mark_using_declarations(il);
     let mut per_kind = vec![0usize; 85];
     for e in il.flag_column(Flag::KeepInIl).iter() {
         let e = Eix(e as u32);
@@ -87,40 +94,205 @@ pub fn mark_to_keep_in_il(il: &mut Il, extra_roots: &[EntryId]) -> KeepReport {
     }
 }
 
-/// The marking kernel: FIFO from `queue`, never revisiting a marked entry. Returns the
-/// number of entries newly marked.
+/// The marking kernel: FIFO from `queue` (definition roots), never revisiting an entry
+/// whose definition is marked. Returns the number of entries newly marked keep_in_il.
 pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
+    const BASE_TYPE: usize = F::TYPE_BASE_TYPE.slot as usize;
     let cap = il.capacity();
     let mut keep = std::mem::take(il.flag_column_mut(Flag::KeepInIl));
+    let mut def = std::mem::take(il.flag_column_mut(Flag::KeepDefinition));
     keep.grow(cap);
-    let mut marked = 0usize;
-    queue.retain(|&e| {
-        let fresh = keep.insert(e.idx());
-        marked += fresh as usize;
-        fresh
-    });
+    def.grow(cap);
+    let before = keep.count();
+    queue.reserve(cap.saturating_sub(queue.len()));
+    queue.retain(|&e| def.insert(e.idx()));
     let pool = il.edge_pool();
+    let type_kind = &il.tables.r#type.type_kind;
     let mut head = 0;
+    // The loop touches one bitset per child edge: definitions go to `def` (and are OR-ed
+    // into keep_in_il at the end), declarations straight to `keep`.
     while head < queue.len() {
+        // Two-stage software prefetch: the FIFO order is known, so the span and kind of the
+        // entry 32 ahead, and the edge block of the entry 16 ahead (whose span was fetched
+        // 16 steps ago), can be on their way.
+        if let Some(&far) = queue.get(head + 32) {
+            il.prefetch_entry(far);
+        }
+        if let Some(&near) = queue.get(head + 16) {
+            il.prefetch_edges(near);
+        }
         let e = queue[head];
         head += 1;
         let (start, nchild) = il.child_span(e);
-        let nref = il.kind(e).layout().refs.len();
+        let kind = il.kind(e);
+        let nref = NREFS[kind as usize] as usize;
         let end = (start + nchild) as usize;
-        for &c in &pool[start as usize..end] {
-            if !c.is_none() && keep.insert(c.idx()) {
-                marked += 1;
-                queue.push(c);
+        let kids = &pool[start as usize..end];
+        // A pointer type keeps a class it points to as a declaration only.
+        if kind == EntryKind::Type && type_kind[il.row(e) as usize] == TK_POINTER {
+            for (slot, &c) in kids.iter().enumerate() {
+                if c.is_none() {
+                    continue;
+                }
+                if slot == BASE_TYPE && is_class(il, c) {
+                    keep.insert(c.idx());
+                } else if def.insert(c.idx()) {
+                    queue.push(c);
+                }
+            }
+        } else {
+            for &c in kids {
+                if !c.is_none() && def.insert(c.idx()) {
+                    queue.push(c);
+                }
             }
         }
         for &r in &pool[end..end + nref] {
-            if !r.is_none() && keep.insert(r.idx()) {
-                marked += 1;
+            if !r.is_none() {
+                keep.insert(r.idx());
             }
         }
     }
+    keep.union_with(&def);
+    let marked = keep.count() - before;
     *il.flag_column_mut(Flag::KeepInIl) = keep;
+    *il.flag_column_mut(Flag::KeepDefinition) = def;
     marked
+}
+
+const TK_POINTER: u8 = 6;
+
+#[inline]
+fn is_class(il: &Il, e: Eix) -> bool {
+    il.kind(e) == EntryKind::Type
+        && matches!(il.tables.r#type.type_kind[il.row(e) as usize], 9..=11)
+}
+
+/// After the main walk: a using-declaration whose target is kept gets kept; a typedef
+/// naming a kept class definition gets kept; repeated until nothing changes. Returns the
+/// entries marked.
+pub fn mark_using_declarations(il: &mut Il) -> usize {
+    let mut total = 0;
+    loop {
+        let mut add = Vec::new();
+        for e in il.entries() {
+            if il.flag(e, Flag::KeepInIl) {
+                continue;
+            }
+            let k = il.kind(e);
+            let hit = if k == EntryKind::UsingDeclaration {
+                il.ref_eix(e, F::USING_DECLARATION_TARGET)
+                    .is_some_and(|t| il.flag(t, Flag::KeepInIl))
+            } else if k == EntryKind::Type && il.tables.r#type.type_kind[il.row(e) as usize] == 12 {
+                il.child_eix(e, F::TYPE_BASE_TYPE)
+                    .is_some_and(|t| is_class(il, t) && il.flag(t, Flag::KeepDefinition))
+            } else {
+                false
+            };
+            if hit {
+                add.push(e);
+            }
+        }
+        if add.is_empty() {
+            return total;
+        }
+        total += mark_from(il, add);
+    }
+}
+
+/// What the elimination pass removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EliminationReport {
+    /// Unkept entries freed.
+    pub freed: usize,
+    /// Routines kept as declarations whose bodies were dropped.
+    pub bodies_dropped: usize,
+    /// Edges from kept entries to unkept ones cleared (list members removed).
+    pub edges_cleared: usize,
+}
+
+/// `eliminate_unneeded_il_entries` (with `eliminate_bodies_of_unneeded_functions`): drops
+/// the bodies of routines kept only as declarations, clears every edge from a kept entry to
+/// an unkept one, and frees every unkept entry. Afterwards the world holds exactly what a
+/// device-IL file of it holds.
+pub fn eliminate_unneeded_il_entries(il: &mut Il) -> EliminationReport {
+    let mut rep = EliminationReport::default();
+    let live: Vec<Eix> = il.entries().collect();
+    for &e in &live {
+        if !il.flag(e, Flag::KeepInIl) {
+            continue;
+        }
+        if il.kind(e) == EntryKind::Routine
+            && !il.flag(e, Flag::KeepDefinition)
+            && il.child_eix(e, F::ROUTINE_BODY_SCOPE).is_some()
+        {
+            rep.bodies_dropped += 1;
+        }
+        let kept = |il: &Il, c: Eix| c.is_none() || il.flag(c, Flag::KeepInIl);
+        let layout = il.kind(e).layout();
+        for slot in 0..layout.singles.len() {
+            let c = il.children(e)[slot];
+            if !kept(il, c) {
+                il.replace_child_at(e, slot, Eix::NONE);
+                rep.edges_cleared += 1;
+            }
+        }
+        for l in 0..layout.lists.len() {
+            let (off, len) = il.list_pos(e, l as u32);
+            let mut item = 0;
+            let mut n = len;
+            while item < n {
+                let c = il.children(e)[off + item];
+                if kept(il, c) {
+                    item += 1;
+                } else {
+                    il.remove_list_item(e, l as u32, item);
+                    n -= 1;
+                    rep.edges_cleared += 1;
+                }
+            }
+        }
+        for i in 0..layout.refs.len() {
+            let r = il.refs(e)[i];
+            if !kept(il, r) {
+                il.replace_ref_at(e, i, Eix::NONE);
+                rep.edges_cleared += 1;
+            }
+        }
+    }
+    let doomed: Vec<Eix> = live
+        .into_iter()
+        .filter(|&e| !il.flag(e, Flag::KeepInIl))
+        .collect();
+    rep.freed = doomed.len();
+    il.free_entries(&doomed);
+    il.debug_verify("eliminate_unneeded_il_entries");
+    rep
+}
+
+/// The seed's trace lines for a finished marking: "Setting keep_in_il on type / var  /
+/// rout / namespace NAME" and "Setting keep_definition_in_il on ..." for class types and
+/// routines whose definition is kept, in dense order.
+pub fn trace_keep(il: &Il, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    for e in il.flag_column(Flag::KeepInIl).iter().map(|i| Eix(i as u32)) {
+        if !il.is_live(e) {
+            continue;
+        }
+        let k = il.kind(e);
+        let what = match k {
+            EntryKind::Type => "type ",
+            EntryKind::Variable => "var  ",
+            EntryKind::Routine => "rout ",
+            EntryKind::Namespace => "namespace ",
+            _ => continue,
+        };
+        let name = String::from_utf8_lossy(il.name(e));
+        writeln!(out, "Setting keep_in_il on {what}{name}")?;
+        if (k == EntryKind::Routine || is_class(il, e)) && il.flag(e, Flag::KeepDefinition) {
+            writeln!(out, "Setting keep_definition_in_il on {what}{name}")?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,4 +1,10 @@
-//! Systems over the IL: keep-in-IL device marking (more walks to come: the file-scope
-//! walker, display, binary IL, copy).
+//! Systems over the IL: the walker and its callbacks, keep-in-IL device marking, display.
 
+pub mod binary;
+pub mod cli;
+pub mod copy;
+pub mod display;
 pub mod keep;
+pub mod walker;
+
+pub use walker::{walk_file_scope_il, Callbacks, WalkError, Walker};

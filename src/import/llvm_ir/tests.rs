@@ -176,18 +176,142 @@ fn corpus_cfg_blocks_match() {
     eprintln!("cfg agreement: {modules} modules, {functions} functions, {blocks} blocks");
 }
 
+/// `LL=file.ll cargo test --lib dump_blocks -- --ignored --nocapture`: prints one JSON
+/// line per definition (`name`, `blocks`, `succ`) for comparing with other tools.
 #[test]
 #[ignore]
-fn debug_dump() {
-    let p = std::env::var("LL").unwrap();
+fn dump_blocks() {
+    let Ok(p) = std::env::var("LL") else { return };
     let text = std::fs::read_to_string(&p).unwrap();
     let m = parse(&p, &text).unwrap();
-    for f in m.functions.iter().take(2) {
-        for b in &f.blocks {
-            eprintln!(
-                "{} {} {} {:?} n={}",
-                f.name, b.name, b.term, b.succs, b.instruction_count
-            );
+    for f in m.functions.iter().filter(|f| f.is_definition) {
+        let names: Vec<&str> = f.blocks.iter().map(|b| b.name.as_str()).collect();
+        let succ: Vec<&[u32]> = f.blocks.iter().map(|b| b.succs.as_slice()).collect();
+        println!(
+            "BLOCKS {}",
+            serde_json::json!({"name": f.name, "blocks": names, "succ": succ})
+        );
+    }
+}
+
+fn robustness_inputs() -> Vec<(String, String)> {
+    let mut v = vec![
+        (
+            "lcg_small.ll".to_string(),
+            include_str!("../../../tests/fixtures/llvm/lcg_small.ll").to_string(),
+        ),
+        (
+            "cfg_small.ll".to_string(),
+            include_str!("../../../tests/fixtures/llvm/cfg_small.ll").to_string(),
+        ),
+    ];
+    if let Some(files) = corpus_ll_files() {
+        // a couple of small real modules
+        let mut small: Vec<_> = files
+            .into_iter()
+            .filter_map(|p| Some((std::fs::metadata(&p).ok()?.len(), p)))
+            .collect();
+        small.sort();
+        for (_, p) in small.into_iter().take(3) {
+            v.push((
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            ));
         }
     }
+    v
+}
+
+/// Every prefix (at a stride) and many random byte flips of real text parse to a
+/// result or an error, never a panic.
+#[test]
+fn truncated_and_garbled_input_never_panics() {
+    let mut seed = 0x9E3779B97F4A7C15u64;
+    let mut rnd = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for (name, text) in robustness_inputs() {
+        let bytes = text.as_bytes();
+        let stride = (bytes.len() / 300).max(1);
+        let mut cut = 0;
+        while cut < bytes.len() {
+            let s = String::from_utf8_lossy(&bytes[..cut]);
+            let _ = parse(&name, &s);
+            cut += stride;
+        }
+        const JUNK: &[u8] = b"%@!#$\"(){}[]<>,=*:;\n x0-.\\\xc3";
+        for _ in 0..400 {
+            let mut b = bytes.to_vec();
+            for _ in 0..1 + rnd(4) {
+                let at = rnd(b.len().max(1));
+                if at < b.len() {
+                    b[at] = JUNK[rnd(JUNK.len())];
+                }
+            }
+            let s = String::from_utf8_lossy(&b);
+            if let Ok(m) = parse(&name, &s) {
+                // whatever parsed must still be a consistent module
+                for f in &m.functions {
+                    for bl in &f.blocks {
+                        assert!(bl.succs.iter().all(|&x| (x as usize) < f.blocks.len()));
+                    }
+                }
+                let mut g = crate::callgraph::from_module(&m, &name);
+                g.build_ref_sccs();
+                assert!(g.verify().is_empty());
+            }
+        }
+    }
+}
+
+#[test]
+fn fixture_cfg_shapes() {
+    let m = parse(
+        "cfg_small.ll",
+        include_str!("../../../tests/fixtures/llvm/cfg_small.ll"),
+    )
+    .unwrap();
+    let f = |name: &str| m.functions.iter().find(|f| f.name == name).unwrap();
+    let sw = f("sw");
+    let names: Vec<&str> = sw.blocks.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["1", "2", "3", "4", "exit block"]);
+    let succs: Vec<Vec<u32>> = sw.blocks.iter().map(|b| b.succs.clone()).collect();
+    assert_eq!(
+        succs,
+        vec![vec![3, 1, 2, 1], vec![3], vec![4], vec![4], vec![]]
+    );
+    let ibr = f("ibr");
+    assert_eq!(ibr.blocks[0].term, "indirectbr");
+    assert_eq!(ibr.blocks[0].succs, [1, 2]);
+    let inv = f("inv");
+    assert_eq!(inv.blocks[0].term, "invoke");
+    assert_eq!(inv.blocks[0].succs, [1, 2]);
+    assert_eq!(inv.blocks[2].term, "resume");
+    assert_eq!(inv.call_sites[0].kind, CallKind::Invoke);
+}
+
+/// Nesting just under the limit parses (no stack overflow on a 2 MB test thread, debug
+/// build); just over it is an error.
+#[test]
+fn deep_nesting_within_limit() {
+    let d = (MAX_DEPTH / 2 - 2) as usize;
+    // a struct constant nested d deep holding @f
+    let mut v = "ptr @f".to_string();
+    let mut t = "ptr".to_string();
+    for _ in 0..d {
+        v = format!("{{ {t} }} {{ {v} }}");
+        t = format!("{{ {t} }}");
+    }
+    let text = format!("@g = global {v}\ndefine void @f() {{\n  ret void\n}}\n");
+    let m = parse("deep.ll", &text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(m.globals[0].initializer.is_some());
+    let big = format!(
+        "@g = global {}ptr{} zeroinitializer\n",
+        "[1 x ".repeat(300),
+        "]".repeat(300)
+    );
+    assert!(parse("deep.ll", &big).is_err());
 }

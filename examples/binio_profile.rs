@@ -1,0 +1,57 @@
+//! Times the parts of binary IL write and read on a scale-10 translation unit.
+//! `cargo run --release --example binio_profile`
+
+use std::time::Instant;
+
+fn main() {
+    let mut il = ilkit::il::synth::generate(7, 10.0);
+    struct Count(usize);
+    impl ilkit::walk::Callbacks for Count {
+        const HAS_ENTRY: bool = true;
+        fn entry(
+            &mut self,
+            _: &mut ilkit::il::Il,
+            _: ilkit::il::Eix,
+            _: ilkit::il::EntryKind,
+        ) -> Option<ilkit::il::Eix> {
+            self.0 += 1;
+            None
+        }
+    }
+    let t = Instant::now();
+    let mut c = Count(0);
+    ilkit::walk::Walker::new()
+        .walk_file_scope_il(&mut il, &mut c, 0)
+        .unwrap();
+    println!("walk: {:?} for {} entries", t.elapsed(), c.0);
+    let t = Instant::now();
+    let bytes = ilkit::walk::binary::write_il(&mut il, false).unwrap();
+    let w = t.elapsed();
+    let t = Instant::now();
+    let back = ilkit::walk::binary::read_il(&bytes).unwrap();
+    let r = t.elapsed();
+    println!(
+        "write {w:?}, read {r:?}, {} bytes, {} entries; {:.0} MB/s write+read",
+        bytes.len(),
+        back.len(),
+        bytes.len() as f64 / 1e6 / (w + r).as_secs_f64()
+    );
+    if std::env::args().any(|a| a == "--read-loop") {
+        for _ in 0..5 {
+            std::hint::black_box(ilkit::walk::binary::read_il(&bytes).unwrap().len());
+        }
+        return;
+    }
+    if std::env::args().any(|a| a == "--write-loop") {
+        for _ in 0..5 {
+            std::hint::black_box(ilkit::walk::binary::write_il(&mut il, false).unwrap().len());
+        }
+        return;
+    }
+    let t = Instant::now();
+    let mut fresh = ilkit::il::Il::new();
+    for _ in 0..back.len() {
+        let _ = fresh.alloc(ilkit::il::EntryKind::Type);
+    }
+    println!("1M bare allocs: {:?}", t.elapsed());
+}

@@ -1,0 +1,520 @@
+use super::*;
+use crate::import::llvm_ir;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn corpus_ll_files() -> Option<Vec<PathBuf>> {
+    crate::import::llvm_ir::tests_support::corpus_ll_files()
+}
+
+fn sibling(ll: &Path, ext: &str) -> PathBuf {
+    let s = ll.to_string_lossy();
+    PathBuf::from(format!("{}.{}", s.strip_suffix(".ll").unwrap_or(&s), ext))
+}
+
+/// Post-order RefSCCs, roots, edges and unreached functions equal `*.lcg.json`.
+#[test]
+fn corpus_lcg_matches_llvm() {
+    let Some(files) = corpus_ll_files() else {
+        return;
+    };
+    let (mut modules, mut functions, mut refsccs) = (0, 0, 0);
+    for ll in files {
+        let Ok(js) = std::fs::read_to_string(sibling(&ll, "lcg.json")) else {
+            continue;
+        };
+        let v: serde_json::Value = serde_json::from_str(&js).unwrap();
+        let text = std::fs::read_to_string(&ll).unwrap();
+        let m = llvm_ir::parse(&ll.to_string_lossy(), &text).unwrap();
+        let mut g = from_module(&m, "x");
+        let what = ll.display();
+        // roots
+        let roots: Vec<&str> = g.entry_nodes().iter().map(|&n| g.name(n)).collect();
+        let want: Vec<&str> = v["entry_roots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
+        assert_eq!(roots, want, "{what}: entry roots");
+        // edges
+        for node in v["nodes"].as_array().unwrap() {
+            let name = node["name"].as_str().unwrap();
+            let n = g
+                .node_by_name(name)
+                .unwrap_or_else(|| panic!("{what}: missing {name}"));
+            let mine: Vec<(String, &str)> = g
+                .edges(n)
+                .iter()
+                .map(|e| (e.target, if e.is_call() { "call" } else { "ref" }))
+                .collect::<Vec<_>>()
+                .into_iter()
+                .map(|(t, k)| (g.name(t).to_string(), k))
+                .collect();
+            let want: Vec<(String, &str)> = node["edges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| (e[0].as_str().unwrap().to_string(), e[1].as_str().unwrap()))
+                .collect();
+            assert_eq!(mine, want, "{what}: edges of {name}");
+            functions += 1;
+        }
+        g.build_ref_sccs();
+        assert!(g.verify().is_empty(), "{what}: {:?}", g.verify());
+        let mine = g.postorder_names();
+        let want: Vec<Vec<Vec<&str>>> = v["postorder_refsccs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| {
+                        s.as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|x| x.as_str().unwrap())
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(mine, want, "{what}: post-order RefSCCs");
+        refsccs += mine.len();
+        let unreached: Vec<&str> = (0..g.num_nodes() as u32)
+            .filter(|&n| g.is_defined(n) && g.scc_of(n).is_none())
+            .map(|n| g.name(n))
+            .collect();
+        let want: Vec<&str> = v["defined_not_in_any_refscc"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
+        assert_eq!(unreached, want, "{what}: defined_not_in_any_refscc");
+        modules += 1;
+    }
+    eprintln!("lcg agreement: {modules} modules, {functions} functions, {refsccs} RefSCCs, all orders equal");
+}
+
+fn gunzip(p: &Path) -> Option<String> {
+    let out = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(p)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The text printer reproduces `opt -passes=print-lcg` byte for byte.
+#[test]
+fn corpus_print_lcg_text_identical() {
+    let Some(files) = corpus_ll_files() else {
+        return;
+    };
+    let mut n = 0;
+    for ll in files {
+        let Some(want) = gunzip(&sibling(&ll, "lcg.txt.gz")) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&ll).unwrap();
+        let m = llvm_ir::parse(&ll.to_string_lossy(), &text).unwrap();
+        let id = want
+            .lines()
+            .next()
+            .unwrap()
+            .trim_start_matches("Printing the call graph for module: ")
+            .to_string();
+        let mut g = from_module(&m, &id);
+        let mine = g.print_text();
+        if mine != want {
+            let line = mine.lines().zip(want.lines()).position(|(a, b)| a != b);
+            panic!("{}: print-lcg differs at line {line:?}", ll.display());
+        }
+        n += 1;
+    }
+    eprintln!("print-lcg identical on {n} modules");
+}
+
+#[test]
+fn fixture_module_graph() {
+    let text = include_str!("../../tests/fixtures/llvm/lcg_small.ll");
+    let m = llvm_ir::parse("lcg_small.ll", text).unwrap();
+    let mut g = from_module(&m, "lcg_small.ll");
+    g.build_ref_sccs();
+    assert!(g.verify().is_empty(), "{:?}", g.verify());
+    let want = include_str!("../../tests/fixtures/llvm/lcg_small.lcg.txt");
+    assert_eq!(g.print_text(), want);
+}
+
+// ------------------------------------------------------------------ mutations
+
+fn partitions(g: &LazyCallGraph) -> (BTreeSet<Vec<NodeIdx>>, BTreeSet<Vec<NodeIdx>>) {
+    let mut sccs = BTreeSet::new();
+    let mut rcs = BTreeSet::new();
+    for r in g.postorder_refsccs() {
+        let mut all: Vec<NodeIdx> = g.refscc_nodes(r).collect();
+        all.sort();
+        rcs.insert(all);
+        for &s in g.refscc_sccs(r) {
+            let mut v = g.scc_nodes(s).to_vec();
+            v.sort();
+            sccs.insert(v);
+        }
+    }
+    (sccs, rcs)
+}
+
+fn rebuild(g: &LazyCallGraph) -> LazyCallGraph {
+    let n = g.num_nodes();
+    let lists: Vec<Vec<Edge>> = (0..n as u32).map(|x| g.cached_edges(x).to_vec()).collect();
+    let roots: Vec<NodeIdx> = (0..n as u32).filter(|&x| !g.is_removed(x)).collect();
+    let names = (0..n).map(|i| format!("f{i}")).collect();
+    let mut h = LazyCallGraph::new(
+        "r",
+        names,
+        vec![true; n],
+        roots,
+        Vec::new(),
+        Box::new(EdgeLists(lists)),
+    );
+    h.build_ref_sccs();
+    h
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+/// Applies one random valid mutation; returns a description.
+fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
+    let n = g.num_nodes() as u32;
+    let live: Vec<NodeIdx> = (0..n).filter(|&x| !g.is_removed(x)).collect();
+    let a = live[rng.next(live.len())];
+    let b = live[rng.next(live.len())];
+    let (ra, rb) = (g.refscc_of(a).unwrap(), g.refscc_of(b).unwrap());
+    let (pa, pb) = (g.refscc_order(ra).unwrap(), g.refscc_order(rb).unwrap());
+    match g.edge(a, b) {
+        Some(e) => {
+            let same = ra == rb;
+            match (same, e.kind, rng.next(2)) {
+                (true, EdgeKind::Call, _) => {
+                    let new = g.switch_internal_edge_to_ref(a, b);
+                    format!("internal to_ref {a}->{b} split {}", new.len())
+                }
+                (true, EdgeKind::Ref, 0) => {
+                    let mut merged = Vec::new();
+                    g.switch_internal_edge_to_call(a, b, |s| merged.extend_from_slice(s));
+                    format!("internal to_call {a}->{b} merged {merged:?}")
+                }
+                (true, EdgeKind::Ref, _) => {
+                    let new = g.remove_internal_ref_edges(a, &[b]);
+                    format!("remove internal ref {a}->{b} split {}", new.len())
+                }
+                (false, EdgeKind::Call, 0) => {
+                    g.switch_outgoing_edge_to_ref(a, b);
+                    format!("outgoing to_ref {a}->{b}")
+                }
+                (false, EdgeKind::Ref, 0) => {
+                    g.switch_outgoing_edge_to_call(a, b);
+                    format!("outgoing to_call {a}->{b}")
+                }
+                (false, _, _) => {
+                    g.remove_outgoing_edge(a, b);
+                    format!("remove outgoing {a}->{b}")
+                }
+            }
+        }
+        None => {
+            if rng.next(12) == 0 {
+                let c = g.add_function("new");
+                let all: Vec<RefSccIdx> = g.postorder_refsccs().collect();
+                let r = all[rng.next(all.len())];
+                g.add_new_function_into_refscc(c, r);
+                // connect it both ways so the RefSCC stays strongly connected
+                let x = g.refscc_nodes(r).next().unwrap();
+                g.insert_internal_ref_edge(x, c);
+                g.insert_internal_ref_edge(c, x);
+                return format!("new function {c} into refscc {r} linked with {x}");
+            }
+            if ra == rb {
+                g.insert_internal_ref_edge(a, b);
+                format!("insert internal ref {a}->{b}")
+            } else if pb < pa {
+                let k = if rng.next(2) == 0 {
+                    EdgeKind::Call
+                } else {
+                    EdgeKind::Ref
+                };
+                g.insert_outgoing_edge(a, b, k);
+                format!("insert outgoing {k:?} {a}->{b}")
+            } else {
+                let merged = g.insert_incoming_ref_edge(a, b);
+                format!("insert incoming ref {a}->{b} merged {}", merged.len())
+            }
+        }
+    }
+}
+
+fn random_graph(rng: &mut Rng, n: usize) -> LazyCallGraph {
+    let m = rng.next(3 * n + 1);
+    let mut lists = vec![Vec::new(); n];
+    for _ in 0..m {
+        let a = rng.next(n);
+        let b = rng.next(n) as u32;
+        if lists[a].iter().any(|e: &Edge| e.target == b) {
+            continue;
+        }
+        let kind = if rng.next(3) == 0 {
+            EdgeKind::Ref
+        } else {
+            EdgeKind::Call
+        };
+        lists[a].push(Edge { target: b, kind });
+    }
+    let mut g = LazyCallGraph::from_edge_lists(lists);
+    g.build_ref_sccs();
+    g
+}
+
+fn check_sequence(seed: u64, n: usize, steps: usize) -> Vec<String> {
+    let mut rng = Rng(seed);
+    let mut g = random_graph(&mut rng, n);
+    assert!(g.verify().is_empty());
+    let mut log = Vec::new();
+    for _ in 0..steps {
+        log.push(random_mutation(&mut g, &mut rng));
+        // occasionally remove a dead function
+        if rng.next(10) == 0 {
+            let live: Vec<NodeIdx> = (0..g.num_nodes() as u32)
+                .filter(|&x| !g.is_removed(x))
+                .collect();
+            if live.len() > 2 {
+                let dead = live.iter().copied().find(|&x| {
+                    live.iter().all(|&y| g.edge(y, x).is_none())
+                        && g.scc_of(x).is_some_and(|s| g.scc_nodes(s).len() == 1)
+                });
+                if let Some(x) = dead {
+                    g.remove_dead_function(x).unwrap();
+                    log.push(format!("remove dead {x}"));
+                }
+            }
+        }
+        let errs = g.verify();
+        assert!(errs.is_empty(), "seed {seed}: {errs:?} after {log:?}");
+        let h = rebuild(&g);
+        assert_eq!(
+            partitions(&g),
+            partitions(&h),
+            "seed {seed}: partitions differ after {log:?}"
+        );
+    }
+    log
+}
+
+#[test]
+fn random_mutation_sequences_keep_invariants() {
+    let mut all = Vec::new();
+    for seed in 0..300u64 {
+        all.extend(check_sequence(seed, 2 + (seed % 9) as usize, 40));
+    }
+    // the sequences must exercise every structural change
+    let count = |pat: &str| {
+        all.iter()
+            .filter(|l| l.contains(pat) && !l.ends_with(" 0") && !l.ends_with("[]"))
+            .count()
+    };
+    for pat in [
+        "internal to_ref",
+        "internal to_call",
+        "remove internal ref",
+        "insert incoming ref",
+        "remove dead",
+        "new function",
+    ] {
+        assert!(count(pat) > 10, "too few structural {pat}: {}", count(pat));
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    fn proptest_mutations(seed in 0u64..u64::MAX, n in 1usize..12, steps in 1usize..60) {
+        check_sequence(seed, n, steps);
+    }
+}
+
+#[test]
+fn switch_to_ref_splits_like_llvm() {
+    // a -> b -> c -> a all calls; switching c->a to ref splits into {c}, {b}, {a}
+    // with a (the target) keeping the old SCC last.
+    let call = |t| Edge {
+        target: t,
+        kind: EdgeKind::Call,
+    };
+    let mut g = LazyCallGraph::from_edge_lists(vec![vec![call(1)], vec![call(2)], vec![call(0)]]);
+    g.build_ref_sccs();
+    assert_eq!(g.postorder_names(), vec![vec![vec!["f0", "f1", "f2"]]]);
+    let new = g.switch_internal_edge_to_ref(2, 0);
+    assert_eq!(new.len(), 2);
+    assert_eq!(
+        g.postorder_names(),
+        vec![vec![vec!["f2"], vec!["f1"], vec!["f0"]]]
+    );
+    assert!(g.verify().is_empty());
+    let mut seen = Vec::new();
+    assert!(g.switch_internal_edge_to_call(2, 0, |m| seen.extend_from_slice(m)));
+    assert_eq!(seen.len(), 2);
+    assert_eq!(g.postorder_names(), vec![vec![vec!["f0", "f2", "f1"]]]);
+}
+
+/// `update_node_edges` with random new edge sets keeps every invariant and the same
+/// partitions as a rebuild.
+#[test]
+fn random_node_edge_updates_keep_invariants() {
+    let (mut splits, mut merges, mut rc_splits, mut rc_merges) = (0, 0, 0, 0);
+    for seed in 0..400u64 {
+        let mut rng = Rng(seed ^ 0x5555);
+        let n = 2 + (seed % 10) as usize;
+        let mut g = random_graph(&mut rng, n);
+        for step in 0..12 {
+            let a = rng.next(n) as u32;
+            let mut new = Vec::new();
+            for b in 0..n as u32 {
+                if rng.next(3) == 0 {
+                    let kind = if rng.next(2) == 0 {
+                        EdgeKind::Call
+                    } else {
+                        EdgeKind::Ref
+                    };
+                    new.push(Edge { target: b, kind });
+                }
+            }
+            // shuffle a little so retained and new edges interleave
+            if new.len() > 1 {
+                let k = rng.next(new.len());
+                new.swap(0, k);
+            }
+            let up = g.update_node_edges(a, &new);
+            splits += up.new_sccs.len();
+            merges += up.merged_sccs.len();
+            rc_splits += up.new_refsccs.len();
+            rc_merges += up.merged_refsccs.len();
+            let errs = g.verify();
+            assert!(errs.is_empty(), "seed {seed} step {step}: {errs:?}");
+            let mut mine: Vec<Edge> = g.cached_edges(a).to_vec();
+            mine.sort_by_key(|e| e.target);
+            new.sort_by_key(|e| e.target);
+            assert_eq!(mine, new, "seed {seed} step {step}: edge set");
+            let h = rebuild(&g);
+            assert_eq!(
+                partitions(&g),
+                partitions(&h),
+                "seed {seed} step {step}: partitions"
+            );
+        }
+    }
+    assert!(
+        splits > 20 && merges > 20 && rc_splits > 20 && rc_merges > 20,
+        "{splits} {merges} {rc_splits} {rc_merges}"
+    );
+}
+
+#[test]
+fn trivial_insertions_and_pre_build_edits() {
+    let call = |t| Edge {
+        target: t,
+        kind: EdgeKind::Call,
+    };
+    // 0 -> 1 -> 2, all roots
+    let mut g = LazyCallGraph::from_edge_lists(vec![vec![call(1)], vec![call(2)], vec![]]);
+    g.insert_edge(2, 0, EdgeKind::Ref);
+    g.remove_edge(2, 0);
+    g.build_ref_sccs();
+    g.insert_trivial_ref_edge(0, 2);
+    g.insert_trivial_call_edge(0, 2);
+    assert_eq!(g.edge(0, 2).map(|e| e.kind), Some(EdgeKind::Call));
+    assert!(g.verify().is_empty());
+    g.replace_node_function(1, "renamed");
+    assert_eq!(g.node_by_name("renamed"), Some(1));
+    assert_eq!(g.node_by_name("f1"), None);
+}
+
+/// `add_split_function` with edges modelled on outlining (a subset of the original's
+/// edges, possibly weakened to refs, possibly back to the original) keeps every
+/// invariant and matches a rebuild.
+#[test]
+fn random_split_functions_keep_invariants() {
+    let mut placed = [0usize; 3];
+    for seed in 0..400u64 {
+        let mut rng = Rng(seed ^ 0xabcdef);
+        let n = 2 + (seed % 8) as usize;
+        let mut g = random_graph(&mut rng, n);
+        for _ in 0..4 {
+            let live: Vec<NodeIdx> = (0..g.num_nodes() as u32).collect();
+            let orig = live[rng.next(live.len())];
+            let mut edges = Vec::new();
+            for e in g.cached_edges(orig).to_vec() {
+                if rng.next(2) == 0 {
+                    let kind = if e.is_call() && rng.next(3) > 0 {
+                        EdgeKind::Call
+                    } else {
+                        EdgeKind::Ref
+                    };
+                    edges.push(Edge {
+                        target: e.target,
+                        kind,
+                    });
+                }
+            }
+            if rng.next(3) == 0 && !edges.iter().any(|e: &Edge| e.target == orig) {
+                let kind = if rng.next(2) == 0 {
+                    EdgeKind::Call
+                } else {
+                    EdgeKind::Ref
+                };
+                edges.push(Edge { target: orig, kind });
+            }
+            let kind = if rng.next(2) == 0 {
+                EdgeKind::Call
+            } else {
+                EdgeKind::Ref
+            };
+            let before_sccs = g.scc_of(orig).map(|s| g.scc_nodes(s).len()).unwrap();
+            let new = g.add_split_function(orig, "split", kind, edges);
+            if g.scc_of(new) == g.scc_of(orig) {
+                placed[0] += 1;
+                assert_eq!(g.scc_nodes(g.scc_of(orig).unwrap()).len(), before_sccs + 1);
+            } else if g.refscc_of(new) == g.refscc_of(orig) {
+                placed[1] += 1;
+            } else {
+                placed[2] += 1;
+            }
+            let errs = g.verify();
+            assert!(errs.is_empty(), "seed {seed}: {errs:?}");
+            let h = rebuild(&g);
+            assert_eq!(partitions(&g), partitions(&h), "seed {seed}: partitions");
+        }
+    }
+    assert!(placed.iter().all(|&c| c > 20), "{placed:?}");
+}
+
+#[test]
+fn hot_row_sizes() {
+    assert_eq!(std::mem::size_of::<Edge>(), 8);
+    assert_eq!(
+        std::mem::size_of::<crate::import::llvm_ir::OperandRef>(),
+        12
+    );
+}

@@ -1,0 +1,117 @@
+//! Replacing one function's edges after a transformation, in the order LLVM 14's
+//! `updateCGAndAnalysisManagerForPass` applies the mutations (without the analysis
+//! manager): new edges enter as ref edges, dead edges are demoted and removed (outgoing
+//! ones directly, internal ones in one batch that may split the RefSCC), demoted calls
+//! may split SCCs, and promoted calls may merge SCCs.
+
+use super::{Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx};
+use ahash::AHashSet;
+
+/// What [`LazyCallGraph::update_node_edges`] changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EdgeUpdate {
+    /// SCCs created by splits (demoted or removed call edges), in creation order.
+    pub new_sccs: Vec<SccIdx>,
+    /// SCCs merged away by promoted call edges (now dead).
+    pub merged_sccs: Vec<SccIdx>,
+    /// RefSCCs created by removing internal ref edges, in post-order.
+    pub new_refsccs: Vec<RefSccIdx>,
+    /// RefSCCs merged away by new edges to later RefSCCs (now dead).
+    pub merged_refsccs: Vec<RefSccIdx>,
+}
+
+impl LazyCallGraph {
+    /// Makes `new_edges` the edge set of node `n` (one entry per target; `Call` for a
+    /// direct call, `Ref` for a reference), updating SCCs and RefSCCs incrementally.
+    /// Retained edges keep their position, new ones are appended. Unlike LLVM, which
+    /// only allows new edges to the same or a descendant RefSCC, an edge to a later
+    /// RefSCC is accepted too (it merges RefSCCs through
+    /// [`insert_incoming_ref_edge`](Self::insert_incoming_ref_edge)).
+    ///
+    /// # Panics
+    /// If `n` or a target is not in the built graph, or a target repeats.
+    pub fn update_node_edges(&mut self, n: NodeIdx, new_edges: &[Edge]) -> EdgeUpdate {
+        assert!(self.built, "update_node_edges needs build_ref_sccs() first");
+        assert!(
+            self.scc_of(n).is_some(),
+            "node {} is in no SCC",
+            self.name(n)
+        );
+        let mut up = EdgeUpdate::default();
+        let mut retained = AHashSet::new();
+        let mut new_calls = Vec::new();
+        let mut new_refs = Vec::new();
+        let mut promoted = Vec::new();
+        let mut demoted = Vec::new();
+        for e in new_edges {
+            assert!(
+                retained.insert(e.target),
+                "target {} repeats",
+                self.name(e.target)
+            );
+            assert!(
+                self.scc_of(e.target).is_some(),
+                "target {} is in no SCC",
+                self.name(e.target)
+            );
+            match (self.edge(n, e.target).map(|x| x.kind), e.kind) {
+                (None, EdgeKind::Call) => new_calls.push(e.target),
+                (None, EdgeKind::Ref) => new_refs.push(e.target),
+                (Some(EdgeKind::Ref), EdgeKind::Call) => promoted.push(e.target),
+                (Some(EdgeKind::Call), EdgeKind::Ref) => demoted.push(e.target),
+                _ => {}
+            }
+        }
+        // New edges enter as ref edges (calls get promoted below).
+        for &t in new_refs.iter().chain(&new_calls) {
+            let rc = self.refscc_of(n).unwrap_or(u32::MAX);
+            let trc = self.refscc_of(t).unwrap_or(u32::MAX);
+            if rc == trc {
+                self.insert_internal_ref_edge(n, t);
+            } else if self.order.label(trc) < self.order.label(rc) {
+                self.insert_outgoing_edge(n, t, EdgeKind::Ref);
+            } else {
+                up.merged_refsccs
+                    .extend(self.insert_incoming_ref_edge(n, t));
+            }
+        }
+        // Dead edges: demote internal calls, remove outgoing edges, batch-remove the rest.
+        let dead: Vec<Edge> = self.edges[n as usize]
+            .iter()
+            .copied()
+            .filter(|e| !retained.contains(&e.target))
+            .collect();
+        let mut dead_internal = Vec::new();
+        for e in dead {
+            let same_rc = self.refscc_of(n) == self.refscc_of(e.target);
+            if same_rc && e.is_call() {
+                up.new_sccs
+                    .extend(self.switch_internal_edge_to_ref(n, e.target));
+            }
+            if same_rc {
+                dead_internal.push(e.target);
+            } else {
+                self.remove_outgoing_edge(n, e.target);
+            }
+        }
+        up.new_refsccs = self.remove_internal_ref_edges(n, &dead_internal);
+        // Demote calls that are now references.
+        for t in demoted {
+            if self.refscc_of(n) == self.refscc_of(t) {
+                up.new_sccs.extend(self.switch_internal_edge_to_ref(n, t));
+            } else {
+                self.switch_outgoing_edge_to_ref(n, t);
+            }
+        }
+        // Promote references (and the new calls) to calls.
+        for t in promoted.into_iter().chain(new_calls) {
+            if self.refscc_of(n) == self.refscc_of(t) {
+                let merged = &mut up.merged_sccs;
+                self.switch_internal_edge_to_call(n, t, |m| merged.extend_from_slice(m));
+            } else {
+                self.switch_outgoing_edge_to_call(n, t);
+            }
+        }
+        up
+    }
+}

@@ -1,0 +1,767 @@
+//! IL comparison (seed 002, part 1): structural equality of expression trees, constants
+//! and dynamic initializers. Used by constant sharing (the hash table's equality
+//! predicate), template argument deduction and overload resolution.
+//!
+//! # Shape
+//! The seed's three mutually recursive functions become one work-stack machine: a
+//! comparison is a conjunction of pair comparisons, so [`Comparer`] pops a pair, checks its
+//! local fields, and pushes the sub-pairs; the first unequal pair ends the run. No Rust
+//! recursion, so a 10^6-deep operand chain compares in O(nodes) time and O(depth) heap.
+//! Address-constant and entity-ref chains (constant kinds 6 sub-kind 2 and 13) are
+//! followed by a loop inside one step (the seed's `while(2)` tail call), not pushed.
+//! Each pushed pair carries its nesting depth: [`Comparer::depth`] is the seed's recursion
+//! counter (`dword_126F1D0`), and when [`Comparer::trace`] is on it indents the trace.
+//!
+//! # Field mapping
+//! The seed's node fields map onto the schema's columns (`components/entries.rs`):
+//!
+//! | seed field | expr_node column |
+//! |---|---|
+//! | `op_code`, `bool_field`, `value_byte`, `attr_flags`, `key` | `op` |
+//! | `key_word` (kind 13) | `op`, `op2` |
+//! | `offset` (kind 6), `hash` (kind 30) | `supplement` |
+//! | `inner`, `operands`, `args`, `list` | the `operands` list (inner = item 0) |
+//! | `result_type`, `type_ptr` | the `type` child |
+//! | `entity`, `ptr` | the `entity` reference |
+//! | `init` (kinds 5, 18) | the `entity` reference, naming a `dynamic_init` |
+//!
+//! Constants: `value` (integer value, float/real bits), `value2` (imaginary bits),
+//! `ptm_flags` (the flags byte), `sub_kind` (address / template-parameter sub-kind, string
+//! character kind, the scope byte of kind 11), `operand` (entity, sub-constant or dynamic
+//! init), `aggregate` (elements; a kind-8 pair is its first two), `declared_type`,
+//! `expr`, `template_info`, `text`/`text_len`. Every constant comparison first requires
+//! equivalent `type` children (EDG compares the constant's type before its switch).
+//!
+//! Kinds the seed's excerpt leaves out get the nearest listed rule: 9, 26, 27, 29
+//! compare `op`, operands and type; 34 compares its constant and operands. Kind 36
+//! (`ek_reclaimed`) and above are `compare_expressions: bad expr kind`.
+
+use crate::il::{fields as F, Eix, EntryKind, Il, IlError, RegionIdx};
+use std::fmt::Write as _;
+
+/// Comparison flags (the seed's third argument).
+pub mod flags {
+    /// Strict mode: entity references must be identical, not just equivalent.
+    pub const STRICT: u32 = 0x01;
+    /// Check constraints: template kinds (8, 30, 31) also compare `op2`.
+    pub const CHECK_CONSTRAINTS: u32 = 0x02;
+    /// Allow specialization: kind 30 matches specializations whose hashes differ
+    /// (used by [`super::compare_expressions_for_equivalence`]).
+    pub const ALLOW_SPECIALIZATION: u32 = 0x04;
+}
+
+const BAD_EXPR: &str = "compare_expressions: bad expr kind";
+const BAD_CONST: &str = "compare_constants: bad constant kind";
+const BAD_INIT: &str = "compare_dynamic_inits: bad init kind";
+
+#[derive(Clone, Copy, Debug)]
+enum Task {
+    Expr(Eix, Eix, u32),
+    Const(Eix, Eix, u32),
+    Init(Eix, Eix, u32),
+}
+
+/// A reusable comparison engine: its work stack and trace buffer survive between calls,
+/// so the sharing table's hot loop allocates nothing.
+#[derive(Clone, Debug)]
+pub struct Comparer {
+    stack: Vec<Task>,
+    /// Nesting depth of the pair being compared (the seed's recursion counter); 0 between
+    /// calls.
+    pub depth: u32,
+    /// Deepest nesting seen since construction.
+    pub max_depth: u32,
+    /// Sharing enabled: entity references also match by sharing symbol (same kind, same
+    /// name, both in file scope).
+    pub sharing_enabled: bool,
+    /// When `Some`, one line per compared expression pair, indented two spaces per depth.
+    pub trace: Option<String>,
+}
+
+impl Default for Comparer {
+    fn default() -> Self {
+        Comparer::new()
+    }
+}
+
+impl Comparer {
+    /// A comparer with sharing enabled and no trace.
+    pub fn new() -> Comparer {
+        Comparer {
+            stack: Vec::new(),
+            depth: 0,
+            max_depth: 0,
+            sharing_enabled: true,
+            trace: None,
+        }
+    }
+
+    /// `compare_expressions`: structural equality of two expression trees.
+    ///
+    /// # Errors
+    /// An entry that is not an expression node ([`IlError::WrongTarget`]), or an
+    /// expression kind outside 0..=35 (`compare_expressions: bad expr kind`).
+    pub fn compare_expressions(
+        &mut self,
+        il: &Il,
+        a: Eix,
+        b: Eix,
+        flags: u32,
+    ) -> Result<bool, IlError> {
+        self.run(il, Task::Expr(a, b, 1), flags)
+    }
+
+    /// `compare_constants`: structural equality of two constants (16 kinds).
+    ///
+    /// # Errors
+    /// A non-constant entry, or a constant kind outside 0..=15
+    /// (`compare_constants: bad constant kind`).
+    pub fn compare_constants(
+        &mut self,
+        il: &Il,
+        a: Eix,
+        b: Eix,
+        flags: u32,
+    ) -> Result<bool, IlError> {
+        if a == b {
+            return Ok(true);
+        }
+        // Fast path for the sharing table: leaf constants need no stack.
+        if let Some(r) = self.leaf_constant(il, a, b) {
+            return Ok(r);
+        }
+        self.run(il, Task::Const(a, b, 1), flags)
+    }
+
+    /// `compare_dynamic_inits`: equality of two dynamic initializers.
+    ///
+    /// # Errors
+    /// A non-dynamic-init entry or an init kind outside 0..=9.
+    pub fn compare_dynamic_inits(
+        &mut self,
+        il: &Il,
+        a: Eix,
+        b: Eix,
+        flags: u32,
+    ) -> Result<bool, IlError> {
+        self.run(il, Task::Init(a, b, 1), flags)
+    }
+
+    fn run(&mut self, il: &Il, first: Task, flags: u32) -> Result<bool, IlError> {
+        self.stack.clear();
+        self.stack.push(first);
+        let mut result = Ok(true);
+        while let Some(t) = self.stack.pop() {
+            let step = match t {
+                Task::Expr(a, b, d) => self.expr_step(il, a, b, d, flags),
+                Task::Const(a, b, d) => self.const_step(il, a, b, d, flags),
+                Task::Init(a, b, d) => self.init_step(il, a, b, d, flags),
+            };
+            match step {
+                Ok(true) => {}
+                other => {
+                    result = other;
+                    break;
+                }
+            }
+        }
+        self.stack.clear();
+        self.depth = 0;
+        result
+    }
+
+    fn enter(&mut self, d: u32) {
+        self.depth = d;
+        self.max_depth = self.max_depth.max(d);
+    }
+
+    fn push_opt(&mut self, a: Option<Eix>, b: Option<Eix>, mk: fn(Eix, Eix) -> Task) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(x), Some(y)) => {
+                if x != y {
+                    self.stack.push(mk(x, y));
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Pushes item pairs of two lists (in reverse so they pop left to right); false when
+    /// the lists do not end together.
+    fn push_lists(&mut self, a: &[Eix], b: &[Eix], d: u32, expr: bool) -> bool {
+        if a.len() != b.len() {
+            return false;
+        }
+        for (&x, &y) in a.iter().zip(b).rev() {
+            if x != y {
+                self.stack.push(if expr {
+                    Task::Expr(x, y, d)
+                } else {
+                    Task::Const(x, y, d)
+                });
+            }
+        }
+        true
+    }
+
+    fn expr_step(&mut self, il: &Il, a: Eix, b: Eix, d: u32, flags: u32) -> Result<bool, IlError> {
+        if a == b {
+            return Ok(true);
+        }
+        expect(il, a, EntryKind::ExprNode)?;
+        expect(il, b, EntryKind::ExprNode)?;
+        let t = &il.tables.expr_node;
+        let (ra, rb) = (il.row(a) as usize, il.row(b) as usize);
+        let k = t.expr_kind[ra];
+        if k != t.expr_kind[rb] {
+            return Ok(false);
+        }
+        if k > 35 {
+            return Err(IlError::BadKind(BAD_EXPR));
+        }
+        self.enter(d);
+        if let Some(tr) = &mut self.trace {
+            let _ = writeln!(
+                tr,
+                "{:indent$}compare_expressions: {} {} {}",
+                "",
+                crate::il::kinds::expr_kind_name(k),
+                a,
+                b,
+                indent = 2 * d as usize
+            );
+        }
+        let op_eq = t.op[ra] == t.op[rb];
+        let ty = |e| il.child_eix(e, F::EXPR_NODE_TYPE);
+        let ent = |e| il.ref_eix(e, F::EXPR_NODE_ENTITY);
+        let ops = |e| il.list_eix(e, F::EXPR_NODE_OPERANDS);
+        let konst = |e| il.child_eix(e, F::EXPR_NODE_CONSTANT);
+        let types = || equiv_types(il, ty(a), ty(b));
+        let n = d + 1;
+        let strict = flags & flags::STRICT != 0;
+        let constraints = flags & flags::CHECK_CONSTRAINTS == 0 || t.op2[ra] == t.op2[rb];
+        Ok(match k {
+            0 => false,
+            1 => op_eq && types() && self.push_lists(ops(a), ops(b), n, true),
+            2 => {
+                self.push_opt(konst(a), konst(b), |x, y| Task::Const(x, y, 0)) && {
+                    fix_depth(&mut self.stack, n);
+                    true
+                }
+            }
+            3 => self.entity_equiv(il, ent(a), ent(b), strict, true),
+            4 | 19 => {
+                (ty(a) == ty(b) || types()) && self.entity_equiv(il, ent(a), ent(b), strict, false)
+            }
+            5 | 18 => {
+                let r = self.push_opt(ent(a), ent(b), |x, y| Task::Init(x, y, 0));
+                fix_depth(&mut self.stack, n);
+                r
+            }
+            6 => t.supplement[ra] == t.supplement[rb],
+            7 => {
+                op_eq
+                    && t.op2[ra] == t.op2[rb]
+                    && t.is_lvalue[ra] == t.is_lvalue[rb]
+                    && types()
+                    && self.push_lists(ops(a), ops(b), n, true)
+            }
+            8 => constraints && self.push_lists(ops(a), ops(b), n, true),
+            10 | 33 | 23 => self.push_lists(ops(a), ops(b), n, true),
+            11 | 32 | 21 | 28 => op_eq && self.push_lists(ops(a), ops(b), n, true),
+            12 | 14 | 15 => {
+                op_eq
+                    && types()
+                    && self.push_opt(konst(a), konst(b), |x, y| Task::Const(x, y, 0))
+                    && {
+                        fix_depth(&mut self.stack, n);
+                        self.push_lists(ops(a), ops(b), n, true)
+                    }
+            }
+            13 => op_eq && t.op2[ra] == t.op2[rb],
+            16 => true,
+            17 | 22 | 35 => ent(a) == ent(b),
+            20 => ent(a) == ent(b) || (ty(a).is_some() && types()),
+            24 => op_eq && ent(a) == ent(b) && self.push_lists(ops(a), ops(b), n, true),
+            25 => same_closure(il, ent(a), ent(b)),
+            30 => {
+                (flags & flags::ALLOW_SPECIALIZATION != 0 || t.supplement[ra] == t.supplement[rb])
+                    && constraints
+                    && ent(a) == ent(b)
+                    && self.push_lists(ops(a), ops(b), n, true)
+            }
+            31 => {
+                let (x, y) = (ops(a), ops(b));
+                constraints
+                    && x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|(&p, &q)| equiv_types(il, ty(p), ty(q)))
+            }
+            9 | 26 | 27 | 29 => op_eq && types() && self.push_lists(ops(a), ops(b), n, true),
+            34 => {
+                self.push_opt(konst(a), konst(b), |x, y| Task::Const(x, y, 0)) && {
+                    fix_depth(&mut self.stack, n);
+                    self.push_lists(ops(a), ops(b), n, true)
+                }
+            }
+            _ => return Err(IlError::BadKind(BAD_EXPR)),
+        })
+    }
+
+    /// Entity-reference equality: identity, then (non-strict) the sharing symbol, then
+    /// (when `by_type`) type equivalence of two entities of the same kind.
+    fn entity_equiv(
+        &self,
+        il: &Il,
+        a: Option<Eix>,
+        b: Option<Eix>,
+        strict: bool,
+        by_type: bool,
+    ) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(x), Some(y)) if x == y => true,
+            (Some(x), Some(y)) if !strict => {
+                (self.sharing_enabled && same_sharing_symbol(il, x, y))
+                    || (by_type
+                        && il.kind(x) == il.kind(y)
+                        && entity_type(il, x).is_some()
+                        && equiv_types(il, entity_type(il, x), entity_type(il, y)))
+            }
+            _ => false,
+        }
+    }
+
+    /// Pointer equality or sharing-symbol match (constants' entity operands).
+    fn entity_match(&self, il: &Il, a: Option<Eix>, b: Option<Eix>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(x), Some(y)) => x == y || (self.sharing_enabled && same_sharing_symbol(il, x, y)),
+            _ => false,
+        }
+    }
+
+    /// Leaf constants (no sub-pairs): `Some(result)`; `None` when the general step is
+    /// needed.
+    #[inline]
+    fn leaf_constant(&self, il: &Il, a: Eix, b: Eix) -> Option<bool> {
+        if il.kind(a) != EntryKind::Constant || il.kind(b) != EntryKind::Constant {
+            return None;
+        }
+        let t = &il.tables.constant;
+        let (ra, rb) = (il.row(a) as usize, il.row(b) as usize);
+        let k = t.constant_kind[ra];
+        if k != t.constant_kind[rb] {
+            return Some(false);
+        }
+        let same = match k {
+            1 => t.value[ra] == t.value[rb] && t.ptm_flags[ra] == t.ptm_flags[rb],
+            3 | 5 => t.value[ra] == t.value[rb],
+            4 => t.value[ra] == t.value[rb] && t.value2[ra] == t.value2[rb],
+            2 => {
+                let len = t.text_len[ra] as usize;
+                len == t.text_len[rb] as usize && t.sub_kind[ra] == t.sub_kind[rb] && {
+                    let (x, y) = (il.str_bytes(a, t.text[ra]), il.str_bytes(b, t.text[rb]));
+                    x.get(..len.min(x.len())) == y.get(..len.min(y.len()))
+                }
+            }
+            _ => return None,
+        };
+        Some(same && equiv_types(il, const_type(il, a), const_type(il, b)))
+    }
+
+    fn const_step(
+        &mut self,
+        il: &Il,
+        mut a: Eix,
+        mut b: Eix,
+        d: u32,
+        _flags: u32,
+    ) -> Result<bool, IlError> {
+        self.enter(d);
+        let n = d + 1;
+        // The seed's `while(2)`: chains of address / entity-ref constants loop here.
+        loop {
+            if a == b {
+                return Ok(true);
+            }
+            expect(il, a, EntryKind::Constant)?;
+            expect(il, b, EntryKind::Constant)?;
+            let t = &il.tables.constant;
+            let (ra, rb) = (il.row(a) as usize, il.row(b) as usize);
+            let k = t.constant_kind[ra];
+            if k != t.constant_kind[rb] {
+                return Ok(false);
+            }
+            if k > 15 {
+                return Err(IlError::BadKind(BAD_CONST));
+            }
+            if !equiv_types(il, const_type(il, a), const_type(il, b)) {
+                return Ok(false);
+            }
+            let sub_eq = t.sub_kind[ra] == t.sub_kind[rb];
+            let val_eq = t.value[ra] == t.value[rb];
+            let flags_eq = t.ptm_flags[ra] == t.ptm_flags[rb];
+            let opnd = |e| il.child_eix(e, F::CONSTANT_OPERAND);
+            let agg = |e| il.list_eix(e, F::CONSTANT_AGGREGATE);
+            let dty = |e| il.child_eix(e, F::CONSTANT_DECLARED_TYPE);
+            let cexpr = |e| il.child_eix(e, F::CONSTANT_EXPR);
+            let is_const = |e: Option<Eix>| e.is_some_and(|e| il.kind(e) == EntryKind::Constant);
+            return Ok(match k {
+                0 | 14 => true,
+                1 => val_eq && flags_eq,
+                2 => {
+                    let len = t.text_len[ra] as usize;
+                    len == t.text_len[rb] as usize && sub_eq && {
+                        let (x, y) = (il.str_bytes(a, t.text[ra]), il.str_bytes(b, t.text[rb]));
+                        x.get(..len.min(x.len())) == y.get(..len.min(y.len()))
+                    }
+                }
+                3 | 5 => val_eq,
+                4 => val_eq && t.value2[ra] == t.value2[rb],
+                6 => {
+                    let s = t.sub_kind[ra];
+                    if !(sub_eq && val_eq && same_path(il, a, b)) {
+                        return Ok(false);
+                    }
+                    match s {
+                        0 | 1 => self.entity_match(il, opnd(a), opnd(b)),
+                        2 if is_const(opnd(a)) && is_const(opnd(b)) => {
+                            a = opnd(a).unwrap_or(a);
+                            b = opnd(b).unwrap_or(b);
+                            continue;
+                        }
+                        2 | 3 | 6 => opnd(a) == opnd(b),
+                        4 => opnd(a) == opnd(b) && t.value2[ra] == t.value2[rb],
+                        5 => equiv_types(il, dty(a), dty(b)),
+                        _ => return Err(IlError::BadKind(BAD_CONST)),
+                    }
+                }
+                7 => {
+                    flags_eq
+                        && val_eq
+                        && self.entity_match(il, opnd(a), opnd(b))
+                        && il.child_eix(a, F::CONSTANT_TEMPLATE_INFO)
+                            == il.child_eix(b, F::CONSTANT_TEMPLATE_INFO)
+                }
+                8 => {
+                    let (x, y) = (agg(a), agg(b));
+                    let (x, y) = (&x[..x.len().min(2)], &y[..y.len().min(2)]);
+                    self.push_lists(x, y, n, false)
+                }
+                9 => {
+                    let r = self.push_opt(opnd(a), opnd(b), |x, y| Task::Init(x, y, 0));
+                    fix_depth(&mut self.stack, n);
+                    r
+                }
+                10 => self.push_lists(agg(a), agg(b), n, false),
+                11 => {
+                    sub_eq && val_eq && {
+                        let r = self.push_opt(opnd(a), opnd(b), |x, y| Task::Const(x, y, 0));
+                        fix_depth(&mut self.stack, n);
+                        r
+                    }
+                }
+                12 => {
+                    if !sub_eq {
+                        return Ok(false);
+                    }
+                    match t.sub_kind[ra] {
+                        0 => val_eq && flags_eq && opnd(a) == opnd(b),
+                        1 => {
+                            let r = self.push_opt(cexpr(a), cexpr(b), |x, y| Task::Expr(x, y, 0));
+                            fix_depth(&mut self.stack, n);
+                            r
+                        }
+                        2 => equiv_types(il, dty(a), dty(b)),
+                        3 => equiv_types(il, dty(a), dty(b)) && flags_eq,
+                        4 | 12 => {
+                            let r = self.push_opt(opnd(a), opnd(b), |x, y| Task::Const(x, y, 0));
+                            fix_depth(&mut self.stack, n);
+                            r
+                        }
+                        5..=10 => {
+                            equiv_types(il, dty(a), dty(b)) && {
+                                let r =
+                                    self.push_opt(cexpr(a), cexpr(b), |x, y| Task::Expr(x, y, 0));
+                                fix_depth(&mut self.stack, n);
+                                r
+                            }
+                        }
+                        11 => {
+                            let ti = |e| il.child_eix(e, F::CONSTANT_TEMPLATE_INFO);
+                            match (ti(a), ti(b)) {
+                                (None, None) => true,
+                                (Some(x), Some(y)) => {
+                                    let (p, q) = (
+                                        il.list_eix(x, F::TEMPLATE_INFO_ARGS),
+                                        il.list_eix(y, F::TEMPLATE_INFO_ARGS),
+                                    );
+                                    p.len() == q.len()
+                                        && p.iter().zip(q).all(|(&p, &q)| {
+                                            p == q
+                                                || (il.kind(p) == EntryKind::Type
+                                                    && equiv_types(il, Some(p), Some(q)))
+                                        })
+                                }
+                                _ => false,
+                            }
+                        }
+                        13 => true,
+                        _ => return Err(IlError::BadKind(BAD_CONST)),
+                    }
+                }
+                13 => {
+                    if !flags_eq {
+                        return Ok(false);
+                    }
+                    if is_const(opnd(a)) && is_const(opnd(b)) {
+                        a = opnd(a).unwrap_or(a);
+                        b = opnd(b).unwrap_or(b);
+                        continue;
+                    }
+                    self.entity_match(il, opnd(a), opnd(b))
+                }
+                15 => val_eq && opnd(a) == opnd(b),
+                _ => return Err(IlError::BadKind(BAD_CONST)),
+            });
+        }
+    }
+
+    fn init_step(&mut self, il: &Il, a: Eix, b: Eix, d: u32, _flags: u32) -> Result<bool, IlError> {
+        if a == b {
+            return Ok(true);
+        }
+        expect(il, a, EntryKind::DynamicInit)?;
+        expect(il, b, EntryKind::DynamicInit)?;
+        self.enter(d);
+        let t = &il.tables.dynamic_init;
+        let (ra, rb) = (il.row(a) as usize, il.row(b) as usize);
+        let k = t.init_kind[ra];
+        if k != t.init_kind[rb] {
+            return Ok(false);
+        }
+        if k > 9 {
+            return Err(IlError::BadKind(BAD_INIT));
+        }
+        let var = |e| il.ref_eix(e, F::DYNAMIC_INIT_VARIABLE);
+        let rtn = |e| il.ref_eix(e, F::DYNAMIC_INIT_ROUTINE);
+        if !self.entity_match(il, var(a), var(b)) || !self.entity_match(il, rtn(a), rtn(b)) {
+            return Ok(false);
+        }
+        let n = d + 1;
+        let ce = |e| il.child_eix(e, F::DYNAMIC_INIT_CONSTANT);
+        let ex = |e| il.child_eix(e, F::DYNAMIC_INIT_EXPR);
+        let r = match k {
+            0 | 1 => true,
+            2 | 6 => self.push_opt(ce(a), ce(b), |x, y| Task::Const(x, y, 0)),
+            3..=5 => self.push_opt(ex(a), ex(b), |x, y| Task::Expr(x, y, 0)),
+            _ => {
+                self.push_opt(ce(a), ce(b), |x, y| Task::Const(x, y, 0))
+                    && self.push_opt(ex(a), ex(b), |x, y| Task::Expr(x, y, 0))
+            }
+        };
+        fix_depth(&mut self.stack, n);
+        Ok(r)
+    }
+}
+
+/// Gives tasks pushed with depth 0 (by `push_opt`) the depth `n`.
+fn fix_depth(stack: &mut [Task], n: u32) {
+    for t in stack.iter_mut().rev() {
+        match t {
+            Task::Expr(_, _, d) | Task::Const(_, _, d) | Task::Init(_, _, d) if *d == 0 => *d = n,
+            _ => break,
+        }
+    }
+}
+
+fn expect(il: &Il, e: Eix, kind: EntryKind) -> Result<(), IlError> {
+    if !il.is_live(e) {
+        return Err(IlError::Assert("compare: dead entry"));
+    }
+    let found = il.kind(e);
+    if found != kind {
+        return Err(IlError::WrongTarget {
+            expected: kind,
+            found,
+        });
+    }
+    Ok(())
+}
+
+#[inline]
+fn const_type(il: &Il, c: Eix) -> Option<Eix> {
+    il.child_eix(c, F::CONSTANT_TYPE)
+}
+
+/// The `type` child of any entry whose kind has one.
+pub fn entity_type(il: &Il, e: Eix) -> Option<Eix> {
+    let pos = il
+        .kind(e)
+        .layout()
+        .singles
+        .iter()
+        .position(|f| f.name == "type")?;
+    let c = il.children(e)[pos];
+    (!c.is_none()).then_some(c)
+}
+
+/// Two distinct entities with the same sharing symbol: same kind, the same non-empty
+/// name, both in file scope.
+pub fn same_sharing_symbol(il: &Il, a: Eix, b: Eix) -> bool {
+    il.kind(a) == il.kind(b)
+        && il.region_of(a) == RegionIdx::FILE_SCOPE
+        && il.region_of(b) == RegionIdx::FILE_SCOPE
+        && !il.name(a).is_empty()
+        && il.name(a) == il.name(b)
+}
+
+fn same_closure(il: &Il, a: Option<Eix>, b: Option<Eix>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(x), Some(y)) if x == y => true,
+        (Some(x), Some(y)) => {
+            il.kind(x) == EntryKind::Lambda
+                && il.kind(y) == EntryKind::Lambda
+                && il.child_eix(x, F::LAMBDA_CLOSURE_TYPE).is_some()
+                && il.child_eix(x, F::LAMBDA_CLOSURE_TYPE)
+                    == il.child_eix(y, F::LAMBDA_CLOSURE_TYPE)
+        }
+        _ => false,
+    }
+}
+
+fn same_path(il: &Il, a: Eix, b: Eix) -> bool {
+    let (mut p, mut q) = (
+        il.child_eix(a, F::CONSTANT_SUBOBJECT_PATH),
+        il.child_eix(b, F::CONSTANT_SUBOBJECT_PATH),
+    );
+    loop {
+        match (p, q) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if x == y => return true,
+            (Some(x), Some(y)) => {
+                let t = &il.tables.subobject_path;
+                if t.index[il.row(x) as usize] != t.index[il.row(y) as usize]
+                    || il.ref_eix(x, F::SUBOBJECT_PATH_FIELD)
+                        != il.ref_eix(y, F::SUBOBJECT_PATH_FIELD)
+                {
+                    return false;
+                }
+                p = il.child_eix(x, F::SUBOBJECT_PATH_NEXT);
+                q = il.child_eix(y, F::SUBOBJECT_PATH_NEXT);
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// `equiv_types`: identical, or the same shape (kind, qualifiers, size, alignment,
+/// integer kind, format) all along the `base_type` chain; class types (9..=11) are
+/// equivalent only when identical or of the same non-empty name; template parameter types
+/// by position and depth. Iterative.
+pub fn equiv_types(il: &Il, mut a: Option<Eix>, mut b: Option<Eix>) -> bool {
+    loop {
+        let (x, y) = match (a, b) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if x == y => return true,
+            (Some(x), Some(y)) => (x, y),
+            _ => return false,
+        };
+        if il.kind(x) != EntryKind::Type || il.kind(y) != EntryKind::Type {
+            return false;
+        }
+        let t = &il.tables.r#type;
+        let (rx, ry) = (il.row(x) as usize, il.row(y) as usize);
+        let k = t.type_kind[rx];
+        if k != t.type_kind[ry]
+            || t.qualifiers[rx] != t.qualifiers[ry]
+            || t.size[rx] != t.size[ry]
+            || t.alignment[rx] != t.alignment[ry]
+            || t.int_kind[rx] != t.int_kind[ry]
+            || t.format[rx] != t.format[ry]
+        {
+            return false;
+        }
+        match k {
+            7 => return false,
+            9..=11 => return !il.name(x).is_empty() && il.name(x) == il.name(y),
+            14 => {
+                return t.tparam_position[rx] == t.tparam_position[ry]
+                    && t.tparam_depth[rx] == t.tparam_depth[ry]
+            }
+            _ => {}
+        }
+        a = il.child_eix(x, F::TYPE_BASE_TYPE);
+        b = il.child_eix(y, F::TYPE_BASE_TYPE);
+    }
+}
+
+/// Shape of a type for hashing: equal for every pair [`equiv_types`] accepts.
+pub fn type_shape(il: &Il, t: Option<Eix>) -> u64 {
+    match t {
+        None => 0,
+        Some(x) if il.kind(x) == EntryKind::Type => {
+            let r = il.row(x) as usize;
+            let t = &il.tables.r#type;
+            1 + (t.type_kind[r] as u64)
+                + ((t.qualifiers[r] as u64) << 8)
+                + ((t.int_kind[r] as u64) << 16)
+                + (t.size[r] << 24)
+        }
+        Some(_) => 1,
+    }
+}
+
+/// [`Comparer::compare_expressions`] with a fresh comparer.
+///
+/// # Errors
+/// See [`Comparer::compare_expressions`].
+pub fn compare_expressions(il: &Il, a: Eix, b: Eix, flags: u32) -> Result<bool, IlError> {
+    Comparer::new().compare_expressions(il, a, b, flags)
+}
+
+/// `compare_expressions_for_equivalence`: [`compare_expressions`] with flags
+/// [`flags::ALLOW_SPECIALIZATION`].
+///
+/// # Errors
+/// See [`Comparer::compare_expressions`].
+pub fn compare_expressions_for_equivalence(il: &Il, a: Eix, b: Eix) -> Result<bool, IlError> {
+    compare_expressions(il, a, b, flags::ALLOW_SPECIALIZATION)
+}
+
+/// [`Comparer::compare_constants`] with a fresh comparer.
+///
+/// # Errors
+/// See [`Comparer::compare_constants`].
+pub fn compare_constants(il: &Il, a: Eix, b: Eix, flags: u32) -> Result<bool, IlError> {
+    Comparer::new().compare_constants(il, a, b, flags)
+}
+
+/// `compare_constants_default`: [`compare_constants`] with flags 0.
+///
+/// # Errors
+/// See [`Comparer::compare_constants`].
+pub fn compare_constants_default(il: &Il, a: Eix, b: Eix) -> Result<bool, IlError> {
+    compare_constants(il, a, b, 0)
+}
+
+/// [`Comparer::compare_dynamic_inits`] with a fresh comparer.
+///
+/// # Errors
+/// See [`Comparer::compare_dynamic_inits`].
+pub fn compare_dynamic_inits(il: &Il, a: Eix, b: Eix, flags: u32) -> Result<bool, IlError> {
+    Comparer::new().compare_dynamic_inits(il, a, b, flags)
+}
+
+/// Constant kind names for messages (re-exported for tests and traces).
+pub fn constant_kind_name(k: u8) -> &'static str {
+    crate::il::kinds::CONSTANT_KIND_NAMES
+        .get(k as usize)
+        .copied()
+        .unwrap_or("ck_bad")
+}

@@ -1,0 +1,1197 @@
+//! Template parameter substitution (seed 002, part 4): `copy_template_param_expr` and its
+//! dispatchers rebuild an expression or constant tree of a template definition with the
+//! template's parameters replaced by arguments, fold what became constant, apply the
+//! usual arithmetic conversions the definition could not know, and pass every folded
+//! constant through constant sharing.
+//!
+//! # What a parameter looks like in ilkit's IL
+//! - a type parameter is a `type` of kind 14 (`tk_template_param`) with `tparam_depth` /
+//!   `tparam_position`; types built on it (pointer, array, typeref, ... through
+//!   `base_type`) are rebuilt on the argument.
+//! - a non-type parameter is an expression of kind 19 or 3 whose `entity` is a
+//!   `template_param` entry (`depth`, `position`, `is_pack`), or a constant of kind 12
+//!   sub-kind 0 with `value` = position and `value2` = depth.
+//! - a pack expansion is an expression of kind 30 whose first operand is the pattern and
+//!   whose `entity` is the pack's `template_param`; in an operand list it expands to one
+//!   substituted pattern per pack element; a fold expression (kind 28, `op` = the binary
+//!   operator) over it folds the elements left to right.
+//!
+//! # Operators (the `op` of an operation node)
+//! From the seed: 5 cast, 39 conditional (three operands), 44/45 imaginary (an error),
+//! 53/54 shifts (result: promoted left type), 58..=63 comparisons (`==`, `!=`, `<`, `>`,
+//! `<=`, `>=`; result int), 116 type expression. ilkit's choice for the rest (documented
+//! in [`ops`]): 40..=43 `+ - * /`, 26 `%`, 27 `&`, 87 `|`, 88 `^`, 25 negate, 28 `~`,
+//! 29 `!`, 0 parentheses, 71 sizeof, 72 alignof (operand: a kind-20 type operand), 103 the
+//! implicit conversion node that usual arithmetic conversions insert.
+//!
+//! # Target data model
+//! [`DataModel`] (LP64 by default): sizes and alignments of builtin and class types come
+//! from the type table (`size`, `alignment`; alignment 0 means `min(size, 8)`); pointers
+//! are `pointer_size`. Integer types are signed unless `int_kind & 1`. Folding is exact
+//! integer arithmetic wrapped to the result type's width; division by zero is not folded.
+//!
+//! All traversals use explicit stacks. Errors come back as [`IlError`] with the seed's
+//! messages (`imaginary operators not implemented`,
+//! `copy_template_param_con: unexpected kind`).
+
+use crate::il::{fields as F, kinds::ck, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
+use crate::share::ConstantSharing;
+use ahash::AHashMap;
+
+/// Operator numbers (see the module docs).
+pub mod ops {
+    /// Parentheses / identity.
+    pub const PAREN: u8 = 0;
+    /// Explicit cast.
+    pub const CAST: u8 = 5;
+    /// Negate.
+    pub const NEG: u8 = 25;
+    /// Remainder.
+    pub const REM: u8 = 26;
+    /// Bitwise and.
+    pub const BITAND: u8 = 27;
+    /// Bitwise complement.
+    pub const COMPL: u8 = 28;
+    /// Logical not.
+    pub const NOT: u8 = 29;
+    /// Conditional `c ? a : b`.
+    pub const COND: u8 = 39;
+    /// Add.
+    pub const ADD: u8 = 40;
+    /// Subtract.
+    pub const SUB: u8 = 41;
+    /// Multiply.
+    pub const MUL: u8 = 42;
+    /// Divide.
+    pub const DIV: u8 = 43;
+    /// Imaginary operators (not implemented, as in the seed).
+    pub const IMAG_A: u8 = 44;
+    /// Imaginary operators (not implemented, as in the seed).
+    pub const IMAG_B: u8 = 45;
+    /// Shift left.
+    pub const SHL: u8 = 53;
+    /// Shift right.
+    pub const SHR: u8 = 54;
+    /// `==`.
+    pub const EQ: u8 = 58;
+    /// `!=`.
+    pub const NE: u8 = 59;
+    /// `<`.
+    pub const LT: u8 = 60;
+    /// `>`.
+    pub const GT: u8 = 61;
+    /// `<=`.
+    pub const LE: u8 = 62;
+    /// `>=`.
+    pub const GE: u8 = 63;
+    /// sizeof(type operand).
+    pub const SIZEOF: u8 = 71;
+    /// alignof(type operand).
+    pub const ALIGNOF: u8 = 72;
+    /// Bitwise or.
+    pub const BITOR: u8 = 87;
+    /// Bitwise xor.
+    pub const BITXOR: u8 = 88;
+    /// Implicit conversion inserted by the usual arithmetic conversions.
+    pub const IMPLICIT_CONV: u8 = 103;
+    /// Type expression.
+    pub const TYPE_EXPR: u8 = 116;
+}
+
+/// The target data model folding uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataModel {
+    /// Bytes of a pointer.
+    pub pointer_size: u64,
+}
+
+impl Default for DataModel {
+    /// LP64: 8-byte pointers (int 4, long 8 come from the type table).
+    fn default() -> Self {
+        DataModel { pointer_size: 8 }
+    }
+}
+
+/// One template argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// A type argument.
+    Type(EntryId),
+    /// A non-type argument: a constant.
+    Value(EntryId),
+    /// A pack: its elements.
+    Pack(Vec<Binding>),
+}
+
+/// Template arguments by (depth, position).
+#[derive(Clone, Debug, Default)]
+pub struct TemplateArgs {
+    map: AHashMap<(u16, u16), Binding>,
+}
+
+impl TemplateArgs {
+    /// No arguments.
+    pub fn new() -> TemplateArgs {
+        TemplateArgs::default()
+    }
+
+    /// Binds parameter (depth, position).
+    pub fn bind(&mut self, depth: u16, position: u16, b: Binding) -> &mut Self {
+        self.map.insert((depth, position), b);
+        self
+    }
+
+    /// The binding of (depth, position).
+    pub fn get(&self, depth: u16, position: u16) -> Option<&Binding> {
+        self.map.get(&(depth, position))
+    }
+}
+
+const UNEXPECTED_CON: &str = "copy_template_param_con: unexpected kind";
+const IMAGINARY: &str = "imaginary operators not implemented";
+
+/// A substitution in progress.
+pub struct Subst<'a> {
+    /// The arguments.
+    pub args: &'a TemplateArgs,
+    /// The data model folding uses.
+    pub model: DataModel,
+    /// Sharing for folded constants.
+    pub sharing: &'a mut ConstantSharing,
+    /// The `int` type (comparison results, promotions).
+    pub int_type: Eix,
+    /// The type of sizeof/alignof results (defaults to `int_type`).
+    pub size_type: Eix,
+    pack_index: Option<usize>,
+    types: AHashMap<Eix, Eix>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Val {
+    Int(i128),
+    Float(f64),
+}
+
+enum Frame {
+    Enter(Eix),
+    Exit(Eix, usize),
+    Pack(Option<usize>),
+}
+
+/// Finds a file-scope integer type named `name`, or makes one of `size` bytes.
+pub fn builtin_int_type(il: &mut Il, name: &str, size: u64) -> Result<Eix, IlError> {
+    for e in il.kind_list(EntryKind::Type) {
+        let r = il.row(e) as usize;
+        if il.tables.r#type.type_kind[r] == 2 && il.name(e) == name.as_bytes() {
+            return Ok(e);
+        }
+    }
+    let t = il.alloc(EntryKind::Type)?;
+    il.set_string(t, 0, name.as_bytes())?;
+    crate::il::kinds::set_type_kind(il, t, 2)?;
+    let e = il.eix(t)?;
+    let r = il.row(e) as usize;
+    il.tables.r#type.size[r] = size;
+    il.tables.r#type.alignment[r] = size as u32;
+    Ok(e)
+}
+
+impl<'a> Subst<'a> {
+    /// A substitution with `args`, folding on `model`, sharing folded constants in
+    /// `sharing`. Finds (or makes) the `int` type.
+    ///
+    /// # Errors
+    /// Allocation errors while making `int`.
+    pub fn new(
+        il: &mut Il,
+        args: &'a TemplateArgs,
+        model: DataModel,
+        sharing: &'a mut ConstantSharing,
+    ) -> Result<Subst<'a>, IlError> {
+        let int_type = builtin_int_type(il, "int", 4)?;
+        Ok(Subst {
+            args,
+            model,
+            sharing,
+            int_type,
+            size_type: int_type,
+            pack_index: None,
+            types: AHashMap::new(),
+        })
+    }
+
+    // ---- types ---------------------------------------------------------------------------
+
+    fn tparam_binding(&self, depth: u16, pos: u16) -> Option<&'a Binding> {
+        let b = self.args.get(depth, pos)?;
+        match (b, self.pack_index) {
+            (Binding::Pack(v), Some(i)) => v.get(i),
+            _ => Some(b),
+        }
+    }
+
+    /// `copy_template_param_type`: the type with template parameter types replaced by
+    /// their arguments; types built on a parameter are rebuilt (once per substitution).
+    ///
+    /// # Errors
+    /// A stale argument.
+    pub fn subst_type(&mut self, il: &mut Il, ty: Option<Eix>) -> Result<Option<Eix>, IlError> {
+        let Some(t0) = ty else { return Ok(None) };
+        if self.pack_index.is_none() {
+            if let Some(&c) = self.types.get(&t0) {
+                return Ok(Some(c));
+            }
+        }
+        // Walk the base_type chain down to a parameter (if any).
+        let mut chain = vec![];
+        let mut cur = Some(t0);
+        let mut bound = None;
+        while let Some(t) = cur {
+            if il.kind(t) != EntryKind::Type || chain.len() > 1 << 20 {
+                break;
+            }
+            let r = il.row(t) as usize;
+            if il.tables.r#type.type_kind[r] == 14 {
+                let (d, p) = (
+                    il.tables.r#type.tparam_depth[r],
+                    il.tables.r#type.tparam_position[r],
+                );
+                if let Some(Binding::Type(a)) = self.tparam_binding(d, p) {
+                    bound = Some(il.eix(*a)?);
+                }
+                break;
+            }
+            chain.push(t);
+            cur = il.child_eix(t, F::TYPE_BASE_TYPE);
+        }
+        let Some(mut new) = bound else {
+            return Ok(Some(t0));
+        };
+        for &t in chain.iter().rev() {
+            let id = il.alloc_in(EntryKind::Type, RegionIdx::FILE_SCOPE);
+            let c = il.eix(id)?;
+            il.copy_entry_data(t, c);
+            il.replace_child_at(c, F::TYPE_BASE_TYPE.slot as usize, new);
+            let r = il.row(c) as usize;
+            if il.tables.r#type.type_kind[r] == 12 {
+                // A typeref takes the size of what it names.
+                let nr = il.row(new) as usize;
+                il.tables.r#type.size[r] = il.tables.r#type.size[nr];
+                il.tables.r#type.alignment[r] = il.tables.r#type.alignment[nr];
+            }
+            new = c;
+        }
+        if self.pack_index.is_none() {
+            self.types.insert(t0, new);
+        }
+        Ok(Some(new))
+    }
+
+    fn tk(il: &Il, t: Eix) -> u8 {
+        il.tables.r#type.type_kind[il.row(t) as usize]
+    }
+
+    /// The type a typeref names (typerefs are transparent for arithmetic).
+    fn strip(il: &Il, mut t: Eix) -> Eix {
+        for _ in 0..64 {
+            if il.kind(t) != EntryKind::Type || Self::tk(il, t) != 12 {
+                break;
+            }
+            match il.child_eix(t, F::TYPE_BASE_TYPE) {
+                Some(b) => t = b,
+                None => break,
+            }
+        }
+        t
+    }
+
+    /// `sizeof` on the data model.
+    pub fn size_of(&self, il: &Il, t: Eix) -> u64 {
+        let t = Self::strip(il, t);
+        match Self::tk(il, t) {
+            6 | 13 => self.model.pointer_size,
+            _ => il.tables.r#type.size[il.row(t) as usize],
+        }
+    }
+
+    /// `alignof` on the data model.
+    pub fn align_of(&self, il: &Il, t: Eix) -> u64 {
+        let t = Self::strip(il, t);
+        match Self::tk(il, t) {
+            6 | 13 => self.model.pointer_size,
+            _ => {
+                let r = il.row(t) as usize;
+                match il.tables.r#type.alignment[r] {
+                    0 => il.tables.r#type.size[r].clamp(1, 8),
+                    a => a as u64,
+                }
+            }
+        }
+    }
+
+    fn is_float(il: &Il, t: Eix) -> bool {
+        matches!(Self::tk(il, Self::strip(il, t)), 3..=5)
+    }
+
+    fn is_unsigned(il: &Il, t: Eix) -> bool {
+        let t = Self::strip(il, t);
+        il.tables.r#type.int_kind[il.row(t) as usize] & 1 == 1
+    }
+
+    /// Integer promotion: types narrower than int become int.
+    fn promote(&self, il: &Il, t: Eix) -> Eix {
+        if !Self::is_float(il, t) && self.size_of(il, t) < 4 {
+            self.int_type
+        } else {
+            t
+        }
+    }
+
+    /// The usual arithmetic conversions: the common type of two operand types.
+    pub fn common_type(&self, il: &Il, a: Eix, b: Eix) -> Eix {
+        match (Self::is_float(il, a), Self::is_float(il, b)) {
+            (true, false) => return a,
+            (false, true) => return b,
+            (true, true) => {
+                return if self.size_of(il, b) > self.size_of(il, a) {
+                    b
+                } else {
+                    a
+                }
+            }
+            _ => {}
+        }
+        let (a, b) = (self.promote(il, a), self.promote(il, b));
+        let (sa, sb) = (self.size_of(il, a), self.size_of(il, b));
+        if sa != sb {
+            return if sb > sa { b } else { a };
+        }
+        if Self::is_unsigned(il, b) && !Self::is_unsigned(il, a) {
+            b
+        } else {
+            a
+        }
+    }
+
+    // ---- values ----------------------------------------------------------------------------
+
+    fn expr_type(il: &Il, e: Eix) -> Option<Eix> {
+        il.child_eix(e, F::EXPR_NODE_TYPE)
+    }
+
+    fn const_val(il: &Il, e: Eix) -> Option<Val> {
+        if il.kind(e) != EntryKind::ExprNode
+            || il.tables.expr_node.expr_kind[il.row(e) as usize] != 2
+        {
+            return None;
+        }
+        let c = il.child_eix(e, F::EXPR_NODE_CONSTANT)?;
+        let r = il.row(c) as usize;
+        let t = &il.tables.constant;
+        match t.constant_kind[r] {
+            ck::INTEGER => Some(Val::Int(t.value[r] as i128)),
+            ck::FLOAT => Some(Val::Float(f64::from_bits(t.value[r] as u64))),
+            _ => None,
+        }
+    }
+
+    fn wrap(&self, il: &Il, v: i128, t: Eix) -> i128 {
+        let bits = (self.size_of(il, t) * 8).clamp(1, 64) as u32;
+        let m = if bits == 64 {
+            v as u64 as i128
+        } else {
+            v & ((1i128 << bits) - 1)
+        };
+        if Self::is_unsigned(il, t) || bits == 64 && Self::is_unsigned(il, t) {
+            m
+        } else if bits < 128 && m >= (1i128 << (bits - 1)) {
+            m - (1i128 << bits)
+        } else {
+            m
+        }
+    }
+
+    fn cast_val(&self, il: &Il, v: Val, t: Eix) -> Val {
+        match (v, Self::is_float(il, t)) {
+            (Val::Int(i), true) => Val::Float(i as f64),
+            (Val::Float(f), false) => Val::Int(self.wrap(il, f as i128, t)),
+            (Val::Int(i), false) => Val::Int(self.wrap(il, i, t)),
+            (f, true) => f,
+        }
+    }
+
+    /// An `enk_constant` node holding `v` of type `t`; the constant goes through sharing.
+    fn const_node(&mut self, il: &mut Il, v: Val, t: Eix) -> Result<Eix, IlError> {
+        let (k, bits) = match self.cast_val(il, v, t) {
+            Val::Int(i) => (ck::INTEGER, i as i64),
+            Val::Float(f) => (ck::FLOAT, f.to_bits() as i64),
+        };
+        let c = il.alloc_local_constant(k)?;
+        let ce = il.eix(c)?;
+        let r = il.row(ce) as usize;
+        il.tables.constant.value[r] = bits;
+        il.set_child(c, F::CONSTANT_TYPE, Some(il.id_of(t)))?;
+        let shared = self.sharing.alloc_shareable_constant(il, c)?;
+        il.free_local_constant(c)?;
+        let x = il.alloc_expr_node(2)?;
+        il.set_child(x, F::EXPR_NODE_CONSTANT, Some(shared))?;
+        il.set_child(x, F::EXPR_NODE_TYPE, Some(il.id_of(t)))?;
+        il.eix(x)
+    }
+
+    fn op_node(
+        &mut self,
+        il: &mut Il,
+        op: u8,
+        t: Option<Eix>,
+        ops: &[Eix],
+    ) -> Result<Eix, IlError> {
+        let x = il.alloc_expr_node(1)?;
+        let e = il.eix(x)?;
+        let r = il.row(e) as usize;
+        il.tables.expr_node.op[r] = op;
+        il.set_child(x, F::EXPR_NODE_TYPE, t.map(|t| il.id_of(t)))?;
+        for &o in ops {
+            il.push_list(x, F::EXPR_NODE_OPERANDS, il.id_of(o))?;
+        }
+        Ok(e)
+    }
+
+    /// Converts `e` to `t`: nothing when the types agree, a folded constant when `e` is
+    /// one, else an implicit conversion node (op 103).
+    fn convert(&mut self, il: &mut Il, e: Eix, t: Eix) -> Result<Eix, IlError> {
+        let et = Self::expr_type(il, e);
+        if et == Some(t) || crate::compare::equiv_types(il, et, Some(t)) {
+            return Ok(e);
+        }
+        if let Some(v) = Self::const_val(il, e) {
+            return self.const_node(il, v, t);
+        }
+        self.op_node(il, ops::IMPLICIT_CONV, Some(t), &[e])
+    }
+
+    // ---- expressions -----------------------------------------------------------------------
+
+    /// `copy_template_param_expr`: the substituted copy of an expression tree (the
+    /// template's tree is left untouched; untouched leaves are shared with it).
+    ///
+    /// # Errors
+    /// `imaginary operators not implemented`; `copy_template_param_con: unexpected kind`;
+    /// a bad expression kind; stale arguments.
+    pub fn copy_template_param_expr(&mut self, il: &mut Il, root: Eix) -> Result<Eix, IlError> {
+        let mut out = self.expr_list(il, &[root])?;
+        match out.len() {
+            1 => Ok(out.pop().unwrap_or(root)),
+            _ => Err(IlError::Assert(
+                "copy_template_param_expr: a pack expansion outside a list",
+            )),
+        }
+    }
+
+    /// `copy_template_param_expr_list`: substitutes each expression of a list; pack
+    /// expansions (kind 30) expand to one element per pack element.
+    ///
+    /// # Errors
+    /// As [`Subst::copy_template_param_expr`].
+    pub fn copy_template_param_expr_list(
+        &mut self,
+        il: &mut Il,
+        list: &[Eix],
+    ) -> Result<Vec<Eix>, IlError> {
+        self.expr_list(il, list)
+    }
+
+    /// `copy_template_param_value_expr`: one expression converted to its own (substituted)
+    /// type.
+    ///
+    /// # Errors
+    /// As [`Subst::copy_template_param_expr`].
+    pub fn copy_template_param_value_expr(&mut self, il: &mut Il, e: Eix) -> Result<Eix, IlError> {
+        let t = self.subst_type(il, Self::expr_type(il, e))?;
+        let r = self.copy_template_param_expr(il, e)?;
+        match t {
+            Some(t) => self.convert(il, r, t),
+            None => Ok(r),
+        }
+    }
+
+    /// `copy_template_param_type_expr`: an op-116 type expression with its type
+    /// substituted.
+    ///
+    /// # Errors
+    /// Stale arguments.
+    pub fn copy_template_param_type_expr(&mut self, il: &mut Il, e: Eix) -> Result<Eix, IlError> {
+        let t = self.subst_type(il, Self::expr_type(il, e))?;
+        self.op_node(il, ops::TYPE_EXPR, t, &[])
+    }
+
+    fn pack_len(&self, il: &Il, e: Eix) -> Option<usize> {
+        let p = il.ref_eix(e, F::EXPR_NODE_ENTITY)?;
+        if il.kind(p) != EntryKind::TemplateParam {
+            return None;
+        }
+        let r = il.row(p) as usize;
+        let t = &il.tables.template_param;
+        match self.args.get(t.depth[r], t.position[r]) {
+            Some(Binding::Pack(v)) => Some(v.len()),
+            _ => None,
+        }
+    }
+
+    fn expr_list(&mut self, il: &mut Il, roots: &[Eix]) -> Result<Vec<Eix>, IlError> {
+        let mut stack: Vec<Frame> = roots.iter().rev().map(|&r| Frame::Enter(r)).collect();
+        let mut res: Vec<Eix> = Vec::new();
+        while let Some(f) = stack.pop() {
+            match f {
+                Frame::Pack(p) => self.pack_index = p,
+                Frame::Enter(e) => {
+                    if il.kind(e) != EntryKind::ExprNode {
+                        return Err(IlError::WrongTarget {
+                            expected: EntryKind::ExprNode,
+                            found: il.kind(e),
+                        });
+                    }
+                    let r = il.row(e) as usize;
+                    let k = il.tables.expr_node.expr_kind[r];
+                    match k {
+                        30 => {
+                            let pattern = il.list_eix(e, F::EXPR_NODE_OPERANDS).first().copied();
+                            let (Some(n), Some(pat)) = (self.pack_len(il, e), pattern) else {
+                                res.push(e);
+                                continue;
+                            };
+                            let saved = self.pack_index;
+                            for i in (0..n).rev() {
+                                stack.push(Frame::Pack(saved));
+                                stack.push(Frame::Enter(pat));
+                                stack.push(Frame::Pack(Some(i)));
+                            }
+                        }
+                        1 | 9 | 10 | 11 | 21 | 23 | 26 | 27 | 28 | 29 | 32 | 33 => {
+                            let op = il.tables.expr_node.op[r];
+                            if k == 1 && matches!(op, ops::IMAG_A | ops::IMAG_B) {
+                                return Err(IlError::Assert(IMAGINARY));
+                            }
+                            if k == 1 && op == ops::TYPE_EXPR {
+                                let x = self.copy_template_param_type_expr(il, e)?;
+                                res.push(x);
+                                continue;
+                            }
+                            stack.push(Frame::Exit(e, res.len()));
+                            for &o in il.list_eix(e, F::EXPR_NODE_OPERANDS).iter().rev() {
+                                stack.push(Frame::Enter(o));
+                            }
+                        }
+                        _ => {
+                            let x = self.leaf(il, e, k)?;
+                            res.push(x);
+                        }
+                    }
+                }
+                Frame::Exit(e, base) => {
+                    let operands: Vec<Eix> = res.split_off(base);
+                    let x = self.rebuild(il, e, &operands)?;
+                    res.push(x);
+                }
+            }
+        }
+        Ok(res)
+    }
+
+    fn param_value(&mut self, il: &mut Il, depth: u16, pos: u16) -> Result<Option<Eix>, IlError> {
+        match self.tparam_binding(depth, pos) {
+            Some(Binding::Value(c)) => {
+                let c = il.eix(*c)?;
+                let t = il.child_eix(c, F::CONSTANT_TYPE);
+                let x = il.alloc_expr_node(2)?;
+                il.set_child(x, F::EXPR_NODE_CONSTANT, Some(il.id_of(c)))?;
+                il.set_child(x, F::EXPR_NODE_TYPE, t.map(|t| il.id_of(t)))?;
+                Ok(Some(il.eix(x)?))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn leaf(&mut self, il: &mut Il, e: Eix, k: u8) -> Result<Eix, IlError> {
+        match k {
+            0 => Ok(e),
+            2 => {
+                let Some(c) = il.child_eix(e, F::EXPR_NODE_CONSTANT) else {
+                    return Ok(e);
+                };
+                let kind = il.tables.constant.constant_kind[il.row(c) as usize];
+                if !matches!(kind, 6 | 12 | 15) {
+                    return Ok(e);
+                }
+                let n = self.copy_template_param_con(il, c)?;
+                let t = il.child_eix(n, F::CONSTANT_TYPE);
+                let x = il.alloc_expr_node(2)?;
+                il.set_child(x, F::EXPR_NODE_CONSTANT, Some(il.id_of(n)))?;
+                il.set_child(x, F::EXPR_NODE_TYPE, t.map(|t| il.id_of(t)))?;
+                il.eix(x)
+            }
+            3 | 19 => {
+                if let Some(p) = il.ref_eix(e, F::EXPR_NODE_ENTITY) {
+                    if il.kind(p) == EntryKind::TemplateParam {
+                        let r = il.row(p) as usize;
+                        let (d, pos) = (
+                            il.tables.template_param.depth[r],
+                            il.tables.template_param.position[r],
+                        );
+                        if let Some(x) = self.param_value(il, d, pos)? {
+                            return Ok(x);
+                        }
+                    }
+                }
+                self.retype(il, e)
+            }
+            _ => self.retype(il, e),
+        }
+    }
+
+    /// A shallow copy of `e` with its type substituted (or `e` itself when unchanged).
+    fn retype(&mut self, il: &mut Il, e: Eix) -> Result<Eix, IlError> {
+        let t = Self::expr_type(il, e);
+        let nt = self.subst_type(il, t)?;
+        if nt == t {
+            return Ok(e);
+        }
+        let id = il.alloc_in(EntryKind::ExprNode, il.current_region());
+        let c = il.eix(id)?;
+        il.copy_entry_data(e, c);
+        il.replace_child_at(c, F::EXPR_NODE_TYPE.slot as usize, nt.unwrap_or(Eix::NONE));
+        Ok(c)
+    }
+
+    fn fold_binary(&self, il: &Il, op: u8, a: Val, b: Val, t: Eix) -> Option<Val> {
+        use Val::*;
+        let cmp = |o: std::cmp::Ordering| -> Option<Val> {
+            use std::cmp::Ordering::*;
+            let r = match op {
+                ops::EQ => o == Equal,
+                ops::NE => o != Equal,
+                ops::LT => o == Less,
+                ops::GT => o == Greater,
+                ops::LE => o != Greater,
+                ops::GE => o != Less,
+                _ => return None,
+            };
+            Some(Int(r as i128))
+        };
+        match (a, b) {
+            (Int(x), Int(y)) => {
+                if (ops::EQ..=ops::GE).contains(&op) {
+                    return cmp(x.cmp(&y));
+                }
+                let v = match op {
+                    ops::ADD => x.checked_add(y)?,
+                    ops::SUB => x.checked_sub(y)?,
+                    ops::MUL => x.checked_mul(y)?,
+                    ops::DIV if y != 0 => x.checked_div(y)?,
+                    ops::REM if y != 0 => x.checked_rem(y)?,
+                    ops::BITAND => x & y,
+                    ops::BITOR => x | y,
+                    ops::BITXOR => x ^ y,
+                    ops::SHL if (0..64).contains(&y) => x << y,
+                    ops::SHR if (0..64).contains(&y) => x >> y,
+                    _ => return None,
+                };
+                Some(Int(self.wrap(il, v, t)))
+            }
+            (Float(x), Float(y)) => {
+                if (ops::EQ..=ops::GE).contains(&op) {
+                    return cmp(x.partial_cmp(&y)?);
+                }
+                Some(Float(match op {
+                    ops::ADD => x + y,
+                    ops::SUB => x - y,
+                    ops::MUL => x * y,
+                    ops::DIV => x / y,
+                    _ => return None,
+                }))
+            }
+            _ => None,
+        }
+    }
+
+    /// `do_conversions_on_operands_of_copied_template_expr` and folding for one rebuilt
+    /// node with substituted `operands`.
+    fn rebuild(&mut self, il: &mut Il, e: Eix, operands: &[Eix]) -> Result<Eix, IlError> {
+        let r = il.row(e) as usize;
+        let k = il.tables.expr_node.expr_kind[r];
+        let op = il.tables.expr_node.op[r];
+        let ty = self.subst_type(il, Self::expr_type(il, e))?;
+        let int = self.int_type;
+        let optype = |il: &Il, x: Eix| Self::expr_type(il, x).unwrap_or(int);
+        if k == 28 {
+            // Fold expression: op over the expanded elements, left to right.
+            let Some((&first, rest)) = operands.split_first() else {
+                return Ok(e);
+            };
+            let mut acc = first;
+            for &x in rest {
+                acc = self.binary(il, op, acc, x)?;
+            }
+            return Ok(acc);
+        }
+        if k != 1 {
+            // Wrappers and lists: same node kind, substituted operands and type.
+            if operands.len() == 1 && matches!(k, 10 | 23 | 33) && ty.is_none() {
+                return Ok(operands[0]);
+            }
+            let x = il.alloc_expr_node(k)?;
+            let xe = il.eix(x)?;
+            let xr = il.row(xe) as usize;
+            il.tables.expr_node.op[xr] = op;
+            il.tables.expr_node.op2[xr] = il.tables.expr_node.op2[r];
+            il.set_child(x, F::EXPR_NODE_TYPE, ty.map(|t| il.id_of(t)))?;
+            for &o in operands {
+                il.push_list(x, F::EXPR_NODE_OPERANDS, il.id_of(o))?;
+            }
+            return Ok(xe);
+        }
+        match (op, operands) {
+            (ops::SIZEOF | ops::ALIGNOF, [t]) => {
+                let tt = Self::expr_type(il, *t).unwrap_or(int);
+                let v = if op == ops::SIZEOF {
+                    self.size_of(il, tt)
+                } else {
+                    self.align_of(il, tt)
+                };
+                let st = self.size_type;
+                self.const_node(il, Val::Int(v as i128), st)
+            }
+            (ops::CAST | ops::IMPLICIT_CONV, [x]) => {
+                let t = ty.unwrap_or_else(|| optype(il, *x));
+                if let Some(v) = Self::const_val(il, *x) {
+                    return self.const_node(il, v, t);
+                }
+                self.op_node(il, op, Some(t), &[*x])
+            }
+            (ops::NEG | ops::COMPL | ops::NOT, [x]) => {
+                let t = if op == ops::NOT {
+                    int
+                } else {
+                    self.promote(il, optype(il, *x))
+                };
+                let x = if op == ops::NOT {
+                    *x
+                } else {
+                    self.convert(il, *x, t)?
+                };
+                match Self::const_val(il, x) {
+                    Some(Val::Int(i)) => {
+                        let v = match op {
+                            ops::NEG => -i,
+                            ops::COMPL => !i,
+                            _ => (i == 0) as i128,
+                        };
+                        let v = self.wrap(il, v, t);
+                        self.const_node(il, Val::Int(v), t)
+                    }
+                    Some(Val::Float(f)) if op != ops::COMPL => {
+                        let v = if op == ops::NEG {
+                            Val::Float(-f)
+                        } else {
+                            Val::Int((f == 0.0) as i128)
+                        };
+                        self.const_node(il, v, t)
+                    }
+                    _ => self.op_node(il, op, Some(t), &[x]),
+                }
+            }
+            (ops::COND, [c, a, b]) => {
+                let t = self.common_type(il, optype(il, *a), optype(il, *b));
+                let (a, b) = (self.convert(il, *a, t)?, self.convert(il, *b, t)?);
+                match Self::const_val(il, *c) {
+                    Some(Val::Int(i)) => Ok(if i != 0 { a } else { b }),
+                    Some(Val::Float(f)) => Ok(if f != 0.0 { a } else { b }),
+                    None => self.op_node(il, op, Some(t), &[*c, a, b]),
+                }
+            }
+            (ops::PAREN, [x]) => Ok(*x),
+            (_, [a, b]) => self.binary(il, op, *a, *b),
+            _ => self.op_node(il, op, ty, operands),
+        }
+    }
+
+    /// A binary operation on substituted operands: shifts take the promoted left type,
+    /// comparisons and arithmetic convert both operands to the common type (inserting
+    /// implicit conversion nodes), comparisons yield int; constants fold.
+    fn binary(&mut self, il: &mut Il, op: u8, a: Eix, b: Eix) -> Result<Eix, IlError> {
+        if matches!(op, ops::IMAG_A | ops::IMAG_B) {
+            return Err(IlError::Assert(IMAGINARY));
+        }
+        let int = self.int_type;
+        let ta = Self::expr_type(il, a).unwrap_or(int);
+        let tb = Self::expr_type(il, b).unwrap_or(int);
+        let (a, b, t_ops, t_res) = if matches!(op, ops::SHL | ops::SHR) {
+            let t = self.promote(il, ta);
+            let pb = self.promote(il, tb);
+            (self.convert(il, a, t)?, self.convert(il, b, pb)?, t, t)
+        } else {
+            let t = self.common_type(il, ta, tb);
+            let res = if (ops::EQ..=ops::GE).contains(&op) {
+                int
+            } else {
+                t
+            };
+            (self.convert(il, a, t)?, self.convert(il, b, t)?, t, res)
+        };
+        if let (Some(x), Some(y)) = (Self::const_val(il, a), Self::const_val(il, b)) {
+            if let Some(v) = self.fold_binary(il, op, x, y, t_ops) {
+                return self.const_node(il, v, t_res);
+            }
+        }
+        self.op_node(il, op, Some(t_res), &[a, b])
+    }
+
+    // ---- constants -------------------------------------------------------------------------
+
+    /// `copy_template_param_con`: the substituted constant for a template-parameter
+    /// constant (kind 12), an address constant (6) or an expression constant (15).
+    ///
+    /// # Errors
+    /// `copy_template_param_con: unexpected kind` for other kinds; errors of the
+    /// expression substitution.
+    pub fn copy_template_param_con(&mut self, il: &mut Il, c: Eix) -> Result<Eix, IlError> {
+        if il.kind(c) != EntryKind::Constant {
+            return Err(IlError::BadKind(UNEXPECTED_CON));
+        }
+        let mut c = c;
+        // Kinds 12/4, 12/12 and 15/2 wrap another constant: unwrap iteratively.
+        for _ in 0..1 << 20 {
+            let r = il.row(c) as usize;
+            let (k, sub) = (
+                il.tables.constant.constant_kind[r],
+                il.tables.constant.sub_kind[r],
+            );
+            let inner = il.child_eix(c, F::CONSTANT_OPERAND);
+            match (k, sub, inner) {
+                (12, 4 | 12, Some(i)) | (15, 2, Some(i)) if il.kind(i) == EntryKind::Constant => {
+                    c = i
+                }
+                _ => break,
+            }
+        }
+        let r = il.row(c) as usize;
+        let t = &il.tables.constant;
+        let (k, sub) = (t.constant_kind[r], t.sub_kind[r]);
+        match (k, sub) {
+            (12, 0) => {
+                let (pos, depth) = (t.value[r] as u16, t.value2[r] as u16);
+                match self.tparam_binding(depth, pos) {
+                    Some(Binding::Value(v)) => il.eix(*v),
+                    _ => Err(IlError::Assert(
+                        "copy_template_param_con: no value bound to the parameter",
+                    )),
+                }
+            }
+            (12, 1) => {
+                if let Some(x) = self.copy_template_param_con_overload_resolution(il, c)? {
+                    return Ok(x);
+                }
+                let Some(x) = il.child_eix(c, F::CONSTANT_EXPR) else {
+                    return Err(IlError::BadKind(UNEXPECTED_CON));
+                };
+                let n = self.copy_template_param_expr(il, x)?;
+                self.expr_to_constant(il, n)
+            }
+            (12, 2 | 3) => self.copy_template_param_unknown_entity_con(il, c, sub == 3),
+            (12, 5..=10) | (15, 6) => {
+                let dt = self.subst_type(il, il.child_eix(c, F::CONSTANT_DECLARED_TYPE))?;
+                let Some(dt) = dt else {
+                    return Err(IlError::BadKind(UNEXPECTED_CON));
+                };
+                let v = match sub {
+                    6 if k == 12 => self.align_of(il, dt),
+                    _ => self.size_of(il, dt),
+                };
+                let st = self.size_type;
+                let x = self.const_node(il, Val::Int(v as i128), st)?;
+                self.expr_to_constant(il, x)
+            }
+            (12, 11 | 13) | (6, _) => self.retype_constant(il, c),
+            (15, 13) => {
+                let (pos, depth) = (t.value[r] as u16, t.value2[r] as u16);
+                match self.tparam_binding(depth, pos) {
+                    Some(Binding::Value(v)) => il.eix(*v),
+                    _ => self.retype_constant(il, c),
+                }
+            }
+            _ => Err(IlError::BadKind(UNEXPECTED_CON)),
+        }
+    }
+
+    fn expr_to_constant(&mut self, il: &mut Il, x: Eix) -> Result<Eix, IlError> {
+        match il.child_eix(x, F::EXPR_NODE_CONSTANT) {
+            Some(c) if il.tables.expr_node.expr_kind[il.row(x) as usize] == 2 => Ok(c),
+            _ => {
+                // Not constant after substitution: a kind-12/1 constant holding the tree.
+                let c = il.alloc(EntryKind::Constant)?;
+                crate::il::kinds::set_constant_kind(il, c, ck::TEMPLATE_PARAM)?;
+                crate::il::kinds::set_template_param_constant_kind(il, c, 1)?;
+                il.set_child(c, F::CONSTANT_EXPR, Some(il.id_of(x)))?;
+                let t = Self::expr_type(il, x);
+                il.set_child(c, F::CONSTANT_TYPE, t.map(|t| il.id_of(t)))?;
+                il.eix(c)
+            }
+        }
+    }
+
+    /// A copy of constant `c` with its type and declared type substituted (through
+    /// sharing when shareable), or `c` when nothing changes.
+    fn retype_constant(&mut self, il: &mut Il, c: Eix) -> Result<Eix, IlError> {
+        let t = il.child_eix(c, F::CONSTANT_TYPE);
+        let d = il.child_eix(c, F::CONSTANT_DECLARED_TYPE);
+        let (nt, nd) = (self.subst_type(il, t)?, self.subst_type(il, d)?);
+        if nt == t && nd == d {
+            return Ok(c);
+        }
+        let id = il.alloc_in(EntryKind::Constant, il.current_region());
+        let n = il.eix(id)?;
+        il.copy_entry_data(c, n);
+        let nr = il.row(n) as usize;
+        il.tables.constant.is_shared[nr] = false;
+        il.replace_child_at(n, F::CONSTANT_TYPE.slot as usize, nt.unwrap_or(Eix::NONE));
+        il.replace_child_at(
+            n,
+            F::CONSTANT_DECLARED_TYPE.slot as usize,
+            nd.unwrap_or(Eix::NONE),
+        );
+        self.sharing.share_eix(il, n, true)
+    }
+
+    /// `copy_template_param_unknown_entity_con`: an entity constant whose entity is a
+    /// template parameter takes the argument (a type argument becomes the constant's
+    /// declared type); other entities are kept.
+    ///
+    /// # Errors
+    /// Stale arguments.
+    pub fn copy_template_param_unknown_entity_con(
+        &mut self,
+        il: &mut Il,
+        c: Eix,
+        _member: bool,
+    ) -> Result<Eix, IlError> {
+        if let Some(p) = il.child_eix(c, F::CONSTANT_OPERAND) {
+            if il.kind(p) == EntryKind::TemplateParam {
+                let r = il.row(p) as usize;
+                let (d, pos) = (
+                    il.tables.template_param.depth[r],
+                    il.tables.template_param.position[r],
+                );
+                match self.tparam_binding(d, pos) {
+                    Some(Binding::Value(v)) => return il.eix(*v),
+                    Some(Binding::Type(t)) => {
+                        let t = il.eix(*t)?;
+                        let id = il.alloc_in(EntryKind::Constant, il.current_region());
+                        let n = il.eix(id)?;
+                        il.copy_entry_data(c, n);
+                        il.replace_child_at(n, F::CONSTANT_DECLARED_TYPE.slot as usize, t);
+                        il.replace_child_at(n, F::CONSTANT_OPERAND.slot as usize, Eix::NONE);
+                        return Ok(n);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.retype_constant(il, c)
+    }
+
+    /// `copy_template_param_con_overload_resolution`: ilkit's IL holds no overload sets,
+    /// so an expression parameter naming a routine (kind 19 on a routine) resolves to
+    /// that routine's address constant; anything else is left to expression
+    /// substitution (`None`).
+    ///
+    /// # Errors
+    /// Allocation errors.
+    pub fn copy_template_param_con_overload_resolution(
+        &mut self,
+        il: &mut Il,
+        c: Eix,
+    ) -> Result<Option<Eix>, IlError> {
+        let Some(x) = il.child_eix(c, F::CONSTANT_EXPR) else {
+            return Ok(None);
+        };
+        if il.tables.expr_node.expr_kind[il.row(x) as usize] != 19 {
+            return Ok(None);
+        }
+        let Some(rt) = il.ref_eix(x, F::EXPR_NODE_ENTITY) else {
+            return Ok(None);
+        };
+        if il.kind(rt) != EntryKind::Routine {
+            return Ok(None);
+        }
+        let a = il.alloc_local_constant(ck::ADDRESS)?;
+        il.set_child(a, F::CONSTANT_OPERAND, Some(il.id_of(rt)))?;
+        let rtype = il.child_eix(rt, F::ROUTINE_TYPE);
+        if let Some(t) = rtype {
+            let p = self.pointer_to(il, t)?;
+            il.set_child(a, F::CONSTANT_TYPE, Some(il.id_of(p)))?;
+        }
+        let s = self.sharing.alloc_shareable_constant(il, a)?;
+        il.free_local_constant(a)?;
+        Ok(Some(il.eix(s)?))
+    }
+
+    fn pointer_to(&mut self, il: &mut Il, t: Eix) -> Result<Eix, IlError> {
+        let p = il.alloc_in(EntryKind::Type, RegionIdx::FILE_SCOPE);
+        crate::il::kinds::set_type_kind(il, p, 6)?;
+        il.set_child(p, F::TYPE_BASE_TYPE, Some(il.id_of(t)))?;
+        let e = il.eix(p)?;
+        let r = il.row(e) as usize;
+        il.tables.r#type.size[r] = self.model.pointer_size;
+        il.tables.r#type.alignment[r] = self.model.pointer_size as u32;
+        Ok(e)
+    }
+
+    /// `copy_template_param_con_with_substitution`: the entry point. Allocates in file
+    /// scope for the duration, substitutes `c` (an expression parameter first tries
+    /// overload resolution), then normalizes the result: an array decays to a pointer to
+    /// its element, a function to a pointer to it (both as address constants, sub-kind
+    /// 2 / 0), anything else is converted to `expected_type` when given.
+    ///
+    /// # Errors
+    /// As [`Subst::copy_template_param_con`].
+    pub fn copy_template_param_con_with_substitution(
+        &mut self,
+        il: &mut Il,
+        c: Eix,
+        expected_type: Option<Eix>,
+    ) -> Result<Eix, IlError> {
+        let saved = il.current_region();
+        il.switch_region(RegionIdx::FILE_SCOPE)?;
+        let r = self.with_substitution_in_file_scope(il, c, expected_type);
+        il.switch_region(saved)?;
+        r
+    }
+
+    fn with_substitution_in_file_scope(
+        &mut self,
+        il: &mut Il,
+        c: Eix,
+        expected_type: Option<Eix>,
+    ) -> Result<Eix, IlError> {
+        let res = self.copy_template_param_con(il, c)?;
+        let Some(t) = il.child_eix(res, F::CONSTANT_TYPE) else {
+            return Ok(res);
+        };
+        let st = Self::strip(il, t);
+        match Self::tk(il, st) {
+            8 | 7 => {
+                let (target, sub) = if Self::tk(il, st) == 8 {
+                    (il.child_eix(st, F::TYPE_BASE_TYPE).unwrap_or(st), 2)
+                } else {
+                    (st, 0)
+                };
+                let p = self.pointer_to(il, target)?;
+                let a = il.alloc_local_constant(ck::ADDRESS)?;
+                crate::il::kinds::set_address_constant_kind(il, a, sub)?;
+                let operand = if sub == 2 {
+                    Some(res)
+                } else {
+                    il.child_eix(res, F::CONSTANT_OPERAND)
+                };
+                il.set_child(a, F::CONSTANT_OPERAND, operand.map(|o| il.id_of(o)))?;
+                il.set_child(a, F::CONSTANT_TYPE, Some(il.id_of(p)))?;
+                let s = self.sharing.alloc_shareable_constant(il, a)?;
+                il.free_local_constant(a)?;
+                il.eix(s)
+            }
+            _ => match (expected_type, Self::value_of_constant(il, res)) {
+                (Some(et), Some(v)) if !crate::compare::equiv_types(il, Some(t), Some(et)) => {
+                    let x = self.const_node(il, v, et)?;
+                    self.expr_to_constant(il, x)
+                }
+                _ => Ok(res),
+            },
+        }
+    }
+
+    fn value_of_constant(il: &Il, c: Eix) -> Option<Val> {
+        let r = il.row(c) as usize;
+        let t = &il.tables.constant;
+        match t.constant_kind[r] {
+            ck::INTEGER => Some(Val::Int(t.value[r] as i128)),
+            ck::FLOAT => Some(Val::Float(f64::from_bits(t.value[r] as u64))),
+            _ => None,
+        }
+    }
+}
+
+/// Instantiates the templates the generator made (`il::synth`): for each template and
+/// each instantiation recorded in a `template_info` naming it, copies the pattern routine
+/// (`walk::copy::copy_subtree`, sharing file-scope types), names the copy
+/// `<template><arg>` and substitutes the template's type parameter by the argument in
+/// every `type` child of the copy. Returns the new routines. Meant for `ilkit il dump`.
+///
+/// # Errors
+/// Stale entries or a walk error in the pattern.
+pub fn instantiate_synth_templates(il: &mut Il) -> Result<Vec<EntryId>, IlError> {
+    let templates: Vec<Eix> = il.kind_list(EntryKind::Template).collect();
+    let infos: Vec<Eix> = il.kind_list(EntryKind::TemplateInfo).collect();
+    let mut out = Vec::new();
+    for t in templates {
+        let Some(pattern) = il.child_eix(t, F::TEMPLATE_PATTERN) else {
+            continue;
+        };
+        if il.kind(pattern) != EntryKind::Routine {
+            continue;
+        }
+        let param_types: Vec<Eix> = il
+            .list_eix(t, F::TEMPLATE_PARAMS)
+            .iter()
+            .filter_map(|&p| il.child_eix(p, F::TEMPLATE_PARAM_TYPE))
+            .collect();
+        for &info in &infos {
+            if il.ref_eix(info, F::TEMPLATE_INFO_TEMPLATE) != Some(t) {
+                continue;
+            }
+            let args: Vec<Eix> = il.list_eix(info, F::TEMPLATE_INFO_ARGS).to_vec();
+            let (copy, _) = crate::walk::copy::copy_subtree(
+                il,
+                il.id_of(pattern),
+                &crate::walk::copy::share_file_scope_types,
+            )
+            .map_err(|e| IlError::Assert(e.message))?;
+            let ce = il.eix(copy)?;
+            let mut name = il.name(t).to_vec();
+            name.push(b'<');
+            for (i, &a) in args.iter().enumerate() {
+                if i > 0 {
+                    name.push(b',');
+                }
+                name.extend_from_slice(il.name(a));
+            }
+            name.push(b'>');
+            il.set_string(copy, 0, &name)?;
+            il.set_child(copy, F::ROUTINE_TEMPLATE_INFO, Some(il.id_of(info)))?;
+            // Substitute T by its argument in the copy's type children (iteratively over
+            // the copied subtree).
+            let mut stack = vec![ce];
+            let mut seen = ahash::AHashSet::new();
+            while let Some(e) = stack.pop() {
+                if !seen.insert(e) {
+                    continue;
+                }
+                let n = il.children(e).len();
+                for i in 0..n {
+                    let c = il.children(e)[i];
+                    if c.is_none() {
+                        continue;
+                    }
+                    if let Some(j) = param_types.iter().position(|&p| p == c) {
+                        if let Some(&a) = args.get(j) {
+                            il.replace_child_at(e, i, a);
+                        }
+                    } else if il.kind(c) != EntryKind::Type {
+                        stack.push(c);
+                    }
+                }
+            }
+            out.push(copy);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,586 @@
+//! Constant sharing (seed 002, part 2) and the deep copy engine (part 3, [`copy`]).
+//!
+//! [`ConstantSharing`] owns the table of canonical constants: every shareable constant
+//! allocated through [`ConstantSharing::alloc_shareable_constant`] is looked up by a
+//! structural hash ([`constant_hash`], ahash over the fields
+//! [`Comparer::compare_constants`] reads); candidates with the same hash are confirmed by
+//! `compare_constants` (flags 0), so sharing never merges two constants the comparison
+//! calls different. A hit returns the canonical constant; a miss copies the local constant
+//! into the file-scope region, stamps `is_shared`, runs [`fixup_constant_references`] and
+//! records it.
+//!
+//! # Table
+//! The seed's 2039 prime-sized chained buckets with MRU reordering become open addressing
+//! with linear probing over a power-of-two slot array of `u32` indices into a dense
+//! `(hash, constant)` vector (load ≤ 1/2). In front of it, leaf constants (integer,
+//! float, complex, imaginary) go through an exact-key memo (kind, flags, type entry,
+//! value, value2 → canonical) that answers repeats without a comparison; the memo only
+//! ever returns what the structural lookup chose for an identical key. The full 64-bit
+//! hash is compared before
+//! `compare_constants`, so comparisons ≈ hits + true collisions; MRU reordering buys
+//! nothing there. Lookup is O(1) expected; the table holds 8 + 4·2 bytes per canonical
+//! constant at most. The five counters are [`SharingCounters`] (printed by
+//! `il::stats::dump_sharing_stats`).
+//!
+//! # Invariants (checked by [`ConstantSharing::verify`])
+//! - every canonical constant is live, a constant, in file scope, `is_shared`, and its
+//!   recorded hash is `constant_hash` of its current fields.
+//! - no two canonical constants compare equal.
+
+pub mod copy;
+
+use crate::compare::{self, type_shape, Comparer};
+use crate::il::stats::SharingCounters;
+use crate::il::{fields as F, kinds::ck, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
+use std::hash::{BuildHasher, Hasher};
+
+/// Which constants may be shared (the seed's three sharing-mode bytes, all on by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharingConfig {
+    /// Sharing enabled at all (`dword_126EE48`).
+    pub enabled: bool,
+    /// String literals shared (`dword_126E1C0`).
+    pub strings: bool,
+}
+
+impl Default for SharingConfig {
+    fn default() -> Self {
+        SharingConfig {
+            enabled: true,
+            strings: true,
+        }
+    }
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// The constant sharing table. See the module docs.
+#[derive(Clone, Debug)]
+pub struct ConstantSharing {
+    /// What may be shared.
+    pub config: SharingConfig,
+    /// The five counters.
+    pub counters: SharingCounters,
+    slots: Vec<u32>,
+    canon: Vec<(u64, Eix)>,
+    cmp: Comparer,
+    hasher: ahash::RandomState,
+    memo: LeafMemo,
+}
+
+/// Exact-key memo in front of the structural table for leaf constants (integer, float,
+/// complex, imaginary without children besides the type): key = (kind, flags, type
+/// entry, value, value2) → the canonical constant `compare_constants` chose for that key.
+/// Identical keys imply equal constants, so a memo hit needs no comparison; different keys
+/// of equal constants (an equivalent type entry) just miss and take the structural path.
+/// Open addressing, load ≤ 1/2, keys inline.
+#[derive(Clone, Debug)]
+struct LeafMemo {
+    keys: Vec<[u64; 3]>,
+    vals: Vec<Eix>,
+    len: usize,
+}
+
+const NO_KEY: [u64; 3] = [u64::MAX; 3];
+
+/// ahash's folded multiply, the mixing step of the memo's hash.
+#[inline]
+fn fold_mul(a: u64, b: u64) -> u64 {
+    let p = (a as u128) * (b as u128);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+#[inline]
+fn memo_hash(k: &[u64; 3]) -> u64 {
+    let h = fold_mul(k[0] ^ 0x243f_6a88_85a3_08d3, k[1] ^ 0x1319_8a2e_0370_7344);
+    fold_mul(h ^ k[2], 0xa409_3822_299f_31d0)
+}
+
+impl LeafMemo {
+    fn new() -> LeafMemo {
+        LeafMemo {
+            keys: vec![NO_KEY; 1024],
+            vals: vec![Eix::NONE; 1024],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn get(&self, k: &[u64; 3]) -> Option<Eix> {
+        let mask = self.keys.len() - 1;
+        let mut i = memo_hash(k) as usize & mask;
+        loop {
+            let s = self.keys[i];
+            if s == *k {
+                return Some(self.vals[i]);
+            }
+            if s == NO_KEY {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn insert(&mut self, k: [u64; 3], v: Eix) {
+        if (self.len + 1) * 2 > self.keys.len() {
+            let n = self.keys.len() * 2;
+            let old_k = std::mem::replace(&mut self.keys, vec![NO_KEY; n]);
+            let old_v = std::mem::replace(&mut self.vals, vec![Eix::NONE; n]);
+            self.len = 0;
+            for (k, v) in old_k.into_iter().zip(old_v) {
+                if k != NO_KEY {
+                    self.insert(k, v);
+                }
+            }
+        }
+        let mask = self.keys.len() - 1;
+        let mut i = memo_hash(&k) as usize & mask;
+        while self.keys[i] != NO_KEY {
+            if self.keys[i] == k {
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+        self.keys[i] = k;
+        self.vals[i] = v;
+        self.len += 1;
+    }
+}
+
+/// The memo key of a leaf constant, or `None` when `c` is not a plain shareable leaf.
+#[inline]
+fn leaf_key(il: &Il, c: Eix) -> Option<[u64; 3]> {
+    let r = il.row(c) as usize;
+    let t = &il.tables.constant;
+    let k = t.constant_kind[r];
+    if !matches!(k, 1 | 3 | 4 | 5) || t.is_shared[r] || t.ptm_flags[r] & 0x02 != 0 {
+        return None;
+    }
+    let ch = il.children(c);
+    if !ch[F::CONSTANT_EXPR.slot as usize].is_none()
+        || !ch[F::CONSTANT_TEMPLATE_INFO.slot as usize].is_none()
+    {
+        return None;
+    }
+    let ty = ch[F::CONSTANT_TYPE.slot as usize];
+    Some([
+        k as u64 | ((t.ptm_flags[r] as u64) << 8) | ((ty.0 as u64) << 32),
+        t.value[r] as u64,
+        t.value2[r] as u64,
+    ])
+}
+
+impl Default for ConstantSharing {
+    fn default() -> Self {
+        ConstantSharing::new()
+    }
+}
+
+/// `constant_is_shareable`. ilkit constants carry no parent back-pointer, so the seed's
+/// "has parent" case is an already-canonical constant (`is_shared`), which is shareable.
+/// Blocking for the rest: sharing off; an associated entry (an `expr` child, outside
+/// kind 12); auxiliary data (a `template_info` child); flag bit 0x02 in `ptm_flags`. Then
+/// by kind: strings follow [`SharingConfig::strings`]; addresses unless they carry a
+/// subobject path or are sub-kind 4 with data (`value2 != 0`); pointer-to-member (the
+/// seed's "template argument", 7) without `template_info`; aggregates (10) and template
+/// parameter constants (12) never; everything else yes.
+pub fn constant_is_shareable(il: &Il, config: &SharingConfig, c: Eix) -> bool {
+    if !config.enabled || il.kind(c) != EntryKind::Constant {
+        return false;
+    }
+    let t = &il.tables.constant;
+    let r = il.row(c) as usize;
+    if t.is_shared[r] {
+        return true;
+    }
+    let k = t.constant_kind[r];
+    let ch = il.children(c);
+    if (k != ck::TEMPLATE_PARAM && !ch[F::CONSTANT_EXPR.slot as usize].is_none())
+        || !ch[F::CONSTANT_TEMPLATE_INFO.slot as usize].is_none()
+        || t.ptm_flags[r] & 0x02 != 0
+    {
+        return false;
+    }
+    match k {
+        ck::STRING => config.strings,
+        ck::ADDRESS => {
+            il.child_eix(c, F::CONSTANT_SUBOBJECT_PATH).is_none()
+                && !(t.sub_kind[r] == 4 && t.value2[r] != 0)
+        }
+        ck::AGGREGATE | ck::TEMPLATE_PARAM => false,
+        _ => true,
+    }
+}
+
+/// The structural hash of a constant: ahash over exactly the fields whose inequality
+/// makes `compare_constants` (flags 0) return false, so equal constants hash equal. Child
+/// entries contribute only their kind (entity equality goes through sharing symbols and
+/// type equivalence, which identities cannot hash).
+pub fn constant_hash(il: &Il, state: &ahash::RandomState, c: Eix) -> u64 {
+    let t = &il.tables.constant;
+    let r = il.row(c) as usize;
+    let k = t.constant_kind[r];
+    let mut h = state.build_hasher();
+    h.write_u64(k as u64 | (type_shape(il, il.child_eix(c, F::CONSTANT_TYPE)) << 8));
+    match k {
+        1 => {
+            h.write_i64(t.value[r]);
+            h.write_u8(t.ptm_flags[r]);
+        }
+        2 => {
+            let len = t.text_len[r] as usize;
+            let s = il.str_bytes(c, t.text[r]);
+            h.write_u64(len as u64 | ((t.sub_kind[r] as u64) << 32));
+            h.write(&s[..len.min(s.len())]);
+        }
+        3 | 5 | 15 => h.write_i64(t.value[r]),
+        4 => {
+            h.write_i64(t.value[r]);
+            h.write_i64(t.value2[r]);
+        }
+        6 | 11 => {
+            h.write_u8(t.sub_kind[r]);
+            h.write_i64(t.value[r]);
+        }
+        7 => {
+            h.write_u8(t.ptm_flags[r]);
+            h.write_i64(t.value[r]);
+        }
+        12 => h.write_u8(t.sub_kind[r]),
+        13 => h.write_u8(t.ptm_flags[r]),
+        _ => {}
+    }
+    h.finish()
+}
+
+impl ConstantSharing {
+    /// An empty table with the default configuration (everything shared).
+    pub fn new() -> ConstantSharing {
+        ConstantSharing {
+            config: SharingConfig::default(),
+            counters: SharingCounters::default(),
+            slots: vec![EMPTY; 1024],
+            canon: Vec::new(),
+            cmp: Comparer::new(),
+            memo: LeafMemo::new(),
+            hasher: ahash::RandomState::with_seeds(
+                0x243f_6a88_85a3_08d3,
+                0x1319_8a2e_0370_7344,
+                0xa409_3822_299f_31d0,
+                0x082e_fa98_ec4e_6c89,
+            ),
+        }
+    }
+
+    /// Canonical constants recorded.
+    pub fn len(&self) -> usize {
+        self.canon.len()
+    }
+
+    /// No canonical constant yet.
+    pub fn is_empty(&self) -> bool {
+        self.canon.is_empty()
+    }
+
+    /// The canonical constants, in the order they were added.
+    pub fn canonical(&self) -> impl Iterator<Item = Eix> + '_ {
+        self.canon.iter().map(|&(_, e)| e)
+    }
+
+    /// The structural hash this table uses (see [`constant_hash`]).
+    pub fn hash_of(&self, il: &Il, c: Eix) -> u64 {
+        constant_hash(il, &self.hasher, c)
+    }
+
+    /// Looks `c` up with comparison `flags`: `Ok(Ok(canonical))` on a hit,
+    /// `Ok(Err(slot))` with the free slot to insert at on a miss.
+    fn lookup(
+        &mut self,
+        il: &Il,
+        c: Eix,
+        h: u64,
+        flags: u32,
+    ) -> Result<Result<Eix, usize>, IlError> {
+        let mask = self.slots.len() - 1;
+        let mut i = (h as usize) & mask;
+        loop {
+            let s = self.slots[i];
+            if s == EMPTY {
+                return Ok(Err(i));
+            }
+            let (ch, ce) = self.canon[s as usize];
+            if ch == h {
+                self.counters.comparisons += 1;
+                if self.cmp.compare_constants(il, ce, c, flags)? {
+                    return Ok(Ok(ce));
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn insert_at(&mut self, slot: usize, h: u64, c: Eix) {
+        self.slots[slot] = self.canon.len() as u32;
+        self.canon.push((h, c));
+        if self.canon.len() * 2 > self.slots.len() {
+            let n = self.slots.len() * 2;
+            self.slots = vec![EMPTY; n];
+            let mask = n - 1;
+            for (j, &(h, _)) in self.canon.iter().enumerate() {
+                let mut i = (h as usize) & mask;
+                while self.slots[i] != EMPTY {
+                    i = (i + 1) & mask;
+                }
+                self.slots[i] = j as u32;
+            }
+        }
+    }
+
+    fn count_hit(&mut self, il: &Il, canonical: Eix, local: Eix) {
+        if il.region_of(canonical) == il.region_of(local) {
+            self.counters.region_hits += 1;
+        } else {
+            self.counters.global_hits += 1;
+        }
+    }
+
+    /// `alloc_shareable_constant`: the canonical constant equal to `local` (a hit), or a
+    /// new canonical copy of it in the file-scope region (a miss); unshareable constants
+    /// take the non-shared path ([`alloc_constant`]). `local` itself is left to its owner
+    /// (free it with `Il::free_local_constant` when it came from `alloc_local_constant`).
+    ///
+    /// # Errors
+    /// A stale or non-constant `local`; a bad constant kind in a compared constant.
+    pub fn alloc_shareable_constant(
+        &mut self,
+        il: &mut Il,
+        local: EntryId,
+    ) -> Result<EntryId, IlError> {
+        let e = il.eix(local)?;
+        let out = self.share_eix(il, e, false)?;
+        Ok(il.id_of(out))
+    }
+
+    /// [`ConstantSharing::alloc_shareable_constant`] by dense index. With `adopt`, a miss
+    /// on a constant already in file scope records that constant itself instead of a copy
+    /// (the deep copier's path: its copies are fresh, nobody else holds them).
+    ///
+    /// # Errors
+    /// As [`ConstantSharing::alloc_shareable_constant`].
+    #[inline]
+    pub fn share_eix(&mut self, il: &mut Il, e: Eix, adopt: bool) -> Result<Eix, IlError> {
+        self.counters.total_allocs += 1;
+        if il.kind(e) != EntryKind::Constant {
+            return Err(IlError::WrongTarget {
+                expected: EntryKind::Constant,
+                found: il.kind(e),
+            });
+        }
+        let key = if self.config.enabled {
+            leaf_key(il, e)
+        } else {
+            None
+        };
+        if let Some(k) = &key {
+            if let Some(c) = self.memo.get(k) {
+                // Canonical constants live in file scope.
+                if il.region_of(e) == RegionIdx::FILE_SCOPE {
+                    self.counters.region_hits += 1;
+                } else {
+                    self.counters.global_hits += 1;
+                }
+                return Ok(c);
+            }
+        }
+        self.share_slow(il, e, adopt, key)
+    }
+
+    #[inline(never)]
+    fn share_slow(
+        &mut self,
+        il: &mut Il,
+        e: Eix,
+        adopt: bool,
+        key: Option<[u64; 3]>,
+    ) -> Result<Eix, IlError> {
+        if !constant_is_shareable(il, &self.config, e) {
+            return if adopt {
+                Ok(e)
+            } else {
+                let id = alloc_constant(il, il.id_of(e))?;
+                il.eix(id)
+            };
+        }
+        let r = il.row(e) as usize;
+        if il.tables.constant.is_shared[r] && il.region_of(e) == RegionIdx::FILE_SCOPE {
+            // The seed's parent case: already the canonical copy.
+            return Ok(e);
+        }
+        let h = constant_hash(il, &self.hasher, e);
+        self.cmp.sharing_enabled = self.config.enabled;
+        match self.lookup(il, e, h, 0)? {
+            Ok(c) => {
+                self.count_hit(il, c, e);
+                if let Some(k) = key {
+                    self.memo.insert(k, c);
+                }
+                Ok(c)
+            }
+            Err(slot) => {
+                self.counters.new_buckets += 1;
+                let n = if adopt && il.region_of(e) == RegionIdx::FILE_SCOPE {
+                    e
+                } else {
+                    let id = il.alloc_in(EntryKind::Constant, RegionIdx::FILE_SCOPE);
+                    let n = il.eix(id)?;
+                    il.copy_entry_data(e, n);
+                    n
+                };
+                let nr = il.row(n) as usize;
+                il.tables.constant.is_shared[nr] = true;
+                fixup_constant_references(il, n)?;
+                self.insert_at(slot, h, n);
+                if let Some(k) = key {
+                    self.memo.insert(k, n);
+                }
+                Ok(n)
+            }
+        }
+    }
+
+    /// Looks a constant up without allocating (no counters): the canonical constant equal
+    /// to `c`, if any.
+    ///
+    /// # Errors
+    /// A bad constant kind in a compared constant.
+    pub fn find(&mut self, il: &Il, c: Eix) -> Result<Option<Eix>, IlError> {
+        let h = constant_hash(il, &self.hasher, c);
+        let saved = self.counters;
+        let r = self.lookup(il, c, h, 0)?.ok();
+        self.counters = saved;
+        Ok(r)
+    }
+
+    /// `intern_string_constant`: the canonical string constant with these bytes and
+    /// character kind (`sub_kind`), compared in strict mode; a miss allocates it in file
+    /// scope. The scratch local constant is freed before returning.
+    ///
+    /// # Errors
+    /// A stale `ty`.
+    pub fn intern_string_constant(
+        &mut self,
+        il: &mut Il,
+        bytes: &[u8],
+        char_kind: u8,
+        ty: Option<EntryId>,
+    ) -> Result<EntryId, IlError> {
+        let saved = il.current_region();
+        il.switch_region(RegionIdx::FILE_SCOPE)?;
+        let local = il.alloc_local_constant(ck::STRING)?;
+        let le = il.eix(local)?;
+        let lr = il.row(le) as usize;
+        il.set_string(local, 0, bytes)?;
+        il.tables.constant.text_len[lr] = bytes.len() as u32;
+        il.tables.constant.sub_kind[lr] = char_kind;
+        il.set_child(local, F::CONSTANT_TYPE, ty)?;
+        let h = constant_hash(il, &self.hasher, le);
+        let out = match self.lookup(il, le, h, compare::flags::STRICT)? {
+            Ok(c) => c,
+            Err(slot) => {
+                let id = il.alloc_in(EntryKind::Constant, RegionIdx::FILE_SCOPE);
+                let n = il.eix(id)?;
+                il.copy_entry_data(le, n);
+                let nr = il.row(n) as usize;
+                il.tables.constant.is_shared[nr] = true;
+                fixup_constant_references(il, n)?;
+                self.insert_at(slot, h, n);
+                n
+            }
+        };
+        il.free_local_constant(local)?;
+        il.switch_region(saved)?;
+        Ok(il.id_of(out))
+    }
+
+    /// Checks the table's invariants; one message per problem, never panics.
+    pub fn verify(&self, il: &Il) -> Vec<String> {
+        let mut errs = Vec::new();
+        for (i, &(h, e)) in self.canon.iter().enumerate() {
+            if !il.is_live(e) {
+                errs.push(format!("canonical #{i} ({e}) is dead"));
+                continue;
+            }
+            if il.kind(e) != EntryKind::Constant {
+                errs.push(format!("canonical #{i} ({e}) is a {}", il.kind(e).name()));
+                continue;
+            }
+            if il.region_of(e) != RegionIdx::FILE_SCOPE {
+                errs.push(format!("canonical #{i} ({e}) is not in file scope"));
+            }
+            if !il.tables.constant.is_shared[il.row(e) as usize] {
+                errs.push(format!("canonical #{i} ({e}) is not marked is_shared"));
+            }
+            if constant_hash(il, &self.hasher, e) != h {
+                errs.push(format!("canonical #{i} ({e}) changed after sharing"));
+            }
+        }
+        let occupied = self.slots.iter().filter(|&&s| s != EMPTY).count();
+        if occupied != self.canon.len() {
+            errs.push(format!(
+                "{occupied} occupied slots for {} canonical constants",
+                self.canon.len()
+            ));
+        }
+        errs
+    }
+}
+
+/// `alloc_constant`: the non-shared path. A new constant in the current region with
+/// `local`'s data (not `is_shared`), children shared with `local`.
+///
+/// # Errors
+/// A stale or non-constant `local`.
+pub fn alloc_constant(il: &mut Il, local: EntryId) -> Result<EntryId, IlError> {
+    let e = il.eix(local)?;
+    if il.kind(e) != EntryKind::Constant {
+        return Err(IlError::WrongTarget {
+            expected: EntryKind::Constant,
+            found: il.kind(e),
+        });
+    }
+    let id = il.alloc(EntryKind::Constant)?;
+    let n = il.eix(id)?;
+    il.copy_entry_data(e, n);
+    let nr = il.row(n) as usize;
+    il.tables.constant.is_shared[nr] = false;
+    Ok(id)
+}
+
+/// `fixup_constant_references`: after a constant moved into file scope, its owned
+/// children that still live in a function region (an expression of a template-parameter
+/// constant, a sub-constant, a dynamic init) are deep-copied into file scope, so the
+/// canonical constant outlives the region it came from. Types and references stay.
+///
+/// # Errors
+/// A bad kind inside a copied subtree.
+pub fn fixup_constant_references(il: &mut Il, c: Eix) -> Result<(), IlError> {
+    if il.region_of(c) != RegionIdx::FILE_SCOPE {
+        return Ok(());
+    }
+    let n = il.children(c).len();
+    for i in 0..n {
+        let ch = il.children(c)[i];
+        if ch.is_none() || il.region_of(ch) == RegionIdx::FILE_SCOPE {
+            continue;
+        }
+        if matches!(
+            il.kind(ch),
+            EntryKind::ExprNode | EntryKind::Constant | EntryKind::DynamicInit
+        ) {
+            let mut cp = copy::DeepCopy::new(0, RegionIdx::FILE_SCOPE);
+            let new = cp.copy_eix(il, ch)?;
+            il.replace_child_at(c, i, new);
+        }
+    }
+    Ok(())
+}

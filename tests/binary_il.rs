@@ -1,0 +1,125 @@
+//! Binary IL: round trips (full and device-only) and bad files.
+
+use ilkit::il::synth::generate;
+use ilkit::walk::binary::{read_il, write_il};
+use ilkit::walk::display::dump_il;
+use ilkit::walk::keep::mark_to_keep_in_il;
+
+#[test]
+fn full_round_trip_displays_identically() {
+    let mut il = generate(11, 0.2);
+    let bytes = write_il(&mut il, false).unwrap();
+    let mut back = read_il(&bytes).unwrap();
+    assert_eq!(back.len(), il.len());
+    assert_same(
+        &dump_il(&mut back, false).unwrap(),
+        &dump_il(&mut il, false).unwrap(),
+    );
+    // And again: write(read(write)) is byte-identical.
+    assert_eq!(write_il(&mut back, false).unwrap(), bytes);
+}
+
+#[test]
+fn device_only_round_trip_holds_the_kept_entries() {
+    let mut il = generate(12, 0.2);
+    let report = mark_to_keep_in_il(&mut il, &[]);
+    let bytes = write_il(&mut il, true).unwrap();
+    let mut back = read_il(&bytes).unwrap();
+    assert!(
+        back.len() <= report.kept && !back.is_empty(),
+        "{} of {}",
+        back.len(),
+        report.kept
+    );
+    assert_same(
+        &dump_il(&mut back, false).unwrap(),
+        &dump_il(&mut il, true).unwrap(),
+    );
+}
+
+fn assert_same(a: &str, b: &str) {
+    if a != b {
+        let (la, lb): (Vec<_>, Vec<_>) = (a.lines().collect(), b.lines().collect());
+        let i = la
+            .iter()
+            .zip(&lb)
+            .position(|(x, y)| x != y)
+            .unwrap_or(la.len().min(lb.len()));
+        let ctx = |v: &[&str]| v[i.saturating_sub(3)..(i + 3).min(v.len())].join("\n");
+        panic!(
+            "dumps differ at line {i} ({} vs {} lines):\n--- read back\n{}\n--- original\n{}",
+            la.len(),
+            lb.len(),
+            ctx(&la),
+            ctx(&lb)
+        );
+    }
+}
+
+#[test]
+fn every_truncation_and_corruption_is_an_error_not_a_panic() {
+    let mut il = generate(13, 0.01);
+    let bytes = write_il(&mut il, false).unwrap();
+    for cut in (0..bytes.len()).step_by(97).chain([bytes.len() - 1]) {
+        let e = read_il(&bytes[..cut]).unwrap_err();
+        assert!(e.offset <= cut, "{e}");
+    }
+    let mut seed = 0x1234_5678u64;
+    for _ in 0..300 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut b = bytes.clone();
+        let i = (seed >> 33) as usize % b.len();
+        b[i] ^= 1 + (seed as u8 % 255);
+        assert!(read_il(&b).is_err(), "flip at {i} went unnoticed");
+    }
+}
+
+#[test]
+fn wrong_magic_and_version_name_the_offset() {
+    let mut il = generate(14, 0.01);
+    let bytes = write_il(&mut il, false).unwrap();
+    let mut b = bytes.clone();
+    b[0] = b'X';
+    assert_eq!(read_il(&b).unwrap_err().offset, 0);
+    let mut b = bytes.clone();
+    b[8] = 9;
+    let e = read_il(&b).unwrap_err();
+    assert_eq!(e.offset, 8);
+    assert!(e.message.contains("unsupported version 9"));
+    assert!(read_il(b"").is_err());
+}
+
+/// Forged files with a valid checksum exercise the structural checks.
+#[test]
+fn forged_files_with_valid_checksums_fail_structurally() {
+    fn seal(mut body: Vec<u8>) -> Vec<u8> {
+        const PRIME: u64 = 0x0000_0100_0000_01b3;
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut chunks = body.chunks_exact(8);
+        for c in &mut chunks {
+            h = (h ^ u64::from_le_bytes(c.try_into().unwrap())).wrapping_mul(PRIME);
+            h ^= h >> 29;
+        }
+        for &b in chunks.remainder() {
+            h = (h ^ b as u64).wrapping_mul(PRIME);
+        }
+        body.extend_from_slice(&h.to_le_bytes());
+        body
+    }
+    let head = |rest: &[u8]| {
+        let mut v = b"ILKIT-IL".to_vec();
+        v.extend_from_slice(&1u32.to_le_bytes());
+        v.extend_from_slice(&0u32.to_le_bytes());
+        v.extend_from_slice(&[0, 0, 0, 0]); // no strings, no main routine, no scope
+        v.extend_from_slice(rest);
+        seal(v)
+    };
+    // A huge entry count is refused before any allocation.
+    let e = read_il(&head(&[0xff, 0xff, 0xff, 0xff, 0x0f])).unwrap_err();
+    assert!(e.message.contains("exceeds"), "{e}");
+    // A reserved kind.
+    let e = read_il(&head(&[1, 14, 0, 0, 0, 0, 0])).unwrap_err();
+    assert!(e.message.contains("kind 14"), "{e}");
+}

@@ -1,0 +1,86 @@
+//! `ilkit cfg` end to end (binary), on the fixtures.
+
+use std::process::Command;
+
+fn ilkit(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_ilkit"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn fx(name: &str) -> String {
+    format!("{}/tests/fixtures/ptx/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn formats() {
+    let f = fx("gzclose.ptx");
+    let (code, out, _) = ilkit(&["cfg", &f, "--format", "edges"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "bix0 -> bix4\nbix0 -> bix1\nbix1 -> bix3\nbix1 -> bix2\nbix2 -> bix4\nbix3 -> bix4\n"
+    );
+    let (code, out, _) = ilkit(&["cfg", &f, "--format", "dot"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("digraph f {\nnode [fontname=\"Courier\",fontsize=10,shape=Mrecord];\n\"bix0\"\n[label=\"bix0(L"), "{out}");
+    assert!(
+        out.ends_with("bix3 -> bix4\n\"bix4\"\n[label=\"bix4(L35)\"]\n}\n"),
+        "{out}"
+    );
+    let (code, out, _) = ilkit(&["cfg", &f, "--format", "rpo"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("Showing RPO state for each basic block:\nbix0 -> RPONum: 0\n"));
+    let (code, out, _) = ilkit(&[
+        "cfg",
+        &fx("crc32_combine.ptx"),
+        "--function",
+        "crc32_combine_gen",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["function"], "crc32_combine_gen");
+    assert_eq!(v["idom"][0], serde_json::Value::Null);
+    assert!(v["loops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|l| l["depth"] == 2));
+}
+
+#[test]
+fn errors() {
+    let dir = std::env::temp_dir().join(format!("ilkit_cfg_cli_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.ptx");
+    std::fs::write(
+        &bad,
+        ".version 6.0\n.visible .func f()\n{\n\tbra NOWHERE;\n}\n",
+    )
+    .unwrap();
+    let (code, _, err) = ilkit(&["cfg", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err.trim(),
+        format!(
+            "{}:4:6: undefined branch target 'NOWHERE' in function 'f'",
+            bad.display()
+        )
+    );
+    let (code, _, err) = ilkit(&["cfg", &fx("gzclose.ptx"), "--function", "nope"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no function named 'nope'"));
+    let (code, _, _) = ilkit(&["cfg", &fx("gzclose.ptx"), "--format", "xml"]);
+    assert_eq!(code, 2);
+    let (code, _, err) = ilkit(&["cfg", dir.join("missing.ptx").to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains(":1:1: cannot read"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,571 @@
+//! compare_expressions / compare_constants / compare_dynamic_inits: every expression kind
+//! and every constant kind, equal and unequal, flags, bad kinds, deep chains, trace.
+
+mod common_il;
+
+use common_il::B;
+use ilkit::compare::{self, flags, Comparer};
+use ilkit::il::{fields as F, kinds, EntryId, EntryKind, IlError};
+
+/// What to vary between the two sides of a per-kind test.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Vary {
+    Op,
+    Op2,
+    Sup,
+    Ty,
+    Val,
+    CVal,
+    Ent,
+    Init,
+}
+
+#[derive(Clone, Copy)]
+struct P {
+    op: u8,
+    op2: u8,
+    sup: u32,
+    dbl: bool,
+    val: i64,
+    cval: i64,
+    ent2: bool,
+    init: u8,
+}
+
+const BASE: P = P {
+    op: 7,
+    op2: 3,
+    sup: 11,
+    dbl: false,
+    val: 1,
+    cval: 5,
+    ent2: false,
+    init: 2,
+};
+
+fn vary(p: P, v: Vary) -> P {
+    let mut q = p;
+    match v {
+        Vary::Op => q.op += 1,
+        Vary::Op2 => q.op2 += 1,
+        Vary::Sup => q.sup += 1,
+        Vary::Ty => q.dbl = true,
+        Vary::Val => q.val += 1,
+        Vary::CVal => q.cval += 1,
+        Vary::Ent => {
+            q.ent2 = true;
+            q.dbl = true
+        }
+        Vary::Init => q.init = 3,
+    }
+    q
+}
+
+struct Lambdas {
+    a: EntryId,
+    b: EntryId,
+    c: EntryId,
+}
+
+fn lambdas(b: &mut B) -> Lambdas {
+    let ct1 = common_il::ty(&mut b.il, "closure1", 9, 1);
+    let ct2 = common_il::ty(&mut b.il, "closure2", 9, 1);
+    let mut mk = |t| {
+        let l = b.il.alloc(EntryKind::Lambda).unwrap();
+        b.il.set_child(l, F::LAMBDA_CLOSURE_TYPE, Some(t)).unwrap();
+        l
+    };
+    Lambdas {
+        a: mk(ct1),
+        b: mk(ct1),
+        c: mk(ct2),
+    }
+}
+
+/// Builds a node of `kind` carrying every field some kind compares. `side` picks the
+/// first or second entity of an equal pair (distinct entries, same sharing symbol).
+fn build(b: &mut B, lam: &Lambdas, kind: u8, p: P, side: bool) -> EntryId {
+    let t = if p.dbl { b.dbl } else { b.int };
+    let leaf = b.int_leaf(p.val);
+    b.il.set_child(leaf, F::EXPR_NODE_TYPE, Some(t)).unwrap();
+    let x = b.expr(kind, Some(t), &[leaf]);
+    let r = b.crow(x);
+    b.il.tables.expr_node.op[r] = p.op;
+    b.il.tables.expr_node.op2[r] = p.op2;
+    b.il.tables.expr_node.supplement[r] = p.sup;
+    let c = b.int_const(p.cval);
+    b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
+    let ent = match kind {
+        5 | 18 => b.dyn_init(p.init, 9),
+        25 => {
+            if p.ent2 {
+                lam.c
+            } else if side {
+                lam.b
+            } else {
+                lam.a
+            }
+        }
+        // Kinds comparing by identity get the same entity on both sides.
+        17 | 20 | 22 | 24 | 35 | 30 => {
+            if p.ent2 {
+                b.g2
+            } else {
+                b.g1
+            }
+        }
+        _ => {
+            if p.ent2 {
+                b.g2
+            } else if side {
+                b.g1b
+            } else {
+                b.g1
+            }
+        }
+    };
+    b.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(ent)).unwrap();
+    x
+}
+
+/// (kind, what to vary, expected after varying).
+fn cases() -> Vec<(u8, Vary, bool)> {
+    use Vary::*;
+    vec![
+        (1, Op, false),
+        (1, Val, false),
+        (1, Ty, false),
+        (2, CVal, false),
+        (3, Ent, false),
+        (4, Ty, false),
+        (19, Ty, false),
+        (5, Init, false),
+        (18, Init, false),
+        (6, Sup, false),
+        (7, Op2, false),
+        (7, Val, false),
+        (8, Val, false),
+        (9, Val, false),
+        (10, Val, false),
+        (33, Val, false),
+        (11, Op, false),
+        (32, Op, false),
+        (12, CVal, false),
+        (14, Op, false),
+        (15, Val, false),
+        (13, Op2, false),
+        (16, Op, true),
+        (17, Ent, false),
+        (22, Ent, false),
+        (35, Ent, false),
+        (20, Ent, false),
+        (21, Op, false),
+        (23, Val, false),
+        (24, Ent, false),
+        (25, Ent, false),
+        (26, Val, false),
+        (27, Op, false),
+        (28, Op, false),
+        (29, Val, false),
+        (30, Sup, false),
+        (31, Ty, false),
+        (34, CVal, false),
+    ]
+}
+
+#[test]
+fn every_expression_kind_equal_and_unequal() {
+    let mut b = B::new();
+    let lam = lambdas(&mut b);
+    let mut seen = [false; 36];
+    for (k, v, expect) in cases() {
+        let x = build(&mut b, &lam, k, BASE, false);
+        let y = build(&mut b, &lam, k, BASE, true);
+        let z = build(&mut b, &lam, k, vary(BASE, v), true);
+        let (ex, ey, ez) = (b.e(x), b.e(y), b.e(z));
+        assert!(
+            compare::compare_expressions(&b.il, ex, ey, 0).unwrap(),
+            "kind {k}: equal trees"
+        );
+        assert_eq!(
+            compare::compare_expressions(&b.il, ex, ez, 0).unwrap(),
+            expect,
+            "kind {k} varying {v:?}"
+        );
+        assert!(compare::compare_expressions(&b.il, ex, ex, 0).unwrap());
+        seen[k as usize] = true;
+    }
+    // Kind 0 is never equal, except to itself.
+    let x = build(&mut b, &lam, 0, BASE, false);
+    let y = build(&mut b, &lam, 0, BASE, true);
+    assert!(!compare::compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
+    assert!(compare::compare_expressions(&b.il, b.e(x), b.e(x), 0).unwrap());
+    seen[0] = true;
+    assert!(seen.iter().all(|&s| s), "all 36 kinds covered: {seen:?}");
+}
+
+#[test]
+fn kind_mismatch_is_unequal() {
+    let mut b = B::new();
+    let lam = lambdas(&mut b);
+    let x = build(&mut b, &lam, 10, BASE, false);
+    let y = build(&mut b, &lam, 23, BASE, false);
+    assert!(!compare::compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
+}
+
+#[test]
+fn entity_refs_identity_sharing_symbol_type() {
+    let mut b = B::new();
+    let (g1, g1b, int) = (b.g1, b.g1b, b.int);
+    let x = b.var_ref(g1, int);
+    let y = b.var_ref(g1b, int);
+    let (ex, ey) = (b.e(x), b.e(y));
+    assert!(compare::compare_expressions(&b.il, ex, ey, 0).unwrap());
+    // Strict: identity only.
+    assert!(!compare::compare_expressions(&b.il, ex, ey, flags::STRICT).unwrap());
+    // Sharing off: still equal through type equivalence (both int variables).
+    let mut c = Comparer::new();
+    c.sharing_enabled = false;
+    assert!(c.compare_expressions(&b.il, ex, ey, 0).unwrap());
+    // A differently typed variable is not equal.
+    let g2 = b.g2;
+    let z = b.var_ref(g2, int);
+    assert!(!compare::compare_expressions(&b.il, ex, b.e(z), 0).unwrap());
+}
+
+#[test]
+fn allow_specialization_and_constraints_flags() {
+    let mut b = B::new();
+    let lam = lambdas(&mut b);
+    let x = build(&mut b, &lam, 30, BASE, false);
+    let y = build(&mut b, &lam, 30, vary(BASE, Vary::Sup), false);
+    let (ex, ey) = (b.e(x), b.e(y));
+    assert!(!compare::compare_expressions(&b.il, ex, ey, 0).unwrap());
+    assert!(compare::compare_expressions_for_equivalence(&b.il, ex, ey).unwrap());
+    let z = build(&mut b, &lam, 8, BASE, false);
+    let w = build(&mut b, &lam, 8, vary(BASE, Vary::Op2), false);
+    let (ez, ew) = (b.e(z), b.e(w));
+    assert!(compare::compare_expressions(&b.il, ez, ew, 0).unwrap());
+    assert!(!compare::compare_expressions(&b.il, ez, ew, flags::CHECK_CONSTRAINTS).unwrap());
+}
+
+#[test]
+fn bad_kinds_give_the_seed_messages() {
+    let mut b = B::new();
+    let x = b.int_leaf(1);
+    let y = b.int_leaf(1);
+    for id in [x, y] {
+        let r = b.crow(id);
+        b.il.tables.expr_node.expr_kind[r] = 36;
+    }
+    assert_eq!(
+        compare::compare_expressions(&b.il, b.e(x), b.e(y), 0),
+        Err(IlError::BadKind("compare_expressions: bad expr kind"))
+    );
+    let c = b.int_const(1);
+    let d = b.int_const(1);
+    for id in [c, d] {
+        let r = b.crow(id);
+        b.il.tables.constant.constant_kind[r] = 16;
+    }
+    assert_eq!(
+        compare::compare_constants(&b.il, b.e(c), b.e(d), 0),
+        Err(IlError::BadKind("compare_constants: bad constant kind"))
+    );
+}
+
+/// Builds two equal constants of `kind` (and a third that differs) with `f`.
+fn const_case(
+    b: &mut B,
+    kind: u8,
+    f: &dyn Fn(&mut B, EntryId, bool),
+) -> (EntryId, EntryId, EntryId) {
+    let int = b.int;
+    let x = b.konst(kind, Some(int));
+    f(b, x, false);
+    let y = b.konst(kind, Some(int));
+    f(b, y, false);
+    let z = b.konst(kind, Some(int));
+    f(b, z, true);
+    (x, y, z)
+}
+
+fn check_const(b: &B, (x, y, z): (EntryId, EntryId, EntryId), what: &str) {
+    assert!(
+        compare::compare_constants_default(&b.il, b.e(x), b.e(y)).unwrap(),
+        "{what}: equal"
+    );
+    assert!(
+        !compare::compare_constants_default(&b.il, b.e(x), b.e(z)).unwrap(),
+        "{what}: different"
+    );
+}
+
+fn set(b: &mut B, c: EntryId, f: impl FnOnce(&mut ilkit::il::Tables, usize)) {
+    let r = b.crow(c);
+    f(&mut b.il.tables, r);
+}
+
+#[test]
+fn every_constant_kind_equal_and_unequal() {
+    let mut b = B::new();
+    // 0 and 14: trivially equal; the type still counts.
+    for k in [0u8, 14] {
+        let int = b.int;
+        let dbl = b.dbl;
+        let x = b.konst(k, Some(int));
+        let y = b.konst(k, Some(int));
+        let z = b.konst(k, Some(dbl));
+        check_const(&b, (x, y, z), "trivial");
+    }
+    let c = const_case(&mut b, 1, &|b, c, d| {
+        set(b, c, |t, r| t.constant.value[r] = 42 + d as i64)
+    });
+    check_const(&b, c, "integer");
+    let c = const_case(&mut b, 1, &|b, c, d| {
+        set(b, c, |t, r| {
+            t.constant.value[r] = 42;
+            t.constant.ptm_flags[r] = d as u8
+        })
+    });
+    check_const(&b, c, "integer flags");
+    let c = const_case(&mut b, 2, &|b, c, d| {
+        let text: &[u8] = if d { b"ab\0ce" } else { b"ab\0cd" };
+        b.il.set_string(c, 0, text).unwrap();
+        set(b, c, |t, r| t.constant.text_len[r] = 5);
+    });
+    check_const(&b, c, "string");
+    for k in [3u8, 5] {
+        let c = const_case(&mut b, k, &|b, c, d| {
+            set(b, c, |t, r| {
+                t.constant.value[r] = (if d { 2.5f64 } else { 1.5 }).to_bits() as i64
+            })
+        });
+        check_const(&b, c, "float");
+    }
+    let c = const_case(&mut b, 4, &|b, c, d| {
+        set(b, c, |t, r| {
+            t.constant.value[r] = 1.0f64.to_bits() as i64;
+            t.constant.value2[r] = (if d { 3.0f64 } else { 2.0 }).to_bits() as i64;
+        })
+    });
+    check_const(&b, c, "complex");
+    // 6: address of an entity (sub-kinds 0/1 match by sharing symbol), of a constant
+    // (2), by identity (3), a type (5).
+    let c = const_case(&mut b, 6, &|b, c, d| {
+        let g = if d { b.g2 } else { b.g1 };
+        b.il.set_child(c, F::CONSTANT_OPERAND, Some(g)).unwrap();
+    });
+    check_const(&b, c, "address sub-kind 0");
+    let c = const_case(&mut b, 6, &|b, c, d| {
+        let inner = b.int_const(7 + d as i64);
+        kinds::set_address_constant_kind(&mut b.il, c, 2).unwrap();
+        b.il.set_child(c, F::CONSTANT_OPERAND, Some(inner)).unwrap();
+    });
+    check_const(&b, c, "address sub-kind 2");
+    let c = const_case(&mut b, 6, &|b, c, d| {
+        kinds::set_address_constant_kind(&mut b.il, c, 5).unwrap();
+        let t = if d { b.dbl } else { b.int };
+        b.il.set_child(c, F::CONSTANT_DECLARED_TYPE, Some(t))
+            .unwrap();
+    });
+    check_const(&b, c, "address sub-kind 5");
+    let c = const_case(&mut b, 7, &|b, c, d| {
+        b.il.set_child(c, F::CONSTANT_OPERAND, Some(b.g1)).unwrap();
+        set(b, c, |t, r| t.constant.value[r] = 8 * d as i64);
+    });
+    check_const(&b, c, "pointer to member");
+    let c = const_case(&mut b, 8, &|b, c, d| {
+        for v in [1, 2 + d as i64] {
+            let e = b.int_const(v);
+            b.il.push_list(c, F::CONSTANT_AGGREGATE, e).unwrap();
+        }
+    });
+    check_const(&b, c, "pair");
+    let c = const_case(&mut b, 9, &|b, c, d| {
+        let init = b.dyn_init(if d { 3 } else { 2 }, 1);
+        b.il.set_child(c, F::CONSTANT_OPERAND, Some(init)).unwrap();
+    });
+    check_const(&b, c, "dynamic init");
+    let c = const_case(&mut b, 10, &|b, c, d| {
+        for v in [1, 2, 3 + d as i64] {
+            let e = b.int_const(v);
+            b.il.push_list(c, F::CONSTANT_AGGREGATE, e).unwrap();
+        }
+    });
+    check_const(&b, c, "aggregate");
+    let c = const_case(&mut b, 10, &|b, c, d| {
+        for v in 0..(3 + d as i64) {
+            let e = b.int_const(v);
+            b.il.push_list(c, F::CONSTANT_AGGREGATE, e).unwrap();
+        }
+    });
+    check_const(&b, c, "aggregate lists ending apart");
+    let c = const_case(&mut b, 11, &|b, c, d| {
+        let e = b.int_const(0);
+        b.il.set_child(c, F::CONSTANT_OPERAND, Some(e)).unwrap();
+        set(b, c, |t, r| {
+            t.constant.value[r] = 16;
+            t.constant.sub_kind[r] = d as u8
+        });
+    });
+    check_const(&b, c, "init repeat");
+    // 12: template parameter sub-kinds.
+    for sub in 0u8..=13 {
+        let c = const_case(&mut b, 12, &|b, c, d| {
+            kinds::set_template_param_constant_kind(&mut b.il, c, sub).unwrap();
+            match sub {
+                0 => set(b, c, |t, r| t.constant.value[r] = d as i64),
+                1 | 5..=10 => {
+                    let x = b.int_leaf(d as i64);
+                    b.il.set_child(c, F::CONSTANT_EXPR, Some(x)).unwrap();
+                }
+                2 | 3 => {
+                    let t = if d { b.dbl } else { b.int };
+                    b.il.set_child(c, F::CONSTANT_DECLARED_TYPE, Some(t))
+                        .unwrap();
+                }
+                4 | 12 => {
+                    let e = b.int_const(d as i64);
+                    b.il.set_child(c, F::CONSTANT_OPERAND, Some(e)).unwrap();
+                }
+                11 => {
+                    let info = b.il.alloc(EntryKind::TemplateInfo).unwrap();
+                    let t = if d { b.dbl } else { b.int };
+                    b.il.push_list(info, F::TEMPLATE_INFO_ARGS, t).unwrap();
+                    b.il.set_child(c, F::CONSTANT_TEMPLATE_INFO, Some(info))
+                        .unwrap();
+                }
+                _ => {
+                    if d {
+                        let t = b.dbl;
+                        b.il.set_child(c, F::CONSTANT_TYPE, Some(t)).unwrap();
+                    }
+                }
+            }
+        });
+        check_const(&b, c, &format!("template param sub-kind {sub}"));
+    }
+    let c = const_case(&mut b, 13, &|b, c, d| {
+        b.il.set_child(c, F::CONSTANT_OPERAND, Some(b.g1)).unwrap();
+        set(b, c, |t, r| t.constant.ptm_flags[r] = d as u8);
+    });
+    check_const(&b, c, "designator");
+    let c = const_case(&mut b, 15, &|b, c, d| {
+        set(b, c, |t, r| t.constant.value[r] = d as i64)
+    });
+    check_const(&b, c, "reflection");
+}
+
+#[test]
+fn sharing_symbol_in_entity_constants() {
+    let mut b = B::new();
+    let int = b.int;
+    let (g1, g1b) = (b.g1, b.g1b);
+    let x = b.konst(13, Some(int));
+    b.il.set_child(x, F::CONSTANT_OPERAND, Some(g1)).unwrap();
+    let y = b.konst(13, Some(int));
+    b.il.set_child(y, F::CONSTANT_OPERAND, Some(g1b)).unwrap();
+    assert!(compare::compare_constants_default(&b.il, b.e(x), b.e(y)).unwrap());
+    let mut c = Comparer::new();
+    c.sharing_enabled = false;
+    assert!(!c.compare_constants(&b.il, b.e(x), b.e(y), 0).unwrap());
+}
+
+#[test]
+fn dynamic_inits() {
+    let mut b = B::new();
+    for k in 0u8..=9 {
+        let x = b.dyn_init(k, 1);
+        let y = b.dyn_init(k, 1);
+        let z = b.dyn_init(k, 2);
+        let (ex, ey, ez) = (b.e(x), b.e(y), b.e(z));
+        assert!(
+            compare::compare_dynamic_inits(&b.il, ex, ey, 0).unwrap(),
+            "init {k}"
+        );
+        assert_eq!(
+            compare::compare_dynamic_inits(&b.il, ex, ez, 0).unwrap(),
+            k <= 1,
+            "init {k} with other payload"
+        );
+    }
+    let x = b.dyn_init(2, 1);
+    let y = b.dyn_init(3, 1);
+    assert!(!compare::compare_dynamic_inits(&b.il, b.e(x), b.e(y), 0).unwrap());
+}
+
+fn chain(b: &mut B, n: usize, leaf: i64) -> EntryId {
+    let mut x = b.int_leaf(leaf);
+    for _ in 0..n {
+        x = b.expr(23, None, &[x]);
+    }
+    x
+}
+
+#[test]
+fn million_deep_chain_without_stack_overflow() {
+    let mut b = B::new();
+    let x = chain(&mut b, 1_000_000, 1);
+    let y = chain(&mut b, 1_000_000, 1);
+    let z = chain(&mut b, 1_000_000, 2);
+    let mut c = Comparer::new();
+    assert!(c.compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
+    assert!(c.max_depth >= 1_000_001, "{}", c.max_depth);
+    assert_eq!(c.depth, 0);
+    assert!(!c.compare_expressions(&b.il, b.e(x), b.e(z), 0).unwrap());
+}
+
+#[test]
+fn address_and_designator_chains_iterate() {
+    let mut b = B::new();
+    let int = b.int;
+    let mk = |b: &mut B, leaf: i64| {
+        let mut c = b.int_const(leaf);
+        for i in 0..200_000 {
+            let k = if i % 2 == 0 { 6 } else { 13 };
+            let n = b.konst(k, Some(int));
+            if k == 6 {
+                kinds::set_address_constant_kind(&mut b.il, n, 2).unwrap();
+            }
+            b.il.set_child(n, F::CONSTANT_OPERAND, Some(c)).unwrap();
+            c = n;
+        }
+        c
+    };
+    let x = mk(&mut b, 1);
+    let y = mk(&mut b, 1);
+    let z = mk(&mut b, 2);
+    assert!(compare::compare_constants_default(&b.il, b.e(x), b.e(y)).unwrap());
+    assert!(!compare::compare_constants_default(&b.il, b.e(x), b.e(z)).unwrap());
+}
+
+#[test]
+fn depth_counter_indents_the_trace() {
+    let mut b = B::new();
+    let int = b.int;
+    let l1 = b.int_leaf(1);
+    let l2 = b.int_leaf(2);
+    let x = b.binop(40, int, l1, l2);
+    let m1 = b.int_leaf(1);
+    let m2 = b.int_leaf(2);
+    let y = b.binop(40, int, m1, m2);
+    let mut c = Comparer::new();
+    c.trace = Some(String::new());
+    assert!(c.compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
+    let t = c.trace.unwrap();
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 3, "{t}");
+    assert!(
+        lines[0].starts_with("  compare_expressions: enk_operation"),
+        "{t}"
+    );
+    assert!(
+        lines[1].starts_with("    compare_expressions: enk_constant"),
+        "{t}"
+    );
+    assert!(
+        lines[2].starts_with("    compare_expressions: enk_constant"),
+        "{t}"
+    );
+}

@@ -1,0 +1,550 @@
+//! Template substitution: a table of cases with their resulting types and folded values,
+//! conversions, packs, decay, errors, and instantiating the generator's templates.
+
+mod common_il;
+
+use common_il::{ty, B};
+use ilkit::il::{fields as F, kinds, Eix, EntryId, EntryKind, IlError};
+use ilkit::instantiate::{ops, Binding, DataModel, Subst, TemplateArgs};
+use ilkit::share::ConstantSharing;
+
+struct T {
+    b: B,
+    /// Type parameters T (0,0) and U (0,1).
+    t: EntryId,
+    u: EntryId,
+    /// Non-type parameter N (0,2) and pack Ts (0,3).
+    n: EntryId,
+    ts: EntryId,
+    s: EntryId,
+    chr: EntryId,
+}
+
+fn tparam_type(b: &mut B, name: &str, pos: u16) -> EntryId {
+    let t = ty(&mut b.il, name, 14, 0);
+    let r = b.crow(t);
+    b.il.tables.r#type.tparam_position[r] = pos;
+    t
+}
+
+fn nontype(b: &mut B, name: &str, pos: u16, pack: bool) -> EntryId {
+    let p = b.il.alloc(EntryKind::TemplateParam).unwrap();
+    b.il.set_string(p, 0, name.as_bytes()).unwrap();
+    let r = b.crow(p);
+    b.il.tables.template_param.position[r] = pos;
+    b.il.tables.template_param.is_pack[r] = pack;
+    p
+}
+
+fn setup() -> T {
+    let mut b = B::new();
+    let t = tparam_type(&mut b, "T", 0);
+    let u = tparam_type(&mut b, "U", 1);
+    let n = nontype(&mut b, "N", 2, false);
+    let ts = nontype(&mut b, "Ts", 3, true);
+    let s = ty(&mut b.il, "S", 10, 12);
+    let sr = b.crow(s);
+    b.il.tables.r#type.alignment[sr] = 4;
+    let chr = ty(&mut b.il, "char", 2, 1);
+    T {
+        b,
+        t,
+        u,
+        n,
+        ts,
+        s,
+        chr,
+    }
+}
+
+impl T {
+    fn param_ref(&mut self, p: EntryId) -> EntryId {
+        let x = self.b.expr(19, Some(self.b.int), &[]);
+        self.b.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(p)).unwrap();
+        x
+    }
+    fn type_operand(&mut self, t: EntryId) -> EntryId {
+        self.b.expr(20, Some(t), &[])
+    }
+    fn unary(&mut self, op: u8, t: Option<EntryId>, x: EntryId) -> EntryId {
+        let e = self.b.expr(1, t, &[x]);
+        self.b.set_op(e, op);
+        e
+    }
+    fn bin(&mut self, op: u8, x: EntryId, y: EntryId) -> EntryId {
+        let e = self.b.expr(1, None, &[x, y]);
+        self.b.set_op(e, op);
+        e
+    }
+    fn lit(&mut self, v: i64) -> EntryId {
+        self.b.int_leaf(v)
+    }
+    fn args(&mut self, t: EntryId, u: EntryId, n: i64, pack: &[i64]) -> TemplateArgs {
+        let mut a = TemplateArgs::new();
+        let nc = self.b.int_const(n);
+        let pc: Vec<Binding> = pack
+            .iter()
+            .map(|&v| Binding::Value(self.b.int_const(v)))
+            .collect();
+        a.bind(0, 0, Binding::Type(t))
+            .bind(0, 1, Binding::Type(u))
+            .bind(0, 2, Binding::Value(nc))
+            .bind(0, 3, Binding::Pack(pc));
+        a
+    }
+}
+
+/// The folded value and type of a substituted expression (`None`: not a constant).
+fn value(b: &B, x: Eix) -> Option<(i64, Eix)> {
+    let r = b.il.row(x) as usize;
+    if b.il.tables.expr_node.expr_kind[r] != 2 {
+        return None;
+    }
+    let c = b.il.child_eix(x, F::EXPR_NODE_CONSTANT)?;
+    let t = b.il.child_eix(c, F::CONSTANT_TYPE)?;
+    Some((b.il.tables.constant.value[b.il.row(c) as usize], t))
+}
+
+fn subst(t: &mut T, args: &TemplateArgs, x: EntryId) -> Result<Eix, IlError> {
+    let mut sh = ConstantSharing::new();
+    let e = t.b.e(x);
+    let mut s = Subst::new(&mut t.b.il, args, DataModel::default(), &mut sh)?;
+    s.copy_template_param_expr(&mut t.b.il, e)
+}
+
+#[test]
+fn table_of_folded_cases() {
+    let mut t = setup();
+    let (int, dbl, long, s, chr) = (t.b.int, t.b.dbl, t.b.long, t.s, t.chr);
+    let (tp, up, n) = (t.t, t.u, t.n);
+    // (description, expression builder, T, U, N, expected value, expected type)
+    type Build = fn(&mut T, EntryId, EntryId, EntryId) -> EntryId;
+    let cases: Vec<(&str, Build, EntryId, EntryId, i64, i64, EntryId)> = vec![
+        (
+            "sizeof(T), T=int",
+            |t, tp, _, _| {
+                let o = t.type_operand(tp);
+                t.unary(ops::SIZEOF, None, o)
+            },
+            int,
+            int,
+            0,
+            4,
+            int,
+        ),
+        (
+            "sizeof(T), T=S",
+            |t, tp, _, _| {
+                let o = t.type_operand(tp);
+                t.unary(ops::SIZEOF, None, o)
+            },
+            s,
+            int,
+            0,
+            12,
+            int,
+        ),
+        (
+            "alignof(T), T=S",
+            |t, tp, _, _| {
+                let o = t.type_operand(tp);
+                t.unary(ops::ALIGNOF, None, o)
+            },
+            s,
+            int,
+            0,
+            4,
+            int,
+        ),
+        (
+            "alignof(T), T=double",
+            |t, tp, _, _| {
+                let o = t.type_operand(tp);
+                t.unary(ops::ALIGNOF, None, o)
+            },
+            dbl,
+            int,
+            0,
+            8,
+            int,
+        ),
+        (
+            "sizeof(T) + sizeof(U), T=int U=long",
+            |t, tp, up, _| {
+                let a = t.type_operand(tp);
+                let a = t.unary(ops::SIZEOF, None, a);
+                let b = t.type_operand(up);
+                let b = t.unary(ops::SIZEOF, None, b);
+                t.bin(ops::ADD, a, b)
+            },
+            int,
+            long,
+            0,
+            12,
+            int,
+        ),
+        (
+            "N + 3, N=5",
+            |t, _, _, n| {
+                let a = t.param_ref(n);
+                let b = t.lit(3);
+                t.bin(ops::ADD, a, b)
+            },
+            int,
+            int,
+            5,
+            8,
+            int,
+        ),
+        (
+            "N * 2 < 11, N=5",
+            |t, _, _, n| {
+                let a = t.param_ref(n);
+                let b = t.lit(2);
+                let m = t.bin(ops::MUL, a, b);
+                let c = t.lit(11);
+                t.bin(ops::LT, m, c)
+            },
+            int,
+            int,
+            5,
+            1,
+            int,
+        ),
+        (
+            "N == 4, N=5",
+            |t, _, _, n| {
+                let a = t.param_ref(n);
+                let b = t.lit(4);
+                t.bin(ops::EQ, a, b)
+            },
+            int,
+            int,
+            5,
+            0,
+            int,
+        ),
+        (
+            "N > 3 ? 10 : 20, N=2",
+            |t, _, _, n| {
+                let a = t.param_ref(n);
+                let b = t.lit(3);
+                let c = t.bin(ops::GT, a, b);
+                let x = t.lit(10);
+                let y = t.lit(20);
+                let e = t.b.expr(1, None, &[c, x, y]);
+                t.b.set_op(e, ops::COND);
+                e
+            },
+            int,
+            int,
+            2,
+            20,
+            int,
+        ),
+        (
+            "1 << N, N=5",
+            |t, _, _, n| {
+                let a = t.lit(1);
+                let b = t.param_ref(n);
+                t.bin(ops::SHL, a, b)
+            },
+            int,
+            int,
+            5,
+            32,
+            int,
+        ),
+        (
+            "N - 7 wraps in int, N=5",
+            |t, _, _, n| {
+                let a = t.param_ref(n);
+                let b = t.lit(7);
+                t.bin(ops::SUB, a, b)
+            },
+            int,
+            int,
+            5,
+            -2,
+            int,
+        ),
+        (
+            "(T)(N * 100), T=char wraps",
+            |t, tp, _, n| {
+                let a = t.param_ref(n);
+                let b = t.lit(100);
+                let m = t.bin(ops::MUL, a, b);
+                t.unary(ops::CAST, Some(tp), m)
+            },
+            chr,
+            int,
+            3,
+            44,
+            chr,
+        ),
+        (
+            "-N, N=5",
+            |t, _, _, n| {
+                let a = t.param_ref(n);
+                t.unary(ops::NEG, None, a)
+            },
+            int,
+            int,
+            5,
+            -5,
+            int,
+        ),
+    ];
+    for (what, build, ta, ua, nv, expect, ety) in cases {
+        let x = build(&mut t, tp, up, n);
+        let args = t.args(ta, ua, nv, &[]);
+        let r = subst(&mut t, &args, x).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (v, ty) = value(&t.b, r).unwrap_or_else(|| panic!("{what}: not folded"));
+        assert_eq!(v, expect, "{what}");
+        assert_eq!(ty, t.b.e(ety), "{what}: result type");
+    }
+}
+
+#[test]
+fn char_shift_promotes_to_int() {
+    let mut t = setup();
+    let chr = t.chr;
+    let c = t.b.int_const(1);
+    t.b.il.set_child(c, F::CONSTANT_TYPE, Some(chr)).unwrap();
+    let x = t.b.expr(2, Some(chr), &[]);
+    t.b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
+    let three = t.lit(3);
+    let e = t.bin(ops::SHL, x, three);
+    let (int, long) = (t.b.int, t.b.long);
+    let args = t.args(int, long, 0, &[]);
+    let r = subst(&mut t, &args, e).unwrap();
+    assert_eq!(value(&t.b, r), Some((8, t.b.e(int))));
+}
+
+#[test]
+fn t_plus_u_converts_to_double_with_an_implicit_conversion_node() {
+    let mut t = setup();
+    let (tp, up, int, dbl) = (t.t, t.u, t.b.int, t.b.dbl);
+    let va = common_il::global(&mut t.b.il, "a", tp);
+    let vb = common_il::global(&mut t.b.il, "b", up);
+    let a = t.b.var_ref(va, tp);
+    let b = t.b.var_ref(vb, up);
+    let e = t.bin(ops::ADD, a, b);
+    let args = t.args(int, dbl, 0, &[]);
+    let r = subst(&mut t, &args, e).unwrap();
+    let il = &t.b.il;
+    assert_eq!(
+        il.child_eix(r, F::EXPR_NODE_TYPE),
+        Some(t.b.e(dbl)),
+        "T + U is double"
+    );
+    let o = il.list_eix(r, F::EXPR_NODE_OPERANDS).to_vec();
+    let conv = o[0];
+    let cr = il.row(conv) as usize;
+    assert_eq!(il.tables.expr_node.op[cr], ops::IMPLICIT_CONV);
+    assert_eq!(il.child_eix(conv, F::EXPR_NODE_TYPE), Some(t.b.e(dbl)));
+    let inner = il.list_eix(conv, F::EXPR_NODE_OPERANDS)[0];
+    assert_eq!(
+        il.child_eix(inner, F::EXPR_NODE_TYPE),
+        Some(t.b.e(int)),
+        "a is int"
+    );
+    assert_eq!(
+        il.child_eix(o[1], F::EXPR_NODE_TYPE),
+        Some(t.b.e(dbl)),
+        "b is double"
+    );
+    // The template's own tree is unchanged.
+    assert_eq!(il.child_eix(t.b.e(a), F::EXPR_NODE_TYPE), Some(t.b.e(tp)));
+}
+
+#[test]
+fn pointer_to_t_is_rebuilt_once() {
+    let mut t = setup();
+    let (tp, int) = (t.t, t.b.int);
+    let ptr = ty(&mut t.b.il, "T*", 6, 8);
+    t.b.il.set_child(ptr, F::TYPE_BASE_TYPE, Some(tp)).unwrap();
+    let v = common_il::global(&mut t.b.il, "p", ptr);
+    let a = t.b.var_ref(v, ptr);
+    let b = t.b.var_ref(v, ptr);
+    let e = t.b.expr(10, None, &[a, b]);
+    let args = t.args(int, int, 0, &[]);
+    let r = subst(&mut t, &args, e).unwrap();
+    let il = &t.b.il;
+    let o = il.list_eix(r, F::EXPR_NODE_OPERANDS).to_vec();
+    let t0 = il.child_eix(o[0], F::EXPR_NODE_TYPE).unwrap();
+    let t1 = il.child_eix(o[1], F::EXPR_NODE_TYPE).unwrap();
+    assert_eq!(t0, t1, "one substituted pointer type");
+    assert_ne!(t0, t.b.e(ptr));
+    assert_eq!(il.child_eix(t0, F::TYPE_BASE_TYPE), Some(t.b.e(int)));
+}
+
+#[test]
+fn packs_expand_in_lists_and_fold() {
+    let mut t = setup();
+    let (ts, int) = (t.t, t.b.int);
+    let _ = ts;
+    let pack = t.ts;
+    let pat = t.param_ref(pack);
+    let exp = t.b.expr(30, None, &[pat]);
+    t.b.il
+        .set_ref(exp, F::EXPR_NODE_ENTITY, Some(pack))
+        .unwrap();
+    let args = t.args(int, int, 0, &[1, 2, 3, 4]);
+    let mut sh = ConstantSharing::new();
+    let ee = t.b.e(exp);
+    let mut s = Subst::new(&mut t.b.il, &args, DataModel::default(), &mut sh).unwrap();
+    let list = s.copy_template_param_expr_list(&mut t.b.il, &[ee]).unwrap();
+    let vals: Vec<i64> = list.iter().map(|&x| value(&t.b, x).unwrap().0).collect();
+    assert_eq!(vals, [1, 2, 3, 4]);
+    // (Ts + ...) folds to 10.
+    let fold = t.b.expr(28, None, &[exp]);
+    t.b.set_op(fold, ops::ADD);
+    let r = subst(&mut t, &args, fold).unwrap();
+    assert_eq!(value(&t.b, r), Some((10, t.b.e(int))));
+}
+
+#[test]
+fn errors_use_the_seed_messages() {
+    let mut t = setup();
+    let (int, n) = (t.b.int, t.n);
+    let a = t.param_ref(n);
+    let b = t.lit(1);
+    let e = t.bin(ops::IMAG_A, a, b);
+    let args = t.args(int, int, 1, &[]);
+    assert_eq!(
+        subst(&mut t, &args, e),
+        Err(IlError::Assert("imaginary operators not implemented"))
+    );
+    let agg = t.b.konst(10, Some(int));
+    let mut sh = ConstantSharing::new();
+    let ae = t.b.e(agg);
+    let mut s = Subst::new(&mut t.b.il, &args, DataModel::default(), &mut sh).unwrap();
+    assert_eq!(
+        s.copy_template_param_con(&mut t.b.il, ae),
+        Err(IlError::BadKind("copy_template_param_con: unexpected kind"))
+    );
+}
+
+#[test]
+fn constant_substitution_conversion_and_decay() {
+    let mut t = setup();
+    let (int, long, chr, tp) = (t.b.int, t.b.long, t.chr, t.t);
+    // A value parameter constant (12/0) for N, converted to long.
+    let pc = t.b.konst(12, Some(int));
+    kinds::set_template_param_constant_kind(&mut t.b.il, pc, 0).unwrap();
+    let r = t.b.crow(pc);
+    t.b.il.tables.constant.value[r] = 2;
+    // sizeof(T) as a constant (12/5).
+    let sz = t.b.konst(12, Some(int));
+    kinds::set_template_param_constant_kind(&mut t.b.il, sz, 5).unwrap();
+    t.b.il
+        .set_child(sz, F::CONSTANT_DECLARED_TYPE, Some(tp))
+        .unwrap();
+    // An array of 3 chars bound to T's value... as a string constant.
+    let arr = ty(&mut t.b.il, "char[3]", 8, 3);
+    t.b.il.set_child(arr, F::TYPE_BASE_TYPE, Some(chr)).unwrap();
+    let st = t.b.konst(2, Some(arr));
+    t.b.il.set_string(st, 0, b"hi\0").unwrap();
+    let args = {
+        let mut a = t.args(long, int, 5, &[]);
+        a.bind(0, 4, Binding::Value(st));
+        a
+    };
+    let sp = t.b.konst(12, Some(int));
+    kinds::set_template_param_constant_kind(&mut t.b.il, sp, 0).unwrap();
+    let r = t.b.crow(sp);
+    t.b.il.tables.constant.value[r] = 4;
+    let mut sh = ConstantSharing::new();
+    let (pce, sze, spe, le) = (t.b.e(pc), t.b.e(sz), t.b.e(sp), t.b.e(long));
+    let mut s = Subst::new(&mut t.b.il, &args, DataModel::default(), &mut sh).unwrap();
+    let il = &mut t.b.il;
+    let v = s
+        .copy_template_param_con_with_substitution(il, pce, Some(le))
+        .unwrap();
+    assert_eq!(
+        il.child_eix(v, F::CONSTANT_TYPE),
+        Some(le),
+        "converted to long"
+    );
+    assert_eq!(il.tables.constant.value[il.row(v) as usize], 5);
+    let z = s
+        .copy_template_param_con_with_substitution(il, sze, None)
+        .unwrap();
+    assert_eq!(
+        il.tables.constant.value[il.row(z) as usize],
+        8,
+        "sizeof(long)"
+    );
+    let z2 = s.copy_template_param_con(il, sze).unwrap();
+    assert_eq!(z, z2, "folded constants are shared");
+    let d = s
+        .copy_template_param_con_with_substitution(il, spe, None)
+        .unwrap();
+    let dr = il.row(d) as usize;
+    assert_eq!(
+        il.tables.constant.constant_kind[dr], 6,
+        "array decays to an address"
+    );
+    assert_eq!(il.tables.constant.sub_kind[dr], 2);
+    let pt = il.child_eix(d, F::CONSTANT_TYPE).unwrap();
+    assert_eq!(
+        il.tables.r#type.type_kind[il.row(pt) as usize],
+        6,
+        "pointer"
+    );
+    assert_eq!(
+        il.child_eix(pt, F::TYPE_BASE_TYPE),
+        Some(t.b.e(chr)),
+        "to char"
+    );
+    assert_eq!(t.b.il.borrowed_local_constants(), 0);
+}
+
+#[test]
+fn function_to_pointer_decay() {
+    let mut t = setup();
+    let int = t.b.int;
+    let rt = ty(&mut t.b.il, "int()", 7, 0);
+    let f = t.b.il.alloc(EntryKind::Routine).unwrap();
+    t.b.il.set_child(f, F::ROUTINE_TYPE, Some(rt)).unwrap();
+    let fc = t.b.konst(13, Some(rt));
+    t.b.il.set_child(fc, F::CONSTANT_OPERAND, Some(f)).unwrap();
+    let mut args = t.args(int, int, 0, &[]);
+    args.bind(0, 5, Binding::Value(fc));
+    let p = t.b.konst(12, Some(int));
+    kinds::set_template_param_constant_kind(&mut t.b.il, p, 0).unwrap();
+    let r = t.b.crow(p);
+    t.b.il.tables.constant.value[r] = 5;
+    let mut sh = ConstantSharing::new();
+    let pe = t.b.e(p);
+    let mut s = Subst::new(&mut t.b.il, &args, DataModel::default(), &mut sh).unwrap();
+    let d = s
+        .copy_template_param_con_with_substitution(&mut t.b.il, pe, None)
+        .unwrap();
+    let il = &t.b.il;
+    let dr = il.row(d) as usize;
+    assert_eq!(il.tables.constant.constant_kind[dr], 6);
+    assert_eq!(il.tables.constant.sub_kind[dr], 0);
+    assert_eq!(il.child_eix(d, F::CONSTANT_OPERAND), Some(t.b.e(f)));
+    let pt = il.child_eix(d, F::CONSTANT_TYPE).unwrap();
+    assert_eq!(il.child_eix(pt, F::TYPE_BASE_TYPE), Some(t.b.e(rt)));
+}
+
+#[test]
+fn instantiates_the_generators_templates() {
+    let mut il = ilkit::il::synth::generate(3, 0.05);
+    let before = il.kind_list(EntryKind::Routine).count();
+    let made = ilkit::instantiate::instantiate_synth_templates(&mut il).unwrap();
+    assert!(!made.is_empty());
+    for &r in &made {
+        let e = il.eix(r).unwrap();
+        let name = String::from_utf8_lossy(il.name(e)).to_string();
+        assert!(name.starts_with("tmpl") && name.ends_with('>'), "{name}");
+        assert!(il.child_eix(e, F::ROUTINE_TEMPLATE_INFO).is_some());
+    }
+    assert_eq!(
+        il.kind_list(EntryKind::Routine).count(),
+        before + made.len()
+    );
+}

@@ -1,0 +1,524 @@
+//! Constant sharing: counters, canonical constants, unshareable kinds, string interning,
+//! fixup of function-local children, the stats lines, and no false merges (proptest).
+
+mod common_il;
+
+use common_il::B;
+use ilkit::compare;
+use ilkit::il::stats::dump_sharing_stats;
+use ilkit::il::{fields as F, kinds, EntryId, RegionIdx};
+use ilkit::share::{constant_is_shareable, ConstantSharing, SharingConfig};
+use proptest::prelude::*;
+
+#[test]
+fn hits_misses_and_the_five_counters() {
+    let mut b = B::new();
+    let mut s = ConstantSharing::new();
+    let a = b.int_const(42);
+    let a2 = b.int_const(42);
+    let c7 = b.int_const(7);
+    let sa = s.alloc_shareable_constant(&mut b.il, a).unwrap();
+    assert_ne!(sa, a, "a miss copies into the canonical constant");
+    let sa2 = s.alloc_shareable_constant(&mut b.il, a2).unwrap();
+    assert_eq!(sa, sa2);
+    let s7 = s.alloc_shareable_constant(&mut b.il, c7).unwrap();
+    assert_ne!(s7, sa);
+    // A local constant in a function region: a global hit.
+    let r = b.il.open_function_region(None);
+    let local = b.il.alloc_local_constant(1).unwrap();
+    let lr = b.crow(local);
+    b.il.tables.constant.value[lr] = 42;
+    let int = b.int;
+    b.il.set_child(local, F::CONSTANT_TYPE, Some(int)).unwrap();
+    assert_eq!(s.alloc_shareable_constant(&mut b.il, local).unwrap(), sa);
+    b.il.free_local_constant(local).unwrap();
+    b.il.close_function_region(r).unwrap();
+    // Sharing the canonical constant again returns it.
+    assert_eq!(s.alloc_shareable_constant(&mut b.il, sa).unwrap(), sa);
+    // An equivalent but distinct type entry: the memo misses, compare_constants decides.
+    assert_eq!(s.counters.comparisons, 0, "memo hits need no comparison");
+    let int2 = common_il::ty(&mut b.il, "int", 2, 4);
+    let a3 = b.int_const(42);
+    b.il.set_child(a3, F::CONSTANT_TYPE, Some(int2)).unwrap();
+    assert_eq!(s.alloc_shareable_constant(&mut b.il, a3).unwrap(), sa);
+    let c = s.counters;
+    assert_eq!(c.total_allocs, 6);
+    assert_eq!(c.new_buckets, 2);
+    assert_eq!(c.region_hits, 2);
+    assert_eq!(c.global_hits, 1);
+    assert_eq!(c.comparisons, 1);
+    assert_eq!(s.len(), 2);
+    assert!(s.verify(&b.il).is_empty(), "{:?}", s.verify(&b.il));
+    let canon = b.e(sa);
+    assert_eq!(b.il.region_of(canon), RegionIdx::FILE_SCOPE);
+    assert!(b.il.tables.constant.is_shared[b.il.row(canon) as usize]);
+
+    let mut out = Vec::new();
+    dump_sharing_stats(&s.counters, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("Constant sharing:\n"), "{text}");
+    for line in [
+        "constant comparisons",
+        "shareable constant allocs                6",
+        "new shared constants                     2",
+        "same-region hits                         2",
+        "global hits                              1",
+    ] {
+        assert!(text.contains(line), "{line:?} in\n{text}");
+    }
+}
+
+#[test]
+fn types_and_flags_keep_constants_apart() {
+    let mut b = B::new();
+    let mut s = ConstantSharing::new();
+    let a = b.int_const(1);
+    let c = b.int_const(1);
+    let long = b.long;
+    b.il.set_child(c, F::CONSTANT_TYPE, Some(long)).unwrap();
+    let d = b.int_const(1);
+    let dr = b.crow(d);
+    b.il.tables.constant.ptm_flags[dr] = 1;
+    let sa = s.alloc_shareable_constant(&mut b.il, a).unwrap();
+    let sc = s.alloc_shareable_constant(&mut b.il, c).unwrap();
+    let sd = s.alloc_shareable_constant(&mut b.il, d).unwrap();
+    assert!(sa != sc && sa != sd && sc != sd);
+}
+
+#[test]
+fn unshareable_constants_take_the_plain_path() {
+    let mut b = B::new();
+    let mut s = ConstantSharing::new();
+    let int = b.int;
+    // Aggregates and template parameter constants are never shared.
+    let agg = b.konst(10, Some(int));
+    let e = b.int_const(1);
+    b.il.push_list(agg, F::CONSTANT_AGGREGATE, e).unwrap();
+    let tp = b.konst(12, Some(int));
+    // Flag bit 0x02 blocks sharing.
+    let blocked = b.int_const(3);
+    let br = b.crow(blocked);
+    b.il.tables.constant.ptm_flags[br] = 2;
+    for c in [agg, tp, blocked] {
+        assert!(!constant_is_shareable(&b.il, &s.config, b.e(c)));
+        let x = s.alloc_shareable_constant(&mut b.il, c).unwrap();
+        let y = s.alloc_shareable_constant(&mut b.il, c).unwrap();
+        assert_ne!(x, y, "two plain allocations");
+        assert!(compare::compare_constants_default(&b.il, b.e(x), b.e(y)).unwrap());
+    }
+    assert_eq!(s.counters.total_allocs, 6);
+    assert_eq!(s.counters.new_buckets, 0);
+    // Sharing off: every constant is plain.
+    let mut off = ConstantSharing::new();
+    off.config = SharingConfig {
+        enabled: false,
+        strings: true,
+    };
+    let a = b.int_const(5);
+    let x = off.alloc_shareable_constant(&mut b.il, a).unwrap();
+    let y = off.alloc_shareable_constant(&mut b.il, a).unwrap();
+    assert_ne!(x, y);
+    // Strings follow their own switch.
+    let mut nostr = ConstantSharing::new();
+    nostr.config.strings = false;
+    let st = b.konst(2, Some(int));
+    b.il.set_string(st, 0, b"hi").unwrap();
+    assert!(!constant_is_shareable(&b.il, &nostr.config, b.e(st)));
+    assert!(constant_is_shareable(&b.il, &s.config, b.e(st)));
+}
+
+#[test]
+fn intern_string_constant_is_strict_and_exact() {
+    let mut b = B::new();
+    let mut s = ConstantSharing::new();
+    let int = b.int;
+    let a = s
+        .intern_string_constant(&mut b.il, b"ab\0cd", 0, Some(int))
+        .unwrap();
+    let a2 = s
+        .intern_string_constant(&mut b.il, b"ab\0cd", 0, Some(int))
+        .unwrap();
+    let c = s
+        .intern_string_constant(&mut b.il, b"ab\0ce", 0, Some(int))
+        .unwrap();
+    let w = s
+        .intern_string_constant(&mut b.il, b"ab\0cd", 1, Some(int))
+        .unwrap();
+    assert_eq!(a, a2);
+    assert_ne!(a, c);
+    assert_ne!(a, w);
+    assert_eq!(b.il.string(b.e(a), 0), b"ab\0cd");
+    assert_eq!(b.il.borrowed_local_constants(), 0);
+    assert!(s.verify(&b.il).is_empty());
+}
+
+#[test]
+fn fixup_moves_function_local_children_to_file_scope() {
+    let mut b = B::new();
+    let mut s = ConstantSharing::new();
+    let int = b.int;
+    let r = b.il.open_function_region(None);
+    let inner = b.int_const(9);
+    let rep = b.konst(11, Some(int));
+    b.il.set_child(rep, F::CONSTANT_OPERAND, Some(inner))
+        .unwrap();
+    assert_ne!(b.il.region_of(b.e(rep)), RegionIdx::FILE_SCOPE);
+    let canon = s.alloc_shareable_constant(&mut b.il, rep).unwrap();
+    b.il.close_function_region(r).unwrap();
+    let ce = b.e(canon);
+    let op = b.il.child_eix(ce, F::CONSTANT_OPERAND).unwrap();
+    assert!(b.il.is_live(op));
+    assert_eq!(b.il.region_of(op), RegionIdx::FILE_SCOPE);
+    assert_eq!(b.il.tables.constant.value[b.il.row(op) as usize], 9);
+    assert!(s.verify(&b.il).is_empty());
+}
+
+/// A random constant: kind and a few payload choices.
+#[derive(Clone, Debug)]
+struct Spec {
+    kind: u8,
+    value: i64,
+    value2: i64,
+    flags: u8,
+    sub: u8,
+    ty: u8,
+    text: u8,
+    operand: u8,
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    (
+        prop::sample::select(vec![0u8, 1, 2, 3, 4, 5, 6, 7, 11, 13, 14, 15]),
+        0i64..3,
+        0i64..2,
+        0u8..2,
+        0u8..2,
+        0u8..3,
+        0u8..3,
+        0u8..4,
+    )
+        .prop_map(
+            |(kind, value, value2, flags, sub, ty, text, operand)| Spec {
+                kind,
+                value,
+                value2,
+                flags,
+                sub,
+                ty,
+                text,
+                operand,
+            },
+        )
+}
+
+fn build(b: &mut B, s: &Spec) -> EntryId {
+    let t = [b.int, b.long, b.dbl][s.ty as usize];
+    let c = b.konst(s.kind, Some(t));
+    let r = b.crow(c);
+    {
+        let k = &mut b.il.tables.constant;
+        k.value[r] = s.value;
+        k.value2[r] = s.value2;
+        k.ptm_flags[r] = s.flags;
+    }
+    match s.kind {
+        2 => {
+            let text: &[u8] = [b"a".as_slice(), b"a\0b", b"a\0c"][s.text as usize];
+            b.il.set_string(c, 0, text).unwrap();
+            b.il.tables.constant.text_len[r] = text.len() as u32;
+            b.il.tables.constant.sub_kind[r] = s.sub;
+        }
+        6 | 7 | 11 | 13 | 15 => {
+            if s.kind == 6 {
+                kinds::set_address_constant_kind(&mut b.il, c, s.sub).unwrap();
+            } else if s.kind == 11 {
+                b.il.tables.constant.sub_kind[r] = s.sub;
+            }
+            let op = match s.operand {
+                _ if s.kind == 11 => b.int_const(s.value2),
+                0 => b.g1,
+                1 => b.g1b,
+                2 => b.g2,
+                _ => b.int_const(s.value2),
+            };
+            b.il.set_child(c, F::CONSTANT_OPERAND, Some(op)).unwrap();
+        }
+        _ => {}
+    }
+    c
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn sharing_never_merges_different_constants(specs in prop::collection::vec(spec(), 1..40)) {
+        let mut b = B::new();
+        let mut s = ConstantSharing::new();
+        let locals: Vec<EntryId> = specs.iter().map(|sp| build(&mut b, sp)).collect();
+        let shared: Vec<EntryId> = locals
+            .iter()
+            .map(|&c| s.alloc_shareable_constant(&mut b.il, c).unwrap())
+            .collect();
+        for i in 0..locals.len() {
+            for j in 0..locals.len() {
+                let eq = compare::compare_constants_default(&b.il, b.e(locals[i]), b.e(locals[j])).unwrap();
+                let shareable = constant_is_shareable(&b.il, &s.config, b.e(locals[i]))
+                    && constant_is_shareable(&b.il, &s.config, b.e(locals[j]));
+                if shared[i] == shared[j] {
+                    prop_assert!(eq, "merged {:?} and {:?}", specs[i], specs[j]);
+                }
+                if shareable && i != j {
+                    prop_assert_eq!(eq, shared[i] == shared[j], "{:?} vs {:?}", &specs[i], &specs[j]);
+                }
+            }
+            let canon = b.e(shared[i]);
+            prop_assert!(compare::compare_constants_default(&b.il, b.e(locals[i]), canon).unwrap());
+        }
+        prop_assert!(s.verify(&b.il).is_empty());
+    }
+}
+
+// ---- deep copy ---------------------------------------------------------------------------
+
+use ilkit::il::EntryKind;
+use ilkit::share::copy::{self, flags as cf};
+
+/// An expression of `kind` with one operand leaf, a constant child and an entity.
+fn node(b: &mut B, kind: u8) -> EntryId {
+    let int = b.int;
+    let leaf = b.int_leaf(1);
+    let x = b.expr(kind, Some(int), &[leaf]);
+    let c = b.int_const(5);
+    b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
+    let ent = if matches!(kind, 5 | 18) {
+        b.dyn_init(2, 9)
+    } else {
+        b.g1
+    };
+    b.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(ent)).unwrap();
+    x
+}
+
+#[test]
+fn copy_every_expression_kind() {
+    let mut b = B::new();
+    for k in 0u8..=35 {
+        let x = node(&mut b, k);
+        let y = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
+        assert_ne!(x, y, "kind {k}: a new node");
+        let (ex, ey) = (b.e(x), b.e(y));
+        if k != 0 {
+            assert!(
+                compare::compare_expressions(&b.il, ex, ey, 0).unwrap(),
+                "kind {k}: copy equals original"
+            );
+        }
+        let ox = b.il.list_eix(ex, F::EXPR_NODE_OPERANDS)[0];
+        let oy = b.il.list_eix(ey, F::EXPR_NODE_OPERANDS)[0];
+        let shallow = matches!(k, 0 | 3 | 4 | 16 | 19 | 20 | 22 | 30);
+        assert_eq!(ox == oy, shallow, "kind {k}: operands shared iff shallow");
+        let ix = b.il.ref_eix(ex, F::EXPR_NODE_ENTITY);
+        let iy = b.il.ref_eix(ey, F::EXPR_NODE_ENTITY);
+        assert_eq!(
+            ix == iy,
+            !matches!(k, 5 | 18),
+            "kind {k}: dynamic init copied"
+        );
+    }
+    // Bad kind.
+    let x = node(&mut b, 1);
+    let r = b.crow(x);
+    b.il.tables.expr_node.expr_kind[r] = 40;
+    assert_eq!(
+        copy::copy_expr_tree(&mut b.il, x, 0, None),
+        Err(ilkit::il::IlError::BadKind(
+            "i_copy_expr_tree: bad expr kind"
+        ))
+    );
+}
+
+#[test]
+fn copy_every_constant_kind() {
+    let mut b = B::new();
+    let int = b.int;
+    for k in 0u8..=15 {
+        let c = b.konst(k, Some(int));
+        match k {
+            2 => {
+                b.il.set_string(c, 0, b"xy").unwrap();
+                let r = b.crow(c);
+                b.il.tables.constant.text_len[r] = 2;
+            }
+            8 | 10 => {
+                for v in [1, 2] {
+                    let e = b.int_const(v);
+                    b.il.push_list(c, F::CONSTANT_AGGREGATE, e).unwrap();
+                }
+            }
+            9 => {
+                let d = b.dyn_init(2, 3);
+                b.il.set_child(c, F::CONSTANT_OPERAND, Some(d)).unwrap();
+            }
+            11 => {
+                let e = b.int_const(4);
+                b.il.set_child(c, F::CONSTANT_OPERAND, Some(e)).unwrap();
+            }
+            12 => {
+                kinds::set_template_param_constant_kind(&mut b.il, c, 1).unwrap();
+                let x = b.int_leaf(6);
+                b.il.set_child(c, F::CONSTANT_EXPR, Some(x)).unwrap();
+            }
+            6 | 13 => {
+                let g = b.g1;
+                b.il.set_child(c, F::CONSTANT_OPERAND, Some(g)).unwrap();
+            }
+            _ => {
+                let r = b.crow(c);
+                b.il.tables.constant.value[r] = 77;
+            }
+        }
+        let y = copy::copy_constant_full(&mut b.il, c, 0, None).unwrap();
+        assert_ne!(c, y);
+        assert!(
+            compare::compare_constants_default(&b.il, b.e(c), b.e(y)).unwrap(),
+            "constant kind {k}"
+        );
+        if matches!(k, 8 | 10) {
+            let (p, q) = (
+                b.il.list_eix(b.e(c), F::CONSTANT_AGGREGATE)[0],
+                b.il.list_eix(b.e(y), F::CONSTANT_AGGREGATE)[0],
+            );
+            assert_ne!(p, q, "aggregate elements are deep-copied");
+        }
+        if k == 12 {
+            assert_ne!(
+                b.il.child_eix(b.e(c), F::CONSTANT_EXPR),
+                b.il.child_eix(b.e(y), F::CONSTANT_EXPR)
+            );
+        }
+        let y2 = copy::copy_constant(&mut b.il, c, None).unwrap();
+        assert!(compare::compare_constants_default(&b.il, b.e(y), b.e(y2)).unwrap());
+    }
+}
+
+#[test]
+fn a_type_definition_referenced_twice_is_copied_once() {
+    let mut b = B::new();
+    let int = b.int;
+    let tdef = common_il::ty(&mut b.il, "S", 10, 16);
+    let agg = b.konst(10, Some(int));
+    for _ in 0..2 {
+        let a = b.konst(6, Some(int));
+        kinds::set_address_constant_kind(&mut b.il, a, 5).unwrap();
+        b.il.set_child(a, F::CONSTANT_DECLARED_TYPE, Some(tdef))
+            .unwrap();
+        b.il.push_list(agg, F::CONSTANT_AGGREGATE, a).unwrap();
+    }
+    let y = copy::copy_constant_full(&mut b.il, agg, 0, None).unwrap();
+    let items = b.il.list_eix(b.e(y), F::CONSTANT_AGGREGATE).to_vec();
+    let t0 = b.il.child_eix(items[0], F::CONSTANT_DECLARED_TYPE).unwrap();
+    let t1 = b.il.child_eix(items[1], F::CONSTANT_DECLARED_TYPE).unwrap();
+    assert_eq!(t0, t1, "both references point at one copy");
+    assert_ne!(t0, b.e(tdef), "the type definition was copied");
+    assert_eq!(b.il.kind(t0), EntryKind::Type);
+}
+
+#[test]
+fn copied_constants_go_through_sharing() {
+    let mut b = B::new();
+    let int = b.int;
+    let l1 = b.int_leaf(3);
+    let l2 = b.int_leaf(3);
+    let x = b.binop(40, int, l1, l2);
+    let mut s = ConstantSharing::new();
+    let xe = b.e(x);
+    let mut cp =
+        copy::DeepCopy::new(cf::MARK_INSTANTIATED, RegionIdx::FILE_SCOPE).with_sharing(&mut s);
+    let ye = cp.copy_eix(&mut b.il, xe).unwrap();
+    let marked = cp.instantiated.clone();
+    drop(cp);
+    let y = b.il.id_of(ye);
+    let ops = b.il.list_eix(b.e(y), F::EXPR_NODE_OPERANDS).to_vec();
+    let c0 = b.il.child_eix(ops[0], F::EXPR_NODE_CONSTANT).unwrap();
+    let c1 = b.il.child_eix(ops[1], F::EXPR_NODE_CONSTANT).unwrap();
+    assert_eq!(c0, c1, "the two copied 3s share one canonical constant");
+    assert!(b.il.tables.constant.is_shared[b.il.row(c0) as usize]);
+    assert_eq!(s.counters.new_buckets, 1);
+    assert!(marked.contains(&b.e(y)) && !marked.contains(&xe));
+    assert_eq!(marked.len(), 3, "the operation and its two leaves");
+    assert!(b.il.tables.constant.is_instantiated[b.il.row(c0) as usize]);
+    assert!(s.verify(&b.il).is_empty());
+}
+
+#[test]
+fn copy_entities_and_resolve_refs() {
+    let mut b = B::new();
+    let (g1, int) = (b.g1, b.int);
+    let e17 = b.expr(17, Some(int), &[]);
+    b.il.set_ref(e17, F::EXPR_NODE_ENTITY, Some(g1)).unwrap();
+    let r3 = b.var_ref(g1, int);
+    let x = b.expr(10, Some(int), &[e17, r3]);
+    let y = copy::copy_expr_tree(&mut b.il, x, cf::COPY_ENTITIES | cf::RESOLVE_REFS, None).unwrap();
+    let ops = b.il.list_eix(b.e(y), F::EXPR_NODE_OPERANDS).to_vec();
+    let ent17 = b.il.ref_eix(ops[0], F::EXPR_NODE_ENTITY).unwrap();
+    let ent3 = b.il.ref_eix(ops[1], F::EXPR_NODE_ENTITY).unwrap();
+    assert_ne!(ent17, b.e(g1), "kind 17 copied its entity");
+    assert_eq!(ent3, ent17, "the kind-3 reference resolves to the copy");
+    // Without RESOLVE_REFS the reference stays on the original.
+    let z = copy::copy_expr_tree(&mut b.il, x, cf::COPY_ENTITIES, None).unwrap();
+    let ops = b.il.list_eix(b.e(z), F::EXPR_NODE_OPERANDS).to_vec();
+    assert_eq!(b.il.ref_eix(ops[1], F::EXPR_NODE_ENTITY), Some(b.e(g1)));
+}
+
+#[test]
+fn copy_lists_inits_captures_and_deep_chains() {
+    let mut b = B::new();
+    let a = b.int_leaf(1);
+    let c = b.int_leaf(2);
+    let out = copy::copy_list_of_expr_trees(&mut b.il, &[a, c], 0, None).unwrap();
+    assert_eq!(out.len(), 2);
+    assert!(compare::compare_expressions(&b.il, b.e(a), b.e(out[0]), 0).unwrap());
+    assert!(compare::compare_expressions(&b.il, b.e(c), b.e(out[1]), 0).unwrap());
+    let d = b.dyn_init(7, 4);
+    let d2 = copy::copy_dynamic_init(&mut b.il, d, 0, None).unwrap();
+    assert!(compare::compare_dynamic_inits(&b.il, b.e(d), b.e(d2), 0).unwrap());
+    assert_ne!(
+        b.il.child_eix(b.e(d), F::DYNAMIC_INIT_EXPR),
+        b.il.child_eix(b.e(d2), F::DYNAMIC_INIT_EXPR)
+    );
+    let cap = b.il.alloc(EntryKind::LambdaCapture).unwrap();
+    let g1 = b.g1;
+    b.il.set_ref(cap, F::LAMBDA_CAPTURE_VARIABLE, Some(g1))
+        .unwrap();
+    let init = b.int_leaf(8);
+    b.il.set_child(cap, F::LAMBDA_CAPTURE_INIT, Some(init))
+        .unwrap();
+    let cap2 = copy::copy_lambda_capture(&mut b.il, cap, 0).unwrap();
+    let i2 = b.il.child_eix(b.e(cap2), F::LAMBDA_CAPTURE_INIT).unwrap();
+    assert_ne!(i2, b.e(init));
+    assert!(compare::compare_expressions(&b.il, b.e(init), i2, 0).unwrap());
+    assert_eq!(
+        b.il.ref_eix(b.e(cap2), F::LAMBDA_CAPTURE_VARIABLE),
+        Some(b.e(g1))
+    );
+    // A 10^5-deep chain copies without recursion.
+    let mut x = b.int_leaf(1);
+    for _ in 0..100_000 {
+        x = b.expr(23, None, &[x]);
+    }
+    let y = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
+    assert!(compare::compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
+}
+
+#[test]
+fn source_positions_follow_the_flag() {
+    let mut b = B::new();
+    b.il.set_position(0, 10, 5);
+    let x = b.int_leaf(1);
+    b.il.set_position(0, 99, 1);
+    let kept = copy::copy_expr_tree(&mut b.il, x, cf::PRESERVE_SOURCE_POS, None).unwrap();
+    let fresh = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
+    assert_eq!(b.il.pos(b.e(kept)).line, 10);
+    assert_eq!(b.il.pos(b.e(fresh)).line, 99);
+    assert!(compare::compare_expressions(&b.il, b.e(x), b.e(fresh), 0).unwrap());
+}
