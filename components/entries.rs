@@ -34,6 +34,8 @@ pub fn entries() -> Vec<KindDef> {
             flag("is_shared"),
             // Stamped by a deep copy with mark_instantiated (0x1000).
             flag("is_instantiated"),
+            // Added for the clang importer: the name of an enumerator constant.
+            string("name", 24),
         ]),
         kind(3, "param_type", Object, 80, "param type", Dual, true,
             "One parameter of a routine type.", &[
@@ -61,6 +63,8 @@ pub fn entries() -> Vec<KindDef> {
             list("fields", "field", "next field at +104"),
             list("bases", "base_class", "next base_class"),
             flag("is_defined"), flag("is_external"),
+            // Added for the clang importer: the enumerators of an enum type.
+            list("enum_constants", "constant", "next enumerator"),
         ]),
         kind(7, "variable", Object, 232, "variable", Dual, true,
             "A variable; storage_class > 2 (global, extern, static) lives in file scope.", &[
@@ -94,6 +98,8 @@ pub fn entries() -> Vec<KindDef> {
             list("attributes", "attribute", "next attribute"),
             reference("primary_template", "template"),
             flag("is_defined"), flag("is_inline"),
+            // Added for the clang importer: a constructor's member and base initializers.
+            list("ctor_inits", "constructor_init", "next constructor init"),
         ]),
         kind(12, "label", Statement, 128, "label", FunctionOnly, true,
             "A named jump target inside a routine body.", &[
@@ -152,6 +158,8 @@ pub fn entries() -> Vec<KindDef> {
             list("using_decls", "using_declaration", "next using-decl"),
             list("hidden_names", "hidden_name", "next hidden name"),
             list("labels", "label", "next label"),
+            // Added for the clang importer: templates declared in this scope.
+            list("templates", "template", "next template"),
             child("block", "statement"),
             reference("assoc_routine", "routine"), reference("parent", "scope"),
         ]),
@@ -273,6 +281,9 @@ pub fn entries() -> Vec<KindDef> {
         kind(62, "name_reference", Misc, 40, "name reference", Dual, true,
             "A name as written, with its qualifier.", &[
             string("name", 24), reference("entity", "any"), child("qualifier", "name_qualifier"),
+            // Added for the clang importer: an AST node of a kind the importer does not map
+            // is kept as a name reference holding its clang kind name and its children.
+            string("clang_kind", 26), list("children", "any", "opaque node children"),
         ]),
         kind(63, "name_qualifier", Misc, 40, "name qualifier", Dual, true,
             "One qualifier of a qualified name.", &[

@@ -5,6 +5,7 @@
 //! - [`llvm_cfg`]: the CFG of every defined function of an [`llvm_ir::Module`].
 //! - [`ptx`]: PTX text (`llc -march=nvptx64`, NVIDIA tools) → functions and their CFGs.
 
+pub mod clang_json;
 pub mod llvm_cfg;
 pub mod llvm_ir;
 pub mod ptx;

@@ -1,0 +1,455 @@
+//! The clang JSON AST importer: small checked-in fixtures (made with clang-19 from the
+//! sources in `tests/fixtures/clang/src/`, see the README there), malformed input, and —
+//! when present — the corpus dumps made by `shared/corpus/cuda/build.sh`.
+
+use ilkit::il::{fields as F, EntryKind, Il};
+use ilkit::import::clang_json::{
+    import_file, import_reader, kept_routine_names, kept_routine_table, mark_device, rf,
+    routine_flag_words, DeviceOptions, Import,
+};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/clang")
+        .join(name)
+}
+
+fn read_gz(name: &str) -> Vec<u8> {
+    let f = std::fs::File::open(fixture(name)).unwrap();
+    let mut d = flate2::read::GzDecoder::new(f);
+    let mut v = Vec::new();
+    d.read_to_end(&mut v).unwrap();
+    v
+}
+
+fn lines(name: &str) -> Vec<String> {
+    std::fs::read_to_string(fixture(name))
+        .unwrap()
+        .lines()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty() && !s.starts_with('#'))
+        .collect()
+}
+
+fn import(name: &str) -> (Il, Import) {
+    let mut il = Il::new();
+    let imp = import_file(&mut il, &fixture(name)).unwrap();
+    (il, imp)
+}
+
+#[test]
+fn kernels_fixture_imports() {
+    let (il, imp) = import("kernels.json.gz");
+    let r = &imp.report;
+    assert!(r.nodes > 500, "{r:?}");
+    assert!(il.primary_scope.is_some());
+    assert!(
+        r.unresolved_pct() < 1.0,
+        "unresolved {:?}",
+        r.unresolved_type_names
+    );
+    // Kernels and their mangled names.
+    let mangled: Vec<String> = il
+        .kind_list(EntryKind::Routine)
+        .map(|e| String::from_utf8_lossy(il.string(e, 1)).into_owned())
+        .collect();
+    assert!(mangled.iter().any(|m| m == "_Z4fillPfi3ArrIfLi4EE"));
+    assert!(mangled
+        .iter()
+        .any(|m| m == "_Z6binaryIfN3ops3AddEEvPKT_S4_PS2_j"));
+    // The main file is a source file entry with the stub in its include tree.
+    assert!(imp.files.iter().any(|f| f.ends_with("kernels.cu")));
+    // __constant__ and __device__ variables carry their memory space.
+    let spaces: Vec<(String, u8)> = il
+        .kind_list(EntryKind::Variable)
+        .map(|e| {
+            let r = il.row(e) as usize;
+            (
+                String::from_utf8_lossy(il.name(e)).into_owned(),
+                il.tables.variable.cuda_space[r],
+            )
+        })
+        .collect();
+    assert!(spaces.contains(&("coeffs".to_string(), 3)), "{spaces:?}");
+    assert!(spaces.contains(&("counter".to_string(), 1)));
+    assert!(spaces.contains(&("tile".to_string(), 2)));
+    // threadIdx.x became a member reference to the field x.
+    let mut found = false;
+    for (row, &e) in il.tables.expr_node.eix.iter().enumerate() {
+        if e.is_none()
+            || il.tables.expr_node.op[row] != ilkit::import::clang_json::kinds::op::MEMBER
+        {
+            continue;
+        }
+        if let Some(m) = il.ref_eix(e, F::EXPR_NODE_ENTITY) {
+            if il.kind(m) == EntryKind::Field && il.name(m) == b"x" {
+                found = true;
+            }
+        }
+    }
+    assert!(found, "threadIdx.x is not a field reference");
+    // Positions: clang prints file and line only when they change; `fill` is at
+    // kernels.cu:43:17 (its name), in the file entry of kernels.cu.
+    let fill = il
+        .kind_list(EntryKind::Routine)
+        .find(|&e| il.string(e, 1) == b"_Z4fillPfi3ArrIfLi4EE")
+        .unwrap();
+    let p = il.pos(fill);
+    assert!(imp.files[p.file as usize].ends_with("kernels.cu"));
+    assert_eq!((p.line, p.col), (43, 17));
+    // Enumerators with their values (MODE_B = 4 explicit, MODE_A = 0 implicit).
+    let enumerators: Vec<(Vec<u8>, i64)> = il
+        .kind_list(EntryKind::Constant)
+        .filter(|&c| !il.string(c, 1).is_empty())
+        .map(|c| {
+            (
+                il.string(c, 1).to_vec(),
+                il.tables.constant.value[il.row(c) as usize],
+            )
+        })
+        .collect();
+    assert!(
+        enumerators.contains(&(b"MODE_A".to_vec(), 0)),
+        "{enumerators:?}"
+    );
+    assert!(enumerators.contains(&(b"MODE_B".to_vec(), 4)));
+    // The kernel template: two parameters, a routine pattern, and the explicit
+    // instantiation linked to it.
+    let tm = il
+        .kind_list(EntryKind::Template)
+        .find(|&t| il.name(t) == b"binary")
+        .unwrap();
+    assert_eq!(il.list_eix(tm, F::TEMPLATE_PARAMS).len(), 2);
+    let pat = il.child_eix(tm, F::TEMPLATE_PATTERN).unwrap();
+    assert_eq!(il.kind(pat), EntryKind::Routine);
+    let inst = il
+        .kind_list(EntryKind::Routine)
+        .find(|&e| il.string(e, 1) == b"_Z6binaryIfN3ops3AddEEvPKT_S4_PS2_j")
+        .unwrap();
+    assert_eq!(il.ref_eix(inst, F::ROUTINE_PRIMARY_TEMPLATE), Some(tm));
+    // Kernel launches and lambdas.
+    let ops = &il.tables.expr_node.op;
+    let kinds = &il.tables.expr_node.expr_kind;
+    let launch = ilkit::import::clang_json::kinds::op::KERNEL_CALL;
+    assert_eq!(
+        (0..ops.len())
+            .filter(|&r| kinds[r] == 1 && ops[r] == launch)
+            .count(),
+        2
+    );
+    assert!(kinds.contains(&6), "no lambda expression");
+    // The kernel's body lives in its own function region; the routine in file scope.
+    assert_eq!(il.region_of(fill), ilkit::il::RegionIdx::FILE_SCOPE);
+    let body = il.child_eix(fill, F::ROUTINE_BODY_SCOPE).unwrap();
+    assert_ne!(il.region_of(body), ilkit::il::RegionIdx::FILE_SCOPE);
+}
+
+/// Kept routines against clang's own device code generation (`define`s of
+/// `--cuda-device-only -emit-llvm`), with the expected differences written down.
+#[test]
+fn kernels_kept_routines_match_clang() {
+    let (mut il, imp) = import("kernels.json.gz");
+    let dk = mark_device(&mut il, &imp, DeviceOptions::default());
+    let kept = kept_routine_names(&il, &dk);
+    let expected = lines("kernels.kept.txt");
+    assert_eq!(kept, expected, "kept routines changed");
+    let clang = lines("kernels.defines.txt");
+    // Every routine clang emits is kept.
+    for d in &clang {
+        assert!(kept.contains(d), "clang defines {d} but it is not kept");
+    }
+    // The rest are the two classes clang never emits: always_inline routines (`ops::sq`
+    // is `__forceinline__`), inlined and dropped, and implicit trivial special members
+    // (`ops::Add`'s default constructor), which generate no code.
+    let table = kept_routine_table(&il, &imp, &dk);
+    for (k, bits) in &table {
+        if !clang.contains(k) {
+            assert!(
+                bits & (rf::ALWAYS_INLINE | rf::IMPLICIT) != 0,
+                "unexplained kept routine {k}: {}",
+                routine_flag_words(*bits)
+            );
+        }
+    }
+}
+
+#[test]
+fn malformed_input_gives_errors_not_panics() {
+    let full = read_gz("kernels.json.gz");
+    // Truncated at many points: an error with an offset no larger than the input.
+    for cut in [
+        0usize,
+        1,
+        2,
+        10,
+        100,
+        1000,
+        full.len() / 3,
+        full.len() / 2,
+        full.len() - 2,
+    ] {
+        let mut il = Il::new();
+        let e = import_reader(&mut il, &full[..cut]).unwrap_err();
+        assert!(e.offset <= cut as u64, "{e}");
+        assert!(!e.msg.is_empty());
+    }
+    // Garbled bytes at many points: an error or a successful import, never a panic.
+    for (i, pos) in (1..40).map(|k| full.len() * k / 41).enumerate() {
+        let mut g = full.clone();
+        g[pos] = [b'}', b']', b'"', b'{', b'x', b'\\'][i % 6];
+        let mut il = Il::new();
+        let _ = import_reader(&mut il, &g[..]);
+    }
+    // Random truncations and byte flips of a small dump (splitmix64, fixed seed).
+    let small = br#"{"id":"0x1","kind":"TranslationUnitDecl","loc":{},"inner":[{"id":"0x2","kind":"FunctionDecl","loc":{"offset":1,"file":"a.cu","line":2,"col":3,"tokLen":1},"name":"f","mangledName":"_Z1fv","type":{"qualType":"void ()"},"inner":[{"id":"0x3","kind":"CompoundStmt","inner":[{"id":"0x4","kind":"ReturnStmt"}]},{"id":"0x5","kind":"CUDAGlobalAttr"}]}]}"#;
+    let mut x: u64 = 42;
+    let mut rnd = move || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for _ in 0..2000 {
+        let mut g = small.to_vec();
+        for _ in 0..1 + rnd() % 4 {
+            let i = (rnd() % g.len() as u64) as usize;
+            let pool: &[u8] = b"{}[]\":,0x\\ a";
+            g[i] = pool[(rnd() % pool.len() as u64) as usize];
+        }
+        let cut = if rnd() % 3 == 0 {
+            (rnd() % g.len() as u64) as usize
+        } else {
+            g.len()
+        };
+        let mut il = Il::new();
+        if let Err(e) = import_reader(&mut il, &g[..cut]) {
+            assert!(e.offset <= cut as u64, "{e}");
+        }
+    }
+    // Wrong types.
+    for bad in [
+        r#"[1, 2]"#,
+        r#"{"id": 5, "kind": "TranslationUnitDecl"}"#,
+        r#"{"id": "0x1", "kind": 7}"#,
+        r#"{"id": "0x1", "kind": "TranslationUnitDecl", "inner": {"a": 1}}"#,
+        r#"{"id": "0x1", "kind": "TranslationUnitDecl", "inner": [1]}"#,
+        r#"{"id": "0x1", "kind": "TranslationUnitDecl"} trailing"#,
+    ] {
+        let mut il = Il::new();
+        let e = import_reader(&mut il, bad.as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("byte"), "{e}");
+    }
+}
+
+#[test]
+fn unknown_kinds_and_dangling_ids_become_entries() {
+    let src = r#"{"id":"0x1","kind":"TranslationUnitDecl","inner":[
+      {"id":"0x2","kind":"FrobnicateDecl","name":"f","inner":[
+        {"id":"0x3","kind":"WeirdExpr","type":{"qualType":"int"}}]},
+      {"id":"0x4","kind":"FunctionDecl","name":"g","mangledName":"_Z1gv","type":{"qualType":"void ()"},
+       "inner":[{"id":"0x5","kind":"CompoundStmt","inner":[
+         {"id":"0x6","kind":"CallExpr","type":{"qualType":"void"},"inner":[
+           {"id":"0x7","kind":"DeclRefExpr","type":{"qualType":"void ()"},
+            "referencedDecl":{"id":"0x99","kind":"FunctionDecl","name":"never_dumped"}}]}]}]},
+      {"id":"0x8","kind":"CUDAGlobalAttr"}]}"#;
+    let mut il = Il::new();
+    let imp = import_reader(&mut il, src.as_bytes()).unwrap();
+    assert_eq!(imp.report.dangling_ids, 1);
+    assert!(imp.report.opaque() >= 1, "{:?}", imp.report.kinds);
+    assert!(imp
+        .report
+        .kinds
+        .iter()
+        .any(|k| k.0 == "FrobnicateDecl" && k.2 == 1));
+    let names: Vec<_> = il
+        .kind_list(EntryKind::Routine)
+        .map(|e| String::from_utf8_lossy(il.name(e)).into_owned())
+        .collect();
+    assert!(names.contains(&"never_dumped".to_string()));
+}
+
+#[test]
+fn deep_nesting_uses_no_recursion() {
+    // 100 000 nested parentheses: an explicit stack, no stack overflow.
+    let n = 100_000;
+    let mut s = String::from(
+        r#"{"id":"0x1","kind":"TranslationUnitDecl","inner":[{"id":"0x2","kind":"VarDecl","name":"v","type":{"qualType":"int"},"inner":["#,
+    );
+    for i in 0..n {
+        s.push_str(&format!(
+            r#"{{"id":"0x{:x}","kind":"ParenExpr","type":{{"qualType":"int"}},"inner":["#,
+            i + 16
+        ));
+    }
+    s.push_str(r#"{"id":"0x3","kind":"IntegerLiteral","type":{"qualType":"int"},"value":"7"}"#);
+    for _ in 0..n {
+        s.push_str("]}");
+    }
+    s.push_str("]}]}");
+    let mut il = Il::new();
+    let imp = import_reader(&mut il, s.as_bytes()).unwrap();
+    assert_eq!(imp.report.nodes as usize, n + 3);
+}
+
+/// The corpus dumps, when `build.sh` made them (set `ILKIT_CUDA_JSON` to the `json/`
+/// directory; default `/work/cuda-json/json`). Skips with a message otherwise.
+#[test]
+fn corpus_filtered_dumps_import() {
+    let dir = std::env::var("ILKIT_CUDA_JSON").unwrap_or_else(|_| "/work/cuda-json/json".into());
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "skipping: no corpus JSON in {dir} (run shared/corpus/cuda/build.sh with OUT=...)"
+        );
+        return;
+    };
+    let mut files: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.to_string_lossy().ends_with(".json.gz") || p.to_string_lossy().ends_with(".json")
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        eprintln!("skipping: no corpus JSON in {dir}");
+        return;
+    }
+    for f in files {
+        let mut il = Il::new();
+        let imp = import_file(&mut il, &f).unwrap_or_else(|e| panic!("{e}"));
+        let dk = mark_device(&mut il, &imp, DeviceOptions::default());
+        eprintln!(
+            "{}: {} nodes, {} entries, unresolved types {:.3}%, opaque {}, kept routines {}",
+            f.display(),
+            imp.report.nodes,
+            imp.report.entries,
+            imp.report.unresolved_pct(),
+            imp.report.opaque(),
+            dk.routines.len()
+        );
+        // The filter drops records referenced only through type strings (`__half_raw`,
+        // `rust::Vec<...>`), so filtered dumps keep names unresolvable; the < 1% bound is
+        // for full dumps (see the report in the module docs of import::clang_json).
+        if f.to_string_lossy().contains("candle_") {
+            assert!(
+                !dk.routines.is_empty(),
+                "{}: no device routines kept",
+                f.display()
+            );
+        }
+    }
+}
+
+/// Kept routines of the full corpus dumps against clang's `define`s, when both are
+/// present: `ILKIT_CUDA_FULL` (the `*.full.json` dumps, `KEEP_FULL=1 build.sh`) and
+/// `ILKIT_CUDA_DEFS` (`NAME.defines.txt`, sorted `define` names of `-emit-llvm` with the
+/// same flags). Every routine clang defines must be kept; every kept routine clang does not
+/// define must be always_inline, an implicit special member, or a static inline function
+/// (constant-evaluated only). Skips with a message otherwise (release builds recommended).
+#[test]
+fn corpus_kept_routines_against_clang() {
+    let (Ok(full), Ok(defs)) = (
+        std::env::var("ILKIT_CUDA_FULL"),
+        std::env::var("ILKIT_CUDA_DEFS"),
+    ) else {
+        eprintln!("skipping: set ILKIT_CUDA_FULL and ILKIT_CUDA_DEFS to compare with clang");
+        return;
+    };
+    let norm = |s: &str| {
+        s.trim_matches('"')
+            .replace("C2E", "C1E")
+            .replace("D2E", "D1E")
+    };
+    let Ok(rd) = std::fs::read_dir(&defs) else {
+        eprintln!("skipping: cannot read {defs}");
+        return;
+    };
+    let mut names: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".defines.txt")
+                .map(|s| s.to_string())
+        })
+        .filter(|n| !n.ends_with(".O0"))
+        .collect();
+    names.sort();
+    for n in names {
+        let path = Path::new(&full).join(format!("{n}.full.json"));
+        if !path.exists() {
+            continue;
+        }
+        let clang: std::collections::BTreeSet<String> =
+            std::fs::read_to_string(Path::new(&defs).join(format!("{n}.defines.txt")))
+                .unwrap()
+                .split_whitespace()
+                .map(norm)
+                .collect();
+        let mut il = Il::new();
+        let imp = import_file(&mut il, &path).unwrap();
+        let dk = mark_device(&mut il, &imp, DeviceOptions::default());
+        let table = kept_routine_table(&il, &imp, &dk);
+        let kept: std::collections::BTreeSet<String> = table.iter().map(|(k, _)| norm(k)).collect();
+        let both = kept.intersection(&clang).count();
+        eprintln!(
+            "{n}: kept {} clang {} both {} agreement {:.1}%",
+            kept.len(),
+            clang.len(),
+            both,
+            100.0 * both as f64 / kept.union(&clang).count().max(1) as f64
+        );
+        for d in &clang {
+            assert!(kept.contains(d), "{n}: clang defines {d}, not kept");
+        }
+        for (k, bits) in &table {
+            if !clang.contains(&norm(k)) {
+                assert!(
+                    bits & (rf::ALWAYS_INLINE | rf::IMPLICIT) != 0
+                        || bits & (rf::STATIC | rf::INLINE) == rf::STATIC | rf::INLINE,
+                    "{n}: unexplained kept routine {k}: {}",
+                    routine_flag_words(*bits)
+                );
+            }
+        }
+    }
+}
+
+/// Type resolution: default template arguments left out of printed types, an inline
+/// namespace, a partial specialization, member typedefs used unqualified, a record used
+/// before its definition, function pointers in a `__constant__` table. Kept routines equal
+/// clang's `define`s exactly.
+#[test]
+fn templates_fixture_resolves_types_and_matches_clang() {
+    let (mut il, imp) = import("templates.json.gz");
+    let r = &imp.report;
+    // The one name no dump ever defines: clang's implicit `__NSConstantString_tag`.
+    assert_eq!(
+        r.unresolved_type_names
+            .iter()
+            .map(|x| x.0.as_str())
+            .collect::<Vec<_>>(),
+        vec!["__NSConstantString_tag"]
+    );
+    // The partial specialization is a template of kind 6 with one parameter.
+    let partial = il
+        .kind_list(EntryKind::Template)
+        .find(|&t| il.tables.template.template_kind[il.row(t) as usize] == 6)
+        .expect("partial specialization template");
+    assert_eq!(il.list_eix(partial, F::TEMPLATE_PARAMS).len(), 1);
+    // `lib::Vec<float>` (printed without its default `Alloc<float>`) is the specialization
+    // with its two fields.
+    let k = il
+        .kind_list(EntryKind::Routine)
+        .find(|&e| il.name(e) == b"k")
+        .unwrap();
+    let p0 = il.list_eix(k, F::ROUTINE_PARAMS)[0];
+    let t0 = il.child_eix(p0, F::PARAM_TYPE_TYPE).unwrap();
+    let t0 = ilkit::import::clang_json::types::Types::strip(&il, t0);
+    assert_eq!(il.tables.r#type.type_kind[il.row(t0) as usize], 10);
+    assert_eq!(il.list_eix(t0, F::TYPE_FIELDS).len(), 2);
+    let dk = mark_device(&mut il, &imp, DeviceOptions::default());
+    assert_eq!(kept_routine_names(&il, &dk), lines("templates.defines.txt"));
+}
