@@ -23,6 +23,13 @@ pub enum Input {
         /// Contents.
         text: &'static str,
     },
+    /// A gzipped clang JSON AST compiled into the binary.
+    EmbeddedClangJson {
+        /// Display name.
+        name: &'static str,
+        /// The gzipped JSON.
+        gz: &'static [u8],
+    },
     /// A generated translation unit.
     Generated {
         /// Generator seed.
@@ -37,7 +44,9 @@ impl Input {
     pub fn name(&self) -> String {
         match self {
             Input::File(p) => p.display().to_string(),
-            Input::Embedded { name, .. } => format!("<embedded>/{name}"),
+            Input::Embedded { name, .. } | Input::EmbeddedClangJson { name, .. } => {
+                format!("<embedded>/{name}")
+            }
             Input::Generated { seed, scale } => format!("<generated seed={seed} scale={scale}>"),
         }
     }
@@ -74,6 +83,14 @@ pub struct FileRecord {
     pub largest_scc: u64,
     /// RefSCCs.
     pub refsccs: u64,
+    /// SCC visits of the default CGSCC pipeline.
+    pub cgscc_visits: u64,
+    /// Call sites the default pipeline inlined.
+    pub cgscc_inlined: u64,
+    /// Call edges between defined functions before / after the default pipeline.
+    pub call_edges_before: u64,
+    /// Call edges left after the default pipeline.
+    pub call_edges_after: u64,
     /// IL entries.
     pub il_entries: u64,
     /// IL entries marked keep_in_il.
@@ -135,11 +152,16 @@ pub fn default_inputs() -> Vec<Input> {
             name: "adler32.ptx",
             text: include_str!("../../data/default/adler32.ptx"),
         },
+        Input::EmbeddedClangJson {
+            name: "kernels.json.gz",
+            gz: include_bytes!("../../data/default/kernels.json.gz"),
+        },
     ]
 }
 
 /// Expands paths: files as they are, folders recursively (sorted, so the list is
-/// deterministic), keeping files whose names end in `.ll`, `.ptx` or `.il`.
+/// deterministic), keeping files whose names end in `.ll`, `.ptx`, `.il`, `.json` or
+/// `.json.gz`.
 pub fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
     let mut out = Vec::new();
     for p in paths {
@@ -214,6 +236,15 @@ pub fn scan_one(input: &Input) -> FileRecord {
             Ok(())
         }
         Input::Embedded { name, text } => scan_text(name, text, &mut rec),
+        Input::EmbeddedClangJson { gz, .. } => {
+            let r = flate2::read::MultiGzDecoder::new(*gz);
+            scan_clang_json(&mut rec, |il| {
+                crate::import::clang_json::import_reader(il, r)
+            })
+        }
+        Input::File(p) if is_clang_json(p) => {
+            scan_clang_json(&mut rec, |il| crate::import::clang_json::import_file(il, p))
+        }
         Input::File(p) => match std::fs::read(p) {
             Ok(bytes) if bytes.starts_with(b"ILKIT-IL") => scan_il_file(&name, &bytes, &mut rec),
             Ok(bytes) => match String::from_utf8(bytes) {
@@ -258,7 +289,7 @@ fn scan_text(name: &str, text: &str, rec: &mut FileRecord) -> Result<(), String>
                 .collect();
             cfg_stats(&cfgs, rec);
             callgraph_stats(&m, name, rec);
-            Ok(())
+            cgscc_stats(&m, text, name, rec)
         }
         _ => Err(format!(
             "{name}: offset 0: expected LLVM IR text, PTX or ilkit binary IL"
@@ -285,6 +316,29 @@ fn cfg_stats(cfgs: &[Cfg], rec: &mut FileRecord) {
     rec.irreducible_functions += s.irreducible_functions as u64;
 }
 
+/// The middle stage, part two: the default CGSCC pipeline (inliner with NVIDIA's budget,
+/// attribute inference) over the module's summaries.
+fn cgscc_stats(
+    m: &crate::import::llvm_ir::Module,
+    text: &str,
+    name: &str,
+    rec: &mut FileRecord,
+) -> Result<(), String> {
+    let s = crate::cgscc::run_default_pipeline(m, Some(text))
+        .map_err(|a| format!("{name}: CGSCC pipeline aborted: {a:?}"))?;
+    if s.verify_errors > 0 || s.order_errors > 0 {
+        return Err(format!(
+            "{name}: CGSCC pipeline left {} verify errors, {} order errors",
+            s.verify_errors, s.order_errors
+        ));
+    }
+    rec.cgscc_visits = s.visits as u64;
+    rec.cgscc_inlined = s.inlined as u64;
+    rec.call_edges_before = s.initial_call_edges as u64;
+    rec.call_edges_after = s.call_edges as u64;
+    Ok(())
+}
+
 /// The middle stage: the lazy call graph's SCCs and RefSCCs.
 fn callgraph_stats(m: &crate::import::llvm_ir::Module, name: &str, rec: &mut FileRecord) {
     let mut g = crate::callgraph::from_module(m, name);
@@ -306,6 +360,37 @@ fn scan_generated(seed: u64, scale: f64, rec: &mut FileRecord) {
     let il = crate::il::synth::generate(seed, scale);
     rec.bytes = crate::il::stats::layout_bytes(&il).ilkit_bytes;
     il_stats(il, rec);
+}
+
+/// Whether `p` is a clang JSON AST (`.json`, `.json.gz`).
+fn is_clang_json(p: &Path) -> bool {
+    let n = p.to_string_lossy();
+    n.ends_with(".json") || n.ends_with(".json.gz")
+}
+
+/// The front end on real input: a clang JSON AST imported as a stream, device code
+/// marked (kernels and what they need), constants shared.
+fn scan_clang_json(
+    rec: &mut FileRecord,
+    import: impl FnOnce(
+        &mut crate::il::Il,
+    ) -> Result<
+        crate::import::clang_json::Import,
+        crate::import::clang_json::ImportError,
+    >,
+) -> Result<(), String> {
+    use crate::import::clang_json;
+    rec.kind = "json";
+    let mut il = crate::il::Il::new();
+    let imp = import(&mut il).map_err(|e| e.to_string())?;
+    rec.bytes = imp.report.bytes;
+    rec.il_entries = il.len() as u64;
+    let dk = clang_json::mark_device(&mut il, &imp, clang_json::DeviceOptions::default());
+    rec.il_kept = dk.kept as u64;
+    let c = share_all_constants(&mut il);
+    rec.il_constants = c.total_allocs;
+    rec.il_constants_shared = c.region_hits + c.global_hits;
+    Ok(())
 }
 
 fn scan_il_file(name: &str, bytes: &[u8], rec: &mut FileRecord) -> Result<(), String> {
@@ -358,6 +443,10 @@ pub fn summary(records: &[FileRecord], wall: f64) -> String {
         t.sccs += r.sccs;
         t.largest_scc = t.largest_scc.max(r.largest_scc);
         t.refsccs += r.refsccs;
+        t.cgscc_visits += r.cgscc_visits;
+        t.cgscc_inlined += r.cgscc_inlined;
+        t.call_edges_before += r.call_edges_before;
+        t.call_edges_after += r.call_edges_after;
         t.il_entries += r.il_entries;
         t.il_kept += r.il_kept;
         t.il_constants += r.il_constants;
@@ -376,8 +465,14 @@ pub fn summary(records: &[FileRecord], wall: f64) -> String {
     let mut row = |k: &str, v: String| s.push_str(&format!("  {k:<28}{v:>16}\n"));
     row("files", format!("{}", records.len()));
     row(
-        "  .ll / .ptx / IL",
-        format!("{} / {} / {}", kinds("ll"), kinds("ptx"), kinds("il")),
+        "  .ll / .ptx / IL / JSON",
+        format!(
+            "{} / {} / {} / {}",
+            kinds("ll"),
+            kinds("ptx"),
+            kinds("il"),
+            kinds("json")
+        ),
     );
     row("  failed", format!("{failed}"));
     row("functions (CFGs)", t.functions.to_string());
@@ -391,6 +486,12 @@ pub fn summary(records: &[FileRecord], wall: f64) -> String {
     row("call SCCs", t.sccs.to_string());
     row("largest SCC", t.largest_scc.to_string());
     row("RefSCCs", t.refsccs.to_string());
+    row("CGSCC visits (default)", t.cgscc_visits.to_string());
+    row("call sites inlined", t.cgscc_inlined.to_string());
+    row(
+        "call edges before/after",
+        format!("{} / {}", t.call_edges_before, t.call_edges_after),
+    );
     row("IL entries", t.il_entries.to_string());
     row(
         "IL kept (keep_in_il)",
@@ -415,6 +516,8 @@ pub fn record_json(r: &FileRecord) -> String {
         "functions": r.functions, "blocks": r.blocks, "edges": r.edges,
         "unreachable": r.unreachable, "loops": r.loops, "deepest_loop": r.deepest_loop,
         "irreducible_functions": r.irreducible_functions,
+        "cgscc_visits": r.cgscc_visits, "cgscc_inlined": r.cgscc_inlined,
+        "call_edges_before": r.call_edges_before, "call_edges_after": r.call_edges_after,
         "cg_nodes": r.cg_nodes, "sccs": r.sccs, "largest_scc": r.largest_scc, "refsccs": r.refsccs,
         "il_entries": r.il_entries, "il_kept": r.il_kept,
         "il_constants": r.il_constants, "il_constants_shared": r.il_constants_shared,
@@ -432,6 +535,7 @@ pub fn record_from_json(line: &str) -> Result<FileRecord, String> {
         Some("ll") => "ll",
         Some("ptx") => "ptx",
         Some("il") => "il",
+        Some("json") => "json",
         _ => "unknown",
     };
     Ok(FileRecord {
@@ -453,6 +557,10 @@ pub fn record_from_json(line: &str) -> Result<FileRecord, String> {
         sccs: u("sccs"),
         largest_scc: u("largest_scc"),
         refsccs: u("refsccs"),
+        cgscc_visits: u("cgscc_visits"),
+        cgscc_inlined: u("cgscc_inlined"),
+        call_edges_before: u("call_edges_before"),
+        call_edges_after: u("call_edges_after"),
         il_entries: u("il_entries"),
         il_kept: u("il_kept"),
         il_constants: u("il_constants"),

@@ -94,8 +94,9 @@ pub fn mark_to_keep_in_il(il: &mut Il, extra_roots: &[EntryId]) -> KeepReport {
     }
 }
 
-/// The marking kernel: FIFO from `queue` (definition roots), never revisiting an entry
-/// whose definition is marked. Returns the number of entries newly marked keep_in_il.
+/// The marking kernel: FIFO from `queue` (definition roots, each walked), never
+/// revisiting a non-root entry whose definition is already marked. Returns the number of
+/// entries newly marked keep_in_il.
 pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
     const BASE_TYPE: usize = F::TYPE_BASE_TYPE.slot as usize;
     let cap = il.capacity();
@@ -105,7 +106,13 @@ pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
     def.grow(cap);
     let before = keep.count();
     queue.reserve(cap.saturating_sub(queue.len()));
-    queue.retain(|&e| def.insert(e.idx()));
+    // Roots are walked whatever their flags say (a caller may have set
+    // keep_definition_in_il on them already); each once.
+    queue.sort_unstable();
+    queue.dedup();
+    for &e in &queue {
+        def.insert(e.idx());
+    }
     let pool = il.edge_pool();
     let type_kind = &il.tables.r#type.type_kind;
     let mut head = 0;
