@@ -42,10 +42,15 @@ fn default_scan_shows_every_stage() {
         "call-graph nodes",
         "call SCCs",
         "RefSCCs",
+        "CGSCC visits (default)",
+        "call sites inlined",
         "IL entries",
+        "constants shared",
     ] {
         assert!(value(key) > 0, "{key} is zero in\n{text}");
     }
+    let json = text.lines().find(|l| l.contains("kernels.json.gz")).unwrap();
+    assert!(json.trim_start().starts_with("ok"), "{json}");
 }
 
 #[test]
