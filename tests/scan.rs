@@ -49,7 +49,10 @@ fn default_scan_shows_every_stage() {
     ] {
         assert!(value(key) > 0, "{key} is zero in\n{text}");
     }
-    let json = text.lines().find(|l| l.contains("kernels.json.gz")).unwrap();
+    let json = text
+        .lines()
+        .find(|l| l.contains("kernels.json.gz"))
+        .unwrap();
     assert!(json.trim_start().starts_with("ok"), "{json}");
 }
 
