@@ -174,7 +174,7 @@ pub fn default_inputs() -> Vec<Input> {
         },
         Input::EmbeddedClangJson {
             name: "kernels.json.gz",
-            gz: include_bytes!("../../data/default/kernels.json.gz"),
+            gz: include_bytes!("../../tests/fixtures/clang/kernels.json.gz"),
         },
     ]
 }
