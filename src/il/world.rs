@@ -742,6 +742,17 @@ impl Il {
         Ok(e)
     }
 
+    fn check_owner(&self, e: Eix, owner: EntryKind) -> Result<(), IlError> {
+        let k = self.kind(e);
+        if k != owner {
+            return Err(IlError::WrongOwner {
+                field_owner: owner,
+                entry: k,
+            });
+        }
+        Ok(())
+    }
+
     fn check_target(&self, target: Option<EntryKind>, child: Eix) -> Result<(), IlError> {
         if let Some(t) = target {
             let found = self.kind(child);
@@ -762,15 +773,23 @@ impl Il {
         f: ChildField,
         child: Option<EntryId>,
     ) -> Result<(), IlError> {
-        let p = self.expect(parent, f.owner)?;
+        let p = self.eix(parent)?;
         let c = match child {
-            Some(c) => {
-                let c = self.eix(c)?;
-                self.check_target(f.target, c)?;
-                c
-            }
+            Some(c) => self.eix(c)?,
             None => Eix::NONE,
         };
+        self.set_child_eix(p, f, c)
+    }
+
+    /// [`Il::set_child`] by dense index (`Eix::NONE` clears the slot).
+    ///
+    /// # Errors
+    /// A field of another kind, or a child of the wrong kind.
+    pub fn set_child_eix(&mut self, p: Eix, f: ChildField, c: Eix) -> Result<(), IlError> {
+        self.check_owner(p, f.owner)?;
+        if !c.is_none() {
+            self.check_target(f.target, c)?;
+        }
         let s = self.span[p.idx()];
         self.edges[(s.start + f.slot) as usize] = c;
         Ok(())
@@ -796,15 +815,23 @@ impl Il {
         f: RefField,
         target: Option<EntryId>,
     ) -> Result<(), IlError> {
-        let p = self.expect(parent, f.owner)?;
+        let p = self.eix(parent)?;
         let c = match target {
-            Some(c) => {
-                let c = self.eix(c)?;
-                self.check_target(f.target, c)?;
-                c
-            }
+            Some(c) => self.eix(c)?,
             None => Eix::NONE,
         };
+        self.set_ref_eix(p, f, c)
+    }
+
+    /// [`Il::set_ref`] by dense index (`Eix::NONE` clears the slot).
+    ///
+    /// # Errors
+    /// A field of another kind, or a target of the wrong kind.
+    pub fn set_ref_eix(&mut self, p: Eix, f: RefField, c: Eix) -> Result<(), IlError> {
+        self.check_owner(p, f.owner)?;
+        if !c.is_none() {
+            self.check_target(f.target, c)?;
+        }
         let s = self.span[p.idx()];
         self.edges[(s.start + s.nchild + f.slot) as usize] = c;
         Ok(())
@@ -856,8 +883,16 @@ impl Il {
         f: ListField,
         child: EntryId,
     ) -> Result<(), IlError> {
-        let p = self.expect(parent, f.owner)?;
-        let c = self.eix(child)?;
+        let (p, c) = (self.eix(parent)?, self.eix(child)?);
+        self.push_list_field_eix(p, f, c)
+    }
+
+    /// [`Il::push_list`] by dense index.
+    ///
+    /// # Errors
+    /// A field of another kind, or a child of the wrong kind.
+    pub fn push_list_field_eix(&mut self, p: Eix, f: ListField, c: Eix) -> Result<(), IlError> {
+        self.check_owner(p, f.owner)?;
         self.check_target(f.target, c)?;
         self.push_list_eix(p, f.list, c);
         Ok(())

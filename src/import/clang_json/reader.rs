@@ -1051,43 +1051,31 @@ impl<'a> Builder<'a> {
         self.types.intern(self.il, &s)
     }
 
+    /// Whether an edge `p -> c` can be set: both present and `c` of the field's kind
+    /// (an AST edge of another kind is dropped, not an error).
+    fn fits(&self, target: Option<crate::il::EntryKind>, p: Eix, c: Eix) -> bool {
+        !p.is_none() && !c.is_none() && target.is_none_or(|t| self.il.kind(c) == t)
+    }
+
     fn set_child(&mut self, p: Eix, f: crate::il::ChildField, c: Eix) -> Result<(), IlError> {
-        if p.is_none() || c.is_none() {
+        if !self.fits(f.target, p, c) {
             return Ok(());
         }
-        if let Some(t) = f.target {
-            if self.il.kind(c) != t {
-                return Ok(());
-            }
-        }
-        let (pi, ci) = (self.il.id_of(p), self.il.id_of(c));
-        self.il.set_child(pi, f, Some(ci))
+        self.il.set_child_eix(p, f, c)
     }
 
     fn set_ref(&mut self, p: Eix, f: crate::il::RefField, c: Eix) -> Result<(), IlError> {
-        if p.is_none() || c.is_none() {
+        if !self.fits(f.target, p, c) {
             return Ok(());
         }
-        if let Some(t) = f.target {
-            if self.il.kind(c) != t {
-                return Ok(());
-            }
-        }
-        let (pi, ci) = (self.il.id_of(p), self.il.id_of(c));
-        self.il.set_ref(pi, f, Some(ci))
+        self.il.set_ref_eix(p, f, c)
     }
 
     fn push(&mut self, p: Eix, f: crate::il::ListField, c: Eix) -> Result<(), IlError> {
-        if p.is_none() || c.is_none() {
+        if !self.fits(f.target, p, c) {
             return Ok(());
         }
-        if let Some(t) = f.target {
-            if self.il.kind(c) != t {
-                return Ok(());
-            }
-        }
-        let (pi, ci) = (self.il.id_of(p), self.il.id_of(c));
-        self.il.push_list(pi, f, ci)
+        self.il.push_list_field_eix(p, f, c)
     }
 
     fn set_str(&mut self, e: Eix, index: usize, s: &str) -> Result<(), IlError> {
