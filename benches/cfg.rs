@@ -151,49 +151,22 @@ fn backward_ladder(n: usize) -> (usize, Vec<(u32, u32)>) {
 
 const N: usize = 100_000;
 
-#[divan::bench_group]
-mod dominators {
-    use super::*;
+/// One dominator computation as the benches time it.
+#[derive(Clone, Copy, PartialEq)]
+enum Algo {
+    Chk,
+    SemiNca,
+    /// What `CfgInfo` runs: RPO, then CHK with Semi-NCA taking over if CHK iterates.
+    Auto,
+    /// The baseline: `petgraph::algo::dominators::simple_fast` on the same graph.
+    Petgraph,
+}
 
-    #[divan::bench]
-    fn ilkit_rpo_auto(bencher: Bencher) {
-        let cfg = cfg_from(N, &unstructured(N, 42));
-        let mut rpo = Rpo::new();
-        let mut dom = DomTree::new();
-        bencher.bench_local(|| {
-            rpo.compute(&cfg);
-            dom.compute_auto(&cfg, &rpo);
-            black_box(dom.idom[N - 1])
-        });
-    }
-
-    #[divan::bench]
-    fn ilkit_rpo_chk(bencher: Bencher) {
-        let cfg = cfg_from(N, &unstructured(N, 42));
-        let mut rpo = Rpo::new();
-        let mut dom = DomTree::new();
-        bencher.bench_local(|| {
-            rpo.compute(&cfg);
-            dom.compute_chk(&cfg, &rpo);
-            black_box(dom.idom[N - 1])
-        });
-    }
-
-    #[divan::bench]
-    fn ilkit_semi_nca(bencher: Bencher) {
-        let cfg = cfg_from(N, &unstructured(N, 42));
-        let mut dom = DomTree::new();
-        bencher.bench_local(|| {
-            dom.compute_semi_nca(&cfg);
-            black_box(dom.idom[N - 1])
-        });
-    }
-
-    #[divan::bench]
-    fn petgraph_simple_fast(bencher: Bencher) {
-        let e = unstructured(N, 42);
-        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(N, e.len());
-        for _ in 0..N {
+/// Times `algo` on the graph `(n, edges)` rooted at node 0 (RPO included for CHK/Auto).
+fn run(bencher: Bencher, (n, e): (usize, Vec<(u32, u32)>), algo: Algo) {
+    if algo == Algo::Petgraph {
+        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, e.len());
+        for _ in 0..n {
             g.add_node(());
         }
         for &(a, b) in &e {
@@ -201,48 +174,73 @@ mod dominators {
         }
         bencher.bench_local(|| {
             let d = petgraph::algo::dominators::simple_fast(&g, NodeIndex::new(0));
-            black_box(d.immediate_dominator(NodeIndex::new(N - 1)))
+            black_box(d.immediate_dominator(NodeIndex::new(n - 1)))
         });
+        return;
+    }
+    let cfg = cfg_from(n, &e);
+    let mut rpo = Rpo::new();
+    let mut dom = DomTree::new();
+    bencher.bench_local(|| {
+        match algo {
+            Algo::Chk => {
+                rpo.compute(&cfg);
+                dom.compute_chk(&cfg, &rpo);
+            }
+            Algo::Auto => {
+                rpo.compute(&cfg);
+                dom.compute_auto(&cfg, &rpo);
+            }
+            Algo::SemiNca => dom.compute_semi_nca(&cfg),
+            Algo::Petgraph => unreachable!(),
+        }
+        black_box(dom.idom[n - 1])
+    });
+}
+
+/// RPO + idom on an unstructured 10^5-block CFG (~13k irreducible edges), and petgraph.
+#[divan::bench_group]
+mod dominators {
+    use super::*;
+
+    #[divan::bench]
+    fn ilkit_rpo_auto(b: Bencher) {
+        run(b, (N, unstructured(N, 42)), Algo::Auto)
+    }
+    #[divan::bench]
+    fn ilkit_rpo_chk(b: Bencher) {
+        run(b, (N, unstructured(N, 42)), Algo::Chk)
+    }
+    #[divan::bench]
+    fn ilkit_semi_nca(b: Bencher) {
+        run(b, (N, unstructured(N, 42)), Algo::SemiNca)
+    }
+    #[divan::bench]
+    fn petgraph_simple_fast(b: Bencher) {
+        run(b, (N, unstructured(N, 42)), Algo::Petgraph)
     }
 }
 
-/// The same three on a structured (reducible) 10^5-block CFG.
+/// The same on a structured (reducible) 10^5-block CFG, plus RPO alone.
 #[divan::bench_group]
 mod dominators_structured {
     use super::*;
 
     #[divan::bench]
-    fn ilkit_rpo_auto(bencher: Bencher) {
-        let cfg = cfg_from(N, &structured(N, 42));
-        let mut rpo = Rpo::new();
-        let mut dom = DomTree::new();
-        bencher.bench_local(|| {
-            rpo.compute(&cfg);
-            dom.compute_auto(&cfg, &rpo);
-            black_box(dom.idom[N - 1])
-        });
+    fn ilkit_rpo_auto(b: Bencher) {
+        run(b, (N, structured(N, 42)), Algo::Auto)
     }
-
     #[divan::bench]
-    fn ilkit_rpo_chk(bencher: Bencher) {
-        let cfg = cfg_from(N, &structured(N, 42));
-        let mut rpo = Rpo::new();
-        let mut dom = DomTree::new();
-        bencher.bench_local(|| {
-            rpo.compute(&cfg);
-            dom.compute_chk(&cfg, &rpo);
-            black_box(dom.idom[N - 1])
-        });
+    fn ilkit_rpo_chk(b: Bencher) {
+        run(b, (N, structured(N, 42)), Algo::Chk)
     }
-
     #[divan::bench]
-    fn ilkit_semi_nca(bencher: Bencher) {
-        let cfg = cfg_from(N, &structured(N, 42));
-        let mut dom = DomTree::new();
-        bencher.bench_local(|| {
-            dom.compute_semi_nca(&cfg);
-            black_box(dom.idom[N - 1])
-        });
+    fn ilkit_semi_nca(b: Bencher) {
+        run(b, (N, structured(N, 42)), Algo::SemiNca)
+    }
+    #[divan::bench]
+    fn petgraph_simple_fast(b: Bencher) {
+        run(b, (N, structured(N, 42)), Algo::Petgraph)
     }
 
     #[divan::bench(args = [RpoVariant::Ptxas, RpoVariant::Recursive])]
@@ -254,55 +252,11 @@ mod dominators_structured {
             black_box(rpo.rpo_array.len())
         });
     }
-
-    #[divan::bench]
-    fn petgraph_simple_fast(bencher: Bencher) {
-        let e = structured(N, 42);
-        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(N, e.len());
-        for _ in 0..N {
-            g.add_node(());
-        }
-        for &(a, b) in &e {
-            g.add_edge(NodeIndex::new(a as usize), NodeIndex::new(b as usize), ());
-        }
-        bencher.bench_local(|| {
-            let d = petgraph::algo::dominators::simple_fast(&g, NodeIndex::new(0));
-            black_box(d.immediate_dominator(NodeIndex::new(N - 1)))
-        });
-    }
 }
 
 #[divan::bench_group]
 mod adversarial {
     use super::*;
-
-    #[derive(Clone, Copy, PartialEq)]
-    enum Algo {
-        Chk,
-        SemiNca,
-        /// What `CfgInfo` runs: RPO, then CHK with Semi-NCA taking over if CHK iterates.
-        Auto,
-    }
-
-    fn run(bencher: Bencher, (n, e): (usize, Vec<(u32, u32)>), algo: Algo) {
-        let cfg = cfg_from(n, &e);
-        let mut rpo = Rpo::new();
-        let mut dom = DomTree::new();
-        bencher.bench_local(|| {
-            match algo {
-                Algo::Chk => {
-                    rpo.compute(&cfg);
-                    dom.compute_chk(&cfg, &rpo);
-                }
-                Algo::Auto => {
-                    rpo.compute(&cfg);
-                    dom.compute_auto(&cfg, &rpo);
-                }
-                Algo::SemiNca => dom.compute_semi_nca(&cfg),
-            }
-            black_box(dom.idom[n - 1])
-        });
-    }
 
     #[divan::bench]
     fn chains_rpo_auto(b: Bencher) {

@@ -302,18 +302,7 @@ impl LazyCallGraph {
     /// # Panics
     /// If there is no such ref edge or the endpoints share a RefSCC.
     pub fn switch_outgoing_edge_to_call(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.assert_built();
-        assert_eq!(
-            self.edge(src, tgt).map(|e| e.kind),
-            Some(EdgeKind::Ref),
-            "must start with a ref edge"
-        );
-        assert_ne!(
-            self.refscc_of(src),
-            self.refscc_of(tgt),
-            "switch_outgoing_edge_to_call inside a RefSCC"
-        );
-        self.set_edge_kind(src, tgt, EdgeKind::Call);
+        self.switch_outgoing_edge(src, tgt, EdgeKind::Ref, EdgeKind::Call);
     }
 
     /// Turns the call edge `src -> tgt` into a ref edge when `tgt` is in another
@@ -322,18 +311,24 @@ impl LazyCallGraph {
     /// # Panics
     /// If there is no such call edge or the endpoints share a RefSCC.
     pub fn switch_outgoing_edge_to_ref(&mut self, src: NodeIdx, tgt: NodeIdx) {
+        self.switch_outgoing_edge(src, tgt, EdgeKind::Call, EdgeKind::Ref);
+    }
+
+    /// Flips an edge between two RefSCCs from `from` to `to`: neither SCCs nor RefSCCs
+    /// change, since only edges inside a RefSCC shape either.
+    fn switch_outgoing_edge(&mut self, src: NodeIdx, tgt: NodeIdx, from: EdgeKind, to: EdgeKind) {
         self.assert_built();
         assert_eq!(
             self.edge(src, tgt).map(|e| e.kind),
-            Some(EdgeKind::Call),
-            "must start with a call edge"
+            Some(from),
+            "must start with a {from:?} edge"
         );
         assert_ne!(
             self.refscc_of(src),
             self.refscc_of(tgt),
-            "switch_outgoing_edge_to_ref inside a RefSCC"
+            "switching an outgoing edge to {to:?} inside a RefSCC"
         );
-        self.set_edge_kind(src, tgt, EdgeKind::Ref);
+        self.set_edge_kind(src, tgt, to);
     }
 
     /// Adds a ref edge between two nodes of one RefSCC. No structure changes.

@@ -713,13 +713,8 @@ impl<'a> Builder<'a> {
         q: &mut String,
         d: &mut String,
     ) -> Result<(), Fail> {
-        match lx.tok()? {
-            Tok::ObjStart => {}
-            Tok::Eof => return Err(lx.err("truncated input").into()),
-            other => {
-                lx.skip_from(other, |_| {})?;
-                return Ok(());
-            }
+        if !open_object(lx)? {
+            return Ok(());
         }
         loop {
             match lx.tok()? {
@@ -908,13 +903,8 @@ impl<'a> Builder<'a> {
         lx: &mut Lexer<R>,
         depth: u32,
     ) -> Result<Option<(u16, u32, u32)>, Fail> {
-        match lx.tok()? {
-            Tok::ObjStart => {}
-            Tok::Eof => return Err(lx.err("truncated input").into()),
-            other => {
-                lx.skip_from(other, |_| {})?;
-                return Ok(None);
-            }
+        if !open_object(lx)? {
+            return Ok(None);
         }
         let mut col = 0u32;
         let mut got = false;
@@ -984,13 +974,8 @@ impl<'a> Builder<'a> {
     }
 
     fn parse_range<R: Read>(&mut self, lx: &mut Lexer<R>, t: usize) -> Result<(), Fail> {
-        match lx.tok()? {
-            Tok::ObjStart => {}
-            Tok::Eof => return Err(lx.err("truncated input").into()),
-            other => {
-                lx.skip_from(other, |_| {})?;
-                return Ok(());
-            }
+        if !open_object(lx)? {
+            return Ok(());
         }
         loop {
             match lx.tok()? {
@@ -2808,4 +2793,18 @@ fn cast_code(k: &str) -> u8 {
         .position(|&c| c == k)
         .map(|i| i as u8 + 1)
         .unwrap_or(255)
+}
+
+/// Reads the start of a value that should be an object: true when it is (the caller then
+/// reads its members), false when it was another value, which is skipped. Truncated input
+/// is an error.
+fn open_object<R: Read>(lx: &mut Lexer<R>) -> Result<bool, Fail> {
+    match lx.tok()? {
+        Tok::ObjStart => Ok(true),
+        Tok::Eof => Err(lx.err("truncated input").into()),
+        other => {
+            lx.skip_from(other, |_| {})?;
+            Ok(false)
+        }
+    }
 }
