@@ -383,6 +383,32 @@ fn main() {
         }
         o.push_str("            _ => {}\n        }\n    }\n\n");
     }
+    writeln!(o, "    /// Copies row `from` of `kind` (every column but `eix`) into row `to`, or into a new\n    /// row when `to` is `None`, owned by `eix`; returns the row. One write per column.\n    pub fn clone_row(&mut self, kind: EntryKind, from: u32, to: Option<u32>, eix: Eix) -> u32 {{\n        let f = from as usize;\n        match kind {{").unwrap();
+    for k in all.iter().filter(|k| has_table(k)) {
+        let t = ident(k.name);
+        let vc = value_columns(k);
+        let cols: Vec<String> = vc.iter().map(|c| format!("{c}: self.{t}.{c}[f]")).collect();
+        let fields = if cols.is_empty() {
+            "eix".to_string()
+        } else {
+            format!("eix, {}", cols.join(", "))
+        };
+        // A reused row is written column by column (no read-back of the old row).
+        let sets: Vec<String> = vc
+            .iter()
+            .map(|c| format!("self.{t}.{c}[r] = self.{t}.{c}[f];"))
+            .collect();
+        writeln!(
+            o,
+            "            EntryKind::{v} => match to {{ Some(t) => {{ let r = t as usize; self.{t}.eix[r] = eix; {sets} t }} None => {{ self.{t}.push({v}Row {{ {fields} }}); (self.{t}.len() - 1) as u32 }} }},",
+            v = variant(k),
+            sets = sets.join(" "),
+        )
+        .unwrap();
+    }
+    o.push_str(
+        "            k => panic!(\"kind {} has no table\", k.name()),\n        }\n    }\n\n",
+    );
     o.push_str("    /// Sets string field `index` (schema order among the kind's strings) of a row.\n    pub fn set_string(&mut self, kind: EntryKind, row: u32, index: usize, s: Str) {\n        let r = row as usize;\n        match (kind, index) {\n");
     for k in all.iter().filter(|k| has_table(k)) {
         let names = string_fields(k);

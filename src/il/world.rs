@@ -614,19 +614,10 @@ impl Il {
     }
 
     pub(crate) fn alloc_in(&mut self, kind: EntryKind, r: RegionIdx) -> EntryId {
-        let e = match self.free_eix.pop() {
-            Some(e) => e,
-            None => {
-                let e = Eix(self.kind.len() as u32);
-                self.kind.push(EntryKind::None);
-                self.row.push(u32::MAX);
-                self.region.push(0);
-                self.id.push(EntryId::default());
-                self.span.push(Span::default());
-                self.pos.push(SourcePos::default());
-                e
-            }
-        };
+        let e = self
+            .free_eix
+            .pop()
+            .unwrap_or_else(|| self.push_dense_slot());
         let row = match self.free_rows[kind as usize].pop() {
             Some(row) => {
                 self.tables.reset_row(kind, row, e);
@@ -650,6 +641,82 @@ impl Il {
             self.regions[r.idx()].entries.push(e);
         }
         id
+    }
+
+    /// Clones `src` into region `r` in one step (the deep copier's per-entry primitive): a
+    /// fresh dense index and ID (free lists first), the row copied column by column, string
+    /// fields into `r`'s arena, the edge block (list header, children, references) appended
+    /// with one copy, and flags stamped as for a fresh allocation. The clone's edges still
+    /// point at `src`'s children; callers patch the ones they copy. Its position is `src`'s
+    /// when `keep_pos`, otherwise the current one.
+    pub(crate) fn clone_entry_in(&mut self, src: Eix, r: RegionIdx, keep_pos: bool) -> Eix {
+        let si = src.idx();
+        let kind = self.kind[si];
+        let e = self
+            .free_eix
+            .pop()
+            .unwrap_or_else(|| self.push_dense_slot());
+        let to = self.free_rows[kind as usize].pop();
+        let row = self.tables.clone_row(kind, self.row[si], to, e);
+        let id = self.ids.insert(e);
+        let l = kind.layout();
+        let s = self.span[si];
+        let header = s.start as usize - l.lists.len();
+        let end = (s.start + s.nchild) as usize + l.refs.len();
+        // Blocks are a few words: an element loop beats a memmove call here.
+        self.edges.reserve(end - header);
+        for k in header..end {
+            let v = self.edges[k];
+            self.edges.push(v);
+        }
+        let start = (self.edges.len() - (end - s.start as usize)) as u32;
+        let i = e.idx();
+        self.kind[i] = kind;
+        self.row[i] = row;
+        self.region[i] = r.0;
+        self.id[i] = id;
+        self.pos[i] = if keep_pos { self.pos[si] } else { self.cursor };
+        self.span[i] = Span {
+            start,
+            nchild: s.nchild,
+        };
+        self.stamp_flags(e, r);
+        self.counts[kind as usize] += 1;
+        if r == RegionIdx::FILE_SCOPE {
+            self.kind_lists[kind as usize].push(e);
+        } else {
+            self.regions[r.idx()].entries.push(e);
+        }
+        if !l.strings.is_empty() {
+            self.copy_strings(kind, src, e, row);
+        }
+        e
+    }
+
+    /// Appends one free dense slot to the per-entry columns.
+    fn push_dense_slot(&mut self) -> Eix {
+        let e = Eix(self.kind.len() as u32);
+        self.kind.push(EntryKind::None);
+        self.row.push(u32::MAX);
+        self.region.push(0);
+        self.id.push(EntryId::default());
+        self.span.push(Span::default());
+        self.pos.push(SourcePos::default());
+        e
+    }
+
+    /// Copies the string fields of `from` into `to`'s region (row `tr` of `kind`).
+    fn copy_strings(&mut self, kind: EntryKind, from: Eix, to: Eix, tr: u32) {
+        let strs = self.tables.strings(kind, self.row(from));
+        for (i, &s) in strs.as_slice().iter().enumerate() {
+            if s.is_some() {
+                let bytes = self.str_bytes(from, s).to_vec();
+                let ns = self.regions[self.region[to.idx()] as usize]
+                    .strings
+                    .push(&bytes);
+                self.tables.set_string(kind, tr, i, ns);
+            }
+        }
     }
 
     fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
@@ -981,7 +1048,7 @@ impl Il {
 
     fn maybe_compact(&mut self) {
         if self.edge_garbage > 1024 && self.edge_garbage * 2 > self.edges.len() {
-            self.compact_edges();
+            self.compact_edges_in_place();
         }
     }
 
@@ -1003,6 +1070,57 @@ impl Il {
             self.span[i].start = new_start as u32;
         }
         self.edges = pool;
+        self.edge_garbage = 0;
+    }
+
+    /// Compacts the edge pool in place (what freeing regions triggers): live blocks slide
+    /// down in pool order, garbage goes, and the pool keeps its capacity, so the next
+    /// appends reuse pages already touched instead of growing a fresh allocation.
+    fn compact_edges_in_place(&mut self) {
+        let block = |il: &Il, i: usize| {
+            let l = il.kind[i].layout();
+            let s = il.span[i];
+            (
+                s.start as usize - l.lists.len(),
+                (s.start + s.nchild) as usize + l.refs.len(),
+            )
+        };
+        let live = (0..self.kind.len()).filter(|&i| self.kind[i] != EntryKind::None);
+        // Blocks usually lie in dense order; sort by position only when they do not.
+        let mut prev = 0;
+        let mut in_order = true;
+        for i in live.clone() {
+            let (h, _) = block(self, i);
+            if h < prev {
+                in_order = false;
+                break;
+            }
+            prev = h;
+        }
+        let mut order: Vec<u32> = Vec::new();
+        if !in_order {
+            order = live.clone().map(|i| i as u32).collect();
+            order.sort_unstable_by_key(|&i| self.span[i as usize].start);
+        }
+        let mut w = 0usize;
+        let mut slide = |il: &mut Il, i: usize| {
+            let (h, end) = block(il, i);
+            il.edges.copy_within(h..end, w);
+            il.span[i].start = (w + (il.span[i].start as usize - h)) as u32;
+            w += end - h;
+        };
+        if in_order {
+            for i in 0..self.kind.len() {
+                if self.kind[i] != EntryKind::None {
+                    slide(self, i);
+                }
+            }
+        } else {
+            for &i in &order {
+                slide(self, i as usize);
+            }
+        }
+        self.edges.truncate(w);
         self.edge_garbage = 0;
     }
 
@@ -1272,16 +1390,7 @@ impl Il {
         let (fr, tr) = (self.row(from), self.row(to));
         self.tables.copy_row(k, fr, tr);
         // Strings go into the destination's region.
-        let strs = self.tables.strings(k, fr);
-        for (i, &s) in strs.as_slice().iter().enumerate() {
-            if s.is_some() {
-                let bytes = self.str_bytes(from, s).to_vec();
-                let ns = self.regions[self.region[to.idx()] as usize]
-                    .strings
-                    .push(&bytes);
-                self.tables.set_string(k, tr, i, ns);
-            }
-        }
+        self.copy_strings(k, from, to, tr);
         // Edges: copy the header + block as a fresh block at the pool's end.
         let l = k.layout();
         let s = self.span[from.idx()];

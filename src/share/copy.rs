@@ -27,8 +27,10 @@
 //! entities copied in the same copy; [`flags::MARK_INSTANTIATED`] stamps
 //! `is_instantiated` on copied constants and lists the other copies in
 //! [`DeepCopy::instantiated`]; [`flags::PRESERVE_SOURCE_POS`]
-//! carries source positions over (otherwise copies take the current position; entries
-//! with string fields always carry theirs, ilkit has no per-entry position setter yet).
+//! carries source positions over (otherwise copies take the current position).
+//!
+//! Each clone is one [`Il`] primitive (`clone_entry_in`): row, strings and the whole edge
+//! block in one step; the copier then overwrites only the slots of children it copies.
 
 use super::ConstantSharing;
 use crate::il::{fields as F, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
@@ -115,35 +117,8 @@ impl<'s> DeepCopy<'s> {
 
     fn clone_entry(&mut self, il: &mut Il, src: Eix) -> Eix {
         let k = il.kind(src);
-        let id = il.alloc_in(k, self.region);
-        let dst = il.eix(id).expect("a fresh entry resolves");
         let preserve = self.flags & flags::PRESERVE_SOURCE_POS == flags::PRESERVE_SOURCE_POS;
-        if k.layout().strings.is_empty() && !preserve {
-            // Fill the fresh entry's own edge block in place: no second block, no
-            // garbage, and the copy keeps the current source position.
-            let (fr, tr) = (il.row(src), il.row(dst));
-            il.tables.copy_row(k, fr, tr);
-            let l = k.layout();
-            for i in 0..l.singles.len() {
-                let c = il.children(src)[i];
-                if !c.is_none() {
-                    il.replace_child_at(dst, i, c);
-                }
-            }
-            for i in 0..l.refs.len() {
-                let c = il.refs(src)[i];
-                il.replace_ref_at(dst, i, c);
-            }
-            for list in 0..l.lists.len() as u32 {
-                let (off, len) = il.list_pos(src, list);
-                for j in 0..len {
-                    let c = il.children(src)[off + j];
-                    il.push_list_eix(dst, list, c);
-                }
-            }
-        } else {
-            il.copy_entry_data(src, dst);
-        }
+        let dst = il.clone_entry_in(src, self.region, preserve);
         let r = il.row(dst) as usize;
         let mark = self.flags & flags::MARK_INSTANTIATED != 0;
         match k {

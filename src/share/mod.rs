@@ -14,8 +14,10 @@
 //! with linear probing over a power-of-two slot array of `u32` indices into a dense
 //! `(hash, constant)` vector (load ≤ 1/2). In front of it, leaf constants (integer,
 //! float, complex, imaginary) go through an exact-key memo (kind, flags, type entry,
-//! value, value2 → canonical) that answers repeats without a comparison; the memo only
-//! ever returns what the structural lookup chose for an identical key. The full 64-bit
+//! value, value2 → canonical) that answers repeats without a comparison; string
+//! literals key on their length and a hash of their bytes, and a hit is confirmed by
+//! comparing the bytes with the canonical's. The memo only ever returns what the
+//! structural lookup chose for an identical key. The full 64-bit
 //! hash is compared before
 //! `compare_constants`, so comparisons ≈ hits + true collisions; MRU reordering buys
 //! nothing there. Lookup is O(1) expected; the table holds 8 + 4·2 bytes per canonical
@@ -148,12 +150,16 @@ impl LeafMemo {
 }
 
 /// The memo key of a leaf constant, or `None` when `c` is not a plain shareable leaf.
+/// String literals (kind 2, when `strings` are shared) key on (kind, flags, type, length,
+/// sub-kind, a hash of the bytes): their key does not imply equality, so a hit is
+/// confirmed against the canonical constant's bytes ([`string_hit`]).
 #[inline]
-fn leaf_key(il: &Il, c: Eix) -> Option<[u64; 3]> {
+fn leaf_key(il: &Il, c: Eix, strings: bool) -> Option<[u64; 3]> {
     let r = il.row(c) as usize;
     let t = &il.tables.constant;
     let k = t.constant_kind[r];
-    if !matches!(k, 1 | 3 | 4 | 5) || t.is_shared[r] || t.ptm_flags[r] & 0x02 != 0 {
+    let leaf = matches!(k, 1 | 3 | 4 | 5);
+    if !(leaf || (k == 2 && strings)) || t.is_shared[r] || t.ptm_flags[r] & 0x02 != 0 {
         return None;
     }
     let ch = il.children(c);
@@ -163,11 +169,45 @@ fn leaf_key(il: &Il, c: Eix) -> Option<[u64; 3]> {
         return None;
     }
     let ty = ch[F::CONSTANT_TYPE.slot as usize];
+    let head = k as u64 | ((t.ptm_flags[r] as u64) << 8) | ((ty.0 as u64) << 32);
+    if leaf {
+        return Some([head, t.value[r] as u64, t.value2[r] as u64]);
+    }
+    let len = t.text_len[r];
     Some([
-        k as u64 | ((t.ptm_flags[r] as u64) << 8) | ((ty.0 as u64) << 32),
-        t.value[r] as u64,
-        t.value2[r] as u64,
+        head,
+        len as u64 | ((t.sub_kind[r] as u64) << 32),
+        bytes_hash(string_text(il, c)),
     ])
+}
+
+/// The `text_len` bytes of a string constant.
+#[inline]
+fn string_text(il: &Il, c: Eix) -> &[u8] {
+    let t = &il.tables.constant;
+    let r = il.row(c) as usize;
+    let s = il.str_bytes(c, t.text[r]);
+    &s[..(t.text_len[r] as usize).min(s.len())]
+}
+
+/// A 64-bit hash of a string literal's bytes (words folded with [`fold_mul`]).
+#[inline]
+fn bytes_hash(b: &[u8]) -> u64 {
+    let mut h = 0x4528_21e6_38d0_1377u64 ^ b.len() as u64;
+    let mut chunks = b.chunks_exact(8);
+    for w in &mut chunks {
+        let v = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        h = fold_mul(h ^ v, 0xbe54_66cf_34e9_0c6c);
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    fold_mul(h ^ u64::from_le_bytes(tail), 0xc0ac_29b7_c97c_50dd)
+}
+
+/// Whether a memo hit `canon` for the string constant `c` really holds the same bytes.
+#[inline]
+fn string_hit(il: &Il, c: Eix, canon: Eix) -> bool {
+    string_text(il, c) == string_text(il, canon)
 }
 
 impl Default for ConstantSharing {
@@ -377,12 +417,16 @@ impl ConstantSharing {
             });
         }
         let key = if self.config.enabled {
-            leaf_key(il, e)
+            leaf_key(il, e, self.config.strings)
         } else {
             None
         };
         if let Some(k) = &key {
-            if let Some(c) = self.memo.get(k) {
+            if let Some(c) = self
+                .memo
+                .get(k)
+                .filter(|&c| k[0] & 0xff != 2 || string_hit(il, e, c))
+            {
                 // Canonical constants live in file scope.
                 if il.region_of(e) == RegionIdx::FILE_SCOPE {
                     self.counters.region_hits += 1;
