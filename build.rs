@@ -474,7 +474,59 @@ fn main() {
             .unwrap();
         }
     }
-    o.push_str("            _ => {}\n        }\n    }\n}\n\n");
+    o.push_str("            _ => {}\n        }\n    }\n\n");
+    // Whole-row forms of the two above, one dispatch per entry (binary IL's hot loops).
+    o.push_str("    /// Every scalar of a row (schema order, widened to i64) into `out`; returns how many.\n    pub fn get_scalars(&self, kind: EntryKind, row: u32, out: &mut [i64; MAX_SCALARS]) -> usize {\n        let r = row as usize;\n        match kind {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        let sc = scalars_of(k);
+        let sets: Vec<String> = sc
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _))| format!("out[{i}] = self.{}.{n}[r] as i64;", ident(k.name)))
+            .collect();
+        writeln!(
+            o,
+            "            EntryKind::{} => {{ {} let _ = (r, &out); {} }}",
+            variant(k),
+            sets.join(" "),
+            sc.len()
+        )
+        .unwrap();
+    }
+    o.push_str("            _ => 0,\n        }\n    }\n\n");
+    o.push_str("    /// Appends a row of `kind` owned by `eix` with its scalars from `v` (schema order,\n    /// truncated to each column's type; missing values are 0) and default strings.\n    ///\n    /// # Panics\n    /// If `kind` has no table.\n    pub fn push_row_scalars(&mut self, kind: EntryKind, eix: Eix, v: &[i64]) -> u32 {\n        let at = |i: usize| v.get(i).copied().unwrap_or(0);\n        match kind {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        let sets: Vec<String> = scalars_of(k)
+            .iter()
+            .enumerate()
+            .map(|(i, (n, ty))| {
+                if *ty == "bool" {
+                    format!("{n}: at({i}) != 0")
+                } else {
+                    format!("{n}: at({i}) as {ty}")
+                }
+            })
+            .collect();
+        let mut fields = vec!["eix".to_string()];
+        fields.extend(sets);
+        writeln!(
+            o,
+            "            EntryKind::{v} => {{ self.{t}.push({v}Row {{ {f}, ..Default::default() }}); (self.{t}.len() - 1) as u32 }}",
+            v = variant(k),
+            t = ident(k.name),
+            f = fields.join(", ")
+        )
+        .unwrap();
+    }
+    o.push_str(
+        "            k => panic!(\"kind {} has no table\", k.name()),\n        }\n    }\n}\n\n",
+    );
+    let max_scalars = all.iter().map(|k| scalars_of(k).len()).max().unwrap_or(0);
+    writeln!(
+        o,
+        "/// The most scalar and flag columns any kind has.\npub const MAX_SCALARS: usize = {max_scalars};\n"
+    )
+    .unwrap();
 
     let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("il_schema.rs");
     std::fs::write(out, o).unwrap();

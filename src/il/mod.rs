@@ -34,6 +34,7 @@ pub use error::IlError;
 pub use id::{Eix, EntryId, RegionIdx};
 pub use schema::{Cat, RegionRule};
 pub use strings::{Str, StrFields, StringArena};
+pub(crate) use world::BuiltEntry;
 pub use world::{Flag, FreeListKind, Il, Region, SourcePos, VerifyError};
 
 #[allow(missing_docs, clippy::all)]

@@ -64,6 +64,21 @@ pub struct Region {
     pub scope: Option<EntryId>,
 }
 
+/// An entry for [`Il::push_built_entry`].
+pub(crate) struct BuiltEntry<'a> {
+    pub kind: EntryKind,
+    pub region: RegionIdx,
+    pub pos: SourcePos,
+    /// Its row, already in `kind`'s table.
+    pub row: u32,
+    /// The edge block: `kind.layout().lists.len()` list lengths, then `nchild` children
+    /// (single slots, then list items), then the kind's references.
+    pub block: &'a [Eix],
+    pub nchild: u32,
+    /// Flags set besides `allocated`.
+    pub flags: &'a [Flag],
+}
+
 /// Edge span of one entry in the pool: children at `start..start + nchild`, then the
 /// kind's fixed number of references; the list-length header sits just before `start`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -693,6 +708,62 @@ impl Il {
         e
     }
 
+    /// Appends an entry built elsewhere (the bulk builder's primitive, used by the binary
+    /// IL reader): a fresh dense index at the end (never a free one), its row already in
+    /// place, its edge block copied in one piece, flags `allocated` plus `b.flags`, no
+    /// edge garbage. The caller keeps the block consistent with the kind's layout and
+    /// its edges pointing at live entries.
+    pub(crate) fn push_built_entry(&mut self, b: BuiltEntry<'_>) -> Eix {
+        let kind = b.kind;
+        let e = self.push_dense_slot();
+        let i = e.idx();
+        let nl = kind.layout().lists.len();
+        debug_assert_eq!(
+            b.block.len(),
+            nl + b.nchild as usize + kind.layout().refs.len()
+        );
+        let start = (self.edges.len() + nl) as u32;
+        self.edges.extend_from_slice(b.block);
+        self.kind[i] = kind;
+        self.row[i] = b.row;
+        self.region[i] = b.region.0;
+        self.id[i] = self.ids.insert(e);
+        self.pos[i] = b.pos;
+        self.span[i] = Span {
+            start,
+            nchild: b.nchild,
+        };
+        self.flags[Flag::Allocated as usize].set(i, true);
+        for &f in b.flags {
+            self.set_flag(e, f, true);
+        }
+        self.counts[kind as usize] += 1;
+        if b.region == RegionIdx::FILE_SCOPE {
+            self.kind_lists[kind as usize].push(e);
+        } else {
+            self.regions[b.region.idx()].entries.push(e);
+        }
+        e
+    }
+
+    /// Sets string field `index` of a live entry by dense index (as [`Il::set_string`]).
+    pub(crate) fn set_string_eix(&mut self, e: Eix, index: usize, bytes: &[u8]) {
+        let k = self.kind(e);
+        if k.layout().strings[index].string_kind == 25 {
+            self.counters.string_literal_bytes += bytes.len() as u64;
+        }
+        let s = self.regions[self.region[e.idx()] as usize]
+            .strings
+            .push(bytes);
+        let row = self.row(e);
+        self.tables.set_string(k, row, index, s);
+    }
+
+    /// Edge slots no entry owns any more (compaction reclaims them).
+    pub(crate) fn edge_garbage(&self) -> usize {
+        self.edge_garbage
+    }
+
     /// Appends one free dense slot to the per-entry columns.
     fn push_dense_slot(&mut self) -> Eix {
         let e = Eix(self.kind.len() as u32);
@@ -1012,6 +1083,15 @@ impl Il {
         self.span[p.idx()].nchild -= removed as u32;
     }
 
+    /// The list lengths of `p`, one per list field (the block's header; lists follow the
+    /// single slots in `children(p)`, in this order).
+    #[inline]
+    pub(crate) fn list_lengths(&self, p: Eix) -> &[Eix] {
+        let s = self.span[p.idx()].start as usize;
+        let nl = self.kind(p).layout().lists.len();
+        &self.edges[s - nl..s]
+    }
+
     /// `(offset in children(p), length)` of list `list` of `p`.
     pub fn list_pos(&self, p: Eix, list: u32) -> (usize, usize) {
         let (a, b) = self.list_bounds(p, list);
@@ -1129,20 +1209,10 @@ impl Il {
     /// Stores `bytes` in `e`'s region and sets its string field `index` (schema order).
     pub fn set_string(&mut self, id: EntryId, index: usize, bytes: &[u8]) -> Result<(), IlError> {
         let e = self.eix(id)?;
-        let k = self.kind(e);
-        let sk = k
-            .layout()
-            .strings
-            .get(index)
-            .ok_or(IlError::Assert("no such string field"))?;
-        if sk.string_kind == 25 {
-            self.counters.string_literal_bytes += bytes.len() as u64;
+        if index >= self.kind(e).layout().strings.len() {
+            return Err(IlError::Assert("no such string field"));
         }
-        let s = self.regions[self.region[e.idx()] as usize]
-            .strings
-            .push(bytes);
-        let row = self.row(e);
-        self.tables.set_string(k, row, index, s);
+        self.set_string_eix(e, index, bytes);
         Ok(())
     }
 

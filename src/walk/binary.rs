@@ -23,7 +23,9 @@
 //! remain before anything is allocated; every error names its byte offset.
 
 use super::walker::{Callbacks, Walker};
-use crate::il::{Eix, EntryKind, Flag, Il, RegionIdx, SCALAR_NAMES};
+use crate::il::{
+    BuiltEntry, Eix, EntryKind, Flag, Il, RegionIdx, SourcePos, MAX_SCALARS, SCALAR_NAMES,
+};
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"ILKIT-IL";
@@ -99,6 +101,7 @@ impl Callbacks for Numbering {
     }
 }
 
+#[inline(always)]
 fn put_var(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -190,6 +193,7 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
         il.primary_scope.and_then(|m| il.eix(m).ok()).map_or(0, ord),
     );
     put_var(&mut out, num.order.len() as u64);
+    let mut vals = [0i64; MAX_SCALARS];
     let mut region_ord: Vec<u32> = Vec::new();
     let mut next_region = 1u32;
     for &e in &num.order {
@@ -219,20 +223,24 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
         put_var(&mut out, p.col as u64);
         put_var(&mut out, p.file as u64);
         let row = il.row(e);
-        for i in 0..SCALAR_NAMES[k as usize].len() {
-            put_var(&mut out, zigzag(il.tables.get_scalar(k, row, i)));
-        }
-        for &s in il.tables.strings(k, row).as_slice() {
-            put_opt_bytes(&mut out, s.is_some().then(|| il.str_bytes(e, s)));
+        let ns = il.tables.get_scalars(k, row, &mut vals);
+        for &v in &vals[..ns] {
+            put_var(&mut out, zigzag(v));
         }
         let layout = k.layout();
+        if !layout.strings.is_empty() {
+            for &s in il.tables.strings(k, row).as_slice() {
+                put_opt_bytes(&mut out, s.is_some().then(|| il.str_bytes(e, s)));
+            }
+        }
         let kids = il.children(e);
-        for &c in &kids[..layout.singles.len()] {
+        let (singles, mut rest) = kids.split_at(layout.singles.len());
+        for &c in singles {
             put_var(&mut out, ord(c));
         }
-        for l in 0..layout.lists.len() {
-            let (off, len) = il.list_pos(e, l as u32);
-            let items = &kids[off..off + len];
+        for &len in il.list_lengths(e) {
+            let (items, tail) = rest.split_at(len.0 as usize);
+            rest = tail;
             let n = items.iter().filter(|&&c| ord(c) != 0).count();
             put_var(&mut out, n as u64);
             for &c in items {
@@ -261,7 +269,7 @@ struct Reader<'a> {
     at: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn err<T>(&self, message: impl Into<String>) -> Result<T, BinError> {
         Err(BinError {
             offset: self.at,
@@ -286,7 +294,29 @@ impl Reader<'_> {
             None => self.err("unexpected end of file"),
         }
     }
+    /// A LEB128 varint. Inlined: the reader's hot loop is mostly these, and an
+    /// out-of-line call returning a `Result` through memory cost more than the decoding.
+    #[inline(always)]
     fn var(&mut self) -> Result<u64, BinError> {
+        let (b, start) = (self.b, self.at);
+        if start + 10 <= b.len() {
+            // Ten bytes are there: decode without per-byte end checks.
+            let mut v = 0u64;
+            for (i, &x) in b[start..start + 10].iter().enumerate() {
+                v |= ((x & 0x7f) as u64) << (7 * i);
+                if x & 0x80 == 0 {
+                    self.at = start + i + 1;
+                    return Ok(v);
+                }
+            }
+            return Err(Self::long_varint(start));
+        }
+        self.var_tail()
+    }
+
+    /// [`Reader::var`] near the end of the input, byte by byte.
+    #[inline(never)]
+    fn var_tail(&mut self) -> Result<u64, BinError> {
         let start = self.at;
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
@@ -296,18 +326,33 @@ impl Reader<'_> {
                 return Ok(v);
             }
         }
-        Err(BinError {
-            offset: start,
-            message: "varint longer than 10 bytes".into(),
-        })
+        Err(Self::long_varint(start))
     }
+
+    #[cold]
+    fn long_varint(offset: usize) -> BinError {
+        BinError {
+            offset,
+            message: "varint longer than 10 bytes".into(),
+        }
+    }
+
+    #[inline(always)]
     fn var_u32(&mut self, what: &str) -> Result<u32, BinError> {
         let at = self.at;
         let v = self.var()?;
-        u32::try_from(v).map_err(|_| BinError {
-            offset: at,
+        match u32::try_from(v) {
+            Ok(v) => Ok(v),
+            Err(_) => Err(Self::out_of_range(what, v, at)),
+        }
+    }
+
+    #[cold]
+    fn out_of_range(what: &str, v: u64, offset: usize) -> BinError {
+        BinError {
+            offset,
             message: format!("{what} {v} out of range"),
-        })
+        }
     }
     /// A count of items each taking at least `min_bytes`: checked against what remains.
     fn count(&mut self, what: &str, min_bytes: usize) -> Result<usize, BinError> {
@@ -322,7 +367,7 @@ impl Reader<'_> {
         }
         Ok(n as usize)
     }
-    fn opt_bytes(&mut self) -> Result<Option<&[u8]>, BinError> {
+    fn opt_bytes(&mut self) -> Result<Option<&'a [u8]>, BinError> {
         let at = self.at;
         let n = self.var()?;
         if n == 0 {
@@ -335,7 +380,8 @@ impl Reader<'_> {
                 message: format!("string length {len} runs past the end"),
             });
         }
-        let s = &self.b[self.at..self.at + len];
+        let b: &'a [u8] = self.b;
+        let s = &b[self.at..self.at + len];
         self.at += len;
         Ok(Some(s))
     }
@@ -383,16 +429,26 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     // list, no relocation), and checked against their field's target kind at the end.
     il.reserve(n, bytes.len() / 2);
     let mut regions: Vec<RegionIdx> = vec![RegionIdx::FILE_SCOPE];
+    #[cold]
+    fn dangling(o: u32, n: usize, offset: usize) -> BinError {
+        BinError {
+            offset,
+            message: format!("reference to entry {o} of {n}"),
+        }
+    }
     let target = |o: u32, at: usize| -> Result<Eix, BinError> {
         if o as usize > n {
-            return Err(BinError {
-                offset: at,
-                message: format!("reference to entry {o} of {n}"),
-            });
+            return Err(dangling(o, n, at));
         }
         Ok(if o == 0 { Eix::NONE } else { Eix(o - 1) })
     };
-    let mut edge_offsets: Vec<u32> = Vec::new();
+    let mut edge_offsets: Vec<u32> = Vec::with_capacity(n);
+    // Per-record scratch: scalars, strings, and the edge block as the world stores it
+    // (list lengths, single slots, list items, references), appended in one piece.
+    let mut vals = [0i64; MAX_SCALARS];
+    let mut strs: Vec<(usize, &[u8])> = Vec::new();
+    let mut block: Vec<Eix> = Vec::new();
+    let mut flags: Vec<Flag> = Vec::with_capacity(FLAG_BITS.len());
     for i in 0..n {
         let at = r.at;
         let kb = r.byte()?;
@@ -421,43 +477,34 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let line = r.var_u32("line")?;
         let col = r.var_u32("column")?;
         let file = r.var_u32("file")?;
-        il.set_position(file.min(u16::MAX as u32) as u16, line, col);
-        let id = il.alloc_in(kind, regions[ro]);
-        let e = match il.eix(id) {
-            Ok(e) if e.0 as usize == i => e,
-            _ => {
-                return Err(BinError {
-                    offset: at,
-                    message: "internal: entries must be allocated in order".into(),
-                })
-            }
+        let pos = SourcePos {
+            line,
+            col: col.min(u16::MAX as u32) as u16,
+            file: file.min(u16::MAX as u32) as u16,
         };
-        for (b, f) in FLAG_BITS.iter().enumerate() {
-            il.set_flag(e, *f, bits & (1 << b) != 0);
-        }
-        let row = il.row(e);
-        for s in 0..SCALAR_NAMES[kind as usize].len() {
-            let v = unzigzag(r.var()?);
-            il.tables.set_scalar(kind, row, s, v);
+        let ns = SCALAR_NAMES[kind as usize].len();
+        for v in &mut vals[..ns] {
+            *v = unzigzag(r.var()?);
         }
         let layout = kind.layout();
+        strs.clear();
         for s in 0..layout.strings.len() {
             if let Some(bytes) = r.opt_bytes()? {
-                il.set_string(id, s, bytes).map_err(|err| BinError {
-                    offset: at,
-                    message: err.to_string(),
-                })?;
+                strs.push((s, bytes));
             }
         }
         edge_offsets.push(r.at as u32);
-        for slot in 0..layout.singles.len() {
+        let nl = layout.lists.len();
+        block.clear();
+        block.resize(nl, Eix(0));
+        for _ in 0..layout.singles.len() {
             let at = r.at;
             let o = r.var_u32("reference")?;
-            let t = target(o, at)?;
-            il.replace_child_at(e, slot, t);
+            block.push(target(o, at)?);
         }
-        for l in 0..layout.lists.len() {
+        for l in 0..nl {
             let len = r.count("list member", 1)?;
+            block[l] = Eix(len as u32);
             for _ in 0..len {
                 let at = r.at;
                 let o = r.var_u32("reference")?;
@@ -467,15 +514,37 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
                         message: "list member 0 (none)".into(),
                     });
                 }
-                // The block was allocated last, so the push inserts in place.
-                il.push_list_eix(e, l as u32, target(o, at)?);
+                block.push(target(o, at)?);
             }
         }
-        for slot in 0..layout.refs.len() {
+        let nchild = (block.len() - nl) as u32;
+        for _ in 0..layout.refs.len() {
             let at = r.at;
             let o = r.var_u32("reference")?;
-            let t = target(o, at)?;
-            il.replace_ref_at(e, slot, t);
+            block.push(target(o, at)?);
+        }
+        flags.clear();
+        flags.extend(
+            FLAG_BITS
+                .iter()
+                .enumerate()
+                .filter(|&(b, _)| bits & (1 << b) != 0)
+                .map(|(_, &f)| f),
+        );
+        let e = Eix(i as u32);
+        let row = il.tables.push_row_scalars(kind, e, &vals[..ns]);
+        let pushed = il.push_built_entry(BuiltEntry {
+            kind,
+            region: regions[ro],
+            pos,
+            row,
+            block: &block,
+            nchild,
+            flags: &flags,
+        });
+        debug_assert_eq!(pushed, e);
+        for &(s, bytes) in &strs {
+            il.set_string_eix(e, s, bytes);
         }
     }
     il.switch_region(RegionIdx::FILE_SCOPE)
@@ -573,7 +642,8 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     };
     il.main_routine = header(main, main_at, EntryKind::Routine, &il)?;
     il.primary_scope = header(scope, scope_at, EntryKind::Scope, &il)?;
-    il.compact_edges();
+    // Blocks were appended in record order: the pool has no garbage to compact.
+    debug_assert_eq!(il.edge_garbage(), 0);
     il.debug_verify("read_il");
     Ok(il)
 }
