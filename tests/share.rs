@@ -69,6 +69,39 @@ fn hits_misses_and_the_five_counters() {
 }
 
 #[test]
+fn repeated_string_literals_hit_the_memo_and_equal_lengths_stay_apart() {
+    let mut b = B::new();
+    let mut s = ConstantSharing::new();
+    let int = b.int;
+    let lit = |b: &mut B, text: &[u8]| {
+        let c = b.konst(2, Some(int));
+        let r = b.crow(c);
+        b.il.set_string(c, 0, text).unwrap();
+        b.il.tables.constant.text_len[r] = text.len() as u32;
+        c
+    };
+    let texts: [&[u8]; 3] = [b"ab\0cd", b"ab\0ce", b"hello"];
+    let first: Vec<EntryId> = texts
+        .iter()
+        .map(|t| {
+            let c = lit(&mut b, t);
+            s.alloc_shareable_constant(&mut b.il, c).unwrap()
+        })
+        .collect();
+    assert_ne!(first[0], first[1], "same length, different bytes");
+    let before = s.counters.comparisons;
+    for _ in 0..3 {
+        for (i, t) in texts.iter().enumerate() {
+            let c = lit(&mut b, t);
+            assert_eq!(s.alloc_shareable_constant(&mut b.il, c).unwrap(), first[i]);
+        }
+    }
+    assert_eq!(s.counters.comparisons, before, "repeats are memo hits");
+    assert_eq!(s.counters.new_buckets, 3);
+    assert!(s.verify(&b.il).is_empty());
+}
+
+#[test]
 fn types_and_flags_keep_constants_apart() {
     let mut b = B::new();
     let mut s = ConstantSharing::new();
