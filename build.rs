@@ -475,45 +475,63 @@ fn main() {
         }
     }
     o.push_str("            _ => {}\n        }\n    }\n\n");
-    // Whole-row forms of the two above, one dispatch per entry (binary IL's hot loops).
-    o.push_str("    /// Every scalar of a row (schema order, widened to i64) into `out`; returns how many.\n    pub fn get_scalars(&self, kind: EntryKind, row: u32, out: &mut [i64; MAX_SCALARS]) -> usize {\n        let r = row as usize;\n        match kind {\n");
-    for k in all.iter().filter(|k| has_table(k)) {
-        let sc = scalars_of(k);
-        let sets: Vec<String> = sc
-            .iter()
-            .enumerate()
-            .map(|(i, (n, _))| format!("out[{i}] = self.{}.{n}[r] as i64;", ident(k.name)))
-            .collect();
-        writeln!(
-            o,
-            "            EntryKind::{} => {{ {} let _ = (r, &out); {} }}",
-            variant(k),
-            sets.join(" "),
-            sc.len()
-        )
-        .unwrap();
+    o.push_str("}\n\n");
+    // Scalars as bytes at each column's own width (binary IL records).
+    let width = |ty: &str| -> usize {
+        match ty {
+            "bool" | "u8" | "i8" => 1,
+            "u16" | "i16" => 2,
+            "u32" | "i32" | "f32" => 4,
+            "u64" | "i64" | "f64" => 8,
+            t => panic!("no byte width for scalar type {t}"),
+        }
+    };
+    o.push_str("/// Bytes of each kind's scalar and flag columns at their own widths (flags one byte).\npub static SCALAR_BYTES: [u8; 85] = [");
+    for k in &all {
+        let w: usize = scalars_of(k).iter().map(|(_, t)| width(t)).sum();
+        write!(o, "{w}, ").unwrap();
     }
-    o.push_str("            _ => 0,\n        }\n    }\n\n");
-    o.push_str("    /// Appends a row of `kind` owned by `eix` with its scalars from `v` (schema order,\n    /// truncated to each column's type; missing values are 0) and default strings.\n    ///\n    /// # Panics\n    /// If `kind` has no table.\n    pub fn push_row_scalars(&mut self, kind: EntryKind, eix: Eix, v: &[i64]) -> u32 {\n        let at = |i: usize| v.get(i).copied().unwrap_or(0);\n        match kind {\n");
+    o.push_str("];\n\nimpl Tables {\n");
+    o.push_str("    /// Appends the scalars of a row at their column widths, little-endian, in schema order\n    /// ([`SCALAR_BYTES`] bytes).\n    pub fn write_scalar_bytes(&self, kind: EntryKind, row: u32, out: &mut Vec<u8>) {\n        let r = row as usize;\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
-        let sets: Vec<String> = scalars_of(k)
+        let t = ident(k.name);
+        let puts: Vec<String> = scalars_of(k)
             .iter()
-            .enumerate()
-            .map(|(i, (n, ty))| {
+            .map(|(n, ty)| {
                 if *ty == "bool" {
-                    format!("{n}: at({i}) != 0")
+                    format!("out.push(self.{t}.{n}[r] as u8);")
                 } else {
-                    format!("{n}: at({i}) as {ty}")
+                    format!("out.extend_from_slice(&self.{t}.{n}[r].to_le_bytes());")
                 }
             })
             .collect();
+        writeln!(
+            o,
+            "            EntryKind::{} => {{ {} let _ = (r, &out); }}",
+            variant(k),
+            puts.join(" ")
+        )
+        .unwrap();
+    }
+    o.push_str("            _ => {}\n        }\n    }\n\n");
+    o.push_str("    /// Appends a row of `kind` owned by `eix` with its scalars read from `b` (as\n    /// [`Tables::write_scalar_bytes`] wrote them; `b` holds at least [`SCALAR_BYTES`]\n    /// bytes for the kind) and default strings.\n    ///\n    /// # Panics\n    /// If `kind` has no table or `b` is short.\n    pub fn push_row_from_bytes(&mut self, kind: EntryKind, eix: Eix, b: &[u8]) -> u32 {\n        match kind {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        let t = ident(k.name);
+        let mut off = 0;
         let mut fields = vec!["eix".to_string()];
-        fields.extend(sets);
+        for (n, ty) in scalars_of(k) {
+            let w = width(ty);
+            fields.push(if ty == "bool" {
+                format!("{n}: b[{off}] != 0")
+            } else {
+                format!("{n}: {ty}::from_le_bytes(le(b, {off}))")
+            });
+            off += w;
+        }
         writeln!(
             o,
             "            EntryKind::{v} => {{ self.{t}.push({v}Row {{ {f}, ..Default::default() }}); (self.{t}.len() - 1) as u32 }}",
             v = variant(k),
-            t = ident(k.name),
             f = fields.join(", ")
         )
         .unwrap();
@@ -521,13 +539,7 @@ fn main() {
     o.push_str(
         "            k => panic!(\"kind {} has no table\", k.name()),\n        }\n    }\n}\n\n",
     );
-    let max_scalars = all.iter().map(|k| scalars_of(k).len()).max().unwrap_or(0);
-    writeln!(
-        o,
-        "/// The most scalar and flag columns any kind has.\npub const MAX_SCALARS: usize = {max_scalars};\n"
-    )
-    .unwrap();
-
+    o.push_str("/// `N` bytes of `b` from `at`.\n#[inline(always)]\nfn le<const N: usize>(b: &[u8], at: usize) -> [u8; N] {\n    let mut a = [0u8; N];\n    a.copy_from_slice(&b[at..at + N]);\n    a\n}\n\n");
     let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("il_schema.rs");
     std::fs::write(out, o).unwrap();
 }

@@ -95,31 +95,45 @@ fn wrong_magic_and_version_name_the_offset() {
 #[test]
 fn forged_files_with_valid_checksums_fail_structurally() {
     fn seal(mut body: Vec<u8>) -> Vec<u8> {
-        const PRIME: u64 = 0x0000_0100_0000_01b3;
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut chunks = body.chunks_exact(8);
-        for c in &mut chunks {
-            h = (h ^ u64::from_le_bytes(c.try_into().unwrap())).wrapping_mul(PRIME);
-            h ^= h >> 29;
-        }
-        for &b in chunks.remainder() {
-            h = (h ^ b as u64).wrapping_mul(PRIME);
-        }
+        let h = ilkit::walk::binary::checksum(&body);
         body.extend_from_slice(&h.to_le_bytes());
         body
     }
     let head = |rest: &[u8]| {
         let mut v = b"ILKIT-IL".to_vec();
-        v.extend_from_slice(&1u32.to_le_bytes());
+        v.extend_from_slice(&ilkit::walk::binary::VERSION.to_le_bytes());
         v.extend_from_slice(&0u32.to_le_bytes());
-        v.extend_from_slice(&[0, 0, 0, 0]); // no strings, no main routine, no scope
+        // No strings, no main routine, no scope; `rest` starts with the u32 entry count.
+        v.extend_from_slice(&[0, 0, 0, 0]);
         v.extend_from_slice(rest);
         seal(v)
     };
     // A huge entry count is refused before any allocation.
-    let e = read_il(&head(&[0xff, 0xff, 0xff, 0xff, 0x0f])).unwrap_err();
+    let e = read_il(&head(&[0xff, 0xff, 0xff, 0x0f])).unwrap_err();
     assert!(e.message.contains("exceeds"), "{e}");
-    // A reserved kind.
-    let e = read_il(&head(&[1, 14, 0, 0, 0, 0, 0])).unwrap_err();
+    // A reserved kind (count 1, then a 14-byte record head).
+    let mut rec = vec![1, 0, 0, 0, 14];
+    rec.extend_from_slice(&[0; 13]);
+    let e = read_il(&head(&rec)).unwrap_err();
     assert!(e.message.contains("kind 14"), "{e}");
+    // A region ordinal that skips ahead.
+    let mut rec = vec![
+        1,
+        0,
+        0,
+        0,
+        ilkit::il::EntryKind::Type as u8,
+        0,
+        0,
+        0,
+        0,
+        0,
+        5,
+        0,
+        0,
+        0,
+    ];
+    rec.extend_from_slice(&[0; 4]);
+    let e = read_il(&head(&rec)).unwrap_err();
+    assert!(e.message.contains("region 5 out of order"), "{e}");
 }

@@ -8,29 +8,35 @@
 //! translating every reference through the ordinal side table (the dense-table form of the
 //! seed's entry-replace translation) and every string with a length prefix.
 //!
-//! # Format (version 1, little-endian, integers as LEB128 varints)
+//! # Format (version 2, little-endian)
 //! ```text
 //! magic "ILKIT-IL"  u32 version  u32 flags(bit 0: device only)
-//! opt-string compiler_version, opt-string time_of_compilation
-//! ref main_routine, ref primary_scope
-//! count, then per entry:
-//!   u8 kind, region ordinal (0 = file scope), u8 flag bits, line, col, file,
-//!   scalars (zigzag), strings (len+1 or 0, bytes), singles (ref), lists (len, refs), refs (ref)
-//! count, refs: the external-type list
+//! opt-string compiler_version, opt-string time_of_compilation   (varint length + 1, bytes)
+//! ref main_routine, ref primary_scope, count                    (LEB128 varints)
+//! per entry, fixed widths:
+//!   u8 kind, u8 flag bits, u16 col, u16 file, u32 region ordinal (0 = file scope), u32 line,
+//!   scalars at their column widths (SCALAR_BYTES[kind] bytes; flags one byte),
+//!   strings (u32 len+1 or 0, bytes), singles (u32 ref), lists (u32 len, u32 refs),
+//!   refs (u32 ref)
+//! varint count, varint refs: the external-type list
 //! u64 checksum of everything before it (FNV-1a style, over 64-bit words)
 //! ```
+//! Records keep every field at its in-memory width, as the seed's IL files keep records
+//! with references turned into stream offsets: a record is read with one dispatch on its
+//! kind and no per-field decoding (version 1 wrote LEB128 varints throughout: 2.2x
+//! smaller, slower to read and write; see PERF.md).
 //! A `ref` is ordinal + 1, 0 for none. Every length read is checked against the bytes that
 //! remain before anything is allocated; every error names its byte offset.
 
 use super::walker::{Callbacks, Walker};
-use crate::il::{
-    BuiltEntry, Eix, EntryKind, Flag, Il, RegionIdx, SourcePos, MAX_SCALARS, SCALAR_NAMES,
-};
+use crate::il::{BuiltEntry, Eix, EntryKind, Flag, Il, RegionIdx, SourcePos, SCALAR_BYTES};
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"ILKIT-IL";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+/// Bytes of a record's fixed head: kind, flag bits, column, file, region, line.
+const RECORD_HEAD: usize = 14;
 const NO_ORD: u32 = u32::MAX;
 
 /// A reader error: what was expected, at which byte offset.
@@ -50,19 +56,29 @@ impl fmt::Display for BinError {
 
 impl std::error::Error for BinError {}
 
-/// The file checksum: an FNV-1a-style hash over 64-bit little-endian words (then the tail
-/// bytes), eight times fewer steps than byte-wise FNV with the same error detection for
-/// flipped bytes.
-fn checksum(bytes: &[u8]) -> u64 {
+/// The file checksum: an FNV-1a-style hash over 64-bit little-endian words in four
+/// interleaved lanes (word `i` goes to lane `i % 4`; the lanes are independent multiply
+/// chains, so they run in parallel), the lanes then folded together with the tail bytes.
+/// Any flipped byte changes its lane's hash.
+pub fn checksum(bytes: &[u8]) -> u64 {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        h = (h ^ w).wrapping_mul(PRIME);
-        h ^= h >> 29;
+    const BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+    let step = |h: u64, w: u64| {
+        let h = (h ^ w).wrapping_mul(PRIME);
+        h ^ (h >> 29)
+    };
+    let mut lanes = [BASIS, BASIS ^ 1, BASIS ^ 2, BASIS ^ 3];
+    let mut blocks = bytes.chunks_exact(32);
+    for b in &mut blocks {
+        for (l, w) in lanes.iter_mut().zip(b.chunks_exact(8)) {
+            *l = step(*l, u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
+        }
     }
-    for &b in chunks.remainder() {
+    let mut h = BASIS;
+    for l in lanes {
+        h = step(h, l);
+    }
+    for &b in blocks.remainder() {
         h = (h ^ b as u64).wrapping_mul(PRIME);
     }
     h
@@ -110,14 +126,6 @@ fn put_var(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
-}
-
 fn put_opt_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
     match b {
         Some(b) => {
@@ -147,37 +155,15 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
     };
     let mut walker = Walker::new();
     walker.walk_file_scope_il(il, &mut num, 0)?;
-    // Entries that written entries point to but no walk reaches (a kept template only
-    // named by a reference, say) are written after the walk, so no reference dangles.
-    let mut i = 0;
-    let mut targets: Vec<Eix> = Vec::new();
-    while i < num.order.len() {
-        let e = num.order[i];
-        targets.clear();
-        targets.extend(
-            il.children(e)
-                .iter()
-                .chain(il.refs(e))
-                .copied()
-                .filter(|c| !c.is_none()),
-        );
-        for &c in &targets {
-            let numbered = num.ordinal.get(c.idx()).is_some_and(|&o| o != NO_ORD);
-            if !numbered && (!device_only || il.flag(c, Flag::KeepInIl)) {
-                walker.walk_entry_and_subtree(il, &mut num, c)?;
-            }
-        }
-        i += 1;
-    }
-    let ord = |e: Eix| -> u64 {
+    fn ord(num: &Numbering, e: Eix) -> u32 {
         if e.is_none() {
             return 0;
         }
         match num.ordinal.get(e.idx()) {
-            Some(&o) if o != NO_ORD => o as u64 + 1,
+            Some(&o) if o != NO_ORD => o + 1,
             _ => 0,
         }
-    };
+    }
     let mut out = Vec::with_capacity(64 + num.order.len() * 24 + num.string_bytes);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -186,19 +172,44 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
     put_opt_bytes(&mut out, il.time_of_compilation.as_deref());
     put_var(
         &mut out,
-        il.main_routine.and_then(|m| il.eix(m).ok()).map_or(0, ord),
+        il.main_routine
+            .and_then(|m| il.eix(m).ok())
+            .map_or(0, |e| ord(&num, e) as u64),
     );
     put_var(
         &mut out,
-        il.primary_scope.and_then(|m| il.eix(m).ok()).map_or(0, ord),
+        il.primary_scope
+            .and_then(|m| il.eix(m).ok())
+            .map_or(0, |e| ord(&num, e) as u64),
     );
-    put_var(&mut out, num.order.len() as u64);
-    let mut vals = [0i64; MAX_SCALARS];
+    // The entry count is patched in at the end: the records pass may append entries.
+    let count_at = out.len();
+    out.extend_from_slice(&0u32.to_le_bytes());
     let mut region_ord: Vec<u32> = Vec::new();
     let mut next_region = 1u32;
-    for &e in &num.order {
+    let put32 = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
+    let mut targets: Vec<Eix> = Vec::new();
+    let mut i = 0;
+    while i < num.order.len() {
+        let e = num.order[i];
+        i += 1;
+        // Entries this one points to that no walk reached (a kept template only named by
+        // a reference, say) are numbered now, so no reference dangles; they are written
+        // after the walk's entries.
+        targets.clear();
+        targets.extend(
+            il.children(e)
+                .iter()
+                .chain(il.refs(e))
+                .copied()
+                .filter(|&c| ord(&num, c) == 0 && !c.is_none()),
+        );
+        for &c in &targets {
+            if ord(&num, c) == 0 && (!device_only || il.flag(c, Flag::KeepInIl)) {
+                walker.walk_entry_and_subtree(il, &mut num, c)?;
+            }
+        }
         let k = il.kind(e);
-        out.push(k as u8);
         let r = il.region_of(e);
         let ro = if r == RegionIdx::FILE_SCOPE {
             0
@@ -212,52 +223,67 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
             }
             region_ord[r.idx()]
         };
-        put_var(&mut out, ro as u64);
         let mut bits = 0u8;
         for (i, f) in FLAG_BITS.iter().enumerate() {
             bits |= (il.flag(e, *f) as u8) << i;
         }
-        out.push(bits);
         let p = il.pos(e);
-        put_var(&mut out, p.line as u64);
-        put_var(&mut out, p.col as u64);
-        put_var(&mut out, p.file as u64);
+        let mut head = [0u8; RECORD_HEAD];
+        head[0] = k as u8;
+        head[1] = bits;
+        head[2..4].copy_from_slice(&p.col.to_le_bytes());
+        head[4..6].copy_from_slice(&p.file.to_le_bytes());
+        head[6..10].copy_from_slice(&ro.to_le_bytes());
+        head[10..14].copy_from_slice(&p.line.to_le_bytes());
+        out.extend_from_slice(&head);
         let row = il.row(e);
-        let ns = il.tables.get_scalars(k, row, &mut vals);
-        for &v in &vals[..ns] {
-            put_var(&mut out, zigzag(v));
-        }
+        il.tables.write_scalar_bytes(k, row, &mut out);
         let layout = k.layout();
         if !layout.strings.is_empty() {
             for &s in il.tables.strings(k, row).as_slice() {
-                put_opt_bytes(&mut out, s.is_some().then(|| il.str_bytes(e, s)));
+                if s.is_some() {
+                    let b = il.str_bytes(e, s);
+                    put32(&mut out, b.len() as u32 + 1);
+                    out.extend_from_slice(b);
+                } else {
+                    put32(&mut out, 0);
+                }
             }
         }
         let kids = il.children(e);
         let (singles, mut rest) = kids.split_at(layout.singles.len());
         for &c in singles {
-            put_var(&mut out, ord(c));
+            put32(&mut out, ord(&num, c));
         }
         for &len in il.list_lengths(e) {
             let (items, tail) = rest.split_at(len.0 as usize);
             rest = tail;
-            let n = items.iter().filter(|&&c| ord(c) != 0).count();
-            put_var(&mut out, n as u64);
+            let n = items.iter().filter(|&&c| ord(&num, c) != 0).count();
+            put32(&mut out, n as u32);
             for &c in items {
-                let o = ord(c);
+                let o = ord(&num, c);
                 if o != 0 {
-                    put_var(&mut out, o);
+                    put32(&mut out, o);
                 }
             }
         }
         for &r in il.refs(e) {
-            put_var(&mut out, ord(r));
+            put32(&mut out, ord(&num, r));
         }
     }
-    let ext: Vec<u64> = il.external_types().map(ord).filter(|&o| o != 0).collect();
+    let n = u32::try_from(num.order.len()).map_err(|_| super::WalkError {
+        message: "write_il: more than 2^32 entries",
+        entry: None,
+    })?;
+    out[count_at..count_at + 4].copy_from_slice(&n.to_le_bytes());
+    let ext: Vec<u32> = il
+        .external_types()
+        .map(|e| ord(&num, e))
+        .filter(|&o| o != 0)
+        .collect();
     put_var(&mut out, ext.len() as u64);
     for o in ext {
-        put_var(&mut out, o);
+        put_var(&mut out, o as u64);
     }
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
@@ -285,14 +311,70 @@ impl<'a> Reader<'a> {
             None => self.err("unexpected end of file"),
         }
     }
+    #[inline(always)]
     fn u32le(&mut self) -> Result<u32, BinError> {
-        match self.b.get(self.at..self.at + 4) {
+        let s = self.take(4)?;
+        Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    }
+
+    /// The next `n` bytes.
+    #[inline(always)]
+    fn take(&mut self, n: usize) -> Result<&'a [u8], BinError> {
+        let b: &'a [u8] = self.b;
+        match b.get(self.at..self.at + n) {
             Some(s) => {
-                self.at += 4;
-                Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+                self.at += n;
+                Ok(s)
             }
-            None => self.err("unexpected end of file"),
+            None => Err(Self::truncated(self.at)),
         }
+    }
+
+    #[cold]
+    fn truncated(offset: usize) -> BinError {
+        BinError {
+            offset,
+            message: "unexpected end of file".into(),
+        }
+    }
+
+    /// A `u32` count of items each taking at least `min_bytes`: checked against what
+    /// remains.
+    #[inline(always)]
+    fn count32(&mut self, what: &str, min_bytes: usize) -> Result<usize, BinError> {
+        let at = self.at;
+        let n = self.u32le()? as usize;
+        let remaining = self.b.len() - self.at;
+        if n.saturating_mul(min_bytes) > remaining {
+            return Err(Self::too_many(what, n as u64, remaining, at));
+        }
+        Ok(n)
+    }
+
+    #[cold]
+    fn too_many(what: &str, n: u64, remaining: usize, offset: usize) -> BinError {
+        BinError {
+            offset,
+            message: format!("{what} count {n} exceeds the {remaining} bytes left"),
+        }
+    }
+
+    /// A string as records store it: `u32` length + 1 (0 for none), then the bytes.
+    #[inline(always)]
+    fn str32(&mut self) -> Result<Option<&'a [u8]>, BinError> {
+        let at = self.at;
+        let n = self.u32le()?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let len = (n - 1) as usize;
+        if len > self.b.len() - self.at {
+            return Err(BinError {
+                offset: at,
+                message: format!("string length {len} runs past the end"),
+            });
+        }
+        self.take(len).map(Some)
     }
     /// A LEB128 varint. Inlined: the reader's hot loop is mostly these, and an
     /// out-of-line call returning a `Result` through memory cost more than the decoding.
@@ -423,7 +505,7 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     let main = r.var_u32("main routine")?;
     let scope_at = r.at;
     let scope = r.var_u32("primary scope")?;
-    let n = r.count("entry", 6)?;
+    let n = r.count32("entry", RECORD_HEAD)?;
     // Entries are allocated in record order into a fresh world, so record `i` becomes
     // dense index `i`: edges are written as final indices while reading (no pending
     // list, no relocation), and checked against their field's target kind at the end.
@@ -445,13 +527,13 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     let mut edge_offsets: Vec<u32> = Vec::with_capacity(n);
     // Per-record scratch: scalars, strings, and the edge block as the world stores it
     // (list lengths, single slots, list items, references), appended in one piece.
-    let mut vals = [0i64; MAX_SCALARS];
     let mut strs: Vec<(usize, &[u8])> = Vec::new();
     let mut block: Vec<Eix> = Vec::new();
     let mut flags: Vec<Flag> = Vec::with_capacity(FLAG_BITS.len());
     for i in 0..n {
         let at = r.at;
-        let kb = r.byte()?;
+        let head = r.take(RECORD_HEAD)?;
+        let kb = head[0];
         let kind = match crate::il::EntryKind::from_u8(kb) {
             Some(k) if k.has_table() => k,
             _ => {
@@ -461,11 +543,16 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
                 })
             }
         };
-        let ro_at = r.at;
-        let ro = r.var_u32("region")? as usize;
+        let bits = head[1];
+        let pos = SourcePos {
+            col: u16::from_le_bytes([head[2], head[3]]),
+            file: u16::from_le_bytes([head[4], head[5]]),
+            line: u32::from_le_bytes([head[10], head[11], head[12], head[13]]),
+        };
+        let ro = u32::from_le_bytes([head[6], head[7], head[8], head[9]]) as usize;
         if ro > regions.len() {
             return Err(BinError {
-                offset: ro_at,
+                offset: at + 6,
                 message: format!("region {ro} out of order"),
             });
         }
@@ -473,23 +560,11 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             let fr = il.open_function_region(None);
             regions.push(fr);
         }
-        let bits = r.byte()?;
-        let line = r.var_u32("line")?;
-        let col = r.var_u32("column")?;
-        let file = r.var_u32("file")?;
-        let pos = SourcePos {
-            line,
-            col: col.min(u16::MAX as u32) as u16,
-            file: file.min(u16::MAX as u32) as u16,
-        };
-        let ns = SCALAR_NAMES[kind as usize].len();
-        for v in &mut vals[..ns] {
-            *v = unzigzag(r.var()?);
-        }
+        let scalars = r.take(SCALAR_BYTES[kind as usize] as usize)?;
         let layout = kind.layout();
         strs.clear();
         for s in 0..layout.strings.len() {
-            if let Some(bytes) = r.opt_bytes()? {
+            if let Some(bytes) = r.str32()? {
                 strs.push((s, bytes));
             }
         }
@@ -497,32 +572,29 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let nl = layout.lists.len();
         block.clear();
         block.resize(nl, Eix(0));
-        for _ in 0..layout.singles.len() {
+        // Reference runs are read whole (one bounds check) and checked as they go in.
+        let refs = |r: &mut Reader, block: &mut Vec<Eix>, k: usize, none_ok: bool| {
             let at = r.at;
-            let o = r.var_u32("reference")?;
-            block.push(target(o, at)?);
-        }
-        for l in 0..nl {
-            let len = r.count("list member", 1)?;
-            block[l] = Eix(len as u32);
-            for _ in 0..len {
-                let at = r.at;
-                let o = r.var_u32("reference")?;
-                if o == 0 {
+            for (j, w) in r.take(4 * k)?.chunks_exact(4).enumerate() {
+                let o = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                if o == 0 && !none_ok {
                     return Err(BinError {
-                        offset: at,
+                        offset: at + 4 * j,
                         message: "list member 0 (none)".into(),
                     });
                 }
-                block.push(target(o, at)?);
+                block.push(target(o, at + 4 * j)?);
             }
+            Ok(())
+        };
+        refs(&mut r, &mut block, layout.singles.len(), true)?;
+        for l in 0..nl {
+            let len = r.count32("list member", 4)?;
+            block[l] = Eix(len as u32);
+            refs(&mut r, &mut block, len, false)?;
         }
         let nchild = (block.len() - nl) as u32;
-        for _ in 0..layout.refs.len() {
-            let at = r.at;
-            let o = r.var_u32("reference")?;
-            block.push(target(o, at)?);
-        }
+        refs(&mut r, &mut block, layout.refs.len(), true)?;
         flags.clear();
         flags.extend(
             FLAG_BITS
@@ -532,7 +604,7 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
                 .map(|(_, &f)| f),
         );
         let e = Eix(i as u32);
-        let row = il.tables.push_row_scalars(kind, e, &vals[..ns]);
+        let row = il.tables.push_row_from_bytes(kind, e, scalars);
         let pushed = il.push_built_entry(BuiltEntry {
             kind,
             region: regions[ro],
@@ -559,20 +631,22 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let kids = il.children(e);
         let bad = |t: Option<EntryKind>, c: Eix| !c.is_none() && t.is_some_and(|t| il.kind(c) != t);
         let mut wrong = None;
-        for (slot, info) in layout.singles.iter().enumerate() {
-            if bad(info.target, kids[slot]) {
-                wrong = Some((info.target, kids[slot]));
-            }
-        }
-        for (l, info) in layout.lists.iter().enumerate() {
-            let (o, len) = il.list_pos(e, l as u32);
-            if let Some(&c) = kids[o..o + len].iter().find(|&&c| bad(info.target, c)) {
+        let (singles, mut rest) = kids.split_at(layout.singles.len());
+        for (info, &c) in layout.singles.iter().zip(singles) {
+            if bad(info.target, c) {
                 wrong = Some((info.target, c));
             }
         }
-        for (slot, info) in layout.refs.iter().enumerate() {
-            if bad(info.target, il.refs(e)[slot]) {
-                wrong = Some((info.target, il.refs(e)[slot]));
+        for (info, &len) in layout.lists.iter().zip(il.list_lengths(e)) {
+            let (items, tail) = rest.split_at(len.0 as usize);
+            rest = tail;
+            if let Some(&c) = items.iter().find(|&&c| bad(info.target, c)) {
+                wrong = Some((info.target, c));
+            }
+        }
+        for (info, &c) in layout.refs.iter().zip(il.refs(e)) {
+            if bad(info.target, c) {
+                wrong = Some((info.target, c));
             }
         }
         if let Some((Some(t), c)) = wrong {
