@@ -1,9 +1,14 @@
 //! Iterative Tarjan strongly connected components over any [`Successors`] graph.
 //!
-//! R. Tarjan, "Depth-first search and linear graph algorithms" (1972), with an explicit
-//! DFS stack (no recursion: real call chains and CFGs are deep). O(N + E) time; the side
-//! tables (DFS number, low-link, SCC index) and stacks live in [`Tarjan`] and are reused
-//! across runs.
+//! R. Tarjan, "Depth-first search and linear graph algorithms" (1972), in the
+//! space-saving form of D. J. Pearce, "A space-efficient algorithm for finding strongly
+//! connected components" (IPL 2016): one `u32` per node (`rindex`) holds the DFS
+//! number, then the low-link, then the finished SCC, so visiting an edge touches one
+//! word of the target and no on-stack bit or separate low-link table. The DFS runs on an
+//! explicit stack of frames (no recursion: real call chains and CFGs are deep), and a
+//! node that is its own trivial SCC (most of a call graph) never enters the pending
+//! stack. O(N + E) time; the table and stacks live in [`Tarjan`] and are reused across
+//! runs.
 //!
 //! # Output order
 //! SCCs come out in *post-order*: every SCC after all SCCs it has edges into
@@ -18,22 +23,27 @@
 
 use super::{Successors, NONE};
 
-const DONE: u32 = u32::MAX;
+/// One suspended visit: the node, its next edge, its DFS number and its low-link so far.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    node: u32,
+    edge: u32,
+    index: u32,
+    low: u32,
+}
 
 /// Reusable Tarjan state and result.
 #[derive(Clone, Debug, Default)]
 pub struct Tarjan {
-    /// DFS number per node (0 = unvisited, `u32::MAX` = assigned to an SCC).
-    dfs: Vec<u32>,
-    /// Low-link per node.
-    low: Vec<u32>,
-    /// SCC index per node (`NONE` if not reached).
+    /// SCC index per node (`NONE` if not reached). During `compute` this is Pearce's
+    /// `rindex`: 0 = unvisited; `1..next` = the low-link of a visited node not yet in an
+    /// SCC; `n - k` = in the k-th SCC (always above every live low-link).
     scc_of: Vec<u32>,
     /// Offsets into `scc_nodes`, one per SCC plus one.
     scc_starts: Vec<u32>,
     /// Nodes grouped by SCC, SCCs in post-order.
     scc_nodes: Vec<u32>,
-    dfs_stack: Vec<(u32, u32)>,
+    frames: Vec<Frame>,
     pending: Vec<u32>,
 }
 
@@ -51,71 +61,93 @@ impl Tarjan {
     /// SCCs of the part of `g` reachable from `roots` (walked in order).
     pub fn compute_from<G: Successors>(&mut self, g: &G, roots: impl IntoIterator<Item = u32>) {
         let n = g.num_nodes();
+        assert!(n < NONE as usize, "Tarjan: too many nodes");
         self.clear();
-        self.dfs.resize(n, 0);
-        self.low.resize(n, 0);
-        self.scc_of.resize(n, NONE);
+        self.scc_of.resize(n, 0);
+        self.scc_nodes.reserve(n);
         self.scc_starts.push(0);
+        let rindex = &mut self.scc_of[..];
+        // Live DFS numbers are 1..next; the k-th SCC is stored as n - k. Each finished
+        // SCC of size s gives back s numbers, so live numbers stay below SCC values.
         let mut next = 1u32;
+        let mut scc_val = n as u32;
         for root in roots {
-            if self.dfs[root as usize] != 0 {
+            if rindex[root as usize] != 0 {
                 continue;
             }
-            self.dfs[root as usize] = next;
-            self.low[root as usize] = next;
+            rindex[root as usize] = next;
+            let mut f = Frame {
+                node: root,
+                edge: 0,
+                index: next,
+                low: next,
+            };
             next += 1;
-            self.dfs_stack.push((root, 0));
-            while let Some((mut node, mut i)) = self.dfs_stack.pop() {
-                let mut succ = g.successors(node);
-                while (i as usize) < succ.len() {
-                    let c = succ[i as usize];
-                    let cd = self.dfs[c as usize];
-                    if cd == 0 {
-                        self.dfs_stack.push((node, i));
-                        self.dfs[c as usize] = next;
-                        self.low[c as usize] = next;
+            let mut succ = g.successors(root);
+            loop {
+                while let Some(&c) = succ.get(f.edge as usize) {
+                    f.edge += 1;
+                    let rc = rindex[c as usize];
+                    if rc == 0 {
+                        // Descend; ancestors' low-links must be visible to back edges.
+                        rindex[f.node as usize] = f.low;
+                        self.frames.push(f);
+                        rindex[c as usize] = next;
+                        f = Frame {
+                            node: c,
+                            edge: 0,
+                            index: next,
+                            low: next,
+                        };
                         next += 1;
-                        node = c;
-                        i = 0;
-                        succ = g.successors(node);
-                        continue;
+                        succ = g.successors(c);
+                    } else if rc < f.low {
+                        f.low = rc;
                     }
-                    if cd != DONE {
-                        let cl = self.low[c as usize];
-                        if cl < self.low[node as usize] {
-                            self.low[node as usize] = cl;
+                }
+                let child_low = if f.low == f.index {
+                    // f.node roots an SCC: it, then the pending nodes numbered after it.
+                    rindex[f.node as usize] = scc_val;
+                    self.scc_nodes.push(f.node);
+                    next -= 1;
+                    while let Some(&w) = self.pending.last() {
+                        if rindex[w as usize] < f.index {
+                            break;
                         }
+                        self.pending.pop();
+                        rindex[w as usize] = scc_val;
+                        self.scc_nodes.push(w);
+                        next -= 1;
                     }
-                    i += 1;
+                    self.scc_starts.push(self.scc_nodes.len() as u32);
+                    scc_val -= 1;
+                    NONE
+                } else {
+                    rindex[f.node as usize] = f.low;
+                    self.pending.push(f.node);
+                    f.low
+                };
+                let Some(parent) = self.frames.pop() else {
+                    break;
+                };
+                f = parent;
+                if child_low < f.low {
+                    f.low = child_low;
                 }
-                self.pending.push(node);
-                let root_dfs = self.dfs[node as usize];
-                if self.low[node as usize] != root_dfs {
-                    continue;
-                }
-                let scc = (self.scc_starts.len() - 1) as u32;
-                while let Some(&top) = self.pending.last() {
-                    if self.dfs[top as usize] < root_dfs {
-                        break;
-                    }
-                    self.pending.pop();
-                    self.dfs[top as usize] = DONE;
-                    self.scc_of[top as usize] = scc;
-                    self.scc_nodes.push(top);
-                }
-                self.scc_starts.push(self.scc_nodes.len() as u32);
+                succ = g.successors(f.node);
             }
+        }
+        for r in rindex.iter_mut() {
+            *r = if *r == 0 { NONE } else { n as u32 - *r };
         }
     }
 
     /// Forgets the last result (keeps the buffers).
     pub fn clear(&mut self) {
-        self.dfs.clear();
-        self.low.clear();
         self.scc_of.clear();
         self.scc_starts.clear();
         self.scc_nodes.clear();
-        self.dfs_stack.clear();
+        self.frames.clear();
         self.pending.clear();
     }
 
