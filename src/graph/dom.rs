@@ -326,25 +326,28 @@ impl DomTree {
         if n == 0 || self.idom[start as usize] == NONE {
             return;
         }
-        let mut counter = 0u32;
-        self.stack.clear();
-        self.stack.push((start, 0));
-        self.pre[start as usize] = 0;
-        self.level[start as usize] = 0;
-        counter += 1;
-        while let Some(top) = self.stack.last_mut() {
+        // Preorder over the tree on an explicit stack of (node, next child slot); locals
+        // so the loop keeps the table pointers in registers.
+        let (starts, kids) = (&self.children.starts[..], &self.children.targets[..]);
+        let (pre, last, level) = (&mut self.pre[..], &mut self.last[..], &mut self.level[..]);
+        let stack = &mut self.stack;
+        stack.clear();
+        stack.push((start, starts[start as usize]));
+        pre[start as usize] = 0;
+        level[start as usize] = 0;
+        let mut counter = 1u32;
+        while let Some(top) = stack.last_mut() {
             let (b, i) = *top;
-            let kids = self.children.successors(b);
-            if (i as usize) < kids.len() {
-                top.1 += 1;
+            if i < starts[b as usize + 1] {
+                top.1 = i + 1;
                 let c = kids[i as usize];
-                self.pre[c as usize] = counter;
-                self.level[c as usize] = self.level[b as usize] + 1;
+                pre[c as usize] = counter;
+                level[c as usize] = level[b as usize] + 1;
                 counter += 1;
-                self.stack.push((c, 0));
+                stack.push((c, starts[c as usize]));
             } else {
-                self.last[b as usize] = counter - 1;
-                self.stack.pop();
+                last[b as usize] = counter - 1;
+                stack.pop();
             }
         }
     }
