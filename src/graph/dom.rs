@@ -94,12 +94,6 @@ impl DomTree {
         DomTree::default()
     }
 
-    /// Cooper-Harvey-Kennedy over the given RPO (which must be valid for `g`).
-    pub fn compute_chk<G: Predecessors + WithStart>(&mut self, g: &G, rpo: &Rpo) {
-        let converged = self.chk_bounded(g, rpo, u32::MAX);
-        debug_assert!(converged);
-    }
-
     /// The default: Semi-NCA on the DFS tree recorded by `rpo`'s traversal (which must be
     /// valid for `g`), so no second DFS. CHK is cheaper only by a little on reducible CFGs
     /// and degrades on irreducible ones (backward ladders: 60x), where Semi-NCA does not
@@ -108,14 +102,9 @@ impl DomTree {
         self.semi_nca_on(g, &rpo.pre_order, &rpo.pre_number, &rpo.pre_parent);
     }
 
-    /// Runs at most `max_passes` CHK passes; returns whether the idoms converged (the tree
-    /// is only filled in when they did).
-    fn chk_bounded<G: Predecessors + WithStart>(
-        &mut self,
-        g: &G,
-        rpo: &Rpo,
-        max_passes: u32,
-    ) -> bool {
+    /// Cooper-Harvey-Kennedy over the given RPO (which must be valid for `g`), iterated
+    /// until no idom changes.
+    pub fn compute_chk<G: Predecessors + WithStart>(&mut self, g: &G, rpo: &Rpo) {
         let n = g.num_nodes();
         let m = rpo.rpo_array.len();
         // Predecessor CSR in RPO-number space; unreachable predecessors dropped.
@@ -141,9 +130,6 @@ impl DomTree {
         let mut changed = true;
         self.chk_passes = 0;
         while changed {
-            if self.chk_passes == max_passes {
-                return false;
-            }
             changed = false;
             self.chk_passes += 1;
             for b in 1..m {
@@ -181,7 +167,6 @@ impl DomTree {
             self.idom[rpo.rpo_array[k] as usize] = rpo.rpo_array[d as usize];
         }
         self.finish(g.start_node(), n);
-        true
     }
 
     /// Semi-NCA (needs successors for its own DFS and predecessors for semidominators).

@@ -36,8 +36,8 @@ struct Frame {
 #[derive(Clone, Debug, Default)]
 pub struct Tarjan {
     /// SCC index per node (`NONE` if not reached). During `compute` this is Pearce's
-    /// `rindex`: 0 = unvisited; `1..next` = the low-link of a visited node not yet in an
-    /// SCC; `n - k` = in the k-th SCC (always above every live low-link).
+    /// `rindex`, complemented: `!0 == NONE` = unvisited; `!low` for a visited node not yet
+    /// in an SCC; `k` = in the k-th SCC.
     scc_of: Vec<u32>,
     /// Offsets into `scc_nodes`, one per SCC plus one.
     scc_starts: Vec<u32>,
@@ -61,21 +61,23 @@ impl Tarjan {
     /// SCCs of the part of `g` reachable from `roots` (walked in order).
     pub fn compute_from<G: Successors>(&mut self, g: &G, roots: impl IntoIterator<Item = u32>) {
         let n = g.num_nodes();
-        assert!(n < NONE as usize, "Tarjan: too many nodes");
+        assert!(n < (NONE / 2) as usize, "Tarjan: too many nodes");
         self.clear();
-        self.scc_of.resize(n, 0);
+        self.scc_of.resize(n, NONE);
         self.scc_nodes.reserve(n);
         self.scc_starts.push(0);
         let rindex = &mut self.scc_of[..];
-        // Live DFS numbers are 1..next; the k-th SCC is stored as n - k. Each finished
-        // SCC of size s gives back s numbers, so live numbers stay below SCC values.
+        // Pearce's value of a node is `!rindex[node]`: 0 = unvisited, `1..next` = the
+        // low-link of a live node, `!k` = in SCC k (above every live value). Stored
+        // complemented, the table ends up as `scc_of` itself (NONE = unreached) with no
+        // pass over it afterwards. Each finished SCC of size s gives back s numbers.
         let mut next = 1u32;
-        let mut scc_val = n as u32;
+        let mut scc = 0u32;
         for root in roots {
-            if rindex[root as usize] != 0 {
+            if rindex[root as usize] != NONE {
                 continue;
             }
-            rindex[root as usize] = next;
+            rindex[root as usize] = !next;
             let mut f = Frame {
                 node: root,
                 edge: 0,
@@ -87,43 +89,72 @@ impl Tarjan {
             loop {
                 while let Some(&c) = succ.get(f.edge as usize) {
                     f.edge += 1;
-                    let rc = rindex[c as usize];
-                    if rc == 0 {
-                        // Descend; ancestors' low-links must be visible to back edges.
-                        rindex[f.node as usize] = f.low;
-                        self.frames.push(f);
-                        rindex[c as usize] = next;
-                        f = Frame {
-                            node: c,
-                            edge: 0,
-                            index: next,
-                            low: next,
-                        };
-                        next += 1;
-                        succ = g.successors(c);
-                    } else if rc < f.low {
-                        f.low = rc;
+                    let rc = !rindex[c as usize];
+                    if rc != 0 {
+                        f.low = f.low.min(rc);
+                        continue;
                     }
+                    // Visit c. Scan its edges up to the first unvisited target: if there
+                    // is none, c finishes here without a frame (most call-graph nodes).
+                    let index = next;
+                    next += 1;
+                    rindex[c as usize] = !index;
+                    let cs = g.successors(c);
+                    let mut low = index;
+                    let mut k = 0;
+                    while let Some(&d) = cs.get(k) {
+                        let rd = !rindex[d as usize];
+                        if rd == 0 {
+                            break;
+                        }
+                        low = low.min(rd);
+                        k += 1;
+                    }
+                    if k == cs.len() {
+                        if low == index {
+                            // A trivial SCC: nothing was pushed above it.
+                            rindex[c as usize] = scc;
+                            scc += 1;
+                            next -= 1;
+                            self.scc_nodes.push(c);
+                            self.scc_starts.push(self.scc_nodes.len() as u32);
+                        } else {
+                            rindex[c as usize] = !low;
+                            self.pending.push(c);
+                            f.low = f.low.min(low);
+                        }
+                        continue;
+                    }
+                    // Descend; ancestors' low-links must be visible to back edges.
+                    rindex[f.node as usize] = !f.low;
+                    self.frames.push(f);
+                    f = Frame {
+                        node: c,
+                        edge: k as u32,
+                        index,
+                        low,
+                    };
+                    succ = cs;
                 }
                 let child_low = if f.low == f.index {
                     // f.node roots an SCC: it, then the pending nodes numbered after it.
-                    rindex[f.node as usize] = scc_val;
+                    rindex[f.node as usize] = scc;
                     self.scc_nodes.push(f.node);
                     next -= 1;
                     while let Some(&w) = self.pending.last() {
-                        if rindex[w as usize] < f.index {
+                        if !rindex[w as usize] < f.index {
                             break;
                         }
                         self.pending.pop();
-                        rindex[w as usize] = scc_val;
+                        rindex[w as usize] = scc;
                         self.scc_nodes.push(w);
                         next -= 1;
                     }
                     self.scc_starts.push(self.scc_nodes.len() as u32);
-                    scc_val -= 1;
+                    scc += 1;
                     NONE
                 } else {
-                    rindex[f.node as usize] = f.low;
+                    rindex[f.node as usize] = !f.low;
                     self.pending.push(f.node);
                     f.low
                 };
@@ -136,9 +167,6 @@ impl Tarjan {
                 }
                 succ = g.successors(f.node);
             }
-        }
-        for r in rindex.iter_mut() {
-            *r = if *r == 0 { NONE } else { n as u32 - *r };
         }
     }
 
