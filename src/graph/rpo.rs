@@ -124,35 +124,41 @@ impl Rpo {
                 self.need_expand.resize(words, !0u64);
                 self.in_stack.clear();
                 self.in_stack.resize(words, 0);
-                self.stack.clear();
-                self.stack.push(start);
+                // Locals, so the loop keeps the table pointers in registers.
+                let (need_expand, in_stack) = (&mut self.need_expand[..], &mut self.in_stack[..]);
+                let (rpo_number, tmp) = (&mut self.rpo_number[..], &mut self.tmp[..]);
+                let pre_number = &mut self.pre_number[..];
+                let (pre_order, pre_parent) = (&mut self.pre_order, &mut self.pre_parent);
+                let stack = &mut self.stack;
+                stack.clear();
+                stack.push(start);
                 // `path`: preorder numbers of the expanded, unfinished nodes (the DFS
                 // path); its top is the tree parent of the next node expanded.
-                self.path.clear();
-                while let Some(&b) = self.stack.last() {
-                    if bit(&self.need_expand, b) {
-                        unset(&mut self.need_expand, b);
-                        set(&mut self.in_stack, b);
-                        let k = self.pre_order.len() as u32;
-                        self.pre_number[b as usize] = k;
-                        self.pre_order.push(b);
-                        self.pre_parent
-                            .push(self.path.last().copied().unwrap_or(NONE));
-                        self.path.push(k);
+                let path = &mut self.path;
+                path.clear();
+                while let Some(&b) = stack.last() {
+                    if bit(need_expand, b) {
+                        unset(need_expand, b);
+                        set(in_stack, b);
+                        let k = pre_order.len() as u32;
+                        pre_number[b as usize] = k;
+                        pre_order.push(b);
+                        pre_parent.push(path.last().copied().unwrap_or(NONE));
+                        path.push(k);
                         for &s in g.successors(b).iter().rev() {
-                            if bit(&self.need_expand, s) {
-                                self.stack.push(s);
+                            if bit(need_expand, s) {
+                                stack.push(s);
                             }
                         }
                         continue;
                     }
-                    self.stack.pop();
-                    if bit(&self.in_stack, b) {
-                        unset(&mut self.in_stack, b);
-                        self.path.pop();
+                    stack.pop();
+                    if bit(in_stack, b) {
+                        unset(in_stack, b);
+                        path.pop();
                         counter -= 1;
-                        self.rpo_number[b as usize] = counter;
-                        self.tmp[counter as usize] = b;
+                        rpo_number[b as usize] = counter;
+                        tmp[counter as usize] = b;
                     }
                     // else: duplicate stack entry of a finished node, discarded.
                 }

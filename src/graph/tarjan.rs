@@ -65,6 +65,7 @@ impl Tarjan {
         self.clear();
         self.scc_of.resize(n, NONE);
         self.scc_nodes.reserve(n);
+        self.scc_starts.reserve(n + 1);
         self.scc_starts.push(0);
         let rindex = &mut self.scc_of[..];
         // Pearce's value of a node is `!rindex[node]`: 0 = unvisited, `1..next` = the
