@@ -1,9 +1,10 @@
 //! cfg benches (divan): ilkit and its baselines in one run.
 //!
 //! - `dominators/*`, `dominators_structured/*`: RPO + idom on 10^5-block CFGs (unstructured
-//!   and irreducible; structured and reducible) — ilkit CHK (RPO included), ilkit
-//!   Semi-NCA, and `petgraph::algo::dominators::simple_fast` (CHK on petgraph's graph).
-//! - `adversarial/*`: CHK vs Semi-NCA on long parallel chains, deep irreducible nests and
+//!   and irreducible; structured and reducible) — ilkit auto (what `CfgInfo` runs; RPO
+//!   included), ilkit CHK (RPO included), ilkit Semi-NCA with its own DFS, and
+//!   `petgraph::algo::dominators::simple_fast` (CHK on petgraph's graph).
+//! - `adversarial/*`: auto vs CHK vs Semi-NCA on long parallel chains, deep irreducible nests and
 //!   the backward ladder (CHK needs one pass per block).
 //! - `edges/*`: walking every successor list through CSR vs the ptxas FNV-1a edge map.
 //! - `ptx_import`: parse + build every CFG of the largest corpus PTX file (BytesCount);
@@ -156,7 +157,7 @@ const N: usize = 100_000;
 enum Algo {
     Chk,
     SemiNca,
-    /// What `CfgInfo` runs: RPO, then CHK with Semi-NCA taking over if CHK iterates.
+    /// What `CfgInfo` runs: the ptxas RPO, then Semi-NCA on the DFS tree it walked.
     Auto,
     /// The baseline: `petgraph::algo::dominators::simple_fast` on the same graph.
     Petgraph,

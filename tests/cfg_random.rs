@@ -138,6 +138,7 @@ fn dominators_and_rpo_match_oracle() {
     let mut rpo2 = Rpo::new();
     let mut chk = DomTree::new();
     let mut snca = DomTree::new();
+    let mut auto = DomTree::new();
     for iter in 0..3000 {
         let n = 1 + rng.below(24) as usize;
         let extra = rng.below(2 * n as u64 + 1) as usize;
@@ -173,6 +174,13 @@ fn dominators_and_rpo_match_oracle() {
         snca.compute_semi_nca(&cfg);
         assert_eq!(chk.idom, want, "iter {iter} CHK edges {:?}", cfg.edges());
         assert_eq!(snca.idom, want, "iter {iter} SNCA edges {:?}", cfg.edges());
+        auto.compute_auto(&cfg, &rpo);
+        assert_eq!(auto.idom, want, "iter {iter} auto edges {:?}", cfg.edges());
+        assert!(
+            rpo.verify(&cfg).is_empty(),
+            "iter {iter}: {:?}",
+            rpo.verify(&cfg)
+        );
         assert!(chk.verify(&cfg).is_empty());
         for a in 0..n {
             for b in 0..n {

@@ -385,7 +385,7 @@ impl Cfg {
 /// Which dominator algorithm [`CfgInfo::compute_with`] runs (same result).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DomAlgo {
-    /// CHK while it converges within a few passes, Semi-NCA otherwise (the default).
+    /// Semi-NCA on the DFS tree of the ptxas RPO traversal (the default; one DFS for both).
     #[default]
     Auto,
     /// Cooper-Harvey-Kennedy over the RPO (ptxas; cheapest on reducible CFGs).
@@ -403,7 +403,7 @@ pub struct CfgInfo {
     pub rpo: Rpo,
     /// DFS backedges `(src, dst)` with `rpo[dst] <= rpo[src]`, source-major.
     pub backedges: Vec<(u32, u32)>,
-    /// Dominator tree (CHK, or Semi-NCA where CHK would iterate: [`DomAlgo::Auto`]).
+    /// Dominator tree ([`DomAlgo::Auto`]: Semi-NCA over the RPO's DFS tree).
     pub dom: DomTree,
     /// Natural loops and irreducible edges.
     pub loops: LoopForest,

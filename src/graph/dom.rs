@@ -11,6 +11,11 @@
 //!   semidominators with path compression, then a nearest-common-ancestor pass.
 //!   O(N log N + E) worst case; it does not iterate, so it wins on CFGs where CHK needs
 //!   many passes (deeply nested irreducible regions, long chains with late joins).
+//!   [`DomTree::compute_auto`] (what `CfgInfo` runs) is Semi-NCA on the DFS tree the
+//!   ptxas RPO traversal already walked ([`Rpo::pre_order`]), so one DFS serves both.
+//!   Path compression is iterative over dense `u32` arrays in preorder space, and it
+//!   keeps the least semidominator on the compressed path itself (Semi-NCA never needs
+//!   the vertex, only its value), so `eval` touches two arrays.
 //!
 //! After either, `dominates(a, b)` is O(1) through DFS intervals of the dominator tree.
 //!
@@ -53,14 +58,35 @@ pub struct DomTree {
     num: Vec<u32>,
     parent: Vec<u32>,
     semi: Vec<u32>,
-    label: Vec<u32>,
+    best: Vec<u32>,
     ancestor: Vec<u32>,
     stack: Vec<(u32, u32)>,
     path: Vec<u32>,
 }
 
-/// CHK passes [`DomTree::compute_auto`] allows before switching to Semi-NCA.
-pub const AUTO_CHK_PASSES: u32 = 2;
+/// Lengauer-Tarjan `eval` for Semi-NCA, with iterative path compression: the least
+/// semidominator on the forest path from the linked node `v` up to (not including) its
+/// root, where nodes numbered above `w` are linked.
+#[inline]
+fn eval(anc: &mut [u32], best: &mut [u32], path: &mut Vec<u32>, v: u32, w: u32) -> u32 {
+    let mut x = v;
+    if anc[x as usize] > w {
+        path.clear();
+        while anc[x as usize] > w {
+            path.push(x);
+            x = anc[x as usize];
+        }
+        // x is the child of the root; compress from the top of the path down.
+        while let Some(y) = path.pop() {
+            let a = anc[y as usize] as usize;
+            if best[a] < best[y as usize] {
+                best[y as usize] = best[a];
+            }
+            anc[y as usize] = anc[a];
+        }
+    }
+    best[v as usize]
+}
 
 impl DomTree {
     /// An empty, invalid tree.
@@ -68,33 +94,17 @@ impl DomTree {
         DomTree::default()
     }
 
-    /// Cooper-Harvey-Kennedy over the given RPO (which must be valid for `g`).
+    /// The default: Semi-NCA on the DFS tree recorded by `rpo`'s traversal (which must be
+    /// valid for `g`), so no second DFS. CHK is cheaper only by a little on reducible CFGs
+    /// and degrades on irreducible ones (backward ladders: 60x), where Semi-NCA does not
+    /// iterate; same result either way.
+    pub fn compute_auto<G: Predecessors + WithStart>(&mut self, g: &G, rpo: &Rpo) {
+        self.semi_nca_on(g, &rpo.pre_order, &rpo.pre_number, &rpo.pre_parent);
+    }
+
+    /// Cooper-Harvey-Kennedy over the given RPO (which must be valid for `g`), iterated
+    /// until no idom changes.
     pub fn compute_chk<G: Predecessors + WithStart>(&mut self, g: &G, rpo: &Rpo) {
-        let converged = self.chk_bounded(g, rpo, u32::MAX);
-        debug_assert!(converged);
-    }
-
-    /// CHK while it converges quickly, Semi-NCA when it does not. Over an RPO, a reducible
-    /// CFG settles in two CHK passes (one that sets every idom — back-edge predecessors
-    /// are not yet processed and are skipped, which is right for them — and one that
-    /// confirms); a CFG still changing after [`AUTO_CHK_PASSES`] passes is irreducible,
-    /// where CHK can degrade badly (backward ladders: 60x), and Semi-NCA, which does not
-    /// iterate, takes over. Worst case: two CHK passes plus one Semi-NCA run. Same result
-    /// either way.
-    pub fn compute_auto<G: Successors + Predecessors + WithStart>(&mut self, g: &G, rpo: &Rpo) {
-        if !self.chk_bounded(g, rpo, AUTO_CHK_PASSES) {
-            self.compute_semi_nca(g);
-        }
-    }
-
-    /// Runs at most `max_passes` CHK passes; returns whether the idoms converged (the tree
-    /// is only filled in when they did).
-    fn chk_bounded<G: Predecessors + WithStart>(
-        &mut self,
-        g: &G,
-        rpo: &Rpo,
-        max_passes: u32,
-    ) -> bool {
         let n = g.num_nodes();
         let m = rpo.rpo_array.len();
         // Predecessor CSR in RPO-number space; unreachable predecessors dropped.
@@ -120,9 +130,6 @@ impl DomTree {
         let mut changed = true;
         self.chk_passes = 0;
         while changed {
-            if self.chk_passes == max_passes {
-                return false;
-            }
             changed = false;
             self.chk_passes += 1;
             for b in 1..m {
@@ -160,7 +167,6 @@ impl DomTree {
             self.idom[rpo.rpo_array[k] as usize] = rpo.rpo_array[d as usize];
         }
         self.finish(g.start_node(), n);
-        true
     }
 
     /// Semi-NCA (needs successors for its own DFS and predecessors for semidominators).
@@ -195,39 +201,68 @@ impl DomTree {
                 self.stack.pop();
             }
         }
-        let m = self.order.len();
+        let (order, num, parent) = (
+            std::mem::take(&mut self.order),
+            std::mem::take(&mut self.num),
+            std::mem::take(&mut self.parent),
+        );
+        self.semi_nca_on(g, &order, &num, &parent);
+        (self.order, self.num, self.parent) = (order, num, parent);
+    }
+
+    /// Semi-NCA over a DFS tree of `g` from its start: `order[k]` is the k-th node in
+    /// preorder, `num[node]` its position (`NONE` if unreached), `parent[k]` the parent's
+    /// position.
+    fn semi_nca_on<G: Predecessors + WithStart>(
+        &mut self,
+        g: &G,
+        order: &[u32],
+        num: &[u32],
+        parent: &[u32],
+    ) {
+        let n = g.num_nodes();
+        let m = order.len();
         self.chk_passes = 0;
-        self.semi.clear();
-        self.semi.extend(0..m as u32);
-        self.label.clear();
-        self.label.extend(0..m as u32);
-        self.ancestor.clear();
-        self.ancestor.resize(m, NONE);
-        for w in (1..m).rev() {
-            let mut sw = self.semi[w];
-            for &v in g.predecessors(self.order[w]) {
-                let v = self.num[v as usize];
+        // Link forest: processing w in reverse preorder links w to its parent, so a node
+        // is linked iff its number is above the current w; `ancestor` starts as the
+        // parent and is compressed, `best[x]` is the least semi on x's compressed path.
+        let (semi, best, anc) = (&mut self.semi, &mut self.best, &mut self.ancestor);
+        semi.clear();
+        semi.extend(0..m as u32);
+        best.clear();
+        best.extend(0..m as u32);
+        anc.clear();
+        anc.extend_from_slice(parent);
+        let path = &mut self.path;
+        for w in (1..m as u32).rev() {
+            let mut sw = w;
+            for &v in g.predecessors(order[w as usize]) {
+                let v = num[v as usize];
                 if v == NONE {
                     continue;
                 }
-                let u = self.eval(v);
-                if self.semi[u as usize] < sw {
-                    sw = self.semi[u as usize];
-                }
+                // An unlinked predecessor (number <= w) is its own best value.
+                let cand = if v <= w {
+                    v
+                } else {
+                    eval(anc, best, path, v, w)
+                };
+                sw = sw.min(cand);
             }
-            self.semi[w] = sw;
-            self.ancestor[w] = self.parent[w]; // link(parent, w)
+            semi[w as usize] = sw;
+            best[w as usize] = sw;
         }
         // NCA pass: idom(w) is the nearest ancestor of parent(w) with number <= semi(w).
-        let doms = &mut self.doms;
+        // `ancestor` is no longer needed; it becomes the idom table in preorder space.
+        let doms = anc;
         doms.clear();
-        doms.extend_from_slice(&self.parent);
+        doms.extend_from_slice(parent);
         if m > 0 {
             doms[0] = 0;
         }
         for w in 1..m {
             let mut d = doms[w];
-            while d > self.semi[w] {
+            while d > semi[w] {
                 d = doms[d as usize];
             }
             doms[w] = d;
@@ -235,44 +270,37 @@ impl DomTree {
         self.idom.clear();
         self.idom.resize(n, NONE);
         for (k, &d) in doms.iter().enumerate() {
-            self.idom[self.order[k] as usize] = self.order[d as usize];
+            self.idom[order[k] as usize] = order[d as usize];
         }
-        self.finish(start, n);
-    }
-
-    /// Lengauer-Tarjan `eval` with iterative path compression (preorder numbers).
-    fn eval(&mut self, v: u32) -> u32 {
-        if self.ancestor[v as usize] == NONE {
-            return v;
-        }
-        self.path.clear();
-        let mut x = v;
-        while self.ancestor[self.ancestor[x as usize] as usize] != NONE {
-            self.path.push(x);
-            x = self.ancestor[x as usize];
-        }
-        while let Some(y) = self.path.pop() {
-            let a = self.ancestor[y as usize];
-            if self.semi[self.label[a as usize] as usize]
-                < self.semi[self.label[y as usize] as usize]
-            {
-                self.label[y as usize] = self.label[a as usize];
-            }
-            self.ancestor[y as usize] = self.ancestor[a as usize];
-        }
-        self.label[v as usize]
+        self.finish(g.start_node(), n);
     }
 
     /// Builds `children`, `pre`, `last`, `level` from `idom`.
     fn finish(&mut self, start: u32, n: usize) {
         self.start = start;
-        let mut edges = Vec::with_capacity(n);
+        // Children CSR by counting sort over nodes in increasing order (buffers reused).
+        let c = &mut self.children;
+        c.starts.clear();
+        c.starts.resize(n + 1, 0);
         for (b, &d) in self.idom.iter().enumerate() {
             if d != NONE && b as u32 != start {
-                edges.push((d, b as u32));
+                c.starts[d as usize + 1] += 1;
             }
         }
-        self.children = Csr::from_edges(n, &edges);
+        for i in 0..n {
+            c.starts[i + 1] += c.starts[i];
+        }
+        let fill = &mut self.path;
+        fill.clear();
+        fill.extend_from_slice(&c.starts[..n]);
+        c.targets.clear();
+        c.targets.resize(c.starts[n] as usize, 0);
+        for (b, &d) in self.idom.iter().enumerate() {
+            if d != NONE && b as u32 != start {
+                c.targets[fill[d as usize] as usize] = b as u32;
+                fill[d as usize] += 1;
+            }
+        }
         self.pre.clear();
         self.pre.resize(n, NONE);
         self.last.clear();
@@ -283,25 +311,28 @@ impl DomTree {
         if n == 0 || self.idom[start as usize] == NONE {
             return;
         }
-        let mut counter = 0u32;
-        self.stack.clear();
-        self.stack.push((start, 0));
-        self.pre[start as usize] = 0;
-        self.level[start as usize] = 0;
-        counter += 1;
-        while let Some(top) = self.stack.last_mut() {
+        // Preorder over the tree on an explicit stack of (node, next child slot); locals
+        // so the loop keeps the table pointers in registers.
+        let (starts, kids) = (&self.children.starts[..], &self.children.targets[..]);
+        let (pre, last, level) = (&mut self.pre[..], &mut self.last[..], &mut self.level[..]);
+        let stack = &mut self.stack;
+        stack.clear();
+        stack.push((start, starts[start as usize]));
+        pre[start as usize] = 0;
+        level[start as usize] = 0;
+        let mut counter = 1u32;
+        while let Some(top) = stack.last_mut() {
             let (b, i) = *top;
-            let kids = self.children.successors(b);
-            if (i as usize) < kids.len() {
-                top.1 += 1;
+            if i < starts[b as usize + 1] {
+                top.1 = i + 1;
                 let c = kids[i as usize];
-                self.pre[c as usize] = counter;
-                self.level[c as usize] = self.level[b as usize] + 1;
+                pre[c as usize] = counter;
+                level[c as usize] = level[b as usize] + 1;
                 counter += 1;
-                self.stack.push((c, 0));
+                stack.push((c, starts[c as usize]));
             } else {
-                self.last[b as usize] = counter - 1;
-                self.stack.pop();
+                last[b as usize] = counter - 1;
+                stack.pop();
             }
         }
     }
@@ -312,7 +343,8 @@ impl DomTree {
         self.pre.clear();
         self.last.clear();
         self.level.clear();
-        self.children = Csr::default();
+        self.children.starts.clear();
+        self.children.targets.clear();
         self.valid = false;
     }
 

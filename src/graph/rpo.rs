@@ -24,6 +24,9 @@
 //! - for every edge `u -> v` between reachable nodes, `rpo_number[u] < rpo_number[v]`
 //!   unless `u -> v` is a DFS backedge (`rpo_number[v] <= rpo_number[u]`, and then `v` is
 //!   an ancestor of `u` in the DFS tree).
+//! - the same traversal's DFS tree: `pre_number[pre_order[k]] == k`, `pre_order.len() ==
+//!   rpo_array.len()`, and for `k > 0`, `pre_parent[k] < k` and
+//!   `pre_order[pre_parent[k]] -> pre_order[k]` is an edge.
 //!
 //! Complexity: O(N + E) time; the `Ptxas` stack holds at most E + 1 entries, the
 //! `Recursive` stack at most N. Scratch buffers are kept for reuse across `compute` calls.
@@ -52,12 +55,21 @@ pub struct Rpo {
     pub rpo_number: Vec<u32>,
     /// `rpo_array[k]`: the node at RPO position `k` (reachable nodes only).
     pub rpo_array: Vec<u32>,
+    /// The DFS tree the traversal walked, in preorder: `pre_order[k]` is the k-th node
+    /// entered (`pre_order[0] == start`). Semi-NCA runs on it without a DFS of its own.
+    pub pre_order: Vec<u32>,
+    /// `pre_number[node]`: the node's preorder position, `NONE` if unreachable.
+    pub pre_number: Vec<u32>,
+    /// `pre_parent[k]`: preorder position of the DFS-tree parent of `pre_order[k]`
+    /// (`NONE` for the start).
+    pub pre_parent: Vec<u32>,
     valid: bool,
     // scratch
     need_expand: Vec<u64>,
     in_stack: Vec<u64>,
     stack: Vec<u32>,
     edge_stack: Vec<(u32, u32)>,
+    path: Vec<u32>,
     tmp: Vec<u32>,
 }
 
@@ -91,6 +103,10 @@ impl Rpo {
         self.rpo_number.clear();
         self.rpo_number.resize(n, NONE);
         self.rpo_array.clear();
+        self.pre_order.clear();
+        self.pre_number.clear();
+        self.pre_number.resize(n, NONE);
+        self.pre_parent.clear();
         self.valid = true;
         if n == 0 {
             return;
@@ -108,25 +124,41 @@ impl Rpo {
                 self.need_expand.resize(words, !0u64);
                 self.in_stack.clear();
                 self.in_stack.resize(words, 0);
-                self.stack.clear();
-                self.stack.push(start);
-                while let Some(&b) = self.stack.last() {
-                    if bit(&self.need_expand, b) {
-                        unset(&mut self.need_expand, b);
-                        set(&mut self.in_stack, b);
+                // Locals, so the loop keeps the table pointers in registers.
+                let (need_expand, in_stack) = (&mut self.need_expand[..], &mut self.in_stack[..]);
+                let (rpo_number, tmp) = (&mut self.rpo_number[..], &mut self.tmp[..]);
+                let pre_number = &mut self.pre_number[..];
+                let (pre_order, pre_parent) = (&mut self.pre_order, &mut self.pre_parent);
+                let stack = &mut self.stack;
+                stack.clear();
+                stack.push(start);
+                // `path`: preorder numbers of the expanded, unfinished nodes (the DFS
+                // path); its top is the tree parent of the next node expanded.
+                let path = &mut self.path;
+                path.clear();
+                while let Some(&b) = stack.last() {
+                    if bit(need_expand, b) {
+                        unset(need_expand, b);
+                        set(in_stack, b);
+                        let k = pre_order.len() as u32;
+                        pre_number[b as usize] = k;
+                        pre_order.push(b);
+                        pre_parent.push(path.last().copied().unwrap_or(NONE));
+                        path.push(k);
                         for &s in g.successors(b).iter().rev() {
-                            if bit(&self.need_expand, s) {
-                                self.stack.push(s);
+                            if bit(need_expand, s) {
+                                stack.push(s);
                             }
                         }
                         continue;
                     }
-                    self.stack.pop();
-                    if bit(&self.in_stack, b) {
-                        unset(&mut self.in_stack, b);
+                    stack.pop();
+                    if bit(in_stack, b) {
+                        unset(in_stack, b);
+                        path.pop();
                         counter -= 1;
-                        self.rpo_number[b as usize] = counter;
-                        self.tmp[counter as usize] = b;
+                        rpo_number[b as usize] = counter;
+                        tmp[counter as usize] = b;
                     }
                     // else: duplicate stack entry of a finished node, discarded.
                 }
@@ -136,6 +168,9 @@ impl Rpo {
                 self.edge_stack.clear();
                 self.edge_stack.push((start, 0));
                 self.rpo_number[start as usize] = NONE - 1;
+                self.pre_number[start as usize] = 0;
+                self.pre_order.push(start);
+                self.pre_parent.push(NONE);
                 while let Some(top) = self.edge_stack.last_mut() {
                     let (b, i) = *top;
                     let succs = g.successors(b);
@@ -144,6 +179,9 @@ impl Rpo {
                         let s = succs[i as usize];
                         if self.rpo_number[s as usize] == NONE {
                             self.rpo_number[s as usize] = NONE - 1;
+                            self.pre_parent.push(self.pre_number[b as usize]);
+                            self.pre_number[s as usize] = self.pre_order.len() as u32;
+                            self.pre_order.push(s);
                             self.edge_stack.push((s, 0));
                         }
                     } else {
@@ -167,6 +205,9 @@ impl Rpo {
     pub fn clear(&mut self) {
         self.rpo_number.clear();
         self.rpo_array.clear();
+        self.pre_order.clear();
+        self.pre_number.clear();
+        self.pre_parent.clear();
         self.valid = false;
     }
 
@@ -224,6 +265,24 @@ impl Rpo {
             if (b as usize) >= n || self.rpo_number[b as usize] != k as u32 {
                 errs.push(format!(
                     "rpo: rpo_array[{k}] = {b} but its number disagrees"
+                ));
+            }
+        }
+        if self.pre_order.len() != self.rpo_array.len()
+            || self.pre_parent.len() != self.pre_order.len()
+            || self.pre_number.len() != n
+        {
+            errs.push("rpo: DFS tree tables have the wrong sizes".to_string());
+            return errs;
+        }
+        for (k, &b) in self.pre_order.iter().enumerate() {
+            let p = self.pre_parent[k];
+            let tree_edge =
+                (p as usize) < k && g.successors(self.pre_order[p as usize]).contains(&b);
+            if (b as usize) >= n || self.pre_number[b as usize] != k as u32 || (k > 0 && !tree_edge)
+            {
+                errs.push(format!(
+                    "rpo: DFS tree entry {k} (node {b}) is inconsistent"
                 ));
             }
         }
@@ -308,6 +367,9 @@ mod tests {
         a.compute_with(&gr, RpoVariant::Ptxas);
         b.compute_with(&gr, RpoVariant::Recursive);
         assert_eq!(a.rpo_array, b.rpo_array);
+        assert_eq!(a.pre_order, b.pre_order);
+        assert_eq!(a.pre_parent, b.pre_parent);
+        assert!(a.verify(&gr).is_empty() && b.verify(&gr).is_empty());
         assert_eq!(a.unreachable().collect::<Vec<_>>(), vec![1, 3]);
         assert_eq!(a.rpo_array, vec![0, 2, 4]);
     }

@@ -1,9 +1,14 @@
 //! Iterative Tarjan strongly connected components over any [`Successors`] graph.
 //!
-//! R. Tarjan, "Depth-first search and linear graph algorithms" (1972), with an explicit
-//! DFS stack (no recursion: real call chains and CFGs are deep). O(N + E) time; the side
-//! tables (DFS number, low-link, SCC index) and stacks live in [`Tarjan`] and are reused
-//! across runs.
+//! R. Tarjan, "Depth-first search and linear graph algorithms" (1972), in the
+//! space-saving form of D. J. Pearce, "A space-efficient algorithm for finding strongly
+//! connected components" (IPL 2016): one `u32` per node (`rindex`) holds the DFS
+//! number, then the low-link, then the finished SCC, so visiting an edge touches one
+//! word of the target and no on-stack bit or separate low-link table. The DFS runs on an
+//! explicit stack of frames (no recursion: real call chains and CFGs are deep), and a
+//! node that is its own trivial SCC (most of a call graph) never enters the pending
+//! stack. O(N + E) time; the table and stacks live in [`Tarjan`] and are reused across
+//! runs.
 //!
 //! # Output order
 //! SCCs come out in *post-order*: every SCC after all SCCs it has edges into
@@ -18,22 +23,27 @@
 
 use super::{Successors, NONE};
 
-const DONE: u32 = u32::MAX;
+/// One suspended visit: the node, its next edge, its DFS number and its low-link so far.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    node: u32,
+    edge: u32,
+    index: u32,
+    low: u32,
+}
 
 /// Reusable Tarjan state and result.
 #[derive(Clone, Debug, Default)]
 pub struct Tarjan {
-    /// DFS number per node (0 = unvisited, `u32::MAX` = assigned to an SCC).
-    dfs: Vec<u32>,
-    /// Low-link per node.
-    low: Vec<u32>,
-    /// SCC index per node (`NONE` if not reached).
+    /// SCC index per node (`NONE` if not reached). During `compute` this is Pearce's
+    /// `rindex`, complemented: `!0 == NONE` = unvisited; `!low` for a visited node not yet
+    /// in an SCC; `k` = in the k-th SCC.
     scc_of: Vec<u32>,
     /// Offsets into `scc_nodes`, one per SCC plus one.
     scc_starts: Vec<u32>,
     /// Nodes grouped by SCC, SCCs in post-order.
     scc_nodes: Vec<u32>,
-    dfs_stack: Vec<(u32, u32)>,
+    frames: Vec<Frame>,
     pending: Vec<u32>,
 }
 
@@ -51,71 +61,122 @@ impl Tarjan {
     /// SCCs of the part of `g` reachable from `roots` (walked in order).
     pub fn compute_from<G: Successors>(&mut self, g: &G, roots: impl IntoIterator<Item = u32>) {
         let n = g.num_nodes();
+        assert!(n < (NONE / 2) as usize, "Tarjan: too many nodes");
         self.clear();
-        self.dfs.resize(n, 0);
-        self.low.resize(n, 0);
         self.scc_of.resize(n, NONE);
+        self.scc_nodes.reserve(n);
+        self.scc_starts.reserve(n + 1);
         self.scc_starts.push(0);
+        let rindex = &mut self.scc_of[..];
+        // Pearce's value of a node is `!rindex[node]`: 0 = unvisited, `1..next` = the
+        // low-link of a live node, `!k` = in SCC k (above every live value). Stored
+        // complemented, the table ends up as `scc_of` itself (NONE = unreached) with no
+        // pass over it afterwards. Each finished SCC of size s gives back s numbers.
         let mut next = 1u32;
+        let mut scc = 0u32;
         for root in roots {
-            if self.dfs[root as usize] != 0 {
+            if rindex[root as usize] != NONE {
                 continue;
             }
-            self.dfs[root as usize] = next;
-            self.low[root as usize] = next;
+            rindex[root as usize] = !next;
+            let mut f = Frame {
+                node: root,
+                edge: 0,
+                index: next,
+                low: next,
+            };
             next += 1;
-            self.dfs_stack.push((root, 0));
-            while let Some((mut node, mut i)) = self.dfs_stack.pop() {
-                let mut succ = g.successors(node);
-                while (i as usize) < succ.len() {
-                    let c = succ[i as usize];
-                    let cd = self.dfs[c as usize];
-                    if cd == 0 {
-                        self.dfs_stack.push((node, i));
-                        self.dfs[c as usize] = next;
-                        self.low[c as usize] = next;
-                        next += 1;
-                        node = c;
-                        i = 0;
-                        succ = g.successors(node);
+            let mut succ = g.successors(root);
+            loop {
+                while let Some(&c) = succ.get(f.edge as usize) {
+                    f.edge += 1;
+                    let rc = !rindex[c as usize];
+                    if rc != 0 {
+                        f.low = f.low.min(rc);
                         continue;
                     }
-                    if cd != DONE {
-                        let cl = self.low[c as usize];
-                        if cl < self.low[node as usize] {
-                            self.low[node as usize] = cl;
+                    // Visit c. Scan its edges up to the first unvisited target: if there
+                    // is none, c finishes here without a frame (most call-graph nodes).
+                    let index = next;
+                    next += 1;
+                    rindex[c as usize] = !index;
+                    let cs = g.successors(c);
+                    let mut low = index;
+                    let mut k = 0;
+                    while let Some(&d) = cs.get(k) {
+                        let rd = !rindex[d as usize];
+                        if rd == 0 {
+                            break;
                         }
+                        low = low.min(rd);
+                        k += 1;
                     }
-                    i += 1;
-                }
-                self.pending.push(node);
-                let root_dfs = self.dfs[node as usize];
-                if self.low[node as usize] != root_dfs {
-                    continue;
-                }
-                let scc = (self.scc_starts.len() - 1) as u32;
-                while let Some(&top) = self.pending.last() {
-                    if self.dfs[top as usize] < root_dfs {
-                        break;
+                    if k == cs.len() {
+                        if low == index {
+                            // A trivial SCC: nothing was pushed above it.
+                            rindex[c as usize] = scc;
+                            scc += 1;
+                            next -= 1;
+                            self.scc_nodes.push(c);
+                            self.scc_starts.push(self.scc_nodes.len() as u32);
+                        } else {
+                            rindex[c as usize] = !low;
+                            self.pending.push(c);
+                            f.low = f.low.min(low);
+                        }
+                        continue;
                     }
-                    self.pending.pop();
-                    self.dfs[top as usize] = DONE;
-                    self.scc_of[top as usize] = scc;
-                    self.scc_nodes.push(top);
+                    // Descend; ancestors' low-links must be visible to back edges.
+                    rindex[f.node as usize] = !f.low;
+                    self.frames.push(f);
+                    f = Frame {
+                        node: c,
+                        edge: k as u32,
+                        index,
+                        low,
+                    };
+                    succ = cs;
                 }
-                self.scc_starts.push(self.scc_nodes.len() as u32);
+                let child_low = if f.low == f.index {
+                    // f.node roots an SCC: it, then the pending nodes numbered after it.
+                    rindex[f.node as usize] = scc;
+                    self.scc_nodes.push(f.node);
+                    next -= 1;
+                    while let Some(&w) = self.pending.last() {
+                        if !rindex[w as usize] < f.index {
+                            break;
+                        }
+                        self.pending.pop();
+                        rindex[w as usize] = scc;
+                        self.scc_nodes.push(w);
+                        next -= 1;
+                    }
+                    self.scc_starts.push(self.scc_nodes.len() as u32);
+                    scc += 1;
+                    NONE
+                } else {
+                    rindex[f.node as usize] = !f.low;
+                    self.pending.push(f.node);
+                    f.low
+                };
+                let Some(parent) = self.frames.pop() else {
+                    break;
+                };
+                f = parent;
+                if child_low < f.low {
+                    f.low = child_low;
+                }
+                succ = g.successors(f.node);
             }
         }
     }
 
     /// Forgets the last result (keeps the buffers).
     pub fn clear(&mut self) {
-        self.dfs.clear();
-        self.low.clear();
         self.scc_of.clear();
         self.scc_starts.clear();
         self.scc_nodes.clear();
-        self.dfs_stack.clear();
+        self.frames.clear();
         self.pending.clear();
     }
 
