@@ -39,13 +39,20 @@ impl BitSet {
     /// Sets bit `i` to `v`, growing as needed.
     #[inline]
     pub fn set(&mut self, i: usize, v: bool) {
+        let w = match self.words.get_mut(i >> 6) {
+            Some(w) => w,
+            None => self.grow_for(i),
+        };
+        let m = 1u64 << (i & 63);
+        *w = if v { *w | m } else { *w & !m };
+    }
+
+    /// Grows to hold bit `i` (out of line: the hot path finds the word in range).
+    #[cold]
+    #[inline(never)]
+    fn grow_for(&mut self, i: usize) -> &mut u64 {
         self.grow(i + 1);
-        let w = &mut self.words[i >> 6];
-        if v {
-            *w |= 1 << (i & 63);
-        } else {
-            *w &= !(1 << (i & 63));
-        }
+        &mut self.words[i >> 6]
     }
 
     /// Sets bit `i`; returns whether it was clear before. `i` must be in range.

@@ -678,12 +678,7 @@ impl Il {
         let s = self.span[si];
         let header = s.start as usize - l.lists.len();
         let end = (s.start + s.nchild) as usize + l.refs.len();
-        // Blocks are a few words: an element loop beats a memmove call here.
-        self.edges.reserve(end - header);
-        for k in header..end {
-            let v = self.edges[k];
-            self.edges.push(v);
-        }
+        self.edges.extend_from_within(header..end);
         let start = (self.edges.len() - (end - s.start as usize)) as u32;
         let i = e.idx();
         self.kind[i] = kind;
