@@ -1,10 +1,16 @@
-//! Times the parts of binary IL write and read on a scale-10 translation unit.
-//! `cargo run --release --example binio_profile`
+//! Times the parts of binary IL write and read on a scale-10 translation unit (best of
+//! five). `cargo run --release --example binio_profile [--scale S]`
 
 use std::time::Instant;
 
 fn main() {
-    let mut il = ilkit::il::synth::generate(7, 10.0);
+    let args: Vec<String> = std::env::args().collect();
+    let scale = args
+        .iter()
+        .position(|a| a == "--scale")
+        .and_then(|i| args.get(i + 1))
+        .map_or(10.0, |s| s.parse().expect("--scale takes a number"));
+    let mut il = ilkit::il::synth::generate(7, scale);
     struct Count(usize);
     impl ilkit::walk::Callbacks for Count {
         const HAS_ENTRY: bool = true;

@@ -75,8 +75,8 @@ pub(crate) struct BuiltEntry<'a> {
     /// (single slots, then list items), then the kind's references.
     pub block: &'a [Eix],
     pub nchild: u32,
-    /// Flags set besides `allocated`.
-    pub flags: &'a [Flag],
+    /// Flags set besides `allocated`: bit `Flag as u8` for each.
+    pub flags: u8,
 }
 
 /// Edge span of one entry in the pool: children at `start..start + nchild`, then the
@@ -729,8 +729,16 @@ impl Il {
             nchild: b.nchild,
         };
         self.flags[Flag::Allocated as usize].set(i, true);
-        for &f in b.flags {
-            self.set_flag(e, f, true);
+        if b.flags != 0 {
+            for (f, col) in self.flags.iter_mut().enumerate() {
+                // Secondary IL lives in the sparse column below.
+                if f != Flag::SecondaryIl as usize && b.flags & (1 << f) != 0 {
+                    col.set(i, true);
+                }
+            }
+            if b.flags & (1 << Flag::SecondaryIl as u8) != 0 {
+                self.secondary.insert(e.0);
+            }
         }
         self.counts[kind as usize] += 1;
         if b.region == RegionIdx::FILE_SCOPE {

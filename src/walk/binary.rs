@@ -136,6 +136,24 @@ fn put_opt_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
     }
 }
 
+/// The world's flag mask (bit `Flag as u8`) for each combination of the file's five flag
+/// bits.
+const FLAG_MASKS: [u8; 32] = {
+    let mut t = [0u8; 32];
+    let mut bits = 0;
+    while bits < 32 {
+        let mut i = 0;
+        while i < FLAG_BITS.len() {
+            if bits & (1 << i) != 0 {
+                t[bits] |= 1 << FLAG_BITS[i] as u8;
+            }
+            i += 1;
+        }
+        bits += 1;
+    }
+    t
+};
+
 const FLAG_BITS: [Flag; 5] = [
     Flag::FileScope,
     Flag::SecondaryIl,
@@ -529,7 +547,6 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     // (list lengths, single slots, list items, references), appended in one piece.
     let mut strs: Vec<(usize, &[u8])> = Vec::new();
     let mut block: Vec<Eix> = Vec::new();
-    let mut flags: Vec<Flag> = Vec::with_capacity(FLAG_BITS.len());
     for i in 0..n {
         let at = r.at;
         let head = r.take(RECORD_HEAD)?;
@@ -595,14 +612,6 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         }
         let nchild = (block.len() - nl) as u32;
         refs(&mut r, &mut block, layout.refs.len(), true)?;
-        flags.clear();
-        flags.extend(
-            FLAG_BITS
-                .iter()
-                .enumerate()
-                .filter(|&(b, _)| bits & (1 << b) != 0)
-                .map(|(_, &f)| f),
-        );
         let e = Eix(i as u32);
         let row = il.tables.push_row_from_bytes(kind, e, scalars);
         let pushed = il.push_built_entry(BuiltEntry {
@@ -612,7 +621,7 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             row,
             block: &block,
             nchild,
-            flags: &flags,
+            flags: FLAG_MASKS[bits as usize & 31],
         });
         debug_assert_eq!(pushed, e);
         for &(s, bytes) in &strs {
