@@ -1023,6 +1023,43 @@ impl<'a> Builder<'a> {
     }
 
     fn type_of(&mut self, t: usize) -> Result<Eix, IlError> {
+        self.type_of_or(t, Eix::NONE)
+    }
+
+    /// The declared type of the declaration with clang id `id`, if it was built (the
+    /// referent's type when that is a reference): what an expression naming it has.
+    fn declared_type(&self, id: u64) -> Eix {
+        let Some(&(d, _)) = self.ids.get(&id) else {
+            return Eix::NONE;
+        };
+        if !self.il.is_live(d) {
+            return Eix::NONE;
+        }
+        let field = match self.il.kind(d) {
+            EntryKind::Routine => F::ROUTINE_TYPE,
+            EntryKind::Variable => F::VARIABLE_TYPE,
+            EntryKind::Field => F::FIELD_TYPE,
+            EntryKind::ParamType => F::PARAM_TYPE_TYPE,
+            _ => return Eix::NONE,
+        };
+        let Some(ty) = self.il.child_eix(d, field) else {
+            return Eix::NONE;
+        };
+        let r = self.il.row(ty) as usize;
+        let tb = &self.il.tables.r#type;
+        if tb.type_kind[r] == 6
+            && tb.qualifiers[r] & (super::types::qual::LREF | super::types::qual::RREF) != 0
+        {
+            return self
+                .il
+                .child_eix(ty, F::TYPE_BASE_TYPE)
+                .unwrap_or(Eix::NONE);
+        }
+        ty
+    }
+
+    /// The type of frame `t`; `alt` stands in where its spelling does not resolve here.
+    fn type_of_or(&mut self, t: usize, alt: Eix) -> Result<Eix, IlError> {
         self.types.in_pattern = self.pattern_depth > 0;
         let f = &self.frames[t];
         let s = if !f.desugared.is_empty() {
@@ -1033,7 +1070,7 @@ impl<'a> Builder<'a> {
         if s.is_empty() {
             return Ok(Eix::NONE);
         }
-        self.types.intern(self.il, &s)
+        self.types.intern_or(self.il, &s, alt)
     }
 
     /// Whether an edge `p -> c` can be set: both present and `c` of the field's kind
@@ -1491,6 +1528,10 @@ impl<'a> Builder<'a> {
                 let name = self.frames[t].name.clone();
                 let q = self.qname(&name);
                 let (e, existed) = self.types.named_entry(self.il, &q, 12)?;
+                if matches!(pclass, Some(Class::Template(4))) && !self.frames[t - 1].pattern_seen {
+                    // The pattern of an alias template: `_If_sv<_Tp, int>` names it.
+                    self.types.template_name(self.il, &q, e)?;
+                }
                 let r = self.il.row(e) as usize;
                 if !existed || self.il.tables.r#type.type_kind[r] == 12 {
                     let target = self.type_of(t)?;
@@ -1827,7 +1868,13 @@ impl<'a> Builder<'a> {
                 self.il.tables.expr_node.op2[r] = cast_code(&self.frames[t].opcode);
             }
         }
-        let ty = self.type_of(t)?;
+        let referenced = match ec {
+            E::DeclRef => self.frames[t].ref_id,
+            E::Member => self.frames[t].member_ref,
+            _ => 0,
+        };
+        let alt = self.declared_type(referenced);
+        let ty = self.type_of_or(t, alt)?;
         self.set_child(e, F::EXPR_NODE_TYPE, ty)?;
         match ec {
             E::DeclRef | E::New | E::Delete => {

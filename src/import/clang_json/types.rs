@@ -21,7 +21,7 @@
 
 use crate::il::kinds::{self, ck};
 use crate::il::{fields as F, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 
 const MAX_DEPTH: u32 = 24;
 
@@ -182,6 +182,10 @@ fn lex(s: &str) -> Vec<Tk> {
                 while i < b.len() && ident(b[i]) {
                     i += 1;
                 }
+                // clang's canonical template parameter `type-parameter-D-I` is one name.
+                if s[start..i] == *"type" && s[i..].starts_with("-parameter-") {
+                    i = tparam_end(b, i + "-parameter-".len());
+                }
                 i = name_tail(b, i);
                 v.push(Tk {
                     t: T::Name,
@@ -211,6 +215,21 @@ fn lexer_always_advances() {
     ] {
         assert!(lex(s).len() <= s.len() + 1, "{s}");
     }
+}
+
+/// The end of the `D-I` digits of `type-parameter-D-I` from `i` (just after the prefix).
+fn tparam_end(b: &[u8], mut i: usize) -> usize {
+    let digits = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    i = digits(i);
+    if i + 1 < b.len() && b[i] == b'-' && b[i + 1].is_ascii_digit() {
+        i = digits(i + 1);
+    }
+    i
 }
 
 /// Extends a name over `<...>` template arguments and `::` qualifiers.
@@ -314,6 +333,10 @@ struct Spelling {
 #[derive(Default)]
 pub struct Types {
     by_spelling: AHashMap<Box<str>, Spelling>,
+    /// Spellings whose meaning depends on the enclosing scopes, by scopes + spelling.
+    by_scope: AHashMap<Box<str>, Spelling>,
+    /// The placeholder each interned type's spelling met (types of unresolved spellings).
+    ph_of: AHashMap<Eix, Eix>,
     by_name: AHashMap<String, Eix>,
     by_last: AHashMap<String, Eix>,
     by_template: AHashMap<String, Eix>,
@@ -340,6 +363,10 @@ pub struct Types {
     /// scope outwards.
     pub qual: Vec<String>,
     scoped_hit: bool,
+    /// The qualified name each named type was first indexed under (member lookup).
+    qname_of: AHashMap<Eix, String>,
+    /// Patterns of class and alias templates.
+    patterns: AHashSet<Eix>,
 }
 
 fn new_type(il: &mut Il, k: u8, name: Option<&str>) -> Result<Eix, IlError> {
@@ -362,7 +389,7 @@ impl Types {
     pub fn unresolved_refs(&self, il: &Il) -> (u64, u64, Vec<(String, u32)>) {
         let (mut n, mut np) = (0u64, 0u64);
         let mut names: AHashMap<&str, u32> = AHashMap::new();
-        for sp in self.by_spelling.values() {
+        for sp in self.by_spelling.values().chain(self.by_scope.values()) {
             if !sp.ph.is_none() && self.is_placeholder(il, sp.ph) {
                 n += sp.hits as u64;
                 np += sp.pattern_hits as u64;
@@ -435,6 +462,7 @@ impl Types {
     }
 
     fn index_name(&mut self, key: String, e: Eix) {
+        self.qname_of.entry(e).or_insert_with(|| key.clone());
         let last = last_component(&key).to_string();
         if let Some(p) = key.find('<') {
             self.by_template.entry(key[..p].to_string()).or_insert(e);
@@ -455,6 +483,7 @@ impl Types {
     /// Marks `qname` as a class template name whose pattern type is `e`.
     pub fn template_name(&mut self, il: &mut Il, qname: &str, e: Eix) -> Result<(), IlError> {
         let key = normalize(qname);
+        self.patterns.insert(e);
         self.by_template_last
             .insert(last_component(&key).to_string(), e);
         self.by_template.insert(key, e);
@@ -463,72 +492,132 @@ impl Types {
 
     /// The type for a spelling, parsed once and interned. Counts one type reference.
     pub fn intern(&mut self, il: &mut Il, s: &str) -> Result<Eix, IlError> {
+        self.intern_or(il, s, Eix::NONE)
+    }
+
+    /// [`Types::intern`], except that a spelling left unresolved here stands for `alt`
+    /// when `alt` is a resolved type: the declared type of the entity an expression
+    /// refers to, which clang prints relative to the entity's own scope
+    /// (`char_type *(char_type *, const char_type *, size_t)` for `traits_type::copy`).
+    pub fn intern_or(&mut self, il: &mut Il, s: &str, alt: Eix) -> Result<Eix, IlError> {
         self.refs += 1;
         let inp = self.in_pattern;
-        if let Some(v) = self.by_spelling.get(s).copied() {
-            let unresolved = !v.ph.is_none() && self.is_placeholder(il, v.ph);
-            if unresolved && !self.qual.is_empty() {
-                // Unresolved where first met: try again from this scope.
-                if let Some(t) = self.try_scoped(il, s)? {
-                    return Ok(t);
-                }
-            }
-            if let Some(v) = self.by_spelling.get_mut(s) {
-                if inp {
-                    v.pattern_hits += 1;
-                } else {
-                    v.hits += 1;
-                }
-            }
-            return Ok(v.t);
-        }
         // Types are file-scope entries; their param_type/constant parts must be too.
         let saved = il.current_region();
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(RegionIdx::FILE_SCOPE)?;
         }
-        self.last_placeholder = Eix::NONE;
-        self.scoped_hit = false;
-        let r = self.parse(il, s, 0);
+        let r = self.spelling(il, s, 0);
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(saved)?;
         }
-        let t = r?;
-        if self.scoped_hit {
-            // Resolved through the enclosing scopes: valid here only, not cached.
-            return Ok(t);
+        let (key, v) = r?;
+        if self.unresolved(il, &v) && self.resolved_type(il, alt) {
+            return Ok(alt);
         }
-        self.by_spelling.insert(
-            s.into(),
-            Spelling {
-                t,
-                hits: (!inp) as u32,
-                pattern_hits: inp as u32,
-                ph: self.last_placeholder,
-            },
-        );
-        Ok(t)
+        let slot = match &key {
+            None => self.by_spelling.get_mut(s),
+            Some(k) => self.by_scope.get_mut(k.as_str()),
+        };
+        if let Some(v) = slot {
+            if inp {
+                v.pattern_hits += 1;
+            } else {
+                v.hits += 1;
+            }
+        }
+        Ok(v.t)
     }
 
-    /// Parses `s` again in the current scope; `Some` only when a scoped lookup made the
-    /// difference (the result is then not cached).
-    fn try_scoped(&mut self, il: &mut Il, s: &str) -> Result<Option<Eix>, IlError> {
-        let saved = il.current_region();
-        if saved != RegionIdx::FILE_SCOPE {
-            il.switch_region(RegionIdx::FILE_SCOPE)?;
+    fn unresolved(&self, il: &Il, v: &Spelling) -> bool {
+        !v.ph.is_none() && self.is_placeholder(il, v.ph)
+    }
+
+    /// Whether `t` is an interned type whose spelling resolved.
+    fn resolved_type(&self, il: &Il, t: Eix) -> bool {
+        !t.is_none()
+            && il.is_live(t)
+            && il.kind(t) == EntryKind::Type
+            && !self.is_placeholder(il, t)
+            && self
+                .ph_of
+                .get(&t)
+                .is_none_or(|&ph| !self.is_placeholder(il, ph))
+    }
+
+    /// The interned entry of spelling `s` and where it is cached (`None`: for every scope;
+    /// `Some(key)`: for the enclosing scopes only). A new spelling is parsed; one that
+    /// was unresolved where first met is parsed again once per enclosing scope. Sets
+    /// `scoped_hit` when the result depends on the scope.
+    fn spelling(
+        &mut self,
+        il: &mut Il,
+        s: &str,
+        depth: u32,
+    ) -> Result<(Option<String>, Spelling), IlError> {
+        let global = self.by_spelling.get(s).copied();
+        if let Some(v) = global {
+            if self.qual.is_empty() || !self.unresolved(il, &v) {
+                return Ok((None, v));
+            }
+        }
+        let key = (!self.qual.is_empty()).then(|| self.scope_key(s));
+        if let Some(k) = &key {
+            if let Some(v) = self.by_scope.get(k.as_str()).copied() {
+                self.scoped_hit = true;
+                return Ok((key, v));
+            }
         }
         let (lp, sh) = (self.last_placeholder, self.scoped_hit);
-        self.scoped_hit = false;
         self.last_placeholder = Eix::NONE;
-        let r = self.parse(il, s, 0);
-        let hit = self.scoped_hit && self.last_placeholder.is_none();
+        self.scoped_hit = false;
+        let r = self.parse(il, s, depth);
+        let (ph, scoped) = (self.last_placeholder, self.scoped_hit);
         self.last_placeholder = lp;
         self.scoped_hit = sh;
-        if saved != RegionIdx::FILE_SCOPE {
-            il.switch_region(saved)?;
-        }
         let t = r?;
-        Ok(hit.then_some(t))
+        let mut v = Spelling {
+            t,
+            hits: 0,
+            pattern_hits: 0,
+            ph,
+        };
+        if let Some(g) = global {
+            if !ph.is_none() {
+                // Parsed again from this scope without resolving: the first parse stands.
+                v = Spelling {
+                    hits: 0,
+                    pattern_hits: 0,
+                    ..g
+                };
+            }
+        }
+        if !v.ph.is_none() {
+            self.ph_of.insert(v.t, v.ph);
+        }
+        match key {
+            Some(k) if scoped || global.is_some() => {
+                self.by_scope.insert(k.clone().into(), v);
+                self.scoped_hit = true;
+                Ok((Some(k), v))
+            }
+            _ => {
+                self.by_spelling.insert(s.into(), v);
+                Ok((None, v))
+            }
+        }
+    }
+
+    /// The cache key of `s` inside the enclosing scopes.
+    fn scope_key(&self, s: &str) -> String {
+        let mut k = String::with_capacity(s.len() + 64);
+        for q in &self.qual {
+            k.push_str(q);
+            k.push_str("::");
+        }
+        k.push('\0');
+        k.push_str(s);
+        k
     }
 
     fn parse(&mut self, il: &mut Il, s: &str, depth: u32) -> Result<Eix, IlError> {
@@ -536,7 +625,6 @@ impl Types {
             return self.placeholder(il, s);
         }
         if s.contains("<dependent type>")
-            || s.starts_with("typename ")
             || s.starts_with("decltype(")
             || s == "auto"
             || s.starts_with("auto ")
@@ -573,6 +661,7 @@ impl Types {
         let mut cv = 0u8;
         let mut words: Vec<&str> = Vec::new();
         let mut name: Option<&str> = None;
+        let mut typename_kw = false;
         while i < toks.len() {
             let t = toks[i];
             if t.t != T::Name {
@@ -583,7 +672,8 @@ impl Types {
                 "const" => cv |= qual::CONST,
                 "volatile" => cv |= qual::VOLATILE,
                 "restrict" | "__restrict" => cv |= qual::RESTRICT,
-                "struct" | "class" | "union" | "enum" | "typename" | "__unaligned" => {}
+                "typename" => typename_kw = true,
+                "struct" | "class" | "union" | "enum" | "__unaligned" => {}
                 w if BUILTIN_WORDS.contains(&w) && name.is_none() => words.push(w),
                 _ if name.is_none() && words.is_empty() => name = Some(w),
                 _ => break,
@@ -593,7 +683,11 @@ impl Types {
         let base = if !words.is_empty() {
             self.builtin(il, &words)?
         } else if let Some(n) = name {
-            self.resolve_name(il, n)?
+            if typename_kw {
+                self.typename_type(il, n)?
+            } else {
+                self.resolve_name(il, n)?
+            }
         } else {
             return self.placeholder(il, s);
         };
@@ -767,28 +861,11 @@ impl Types {
     }
 
     fn intern_nested(&mut self, il: &mut Il, s: &str, depth: u32) -> Result<Eix, IlError> {
-        if let Some(v) = self.by_spelling.get(s) {
-            if !v.ph.is_none() {
-                self.last_placeholder = v.ph;
-            }
-            return Ok(v.t);
+        let (_, v) = self.spelling(il, s, depth)?;
+        if !v.ph.is_none() {
+            self.last_placeholder = v.ph;
         }
-        let saved = self.last_placeholder;
-        self.last_placeholder = Eix::NONE;
-        let t = self.parse(il, s, depth)?;
-        self.by_spelling.insert(
-            s.into(),
-            Spelling {
-                t,
-                hits: 0,
-                pattern_hits: 0,
-                ph: self.last_placeholder,
-            },
-        );
-        if self.last_placeholder.is_none() {
-            self.last_placeholder = saved;
-        }
-        Ok(t)
+        Ok(v.t)
     }
 
     fn array(&mut self, il: &mut Il, elem: Eix, n: Option<u64>) -> Result<Eix, IlError> {
@@ -903,9 +980,18 @@ impl Types {
     }
 
     fn resolve_name(&mut self, il: &mut Il, n: &str) -> Result<Eix, IlError> {
+        match self.lookup(il, n, 0)? {
+            Some(e) => Ok(e),
+            None => self.placeholder(il, &normalize(n.trim_start_matches("::"))),
+        }
+    }
+
+    /// The type a (possibly qualified) name denotes, or `None` (no placeholder is made,
+    /// and an existing placeholder of that name counts as `None`).
+    fn lookup(&mut self, il: &mut Il, n: &str, depth: u32) -> Result<Option<Eix>, IlError> {
         let key = normalize(n.trim_start_matches("::"));
         if key == "__va_list_tag" {
-            return self.builtin(il, &["__va_list_tag"]);
+            return self.builtin(il, &["__va_list_tag"]).map(Some);
         }
         // Innermost enclosing scope first (`value_type` inside `std::vector<int, ...>`).
         if !self.qual.is_empty() && !n.starts_with("::") {
@@ -923,30 +1009,31 @@ impl Types {
                 if let Some(&e) = self.by_name.get(&k) {
                     if !self.is_placeholder(il, e) {
                         self.scoped_hit = true;
-                        return Ok(e);
+                        return Ok(Some(e));
                     }
                 }
             }
         }
         if let Some(&e) = self.by_name.get(&key) {
-            if self.is_placeholder(il, e) {
-                self.last_placeholder = e;
+            if !self.is_placeholder(il, e) {
+                return Ok(Some(e));
             }
-            return Ok(e);
         }
-        // A template parameter of an enclosing template.
-        if key.starts_with("type-parameter-") || self.tparam_scopes.iter().any(|s| s.contains(&key))
+        // A template parameter of an enclosing template (clang's canonical
+        // `type-parameter-D-I`, or a parameter name in scope).
+        if !key.contains("::")
+            && (key.starts_with("type-parameter-")
+                || self.tparam_scopes.iter().any(|s| s.contains(&key)))
         {
             if let Some(&e) = self.tparams.get(&key) {
-                return Ok(e);
+                return Ok(Some(e));
             }
             let t = new_type(il, 14, Some(&key))?;
             self.tparams.insert(key, t);
-            return Ok(t);
+            return Ok(Some(t));
         }
-        // Dependent member of a template parameter: `T::value_type`.
-        if let Some(p) = key.find("::") {
-            let head = &key[..p];
+        if let Some((head, member)) = split_last(&key) {
+            // Dependent member of a template parameter: `T::value_type`.
             let head_base = head.split('<').next().unwrap_or(head);
             if head.starts_with("type-parameter-")
                 || self
@@ -955,29 +1042,88 @@ impl Types {
                     .any(|s| s.iter().any(|x| x == head_base))
             {
                 self.dependent_refs += 1;
-                return self.dependent(il);
+                return self.dependent(il).map(Some);
+            }
+            // A member of the class (or typedef of a class) the qualifier names.
+            if depth < MAX_DEPTH {
+                if let Some(t) = self.member_type(il, head, member, depth)? {
+                    return Ok(Some(t));
+                }
             }
         }
-        // A template-id of a class template without that specialization: the pattern.
+        // A template-id of a class or alias template without that specialization: the
+        // pattern.
         if let Some(p) = key.find('<') {
             if !key[p..].contains("::") {
                 if let Some(&e) = self.by_template.get(&key[..p]) {
-                    return Ok(e);
+                    return Ok(Some(e));
                 }
                 if let Some(&e) = self.by_template_last.get(last_component(&key[..p])) {
-                    return Ok(e);
+                    return Ok(Some(e));
                 }
             }
         }
         // A unique type with that unqualified name.
         if !key.contains('<') {
             if let Some(&e) = self.by_last.get(last_component(&key)) {
-                if !e.is_none() {
-                    return Ok(e);
+                if !e.is_none() && !self.is_placeholder(il, e) {
+                    return Ok(Some(e));
                 }
             }
         }
-        self.placeholder(il, &key)
+        Ok(None)
+    }
+
+    /// `typename A::b`: the type it names where the qualifier resolves, else (a dependent
+    /// name before instantiation) the dependent type. Outside patterns such a result
+    /// depends on the enclosing scope and is not cached.
+    fn typename_type(&mut self, il: &mut Il, n: &str) -> Result<Eix, IlError> {
+        if let Some(e) = self.lookup(il, n, 0)? {
+            return Ok(e);
+        }
+        if !self.in_pattern && !self.qual.is_empty() {
+            self.scoped_hit = true;
+        }
+        self.dependent_refs += 1;
+        self.dependent(il)
+    }
+
+    /// `head::member`: the member type of the class `head` names (through typedefs), a
+    /// dependent type when `head` is a template parameter or a class template pattern
+    /// without that member, `None` when `head` is unknown.
+    fn member_type(
+        &mut self,
+        il: &mut Il,
+        head: &str,
+        member: &str,
+        depth: u32,
+    ) -> Result<Option<Eix>, IlError> {
+        let Some(h) = self.lookup(il, head, depth + 1)? else {
+            return Ok(None);
+        };
+        let base = Self::strip(il, h);
+        if !il.is_live(base) || il.kind(base) != EntryKind::Type {
+            return Ok(None);
+        }
+        if il.tables.r#type.type_kind[il.row(base) as usize] == 14 {
+            self.dependent_refs += 1;
+            return self.dependent(il).map(Some);
+        }
+        for owner in [base, h] {
+            if let Some(q) = self.qname_of.get(&owner) {
+                let k = format!("{q}::{member}");
+                if let Some(&e) = self.by_name.get(&k) {
+                    if !self.is_placeholder(il, e) {
+                        return Ok(Some(e));
+                    }
+                }
+            }
+        }
+        if self.patterns.contains(&base) {
+            self.dependent_refs += 1;
+            return self.dependent(il).map(Some);
+        }
+        Ok(None)
     }
 
     /// After the pass: placeholders whose name was defined later in the document under a
@@ -1097,6 +1243,13 @@ fn matching(toks: &[Tk], i: usize) -> usize {
         j += 1;
     }
     toks.len()
+}
+
+/// A qualified name split at its last top-level `::`: `(qualifier, last component)`.
+fn split_last(q: &str) -> Option<(&str, &str)> {
+    let last = last_component(q);
+    let cut = q.len() - last.len();
+    (cut >= 2).then(|| (&q[..cut - 2], last))
 }
 
 /// The last `::` component of a qualified name (template arguments kept).
