@@ -87,6 +87,10 @@ struct Frame {
     ref_name: String,
     member_ref: u64,
     previous: u64,
+    /// `parentDeclContextId`: the semantic parent of an out-of-line definition.
+    parent_ctx: u64,
+    /// The enclosing scopes outside an out-of-line definition, while inside it.
+    saved_qual: Option<Vec<String>>,
     ctor_type: String,
     bases: Vec<(String, u8, bool)>,
     depth: u16,
@@ -601,6 +605,11 @@ impl<'a> Builder<'a> {
                 let mut s = std::mem::take(&mut self.frames[t].tag);
                 Self::read_into(lx, &mut s)?;
                 self.frames[t].tag = s;
+            }
+            b"parentDeclContextId" => {
+                if let Some(s) = self.read_string(lx)? {
+                    self.frames[t].parent_ctx = parse_id(s.as_bytes());
+                }
             }
             b"previousDecl" => {
                 if let Some(s) = self.read_string(lx)? {
@@ -1260,6 +1269,7 @@ impl<'a> Builder<'a> {
 
     fn materialize_inner(&mut self, t: usize, class: Class) -> Result<(), IlError> {
         let pclass = self.parent_class(t);
+        self.enter_semantic_parent(t);
         // A reference-only stub `{id, kind, name}` (explicit specializations listed under
         // their template, dumped in full elsewhere): a placeholder the full node fills.
         {
@@ -1802,6 +1812,21 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
+    /// An out-of-line member definition (`parentDeclContextId` names a class): names in
+    /// it are looked up from that class's scope, as clang printed them, until it closes.
+    fn enter_semantic_parent(&mut self, t: usize) {
+        let id = self.frames[t].parent_ctx;
+        if id == 0 || self.frames[t].saved_qual.is_some() {
+            return;
+        }
+        let Some(&(e, _)) = self.ids.get(&id) else {
+            return;
+        };
+        if let Some(scopes) = self.types.scopes_of(e) {
+            self.frames[t].saved_qual = Some(std::mem::replace(&mut self.types.qual, scopes));
+        }
+    }
+
     fn enter_pattern(&mut self, t: usize, pclass: Option<Class>) {
         if let Some(Class::Template(_)) = pclass {
             let p = t - 1;
@@ -1965,6 +1990,9 @@ impl<'a> Builder<'a> {
         }
         let r = self.finalize(t);
         r.map_err(|e| ie(off, e))?;
+        if let Some(q) = self.frames[t].saved_qual.take() {
+            self.types.qual = q;
+        }
         self.top -= 1;
         Ok(())
     }

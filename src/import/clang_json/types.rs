@@ -389,8 +389,11 @@ impl Types {
     pub fn unresolved_refs(&self, il: &Il) -> (u64, u64, Vec<(String, u32)>) {
         let (mut n, mut np) = (0u64, 0u64);
         let mut names: AHashMap<&str, u32> = AHashMap::new();
-        for sp in self.by_spelling.values().chain(self.by_scope.values()) {
+        for (k, sp) in self.by_spelling.iter().chain(self.by_scope.iter()) {
             if !sp.ph.is_none() && self.is_placeholder(il, sp.ph) {
+                if std::env::var_os("ILKIT_DBG").is_some() {
+                    eprintln!("DBG\t{}\t{}\t{:?}\t{}", sp.hits, sp.pattern_hits, self.placeholder_names.get(&sp.ph), k.replace('\0', " ## "));
+                }
                 n += sp.hits as u64;
                 np += sp.pattern_hits as u64;
                 if sp.hits > 0 {
@@ -433,6 +436,21 @@ impl Types {
         let e = new_type(il, k, Some(last))?;
         self.index_name(key, e);
         Ok((e, false))
+    }
+
+    /// The scope components of the class type `e` (its qualified name split at `::`):
+    /// the lookup scopes of its out-of-line members.
+    pub fn scopes_of(&self, e: Eix) -> Option<Vec<String>> {
+        let q = self.qname_of.get(&e)?;
+        let mut v = Vec::new();
+        let mut rest = q.as_str();
+        while let Some((head, last)) = split_last(rest) {
+            v.push(last.to_string());
+            rest = head;
+        }
+        v.push(rest.to_string());
+        v.reverse();
+        Some(v)
     }
 
     /// Indexes an existing type under another qualified name.
