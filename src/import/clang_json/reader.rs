@@ -4,7 +4,7 @@
 
 use super::json::{parse_id, parse_int, JsonError, Lexer, Tok};
 use super::kinds::{attr_kind, classify, is_decl, op, Class, ExprClass, RecordKind};
-use super::types::{normalize, Types};
+use super::types::{normalize, qual, Alt, Types};
 use super::{Import, ImportReport};
 use crate::il::kinds::{self as K, ck, SCK_FUNCTION};
 use crate::il::{fields as F, Eix, EntryKind, Il, IlError, RegionIdx};
@@ -87,6 +87,8 @@ struct Frame {
     ref_name: String,
     member_ref: u64,
     previous: u64,
+    /// A call or function-to-pointer decay: typed when it closes, from its operands.
+    type_deferred: bool,
     /// `parentDeclContextId`: the semantic parent of an out-of-line definition.
     parent_ctx: u64,
     /// The enclosing scopes outside an out-of-line definition, while inside it.
@@ -1032,7 +1034,7 @@ impl<'a> Builder<'a> {
     }
 
     fn type_of(&mut self, t: usize) -> Result<Eix, IlError> {
-        self.type_of_or(t, Eix::NONE)
+        self.type_of_or(t, Alt::None)
     }
 
     /// The declared type of the declaration with clang id `id`, if it was built (the
@@ -1051,24 +1053,86 @@ impl<'a> Builder<'a> {
             EntryKind::ParamType => F::PARAM_TYPE_TYPE,
             _ => return Eix::NONE,
         };
-        let Some(ty) = self.il.child_eix(d, field) else {
+        let ty = self.il.child_eix(d, field).unwrap_or(Eix::NONE);
+        self.referent(ty)
+    }
+
+    /// The type of a call (its callee's return type where clang's spelling, printed in the
+    /// callee's scope, does not resolve here) or of a function-to-pointer decay (a pointer
+    /// to its operand's function type).
+    fn finish_expr_type(
+        &mut self,
+        t: usize,
+        e: Eix,
+        ec: ExprClass,
+        kids: &[Kid],
+    ) -> Result<(), IlError> {
+        let operand = kids
+            .iter()
+            .map(|k| k.e)
+            .find(|&k| !k.is_none() && self.il.kind(k) == EntryKind::ExprNode);
+        let alt = match operand {
+            Some(op) if ec == ExprClass::Call => Alt::Type(self.return_type_of(op)),
+            Some(op) => self
+                .il
+                .child_eix(op, F::EXPR_NODE_TYPE)
+                .map_or(Alt::None, Alt::PointerTo),
+            None => Alt::None,
+        };
+        let ty = self.type_of_or(t, alt)?;
+        self.set_child(e, F::EXPR_NODE_TYPE, ty)
+    }
+
+    /// The return type of the routine a callee expression designates (through its entity,
+    /// else its function or function-pointer type); the referent for a reference.
+    fn return_type_of(&self, callee: Eix) -> Eix {
+        let by_entity = self
+            .il
+            .ref_eix(callee, F::EXPR_NODE_ENTITY)
+            .filter(|&r| self.il.is_live(r) && self.il.kind(r) == EntryKind::Routine)
+            .and_then(|r| self.il.child_eix(r, F::ROUTINE_TYPE));
+        let fty = by_entity.or_else(|| {
+            let ty = self.il.child_eix(callee, F::EXPR_NODE_TYPE)?;
+            let ty = Types::strip(self.il, ty);
+            let r = self.il.row(ty) as usize;
+            if self.il.tables.r#type.type_kind[r] == 6 {
+                self.il.child_eix(ty, F::TYPE_BASE_TYPE)
+            } else {
+                Some(ty)
+            }
+        });
+        let Some(fty) = fty else {
             return Eix::NONE;
         };
-        let r = self.il.row(ty) as usize;
-        let tb = &self.il.tables.r#type;
-        if tb.type_kind[r] == 6
-            && tb.qualifiers[r] & (super::types::qual::LREF | super::types::qual::RREF) != 0
-        {
-            return self
-                .il
-                .child_eix(ty, F::TYPE_BASE_TYPE)
-                .unwrap_or(Eix::NONE);
+        if !self.types.is_resolved_type(self.il, fty) {
+            return Eix::NONE;
         }
-        ty
+        let fty = Types::strip(self.il, fty);
+        if self.il.tables.r#type.type_kind[self.il.row(fty) as usize] != 7 {
+            return Eix::NONE;
+        }
+        let ret = self
+            .il
+            .child_eix(fty, F::TYPE_BASE_TYPE)
+            .unwrap_or(Eix::NONE);
+        self.referent(ret)
+    }
+
+    /// `t` without an outer lvalue/rvalue reference.
+    fn referent(&self, t: Eix) -> Eix {
+        if t.is_none() || !self.il.is_live(t) || self.il.kind(t) != EntryKind::Type {
+            return t;
+        }
+        let r = self.il.row(t) as usize;
+        let tb = &self.il.tables.r#type;
+        if tb.type_kind[r] == 6 && tb.qualifiers[r] & (qual::LREF | qual::RREF) != 0 {
+            return self.il.child_eix(t, F::TYPE_BASE_TYPE).unwrap_or(Eix::NONE);
+        }
+        t
     }
 
     /// The type of frame `t`; `alt` stands in where its spelling does not resolve here.
-    fn type_of_or(&mut self, t: usize, alt: Eix) -> Result<Eix, IlError> {
+    fn type_of_or(&mut self, t: usize, alt: Alt) -> Result<Eix, IlError> {
         self.types.in_pattern = self.pattern_depth > 0;
         let f = &self.frames[t];
         let s = if !f.desugared.is_empty() {
@@ -1898,9 +1962,18 @@ impl<'a> Builder<'a> {
             E::Member => self.frames[t].member_ref,
             _ => 0,
         };
-        let alt = self.declared_type(referenced);
-        let ty = self.type_of_or(t, alt)?;
-        self.set_child(e, F::EXPR_NODE_TYPE, ty)?;
+        let ty = if ec == E::Call
+            || (ec == E::Cast && self.frames[t].opcode == "FunctionToPointerDecay")
+        {
+            // Typed when it closes, from its operands (`finish_expr_type`).
+            self.frames[t].type_deferred = true;
+            Eix::NONE
+        } else {
+            let alt = Alt::Type(self.declared_type(referenced));
+            let ty = self.type_of_or(t, alt)?;
+            self.set_child(e, F::EXPR_NODE_TYPE, ty)?;
+            ty
+        };
         match ec {
             E::DeclRef | E::New | E::Delete => {
                 let (id, rk, rn) = (
@@ -2321,6 +2394,9 @@ impl<'a> Builder<'a> {
                         out_val = kids.iter().find_map(|k| k.val).map(|v| v.wrapping_neg());
                     }
                     _ => {}
+                }
+                if self.frames[t].type_deferred && !e.is_none() {
+                    self.finish_expr_type(t, e, ec, &kids)?;
                 }
                 for k in &kids {
                     if k.e.is_none() {

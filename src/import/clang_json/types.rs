@@ -319,6 +319,18 @@ const BUILTIN_WORDS: &[&str] = &[
     "_Complex",
 ];
 
+/// What an expression's type spelling stands for where it does not resolve in the
+/// current scope ([`Types::intern_or`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Alt {
+    /// Nothing: the spelling's own (unresolved) type.
+    None,
+    /// This type.
+    Type(Eix),
+    /// A pointer to this (function) type.
+    PointerTo(Eix),
+}
+
 /// One interned spelling: its type, its references outside and inside template
 /// patterns, and the placeholder its parse met (if any).
 #[derive(Clone, Copy, Debug)]
@@ -337,6 +349,8 @@ pub struct Types {
     by_scope: AHashMap<Box<str>, Spelling>,
     /// The placeholder each interned type's spelling met (types of unresolved spellings).
     ph_of: AHashMap<Eix, Eix>,
+    /// Pointer types made for function-to-pointer decays, by target type.
+    pointers: AHashMap<Eix, Eix>,
     by_name: AHashMap<String, Eix>,
     by_last: AHashMap<String, Eix>,
     by_template: AHashMap<String, Eix>,
@@ -389,11 +403,8 @@ impl Types {
     pub fn unresolved_refs(&self, il: &Il) -> (u64, u64, Vec<(String, u32)>) {
         let (mut n, mut np) = (0u64, 0u64);
         let mut names: AHashMap<&str, u32> = AHashMap::new();
-        for (k, sp) in self.by_spelling.iter().chain(self.by_scope.iter()) {
+        for sp in self.by_spelling.values().chain(self.by_scope.values()) {
             if !sp.ph.is_none() && self.is_placeholder(il, sp.ph) {
-                if std::env::var_os("ILKIT_DBG").is_some() {
-                    eprintln!("DBG\t{}\t{}\t{:?}\t{}", sp.hits, sp.pattern_hits, self.placeholder_names.get(&sp.ph), k.replace('\0', " ## "));
-                }
                 n += sp.hits as u64;
                 np += sp.pattern_hits as u64;
                 if sp.hits > 0 {
@@ -510,14 +521,15 @@ impl Types {
 
     /// The type for a spelling, parsed once and interned. Counts one type reference.
     pub fn intern(&mut self, il: &mut Il, s: &str) -> Result<Eix, IlError> {
-        self.intern_or(il, s, Eix::NONE)
+        self.intern_or(il, s, Alt::None)
     }
 
-    /// [`Types::intern`], except that a spelling left unresolved here stands for `alt`
-    /// when `alt` is a resolved type: the declared type of the entity an expression
-    /// refers to, which clang prints relative to the entity's own scope
-    /// (`char_type *(char_type *, const char_type *, size_t)` for `traits_type::copy`).
-    pub fn intern_or(&mut self, il: &mut Il, s: &str, alt: Eix) -> Result<Eix, IlError> {
+    /// [`Types::intern`], except that a spelling left unresolved here stands for the type
+    /// `alt` gives when that resolved: clang prints an expression's type relative to the
+    /// scope of the entity it refers to (`char_type *(char_type *, const char_type *,
+    /// size_t)` for `traits_type::copy`), so the entity's declared type, its return type
+    /// for a call, or a pointer to its function type for a decay is the same type.
+    pub fn intern_or(&mut self, il: &mut Il, s: &str, alt: Alt) -> Result<Eix, IlError> {
         self.refs += 1;
         let inp = self.in_pattern;
         // Types are file-scope entries; their param_type/constant parts must be too.
@@ -530,8 +542,12 @@ impl Types {
             il.switch_region(saved)?;
         }
         let (key, v) = r?;
-        if self.unresolved(il, &v) && self.resolved_type(il, alt) {
-            return Ok(alt);
+        if self.unresolved(il, &v) {
+            match alt {
+                Alt::Type(t) if self.is_resolved_type(il, t) => return Ok(t),
+                Alt::PointerTo(t) if self.is_resolved_type(il, t) => return self.pointer_to(il, t),
+                _ => {}
+            }
         }
         let slot = match &key {
             None => self.by_spelling.get_mut(s),
@@ -551,8 +567,26 @@ impl Types {
         !v.ph.is_none() && self.is_placeholder(il, v.ph)
     }
 
-    /// Whether `t` is an interned type whose spelling resolved.
-    fn resolved_type(&self, il: &Il, t: Eix) -> bool {
+    /// The pointer type to `t` (one per target type).
+    fn pointer_to(&mut self, il: &mut Il, t: Eix) -> Result<Eix, IlError> {
+        if let Some(&p) = self.pointers.get(&t) {
+            return Ok(p);
+        }
+        let saved = il.current_region();
+        if saved != RegionIdx::FILE_SCOPE {
+            il.switch_region(RegionIdx::FILE_SCOPE)?;
+        }
+        let r = self.derived(il, 6, t, 0);
+        if saved != RegionIdx::FILE_SCOPE {
+            il.switch_region(saved)?;
+        }
+        let p = r?;
+        self.pointers.insert(t, p);
+        Ok(p)
+    }
+
+    /// Whether `t` is a type entry whose spelling resolved.
+    pub fn is_resolved_type(&self, il: &Il, t: Eix) -> bool {
         !t.is_none()
             && il.is_live(t)
             && il.kind(t) == EntryKind::Type
