@@ -95,6 +95,8 @@ struct Frame {
     saved_qual: Option<Vec<String>>,
     ctor_type: String,
     bases: Vec<(String, u8, bool)>,
+    /// The base types, interned when the record opens.
+    base_types: Vec<Eix>,
     depth: u16,
     index: u16,
     pos: (u16, u32, u32),
@@ -120,6 +122,7 @@ impl Frame {
         let mut kids = std::mem::take(&mut self.kids);
         let mut locals = std::mem::take(&mut self.locals);
         let mut bases = std::mem::take(&mut self.bases);
+        let mut base_types = std::mem::take(&mut self.base_types);
         let mut targ_entries = std::mem::take(&mut self.targ_entries);
         let mut strs = [
             std::mem::take(&mut self.name),
@@ -138,6 +141,7 @@ impl Frame {
         kids.clear();
         locals.clear();
         bases.clear();
+        base_types.clear();
         targ_entries.clear();
         for s in &mut strs {
             s.clear();
@@ -159,6 +163,7 @@ impl Frame {
         self.kids = kids;
         self.locals = locals;
         self.bases = bases;
+        self.base_types = base_types;
         self.targ_entries = targ_entries;
         self.entry = Eix::NONE;
         self.body_scope = Eix::NONE;
@@ -1843,6 +1848,25 @@ impl<'a> Builder<'a> {
         self.types.qual.push(last_comp_owned(&q));
         self.frames[t].qual_pushed = true;
         self.register(t, e);
+        // Base types now, from the class's scope: names in its body may be inherited.
+        let bases = std::mem::take(&mut self.frames[t].bases);
+        let mut types = std::mem::take(&mut self.frames[t].base_types);
+        types.clear();
+        let mut r = Ok(());
+        for (ty, _, _) in &bases {
+            self.types.in_pattern = self.pattern_depth > 0;
+            match self.types.intern(self.il, ty) {
+                Ok(bt) => types.push(bt),
+                Err(x) => {
+                    r = Err(x);
+                    break;
+                }
+            }
+        }
+        self.frames[t].bases = bases;
+        r?;
+        self.types.set_bases(e, &types);
+        self.frames[t].base_types = types;
         Ok(())
     }
 
@@ -2633,8 +2657,12 @@ impl<'a> Builder<'a> {
         // Bases.
         let bases = std::mem::take(&mut self.frames[t].bases);
         let mut base_entries = Vec::with_capacity(bases.len());
-        for (ty, access, virt) in &bases {
-            let bt = self.types.intern(self.il, ty)?;
+        let types = std::mem::take(&mut self.frames[t].base_types);
+        for (i, (ty, access, virt)) in bases.iter().enumerate() {
+            let bt = match types.get(i) {
+                Some(&bt) => bt,
+                None => self.types.intern(self.il, ty)?,
+            };
             let b = self.alloc(EntryKind::BaseClass)?;
             let r = self.il.row(b) as usize;
             self.il.tables.base_class.access[r] = *access;
@@ -2644,6 +2672,7 @@ impl<'a> Builder<'a> {
             base_entries.push(b);
         }
         self.frames[t].bases = bases;
+        self.frames[t].base_types = types;
         let reused = self.frames[t].reused && !self.il.list_eix(e, F::TYPE_FIELDS).is_empty();
         if !info.is_none() && self.il.child_eix(e, F::TYPE_TEMPLATE_INFO).is_none() {
             self.set_child(e, F::TYPE_TEMPLATE_INFO, info)?;

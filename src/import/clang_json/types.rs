@@ -349,6 +349,8 @@ pub struct Types {
     by_scope: AHashMap<Box<str>, Spelling>,
     /// The placeholder each interned type's spelling met (types of unresolved spellings).
     ph_of: AHashMap<Eix, Eix>,
+    /// Base types of each class type.
+    bases: AHashMap<Eix, Vec<Eix>>,
     /// Pointer types made for function-to-pointer decays, by target type.
     pointers: AHashMap<Eix, Eix>,
     by_name: AHashMap<String, Eix>,
@@ -1064,6 +1066,15 @@ impl Types {
                         return Ok(Some(e));
                     }
                 }
+                // A member inherited by an enclosing class.
+                let inherited = p
+                    .strip_suffix("::")
+                    .and_then(|c| self.by_name.get(c))
+                    .and_then(|&c| self.inherited_member(il, c, &key, 0));
+                if let Some(e) = inherited {
+                    self.scoped_hit = true;
+                    return Ok(Some(e));
+                }
             }
         }
         if let Some(&e) = self.by_name.get(&key) {
@@ -1126,6 +1137,39 @@ impl Types {
         Ok(None)
     }
 
+    /// The member type `member` declared in the class `class`.
+    fn own_member(&self, il: &Il, class: Eix, member: &str) -> Option<Eix> {
+        let q = self.qname_of.get(&class)?;
+        let e = *self.by_name.get(&format!("{q}::{member}"))?;
+        (!self.is_placeholder(il, e)).then_some(e)
+    }
+
+    /// The member type `member` a class inherits from its bases (depth-first, in base
+    /// order, bounded depth).
+    fn inherited_member(&self, il: &Il, class: Eix, member: &str, depth: u32) -> Option<Eix> {
+        if depth >= 16 {
+            return None;
+        }
+        let class = Self::strip(il, class);
+        for &b in self.bases.get(&class)? {
+            let b = Self::strip(il, b);
+            if let Some(e) = self.own_member(il, b, member) {
+                return Some(e);
+            }
+            if let Some(e) = self.inherited_member(il, b, member, depth + 1) {
+                return Some(e);
+            }
+        }
+        None
+    }
+
+    /// Records the base types of class `class` (member lookup searches them).
+    pub fn set_bases(&mut self, class: Eix, bases: &[Eix]) {
+        if !bases.is_empty() {
+            self.bases.insert(class, bases.to_vec());
+        }
+    }
+
     /// `typename A::b`: the type it names where the qualifier resolves, else (a dependent
     /// name before instantiation) the dependent type. Outside patterns such a result
     /// depends on the enclosing scope and is not cached.
@@ -1162,14 +1206,12 @@ impl Types {
             return self.dependent(il).map(Some);
         }
         for owner in [base, h] {
-            if let Some(q) = self.qname_of.get(&owner) {
-                let k = format!("{q}::{member}");
-                if let Some(&e) = self.by_name.get(&k) {
-                    if !self.is_placeholder(il, e) {
-                        return Ok(Some(e));
-                    }
-                }
+            if let Some(e) = self.own_member(il, owner, member) {
+                return Ok(Some(e));
             }
+        }
+        if let Some(e) = self.inherited_member(il, base, member, 0) {
+            return Ok(Some(e));
         }
         if self.patterns.contains(&base) {
             self.dependent_refs += 1;
