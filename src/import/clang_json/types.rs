@@ -4,11 +4,30 @@
 //! sugar was printed). [`Types::intern`] parses that syntax — cv-qualifiers, builtin
 //! keyword sequences, (qualified, template-id) names, pointers, references, arrays,
 //! function types and parenthesized declarators such as `void (*)(int)` — into type
-//! entries, interned by spelling so each distinct spelling is parsed once. Names resolve by
-//! normalized qualified name, then by template name (`Arr<T, N>` inside a pattern), then by
-//! a unique unqualified last component; anything else becomes a named placeholder
+//! entries, interned by spelling so each distinct spelling is parsed once (a spelling whose
+//! meaning depends on the enclosing scopes is interned once per scope).
+//!
+//! Names resolve as clang's printer wrote them, relative to the scope of the declaration:
+//! 1. from the innermost enclosing scope outwards (namespaces, classes; for an out-of-line
+//!    member definition, the class its `parentDeclContextId` names), including member types
+//!    a class inherits from its bases (`difference_type` in `_Bit_iterator`);
+//! 2. by normalized qualified name;
+//! 3. a template parameter in scope or clang's canonical `type-parameter-D-I`: a
+//!    tk_template_param entry;
+//! 4. `A::b`: `A` resolved (through typedefs) to a class, then its member `b` (own or
+//!    inherited); a member of a template parameter, or one a class template pattern lacks,
+//!    is the dependent type;
+//! 5. a template-id of a class or alias template without that specialization: the pattern;
+//! 6. a unique unqualified last component.
+//!
+//! `typename A::b` that does not resolve is a dependent name: the dependent type
+//! (`<dependent type>`, tk_template_param). Anything else becomes a named placeholder
 //! (`tk_error`) that a later definition of that name fills in. Placeholders still unfilled
-//! at the end are the unresolved type names.
+//! at the end are the unresolved type names. An expression's type is printed in the scope
+//! of the entity it names (`traits_type::copy` has type `char_type *(char_type *, …)`):
+//! where that spelling does not resolve in the current scope the importer passes the
+//! entity's declared type ([`Alt`]): a reference's referent, a call's callee return type,
+//! a pointer to the function type for a function-to-pointer decay.
 //!
 //! Type entries built here (type_kind per `kinds::TYPE_KIND_NAMES`): builtins are
 //! tk_void/tk_integer/tk_float with `size`; pointers are tk_pointer (`qualifiers` bit 8 =
@@ -455,8 +474,13 @@ impl Types {
     /// the lookup scopes of its out-of-line members.
     pub fn scopes_of(&self, e: Eix) -> Option<Vec<String>> {
         let q = self.qname_of.get(&e)?;
+        // A partial specialization's members are indexed under its template's name.
+        let q = match q.rfind("<partial#") {
+            Some(p) if q.ends_with('>') && !q[p..].contains("::") => &q[..p],
+            _ => q.as_str(),
+        };
         let mut v = Vec::new();
-        let mut rest = q.as_str();
+        let mut rest = q;
         while let Some((head, last)) = split_last(rest) {
             v.push(last.to_string());
             rest = head;
