@@ -1435,6 +1435,46 @@ mod tests {
         assert_eq!(later, x);
         assert_eq!(ty.unresolved_refs(&il).0, 0);
         assert_eq!(normalize("A<B<int> > *"), "A<B<int>>*");
+        assert_eq!(split_last("a::b<c::d>::e"), Some(("a::b<c::d>", "e")));
         assert_eq!(last_component("a::b<c::d>::e"), "e");
+    }
+
+    #[test]
+    fn resolves_members_parameters_and_dependent_names() {
+        let mut il = Il::new();
+        let mut ty = Types::default();
+        // clang's canonical template parameters are one name each.
+        let p = ty.intern(&mut il, "type-parameter-0-1 *").unwrap();
+        let tp = il.child_eix(p, F::TYPE_BASE_TYPE).unwrap();
+        assert_eq!(kind(&il, tp), 14);
+        assert_eq!(il.name(tp), b"type-parameter-0-1");
+        // `A::b` through a typedef of a class; an inherited member.
+        let (base, _) = ty.named_entry(&mut il, "ns::Base", 10).unwrap();
+        let (st, _) = ty.named_entry(&mut il, "ns::Base::size_type", 12).unwrap();
+        let (rec, _) = ty.named_entry(&mut il, "ns::Rec<int>", 10).unwrap();
+        ty.set_bases(rec, &[base]);
+        let (td, _) = ty.named_entry(&mut il, "ns::Alias", 12).unwrap();
+        set_base(&mut il, td, rec).unwrap();
+        assert_eq!(ty.intern(&mut il, "ns::Alias::size_type").unwrap(), st);
+        // Inside the class's scope, the unqualified member name is the inherited one.
+        ty.qual = vec!["ns".into(), "Rec<int>".into()];
+        assert_eq!(ty.intern(&mut il, "size_type").unwrap(), st);
+        ty.qual.clear();
+        // An alias template names its pattern; `typename` of an unknown qualifier is
+        // dependent, not a placeholder.
+        let (pat, _) = ty.named_entry(&mut il, "ns::Rec::_If<T>", 12).unwrap();
+        ty.template_name(&mut il, "ns::Rec::_If", pat).unwrap();
+        assert_eq!(ty.intern(&mut il, "_If<int>").unwrap(), pat);
+        let d = ty.intern(&mut il, "const typename Unknown::type").unwrap();
+        let d = il.child_eix(d, F::TYPE_BASE_TYPE).unwrap();
+        assert_eq!(il.name(d), b"<dependent type>");
+        assert_eq!(ty.unresolved_refs(&il).0, 0);
+        // An unresolved spelling stands for the referenced entity's resolved type.
+        let int = ty.intern(&mut il, "int").unwrap();
+        assert_eq!(
+            ty.intern_or(&mut il, "Nowhere", Alt::Type(int)).unwrap(),
+            int
+        );
+        assert_eq!(ty.unresolved_refs(&il).0, 0);
     }
 }
