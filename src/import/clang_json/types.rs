@@ -17,7 +17,8 @@
 //! 4. `A::b`: `A` resolved (through typedefs) to a class, then its member `b` (own or
 //!    inherited); a member of a template parameter, or one a class template pattern lacks,
 //!    is the dependent type;
-//! 5. a template-id of a class or alias template without that specialization: the pattern;
+//! 5. a template-id of a class or alias template without that specialization: the pattern
+//!    (of clang's builtin `__make_integer_seq` / `__type_pack_element`: the dependent type);
 //! 6. a unique unqualified last component.
 //!
 //! `typename A::b` that does not resolve is a dependent name: the dependent type
@@ -349,6 +350,9 @@ pub enum Alt {
     /// A pointer to this (function) type.
     PointerTo(Eix),
 }
+
+/// clang's builtin templates (`BuiltinTemplateDecl`s, never dumped).
+const BUILTIN_TEMPLATES: &[&str] = &["__make_integer_seq", "__type_pack_element"];
 
 /// One interned spelling: its type, its references outside and inside template
 /// patterns, and the placeholder its parse met (if any).
@@ -1138,16 +1142,23 @@ impl Types {
                 }
             }
         }
-        // A template-id of a class or alias template without that specialization: the
-        // pattern.
-        if let Some(p) = key.find('<') {
-            if !key[p..].contains("::") {
-                if let Some(&e) = self.by_template.get(&key[..p]) {
-                    return Ok(Some(e));
-                }
-                if let Some(&e) = self.by_template_last.get(last_component(&key[..p])) {
-                    return Ok(Some(e));
-                }
+        // A template-id (`name<args>`, arguments possibly qualified) of a class or alias
+        // template without that specialization: the pattern.
+        let last = last_component(&key);
+        if let (Some(lp), true) = (last.find('<'), key.ends_with('>')) {
+            let name = &key[..key.len() - last.len() + lp];
+            let short = &last[..lp];
+            if BUILTIN_TEMPLATES.contains(&short) {
+                // clang's builtin templates: printed only with dependent arguments (with
+                // others they are desugared to the type they make).
+                self.dependent_refs += 1;
+                return self.dependent(il).map(Some);
+            }
+            if let Some(&e) = self.by_template.get(name) {
+                return Ok(Some(e));
+            }
+            if let Some(&e) = self.by_template_last.get(short) {
+                return Ok(Some(e));
             }
         }
         // A unique type with that unqualified name.
