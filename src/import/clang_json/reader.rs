@@ -4,7 +4,7 @@
 
 use super::json::{parse_id, parse_int, JsonError, Lexer, Tok};
 use super::kinds::{attr_kind, classify, is_decl, op, Class, ExprClass, RecordKind};
-use super::types::{normalize, Types};
+use super::types::{normalize, qual, Alt, Types};
 use super::{Import, ImportReport};
 use crate::il::kinds::{self as K, ck, SCK_FUNCTION};
 use crate::il::{fields as F, Eix, EntryKind, Il, IlError, RegionIdx};
@@ -87,8 +87,16 @@ struct Frame {
     ref_name: String,
     member_ref: u64,
     previous: u64,
+    /// A call or function-to-pointer decay: typed when it closes, from its operands.
+    type_deferred: bool,
+    /// `parentDeclContextId`: the semantic parent of an out-of-line definition.
+    parent_ctx: u64,
+    /// The enclosing scopes outside an out-of-line definition, while inside it.
+    saved_qual: Option<Vec<String>>,
     ctor_type: String,
     bases: Vec<(String, u8, bool)>,
+    /// The base types, interned when the record opens.
+    base_types: Vec<Eix>,
     depth: u16,
     index: u16,
     pos: (u16, u32, u32),
@@ -114,6 +122,7 @@ impl Frame {
         let mut kids = std::mem::take(&mut self.kids);
         let mut locals = std::mem::take(&mut self.locals);
         let mut bases = std::mem::take(&mut self.bases);
+        let mut base_types = std::mem::take(&mut self.base_types);
         let mut targ_entries = std::mem::take(&mut self.targ_entries);
         let mut strs = [
             std::mem::take(&mut self.name),
@@ -132,6 +141,7 @@ impl Frame {
         kids.clear();
         locals.clear();
         bases.clear();
+        base_types.clear();
         targ_entries.clear();
         for s in &mut strs {
             s.clear();
@@ -153,6 +163,7 @@ impl Frame {
         self.kids = kids;
         self.locals = locals;
         self.bases = bases;
+        self.base_types = base_types;
         self.targ_entries = targ_entries;
         self.entry = Eix::NONE;
         self.body_scope = Eix::NONE;
@@ -602,6 +613,11 @@ impl<'a> Builder<'a> {
                 Self::read_into(lx, &mut s)?;
                 self.frames[t].tag = s;
             }
+            b"parentDeclContextId" => {
+                if let Some(s) = self.read_string(lx)? {
+                    self.frames[t].parent_ctx = parse_id(s.as_bytes());
+                }
+            }
             b"previousDecl" => {
                 if let Some(s) = self.read_string(lx)? {
                     self.frames[t].previous = parse_id(s.as_bytes());
@@ -1023,6 +1039,105 @@ impl<'a> Builder<'a> {
     }
 
     fn type_of(&mut self, t: usize) -> Result<Eix, IlError> {
+        self.type_of_or(t, Alt::None)
+    }
+
+    /// The declared type of the declaration with clang id `id`, if it was built (the
+    /// referent's type when that is a reference): what an expression naming it has.
+    fn declared_type(&self, id: u64) -> Eix {
+        let Some(&(d, _)) = self.ids.get(&id) else {
+            return Eix::NONE;
+        };
+        if !self.il.is_live(d) {
+            return Eix::NONE;
+        }
+        let field = match self.il.kind(d) {
+            EntryKind::Routine => F::ROUTINE_TYPE,
+            EntryKind::Variable => F::VARIABLE_TYPE,
+            EntryKind::Field => F::FIELD_TYPE,
+            EntryKind::ParamType => F::PARAM_TYPE_TYPE,
+            _ => return Eix::NONE,
+        };
+        let ty = self.il.child_eix(d, field).unwrap_or(Eix::NONE);
+        self.referent(ty)
+    }
+
+    /// The type of a call (its callee's return type where clang's spelling, printed in the
+    /// callee's scope, does not resolve here) or of a function-to-pointer decay (a pointer
+    /// to its operand's function type).
+    fn finish_expr_type(
+        &mut self,
+        t: usize,
+        e: Eix,
+        ec: ExprClass,
+        kids: &[Kid],
+    ) -> Result<(), IlError> {
+        let operand = kids
+            .iter()
+            .map(|k| k.e)
+            .find(|&k| !k.is_none() && self.il.kind(k) == EntryKind::ExprNode);
+        let alt = match operand {
+            Some(op) if ec == ExprClass::Call => Alt::Type(self.return_type_of(op)),
+            Some(op) => self
+                .il
+                .child_eix(op, F::EXPR_NODE_TYPE)
+                .map_or(Alt::None, Alt::PointerTo),
+            None => Alt::None,
+        };
+        let ty = self.type_of_or(t, alt)?;
+        self.set_child(e, F::EXPR_NODE_TYPE, ty)
+    }
+
+    /// The return type of the routine a callee expression designates (through its entity,
+    /// else its function or function-pointer type); the referent for a reference.
+    fn return_type_of(&self, callee: Eix) -> Eix {
+        let by_entity = self
+            .il
+            .ref_eix(callee, F::EXPR_NODE_ENTITY)
+            .filter(|&r| self.il.is_live(r) && self.il.kind(r) == EntryKind::Routine)
+            .and_then(|r| self.il.child_eix(r, F::ROUTINE_TYPE));
+        let fty = by_entity.or_else(|| {
+            let ty = self.il.child_eix(callee, F::EXPR_NODE_TYPE)?;
+            let ty = Types::strip(self.il, ty);
+            let r = self.il.row(ty) as usize;
+            if self.il.tables.r#type.type_kind[r] == 6 {
+                self.il.child_eix(ty, F::TYPE_BASE_TYPE)
+            } else {
+                Some(ty)
+            }
+        });
+        let Some(fty) = fty else {
+            return Eix::NONE;
+        };
+        if !self.types.is_resolved_type(self.il, fty) {
+            return Eix::NONE;
+        }
+        let fty = Types::strip(self.il, fty);
+        if self.il.tables.r#type.type_kind[self.il.row(fty) as usize] != 7 {
+            return Eix::NONE;
+        }
+        let ret = self
+            .il
+            .child_eix(fty, F::TYPE_BASE_TYPE)
+            .unwrap_or(Eix::NONE);
+        self.referent(ret)
+    }
+
+    /// `t` without an outer lvalue/rvalue reference.
+    fn referent(&self, t: Eix) -> Eix {
+        if t.is_none() || !self.il.is_live(t) || self.il.kind(t) != EntryKind::Type {
+            return t;
+        }
+        let r = self.il.row(t) as usize;
+        let tb = &self.il.tables.r#type;
+        if tb.type_kind[r] == 6 && tb.qualifiers[r] & (qual::LREF | qual::RREF) != 0 {
+            return self.il.child_eix(t, F::TYPE_BASE_TYPE).unwrap_or(Eix::NONE);
+        }
+        t
+    }
+
+    /// The type of frame `t`; `alt` stands in where its spelling does not resolve here.
+    fn type_of_or(&mut self, t: usize, alt: Alt) -> Result<Eix, IlError> {
         self.types.in_pattern = self.pattern_depth > 0;
         let f = &self.frames[t];
         let s = if !f.desugared.is_empty() {
@@ -1033,7 +1148,7 @@ impl<'a> Builder<'a> {
         if s.is_empty() {
             return Ok(Eix::NONE);
         }
-        self.types.intern(self.il, &s)
+        self.types.intern_or(self.il, &s, alt)
     }
 
     /// Whether an edge `p -> c` can be set: both present and `c` of the field's kind
@@ -1223,6 +1338,7 @@ impl<'a> Builder<'a> {
 
     fn materialize_inner(&mut self, t: usize, class: Class) -> Result<(), IlError> {
         let pclass = self.parent_class(t);
+        self.enter_semantic_parent(t);
         // A reference-only stub `{id, kind, name}` (explicit specializations listed under
         // their template, dumped in full elsewhere): a placeholder the full node fills.
         {
@@ -1491,6 +1607,10 @@ impl<'a> Builder<'a> {
                 let name = self.frames[t].name.clone();
                 let q = self.qname(&name);
                 let (e, existed) = self.types.named_entry(self.il, &q, 12)?;
+                if matches!(pclass, Some(Class::Template(4))) && !self.frames[t - 1].pattern_seen {
+                    // The pattern of an alias template: `_If_sv<_Tp, int>` names it.
+                    self.types.template_name(self.il, &q, e)?;
+                }
                 let r = self.il.row(e) as usize;
                 if !existed || self.il.tables.r#type.type_kind[r] == 12 {
                     let target = self.type_of(t)?;
@@ -1728,6 +1848,25 @@ impl<'a> Builder<'a> {
         self.types.qual.push(last_comp_owned(&q));
         self.frames[t].qual_pushed = true;
         self.register(t, e);
+        // Base types now, from the class's scope: names in its body may be inherited.
+        let bases = std::mem::take(&mut self.frames[t].bases);
+        let mut types = std::mem::take(&mut self.frames[t].base_types);
+        types.clear();
+        let mut r = Ok(());
+        for (ty, _, _) in &bases {
+            self.types.in_pattern = self.pattern_depth > 0;
+            match self.types.intern(self.il, ty) {
+                Ok(bt) => types.push(bt),
+                Err(x) => {
+                    r = Err(x);
+                    break;
+                }
+            }
+        }
+        self.frames[t].bases = bases;
+        r?;
+        self.types.set_bases(e, &types);
+        self.frames[t].base_types = types;
         Ok(())
     }
 
@@ -1759,6 +1898,21 @@ impl<'a> Builder<'a> {
             }
         }
         Ok(())
+    }
+
+    /// An out-of-line member definition (`parentDeclContextId` names a class): names in
+    /// it are looked up from that class's scope, as clang printed them, until it closes.
+    fn enter_semantic_parent(&mut self, t: usize) {
+        let id = self.frames[t].parent_ctx;
+        if id == 0 || self.frames[t].saved_qual.is_some() {
+            return;
+        }
+        let Some(&(e, _)) = self.ids.get(&id) else {
+            return;
+        };
+        if let Some(scopes) = self.types.scopes_of(e) {
+            self.frames[t].saved_qual = Some(std::mem::replace(&mut self.types.qual, scopes));
+        }
     }
 
     fn enter_pattern(&mut self, t: usize, pclass: Option<Class>) {
@@ -1827,8 +1981,23 @@ impl<'a> Builder<'a> {
                 self.il.tables.expr_node.op2[r] = cast_code(&self.frames[t].opcode);
             }
         }
-        let ty = self.type_of(t)?;
-        self.set_child(e, F::EXPR_NODE_TYPE, ty)?;
+        let referenced = match ec {
+            E::DeclRef => self.frames[t].ref_id,
+            E::Member => self.frames[t].member_ref,
+            _ => 0,
+        };
+        let ty = if ec == E::Call
+            || (ec == E::Cast && self.frames[t].opcode == "FunctionToPointerDecay")
+        {
+            // Typed when it closes, from its operands (`finish_expr_type`).
+            self.frames[t].type_deferred = true;
+            Eix::NONE
+        } else {
+            let alt = Alt::Type(self.declared_type(referenced));
+            let ty = self.type_of_or(t, alt)?;
+            self.set_child(e, F::EXPR_NODE_TYPE, ty)?;
+            ty
+        };
         match ec {
             E::DeclRef | E::New | E::Delete => {
                 let (id, rk, rn) = (
@@ -1918,6 +2087,9 @@ impl<'a> Builder<'a> {
         }
         let r = self.finalize(t);
         r.map_err(|e| ie(off, e))?;
+        if let Some(q) = self.frames[t].saved_qual.take() {
+            self.types.qual = q;
+        }
         self.top -= 1;
         Ok(())
     }
@@ -2247,6 +2419,9 @@ impl<'a> Builder<'a> {
                     }
                     _ => {}
                 }
+                if self.frames[t].type_deferred && !e.is_none() {
+                    self.finish_expr_type(t, e, ec, &kids)?;
+                }
                 for k in &kids {
                     if k.e.is_none() {
                         continue;
@@ -2482,8 +2657,12 @@ impl<'a> Builder<'a> {
         // Bases.
         let bases = std::mem::take(&mut self.frames[t].bases);
         let mut base_entries = Vec::with_capacity(bases.len());
-        for (ty, access, virt) in &bases {
-            let bt = self.types.intern(self.il, ty)?;
+        let types = std::mem::take(&mut self.frames[t].base_types);
+        for (i, (ty, access, virt)) in bases.iter().enumerate() {
+            let bt = match types.get(i) {
+                Some(&bt) => bt,
+                None => self.types.intern(self.il, ty)?,
+            };
             let b = self.alloc(EntryKind::BaseClass)?;
             let r = self.il.row(b) as usize;
             self.il.tables.base_class.access[r] = *access;
@@ -2493,6 +2672,7 @@ impl<'a> Builder<'a> {
             base_entries.push(b);
         }
         self.frames[t].bases = bases;
+        self.frames[t].base_types = types;
         let reused = self.frames[t].reused && !self.il.list_eix(e, F::TYPE_FIELDS).is_empty();
         if !info.is_none() && self.il.child_eix(e, F::TYPE_TEMPLATE_INFO).is_none() {
             self.set_child(e, F::TYPE_TEMPLATE_INFO, info)?;

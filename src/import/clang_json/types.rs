@@ -4,11 +4,31 @@
 //! sugar was printed). [`Types::intern`] parses that syntax — cv-qualifiers, builtin
 //! keyword sequences, (qualified, template-id) names, pointers, references, arrays,
 //! function types and parenthesized declarators such as `void (*)(int)` — into type
-//! entries, interned by spelling so each distinct spelling is parsed once. Names resolve by
-//! normalized qualified name, then by template name (`Arr<T, N>` inside a pattern), then by
-//! a unique unqualified last component; anything else becomes a named placeholder
+//! entries, interned by spelling so each distinct spelling is parsed once (a spelling whose
+//! meaning depends on the enclosing scopes is interned once per scope).
+//!
+//! Names resolve as clang's printer wrote them, relative to the scope of the declaration:
+//! 1. from the innermost enclosing scope outwards (namespaces, classes; for an out-of-line
+//!    member definition, the class its `parentDeclContextId` names), including member types
+//!    a class inherits from its bases (`difference_type` in `_Bit_iterator`);
+//! 2. by normalized qualified name;
+//! 3. a template parameter in scope or clang's canonical `type-parameter-D-I`: a
+//!    tk_template_param entry;
+//! 4. `A::b`: `A` resolved (through typedefs) to a class, then its member `b` (own or
+//!    inherited); a member of a template parameter, or one a class template pattern lacks,
+//!    is the dependent type;
+//! 5. a template-id of a class or alias template without that specialization: the pattern
+//!    (of clang's builtin `__make_integer_seq` / `__type_pack_element`: the dependent type);
+//! 6. a unique unqualified last component.
+//!
+//! `typename A::b` that does not resolve is a dependent name: the dependent type
+//! (`<dependent type>`, tk_template_param). Anything else becomes a named placeholder
 //! (`tk_error`) that a later definition of that name fills in. Placeholders still unfilled
-//! at the end are the unresolved type names.
+//! at the end are the unresolved type names. An expression's type is printed in the scope
+//! of the entity it names (`traits_type::copy` has type `char_type *(char_type *, …)`):
+//! where that spelling does not resolve in the current scope the importer passes the
+//! entity's declared type ([`Alt`]): a reference's referent, a call's callee return type,
+//! a pointer to the function type for a function-to-pointer decay.
 //!
 //! Type entries built here (type_kind per `kinds::TYPE_KIND_NAMES`): builtins are
 //! tk_void/tk_integer/tk_float with `size`; pointers are tk_pointer (`qualifiers` bit 8 =
@@ -21,7 +41,7 @@
 
 use crate::il::kinds::{self, ck};
 use crate::il::{fields as F, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 
 const MAX_DEPTH: u32 = 24;
 
@@ -182,6 +202,10 @@ fn lex(s: &str) -> Vec<Tk> {
                 while i < b.len() && ident(b[i]) {
                     i += 1;
                 }
+                // clang's canonical template parameter `type-parameter-D-I` is one name.
+                if s[start..i] == *"type" && s[i..].starts_with("-parameter-") {
+                    i = tparam_end(b, i + "-parameter-".len());
+                }
                 i = name_tail(b, i);
                 v.push(Tk {
                     t: T::Name,
@@ -211,6 +235,21 @@ fn lexer_always_advances() {
     ] {
         assert!(lex(s).len() <= s.len() + 1, "{s}");
     }
+}
+
+/// The end of the `D-I` digits of `type-parameter-D-I` from `i` (just after the prefix).
+fn tparam_end(b: &[u8], mut i: usize) -> usize {
+    let digits = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    i = digits(i);
+    if i + 1 < b.len() && b[i] == b'-' && b[i + 1].is_ascii_digit() {
+        i = digits(i + 1);
+    }
+    i
 }
 
 /// Extends a name over `<...>` template arguments and `::` qualifiers.
@@ -300,6 +339,21 @@ const BUILTIN_WORDS: &[&str] = &[
     "_Complex",
 ];
 
+/// What an expression's type spelling stands for where it does not resolve in the
+/// current scope ([`Types::intern_or`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Alt {
+    /// Nothing: the spelling's own (unresolved) type.
+    None,
+    /// This type.
+    Type(Eix),
+    /// A pointer to this (function) type.
+    PointerTo(Eix),
+}
+
+/// clang's builtin templates (`BuiltinTemplateDecl`s, never dumped).
+const BUILTIN_TEMPLATES: &[&str] = &["__make_integer_seq", "__type_pack_element"];
+
 /// One interned spelling: its type, its references outside and inside template
 /// patterns, and the placeholder its parse met (if any).
 #[derive(Clone, Copy, Debug)]
@@ -314,6 +368,14 @@ struct Spelling {
 #[derive(Default)]
 pub struct Types {
     by_spelling: AHashMap<Box<str>, Spelling>,
+    /// Spellings whose meaning depends on the enclosing scopes, by scopes + spelling.
+    by_scope: AHashMap<Box<str>, Spelling>,
+    /// The placeholder each interned type's spelling met (types of unresolved spellings).
+    ph_of: AHashMap<Eix, Eix>,
+    /// Base types of each class type.
+    bases: AHashMap<Eix, Vec<Eix>>,
+    /// Pointer types made for function-to-pointer decays, by target type.
+    pointers: AHashMap<Eix, Eix>,
     by_name: AHashMap<String, Eix>,
     by_last: AHashMap<String, Eix>,
     by_template: AHashMap<String, Eix>,
@@ -340,6 +402,10 @@ pub struct Types {
     /// scope outwards.
     pub qual: Vec<String>,
     scoped_hit: bool,
+    /// The qualified name each named type was first indexed under (member lookup).
+    qname_of: AHashMap<Eix, String>,
+    /// Patterns of class and alias templates.
+    patterns: AHashSet<Eix>,
 }
 
 fn new_type(il: &mut Il, k: u8, name: Option<&str>) -> Result<Eix, IlError> {
@@ -362,7 +428,7 @@ impl Types {
     pub fn unresolved_refs(&self, il: &Il) -> (u64, u64, Vec<(String, u32)>) {
         let (mut n, mut np) = (0u64, 0u64);
         let mut names: AHashMap<&str, u32> = AHashMap::new();
-        for sp in self.by_spelling.values() {
+        for sp in self.by_spelling.values().chain(self.by_scope.values()) {
             if !sp.ph.is_none() && self.is_placeholder(il, sp.ph) {
                 n += sp.hits as u64;
                 np += sp.pattern_hits as u64;
@@ -408,6 +474,26 @@ impl Types {
         Ok((e, false))
     }
 
+    /// The scope components of the class type `e` (its qualified name split at `::`):
+    /// the lookup scopes of its out-of-line members.
+    pub fn scopes_of(&self, e: Eix) -> Option<Vec<String>> {
+        let q = self.qname_of.get(&e)?;
+        // A partial specialization's members are indexed under its template's name.
+        let q = match q.rfind("<partial#") {
+            Some(p) if q.ends_with('>') && !q[p..].contains("::") => &q[..p],
+            _ => q.as_str(),
+        };
+        let mut v = Vec::new();
+        let mut rest = q;
+        while let Some((head, last)) = split_last(rest) {
+            v.push(last.to_string());
+            rest = head;
+        }
+        v.push(rest.to_string());
+        v.reverse();
+        Some(v)
+    }
+
     /// Indexes an existing type under another qualified name.
     pub fn alias_name(&mut self, il: &mut Il, qname: &str, e: Eix) -> Result<(), IlError> {
         let key = normalize(qname);
@@ -435,6 +521,7 @@ impl Types {
     }
 
     fn index_name(&mut self, key: String, e: Eix) {
+        self.qname_of.entry(e).or_insert_with(|| key.clone());
         let last = last_component(&key).to_string();
         if let Some(p) = key.find('<') {
             self.by_template.entry(key[..p].to_string()).or_insert(e);
@@ -455,6 +542,7 @@ impl Types {
     /// Marks `qname` as a class template name whose pattern type is `e`.
     pub fn template_name(&mut self, il: &mut Il, qname: &str, e: Eix) -> Result<(), IlError> {
         let key = normalize(qname);
+        self.patterns.insert(e);
         self.by_template_last
             .insert(last_component(&key).to_string(), e);
         self.by_template.insert(key, e);
@@ -463,72 +551,155 @@ impl Types {
 
     /// The type for a spelling, parsed once and interned. Counts one type reference.
     pub fn intern(&mut self, il: &mut Il, s: &str) -> Result<Eix, IlError> {
+        self.intern_or(il, s, Alt::None)
+    }
+
+    /// [`Types::intern`], except that a spelling left unresolved here stands for the type
+    /// `alt` gives when that resolved: clang prints an expression's type relative to the
+    /// scope of the entity it refers to (`char_type *(char_type *, const char_type *,
+    /// size_t)` for `traits_type::copy`), so the entity's declared type, its return type
+    /// for a call, or a pointer to its function type for a decay is the same type.
+    pub fn intern_or(&mut self, il: &mut Il, s: &str, alt: Alt) -> Result<Eix, IlError> {
         self.refs += 1;
         let inp = self.in_pattern;
-        if let Some(v) = self.by_spelling.get(s).copied() {
-            let unresolved = !v.ph.is_none() && self.is_placeholder(il, v.ph);
-            if unresolved && !self.qual.is_empty() {
-                // Unresolved where first met: try again from this scope.
-                if let Some(t) = self.try_scoped(il, s)? {
-                    return Ok(t);
-                }
-            }
-            if let Some(v) = self.by_spelling.get_mut(s) {
-                if inp {
-                    v.pattern_hits += 1;
-                } else {
-                    v.hits += 1;
-                }
-            }
-            return Ok(v.t);
-        }
         // Types are file-scope entries; their param_type/constant parts must be too.
         let saved = il.current_region();
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(RegionIdx::FILE_SCOPE)?;
         }
-        self.last_placeholder = Eix::NONE;
-        self.scoped_hit = false;
-        let r = self.parse(il, s, 0);
+        let r = self.spelling(il, s, 0);
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(saved)?;
         }
-        let t = r?;
-        if self.scoped_hit {
-            // Resolved through the enclosing scopes: valid here only, not cached.
-            return Ok(t);
+        let (key, v) = r?;
+        if self.unresolved(il, &v) {
+            match alt {
+                Alt::Type(t) if self.is_resolved_type(il, t) => return Ok(t),
+                Alt::PointerTo(t) if self.is_resolved_type(il, t) => return self.pointer_to(il, t),
+                _ => {}
+            }
         }
-        self.by_spelling.insert(
-            s.into(),
-            Spelling {
-                t,
-                hits: (!inp) as u32,
-                pattern_hits: inp as u32,
-                ph: self.last_placeholder,
-            },
-        );
-        Ok(t)
+        let slot = match &key {
+            None => self.by_spelling.get_mut(s),
+            Some(k) => self.by_scope.get_mut(k.as_str()),
+        };
+        if let Some(v) = slot {
+            if inp {
+                v.pattern_hits += 1;
+            } else {
+                v.hits += 1;
+            }
+        }
+        Ok(v.t)
     }
 
-    /// Parses `s` again in the current scope; `Some` only when a scoped lookup made the
-    /// difference (the result is then not cached).
-    fn try_scoped(&mut self, il: &mut Il, s: &str) -> Result<Option<Eix>, IlError> {
+    fn unresolved(&self, il: &Il, v: &Spelling) -> bool {
+        !v.ph.is_none() && self.is_placeholder(il, v.ph)
+    }
+
+    /// The pointer type to `t` (one per target type).
+    fn pointer_to(&mut self, il: &mut Il, t: Eix) -> Result<Eix, IlError> {
+        if let Some(&p) = self.pointers.get(&t) {
+            return Ok(p);
+        }
         let saved = il.current_region();
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(RegionIdx::FILE_SCOPE)?;
         }
-        let (lp, sh) = (self.last_placeholder, self.scoped_hit);
-        self.scoped_hit = false;
-        self.last_placeholder = Eix::NONE;
-        let r = self.parse(il, s, 0);
-        let hit = self.scoped_hit && self.last_placeholder.is_none();
-        self.last_placeholder = lp;
-        self.scoped_hit = sh;
+        let r = self.derived(il, 6, t, 0);
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(saved)?;
         }
+        let p = r?;
+        self.pointers.insert(t, p);
+        Ok(p)
+    }
+
+    /// Whether `t` is a type entry whose spelling resolved.
+    pub fn is_resolved_type(&self, il: &Il, t: Eix) -> bool {
+        !t.is_none()
+            && il.is_live(t)
+            && il.kind(t) == EntryKind::Type
+            && !self.is_placeholder(il, t)
+            && self
+                .ph_of
+                .get(&t)
+                .is_none_or(|&ph| !self.is_placeholder(il, ph))
+    }
+
+    /// The interned entry of spelling `s` and where it is cached (`None`: for every scope;
+    /// `Some(key)`: for the enclosing scopes only). A new spelling is parsed; one that
+    /// was unresolved where first met is parsed again once per enclosing scope. Sets
+    /// `scoped_hit` when the result depends on the scope.
+    fn spelling(
+        &mut self,
+        il: &mut Il,
+        s: &str,
+        depth: u32,
+    ) -> Result<(Option<String>, Spelling), IlError> {
+        let global = self.by_spelling.get(s).copied();
+        if let Some(v) = global {
+            if self.qual.is_empty() || !self.unresolved(il, &v) {
+                return Ok((None, v));
+            }
+        }
+        let key = (!self.qual.is_empty()).then(|| self.scope_key(s));
+        if let Some(k) = &key {
+            if let Some(v) = self.by_scope.get(k.as_str()).copied() {
+                self.scoped_hit = true;
+                return Ok((key, v));
+            }
+        }
+        let (lp, sh) = (self.last_placeholder, self.scoped_hit);
+        self.last_placeholder = Eix::NONE;
+        self.scoped_hit = false;
+        let r = self.parse(il, s, depth);
+        let (ph, scoped) = (self.last_placeholder, self.scoped_hit);
+        self.last_placeholder = lp;
+        self.scoped_hit = sh;
         let t = r?;
-        Ok(hit.then_some(t))
+        let mut v = Spelling {
+            t,
+            hits: 0,
+            pattern_hits: 0,
+            ph,
+        };
+        if let Some(g) = global {
+            if !ph.is_none() {
+                // Parsed again from this scope without resolving: the first parse stands.
+                v = Spelling {
+                    hits: 0,
+                    pattern_hits: 0,
+                    ..g
+                };
+            }
+        }
+        if !v.ph.is_none() {
+            self.ph_of.insert(v.t, v.ph);
+        }
+        match key {
+            Some(k) if scoped || global.is_some() => {
+                self.by_scope.insert(k.clone().into(), v);
+                self.scoped_hit = true;
+                Ok((Some(k), v))
+            }
+            _ => {
+                self.by_spelling.insert(s.into(), v);
+                Ok((None, v))
+            }
+        }
+    }
+
+    /// The cache key of `s` inside the enclosing scopes.
+    fn scope_key(&self, s: &str) -> String {
+        let mut k = String::with_capacity(s.len() + 64);
+        for q in &self.qual {
+            k.push_str(q);
+            k.push_str("::");
+        }
+        k.push('\0');
+        k.push_str(s);
+        k
     }
 
     fn parse(&mut self, il: &mut Il, s: &str, depth: u32) -> Result<Eix, IlError> {
@@ -536,7 +707,6 @@ impl Types {
             return self.placeholder(il, s);
         }
         if s.contains("<dependent type>")
-            || s.starts_with("typename ")
             || s.starts_with("decltype(")
             || s == "auto"
             || s.starts_with("auto ")
@@ -573,6 +743,7 @@ impl Types {
         let mut cv = 0u8;
         let mut words: Vec<&str> = Vec::new();
         let mut name: Option<&str> = None;
+        let mut typename_kw = false;
         while i < toks.len() {
             let t = toks[i];
             if t.t != T::Name {
@@ -583,7 +754,8 @@ impl Types {
                 "const" => cv |= qual::CONST,
                 "volatile" => cv |= qual::VOLATILE,
                 "restrict" | "__restrict" => cv |= qual::RESTRICT,
-                "struct" | "class" | "union" | "enum" | "typename" | "__unaligned" => {}
+                "typename" => typename_kw = true,
+                "struct" | "class" | "union" | "enum" | "__unaligned" => {}
                 w if BUILTIN_WORDS.contains(&w) && name.is_none() => words.push(w),
                 _ if name.is_none() && words.is_empty() => name = Some(w),
                 _ => break,
@@ -593,7 +765,11 @@ impl Types {
         let base = if !words.is_empty() {
             self.builtin(il, &words)?
         } else if let Some(n) = name {
-            self.resolve_name(il, n)?
+            if typename_kw {
+                self.typename_type(il, n)?
+            } else {
+                self.resolve_name(il, n)?
+            }
         } else {
             return self.placeholder(il, s);
         };
@@ -767,28 +943,11 @@ impl Types {
     }
 
     fn intern_nested(&mut self, il: &mut Il, s: &str, depth: u32) -> Result<Eix, IlError> {
-        if let Some(v) = self.by_spelling.get(s) {
-            if !v.ph.is_none() {
-                self.last_placeholder = v.ph;
-            }
-            return Ok(v.t);
+        let (_, v) = self.spelling(il, s, depth)?;
+        if !v.ph.is_none() {
+            self.last_placeholder = v.ph;
         }
-        let saved = self.last_placeholder;
-        self.last_placeholder = Eix::NONE;
-        let t = self.parse(il, s, depth)?;
-        self.by_spelling.insert(
-            s.into(),
-            Spelling {
-                t,
-                hits: 0,
-                pattern_hits: 0,
-                ph: self.last_placeholder,
-            },
-        );
-        if self.last_placeholder.is_none() {
-            self.last_placeholder = saved;
-        }
-        Ok(t)
+        Ok(v.t)
     }
 
     fn array(&mut self, il: &mut Il, elem: Eix, n: Option<u64>) -> Result<Eix, IlError> {
@@ -903,9 +1062,18 @@ impl Types {
     }
 
     fn resolve_name(&mut self, il: &mut Il, n: &str) -> Result<Eix, IlError> {
+        match self.lookup(il, n, 0)? {
+            Some(e) => Ok(e),
+            None => self.placeholder(il, &normalize(n.trim_start_matches("::"))),
+        }
+    }
+
+    /// The type a (possibly qualified) name denotes, or `None` (no placeholder is made,
+    /// and an existing placeholder of that name counts as `None`).
+    fn lookup(&mut self, il: &mut Il, n: &str, depth: u32) -> Result<Option<Eix>, IlError> {
         let key = normalize(n.trim_start_matches("::"));
         if key == "__va_list_tag" {
-            return self.builtin(il, &["__va_list_tag"]);
+            return self.builtin(il, &["__va_list_tag"]).map(Some);
         }
         // Innermost enclosing scope first (`value_type` inside `std::vector<int, ...>`).
         if !self.qual.is_empty() && !n.starts_with("::") {
@@ -923,30 +1091,40 @@ impl Types {
                 if let Some(&e) = self.by_name.get(&k) {
                     if !self.is_placeholder(il, e) {
                         self.scoped_hit = true;
-                        return Ok(e);
+                        return Ok(Some(e));
                     }
+                }
+                // A member inherited by an enclosing class.
+                let inherited = p
+                    .strip_suffix("::")
+                    .and_then(|c| self.by_name.get(c))
+                    .and_then(|&c| self.inherited_member(il, c, &key, 0));
+                if let Some(e) = inherited {
+                    self.scoped_hit = true;
+                    return Ok(Some(e));
                 }
             }
         }
         if let Some(&e) = self.by_name.get(&key) {
-            if self.is_placeholder(il, e) {
-                self.last_placeholder = e;
+            if !self.is_placeholder(il, e) {
+                return Ok(Some(e));
             }
-            return Ok(e);
         }
-        // A template parameter of an enclosing template.
-        if key.starts_with("type-parameter-") || self.tparam_scopes.iter().any(|s| s.contains(&key))
+        // A template parameter of an enclosing template (clang's canonical
+        // `type-parameter-D-I`, or a parameter name in scope).
+        if !key.contains("::")
+            && (key.starts_with("type-parameter-")
+                || self.tparam_scopes.iter().any(|s| s.contains(&key)))
         {
             if let Some(&e) = self.tparams.get(&key) {
-                return Ok(e);
+                return Ok(Some(e));
             }
             let t = new_type(il, 14, Some(&key))?;
             self.tparams.insert(key, t);
-            return Ok(t);
+            return Ok(Some(t));
         }
-        // Dependent member of a template parameter: `T::value_type`.
-        if let Some(p) = key.find("::") {
-            let head = &key[..p];
+        if let Some((head, member)) = split_last(&key) {
+            // Dependent member of a template parameter: `T::value_type`.
             let head_base = head.split('<').next().unwrap_or(head);
             if head.starts_with("type-parameter-")
                 || self
@@ -955,29 +1133,126 @@ impl Types {
                     .any(|s| s.iter().any(|x| x == head_base))
             {
                 self.dependent_refs += 1;
-                return self.dependent(il);
+                return self.dependent(il).map(Some);
+            }
+            // A member of the class (or typedef of a class) the qualifier names.
+            if depth < MAX_DEPTH {
+                if let Some(t) = self.member_type(il, head, member, depth)? {
+                    return Ok(Some(t));
+                }
             }
         }
-        // A template-id of a class template without that specialization: the pattern.
-        if let Some(p) = key.find('<') {
-            if !key[p..].contains("::") {
-                if let Some(&e) = self.by_template.get(&key[..p]) {
-                    return Ok(e);
-                }
-                if let Some(&e) = self.by_template_last.get(last_component(&key[..p])) {
-                    return Ok(e);
-                }
+        // A template-id (`name<args>`, arguments possibly qualified) of a class or alias
+        // template without that specialization: the pattern.
+        let last = last_component(&key);
+        if let (Some(lp), true) = (last.find('<'), key.ends_with('>')) {
+            let name = &key[..key.len() - last.len() + lp];
+            let short = &last[..lp];
+            if BUILTIN_TEMPLATES.contains(&short) {
+                // clang's builtin templates: printed only with dependent arguments (with
+                // others they are desugared to the type they make).
+                self.dependent_refs += 1;
+                return self.dependent(il).map(Some);
+            }
+            if let Some(&e) = self.by_template.get(name) {
+                return Ok(Some(e));
+            }
+            if let Some(&e) = self.by_template_last.get(short) {
+                return Ok(Some(e));
             }
         }
         // A unique type with that unqualified name.
         if !key.contains('<') {
             if let Some(&e) = self.by_last.get(last_component(&key)) {
-                if !e.is_none() {
-                    return Ok(e);
+                if !e.is_none() && !self.is_placeholder(il, e) {
+                    return Ok(Some(e));
                 }
             }
         }
-        self.placeholder(il, &key)
+        Ok(None)
+    }
+
+    /// The member type `member` declared in the class `class`.
+    fn own_member(&self, il: &Il, class: Eix, member: &str) -> Option<Eix> {
+        let q = self.qname_of.get(&class)?;
+        let e = *self.by_name.get(&format!("{q}::{member}"))?;
+        (!self.is_placeholder(il, e)).then_some(e)
+    }
+
+    /// The member type `member` a class inherits from its bases (depth-first, in base
+    /// order, bounded depth).
+    fn inherited_member(&self, il: &Il, class: Eix, member: &str, depth: u32) -> Option<Eix> {
+        if depth >= 16 {
+            return None;
+        }
+        let class = Self::strip(il, class);
+        for &b in self.bases.get(&class)? {
+            let b = Self::strip(il, b);
+            if let Some(e) = self.own_member(il, b, member) {
+                return Some(e);
+            }
+            if let Some(e) = self.inherited_member(il, b, member, depth + 1) {
+                return Some(e);
+            }
+        }
+        None
+    }
+
+    /// Records the base types of class `class` (member lookup searches them).
+    pub fn set_bases(&mut self, class: Eix, bases: &[Eix]) {
+        if !bases.is_empty() {
+            self.bases.insert(class, bases.to_vec());
+        }
+    }
+
+    /// `typename A::b`: the type it names where the qualifier resolves, else (a dependent
+    /// name before instantiation) the dependent type. Outside patterns such a result
+    /// depends on the enclosing scope and is not cached.
+    fn typename_type(&mut self, il: &mut Il, n: &str) -> Result<Eix, IlError> {
+        if let Some(e) = self.lookup(il, n, 0)? {
+            return Ok(e);
+        }
+        if !self.in_pattern && !self.qual.is_empty() {
+            self.scoped_hit = true;
+        }
+        self.dependent_refs += 1;
+        self.dependent(il)
+    }
+
+    /// `head::member`: the member type of the class `head` names (through typedefs), a
+    /// dependent type when `head` is a template parameter or a class template pattern
+    /// without that member, `None` when `head` is unknown.
+    fn member_type(
+        &mut self,
+        il: &mut Il,
+        head: &str,
+        member: &str,
+        depth: u32,
+    ) -> Result<Option<Eix>, IlError> {
+        let Some(h) = self.lookup(il, head, depth + 1)? else {
+            return Ok(None);
+        };
+        let base = Self::strip(il, h);
+        if !il.is_live(base) || il.kind(base) != EntryKind::Type {
+            return Ok(None);
+        }
+        if il.tables.r#type.type_kind[il.row(base) as usize] == 14 {
+            self.dependent_refs += 1;
+            return self.dependent(il).map(Some);
+        }
+        for owner in [base, h] {
+            if let Some(e) = self.own_member(il, owner, member) {
+                return Ok(Some(e));
+            }
+        }
+        if let Some(e) = self.inherited_member(il, base, member, 0) {
+            return Ok(Some(e));
+        }
+        if self.patterns.contains(&base) {
+            self.dependent_refs += 1;
+            return self.dependent(il).map(Some);
+        }
+        Ok(None)
     }
 
     /// After the pass: placeholders whose name was defined later in the document under a
@@ -1099,6 +1374,13 @@ fn matching(toks: &[Tk], i: usize) -> usize {
     toks.len()
 }
 
+/// A qualified name split at its last top-level `::`: `(qualifier, last component)`.
+fn split_last(q: &str) -> Option<(&str, &str)> {
+    let last = last_component(q);
+    let cut = q.len() - last.len();
+    (cut >= 2).then(|| (&q[..cut - 2], last))
+}
+
 /// The last `::` component of a qualified name (template arguments kept).
 pub fn last_component(q: &str) -> &str {
     let b = q.as_bytes();
@@ -1164,6 +1446,46 @@ mod tests {
         assert_eq!(later, x);
         assert_eq!(ty.unresolved_refs(&il).0, 0);
         assert_eq!(normalize("A<B<int> > *"), "A<B<int>>*");
+        assert_eq!(split_last("a::b<c::d>::e"), Some(("a::b<c::d>", "e")));
         assert_eq!(last_component("a::b<c::d>::e"), "e");
+    }
+
+    #[test]
+    fn resolves_members_parameters_and_dependent_names() {
+        let mut il = Il::new();
+        let mut ty = Types::default();
+        // clang's canonical template parameters are one name each.
+        let p = ty.intern(&mut il, "type-parameter-0-1 *").unwrap();
+        let tp = il.child_eix(p, F::TYPE_BASE_TYPE).unwrap();
+        assert_eq!(kind(&il, tp), 14);
+        assert_eq!(il.name(tp), b"type-parameter-0-1");
+        // `A::b` through a typedef of a class; an inherited member.
+        let (base, _) = ty.named_entry(&mut il, "ns::Base", 10).unwrap();
+        let (st, _) = ty.named_entry(&mut il, "ns::Base::size_type", 12).unwrap();
+        let (rec, _) = ty.named_entry(&mut il, "ns::Rec<int>", 10).unwrap();
+        ty.set_bases(rec, &[base]);
+        let (td, _) = ty.named_entry(&mut il, "ns::Alias", 12).unwrap();
+        set_base(&mut il, td, rec).unwrap();
+        assert_eq!(ty.intern(&mut il, "ns::Alias::size_type").unwrap(), st);
+        // Inside the class's scope, the unqualified member name is the inherited one.
+        ty.qual = vec!["ns".into(), "Rec<int>".into()];
+        assert_eq!(ty.intern(&mut il, "size_type").unwrap(), st);
+        ty.qual.clear();
+        // An alias template names its pattern; `typename` of an unknown qualifier is
+        // dependent, not a placeholder.
+        let (pat, _) = ty.named_entry(&mut il, "ns::Rec::_If<T>", 12).unwrap();
+        ty.template_name(&mut il, "ns::Rec::_If", pat).unwrap();
+        assert_eq!(ty.intern(&mut il, "_If<int>").unwrap(), pat);
+        let d = ty.intern(&mut il, "const typename Unknown::type").unwrap();
+        let d = il.child_eix(d, F::TYPE_BASE_TYPE).unwrap();
+        assert_eq!(il.name(d), b"<dependent type>");
+        assert_eq!(ty.unresolved_refs(&il).0, 0);
+        // An unresolved spelling stands for the referenced entity's resolved type.
+        let int = ty.intern(&mut il, "int").unwrap();
+        assert_eq!(
+            ty.intern_or(&mut il, "Nowhere", Alt::Type(int)).unwrap(),
+            int
+        );
+        assert_eq!(ty.unresolved_refs(&il).0, 0);
     }
 }
