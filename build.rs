@@ -311,6 +311,17 @@ fn main() {
         writeln!(o, "            EntryKind::{} => self.{}.eix.get(row as usize).copied().unwrap_or(Eix::NONE),", variant(k), ident(k.name)).unwrap();
     }
     o.push_str("            _ => Eix::NONE,\n        }\n    }\n\n");
+    o.push_str("    /// Reserves room for `n` more rows of `kind` in every column.\n    pub fn reserve(&mut self, kind: EntryKind, n: usize) {\n        match kind {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        writeln!(
+            o,
+            "            EntryKind::{} => self.{}.reserve(n),",
+            variant(k),
+            ident(k.name)
+        )
+        .unwrap();
+    }
+    o.push_str("            _ => {}\n        }\n    }\n\n");
     o.push_str("    /// Number of rows (live and free) of `kind`.\n    pub fn len(&self, kind: EntryKind) -> usize {\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
         writeln!(

@@ -111,29 +111,29 @@ fn forged_files_with_valid_checksums_fail_structurally() {
     // A huge entry count is refused before any allocation.
     let e = read_il(&head(&[0xff, 0xff, 0xff, 0x0f])).unwrap_err();
     assert!(e.message.contains("exceeds"), "{e}");
-    // A reserved kind (count 1, then a 14-byte record head).
-    let mut rec = vec![1, 0, 0, 0, 14];
+    // One entry of `kind`: the count, the per-kind counts, then `record`.
+    let one = |kind: u8, record: &[u8]| {
+        let mut v = 1u32.to_le_bytes().to_vec();
+        for k in 0..85u8 {
+            v.extend_from_slice(&u32::from(k == kind).to_le_bytes());
+        }
+        v.extend_from_slice(record);
+        v
+    };
+    // Per-kind counts that do not add up.
+    let mut rest = 1u32.to_le_bytes().to_vec();
+    rest.extend_from_slice(&[0; 4 * 85]);
+    let e = read_il(&head(&rest)).unwrap_err();
+    assert!(e.message.contains("do not add up"), "{e}");
+    // A reserved kind (a 14-byte record head).
+    let mut rec = vec![14];
     rec.extend_from_slice(&[0; 13]);
-    let e = read_il(&head(&rec)).unwrap_err();
+    let e = read_il(&head(&one(14, &rec))).unwrap_err();
     assert!(e.message.contains("kind 14"), "{e}");
     // A region ordinal that skips ahead.
-    let mut rec = vec![
-        1,
-        0,
-        0,
-        0,
-        ilkit::il::EntryKind::Type as u8,
-        0,
-        0,
-        0,
-        0,
-        0,
-        5,
-        0,
-        0,
-        0,
-    ];
+    let ty = ilkit::il::EntryKind::Type as u8;
+    let mut rec = vec![ty, 0, 0, 0, 0, 0, 5, 0, 0, 0];
     rec.extend_from_slice(&[0; 4]);
-    let e = read_il(&head(&rec)).unwrap_err();
+    let e = read_il(&head(&one(ty, &rec))).unwrap_err();
     assert!(e.message.contains("region 5 out of order"), "{e}");
 }

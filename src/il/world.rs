@@ -236,6 +236,15 @@ impl Il {
         }
     }
 
+    /// Reserves room for `n` more entries of `kind` (its table's columns and its
+    /// file-scope list): bulk builders that know their per-kind counts call this once.
+    pub fn reserve_kind(&mut self, kind: EntryKind, n: usize) {
+        if kind.has_table() {
+            self.tables.reserve(kind, n);
+            self.kind_lists[kind as usize].reserve(n);
+        }
+    }
+
     // ---- ids ---------------------------------------------------------------------------
 
     /// Resolves a handle to its dense index.

@@ -12,7 +12,8 @@
 //! ```text
 //! magic "ILKIT-IL"  u32 version  u32 flags(bit 0: device only)
 //! opt-string compiler_version, opt-string time_of_compilation   (varint length + 1, bytes)
-//! ref main_routine, ref primary_scope, count                    (LEB128 varints)
+//! ref main_routine, ref primary_scope                           (LEB128 varints)
+//! u32 entry count, u32 count per entry kind (85; they add up to the entry count)
 //! per entry, fixed widths:
 //!   u8 kind, u8 flag bits, u16 col, u16 file, u32 region ordinal (0 = file scope), u32 line,
 //!   scalars at their column widths (SCALAR_BYTES[kind] bytes; flags one byte),
@@ -37,6 +38,8 @@ const MAGIC: &[u8; 8] = b"ILKIT-IL";
 pub const VERSION: u32 = 2;
 /// Bytes of a record's fixed head: kind, flag bits, column, file, region, line.
 const RECORD_HEAD: usize = 14;
+/// Entry kinds (the per-kind count table's length).
+const KINDS: usize = 85;
 const NO_ORD: u32 = u32::MAX;
 
 /// A reader error: what was expected, at which byte offset.
@@ -182,7 +185,7 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
             _ => 0,
         }
     }
-    let mut out = Vec::with_capacity(64 + num.order.len() * 24 + num.string_bytes);
+    let mut out = Vec::with_capacity(512 + num.order.len() * 24 + num.string_bytes);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(device_only as u32).to_le_bytes());
@@ -200,9 +203,11 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
             .and_then(|m| il.eix(m).ok())
             .map_or(0, |e| ord(&num, e) as u64),
     );
-    // The entry count is patched in at the end: the records pass may append entries.
+    // The entry count and the per-kind counts are patched in at the end: the records
+    // pass may append entries.
     let count_at = out.len();
-    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&[0u8; 4 * (1 + KINDS)]);
+    let mut per_kind = [0u32; KINDS];
     let mut region_ord: Vec<u32> = Vec::new();
     let mut next_region = 1u32;
     let put32 = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
@@ -228,6 +233,7 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
             }
         }
         let k = il.kind(e);
+        per_kind[k as usize] += 1;
         let r = il.region_of(e);
         let ro = if r == RegionIdx::FILE_SCOPE {
             0
@@ -294,6 +300,10 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
         entry: None,
     })?;
     out[count_at..count_at + 4].copy_from_slice(&n.to_le_bytes());
+    for (k, c) in per_kind.iter().enumerate() {
+        let at = count_at + 4 * (1 + k);
+        out[at..at + 4].copy_from_slice(&c.to_le_bytes());
+    }
     let ext: Vec<u32> = il
         .external_types()
         .map(|e| ord(&num, e))
@@ -524,10 +534,26 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     let scope_at = r.at;
     let scope = r.var_u32("primary scope")?;
     let n = r.count32("entry", RECORD_HEAD)?;
+    let counts_at = r.at;
+    let mut per_kind = [0usize; KINDS];
+    for c in &mut per_kind {
+        *c = r.u32le()? as usize;
+    }
+    if per_kind.iter().sum::<usize>() != n {
+        return Err(BinError {
+            offset: counts_at,
+            message: format!("per-kind counts do not add up to {n} entries"),
+        });
+    }
     // Entries are allocated in record order into a fresh world, so record `i` becomes
     // dense index `i`: edges are written as final indices while reading (no pending
     // list, no relocation), and checked against their field's target kind at the end.
-    il.reserve(n, bytes.len() / 2);
+    il.reserve(n, 0);
+    for (k, &c) in per_kind.iter().enumerate() {
+        if let Some(kind) = EntryKind::from_u8(k as u8) {
+            il.reserve_kind(kind, c);
+        }
+    }
     let mut regions: Vec<RegionIdx> = vec![RegionIdx::FILE_SCOPE];
     #[cold]
     fn dangling(o: u32, n: usize, offset: usize) -> BinError {
@@ -536,12 +562,27 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             message: format!("reference to entry {o} of {n}"),
         }
     }
-    let target = |o: u32, at: usize| -> Result<Eix, BinError> {
-        if o as usize > n {
-            return Err(dangling(o, n, at));
+    /// The error for a run of references that failed validation: its first bad member.
+    #[cold]
+    fn bad_run(
+        words: impl Iterator<Item = u32>,
+        at: usize,
+        n: usize,
+        none_ok: bool,
+    ) -> BinError {
+        for (j, o) in words.enumerate() {
+            if o == 0 && !none_ok {
+                return BinError {
+                    offset: at + 4 * j,
+                    message: "list member 0 (none)".into(),
+                };
+            }
+            if o as usize > n {
+                return dangling(o, n, at + 4 * j);
+            }
         }
-        Ok(if o == 0 { Eix::NONE } else { Eix(o - 1) })
-    };
+        dangling(0, n, at)
+    }
     let mut edge_offsets: Vec<u32> = Vec::with_capacity(n);
     // Per-record scratch: scalars, strings, and the edge block as the world stores it
     // (list lengths, single slots, list items, references), appended in one piece.
@@ -589,19 +630,21 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         let nl = layout.lists.len();
         block.clear();
         block.resize(nl, Eix(0));
-        // Reference runs are read whole (one bounds check) and checked as they go in.
+        // Reference runs are read whole: one bounds check, one min/max pass to validate
+        // the run, then one copy (ordinal `o` is dense index `o - 1`; 0 wraps to none).
         let refs = |r: &mut Reader, block: &mut Vec<Eix>, k: usize, none_ok: bool| {
             let at = r.at;
-            for (j, w) in r.take(4 * k)?.chunks_exact(4).enumerate() {
-                let o = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-                if o == 0 && !none_ok {
-                    return Err(BinError {
-                        offset: at + 4 * j,
-                        message: "list member 0 (none)".into(),
-                    });
-                }
-                block.push(target(o, at + 4 * j)?);
+            let raw = r.take(4 * k)?;
+            let words = raw
+                .chunks_exact(4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            let (lo, hi) = words
+                .clone()
+                .fold((u32::MAX, 0), |(lo, hi), o| (lo.min(o), hi.max(o)));
+            if hi as usize > n || (lo == 0 && !none_ok) {
+                return Err(bad_run(words, at, n, none_ok));
             }
+            block.extend(words.map(|o| Eix(o.wrapping_sub(1))));
             Ok(())
         };
         refs(&mut r, &mut block, layout.singles.len(), true)?;
