@@ -454,3 +454,67 @@ fn scale_one_layout_is_within_the_bar() {
     // against regressions of the current layout.
     assert!(lb.ratio() <= 0.9, "ratio {:.3}", lb.ratio());
 }
+
+#[test]
+fn in_place_compaction_keeps_every_edge_and_drops_the_garbage() {
+    // List pushes relocate blocks, so pool order differs from dense order; freeing a
+    // region leaves garbage between live blocks.
+    let mut il = Il::new();
+    let mut parents = Vec::new();
+    for _ in 0..50 {
+        parents.push(il.alloc_expr_node(1).unwrap());
+    }
+    let r = il.open_function_region(None);
+    for round in 0..4 {
+        for (i, &p) in parents.iter().enumerate().rev() {
+            if (i + round) % 3 == 0 {
+                let c = il.alloc_expr_node(2).unwrap();
+                il.push_list(p, F::EXPR_NODE_OPERANDS, c).unwrap();
+            }
+        }
+    }
+    let scratch: Vec<_> = (0..200).map(|_| il.alloc_expr_node(3).unwrap()).collect();
+    assert!(!scratch.is_empty());
+    let before: Vec<Vec<_>> = parents
+        .iter()
+        .map(|&p| il.list(p, F::EXPR_NODE_OPERANDS).unwrap())
+        .collect();
+    // Drop the operands that live in the region, then the region itself.
+    for &p in &parents {
+        let e = il.eix(p).unwrap();
+        il.retain_list(e, F::EXPR_NODE_OPERANDS, |_| false);
+    }
+    let pool = il.edge_pool().len();
+    il.close_function_region(r).unwrap();
+    il.compact_edges_in_place();
+    assert!(il.edge_pool().len() < pool / 2, "garbage dropped");
+    assert!(il.verify().is_empty(), "{:?}", il.verify());
+    for (&p, b) in parents.iter().zip(&before) {
+        assert!(il.list(p, F::EXPR_NODE_OPERANDS).unwrap().is_empty());
+        assert!(
+            b.iter().all(|&c| il.eix(c).is_err()),
+            "region entries are gone"
+        );
+    }
+    // The same shuffle in file scope only, compacted with nothing freed: identical lists.
+    let mut il = Il::new();
+    let ps: Vec<_> = (0..30).map(|_| il.alloc_expr_node(1).unwrap()).collect();
+    for round in 0..3 {
+        for (i, &p) in ps.iter().enumerate().rev() {
+            if (i + round) % 2 == 0 {
+                let c = il.alloc_expr_node(2).unwrap();
+                il.push_list(p, F::EXPR_NODE_OPERANDS, c).unwrap();
+            }
+        }
+    }
+    let lists: Vec<Vec<_>> = ps
+        .iter()
+        .map(|&p| il.list(p, F::EXPR_NODE_OPERANDS).unwrap())
+        .collect();
+    il.compact_edges_in_place();
+    il.shrink_edge_pool();
+    assert!(il.verify().is_empty(), "{:?}", il.verify());
+    for (&p, l) in ps.iter().zip(&lists) {
+        assert_eq!(&il.list(p, F::EXPR_NODE_OPERANDS).unwrap(), l);
+    }
+}

@@ -1167,8 +1167,10 @@ impl Il {
 
     /// Compacts the edge pool in place (what freeing regions triggers): live blocks slide
     /// down in pool order, garbage goes, and the pool keeps its capacity, so the next
-    /// appends reuse pages already touched instead of growing a fresh allocation.
-    fn compact_edges_in_place(&mut self) {
+    /// appends reuse pages already touched instead of growing a fresh allocation. Unlike
+    /// [`Il::compact_edges`] it never holds two pools at once (builders that end with a
+    /// compaction use it to keep their peak memory down, then may shrink the pool).
+    pub fn compact_edges_in_place(&mut self) {
         let block = |il: &Il, i: usize| {
             let l = il.kind[i].layout();
             let s = il.span[i];
@@ -1214,6 +1216,11 @@ impl Il {
         }
         self.edges.truncate(w);
         self.edge_garbage = 0;
+    }
+
+    /// Returns the edge pool's unused capacity to the allocator (after a compaction).
+    pub fn shrink_edge_pool(&mut self) {
+        self.edges.shrink_to_fit();
     }
 
     // ---- strings -----------------------------------------------------------------------

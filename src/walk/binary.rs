@@ -564,12 +564,7 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     }
     /// The error for a run of references that failed validation: its first bad member.
     #[cold]
-    fn bad_run(
-        words: impl Iterator<Item = u32>,
-        at: usize,
-        n: usize,
-        none_ok: bool,
-    ) -> BinError {
+    fn bad_run(words: impl Iterator<Item = u32>, at: usize, n: usize, none_ok: bool) -> BinError {
         for (j, o) in words.enumerate() {
             if o == 0 && !none_ok {
                 return BinError {

@@ -2869,11 +2869,10 @@ impl<'a> Builder<'a> {
                 self.il.tables.source_file_entry.is_include_file[r] = true;
             }
         }
-        for &(_, e) in self.ids.values() {
-            let _ = e;
-        }
         dangling += self.ids.values().filter(|x| !x.1).count() as u64;
-        self.il.compact_edges();
+        // In place: a second pool next to the first would set the import's peak memory.
+        self.il.compact_edges_in_place();
+        self.il.shrink_edge_pool();
         self.types.late_resolve(self.il)?;
         let (unresolved, unresolved_in_patterns, names) = self.types.unresolved_refs(self.il);
         let mut kinds: Vec<(String, u64, u64)> = self
