@@ -658,12 +658,7 @@ impl Il {
         self.pos[i] = self.cursor;
         self.span[i] = self.new_span(kind);
         self.stamp_flags(e, r);
-        self.counts[kind as usize] += 1;
-        if r == RegionIdx::FILE_SCOPE {
-            self.kind_lists[kind as usize].push(e);
-        } else {
-            self.regions[r.idx()].entries.push(e);
-        }
+        self.enlist(kind, e, r);
         id
     }
 
@@ -700,12 +695,7 @@ impl Il {
             nchild: s.nchild,
         };
         self.stamp_flags(e, r);
-        self.counts[kind as usize] += 1;
-        if r == RegionIdx::FILE_SCOPE {
-            self.kind_lists[kind as usize].push(e);
-        } else {
-            self.regions[r.idx()].entries.push(e);
-        }
+        self.enlist(kind, e, r);
         if !l.strings.is_empty() {
             self.copy_strings(kind, src, e, row);
         }
@@ -749,12 +739,7 @@ impl Il {
                 self.secondary.insert(e.0);
             }
         }
-        self.counts[kind as usize] += 1;
-        if b.region == RegionIdx::FILE_SCOPE {
-            self.kind_lists[kind as usize].push(e);
-        } else {
-            self.regions[b.region.idx()].entries.push(e);
-        }
+        self.enlist(kind, e, b.region);
         e
     }
 
@@ -799,6 +784,17 @@ impl Il {
                     .push(&bytes);
                 self.tables.set_string(kind, tr, i, ns);
             }
+        }
+    }
+
+    /// Counts a new entry and lists it: file-scope entries in their kind's list (the
+    /// walk's order), others in their region's.
+    fn enlist(&mut self, kind: EntryKind, e: Eix, r: RegionIdx) {
+        self.counts[kind as usize] += 1;
+        if r == RegionIdx::FILE_SCOPE {
+            self.kind_lists[kind as usize].push(e);
+        } else {
+            self.regions[r.idx()].entries.push(e);
         }
     }
 

@@ -392,17 +392,23 @@ impl<'a> Reader<'a> {
     fn str32(&mut self) -> Result<Option<&'a [u8]>, BinError> {
         let at = self.at;
         let n = self.u32le()?;
+        self.string_bytes(at, n as u64)
+    }
+
+    /// The bytes of a string whose length + 1 (`n`; 0 for none) was read at `at`.
+    #[inline(always)]
+    fn string_bytes(&mut self, at: usize, n: u64) -> Result<Option<&'a [u8]>, BinError> {
         if n == 0 {
             return Ok(None);
         }
-        let len = (n - 1) as usize;
-        if len > self.b.len() - self.at {
+        let len = n - 1;
+        if len > self.b.len().saturating_sub(self.at) as u64 {
             return Err(BinError {
                 offset: at,
                 message: format!("string length {len} runs past the end"),
             });
         }
-        self.take(len).map(Some)
+        self.take(len as usize).map(Some)
     }
     /// A LEB128 varint. Inlined: the reader's hot loop is mostly these, and an
     /// out-of-line call returning a `Result` through memory cost more than the decoding.
@@ -477,23 +483,11 @@ impl<'a> Reader<'a> {
         }
         Ok(n as usize)
     }
+    /// A string of the header: varint length + 1 (0 for none), then the bytes.
     fn opt_bytes(&mut self) -> Result<Option<&'a [u8]>, BinError> {
         let at = self.at;
         let n = self.var()?;
-        if n == 0 {
-            return Ok(None);
-        }
-        let len = (n - 1) as usize;
-        if len > self.b.len().saturating_sub(self.at) {
-            return Err(BinError {
-                offset: at,
-                message: format!("string length {len} runs past the end"),
-            });
-        }
-        let b: &'a [u8] = self.b;
-        let s = &b[self.at..self.at + len];
-        self.at += len;
-        Ok(Some(s))
+        self.string_bytes(at, n)
     }
 }
 
