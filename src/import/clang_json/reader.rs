@@ -2870,6 +2870,11 @@ impl<'a> Builder<'a> {
             }
         }
         dangling += self.ids.values().filter(|x| !x.1).count() as u64;
+        // The id index and the member tables are done with: free them before the last
+        // passes, which set the import's peak memory.
+        self.ids = AHashMap::new();
+        self.members = AHashMap::new();
+        self.ctors = AHashMap::new();
         // In place: a second pool next to the first would set the import's peak memory.
         self.il.compact_edges_in_place();
         self.il.shrink_edge_pool();
