@@ -552,6 +552,10 @@ impl<'a> Builder<'a> {
                 let k = self.intern_kind(&text);
                 lx.text = text;
                 self.nodes += 1;
+                if self.nodes.is_multiple_of(4096) {
+                    // Between nodes no edge offsets are held: reclaim relocated blocks.
+                    self.il.compact_edges_if_wasteful();
+                }
                 let class = self.class_of(k);
                 self.frames[t].kind = k;
                 self.frames[t].class = Some(class);

@@ -42,6 +42,7 @@
 use crate::il::kinds::{self, ck};
 use crate::il::{fields as F, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
 use ahash::{AHashMap, AHashSet};
+use std::rc::Rc;
 
 const MAX_DEPTH: u32 = 24;
 
@@ -376,7 +377,8 @@ pub struct Types {
     bases: AHashMap<Eix, Vec<Eix>>,
     /// Pointer types made for function-to-pointer decays, by target type.
     pointers: AHashMap<Eix, Eix>,
-    by_name: AHashMap<String, Eix>,
+    /// Qualified name → type; the names are shared with `qname_of`.
+    by_name: AHashMap<Rc<str>, Eix>,
     by_last: AHashMap<String, Eix>,
     by_template: AHashMap<String, Eix>,
     builtins: AHashMap<String, Eix>,
@@ -403,7 +405,7 @@ pub struct Types {
     pub qual: Vec<String>,
     scoped_hit: bool,
     /// The qualified name each named type was first indexed under (member lookup).
-    qname_of: AHashMap<Eix, String>,
+    qname_of: AHashMap<Eix, Rc<str>>,
     /// Patterns of class and alias templates.
     patterns: AHashSet<Eix>,
 }
@@ -456,7 +458,7 @@ impl Types {
     /// a new one of type kind `k`. Returns `(entry, existed)`.
     pub fn named_entry(&mut self, il: &mut Il, qname: &str, k: u8) -> Result<(Eix, bool), IlError> {
         let key = normalize(qname);
-        if let Some(&e) = self.by_name.get(&key) {
+        if let Some(&e) = self.by_name.get(key.as_str()) {
             if il.is_live(e) {
                 let row = il.row(e) as usize;
                 let cur = il.tables.r#type.type_kind[row];
@@ -481,7 +483,7 @@ impl Types {
         // A partial specialization's members are indexed under its template's name.
         let q = match q.rfind("<partial#") {
             Some(p) if q.ends_with('>') && !q[p..].contains("::") => &q[..p],
-            _ => q.as_str(),
+            _ => &q[..],
         };
         let mut v = Vec::new();
         let mut rest = q;
@@ -497,7 +499,7 @@ impl Types {
     /// Indexes an existing type under another qualified name.
     pub fn alias_name(&mut self, il: &mut Il, qname: &str, e: Eix) -> Result<(), IlError> {
         let key = normalize(qname);
-        match self.by_name.get(&key) {
+        match self.by_name.get(key.as_str()) {
             Some(&old) if old != e && self.is_placeholder(il, old) => {
                 // A placeholder made before this name was known: it becomes an alias.
                 kinds::set_type_kind(il, il.id_of(old), 12)?;
@@ -505,7 +507,7 @@ impl Types {
             }
             Some(_) => {}
             None => {
-                self.by_name.insert(key.clone(), e);
+                self.by_name.insert(key.as_str().into(), e);
             }
         }
         let last = last_component(&key).to_string();
@@ -521,6 +523,7 @@ impl Types {
     }
 
     fn index_name(&mut self, key: String, e: Eix) {
+        let key: Rc<str> = key.into();
         self.qname_of.entry(e).or_insert_with(|| key.clone());
         let last = last_component(&key).to_string();
         if let Some(p) = key.find('<') {
@@ -1049,14 +1052,14 @@ impl Types {
     /// A placeholder for an unresolved name (filled if the name is defined later).
     fn placeholder(&mut self, il: &mut Il, name: &str) -> Result<Eix, IlError> {
         let key = normalize(name);
-        if let Some(&e) = self.by_name.get(&key) {
+        if let Some(&e) = self.by_name.get(key.as_str()) {
             self.last_placeholder = e;
             return Ok(e);
         }
         let t = new_type(il, 0, Some(last_component(&key)))?;
         self.placeholders.push(t);
         self.placeholder_names.insert(t, key.clone());
-        self.by_name.insert(key, t);
+        self.by_name.insert(key.into(), t);
         self.last_placeholder = t;
         Ok(t)
     }
@@ -1088,7 +1091,7 @@ impl Types {
             }
             for p in prefixes.iter().rev() {
                 let k = format!("{p}{key}");
-                if let Some(&e) = self.by_name.get(&k) {
+                if let Some(&e) = self.by_name.get(k.as_str()) {
                     if !self.is_placeholder(il, e) {
                         self.scoped_hit = true;
                         return Ok(Some(e));
@@ -1105,7 +1108,7 @@ impl Types {
                 }
             }
         }
-        if let Some(&e) = self.by_name.get(&key) {
+        if let Some(&e) = self.by_name.get(key.as_str()) {
             if !self.is_placeholder(il, e) {
                 return Ok(Some(e));
             }
@@ -1175,7 +1178,7 @@ impl Types {
     /// The member type `member` declared in the class `class`.
     fn own_member(&self, il: &Il, class: Eix, member: &str) -> Option<Eix> {
         let q = self.qname_of.get(&class)?;
-        let e = *self.by_name.get(&format!("{q}::{member}"))?;
+        let e = *self.by_name.get(format!("{q}::{member}").as_str())?;
         (!self.is_placeholder(il, e)).then_some(e)
     }
 
