@@ -132,6 +132,7 @@
 //! candle_mmq_q4_0, via template arguments), which clang folds. Without these classes the
 //! agreement is 100% on 10 TUs and 98.1% on candle_mmq_q4_0.
 
+mod ids;
 pub mod json;
 pub mod kinds;
 mod reader;

@@ -45,7 +45,7 @@ impl std::fmt::Display for JsonError {
     }
 }
 
-const BUF: usize = 1 << 20;
+const BUF: usize = 1 << 16;
 /// Longest string or number accepted (bounds memory on garbage input).
 const MAX_TEXT: usize = 1 << 28;
 

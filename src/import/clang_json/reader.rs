@@ -2,6 +2,7 @@
 //! nodes (no recursion over the document), allocating IL entries as nodes open and
 //! attaching children in one batch when a node closes.
 
+use super::ids::IdIndex;
 use super::json::{parse_id, parse_int, JsonError, Lexer, Tok};
 use super::kinds::{attr_kind, classify, is_decl, op, Class, ExprClass, RecordKind};
 use super::types::{normalize, qual, Alt, Types};
@@ -189,7 +190,7 @@ pub(crate) struct Builder<'a> {
     kind_counts: Vec<u64>,
     opaque_counts: Vec<u64>,
     kind_ix: AHashMap<Vec<u8>, u16>,
-    ids: AHashMap<u64, (Eix, bool)>,
+    ids: IdIndex,
     frames: Vec<Frame>,
     top: usize,
     files: Vec<String>,
@@ -243,7 +244,7 @@ impl<'a> Builder<'a> {
             kind_counts: Vec::new(),
             opaque_counts: Vec::new(),
             kind_ix: AHashMap::new(),
-            ids: AHashMap::new(),
+            ids: IdIndex::new(),
             frames: Vec::new(),
             top: 0,
             files: Vec::new(),
@@ -711,7 +712,7 @@ impl<'a> Builder<'a> {
         }
         let id = self.frames[t].id;
         if id != 0 {
-            if let Some(&(e, full)) = self.ids.get(&id) {
+            if let Some((e, full)) = self.ids.get(id) {
                 if full && !matches!(class, Class::Tu) {
                     let kid = Kid {
                         e,
@@ -1049,7 +1050,7 @@ impl<'a> Builder<'a> {
     /// The declared type of the declaration with clang id `id`, if it was built (the
     /// referent's type when that is a reference): what an expression naming it has.
     fn declared_type(&self, id: u64) -> Eix {
-        let Some(&(d, _)) = self.ids.get(&id) else {
+        let Some((d, _)) = self.ids.get(id) else {
             return Eix::NONE;
         };
         if !self.il.is_live(d) {
@@ -1212,7 +1213,7 @@ impl<'a> Builder<'a> {
         if id == 0 {
             return Ok(Eix::NONE);
         }
-        if let Some(&(e, _)) = self.ids.get(&id) {
+        if let Some((e, _)) = self.ids.get(id) {
             return Ok(e);
         }
         let class = if kind == u16::MAX {
@@ -1266,7 +1267,7 @@ impl<'a> Builder<'a> {
             if id == 0 {
                 continue;
             }
-            if let Some(&(e, _)) = self.ids.get(&id) {
+            if let Some((e, _)) = self.ids.get(id) {
                 if self.il.is_live(e) && self.il.kind(e) == k {
                     return Some(e);
                 }
@@ -1361,7 +1362,7 @@ impl<'a> Builder<'a> {
                 let (id, kind, name) = (f.id, f.kind, f.name.clone());
                 let e = if matches!(class, Class::Record(_)) {
                     // Records are found by name when their full node comes.
-                    self.ids.get(&id).map(|x| x.0).unwrap_or(Eix::NONE)
+                    self.ids.get(id).map(|x| x.0).unwrap_or(Eix::NONE)
                 } else {
                     self.resolve_ref(id, kind, &name)?
                 };
@@ -1420,7 +1421,7 @@ impl<'a> Builder<'a> {
                 };
                 let known_full = self
                     .ids
-                    .get(&self.frames[t].previous)
+                    .get(self.frames[t].previous)
                     .map(|x| x.1)
                     .unwrap_or(false);
                 self.frames[t].reused = reused.is_some() && known_full;
@@ -1497,7 +1498,7 @@ impl<'a> Builder<'a> {
                     Some(e) => {
                         self.frames[t].reused = self
                             .ids
-                            .get(&self.frames[t].previous)
+                            .get(self.frames[t].previous)
                             .map(|x| x.1)
                             .unwrap_or(false);
                         let r = self.il.row(e) as usize;
@@ -1669,7 +1670,7 @@ impl<'a> Builder<'a> {
                 };
                 self.frames[t].reused = self
                     .ids
-                    .get(&self.frames[t].previous)
+                    .get(self.frames[t].previous)
                     .map(|x| x.1)
                     .unwrap_or(false);
                 let name = self.frames[t].name.clone();
@@ -1911,7 +1912,7 @@ impl<'a> Builder<'a> {
         if id == 0 || self.frames[t].saved_qual.is_some() {
             return;
         }
-        let Some(&(e, _)) = self.ids.get(&id) else {
+        let Some((e, _)) = self.ids.get(id) else {
             return;
         };
         if let Some(scopes) = self.types.scopes_of(e) {
@@ -2020,7 +2021,7 @@ impl<'a> Builder<'a> {
             }
             E::Member => {
                 let id = self.frames[t].member_ref;
-                if let Some(&(m, _)) = self.ids.get(&id) {
+                if let Some((m, _)) = self.ids.get(id) {
                     self.set_ref(e, F::EXPR_NODE_ENTITY, m)?;
                 } else if id != 0 {
                     self.fix_member.push((e, id));
@@ -2825,8 +2826,8 @@ impl<'a> Builder<'a> {
         // Member references to ids dumped later (or never).
         let mut dangling = 0u64;
         for (x, id) in std::mem::take(&mut self.fix_member) {
-            match self.ids.get(&id) {
-                Some(&(m, _)) => self.set_ref(x, F::EXPR_NODE_ENTITY, m)?,
+            match self.ids.get(id) {
+                Some((m, _)) => self.set_ref(x, F::EXPR_NODE_ENTITY, m)?,
                 None => {
                     let m = self.resolve_ref(id, u16::MAX, "")?;
                     self.set_ref(x, F::EXPR_NODE_ENTITY, m)?;
@@ -2876,7 +2877,7 @@ impl<'a> Builder<'a> {
         dangling += self.ids.values().filter(|x| !x.1).count() as u64;
         // The id index and the member tables are done with: free them before the last
         // passes, which set the import's peak memory.
-        self.ids = AHashMap::new();
+        self.ids = IdIndex::new();
         self.members = AHashMap::new();
         self.ctors = AHashMap::new();
         // In place: a second pool next to the first would set the import's peak memory.

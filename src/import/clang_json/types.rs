@@ -379,7 +379,7 @@ pub struct Types {
     pointers: AHashMap<Eix, Eix>,
     /// Qualified name → type; the names are shared with `qname_of`.
     by_name: AHashMap<Rc<str>, Eix>,
-    by_last: AHashMap<String, Eix>,
+    by_last: AHashMap<Box<str>, Eix>,
     by_template: AHashMap<String, Eix>,
     builtins: AHashMap<String, Eix>,
     tparams: AHashMap<String, Eix>,
@@ -393,7 +393,7 @@ pub struct Types {
     /// `decltype(...)`) inside templates.
     pub dependent_refs: u64,
     /// Names that became placeholders, first spelling each.
-    pub placeholder_names: AHashMap<Eix, String>,
+    pub placeholder_names: AHashMap<Eix, Rc<str>>,
     last_placeholder: Eix,
     /// Set by the importer while inside a template pattern (references there are counted
     /// apart: their unresolved names are mostly dependent).
@@ -436,7 +436,7 @@ impl Types {
                 np += sp.pattern_hits as u64;
                 if sp.hits > 0 {
                     if let Some(s) = self.placeholder_names.get(&sp.ph) {
-                        *names.entry(s.as_str()).or_default() += sp.hits;
+                        *names.entry(&s[..]).or_default() += sp.hits;
                     }
                 }
             }
@@ -510,7 +510,7 @@ impl Types {
                 self.by_name.insert(key.as_str().into(), e);
             }
         }
-        let last = last_component(&key).to_string();
+        let last: Box<str> = last_component(&key).into();
         self.by_last
             .entry(last)
             .and_modify(|x| {
@@ -525,7 +525,7 @@ impl Types {
     fn index_name(&mut self, key: String, e: Eix) {
         let key: Rc<str> = key.into();
         self.qname_of.entry(e).or_insert_with(|| key.clone());
-        let last = last_component(&key).to_string();
+        let last: Box<str> = last_component(&key).into();
         if let Some(p) = key.find('<') {
             self.by_template.entry(key[..p].to_string()).or_insert(e);
             let last = last_component(&key[..p]).to_string();
@@ -1058,8 +1058,9 @@ impl Types {
         }
         let t = new_type(il, 0, Some(last_component(&key)))?;
         self.placeholders.push(t);
+        let key: Rc<str> = key.into();
         self.placeholder_names.insert(t, key.clone());
-        self.by_name.insert(key.into(), t);
+        self.by_name.insert(key, t);
         self.last_placeholder = t;
         Ok(t)
     }
