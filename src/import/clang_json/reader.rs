@@ -492,6 +492,26 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// A scalar value parsed straight from the token's bytes (no string is made): strings
+    /// and numbers as they are, `true`/`false` as those words; `None` for null or a
+    /// non-scalar (skipped).
+    fn read_scalar<R: Read, T>(
+        lx: &mut Lexer<R>,
+        parse: impl FnOnce(&[u8]) -> T,
+    ) -> Result<Option<T>, Fail> {
+        match lx.tok()? {
+            Tok::Str | Tok::Num => Ok(Some(parse(&lx.text))),
+            Tok::True => Ok(Some(parse(b"true"))),
+            Tok::False => Ok(Some(parse(b"false"))),
+            Tok::Null => Ok(None),
+            Tok::Eof => Err(lx.err("truncated input: expected a value").into()),
+            other => {
+                lx.skip_from(other, |_| {})?;
+                Ok(None)
+            }
+        }
+    }
+
     fn read_into<R: Read>(lx: &mut Lexer<R>, out: &mut String) -> Result<bool, Fail> {
         let t = lx.tok()?;
         match t {
@@ -572,65 +592,34 @@ impl<'a> Builder<'a> {
             b"range" => self.parse_range(lx, t)?,
             b"type" => {
                 let f = &mut self.frames[t];
-                let (mut q, mut d) = (
-                    std::mem::take(&mut f.qual_type),
-                    std::mem::take(&mut f.desugared),
-                );
-                Self::parse_type_obj(lx, &mut q, &mut d)?;
-                let f = &mut self.frames[t];
-                f.qual_type = q;
-                f.desugared = d;
+                Self::parse_type_obj(lx, &mut f.qual_type, &mut f.desugared)?;
             }
             b"ctorType" => {
-                let mut q = std::mem::take(&mut self.frames[t].ctor_type);
                 let mut d = String::new();
-                Self::parse_type_obj(lx, &mut q, &mut d)?;
-                self.frames[t].ctor_type = q;
+                Self::parse_type_obj(lx, &mut self.frames[t].ctor_type, &mut d)?;
             }
-            b"name" => {
-                let mut s = std::mem::take(&mut self.frames[t].name);
-                Self::read_into(lx, &mut s)?;
-                self.frames[t].name = s;
-            }
-            b"mangledName" => {
-                let mut s = std::mem::take(&mut self.frames[t].mangled);
-                Self::read_into(lx, &mut s)?;
-                self.frames[t].mangled = s;
-            }
-            b"opcode" | b"castKind" => {
-                let mut s = std::mem::take(&mut self.frames[t].opcode);
-                Self::read_into(lx, &mut s)?;
-                self.frames[t].opcode = s;
-            }
+            b"name" => _ = Self::read_into(lx, &mut self.frames[t].name)?,
+            b"mangledName" => _ = Self::read_into(lx, &mut self.frames[t].mangled)?,
+            b"opcode" | b"castKind" => _ = Self::read_into(lx, &mut self.frames[t].opcode)?,
             b"value" => {
-                let mut s = std::mem::take(&mut self.frames[t].value);
-                let ok = Self::read_into(lx, &mut s)?;
-                self.frames[t].value = s;
-                self.frames[t].has_value = ok;
+                let f = &mut self.frames[t];
+                f.has_value = Self::read_into(lx, &mut f.value)?;
             }
-            b"storageClass" => {
-                let mut s = std::mem::take(&mut self.frames[t].storage);
-                Self::read_into(lx, &mut s)?;
-                self.frames[t].storage = s;
-            }
-            b"tagUsed" => {
-                let mut s = std::mem::take(&mut self.frames[t].tag);
-                Self::read_into(lx, &mut s)?;
-                self.frames[t].tag = s;
-            }
+            b"storageClass" => _ = Self::read_into(lx, &mut self.frames[t].storage)?,
+            b"tagUsed" => _ = Self::read_into(lx, &mut self.frames[t].tag)?,
             b"parentDeclContextId" => {
-                if let Some(s) = self.read_string(lx)? {
-                    self.frames[t].parent_ctx = parse_id(s.as_bytes());
+                if let Some(v) = Self::read_scalar(lx, parse_id)? {
+                    self.frames[t].parent_ctx = v;
                 }
             }
             b"previousDecl" => {
-                if let Some(s) = self.read_string(lx)? {
-                    self.frames[t].previous = parse_id(s.as_bytes());
+                if let Some(v) = Self::read_scalar(lx, parse_id)? {
+                    self.frames[t].previous = v;
                 }
             }
             b"referencedMemberDecl" => {
-                if let Some(s) = self.read_string(lx)? {
-                    self.frames[t].member_ref = parse_id(s.as_bytes());
+                if let Some(v) = Self::read_scalar(lx, parse_id)? {
+                    self.frames[t].member_ref = v;
                 }
             }
             b"referencedDecl"
@@ -644,13 +633,13 @@ impl<'a> Builder<'a> {
                 self.parse_ref(lx, t)?;
             }
             b"depth" => {
-                if let Some(s) = self.read_string(lx)? {
-                    self.frames[t].depth = parse_int(s.as_bytes()) as u16;
+                if let Some(v) = Self::read_scalar(lx, parse_int)? {
+                    self.frames[t].depth = v as u16;
                 }
             }
             b"index" => {
-                if let Some(s) = self.read_string(lx)? {
-                    self.frames[t].index = parse_int(s.as_bytes()) as u16;
+                if let Some(v) = Self::read_scalar(lx, parse_int)? {
+                    self.frames[t].index = v as u16;
                 }
             }
             b"bases" => self.parse_bases(lx, t)?,
@@ -776,8 +765,8 @@ impl<'a> Builder<'a> {
             match lx.tok()? {
                 Tok::Str => match lx.text.as_slice() {
                     b"id" => {
-                        if let Some(s) = self.read_string(lx)? {
-                            id = parse_id(s.as_bytes());
+                        if let Some(v) = Self::read_scalar(lx, parse_id)? {
+                            id = v;
                         }
                     }
                     b"kind" => {
