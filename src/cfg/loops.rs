@@ -144,24 +144,6 @@ fn irreducible_regions<G: Successors + Predecessors + WithStart>(
     out
 }
 
-/// CSR keyed by loop with block targets (a bipartite table, so no `target < m` check).
-fn group(m: usize, edges: &[(u32, u32)]) -> Csr {
-    let mut starts = vec![0u32; m + 1];
-    for &(l, _) in edges {
-        starts[l as usize + 1] += 1;
-    }
-    for i in 0..m {
-        starts[i + 1] += starts[i];
-    }
-    let mut fill = starts.clone();
-    let mut targets = vec![0u32; edges.len()];
-    for &(l, b) in edges {
-        targets[fill[l as usize] as usize] = b;
-        fill[l as usize] += 1;
-    }
-    Csr { starts, targets }
-}
-
 impl LoopForest {
     /// An empty, invalid forest.
     pub fn new() -> LoopForest {
@@ -315,7 +297,7 @@ impl LoopForest {
                 l = self.parent[l as usize];
             }
         }
-        self.blocks = group(m, &edges);
+        self.blocks = Csr::group(m, &edges);
         self.rpo_range = (0..m)
             .map(|l| (rpo.rpo_number[self.header[l] as usize], max_rpo[l]))
             .collect();
@@ -356,8 +338,8 @@ impl LoopForest {
             exits.dedup();
             ex.extend(exits.into_iter().map(|s| (l, s)));
         }
-        self.latches = group(m, &lat);
-        self.exits = group(m, &ex);
+        self.latches = Csr::group(m, &lat);
+        self.exits = Csr::group(m, &ex);
         self.valid = true;
     }
 

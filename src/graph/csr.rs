@@ -24,20 +24,33 @@ impl Csr {
     /// # Panics
     /// If an endpoint is `>= num_nodes`.
     pub fn from_edges(num_nodes: usize, edges: &[(u32, u32)]) -> Csr {
-        let mut starts = vec![0u32; num_nodes + 1];
-        for &(s, t) in edges {
+        Csr::counting_sort(num_nodes, edges, Some(num_nodes))
+    }
+
+    /// Groups `(row, value)` pairs into rows `0..num_rows`, stably, with values of another
+    /// index space (a bipartite table such as loop → blocks): only rows are range-checked.
+    ///
+    /// # Panics
+    /// If a row is `>= num_rows`.
+    pub fn group(num_rows: usize, pairs: &[(u32, u32)]) -> Csr {
+        Csr::counting_sort(num_rows, pairs, None)
+    }
+
+    fn counting_sort(num_rows: usize, pairs: &[(u32, u32)], bound: Option<usize>) -> Csr {
+        let mut starts = vec![0u32; num_rows + 1];
+        for &(s, t) in pairs {
             assert!(
-                (s as usize) < num_nodes && (t as usize) < num_nodes,
+                (s as usize) < num_rows && bound.is_none_or(|n| (t as usize) < n),
                 "edge {s}->{t} out of range"
             );
             starts[s as usize + 1] += 1;
         }
-        for i in 0..num_nodes {
+        for i in 0..num_rows {
             starts[i + 1] += starts[i];
         }
         let mut fill = starts.clone();
-        let mut targets = vec![0u32; edges.len()];
-        for &(s, t) in edges {
+        let mut targets = vec![0u32; pairs.len()];
+        for &(s, t) in pairs {
             targets[fill[s as usize] as usize] = t;
             fill[s as usize] += 1;
         }

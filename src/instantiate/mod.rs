@@ -385,14 +385,7 @@ impl<'a> Subst<'a> {
         {
             return None;
         }
-        let c = il.child_eix(e, F::EXPR_NODE_CONSTANT)?;
-        let r = il.row(c) as usize;
-        let t = &il.tables.constant;
-        match t.constant_kind[r] {
-            ck::INTEGER => Some(Val::Int(t.value[r] as i128)),
-            ck::FLOAT => Some(Val::Float(f64::from_bits(t.value[r] as u64))),
-            _ => None,
-        }
+        Self::value_of_constant(il, il.child_eix(e, F::EXPR_NODE_CONSTANT)?)
     }
 
     fn wrap(&self, il: &Il, v: i128, t: Eix) -> i128 {

@@ -359,6 +359,31 @@ impl ConstantSharing {
         }
     }
 
+    /// Makes `c` (in place) or a file-scope copy of it the canonical constant for hash `h`
+    /// at `slot`: marked shared, its references fixed up, entered in the table.
+    fn add_canonical(
+        &mut self,
+        il: &mut Il,
+        c: Eix,
+        in_place: bool,
+        slot: usize,
+        h: u64,
+    ) -> Result<Eix, IlError> {
+        let n = if in_place {
+            c
+        } else {
+            let id = il.alloc_in(EntryKind::Constant, RegionIdx::FILE_SCOPE);
+            let n = il.eix(id)?;
+            il.copy_entry_data(c, n);
+            n
+        };
+        let nr = il.row(n) as usize;
+        il.tables.constant.is_shared[nr] = true;
+        fixup_constant_references(il, n)?;
+        self.insert_at(slot, h, n);
+        Ok(n)
+    }
+
     fn insert_at(&mut self, slot: usize, h: u64, c: Eix) {
         self.slots[slot] = self.canon.len() as u32;
         self.canon.push((h, c));
@@ -472,18 +497,8 @@ impl ConstantSharing {
             }
             Err(slot) => {
                 self.counters.new_buckets += 1;
-                let n = if adopt && il.region_of(e) == RegionIdx::FILE_SCOPE {
-                    e
-                } else {
-                    let id = il.alloc_in(EntryKind::Constant, RegionIdx::FILE_SCOPE);
-                    let n = il.eix(id)?;
-                    il.copy_entry_data(e, n);
-                    n
-                };
-                let nr = il.row(n) as usize;
-                il.tables.constant.is_shared[nr] = true;
-                fixup_constant_references(il, n)?;
-                self.insert_at(slot, h, n);
+                let in_place = adopt && il.region_of(e) == RegionIdx::FILE_SCOPE;
+                let n = self.add_canonical(il, e, in_place, slot, h)?;
                 if let Some(k) = key {
                     self.memo.insert(k, n);
                 }
@@ -530,16 +545,7 @@ impl ConstantSharing {
         let h = constant_hash(il, &self.hasher, le);
         let out = match self.lookup(il, le, h, compare::flags::STRICT)? {
             Ok(c) => c,
-            Err(slot) => {
-                let id = il.alloc_in(EntryKind::Constant, RegionIdx::FILE_SCOPE);
-                let n = il.eix(id)?;
-                il.copy_entry_data(le, n);
-                let nr = il.row(n) as usize;
-                il.tables.constant.is_shared[nr] = true;
-                fixup_constant_references(il, n)?;
-                self.insert_at(slot, h, n);
-                n
-            }
+            Err(slot) => self.add_canonical(il, le, false, slot, h)?,
         };
         il.free_local_constant(local)?;
         il.switch_region(saved)?;

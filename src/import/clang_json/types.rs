@@ -140,21 +140,7 @@ fn lex(s: &str) -> Vec<Tk> {
                     || rest.starts_with("(lambda at")
                     || rest.starts_with("(unnamed")
                 {
-                    let mut depth = 0i32;
-                    while i < b.len() {
-                        match b[i] {
-                            b'(' => depth += 1,
-                            b')' => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        i += 1;
-                    }
-                    i += 1;
+                    i = closing_paren(b, i) + 1;
                     i = name_tail(b, i);
                     v.push(Tk {
                         t: T::Name,
@@ -253,6 +239,25 @@ fn tparam_end(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The index of the `)` that closes the `(` at `i` (or `b.len()` when it is not closed).
+fn closing_paren(b: &[u8], mut i: usize) -> usize {
+    let mut depth = 0i32;
+    while i < b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
 /// Extends a name over `<...>` template arguments and `::` qualifiers.
 fn name_tail(b: &[u8], mut i: usize) -> usize {
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
@@ -289,21 +294,7 @@ fn name_tail(b: &[u8], mut i: usize) -> usize {
                     || rest.starts_with("(lambda")
                     || rest.starts_with("(unnamed")
                 {
-                    let mut depth = 0;
-                    while i < b.len() {
-                        match b[i] {
-                            b'(' => depth += 1,
-                            b')' => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        i += 1;
-                    }
-                    i = (i + 1).min(b.len());
+                    i = (closing_paren(b, i) + 1).min(b.len());
                     continue;
                 }
             }
