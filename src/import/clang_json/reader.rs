@@ -798,13 +798,8 @@ impl<'a> Builder<'a> {
     }
 
     fn parse_bases<R: Read>(&mut self, lx: &mut Lexer<R>, t: usize) -> Result<(), Fail> {
-        match lx.tok()? {
-            Tok::ArrStart => {}
-            Tok::Eof => return Err(lx.err("truncated input").into()),
-            other => {
-                lx.skip_from(other, |_| {})?;
-                return Ok(());
-            }
+        if !open_array(lx)? {
+            return Ok(());
         }
         loop {
             match lx.tok()? {
@@ -844,13 +839,8 @@ impl<'a> Builder<'a> {
     }
 
     fn parse_x_files<R: Read>(&mut self, lx: &mut Lexer<R>) -> Result<(), Fail> {
-        match lx.tok()? {
-            Tok::ArrStart => {}
-            Tok::Eof => return Err(lx.err("truncated input").into()),
-            other => {
-                lx.skip_from(other, |_| {})?;
-                return Ok(());
-            }
+        if !open_array(lx)? {
+            return Ok(());
         }
         loop {
             match lx.tok()? {
@@ -2977,8 +2967,17 @@ fn cast_code(k: &str) -> u8 {
 /// reads its members), false when it was another value, which is skipped. Truncated input
 /// is an error.
 fn open_object<R: Read>(lx: &mut Lexer<R>) -> Result<bool, Fail> {
+    open(lx, Tok::ObjStart)
+}
+
+/// Enters an array value: `false` (the value skipped) when it is something else.
+fn open_array<R: Read>(lx: &mut Lexer<R>) -> Result<bool, Fail> {
+    open(lx, Tok::ArrStart)
+}
+
+fn open<R: Read>(lx: &mut Lexer<R>, start: Tok) -> Result<bool, Fail> {
     match lx.tok()? {
-        Tok::ObjStart => Ok(true),
+        t if t == start => Ok(true),
         Tok::Eof => Err(lx.err("truncated input").into()),
         other => {
             lx.skip_from(other, |_| {})?;
