@@ -1186,6 +1186,15 @@ impl<'a> Builder<'a> {
         self.routine_flags[r] |= bits;
     }
 
+    /// Resolves the reference frame `t` read (`referencedDecl` and its kin).
+    fn frame_ref(&mut self, t: usize) -> Result<Eix, IlError> {
+        let (id, rk) = (self.frames[t].ref_id, self.frames[t].ref_kind);
+        let name = std::mem::take(&mut self.frames[t].ref_name);
+        let r = self.resolve_ref(id, rk, &name);
+        self.frames[t].ref_name = name;
+        r
+    }
+
     /// Resolves a referenced declaration, making a placeholder from the inline payload when
     /// the id was not dumped (yet).
     fn resolve_ref(&mut self, id: u64, kind: u16, name: &str) -> Result<Eix, IlError> {
@@ -1276,12 +1285,7 @@ impl<'a> Builder<'a> {
         self.set_str(e, 0, &name)?;
         self.set_str(e, 1, &kn)?;
         if self.frames[t].ref_id != 0 {
-            let (id, rk, rn) = (
-                self.frames[t].ref_id,
-                self.frames[t].ref_kind,
-                self.frames[t].ref_name.clone(),
-            );
-            let r = self.resolve_ref(id, rk, &rn)?;
+            let r = self.frame_ref(t)?;
             self.set_ref(e, F::NAME_REFERENCE_ENTITY, r)?;
         }
         Ok(e)
@@ -1697,12 +1701,7 @@ impl<'a> Builder<'a> {
             Class::Expr(ExprClass::Pseudo) | Class::Expr(ExprClass::OpaqueValue) => {}
             Class::Using => {
                 let e = self.alloc(EntryKind::UsingDeclaration)?;
-                let (id, rk, rn) = (
-                    self.frames[t].ref_id,
-                    self.frames[t].ref_kind,
-                    self.frames[t].ref_name.clone(),
-                );
-                let r = self.resolve_ref(id, rk, &rn)?;
+                let r = self.frame_ref(t)?;
                 self.set_ref(e, F::USING_DECLARATION_TARGET, r)?;
                 self.frames[t].entry = e;
                 self.register(t, e);
@@ -1713,12 +1712,7 @@ impl<'a> Builder<'a> {
             }
             Class::CtorInit => {
                 let e = self.alloc(EntryKind::ConstructorInit)?;
-                let (id, rk, rn) = (
-                    self.frames[t].ref_id,
-                    self.frames[t].ref_kind,
-                    self.frames[t].ref_name.clone(),
-                );
-                let r = self.resolve_ref(id, rk, &rn)?;
+                let r = self.frame_ref(t)?;
                 self.set_ref(e, F::CONSTRUCTOR_INIT_MEMBER, r)?;
                 self.frames[t].entry = e;
             }
@@ -1984,12 +1978,7 @@ impl<'a> Builder<'a> {
         };
         match ec {
             E::DeclRef | E::New | E::Delete => {
-                let (id, rk, rn) = (
-                    self.frames[t].ref_id,
-                    self.frames[t].ref_kind,
-                    self.frames[t].ref_name.clone(),
-                );
-                let target = self.resolve_ref(id, rk, &rn)?;
+                let target = self.frame_ref(t)?;
                 self.set_ref(e, F::EXPR_NODE_ENTITY, target)?;
                 if ec == E::DeclRef
                     && self.il.is_live(target)
@@ -2010,8 +1999,7 @@ impl<'a> Builder<'a> {
                 // User-defined conversions name their function.
                 let id = self.frames[t].ref_id;
                 if id != 0 {
-                    let (rk, rn) = (self.frames[t].ref_kind, self.frames[t].ref_name.clone());
-                    let target = self.resolve_ref(id, rk, &rn)?;
+                    let target = self.frame_ref(t)?;
                     self.set_ref(e, F::EXPR_NODE_ENTITY, target)?;
                 }
             }
