@@ -137,46 +137,33 @@ pub fn sniff(name: &str, text: &str) -> &'static str {
 /// The embedded default corpus: generated translation units plus small `.ll` and `.ptx`
 /// samples compiled into the binary.
 pub fn default_inputs() -> Vec<Input> {
-    vec![
-        // Four mid-sized translation units (≈ 3.5·10^4 entries each) rather than one big
-        // one, so the default scan spreads over the cores like a real corpus.
-        Input::Generated {
-            seed: 1,
-            scale: 0.35,
-        },
-        Input::Generated {
-            seed: 2,
-            scale: 0.35,
-        },
-        Input::Generated {
-            seed: 3,
-            scale: 0.35,
-        },
-        Input::Generated {
-            seed: 4,
-            scale: 0.35,
-        },
-        Input::Embedded {
-            name: "recursion.ll",
-            text: include_str!("../../data/default/recursion.ll"),
-        },
-        Input::Embedded {
-            name: "compress.nvptx.O2.ll",
-            text: include_str!("../../data/default/compress.nvptx.O2.ll"),
-        },
-        Input::Embedded {
-            name: "compress.ptx",
-            text: include_str!("../../data/default/compress.ptx"),
-        },
-        Input::Embedded {
-            name: "adler32.ptx",
-            text: include_str!("../../data/default/adler32.ptx"),
-        },
-        Input::EmbeddedClangJson {
-            name: "kernels.json.gz",
-            gz: include_bytes!("../../tests/fixtures/clang/kernels.json.gz"),
-        },
-    ]
+    // Four mid-sized translation units (≈ 3.5·10^4 entries each) rather than one big one,
+    // so the default scan spreads over the cores like a real corpus.
+    let generated = (1..=4).map(|seed| Input::Generated { seed, scale: 0.35 });
+    generated
+        .chain([
+            Input::Embedded {
+                name: "recursion.ll",
+                text: include_str!("../../data/default/recursion.ll"),
+            },
+            Input::Embedded {
+                name: "compress.nvptx.O2.ll",
+                text: include_str!("../../data/default/compress.nvptx.O2.ll"),
+            },
+            Input::Embedded {
+                name: "compress.ptx",
+                text: include_str!("../../data/default/compress.ptx"),
+            },
+            Input::Embedded {
+                name: "adler32.ptx",
+                text: include_str!("../../data/default/adler32.ptx"),
+            },
+            Input::EmbeddedClangJson {
+                name: "kernels.json.gz",
+                gz: include_bytes!("../../tests/fixtures/clang/kernels.json.gz"),
+            },
+        ])
+        .collect()
 }
 
 /// Expands paths: files as they are, folders recursively (sorted, so the list is
