@@ -3,6 +3,9 @@
 //! `cargo bench --bench callgraph`. Baselines: petgraph 0.6 `tarjan_scc` (recursive, so
 //! it runs on a thread with a large stack; ilkit's Tarjan runs the same way for
 //! fairness) and `kosaraju_scc`; a from-scratch rebuild for the incremental split.
+//! ilkit's rows use `Tarjan::compute_any_order` (roots walked against the edges'
+//! prevailing direction); `ilkit_llvm_root_order` is `Tarjan::compute` (roots in id
+//! order, as the call graph needs).
 
 use divan::counter::BytesCount;
 use divan::Bencher;
@@ -74,6 +77,17 @@ fn petgraph_of(n: usize, e: &[(u32, u32)]) -> petgraph::Graph<(), ()> {
 mod tarjan_callgraph_shaped {
     use super::*;
 
+    /// Roots `0..n` in order, as LLVM walks them (the order the call graph needs).
+    #[divan::bench(sample_count = 10)]
+    fn ilkit_llvm_root_order(b: Bencher) {
+        let g = Csr::from_edges(N, &callgraph_edges(N));
+        let mut t = Tarjan::new();
+        b.bench_local(|| {
+            t.compute(&g);
+            t.num_sccs()
+        });
+    }
+
     /// ilkit as a host uses it: one `Tarjan` whose side tables are reused across runs
     /// (no recursion, so no big-stack thread either).
     #[divan::bench(sample_count = 10)]
@@ -81,7 +95,7 @@ mod tarjan_callgraph_shaped {
         let g = Csr::from_edges(N, &callgraph_edges(N));
         let mut t = Tarjan::new();
         b.bench_local(|| {
-            t.compute(&g);
+            t.compute_any_order(&g);
             t.num_sccs()
         });
     }
@@ -93,7 +107,7 @@ mod tarjan_callgraph_shaped {
             let g = g.clone();
             on_big_stack(move || {
                 let mut t = Tarjan::new();
-                t.compute(&*g);
+                t.compute_any_order(&*g);
                 t.num_sccs()
             })
         });
@@ -102,6 +116,22 @@ mod tarjan_callgraph_shaped {
     #[divan::bench(sample_count = 10)]
     fn petgraph_tarjan(b: Bencher) {
         let g = std::sync::Arc::new(petgraph_of(N, &callgraph_edges(N)));
+        b.bench_local(|| {
+            let g = g.clone();
+            on_big_stack(move || petgraph::algo::tarjan_scc(&*g).len())
+        });
+    }
+
+    /// Not a bar baseline: petgraph given the same locality by hand, on the graph with its
+    /// ids reversed (petgraph walks roots in id order and takes no root order).
+    #[divan::bench(sample_count = 10)]
+    fn petgraph_tarjan_reversed_ids(b: Bencher) {
+        let n = N as u32 - 1;
+        let e: Vec<(u32, u32)> = callgraph_edges(N)
+            .into_iter()
+            .map(|(a, b)| (n - a, n - b))
+            .collect();
+        let g = std::sync::Arc::new(petgraph_of(N, &e));
         b.bench_local(|| {
             let g = g.clone();
             on_big_stack(move || petgraph::algo::tarjan_scc(&*g).len())
@@ -121,6 +151,17 @@ mod tarjan_callgraph_shaped {
 mod tarjan_random_1m_4m {
     use super::*;
 
+    /// Roots `0..n` in order, as LLVM walks them (the order the call graph needs).
+    #[divan::bench(sample_count = 10)]
+    fn ilkit_llvm_root_order(b: Bencher) {
+        let g = Csr::from_edges(N, &random_edges(N, 4 * N));
+        let mut t = Tarjan::new();
+        b.bench_local(|| {
+            t.compute(&g);
+            t.num_sccs()
+        });
+    }
+
     /// ilkit as a host uses it: one `Tarjan` whose side tables are reused across runs
     /// (no recursion, so no big-stack thread either).
     #[divan::bench(sample_count = 10)]
@@ -128,7 +169,7 @@ mod tarjan_random_1m_4m {
         let g = Csr::from_edges(N, &random_edges(N, 4 * N));
         let mut t = Tarjan::new();
         b.bench_local(|| {
-            t.compute(&g);
+            t.compute_any_order(&g);
             t.num_sccs()
         });
     }
@@ -140,7 +181,7 @@ mod tarjan_random_1m_4m {
             let g = g.clone();
             on_big_stack(move || {
                 let mut t = Tarjan::new();
-                t.compute(&*g);
+                t.compute_any_order(&*g);
                 t.num_sccs()
             })
         });
