@@ -103,7 +103,6 @@ enum Phase {
     Strings,
     Singles,
     Lists,
-    Refs,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -411,61 +410,34 @@ impl Walker {
         })
     }
 
+    /// Runs the stack to empty. The top frame is worked in tight loops over its slots and
+    /// list members until a child is pushed (its position is saved in the frame and the
+    /// child runs next) or the frame is done; a frame looks up its kind, layout and list
+    /// bounds once per resumption, not once per edge.
     fn run<C: Callbacks>(&mut self, il: &mut Il, cb: &mut C) -> Result<(), WalkError> {
         const TEMPLATE_INFO: u32 = F::CONSTANT_TEMPLATE_INFO.slot;
         const OPERAND: u32 = F::CONSTANT_OPERAND.slot;
-        while let Some(top) = self.stack.last_mut() {
-            let fr = *top;
+        'frames: while let Some(&fr) = self.stack.last() {
+            let depth = self.stack.len();
             let e = fr.e;
             let kind = il.kind(e);
             let layout = kind.layout();
-            match fr.phase {
-                Phase::Strings => {
-                    top.phase = Phase::Singles;
-                    if layout.strings.is_empty() {
-                        continue;
-                    }
-                    let row = il.row(e);
-                    let strs = il.tables.strings(kind, row);
-                    for (i, info) in layout.strings.iter().enumerate() {
-                        let s = strs.as_slice()[i];
-                        if !s.is_some() {
-                            continue;
-                        }
-                        let len = if info.string_kind == 25 {
-                            // string_text: only a string constant's text, with its own length.
-                            if kind == EntryKind::Constant
-                                && il.tables.constant.constant_kind[row as usize] != ck::STRING
-                            {
-                                continue;
-                            }
-                            s.len as usize
-                        } else {
-                            s.len as usize + 1
-                        };
-                        self.trace_line("string entry kind", string_kind_name(info.string_kind));
-                        if C::HAS_STRING {
-                            let shared: &Il = il;
-                            cb.string(shared, shared.str_bytes(e, s), info.string_kind, len);
-                        }
-                    }
+            let (mut phase, mut i, mut j) = (fr.phase, fr.i, fr.j);
+            if let Phase::Strings = phase {
+                if !layout.strings.is_empty() {
+                    self.visit_strings(il, cb, e, kind);
                 }
-                Phase::Singles => {
-                    let slot = fr.i;
-                    if slot == 0 && kind == EntryKind::Constant {
-                        // The sub-switch validates the constant kind whatever the operand.
-                        self.constant_operand(il, e)?;
-                    }
-                    let Some(top) = self.stack.last_mut() else {
-                        break;
-                    };
-                    if slot as usize >= layout.singles.len() {
-                        top.phase = Phase::Lists;
-                        top.i = 0;
-                        top.j = 0;
-                        continue;
-                    }
-                    top.i += 1;
+                phase = Phase::Singles;
+                i = 0;
+            }
+            if let Phase::Singles = phase {
+                if i == 0 && kind == EntryKind::Constant {
+                    // The sub-switch validates the constant kind whatever the operand.
+                    self.constant_operand(il, e)?;
+                }
+                while (i as usize) < layout.singles.len() {
+                    let slot = i;
+                    i += 1;
                     let Some(c) = il.children(e).get(slot as usize).copied() else {
                         continue;
                     };
@@ -483,54 +455,85 @@ impl Walker {
                         }
                     }
                     self.visit_child(il, cb, e, slot as usize, c, how);
+                    if self.stack.len() > depth {
+                        self.stack[depth - 1] = Frame { e, phase, i, j };
+                        continue 'frames;
+                    }
                 }
-                Phase::Lists => {
-                    let (list, item) = (fr.i, fr.j);
-                    if list as usize >= layout.lists.len() {
-                        top.phase = Phase::Refs;
-                        top.i = 0;
-                        continue;
-                    }
-                    let (off, len) = il.list_pos(e, list);
-                    if item as usize >= len {
-                        top.i += 1;
-                        top.j = 0;
-                        continue;
-                    }
-                    let c = il.children(e)[off + item as usize];
-                    if C::HAS_FILTER && cb.entry_filter(il, c, il.kind(c)).is_none() {
-                        if C::FILTER_REMOVES {
-                            il.remove_list_item(e, list, item as usize);
-                        } else if let Some(t) = self.stack.last_mut() {
-                            t.j += 1;
-                        }
-                        continue; // with removal, the next member moved into this position
-                    }
-                    if let Some(t) = self.stack.last_mut() {
-                        t.j += 1;
-                    }
-                    self.visit_child(il, cb, e, off + item as usize, c, Operand::Descend);
-                }
-                Phase::Refs => {
-                    let i = fr.i as usize;
-                    if i >= layout.refs.len() {
-                        self.stack.pop();
-                        continue;
-                    }
-                    top.i += 1;
-                    if C::HAS_REPLACE {
-                        let r = il.refs(e)[i];
-                        if !r.is_none() {
-                            let nr = cb.entry_replace(il, r, il.kind(r));
-                            if nr != r {
-                                il.replace_ref_at(e, i, nr);
+                phase = Phase::Lists;
+                i = 0;
+                j = 0;
+            }
+            if let Phase::Lists = phase {
+                while (i as usize) < layout.lists.len() {
+                    let (mut off, mut len) = il.list_pos(e, i);
+                    while (j as usize) < len {
+                        let c = il.children(e)[off + j as usize];
+                        if C::HAS_FILTER && cb.entry_filter(il, c, il.kind(c)).is_none() {
+                            if C::FILTER_REMOVES {
+                                // The next member moves into this position.
+                                il.remove_list_item(e, i, j as usize);
+                                (off, len) = il.list_pos(e, i);
+                            } else {
+                                j += 1;
                             }
+                            continue;
+                        }
+                        j += 1;
+                        self.visit_child(il, cb, e, off + j as usize - 1, c, Operand::Descend);
+                        if self.stack.len() > depth {
+                            self.stack[depth - 1] = Frame { e, phase, i, j };
+                            continue 'frames;
+                        }
+                    }
+                    i += 1;
+                    j = 0;
+                }
+            }
+            // References: remapped, never descended.
+            if C::HAS_REPLACE {
+                for i in 0..layout.refs.len() {
+                    let r = il.refs(e)[i];
+                    if !r.is_none() {
+                        let nr = cb.entry_replace(il, r, il.kind(r));
+                        if nr != r {
+                            il.replace_ref_at(e, i, nr);
                         }
                     }
                 }
             }
+            self.stack.pop();
         }
         Ok(())
+    }
+
+    /// The string visitor over `e`'s string fields (string_text only for a string
+    /// constant, with its own length; the other kinds with strlen + 1).
+    fn visit_strings<C: Callbacks>(&mut self, il: &mut Il, cb: &mut C, e: Eix, kind: EntryKind) {
+        let layout = kind.layout();
+        let row = il.row(e);
+        let strs = il.tables.strings(kind, row);
+        for (i, info) in layout.strings.iter().enumerate() {
+            let s = strs.as_slice()[i];
+            if !s.is_some() {
+                continue;
+            }
+            let len = if info.string_kind == 25 {
+                if kind == EntryKind::Constant
+                    && il.tables.constant.constant_kind[row as usize] != ck::STRING
+                {
+                    continue;
+                }
+                s.len as usize
+            } else {
+                s.len as usize + 1
+            };
+            self.trace_line("string entry kind", string_kind_name(info.string_kind));
+            if C::HAS_STRING {
+                let shared: &Il = il;
+                cb.string(shared, shared.str_bytes(e, s), info.string_kind, len);
+            }
+        }
     }
 
     /// Replace, then (for descended children) enter and push.
