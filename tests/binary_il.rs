@@ -111,28 +111,22 @@ fn forged_files_with_valid_checksums_fail_structurally() {
     // A huge entry count is refused before any allocation.
     let e = read_il(&head(&[0xff, 0xff, 0xff, 0x0f])).unwrap_err();
     assert!(e.message.contains("exceeds"), "{e}");
-    // One entry of `kind`: the count, the per-kind counts, then `record`.
+    // One entry of `kind`: the count, `record`, an empty external-type list (varint 0),
+    // then the kind table.
     let one = |kind: u8, record: &[u8]| {
         let mut v = 1u32.to_le_bytes().to_vec();
-        for k in 0..85u8 {
-            v.extend_from_slice(&u32::from(k == kind).to_le_bytes());
-        }
         v.extend_from_slice(record);
+        v.push(0);
+        v.push(kind);
         v
     };
-    // Per-kind counts that do not add up.
-    let mut rest = 1u32.to_le_bytes().to_vec();
-    rest.extend_from_slice(&[0; 4 * 85]);
-    let e = read_il(&head(&rest)).unwrap_err();
-    assert!(e.message.contains("do not add up"), "{e}");
-    // A reserved kind (a 14-byte record head).
-    let mut rec = vec![14];
-    rec.extend_from_slice(&[0; 13]);
-    let e = read_il(&head(&one(14, &rec))).unwrap_err();
+    // A reserved kind in the kind table.
+    let e = read_il(&head(&one(14, &[0; 13]))).unwrap_err();
     assert!(e.message.contains("kind 14"), "{e}");
-    // A region ordinal that skips ahead.
+    // A region ordinal that skips ahead (a 13-byte record head: flag bits, column, file,
+    // region, line).
     let ty = ilkit::il::EntryKind::Type as u8;
-    let mut rec = vec![ty, 0, 0, 0, 0, 0, 5, 0, 0, 0];
+    let mut rec = vec![0, 0, 0, 0, 0, 5, 0, 0, 0];
     rec.extend_from_slice(&[0; 4]);
     let e = read_il(&head(&one(ty, &rec))).unwrap_err();
     assert!(e.message.contains("region 5 out of order"), "{e}");
@@ -171,4 +165,57 @@ fn resealed_corruptions_fail_structurally_or_read_a_valid_world() {
         }
     }
     assert!(errors > 0 && worlds > 0, "{errors} errors, {worlds} worlds");
+}
+
+/// A forged two-entry file whose first entry's first typed single slot points at `slot`:
+/// the reader checks each reference's target kind in the kind table as it reads it.
+#[test]
+fn references_are_checked_against_the_kind_table_as_they_are_read() {
+    use ilkit::il::{EntryKind, SCALAR_BYTES};
+    let plain = |k: &EntryKind| k.has_table() && k.layout().strings.is_empty();
+    // A kind whose first single slot names a target kind, and an entry of another kind.
+    let (k, t) = EntryKind::ALL
+        .iter()
+        .filter(|k| plain(k))
+        .find_map(|&k| Some((k, k.layout().singles.first()?.target?)))
+        .expect("a kind with a typed single slot");
+    let w = *EntryKind::ALL
+        .iter()
+        .find(|w| plain(w) && **w != t)
+        .expect("another kind");
+    let record = |kind: EntryKind, first: u32| {
+        let l = kind.layout();
+        let mut v = vec![0u8; 13 + SCALAR_BYTES[kind as usize] as usize];
+        for s in 0..l.singles.len() {
+            let o = if s == 0 { first } else { 0 };
+            v.extend_from_slice(&o.to_le_bytes());
+        }
+        v.extend(std::iter::repeat(0u8).take(4 * (l.lists.len() + l.refs.len())));
+        v
+    };
+    let file = |slot: u32| {
+        let mut v = b"ILKIT-IL".to_vec();
+        v.extend_from_slice(&ilkit::walk::binary::VERSION.to_le_bytes());
+        v.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]);
+        v.extend_from_slice(&2u32.to_le_bytes());
+        v.extend(record(k, slot));
+        v.extend(record(w, 0));
+        v.extend_from_slice(&[0, k as u8, w as u8]);
+        let h = ilkit::walk::binary::checksum(&v);
+        v.extend_from_slice(&h.to_le_bytes());
+        v
+    };
+    let slot_at = 24 + 13 + SCALAR_BYTES[k as usize] as usize;
+    let e = read_il(&file(2)).unwrap_err();
+    let want = format!("expected a {} entry, found a {}", t.name(), w.name());
+    assert_eq!((e.offset, e.message.as_str()), (slot_at, want.as_str()));
+    let e = read_il(&file(3)).unwrap_err();
+    assert_eq!(
+        (e.offset, e.message.as_str()),
+        (slot_at, "reference to entry 3 of 2")
+    );
+    // Pointing at itself is fine when the slot's target is the kind itself; otherwise the
+    // same check refuses it.
+    let own = read_il(&file(1));
+    assert_eq!(own.is_ok(), k == t, "{own:?}");
 }

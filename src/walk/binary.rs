@@ -8,24 +8,29 @@
 //! translating every reference through the ordinal side table (the dense-table form of the
 //! seed's entry-replace translation) and every string with a length prefix.
 //!
-//! # Format (version 2, little-endian)
+//! # Format (version 3, little-endian)
 //! ```text
 //! magic "ILKIT-IL"  u32 version  u32 flags(bit 0: device only)
 //! opt-string compiler_version, opt-string time_of_compilation   (varint length + 1, bytes)
 //! ref main_routine, ref primary_scope                           (LEB128 varints)
-//! u32 entry count, u32 count per entry kind (85; they add up to the entry count)
-//! per entry, fixed widths:
-//!   u8 kind, u8 flag bits, u16 col, u16 file, u32 region ordinal (0 = file scope), u32 line,
+//! u32 entry count
+//! per entry, fixed widths (its kind is in the kind table at the end):
+//!   u8 flag bits, u16 col, u16 file, u32 region ordinal (0 = file scope), u32 line,
 //!   scalars at their column widths (SCALAR_BYTES[kind] bytes; flags one byte),
 //!   strings (u32 len+1 or 0, bytes), singles (u32 ref), lists (u32 len, u32 refs),
 //!   refs (u32 ref)
 //! varint count, varint refs: the external-type list
+//! u8 kind per entry, in record order: the kind table
 //! u64 checksum of everything before it (FNV-1a style, over 64-bit words)
 //! ```
 //! Records keep every field at its in-memory width, as the seed's IL files keep records
 //! with references turned into stream offsets: a record is read with one dispatch on its
 //! kind and no per-field decoding (version 1 wrote LEB128 varints throughout: 2.2x
-//! smaller, slower to read and write; see PERF.md).
+//! smaller, slower to read and write; see PERF.md). The kind table comes last because
+//! the writer numbers entries no walk reached while it writes records; the reader takes
+//! it first (it sits just before the checksum), so each reference's target kind is
+//! checked as the reference is read and per-kind tables are reserved once (version 2
+//! kept the kind in each record and checked target kinds in a second pass).
 //! A `ref` is ordinal + 1, 0 for none. Every length read is checked against the bytes that
 //! remain before anything is allocated; every error names its byte offset.
 
@@ -35,12 +40,11 @@ use std::fmt;
 
 const MAGIC: &[u8; 8] = b"ILKIT-IL";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 2;
-/// Bytes of a record's fixed head: kind, flag bits, column, file, region, line.
-const RECORD_HEAD: usize = 14;
-/// Entry kinds (the per-kind count table's length).
+pub const VERSION: u32 = 3;
+/// Bytes of a record's fixed head: flag bits, column, file, region, line.
+const RECORD_HEAD: usize = 13;
+/// Entry kinds.
 const KINDS: usize = 85;
-const NO_ORD: u32 = u32::MAX;
 
 /// A reader error: what was expected, at which byte offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,11 +91,22 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     h
 }
 
+/// The writer's numbering: `ordinal[e]` is `e`'s position in the stream + 1 (0: not
+/// numbered), which is also how a reference to `e` is written.
 struct Numbering {
     ordinal: Vec<u32>,
     order: Vec<Eix>,
     device: bool,
     string_bytes: usize,
+}
+
+impl Numbering {
+    /// The reference written for `e`: ordinal + 1, 0 for none or an unnumbered entry
+    /// (`Eix::NONE` is past the table's end).
+    #[inline(always)]
+    fn ord(&self, e: Eix) -> u32 {
+        self.ordinal.get(e.idx()).copied().unwrap_or(0)
+    }
 }
 
 impl Callbacks for Numbering {
@@ -103,13 +118,13 @@ impl Callbacks for Numbering {
 
     fn pre_walk_check(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> bool {
         if self.ordinal.len() <= e.idx() {
-            self.ordinal.resize(il.capacity(), NO_ORD);
+            self.ordinal.resize(il.capacity(), 0);
         }
-        self.ordinal[e.idx()] != NO_ORD || (self.device && !il.flag(e, Flag::KeepInIl))
+        self.ordinal[e.idx()] != 0 || (self.device && !il.flag(e, Flag::KeepInIl))
     }
     fn entry(&mut self, _il: &mut Il, e: Eix, _k: EntryKind) -> Option<Eix> {
-        self.ordinal[e.idx()] = self.order.len() as u32;
         self.order.push(e);
+        self.ordinal[e.idx()] = self.order.len() as u32;
         None
     }
     fn string(&mut self, _il: &Il, _bytes: &[u8], _kind: u8, len: usize) {
@@ -169,49 +184,30 @@ const FLAG_BITS: [Flag; 5] = [
 /// entries) as a binary IL file.
 pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkError> {
     let mut num = Numbering {
-        ordinal: vec![NO_ORD; il.capacity()],
+        ordinal: vec![0; il.capacity()],
         order: Vec::new(),
         device: device_only,
         string_bytes: 0,
     };
     let mut walker = Walker::new();
     walker.walk_file_scope_il(il, &mut num, 0)?;
-    fn ord(num: &Numbering, e: Eix) -> u32 {
-        if e.is_none() {
-            return 0;
-        }
-        match num.ordinal.get(e.idx()) {
-            Some(&o) if o != NO_ORD => o + 1,
-            _ => 0,
-        }
-    }
     let mut out = Vec::with_capacity(512 + num.order.len() * 24 + num.string_bytes);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(device_only as u32).to_le_bytes());
     put_opt_bytes(&mut out, il.compiler_version.as_deref());
     put_opt_bytes(&mut out, il.time_of_compilation.as_deref());
-    put_var(
-        &mut out,
-        il.main_routine
-            .and_then(|m| il.eix(m).ok())
-            .map_or(0, |e| ord(&num, e) as u64),
-    );
-    put_var(
-        &mut out,
-        il.primary_scope
-            .and_then(|m| il.eix(m).ok())
-            .map_or(0, |e| ord(&num, e) as u64),
-    );
-    // The entry count and the per-kind counts are patched in at the end: the records
-    // pass may append entries.
+    let header_ref =
+        |m: Option<crate::il::EntryId>| m.and_then(|m| il.eix(m).ok()).map_or(0, |e| num.ord(e));
+    put_var(&mut out, header_ref(il.main_routine) as u64);
+    put_var(&mut out, header_ref(il.primary_scope) as u64);
+    // The entry count is patched in at the end: the records pass may append entries.
     let count_at = out.len();
-    out.extend_from_slice(&[0u8; 4 * (1 + KINDS)]);
-    let mut per_kind = [0u32; KINDS];
+    out.extend_from_slice(&[0u8; 4]);
+    let mut kinds: Vec<u8> = Vec::with_capacity(num.order.len());
     let mut region_ord: Vec<u32> = Vec::new();
     let mut next_region = 1u32;
     let put32 = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
-    let mut targets: Vec<Eix> = Vec::new();
     let mut i = 0;
     while i < num.order.len() {
         let e = num.order[i];
@@ -219,21 +215,23 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
         // Entries this one points to that no walk reached (a kept template only named by
         // a reference, say) are numbered now, so no reference dangles; they are written
         // after the walk's entries.
-        targets.clear();
-        targets.extend(
-            il.children(e)
+        let unnumbered = |c: &Eix| !c.is_none() && num.ord(*c) == 0;
+        if il.children(e).iter().any(unnumbered) || il.refs(e).iter().any(unnumbered) {
+            let targets: Vec<Eix> = il
+                .children(e)
                 .iter()
                 .chain(il.refs(e))
                 .copied()
-                .filter(|&c| ord(&num, c) == 0 && !c.is_none()),
-        );
-        for &c in &targets {
-            if ord(&num, c) == 0 && (!device_only || il.flag(c, Flag::KeepInIl)) {
-                walker.walk_entry_and_subtree(il, &mut num, c)?;
+                .filter(unnumbered)
+                .collect();
+            for c in targets {
+                if num.ord(c) == 0 && (!device_only || il.flag(c, Flag::KeepInIl)) {
+                    walker.walk_entry_and_subtree(il, &mut num, c)?;
+                }
             }
         }
         let k = il.kind(e);
-        per_kind[k as usize] += 1;
+        kinds.push(k as u8);
         let r = il.region_of(e);
         let ro = if r == RegionIdx::FILE_SCOPE {
             0
@@ -253,12 +251,11 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
         }
         let p = il.pos(e);
         let mut head = [0u8; RECORD_HEAD];
-        head[0] = k as u8;
-        head[1] = bits;
-        head[2..4].copy_from_slice(&p.col.to_le_bytes());
-        head[4..6].copy_from_slice(&p.file.to_le_bytes());
-        head[6..10].copy_from_slice(&ro.to_le_bytes());
-        head[10..14].copy_from_slice(&p.line.to_le_bytes());
+        head[0] = bits;
+        head[1..3].copy_from_slice(&p.col.to_le_bytes());
+        head[3..5].copy_from_slice(&p.file.to_le_bytes());
+        head[5..9].copy_from_slice(&ro.to_le_bytes());
+        head[9..13].copy_from_slice(&p.line.to_le_bytes());
         out.extend_from_slice(&head);
         let row = il.row(e);
         il.tables.write_scalar_bytes(k, row, &mut out);
@@ -277,22 +274,27 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
         let kids = il.children(e);
         let (singles, mut rest) = kids.split_at(layout.singles.len());
         for &c in singles {
-            put32(&mut out, ord(&num, c));
+            put32(&mut out, num.ord(c));
         }
         for &len in il.list_lengths(e) {
             let (items, tail) = rest.split_at(len.0 as usize);
             rest = tail;
-            let n = items.iter().filter(|&&c| ord(&num, c) != 0).count();
-            put32(&mut out, n as u32);
+            // Members no walk numbered (device IL drops them) are left out; the count is
+            // patched once the members are written.
+            let at = out.len();
+            put32(&mut out, 0);
+            let mut n = 0u32;
             for &c in items {
-                let o = ord(&num, c);
+                let o = num.ord(c);
                 if o != 0 {
                     put32(&mut out, o);
+                    n += 1;
                 }
             }
+            out[at..at + 4].copy_from_slice(&n.to_le_bytes());
         }
         for &r in il.refs(e) {
-            put32(&mut out, ord(&num, r));
+            put32(&mut out, num.ord(r));
         }
     }
     let n = u32::try_from(num.order.len()).map_err(|_| super::WalkError {
@@ -300,19 +302,16 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
         entry: None,
     })?;
     out[count_at..count_at + 4].copy_from_slice(&n.to_le_bytes());
-    for (k, c) in per_kind.iter().enumerate() {
-        let at = count_at + 4 * (1 + k);
-        out[at..at + 4].copy_from_slice(&c.to_le_bytes());
-    }
     let ext: Vec<u32> = il
         .external_types()
-        .map(|e| ord(&num, e))
+        .map(|e| num.ord(e))
         .filter(|&o| o != 0)
         .collect();
     put_var(&mut out, ext.len() as u64);
     for o in ext {
         put_var(&mut out, o as u64);
     }
+    out.extend_from_slice(&kinds);
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     Ok(out)
@@ -491,6 +490,83 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// One reference word as read at `at`: ordinal `o` is dense index `o - 1` of an entry of
+/// kind `kinds[o - 1]`, which must be `target` when the field names one; 0 is none.
+#[inline(always)]
+fn check_ref(
+    o: u32,
+    kinds: &[u8],
+    target: Option<EntryKind>,
+    none_ok: bool,
+    at: usize,
+) -> Result<Eix, BinError> {
+    if o == 0 {
+        return if none_ok {
+            Ok(Eix::NONE)
+        } else {
+            Err(bad_ref("list member 0 (none)".into(), at))
+        };
+    }
+    match kinds.get(o as usize - 1) {
+        None => Err(bad_ref(
+            format!("reference to entry {o} of {}", kinds.len()),
+            at,
+        )),
+        Some(&kb) => match target {
+            Some(t) if kb != t as u8 => Err(bad_ref(
+                format!(
+                    "expected a {} entry, found a {}",
+                    t.name(),
+                    EntryKind::ALL[kb as usize].name()
+                ),
+                at,
+            )),
+            _ => Ok(Eix(o - 1)),
+        },
+    }
+}
+
+#[cold]
+fn bad_ref(message: String, offset: usize) -> BinError {
+    BinError { offset, message }
+}
+
+/// Single slots or references: one word per field, none allowed.
+#[inline(always)]
+fn read_slots(
+    r: &mut Reader,
+    block: &mut Vec<Eix>,
+    kinds: &[u8],
+    fields: &[crate::il::FieldInfo],
+) -> Result<(), BinError> {
+    let at = r.at;
+    let raw = r.take(4 * fields.len())?;
+    for (j, (w, f)) in raw.chunks_exact(4).zip(fields).enumerate() {
+        let o = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        block.push(check_ref(o, kinds, f.target, true, at + 4 * j)?);
+    }
+    Ok(())
+}
+
+/// `len` list members of kind `target`, none not allowed.
+#[inline(always)]
+fn read_members(
+    r: &mut Reader,
+    block: &mut Vec<Eix>,
+    kinds: &[u8],
+    len: usize,
+    target: Option<EntryKind>,
+) -> Result<(), BinError> {
+    let at = r.at;
+    let raw = r.take(4 * len)?;
+    block.reserve(len);
+    for (j, w) in raw.chunks_exact(4).enumerate() {
+        let o = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        block.push(check_ref(o, kinds, target, false, at + 4 * j)?);
+    }
+    Ok(())
+}
+
 /// Reads a binary IL file into a new world.
 ///
 /// # Errors
@@ -527,21 +603,28 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     let main = r.var_u32("main routine")?;
     let scope_at = r.at;
     let scope = r.var_u32("primary scope")?;
-    let n = r.count32("entry", RECORD_HEAD)?;
-    let counts_at = r.at;
+    // Each entry takes its record head and its byte in the kind table.
+    let n = r.count32("entry", RECORD_HEAD + 1)?;
+    // The kind table: the last `n` bytes before the checksum.
+    let kinds_at = r.b.len() - n;
+    let kinds = &r.b[kinds_at..];
+    r.b = &r.b[..kinds_at];
     let mut per_kind = [0usize; KINDS];
-    for c in &mut per_kind {
-        *c = r.u32le()? as usize;
-    }
-    if per_kind.iter().sum::<usize>() != n {
-        return Err(BinError {
-            offset: counts_at,
-            message: format!("per-kind counts do not add up to {n} entries"),
-        });
+    for (i, &kb) in kinds.iter().enumerate() {
+        match EntryKind::from_u8(kb) {
+            Some(k) if k.has_table() => per_kind[kb as usize] += 1,
+            _ => {
+                return Err(BinError {
+                    offset: kinds_at + i,
+                    message: format!("entry kind {kb} cannot be allocated"),
+                })
+            }
+        }
     }
     // Entries are allocated in record order into a fresh world, so record `i` becomes
     // dense index `i`: edges are written as final indices while reading (no pending
-    // list, no relocation), and checked against their field's target kind at the end.
+    // list, no relocation), each checked against its field's target kind in the kind
+    // table as it is read.
     il.reserve(n, 0);
     for (k, &c) in per_kind.iter().enumerate() {
         if let Some(kind) = EntryKind::from_u8(k as u8) {
@@ -549,57 +632,24 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         }
     }
     let mut regions: Vec<RegionIdx> = vec![RegionIdx::FILE_SCOPE];
-    #[cold]
-    fn dangling(o: u32, n: usize, offset: usize) -> BinError {
-        BinError {
-            offset,
-            message: format!("reference to entry {o} of {n}"),
-        }
-    }
-    /// The error for a run of references that failed validation: its first bad member.
-    #[cold]
-    fn bad_run(words: impl Iterator<Item = u32>, at: usize, n: usize, none_ok: bool) -> BinError {
-        for (j, o) in words.enumerate() {
-            if o == 0 && !none_ok {
-                return BinError {
-                    offset: at + 4 * j,
-                    message: "list member 0 (none)".into(),
-                };
-            }
-            if o as usize > n {
-                return dangling(o, n, at + 4 * j);
-            }
-        }
-        dangling(0, n, at)
-    }
-    let mut edge_offsets: Vec<u32> = Vec::with_capacity(n);
     // Per-record scratch: scalars, strings, and the edge block as the world stores it
     // (list lengths, single slots, list items, references), appended in one piece.
     let mut strs: Vec<(usize, &[u8])> = Vec::new();
     let mut block: Vec<Eix> = Vec::new();
-    for i in 0..n {
+    for (i, &kb) in kinds.iter().enumerate() {
         let at = r.at;
         let head = r.take(RECORD_HEAD)?;
-        let kb = head[0];
-        let kind = match crate::il::EntryKind::from_u8(kb) {
-            Some(k) if k.has_table() => k,
-            _ => {
-                return Err(BinError {
-                    offset: at,
-                    message: format!("entry kind {kb} cannot be allocated"),
-                })
-            }
-        };
-        let bits = head[1];
+        let kind = EntryKind::ALL[kb as usize];
+        let bits = head[0];
         let pos = SourcePos {
-            col: u16::from_le_bytes([head[2], head[3]]),
-            file: u16::from_le_bytes([head[4], head[5]]),
-            line: u32::from_le_bytes([head[10], head[11], head[12], head[13]]),
+            col: u16::from_le_bytes([head[1], head[2]]),
+            file: u16::from_le_bytes([head[3], head[4]]),
+            line: u32::from_le_bytes([head[9], head[10], head[11], head[12]]),
         };
-        let ro = u32::from_le_bytes([head[6], head[7], head[8], head[9]]) as usize;
+        let ro = u32::from_le_bytes([head[5], head[6], head[7], head[8]]) as usize;
         if ro > regions.len() {
             return Err(BinError {
-                offset: at + 6,
+                offset: at + 5,
                 message: format!("region {ro} out of order"),
             });
         }
@@ -615,35 +665,17 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
                 strs.push((s, bytes));
             }
         }
-        edge_offsets.push(r.at as u32);
         let nl = layout.lists.len();
         block.clear();
-        block.resize(nl, Eix(0));
-        // Reference runs are read whole: one bounds check, one min/max pass to validate
-        // the run, then one copy (ordinal `o` is dense index `o - 1`; 0 wraps to none).
-        let refs = |r: &mut Reader, block: &mut Vec<Eix>, k: usize, none_ok: bool| {
-            let at = r.at;
-            let raw = r.take(4 * k)?;
-            let words = raw
-                .chunks_exact(4)
-                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-            let (lo, hi) = words
-                .clone()
-                .fold((u32::MAX, 0), |(lo, hi), o| (lo.min(o), hi.max(o)));
-            if hi as usize > n || (lo == 0 && !none_ok) {
-                return Err(bad_run(words, at, n, none_ok));
-            }
-            block.extend(words.map(|o| Eix(o.wrapping_sub(1))));
-            Ok(())
-        };
-        refs(&mut r, &mut block, layout.singles.len(), true)?;
-        for l in 0..nl {
+        block.extend(std::iter::repeat(Eix(0)).take(nl));
+        read_slots(&mut r, &mut block, kinds, layout.singles)?;
+        for (l, info) in layout.lists.iter().enumerate() {
             let len = r.count32("list member", 4)?;
             block[l] = Eix(len as u32);
-            refs(&mut r, &mut block, len, false)?;
+            read_members(&mut r, &mut block, kinds, len, info.target)?;
         }
         let nchild = (block.len() - nl) as u32;
-        refs(&mut r, &mut block, layout.refs.len(), true)?;
+        read_slots(&mut r, &mut block, kinds, layout.refs)?;
         let e = Eix(i as u32);
         let row = il.tables.push_row_from_bytes(kind, e, scalars);
         let pushed = il.push_built_entry(BuiltEntry {
@@ -665,42 +697,6 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             offset: r.at,
             message: e.to_string(),
         })?;
-    // Every edge now names an allocated entry: check the kinds.
-    for (i, &off) in edge_offsets.iter().enumerate() {
-        let e = Eix(i as u32);
-        let layout = il.kind(e).layout();
-        let kids = il.children(e);
-        let bad = |t: Option<EntryKind>, c: Eix| !c.is_none() && t.is_some_and(|t| il.kind(c) != t);
-        let mut wrong = None;
-        let (singles, mut rest) = kids.split_at(layout.singles.len());
-        for (info, &c) in layout.singles.iter().zip(singles) {
-            if bad(info.target, c) {
-                wrong = Some((info.target, c));
-            }
-        }
-        for (info, &len) in layout.lists.iter().zip(il.list_lengths(e)) {
-            let (items, tail) = rest.split_at(len.0 as usize);
-            rest = tail;
-            if let Some(&c) = items.iter().find(|&&c| bad(info.target, c)) {
-                wrong = Some((info.target, c));
-            }
-        }
-        for (info, &c) in layout.refs.iter().zip(il.refs(e)) {
-            if bad(info.target, c) {
-                wrong = Some((info.target, c));
-            }
-        }
-        if let Some((Some(t), c)) = wrong {
-            return Err(BinError {
-                offset: off as usize,
-                message: format!(
-                    "expected a {} entry, found a {}",
-                    t.name(),
-                    il.kind(c).name()
-                ),
-            });
-        }
-    }
     let resolve = |o: u32, at: usize| -> Result<Eix, BinError> {
         if o == 0 || o as usize > n {
             return Err(BinError {
