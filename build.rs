@@ -503,22 +503,29 @@ fn main() {
         write!(o, "{w}, ").unwrap();
     }
     o.push_str("];\n\nimpl Tables {\n");
-    o.push_str("    /// Appends the scalars of a row at their column widths, little-endian, in schema order\n    /// ([`SCALAR_BYTES`] bytes).\n    pub fn write_scalar_bytes(&self, kind: EntryKind, row: u32, out: &mut Vec<u8>) {\n        let r = row as usize;\n        match kind {\n");
+    o.push_str("    /// Writes the scalars of a row at their column widths, little-endian, in schema order,\n    /// into the first [`SCALAR_BYTES`] bytes of `out`.\n    ///\n    /// # Panics\n    /// If `out` is shorter than the kind's [`SCALAR_BYTES`].\n    pub fn write_scalar_bytes(&self, kind: EntryKind, row: u32, out: &mut [u8]) {\n        let r = row as usize;\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
         let t = ident(k.name);
+        let mut off = 0;
         let puts: Vec<String> = scalars_of(k)
             .iter()
             .map(|(n, ty)| {
-                if *ty == "bool" {
-                    format!("out.push(self.{t}.{n}[r] as u8);")
+                let w = width(ty);
+                let put = if *ty == "bool" {
+                    format!("out[{off}] = self.{t}.{n}[r] as u8;")
                 } else {
-                    format!("out.extend_from_slice(&self.{t}.{n}[r].to_le_bytes());")
-                }
+                    format!(
+                        "out[{off}..{}].copy_from_slice(&self.{t}.{n}[r].to_le_bytes());",
+                        off + w
+                    )
+                };
+                off += w;
+                put
             })
             .collect();
         writeln!(
             o,
-            "            EntryKind::{} => {{ {} let _ = (r, &out); }}",
+            "            EntryKind::{} => {{ let out = &mut out[..{off}]; {} let _ = (r, out); }}",
             variant(k),
             puts.join(" ")
         )

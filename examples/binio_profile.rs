@@ -53,6 +53,9 @@ fn main() {
         back.len(),
         bytes.len() as f64 / 1e6 / (w + r).as_secs_f64()
     );
+    let t = Instant::now();
+    let sum = ilkit::walk::binary::checksum(&bytes);
+    println!("checksum alone: {:?} ({sum:x})", t.elapsed());
     if std::env::args().any(|a| a == "--read-loop") {
         for _ in 0..5 {
             std::hint::black_box(ilkit::walk::binary::read_il(&bytes).unwrap().len());

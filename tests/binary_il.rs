@@ -103,8 +103,9 @@ fn forged_files_with_valid_checksums_fail_structurally() {
         let mut v = b"ILKIT-IL".to_vec();
         v.extend_from_slice(&ilkit::walk::binary::VERSION.to_le_bytes());
         v.extend_from_slice(&0u32.to_le_bytes());
-        // No strings, no main routine, no scope; `rest` starts with the u32 entry count.
-        v.extend_from_slice(&[0, 0, 0, 0]);
+        // No strings (two varints), no main routine, no scope (u32 each); `rest` starts
+        // with the u32 entry count.
+        v.extend_from_slice(&[0; 10]);
         v.extend_from_slice(rest);
         seal(v)
     };
@@ -185,18 +186,20 @@ fn references_are_checked_against_the_kind_table_as_they_are_read() {
         .expect("another kind");
     let record = |kind: EntryKind, first: u32| {
         let l = kind.layout();
-        let mut v = vec![0u8; 13 + SCALAR_BYTES[kind as usize] as usize];
+        // Head, scalars, empty lists' lengths, single slots, references.
+        let mut v = vec![0u8; 13 + SCALAR_BYTES[kind as usize] as usize + 4 * l.lists.len()];
         for s in 0..l.singles.len() {
             let o = if s == 0 { first } else { 0 };
             v.extend_from_slice(&o.to_le_bytes());
         }
-        v.extend(std::iter::repeat(0u8).take(4 * (l.lists.len() + l.refs.len())));
+        v.extend(std::iter::repeat(0u8).take(4 * l.refs.len()));
         v
     };
     let file = |slot: u32| {
         let mut v = b"ILKIT-IL".to_vec();
         v.extend_from_slice(&ilkit::walk::binary::VERSION.to_le_bytes());
-        v.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]);
+        // Flags, two absent strings, no main routine, no primary scope.
+        v.extend_from_slice(&[0; 14]);
         v.extend_from_slice(&2u32.to_le_bytes());
         v.extend(record(k, slot));
         v.extend(record(w, 0));
@@ -205,7 +208,7 @@ fn references_are_checked_against_the_kind_table_as_they_are_read() {
         v.extend_from_slice(&h.to_le_bytes());
         v
     };
-    let slot_at = 24 + 13 + SCALAR_BYTES[k as usize] as usize;
+    let slot_at = 30 + 13 + SCALAR_BYTES[k as usize] as usize + 4 * k.layout().lists.len();
     let e = read_il(&file(2)).unwrap_err();
     let want = format!("expected a {} entry, found a {}", t.name(), w.name());
     assert_eq!((e.offset, e.message.as_str()), (slot_at, want.as_str()));

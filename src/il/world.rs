@@ -709,7 +709,7 @@ impl Il {
     /// its edges pointing at live entries.
     pub(crate) fn push_built_entry(&mut self, b: BuiltEntry<'_>) -> Eix {
         let kind = b.kind;
-        let e = self.push_dense_slot();
+        let e = Eix(self.kind.len() as u32);
         let i = e.idx();
         let nl = kind.layout().lists.len();
         debug_assert_eq!(
@@ -718,26 +718,25 @@ impl Il {
         );
         let start = (self.edges.len() + nl) as u32;
         self.edges.extend_from_slice(b.block);
-        self.kind[i] = kind;
-        self.row[i] = b.row;
-        self.region[i] = b.region.0;
-        self.id[i] = self.ids.insert(e);
-        self.pos[i] = b.pos;
-        self.span[i] = Span {
+        let id = self.ids.insert(e);
+        // The per-entry columns are pushed with their values (no default-then-overwrite).
+        self.kind.push(kind);
+        self.row.push(b.row);
+        self.region.push(b.region.0);
+        self.id.push(id);
+        self.pos.push(b.pos);
+        self.span.push(Span {
             start,
             nchild: b.nchild,
-        };
-        self.flags[Flag::Allocated as usize].set(i, true);
-        if b.flags != 0 {
-            for (f, col) in self.flags.iter_mut().enumerate() {
-                // Secondary IL lives in the sparse column below.
-                if f != Flag::SecondaryIl as usize && b.flags & (1 << f) != 0 {
-                    col.set(i, true);
-                }
-            }
-            if b.flags & (1 << Flag::SecondaryIl as u8) != 0 {
-                self.secondary.insert(e.0);
-            }
+        });
+        let mut dense = (b.flags | 1 << Flag::Allocated as u8) & !(1 << Flag::SecondaryIl as u8);
+        while dense != 0 {
+            self.flags[dense.trailing_zeros() as usize].set(i, true);
+            dense &= dense - 1;
+        }
+        if b.flags & (1 << Flag::SecondaryIl as u8) != 0 {
+            // Secondary IL lives in its sparse column.
+            self.secondary.insert(e.0);
         }
         self.enlist(kind, e, b.region);
         e

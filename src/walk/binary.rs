@@ -12,13 +12,13 @@
 //! ```text
 //! magic "ILKIT-IL"  u32 version  u32 flags(bit 0: device only)
 //! opt-string compiler_version, opt-string time_of_compilation   (varint length + 1, bytes)
-//! ref main_routine, ref primary_scope                           (LEB128 varints)
-//! u32 entry count
+//! u32 ref main_routine, u32 ref primary_scope, u32 entry count
 //! per entry, fixed widths (its kind is in the kind table at the end):
 //!   u8 flag bits, u16 col, u16 file, u32 region ordinal (0 = file scope), u32 line,
 //!   scalars at their column widths (SCALAR_BYTES[kind] bytes; flags one byte),
-//!   strings (u32 len+1 or 0, bytes), singles (u32 ref), lists (u32 len, u32 refs),
-//!   refs (u32 ref)
+//!   strings (u32 len+1 or 0, bytes),
+//!   the edge block as the world stores it: u32 length per list, then one run of u32
+//!   refs: single slots, the lists' members, references
 //! varint count, varint refs: the external-type list
 //! u8 kind per entry, in record order: the kind table
 //! u64 checksum of everything before it (FNV-1a style, over 64-bit words)
@@ -26,11 +26,13 @@
 //! Records keep every field at its in-memory width, as the seed's IL files keep records
 //! with references turned into stream offsets: a record is read with one dispatch on its
 //! kind and no per-field decoding (version 1 wrote LEB128 varints throughout: 2.2x
-//! smaller, slower to read and write; see PERF.md). The kind table comes last because
-//! the writer numbers entries no walk reached while it writes records; the reader takes
-//! it first (it sits just before the checksum), so each reference's target kind is
-//! checked as the reference is read and per-kind tables are reserved once (version 2
-//! kept the kind in each record and checked target kinds in a second pass).
+//! smaller, slower to read and write; see PERF.md). A record's edge block is the world's
+//! own (lengths first, then one run of references), so the reader builds it in order.
+//! The kind table comes last because the writer numbers (and appends) entries no walk
+//! reached while it writes records; the reader takes it first (it sits just before the
+//! checksum), so each reference's target kind is checked as the reference is read and
+//! per-kind tables are reserved once (version 2 kept the kind in each record and checked
+//! target kinds in a second pass over the edges).
 //! A `ref` is ordinal + 1, 0 for none. Every length read is checked against the bytes that
 //! remain before anything is allocated; every error names its byte offset.
 
@@ -91,13 +93,12 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     h
 }
 
-/// The writer's numbering: `ordinal[e]` is `e`'s position in the stream + 1 (0: not
-/// numbered), which is also how a reference to `e` is written.
+/// The writer's numbering walk: `ordinal[e]` is `e`'s position in the stream + 1 (0:
+/// not numbered), which is also how a reference to `e` is written.
 struct Numbering {
     ordinal: Vec<u32>,
     order: Vec<Eix>,
     device: bool,
-    string_bytes: usize,
 }
 
 impl Numbering {
@@ -111,27 +112,138 @@ impl Numbering {
 
 impl Callbacks for Numbering {
     const HAS_ENTRY: bool = true;
-    const HAS_STRING: bool = true;
     const HAS_PRE_WALK: bool = true;
     const HAS_FILTER: bool = true;
     const FILTER_REMOVES: bool = false;
 
+    #[inline]
     fn pre_walk_check(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> bool {
         if self.ordinal.len() <= e.idx() {
             self.ordinal.resize(il.capacity(), 0);
         }
         self.ordinal[e.idx()] != 0 || (self.device && !il.flag(e, Flag::KeepInIl))
     }
+    #[inline]
     fn entry(&mut self, _il: &mut Il, e: Eix, _k: EntryKind) -> Option<Eix> {
         self.order.push(e);
         self.ordinal[e.idx()] = self.order.len() as u32;
         None
     }
-    fn string(&mut self, _il: &Il, _bytes: &[u8], _kind: u8, len: usize) {
-        self.string_bytes += len + 2;
-    }
     fn entry_filter(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> Option<Eix> {
         (!self.device || il.flag(e, Flag::KeepInIl)).then_some(e)
+    }
+}
+
+/// The records being written: the file so far, the kind table and the region ordinals.
+struct Records {
+    out: Vec<u8>,
+    /// Kind of each record, in order: the kind table.
+    kinds: Vec<u8>,
+    region_ord: Vec<u32>,
+    next_region: u32,
+}
+
+impl Records {
+    /// The file's ordinal of `e`'s region (0 = file scope), numbered as first met.
+    fn region_ordinal(&mut self, il: &Il, e: Eix) -> u32 {
+        let r = il.region_of(e);
+        if r == RegionIdx::FILE_SCOPE {
+            return 0;
+        }
+        if self.region_ord.len() <= r.idx() {
+            self.region_ord.resize(r.idx() + 1, 0);
+        }
+        if self.region_ord[r.idx()] == 0 {
+            self.region_ord[r.idx()] = self.next_region;
+            self.next_region += 1;
+        }
+        self.region_ord[r.idx()]
+    }
+
+    /// Appends `e`'s record, its references translated through `num`.
+    fn emit(&mut self, il: &Il, num: &Numbering, e: Eix) {
+        let k = il.kind(e);
+        self.kinds.push(k as u8);
+        let ro = self.region_ordinal(il, e);
+        let mut bits = 0u8;
+        for (i, f) in FLAG_BITS.iter().enumerate() {
+            bits |= (il.flag(e, *f) as u8) << i;
+        }
+        let row = il.row(e);
+        let layout = k.layout();
+        let strs = il.tables.strings(k, row);
+        let strs = strs.as_slice();
+        let string_bytes: usize = strs
+            .iter()
+            .filter(|s| s.is_some())
+            .map(|s| s.len as usize)
+            .sum();
+        let kids = il.children(e);
+        let refs = il.refs(e);
+        let nl = layout.lists.len();
+        let sb = SCALAR_BYTES[k as usize] as usize;
+        // The record's size with every list member present (device IL may leave some
+        // out, and the record is then cut to what was written); the record is written
+        // into place through a cursor, not appended field by field.
+        let size =
+            RECORD_HEAD + sb + 4 * strs.len() + string_bytes + 4 * (nl + kids.len() + refs.len());
+        let base = self.out.len();
+        // Zeroed room by copy (`resize` stores the zeros a byte at a time).
+        const ZEROS: [u8; 256] = [0; 256];
+        match ZEROS.get(..size) {
+            Some(z) => self.out.extend_from_slice(z),
+            None => self.out.resize(base + size, 0),
+        }
+        let mut w = Cursor {
+            b: &mut self.out[base..],
+            at: 0,
+        };
+        let p = il.pos(e);
+        w.bytes(&[bits]);
+        w.bytes(&p.col.to_le_bytes());
+        w.bytes(&p.file.to_le_bytes());
+        w.u32(ro);
+        w.u32(p.line);
+        il.tables
+            .write_scalar_bytes(k, row, &mut w.b[w.at..w.at + sb]);
+        w.at += sb;
+        for &s in strs {
+            if s.is_some() {
+                let b = il.str_bytes(e, s);
+                w.u32(b.len() as u32 + 1);
+                w.bytes(b);
+            } else {
+                w.u32(0);
+            }
+        }
+        let (singles, items) = kids.split_at(layout.singles.len());
+        let lens_at = w.at;
+        w.at += 4 * nl;
+        for &c in singles {
+            w.u32(num.ord(c));
+        }
+        // Members no walk numbered (device IL leaves out those without keep_in_il) are
+        // left out of their list.
+        let mut rest = items;
+        for (l, &len) in il.list_lengths(e).iter().enumerate() {
+            let (members, tail) = rest.split_at(len.0 as usize);
+            rest = tail;
+            let mut n = 0u32;
+            for &c in members {
+                let o = num.ord(c);
+                if o != 0 {
+                    w.u32(o);
+                    n += 1;
+                }
+            }
+            let at = lens_at + 4 * l;
+            w.b[at..at + 4].copy_from_slice(&n.to_le_bytes());
+        }
+        for &r in refs {
+            w.u32(num.ord(r));
+        }
+        let end = w.at;
+        self.out.truncate(base + end);
     }
 }
 
@@ -151,6 +263,24 @@ fn put_opt_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
             out.extend_from_slice(b);
         }
         None => put_var(out, 0),
+    }
+}
+
+/// Writes a record into its reserved bytes.
+struct Cursor<'a> {
+    b: &'a mut [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    #[inline(always)]
+    fn bytes(&mut self, v: &[u8]) {
+        self.b[self.at..self.at + v.len()].copy_from_slice(v);
+        self.at += v.len();
+    }
+    #[inline(always)]
+    fn u32(&mut self, v: u32) {
+        self.bytes(&v.to_le_bytes());
     }
 }
 
@@ -183,31 +313,29 @@ const FLAG_BITS: [Flag; 5] = [
 /// Writes the file-scope IL (all of it, or with `device_only` only the keep_in_il
 /// entries) as a binary IL file.
 pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkError> {
-    let mut num = Numbering {
-        ordinal: vec![0; il.capacity()],
-        order: Vec::new(),
-        device: device_only,
-        string_bytes: 0,
-    };
-    let mut walker = Walker::new();
-    walker.walk_file_scope_il(il, &mut num, 0)?;
-    let mut out = Vec::with_capacity(512 + num.order.len() * 24 + num.string_bytes);
+    let mut out = Vec::with_capacity(1 << 16);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(device_only as u32).to_le_bytes());
     put_opt_bytes(&mut out, il.compiler_version.as_deref());
     put_opt_bytes(&mut out, il.time_of_compilation.as_deref());
-    let header_ref =
-        |m: Option<crate::il::EntryId>| m.and_then(|m| il.eix(m).ok()).map_or(0, |e| num.ord(e));
-    put_var(&mut out, header_ref(il.main_routine) as u64);
-    put_var(&mut out, header_ref(il.primary_scope) as u64);
-    // The entry count is patched in at the end: the records pass may append entries.
-    let count_at = out.len();
-    out.extend_from_slice(&[0u8; 4]);
-    let mut kinds: Vec<u8> = Vec::with_capacity(num.order.len());
-    let mut region_ord: Vec<u32> = Vec::new();
-    let mut next_region = 1u32;
-    let put32 = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
+    // Main routine, primary scope and the entry count are patched in after the walk.
+    let patch_at = out.len();
+    out.extend_from_slice(&[0u8; 12]);
+    let mut num = Numbering {
+        ordinal: vec![0; il.capacity()],
+        order: Vec::new(),
+        device: device_only,
+    };
+    let mut walker = Walker::new();
+    walker.walk_file_scope_il(il, &mut num, 0)?;
+    out.reserve(num.order.len() * 40);
+    let mut rec = Records {
+        out,
+        kinds: Vec::with_capacity(num.order.len()),
+        region_ord: Vec::new(),
+        next_region: 1,
+    };
     let mut i = 0;
     while i < num.order.len() {
         let e = num.order[i];
@@ -230,88 +358,29 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
                 }
             }
         }
-        let k = il.kind(e);
-        kinds.push(k as u8);
-        let r = il.region_of(e);
-        let ro = if r == RegionIdx::FILE_SCOPE {
-            0
-        } else {
-            if region_ord.len() <= r.idx() {
-                region_ord.resize(r.idx() + 1, 0);
-            }
-            if region_ord[r.idx()] == 0 {
-                region_ord[r.idx()] = next_region;
-                next_region += 1;
-            }
-            region_ord[r.idx()]
-        };
-        let mut bits = 0u8;
-        for (i, f) in FLAG_BITS.iter().enumerate() {
-            bits |= (il.flag(e, *f) as u8) << i;
-        }
-        let p = il.pos(e);
-        let mut head = [0u8; RECORD_HEAD];
-        head[0] = bits;
-        head[1..3].copy_from_slice(&p.col.to_le_bytes());
-        head[3..5].copy_from_slice(&p.file.to_le_bytes());
-        head[5..9].copy_from_slice(&ro.to_le_bytes());
-        head[9..13].copy_from_slice(&p.line.to_le_bytes());
-        out.extend_from_slice(&head);
-        let row = il.row(e);
-        il.tables.write_scalar_bytes(k, row, &mut out);
-        let layout = k.layout();
-        if !layout.strings.is_empty() {
-            for &s in il.tables.strings(k, row).as_slice() {
-                if s.is_some() {
-                    let b = il.str_bytes(e, s);
-                    put32(&mut out, b.len() as u32 + 1);
-                    out.extend_from_slice(b);
-                } else {
-                    put32(&mut out, 0);
-                }
-            }
-        }
-        let kids = il.children(e);
-        let (singles, mut rest) = kids.split_at(layout.singles.len());
-        for &c in singles {
-            put32(&mut out, num.ord(c));
-        }
-        for &len in il.list_lengths(e) {
-            let (items, tail) = rest.split_at(len.0 as usize);
-            rest = tail;
-            // Members no walk numbered (device IL drops them) are left out; the count is
-            // patched once the members are written.
-            let at = out.len();
-            put32(&mut out, 0);
-            let mut n = 0u32;
-            for &c in items {
-                let o = num.ord(c);
-                if o != 0 {
-                    put32(&mut out, o);
-                    n += 1;
-                }
-            }
-            out[at..at + 4].copy_from_slice(&n.to_le_bytes());
-        }
-        for &r in il.refs(e) {
-            put32(&mut out, num.ord(r));
-        }
+        rec.emit(il, &num, e);
     }
     let n = u32::try_from(num.order.len()).map_err(|_| super::WalkError {
         message: "write_il: more than 2^32 entries",
         entry: None,
     })?;
-    out[count_at..count_at + 4].copy_from_slice(&n.to_le_bytes());
+    let header_ref =
+        |m: Option<crate::il::EntryId>| m.and_then(|m| il.eix(m).ok()).map_or(0, |e| num.ord(e));
+    let (main, scope) = (header_ref(il.main_routine), header_ref(il.primary_scope));
     let ext: Vec<u32> = il
         .external_types()
         .map(|e| num.ord(e))
         .filter(|&o| o != 0)
         .collect();
+    let mut out = rec.out;
+    out[patch_at..patch_at + 4].copy_from_slice(&main.to_le_bytes());
+    out[patch_at + 4..patch_at + 8].copy_from_slice(&scope.to_le_bytes());
+    out[patch_at + 8..patch_at + 12].copy_from_slice(&n.to_le_bytes());
     put_var(&mut out, ext.len() as u64);
     for o in ext {
         put_var(&mut out, o as u64);
     }
-    out.extend_from_slice(&kinds);
+    out.extend_from_slice(&rec.kinds);
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     Ok(out)
@@ -600,9 +669,9 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     il.compiler_version = r.opt_bytes()?.map(<[u8]>::to_vec);
     il.time_of_compilation = r.opt_bytes()?.map(<[u8]>::to_vec);
     let main_at = r.at;
-    let main = r.var_u32("main routine")?;
+    let main = r.u32le()?;
     let scope_at = r.at;
-    let scope = r.var_u32("primary scope")?;
+    let scope = r.u32le()?;
     // Each entry takes its record head and its byte in the kind table.
     let n = r.count32("entry", RECORD_HEAD + 1)?;
     // The kind table: the last `n` bytes before the checksum.
@@ -665,16 +734,21 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
                 strs.push((s, bytes));
             }
         }
-        let nl = layout.lists.len();
+        // The edge block as the world stores it: list lengths, single slots, list
+        // members, references.
         block.clear();
-        block.extend(std::iter::repeat(Eix(0)).take(nl));
-        read_slots(&mut r, &mut block, kinds, layout.singles)?;
-        for (l, info) in layout.lists.iter().enumerate() {
+        let mut members = 0usize;
+        for _ in layout.lists {
             let len = r.count32("list member", 4)?;
-            block[l] = Eix(len as u32);
-            read_members(&mut r, &mut block, kinds, len, info.target)?;
+            members += len;
+            block.push(Eix(len as u32));
         }
-        let nchild = (block.len() - nl) as u32;
+        read_slots(&mut r, &mut block, kinds, layout.singles)?;
+        for l in 0..layout.lists.len() {
+            let len = block[l].0 as usize;
+            read_members(&mut r, &mut block, kinds, len, layout.lists[l].target)?;
+        }
+        let nchild = (layout.singles.len() + members) as u32;
         read_slots(&mut r, &mut block, kinds, layout.refs)?;
         let e = Eix(i as u32);
         let row = il.tables.push_row_from_bytes(kind, e, scalars);
