@@ -105,12 +105,27 @@ enum Phase {
     Lists,
 }
 
+/// A suspended entry: its phase, the slot or list it is at (`i`), the member of that
+/// list (`j`), and where that list starts among its children (`off`).
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     e: Eix,
-    phase: Phase,
-    i: u32,
     j: u32,
+    off: u32,
+    i: u16,
+    phase: Phase,
+}
+
+impl Frame {
+    fn new(e: Eix) -> Frame {
+        Frame {
+            e,
+            j: 0,
+            off: 0,
+            i: 0,
+            phase: Phase::Strings,
+        }
+    }
 }
 
 /// What the constant sub-switch does with a constant's `operand`.
@@ -370,12 +385,7 @@ impl Walker {
         e: Eix,
     ) -> Result<(), WalkError> {
         if let Some(e) = self.enter(il, cb, e) {
-            self.stack.push(Frame {
-                e,
-                phase: Phase::Strings,
-                i: 0,
-                j: 0,
-            });
+            self.stack.push(Frame::new(e));
             self.run(il, cb)?;
         }
         Ok(())
@@ -422,9 +432,10 @@ impl Walker {
             let e = fr.e;
             let kind = il.kind(e);
             let layout = kind.layout();
-            let (mut phase, mut i, mut j) = (fr.phase, fr.i, fr.j);
+            let (mut phase, mut i, mut j, mut off) = (fr.phase, fr.i, fr.j, fr.off);
             if let Phase::Strings = phase {
-                if !layout.strings.is_empty() {
+                // Strings are looked at only for a string visitor or the trace.
+                if !layout.strings.is_empty() && (C::HAS_STRING || self.verbosity > 4) {
                     self.visit_strings(il, cb, e, kind);
                 }
                 phase = Phase::Singles;
@@ -446,46 +457,63 @@ impl Walker {
                     }
                     let mut how = Operand::Descend;
                     if kind == EntryKind::Constant {
-                        if slot == TEMPLATE_INFO && self.mode_flags != 0 {
+                        if slot as u32 == TEMPLATE_INFO && self.mode_flags != 0 {
                             il.replace_child_at(e, slot as usize, Eix::NONE);
                             continue;
                         }
-                        if slot == OPERAND {
+                        if slot as u32 == OPERAND {
                             how = self.constant_operand(il, e)?;
                         }
                     }
                     self.visit_child(il, cb, e, slot as usize, c, how);
                     if self.stack.len() > depth {
-                        self.stack[depth - 1] = Frame { e, phase, i, j };
+                        self.stack[depth - 1] = Frame {
+                            e,
+                            j,
+                            off,
+                            i,
+                            phase,
+                        };
                         continue 'frames;
                     }
                 }
                 phase = Phase::Lists;
                 i = 0;
                 j = 0;
+                off = layout.singles.len() as u32;
             }
             if let Phase::Lists = phase {
+                // `off` is where list `i` starts among the children: only this entry's
+                // filter changes the lengths of its lists, and only of the current one.
                 while (i as usize) < layout.lists.len() {
-                    let (mut off, mut len) = il.list_pos(e, i);
-                    while (j as usize) < len {
-                        let c = il.children(e)[off + j as usize];
+                    let mut len = il.list_lengths(e)[i as usize].0;
+                    while j < len {
+                        let at = (off + j) as usize;
+                        let c = il.children(e)[at];
                         if C::HAS_FILTER && cb.entry_filter(il, c, il.kind(c)).is_none() {
                             if C::FILTER_REMOVES {
                                 // The next member moves into this position.
-                                il.remove_list_item(e, i, j as usize);
-                                (off, len) = il.list_pos(e, i);
+                                il.remove_list_item(e, i as u32, j as usize);
+                                len -= 1;
                             } else {
                                 j += 1;
                             }
                             continue;
                         }
                         j += 1;
-                        self.visit_child(il, cb, e, off + j as usize - 1, c, Operand::Descend);
+                        self.visit_child(il, cb, e, at, c, Operand::Descend);
                         if self.stack.len() > depth {
-                            self.stack[depth - 1] = Frame { e, phase, i, j };
+                            self.stack[depth - 1] = Frame {
+                                e,
+                                j,
+                                off,
+                                i,
+                                phase,
+                            };
                             continue 'frames;
                         }
                     }
+                    off += len;
                     i += 1;
                     j = 0;
                 }
@@ -564,12 +592,7 @@ impl Walker {
             if v != c {
                 il.replace_child_at(parent, pos, v);
             }
-            self.stack.push(Frame {
-                e: v,
-                phase: Phase::Strings,
-                i: 0,
-                j: 0,
-            });
+            self.stack.push(Frame::new(v));
         }
     }
 }
