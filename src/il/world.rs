@@ -65,15 +65,15 @@ pub struct Region {
 }
 
 /// An entry for [`Il::push_built_entry`].
-pub(crate) struct BuiltEntry<'a> {
+pub(crate) struct BuiltEntry {
     pub kind: EntryKind,
     pub region: RegionIdx,
     pub pos: SourcePos,
     /// Its row, already in `kind`'s table.
     pub row: u32,
-    /// The edge block: `kind.layout().lists.len()` list lengths, then `nchild` children
-    /// (single slots, then list items), then the kind's references.
-    pub block: &'a [Eix],
+    /// Children (single slots, then list items); the edge block (the kind's list
+    /// lengths, these children, then its references) already ends the edge pool,
+    /// appended through [`Il::edges_for_build`].
     pub nchild: u32,
     /// Flags set besides `allocated`: bit `Flag as u8` for each.
     pub flags: u8,
@@ -704,20 +704,15 @@ impl Il {
 
     /// Appends an entry built elsewhere (the bulk builder's primitive, used by the binary
     /// IL reader): a fresh dense index at the end (never a free one), its row already in
-    /// place, its edge block copied in one piece, flags `allocated` plus `b.flags`, no
-    /// edge garbage. The caller keeps the block consistent with the kind's layout and
-    /// its edges pointing at live entries.
-    pub(crate) fn push_built_entry(&mut self, b: BuiltEntry<'_>) -> Eix {
+    /// place, its edge block already at the end of the pool, flags `allocated` plus
+    /// `b.flags`, no edge garbage. The caller keeps the block consistent with the kind's
+    /// layout and its edges pointing at live entries.
+    pub(crate) fn push_built_entry(&mut self, b: BuiltEntry) -> Eix {
         let kind = b.kind;
         let e = Eix(self.kind.len() as u32);
         let i = e.idx();
-        let nl = kind.layout().lists.len();
-        debug_assert_eq!(
-            b.block.len(),
-            nl + b.nchild as usize + kind.layout().refs.len()
-        );
-        let start = (self.edges.len() + nl) as u32;
-        self.edges.extend_from_slice(b.block);
+        let nref = kind.layout().refs.len();
+        let start = (self.edges.len() - nref - b.nchild as usize) as u32;
         let id = self.ids.insert(e);
         // The per-entry columns are pushed with their values (no default-then-overwrite).
         self.kind.push(kind);
@@ -740,6 +735,13 @@ impl Il {
         }
         self.enlist(kind, e, b.region);
         e
+    }
+
+    /// The edge pool, to append the block of the next [`Il::push_built_entry`] to in
+    /// place (the bulk builder's primitive; anything else appended is garbage the
+    /// builder must not leave behind).
+    pub(crate) fn edges_for_build(&mut self) -> &mut Vec<Eix> {
+        &mut self.edges
     }
 
     /// Sets string field `index` of a live entry by dense index (as [`Il::set_string`]).

@@ -701,10 +701,8 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         }
     }
     let mut regions: Vec<RegionIdx> = vec![RegionIdx::FILE_SCOPE];
-    // Per-record scratch: scalars, strings, and the edge block as the world stores it
-    // (list lengths, single slots, list items, references), appended in one piece.
+    // Per-record scratch: the strings, set once the entry exists.
     let mut strs: Vec<(usize, &[u8])> = Vec::new();
-    let mut block: Vec<Eix> = Vec::new();
     for (i, &kb) in kinds.iter().enumerate() {
         let at = r.at;
         let head = r.take(RECORD_HEAD)?;
@@ -734,22 +732,23 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
                 strs.push((s, bytes));
             }
         }
-        // The edge block as the world stores it: list lengths, single slots, list
-        // members, references.
-        block.clear();
+        // The edge block as the world stores it (list lengths, single slots, list
+        // members, references), appended to the world's edge pool in place.
+        let edges = il.edges_for_build();
+        let lens_at = edges.len();
         let mut members = 0usize;
         for _ in layout.lists {
             let len = r.count32("list member", 4)?;
             members += len;
-            block.push(Eix(len as u32));
+            edges.push(Eix(len as u32));
         }
-        read_slots(&mut r, &mut block, kinds, layout.singles)?;
-        for l in 0..layout.lists.len() {
-            let len = block[l].0 as usize;
-            read_members(&mut r, &mut block, kinds, len, layout.lists[l].target)?;
+        read_slots(&mut r, edges, kinds, layout.singles)?;
+        for (l, list) in layout.lists.iter().enumerate() {
+            let len = edges[lens_at + l].0 as usize;
+            read_members(&mut r, edges, kinds, len, list.target)?;
         }
+        read_slots(&mut r, edges, kinds, layout.refs)?;
         let nchild = (layout.singles.len() + members) as u32;
-        read_slots(&mut r, &mut block, kinds, layout.refs)?;
         let e = Eix(i as u32);
         let row = il.tables.push_row_from_bytes(kind, e, scalars);
         let pushed = il.push_built_entry(BuiltEntry {
@@ -757,7 +756,6 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             region: regions[ro],
             pos,
             row,
-            block: &block,
             nchild,
             flags: FLAG_MASKS[bits as usize & 31],
         });
