@@ -361,6 +361,21 @@ impl Il {
         self.flags[f as usize].get(e.idx())
     }
 
+    /// All flags of a live entry at once: bit `Flag as u8` for each flag set.
+    #[inline]
+    pub fn flag_bits(&self, e: Eix) -> u8 {
+        let i = e.idx();
+        let mut m = 0u8;
+        for (f, col) in self.flags.iter().enumerate() {
+            m |= (col.get(i) as u8) << f;
+        }
+        // The sparse column is usually empty: no search then.
+        if !self.secondary.is_empty() && self.secondary.contains(e.0) {
+            m |= 1 << Flag::SecondaryIl as u8;
+        }
+        m
+    }
+
     /// Sets a flag of a live entry.
     #[inline]
     pub fn set_flag(&mut self, e: Eix, f: Flag, v: bool) {

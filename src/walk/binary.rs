@@ -37,7 +37,9 @@
 //! remain before anything is allocated; every error names its byte offset.
 
 use super::walker::{Callbacks, Walker};
-use crate::il::{BuiltEntry, Eix, EntryKind, Flag, Il, RegionIdx, SourcePos, SCALAR_BYTES};
+use crate::il::{
+    BuiltEntry, Eix, EntryKind, Flag, Il, RegionIdx, SourcePos, StrFields, SCALAR_BYTES,
+};
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"ILKIT-IL";
@@ -165,13 +167,15 @@ impl Records {
         let k = il.kind(e);
         self.kinds.push(k as u8);
         let ro = self.region_ordinal(il, e);
-        let mut bits = 0u8;
-        for (i, f) in FLAG_BITS.iter().enumerate() {
-            bits |= (il.flag(e, *f) as u8) << i;
-        }
+        // The file's bits are the world's above `allocated` (FLAG_BITS is in flag order).
+        let bits = (il.flag_bits(e) >> 1) & 31;
         let row = il.row(e);
         let layout = k.layout();
-        let strs = il.tables.strings(k, row);
+        let strs = if layout.strings.is_empty() {
+            StrFields::default()
+        } else {
+            il.tables.strings(k, row)
+        };
         let strs = strs.as_slice();
         let string_bytes: usize = strs
             .iter()
@@ -302,6 +306,7 @@ const FLAG_MASKS: [u8; 32] = {
     t
 };
 
+/// The file's five flag bits, in order; the same order as [`Flag`] after `allocated`.
 const FLAG_BITS: [Flag; 5] = [
     Flag::FileScope,
     Flag::SecondaryIl,
@@ -309,6 +314,15 @@ const FLAG_BITS: [Flag; 5] = [
     Flag::KeepInIl,
     Flag::KeepDefinition,
 ];
+
+// File bit `i` is world flag `i + 1`: the writer shifts the world's mask down by one.
+const _: () = {
+    let mut i = 0;
+    while i < FLAG_BITS.len() {
+        assert!(FLAG_BITS[i] as usize == i + 1);
+        i += 1;
+    }
+};
 
 /// Writes the file-scope IL (all of it, or with `device_only` only the keep_in_il
 /// entries) as a binary IL file.
