@@ -222,3 +222,46 @@ fn references_are_checked_against_the_kind_table_as_they_are_read() {
     let own = read_il(&file(1));
     assert_eq!(own.is_ok(), k == t, "{own:?}");
 }
+
+/// A file large enough to be checked on a second thread while the world is built gives,
+/// for every resealed corruption, the same result as the single-threaded read.
+#[test]
+fn checking_beside_the_builder_gives_the_single_threaded_result() {
+    use ilkit::walk::binary::read_il_single_threaded;
+    let mut il = generate(33, 0.4);
+    let bytes = write_il(&mut il, false).unwrap();
+    assert!(bytes.len() > 1 << 20, "{} bytes", bytes.len());
+    let body = bytes.len() - 8;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let (mut errors, mut worlds) = (0, 0);
+    for round in 0..60 {
+        let mut b = bytes[..body].to_vec();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let at = 16 + (x as usize % (body - 16));
+        b[at] ^= 1 << ((x >> 32) % 8);
+        // Every fourth file keeps its stale checksum.
+        let h = if round % 4 == 0 {
+            u64::from_le_bytes(bytes[body..].try_into().unwrap())
+        } else {
+            ilkit::walk::binary::checksum(&b)
+        };
+        b.extend_from_slice(&h.to_le_bytes());
+        match (read_il(&b), read_il_single_threaded(&b)) {
+            (Ok(p), Ok(s)) => {
+                assert!(p.verify().is_empty(), "round {round}");
+                assert_eq!(p.len(), s.len(), "round {round}");
+                worlds += 1;
+            }
+            (Err(p), Err(s)) => {
+                assert_eq!(p, s, "round {round}");
+                errors += 1;
+            }
+            (p, s) => panic!("round {round}: {:?} vs {:?}", p.err(), s.err()),
+        }
+    }
+    assert!(errors > 0, "{errors} errors, {worlds} worlds");
+    let back = read_il(&bytes).unwrap();
+    assert_eq!(back.len(), il.len());
+}

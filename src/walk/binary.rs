@@ -614,70 +614,207 @@ fn bad_ref(message: String, offset: usize) -> BinError {
     BinError { offset, message }
 }
 
-/// Single slots or references: one word per field, none allowed.
+/// One record as it sits in the file, split into its parts (no reference checked yet).
+struct RecordView<'a> {
+    scalars: &'a [u8],
+    strings: [Option<&'a [u8]>; 4],
+    /// `u32` length per list.
+    lens: &'a [u8],
+    /// Byte offset of `words`.
+    words_at: usize,
+    /// `u32` refs: single slots, the lists' members, references.
+    words: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    /// The next record, of kind `kind`: every length checked against what remains.
+    #[inline(always)]
+    fn record(&mut self, kind: EntryKind) -> Result<RecordView<'a>, BinError> {
+        self.take(RECORD_HEAD)?;
+        self.record_after_head(kind)
+    }
+
+    /// The rest of a record whose head has been taken.
+    #[inline(always)]
+    fn record_after_head(&mut self, kind: EntryKind) -> Result<RecordView<'a>, BinError> {
+        let scalars = self.take(SCALAR_BYTES[kind as usize] as usize)?;
+        let layout = kind.layout();
+        let mut strings = [None; 4];
+        for s in strings.iter_mut().take(layout.strings.len()) {
+            *s = self.str32()?;
+        }
+        let lens_at = self.at;
+        let mut members = 0usize;
+        for _ in layout.lists {
+            members += self.count32("list member", 4)?;
+        }
+        let lens = &self.b[lens_at..self.at];
+        let words_at = self.at;
+        let words = self.take(4 * (layout.singles.len() + members + layout.refs.len()))?;
+        Ok(RecordView {
+            scalars,
+            strings,
+            lens,
+            words_at,
+            words,
+        })
+    }
+}
+
+/// The `u32`s of `b`.
 #[inline(always)]
-fn read_slots(
-    r: &mut Reader,
-    block: &mut Vec<Eix>,
-    kinds: &[u8],
-    fields: &[crate::il::FieldInfo],
-) -> Result<(), BinError> {
-    let at = r.at;
-    let raw = r.take(4 * fields.len())?;
-    for (j, (w, f)) in raw.chunks_exact(4).zip(fields).enumerate() {
-        let o = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-        block.push(check_ref(o, kinds, f.target, true, at + 4 * j)?);
+fn words(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    b.chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+}
+
+/// Checks every record's references against the kind table: in range, none only where
+/// allowed, the field's target kind. Runs beside the builder (which copies references
+/// unchecked) and parses the records the same way, so a structural error is found by
+/// both at the same offset.
+fn check_references(records: &[u8], from: usize, kinds: &[u8]) -> Result<(), BinError> {
+    let mut r = Reader {
+        b: records,
+        at: from,
+    };
+    for &kb in kinds {
+        let kind = EntryKind::ALL[kb as usize];
+        let layout = kind.layout();
+        let rec = r.record(kind)?;
+        let mut at = rec.words_at;
+        let mut w = words(rec.words);
+        for f in layout.singles {
+            check_ref(w.next().unwrap_or(0), kinds, f.target, true, at)?;
+            at += 4;
+        }
+        for (list, len) in layout.lists.iter().zip(words(rec.lens)) {
+            for _ in 0..len {
+                check_ref(w.next().unwrap_or(0), kinds, list.target, false, at)?;
+                at += 4;
+            }
+        }
+        for f in layout.refs {
+            check_ref(w.next().unwrap_or(0), kinds, f.target, true, at)?;
+            at += 4;
+        }
     }
     Ok(())
 }
 
-/// `len` list members of kind `target`, none not allowed.
-#[inline(always)]
-fn read_members(
-    r: &mut Reader,
-    block: &mut Vec<Eix>,
-    kinds: &[u8],
-    len: usize,
-    target: Option<EntryKind>,
-) -> Result<(), BinError> {
-    let at = r.at;
-    let raw = r.take(4 * len)?;
-    block.reserve(len);
-    for (j, w) in raw.chunks_exact(4).enumerate() {
-        let o = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-        block.push(check_ref(o, kinds, target, false, at + 4 * j)?);
+/// Of two errors, the one a single front-to-back read meets first (the builder's on a
+/// tie).
+fn first_error(built: BinError, checked: BinError) -> BinError {
+    if checked.offset < built.offset {
+        checked
+    } else {
+        built
     }
-    Ok(())
 }
 
-/// Reads a binary IL file into a new world.
+/// Files at least this large are checked (checksum and references) on a second thread
+/// while the world is built.
+const PARALLEL_CHECK_BYTES: usize = 1 << 20;
+
+/// Reads a binary IL file into a new world. A file of 1 MiB or more has its checksum
+/// and references checked on a second (scoped) thread while this one builds the world;
+/// the result is the same as [`read_il_single_threaded`]'s: the error met first in file
+/// order, the checksum's before any other.
 ///
 /// # Errors
 /// A [`BinError`] naming the byte offset for a wrong magic, version or checksum, a
 /// truncated file, a count larger than the file, an unknown kind, a dangling reference or
 /// a reference to an entry of the wrong kind. Never panics.
 pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
-    let mut r = Reader { b: bytes, at: 0 };
+    read_il_on(bytes, bytes.len() >= PARALLEL_CHECK_BYTES)
+}
+
+/// [`read_il`] on the calling thread alone (for hosts that must not start threads):
+/// the same world or the same error, checked after the world is built.
+pub fn read_il_single_threaded(bytes: &[u8]) -> Result<Il, BinError> {
+    read_il_on(bytes, false)
+}
+
+fn read_il_on(bytes: &[u8], parallel: bool) -> Result<Il, BinError> {
+    let r = Reader { b: bytes, at: 0 };
     if bytes.len() < 16 + 8 || &bytes[..8] != MAGIC {
         return r.err("not an ilkit binary IL file (bad magic)");
     }
     let body_len = bytes.len() - 8;
     let stored = u64::from_le_bytes(bytes[body_len..].try_into().unwrap_or([0; 8]));
-    r.at = 8;
-    let version = r.u32le()?;
+    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
     if version != VERSION {
         return Err(BinError {
             offset: 8,
             message: format!("unsupported version {version} (this build reads {VERSION})"),
         });
     }
-    if checksum(&bytes[..body_len]) != stored {
-        return Err(BinError {
-            offset: body_len,
-            message: "checksum mismatch: the file is corrupted".into(),
+    let body = &bytes[..body_len];
+    let verify_sum = || {
+        if checksum(body) != stored {
+            return Err(BinError {
+                offset: body_len,
+                message: "checksum mismatch: the file is corrupted".into(),
+            });
+        }
+        Ok(())
+    };
+    // The checksum comes first: nothing in a corrupted file is reported but that. The
+    // builder copies references unchecked; `check_references` checks them. On a large
+    // file both checks run on a second thread while the world is built, and the world is
+    // dropped if either fails.
+    let (checked, built) = if parallel {
+        std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            // The outer result is the checksum's, the inner one the references'.
+            let checker = s.spawn(move || {
+                verify_sum()?;
+                // No records when the builder failed on the header: it reports that.
+                Ok(rx.recv().map_or(Ok(()), |(records, from, kinds)| {
+                    check_references(records, from, kinds)
+                }))
+            });
+            let built = build(body, |records, from, kinds| {
+                let _ = tx.send((records, from, kinds));
+            });
+            drop(tx);
+            let checked = checker.join().unwrap_or_else(|_| {
+                Ok(Err(BinError {
+                    offset: 0,
+                    message: "reference checker panicked".into(),
+                }))
+            });
+            (checked, built)
+        })
+    } else {
+        verify_sum()?;
+        let mut layout = None;
+        let built = build(body, |records, from, kinds| {
+            layout = Some((records, from, kinds))
         });
+        let checked = layout.map_or(Ok(()), |(records, from, kinds)| {
+            check_references(records, from, kinds)
+        });
+        (Ok(checked), built)
+    };
+    match (checked?, built) {
+        (Ok(()), Ok(il)) => {
+            il.debug_verify("read_il");
+            Ok(il)
+        }
+        (Err(c), Ok(_)) => Err(c),
+        (Ok(()), Err(b)) => Err(b),
+        (Err(c), Err(b)) => Err(first_error(b, c)),
     }
-    r.b = &bytes[..body_len];
+}
+
+/// Builds the world from the body (the file without its checksum), references copied
+/// unchecked; `records` is told where the records and the kind table are once the header
+/// is read.
+fn build<'a>(
+    body: &'a [u8],
+    records: impl FnOnce(&'a [u8], usize, &'a [u8]),
+) -> Result<Il, BinError> {
+    let mut r = Reader { b: body, at: 12 };
     let _flags = r.u32le()?;
     let mut il = Il::new();
     il.compiler_version = r.opt_bytes()?.map(<[u8]>::to_vec);
@@ -704,10 +841,10 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             }
         }
     }
+    records(r.b, r.at, kinds);
     // Entries are allocated in record order into a fresh world, so record `i` becomes
     // dense index `i`: edges are written as final indices while reading (no pending
-    // list, no relocation), each checked against its field's target kind in the kind
-    // table as it is read.
+    // list, no relocation).
     il.reserve(n, 0);
     for (k, &c) in per_kind.iter().enumerate() {
         if let Some(kind) = EntryKind::from_u8(k as u8) {
@@ -715,12 +852,10 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
         }
     }
     let mut regions: Vec<RegionIdx> = vec![RegionIdx::FILE_SCOPE];
-    // Per-record scratch: the strings, set once the entry exists.
-    let mut strs: Vec<(usize, &[u8])> = Vec::new();
     for (i, &kb) in kinds.iter().enumerate() {
+        let kind = EntryKind::ALL[kb as usize];
         let at = r.at;
         let head = r.take(RECORD_HEAD)?;
-        let kind = EntryKind::ALL[kb as usize];
         let bits = head[0];
         let pos = SourcePos {
             col: u16::from_le_bytes([head[1], head[2]]),
@@ -738,33 +873,17 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             let fr = il.open_function_region(None);
             regions.push(fr);
         }
-        let scalars = r.take(SCALAR_BYTES[kind as usize] as usize)?;
+        let rec = r.record_after_head(kind)?;
         let layout = kind.layout();
-        strs.clear();
-        for s in 0..layout.strings.len() {
-            if let Some(bytes) = r.str32()? {
-                strs.push((s, bytes));
-            }
-        }
         // The edge block as the world stores it (list lengths, single slots, list
-        // members, references), appended to the world's edge pool in place.
+        // members, references), appended to the world's edge pool in place; ordinal `o`
+        // is dense index `o - 1` (0 wraps to none).
         let edges = il.edges_for_build();
-        let lens_at = edges.len();
-        let mut members = 0usize;
-        for _ in layout.lists {
-            let len = r.count32("list member", 4)?;
-            members += len;
-            edges.push(Eix(len as u32));
-        }
-        read_slots(&mut r, edges, kinds, layout.singles)?;
-        for (l, list) in layout.lists.iter().enumerate() {
-            let len = edges[lens_at + l].0 as usize;
-            read_members(&mut r, edges, kinds, len, list.target)?;
-        }
-        read_slots(&mut r, edges, kinds, layout.refs)?;
-        let nchild = (layout.singles.len() + members) as u32;
+        edges.extend(words(rec.lens).map(Eix));
+        edges.extend(words(rec.words).map(|o| Eix(o.wrapping_sub(1))));
+        let nchild = (rec.words.len() / 4 - layout.refs.len()) as u32;
         let e = Eix(i as u32);
-        let row = il.tables.push_row_from_bytes(kind, e, scalars);
+        let row = il.tables.push_row_from_bytes(kind, e, rec.scalars);
         let pushed = il.push_built_entry(BuiltEntry {
             kind,
             region: regions[ro],
@@ -774,8 +893,10 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
             flags: FLAG_MASKS[bits as usize & 31],
         });
         debug_assert_eq!(pushed, e);
-        for &(s, bytes) in &strs {
-            il.set_string_eix(e, s, bytes);
+        for (s, bytes) in rec.strings.iter().enumerate() {
+            if let Some(bytes) = bytes {
+                il.set_string_eix(e, s, bytes);
+            }
         }
     }
     il.switch_region(RegionIdx::FILE_SCOPE)
@@ -841,6 +962,5 @@ pub fn read_il(bytes: &[u8]) -> Result<Il, BinError> {
     il.primary_scope = header(scope, scope_at, EntryKind::Scope, &il)?;
     // Blocks were appended in record order: the pool has no garbage to compact.
     debug_assert_eq!(il.edge_garbage(), 0);
-    il.debug_verify("read_il");
     Ok(il)
 }
