@@ -1,12 +1,16 @@
 //! Binary IL files: a writer built on the walker and a reader that rebuilds an equal world.
 //!
-//! The writer walks the file-scope IL once with four of the seed's callbacks: the pre-walk
-//! check refuses entries already numbered (no entry is serialized twice) and, for device
-//! IL, entries without keep_in_il; the entry filter drops such entries from the top-level
-//! lists; the entry visitor records each entry's position in the stream (its ordinal); the
-//! string visitor sizes the string section. It then writes the records in walk order,
-//! translating every reference through the ordinal side table (the dense-table form of the
-//! seed's entry-replace translation) and every string with a length prefix.
+//! The writer walks the file-scope IL once with three of the seed's callbacks: the
+//! pre-walk check refuses entries already numbered (no entry is serialized twice) and, for
+//! device IL, entries without keep_in_il; the entry filter drops such entries from the
+//! top-level lists; the entry visitor records each entry's position in the stream (its
+//! ordinal). It then writes the records in walk order, translating every reference through
+//! the ordinal side table (the dense-table form of the seed's entry-replace translation)
+//! and every string with a length prefix. A whole-IL file of 2^16 entries or more has its
+//! records written in parallel stretches straight into their place (a record's size does
+//! not depend on ordinals there); the bytes are the same as
+//! [`write_il_single_threaded`]'s. The reader checks the checksum and every reference on
+//! a second thread while it builds (see [`read_il`]).
 //!
 //! # Format (version 3, little-endian)
 //! ```text
@@ -37,9 +41,8 @@
 //! remain before anything is allocated; every error names its byte offset.
 
 use super::walker::{Callbacks, Walker};
-use crate::il::{
-    BuiltEntry, Eix, EntryKind, Flag, Il, RegionIdx, SourcePos, StrFields, SCALAR_BYTES,
-};
+use crate::il::{BuiltEntry, Eix, EntryKind, Flag, Il, RegionIdx, SourcePos, SCALAR_BYTES};
+use rayon::prelude::*;
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"ILKIT-IL";
@@ -164,33 +167,9 @@ impl Records {
 
     /// Appends `e`'s record, its references translated through `num`.
     fn emit(&mut self, il: &Il, num: &Numbering, e: Eix) {
-        let k = il.kind(e);
-        self.kinds.push(k as u8);
+        self.kinds.push(il.kind(e) as u8);
         let ro = self.region_ordinal(il, e);
-        // The file's bits are the world's above `allocated` (FLAG_BITS is in flag order).
-        let bits = (il.flag_bits(e) >> 1) & 31;
-        let row = il.row(e);
-        let layout = k.layout();
-        let strs = if layout.strings.is_empty() {
-            StrFields::default()
-        } else {
-            il.tables.strings(k, row)
-        };
-        let strs = strs.as_slice();
-        let string_bytes: usize = strs
-            .iter()
-            .filter(|s| s.is_some())
-            .map(|s| s.len as usize)
-            .sum();
-        let kids = il.children(e);
-        let refs = il.refs(e);
-        let nl = layout.lists.len();
-        let sb = SCALAR_BYTES[k as usize] as usize;
-        // The record's size with every list member present (device IL may leave some
-        // out, and the record is then cut to what was written); the record is written
-        // into place through a cursor, not appended field by field.
-        let size =
-            RECORD_HEAD + sb + 4 * strs.len() + string_bytes + 4 * (nl + kids.len() + refs.len());
+        let size = record_size(il, e);
         let base = self.out.len();
         // Zeroed room by copy (`resize` stores the zeros a byte at a time).
         const ZEROS: [u8; 256] = [0; 256];
@@ -198,20 +177,48 @@ impl Records {
             Some(z) => self.out.extend_from_slice(z),
             None => self.out.resize(base + size, 0),
         }
-        let mut w = Cursor {
-            b: &mut self.out[base..],
-            at: 0,
-        };
-        let p = il.pos(e);
-        w.bytes(&[bits]);
-        w.bytes(&p.col.to_le_bytes());
-        w.bytes(&p.file.to_le_bytes());
-        w.u32(ro);
-        w.u32(p.line);
-        il.tables
-            .write_scalar_bytes(k, row, &mut w.b[w.at..w.at + sb]);
-        w.at += sb;
-        for &s in strs {
+        let (end, _) = write_record(il, num, ro, e, &mut self.out[base..]);
+        self.out.truncate(base + end);
+    }
+}
+
+/// Bytes of `e`'s record with every list member present (device IL may leave some out).
+#[inline]
+fn record_size(il: &Il, e: Eix) -> usize {
+    let k = il.kind(e);
+    let layout = k.layout();
+    let mut size = RECORD_HEAD + SCALAR_BYTES[k as usize] as usize;
+    if !layout.strings.is_empty() {
+        for s in il.tables.strings(k, il.row(e)).as_slice() {
+            size += 4 + if s.is_some() { s.len as usize } else { 0 };
+        }
+    }
+    size + 4 * (layout.lists.len() + il.children(e).len() + layout.refs.len())
+}
+
+/// Writes `e`'s record (region ordinal `ro`, references translated through `num`) at
+/// the start of `buf`, which holds at least [`record_size`] bytes. Returns the bytes
+/// written and whether a reference names an entry that belongs in the file but has no
+/// ordinal yet (written as 0: the caller numbers it and writes the record again).
+fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (usize, bool) {
+    let k = il.kind(e);
+    // The file's bits are the world's above `allocated` (FLAG_BITS is in flag order).
+    let bits = (il.flag_bits(e) >> 1) & 31;
+    let row = il.row(e);
+    let layout = k.layout();
+    let sb = SCALAR_BYTES[k as usize] as usize;
+    let mut w = Cursor { b: buf, at: 0 };
+    let p = il.pos(e);
+    w.bytes(&[bits]);
+    w.bytes(&p.col.to_le_bytes());
+    w.bytes(&p.file.to_le_bytes());
+    w.u32(ro);
+    w.u32(p.line);
+    il.tables
+        .write_scalar_bytes(k, row, &mut w.b[w.at..w.at + sb]);
+    w.at += sb;
+    if !layout.strings.is_empty() {
+        for &s in il.tables.strings(k, row).as_slice() {
             if s.is_some() {
                 let b = il.str_bytes(e, s);
                 w.u32(b.len() as u32 + 1);
@@ -220,35 +227,97 @@ impl Records {
                 w.u32(0);
             }
         }
-        let (singles, items) = kids.split_at(layout.singles.len());
-        let lens_at = w.at;
-        w.at += 4 * nl;
-        for &c in singles {
-            w.u32(num.ord(c));
+    }
+    let mut missing = false;
+    let mut ord = |c: Eix| {
+        let o = num.ord(c);
+        if o == 0 && !c.is_none() && (!num.device || il.flag(c, Flag::KeepInIl)) {
+            missing = true;
         }
-        // Members no walk numbered (device IL leaves out those without keep_in_il) are
-        // left out of their list.
-        let mut rest = items;
-        for (l, &len) in il.list_lengths(e).iter().enumerate() {
-            let (members, tail) = rest.split_at(len.0 as usize);
-            rest = tail;
-            let mut n = 0u32;
-            for &c in members {
-                let o = num.ord(c);
-                if o != 0 {
-                    w.u32(o);
-                    n += 1;
+        o
+    };
+    let kids = il.children(e);
+    let (singles, items) = kids.split_at(layout.singles.len());
+    let lens_at = w.at;
+    w.at += 4 * layout.lists.len();
+    for &c in singles {
+        w.u32(ord(c));
+    }
+    // Members no walk numbered (device IL leaves out those without keep_in_il) are left
+    // out of their list.
+    let mut rest = items;
+    for (l, &len) in il.list_lengths(e).iter().enumerate() {
+        let (members, tail) = rest.split_at(len.0 as usize);
+        rest = tail;
+        let mut n = 0u32;
+        for &c in members {
+            let o = ord(c);
+            if o != 0 {
+                w.u32(o);
+                n += 1;
+            }
+        }
+        let at = lens_at + 4 * l;
+        w.b[at..at + 4].copy_from_slice(&n.to_le_bytes());
+    }
+    for &r in il.refs(e) {
+        w.u32(ord(r));
+    }
+    (w.at, missing)
+}
+
+/// Whole-IL files of at least this many entries write their records on all threads.
+const PARALLEL_RECORDS: usize = 1 << 16;
+
+/// The records of `order` (the whole IL: no list member is left out, so every record's
+/// size is known before it is written) written in parallel stretches straight into
+/// their place after `head`. Returns the file so far and the records (indices into
+/// `order`) that name an entry no walk numbered, in order.
+fn write_records_parallel(
+    il: &Il,
+    num: &Numbering,
+    region_ord: &[u32],
+    head: &[u8],
+) -> (Vec<u8>, Vec<u32>, Vec<usize>) {
+    let order = &num.order;
+    let sizes: Vec<u32> = order
+        .par_iter()
+        .map(|&e| record_size(il, e) as u32)
+        .collect();
+    let total: usize = sizes.iter().map(|&s| s as usize).sum();
+    // Zeroed by the allocator (fresh pages), so the stretches fault their own pages in.
+    let mut file = vec![0u8; head.len() + total];
+    file[..head.len()].copy_from_slice(head);
+    let stretch = (order.len() / (4 * rayon::current_num_threads().max(1))).max(1 << 12);
+    let mut jobs = Vec::new();
+    let mut rest = &mut file[head.len()..];
+    for (j, entries) in order.chunks(stretch).enumerate() {
+        let first = j * stretch;
+        let bytes: usize = sizes[first..first + entries.len()]
+            .iter()
+            .map(|&s| s as usize)
+            .sum();
+        let (buf, tail) = rest.split_at_mut(bytes);
+        rest = tail;
+        jobs.push((first, entries, buf));
+    }
+    let missing: Vec<Vec<usize>> = jobs
+        .into_par_iter()
+        .map(|(first, entries, buf)| {
+            let mut at = 0;
+            let mut missing = Vec::new();
+            for (i, &e) in entries.iter().enumerate() {
+                let ro = region_ord.get(il.region_of(e).idx()).copied().unwrap_or(0);
+                let (n, miss) = write_record(il, num, ro, e, &mut buf[at..]);
+                at += n;
+                if miss {
+                    missing.push(first + i);
                 }
             }
-            let at = lens_at + 4 * l;
-            w.b[at..at + 4].copy_from_slice(&n.to_le_bytes());
-        }
-        for &r in refs {
-            w.u32(num.ord(r));
-        }
-        let end = w.at;
-        self.out.truncate(base + end);
-    }
+            missing
+        })
+        .collect();
+    (file, sizes, missing.concat())
 }
 
 #[inline(always)]
@@ -327,6 +396,25 @@ const _: () = {
 /// Writes the file-scope IL (all of it, or with `device_only` only the keep_in_il
 /// entries) as a binary IL file.
 pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkError> {
+    write_il_on(il, device_only, PARALLEL_RECORDS)
+}
+
+/// [`write_il`] on the calling thread alone (for hosts that must not use the thread
+/// pool): the same bytes.
+pub fn write_il_single_threaded(
+    il: &mut Il,
+    device_only: bool,
+) -> Result<Vec<u8>, super::WalkError> {
+    write_il_on(il, device_only, usize::MAX)
+}
+
+/// The writer; whole-IL files of at least `min_parallel` entries write their records in
+/// parallel.
+fn write_il_on(
+    il: &mut Il,
+    device_only: bool,
+    min_parallel: usize,
+) -> Result<Vec<u8>, super::WalkError> {
     let mut out = Vec::with_capacity(1 << 16);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -343,7 +431,6 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
     };
     let mut walker = Walker::new();
     walker.walk_file_scope_il(il, &mut num, 0)?;
-    out.reserve(num.order.len() * 40);
     let mut rec = Records {
         out,
         kinds: Vec::with_capacity(num.order.len()),
@@ -351,6 +438,40 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkEr
         next_region: 1,
     };
     let mut i = 0;
+    if !device_only && num.order.len() >= min_parallel {
+        for &e in &num.order {
+            rec.region_ordinal(il, e);
+        }
+        rec.kinds = num.order.iter().map(|&e| il.kind(e) as u8).collect();
+        let (file, sizes, missing) = write_records_parallel(il, &num, &rec.region_ord, &rec.out);
+        if std::env::var_os("ILKIT_T").is_some() {
+            eprintln!("missing {}", missing.len());
+        }
+        let head = rec.out.len();
+        rec.out = file;
+        // Records that name an entry no walk reached: in order, as the sequential pass
+        // below does, the entry is numbered and the record written again in its place
+        // (its size does not depend on ordinals).
+        let mut at = head;
+        let mut next = 0;
+        for &m in &missing {
+            at += sizes[next..m].iter().map(|&s| s as usize).sum::<usize>();
+            next = m;
+            let e = num.order[m];
+            let targets: Vec<Eix> = il.children(e).iter().chain(il.refs(e)).copied().collect();
+            for c in targets {
+                if !c.is_none() && num.ord(c) == 0 {
+                    walker.walk_entry_and_subtree(il, &mut num, c)?;
+                }
+            }
+            let ro = rec.region_ordinal(il, e);
+            let size = sizes[m] as usize;
+            write_record(il, &num, ro, e, &mut rec.out[at..at + size]);
+        }
+        i = sizes.len();
+    } else {
+        rec.out.reserve(num.order.len() * 40);
+    }
     while i < num.order.len() {
         let e = num.order[i];
         i += 1;
@@ -963,4 +1084,54 @@ fn build<'a>(
     // Blocks were appended in record order: the pool has no garbage to compact.
     debug_assert_eq!(il.edge_garbage(), 0);
     Ok(il)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::il::{fields as F, synth::generate};
+
+    /// The parallel records pass writes the single-threaded bytes, including records
+    /// that name an entry no walk reached (written again in place once it is numbered).
+    #[test]
+    fn parallel_records_write_the_single_threaded_bytes() {
+        for seed in 1..4 {
+            let mut il = generate(seed, 0.05);
+            // Statements only a label's reference reaches: numbered while writing.
+            let labels: Vec<Eix> = il.kind_list(EntryKind::Label).take(8).collect();
+            il.open_function_region(None);
+            let stmts: Vec<Eix> = labels
+                .iter()
+                .map(|_| {
+                    let id = il.alloc(EntryKind::Statement).unwrap();
+                    il.eix(id).unwrap()
+                })
+                .collect();
+            il.switch_region(RegionIdx::FILE_SCOPE).unwrap();
+            for (&l, &s) in labels.iter().zip(&stmts) {
+                il.set_ref_eix(l, F::LABEL_TARGET_STMT, s).unwrap();
+            }
+            let one = write_il_on(&mut il, false, usize::MAX).unwrap();
+            let all = write_il_on(&mut il, false, 0).unwrap();
+            assert!(
+                one == all,
+                "seed {seed}: {} vs {} bytes",
+                one.len(),
+                all.len()
+            );
+            let back = read_il(&all).unwrap();
+            assert!(back.verify().is_empty());
+            let plain = {
+                let mut fresh = generate(seed, 0.05);
+                read_il(&write_il(&mut fresh, false).unwrap())
+                    .unwrap()
+                    .len()
+            };
+            assert_eq!(
+                back.len(),
+                plain + stmts.len(),
+                "seed {seed}: the statements are written"
+            );
+        }
+    }
 }
