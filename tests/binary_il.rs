@@ -192,7 +192,7 @@ fn references_are_checked_against_the_kind_table_as_they_are_read() {
             let o = if s == 0 { first } else { 0 };
             v.extend_from_slice(&o.to_le_bytes());
         }
-        v.extend(std::iter::repeat(0u8).take(4 * l.refs.len()));
+        v.extend(std::iter::repeat_n(0u8, 4 * l.refs.len()));
         v
     };
     let file = |slot: u32| {

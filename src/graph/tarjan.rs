@@ -332,7 +332,7 @@ mod tests {
     fn any_order_has_the_same_partition_in_a_valid_post_order() {
         let mut seed = 11u64;
         let (mut a, mut b) = (Tarjan::new(), Tarjan::new());
-        for round in 0..200 {
+        for round in 0..200u32 {
             let n = (lcg(&mut seed) % 40 + 1) as usize;
             let m = (lcg(&mut seed) % (3 * n as u64 + 1)) as usize;
             // Half the graphs lean forward (callers first), half backward.
@@ -340,8 +340,8 @@ mod tests {
                 .map(|_| {
                     let x = (lcg(&mut seed) % n as u64) as u32;
                     let y = (lcg(&mut seed) % n as u64) as u32;
-                    let lean = lcg(&mut seed) % 8 != 0;
-                    if lean && (x < y) == (round % 2 == 0) {
+                    let lean = !lcg(&mut seed).is_multiple_of(8);
+                    if lean && (x < y) == round.is_multiple_of(2) {
                         (y, x)
                     } else {
                         (x, y)
