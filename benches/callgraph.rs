@@ -74,30 +74,30 @@ fn petgraph_of(n: usize, e: &[(u32, u32)]) -> petgraph::Graph<(), ()> {
     g
 }
 
+/// One `Tarjan` run over and over on the graph of `edges`, its tables reused.
+fn reused_tables(b: Bencher, edges: &[(u32, u32)], run: fn(&mut Tarjan, &Csr)) {
+    let g = Csr::from_edges(N, edges);
+    let mut t = Tarjan::new();
+    b.bench_local(|| {
+        run(&mut t, &g);
+        t.num_sccs()
+    });
+}
+
 mod tarjan_callgraph_shaped {
     use super::*;
 
     /// Roots `0..n` in order, as LLVM walks them (the order the call graph needs).
     #[divan::bench(sample_count = 10)]
     fn ilkit_llvm_root_order(b: Bencher) {
-        let g = Csr::from_edges(N, &callgraph_edges(N));
-        let mut t = Tarjan::new();
-        b.bench_local(|| {
-            t.compute(&g);
-            t.num_sccs()
-        });
+        reused_tables(b, &callgraph_edges(N), Tarjan::compute);
     }
 
     /// ilkit as a host uses it: one `Tarjan` whose side tables are reused across runs
     /// (no recursion, so no big-stack thread either).
     #[divan::bench(sample_count = 10)]
     fn ilkit_reused(b: Bencher) {
-        let g = Csr::from_edges(N, &callgraph_edges(N));
-        let mut t = Tarjan::new();
-        b.bench_local(|| {
-            t.compute_any_order(&g);
-            t.num_sccs()
-        });
+        reused_tables(b, &callgraph_edges(N), Tarjan::compute_any_order);
     }
 
     #[divan::bench(sample_count = 10)]
@@ -154,24 +154,14 @@ mod tarjan_random_1m_4m {
     /// Roots `0..n` in order, as LLVM walks them (the order the call graph needs).
     #[divan::bench(sample_count = 10)]
     fn ilkit_llvm_root_order(b: Bencher) {
-        let g = Csr::from_edges(N, &random_edges(N, 4 * N));
-        let mut t = Tarjan::new();
-        b.bench_local(|| {
-            t.compute(&g);
-            t.num_sccs()
-        });
+        reused_tables(b, &random_edges(N, 4 * N), Tarjan::compute);
     }
 
     /// ilkit as a host uses it: one `Tarjan` whose side tables are reused across runs
     /// (no recursion, so no big-stack thread either).
     #[divan::bench(sample_count = 10)]
     fn ilkit_reused(b: Bencher) {
-        let g = Csr::from_edges(N, &random_edges(N, 4 * N));
-        let mut t = Tarjan::new();
-        b.bench_local(|| {
-            t.compute_any_order(&g);
-            t.num_sccs()
-        });
+        reused_tables(b, &random_edges(N, 4 * N), Tarjan::compute_any_order);
     }
 
     #[divan::bench(sample_count = 10)]
