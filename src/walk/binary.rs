@@ -444,9 +444,6 @@ fn write_il_on(
         }
         rec.kinds = num.order.iter().map(|&e| il.kind(e) as u8).collect();
         let (file, sizes, missing) = write_records_parallel(il, &num, &rec.region_ord, &rec.out);
-        if std::env::var_os("ILKIT_T").is_some() {
-            eprintln!("missing {}", missing.len());
-        }
         let head = rec.out.len();
         rec.out = file;
         // Records that name an entry no walk reached: in order, as the sequential pass
