@@ -727,6 +727,10 @@ impl Il {
         let e = Eix(self.kind.len() as u32);
         let i = e.idx();
         let nref = kind.layout().refs.len();
+        debug_assert!(
+            self.edges.len() >= kind.layout().lists.len() + b.nchild as usize + nref,
+            "the entry's block ends the pool"
+        );
         let start = (self.edges.len() - nref - b.nchild as usize) as u32;
         let id = self.ids.insert(e);
         // The per-entry columns are pushed with their values (no default-then-overwrite).
