@@ -134,35 +134,41 @@ pub fn sniff(name: &str, text: &str) -> &'static str {
     }
 }
 
+/// The embedded `.ll` and `.ptx` samples of the default corpus: (name, text).
+const EMBEDDED_SAMPLES: [(&str, &str); 4] = [
+    (
+        "recursion.ll",
+        include_str!("../../data/default/recursion.ll"),
+    ),
+    (
+        "compress.nvptx.O2.ll",
+        include_str!("../../data/default/compress.nvptx.O2.ll"),
+    ),
+    (
+        "compress.ptx",
+        include_str!("../../data/default/compress.ptx"),
+    ),
+    (
+        "adler32.ptx",
+        include_str!("../../data/default/adler32.ptx"),
+    ),
+];
+
 /// The embedded default corpus: generated translation units plus small `.ll` and `.ptx`
 /// samples compiled into the binary.
 pub fn default_inputs() -> Vec<Input> {
     // Four mid-sized translation units (≈ 3.5·10^4 entries each) rather than one big one,
     // so the default scan spreads over the cores like a real corpus.
     let generated = (1..=4).map(|seed| Input::Generated { seed, scale: 0.35 });
+    let samples = EMBEDDED_SAMPLES
+        .iter()
+        .map(|&(name, text)| Input::Embedded { name, text });
     generated
-        .chain([
-            Input::Embedded {
-                name: "recursion.ll",
-                text: include_str!("../../data/default/recursion.ll"),
-            },
-            Input::Embedded {
-                name: "compress.nvptx.O2.ll",
-                text: include_str!("../../data/default/compress.nvptx.O2.ll"),
-            },
-            Input::Embedded {
-                name: "compress.ptx",
-                text: include_str!("../../data/default/compress.ptx"),
-            },
-            Input::Embedded {
-                name: "adler32.ptx",
-                text: include_str!("../../data/default/adler32.ptx"),
-            },
-            Input::EmbeddedClangJson {
-                name: "kernels.json.gz",
-                gz: include_bytes!("../../tests/fixtures/clang/kernels.json.gz"),
-            },
-        ])
+        .chain(samples)
+        .chain([Input::EmbeddedClangJson {
+            name: "kernels.json.gz",
+            gz: include_bytes!("../../tests/fixtures/clang/kernels.json.gz"),
+        }])
         .collect()
 }
 

@@ -1328,23 +1328,8 @@ fn strip_attributes(s: &str) -> String {
     while let Some(p) = rest.find("__attribute__((") {
         out.push_str(&rest[..p]);
         let b = &rest.as_bytes()[p..];
-        let mut depth = 0i32;
-        let mut j = "__attribute__".len();
-        while j < b.len() {
-            match b[j] {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        j += 1;
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            j += 1;
-        }
-        rest = &rest[(p + j).min(rest.len())..];
+        let j = (closing_paren(b, "__attribute__".len()) + 1).min(b.len());
+        rest = &rest[p + j..];
     }
     out.push_str(rest);
     out
