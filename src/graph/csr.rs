@@ -37,8 +37,38 @@ impl Csr {
     }
 
     fn counting_sort(num_rows: usize, pairs: &[(u32, u32)], bound: Option<usize>) -> Csr {
-        let mut starts = vec![0u32; num_rows + 1];
-        for &(s, t) in pairs {
+        let mut c = Csr::default();
+        c.fill_grouped(num_rows, pairs.iter().copied(), &mut Vec::new(), bound);
+        c
+    }
+
+    /// [`Csr::group`] in place: this table's buffers are reused and `fill` is scratch, so
+    /// a table rebuilt over and over (a dominator tree's children) allocates nothing once
+    /// warm. The pairs are walked twice.
+    ///
+    /// # Panics
+    /// If a row is `>= num_rows`.
+    pub fn regroup<I>(&mut self, num_rows: usize, pairs: I, fill: &mut Vec<u32>)
+    where
+        I: Iterator<Item = (u32, u32)> + Clone,
+    {
+        self.fill_grouped(num_rows, pairs, fill, None);
+    }
+
+    /// The stable counting sort behind every constructor; `bound` range-checks values.
+    fn fill_grouped<I>(
+        &mut self,
+        num_rows: usize,
+        pairs: I,
+        fill: &mut Vec<u32>,
+        bound: Option<usize>,
+    ) where
+        I: Iterator<Item = (u32, u32)> + Clone,
+    {
+        let starts = &mut self.starts;
+        starts.clear();
+        starts.resize(num_rows + 1, 0);
+        for (s, t) in pairs.clone() {
             assert!(
                 (s as usize) < num_rows && bound.is_none_or(|n| (t as usize) < n),
                 "edge {s}->{t} out of range"
@@ -48,13 +78,14 @@ impl Csr {
         for i in 0..num_rows {
             starts[i + 1] += starts[i];
         }
-        let mut fill = starts.clone();
-        let mut targets = vec![0u32; pairs.len()];
-        for &(s, t) in pairs {
-            targets[fill[s as usize] as usize] = t;
+        fill.clear();
+        fill.extend_from_slice(&starts[..num_rows]);
+        self.targets.clear();
+        self.targets.resize(starts[num_rows] as usize, 0);
+        for (s, t) in pairs {
+            self.targets[fill[s as usize] as usize] = t;
             fill[s as usize] += 1;
         }
-        Csr { starts, targets }
     }
 
     /// The reverse graph (predecessor lists), each list in increasing source order.

@@ -278,29 +278,14 @@ impl DomTree {
     /// Builds `children`, `pre`, `last`, `level` from `idom`.
     fn finish(&mut self, start: u32, n: usize) {
         self.start = start;
-        // Children CSR by counting sort over nodes in increasing order (buffers reused).
-        let c = &mut self.children;
-        c.starts.clear();
-        c.starts.resize(n + 1, 0);
-        for (b, &d) in self.idom.iter().enumerate() {
-            if d != NONE && b as u32 != start {
-                c.starts[d as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            c.starts[i + 1] += c.starts[i];
-        }
-        let fill = &mut self.path;
-        fill.clear();
-        fill.extend_from_slice(&c.starts[..n]);
-        c.targets.clear();
-        c.targets.resize(c.starts[n] as usize, 0);
-        for (b, &d) in self.idom.iter().enumerate() {
-            if d != NONE && b as u32 != start {
-                c.targets[fill[d as usize] as usize] = b as u32;
-                fill[d as usize] += 1;
-            }
-        }
+        // Children CSR, nodes in increasing order under each parent (buffers reused).
+        let parent_child = self
+            .idom
+            .iter()
+            .enumerate()
+            .filter(|&(b, &d)| d != NONE && b as u32 != start)
+            .map(|(b, &d)| (d, b as u32));
+        self.children.regroup(n, parent_child, &mut self.path);
         self.pre.clear();
         self.pre.resize(n, NONE);
         self.last.clear();
