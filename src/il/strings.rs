@@ -69,14 +69,39 @@ impl StringArena {
             len: s.len() as u32,
         }
     }
+    /// Copies the bytes of `s` from `from` (this arena itself when `None`) into this
+    /// arena, without an intermediate buffer.
+    pub fn push_copy(&mut self, from: Option<&StringArena>, s: Str) -> Str {
+        let start = self.bytes.len() as u32;
+        let len = match from {
+            Some(other) => {
+                let b = other.get(s);
+                self.bytes.extend_from_slice(b);
+                b.len()
+            }
+            None => {
+                let r = self.get_range(s);
+                self.bytes.extend_from_within(r.clone());
+                r.len()
+            }
+        };
+        Str {
+            start,
+            len: len as u32,
+        }
+    }
+    /// The byte range of `s` in the arena (empty when absent or out of range).
+    fn get_range(&self, s: Str) -> std::ops::Range<usize> {
+        let r = s.start as usize..(s.start as usize).saturating_add(s.len as usize);
+        if s.is_some() && r.end <= self.bytes.len() {
+            r
+        } else {
+            0..0
+        }
+    }
     /// The bytes of `s` (empty for [`Str::NONE`]).
     pub fn get(&self, s: Str) -> &[u8] {
-        if !s.is_some() {
-            return &[];
-        }
-        self.bytes
-            .get(s.start as usize..(s.start + s.len) as usize)
-            .unwrap_or(&[])
+        &self.bytes[self.get_range(s)]
     }
     /// Bytes held.
     pub fn len(&self) -> usize {

@@ -796,12 +796,25 @@ impl Il {
     /// Copies the string fields of `from` into `to`'s region (row `tr` of `kind`).
     fn copy_strings(&mut self, kind: EntryKind, from: Eix, to: Eix, tr: u32) {
         let strs = self.tables.strings(kind, self.row(from));
+        let (fr, tr_region) = (
+            self.region[from.idx()] as usize,
+            self.region[to.idx()] as usize,
+        );
         for (i, &s) in strs.as_slice().iter().enumerate() {
             if s.is_some() {
-                let bytes = self.str_bytes(from, s).to_vec();
-                let ns = self.regions[self.region[to.idx()] as usize]
-                    .strings
-                    .push(&bytes);
+                // Straight from arena to arena (or within one), no buffer per string.
+                let ns = if fr == tr_region {
+                    self.regions[fr].strings.push_copy(None, s)
+                } else {
+                    let (src, dst) = if fr < tr_region {
+                        let (a, b) = self.regions.split_at_mut(tr_region);
+                        (&a[fr], &mut b[0])
+                    } else {
+                        let (a, b) = self.regions.split_at_mut(fr);
+                        (&b[0], &mut a[tr_region])
+                    };
+                    dst.strings.push_copy(Some(&src.strings), s)
+                };
                 self.tables.set_string(kind, tr, i, ns);
             }
         }
