@@ -151,10 +151,10 @@ impl LeafMemo {
 
 /// The memo key of a leaf constant, or `None` when `c` is not a plain shareable leaf.
 /// String literals (kind 2, when `strings` are shared) key on (kind, flags, type, length,
-/// sub-kind, a hash of the bytes): their key does not imply equality, so a hit is
+/// sub-kind, the table's ahash of the bytes): their key does not imply equality, so a hit is
 /// confirmed against the canonical constant's bytes ([`string_hit`]).
 #[inline]
-fn leaf_key(il: &Il, c: Eix, strings: bool) -> Option<[u64; 3]> {
+fn leaf_key(il: &Il, c: Eix, strings: bool, hasher: &ahash::RandomState) -> Option<[u64; 3]> {
     let r = il.row(c) as usize;
     let t = &il.tables.constant;
     let k = t.constant_kind[r];
@@ -177,7 +177,7 @@ fn leaf_key(il: &Il, c: Eix, strings: bool) -> Option<[u64; 3]> {
     Some([
         head,
         len as u64 | ((t.sub_kind[r] as u64) << 32),
-        bytes_hash(string_text(il, c)),
+        hasher.hash_one(string_text(il, c)),
     ])
 }
 
@@ -188,20 +188,6 @@ fn string_text(il: &Il, c: Eix) -> &[u8] {
     let r = il.row(c) as usize;
     let s = il.str_bytes(c, t.text[r]);
     &s[..(t.text_len[r] as usize).min(s.len())]
-}
-
-/// A 64-bit hash of a string literal's bytes (words folded with [`fold_mul`]).
-#[inline]
-fn bytes_hash(b: &[u8]) -> u64 {
-    let mut h = 0x4528_21e6_38d0_1377u64 ^ b.len() as u64;
-    let mut chunks = b.chunks_exact(8);
-    for w in &mut chunks {
-        let v = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        h = fold_mul(h ^ v, 0xbe54_66cf_34e9_0c6c);
-    }
-    let mut tail = [0u8; 8];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    fold_mul(h ^ u64::from_le_bytes(tail), 0xc0ac_29b7_c97c_50dd)
 }
 
 /// Whether a memo hit `canon` for the string constant `c` really holds the same bytes.
@@ -442,7 +428,7 @@ impl ConstantSharing {
             });
         }
         let key = if self.config.enabled {
-            leaf_key(il, e, self.config.strings)
+            leaf_key(il, e, self.config.strings, &self.hasher)
         } else {
             None
         };
