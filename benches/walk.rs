@@ -10,7 +10,7 @@
 use divan::{black_box, counter::BytesCount, counter::ItemsCount, Bencher};
 use ilkit::il::synth::{generate, Rng};
 use ilkit::il::{Eix, Flag, Il};
-use ilkit::walk::keep::{device_roots, mark_from};
+use ilkit::walk::keep::{device_roots, mark_from, mark_from_parallel};
 use std::cell::Cell;
 use std::sync::OnceLock;
 
@@ -91,6 +91,10 @@ fn main() {
 }
 
 fn mark_il(b: Bencher, il: &Il, roots: &[Eix]) {
+    mark_il_with(b, il, roots, mark_from)
+}
+
+fn mark_il_with(b: Bencher, il: &Il, roots: &[Eix], mark: fn(&mut Il, Vec<Eix>) -> usize) {
     let f = fixture();
     // One world for all samples, like the baselines (a clone per sample would run every
     // sample on cold caches); clearing the keep column is part of the timed work.
@@ -98,7 +102,7 @@ fn mark_il(b: Bencher, il: &Il, roots: &[Eix]) {
     b.counter(ItemsCount::new(f.edges_visited)).bench_local(|| {
         il.flag_column_mut(Flag::KeepInIl).clear();
         il.flag_column_mut(Flag::KeepDefinition).clear();
-        black_box(mark_from(&mut il, roots.to_vec()))
+        black_box(mark(&mut il, roots.to_vec()))
     });
 }
 
@@ -112,6 +116,20 @@ fn ilkit_mark_fresh(b: Bencher) {
 fn ilkit_mark_aged(b: Bencher) {
     let f = fixture();
     mark_il(b, &f.aged, &f.roots_aged);
+}
+
+/// `mark_from_parallel` on rayon's pool (two threads on the project machine), which
+/// `mark_to_keep_in_il` runs on worlds this size.
+#[divan::bench(sample_count = 20)]
+fn ilkit_mark_fresh_parallel(b: Bencher) {
+    let f = fixture();
+    mark_il_with(b, &f.fresh, &f.roots_fresh, mark_from_parallel);
+}
+
+#[divan::bench(sample_count = 20)]
+fn ilkit_mark_aged_parallel(b: Bencher) {
+    let f = fixture();
+    mark_il_with(b, &f.aged, &f.roots_aged, mark_from_parallel);
 }
 
 /// Plain CSR over the same children and references.

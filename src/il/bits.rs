@@ -18,6 +18,16 @@ impl BitSet {
         }
     }
 
+    /// The set whose words are `words` (bit `i` is bit `i % 64` of word `i / 64`).
+    pub fn from_words(words: Vec<u64>) -> BitSet {
+        BitSet { words }
+    }
+
+    /// The words, as [`BitSet::from_words`] takes them.
+    pub fn into_words(self) -> Vec<u64> {
+        self.words
+    }
+
     /// Makes room for bit `n - 1`.
     #[inline]
     pub fn grow(&mut self, n: usize) {

@@ -13,12 +13,16 @@
 //!
 //! The kernel is a FIFO over dense entry indices reading the pooled child slices and two
 //! dense bitsets: no per-edge indirect call, allocation or hash lookup. O(entries + edges).
+//! On large worlds `mark_to_keep_in_il` runs it on rayon's threads ([`mark_from_parallel`]:
+//! atomic bitsets, rounds of budgeted tasks); the marked sets are the same.
 //! The elimination pass (`eliminate_unneeded_il_entries`) then drops what is not kept:
 //! bodies of routines kept only as declarations, edges into unkept entries, and the unkept
 //! entries themselves.
 
 use crate::il::kinds::attr;
-use crate::il::{fields as F, Eix, EntryId, EntryKind, Flag, Il, NREFS};
+use crate::il::{fields as F, BitSet, Eix, EntryId, EntryKind, Flag, Il, NREFS};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What a marking pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -73,7 +77,7 @@ pub fn mark_to_keep_in_il(il: &mut Il, extra_roots: &[EntryId]) -> KeepReport {
     let mut roots = device_roots(il);
     roots.extend(extra_roots.iter().filter_map(|&id| il.eix(id).ok()));
     let nroots = roots.len();
-    let kept = mark_from(il, roots) + mark_using_declarations(il);
+    let kept = mark_from_parallel(il, roots) + mark_using_declarations(il);
     let mut per_kind = vec![0usize; 85];
     for e in il.flag_column(Flag::KeepInIl).iter() {
         let e = Eix(e as u32);
@@ -98,7 +102,6 @@ pub fn mark_to_keep_in_il(il: &mut Il, extra_roots: &[EntryId]) -> KeepReport {
 /// revisiting a non-root entry whose definition is already marked. Returns the number of
 /// entries newly marked keep_in_il.
 pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
-    const BASE_TYPE: usize = F::TYPE_BASE_TYPE.slot as usize;
     let cap = il.capacity();
     let mut keep = std::mem::take(il.flag_column_mut(Flag::KeepInIl));
     let mut def = std::mem::take(il.flag_column_mut(Flag::KeepDefinition));
@@ -113,12 +116,137 @@ pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
     for &e in &queue {
         def.insert(e.idx());
     }
+    drain_fifo(il, &mut queue, usize::MAX, &mut (&mut def, &mut keep));
+    keep.union_with(&def);
+    let marked = keep.count() - before;
+    *il.flag_column_mut(Flag::KeepInIl) = keep;
+    *il.flag_column_mut(Flag::KeepDefinition) = def;
+    marked
+}
+
+/// Worlds smaller than this are marked by [`mark_from`] even when threads are available:
+/// below it a round of tasks costs more than it saves.
+pub const PARALLEL_MARK_MIN_ENTRIES: usize = 1 << 18;
+
+/// [`mark_from`] on the rayon pool's threads, with the same result: the keep and
+/// definition columns become atomic bitsets (a test before each `fetch_or`, so entries
+/// already marked cost a plain load), and the work goes in rounds. Each round splits the
+/// pending entries into a few chunks per thread; a task runs the same FIFO kernel over its
+/// chunk and what it discovers, up to a budget, and hands back what it did not reach.
+/// With one thread, or a world under [`PARALLEL_MARK_MIN_ENTRIES`], this is [`mark_from`].
+pub fn mark_from_parallel(il: &mut Il, queue: Vec<Eix>) -> usize {
+    mark_from_parallel_above(il, queue, PARALLEL_MARK_MIN_ENTRIES)
+}
+
+fn mark_from_parallel_above(il: &mut Il, mut queue: Vec<Eix>, min_entries: usize) -> usize {
+    let threads = rayon::current_num_threads();
+    let cap = il.capacity();
+    if threads < 2 || cap < min_entries {
+        return mark_from(il, queue);
+    }
+    let mut keep = std::mem::take(il.flag_column_mut(Flag::KeepInIl));
+    let mut def = std::mem::take(il.flag_column_mut(Flag::KeepDefinition));
+    keep.grow(cap);
+    def.grow(cap);
+    let before = keep.count();
+    queue.sort_unstable();
+    queue.dedup();
+    for &e in &queue {
+        def.insert(e.idx());
+    }
+    let adef = AtomicBits::from_bits(def);
+    let akeep = AtomicBits::from_bits(keep);
+    let mut frontier = queue;
+    let shared: &Il = il;
+    while !frontier.is_empty() {
+        let chunk = frontier.len().div_ceil(threads * 4).max(64);
+        let parts: Vec<Vec<Eix>> = frontier
+            .par_chunks(chunk)
+            .map(|c| {
+                let mut q = Vec::with_capacity(PARALLEL_TASK_BUDGET.max(c.len()) * 2);
+                q.extend_from_slice(c);
+                let budget = PARALLEL_TASK_BUDGET.max(c.len());
+                let head = drain_fifo(shared, &mut q, budget, &mut (&adef, &akeep));
+                q.drain(..head);
+                q
+            })
+            .collect();
+        frontier = parts.concat();
+    }
+    let def = adef.into_bits();
+    let mut keep = akeep.into_bits();
+    keep.union_with(&def);
+    let marked = keep.count() - before;
+    *il.flag_column_mut(Flag::KeepInIl) = keep;
+    *il.flag_column_mut(Flag::KeepDefinition) = def;
+    marked
+}
+
+/// Entries one parallel marking task visits before it hands the rest of its queue back.
+const PARALLEL_TASK_BUDGET: usize = 1 << 14;
+
+/// The two bitsets the marking kernel sets: definitions (walked) and declarations.
+trait Marks {
+    /// Marks `i`'s definition; whether it was unmarked.
+    fn def(&mut self, i: usize) -> bool;
+    /// Marks `i` as kept (as a declaration).
+    fn keep(&mut self, i: usize);
+}
+
+impl Marks for (&mut BitSet, &mut BitSet) {
+    #[inline(always)]
+    fn def(&mut self, i: usize) -> bool {
+        self.0.insert(i)
+    }
+    #[inline(always)]
+    fn keep(&mut self, i: usize) {
+        self.1.insert(i);
+    }
+}
+
+impl Marks for (&AtomicBits, &AtomicBits) {
+    #[inline(always)]
+    fn def(&mut self, i: usize) -> bool {
+        self.0.insert(i)
+    }
+    #[inline(always)]
+    fn keep(&mut self, i: usize) {
+        self.1.insert(i);
+    }
+}
+
+/// A dense bitset several marking tasks set at once.
+struct AtomicBits(Vec<AtomicU64>);
+
+impl AtomicBits {
+    fn from_bits(b: BitSet) -> AtomicBits {
+        AtomicBits(b.into_words().into_iter().map(AtomicU64::new).collect())
+    }
+
+    fn into_bits(self) -> BitSet {
+        BitSet::from_words(self.0.into_iter().map(AtomicU64::into_inner).collect())
+    }
+
+    /// Sets bit `i`; whether this call set it. A set bit costs one load.
+    #[inline(always)]
+    fn insert(&self, i: usize) -> bool {
+        let w = &self.0[i >> 6];
+        let m = 1u64 << (i & 63);
+        w.load(Ordering::Relaxed) & m == 0 && w.fetch_or(m, Ordering::Relaxed) & m == 0
+    }
+}
+
+/// Runs the marking FIFO over `queue` until it is empty or `budget` entries were visited;
+/// returns how many were (the unvisited rest is `queue[returned..]`). Every child newly
+/// marked as a definition is appended to `queue`.
+fn drain_fifo<M: Marks>(il: &Il, queue: &mut Vec<Eix>, budget: usize, marks: &mut M) -> usize {
+    const BASE_TYPE: usize = F::TYPE_BASE_TYPE.slot as usize;
     let pool = il.edge_pool();
     let type_kind = &il.tables.r#type.type_kind;
     let mut head = 0;
     // The loop touches one bitset per child edge: definitions go to `def` (and are OR-ed
     // into keep_in_il at the end), declarations straight to `keep`.
-    while head < queue.len() {
+    while head < queue.len() && head < budget {
         // Two-stage software prefetch: the FIFO order is known, so the span and kind of the
         // entry 32 ahead, and the edge block of the entry 16 ahead (whose span was fetched
         // 16 steps ago), can be on their way.
@@ -142,29 +270,25 @@ pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
                     continue;
                 }
                 if slot == BASE_TYPE && is_class(il, c) {
-                    keep.insert(c.idx());
-                } else if def.insert(c.idx()) {
+                    marks.keep(c.idx());
+                } else if marks.def(c.idx()) {
                     queue.push(c);
                 }
             }
         } else {
             for &c in kids {
-                if !c.is_none() && def.insert(c.idx()) {
+                if !c.is_none() && marks.def(c.idx()) {
                     queue.push(c);
                 }
             }
         }
         for &r in &pool[end..end + nref] {
             if !r.is_none() {
-                keep.insert(r.idx());
+                marks.keep(r.idx());
             }
         }
     }
-    keep.union_with(&def);
-    let marked = keep.count() - before;
-    *il.flag_column_mut(Flag::KeepInIl) = keep;
-    *il.flag_column_mut(Flag::KeepDefinition) = def;
-    marked
+    head
 }
 
 const TK_POINTER: u8 = 6;
@@ -332,9 +456,49 @@ mod tests {
             .map(|i| Eix(i as u32))
             .collect();
         assert_eq!(got, expected);
+        // The parallel kernel marks the same sets.
+        let mut par = il.clone();
+        par.flag_column_mut(Flag::KeepInIl).clear();
+        par.flag_column_mut(Flag::KeepDefinition).clear();
+        let roots = device_roots(&par);
+        let n = mark_from_parallel_above(&mut par, roots, 0);
+        assert_eq!(par.flag_column(Flag::KeepInIl), il.flag_column(Flag::KeepInIl));
+        assert_eq!(n, il.flag_column(Flag::KeepInIl).count());
         // Every device routine is kept.
         for d in s.device_routines {
             assert!(il.flag(il.eix(d).unwrap(), Flag::KeepInIl));
+        }
+    }
+
+    #[test]
+    fn parallel_marking_equals_sequential_on_aged_worlds() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        for seed in 0..4u64 {
+            let fresh = crate::il::synth::generate(seed, 0.3);
+            let mut order: Vec<Eix> = fresh.entries().collect();
+            let mut x = seed * 2 + 1;
+            for i in (1..order.len()).rev() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                order.swap(i, (x % (i as u64 + 1)) as usize);
+            }
+            let (aged, map) = fresh.relayout(&order);
+            let roots: Vec<Eix> = device_roots(&fresh).iter().map(|r| map[r.idx()]).collect();
+            // Some definitions already marked by an earlier pass, some roots repeated.
+            let mut seq = aged.clone();
+            for &r in roots.iter().step_by(5) {
+                seq.flag_column_mut(Flag::KeepDefinition).set(r.idx(), true);
+            }
+            let mut par = seq.clone();
+            let mut twice = roots.clone();
+            twice.extend_from_slice(&roots[..roots.len() / 2]);
+            let a = mark_from(&mut seq, twice.clone());
+            let b = pool.install(|| mark_from_parallel_above(&mut par, twice, 0));
+            assert_eq!(a, b, "seed {seed}");
+            for f in [Flag::KeepInIl, Flag::KeepDefinition] {
+                assert_eq!(seq.flag_column(f), par.flag_column(f), "seed {seed}");
+            }
         }
     }
 }
