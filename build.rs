@@ -293,7 +293,23 @@ fn main() {
         )
         .unwrap();
     }
-    o.push_str("}\n\nimpl Tables {\n");
+    // soa_derive's `Drop` pops a table's rows one at a time (for element types with
+    // destructors); every column here is plain data, so dropping the world hands each
+    // column's buffer back whole and leaves the generated `Drop` nothing to pop.
+    o.push_str("}\n\nimpl Drop for Tables {\n    fn drop(&mut self) {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        let n = ident(k.name);
+        writeln!(o, "        drop(std::mem::take(&mut self.{n}.eix));").unwrap();
+        for f in &k.fields {
+            match *f {
+                Field::Scalar { name, .. } | Field::Str { name, .. } | Field::Flag { name } => {
+                    writeln!(o, "        drop(std::mem::take(&mut self.{n}.{name}));").unwrap()
+                }
+                _ => {}
+            }
+        }
+    }
+    o.push_str("    }\n}\n\nimpl Tables {\n");
     o.push_str("    /// Appends a default row for `kind` owned by `eix`; returns the row.\n    ///\n    /// # Panics\n    /// If `kind` has no table.\n    pub fn push_default(&mut self, kind: EntryKind, eix: Eix) -> u32 {\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
         writeln!(o, "            EntryKind::{v} => {{ self.{n}.push({v}Row {{ eix, ..Default::default() }}); (self.{n}.len() - 1) as u32 }}", v = variant(k), n = ident(k.name)).unwrap();
