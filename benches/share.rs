@@ -82,12 +82,20 @@ fn file_scope_stream(n: usize) -> Stream {
     Stream { il, locals, owned }
 }
 
+/// One `share_eix` call per constant.
+fn ilkit_share_one_by_one(il: &mut Il, locals: &[Eix]) -> Vec<Eix> {
+    let mut s = ConstantSharing::new();
+    locals
+        .iter()
+        .map(|&e| s.share_eix(il, e, false).unwrap())
+        .collect()
+}
+
+/// `share_many` over the stream.
 fn ilkit_share(il: &mut Il, locals: &[Eix]) -> (Vec<Eix>, ConstantSharing) {
     let mut s = ConstantSharing::new();
     let mut out = Vec::with_capacity(locals.len());
-    for &e in locals {
-        out.push(s.share_eix(il, e, false).unwrap());
-    }
+    s.share_many(il, locals, false, &mut out).unwrap();
     (out, s)
 }
 
@@ -162,12 +170,14 @@ fn labels<T: std::hash::Hash + Eq>(ids: impl Iterator<Item = T>) -> Vec<usize> {
 
 fn main() {
     let mut s = file_scope_stream(N);
+    let mut one_il = s.il.clone();
     let (ours, table) = ilkit_share(&mut s.il, &s.locals);
     let base = hashmap_share(&s.owned);
     let hc = hashconsing_share(&s.owned);
     let fi = hashmap_share_from_il(&s.il, &s.locals);
     assert_eq!(labels(fi.iter().copied()), labels(base.iter().copied()));
     let a = labels(ours.iter().copied());
+    assert_eq!(ilkit_share_one_by_one(&mut one_il, &s.locals), ours);
     let b = labels(base.iter().copied());
     let c = labels(hc.iter().map(|h| h.uid()));
     assert_eq!(a, b, "ilkit and HashMap dedup differ");
@@ -178,7 +188,18 @@ fn main() {
         table.counters
     );
     if std::env::var_os("ILKIT_SHARE_TIMING").is_some() {
+        let reps: usize = std::env::var("ILKIT_SHARE_REPS").map_or(1, |v| v.parse().unwrap());
         let mut il = s.il.clone();
+        let small = &s.locals[..N / reps];
+        let t = std::time::Instant::now();
+        for _ in 0..reps {
+            black_box(ilkit_share(&mut il, small).0.len());
+        }
+        let t2 = std::time::Instant::now();
+        for _ in 0..reps {
+            black_box(hashmap_share(&s.owned[..N / reps]).len());
+        }
+        println!("{reps} reps of {}: ilkit {:?} hashmap {:?}", N / reps, t2 - t, t2.elapsed());
         for _ in 0..3 {
             let t = std::time::Instant::now();
             let n = ilkit_share(&mut il, &s.locals).0.len();
@@ -206,6 +227,15 @@ fn ilkit_sharing(b: Bencher) {
     let mut il = s.il.clone();
     b.counter(ItemsCount::new(N))
         .bench_local(|| black_box(ilkit_share(&mut il, &s.locals).0.len()));
+}
+
+/// ilkit, one `share_eix` call per constant.
+#[divan::bench(sample_count = 10)]
+fn ilkit_sharing_one_by_one(b: Bencher) {
+    let s = inputs();
+    let mut il = s.il.clone();
+    b.counter(ItemsCount::new(N))
+        .bench_local(|| black_box(ilkit_share_one_by_one(&mut il, &s.locals).len()));
 }
 
 /// Baseline: `HashMap<OwnedConstant, u32>` with ahash over prebuilt owned keys (get,

@@ -311,6 +311,33 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// `share_many` over a stream with repeats answers and counts exactly as `share_eix`
+    /// per constant.
+    #[test]
+    fn share_many_answers_as_share_eix(
+        specs in prop::collection::vec(spec(), 1..30),
+        picks in prop::collection::vec(0usize..1000, 1..200),
+    ) {
+        let mut b = B::new();
+        let locals: Vec<EntryId> = specs.iter().map(|sp| build(&mut b, sp)).collect();
+        let stream: Vec<_> = picks.iter().map(|&p| b.e(locals[p % locals.len()])).collect();
+        let mut one_il = b.il.clone();
+        let mut one = ConstantSharing::new();
+        let each: Vec<_> = stream
+            .iter()
+            .map(|&e| one.share_eix(&mut one_il, e, false).unwrap())
+            .collect();
+        let mut many = ConstantSharing::new();
+        let mut out = Vec::new();
+        many.share_many(&mut b.il, &stream, false, &mut out).unwrap();
+        prop_assert_eq!(out, each);
+        prop_assert_eq!(many.counters, one.counters);
+        prop_assert!(many.verify(&b.il).is_empty());
+    }
+}
+
 // ---- deep copy ---------------------------------------------------------------------------
 
 use ilkit::il::EntryKind;

@@ -82,9 +82,20 @@ pub(crate) struct BuiltEntry {
 /// Edge span of one entry in the pool: children at `start..start + nchild`, then the
 /// kind's fixed number of references; the list-length header sits just before `start`.
 #[derive(Clone, Copy, Debug, Default)]
-struct Span {
-    start: u32,
-    nchild: u32,
+pub(crate) struct Span {
+    pub(crate) start: u32,
+    pub(crate) nchild: u32,
+}
+
+/// The per-entry columns, each sliced to the number of dense indices, for loops that
+/// read several of them per entry: one bounds check on the index covers them all.
+pub(crate) struct EntryColumns<'a> {
+    pub(crate) kind: &'a [EntryKind],
+    pub(crate) row: &'a [u32],
+    pub(crate) region: &'a [u32],
+    pub(crate) span: &'a [Span],
+    /// The edge pool.
+    pub(crate) edges: &'a [Eix],
 }
 
 /// Counters of the seed's stats dump that are not per-kind entry counts.
@@ -283,6 +294,18 @@ impl Il {
     #[inline]
     pub fn row(&self, e: Eix) -> u32 {
         self.row[e.idx()]
+    }
+
+    /// The per-entry columns for a hot loop.
+    pub(crate) fn columns(&self) -> EntryColumns<'_> {
+        let n = self.kind.len();
+        EntryColumns {
+            kind: &self.kind[..n],
+            row: &self.row[..n],
+            region: &self.region[..n],
+            span: &self.span[..n],
+            edges: &self.edges,
+        }
     }
 
     /// Region of a live entry.

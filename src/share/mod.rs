@@ -107,7 +107,7 @@ impl LeafMemo {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, k: &[u64; 3]) -> Option<Eix> {
         let mask = self.keys.len() - 1;
         let mut i = memo_hash(k) as usize & mask;
@@ -149,11 +149,20 @@ impl LeafMemo {
     }
 }
 
+const fn max3(a: usize, b: usize, c: usize) -> usize {
+    let ab = if a > b { a } else { b };
+    if ab > c {
+        ab
+    } else {
+        c
+    }
+}
+
 /// The memo key of a leaf constant, or `None` when `c` is not a plain shareable leaf.
 /// String literals (kind 2, when `strings` are shared) key on (kind, flags, type, length,
 /// sub-kind, the table's ahash of the bytes): their key does not imply equality, so a hit is
 /// confirmed against the canonical constant's bytes ([`string_hit`]).
-#[inline]
+#[inline(always)]
 fn leaf_key(il: &Il, c: Eix, strings: bool, hasher: &ahash::RandomState) -> Option<[u64; 3]> {
     let r = il.row(c) as usize;
     let t = &il.tables.constant;
@@ -448,6 +457,99 @@ impl ConstantSharing {
             }
         }
         self.share_slow(il, e, adopt, key)
+    }
+
+    /// [`ConstantSharing::share_eix`] over a stream: appends one canonical constant per
+    /// entry of `src` to `out`, in order, with the same counters. Runs of constants the
+    /// exact-key memo answers are handled in one loop that keeps the columns it reads at
+    /// hand; the first one it cannot answer takes the full path.
+    ///
+    /// # Errors
+    /// As [`ConstantSharing::share_eix`]; `out` then holds the answers before the error.
+    pub fn share_many(
+        &mut self,
+        il: &mut Il,
+        src: &[Eix],
+        adopt: bool,
+        out: &mut Vec<Eix>,
+    ) -> Result<(), IlError> {
+        out.reserve(src.len());
+        let mut i = 0;
+        while i < src.len() {
+            if self.config.enabled {
+                i += self.memo_run(il, &src[i..], out);
+                if i == src.len() {
+                    break;
+                }
+            }
+            out.push(self.share_eix(il, src[i], adopt)?);
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// Answers the leading entries of `src` from the memo, stopping at the first it cannot;
+    /// returns how many it answered (and counted). The same keys as [`leaf_key`], read
+    /// through column slices cut to a common length, so one bounds check per column group
+    /// covers every read of an entry.
+    fn memo_run(&mut self, il: &Il, src: &[Eix], out: &mut Vec<Eix>) -> usize {
+        const TYPE: usize = F::CONSTANT_TYPE.slot as usize;
+        const EXPR: usize = F::CONSTANT_EXPR.slot as usize;
+        const INFO: usize = F::CONSTANT_TEMPLATE_INFO.slot as usize;
+        const SLOTS: usize = 1 + max3(TYPE, EXPR, INFO);
+        /// Constant kinds 1, 3, 4, 5: integer, float, complex, imaginary.
+        const LEAF: u64 = 0b11_1010;
+        let v = il.columns();
+        let t = &il.tables.constant;
+        let m = t.constant_kind.len();
+        let (ck, shared, flags) = (&t.constant_kind[..m], &t.is_shared[..m], &t.ptm_flags[..m]);
+        let (value, value2) = (&t.value[..m], &t.value2[..m]);
+        let (mut n, mut file_scope) = (0usize, 0u64);
+        for &e in src {
+            let i = e.idx();
+            if i >= v.kind.len() || v.kind[i] != EntryKind::Constant {
+                break;
+            }
+            let r = v.row[i] as usize;
+            if r >= m {
+                break;
+            }
+            let k = ck[r];
+            let c = if (LEAF >> (k & 63)) & 1 != 0 && k < 64 {
+                if shared[r] || flags[r] & 0x02 != 0 {
+                    break;
+                }
+                let s = v.span[i];
+                let Some(kids) = v.edges.get(s.start as usize..s.start as usize + SLOTS) else {
+                    break;
+                };
+                if SLOTS > s.nchild as usize || !kids[EXPR].is_none() || !kids[INFO].is_none()
+                {
+                    break;
+                }
+                let head = k as u64 | ((flags[r] as u64) << 8) | ((kids[TYPE].0 as u64) << 32);
+                match self.memo.get(&[head, value[r] as u64, value2[r] as u64]) {
+                    Some(c) => c,
+                    None => break,
+                }
+            } else {
+                // Strings (and anything else): the general key, confirmed by bytes.
+                let Some(key) = leaf_key(il, e, self.config.strings, &self.hasher) else {
+                    break;
+                };
+                match self.memo.get(&key) {
+                    Some(c) if key[0] & 0xff != 2 || string_hit(il, e, c) => c,
+                    _ => break,
+                }
+            };
+            file_scope += (v.region[i] == RegionIdx::FILE_SCOPE.0) as u64;
+            out.push(c);
+            n += 1;
+        }
+        self.counters.total_allocs += n as u64;
+        self.counters.region_hits += file_scope;
+        self.counters.global_hits += n as u64 - file_scope;
+        n
     }
 
     #[inline(never)]
