@@ -1561,9 +1561,10 @@ impl Il {
     // ---- bytes ---------------------------------------------------------------------------
 
     /// Bytes of the per-entry columns for one entry (kind, row, region, id, span, position,
-    /// slotmap slot, six flag bits rounded up to one byte).
+    /// slotmap slot, six flag bits rounded up to one byte) and its slot in the one list
+    /// that holds it: the per-kind allocation list (file scope) or its function region's.
     pub const fn per_entry_column_bytes() -> usize {
-        1 + 4 + 4 + 8 + 8 + 8 + 8 + 1
+        1 + 4 + 4 + 8 + 8 + 8 + 8 + 1 + 4
     }
 
     /// Bytes one live entry of `e`'s kind takes in ilkit's layout: per-entry columns, its
@@ -1864,7 +1865,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<SourcePos>(), 8);
         assert_eq!(std::mem::size_of::<EntryId>(), 8);
         assert_eq!(std::mem::size_of::<EntryKind>(), 1);
-        assert_eq!(Il::per_entry_column_bytes(), 42);
+        assert_eq!(Il::per_entry_column_bytes(), 46);
         assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 12);
     }
 }
