@@ -199,7 +199,12 @@ fn main() {
         for _ in 0..reps {
             black_box(hashmap_share(&s.owned[..N / reps]).len());
         }
-        println!("{reps} reps of {}: ilkit {:?} hashmap {:?}", N / reps, t2 - t, t2.elapsed());
+        println!(
+            "{reps} reps of {}: ilkit {:?} hashmap {:?}",
+            N / reps,
+            t2 - t,
+            t2.elapsed()
+        );
         for _ in 0..3 {
             let t = std::time::Instant::now();
             let n = ilkit_share(&mut il, &s.locals).0.len();

@@ -523,8 +523,7 @@ impl ConstantSharing {
                 let Some(kids) = v.edges.get(s.start as usize..s.start as usize + SLOTS) else {
                     break;
                 };
-                if SLOTS > s.nchild as usize || !kids[EXPR].is_none() || !kids[INFO].is_none()
-                {
+                if SLOTS > s.nchild as usize || !kids[EXPR].is_none() || !kids[INFO].is_none() {
                     break;
                 }
                 let head = k as u64 | ((flags[r] as u64) << 8) | ((kids[TYPE].0 as u64) << 32);

@@ -462,7 +462,10 @@ mod tests {
         par.flag_column_mut(Flag::KeepDefinition).clear();
         let roots = device_roots(&par);
         let n = mark_from_parallel_above(&mut par, roots, 0);
-        assert_eq!(par.flag_column(Flag::KeepInIl), il.flag_column(Flag::KeepInIl));
+        assert_eq!(
+            par.flag_column(Flag::KeepInIl),
+            il.flag_column(Flag::KeepInIl)
+        );
         assert_eq!(n, il.flag_column(Flag::KeepInIl).count());
         // Every device routine is kept.
         for d in s.device_routines {
@@ -472,7 +475,10 @@ mod tests {
 
     #[test]
     fn parallel_marking_equals_sequential_on_aged_worlds() {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
         for seed in 0..4u64 {
             let fresh = crate::il::synth::generate(seed, 0.3);
             let mut order: Vec<Eix> = fresh.entries().collect();
