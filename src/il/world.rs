@@ -98,6 +98,16 @@ pub(crate) struct EntryColumns<'a> {
     pub(crate) edges: &'a [Eix],
 }
 
+/// The per-entry column values of one entry, for [`Il::set_dense`].
+struct Dense {
+    kind: EntryKind,
+    row: u32,
+    region: u32,
+    id: EntryId,
+    span: Span,
+    pos: SourcePos,
+}
+
 /// Counters of the seed's stats dump that are not per-kind entry counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AllocCounters {
@@ -676,10 +686,7 @@ impl Il {
     }
 
     pub(crate) fn alloc_in(&mut self, kind: EntryKind, r: RegionIdx) -> EntryId {
-        let e = self
-            .free_eix
-            .pop()
-            .unwrap_or_else(|| self.push_dense_slot());
+        let e = self.next_dense_slot();
         let row = match self.free_rows[kind as usize].pop() {
             Some(row) => {
                 self.tables.reset_row(kind, row, e);
@@ -688,13 +695,18 @@ impl Il {
             None => self.tables.push_default(kind, e),
         };
         let id = self.ids.insert(e);
-        let i = e.idx();
-        self.kind[i] = kind;
-        self.row[i] = row;
-        self.region[i] = r.0;
-        self.id[i] = id;
-        self.pos[i] = self.cursor;
-        self.span[i] = self.new_span(kind);
+        let span = self.new_span(kind);
+        self.set_dense(
+            e,
+            Dense {
+                kind,
+                row,
+                region: r.0,
+                id,
+                span,
+                pos: self.cursor,
+            },
+        );
         self.stamp_flags(e, r);
         self.enlist(kind, e, r);
         id
@@ -709,10 +721,7 @@ impl Il {
     pub(crate) fn clone_entry_in(&mut self, src: Eix, r: RegionIdx, keep_pos: bool) -> Eix {
         let si = src.idx();
         let kind = self.kind[si];
-        let e = self
-            .free_eix
-            .pop()
-            .unwrap_or_else(|| self.push_dense_slot());
+        let e = self.next_dense_slot();
         let to = self.free_rows[kind as usize].pop();
         let row = self.tables.clone_row(kind, self.row[si], to, e);
         let id = self.ids.insert(e);
@@ -722,16 +731,22 @@ impl Il {
         let end = (s.start + s.nchild) as usize + l.refs.len();
         self.edges.extend_from_within(header..end);
         let start = (self.edges.len() - (end - s.start as usize)) as u32;
-        let i = e.idx();
-        self.kind[i] = kind;
-        self.row[i] = row;
-        self.region[i] = r.0;
-        self.id[i] = id;
-        self.pos[i] = if keep_pos { self.pos[si] } else { self.cursor };
-        self.span[i] = Span {
+        let pos = if keep_pos { self.pos[si] } else { self.cursor };
+        let span = Span {
             start,
             nchild: s.nchild,
         };
+        self.set_dense(
+            e,
+            Dense {
+                kind,
+                row,
+                region: r.0,
+                id,
+                span,
+                pos,
+            },
+        );
         self.stamp_flags(e, r);
         self.enlist(kind, e, r);
         if !l.strings.is_empty() {
@@ -804,16 +819,35 @@ impl Il {
         self.edge_garbage
     }
 
-    /// Appends one free dense slot to the per-entry columns.
-    fn push_dense_slot(&mut self) -> Eix {
-        let e = Eix(self.kind.len() as u32);
-        self.kind.push(EntryKind::None);
-        self.row.push(u32::MAX);
-        self.region.push(0);
-        self.id.push(EntryId::default());
-        self.span.push(Span::default());
-        self.pos.push(SourcePos::default());
-        e
+    /// The dense index the next entry takes: a freed one, else one past the end (which
+    /// [`Il::set_dense`] then appends).
+    #[inline]
+    fn next_dense_slot(&mut self) -> Eix {
+        self.free_eix
+            .pop()
+            .unwrap_or(Eix(self.kind.len() as u32))
+    }
+
+    /// Writes `e`'s per-entry columns: in place for a recycled index, pushed with their
+    /// values for a new one (no default written first).
+    #[inline]
+    fn set_dense(&mut self, e: Eix, d: Dense) {
+        let i = e.idx();
+        if i == self.kind.len() {
+            self.kind.push(d.kind);
+            self.row.push(d.row);
+            self.region.push(d.region);
+            self.id.push(d.id);
+            self.span.push(d.span);
+            self.pos.push(d.pos);
+        } else {
+            self.kind[i] = d.kind;
+            self.row[i] = d.row;
+            self.region[i] = d.region;
+            self.id[i] = d.id;
+            self.span[i] = d.span;
+            self.pos[i] = d.pos;
+        }
     }
 
     /// Copies the string fields of `from` into `to`'s region (row `tr` of `kind`).

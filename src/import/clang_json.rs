@@ -61,7 +61,7 @@
 //! (as clang emits them) externally visible non-inline `__device__` definitions; the call
 //! closure follows every routine and variable referenced from kept bodies and initializers
 //! (not the initializers of constexpr variables of arithmetic type: they are folded).
-//! Those routines get `KeepDefinition`; [`crate::walk::keep::mark_from`] then marks
+//! Those routines get `KeepDefinition`; [`crate::walk::keep::mark_from_parallel`] then marks
 //! keep_in_il from them. The kept-routine list is their mangled names.
 //!
 //! Complexity: O(bytes) tokenizing, O(nodes) building with hash lookups per reference and
@@ -141,7 +141,7 @@ pub mod types;
 pub use reader::rf;
 
 use crate::il::{fields as F, stats, Eix, EntryKind, Flag, Il};
-use crate::walk::keep::mark_from;
+use crate::walk::keep::mark_from_parallel;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
@@ -337,7 +337,7 @@ fn rflags(imp: &Import, il: &Il, e: Eix) -> u16 {
 }
 
 /// Marks device code: the call closure from the device roots gets `KeepDefinition`, and
-/// keep_in_il is marked from it with [`mark_from`]. O(entries + edges).
+/// keep_in_il is marked from it with [`mark_from_parallel`]. O(entries + edges).
 pub fn mark_device(il: &mut Il, imp: &Import, opts: DeviceOptions) -> DeviceKeep {
     let mut out = DeviceKeep::default();
     let mut queue: Vec<Eix> = Vec::new();
@@ -462,7 +462,7 @@ pub fn mark_device(il: &mut Il, imp: &Import, opts: DeviceOptions) -> DeviceKeep
             .copied()
             .filter(|&e| il.kind(e) == EntryKind::Variable),
     );
-    out.kept = mark_from(il, roots);
+    out.kept = mark_from_parallel(il, roots);
     out.live = il.len();
     let mut per_kind = vec![0usize; 85];
     let mut per_file: ahash::AHashMap<u16, usize> = ahash::AHashMap::new();
