@@ -823,9 +823,7 @@ impl Il {
     /// [`Il::set_dense`] then appends).
     #[inline]
     fn next_dense_slot(&mut self) -> Eix {
-        self.free_eix
-            .pop()
-            .unwrap_or(Eix(self.kind.len() as u32))
+        self.free_eix.pop().unwrap_or(Eix(self.kind.len() as u32))
     }
 
     /// Writes `e`'s per-entry columns: in place for a recycled index, pushed with their
@@ -888,15 +886,20 @@ impl Il {
         }
     }
 
+    /// Sets the prefix flags of a new entry. Its bits are clear already: a dense index is
+    /// either new (past every column's end) or was released, which clears them all.
     fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
         let i = e.idx();
         self.flags[Flag::Allocated as usize].set(i, true);
-        self.flags[Flag::FileScope as usize]
-            .set(i, r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode);
+        if r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode {
+            self.flags[Flag::FileScope as usize].set(i, true);
+        }
         if self.secondary_mode {
             self.secondary.insert(e.0);
         }
-        self.flags[Flag::Language as usize].set(i, self.cpp_mode);
+        if self.cpp_mode {
+            self.flags[Flag::Language as usize].set(i, true);
+        }
     }
 
     fn new_span(&mut self, kind: EntryKind) -> Span {

@@ -216,7 +216,11 @@ impl<'s> DeepCopy<'s> {
                     0 | 3 | 4 | 16 | 19 | 20 | 22 | 30 => {}
                     _ => self.push_children(il, dst),
                 }
-                let ent = il.ref_eix(dst, F::EXPR_NODE_ENTITY);
+                // Only these kinds copy what their entity reference names.
+                let ent = match ek {
+                    5 | 17 | 18 => il.ref_eix(dst, F::EXPR_NODE_ENTITY),
+                    _ => None,
+                };
                 match (ek, ent) {
                     (5 | 18, Some(init)) if il.kind(init) == EntryKind::DynamicInit => {
                         self.jobs
