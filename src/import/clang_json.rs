@@ -108,18 +108,17 @@
 //! fixture below is unchanged (2.38 → 2.41 ms fastest, 2.65 → 2.62 ms median, same run
 //! series).
 //!
-//! Peak memory on the largest TU (candle_mmq_q4_0, 511 MB): 41.8 MB RSS against 22.4 MB of
-//! IL by `dump_il_table_stats` (1.86×): no document tree, a 1 MiB read buffer, the id index
+//! Peak memory on the largest TU (candle_mmq_q4_0, 511 MB): 36.3 MB RSS against 23.7 MB of
+//! IL by `dump_il_table_stats` (1.53×): no document tree, a 1 MiB read buffer, the id index
 //! of declarations and the type-spelling cache. The import now compacts the edge pool in
 //! place as it goes (list pushes relocate blocks; no second pool at the end), frees the id
 //! index and member tables before its last passes, keeps ids in a compact index
 //! (`ids.rs`, 12 bytes a slot), shares qualified names between its name indexes and
-//! reads through a 64 KiB buffer. Whole-process peak RSS over the IL's bytes (quiet
-//! machine, one core, `clang_il stats`): cxx_cxx 45.1 MB / 22.7 MB = 1.99×, candle_sort
-//! 1.92×, candle_affine 1.90×, the other CUDA TUs 1.60–1.84×, ggml_gguf 1.79×; ggml_alloc
-//! 5.4 MB / 1.6 MB = 3.4×, its IL being smaller than the process itself (an empty import
-//! peaks at 2.7 MB; above that baseline it takes 1.7×). User CPU: 450–650 MB/s. The filtered `.json.gz` dumps import at
-//! 250 MB/s of decompressed JSON (gunzip included). `cargo bench --bench clang_json` (the
+//! reads through a 64 KiB buffer. Whole-process peak RSS over the IL's bytes, per TU, is
+//! in PERF.md ("clang JSON import"): 1.53–1.90× on 13 of the 14 corpus TUs; ggml_alloc
+//! is at 3.47×, its 1.66 MB IL being smaller than the process itself (an empty import
+//! peaks at 2.55 MB; above that baseline it takes 1.94×). User CPU: 535–760 MB/s of
+//! JSON. The filtered `.json.gz` dumps import at 250 MB/s of decompressed JSON (gunzip included). `cargo bench --bench clang_json` (the
 //! 1.2 MB fixture from memory, same run): import into the IL 568 MB/s median, against
 //! 290 MB/s for `serde_json::from_slice::<Value>` building only a DOM.
 //!
