@@ -6,7 +6,7 @@
 //! | front end: IL world, walks, keep-in-IL, display, binary IL, copy | [`il`], [`walk`] | generated translation units, binary IL files |
 //! | front end: comparison, constant sharing, deep copy, template substitution | [`compare`], [`share`], [`instantiate`] | the IL |
 //! | middle: lazy call graph, CGSCC pass manager and inliner | [`callgraph`], [`cgscc`] | LLVM IR text |
-//! | back end: control-flow graphs | [`cfg`] | PTX, LLVM IR |
+//! | back end: control-flow graphs | [`cfg`](mod@cfg) | PTX, LLVM IR |
 //!
 //! Data flows one way: [`import`] builds worlds, call graphs and CFGs; systems read them
 //! and write side tables; [`scan`] runs everything over a corpus in parallel. Shared graph

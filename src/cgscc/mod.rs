@@ -5,7 +5,7 @@
 //!
 //! # What it owns
 //! - [`CgsccModule`]: one module's call graph ([`LazyCallGraph`]) plus its
-//!   [`Summaries`](summary::Summaries) and the side tables passes keep per node
+//!   [`Summaries`] and the side tables passes keep per node
 //!   (inferred attributes, inline budget used, incoming edge counts), remarks and
 //!   diagnostics.
 //! - [`PassManager`]: runs a pipeline of [`CgsccPass`]es on every SCC, callees first.

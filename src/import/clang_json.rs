@@ -109,17 +109,18 @@
 //! series).
 //!
 //! Peak memory on the largest TU (candle_mmq_q4_0, 511 MB): 36.3 MB RSS against 23.7 MB of
-//! IL by `dump_il_table_stats` (1.53×): no document tree, a 1 MiB read buffer, the id index
-//! of declarations and the type-spelling cache. The import now compacts the edge pool in
-//! place as it goes (list pushes relocate blocks; no second pool at the end), frees the id
-//! index and member tables before its last passes, keeps ids in a compact index
-//! (`ids.rs`, 12 bytes a slot), shares qualified names between its name indexes and
-//! reads through a 64 KiB buffer. Whole-process peak RSS over the IL's bytes, per TU, is
-//! in PERF.md ("clang JSON import"): 1.53–1.90× on 13 of the 14 corpus TUs; ggml_alloc
-//! is at 3.47×, its 1.66 MB IL being smaller than the process itself (an empty import
-//! peaks at 2.55 MB; above that baseline it takes 1.94×). User CPU: 535–760 MB/s of
-//! JSON. The filtered `.json.gz` dumps import at 250 MB/s of decompressed JSON (gunzip included). `cargo bench --bench clang_json` (the
-//! 1.2 MB fixture from memory, same run): import into the IL 568 MB/s median, against
+//! IL by `dump_il_table_stats` (1.53×): no document tree, a 64 KiB read buffer, the id
+//! index of declarations and the type-spelling cache. The import compacts the edge pool
+//! in place as it goes (list pushes relocate blocks; no second pool at the end), frees
+//! the id index and member tables before its last passes, keeps ids in a compact index
+//! (`ids.rs`, 12 bytes a slot) and shares qualified names between its name indexes.
+//! Whole-process peak RSS over the IL's bytes, per TU, is in PERF.md ("clang JSON
+//! import"): 1.53–1.90× on 13 of the 14 corpus TUs; ggml_alloc is at 3.47×, its 1.66 MB
+//! IL being smaller than the process itself (an empty import peaks at 2.55 MB; above
+//! that baseline it takes 1.94×). User CPU: 535–760 MB/s of JSON. The filtered
+//! `.json.gz` dumps import at 250 MB/s of decompressed JSON (gunzip included).
+//! `cargo bench --bench clang_json` (the 1.2 MB fixture from memory, same run): import
+//! into the IL 568 MB/s median, against
 //! 290 MB/s for `serde_json::from_slice::<Value>` building only a DOM.
 //!
 //! Every routine clang defines is kept (recall 100% on all 11 CUDA TUs). The routines kept
