@@ -163,9 +163,9 @@ fn mark_from_parallel_above(il: &mut Il, mut queue: Vec<Eix>, min_entries: usize
         let parts: Vec<Vec<Eix>> = frontier
             .par_chunks(chunk)
             .map(|c| {
-                let mut q = Vec::with_capacity(PARALLEL_TASK_BUDGET.max(c.len()) * 2);
-                q.extend_from_slice(c);
                 let budget = PARALLEL_TASK_BUDGET.max(c.len());
+                let mut q = Vec::with_capacity(budget * 2);
+                q.extend_from_slice(c);
                 let head = drain_fifo(shared, &mut q, budget, &mut (&adef, &akeep));
                 q.drain(..head);
                 q
