@@ -108,6 +108,27 @@ struct Dense {
     pos: SourcePos,
 }
 
+impl Dense {
+    #[inline]
+    fn new(
+        kind: EntryKind,
+        row: u32,
+        r: RegionIdx,
+        id: EntryId,
+        span: Span,
+        pos: SourcePos,
+    ) -> Dense {
+        Dense {
+            kind,
+            row,
+            region: r.0,
+            id,
+            span,
+            pos,
+        }
+    }
+}
+
 /// Counters of the seed's stats dump that are not per-kind entry counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AllocCounters {
@@ -696,17 +717,7 @@ impl Il {
         };
         let id = self.ids.insert(e);
         let span = self.new_span(kind);
-        self.set_dense(
-            e,
-            Dense {
-                kind,
-                row,
-                region: r.0,
-                id,
-                span,
-                pos: self.cursor,
-            },
-        );
+        self.set_dense(e, Dense::new(kind, row, r, id, span, self.cursor));
         self.stamp_flags(e, r);
         self.enlist(kind, e, r);
         id
@@ -736,17 +747,7 @@ impl Il {
             start,
             nchild: s.nchild,
         };
-        self.set_dense(
-            e,
-            Dense {
-                kind,
-                row,
-                region: r.0,
-                id,
-                span,
-                pos,
-            },
-        );
+        self.set_dense(e, Dense::new(kind, row, r, id, span, pos));
         self.stamp_flags(e, r);
         self.enlist(kind, e, r);
         if !l.strings.is_empty() {

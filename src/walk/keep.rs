@@ -116,7 +116,15 @@ pub fn mark_from(il: &mut Il, mut queue: Vec<Eix>) -> usize {
     for &e in &queue {
         def.insert(e.idx());
     }
-    drain_fifo(il, &mut queue, usize::MAX, &mut (&mut def, &mut keep));
+    drain_fifo(
+        il,
+        &mut queue,
+        usize::MAX,
+        &mut Marks {
+            def: &mut def,
+            keep: &mut keep,
+        },
+    );
     keep.union_with(&def);
     let marked = keep.count() - before;
     *il.flag_column_mut(Flag::KeepInIl) = keep;
@@ -166,7 +174,11 @@ fn mark_from_parallel_above(il: &mut Il, mut queue: Vec<Eix>, min_entries: usize
                 let budget = PARALLEL_TASK_BUDGET.max(c.len());
                 let mut q = Vec::with_capacity(budget * 2);
                 q.extend_from_slice(c);
-                let head = drain_fifo(shared, &mut q, budget, &mut (&adef, &akeep));
+                let marks = &mut Marks {
+                    def: &adef,
+                    keep: &akeep,
+                };
+                let head = drain_fifo(shared, &mut q, budget, marks);
                 q.drain(..head);
                 q
             })
@@ -185,34 +197,30 @@ fn mark_from_parallel_above(il: &mut Il, mut queue: Vec<Eix>, min_entries: usize
 /// Entries one parallel marking task visits before it hands the rest of its queue back.
 const PARALLEL_TASK_BUDGET: usize = 1 << 14;
 
+/// A bitset the marking kernel sets bits in.
+trait MarkBits {
+    /// Sets bit `i`; whether it was clear.
+    fn insert(&mut self, i: usize) -> bool;
+}
+
+impl MarkBits for &mut BitSet {
+    #[inline(always)]
+    fn insert(&mut self, i: usize) -> bool {
+        BitSet::insert(self, i)
+    }
+}
+
+impl MarkBits for &AtomicBits {
+    #[inline(always)]
+    fn insert(&mut self, i: usize) -> bool {
+        AtomicBits::insert(self, i)
+    }
+}
+
 /// The two bitsets the marking kernel sets: definitions (walked) and declarations.
-trait Marks {
-    /// Marks `i`'s definition; whether it was unmarked.
-    fn def(&mut self, i: usize) -> bool;
-    /// Marks `i` as kept (as a declaration).
-    fn keep(&mut self, i: usize);
-}
-
-impl Marks for (&mut BitSet, &mut BitSet) {
-    #[inline(always)]
-    fn def(&mut self, i: usize) -> bool {
-        self.0.insert(i)
-    }
-    #[inline(always)]
-    fn keep(&mut self, i: usize) {
-        self.1.insert(i);
-    }
-}
-
-impl Marks for (&AtomicBits, &AtomicBits) {
-    #[inline(always)]
-    fn def(&mut self, i: usize) -> bool {
-        self.0.insert(i)
-    }
-    #[inline(always)]
-    fn keep(&mut self, i: usize) {
-        self.1.insert(i);
-    }
+struct Marks<D, K> {
+    def: D,
+    keep: K,
 }
 
 /// A dense bitset several marking tasks set at once.
@@ -239,7 +247,12 @@ impl AtomicBits {
 /// Runs the marking FIFO over `queue` until it is empty or `budget` entries were visited;
 /// returns how many were (the unvisited rest is `queue[returned..]`). Every child newly
 /// marked as a definition is appended to `queue`.
-fn drain_fifo<M: Marks>(il: &Il, queue: &mut Vec<Eix>, budget: usize, marks: &mut M) -> usize {
+fn drain_fifo<D: MarkBits, K: MarkBits>(
+    il: &Il,
+    queue: &mut Vec<Eix>,
+    budget: usize,
+    marks: &mut Marks<D, K>,
+) -> usize {
     const BASE_TYPE: usize = F::TYPE_BASE_TYPE.slot as usize;
     let pool = il.edge_pool();
     let type_kind = &il.tables.r#type.type_kind;
@@ -270,21 +283,21 @@ fn drain_fifo<M: Marks>(il: &Il, queue: &mut Vec<Eix>, budget: usize, marks: &mu
                     continue;
                 }
                 if slot == BASE_TYPE && is_class(il, c) {
-                    marks.keep(c.idx());
-                } else if marks.def(c.idx()) {
+                    marks.keep.insert(c.idx());
+                } else if marks.def.insert(c.idx()) {
                     queue.push(c);
                 }
             }
         } else {
             for &c in kids {
-                if !c.is_none() && marks.def(c.idx()) {
+                if !c.is_none() && marks.def.insert(c.idx()) {
                     queue.push(c);
                 }
             }
         }
         for &r in &pool[end..end + nref] {
             if !r.is_none() {
-                marks.keep(r.idx());
+                marks.keep.insert(r.idx());
             }
         }
     }
