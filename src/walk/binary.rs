@@ -266,6 +266,34 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
     (w.at, missing)
 }
 
+/// Numbers the entries `e` points to that no walk reached (a kept template only named by
+/// a reference, say; for device IL only kept ones), so no reference in its record
+/// dangles; they are written after the walk's entries.
+fn number_unreached_targets(
+    walker: &mut Walker,
+    il: &mut Il,
+    num: &mut Numbering,
+    e: Eix,
+) -> Result<(), super::WalkError> {
+    let unnumbered = |c: &Eix| !c.is_none() && num.ord(*c) == 0;
+    if !(il.children(e).iter().any(unnumbered) || il.refs(e).iter().any(unnumbered)) {
+        return Ok(());
+    }
+    let targets: Vec<Eix> = il
+        .children(e)
+        .iter()
+        .chain(il.refs(e))
+        .copied()
+        .filter(unnumbered)
+        .collect();
+    for c in targets {
+        if num.ord(c) == 0 && (!num.device || il.flag(c, Flag::KeepInIl)) {
+            walker.walk_entry_and_subtree(il, num, c)?;
+        }
+    }
+    Ok(())
+}
+
 /// Whole-IL files of at least this many entries write their records on all threads.
 const PARALLEL_RECORDS: usize = 1 << 16;
 
@@ -455,12 +483,7 @@ fn write_il_on(
             at += sizes[next..m].iter().map(|&s| s as usize).sum::<usize>();
             next = m;
             let e = num.order[m];
-            let targets: Vec<Eix> = il.children(e).iter().chain(il.refs(e)).copied().collect();
-            for c in targets {
-                if !c.is_none() && num.ord(c) == 0 {
-                    walker.walk_entry_and_subtree(il, &mut num, c)?;
-                }
-            }
+            number_unreached_targets(&mut walker, il, &mut num, e)?;
             let ro = rec.region_ordinal(il, e);
             let size = sizes[m] as usize;
             write_record(il, &num, ro, e, &mut rec.out[at..at + size]);
@@ -472,24 +495,7 @@ fn write_il_on(
     while i < num.order.len() {
         let e = num.order[i];
         i += 1;
-        // Entries this one points to that no walk reached (a kept template only named by
-        // a reference, say) are numbered now, so no reference dangles; they are written
-        // after the walk's entries.
-        let unnumbered = |c: &Eix| !c.is_none() && num.ord(*c) == 0;
-        if il.children(e).iter().any(unnumbered) || il.refs(e).iter().any(unnumbered) {
-            let targets: Vec<Eix> = il
-                .children(e)
-                .iter()
-                .chain(il.refs(e))
-                .copied()
-                .filter(unnumbered)
-                .collect();
-            for c in targets {
-                if num.ord(c) == 0 && (!device_only || il.flag(c, Flag::KeepInIl)) {
-                    walker.walk_entry_and_subtree(il, &mut num, c)?;
-                }
-            }
-        }
+        number_unreached_targets(&mut walker, il, &mut num, e)?;
         rec.emit(il, &num, e);
     }
     let n = u32::try_from(num.order.len()).map_err(|_| super::WalkError {
@@ -676,10 +682,7 @@ impl<'a> Reader<'a> {
         let n = self.var()?;
         let remaining = self.b.len().saturating_sub(self.at);
         if n as u128 * min_bytes as u128 > remaining as u128 {
-            return Err(BinError {
-                offset: at,
-                message: format!("{what} count {n} exceeds the {remaining} bytes left"),
-            });
+            return Err(Self::too_many(what, n, remaining, at));
         }
         Ok(n as usize)
     }
