@@ -772,16 +772,12 @@ impl Il {
         );
         let start = (self.edges.len() - nref - b.nchild as usize) as u32;
         let id = self.ids.insert(e);
-        // The per-entry columns are pushed with their values (no default-then-overwrite).
-        self.kind.push(kind);
-        self.row.push(b.row);
-        self.region.push(b.region.0);
-        self.id.push(id);
-        self.pos.push(b.pos);
-        self.span.push(Span {
+        let span = Span {
             start,
             nchild: b.nchild,
-        });
+        };
+        // `e` is one past the end: the per-entry columns are pushed with their values.
+        self.set_dense(e, Dense::new(kind, b.row, b.region, id, span, b.pos));
         let mut dense = (b.flags | 1 << Flag::Allocated as u8) & !(1 << Flag::SecondaryIl as u8);
         while dense != 0 {
             self.flags[dense.trailing_zeros() as usize].set(i, true);
