@@ -299,14 +299,8 @@ fn main() {
     o.push_str("}\n\nimpl Drop for Tables {\n    fn drop(&mut self) {\n");
     for k in all.iter().filter(|k| has_table(k)) {
         let n = ident(k.name);
-        writeln!(o, "        drop(std::mem::take(&mut self.{n}.eix));").unwrap();
-        for f in &k.fields {
-            match *f {
-                Field::Scalar { name, .. } | Field::Str { name, .. } | Field::Flag { name } => {
-                    writeln!(o, "        drop(std::mem::take(&mut self.{n}.{name}));").unwrap()
-                }
-                _ => {}
-            }
+        for c in std::iter::once("eix").chain(value_columns(k)) {
+            writeln!(o, "        drop(std::mem::take(&mut self.{n}.{c}));").unwrap();
         }
     }
     o.push_str("    }\n}\n\nimpl Tables {\n");
