@@ -140,6 +140,19 @@ fn main() {
     let c = cp.copy_eix(&mut il, f.roots[0]).unwrap();
     assert!(ilkit::compare::compare_expressions(&il, f.roots[0], c, 0).unwrap());
     assert_eq!(count(&il, &[c]), count(&f.il, &f.roots[..1]));
+    if std::env::var_os("ILKIT_COPY_PROFILE").is_some() {
+        // Two forest copies into recycled regions, as a bench sample does; profile the
+        // second with `--toggle-collect='*copy_forest_pass*'`.
+        let il = RefCell::new(f.il.clone());
+        let region = Cell::new(None);
+        for _ in 0..3 {
+            let r = next_region(&il, &region);
+            let t = std::time::Instant::now();
+            copy_forest_pass(&mut il.borrow_mut(), r, &f.roots);
+            println!("forest copy: {:?}", t.elapsed());
+        }
+        return;
+    }
     divan::main();
 }
 
@@ -154,13 +167,15 @@ fn ilkit_deep_copy_forest(b: Bencher) {
     let region = Cell::new(None);
     b.counter(ItemsCount::new(N))
         .with_inputs(|| next_region(&il, &region))
-        .bench_local_values(|r| {
-            let mut il = il.borrow_mut();
-            let mut cp = DeepCopy::new(0, r).without_tracking();
-            for &root in &f.roots {
-                black_box(cp.copy_eix(&mut il, root).unwrap());
-            }
-        });
+        .bench_local_values(|r| copy_forest_pass(&mut il.borrow_mut(), r, &f.roots));
+}
+
+#[inline(never)]
+fn copy_forest_pass(il: &mut Il, r: RegionIdx, roots: &[Eix]) {
+    let mut cp = DeepCopy::new(0, r).without_tracking();
+    for &root in roots {
+        black_box(cp.copy_eix(il, root).unwrap());
+    }
 }
 
 fn next_region(il: &RefCell<Il>, region: &Cell<Option<RegionIdx>>) -> RegionIdx {

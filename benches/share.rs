@@ -1,7 +1,8 @@
 //! Constant sharing lookups on a stream of 10^6 constants with realistic duplication
 //! (mostly a few small integers, some fresh integers, strings, floats, two integer
 //! types), against a `HashMap<OwnedConstant, u32>` with ahash and the `hashconsing` crate
-//! (its default `HConsign`), in the same run. `main` first checks that all three produce
+//! (its default `HConsign`), in the same run. `ilkit_sharing` uses every core (the memo is
+//! read on rayon's threads); `ilkit_sharing_one_thread` is the same call on one thread. `main` first checks that all three produce
 //! the same dedup partition.
 
 use divan::{black_box, counter::ItemsCount, Bencher};
@@ -222,7 +223,8 @@ fn inputs() -> Stream {
     file_scope_stream(N)
 }
 
-/// ilkit: `ConstantSharing::share_eix` over the stream (misses copy into file scope).
+/// ilkit: `ConstantSharing::share_many` over the stream (misses copy into file scope), on
+/// rayon's pool (all cores).
 #[divan::bench(sample_count = 10)]
 fn ilkit_sharing(b: Bencher) {
     // One live world for all samples: each sample starts an empty table, so every sample
@@ -232,6 +234,19 @@ fn ilkit_sharing(b: Bencher) {
     let mut il = s.il.clone();
     b.counter(ItemsCount::new(N))
         .bench_local(|| black_box(ilkit_share(&mut il, &s.locals).0.len()));
+}
+
+/// ilkit: `share_many` on a one-thread pool (the memo runs on the calling thread only).
+#[divan::bench(sample_count = 10)]
+fn ilkit_sharing_one_thread(b: Bencher) {
+    let s = inputs();
+    let mut il = s.il.clone();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    b.counter(ItemsCount::new(N))
+        .bench_local(|| pool.install(|| black_box(ilkit_share(&mut il, &s.locals).0.len())));
 }
 
 /// ilkit, one `share_eix` call per constant.

@@ -338,6 +338,85 @@ proptest! {
     }
 }
 
+/// A parallel `share_many` (a long stream on a two-thread pool) answers and counts as
+/// `share_eix` per constant, including constants first seen late in the stream, and an
+/// error mid-stream leaves the answers and counters before it.
+#[test]
+fn parallel_share_many_answers_as_share_eix() {
+    let mut b = B::new();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let kinds = [0u8, 1, 2, 3, 4, 5, 6, 7, 11, 13, 14, 15];
+    let locals: Vec<EntryId> = (0..300)
+        .map(|_| {
+            let sp = Spec {
+                kind: kinds[next(kinds.len() as u64) as usize],
+                value: next(3) as i64,
+                value2: next(2) as i64,
+                flags: next(2) as u8,
+                sub: next(2) as u8,
+                ty: next(3) as u8,
+                text: next(3) as u8,
+                operand: next(4) as u8,
+            };
+            build(&mut b, &sp)
+        })
+        .collect();
+    let n = ilkit::share::PARALLEL_SHARE_MIN * 3;
+    // Mostly the first 20 constants; each of the rest first shows up somewhere late.
+    let stream: Vec<_> = (0..n)
+        .map(|i| {
+            let p = if next(10) < 8 {
+                next(20)
+            } else {
+                next(20 + (280 * i / n) as u64 + 1)
+            };
+            b.e(locals[p as usize])
+        })
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let mut one_il = b.il.clone();
+    let mut one = ConstantSharing::new();
+    let each: Vec<_> = stream
+        .iter()
+        .map(|&e| one.share_eix(&mut one_il, e, false).unwrap())
+        .collect();
+    let mut err_il = b.il.clone();
+    let mut many = ConstantSharing::new();
+    let mut out = Vec::new();
+    pool.install(|| many.share_many(&mut b.il, &stream, false, &mut out))
+        .unwrap();
+    assert_eq!(out, each);
+    assert_eq!(many.counters, one.counters);
+    assert!(many.verify(&b.il).is_empty());
+
+    // A variable in the middle of the stream: the answers and counters before it stay.
+    let at = n / 2 + 12_345;
+    let mut bad = stream.clone();
+    bad[at] = b.e(b.g1);
+    let mut one = ConstantSharing::new();
+    let mut one_il = err_il.clone();
+    for &e in &bad[..at] {
+        one.share_eix(&mut one_il, e, false).unwrap();
+    }
+    assert!(one.share_eix(&mut one_il, bad[at], false).is_err());
+    let mut many = ConstantSharing::new();
+    let mut out = vec![b.e(b.int)];
+    let r = pool.install(|| many.share_many(&mut err_il, &bad, false, &mut out));
+    assert!(r.is_err());
+    assert_eq!(out.len(), 1 + at);
+    assert_eq!(&out[1..], &each[..at]);
+    assert_eq!(many.counters, one.counters);
+}
+
 // ---- deep copy ---------------------------------------------------------------------------
 
 use ilkit::il::EntryKind;

@@ -31,6 +31,15 @@
 
 pub mod copy;
 
+/// Streams this long share on the rayon pool ([`ConstantSharing::share_many`]).
+pub const PARALLEL_SHARE_MIN: usize = 1 << 16;
+/// Constants a parallel stream shares on one thread first, to fill the memo.
+const SHARE_WARM_UP: usize = 1 << 14;
+/// The largest parallel round.
+const SHARE_ROUND_MAX: usize = 1 << 18;
+/// Constants per rayon task in a round.
+const SHARE_TASK: usize = 1 << 13;
+
 use crate::compare::{self, type_shape, Comparer};
 use crate::il::stats::SharingCounters;
 use crate::il::{fields as F, kinds::ck, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
@@ -456,12 +465,20 @@ impl ConstantSharing {
     }
 
     /// [`ConstantSharing::share_eix`] over a stream: appends one canonical constant per
-    /// entry of `src` to `out`, in order, with the same counters. Runs of constants the
-    /// exact-key memo answers are handled in one loop that keeps the columns it reads at
-    /// hand; the first one it cannot answer takes the full path.
+    /// entry of `src` to `out`, in order, with the same answers and counters. Runs of
+    /// constants the exact-key memo answers are handled in one loop that keeps the
+    /// columns it reads at hand; the first one it cannot answer takes the full path.
+    ///
+    /// Streams of at least [`PARALLEL_SHARE_MIN`] constants on a pool of two or more
+    /// threads are answered in rounds: the memo answers a round's constants on all
+    /// threads (it is only read), then the ones it could not answer take the full path in
+    /// stream order. The memo never changes an answer it holds, so each constant gets the
+    /// canonical constant and counts the sequential pass gives it. Round sizes double, so
+    /// constants first seen in a round are in the memo for the next.
     ///
     /// # Errors
-    /// As [`ConstantSharing::share_eix`]; `out` then holds the answers before the error.
+    /// As [`ConstantSharing::share_eix`]; `out` then holds the answers before the error,
+    /// and the counters count exactly those.
     pub fn share_many(
         &mut self,
         il: &mut Il,
@@ -469,19 +486,119 @@ impl ConstantSharing {
         adopt: bool,
         out: &mut Vec<Eix>,
     ) -> Result<(), IlError> {
-        out.reserve(src.len());
+        let base = out.len();
+        out.resize(base + src.len(), Eix::NONE);
+        let r = self.share_into(il, src, adopt, &mut out[base..]);
+        if let Err((done, e)) = r {
+            out.truncate(base + done);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// [`ConstantSharing::share_many`] into `out` (as long as `src`); an error comes with
+    /// the number of answers before it.
+    fn share_into(
+        &mut self,
+        il: &mut Il,
+        src: &[Eix],
+        adopt: bool,
+        out: &mut [Eix],
+    ) -> Result<(), (usize, IlError)> {
+        let parallel = self.config.enabled
+            && src.len() >= PARALLEL_SHARE_MIN
+            && rayon::current_num_threads() > 1;
+        if !parallel {
+            return self.share_seq(il, src, adopt, out);
+        }
+        let mut i = SHARE_WARM_UP.min(src.len());
+        self.share_seq(il, &src[..i], adopt, &mut out[..i])?;
+        let mut round = SHARE_WARM_UP;
+        while i < src.len() {
+            round = (round * 2).min(SHARE_ROUND_MAX);
+            let end = (i + round).min(src.len());
+            let (n, file_scope) = self.memo_par(il, &src[i..end], &mut out[i..end]);
+            self.count_memo_hits(n, file_scope);
+            for j in i..end {
+                if !out[j].is_none() {
+                    continue;
+                }
+                match self.share_eix(il, src[j], adopt) {
+                    Ok(c) => out[j] = c,
+                    Err(e) => {
+                        // Take back the memo's answers past the error.
+                        for k in j + 1..end {
+                            if !out[k].is_none() {
+                                let fs = il.region_of(src[k]) == RegionIdx::FILE_SCOPE;
+                                self.uncount_memo_hit(fs);
+                            }
+                        }
+                        return Err((j, e));
+                    }
+                }
+            }
+            i = end;
+        }
+        Ok(())
+    }
+
+    /// One thread: memo runs, each ended by one constant on the full path.
+    fn share_seq(
+        &mut self,
+        il: &mut Il,
+        src: &[Eix],
+        adopt: bool,
+        out: &mut [Eix],
+    ) -> Result<(), (usize, IlError)> {
         let mut i = 0;
         while i < src.len() {
             if self.config.enabled {
-                i += self.memo_run(il, &src[i..], out);
+                let (n, file_scope) = self.memo_run(il, &src[i..], &mut out[i..]);
+                self.count_memo_hits(n, file_scope);
+                i += n;
                 if i == src.len() {
                     break;
                 }
             }
-            out.push(self.share_eix(il, src[i], adopt)?);
+            out[i] = self.share_eix(il, src[i], adopt).map_err(|e| (i, e))?;
             i += 1;
         }
         Ok(())
+    }
+
+    /// The memo's answers for `src` on the rayon pool, [`Eix::NONE`] where it has none;
+    /// returns how many it answered and how many of those were in file scope.
+    fn memo_par(&self, il: &Il, src: &[Eix], out: &mut [Eix]) -> (usize, u64) {
+        use rayon::prelude::*;
+        src.par_chunks(SHARE_TASK)
+            .zip(out.par_chunks_mut(SHARE_TASK))
+            .map(|(src, out)| {
+                let (mut n, mut file_scope, mut i) = (0, 0, 0);
+                while i < src.len() {
+                    let (a, f) = self.memo_run(il, &src[i..], &mut out[i..]);
+                    n += a;
+                    file_scope += f;
+                    // `out[i + a]` keeps its `NONE`: the full path's.
+                    i += a + 1;
+                }
+                (n, file_scope)
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+
+    fn count_memo_hits(&mut self, n: usize, file_scope: u64) {
+        self.counters.total_allocs += n as u64;
+        self.counters.region_hits += file_scope;
+        self.counters.global_hits += n as u64 - file_scope;
+    }
+
+    fn uncount_memo_hit(&mut self, file_scope: bool) {
+        self.counters.total_allocs -= 1;
+        if file_scope {
+            self.counters.region_hits -= 1;
+        } else {
+            self.counters.global_hits -= 1;
+        }
     }
 
     /// The memo's canonical constant for `e` under `key`; a string literal's hit is
@@ -502,7 +619,7 @@ impl ConstantSharing {
     /// routing them through `leaf_key` (or a shared struct of slices) measured 15–25 %
     /// slower, the optimizer no longer seeing the columns' lengths agree. The proptest
     /// `share_many_answers_as_share_eix` holds the two to the same answers.
-    fn memo_run(&mut self, il: &Il, src: &[Eix], out: &mut Vec<Eix>) -> usize {
+    fn memo_run(&self, il: &Il, src: &[Eix], out: &mut [Eix]) -> (usize, u64) {
         const TYPE: usize = F::CONSTANT_TYPE.slot as usize;
         const EXPR: usize = F::CONSTANT_EXPR.slot as usize;
         const INFO: usize = F::CONSTANT_TEMPLATE_INFO.slot as usize;
@@ -515,6 +632,7 @@ impl ConstantSharing {
         let (ck, shared, flags) = (&t.constant_kind[..m], &t.is_shared[..m], &t.ptm_flags[..m]);
         let (value, value2) = (&t.value[..m], &t.value2[..m]);
         let (mut n, mut file_scope) = (0usize, 0u64);
+        let out = &mut out[..src.len()];
         for &e in src {
             let i = e.idx();
             if i >= v.kind.len() || v.kind[i] != EntryKind::Constant {
@@ -552,13 +670,10 @@ impl ConstantSharing {
                 }
             };
             file_scope += (v.region[i] == RegionIdx::FILE_SCOPE.0) as u64;
-            out.push(c);
+            out[n] = c;
             n += 1;
         }
-        self.counters.total_allocs += n as u64;
-        self.counters.region_hits += file_scope;
-        self.counters.global_hits += n as u64 - file_scope;
-        n
+        (n, file_scope)
     }
 
     #[inline(never)]
