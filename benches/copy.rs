@@ -141,14 +141,19 @@ fn main() {
     assert!(ilkit::compare::compare_expressions(&il, f.roots[0], c, 0).unwrap());
     assert_eq!(count(&il, &[c]), count(&f.il, &f.roots[..1]));
     if std::env::var_os("ILKIT_COPY_PROFILE").is_some() {
-        // Two forest copies into recycled regions, as a bench sample does; profile the
-        // second with `--toggle-collect='*copy_forest_pass*'`.
+        // Forest copies into recycled regions, as bench samples do; the last runs in
+        // `profiled_forest_pass` (`valgrind --tool=callgrind
+        // --toggle-collect='*profiled_forest_pass*'`).
         let il = RefCell::new(f.il.clone());
         let region = Cell::new(None);
-        for _ in 0..3 {
+        for pass in 0..3 {
             let r = next_region(&il, &region);
             let t = std::time::Instant::now();
-            copy_forest_pass(&mut il.borrow_mut(), r, &f.roots);
+            if pass < 2 {
+                copy_forest_pass(&mut il.borrow_mut(), r, &f.roots);
+            } else {
+                profiled_forest_pass(&mut il.borrow_mut(), r, &f.roots);
+            }
             println!("forest copy: {:?}", t.elapsed());
         }
         return;
@@ -168,6 +173,11 @@ fn ilkit_deep_copy_forest(b: Bencher) {
     b.counter(ItemsCount::new(N))
         .with_inputs(|| next_region(&il, &region))
         .bench_local_values(|r| copy_forest_pass(&mut il.borrow_mut(), r, &f.roots));
+}
+
+#[inline(never)]
+fn profiled_forest_pass(il: &mut Il, r: RegionIdx, roots: &[Eix]) {
+    copy_forest_pass(il, r, roots);
 }
 
 #[inline(never)]

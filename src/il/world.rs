@@ -825,7 +825,7 @@ impl Il {
 
     /// Writes `e`'s per-entry columns: in place for a recycled index, pushed with their
     /// values for a new one (no default written first).
-    #[inline]
+    #[inline(always)]
     fn set_dense(&mut self, e: Eix, d: Dense) {
         let i = e.idx();
         if i == self.kind.len() {
@@ -874,6 +874,7 @@ impl Il {
 
     /// Counts a new entry and lists it: file-scope entries in their kind's list (the
     /// walk's order), others in their region's.
+    #[inline(always)]
     fn enlist(&mut self, kind: EntryKind, e: Eix, r: RegionIdx) {
         self.counts[kind as usize] += 1;
         if r == RegionIdx::FILE_SCOPE {
@@ -885,6 +886,7 @@ impl Il {
 
     /// Sets the prefix flags of a new entry. Its bits are clear already: a dense index is
     /// either new (past every column's end) or was released, which clears them all.
+    #[inline(always)]
     fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
         let i = e.idx();
         self.flags[Flag::Allocated as usize].set(i, true);
