@@ -541,8 +541,73 @@ fn instantiates_the_generators_templates() {
         let e = il.eix(r).unwrap();
         let name = String::from_utf8_lossy(il.name(e)).to_string();
         assert!(name.starts_with("tmpl") && name.ends_with('>'), "{name}");
-        assert!(il.child_eix(e, F::ROUTINE_TEMPLATE_INFO).is_some());
+        let info = il.child_eix(e, F::ROUTINE_TEMPLATE_INFO).unwrap();
+        let arg = il.list_eix(info, F::TEMPLATE_INFO_ARGS)[0];
+        let size = il.tables.r#type.size[il.row(arg) as usize] as i64;
+        // The pattern's body ends in `t + 1;` and `return sizeof(T) * 2;`.
+        let scope = il.child_eix(e, F::ROUTINE_BODY_SCOPE).unwrap();
+        let block = il.child_eix(scope, F::SCOPE_BLOCK).unwrap();
+        let stmts = il.list_eix(block, F::STATEMENT_STMTS).to_vec();
+        let ret = il
+            .child_eix(stmts[stmts.len() - 1], F::STATEMENT_EXPR)
+            .unwrap();
+        let rr = il.row(ret) as usize;
+        assert_eq!(il.tables.expr_node.expr_kind[rr], 2, "{name}: folded");
+        let c = il.child_eix(ret, F::EXPR_NODE_CONSTANT).unwrap();
+        assert_eq!(
+            il.tables.constant.value[il.row(c) as usize],
+            2 * size,
+            "{name}"
+        );
+        let sum = il
+            .child_eix(stmts[stmts.len() - 2], F::STATEMENT_EXPR)
+            .unwrap();
+        assert_eq!(
+            il.child_eix(sum, F::EXPR_NODE_TYPE),
+            Some(arg),
+            "{name}: t + 1 is T"
+        );
+        let ops = il.list_eix(sum, F::EXPR_NODE_OPERANDS).to_vec();
+        assert_eq!(
+            il.child_eix(ops[0], F::EXPR_NODE_TYPE),
+            Some(arg),
+            "{name}: t is T"
+        );
+        assert_eq!(
+            il.child_eix(ops[1], F::EXPR_NODE_TYPE),
+            Some(arg),
+            "{name}: 1 became T"
+        );
+        assert_eq!(
+            il.pos(sum),
+            il.pos(stmts[stmts.len() - 2]),
+            "{name}: position"
+        );
+        // Nothing in the instance still names the parameter.
+        let tp = il
+            .child_eix(
+                il.list_eix(
+                    il.ref_eix(info, F::TEMPLATE_INFO_TEMPLATE).unwrap(),
+                    F::TEMPLATE_PARAMS,
+                )[0],
+                F::TEMPLATE_PARAM_TYPE,
+            )
+            .unwrap();
+        let mut stack = vec![e];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) || il.kind(x) == EntryKind::Type {
+                continue;
+            }
+            for &c in il.children(x) {
+                assert_ne!(c, tp, "{name}: T left under {x:?}");
+                if !c.is_none() {
+                    stack.push(c);
+                }
+            }
+        }
     }
+    assert_eq!(il.verify(), vec![]);
     assert_eq!(
         il.kind_list(EntryKind::Routine).count(),
         before + made.len()

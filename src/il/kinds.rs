@@ -88,6 +88,66 @@ pub mod stmk {
     /// Declaration.
     pub const DECL: u8 = 20;
 }
+/// Operator numbers of operation nodes (`op`): the seed's where it gives them, ilkit's
+/// choice for the rest (see the `instantiate` module docs).
+pub mod ops {
+    /// Parentheses / identity.
+    pub const PAREN: u8 = 0;
+    /// Explicit cast.
+    pub const CAST: u8 = 5;
+    /// Negate.
+    pub const NEG: u8 = 25;
+    /// Remainder.
+    pub const REM: u8 = 26;
+    /// Bitwise and.
+    pub const BITAND: u8 = 27;
+    /// Bitwise complement.
+    pub const COMPL: u8 = 28;
+    /// Logical not.
+    pub const NOT: u8 = 29;
+    /// Conditional `c ? a : b`.
+    pub const COND: u8 = 39;
+    /// Add.
+    pub const ADD: u8 = 40;
+    /// Subtract.
+    pub const SUB: u8 = 41;
+    /// Multiply.
+    pub const MUL: u8 = 42;
+    /// Divide.
+    pub const DIV: u8 = 43;
+    /// Imaginary operators (not implemented, as in the seed).
+    pub const IMAG_A: u8 = 44;
+    /// Imaginary operators (not implemented, as in the seed).
+    pub const IMAG_B: u8 = 45;
+    /// Shift left.
+    pub const SHL: u8 = 53;
+    /// Shift right.
+    pub const SHR: u8 = 54;
+    /// `==`.
+    pub const EQ: u8 = 58;
+    /// `!=`.
+    pub const NE: u8 = 59;
+    /// `<`.
+    pub const LT: u8 = 60;
+    /// `>`.
+    pub const GT: u8 = 61;
+    /// `<=`.
+    pub const LE: u8 = 62;
+    /// `>=`.
+    pub const GE: u8 = 63;
+    /// sizeof(type operand).
+    pub const SIZEOF: u8 = 71;
+    /// alignof(type operand).
+    pub const ALIGNOF: u8 = 72;
+    /// Bitwise or.
+    pub const BITOR: u8 = 87;
+    /// Bitwise xor.
+    pub const BITXOR: u8 = 88;
+    /// Implicit conversion inserted by the usual arithmetic conversions.
+    pub const IMPLICIT_CONV: u8 = 103;
+    /// Type expression.
+    pub const TYPE_EXPR: u8 = 116;
+}
 /// Expression kind numbers used by hand-written code.
 pub mod enk {
     /// An operation (op code in `op`).

@@ -197,6 +197,7 @@ impl Gen<'_> {
             self.il.set_child(tp, F::TEMPLATE_PARAM_TYPE, Some(tpt))?;
             self.il.push_list(t, F::TEMPLATE_PARAMS, tp)?;
             self.il.set_child(t, F::TEMPLATE_PATTERN, Some(pattern))?;
+            self.uses_of_t(pattern, tpt)?;
             // The declaration owns the template (templates are not on a walk list).
             let decl = self.il.alloc(EntryKind::TemplateDecl)?;
             self.il
@@ -223,6 +224,67 @@ impl Gen<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Appends to the body of template pattern `rt` what depends on its type parameter
+    /// `tpt`: `T t;`, `return sizeof(T) * 2;` and `t + 1;` (instantiation folds the first
+    /// and converts `1` to `T`). No random draws, so the rest of the unit is unchanged.
+    fn uses_of_t(&mut self, rt: EntryId, tpt: EntryId) -> Result<(), IlError> {
+        let Some(scope) = self.il.child(rt, F::ROUTINE_BODY_SCOPE)? else {
+            return Ok(());
+        };
+        let Some(block) = self.il.child(scope, F::SCOPE_BLOCK)? else {
+            return Ok(());
+        };
+        let saved = self.il.current_region();
+        let body = self.il.region_of(self.il.eix(block)?);
+        self.il.switch_region(body)?;
+        let op = |g: &mut Self, code: u8, ty: Option<EntryId>, operands: &[EntryId]| {
+            let x = g.il.alloc_expr_node(enk::OPERATION)?;
+            let r = g.il.row(g.il.eix(x)?) as usize;
+            g.il.tables.expr_node.op[r] = code;
+            g.il.set_child(x, F::EXPR_NODE_TYPE, ty)?;
+            for &o in operands {
+                g.il.push_list(x, F::EXPR_NODE_OPERANDS, o)?;
+            }
+            Ok::<_, IlError>(x)
+        };
+        let int_leaf = |g: &mut Self, v: usize| {
+            let x = g.il.alloc_expr_node(enk::CONSTANT)?;
+            g.il.set_child(x, F::EXPR_NODE_TYPE, Some(g.builtin[0]))?;
+            g.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(g.int_consts[v]))?;
+            Ok::<_, IlError>(x)
+        };
+        // T t;
+        let decl = self.il.alloc(EntryKind::Statement)?;
+        kinds::set_statement_kind(self.il, decl, stmk::DECL)?;
+        let v = self.il.alloc_variable(0)?;
+        self.il.set_string(v, 0, b"t")?;
+        self.il.set_child(v, F::VARIABLE_TYPE, Some(tpt))?;
+        self.il.push_list(scope, F::SCOPE_VARIABLES, v)?;
+        self.il.set_ref(decl, F::STATEMENT_DECL, Some(v))?;
+        // return sizeof(T) * 2;
+        let ret = self.il.alloc(EntryKind::Statement)?;
+        kinds::set_statement_kind(self.il, ret, stmk::RETURN)?;
+        let operand = self.il.alloc_expr_node(20)?;
+        self.il.set_child(operand, F::EXPR_NODE_TYPE, Some(tpt))?;
+        let size = op(self, kinds::ops::SIZEOF, None, &[operand])?;
+        let two = int_leaf(self, 2)?;
+        let product = op(self, kinds::ops::MUL, None, &[size, two])?;
+        self.il.set_child(ret, F::STATEMENT_EXPR, Some(product))?;
+        // t + 1;
+        let stmt = self.il.alloc(EntryKind::Statement)?;
+        kinds::set_statement_kind(self.il, stmt, stmk::EXPR)?;
+        let t = self.il.alloc_expr_node(enk::VARIABLE)?;
+        self.il.set_child(t, F::EXPR_NODE_TYPE, Some(tpt))?;
+        self.il.set_ref(t, F::EXPR_NODE_ENTITY, Some(v))?;
+        let one = int_leaf(self, 1)?;
+        let sum = op(self, kinds::ops::ADD, None, &[t, one])?;
+        self.il.set_child(stmt, F::STATEMENT_EXPR, Some(sum))?;
+        for s in [decl, stmt, ret] {
+            self.il.push_list(block, F::STATEMENT_STMTS, s)?;
+        }
+        self.il.switch_region(saved)
     }
 
     fn int_constant(&mut self, v: i64) -> Result<EntryId, IlError> {

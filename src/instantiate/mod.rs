@@ -38,65 +38,7 @@ use crate::il::{fields as F, kinds::ck, Eix, EntryId, EntryKind, Il, IlError, Re
 use crate::share::ConstantSharing;
 use ahash::AHashMap;
 
-/// Operator numbers (see the module docs).
-pub mod ops {
-    /// Parentheses / identity.
-    pub const PAREN: u8 = 0;
-    /// Explicit cast.
-    pub const CAST: u8 = 5;
-    /// Negate.
-    pub const NEG: u8 = 25;
-    /// Remainder.
-    pub const REM: u8 = 26;
-    /// Bitwise and.
-    pub const BITAND: u8 = 27;
-    /// Bitwise complement.
-    pub const COMPL: u8 = 28;
-    /// Logical not.
-    pub const NOT: u8 = 29;
-    /// Conditional `c ? a : b`.
-    pub const COND: u8 = 39;
-    /// Add.
-    pub const ADD: u8 = 40;
-    /// Subtract.
-    pub const SUB: u8 = 41;
-    /// Multiply.
-    pub const MUL: u8 = 42;
-    /// Divide.
-    pub const DIV: u8 = 43;
-    /// Imaginary operators (not implemented, as in the seed).
-    pub const IMAG_A: u8 = 44;
-    /// Imaginary operators (not implemented, as in the seed).
-    pub const IMAG_B: u8 = 45;
-    /// Shift left.
-    pub const SHL: u8 = 53;
-    /// Shift right.
-    pub const SHR: u8 = 54;
-    /// `==`.
-    pub const EQ: u8 = 58;
-    /// `!=`.
-    pub const NE: u8 = 59;
-    /// `<`.
-    pub const LT: u8 = 60;
-    /// `>`.
-    pub const GT: u8 = 61;
-    /// `<=`.
-    pub const LE: u8 = 62;
-    /// `>=`.
-    pub const GE: u8 = 63;
-    /// sizeof(type operand).
-    pub const SIZEOF: u8 = 71;
-    /// alignof(type operand).
-    pub const ALIGNOF: u8 = 72;
-    /// Bitwise or.
-    pub const BITOR: u8 = 87;
-    /// Bitwise xor.
-    pub const BITXOR: u8 = 88;
-    /// Implicit conversion inserted by the usual arithmetic conversions.
-    pub const IMPLICIT_CONV: u8 = 103;
-    /// Type expression.
-    pub const TYPE_EXPR: u8 = 116;
-}
+pub use crate::il::kinds::ops;
 
 /// The target data model folding uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1115,9 +1057,13 @@ impl<'a> Subst<'a> {
 
 /// Instantiates the templates the generator made (`il::synth`): for each template and
 /// each instantiation recorded in a `template_info` naming it, copies the pattern routine
-/// (`walk::copy::copy_subtree`, sharing file-scope types), names the copy
-/// `<template><arg>` and substitutes the template's type parameter by the argument in
-/// every `type` child of the copy. Returns the new routines. Meant for `ilkit il dump`.
+/// (`walk::copy::copy_subtree`, sharing file-scope types) and names the copy
+/// `<template><arg>`. Each statement expression of the copy that uses a template
+/// parameter is replaced by its substitution ([`Subst::copy_template_param_expr`] on the
+/// LP64 model, in the copy's body region): `sizeof(T) * 2` folds to a constant and
+/// `t + 1` gets `1` converted to `T`. The parameter is then replaced by the argument in
+/// every other `type` child of the copy (the routine's and its variables' types).
+/// Returns the new routines. Meant for `ilkit il dump --instantiate`.
 ///
 /// # Errors
 /// Stale entries or a walk error in the pattern.
@@ -1125,6 +1071,7 @@ pub fn instantiate_synth_templates(il: &mut Il) -> Result<Vec<EntryId>, IlError>
     let templates: Vec<Eix> = il.kind_list(EntryKind::Template).collect();
     let infos: Vec<Eix> = il.kind_list(EntryKind::TemplateInfo).collect();
     let mut out = Vec::new();
+    let mut sharing = ConstantSharing::new();
     for t in templates {
         let Some(pattern) = il.child_eix(t, F::TEMPLATE_PATTERN) else {
             continue;
@@ -1160,6 +1107,7 @@ pub fn instantiate_synth_templates(il: &mut Il) -> Result<Vec<EntryId>, IlError>
             name.push(b'>');
             il.set_string(copy, 0, &name)?;
             il.set_child(copy, F::ROUTINE_TEMPLATE_INFO, Some(il.id_of(info)))?;
+            substitute_statement_exprs(il, ce, &param_types, &args, &mut sharing)?;
             // Substitute T by its argument in the copy's type children (iteratively over
             // the copied subtree).
             let mut stack = vec![ce];
@@ -1187,4 +1135,80 @@ pub fn instantiate_synth_templates(il: &mut Il) -> Result<Vec<EntryId>, IlError>
         }
     }
     Ok(out)
+}
+
+/// Replaces each statement expression under routine `rt` that uses one of `params` (type
+/// parameters, bound in order to `args`) by its substitution, allocated in the region of
+/// the statement at its position.
+fn substitute_statement_exprs(
+    il: &mut Il,
+    rt: Eix,
+    params: &[Eix],
+    args: &[Eix],
+    sharing: &mut ConstantSharing,
+) -> Result<(), IlError> {
+    // The statements whose expression depends on a parameter.
+    let mut found = Vec::new();
+    let mut stack = vec![rt];
+    let mut seen = ahash::AHashSet::new();
+    while let Some(e) = stack.pop() {
+        if !seen.insert(e) {
+            continue;
+        }
+        if il.kind(e) == EntryKind::Statement {
+            if let Some(x) = il.child_eix(e, F::STATEMENT_EXPR) {
+                if uses_any(il, x, params) {
+                    found.push((e, x));
+                }
+            }
+        }
+        for &c in il.children(e) {
+            if !c.is_none() && !matches!(il.kind(c), EntryKind::Type | EntryKind::ExprNode) {
+                stack.push(c);
+            }
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    let mut targs = TemplateArgs::new();
+    for (&p, &a) in params.iter().zip(args) {
+        let r = il.row(p) as usize;
+        let (depth, pos) = (
+            il.tables.r#type.tparam_depth[r],
+            il.tables.r#type.tparam_position[r],
+        );
+        targs.bind(depth, pos, Binding::Type(il.id_of(a)));
+    }
+    let (saved, cursor) = (il.current_region(), il.position());
+    let mut subst = Subst::new(il, &targs, DataModel::default(), sharing)?;
+    for (stmt, x) in found {
+        // New nodes take the statement's region and position.
+        il.switch_region(il.region_of(stmt))?;
+        let p = il.pos(stmt);
+        il.set_position(p.file, p.line, p.col as u32);
+        let y = subst.copy_template_param_expr(il, x)?;
+        il.replace_child_at(stmt, F::STATEMENT_EXPR.slot as usize, y);
+    }
+    il.set_position(cursor.file, cursor.line, cursor.col as u32);
+    il.switch_region(saved)
+}
+
+/// Whether the expression tree at `x` names one of the type parameters `params` (as a
+/// node's type or through a variable of that type).
+fn uses_any(il: &Il, x: Eix, params: &[Eix]) -> bool {
+    let mut stack = vec![x];
+    while let Some(e) = stack.pop() {
+        if il.kind(e) != EntryKind::ExprNode {
+            continue;
+        }
+        if il
+            .child_eix(e, F::EXPR_NODE_TYPE)
+            .is_some_and(|t| params.contains(&t))
+        {
+            return true;
+        }
+        stack.extend(il.list_eix(e, F::EXPR_NODE_OPERANDS));
+    }
+    false
 }
