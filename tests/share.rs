@@ -474,6 +474,13 @@ fn copy_every_expression_kind() {
             "i_copy_expr_tree: bad expr kind"
         ))
     );
+    // A bad kind deep in a tree fails before anything is allocated.
+    let ok = node(&mut b, 1);
+    let int = b.int;
+    let top = b.expr(1, Some(int), &[ok, x]);
+    let before = b.il.entries().count();
+    assert!(copy::copy_expr_tree(&mut b.il, top, 0, None).is_err());
+    assert_eq!(b.il.entries().count(), before);
 }
 
 #[test]
@@ -647,6 +654,36 @@ fn copy_lists_inits_captures_and_deep_chains() {
     }
     let y = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
     assert!(compare::compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
+    assert_eq!(b.il.verify(), vec![]);
+}
+
+/// Copies into function regions that reuse the dense indices and rows a closed region
+/// freed: the world stays consistent and every copy equals its original.
+#[test]
+fn copies_into_recycled_regions() {
+    let mut b = B::new();
+    let trees: Vec<EntryId> = (0..6u8)
+        .map(|k| node(&mut b, [1, 5, 7, 17, 18, 21][k as usize]))
+        .collect();
+    let (mut prev, mut first_cap) = (None, None);
+    for round in 0..3 {
+        if let Some(r) = prev {
+            b.il.close_function_region(r).unwrap();
+        }
+        let r = b.il.open_function_region(None);
+        prev = Some(r);
+        let mut cp = copy::DeepCopy::new(0, r);
+        for &t in &trees {
+            let e = b.e(t);
+            let c = cp.copy_eix(&mut b.il, e).unwrap();
+            assert_eq!(b.il.region_of(c), r, "round {round}");
+            assert!(compare::compare_expressions(&b.il, b.e(t), c, 0).unwrap());
+        }
+        assert_eq!(b.il.verify(), vec![], "round {round}");
+        // Later rounds fit in the dense indices the first one made.
+        let cap = *first_cap.get_or_insert(b.il.capacity());
+        assert_eq!(b.il.capacity(), cap, "round {round}");
+    }
 }
 
 #[test]

@@ -2,13 +2,14 @@
 //! `copy_constant_full`, `copy_dynamic_init`, `copy_lambda_capture`, `copy_constant`.
 //!
 //! One iterative engine, [`DeepCopy`], copies any owned subtree of expressions,
-//! constants, dynamic inits, lambda captures and subobject paths into a target region:
-//! each source entry is cloned (row, strings and edge block in one `copy_entry_data`),
-//! then a work stack visits the clone's owned children and patches each slot with the
-//! child's copy. A post-order job per constant hands the finished copy to constant
-//! sharing (when a [`ConstantSharing`] is attached), so copied constants are deduplicated
-//! as in the seed (`i_copy_constant_full` ends in `alloc_shareable_constant`). O(nodes +
-//! edges) time, O(depth) heap, no Rust recursion.
+//! constants, dynamic inits, lambda captures and subobject paths into a target region,
+//! in three steps: a walk of the original (explicit stack) plans the copy, listing every
+//! entry to clone in pre-order with the slot its clone goes to (the per-kind rules below
+//! decide here, so a bad kind fails before anything is allocated); one world call clones
+//! them all, and each clone is written into its parent's clone; last, copied constants
+//! go to constant sharing in post-order, children first (when a [`ConstantSharing`] is
+//! attached), so they are deduplicated as in the seed (`i_copy_constant_full` ends in
+//! `alloc_shareable_constant`). O(nodes + edges) time, O(nodes) heap, no Rust recursion.
 //!
 //! Per-kind rules (expressions): kinds 0, 3, 4, 16, 19, 20, 22, 30 are shallow (their
 //! operands, if any, stay shared, as the seed's "nothing beyond the shallow clone"); kind
@@ -29,8 +30,9 @@
 //! [`DeepCopy::instantiated`]; [`flags::PRESERVE_SOURCE_POS`]
 //! carries source positions over (otherwise copies take the current position).
 //!
-//! Each clone is one [`Il`] primitive (`clone_entry_in`): row, strings and the whole edge
-//! block in one step; the copier then overwrites only the slots of children it copies.
+//! The clones come from one [`Il`] primitive (`clone_many_in`): per clone the row,
+//! strings and the whole edge block; the copier then overwrites only the slots of
+//! children it copies.
 
 use super::ConstantSharing;
 use crate::il::{fields as F, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
@@ -50,20 +52,89 @@ pub mod flags {
 
 const BAD_EXPR: &str = "i_copy_expr_tree: bad expr kind";
 
+/// The plan's parent of the root.
+const ROOT: u32 = u32::MAX;
+/// Marks a slot as a reference slot (otherwise a child slot).
+const REF: u32 = 1 << 31;
+
+/// An entry to clone and where its clone goes: slot `slot` of the clone of plan entry
+/// `parent` ([`ROOT`]: the answer). On the planning walk's stack, `src == Eix::NONE`
+/// marks the end of constant `parent`'s subtree.
 #[derive(Clone, Copy, Debug)]
-enum At {
-    Root,
-    Child(Eix, u32),
-    Ref(Eix, u32),
+struct Visit {
+    src: Eix,
+    parent: u32,
+    slot: u32,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Job {
-    Copy(Eix, At),
-    Share(Eix, At),
+/// One copy's plan (kept between copies for its buffers).
+#[derive(Debug, Default)]
+struct Plan {
+    /// Entries to clone, in pre-order.
+    visits: Vec<Visit>,
+    srcs: Vec<Eix>,
+    /// Their clones.
+    dst: Vec<Eix>,
+    /// Constants (plan entries), in post-order: children before parents, as sharing
+    /// needs them.
+    constants: Vec<u32>,
+    /// Address constants whose declared type goes through the substitution list.
+    declared: Vec<u32>,
+    /// Kind-17 expressions whose entity is copied.
+    entities: Vec<u32>,
+    /// Kind-18 slots replaced: (parent, slot, replacement).
+    replaced: Vec<Visit>,
+    stack: Vec<Visit>,
 }
 
-/// A deep copy in progress: target region, flags, substitution list, work stack.
+impl Plan {
+    fn clear(&mut self) {
+        self.visits.clear();
+        self.srcs.clear();
+        self.dst.clear();
+        self.constants.clear();
+        self.declared.clear();
+        self.entities.clear();
+        self.replaced.clear();
+        self.stack.clear();
+    }
+
+    fn add(&mut self, v: Visit) -> u32 {
+        self.visits.push(v);
+        (self.visits.len() - 1) as u32
+    }
+
+    /// Queues the owned children of `src` for plan entry `i` (first child on top).
+    fn push_children(&mut self, il: &Il, src: Eix, i: u32) {
+        let ch = il.children(src);
+        self.stack.reserve(ch.len());
+        for (slot, &c) in ch.iter().enumerate().rev() {
+            if !c.is_none() && owned(il.kind(c)) {
+                self.stack.push(Visit {
+                    src: c,
+                    parent: i,
+                    slot: slot as u32,
+                });
+            }
+        }
+    }
+}
+
+/// The kinds a copy copies rather than shares.
+#[inline]
+fn owned(k: EntryKind) -> bool {
+    matches!(
+        k,
+        EntryKind::ExprNode
+            | EntryKind::Constant
+            | EntryKind::DynamicInit
+            | EntryKind::LambdaCapture
+            | EntryKind::SubobjectPath
+            | EntryKind::TemplateInfo
+    )
+}
+
+/// A deep copy in progress: target region, flags, substitution list, the plan.
 pub struct DeepCopy<'s> {
     /// Copy flags ([`flags`]).
     pub flags: u32,
@@ -80,8 +151,7 @@ pub struct DeepCopy<'s> {
     /// Copies other than constants stamped by [`flags::MARK_INSTANTIATED`] (constants
     /// carry the `is_instantiated` column; expression rows have no room for one).
     pub instantiated: Vec<Eix>,
-    jobs: Vec<Job>,
-    root: Eix,
+    plan: Plan,
     track: bool,
 }
 
@@ -96,8 +166,7 @@ impl<'s> DeepCopy<'s> {
             slots: AHashMap::new(),
             copied: AHashMap::new(),
             instantiated: Vec::new(),
-            jobs: Vec::new(),
-            root: Eix::NONE,
+            plan: Plan::default(),
             track: true,
         }
     }
@@ -115,55 +184,55 @@ impl<'s> DeepCopy<'s> {
         self
     }
 
-    fn clone_entry(&mut self, il: &mut Il, src: Eix) -> Eix {
-        let k = il.kind(src);
-        let preserve = self.flags & flags::PRESERVE_SOURCE_POS == flags::PRESERVE_SOURCE_POS;
-        let dst = il.clone_entry_in(src, self.region, preserve);
-        let r = il.row(dst) as usize;
-        let mark = self.flags & flags::MARK_INSTANTIATED != 0;
-        match k {
-            EntryKind::Constant => {
-                il.tables.constant.is_shared[r] = false;
-                if mark {
-                    il.tables.constant.is_instantiated[r] = true;
-                }
-            }
-            // Expression rows stay 12 bytes: instantiated expressions are listed instead.
-            _ if mark => self.instantiated.push(dst),
-            _ => {}
-        }
-        if self.track {
-            self.copied.insert(src, dst);
-        }
-        dst
-    }
-
-    fn place(&mut self, il: &mut Il, at: At, v: Eix) {
-        match at {
-            At::Root => self.root = v,
-            At::Child(p, i) => il.replace_child_at(p, i as usize, v),
-            At::Ref(p, i) => il.replace_ref_at(p, i as usize, v),
-        }
-    }
-
     /// Copies the subtree at `src` (an expression, constant, dynamic init, lambda capture,
-    /// subobject path or template info); returns the copy of `src`.
+    /// subobject path or template info); returns the copy of `src`. Any other kind is
+    /// shared: the answer is `src` itself.
+    ///
+    /// In three steps: a walk of the original plans the copy (every entry to clone, in
+    /// pre-order, with the slot its clone goes to; the per-kind rules decide here); the
+    /// clones are made in that order in one [`Il`] call and each is written into its
+    /// parent's slot; then type definitions go through the substitution list, kind-17
+    /// entities are copied and constants are shared, children before parents.
     ///
     /// # Errors
-    /// An expression kind outside 0..=35 (`i_copy_expr_tree: bad expr kind`), or an error
-    /// from sharing.
+    /// An expression kind outside 0..=35 (`i_copy_expr_tree: bad expr kind`; nothing is
+    /// allocated then), or an error from sharing.
     pub fn copy_eix(&mut self, il: &mut Il, src: Eix) -> Result<Eix, IlError> {
-        self.jobs.clear();
-        self.jobs.push(Job::Copy(src, At::Root));
-        while let Some(j) = self.jobs.pop() {
-            match j {
-                Job::Copy(s, at) => self.copy_one(il, s, at)?,
-                Job::Share(c, at) => {
-                    if let Some(sh) = self.sharing.as_deref_mut() {
-                        let canon = sh.share_eix(il, c, true)?;
-                        if canon != c {
-                            self.place(il, at, canon);
-                        }
+        let mut root = src;
+        self.plan_copy(il, src, &mut root)?;
+        self.clone_planned(il);
+        let p = &self.plan;
+        // Each clone into its parent's clone; replaced kind-18 slots take their
+        // replacement (kept in `src`).
+        for (v, &c) in p.visits.iter().zip(&p.dst) {
+            if v.parent != ROOT {
+                place(il, p.dst[v.parent as usize], v.slot, c);
+            }
+        }
+        if let Some(&c) = p.dst.first() {
+            if p.visits[0].parent == ROOT {
+                root = c;
+            }
+        }
+        for v in &p.replaced {
+            if v.parent == ROOT {
+                root = v.src;
+            } else {
+                place(il, p.dst[v.parent as usize], v.slot, v.src);
+            }
+        }
+        self.finish_specials(il)?;
+        if let Some(sh) = self.sharing.as_deref_mut() {
+            let p = &self.plan;
+            for &i in &p.constants {
+                let c = p.dst[i as usize];
+                let canon = sh.share_eix(il, c, true)?;
+                if canon != c {
+                    let v = p.visits[i as usize];
+                    if v.parent == ROOT {
+                        root = canon;
+                    } else {
+                        place(il, p.dst[v.parent as usize], v.slot, canon);
                     }
                 }
             }
@@ -171,112 +240,159 @@ impl<'s> DeepCopy<'s> {
         if self.flags & flags::RESOLVE_REFS != 0 {
             self.resolve_refs(il);
         }
-        Ok(self.root)
+        Ok(root)
     }
 
-    fn push_children(&mut self, il: &Il, dst: Eix) {
-        let ch = il.children(dst);
-        for i in (0..ch.len()).rev() {
-            let c = ch[i];
-            if c.is_none() {
+    /// Walks the original at `src` and fills the plan. `root` becomes the answer when
+    /// `src` itself is not cloned (a shared kind).
+    fn plan_copy(&mut self, il: &Il, src: Eix, root: &mut Eix) -> Result<(), IlError> {
+        let copy_entities = self.flags & flags::COPY_ENTITIES != 0;
+        let p = &mut self.plan;
+        p.clear();
+        p.stack.push(Visit {
+            src,
+            parent: ROOT,
+            slot: 0,
+        });
+        while let Some(v) = p.stack.pop() {
+            let s = v.src;
+            if s.is_none() {
+                p.constants.push(v.parent);
                 continue;
             }
-            match il.kind(c) {
-                EntryKind::ExprNode
-                | EntryKind::Constant
-                | EntryKind::DynamicInit
+            match il.kind(s) {
+                EntryKind::ExprNode => {
+                    let r = il.row(s) as usize;
+                    let ek = il.tables.expr_node.expr_kind[r];
+                    if ek > 35 {
+                        return Err(IlError::BadKind(BAD_EXPR));
+                    }
+                    if ek == 18 {
+                        let idx = il.tables.expr_node.supplement[r];
+                        if let Some(&rep) = self.slots.get(&idx) {
+                            p.replaced.push(Visit { src: rep, ..v });
+                            continue;
+                        }
+                    }
+                    let i = p.add(v);
+                    match ek {
+                        0 | 3 | 4 | 16 | 19 | 20 | 22 | 30 => {}
+                        _ => p.push_children(il, s, i),
+                    }
+                    // Only these kinds copy what their entity reference names; a dynamic
+                    // init is cloned before the operands (it is queued last).
+                    if matches!(ek, 5 | 17 | 18) {
+                        match (ek, il.ref_eix(s, F::EXPR_NODE_ENTITY)) {
+                            (5 | 18, Some(init)) if il.kind(init) == EntryKind::DynamicInit => {
+                                p.stack.push(Visit {
+                                    src: init,
+                                    parent: i,
+                                    slot: REF | F::EXPR_NODE_ENTITY.slot,
+                                });
+                            }
+                            (17, Some(_)) if copy_entities => p.entities.push(i),
+                            _ => {}
+                        }
+                    }
+                }
+                EntryKind::Constant => {
+                    let i = p.add(v);
+                    // Shared after its subtree: this marker pops once the subtree is done.
+                    p.stack.push(Visit {
+                        src: Eix::NONE,
+                        parent: i,
+                        slot: 0,
+                    });
+                    let r = il.row(s) as usize;
+                    let (ck, sub) = (
+                        il.tables.constant.constant_kind[r],
+                        il.tables.constant.sub_kind[r],
+                    );
+                    if ck == 6 && il.child_eix(s, F::CONSTANT_DECLARED_TYPE).is_some() {
+                        p.declared.push(i);
+                    }
+                    // Template-parameter sub-kinds 0, 2, 3, 13 carry nothing to copy.
+                    if !(ck == 12 && matches!(sub, 0 | 2 | 3 | 13)) {
+                        p.push_children(il, s, i);
+                    }
+                }
+                EntryKind::DynamicInit
                 | EntryKind::LambdaCapture
                 | EntryKind::SubobjectPath
                 | EntryKind::TemplateInfo => {
-                    self.jobs.push(Job::Copy(c, At::Child(dst, i as u32)));
+                    let i = p.add(v);
+                    p.push_children(il, s, i);
                 }
-                _ => {}
+                // Anything else is shared, not copied (only a root gets here: children
+                // are queued only when owned).
+                _ => *root = s,
             }
+        }
+        Ok(())
+    }
+
+    /// Clones every planned entry, in plan order, with the flags' per-copy stamps.
+    fn clone_planned(&mut self, il: &mut Il) {
+        let preserve = self.flags & flags::PRESERVE_SOURCE_POS == flags::PRESERVE_SOURCE_POS;
+        let mark = self.flags & flags::MARK_INSTANTIATED != 0;
+        let p = &mut self.plan;
+        p.srcs.extend(p.visits.iter().map(|v| v.src));
+        il.clone_many_in(&p.srcs, self.region, preserve, &mut p.dst);
+        if self.track {
+            self.copied
+                .extend(p.srcs.iter().copied().zip(p.dst.iter().copied()));
+        }
+        // Copies are not canonical constants (until sharing says so).
+        for &i in &p.constants {
+            let r = il.row(p.dst[i as usize]) as usize;
+            il.tables.constant.is_shared[r] = false;
+            if mark {
+                il.tables.constant.is_instantiated[r] = true;
+            }
+        }
+        if mark {
+            // Expression rows stay 12 bytes: instantiated expressions are listed instead.
+            self.instantiated.extend(
+                p.dst
+                    .iter()
+                    .copied()
+                    .filter(|&d| il.kind(d) != EntryKind::Constant),
+            );
         }
     }
 
-    fn copy_one(&mut self, il: &mut Il, src: Eix, at: At) -> Result<(), IlError> {
-        let k = il.kind(src);
-        match k {
-            EntryKind::ExprNode => {
-                let ek = il.tables.expr_node.expr_kind[il.row(src) as usize];
-                if ek > 35 {
-                    return Err(IlError::BadKind(BAD_EXPR));
+    /// Type definitions of address constants through the substitution list (a type
+    /// referenced twice in one copy is copied once), and the entities of kind-17
+    /// expressions under [`flags::COPY_ENTITIES`].
+    fn finish_specials(&mut self, il: &mut Il) -> Result<(), IlError> {
+        let p = &self.plan;
+        for &i in &p.declared {
+            let dst = p.dst[i as usize];
+            let Some(td) = il.child_eix(dst, F::CONSTANT_DECLARED_TYPE) else {
+                continue;
+            };
+            let copy = match self.subst.get(&td) {
+                Some(&c) => c,
+                None => {
+                    let id = il.alloc_in(EntryKind::Type, RegionIdx::FILE_SCOPE);
+                    let c = il.eix(id)?;
+                    il.copy_entry_data(td, c);
+                    self.subst.insert(td, c);
+                    c
                 }
-                if ek == 18 {
-                    let idx = il.tables.expr_node.supplement[il.row(src) as usize];
-                    if let Some(&rep) = self.slots.get(&idx) {
-                        self.place(il, at, rep);
-                        return Ok(());
-                    }
-                }
-                let dst = self.clone_entry(il, src);
-                self.place(il, at, dst);
-                match ek {
-                    0 | 3 | 4 | 16 | 19 | 20 | 22 | 30 => {}
-                    _ => self.push_children(il, dst),
-                }
-                // Only these kinds copy what their entity reference names.
-                let ent = match ek {
-                    5 | 17 | 18 => il.ref_eix(dst, F::EXPR_NODE_ENTITY),
-                    _ => None,
-                };
-                match (ek, ent) {
-                    (5 | 18, Some(init)) if il.kind(init) == EntryKind::DynamicInit => {
-                        self.jobs
-                            .push(Job::Copy(init, At::Ref(dst, F::EXPR_NODE_ENTITY.slot)));
-                    }
-                    (17, Some(e)) if self.flags & flags::COPY_ENTITIES != 0 => {
-                        let id = il.alloc_same_region_as(il.kind(e), il.id_of(e))?;
-                        let ne = il.eix(id)?;
-                        il.copy_entry_data(e, ne);
-                        self.copied.insert(e, ne);
-                        il.replace_ref_at(dst, F::EXPR_NODE_ENTITY.slot as usize, ne);
-                    }
-                    _ => {}
-                }
-            }
-            EntryKind::Constant => {
-                let dst = self.clone_entry(il, src);
-                self.place(il, at, dst);
-                self.jobs.push(Job::Share(dst, at));
-                let r = il.row(dst) as usize;
-                let (ck, sub) = (
-                    il.tables.constant.constant_kind[r],
-                    il.tables.constant.sub_kind[r],
-                );
-                if ck == 6 {
-                    if let Some(td) = il.child_eix(dst, F::CONSTANT_DECLARED_TYPE) {
-                        let copy = match self.subst.get(&td) {
-                            Some(&c) => c,
-                            None => {
-                                let id = il.alloc_in(EntryKind::Type, RegionIdx::FILE_SCOPE);
-                                let c = il.eix(id)?;
-                                il.copy_entry_data(td, c);
-                                self.subst.insert(td, c);
-                                c
-                            }
-                        };
-                        il.replace_child_at(dst, F::CONSTANT_DECLARED_TYPE.slot as usize, copy);
-                    }
-                }
-                // Template-parameter sub-kinds 0, 2, 3, 13 carry nothing to copy.
-                if !(ck == 12 && matches!(sub, 0 | 2 | 3 | 13)) {
-                    self.push_children(il, dst);
-                }
-            }
-            EntryKind::DynamicInit
-            | EntryKind::LambdaCapture
-            | EntryKind::SubobjectPath
-            | EntryKind::TemplateInfo => {
-                let dst = self.clone_entry(il, src);
-                self.place(il, at, dst);
-                self.push_children(il, dst);
-            }
-            _ => {
-                // Anything else is shared, not copied.
-                self.place(il, at, src);
-            }
+            };
+            il.replace_child_at(dst, F::CONSTANT_DECLARED_TYPE.slot as usize, copy);
+        }
+        for &i in &p.entities {
+            let dst = p.dst[i as usize];
+            let Some(e) = il.ref_eix(dst, F::EXPR_NODE_ENTITY) else {
+                continue;
+            };
+            let id = il.alloc_same_region_as(il.kind(e), il.id_of(e))?;
+            let ne = il.eix(id)?;
+            il.copy_entry_data(e, ne);
+            self.copied.insert(e, ne);
+            il.replace_ref_at(dst, F::EXPR_NODE_ENTITY.slot as usize, ne);
         }
         Ok(())
     }
@@ -300,6 +416,16 @@ impl<'s> DeepCopy<'s> {
                 }
             }
         }
+    }
+}
+
+/// Writes `c` into `slot` of `parent` (a reference slot when `REF` is set).
+#[inline]
+fn place(il: &mut Il, parent: Eix, slot: u32, c: Eix) {
+    if slot & REF != 0 {
+        il.replace_ref_at(parent, (slot & !REF) as usize, c);
+    } else {
+        il.replace_child_at(parent, slot as usize, c);
     }
 }
 
