@@ -87,12 +87,24 @@ pub struct ConstantSharing {
 /// Open addressing, load ≤ 1/2, keys inline.
 #[derive(Clone, Debug)]
 struct LeafMemo {
-    keys: Vec<[u64; 3]>,
-    vals: Vec<Eix>,
+    slots: Vec<MemoSlot>,
     len: usize,
 }
 
+/// A memo slot: key and canonical constant on one 32-byte line segment, so a hit reads
+/// one cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
+struct MemoSlot {
+    key: [u64; 3],
+    val: Eix,
+}
+
 const NO_KEY: [u64; 3] = [u64::MAX; 3];
+const EMPTY_SLOT: MemoSlot = MemoSlot {
+    key: NO_KEY,
+    val: Eix::NONE,
+};
 
 /// ahash's folded multiply, the mixing step of the memo's hash.
 #[inline]
@@ -110,50 +122,48 @@ fn memo_hash(k: &[u64; 3]) -> u64 {
 impl LeafMemo {
     fn new() -> LeafMemo {
         LeafMemo {
-            keys: vec![NO_KEY; 1024],
-            vals: vec![Eix::NONE; 1024],
+            slots: vec![EMPTY_SLOT; 1024],
             len: 0,
         }
     }
 
     #[inline(always)]
     fn get(&self, k: &[u64; 3]) -> Option<Eix> {
-        let mask = self.keys.len() - 1;
+        let mask = self.slots.len() - 1;
         let mut i = memo_hash(k) as usize & mask;
         loop {
-            let s = self.keys[i];
-            if s == *k {
-                return Some(self.vals[i]);
+            let s = &self.slots[i];
+            if s.key == *k {
+                return Some(s.val);
             }
-            if s == NO_KEY {
+            if s.key == NO_KEY {
                 return None;
             }
             i = (i + 1) & mask;
         }
     }
 
+    /// Records `k → v` unless `k` is there already (an answer never changes).
     fn insert(&mut self, k: [u64; 3], v: Eix) {
-        if (self.len + 1) * 2 > self.keys.len() {
-            let n = self.keys.len() * 2;
-            let old_k = std::mem::replace(&mut self.keys, vec![NO_KEY; n]);
-            let old_v = std::mem::replace(&mut self.vals, vec![Eix::NONE; n]);
+        if (self.len + 1) * 2 > self.slots.len() {
+            let n = self.slots.len() * 2;
+            let old = std::mem::replace(&mut self.slots, vec![EMPTY_SLOT; n]);
             self.len = 0;
-            for (k, v) in old_k.into_iter().zip(old_v) {
-                if k != NO_KEY {
-                    self.insert(k, v);
+            for s in old {
+                if s.key != NO_KEY {
+                    self.insert(s.key, s.val);
                 }
             }
         }
-        let mask = self.keys.len() - 1;
+        let mask = self.slots.len() - 1;
         let mut i = memo_hash(&k) as usize & mask;
-        while self.keys[i] != NO_KEY {
-            if self.keys[i] == k {
+        while self.slots[i].key != NO_KEY {
+            if self.slots[i].key == k {
                 return;
             }
             i = (i + 1) & mask;
         }
-        self.keys[i] = k;
-        self.vals[i] = v;
+        self.slots[i] = MemoSlot { key: k, val: v };
         self.len += 1;
     }
 }
