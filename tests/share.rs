@@ -698,3 +698,105 @@ fn source_positions_follow_the_flag() {
     assert_eq!(b.il.pos(b.e(fresh)).line, 99);
     assert!(compare::compare_expressions(&b.il, b.e(x), b.e(fresh), 0).unwrap());
 }
+
+/// Entries a deep copy of `root` owns, by the copier's rules: operands of non-shallow
+/// expressions, constants and their children, dynamic inits named by kinds 5 and 18.
+fn owned_entries(il: &ilkit::il::Il, root: ilkit::il::Eix) -> Vec<ilkit::il::Eix> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        out.push(e);
+        let k = il.kind(e);
+        if k == EntryKind::ExprNode {
+            let ek = il.tables.expr_node.expr_kind[il.row(e) as usize];
+            if matches!(ek, 5 | 18) {
+                if let Some(d) = il.ref_eix(e, F::EXPR_NODE_ENTITY) {
+                    if il.kind(d) == EntryKind::DynamicInit {
+                        stack.push(d);
+                    }
+                }
+            }
+            if matches!(ek, 0 | 3 | 4 | 16 | 19 | 20 | 22 | 30) {
+                continue;
+            }
+        }
+        for &c in il.children(e) {
+            if !c.is_none()
+                && matches!(
+                    il.kind(c),
+                    EntryKind::ExprNode | EntryKind::Constant | EntryKind::DynamicInit
+                )
+            {
+                stack.push(c);
+            }
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Random expression trees over every kind: the copy compares equal to the original
+    /// (when no kind-0 error node is in it),
+    /// owns none of the original's entries (shared canonical constants aside), owns as
+    /// many as the original without sharing, and the world and sharing table verify.
+    #[test]
+    fn deep_copies_of_random_trees(
+        recipe in prop::collection::vec((0u8..36, 0u8..4, 0i64..6), 1..60),
+        flags in prop::sample::select(vec![0u32, cf::PRESERVE_SOURCE_POS, cf::MARK_INSTANTIATED]),
+        share in any::<bool>(),
+        into_function in any::<bool>(),
+    ) {
+        let mut b = B::new();
+        let mut stack: Vec<EntryId> = Vec::new();
+        for &(k, nops, v) in &recipe {
+            let n = (nops as usize).min(stack.len());
+            let ops = stack.split_off(stack.len() - n);
+            let int = b.int;
+            let x = b.expr(k, Some(int), &ops);
+            if v % 2 == 1 {
+                let c = b.int_const(v);
+                b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
+            }
+            let ent = if matches!(k, 5 | 18) && v >= 2 { b.dyn_init(2, v) } else { b.g1 };
+            b.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(ent)).unwrap();
+            stack.push(x);
+        }
+        let int = b.int;
+        let root = b.expr(1, Some(int), &stack);
+        let region = if into_function {
+            b.il.open_function_region(None)
+        } else {
+            RegionIdx::FILE_SCOPE
+        };
+        let mut sharing = ConstantSharing::new();
+        let src = b.e(root);
+        let c = {
+            let mut cp = copy::DeepCopy::new(flags, region);
+            if share {
+                cp = cp.with_sharing(&mut sharing);
+            }
+            cp.copy_eix(&mut b.il, src).unwrap()
+        };
+        // Kind 0 (an error node) never compares equal, not even to itself.
+        if recipe.iter().all(|&(k, _, _)| k != 0) {
+            prop_assert!(compare::compare_expressions(&b.il, src, c, 0).unwrap());
+        }
+        let orig = owned_entries(&b.il, src);
+        let copied = owned_entries(&b.il, c);
+        let originals: std::collections::HashSet<_> = orig.iter().copied().collect();
+        for &e in &copied {
+            let canonical = b.il.kind(e) == EntryKind::Constant
+                && b.il.tables.constant.is_shared[b.il.row(e) as usize];
+            prop_assert!(!originals.contains(&e) || canonical, "{e:?} still the original's");
+            if !canonical {
+                prop_assert_eq!(b.il.region_of(e), region);
+            }
+        }
+        if !share {
+            prop_assert_eq!(orig.len(), copied.len());
+        }
+        prop_assert_eq!(b.il.verify(), vec![]);
+        prop_assert!(sharing.verify(&b.il).is_empty());
+    }
+}
