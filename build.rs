@@ -372,6 +372,19 @@ fn main() {
         .unwrap();
     }
     o.push_str("            _ => {}\n        }\n        out\n    }\n\n");
+    o.push_str("    /// Whether any string field of a row is set (what [`Tables::strings`] would list\n    /// as `Some`), without building the list.\n    #[inline]\n    pub fn has_strings(&self, kind: EntryKind, row: u32) -> bool {\n        let r = row as usize;\n        match kind {\n");
+    for k in all.iter().filter(|k| has_table(k)) {
+        let names = string_fields(k);
+        if names.is_empty() {
+            continue;
+        }
+        let tests: Vec<String> = names
+            .iter()
+            .map(|n| format!("self.{}.{}[r].is_some()", ident(k.name), n))
+            .collect();
+        writeln!(o, "            EntryKind::{} => {},", variant(k), tests.join(" || ")).unwrap();
+    }
+    o.push_str("            _ => false,\n        }\n    }\n\n");
     // copy_row (within one table set) and copy_row_from (from another) share one shape.
     for (name, doc, params, src) in [
         (

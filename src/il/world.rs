@@ -797,7 +797,7 @@ impl Il {
             if r == RegionIdx::FILE_SCOPE {
                 self.kind_lists[kind as usize].push(e);
             }
-            if !l.strings.is_empty() {
+            if !l.strings.is_empty() && self.tables.has_strings(kind, row) {
                 self.copy_strings(kind, src, e, row);
             }
         }
