@@ -417,7 +417,7 @@ fn main() {
         }
         o.push_str("            _ => {}\n        }\n    }\n\n");
     }
-    writeln!(o, "    /// Copies row `from` of `kind` (every column but `eix`) into row `to`, or into a new\n    /// row when `to` is `None`, owned by `eix`; returns the row. One write per column.\n    pub fn clone_row(&mut self, kind: EntryKind, from: u32, to: Option<u32>, eix: Eix) -> u32 {{\n        let f = from as usize;\n        match kind {{").unwrap();
+    writeln!(o, "    /// Copies row `from` of `kind` (every column but `eix`) into row `to`, or into a new\n    /// row when `to` is `None`, owned by `eix`; returns the row. One write per column.\n    #[inline(always)]\n    pub fn clone_row(&mut self, kind: EntryKind, from: u32, to: Option<u32>, eix: Eix) -> u32 {{\n        let f = from as usize;\n        match kind {{").unwrap();
     for k in all.iter().filter(|k| has_table(k)) {
         let t = ident(k.name);
         let vc = value_columns(k);
