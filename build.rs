@@ -353,37 +353,40 @@ fn main() {
         .unwrap();
     }
     o.push_str("            _ => 0,\n        }\n    }\n\n");
+    // One match arm per kind with string fields: `each(table, field)` per field, joined.
+    let string_arms =
+        |o: &mut String, each: &dyn Fn(&str, &str) -> String, join: &str, wrap: bool| {
+            for k in all.iter().filter(|k| has_table(k)) {
+                let names = string_fields(k);
+                if names.is_empty() {
+                    continue;
+                }
+                let t = ident(k.name);
+                let body: Vec<String> = names.iter().map(|n| each(&t, n)).collect();
+                let body = body.join(join);
+                let body = if wrap {
+                    format!("{{ {body} }}")
+                } else {
+                    format!("{body},")
+                };
+                writeln!(o, "            EntryKind::{} => {body}", variant(k)).unwrap();
+            }
+        };
     o.push_str("    /// The string fields of a row, in schema order, as (layout index, handle).\n    pub fn strings(&self, kind: EntryKind, row: u32) -> StrFields {\n        let r = row as usize;\n        let mut out = StrFields::default();\n        match kind {\n");
-    for k in all.iter().filter(|k| has_table(k)) {
-        let names = string_fields(k);
-        if names.is_empty() {
-            continue;
-        }
-        let pushes: Vec<String> = names
-            .iter()
-            .map(|n| format!("out.push(self.{}.{}[r]);", ident(k.name), n))
-            .collect();
-        writeln!(
-            o,
-            "            EntryKind::{} => {{ {} }}",
-            variant(k),
-            pushes.join(" ")
-        )
-        .unwrap();
-    }
+    string_arms(
+        &mut o,
+        &|t, n| format!("out.push(self.{t}.{n}[r]);"),
+        " ",
+        true,
+    );
     o.push_str("            _ => {}\n        }\n        out\n    }\n\n");
     o.push_str("    /// Whether any string field of a row is set (what [`Tables::strings`] would list\n    /// as `Some`), without building the list.\n    #[inline]\n    pub fn has_strings(&self, kind: EntryKind, row: u32) -> bool {\n        let r = row as usize;\n        match kind {\n");
-    for k in all.iter().filter(|k| has_table(k)) {
-        let names = string_fields(k);
-        if names.is_empty() {
-            continue;
-        }
-        let tests: Vec<String> = names
-            .iter()
-            .map(|n| format!("self.{}.{}[r].is_some()", ident(k.name), n))
-            .collect();
-        writeln!(o, "            EntryKind::{} => {},", variant(k), tests.join(" || ")).unwrap();
-    }
+    string_arms(
+        &mut o,
+        &|t, n| format!("self.{t}.{n}[r].is_some()"),
+        " || ",
+        false,
+    );
     o.push_str("            _ => false,\n        }\n    }\n\n");
     // copy_row (within one table set) and copy_row_from (from another) share one shape.
     for (name, doc, params, src) in [

@@ -311,6 +311,20 @@ proptest! {
     }
 }
 
+/// The reference answers for `stream`: `share_eix` per constant on a clone of `il`.
+fn share_each(
+    il: &ilkit::il::Il,
+    stream: &[ilkit::il::Eix],
+) -> (Vec<ilkit::il::Eix>, ConstantSharing) {
+    let mut il = il.clone();
+    let mut one = ConstantSharing::new();
+    let each = stream
+        .iter()
+        .map(|&e| one.share_eix(&mut il, e, false).unwrap())
+        .collect();
+    (each, one)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     /// `share_many` over a stream with repeats answers and counts exactly as `share_eix`
@@ -323,12 +337,7 @@ proptest! {
         let mut b = B::new();
         let locals: Vec<EntryId> = specs.iter().map(|sp| build(&mut b, sp)).collect();
         let stream: Vec<_> = picks.iter().map(|&p| b.e(locals[p % locals.len()])).collect();
-        let mut one_il = b.il.clone();
-        let mut one = ConstantSharing::new();
-        let each: Vec<_> = stream
-            .iter()
-            .map(|&e| one.share_eix(&mut one_il, e, false).unwrap())
-            .collect();
+        let (each, one) = share_each(&b.il, &stream);
         let mut many = ConstantSharing::new();
         let mut out = Vec::new();
         many.share_many(&mut b.il, &stream, false, &mut out).unwrap();
@@ -383,12 +392,7 @@ fn parallel_share_many_answers_as_share_eix() {
         .num_threads(2)
         .build()
         .unwrap();
-    let mut one_il = b.il.clone();
-    let mut one = ConstantSharing::new();
-    let each: Vec<_> = stream
-        .iter()
-        .map(|&e| one.share_eix(&mut one_il, e, false).unwrap())
-        .collect();
+    let (each, one) = share_each(&b.il, &stream);
     let mut err_il = b.il.clone();
     let mut many = ConstantSharing::new();
     let mut out = Vec::new();
