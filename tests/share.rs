@@ -804,3 +804,27 @@ proptest! {
         prop_assert!(sharing.verify(&b.il).is_empty());
     }
 }
+
+/// `scan::share_all_constants` (a `share_many` stream over every constant) counts as
+/// offering each constant to `share_eix` in turn, on a generated unit with two constants
+/// of a kind sharing does not take.
+#[test]
+fn share_all_constants_counts_as_one_by_one() {
+    let mut il = ilkit::il::synth::generate(3, 0.05);
+    let constants: Vec<_> = il
+        .entries()
+        .filter(|&e| il.kind(e) == EntryKind::Constant)
+        .collect();
+    for &c in [constants[40], constants[constants.len() / 2]].iter() {
+        let r = il.row(c) as usize;
+        il.tables.constant.constant_kind[r] = 200;
+    }
+    let mut one_il = il.clone();
+    let mut one = ConstantSharing::new();
+    for &c in &constants {
+        one.share_eix(&mut one_il, c, true).unwrap();
+    }
+    let counters = ilkit::scan::share_all_constants(&mut il);
+    assert_eq!(counters, one.counters);
+    assert!(counters.region_hits + counters.global_hits > 0);
+}

@@ -458,9 +458,16 @@ pub fn share_all_constants(il: &mut crate::il::Il) -> crate::il::stats::SharingC
         .filter(|&e| il.kind(e) == crate::il::EntryKind::Constant)
         .collect();
     let mut sharing = crate::share::ConstantSharing::new();
-    for c in constants {
-        // A constant the sharing table cannot take (a bad kind) stays unshared.
-        let _ = sharing.share_eix(il, c, true);
+    let mut out = Vec::with_capacity(constants.len());
+    let mut rest = &constants[..];
+    while !rest.is_empty() {
+        let before = out.len();
+        match sharing.share_many(il, rest, true, &mut out) {
+            Ok(()) => break,
+            // A constant the sharing table cannot take (a bad kind) stays unshared; the
+            // stream goes on after it.
+            Err(_) => rest = &rest[out.len() - before + 1..],
+        }
     }
     sharing.counters
 }
