@@ -209,17 +209,11 @@ impl<'s> DeepCopy<'s> {
                 place(il, p.dst[v.parent as usize], v.slot, c);
             }
         }
-        if let Some(&c) = p.dst.first() {
-            if p.visits[0].parent == ROOT {
-                root = c;
-            }
+        if p.visits.first().is_some_and(|v| v.parent == ROOT) {
+            root = p.dst[0];
         }
         for v in &p.replaced {
-            if v.parent == ROOT {
-                root = v.src;
-            } else {
-                place(il, p.dst[v.parent as usize], v.slot, v.src);
-            }
+            put(il, &p.dst, v, v.src, &mut root);
         }
         self.finish_specials(il)?;
         if let Some(sh) = self.sharing.as_deref_mut() {
@@ -228,12 +222,7 @@ impl<'s> DeepCopy<'s> {
                 let c = p.dst[i as usize];
                 let canon = sh.share_eix(il, c, true)?;
                 if canon != c {
-                    let v = p.visits[i as usize];
-                    if v.parent == ROOT {
-                        root = canon;
-                    } else {
-                        place(il, p.dst[v.parent as usize], v.slot, canon);
-                    }
+                    put(il, &p.dst, &p.visits[i as usize], canon, &mut root);
                 }
             }
         }
@@ -426,6 +415,16 @@ fn place(il: &mut Il, parent: Eix, slot: u32, c: Eix) {
         il.replace_ref_at(parent, (slot & !REF) as usize, c);
     } else {
         il.replace_child_at(parent, slot as usize, c);
+    }
+}
+
+/// Puts `c` where `v` says: the answer (`root`) for the root, else its slot in the clone
+/// of its parent (`dst`: the clones by plan entry).
+fn put(il: &mut Il, dst: &[Eix], v: &Visit, c: Eix, root: &mut Eix) {
+    if v.parent == ROOT {
+        *root = c;
+    } else {
+        place(il, dst[v.parent as usize], v.slot, c);
     }
 }
 
