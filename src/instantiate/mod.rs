@@ -1139,7 +1139,8 @@ pub fn instantiate_synth_templates(il: &mut Il) -> Result<Vec<EntryId>, IlError>
 
 /// Replaces each statement expression under routine `rt` that uses one of `params` (type
 /// parameters, bound in order to `args`) by its substitution, allocated in the region of
-/// the statement at its position.
+/// the statement at its position. The replaced tree stays unreferenced in that region
+/// until the region goes (as the deep copier leaves a copied constant sharing replaced).
 fn substitute_statement_exprs(
     il: &mut Il,
     rt: Eix,
