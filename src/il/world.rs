@@ -729,8 +729,10 @@ impl Il {
     /// fields into `r`'s arena, the edge block (list header, children, references) copied
     /// whole, and flags stamped as for a fresh allocation. The clones' edges still point at
     /// the originals' children; callers patch the ones they copy. Positions are the
-    /// originals' when `keep_pos`, otherwise the current one. Growth, list appends and
-    /// flag stamps are done once for the batch.
+    /// originals' when `keep_pos`, otherwise the current one. Each clone's per-entry
+    /// columns, flags and list slot go through the same steps as a single allocation
+    /// (`set_dense`, `stamp_flags`, `enlist`); the free dense slots and the edge pool's
+    /// growth are taken once for the batch.
     pub(crate) fn clone_many_in(
         &mut self,
         srcs: &[Eix],
@@ -740,20 +742,13 @@ impl Il {
     ) {
         let base = out.len();
         // Dense slots in the order single allocations take them: freed ones (last freed
-        // first), then new ones, whose per-entry columns grow here (all written below).
+        // first), then new ones (which `set_dense` appends, in order).
         let take = srcs.len().min(self.free_eix.len());
         let keep = self.free_eix.len() - take;
         out.extend(self.free_eix[keep..].iter().rev());
         self.free_eix.truncate(keep);
-        let first = self.kind.len();
-        let n = first + srcs.len() - take;
-        out.extend((first as u32..n as u32).map(Eix));
-        self.kind.resize(n, EntryKind::None);
-        self.row.resize(n, 0);
-        self.region.resize(n, 0);
-        self.id.resize(n, EntryId::default());
-        self.span.resize(n, Span::default());
-        self.pos.resize(n, SourcePos::default());
+        let first = self.kind.len() as u32;
+        out.extend((first..first + (srcs.len() - take) as u32).map(Eix));
         let mut need = 0;
         for &s in srcs {
             let l = self.kind[s.idx()].layout();
@@ -761,7 +756,7 @@ impl Il {
         }
         self.edges.reserve(need);
         for (&src, &e) in srcs.iter().zip(&out[base..]) {
-            let (si, i) = (src.idx(), e.idx());
+            let si = src.idx();
             let kind = self.kind[si];
             let l = kind.layout();
             let to = self.free_rows[kind as usize].pop();
@@ -773,54 +768,15 @@ impl Il {
             let start = (self.edges.len() + s.start as usize - header) as u32;
             self.edges.extend_from_within(header..end);
             let pos = if keep_pos { self.pos[si] } else { self.cursor };
-            // One bounds check on `i` covers the six columns (all `n` long).
-            let (kc, rc, gc, ic, sc, pc) = (
-                &mut self.kind[..n],
-                &mut self.row[..n],
-                &mut self.region[..n],
-                &mut self.id[..n],
-                &mut self.span[..n],
-                &mut self.pos[..n],
-            );
-            if i < n {
-                kc[i] = kind;
-                rc[i] = row;
-                gc[i] = r.0;
-                ic[i] = id;
-                sc[i] = Span {
-                    start,
-                    nchild: s.nchild,
-                };
-                pc[i] = pos;
-            }
-            self.counts[kind as usize] += 1;
-            if r == RegionIdx::FILE_SCOPE {
-                self.kind_lists[kind as usize].push(e);
-            }
+            let span = Span {
+                start,
+                nchild: s.nchild,
+            };
+            self.set_dense(e, Dense::new(kind, row, r, id, span, pos));
+            self.stamp_flags(e, r);
+            self.enlist(kind, e, r);
             if !l.strings.is_empty() && self.tables.has_strings(kind, row) {
                 self.copy_strings(kind, src, e, row);
-            }
-        }
-        let made = &out[base..];
-        if r != RegionIdx::FILE_SCOPE {
-            self.regions[r.idx()].entries.extend_from_slice(made);
-        }
-        for &e in made {
-            self.flags[Flag::Allocated as usize].set(e.idx(), true);
-        }
-        if r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode {
-            for &e in made {
-                self.flags[Flag::FileScope as usize].set(e.idx(), true);
-            }
-        }
-        if self.secondary_mode {
-            for &e in made {
-                self.secondary.insert(e.0);
-            }
-        }
-        if self.cpp_mode {
-            for &e in made {
-                self.flags[Flag::Language as usize].set(e.idx(), true);
             }
         }
     }
