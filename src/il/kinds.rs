@@ -257,6 +257,24 @@ pub fn set_expr_node_kind(il: &mut Il, expr: EntryId, k: u8) -> Result<(), IlErr
     Ok(())
 }
 
+/// An operation node (expression kind 1) with operator `op` ([`ops`]), type `ty` and
+/// `operands`, in the current region.
+pub fn alloc_operation(
+    il: &mut Il,
+    op: u8,
+    ty: Option<EntryId>,
+    operands: &[EntryId],
+) -> Result<EntryId, IlError> {
+    let x = il.alloc_expr_node(enk::OPERATION)?;
+    let r = row(il, x, EntryKind::ExprNode)?;
+    il.tables.expr_node.op[r] = op;
+    il.set_child(x, F::EXPR_NODE_TYPE, ty)?;
+    for &o in operands {
+        il.push_list(x, F::EXPR_NODE_OPERANDS, o)?;
+    }
+    Ok(x)
+}
+
 /// `set_statement_kind`: sets the statement kind (0..=25) with its supplement
 /// (constexpr-if, block, for, try, switch, coroutine).
 pub fn set_statement_kind(il: &mut Il, stmt: EntryId, k: u8) -> Result<(), IlError> {

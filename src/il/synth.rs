@@ -239,16 +239,6 @@ impl Gen<'_> {
         let saved = self.il.current_region();
         let body = self.il.region_of(self.il.eix(block)?);
         self.il.switch_region(body)?;
-        let op = |g: &mut Self, code: u8, ty: Option<EntryId>, operands: &[EntryId]| {
-            let x = g.il.alloc_expr_node(enk::OPERATION)?;
-            let r = g.il.row(g.il.eix(x)?) as usize;
-            g.il.tables.expr_node.op[r] = code;
-            g.il.set_child(x, F::EXPR_NODE_TYPE, ty)?;
-            for &o in operands {
-                g.il.push_list(x, F::EXPR_NODE_OPERANDS, o)?;
-            }
-            Ok::<_, IlError>(x)
-        };
         let int_leaf = |g: &mut Self, v: usize| {
             let x = g.il.alloc_expr_node(enk::CONSTANT)?;
             g.il.set_child(x, F::EXPR_NODE_TYPE, Some(g.builtin[0]))?;
@@ -268,9 +258,9 @@ impl Gen<'_> {
         kinds::set_statement_kind(self.il, ret, stmk::RETURN)?;
         let operand = self.il.alloc_expr_node(20)?;
         self.il.set_child(operand, F::EXPR_NODE_TYPE, Some(tpt))?;
-        let size = op(self, kinds::ops::SIZEOF, None, &[operand])?;
+        let size = kinds::alloc_operation(self.il, kinds::ops::SIZEOF, None, &[operand])?;
         let two = int_leaf(self, 2)?;
-        let product = op(self, kinds::ops::MUL, None, &[size, two])?;
+        let product = kinds::alloc_operation(self.il, kinds::ops::MUL, None, &[size, two])?;
         self.il.set_child(ret, F::STATEMENT_EXPR, Some(product))?;
         // t + 1;
         let stmt = self.il.alloc(EntryKind::Statement)?;
@@ -279,7 +269,7 @@ impl Gen<'_> {
         self.il.set_child(t, F::EXPR_NODE_TYPE, Some(tpt))?;
         self.il.set_ref(t, F::EXPR_NODE_ENTITY, Some(v))?;
         let one = int_leaf(self, 1)?;
-        let sum = op(self, kinds::ops::ADD, None, &[t, one])?;
+        let sum = kinds::alloc_operation(self.il, kinds::ops::ADD, None, &[t, one])?;
         self.il.set_child(stmt, F::STATEMENT_EXPR, Some(sum))?;
         for s in [decl, stmt, ret] {
             self.il.push_list(block, F::STATEMENT_STMTS, s)?;

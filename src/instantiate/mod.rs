@@ -381,15 +381,9 @@ impl<'a> Subst<'a> {
         t: Option<Eix>,
         ops: &[Eix],
     ) -> Result<Eix, IlError> {
-        let x = il.alloc_expr_node(1)?;
-        let e = il.eix(x)?;
-        let r = il.row(e) as usize;
-        il.tables.expr_node.op[r] = op;
-        il.set_child(x, F::EXPR_NODE_TYPE, t.map(|t| il.id_of(t)))?;
-        for &o in ops {
-            il.push_list(x, F::EXPR_NODE_OPERANDS, il.id_of(o))?;
-        }
-        Ok(e)
+        let ids: Vec<EntryId> = ops.iter().map(|&o| il.id_of(o)).collect();
+        let x = crate::il::kinds::alloc_operation(il, op, t.map(|t| il.id_of(t)), &ids)?;
+        il.eix(x)
     }
 
     /// Converts `e` to `t`: nothing when the types agree, a folded constant when `e` is
