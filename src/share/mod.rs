@@ -622,8 +622,9 @@ impl ConstantSharing {
         Some(c)
     }
 
-    /// Answers the leading entries of `src` from the memo, stopping at the first it cannot;
-    /// returns how many it answered (and counted). Leaf constants are keyed here exactly as
+    /// Answers the leading entries of `src` from the memo into `out`, stopping at the
+    /// first it cannot; returns how many it answered and how many of those are in file
+    /// scope (the caller counts them). Leaf constants are keyed here exactly as
     /// [`leaf_key`] keys them, but through column slices cut to a common length in this
     /// function, so one bounds check per column group covers every read of an entry;
     /// routing them through `leaf_key` (or a shared struct of slices) measured 15–25 %
