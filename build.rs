@@ -420,26 +420,22 @@ fn main() {
         }
         o.push_str("            _ => {}\n        }\n    }\n\n");
     }
-    writeln!(o, "    /// Copies row `from` of `kind` (every column but `eix`) into row `to`, or into a new\n    /// row when `to` is `None`, owned by `eix`; returns the row. One write per column.\n    #[inline(always)]\n    pub fn clone_row(&mut self, kind: EntryKind, from: u32, to: Option<u32>, eix: Eix) -> u32 {{\n        let f = from as usize;\n        match kind {{").unwrap();
+    writeln!(o, "    /// Copies rows `from[i]` of `kind` into rows `to[i]` (rows that exist already), each\n    /// then owned by `eix[i]` (the batch clone's row copy).\n    ///\n    /// # Panics\n    /// If `kind` has no table or a row is out of range.\n    pub fn clone_rows(&mut self, kind: EntryKind, from: &[u32], to: &[u32], eix: &[Eix]) {{\n        match kind {{").unwrap();
     for k in all.iter().filter(|k| has_table(k)) {
         let t = ident(k.name);
         let vc = value_columns(k);
-        let cols: Vec<String> = vc.iter().map(|c| format!("{c}: self.{t}.{c}[f]")).collect();
-        let fields = if cols.is_empty() {
-            "eix".to_string()
-        } else {
-            format!("eix, {}", cols.join(", "))
-        };
-        // A reused row is written column by column (no read-back of the old row).
-        let sets: Vec<String> = vc
+        // Every column cut to the table's length: one range check per row covers them all.
+        let cuts: Vec<String> = vc
             .iter()
-            .map(|c| format!("self.{t}.{c}[r] = self.{t}.{c}[f];"))
+            .map(|c| format!("let {c} = &mut t.{c}[..n];"))
             .collect();
+        let sets: Vec<String> = vc.iter().map(|c| format!("{c}[r] = {c}[f];")).collect();
         writeln!(
             o,
-            "            EntryKind::{v} => match to {{ Some(t) => {{ let r = t as usize; self.{t}.eix[r] = eix; {sets} t }} None => {{ self.{t}.push({v}Row {{ {fields} }}); (self.{t}.len() - 1) as u32 }} }},",
-            v = variant(k),
-            sets = sets.join(" "),
+            "            EntryKind::{} => {{ let t = &mut self.{t}; let n = t.eix.len(); let owner = &mut t.eix[..n]; {} for ((&f, &r), &e) in from.iter().zip(to).zip(eix) {{ let (f, r) = (f as usize, r as usize); assert!(f < n && r < n, \"row out of range\"); owner[r] = e; {} }} }}",
+            variant(k),
+            cuts.join(" "),
+            sets.join(" ")
         )
         .unwrap();
     }

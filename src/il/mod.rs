@@ -3,7 +3,7 @@
 //!
 //! # Shape
 //! - Every entry has a dense index [`Eix`] into the world's per-entry columns (kind, row,
-//!   region, id, edge span, source position) and a stable [`EntryId`] (slotmap) for callers.
+//!   region, id, edge span, source position) and a stable generational [`EntryId`] for callers.
 //! - Kind-specific data lives in the generated per-kind SoA [`Tables`], one row per entry.
 //! - Child edges live in one pooled `Vec<Eix>`: per entry a header of list lengths, then
 //!   the kind's single-child slots, then its list items, then its reference slots, laid out

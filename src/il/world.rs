@@ -1,10 +1,10 @@
 //! The IL world: per-entry columns, the edge pool, regions, flags and free lists.
 
+use super::id::IdTable;
 use super::{
     BitSet, ChildField, Eix, EntryId, EntryKind, IlError, ListField, RefField, RegionIdx,
     RegionRule, Str, StringArena, Tables,
 };
-use slotmap::SlotMap;
 
 /// A source position: `file` is the ordinal of a source file entry (`u16::MAX` = none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -129,6 +129,47 @@ impl Dense {
     }
 }
 
+/// One batch clone's rows grouped by kind (kept in the world for its buffers): the
+/// kinds in first-seen order, per kind its count and next slot, and per slot the source
+/// row, the clone's row and the clone.
+#[derive(Clone, Debug, Default)]
+struct RowBatch {
+    kinds: Vec<EntryKind>,
+    count: Vec<u32>,
+    at: Vec<u32>,
+    from: Vec<u32>,
+    to: Vec<u32>,
+    eix: Vec<Eix>,
+}
+
+impl RowBatch {
+    /// Counts `run` more rows of `k` (nothing for an empty run).
+    #[inline]
+    fn add_run(&mut self, k: EntryKind, run: u32) {
+        if run == 0 {
+            return;
+        }
+        if self.count[k as usize] == 0 {
+            self.kinds.push(k);
+        }
+        self.count[k as usize] += run;
+    }
+
+    fn reset(&mut self) {
+        if self.count.is_empty() {
+            self.count = vec![0; 85];
+            self.at = vec![0; 85];
+        }
+        for &k in &self.kinds {
+            self.count[k as usize] = 0;
+        }
+        self.kinds.clear();
+        self.from.clear();
+        self.to.clear();
+        self.eix.clear();
+    }
+}
+
 /// Counters of the seed's stats dump that are not per-kind entry counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AllocCounters {
@@ -168,7 +209,7 @@ pub struct Il {
     /// is_in_secondary_il, stored sparse: most worlds have no secondary IL at all, and a
     /// secondary translation unit's entries come in long runs (see PERF.md).
     secondary: roaring::RoaringBitmap,
-    ids: SlotMap<EntryId, Eix>,
+    ids: IdTable,
     /// The per-kind SoA tables.
     pub tables: Tables,
     free_rows: Vec<Vec<u32>>,
@@ -192,6 +233,7 @@ pub struct Il {
     constant_list_cells: Vec<Eix>,
     borrowed_local_constants: i64,
     counts: Vec<u64>,
+    batch: RowBatch,
     /// Counters of supplements and bookkeeping.
     pub counters: AllocCounters,
     /// The IL header: the primary (file) scope.
@@ -225,7 +267,7 @@ impl Il {
             pos: Vec::new(),
             flags: Default::default(),
             secondary: roaring::RoaringBitmap::new(),
-            ids: SlotMap::with_key(),
+            ids: IdTable::default(),
             tables: Tables::default(),
             free_rows: vec![Vec::new(); 85],
             free_eix: Vec::new(),
@@ -252,6 +294,7 @@ impl Il {
             constant_list_cells: Vec::new(),
             borrowed_local_constants: 0,
             counts: vec![0; 85],
+            batch: RowBatch::default(),
             counters: AllocCounters::default(),
             primary_scope: None,
             main_routine: None,
@@ -295,7 +338,7 @@ impl Il {
     /// [`IlError::StaleId`] when the entry was freed.
     #[inline]
     pub fn eix(&self, id: EntryId) -> Result<Eix, IlError> {
-        self.ids.get(id).copied().ok_or(IlError::StaleId(id))
+        self.ids.get(id).ok_or(IlError::StaleId(id))
     }
 
     /// The handle of a live dense index.
@@ -725,14 +768,17 @@ impl Il {
 
     /// Clones each of `srcs` into region `r`, in order, appending the clones to `out`
     /// (the deep copier's primitive): per clone a fresh dense index and ID (free lists
-    /// first, as single allocation takes them), the row copied column by column, string
-    /// fields into `r`'s arena, the edge block (list header, children, references) copied
-    /// whole, and flags stamped as for a fresh allocation. The clones' edges still point at
-    /// the originals' children; callers patch the ones they copy. Positions are the
-    /// originals' when `keep_pos`, otherwise the current one. Each clone's per-entry
-    /// columns, flags and list slot go through the same steps as a single allocation
-    /// (`set_dense`, `stamp_flags`, `enlist`); the free dense slots and the edge pool's
-    /// growth are taken once for the batch.
+    /// first, as single allocation takes them, so the result is the one a loop of single
+    /// allocations gives), the row copied, string fields into `r`'s arena, the edge block
+    /// (list header, children, references) copied whole, and flags stamped as for a fresh
+    /// allocation. The clones' edges still point at the originals' children; callers patch
+    /// the ones they copy. Positions are the originals' when `keep_pos`, otherwise the
+    /// current one.
+    ///
+    /// Column by column, not entry by entry: the per-entry columns grow once for the
+    /// batch, the rows are grouped by kind (a counting sort) and copied kind by kind, edge
+    /// blocks that follow each other in the pool are copied as one run, and each flag
+    /// column is stamped in one pass.
     pub(crate) fn clone_many_in(
         &mut self,
         srcs: &[Eix],
@@ -740,45 +786,199 @@ impl Il {
         keep_pos: bool,
         out: &mut Vec<Eix>,
     ) {
+        let n = srcs.len();
         let base = out.len();
         // Dense slots in the order single allocations take them: freed ones (last freed
-        // first), then new ones (which `set_dense` appends, in order).
-        let take = srcs.len().min(self.free_eix.len());
+        // first), then new ones at the end.
+        let take = n.min(self.free_eix.len());
         let keep = self.free_eix.len() - take;
         out.extend(self.free_eix[keep..].iter().rev());
         self.free_eix.truncate(keep);
-        let first = self.kind.len() as u32;
-        out.extend((first..first + (srcs.len() - take) as u32).map(Eix));
-        let mut need = 0;
-        for &s in srcs {
-            let l = self.kind[s.idx()].layout();
-            need += l.lists.len() + self.span[s.idx()].nchild as usize + l.refs.len();
+        let first = self.kind.len();
+        out.extend((first as u32..(first + n - take) as u32).map(Eix));
+        self.grow_dense(first + n - take);
+        let dst = &out[base..];
+        self.clone_rows_of(srcs, dst);
+        let len = self.kind.len();
+        let (id, region, pos) = (
+            &mut self.id[..len],
+            &mut self.region[..len],
+            &mut self.pos[..len],
+        );
+        for &e in dst {
+            id[e.idx()] = self.ids.insert(e);
+            region[e.idx()] = r.0;
         }
-        self.edges.reserve(need);
-        for (&src, &e) in srcs.iter().zip(&out[base..]) {
-            let si = src.idx();
-            let kind = self.kind[si];
-            let l = kind.layout();
-            let to = self.free_rows[kind as usize].pop();
-            let row = self.tables.clone_row(kind, self.row[si], to, e);
-            let id = self.ids.insert(e);
-            let s = self.span[si];
-            let header = s.start as usize - l.lists.len();
-            let end = (s.start + s.nchild) as usize + l.refs.len();
-            let start = (self.edges.len() + s.start as usize - header) as u32;
-            self.edges.extend_from_within(header..end);
-            let pos = if keep_pos { self.pos[si] } else { self.cursor };
-            let span = Span {
-                start,
-                nchild: s.nchild,
-            };
-            self.set_dense(e, Dense::new(kind, row, r, id, span, pos));
-            self.stamp_flags(e, r);
-            self.enlist(kind, e, r);
-            if !l.strings.is_empty() && self.tables.has_strings(kind, row) {
-                self.copy_strings(kind, src, e, row);
+        if keep_pos {
+            for (&s, &e) in srcs.iter().zip(dst) {
+                pos[e.idx()] = pos[s.idx()];
+            }
+        } else {
+            for &e in dst {
+                pos[e.idx()] = self.cursor;
             }
         }
+        self.clone_edge_blocks(srcs, dst);
+        // Flags, as `stamp_flags` sets them, one column at a time.
+        let mut m = self.new_entry_flags(r);
+        while m != 0 {
+            let col = &mut self.flags[m.trailing_zeros() as usize];
+            for &e in dst {
+                col.set(e.idx(), true);
+            }
+            m &= m - 1;
+        }
+        if self.secondary_mode {
+            self.secondary.extend(dst.iter().map(|e| e.0));
+        }
+        // Counts and lists, as `enlist` keeps them.
+        let b = &self.batch;
+        for &k in &b.kinds {
+            self.counts[k as usize] += b.count[k as usize] as u64;
+        }
+        if r == RegionIdx::FILE_SCOPE {
+            for &e in dst {
+                self.kind_lists[self.kind[e.idx()] as usize].push(e);
+            }
+        } else {
+            self.regions[r.idx()].entries.extend_from_slice(dst);
+        }
+        self.clone_strings_of();
+    }
+
+    /// Grows the per-entry columns and flag columns to `len` dense indices (new ones
+    /// free until written).
+    fn grow_dense(&mut self, len: usize) {
+        if len <= self.kind.len() {
+            return;
+        }
+        self.kind.resize(len, EntryKind::None);
+        self.row.resize(len, 0);
+        self.region.resize(len, 0);
+        self.id.resize(len, EntryId::default());
+        self.span.resize(len, Span::default());
+        self.pos.resize(len, SourcePos::default());
+        for f in &mut self.flags {
+            f.grow(len);
+        }
+    }
+
+    /// The batch clone's kinds and rows: writes each clone's kind and row, and copies the
+    /// rows grouped by kind. Leaves the grouping in `self.batch` (for counts and strings).
+    fn clone_rows_of(&mut self, srcs: &[Eix], dst: &[Eix]) {
+        let b = &mut self.batch;
+        b.reset();
+        // Kinds come in runs (a copied tree's expressions, then its constants): counted
+        // per run, not through memory per entry.
+        let n = self.kind.len();
+        let kind = &mut self.kind[..n];
+        let (mut cur, mut run) = (EntryKind::None, 0);
+        for (&s, &e) in srcs.iter().zip(dst) {
+            let k = kind[s.idx()];
+            kind[e.idx()] = k;
+            if k != cur {
+                b.add_run(cur, run);
+                (cur, run) = (k, 0);
+            }
+            run += 1;
+        }
+        b.add_run(cur, run);
+        // Per kind, the rows single allocations would take: freed ones (last freed
+        // first), then new ones.
+        let mut at = 0;
+        for &k in &b.kinds {
+            let (ki, c) = (k as usize, b.count[k as usize] as usize);
+            b.at[ki] = at as u32;
+            let free = &mut self.free_rows[ki];
+            let take = c.min(free.len());
+            b.to.extend(free[free.len() - take..].iter().rev());
+            free.truncate(free.len() - take);
+            let len = self.tables.len(k);
+            b.to.extend((len..len + c - take).map(|r| r as u32));
+            for _ in take..c {
+                self.tables.push_default(k, Eix::NONE);
+            }
+            at += c;
+        }
+        b.from.resize(at, 0);
+        b.eix.resize(at, Eix::NONE);
+        let (kind, row) = (&self.kind[..n], &mut self.row[..n]);
+        let (from, to, eix) = (&mut b.from[..at], &b.to[..at], &mut b.eix[..at]);
+        let (mut cur, mut slot) = (EntryKind::None, 0);
+        for (&s, &e) in srcs.iter().zip(dst) {
+            let k = kind[e.idx()];
+            if k != cur {
+                if cur != EntryKind::None {
+                    b.at[cur as usize] = slot as u32;
+                }
+                cur = k;
+                slot = b.at[k as usize] as usize;
+            }
+            from[slot] = row[s.idx()];
+            eix[slot] = e;
+            row[e.idx()] = to[slot];
+            slot += 1;
+        }
+        let mut at = 0;
+        for &k in &b.kinds {
+            let c = b.count[k as usize] as usize;
+            let g = at..at + c;
+            self.tables
+                .clone_rows(k, &b.from[g.clone()], &b.to[g.clone()], &b.eix[g]);
+            at += c;
+        }
+    }
+
+    /// The batch clone's edge blocks: each source block (list header, children,
+    /// references) copied to the end of the pool, and each clone's span set. Source
+    /// blocks that follow each other in the pool (a tree cloned in allocation order) are
+    /// copied as one run.
+    fn clone_edge_blocks(&mut self, srcs: &[Eix], dst: &[Eix]) {
+        let n = self.kind.len();
+        let (kind, span) = (&self.kind[..n], &mut self.span[..n]);
+        let edges = &mut self.edges;
+        // The run being gathered: pool[run..run_end], appended when the next block does
+        // not follow it.
+        let (mut run, mut run_end, mut o) = (0, 0, edges.len());
+        for (&s, &e) in srcs.iter().zip(dst) {
+            let l = kind[s.idx()].layout();
+            let sp = span[s.idx()];
+            let header = sp.start as usize - l.lists.len();
+            let end = (sp.start + sp.nchild) as usize + l.refs.len();
+            if header != run_end {
+                edges.extend_from_within(run..run_end);
+                run = header;
+            }
+            run_end = end;
+            span[e.idx()] = Span {
+                start: (o + l.lists.len()) as u32,
+                nchild: sp.nchild,
+            };
+            o += end - header;
+        }
+        edges.extend_from_within(run..run_end);
+        debug_assert_eq!(o, edges.len());
+    }
+
+    /// The batch clone's string fields, copied into each clone's region (rows grouped by
+    /// kind in `self.batch`).
+    fn clone_strings_of(&mut self) {
+        let b = std::mem::take(&mut self.batch);
+        let mut at = 0;
+        for &k in &b.kinds {
+            let c = b.count[k as usize] as usize;
+            if !k.layout().strings.is_empty() {
+                for i in at..at + c {
+                    let to = b.to[i];
+                    if self.tables.has_strings(k, to) {
+                        let from = self.tables.row_eix(k, b.from[i]);
+                        self.copy_strings(k, from, b.eix[i], to);
+                    }
+                }
+            }
+            at += c;
+        }
+        self.batch = b;
     }
 
     /// Appends an entry built elsewhere (the bulk builder's primitive, used by the binary
@@ -913,17 +1113,28 @@ impl Il {
     /// either new (past every column's end) or was released, which clears them all.
     #[inline(always)]
     fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
-        let i = e.idx();
-        self.flags[Flag::Allocated as usize].set(i, true);
-        if r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode {
-            self.flags[Flag::FileScope as usize].set(i, true);
+        let mut m = self.new_entry_flags(r);
+        while m != 0 {
+            self.flags[m.trailing_zeros() as usize].set(e.idx(), true);
+            m &= m - 1;
         }
         if self.secondary_mode {
             self.secondary.insert(e.0);
         }
-        if self.cpp_mode {
-            self.flags[Flag::Language as usize].set(i, true);
+    }
+
+    /// The dense flag columns a new entry in region `r` is stamped in (bit `Flag as u8`):
+    /// allocated; file scope outside TU-copy mode; the language flag in C++ mode.
+    #[inline(always)]
+    fn new_entry_flags(&self, r: RegionIdx) -> u8 {
+        let mut m = 1 << Flag::Allocated as u8;
+        if r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode {
+            m |= 1 << Flag::FileScope as u8;
         }
+        if self.cpp_mode {
+            m |= 1 << Flag::Language as u8;
+        }
+        m
     }
 
     fn new_span(&mut self, kind: EntryKind) -> Span {
@@ -1243,6 +1454,14 @@ impl Il {
         let s = self.span[p.idx()];
         debug_assert!(i < s.nchild as usize);
         self.edges[s.start as usize + i] = c;
+    }
+
+    /// The children of `e`, writable in place (the copier relocates a cloned block's
+    /// children through this).
+    #[inline]
+    pub(crate) fn children_mut(&mut self, e: Eix) -> &mut [Eix] {
+        let s = self.span[e.idx()];
+        &mut self.edges[s.start as usize..(s.start + s.nchild) as usize]
     }
 
     /// Replaces reference slot `i` of `p`.
@@ -1622,7 +1841,7 @@ impl Il {
     // ---- bytes ---------------------------------------------------------------------------
 
     /// Bytes of the per-entry columns for one entry (kind, row, region, id, span, position,
-    /// slotmap slot, six flag bits rounded up to one byte) and its slot in the one list
+    /// handle slot, six flag bits rounded up to one byte) and its slot in the one list
     /// that holds it: the per-kind allocation list (file scope) or its function region's.
     pub const fn per_entry_column_bytes() -> usize {
         1 + 4 + 4 + 8 + 8 + 8 + 8 + 1 + 4
@@ -1669,7 +1888,7 @@ impl Il {
             let nr = *region_map[r].get_or_insert_with(|| out.open_function_region(None));
             out.cursor = self.pos[e.idx()];
             let id = out.alloc_in(k, nr);
-            let ne = out.ids[id];
+            let ne = out.ids.get(id).expect("a handle just made");
             map[e.idx()] = ne;
             out.tables
                 .copy_row_from(&self.tables, k, self.row(e), out.row(ne));
@@ -1793,7 +2012,7 @@ impl Il {
                 continue;
             }
             live += 1;
-            if self.ids.get(self.id[i]) != Some(&e) {
+            if self.ids.get(self.id[i]) != Some(e) {
                 errs.push(VerifyError(format!("{e}: its id does not resolve to it")));
             }
             if self.tables.row_eix(k, self.row[i]) != e {
