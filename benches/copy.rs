@@ -1,6 +1,8 @@
 //! Deep copy (`share::copy::DeepCopy`) of a 10^6-node expression forest against cloning
 //! the same forest as Box trees, and a contiguous 10^4-node subtree copy against a plain
-//! memcpy of the same bytes (ilkit's per-entry bytes × nodes), in the same run.
+//! memcpy of the same bytes (ilkit's per-entry bytes × nodes), in the same run. The
+//! forest's trees are allocated bottom-up, so the copier plans each as a block; the
+//! `_walked` row copies the same forest with every copy planned by a walk.
 
 use divan::{black_box, counter::ItemsCount, Bencher};
 use ilkit::il::synth::Rng;
@@ -146,10 +148,16 @@ fn main() {
         // --toggle-collect='*profiled_forest_pass*'`).
         let il = RefCell::new(f.il.clone());
         let region = Cell::new(None);
-        for pass in 0..3 {
+        // ILKIT_COPY_PASSES=N (default 3) runs more passes, for sampling profilers.
+        let passes = std::env::var("ILKIT_COPY_PASSES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(3usize)
+            .max(1);
+        for pass in 0..passes {
             let r = next_region(&il, &region);
             let t = std::time::Instant::now();
-            if pass < 2 {
+            if pass + 1 < passes {
                 copy_forest_pass(&mut il.borrow_mut(), r, &f.roots);
             } else {
                 profiled_forest_pass(&mut il.borrow_mut(), r, &f.roots);
@@ -175,6 +183,24 @@ fn ilkit_deep_copy_forest(b: Bencher) {
         .bench_local_values(|r| copy_forest_pass(&mut il.borrow_mut(), r, &f.roots));
 }
 
+/// ilkit with every copy planned by a walk of the original ([`DeepCopy::walk_only`]):
+/// the general path, for trees not laid out as a block.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn ilkit_deep_copy_forest_walked(b: Bencher) {
+    let f = forest(N, TREE);
+    let il = RefCell::new(f.il.clone());
+    let region = Cell::new(None);
+    b.counter(ItemsCount::new(N))
+        .with_inputs(|| next_region(&il, &region))
+        .bench_local_values(|r| {
+            let mut il = il.borrow_mut();
+            let mut cp = DeepCopy::new(0, r).without_tracking().walk_only();
+            for &root in &f.roots {
+                black_box(cp.copy_eix(&mut il, root).unwrap());
+            }
+        });
+}
+
 #[inline(never)]
 fn profiled_forest_pass(il: &mut Il, r: RegionIdx, roots: &[Eix]) {
     copy_forest_pass(il, r, roots);
@@ -186,6 +212,8 @@ fn copy_forest_pass(il: &mut Il, r: RegionIdx, roots: &[Eix]) {
     for &root in roots {
         black_box(cp.copy_eix(il, root).unwrap());
     }
+    // The forest's trees are laid out as blocks (allocated bottom-up, tree by tree).
+    assert_eq!(cp.blocks as usize, roots.len());
 }
 
 fn next_region(il: &RefCell<Il>, region: &Cell<Option<RegionIdx>>) -> RegionIdx {

@@ -57,6 +57,13 @@ const ROOT: u32 = u32::MAX;
 /// Marks a slot as a reference slot (otherwise a child slot).
 const REF: u32 = 1 << 31;
 
+/// The shallow expression kinds: their clone copies no operand (the seed's "nothing
+/// beyond the shallow clone").
+#[inline]
+fn shallow(ek: u8) -> bool {
+    matches!(ek, 0 | 3 | 4 | 16 | 19 | 20 | 22 | 30)
+}
+
 /// An entry to clone and where its clone goes: slot `slot` of the clone of plan entry
 /// `parent` ([`ROOT`]: the answer). On the planning walk's stack, `src == Eix::NONE`
 /// marks the end of constant `parent`'s subtree.
@@ -67,10 +74,12 @@ struct Visit {
     slot: u32,
 }
 
-/// One copy's plan (kept between copies for its buffers).
+/// One copy's plan (kept between copies for its buffers). Plan entries are numbered
+/// block first: `0..block` are the block's entries `low`, `low + 1`, ... (when
+/// [`DeepCopy::plan_block`] planned one), then `block + j` is `visits[j]`.
 #[derive(Debug, Default)]
 struct Plan {
-    /// Entries to clone, in pre-order.
+    /// Entries to clone by walk, in pre-order.
     visits: Vec<Visit>,
     srcs: Vec<Eix>,
     /// Their clones.
@@ -85,6 +94,14 @@ struct Plan {
     /// Kind-18 slots replaced: (parent, slot, replacement).
     replaced: Vec<Visit>,
     stack: Vec<Visit>,
+    /// Entries of the block ([`DeepCopy::plan_block`]); 0 when there is none.
+    block: usize,
+    /// The block's lowest dense index (its root is the highest, `low + block - 1`).
+    low: u32,
+    /// Block entries (dense indices) with an operand in the block, to relocate.
+    reloc: Vec<u32>,
+    /// The block scan's marks, by distance below the root (all clear between scans).
+    marks: Vec<u64>,
 }
 
 impl Plan {
@@ -97,11 +114,13 @@ impl Plan {
         self.entities.clear();
         self.replaced.clear();
         self.stack.clear();
+        self.reloc.clear();
+        self.block = 0;
     }
 
     fn add(&mut self, v: Visit) -> u32 {
         self.visits.push(v);
-        (self.visits.len() - 1) as u32
+        (self.block + self.visits.len() - 1) as u32
     }
 
     /// Queues the owned children of `src` for plan entry `i` (first child on top).
@@ -151,8 +170,11 @@ pub struct DeepCopy<'s> {
     /// Copies other than constants stamped by [`flags::MARK_INSTANTIATED`] (constants
     /// carry the `is_instantiated` column; expression rows have no room for one).
     pub instantiated: Vec<Eix>,
+    /// Copies planned as a block, without a walk ([`DeepCopy::copy_eix`]).
+    pub blocks: u64,
     plan: Plan,
     track: bool,
+    walk_only: bool,
 }
 
 impl<'s> DeepCopy<'s> {
@@ -166,8 +188,10 @@ impl<'s> DeepCopy<'s> {
             slots: AHashMap::new(),
             copied: AHashMap::new(),
             instantiated: Vec::new(),
+            blocks: 0,
             plan: Plan::default(),
             track: true,
+            walk_only: false,
         }
     }
 
@@ -184,6 +208,13 @@ impl<'s> DeepCopy<'s> {
         self
     }
 
+    /// Plans every copy by a walk of the original, never as a block: the reference the
+    /// block plan is tested and benchmarked against (the copies are equal).
+    pub fn walk_only(mut self) -> DeepCopy<'s> {
+        self.walk_only = true;
+        self
+    }
+
     /// Copies the subtree at `src` (an expression, constant, dynamic init, lambda capture,
     /// subobject path or template info); returns the copy of `src`. Any other kind is
     /// shared: the answer is `src` itself.
@@ -192,24 +223,35 @@ impl<'s> DeepCopy<'s> {
     /// pre-order, with the slot its clone goes to; the per-kind rules decide here); the
     /// clones are made in that order in one [`Il`] call and each is written into its
     /// parent's slot; then type definitions go through the substitution list, kind-17
-    /// entities are copied and constants are shared, children before parents.
+    /// entities are copied and constants are shared, children before parents. An
+    /// expression tree laid out as a block of dense indices (see `plan_block`) is planned
+    /// by one scan of the block instead of a walk, and its clones' operand slots are
+    /// relocated; what it owns outside the block (constants, ...) is walked as above.
     ///
     /// # Errors
     /// An expression kind outside 0..=35 (`i_copy_expr_tree: bad expr kind`; nothing is
     /// allocated then), or an error from sharing.
     pub fn copy_eix(&mut self, il: &mut Il, src: Eix) -> Result<Eix, IlError> {
         let mut root = src;
-        self.plan_copy(il, src, &mut root)?;
+        if !self.walk_only && il.kind(src) == EntryKind::ExprNode && self.plan_block(il, src) {
+            self.blocks += 1;
+            self.walk(il, &mut root)?;
+        } else {
+            self.plan_copy(il, src, &mut root)?;
+        }
         self.clone_planned(il);
+        self.relocate_block(il);
         let p = &self.plan;
-        // Each clone into its parent's clone; replaced kind-18 slots take their
-        // replacement (kept in `src`).
-        for (v, &c) in p.visits.iter().zip(&p.dst) {
+        // Each clone into its parent's clone (block entries are relocated instead);
+        // replaced kind-18 slots take their replacement (kept in `src`).
+        for (v, &c) in p.visits.iter().zip(&p.dst[p.block..]) {
             if v.parent != ROOT {
                 place(il, p.dst[v.parent as usize], v.slot, c);
             }
         }
-        if p.visits.first().is_some_and(|v| v.parent == ROOT) {
+        if p.block > 0 {
+            root = p.dst[p.block - 1];
+        } else if p.visits.first().is_some_and(|v| v.parent == ROOT) {
             root = p.dst[0];
         }
         for v in &p.replaced {
@@ -222,7 +264,13 @@ impl<'s> DeepCopy<'s> {
                 let c = p.dst[i as usize];
                 let canon = sh.share_eix(il, c, true)?;
                 if canon != c {
-                    put(il, &p.dst, &p.visits[i as usize], canon, &mut root);
+                    put(
+                        il,
+                        &p.dst,
+                        &p.visits[i as usize - p.block],
+                        canon,
+                        &mut root,
+                    );
                 }
             }
         }
@@ -235,7 +283,6 @@ impl<'s> DeepCopy<'s> {
     /// Walks the original at `src` and fills the plan. `root` becomes the answer when
     /// `src` itself is not cloned (a shared kind).
     fn plan_copy(&mut self, il: &Il, src: Eix, root: &mut Eix) -> Result<(), IlError> {
-        let copy_entities = self.flags & flags::COPY_ENTITIES != 0;
         let p = &mut self.plan;
         p.clear();
         p.stack.push(Visit {
@@ -243,6 +290,13 @@ impl<'s> DeepCopy<'s> {
             parent: ROOT,
             slot: 0,
         });
+        self.walk(il, root)
+    }
+
+    /// Plans every visit on the planning stack and what it owns (pre-order).
+    fn walk(&mut self, il: &Il, root: &mut Eix) -> Result<(), IlError> {
+        let copy_entities = self.flags & flags::COPY_ENTITIES != 0;
+        let p = &mut self.plan;
         while let Some(v) = p.stack.pop() {
             let s = v.src;
             if s.is_none() {
@@ -264,9 +318,8 @@ impl<'s> DeepCopy<'s> {
                         }
                     }
                     let i = p.add(v);
-                    match ek {
-                        0 | 3 | 4 | 16 | 19 | 20 | 22 | 30 => {}
-                        _ => p.push_children(il, s, i),
+                    if !shallow(ek) {
+                        p.push_children(il, s, i);
                     }
                     // Only these kinds copy what their entity reference names; a dynamic
                     // init is cloned before the operands (it is queued last).
@@ -320,11 +373,137 @@ impl<'s> DeepCopy<'s> {
         Ok(())
     }
 
+    /// Plans the copy of an expression tree stored as a block, without a walk: dense
+    /// indices `a..=src`, `src` last, as a parser that allocates operands before their
+    /// operation lays a tree out. Every block entry is an expression of a kind whose
+    /// copy needs no rule beyond its operands (not 5, 17, 18); every expression operand a
+    /// block entry copies lies below it in the block, and every block entry but `src` is
+    /// such an operand of exactly one block entry. One scan downwards from `src` proves
+    /// that shape (an entry it reaches must be marked as an operand already, and no entry
+    /// is marked twice) and plans the block in ascending order. The clones' operand slots
+    /// are then relocated into the block's clones
+    /// ([`DeepCopy::relocate_block`]). Owned children that are not expressions
+    /// (constants, ...) go on the planning stack for [`DeepCopy::walk`].
+    ///
+    /// Returns false, with the plan empty, when the tree at `src` is not such a block;
+    /// the scan then stopped at the first entry that broke the shape, so it never reads
+    /// more than the tree's own entries and one more.
+    fn plan_block(&mut self, il: &Il, src: Eix) -> bool {
+        let p = &mut self.plan;
+        p.clear();
+        let cols = il.columns();
+        let ek_col = &il.tables.expr_node.expr_kind[..];
+        let top = src.idx();
+        // Block entries marked as an operand and not yet planned (the root counts).
+        let mut pending = 1usize;
+        // Marks words written: 0..words.
+        let mut words = 0;
+        let mut i = top;
+        let ok = loop {
+            if cols.kind[i] != EntryKind::ExprNode {
+                break false;
+            }
+            let ek = ek_col[cols.row[i] as usize];
+            if ek > 35 || matches!(ek, 5 | 17 | 18) {
+                break false;
+            }
+            pending -= 1;
+            if !shallow(ek) {
+                let marked = pending;
+                let sp = cols.span[i];
+                let ch = &cols.edges[sp.start as usize..(sp.start + sp.nchild) as usize];
+                for (slot, &c) in ch.iter().enumerate() {
+                    if c.is_none() {
+                        continue;
+                    }
+                    let ck = cols.kind[c.idx()];
+                    if ck == EntryKind::ExprNode {
+                        if c.idx() >= i {
+                            // Not below its parent: not a block (nor, if equal, a tree).
+                            pending = usize::MAX;
+                            break;
+                        }
+                        let off = top - c.idx();
+                        let (w, m) = (off >> 6, 1u64 << (off & 63));
+                        if w >= p.marks.len() {
+                            p.marks.resize(w + 1, 0);
+                        }
+                        words = words.max(w + 1);
+                        if p.marks[w] & m != 0 {
+                            // Shared operand: a DAG, not a tree.
+                            pending = usize::MAX;
+                            break;
+                        }
+                        p.marks[w] |= m;
+                        pending += 1;
+                    } else if owned(ck) {
+                        // Parent by dense index until the block's start is known.
+                        p.stack.push(Visit {
+                            src: c,
+                            parent: i as u32,
+                            slot: slot as u32,
+                        });
+                    }
+                }
+                if pending == usize::MAX {
+                    break false;
+                }
+                if pending != marked {
+                    p.reloc.push(i as u32);
+                }
+            }
+            if pending == 0 {
+                break true;
+            }
+            // The next entry down must be an operand of a block entry already planned.
+            if i == 0 {
+                break false;
+            }
+            i -= 1;
+            let off = top - i;
+            if p.marks
+                .get(off >> 6)
+                .is_none_or(|&w| w & (1u64 << (off & 63)) == 0)
+            {
+                break false;
+            }
+        };
+        p.marks[..words].fill(0);
+        if ok {
+            // Plan entries in ascending dense order: the clones' edge blocks are then
+            // copied in pool order.
+            p.block = top - i + 1;
+            p.low = i as u32;
+            for v in &mut p.stack {
+                v.parent -= i as u32;
+            }
+        } else {
+            p.clear();
+        }
+        ok
+    }
+
+    /// Points the operand slots of the block's clones at the clones of those operands:
+    /// an operand slot of a copying block entry naming a dense index in the block names a
+    /// block entry (the block holds nothing else), whose clone is `dst[index - low]`.
+    fn relocate_block(&self, il: &mut Il) {
+        let p = &self.plan;
+        let (low, top) = (p.low, p.low + p.block as u32);
+        for &i in &p.reloc {
+            for c in il.children_mut(p.dst[(i - low) as usize]) {
+                if (low..top).contains(&c.0) {
+                    *c = p.dst[(c.0 - low) as usize];
+                }
+            }
+        }
+    }
+
     /// Clones every planned entry, in plan order, with the flags' per-copy stamps.
     fn clone_planned(&mut self, il: &mut Il) {
         let preserve = self.flags & flags::PRESERVE_SOURCE_POS == flags::PRESERVE_SOURCE_POS;
         let mark = self.flags & flags::MARK_INSTANTIATED != 0;
         let p = &mut self.plan;
+        p.srcs.extend((p.low..p.low + p.block as u32).map(Eix));
         p.srcs.extend(p.visits.iter().map(|v| v.src));
         il.clone_many_in(&p.srcs, self.region, preserve, &mut p.dst);
         if self.track {
