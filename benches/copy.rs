@@ -2,7 +2,8 @@
 //! the same forest as Box trees, and a contiguous 10^4-node subtree copy against a plain
 //! memcpy of the same bytes (ilkit's per-entry bytes × nodes), in the same run. The
 //! forest's trees are allocated bottom-up, so the copier plans each as a block; the
-//! `_walked` row copies the same forest with every copy planned by a walk.
+//! `_top_down` row copies the same forest laid out in pre-order (also blocks), and the
+//! `_walked` row copies it with every copy planned by a walk.
 
 use divan::{black_box, counter::ItemsCount, Bencher};
 use ilkit::il::synth::Rng;
@@ -113,6 +114,22 @@ fn forest(n: usize, tree: usize) -> Forest {
     Forest { il, roots, boxed }
 }
 
+/// The same forest laid out top-down: each tree in pre-order (an operation before its
+/// operands), as the clang importer and the generator lay trees out.
+fn top_down(f: &Forest) -> (Il, Vec<Eix>) {
+    let mut order = Vec::new();
+    for &root in &f.roots {
+        let mut st = vec![root];
+        while let Some(e) = st.pop() {
+            order.push(e);
+            st.extend(f.il.list_eix(e, F::EXPR_NODE_OPERANDS).iter().rev());
+        }
+    }
+    let (il, map) = f.il.relayout(&order);
+    let roots = f.roots.iter().map(|r| map[r.idx()]).collect();
+    (il, roots)
+}
+
 fn count(il: &Il, roots: &[Eix]) -> usize {
     let mut n = 0;
     let mut st: Vec<Eix> = roots.to_vec();
@@ -183,6 +200,18 @@ fn ilkit_deep_copy_forest(b: Bencher) {
         .bench_local_values(|r| copy_forest_pass(&mut il.borrow_mut(), r, &f.roots));
 }
 
+/// ilkit on the forest laid out top-down (each tree in pre-order).
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn ilkit_deep_copy_forest_top_down(b: Bencher) {
+    let f = forest(N, TREE);
+    let (il, roots) = top_down(&f);
+    let il = RefCell::new(il);
+    let region = Cell::new(None);
+    b.counter(ItemsCount::new(N))
+        .with_inputs(|| next_region(&il, &region))
+        .bench_local_values(|r| copy_forest_pass(&mut il.borrow_mut(), r, &roots));
+}
+
 /// ilkit with every copy planned by a walk of the original ([`DeepCopy::walk_only`]):
 /// the general path, for trees not laid out as a block.
 #[divan::bench(sample_count = 10, sample_size = 1)]
@@ -212,7 +241,7 @@ fn copy_forest_pass(il: &mut Il, r: RegionIdx, roots: &[Eix]) {
     for &root in roots {
         black_box(cp.copy_eix(il, root).unwrap());
     }
-    // The forest's trees are laid out as blocks (allocated bottom-up, tree by tree).
+    // The forest's trees are laid out as blocks (tree by tree, bottom-up or top-down).
     assert_eq!(cp.blocks as usize, roots.len());
 }
 

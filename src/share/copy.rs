@@ -96,8 +96,10 @@ struct Plan {
     stack: Vec<Visit>,
     /// Entries of the block ([`DeepCopy::plan_block`]); 0 when there is none.
     block: usize,
-    /// The block's lowest dense index (its root is the highest, `low + block - 1`).
+    /// The block's lowest dense index.
     low: u32,
+    /// The block's root (its lowest or its highest dense index).
+    root: Eix,
     /// Block entries (dense indices) with an operand in the block, to relocate.
     reloc: Vec<u32>,
     /// The block scan's marks, by distance below the root (all clear between scans).
@@ -250,7 +252,7 @@ impl<'s> DeepCopy<'s> {
             }
         }
         if p.block > 0 {
-            root = p.dst[p.block - 1];
+            root = p.dst[(p.root.0 - p.low) as usize];
         } else if p.visits.first().is_some_and(|v| v.parent == ROOT) {
             root = p.dst[0];
         }
@@ -373,32 +375,52 @@ impl<'s> DeepCopy<'s> {
         Ok(())
     }
 
-    /// Plans the copy of an expression tree stored as a block, without a walk: dense
-    /// indices `a..=src`, `src` last, as a parser that allocates operands before their
-    /// operation lays a tree out. Every block entry is an expression of a kind whose
-    /// copy needs no rule beyond its operands (not 5, 17, 18); every expression operand a
-    /// block entry copies lies below it in the block, and every block entry but `src` is
-    /// such an operand of exactly one block entry. One scan downwards from `src` proves
-    /// that shape (an entry it reaches must be marked as an operand already, and no entry
-    /// is marked twice) and plans the block in ascending order. The clones' operand slots
-    /// are then relocated into the block's clones
-    /// ([`DeepCopy::relocate_block`]). Owned children that are not expressions
-    /// (constants, ...) go on the planning stack for [`DeepCopy::walk`].
+    /// Plans the copy of an expression tree stored as a block, without a walk: the dense
+    /// indices next to `src` and `src` itself, nothing else, with every operand on one
+    /// side of its operation: above it (a front end that allocates an operation before
+    /// its operands, as the clang importer and the generator do: `src` first) or below it
+    /// (a parser that allocates operands first: `src` last). Every block entry is an
+    /// expression of a kind whose copy needs no rule beyond its operands (not 5, 17, 18),
+    /// and every block entry but `src` is an expression operand a block entry copies, of
+    /// exactly one block entry. One scan away from `src` proves that shape (an entry it
+    /// reaches must be marked as an operand already, and no entry is marked twice) and
+    /// plans the block in ascending order. The clones' operand slots are then relocated
+    /// into the block's clones ([`DeepCopy::relocate_block`]). Owned children that are
+    /// not expressions (constants, ...) go on the planning stack for [`DeepCopy::walk`].
     ///
     /// Returns false, with the plan empty, when the tree at `src` is not such a block;
     /// the scan then stopped at the first entry that broke the shape, so it never reads
     /// more than the tree's own entries and one more.
     fn plan_block(&mut self, il: &Il, src: Eix) -> bool {
+        // The side the root's first expression operand lies on decides the scan's way.
+        let up = il
+            .children(src)
+            .iter()
+            .find(|c| !c.is_none() && il.kind(**c) == EntryKind::ExprNode)
+            .is_some_and(|c| c.0 > src.0);
+        if up {
+            self.scan_block::<true>(il, src)
+        } else {
+            self.scan_block::<false>(il, src)
+        }
+    }
+
+    /// [`DeepCopy::plan_block`]'s scan, upwards (`UP`: operands above their operation)
+    /// or downwards from `src`.
+    fn scan_block<const UP: bool>(&mut self, il: &Il, src: Eix) -> bool {
         let p = &mut self.plan;
         p.clear();
         let cols = il.columns();
         let ek_col = &il.tables.expr_node.expr_kind[..];
-        let top = src.idx();
+        let root = src.idx();
+        let n = cols.kind.len();
+        // Distance from the root.
+        let dist = |e: usize| if UP { e - root } else { root - e };
         // Block entries marked as an operand and not yet planned (the root counts).
         let mut pending = 1usize;
         // Marks words written: 0..words.
         let mut words = 0;
-        let mut i = top;
+        let mut i = root;
         let ok = loop {
             if cols.kind[i] != EntryKind::ExprNode {
                 break false;
@@ -418,12 +440,13 @@ impl<'s> DeepCopy<'s> {
                     }
                     let ck = cols.kind[c.idx()];
                     if ck == EntryKind::ExprNode {
-                        if c.idx() >= i {
-                            // Not below its parent: not a block (nor, if equal, a tree).
+                        if (UP && c.idx() <= i) || (!UP && c.idx() >= i) {
+                            // On the wrong side of its parent: not a block (nor, if
+                            // equal, a tree).
                             pending = usize::MAX;
                             break;
                         }
-                        let off = top - c.idx();
+                        let off = dist(c.idx());
                         let (w, m) = (off >> 6, 1u64 << (off & 63));
                         if w >= p.marks.len() {
                             p.marks.resize(w + 1, 0);
@@ -455,12 +478,19 @@ impl<'s> DeepCopy<'s> {
             if pending == 0 {
                 break true;
             }
-            // The next entry down must be an operand of a block entry already planned.
-            if i == 0 {
-                break false;
+            // The next entry on must be an operand of a block entry already planned.
+            if UP {
+                if i + 1 == n {
+                    break false;
+                }
+                i += 1;
+            } else {
+                if i == 0 {
+                    break false;
+                }
+                i -= 1;
             }
-            i -= 1;
-            let off = top - i;
+            let off = dist(i);
             if p.marks
                 .get(off >> 6)
                 .is_none_or(|&w| w & (1u64 << (off & 63)) == 0)
@@ -472,10 +502,12 @@ impl<'s> DeepCopy<'s> {
         if ok {
             // Plan entries in ascending dense order: the clones' edge blocks are then
             // copied in pool order.
-            p.block = top - i + 1;
-            p.low = i as u32;
+            let low = if UP { root } else { i };
+            p.block = dist(i) + 1;
+            p.low = low as u32;
+            p.root = src;
             for v in &mut p.stack {
-                v.parent -= i as u32;
+                v.parent -= low as u32;
             }
         } else {
             p.clear();
