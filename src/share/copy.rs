@@ -102,6 +102,9 @@ struct Plan {
     root: Eix,
     /// Block entries (dense indices) with an operand in the block, to relocate.
     reloc: Vec<u32>,
+    /// Constants in the block, each a copied child of the block entry named by its
+    /// visit (`src` the constant's dense index, `parent` its parent's plan entry).
+    block_consts: Vec<Visit>,
     /// The block scan's marks, by distance below the root (all clear between scans).
     marks: Vec<u64>,
 }
@@ -117,6 +120,7 @@ impl Plan {
         self.replaced.clear();
         self.stack.clear();
         self.reloc.clear();
+        self.block_consts.clear();
         self.block = 0;
     }
 
@@ -153,6 +157,18 @@ fn owned(k: EntryKind) -> bool {
             | EntryKind::SubobjectPath
             | EntryKind::TemplateInfo
     )
+}
+
+/// Whether constant `c` has nothing of its own a copy copies: no declared type (kind 6)
+/// and no owned child.
+fn leaf_constant(il: &Il, c: Eix) -> bool {
+    let ck = il.tables.constant.constant_kind[il.row(c) as usize];
+    if ck == 6 && il.child_eix(c, F::CONSTANT_DECLARED_TYPE).is_some() {
+        return false;
+    }
+    il.children(c)
+        .iter()
+        .all(|&x| x.is_none() || !owned(il.kind(x)))
 }
 
 /// A deep copy in progress: target region, flags, substitution list, the plan.
@@ -244,6 +260,15 @@ impl<'s> DeepCopy<'s> {
         self.clone_planned(il);
         self.relocate_block(il);
         let p = &self.plan;
+        for v in &p.block_consts {
+            place(
+                il,
+                p.dst[v.parent as usize],
+                v.slot,
+                p.dst[(v.src.0 - p.low) as usize],
+            );
+        }
+        let p = &self.plan;
         // Each clone into its parent's clone (block entries are relocated instead);
         // replaced kind-18 slots take their replacement (kept in `src`).
         for (v, &c) in p.visits.iter().zip(&p.dst[p.block..]) {
@@ -262,6 +287,14 @@ impl<'s> DeepCopy<'s> {
         self.finish_specials(il)?;
         if let Some(sh) = self.sharing.as_deref_mut() {
             let p = &self.plan;
+            // Block constants are leaves: shared first, in any order.
+            for v in &p.block_consts {
+                let c = p.dst[(v.src.0 - p.low) as usize];
+                let canon = sh.share_eix(il, c, true)?;
+                if canon != c {
+                    place(il, p.dst[v.parent as usize], v.slot, canon);
+                }
+            }
             for &i in &p.constants {
                 let c = p.dst[i as usize];
                 let canon = sh.share_eix(il, c, true)?;
@@ -423,7 +456,26 @@ impl<'s> DeepCopy<'s> {
         let mut i = root;
         let ok = loop {
             if cols.kind[i] != EntryKind::ExprNode {
-                break false;
+                // A constant the block entry just planned copies (its last child queued
+                // for the walk), with nothing of its own to copy: a block entry too.
+                let last = p.stack.last().is_some_and(|v| v.src.idx() == i);
+                if last && cols.kind[i] == EntryKind::Constant && leaf_constant(il, Eix(i as u32)) {
+                    p.block_consts.extend(p.stack.pop());
+                } else {
+                    break false;
+                }
+                if UP {
+                    if i + 1 == n {
+                        break false;
+                    }
+                    i += 1;
+                } else {
+                    if i == 0 {
+                        break false;
+                    }
+                    i -= 1;
+                }
+                continue;
             }
             let ek = ek_col[cols.row[i] as usize];
             if ek > 35 || matches!(ek, 5 | 17 | 18) {
@@ -494,6 +546,7 @@ impl<'s> DeepCopy<'s> {
             if p.marks
                 .get(off >> 6)
                 .is_none_or(|&w| w & (1u64 << (off & 63)) == 0)
+                && p.stack.last().is_none_or(|v| v.src.idx() != i)
             {
                 break false;
             }
@@ -506,7 +559,7 @@ impl<'s> DeepCopy<'s> {
             p.block = dist(i) + 1;
             p.low = low as u32;
             p.root = src;
-            for v in &mut p.stack {
+            for v in p.stack.iter_mut().chain(&mut p.block_consts) {
                 v.parent -= low as u32;
             }
         } else {
@@ -543,7 +596,8 @@ impl<'s> DeepCopy<'s> {
                 .extend(p.srcs.iter().copied().zip(p.dst.iter().copied()));
         }
         // Copies are not canonical constants (until sharing says so).
-        for &i in &p.constants {
+        let block_consts = p.block_consts.iter().map(|v| v.src.0 - p.low);
+        for i in p.constants.iter().copied().chain(block_consts) {
             let r = il.row(p.dst[i as usize]) as usize;
             il.tables.constant.is_shared[r] = false;
             if mark {
