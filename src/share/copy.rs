@@ -11,6 +11,12 @@
 //! attached), so they are deduplicated as in the seed (`i_copy_constant_full` ends in
 //! `alloc_shareable_constant`). O(nodes + edges) time, O(nodes) heap, no Rust recursion.
 //!
+//! An expression tree laid out as a block (its entries in a stretch of dense indices
+//! that starts or ends at its root, as front ends lay trees out) is planned by one scan
+//! of that stretch instead of the walk, in dense order, and its clones' operand slots
+//! are relocated afterwards (`plan_block`); the copy is the same. Tests compare the two
+//! plans ([`DeepCopy::walk_only`]).
+//!
 //! Per-kind rules (expressions): kinds 0, 3, 4, 16, 19, 20, 22, 30 are shallow (their
 //! operands, if any, stay shared, as the seed's "nothing beyond the shallow clone"); kind
 //! 18 (substitution slot) becomes the replacement registered for its index (`supplement`)
@@ -54,6 +60,9 @@ const BAD_EXPR: &str = "i_copy_expr_tree: bad expr kind";
 
 /// The plan's parent of the root.
 const ROOT: u32 = u32::MAX;
+/// Entries not of the tree a block may hold beyond one per tree entry (the clang
+/// importer makes types between a tree's expressions); more, and the tree is walked.
+const MAX_EXTRA_HOLES: usize = 32;
 /// Marks a slot as a reference slot (otherwise a child slot).
 const REF: u32 = 1 << 31;
 
@@ -98,13 +107,19 @@ struct Plan {
     block: usize,
     /// The block's lowest dense index.
     low: u32,
-    /// The block's root (its lowest or its highest dense index).
-    root: Eix,
     /// Block entries (dense indices) with an operand in the block, to relocate.
     reloc: Vec<u32>,
-    /// Constants in the block, each a copied child of the block entry named by its
-    /// visit (`src` the constant's dense index, `parent` its parent's plan entry).
+    /// Constants in the block, each a copied child of another block entry (once the scan
+    /// is done: `src` holds the constant's plan entry, `parent` its parent's).
     block_consts: Vec<Visit>,
+    /// The block's entries by dense index, in scan order, then ascending.
+    members: Vec<u32>,
+    /// Whether the block's entries are all of `low..low + block` (no holes).
+    contiguous: bool,
+    /// With holes: plan entry by dense index minus `low` (`u32::MAX` for a hole).
+    rank: Vec<u32>,
+    /// The root's plan entry.
+    root_at: usize,
     /// The block scan's marks, by distance below the root (all clear between scans).
     marks: Vec<u64>,
 }
@@ -121,7 +136,32 @@ impl Plan {
         self.stack.clear();
         self.reloc.clear();
         self.block_consts.clear();
+        self.members.clear();
         self.block = 0;
+    }
+
+    /// The plan entry of block entry `e` (a dense index).
+    #[inline]
+    fn plan_entry(&self, e: u32) -> u32 {
+        if self.contiguous {
+            e - self.low
+        } else {
+            self.rank[(e - self.low) as usize]
+        }
+    }
+
+    /// The plan entry of `e` when it is a block entry.
+    #[inline]
+    fn block_entry(&self, e: u32) -> Option<u32> {
+        let d = e.wrapping_sub(self.low);
+        if self.contiguous {
+            (d < self.block as u32).then_some(d)
+        } else {
+            self.rank
+                .get(d as usize)
+                .copied()
+                .filter(|&k| k != u32::MAX)
+        }
     }
 
     fn add(&mut self, v: Visit) -> u32 {
@@ -261,12 +301,7 @@ impl<'s> DeepCopy<'s> {
         self.relocate_block(il);
         let p = &self.plan;
         for v in &p.block_consts {
-            place(
-                il,
-                p.dst[v.parent as usize],
-                v.slot,
-                p.dst[(v.src.0 - p.low) as usize],
-            );
+            place(il, p.dst[v.parent as usize], v.slot, p.dst[v.src.idx()]);
         }
         let p = &self.plan;
         // Each clone into its parent's clone (block entries are relocated instead);
@@ -277,7 +312,7 @@ impl<'s> DeepCopy<'s> {
             }
         }
         if p.block > 0 {
-            root = p.dst[(p.root.0 - p.low) as usize];
+            root = p.dst[p.root_at];
         } else if p.visits.first().is_some_and(|v| v.parent == ROOT) {
             root = p.dst[0];
         }
@@ -289,7 +324,7 @@ impl<'s> DeepCopy<'s> {
             let p = &self.plan;
             // Block constants are leaves: shared first, in any order.
             for v in &p.block_consts {
-                let c = p.dst[(v.src.0 - p.low) as usize];
+                let c = p.dst[v.src.idx()];
                 let canon = sh.share_eix(il, c, true)?;
                 if canon != c {
                     place(il, p.dst[v.parent as usize], v.slot, canon);
@@ -408,22 +443,28 @@ impl<'s> DeepCopy<'s> {
         Ok(())
     }
 
-    /// Plans the copy of an expression tree stored as a block, without a walk: the dense
-    /// indices next to `src` and `src` itself, nothing else, with every operand on one
-    /// side of its operation: above it (a front end that allocates an operation before
-    /// its operands, as the clang importer and the generator do: `src` first) or below it
-    /// (a parser that allocates operands first: `src` last). Every block entry is an
-    /// expression of a kind whose copy needs no rule beyond its operands (not 5, 17, 18),
-    /// and every block entry but `src` is an expression operand a block entry copies, of
-    /// exactly one block entry. One scan away from `src` proves that shape (an entry it
-    /// reaches must be marked as an operand already, and no entry is marked twice) and
-    /// plans the block in ascending order. The clones' operand slots are then relocated
-    /// into the block's clones ([`DeepCopy::relocate_block`]). Owned children that are
-    /// not expressions (constants, ...) go on the planning stack for [`DeepCopy::walk`].
+    /// Plans the copy of an expression tree stored as a block, without a walk: a stretch
+    /// of dense indices that starts or ends at `src`, with every operand on the far side
+    /// of its operation: above it (a front end that allocates an operation before its
+    /// operands, as the clang importer and the generator do: `src` first) or below it (a
+    /// parser that allocates operands first: `src` last). The block's entries are `src`
+    /// and the expression operands block entries copy, each of exactly one block entry,
+    /// all of kinds whose copy needs no rule beyond their operands (not 5, 17, 18), plus
+    /// leaf constants a block entry copies that the scan meets while they are the last
+    /// child queued for the walk (a leaf's constant allocated right after it). Other entries in the stretch (types the importer made in between,
+    /// ...) are holes: at most one per block entry and [`MAX_EXTRA_HOLES`] more.
     ///
-    /// Returns false, with the plan empty, when the tree at `src` is not such a block;
-    /// the scan then stopped at the first entry that broke the shape, so it never reads
-    /// more than the tree's own entries and one more.
+    /// One scan away from `src` proves that shape: an entry it reaches is a block entry
+    /// if an entry planned before marked it as an operand (no entry is marked twice), and
+    /// else a leaf constant or a hole, since every entry that could name it as an operand
+    /// is planned already. The block is planned in ascending order; the clones' operand
+    /// slots are then relocated into the block's clones ([`DeepCopy::relocate_block`]).
+    /// Owned children outside the block (constants, ...) go on the planning stack for
+    /// [`DeepCopy::walk`].
+    ///
+    /// Returns false, with the plan empty, when the tree at `src` is not such a block; the
+    /// scan then stopped at the first entry that broke the shape or the hole budget, so it
+    /// reads O(tree) entries.
     fn plan_block(&mut self, il: &Il, src: Eix) -> bool {
         // The side the root's first expression operand lies on decides the scan's way.
         let up = il
@@ -453,84 +494,88 @@ impl<'s> DeepCopy<'s> {
         let mut pending = 1usize;
         // Marks words written: 0..words.
         let mut words = 0;
+        let mut holes = 0usize;
         let mut i = root;
         let ok = loop {
-            if cols.kind[i] != EntryKind::ExprNode {
+            let off = dist(i);
+            let marked = i == root
+                || p.marks
+                    .get(off >> 6)
+                    .is_some_and(|&w| w & (1u64 << (off & 63)) != 0);
+            if !marked {
                 // A constant the block entry just planned copies (its last child queued
-                // for the walk), with nothing of its own to copy: a block entry too.
+                // for the walk), with nothing of its own to copy, is a block entry too;
+                // anything else is not the tree's (every entry that could name it as an
+                // operand is planned already): a hole, a few of which are allowed.
                 let last = p.stack.last().is_some_and(|v| v.src.idx() == i);
                 if last && cols.kind[i] == EntryKind::Constant && leaf_constant(il, Eix(i as u32)) {
                     p.block_consts.extend(p.stack.pop());
+                    p.members.push(i as u32);
                 } else {
-                    break false;
-                }
-                if UP {
-                    if i + 1 == n {
+                    holes += 1;
+                    if holes > p.members.len() + MAX_EXTRA_HOLES {
                         break false;
                     }
-                    i += 1;
-                } else {
-                    if i == 0 {
-                        break false;
-                    }
-                    i -= 1;
                 }
-                continue;
-            }
-            let ek = ek_col[cols.row[i] as usize];
-            if ek > 35 || matches!(ek, 5 | 17 | 18) {
-                break false;
-            }
-            pending -= 1;
-            if !shallow(ek) {
-                let marked = pending;
-                let sp = cols.span[i];
-                let ch = &cols.edges[sp.start as usize..(sp.start + sp.nchild) as usize];
-                for (slot, &c) in ch.iter().enumerate() {
-                    if c.is_none() {
-                        continue;
-                    }
-                    let ck = cols.kind[c.idx()];
-                    if ck == EntryKind::ExprNode {
-                        if (UP && c.idx() <= i) || (!UP && c.idx() >= i) {
-                            // On the wrong side of its parent: not a block (nor, if
-                            // equal, a tree).
-                            pending = usize::MAX;
-                            break;
-                        }
-                        let off = dist(c.idx());
-                        let (w, m) = (off >> 6, 1u64 << (off & 63));
-                        if w >= p.marks.len() {
-                            p.marks.resize(w + 1, 0);
-                        }
-                        words = words.max(w + 1);
-                        if p.marks[w] & m != 0 {
-                            // Shared operand: a DAG, not a tree.
-                            pending = usize::MAX;
-                            break;
-                        }
-                        p.marks[w] |= m;
-                        pending += 1;
-                    } else if owned(ck) {
-                        // Parent by dense index until the block's start is known.
-                        p.stack.push(Visit {
-                            src: c,
-                            parent: i as u32,
-                            slot: slot as u32,
-                        });
-                    }
-                }
-                if pending == usize::MAX {
+            } else {
+                if cols.kind[i] != EntryKind::ExprNode {
                     break false;
                 }
-                if pending != marked {
-                    p.reloc.push(i as u32);
+                let ek = ek_col[cols.row[i] as usize];
+                if ek > 35 || matches!(ek, 5 | 17 | 18) {
+                    break false;
+                }
+                p.members.push(i as u32);
+                pending -= 1;
+                if !shallow(ek) {
+                    let before = pending;
+                    let sp = cols.span[i];
+                    let ch = &cols.edges[sp.start as usize..(sp.start + sp.nchild) as usize];
+                    for (slot, &c) in ch.iter().enumerate() {
+                        if c.is_none() {
+                            continue;
+                        }
+                        let ck = cols.kind[c.idx()];
+                        if ck == EntryKind::ExprNode {
+                            if (UP && c.idx() <= i) || (!UP && c.idx() >= i) {
+                                // On the wrong side of its parent: not a block (nor, if
+                                // equal, a tree).
+                                pending = usize::MAX;
+                                break;
+                            }
+                            let off = dist(c.idx());
+                            let (w, m) = (off >> 6, 1u64 << (off & 63));
+                            if w >= p.marks.len() {
+                                p.marks.resize(w + 1, 0);
+                            }
+                            words = words.max(w + 1);
+                            if p.marks[w] & m != 0 {
+                                // Shared operand: a DAG, not a tree.
+                                pending = usize::MAX;
+                                break;
+                            }
+                            p.marks[w] |= m;
+                            pending += 1;
+                        } else if owned(ck) {
+                            // Parent by dense index until the plan's order is known.
+                            p.stack.push(Visit {
+                                src: c,
+                                parent: i as u32,
+                                slot: slot as u32,
+                            });
+                        }
+                    }
+                    if pending == usize::MAX {
+                        break false;
+                    }
+                    if pending != before {
+                        p.reloc.push(i as u32);
+                    }
+                }
+                if pending == 0 {
+                    break true;
                 }
             }
-            if pending == 0 {
-                break true;
-            }
-            // The next entry on must be an operand of a block entry already planned.
             if UP {
                 if i + 1 == n {
                     break false;
@@ -542,42 +587,55 @@ impl<'s> DeepCopy<'s> {
                 }
                 i -= 1;
             }
-            let off = dist(i);
-            if p.marks
-                .get(off >> 6)
-                .is_none_or(|&w| w & (1u64 << (off & 63)) == 0)
-                && p.stack.last().is_none_or(|v| v.src.idx() != i)
-            {
-                break false;
-            }
         };
         p.marks[..words].fill(0);
-        if ok {
-            // Plan entries in ascending dense order: the clones' edge blocks are then
-            // copied in pool order.
-            let low = if UP { root } else { i };
-            p.block = dist(i) + 1;
-            p.low = low as u32;
-            p.root = src;
-            for v in p.stack.iter_mut().chain(&mut p.block_consts) {
-                v.parent -= low as u32;
-            }
-        } else {
+        if !ok {
             p.clear();
+            return false;
         }
-        ok
+        // Plan entries in ascending dense order: the clones' edge blocks are then copied
+        // in pool order. From here on, parents and relocated entries are plan entries.
+        if !UP {
+            p.members.reverse();
+        }
+        let low = p.members[0];
+        p.block = p.members.len();
+        p.low = low;
+        p.root_at = if UP { 0 } else { p.block - 1 };
+        p.contiguous = holes == 0;
+        if !p.contiguous {
+            p.rank.clear();
+            p.rank.resize(dist(i) + 1, u32::MAX);
+            for (k, &m) in p.members.iter().enumerate() {
+                p.rank[(m - low) as usize] = k as u32;
+            }
+        }
+        for k in 0..p.stack.len() {
+            p.stack[k].parent = p.plan_entry(p.stack[k].parent);
+        }
+        for k in 0..p.block_consts.len() {
+            let v = p.block_consts[k];
+            p.block_consts[k] = Visit {
+                src: Eix(p.plan_entry(v.src.0)),
+                parent: p.plan_entry(v.parent),
+                slot: v.slot,
+            };
+        }
+        for k in 0..p.reloc.len() {
+            p.reloc[k] = p.plan_entry(p.reloc[k]);
+        }
+        true
     }
 
     /// Points the operand slots of the block's clones at the clones of those operands:
-    /// an operand slot of a copying block entry naming a dense index in the block names a
-    /// block entry (the block holds nothing else), whose clone is `dst[index - low]`.
+    /// an operand slot of a copying block entry naming a block entry takes that entry's
+    /// clone.
     fn relocate_block(&self, il: &mut Il) {
         let p = &self.plan;
-        let (low, top) = (p.low, p.low + p.block as u32);
-        for &i in &p.reloc {
-            for c in il.children_mut(p.dst[(i - low) as usize]) {
-                if (low..top).contains(&c.0) {
-                    *c = p.dst[(c.0 - low) as usize];
+        for &k in &p.reloc {
+            for c in il.children_mut(p.dst[k as usize]) {
+                if let Some(j) = p.block_entry(c.0) {
+                    *c = p.dst[j as usize];
                 }
             }
         }
@@ -588,7 +646,7 @@ impl<'s> DeepCopy<'s> {
         let preserve = self.flags & flags::PRESERVE_SOURCE_POS == flags::PRESERVE_SOURCE_POS;
         let mark = self.flags & flags::MARK_INSTANTIATED != 0;
         let p = &mut self.plan;
-        p.srcs.extend((p.low..p.low + p.block as u32).map(Eix));
+        p.srcs.extend(p.members.iter().map(|&m| Eix(m)));
         p.srcs.extend(p.visits.iter().map(|v| v.src));
         il.clone_many_in(&p.srcs, self.region, preserve, &mut p.dst);
         if self.track {
@@ -596,7 +654,7 @@ impl<'s> DeepCopy<'s> {
                 .extend(p.srcs.iter().copied().zip(p.dst.iter().copied()));
         }
         // Copies are not canonical constants (until sharing says so).
-        let block_consts = p.block_consts.iter().map(|v| v.src.0 - p.low);
+        let block_consts = p.block_consts.iter().map(|v| v.src.0);
         for i in p.constants.iter().copied().chain(block_consts) {
             let r = il.row(p.dst[i as usize]) as usize;
             il.tables.constant.is_shared[r] = false;
