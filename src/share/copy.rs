@@ -83,6 +83,17 @@ struct Visit {
     slot: u32,
 }
 
+/// One slot of `Plan::leaf_memo`.
+#[derive(Clone, Copy, Debug, Default)]
+struct LeafMemo {
+    e: u32,
+    scan: u32,
+    leaf: bool,
+}
+
+/// Slots of `Plan::leaf_memo`.
+const LEAF_MEMO: usize = 64;
+
 /// One copy's plan (kept between copies for its buffers). Plan entries are numbered
 /// block first: `0..block` are the block's entries `low`, `low + 1`, ... (when
 /// [`DeepCopy::plan_block`] planned one), then `block + j` is `visits[j]`.
@@ -109,11 +120,24 @@ struct Plan {
     low: u32,
     /// Block entries (dense indices) with an operand in the block, to relocate.
     reloc: Vec<u32>,
-    /// Constants in the block, each a copied child of another block entry (once the scan
-    /// is done: `src` holds the constant's plan entry, `parent` its parent's).
-    block_consts: Vec<Visit>,
+    /// Leaf constants the block copies (constants with nothing of their own to copy),
+    /// cloned without a walk: first those in the block, then those outside it, which
+    /// follow the block in the plan. During the scan, the ones outside it yet; once the
+    /// scan is done, `src` holds each one's plan entry and `parent` its parent's.
+    leaf_consts: Vec<Visit>,
+    /// The leaf constants in the block (a prefix of `leaf_consts` once the scan is done).
+    block_leaves: Vec<Visit>,
+    /// Plan entries before the walked ones: the block and its leaf constants outside it.
+    head: usize,
     /// The block's entries by dense index, in scan order, then ascending.
     members: Vec<u32>,
+    /// The leaf constants outside the block, in plan order.
+    far_srcs: Vec<Eix>,
+    /// Whether a constant is a leaf, for the constants one scan met (trees share their
+    /// canonical constants): direct-mapped by dense index, tagged with the scan.
+    leaf_memo: Vec<LeafMemo>,
+    /// The scan the memo's valid entries belong to.
+    scan: u32,
     /// Whether the block's entries are all of `low..low + block` (no holes).
     contiguous: bool,
     /// With holes: plan entry by dense index minus `low` (`u32::MAX` for a hole).
@@ -135,8 +159,11 @@ impl Plan {
         self.replaced.clear();
         self.stack.clear();
         self.reloc.clear();
-        self.block_consts.clear();
+        self.leaf_consts.clear();
+        self.block_leaves.clear();
+        self.head = 0;
         self.members.clear();
+        self.far_srcs.clear();
         self.block = 0;
     }
 
@@ -164,9 +191,25 @@ impl Plan {
         }
     }
 
+    /// Whether constant `c` is a leaf ([`leaf_constant`]), through the memo.
+    #[inline]
+    fn is_leaf_constant(&mut self, il: &Il, c: Eix) -> bool {
+        let slot = &mut self.leaf_memo[c.idx() % LEAF_MEMO];
+        if slot.scan == self.scan && slot.e == c.0 {
+            return slot.leaf;
+        }
+        let leaf = leaf_constant(il, c);
+        *slot = LeafMemo {
+            e: c.0,
+            scan: self.scan,
+            leaf,
+        };
+        leaf
+    }
+
     fn add(&mut self, v: Visit) -> u32 {
         self.visits.push(v);
-        (self.block + self.visits.len() - 1) as u32
+        (self.head + self.visits.len() - 1) as u32
     }
 
     /// Queues the owned children of `src` for plan entry `i` (first child on top).
@@ -300,13 +343,13 @@ impl<'s> DeepCopy<'s> {
         self.clone_planned(il);
         self.relocate_block(il);
         let p = &self.plan;
-        for v in &p.block_consts {
+        for v in &p.leaf_consts {
             place(il, p.dst[v.parent as usize], v.slot, p.dst[v.src.idx()]);
         }
         let p = &self.plan;
         // Each clone into its parent's clone (block entries are relocated instead);
         // replaced kind-18 slots take their replacement (kept in `src`).
-        for (v, &c) in p.visits.iter().zip(&p.dst[p.block..]) {
+        for (v, &c) in p.visits.iter().zip(&p.dst[p.head..]) {
             if v.parent != ROOT {
                 place(il, p.dst[v.parent as usize], v.slot, c);
             }
@@ -322,8 +365,8 @@ impl<'s> DeepCopy<'s> {
         self.finish_specials(il)?;
         if let Some(sh) = self.sharing.as_deref_mut() {
             let p = &self.plan;
-            // Block constants are leaves: shared first, in any order.
-            for v in &p.block_consts {
+            // Leaf constants: shared first, in any order.
+            for v in &p.leaf_consts {
                 let c = p.dst[v.src.idx()];
                 let canon = sh.share_eix(il, c, true)?;
                 if canon != c {
@@ -334,13 +377,7 @@ impl<'s> DeepCopy<'s> {
                 let c = p.dst[i as usize];
                 let canon = sh.share_eix(il, c, true)?;
                 if canon != c {
-                    put(
-                        il,
-                        &p.dst,
-                        &p.visits[i as usize - p.block],
-                        canon,
-                        &mut root,
-                    );
+                    put(il, &p.dst, &p.visits[i as usize - p.head], canon, &mut root);
                 }
             }
         }
@@ -484,6 +521,15 @@ impl<'s> DeepCopy<'s> {
     fn scan_block<const UP: bool>(&mut self, il: &Il, src: Eix) -> bool {
         let p = &mut self.plan;
         p.clear();
+        // A new memo generation per scan (the world may change between copies).
+        if p.leaf_memo.is_empty() {
+            p.leaf_memo = vec![LeafMemo::default(); LEAF_MEMO];
+        }
+        p.scan = p.scan.wrapping_add(1);
+        if p.scan == 0 {
+            p.leaf_memo.fill(LeafMemo::default());
+            p.scan = 1;
+        }
         let cols = il.columns();
         let ek_col = &il.tables.expr_node.expr_kind[..];
         let root = src.idx();
@@ -507,9 +553,8 @@ impl<'s> DeepCopy<'s> {
                 // for the walk), with nothing of its own to copy, is a block entry too;
                 // anything else is not the tree's (every entry that could name it as an
                 // operand is planned already): a hole, a few of which are allowed.
-                let last = p.stack.last().is_some_and(|v| v.src.idx() == i);
-                if last && cols.kind[i] == EntryKind::Constant && leaf_constant(il, Eix(i as u32)) {
-                    p.block_consts.extend(p.stack.pop());
+                if p.leaf_consts.last().is_some_and(|v| v.src.idx() == i) {
+                    p.block_leaves.extend(p.leaf_consts.pop());
                     p.members.push(i as u32);
                 } else {
                     holes += 1;
@@ -558,11 +603,16 @@ impl<'s> DeepCopy<'s> {
                             pending += 1;
                         } else if owned(ck) {
                             // Parent by dense index until the plan's order is known.
-                            p.stack.push(Visit {
+                            let v = Visit {
                                 src: c,
                                 parent: i as u32,
                                 slot: slot as u32,
-                            });
+                            };
+                            if ck == EntryKind::Constant && p.is_leaf_constant(il, c) {
+                                p.leaf_consts.push(v);
+                            } else {
+                                p.stack.push(v);
+                            }
                         }
                     }
                     if pending == usize::MAX {
@@ -613,14 +663,27 @@ impl<'s> DeepCopy<'s> {
         for k in 0..p.stack.len() {
             p.stack[k].parent = p.plan_entry(p.stack[k].parent);
         }
-        for k in 0..p.block_consts.len() {
-            let v = p.block_consts[k];
-            p.block_consts[k] = Visit {
-                src: Eix(p.plan_entry(v.src.0)),
-                parent: p.plan_entry(v.parent),
-                slot: v.slot,
-            };
+        // Leaf constants: the block's first (their plan entries are block entries),
+        // then the others, after the block.
+        let outside = std::mem::take(&mut p.leaf_consts);
+        let mut leaves = std::mem::take(&mut p.block_leaves);
+        for v in &mut leaves {
+            v.src = Eix(p.plan_entry(v.src.0));
         }
+        p.head = p.block;
+        p.far_srcs.clear();
+        for v in outside {
+            p.far_srcs.push(v.src);
+            leaves.push(Visit {
+                src: Eix(p.head as u32),
+                ..v
+            });
+            p.head += 1;
+        }
+        for v in &mut leaves {
+            v.parent = p.plan_entry(v.parent);
+        }
+        p.leaf_consts = leaves;
         for k in 0..p.reloc.len() {
             p.reloc[k] = p.plan_entry(p.reloc[k]);
         }
@@ -647,6 +710,7 @@ impl<'s> DeepCopy<'s> {
         let mark = self.flags & flags::MARK_INSTANTIATED != 0;
         let p = &mut self.plan;
         p.srcs.extend(p.members.iter().map(|&m| Eix(m)));
+        p.srcs.extend(&p.far_srcs);
         p.srcs.extend(p.visits.iter().map(|v| v.src));
         il.clone_many_in(&p.srcs, self.region, preserve, &mut p.dst);
         if self.track {
@@ -654,8 +718,8 @@ impl<'s> DeepCopy<'s> {
                 .extend(p.srcs.iter().copied().zip(p.dst.iter().copied()));
         }
         // Copies are not canonical constants (until sharing says so).
-        let block_consts = p.block_consts.iter().map(|v| v.src.0);
-        for i in p.constants.iter().copied().chain(block_consts) {
+        let leaves = p.leaf_consts.iter().map(|v| v.src.0);
+        for i in p.constants.iter().copied().chain(leaves) {
             let r = il.row(p.dst[i as usize]) as usize;
             il.tables.constant.is_shared[r] = false;
             if mark {
