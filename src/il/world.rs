@@ -843,11 +843,11 @@ impl Il {
         } else {
             self.regions[r.idx()].entries.extend_from_slice(dst);
         }
-        self.clone_strings_of();
+        self.clone_strings_of(srcs, dst);
     }
 
-    /// Grows the per-entry columns and flag columns to `len` dense indices (new ones
-    /// free until written).
+    /// Grows the per-entry columns to `len` dense indices (new ones free until written;
+    /// flag columns grow as bits are set, as for single allocations).
     fn grow_dense(&mut self, len: usize) {
         if len <= self.kind.len() {
             return;
@@ -858,9 +858,6 @@ impl Il {
         self.id.resize(len, EntryId::default());
         self.span.resize(len, Span::default());
         self.pos.resize(len, SourcePos::default());
-        for f in &mut self.flags {
-            f.grow(len);
-        }
     }
 
     /// The batch clone's kinds and rows: writes each clone's kind and row, and copies the
@@ -960,25 +957,19 @@ impl Il {
         debug_assert_eq!(o, edges.len());
     }
 
-    /// The batch clone's string fields, copied into each clone's region (rows grouped by
-    /// kind in `self.batch`).
-    fn clone_strings_of(&mut self) {
-        let b = std::mem::take(&mut self.batch);
-        let mut at = 0;
-        for &k in &b.kinds {
-            let c = b.count[k as usize] as usize;
-            if !k.layout().strings.is_empty() {
-                for i in at..at + c {
-                    let to = b.to[i];
-                    if self.tables.has_strings(k, to) {
-                        let from = self.tables.row_eix(k, b.from[i]);
-                        self.copy_strings(k, from, b.eix[i], to);
-                    }
-                }
+    /// The batch clone's string fields, copied into each clone's region in `srcs` order
+    /// (the arena offsets single clones would give).
+    fn clone_strings_of(&mut self, srcs: &[Eix], dst: &[Eix]) {
+        for (&s, &e) in srcs.iter().zip(dst) {
+            let k = self.kind[e.idx()];
+            if k.layout().strings.is_empty() {
+                continue;
             }
-            at += c;
+            let row = self.row[e.idx()];
+            if self.tables.has_strings(k, row) {
+                self.copy_strings(k, s, e, row);
+            }
         }
-        self.batch = b;
     }
 
     /// Appends an entry built elsewhere (the bulk builder's primitive, used by the binary

@@ -9,7 +9,8 @@
 //! them all, and each clone is written into its parent's clone; last, copied constants
 //! go to constant sharing in post-order, children first (when a [`ConstantSharing`] is
 //! attached), so they are deduplicated as in the seed (`i_copy_constant_full` ends in
-//! `alloc_shareable_constant`). O(nodes + edges) time, O(nodes) heap, no Rust recursion.
+//! `alloc_shareable_constant`). O(nodes + edges) time, O(nodes) heap (and the block
+//! scan's marks below: one bit per dense index a block spans), no Rust recursion.
 //!
 //! An expression tree laid out as a block (its entries in a stretch of dense indices
 //! that starts or ends at its root, as front ends lay trees out) is planned by one scan
@@ -60,8 +61,9 @@ const BAD_EXPR: &str = "i_copy_expr_tree: bad expr kind";
 
 /// The plan's parent of the root.
 const ROOT: u32 = u32::MAX;
-/// Entries not of the tree a block may hold beyond one per tree entry (the clang
-/// importer makes types between a tree's expressions); more, and the tree is walked.
+/// Entries not of the tree a block may hold beyond one per tree entry met so far (the
+/// clang importer makes types between a tree's expressions); more, and the tree is
+/// walked.
 const MAX_EXTRA_HOLES: usize = 32;
 /// Marks a slot as a reference slot (otherwise a child slot).
 const REF: u32 = 1 << 31;
@@ -94,9 +96,10 @@ struct LeafMemo {
 /// Slots of `Plan::leaf_memo`.
 const LEAF_MEMO: usize = 64;
 
-/// One copy's plan (kept between copies for its buffers). Plan entries are numbered
-/// block first: `0..block` are the block's entries `low`, `low + 1`, ... (when
-/// [`DeepCopy::plan_block`] planned one), then `block + j` is `visits[j]`.
+/// One copy's plan (kept between copies for its buffers). Plan entries are numbered in
+/// clone order: when [`DeepCopy::plan_block`] planned a block, `0..block` are its
+/// entries in ascending dense order and `block..head` the leaf constants it copies from
+/// outside it; then `head + j` is `visits[j]` (the walked entries).
 #[derive(Debug, Default)]
 struct Plan {
     /// Entries to clone by walk, in pre-order.
@@ -118,12 +121,14 @@ struct Plan {
     block: usize,
     /// The block's lowest dense index.
     low: u32,
-    /// Block entries (dense indices) with an operand in the block, to relocate.
+    /// Block entries with an operand in the block, to relocate (dense indices during the
+    /// scan, plan entries once it is done).
     reloc: Vec<u32>,
     /// Leaf constants the block copies (constants with nothing of their own to copy),
     /// cloned without a walk: first those in the block, then those outside it, which
-    /// follow the block in the plan. During the scan, the ones outside it yet; once the
-    /// scan is done, `src` holds each one's plan entry and `parent` its parent's.
+    /// follow the block in the plan. During the scan, those not (yet) in the block, by
+    /// dense index; once the scan is done, `src` holds each one's plan entry and
+    /// `parent` its parent's.
     leaf_consts: Vec<Visit>,
     /// The leaf constants in the block (a prefix of `leaf_consts` once the scan is done).
     block_leaves: Vec<Visit>,
@@ -144,8 +149,10 @@ struct Plan {
     rank: Vec<u32>,
     /// The root's plan entry.
     root_at: usize,
-    /// The block scan's marks, by distance below the root (all clear between scans).
+    /// The block scan's marks, by distance from the root (all clear between scans).
     marks: Vec<u64>,
+    /// The words of `marks` the scan set.
+    touched: Vec<u32>,
 }
 
 impl Plan {
@@ -327,7 +334,8 @@ impl<'s> DeepCopy<'s> {
     /// entities are copied and constants are shared, children before parents. An
     /// expression tree laid out as a block of dense indices (see `plan_block`) is planned
     /// by one scan of the block instead of a walk, and its clones' operand slots are
-    /// relocated; what it owns outside the block (constants, ...) is walked as above.
+    /// relocated; the leaf constants it copies are cloned with it, and what else it owns
+    /// outside the block is walked as above.
     ///
     /// # Errors
     /// An expression kind outside 0..=35 (`i_copy_expr_tree: bad expr kind`; nothing is
@@ -488,8 +496,10 @@ impl<'s> DeepCopy<'s> {
     /// and the expression operands block entries copy, each of exactly one block entry,
     /// all of kinds whose copy needs no rule beyond their operands (not 5, 17, 18), plus
     /// leaf constants a block entry copies that the scan meets while they are the last
-    /// child queued for the walk (a leaf's constant allocated right after it). Other entries in the stretch (types the importer made in between,
-    /// ...) are holes: at most one per block entry and [`MAX_EXTRA_HOLES`] more.
+    /// leaf constant queued (a leaf's constant allocated right next to it, on the far
+    /// side). Other entries in the stretch (types the importer made in between,
+    /// ...) are holes: at any point of the scan, at most one per block entry met so far and
+    /// [`MAX_EXTRA_HOLES`] more.
     ///
     /// One scan away from `src` proves that shape: an entry it reaches is a block entry
     /// if an entry planned before marked it as an operand (no entry is marked twice), and
@@ -501,7 +511,8 @@ impl<'s> DeepCopy<'s> {
     ///
     /// Returns false, with the plan empty, when the tree at `src` is not such a block; the
     /// scan then stopped at the first entry that broke the shape or the hole budget, so it
-    /// reads O(tree) entries.
+    /// reads O(tree) entries. Its marks take one bit per dense index between `src` and
+    /// the farthest operand it met.
     fn plan_block(&mut self, il: &Il, src: Eix) -> bool {
         // The side the root's first expression operand lies on decides the scan's way.
         let up = il
@@ -538,8 +549,7 @@ impl<'s> DeepCopy<'s> {
         let dist = |e: usize| if UP { e - root } else { root - e };
         // Block entries marked as an operand and not yet planned (the root counts).
         let mut pending = 1usize;
-        // Marks words written: 0..words.
-        let mut words = 0;
+        p.touched.clear();
         let mut holes = 0usize;
         let mut i = root;
         let ok = loop {
@@ -593,7 +603,9 @@ impl<'s> DeepCopy<'s> {
                             if w >= p.marks.len() {
                                 p.marks.resize(w + 1, 0);
                             }
-                            words = words.max(w + 1);
+                            if p.marks[w] == 0 {
+                                p.touched.push(w as u32);
+                            }
                             if p.marks[w] & m != 0 {
                                 // Shared operand: a DAG, not a tree.
                                 pending = usize::MAX;
@@ -638,7 +650,10 @@ impl<'s> DeepCopy<'s> {
                 i -= 1;
             }
         };
-        p.marks[..words].fill(0);
+        // Only the words marked are cleared: O(marks), however far an operand was.
+        for &w in &p.touched {
+            p.marks[w as usize] = 0;
+        }
         if !ok {
             p.clear();
             return false;
