@@ -193,23 +193,14 @@ fn main() {
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn ilkit_deep_copy_forest(b: Bencher) {
     let f = forest(N, TREE);
-    let il = RefCell::new(f.il.clone());
-    let region = Cell::new(None);
-    b.counter(ItemsCount::new(N))
-        .with_inputs(|| next_region(&il, &region))
-        .bench_local_values(|r| copy_forest_pass(&mut il.borrow_mut(), r, &f.roots));
+    bench_forest_copies(b, f.il.clone(), &f.roots, false);
 }
 
 /// ilkit on the forest laid out top-down (each tree in pre-order).
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn ilkit_deep_copy_forest_top_down(b: Bencher) {
-    let f = forest(N, TREE);
-    let (il, roots) = top_down(&f);
-    let il = RefCell::new(il);
-    let region = Cell::new(None);
-    b.counter(ItemsCount::new(N))
-        .with_inputs(|| next_region(&il, &region))
-        .bench_local_values(|r| copy_forest_pass(&mut il.borrow_mut(), r, &roots));
+    let (il, roots) = top_down(&forest(N, TREE));
+    bench_forest_copies(b, il, &roots, false);
 }
 
 /// ilkit with every copy planned by a walk of the original ([`DeepCopy::walk_only`]):
@@ -217,15 +208,25 @@ fn ilkit_deep_copy_forest_top_down(b: Bencher) {
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn ilkit_deep_copy_forest_walked(b: Bencher) {
     let f = forest(N, TREE);
-    let il = RefCell::new(f.il.clone());
+    bench_forest_copies(b, f.il.clone(), &f.roots, true);
+}
+
+/// Samples of forest copies into recycled regions of one live world (see
+/// `ilkit_deep_copy_forest`).
+fn bench_forest_copies(b: Bencher, il: Il, roots: &[Eix], walk_only: bool) {
+    let il = RefCell::new(il);
     let region = Cell::new(None);
     b.counter(ItemsCount::new(N))
         .with_inputs(|| next_region(&il, &region))
         .bench_local_values(|r| {
             let mut il = il.borrow_mut();
-            let mut cp = DeepCopy::new(0, r).without_tracking().walk_only();
-            for &root in &f.roots {
-                black_box(cp.copy_eix(&mut il, root).unwrap());
+            if walk_only {
+                let mut cp = DeepCopy::new(0, r).without_tracking().walk_only();
+                for &root in roots {
+                    black_box(cp.copy_eix(&mut il, root).unwrap());
+                }
+            } else {
+                copy_forest_pass(&mut il, r, roots);
             }
         });
 }
