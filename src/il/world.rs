@@ -958,18 +958,36 @@ impl Il {
     }
 
     /// The batch clone's string fields, copied into each clone's region in `srcs` order
-    /// (the arena offsets single clones would give).
+    /// (the arena offsets single clones would give): through the rows grouped by kind in
+    /// `self.batch` when one kind with strings is in the batch (its group is in `srcs`
+    /// order), else entry by entry.
     fn clone_strings_of(&mut self, srcs: &[Eix], dst: &[Eix]) {
-        for (&s, &e) in srcs.iter().zip(dst) {
-            let k = self.kind[e.idx()];
-            if k.layout().strings.is_empty() {
-                continue;
+        let b = std::mem::take(&mut self.batch);
+        let mut with = b.kinds.iter().filter(|k| !k.layout().strings.is_empty());
+        match (with.next(), with.next()) {
+            (None, _) => {}
+            (Some(&k), None) => {
+                let at = b.kinds.iter().take_while(|&&x| x != k);
+                let at: usize = at.map(|&x| b.count[x as usize] as usize).sum();
+                for i in at..at + b.count[k as usize] as usize {
+                    let to = b.to[i];
+                    if self.tables.has_strings(k, to) {
+                        let from = self.tables.row_eix(k, b.from[i]);
+                        self.copy_strings(k, from, b.eix[i], to);
+                    }
+                }
             }
-            let row = self.row[e.idx()];
-            if self.tables.has_strings(k, row) {
-                self.copy_strings(k, s, e, row);
+            _ => {
+                for (&s, &e) in srcs.iter().zip(dst) {
+                    let k = self.kind[e.idx()];
+                    let row = self.row[e.idx()];
+                    if !k.layout().strings.is_empty() && self.tables.has_strings(k, row) {
+                        self.copy_strings(k, s, e, row);
+                    }
+                }
             }
         }
+        self.batch = b;
     }
 
     /// Appends an entry built elsewhere (the bulk builder's primitive, used by the binary
@@ -2138,5 +2156,35 @@ mod tests {
         assert_eq!(std::mem::size_of::<EntryKind>(), 1);
         assert_eq!(Il::per_entry_column_bytes(), 46);
         assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 12);
+    }
+
+    /// A batch clone of entries of two kinds with strings, interleaved, copies their
+    /// strings in `srcs` order (the arena offsets single clones give), and the world
+    /// verifies.
+    #[test]
+    fn batch_clone_copies_strings_in_order() {
+        let kinds: Vec<EntryKind> = (0..85u8)
+            .filter_map(EntryKind::from_u8)
+            .filter(|k| k.has_table() && !k.layout().strings.is_empty())
+            .take(2)
+            .collect();
+        let mut il = Il::new();
+        let mut srcs = Vec::new();
+        for (i, &k) in [kinds[0], kinds[1], kinds[0]].iter().enumerate() {
+            let id = il.alloc(k).unwrap();
+            il.set_string(id, 0, format!("s{i}").as_bytes()).unwrap();
+            srcs.push(il.eix(id).unwrap());
+        }
+        let r = il.open_function_region(None);
+        let mut out = Vec::new();
+        il.clone_many_in(&srcs, r, false, &mut out);
+        let mut last = None;
+        for (&s, &c) in srcs.iter().zip(&out) {
+            assert_eq!(il.string(c, 0), il.string(s, 0));
+            let h = il.tables.strings(il.kind(c), il.row(c)).as_slice()[0];
+            assert!(last.is_none_or(|l| h.start > l), "arena order follows srcs");
+            last = Some(h.start);
+        }
+        assert_eq!(il.verify(), vec![]);
     }
 }
