@@ -1122,10 +1122,14 @@ impl Il {
     /// either new (past every column's end) or was released, which clears them all.
     #[inline(always)]
     fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
-        let mut m = self.new_entry_flags(r);
-        while m != 0 {
-            self.flags[m.trailing_zeros() as usize].set(e.idx(), true);
-            m &= m - 1;
+        // Straight-line: allocated always, the other two as the mask says.
+        let m = self.new_entry_flags(r);
+        let i = e.idx();
+        self.flags[Flag::Allocated as usize].set(i, true);
+        for f in [Flag::FileScope, Flag::Language] {
+            if m & 1 << f as u8 != 0 {
+                self.flags[f as usize].set(i, true);
+            }
         }
         if self.secondary_mode {
             self.secondary.insert(e.0);
