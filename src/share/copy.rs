@@ -343,8 +343,8 @@ impl<'s> DeepCopy<'s> {
     pub fn copy_eix(&mut self, il: &mut Il, src: Eix) -> Result<Eix, IlError> {
         let mut root = src;
         if !self.walk_only && il.kind(src) == EntryKind::ExprNode && self.plan_block(il, src) {
-            self.blocks += 1;
             self.walk(il, &mut root)?;
+            self.blocks += 1;
         } else {
             self.plan_copy(il, src, &mut root)?;
         }
