@@ -1232,3 +1232,29 @@ fn real_layouts_copy_as_blocks() {
         assert_eq!(il.verify(), vec![]);
     }
 }
+
+/// Child edges that form a cycle make the copy fail before anything is allocated,
+/// instead of planning forever; on either plan.
+#[test]
+fn cycles_are_an_error() {
+    let mut b = B::new();
+    let int = b.int;
+    let x = b.expr(1, Some(int), &[]);
+    let y = b.expr(1, Some(int), &[x]);
+    b.il.push_list(x, F::EXPR_NODE_OPERANDS, y).unwrap();
+    let c = b.int_const(3);
+    b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
+    let before = b.il.len();
+    for walk_only in [false, true] {
+        let mut cp = copy::DeepCopy::new(0, RegionIdx::FILE_SCOPE);
+        if walk_only {
+            cp = cp.walk_only();
+        }
+        let e = b.e(x);
+        let err = cp.copy_eix(&mut b.il, e).unwrap_err();
+        assert!(matches!(err, ilkit::il::IlError::Cycle(_)), "{err}");
+        assert!(err.to_string().contains("lies on a cycle of child edges"));
+        assert_eq!(b.il.len(), before);
+    }
+    assert_eq!(b.il.verify(), vec![]);
+}

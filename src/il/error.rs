@@ -1,6 +1,6 @@
 //! Errors of the IL world. Messages that the seeds print are kept verbatim.
 
-use super::{EntryId, EntryKind};
+use super::{Eix, EntryId, EntryKind};
 
 /// An error from building or querying the IL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,9 @@ pub enum IlError {
     NotInFunctionScope(&'static str),
     /// A region index that is not open.
     BadRegion(u32),
+    /// A walk met this entry at a depth no path without a cycle reaches: the child edges
+    /// under its start have a cycle.
+    Cycle(Eix),
 }
 
 impl std::fmt::Display for IlError {
@@ -57,6 +60,7 @@ impl std::fmt::Display for IlError {
                 write!(f, "{what}: only allowed inside a function region")
             }
             IlError::BadRegion(r) => write!(f, "region {r} is not open"),
+            IlError::Cycle(e) => write!(f, "entry {e} lies on a cycle of child edges"),
         }
     }
 }

@@ -104,6 +104,8 @@ const LEAF_MEMO: usize = 64;
 struct Plan {
     /// Entries to clone by walk, in pre-order.
     visits: Vec<Visit>,
+    /// Each visit's depth below the walk's start (a block entry or the root).
+    depth: Vec<u32>,
     srcs: Vec<Eix>,
     /// Their clones.
     dst: Vec<Eix>,
@@ -158,6 +160,7 @@ struct Plan {
 impl Plan {
     fn clear(&mut self) {
         self.visits.clear();
+        self.depth.clear();
         self.srcs.clear();
         self.dst.clear();
         self.constants.clear();
@@ -214,9 +217,20 @@ impl Plan {
         leaf
     }
 
-    fn add(&mut self, v: Visit) -> u32 {
+    /// Plans a walked entry; returns its plan entry, or the cycle error when its depth
+    /// below the walk's start passes `limit` (no path without a cycle is that long).
+    fn add(&mut self, v: Visit, limit: usize) -> Result<u32, IlError> {
+        let d = match v.parent {
+            ROOT => 0,
+            k if (k as usize) < self.head => 0,
+            k => self.depth[k as usize - self.head] + 1,
+        };
+        if d as usize > limit {
+            return Err(IlError::Cycle(v.src));
+        }
         self.visits.push(v);
-        (self.head + self.visits.len() - 1) as u32
+        self.depth.push(d);
+        Ok((self.head + self.visits.len() - 1) as u32)
     }
 
     /// Queues the owned children of `src` for plan entry `i` (first child on top).
@@ -338,8 +352,9 @@ impl<'s> DeepCopy<'s> {
     /// outside the block is walked as above.
     ///
     /// # Errors
-    /// An expression kind outside 0..=35 (`i_copy_expr_tree: bad expr kind`; nothing is
-    /// allocated then), or an error from sharing.
+    /// An expression kind outside 0..=35 (`i_copy_expr_tree: bad expr kind`), a cycle of
+    /// child edges under `src` ([`IlError::Cycle`]; a copy would never end), both found
+    /// before anything is allocated, or an error from sharing.
     pub fn copy_eix(&mut self, il: &mut Il, src: Eix) -> Result<Eix, IlError> {
         let mut root = src;
         if !self.walk_only && il.kind(src) == EntryKind::ExprNode && self.plan_block(il, src) {
@@ -411,6 +426,7 @@ impl<'s> DeepCopy<'s> {
     /// Plans every visit on the planning stack and what it owns (pre-order).
     fn walk(&mut self, il: &Il, root: &mut Eix) -> Result<(), IlError> {
         let copy_entities = self.flags & flags::COPY_ENTITIES != 0;
+        let limit = il.len();
         let p = &mut self.plan;
         while let Some(v) = p.stack.pop() {
             let s = v.src;
@@ -432,7 +448,7 @@ impl<'s> DeepCopy<'s> {
                             continue;
                         }
                     }
-                    let i = p.add(v);
+                    let i = p.add(v, limit)?;
                     if !shallow(ek) {
                         p.push_children(il, s, i);
                     }
@@ -453,7 +469,7 @@ impl<'s> DeepCopy<'s> {
                     }
                 }
                 EntryKind::Constant => {
-                    let i = p.add(v);
+                    let i = p.add(v, limit)?;
                     // Shared after its subtree: this marker pops once the subtree is done.
                     p.stack.push(Visit {
                         src: Eix::NONE,
@@ -477,7 +493,7 @@ impl<'s> DeepCopy<'s> {
                 | EntryKind::LambdaCapture
                 | EntryKind::SubobjectPath
                 | EntryKind::TemplateInfo => {
-                    let i = p.add(v);
+                    let i = p.add(v, limit)?;
                     p.push_children(il, s, i);
                 }
                 // Anything else is shared, not copied (only a root gets here: children
