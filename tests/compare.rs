@@ -569,3 +569,22 @@ fn depth_counter_indents_the_trace() {
         "{t}"
     );
 }
+
+/// Two cyclic operand graphs of the same shape: the comparison stops with the cycle
+/// error instead of comparing forever.
+#[test]
+fn cycles_are_an_error() {
+    let mut b = B::new();
+    let int = b.int;
+    let mut roots = Vec::new();
+    for _ in 0..2 {
+        let x = b.expr(1, Some(int), &[]);
+        let y = b.expr(1, Some(int), &[x]);
+        b.il.push_list(x, F::EXPR_NODE_OPERANDS, y).unwrap();
+        roots.push(b.e(x));
+    }
+    let err = compare::compare_expressions(&b.il, roots[0], roots[1], 0).unwrap_err();
+    assert!(matches!(err, IlError::Cycle(_)), "{err}");
+    // The same cycle on both sides is equal at once (identity).
+    assert!(compare::compare_expressions(&b.il, roots[0], roots[0], 0).unwrap());
+}

@@ -99,8 +99,9 @@ impl Comparer {
     /// `compare_expressions`: structural equality of two expression trees.
     ///
     /// # Errors
-    /// An entry that is not an expression node ([`IlError::WrongTarget`]), or an
-    /// expression kind outside 0..=35 (`compare_expressions: bad expr kind`).
+    /// An entry that is not an expression node ([`IlError::WrongTarget`]), an
+    /// expression kind outside 0..=35 (`compare_expressions: bad expr kind`), or a cycle
+    /// of child edges under both sides ([`IlError::Cycle`]).
     pub fn compare_expressions(
         &mut self,
         il: &Il,
@@ -114,8 +115,8 @@ impl Comparer {
     /// `compare_constants`: structural equality of two constants (16 kinds).
     ///
     /// # Errors
-    /// A non-constant entry, or a constant kind outside 0..=15
-    /// (`compare_constants: bad constant kind`).
+    /// A non-constant entry, a constant kind outside 0..=15
+    /// (`compare_constants: bad constant kind`), or a cycle ([`IlError::Cycle`]).
     pub fn compare_constants(
         &mut self,
         il: &Il,
@@ -136,7 +137,8 @@ impl Comparer {
     /// `compare_dynamic_inits`: equality of two dynamic initializers.
     ///
     /// # Errors
-    /// A non-dynamic-init entry or an init kind outside 0..=9.
+    /// A non-dynamic-init entry, an init kind outside 0..=9, or a cycle
+    /// ([`IlError::Cycle`]).
     pub fn compare_dynamic_inits(
         &mut self,
         il: &Il,
@@ -151,7 +153,14 @@ impl Comparer {
         self.stack.clear();
         self.stack.push(first);
         let mut result = Ok(true);
+        // No pair on a path without a cycle is nested deeper than the world has entries.
+        let limit = il.len() as u32 + 1;
         while let Some(t) = self.stack.pop() {
+            let (Task::Expr(a, _, d) | Task::Const(a, _, d) | Task::Init(a, _, d)) = t;
+            if d > limit {
+                result = Err(IlError::Cycle(a));
+                break;
+            }
             let step = match t {
                 Task::Expr(a, b, d) => self.expr_step(il, a, b, d, flags),
                 Task::Const(a, b, d) => self.const_step(il, a, b, d, flags),
