@@ -841,7 +841,7 @@ fn node_const(b: &mut B, v: i64, pool: &[EntryId]) -> Option<EntryId> {
     }
     if v == 5 {
         let int = b.int;
-        let agg = b.konst(10, Some(int));
+        let agg = b.konst(kinds::ck::AGGREGATE, Some(int));
         for x in [7, 8] {
             let e = b.int_const(x);
             b.il.push_list(agg, F::CONSTANT_AGGREGATE, e).unwrap();

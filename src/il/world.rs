@@ -831,7 +831,8 @@ impl Il {
         if self.secondary_mode {
             self.secondary.extend(dst.iter().map(|e| e.0));
         }
-        // Counts and lists, as `enlist` keeps them.
+        // Counts and lists, as `enlist` keeps them (per group and per batch here: a call
+        // per entry costs the copy 7 % of its instructions).
         let b = &self.batch;
         for &k in &b.kinds {
             self.counts[k as usize] += b.count[k as usize] as u64;

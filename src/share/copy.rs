@@ -42,6 +42,7 @@
 //! children it copies.
 
 use super::ConstantSharing;
+use crate::il::kinds::ck;
 use crate::il::{fields as F, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
 use ahash::AHashMap;
 
@@ -145,12 +146,9 @@ struct Plan {
     leaf_memo: Vec<LeafMemo>,
     /// The scan the memo's valid entries belong to.
     scan: u32,
-    /// Whether the block's entries are all of `low..low + block` (no holes).
-    contiguous: bool,
-    /// With holes: plan entry by dense index minus `low` (`u32::MAX` for a hole).
+    /// With holes: plan entry by dense index minus `low` (`u32::MAX` for a hole); empty
+    /// when the block's entries are all of `low..low + block`.
     rank: Vec<u32>,
-    /// The root's plan entry.
-    root_at: usize,
     /// The block scan's marks, by distance from the root (all clear between scans).
     marks: Vec<u64>,
     /// The words of `marks` the scan set.
@@ -180,7 +178,7 @@ impl Plan {
     /// The plan entry of block entry `e` (a dense index).
     #[inline]
     fn plan_entry(&self, e: u32) -> u32 {
-        if self.contiguous {
+        if self.rank.is_empty() {
             e - self.low
         } else {
             self.rank[(e - self.low) as usize]
@@ -191,7 +189,7 @@ impl Plan {
     #[inline]
     fn block_entry(&self, e: u32) -> Option<u32> {
         let d = e.wrapping_sub(self.low);
-        if self.contiguous {
+        if self.rank.is_empty() {
             (d < self.block as u32).then_some(d)
         } else {
             self.rank
@@ -267,7 +265,7 @@ fn owned(k: EntryKind) -> bool {
 /// and no owned child.
 fn leaf_constant(il: &Il, c: Eix) -> bool {
     let ck = il.tables.constant.constant_kind[il.row(c) as usize];
-    if ck == 6 && il.child_eix(c, F::CONSTANT_DECLARED_TYPE).is_some() {
+    if ck == ck::ADDRESS && il.child_eix(c, F::CONSTANT_DECLARED_TYPE).is_some() {
         return false;
     }
     il.children(c)
@@ -378,7 +376,7 @@ impl<'s> DeepCopy<'s> {
             }
         }
         if p.block > 0 {
-            root = p.dst[p.root_at];
+            root = p.dst[p.plan_entry(src.0) as usize];
         } else if p.visits.first().is_some_and(|v| v.parent == ROOT) {
             root = p.dst[0];
         }
@@ -481,11 +479,11 @@ impl<'s> DeepCopy<'s> {
                         il.tables.constant.constant_kind[r],
                         il.tables.constant.sub_kind[r],
                     );
-                    if ck == 6 && il.child_eix(s, F::CONSTANT_DECLARED_TYPE).is_some() {
+                    if ck == ck::ADDRESS && il.child_eix(s, F::CONSTANT_DECLARED_TYPE).is_some() {
                         p.declared.push(i);
                     }
                     // Template-parameter sub-kinds 0, 2, 3, 13 carry nothing to copy.
-                    if !(ck == 12 && matches!(sub, 0 | 2 | 3 | 13)) {
+                    if !(ck == ck::TEMPLATE_PARAM && matches!(sub, 0 | 2 | 3 | 13)) {
                         p.push_children(il, s, i);
                     }
                 }
@@ -682,10 +680,8 @@ impl<'s> DeepCopy<'s> {
         let low = p.members[0];
         p.block = p.members.len();
         p.low = low;
-        p.root_at = if UP { 0 } else { p.block - 1 };
-        p.contiguous = holes == 0;
-        if !p.contiguous {
-            p.rank.clear();
+        p.rank.clear();
+        if holes > 0 {
             p.rank.resize(dist(i) + 1, u32::MAX);
             for (k, &m) in p.members.iter().enumerate() {
                 p.rank[(m - low) as usize] = k as u32;
