@@ -107,6 +107,8 @@ struct Plan {
     visits: Vec<Visit>,
     /// Each visit's depth below the walk's start (a block entry or the root).
     depth: Vec<u32>,
+    /// Entries to clone, in plan order: the block's (by the scan, which lists them
+    /// there) and its outside leaf constants first, then the walked ones.
     srcs: Vec<Eix>,
     /// Their clones.
     dst: Vec<Eix>,
@@ -137,10 +139,6 @@ struct Plan {
     block_leaves: Vec<Visit>,
     /// Plan entries before the walked ones: the block and its leaf constants outside it.
     head: usize,
-    /// The block's entries by dense index, in scan order, then ascending.
-    members: Vec<u32>,
-    /// The leaf constants outside the block, in plan order.
-    far_srcs: Vec<Eix>,
     /// Whether a constant is a leaf, for the constants one scan met (trees share their
     /// canonical constants): direct-mapped by dense index, tagged with the scan.
     leaf_memo: Vec<LeafMemo>,
@@ -170,8 +168,6 @@ impl Plan {
         self.leaf_consts.clear();
         self.block_leaves.clear();
         self.head = 0;
-        self.members.clear();
-        self.far_srcs.clear();
         self.block = 0;
     }
 
@@ -579,10 +575,10 @@ impl<'s> DeepCopy<'s> {
                 // operand is planned already): a hole, a few of which are allowed.
                 if p.leaf_consts.last().is_some_and(|v| v.src.idx() == i) {
                     p.block_leaves.extend(p.leaf_consts.pop());
-                    p.members.push(i as u32);
+                    p.srcs.push(Eix(i as u32));
                 } else {
                     holes += 1;
-                    if holes > p.members.len() + MAX_EXTRA_HOLES {
+                    if holes > p.srcs.len() + MAX_EXTRA_HOLES {
                         break false;
                     }
                 }
@@ -594,7 +590,7 @@ impl<'s> DeepCopy<'s> {
                 if ek > 35 || matches!(ek, 5 | 17 | 18) {
                     break false;
                 }
-                p.members.push(i as u32);
+                p.srcs.push(Eix(i as u32));
                 pending -= 1;
                 if !shallow(ek) {
                     let before = pending;
@@ -675,16 +671,16 @@ impl<'s> DeepCopy<'s> {
         // Plan entries in ascending dense order: the clones' edge blocks are then copied
         // in pool order. From here on, parents and relocated entries are plan entries.
         if !UP {
-            p.members.reverse();
+            p.srcs.reverse();
         }
-        let low = p.members[0];
-        p.block = p.members.len();
+        let low = p.srcs[0].0;
+        p.block = p.srcs.len();
         p.low = low;
         p.rank.clear();
         if holes > 0 {
             p.rank.resize(dist(i) + 1, u32::MAX);
-            for (k, &m) in p.members.iter().enumerate() {
-                p.rank[(m - low) as usize] = k as u32;
+            for (k, &m) in p.srcs.iter().enumerate() {
+                p.rank[(m.0 - low) as usize] = k as u32;
             }
         }
         for k in 0..p.stack.len() {
@@ -698,9 +694,8 @@ impl<'s> DeepCopy<'s> {
             v.src = Eix(p.plan_entry(v.src.0));
         }
         p.head = p.block;
-        p.far_srcs.clear();
         for v in outside {
-            p.far_srcs.push(v.src);
+            p.srcs.push(v.src);
             leaves.push(Visit {
                 src: Eix(p.head as u32),
                 ..v
@@ -736,8 +731,7 @@ impl<'s> DeepCopy<'s> {
         let preserve = self.flags & flags::PRESERVE_SOURCE_POS == flags::PRESERVE_SOURCE_POS;
         let mark = self.flags & flags::MARK_INSTANTIATED != 0;
         let p = &mut self.plan;
-        p.srcs.extend(p.members.iter().map(|&m| Eix(m)));
-        p.srcs.extend(&p.far_srcs);
+        // The block and its outside leaf constants are in `srcs` already.
         p.srcs.extend(p.visits.iter().map(|v| v.src));
         il.clone_many_in(&p.srcs, self.region, preserve, &mut p.dst);
         if self.track {
