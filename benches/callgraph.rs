@@ -276,7 +276,7 @@ mod import_ll {
             )
         });
         b.counter(BytesCount::of_str(&text))
-            .bench_local(|| ilkit::import::llvm_ir::parse(&name, &text).unwrap());
+            .bench_local(|| ilkit::llvm::Module::from_ll_str(&name, &text).unwrap());
     }
 
     /// Parse + call graph + RefSCCs (what `ilkit callgraph --format json` does).
@@ -289,7 +289,7 @@ mod import_ll {
             )
         });
         b.counter(BytesCount::of_str(&text)).bench_local(|| {
-            let m = ilkit::import::llvm_ir::parse(&name, &text).unwrap();
+            let m = ilkit::llvm::Module::from_ll_str(&name, &text).unwrap();
             let mut g = ilkit::callgraph::from_module(&m, &name);
             g.build_ref_sccs();
             g.num_refsccs()

@@ -304,7 +304,8 @@ fn corpus_cfgs() -> Vec<Cfg> {
     for base in ["../shared/corpus", "../../shared/corpus"] {
         let p = root.join(base).join("llvm/zstd/zstd.O2.ll");
         if let Ok(t) = std::fs::read_to_string(&p) {
-            return ilkit::import::llvm_cfg::cfgs_from_ll(&p.display().to_string(), &t)
+            return ilkit::llvm::Module::from_ll_str(&p.display().to_string(), &t)
+                .map(|m| Cfg::from_llvm_module(&m))
                 .unwrap_or_default();
         }
     }

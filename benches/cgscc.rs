@@ -12,7 +12,7 @@
 
 use divan::Bencher;
 use ilkit::cgscc::{CgsccModule, NoInstrumentation, Options, PassManager};
-use ilkit::import::llvm_ir::{parse, Module};
+use ilkit::llvm::Module;
 
 fn main() {
     divan::main();
@@ -65,7 +65,7 @@ fn module_text(n: usize) -> String {
 
 fn module(n: usize) -> (Module, String) {
     let text = module_text(n);
-    (parse("gen.ll", &text).unwrap(), text)
+    (Module::from_ll_str("gen.ll", &text).unwrap(), text)
 }
 
 fn opts() -> Options {
@@ -77,13 +77,13 @@ fn opts() -> Options {
 
 #[divan::bench(args = [1_000, 100_000], sample_count = 10)]
 fn build(bencher: Bencher, n: usize) {
-    let (m, text) = module(n);
-    bencher.bench_local(|| CgsccModule::new(&m, "gen.ll", Some(&text)));
+    let (m, _) = module(n);
+    bencher.bench_local(|| CgsccModule::new(&m, "gen.ll"));
 }
 
 fn pipeline(bencher: Bencher, n: usize, text: &str) {
-    let (m, src) = module(n);
-    let base = CgsccModule::new(&m, "gen.ll", Some(&src));
+    let (m, _) = module(n);
+    let base = CgsccModule::new(&m, "gen.ll");
     bencher
         .with_inputs(|| base.clone())
         .bench_local_values(|mut cm| {

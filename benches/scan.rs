@@ -2,7 +2,7 @@
 //! run (the parallel speedup on this machine's two cores).
 
 use divan::{black_box, counter::ItemsCount, Bencher};
-use ilkit::scan::{default_inputs, scan};
+use ilkit::scan::{default_inputs, scan, NoProgress};
 
 fn main() {
     divan::main();
@@ -15,7 +15,7 @@ fn run(b: Bencher, jobs: usize) {
         .build()
         .unwrap();
     b.counter(ItemsCount::new(inputs.len()))
-        .bench_local(|| pool.install(|| black_box(scan(&inputs, &|| {}).len())));
+        .bench_local(|| pool.install(|| black_box(scan(&inputs, &NoProgress).len())));
 }
 
 #[divan::bench(sample_count = 10)]

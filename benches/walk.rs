@@ -383,19 +383,21 @@ fn baseline_pointer_recursive_aged(b: Bencher) {
 #[divan::bench(sample_count = 10)]
 fn binary_il_write(b: Bencher) {
     let mut il = fixture().fresh.clone();
-    let len = ilkit::walk::binary::write_il(&mut il, false).unwrap().len();
+    let len = ilkit::import::binary_il::write_il(&mut il, false)
+        .unwrap()
+        .len();
     b.counter(BytesCount::new(len))
         // The file is returned, so divan frees it after timing: the bench times writing.
-        .bench_local(|| ilkit::walk::binary::write_il(&mut il, false).unwrap());
+        .bench_local(|| ilkit::import::binary_il::write_il(&mut il, false).unwrap());
 }
 
 #[divan::bench(sample_count = 10)]
 fn binary_il_read(b: Bencher) {
     let mut il = fixture().fresh.clone();
-    let bytes = ilkit::walk::binary::write_il(&mut il, false).unwrap();
+    let bytes = ilkit::import::binary_il::write_il(&mut il, false).unwrap();
     b.counter(BytesCount::new(bytes.len()))
         // The world is returned, so divan frees it after timing: the bench times reading.
-        .bench_local(|| ilkit::walk::binary::read_il(&bytes).unwrap());
+        .bench_local(|| ilkit::import::binary_il::read_il(&bytes).unwrap());
 }
 
 /// The generic file-scope walk with an entry visitor (the display/serialization shape),

@@ -41,10 +41,10 @@ fn main() {
     let mut back = ilkit::il::Il::new();
     for _ in 0..5 {
         let t = Instant::now();
-        bytes = ilkit::walk::binary::write_il(&mut il, false).unwrap();
+        bytes = ilkit::import::binary_il::write_il(&mut il, false).unwrap();
         w = w.min(t.elapsed());
         let t = Instant::now();
-        back = ilkit::walk::binary::read_il(&bytes).unwrap();
+        back = ilkit::import::binary_il::read_il(&bytes).unwrap();
         r = r.min(t.elapsed());
     }
     println!(
@@ -54,17 +54,21 @@ fn main() {
         bytes.len() as f64 / 1e6 / (w + r).as_secs_f64()
     );
     let t = Instant::now();
-    let sum = ilkit::walk::binary::checksum(&bytes);
+    let sum = ilkit::import::binary_il::checksum(&bytes);
     println!("checksum alone: {:?} ({sum:x})", t.elapsed());
     if std::env::args().any(|a| a == "--read-loop") {
         for _ in 0..5 {
-            std::hint::black_box(ilkit::walk::binary::read_il(&bytes).unwrap().len());
+            std::hint::black_box(ilkit::import::binary_il::read_il(&bytes).unwrap().len());
         }
         return;
     }
     if std::env::args().any(|a| a == "--write-loop") {
         for _ in 0..5 {
-            std::hint::black_box(ilkit::walk::binary::write_il(&mut il, false).unwrap().len());
+            std::hint::black_box(
+                ilkit::import::binary_il::write_il(&mut il, false)
+                    .unwrap()
+                    .len(),
+            );
         }
         return;
     }

@@ -61,8 +61,8 @@ fn main() {
             c.0
         });
         let io = best(1, || {
-            let b = ilkit::walk::binary::write_il(&mut il, false).unwrap();
-            ilkit::walk::binary::read_il(&b).unwrap().len()
+            let b = ilkit::import::binary_il::write_il(&mut il, false).unwrap();
+            ilkit::import::binary_il::read_il(&b).unwrap().len()
         });
         println!(
             "| {} | {:.0} | {:.1} | {:.0} | {:.0} |",

@@ -6,8 +6,8 @@ fn main() {
         match ilkit::import::clang_json::import_file(&mut il, std::path::Path::new(&arg)) {
             Ok(_) => {
                 let errs = il.verify();
-                let bytes = ilkit::walk::binary::write_il(&mut il, false).unwrap();
-                let mut back = ilkit::walk::binary::read_il(&bytes).unwrap();
+                let bytes = ilkit::import::binary_il::write_il(&mut il, false).unwrap();
+                let mut back = ilkit::import::binary_il::read_il(&bytes).unwrap();
                 let same = ilkit::walk::display::dump_il(&mut back, false).unwrap()
                     == ilkit::walk::display::dump_il(&mut il, false).unwrap();
                 println!(

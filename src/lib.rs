@@ -18,9 +18,14 @@ pub mod cfg;
 pub mod cgscc;
 pub mod compare;
 pub mod graph;
+pub mod idx;
 pub mod il;
 pub mod import;
 pub mod instantiate;
+pub mod llvm;
 pub mod scan;
 pub mod share;
 pub mod walk;
+
+#[cfg(test)]
+mod test_support;

@@ -1,7 +1,7 @@
 //! Binary IL: round trips (full and device-only) and bad files.
 
 use ilkit::il::synth::generate;
-use ilkit::walk::binary::{read_il, write_il};
+use ilkit::import::binary_il::{read_il, write_il};
 use ilkit::walk::display::dump_il;
 use ilkit::walk::keep::mark_to_keep_in_il;
 
@@ -95,13 +95,13 @@ fn wrong_magic_and_version_name_the_offset() {
 #[test]
 fn forged_files_with_valid_checksums_fail_structurally() {
     fn seal(mut body: Vec<u8>) -> Vec<u8> {
-        let h = ilkit::walk::binary::checksum(&body);
+        let h = ilkit::import::binary_il::checksum(&body);
         body.extend_from_slice(&h.to_le_bytes());
         body
     }
     let head = |rest: &[u8]| {
         let mut v = b"ILKIT-IL".to_vec();
-        v.extend_from_slice(&ilkit::walk::binary::VERSION.to_le_bytes());
+        v.extend_from_slice(&ilkit::import::binary_il::VERSION.to_le_bytes());
         v.extend_from_slice(&0u32.to_le_bytes());
         // No strings (two varints), no main routine, no scope (u32 each); `rest` starts
         // with the u32 entry count.
@@ -152,7 +152,7 @@ fn resealed_corruptions_fail_structurally_or_read_a_valid_world() {
             let at = 16 + (x as usize % (body - 16));
             b[at] ^= 1 << ((x >> 32) % 8);
         }
-        let h = ilkit::walk::binary::checksum(&b);
+        let h = ilkit::import::binary_il::checksum(&b);
         b.extend_from_slice(&h.to_le_bytes());
         match read_il(&b) {
             Ok(w) => {
@@ -197,14 +197,14 @@ fn references_are_checked_against_the_kind_table_as_they_are_read() {
     };
     let file = |slot: u32| {
         let mut v = b"ILKIT-IL".to_vec();
-        v.extend_from_slice(&ilkit::walk::binary::VERSION.to_le_bytes());
+        v.extend_from_slice(&ilkit::import::binary_il::VERSION.to_le_bytes());
         // Flags, two absent strings, no main routine, no primary scope.
         v.extend_from_slice(&[0; 14]);
         v.extend_from_slice(&2u32.to_le_bytes());
         v.extend(record(k, slot));
         v.extend(record(w, 0));
         v.extend_from_slice(&[0, k as u8, w as u8]);
-        let h = ilkit::walk::binary::checksum(&v);
+        let h = ilkit::import::binary_il::checksum(&v);
         v.extend_from_slice(&h.to_le_bytes());
         v
     };
@@ -227,7 +227,7 @@ fn references_are_checked_against_the_kind_table_as_they_are_read() {
 /// for every resealed corruption, the same result as the single-threaded read.
 #[test]
 fn checking_beside_the_builder_gives_the_single_threaded_result() {
-    use ilkit::walk::binary::read_il_single_threaded;
+    use ilkit::import::binary_il::read_il_single_threaded;
     let mut il = generate(33, 0.4);
     let bytes = write_il(&mut il, false).unwrap();
     assert!(bytes.len() > 1 << 20, "{} bytes", bytes.len());
@@ -245,7 +245,7 @@ fn checking_beside_the_builder_gives_the_single_threaded_result() {
         let h = if round % 4 == 0 {
             u64::from_le_bytes(bytes[body..].try_into().unwrap())
         } else {
-            ilkit::walk::binary::checksum(&b)
+            ilkit::import::binary_il::checksum(&b)
         };
         b.extend_from_slice(&h.to_le_bytes());
         match (read_il(&b), read_il_single_threaded(&b)) {

@@ -114,8 +114,9 @@ fn check_ll(paths: &[PathBuf]) -> (usize, usize, Vec<String>) {
         };
         let ans: Value = serde_json::from_str(&ans).unwrap();
         let text = std::fs::read_to_string(p).unwrap();
-        let cfgs = ilkit::import::llvm_cfg::cfgs_from_ll(&p.display().to_string(), &text)
+        let m = ilkit::llvm::Module::from_ll_str(&p.display().to_string(), &text)
             .unwrap_or_else(|e| panic!("{e}"));
+        let cfgs = Cfg::from_llvm_module(&m);
         let by_name: BTreeMap<&str, &Cfg> = cfgs.iter().map(|c| (c.name.as_str(), c)).collect();
         for f in ans["functions"].as_array().unwrap() {
             let name = f["name"].as_str().unwrap();

@@ -8,7 +8,11 @@ use ilkit::cgscc::{
     PassContext, PassLog, PassManager, PassResult, Remark, RemarkKind, Replay, ReplayFallback,
     ReplayScope, RunReport, MAX_DEVIRT_MESSAGE,
 };
-use ilkit::import::llvm_ir::parse;
+use ilkit::llvm::Module;
+
+fn parse(file: &str, text: &str) -> Result<Module, ilkit::import::llvm_ir::ParseError> {
+    Module::from_ll_str(file, text)
+}
 use std::process::Command;
 
 fn fixture(name: &str) -> String {
@@ -19,7 +23,7 @@ fn load(name: &str) -> CgsccModule {
     let path = fixture(name);
     let text = std::fs::read_to_string(&path).unwrap();
     let m = parse(&path, &text).unwrap();
-    CgsccModule::new(&m, name, Some(&text))
+    CgsccModule::new(&m, name)
 }
 
 fn run_with(name: &str, pipeline: &str, opts: Options) -> (CgsccModule, Result<RunReport, Abort>) {
@@ -519,26 +523,20 @@ fn corpus_bottom_up_verify_flat_deterministic() {
         // non-mutating pipeline: strict bottom-up order, kernels last
         let s = ilkit::cgscc::run_pipeline_summary(
             &m,
-            Some(&text),
-            "cgscc(function-attrs)",
-            Options::default(),
+            &mut PassManager::from_text("cgscc(function-attrs)", Options::default()).unwrap(),
         )
         .unwrap();
         assert_eq!((s.verify_errors, s.order_errors), (0, 0), "{}", f.display());
         // inlining under the 20,000 budget
         let a = ilkit::cgscc::run_pipeline_summary(
             &m,
-            Some(&text),
-            "cgscc(devirt<5>(inline))",
-            Options::default(),
+            &mut PassManager::from_text("cgscc(devirt<5>(inline))", Options::default()).unwrap(),
         )
         .unwrap();
         assert_eq!((a.verify_errors, a.order_errors), (0, 0), "{}", f.display());
         let b = ilkit::cgscc::run_pipeline_summary(
             &m,
-            Some(&text),
-            "cgscc(devirt<5>(inline))",
-            Options::default(),
+            &mut PassManager::from_text("cgscc(devirt<5>(inline))", Options::default()).unwrap(),
         )
         .unwrap();
         assert_eq!(a, b, "nondeterministic on {}", f.display());
@@ -584,7 +582,7 @@ fn remarks_deterministic_on_corpus() {
         let text = std::fs::read_to_string(f).unwrap();
         let m = parse(&f.to_string_lossy(), &text).unwrap();
         let run = || {
-            let mut cm = CgsccModule::new(&m, "m", Some(&text));
+            let mut cm = CgsccModule::new(&m, "m");
             let mut pm = PassManager::from_text(
                 "cgscc(devirt<5>(inline,function-attrs))",
                 Options::default(),
@@ -652,7 +650,7 @@ fn random_modules_against_reachability_oracle() {
         if round % 3 == 0 {
             o.inline.inline_budget = None;
         }
-        let mut cm = CgsccModule::new(&m, "rand.ll", Some(&text));
+        let mut cm = CgsccModule::new(&m, "rand.ll");
         let initial = cm.graph.clone();
         let mut pm = PassManager::from_text(pipeline, o).unwrap();
         let rep = pm.run(&mut cm, &mut NoInstrumentation).unwrap();

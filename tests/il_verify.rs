@@ -4,7 +4,7 @@
 use ilkit::il::kinds;
 use ilkit::il::synth::generate;
 use ilkit::il::{fields as F, EntryId, EntryKind, Il, RegionIdx};
-use ilkit::walk::binary::{read_il, write_il};
+use ilkit::import::binary_il::{read_il, write_il};
 use ilkit::walk::copy::{copy_subtree, share_file_scope_types};
 use ilkit::walk::keep::{eliminate_unneeded_il_entries, mark_to_keep_in_il};
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 use ilkit::il::kinds::{self, attr};
 use ilkit::il::synth::generate;
 use ilkit::il::{fields as F, EntryId, EntryKind, Flag, Il};
-use ilkit::walk::binary::{read_il, write_il};
+use ilkit::import::binary_il::{read_il, write_il};
 use ilkit::walk::display::dump_il;
 use ilkit::walk::keep::{eliminate_unneeded_il_entries, mark_to_keep_in_il, trace_keep};
 

@@ -805,7 +805,7 @@ proptest! {
     }
 }
 
-/// `scan::share_all_constants` (a `share_many` stream over every constant) counts as
+/// `share::share_all_constants` (a `share_many` stream over every constant) counts as
 /// offering each constant to `share_eix` in turn, on a generated unit with two constants
 /// of a kind sharing does not take.
 #[test]
@@ -824,7 +824,7 @@ fn share_all_constants_counts_as_one_by_one() {
     for &c in &constants {
         one.share_eix(&mut one_il, c, true).unwrap();
     }
-    let counters = ilkit::scan::share_all_constants(&mut il);
+    let counters = ilkit::share::share_all_constants(&mut il);
     assert_eq!(counters, one.counters);
     assert!(counters.region_hits + counters.global_hits > 0);
 }

@@ -10,7 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fn read(data: &[u8]) {
-    match ilkit::walk::binary::read_il(data) {
+    match ilkit::import::binary_il::read_il(data) {
         Ok(mut il) => {
             assert!(il.verify().is_empty(), "{:?}", il.verify());
             let _ = ilkit::walk::display::dump_il(&mut il, false);
@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
     read(data);
     if let Some(body_len) = data.len().checked_sub(8) {
         let mut sealed = data[..body_len].to_vec();
-        let h = ilkit::walk::binary::checksum(&sealed);
+        let h = ilkit::import::binary_il::checksum(&sealed);
         sealed.extend_from_slice(&h.to_le_bytes());
         if sealed != data {
             read(&sealed);

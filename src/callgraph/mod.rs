@@ -33,8 +33,8 @@
 //! # Using it (a CGSCC pass manager)
 //! ```
 //! use ilkit::callgraph::{from_module, EdgeKind};
-//! use ilkit::import::llvm_ir::parse;
-//! let m = parse("m.ll", "define void @f() {\n  call void @g()\n  ret void\n}\n\
+//! use ilkit::llvm::Module;
+//! let m = Module::from_ll_str("m.ll", "define void @f() {\n  call void @g()\n  ret void\n}\n\
 //!                        define void @g() {\n  ret void\n}\n").unwrap();
 //! let mut g = from_module(&m, "m.ll");
 //! g.build_ref_sccs();
@@ -62,9 +62,7 @@ mod order;
 pub mod print;
 mod update;
 
-pub mod cli;
-
-pub use module::{from_module, is_known_lib_function, is_lib_function};
+pub use module::from_module;
 pub use order::PostOrderIter;
 pub use update::EdgeUpdate;
 
@@ -245,6 +243,11 @@ impl LazyCallGraph {
     /// Number of nodes.
     pub fn num_nodes(&self) -> usize {
         self.names.len()
+    }
+
+    /// Every node, in index order.
+    pub fn nodes(&self) -> impl DoubleEndedIterator<Item = NodeIdx> + ExactSizeIterator {
+        0..self.names.len() as NodeIdx
     }
 
     /// Name of node `n`.

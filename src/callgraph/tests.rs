@@ -1,10 +1,11 @@
 use super::*;
-use crate::import::llvm_ir;
+use crate::llvm::Module;
+use crate::test_support::corpus_ll_files;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-fn corpus_ll_files() -> Option<Vec<PathBuf>> {
-    crate::import::llvm_ir::tests_support::corpus_ll_files()
+fn parse(file: &str, text: &str) -> Module {
+    Module::from_ll_str(file, text).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn sibling(ll: &Path, ext: &str) -> PathBuf {
@@ -25,7 +26,7 @@ fn corpus_lcg_matches_llvm() {
         };
         let v: serde_json::Value = serde_json::from_str(&js).unwrap();
         let text = std::fs::read_to_string(&ll).unwrap();
-        let m = llvm_ir::parse(&ll.to_string_lossy(), &text).unwrap();
+        let m = parse(&ll.to_string_lossy(), &text);
         let mut g = from_module(&m, "x");
         let what = ll.display();
         // roots
@@ -122,7 +123,7 @@ fn corpus_print_lcg_text_identical() {
             continue;
         };
         let text = std::fs::read_to_string(&ll).unwrap();
-        let m = llvm_ir::parse(&ll.to_string_lossy(), &text).unwrap();
+        let m = parse(&ll.to_string_lossy(), &text);
         let id = want
             .lines()
             .next()
@@ -143,7 +144,7 @@ fn corpus_print_lcg_text_identical() {
 #[test]
 fn fixture_module_graph() {
     let text = include_str!("../../tests/fixtures/llvm/lcg_small.ll");
-    let m = llvm_ir::parse("lcg_small.ll", text).unwrap();
+    let m = parse("lcg_small.ll", text);
     let mut g = from_module(&m, "lcg_small.ll");
     g.build_ref_sccs();
     assert!(g.verify().is_empty(), "{:?}", g.verify());
@@ -513,8 +514,5 @@ fn random_split_functions_keep_invariants() {
 #[test]
 fn hot_row_sizes() {
     assert_eq!(std::mem::size_of::<Edge>(), 8);
-    assert_eq!(
-        std::mem::size_of::<crate::import::llvm_ir::OperandRef>(),
-        12
-    );
+    assert_eq!(std::mem::size_of::<crate::llvm::OperandRef>(), 12);
 }

@@ -8,12 +8,11 @@
 //! backedge sets in FNV-1a hash maps; [`edgemap::FnvEdgeMap`] reproduces that map (for
 //! compatibility and benchmarking) and can be built from the CSR at any time.
 //!
-//! Builders: `crate::import::ptx::build_cfg` (PTX function bodies, the seed's block and
-//! successor rules) and `crate::import::llvm_cfg` (functions of a `.ll` module).
+//! Builders: [`Cfg::from_llvm_module`] (functions of an LLVM module), the PTX importer
+//! (`Cfg::from_ptx_file`, the seed's block and successor rules), and [`Cfg::from_parts`].
 //! [`update`] holds the CFG mutations (split, merge, redirect, preheader insertion,
 //! single-entry dispatch), [`layout`] the block orders, [`print`](mod@print) the seed's DOT / edge /
-//! RPO dumps and JSON Lines, [`summary`] the per-file statistics for `ilkit scan`, [`cli`]
-//! the `ilkit cfg` command.
+//! RPO dumps and JSON Lines, [`summary`] the per-file statistics for `ilkit scan`.
 //!
 //! Agreement with the shared corpus (tests/cfg_corpus.rs): blocks, successors, instruction
 //! counts, RPO, DFS backedges, idom, loops (header, depth, parent, blocks, latches) equal
@@ -28,8 +27,8 @@
 //!
 //! `epoch` changes on every mutation; [`CfgInfo::is_valid`] compares epochs.
 
-pub mod cli;
 pub mod edgemap;
+mod from_llvm;
 pub mod layout;
 pub mod loops;
 pub mod print;
@@ -130,21 +129,6 @@ impl Term {
             Term::Unreachable => "unreachable",
             Term::LlvmRet => "ret",
             Term::Other => "other",
-        }
-    }
-
-    /// Parses an LLVM terminator opcode name.
-    pub fn from_llvm(op: &str) -> Term {
-        match op {
-            "br" => Term::Br,
-            "switch" => Term::Switch,
-            "indirectbr" => Term::IndirectBr,
-            "invoke" => Term::Invoke,
-            "callbr" => Term::CallBr,
-            "resume" => Term::Resume,
-            "unreachable" => Term::Unreachable,
-            "ret" => Term::LlvmRet,
-            _ => Term::Other,
         }
     }
 }

@@ -34,8 +34,8 @@
 //! use ilkit::cgscc::{CgsccModule, NoInstrumentation, Options, PassManager};
 //! let text = "define internal void @leaf() {\n  ret void\n}\n\
 //!             define void @root() {\n  call void @leaf()\n  ret void\n}\n";
-//! let m = ilkit::import::llvm_ir::parse("m.ll", text).unwrap();
-//! let mut cm = CgsccModule::new(&m, "m.ll", Some(text));
+//! let m = ilkit::llvm::Module::from_ll_str("m.ll", text).unwrap();
+//! let mut cm = CgsccModule::new(&m, "m.ll");
 //! let mut pm = PassManager::from_text("cgscc(devirt<5>(inline,function-attrs))",
 //!                                     Options::default()).unwrap();
 //! let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
@@ -50,14 +50,14 @@
 //! RefSCC (O(k log k)). Passes cost what they touch.
 
 pub mod attrs;
-pub mod cli;
+
 pub mod inline;
 pub mod pipeline;
 pub mod summary;
 
 use crate::callgraph::{from_module, Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx};
 use crate::graph::NONE;
-use crate::import::llvm_ir::Module;
+use crate::llvm::{ConstKind, Module, OperandRef};
 use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
 
@@ -140,13 +140,12 @@ pub struct CgsccModule {
 
 impl CgsccModule {
     /// Builds the call graph of `m` (every node populated, RefSCCs built) and the
-    /// summaries. `text` is the module text when available (see
-    /// [`Summaries::from_module`]).
-    pub fn new(m: &Module, module_id: &str, text: Option<&str>) -> CgsccModule {
+    /// summaries.
+    pub fn new(m: &Module, module_id: &str) -> CgsccModule {
         let mut graph = from_module(m, module_id);
         graph.build_ref_sccs();
         graph.populate_all();
-        let mut summ = Summaries::from_module(m, text);
+        let mut summ = Summaries::from_module(m);
         let n = graph.num_nodes();
         let mut in_count = vec![0u32; n];
         for f in 0..n as NodeIdx {
@@ -240,17 +239,17 @@ impl CgsccModule {
 /// one `DirectCall` event and one `Const` event for its callee symbol, so a symbol with
 /// more `Const` events than calls is also used as a value.
 fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
-    use crate::import::llvm_ir::{ConstKind, OperandRef};
-    let mut counts: ahash::AHashMap<u32, (u32, u32)> = ahash::AHashMap::new();
-    let mut exprs: Vec<u32> = Vec::new();
-    for r in &m.functions[f as usize].operand_refs {
+    let mut counts: ahash::AHashMap<crate::llvm::SymbolIdx, (u32, u32)> = ahash::AHashMap::new();
+    let mut exprs = Vec::new();
+    let consts = m.consts();
+    for r in &m.function(crate::llvm::FuncIdx(f)).operand_refs {
         match *r {
             OperandRef::DirectCall(s, _) => counts.entry(s).or_default().0 += 1,
-            OperandRef::Const(c) => match m.consts.kinds[c as usize] {
+            OperandRef::Const(c) => match consts.kind(c) {
                 ConstKind::Symbol(s) => counts.entry(s).or_default().1 += 1,
                 ConstKind::Expr => {
-                    for &op in m.consts.operands_of(c) {
-                        if let ConstKind::Symbol(s) = m.consts.kinds[op as usize] {
+                    for &op in consts.operands_of(c) {
+                        if let ConstKind::Symbol(s) = consts.kind(op) {
                             exprs.push(s);
                         }
                     }
@@ -268,6 +267,7 @@ fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
                 .filter(|s| counts.get(s).is_some_and(|x| x.0 > 0)),
         )
         .filter_map(|s| m.symbol_function(s))
+        .map(|f| f.0)
         .collect();
     out.sort_unstable();
     out.dedup();
@@ -894,25 +894,17 @@ pub struct PipelineSummary {
 /// (budget 20,000), as `ilkit scan` runs it per `.ll` file.
 pub const DEFAULT_PIPELINE: &str = "cgscc(devirt<1>(inline,function-attrs))";
 
-/// Runs [`DEFAULT_PIPELINE`] on `m` (`text` as for [`Summaries::from_module`]) and
-/// summarizes the outcome.
-pub fn run_default_pipeline(m: &Module, text: Option<&str>) -> Result<PipelineSummary, Abort> {
-    run_pipeline_summary(m, text, DEFAULT_PIPELINE, Options::default())
+/// Runs [`DEFAULT_PIPELINE`] on `m` and summarizes the outcome.
+pub fn run_default_pipeline(m: &Module) -> Result<PipelineSummary, Abort> {
+    let mut pm = PassManager::from_text(DEFAULT_PIPELINE, Options::default())
+        .unwrap_or_else(|e| unreachable!("the default pipeline parses: {e}"));
+    run_pipeline_summary(m, &mut pm)
 }
 
-/// Runs `pipeline` on `m` and summarizes the outcome.
-///
-/// # Panics
-/// If `pipeline` does not parse.
-pub fn run_pipeline_summary(
-    m: &Module,
-    text: Option<&str>,
-    pipeline: &str,
-    opts: Options,
-) -> Result<PipelineSummary, Abort> {
-    let mut cm = CgsccModule::new(m, "module", text);
+/// Runs the pass manager `pm` on `m` and summarizes the outcome.
+pub fn run_pipeline_summary(m: &Module, pm: &mut PassManager) -> Result<PipelineSummary, Abort> {
+    let mut cm = CgsccModule::new(m, "module");
     let initial = cm.graph.clone();
-    let mut pm = PassManager::from_text(pipeline, opts).expect("pipeline parses");
     let report = pm.run(&mut cm, &mut NoInstrumentation)?;
     let mut s = PipelineSummary {
         visits: report.visits.len(),

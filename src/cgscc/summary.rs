@@ -14,33 +14,12 @@
 //! - `calls[f]` is empty for a declaration; every `CallSummary::loc < locs.len()`;
 //!   every `CallLoc::inlined_at` is `NONE` or an earlier row.
 //!
-//! Building is linear in the module text.
+//! Building is linear in the module's size.
 
 use crate::callgraph::NodeIdx;
 use crate::graph::NONE;
-use crate::import::llvm_ir::{Callee, Linkage, Module};
-
-/// A memory-effect summary, ordered: `None < Read < Write` (the join is `max`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum MemEffect {
-    /// Reads and writes no visible memory (`readnone`, `memory(none)`).
-    None,
-    /// Only reads visible memory (`readonly`, `memory(read)`).
-    Read,
-    /// May write visible memory.
-    Write,
-}
-
-impl MemEffect {
-    /// The attribute name LLVM 14 would print (`readnone`, `readonly`, or empty).
-    pub fn attr(self) -> &'static str {
-        match self {
-            MemEffect::None => "readnone",
-            MemEffect::Read => "readonly",
-            MemEffect::Write => "",
-        }
-    }
-}
+pub use crate::llvm::MemEffect;
+use crate::llvm::{Callee, FuncIdx, Linkage, Module};
 
 /// What a call site calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,63 +104,47 @@ pub const CALL_PENALTY: i64 = 25;
 pub const LAST_CALL_TO_STATIC_BONUS: i64 = 15_000;
 
 impl Summaries {
-    /// Summaries of every function of `m`. `text` is the module text, when available:
-    /// it supplies `nvvm.annotations` kernels and the memory effects of bodies (the
-    /// reader keeps neither); without it kernels come from the calling convention only
-    /// and every body counts as writing memory.
-    pub fn from_module(m: &Module, text: Option<&str>) -> Summaries {
-        let n = m.functions.len();
+    /// Summaries of every function of `m`: kernels (calling convention or
+    /// `nvvm.annotations`), inlining attributes, declared and body memory effects, call
+    /// sites with their callees.
+    pub fn from_module(m: &Module) -> Summaries {
+        let n = m.functions().len();
         let mut s = Summaries {
             names: Vec::with_capacity(n),
             ..Default::default()
         };
-        let annotated = text.map(annotated_kernels).unwrap_or_default();
-        let lines: Vec<&str> = text.map(|t| t.lines().collect()).unwrap_or_default();
-        for (i, f) in m.functions.iter().enumerate() {
-            let fi = i as u32;
+        for (fi, f) in m.functions().iter_enumerated() {
             let has = |a: &str| m.function_has_attr(fi, a);
             s.names.push(f.name.clone());
             s.is_definition.push(f.is_definition);
             s.linkage.push(f.linkage);
-            s.is_kernel
-                .push(f.calling_conv == "ptx_kernel" || annotated.contains(&f.name));
+            s.is_kernel.push(f.is_kernel());
             s.always_inline.push(has("alwaysinline"));
             s.no_inline.push(has("noinline"));
             s.inline_hint.push(has("inlinehint"));
             s.cold.push(has("cold"));
             s.declared_norecurse.push(has("norecurse"));
-            let declared = if has("readnone") || has("memory(none)") {
-                MemEffect::None
-            } else if has("readonly") || has("memory(read)") {
-                MemEffect::Read
-            } else {
-                MemEffect::Write
-            };
+            let declared = m.declared_mem(fi);
             s.declared_mem.push(declared);
-            let local = if !f.is_definition {
-                declared
-            } else if lines.is_empty() {
-                MemEffect::Write
+            s.local_mem.push(if f.is_definition {
+                f.body_mem
             } else {
-                body_mem_effect(&lines, f.line as usize)
-            };
-            s.local_mem.push(local);
+                declared
+            });
             s.instructions.push(f.instruction_count);
             let mut calls = Vec::with_capacity(f.call_sites.len());
             for (k, c) in f.call_sites.iter().enumerate() {
                 let callee = match c.callee {
-                    Callee::Direct(sym) => match m.symbol_function(sym) {
-                        Some(t) if m.functions[t as usize].signature == c.fn_type => {
-                            CallTarget::Function(t)
-                        }
-                        _ => CallTarget::Indirect,
+                    Callee::Direct(_) => match m.called_function(c) {
+                        Some(t) => CallTarget::Function(node(t)),
+                        None => CallTarget::Indirect,
                     },
                     Callee::Const(_) | Callee::Indirect => CallTarget::Indirect,
                     Callee::InlineAsm => CallTarget::InlineAsm,
                 };
                 let loc = s.locs.len() as u32;
                 s.locs.push(CallLoc {
-                    func: fi,
+                    func: node(fi),
                     ordinal: k as u32 + 1,
                     inlined_at: NONE,
                 });
@@ -308,79 +271,18 @@ pub enum ReplayFormat {
     LineDiscriminator,
 }
 
-/// Names of the functions an `nvvm.annotations` node marks as kernels
-/// (`!{ptr @k, !"kernel", i32 1}`).
-pub fn annotated_kernels(text: &str) -> ahash::AHashSet<String> {
-    let mut out = ahash::AHashSet::new();
-    for line in text.lines() {
-        let l = line.trim_start();
-        if !l.starts_with('!') || !l.contains("!\"kernel\", i32 1") {
-            continue;
-        }
-        if let Some(at) = l.find('@') {
-            let rest = &l[at + 1..];
-            let name = if let Some(q) = rest.strip_prefix('"') {
-                q.split('"').next().unwrap_or("")
-            } else {
-                rest.split(|c: char| !(c.is_alphanumeric() || "._$-".contains(c)))
-                    .next()
-                    .unwrap_or("")
-            };
-            if !name.is_empty() {
-                out.insert(name.to_string());
-            }
-        }
-    }
-    out
-}
-
-/// Memory effect of the body starting at 1-based line `line` (the `define`) and ending
-/// at the first line that is `}`: stores, atomics and fences write, loads read, unless
-/// the pointer operand is a local `alloca`.
-fn body_mem_effect(lines: &[&str], line: usize) -> MemEffect {
-    let mut allocas: ahash::AHashSet<&str> = ahash::AHashSet::new();
-    let mut eff = MemEffect::None;
-    let start = line.saturating_sub(1);
-    for l in lines.iter().skip(start + 1) {
-        let l = l.trim();
-        if l == "}" {
-            break;
-        }
-        let (def, inst) = match l.split_once(" = ") {
-            Some((d, i)) if d.starts_with('%') => (Some(d), i.trim_start()),
-            _ => (None, l),
-        };
-        let op = inst.split_whitespace().next().unwrap_or("");
-        let ptr = || {
-            // last `ptr %x` / `T* %x` operand before any `, align` / `, !`
-            let body = inst.split(", align").next().unwrap_or(inst);
-            body.split(',')
-                .rev()
-                .find_map(|p| p.split_whitespace().last())
-                .unwrap_or("")
-        };
-        match op {
-            "alloca" => {
-                if let Some(d) = def {
-                    allocas.insert(d);
-                }
-            }
-            "store" if !allocas.contains(ptr()) => eff = MemEffect::Write,
-            "load" if !allocas.contains(ptr()) => eff = eff.max(MemEffect::Read),
-            "atomicrmw" | "cmpxchg" | "fence" => eff = MemEffect::Write,
-            _ => {}
-        }
-        if eff == MemEffect::Write {
-            break;
-        }
-    }
-    eff
+/// The call-graph node of function `f` (node `n` is function `n`).
+fn node(f: FuncIdx) -> NodeIdx {
+    f.0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::llvm_ir::parse;
+    use crate::llvm::Module;
+    fn parse(file: &str, text: &str) -> Module {
+        Module::from_ll_str(file, text).unwrap()
+    }
 
     #[test]
     fn kernels_attrs_and_memory() {
@@ -390,8 +292,8 @@ mod tests {
                     declare void @ext() #1\n\
                     attributes #0 = { alwaysinline }\nattributes #1 = { readnone }\n\
                     !nvvm.annotations = !{!0}\n!0 = !{ptr @annotated, !\"kernel\", i32 1}\n";
-        let m = parse("t.ll", text).unwrap();
-        let s = Summaries::from_module(&m, Some(text));
+        let m = parse("t.ll", text);
+        let s = Summaries::from_module(&m);
         assert_eq!(s.is_kernel, vec![false, true, true, false]);
         assert!(s.always_inline[0] && !s.always_inline[1]);
         assert_eq!(
@@ -415,8 +317,8 @@ mod tests {
     #[test]
     fn rebased_locations_chain() {
         let text = "define void @a() {\n  call void @b()\n  ret void\n}\ndefine void @b() {\n  call void @c()\n  ret void\n}\ndefine void @c() {\n  ret void\n}\n";
-        let m = parse("t.ll", text).unwrap();
-        let mut s = Summaries::from_module(&m, Some(text));
+        let m = parse("t.ll", text);
+        let mut s = Summaries::from_module(&m);
         let at = s.calls[0][0].loc;
         let inner = s.calls[1][0].loc;
         let l = s.rebase_loc(inner, at);

@@ -14,58 +14,17 @@
 //! takes_region(Eix(3));
 //! ```
 
-/// Defines a dense `u32` index newtype with a display prefix; `NONE == u32::MAX`.
-#[macro_export]
-macro_rules! define_idx {
-    ($(#[$m:meta])* $name:ident, $prefix:literal) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(pub u32);
-
-        impl $name {
-            /// The reserved "none" value.
-            pub const NONE: $name = $name(u32::MAX);
-            /// Whether this is the "none" value.
-            #[inline]
-            pub fn is_none(self) -> bool {
-                self.0 == u32::MAX
-            }
-            /// The index as `usize`, for indexing side tables.
-            #[inline]
-            pub fn idx(self) -> usize {
-                self.0 as usize
-            }
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                $name::NONE
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                if self.is_none() {
-                    write!(f, concat!($prefix, "-"))
-                } else {
-                    write!(f, concat!($prefix, "{}"), self.0)
-                }
-            }
-        }
-    };
-}
-
 slotmap::new_key_type! {
     /// Stable generational handle of an IL entry.
     pub struct EntryId;
 }
 
-define_idx!(
+crate::define_idx!(
     /// Dense index of an entry in the world's columns (allocation order; reused after free).
     Eix,
     "e"
 );
-define_idx!(
+crate::define_idx!(
     /// Index of a memory region: 0 is the file-scope region, others are function regions.
     RegionIdx,
     "r"

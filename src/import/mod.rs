@@ -1,11 +1,59 @@
-//! Front doors: readers for the real formats ilkit consumes.
+//! Front doors: readers of the real formats ilkit consumes. Each turns a format into
+//! engine values and nothing else; the engine never knows which format a value came from.
 //!
-//! - [`llvm_ir`]: LLVM IR text (`.ll`, clang 14–19 / opt output) → functions, blocks,
-//!   successors, call sites and constant operands (for the call graph and CFGs).
-//! - [`llvm_cfg`]: the CFG of every defined function of an [`llvm_ir::Module`].
-//! - [`ptx`]: PTX text (`llc -march=nvptx64`, NVIDIA tools) → functions and their CFGs.
+//! | format | reader | engine value |
+//! |---|---|---|
+//! | LLVM IR text (`.ll`, clang 14–19 / `opt` output) | [`llvm_ir`] | [`crate::llvm::Module`] (`Module::from_ll_file`) |
+//! | PTX text (`llc -march=nvptx64`, NVIDIA tools) | [`ptx`] | one [`crate::cfg::Cfg`] per function (`Cfg::from_ptx_file`) |
+//! | clang JSON AST (`-Xclang -ast-dump=json`, `.json` / `.json.gz`) | [`clang_json`] | an [`crate::il::Il`] world |
+//! | ilkit binary IL | [`binary_il`] | an [`crate::il::Il`] world, and back |
 
+pub mod binary_il;
 pub mod clang_json;
-pub mod llvm_cfg;
 pub mod llvm_ir;
 pub mod ptx;
+
+use std::io::Read;
+use std::path::Path;
+
+/// Why a file could not be read as text.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The OS refused (missing file, permissions, a directory, ...).
+    Io(std::io::Error),
+    /// The bytes are not UTF-8; `offset` is the first bad byte.
+    NotUtf8 {
+        /// Byte offset of the first invalid byte.
+        offset: usize,
+    },
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "cannot read: {e}"),
+            ReadError::NotUtf8 { offset } => write!(f, "byte {offset}: not UTF-8 text"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Reads a whole file (`-` is standard input) as bytes.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
+    if path.as_os_str() == "-" {
+        let mut v = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut v)
+            .map_err(ReadError::Io)?;
+        return Ok(v);
+    }
+    std::fs::read(path).map_err(ReadError::Io)
+}
+
+/// Reads a whole file (`-` is standard input) as UTF-8 text.
+pub fn read_text(path: &Path) -> Result<String, ReadError> {
+    String::from_utf8(read_bytes(path)?).map_err(|e| ReadError::NotUtf8 {
+        offset: e.utf8_error().valid_up_to(),
+    })
+}

@@ -30,9 +30,9 @@ use crate::graph::NONE;
 pub struct ParseError {
     /// File name as given to [`parse`].
     pub file: String,
-    /// 1-based line.
+    /// 1-based line (0 when the error is not at a position, e.g. an I/O error).
     pub line: u32,
-    /// 1-based column (bytes).
+    /// 1-based column (bytes; 0 when not at a position).
     pub col: u32,
     /// What was expected or found.
     pub message: String,
@@ -40,11 +40,15 @@ pub struct ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file, self.line, self.col, self.message
-        )
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.col, self.message
+            )
+        }
     }
 }
 
@@ -779,6 +783,37 @@ fn parse_body<'a>(lx: &mut Lexer<'a>, f: &mut Function, open: Tok<'a>) -> Result
         }
     }
     Ok(())
+}
+
+impl Cfg {
+    /// The CFG of every function with a body in PTX text, in file order. `file` names the
+    /// input in errors (`file:line:col: ...`).
+    pub fn from_ptx_str(file: &str, text: &str) -> Result<Vec<Cfg>, ParseError> {
+        let m = parse(file, text)?;
+        Ok(m.functions
+            .iter()
+            .filter(|f| f.has_body)
+            .map(build_cfg)
+            .collect())
+    }
+
+    /// Reads a `.ptx` file (`-` is standard input) and builds the CFG of every function
+    /// with a body.
+    ///
+    /// # Errors
+    /// The OS error when the file cannot be read, invalid UTF-8 with its byte offset, or
+    /// the parse error with its line and column.
+    pub fn from_ptx_file(path: impl AsRef<std::path::Path>) -> Result<Vec<Cfg>, ParseError> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let text = super::read_text(path).map_err(|e| ParseError {
+            file: name.clone(),
+            line: 0,
+            col: 0,
+            message: e.to_string(),
+        })?;
+        Cfg::from_ptx_str(&name, &text)
+    }
 }
 
 /// Builds the CFG of a function body with the seed's block and successor rules: a block

@@ -1,15 +1,30 @@
-//! `ilkit scan`: a parallel corpus scan. Files are dispatched by content — LLVM IR text,
-//! PTX, ilkit binary IL, or a generated translation unit — imported, run through the systems of their
-//! stage, and summarized as one [`FileRecord`] each.
+//! The corpus scan behind `ilkit scan`, as a library: files are dispatched by content —
+//! LLVM IR text, PTX, ilkit binary IL, a clang JSON AST or a generated translation unit —
+//! imported, run through the systems of their stage, and summarized as one
+//! [`FileRecord`] each.
 //!
-//! Files run in parallel with rayon; results come back in input order, so the report is
-//! deterministic whatever the number of jobs. A file that fails to import is reported with
-//! its error and the scan goes on.
+//! ```
+//! use ilkit::scan::{default_inputs, scan, NoProgress};
+//! let records = scan(&default_inputs(), &NoProgress);
+//! assert!(records.iter().all(|r| r.error.is_none()));
+//! ```
+//!
+//! Files run in parallel with rayon (largest first); results come back in input order, so
+//! the report is deterministic whatever the number of jobs. A file that fails to import is
+//! reported with its error and the scan goes on. Nothing here prints: progress goes to a
+//! [`Progress`] the caller implements (the CLI draws a bar by bytes).
+//!
+//! Files: `stages` (the work per format), `report` (the summary table and the JSON Lines
+//! record schema that `ilkit merge` reads back).
 
-use crate::cfg::Cfg;
+mod report;
+mod stages;
+
+pub use report::{record_from_json, record_json, summary};
+pub use stages::scan_one;
+
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// One input of a scan.
 #[derive(Clone, Debug)]
@@ -220,9 +235,26 @@ pub fn shard(inputs: Vec<Input>, i: usize, n: usize) -> Vec<Input> {
         .collect()
 }
 
-/// Scans every input; results are in input order. `on_done` is called once per finished
-/// file (for a progress bar).
-pub fn scan(inputs: &[Input], on_done: &(dyn Fn() + Sync)) -> Vec<FileRecord> {
+/// Where a scan reports its progress. Called from the scan's worker threads; every method
+/// has an empty default.
+pub trait Progress: Sync {
+    /// A file starts; `bytes` is its expected work ([`Input::size_hint`]).
+    fn file_started(&self, _name: &str, _bytes: u64) {}
+    /// `bytes` more of the expected work are done (a file reports its bytes as its stages
+    /// finish, so one big file moves the total).
+    fn advance(&self, _bytes: u64) {}
+    /// A file is done.
+    fn file_done(&self, _record: &FileRecord) {}
+}
+
+/// A [`Progress`] that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// Scans every input; results are in input order.
+pub fn scan(inputs: &[Input], progress: &dyn Progress) -> Vec<FileRecord> {
     // Largest first (longest-processing-time scheduling): a big module started last would
     // otherwise run alone at the end. Results go back to input order.
     let mut order: Vec<usize> = (0..inputs.len()).collect();
@@ -231,389 +263,13 @@ pub fn scan(inputs: &[Input], on_done: &(dyn Fn() + Sync)) -> Vec<FileRecord> {
         .par_iter()
         .with_max_len(1)
         .map(|&i| {
-            let r = scan_one(&inputs[i]);
-            on_done();
+            let size = inputs[i].size_hint();
+            progress.file_started(&inputs[i].name(), size);
+            let r = scan_one(&inputs[i], progress);
+            progress.file_done(&r);
             (i, r)
         })
         .collect();
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
 }
-
-/// Scans one input.
-pub fn scan_one(input: &Input) -> FileRecord {
-    let t0 = Instant::now();
-    let name = input.name();
-    let mut rec = FileRecord {
-        name: name.clone(),
-        kind: "unknown",
-        ..FileRecord::default()
-    };
-    let result = match input {
-        Input::Generated { seed, scale } => {
-            rec.kind = "il";
-            scan_generated(*seed, *scale, &mut rec);
-            Ok(())
-        }
-        Input::Embedded { name, text } => scan_text(name, text, &mut rec),
-        Input::EmbeddedClangJson { gz, .. } => {
-            let r = flate2::read::MultiGzDecoder::new(*gz);
-            scan_clang_json(&mut rec, |il| {
-                crate::import::clang_json::import_reader(il, r)
-            })
-        }
-        Input::File(p) if is_clang_json(p) => {
-            scan_clang_json(&mut rec, |il| crate::import::clang_json::import_file(il, p))
-        }
-        Input::File(p) => match std::fs::read(p) {
-            Ok(bytes) if bytes.starts_with(b"ILKIT-IL") => scan_il_file(&name, &bytes, &mut rec),
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => scan_text(&name, &text, &mut rec),
-                Err(e) => Err(format!(
-                    "{name}: byte {}: not UTF-8 text",
-                    e.utf8_error().valid_up_to()
-                )),
-            },
-            Err(e) => Err(format!("{name}: cannot read: {e}")),
-        },
-    };
-    if let Err(e) = result {
-        rec.error = Some(e);
-    }
-    rec.seconds = t0.elapsed().as_secs_f64();
-    rec
-}
-
-fn scan_text(name: &str, text: &str, rec: &mut FileRecord) -> Result<(), String> {
-    rec.bytes = text.len() as u64;
-    rec.kind = sniff(name, text);
-    match rec.kind {
-        "ptx" => {
-            let path = if name.ends_with(".ptx") {
-                name.to_string()
-            } else {
-                format!("{name}.ptx")
-            };
-            let cfgs = crate::cfg::cli::load_text(&path, text)?;
-            cfg_stats(&cfgs, rec);
-            Ok(())
-        }
-        "ll" => {
-            // One parse feeds both stages.
-            let m = crate::import::llvm_ir::parse(name, text).map_err(|e| e.to_string())?;
-            let cfgs: Vec<Cfg> = m
-                .functions
-                .par_iter()
-                .filter(|f| f.is_definition)
-                .map(crate::import::llvm_cfg::build_cfg)
-                .collect();
-            // The three analyses only read the module: run them side by side.
-            let mut cg = FileRecord::default();
-            let mut cs = FileRecord::default();
-            let ((), ((), cgscc)) = rayon::join(
-                || cfg_stats(&cfgs, rec),
-                || {
-                    rayon::join(
-                        || callgraph_stats(&m, name, &mut cg),
-                        || cgscc_stats(&m, text, name, &mut cs),
-                    )
-                },
-            );
-            rec.cg_nodes = cg.cg_nodes;
-            rec.sccs = cg.sccs;
-            rec.largest_scc = cg.largest_scc;
-            rec.refsccs = cg.refsccs;
-            cgscc?;
-            rec.cgscc_visits = cs.cgscc_visits;
-            rec.cgscc_inlined = cs.cgscc_inlined;
-            rec.call_edges_before = cs.call_edges_before;
-            rec.call_edges_after = cs.call_edges_after;
-            Ok(())
-        }
-        _ => Err(format!(
-            "{name}: offset 0: expected LLVM IR text, PTX or ilkit binary IL"
-        )),
-    }
-}
-
-/// The back-end stage: RPO, dominators and loops of every function, in parallel chunks
-/// for large modules.
-fn cfg_stats(cfgs: &[Cfg], rec: &mut FileRecord) {
-    let s = cfgs
-        .par_chunks(64)
-        .map(crate::cfg::summary::summarize)
-        .reduce(crate::cfg::summary::CfgSummary::default, |mut a, b| {
-            a.add(&b);
-            a
-        });
-    rec.functions += s.functions as u64;
-    rec.blocks += s.blocks as u64;
-    rec.edges += s.edges as u64;
-    rec.unreachable += s.unreachable_blocks as u64;
-    rec.loops += s.loops as u64;
-    rec.deepest_loop = rec.deepest_loop.max(s.max_loop_depth as u64);
-    rec.irreducible_functions += s.irreducible_functions as u64;
-}
-
-/// The middle stage, part two: the default CGSCC pipeline (inliner with NVIDIA's budget,
-/// attribute inference) over the module's summaries.
-fn cgscc_stats(
-    m: &crate::import::llvm_ir::Module,
-    text: &str,
-    name: &str,
-    rec: &mut FileRecord,
-) -> Result<(), String> {
-    let s = crate::cgscc::run_default_pipeline(m, Some(text))
-        .map_err(|a| format!("{name}: CGSCC pipeline aborted: {a:?}"))?;
-    if s.verify_errors > 0 || s.order_errors > 0 {
-        return Err(format!(
-            "{name}: CGSCC pipeline left {} verify errors, {} order errors",
-            s.verify_errors, s.order_errors
-        ));
-    }
-    rec.cgscc_visits = s.visits as u64;
-    rec.cgscc_inlined = s.inlined as u64;
-    rec.call_edges_before = s.initial_call_edges as u64;
-    rec.call_edges_after = s.call_edges as u64;
-    Ok(())
-}
-
-/// The middle stage: the lazy call graph's SCCs and RefSCCs.
-fn callgraph_stats(m: &crate::import::llvm_ir::Module, name: &str, rec: &mut FileRecord) {
-    let mut g = crate::callgraph::from_module(m, name);
-    g.build_ref_sccs();
-    rec.cg_nodes = (0..g.num_nodes() as u32)
-        .filter(|&n| g.is_defined(n))
-        .count() as u64;
-    let order: Vec<_> = g.postorder_refsccs().collect();
-    for r in order {
-        rec.refsccs += 1;
-        for &s in g.refscc_sccs(r) {
-            rec.sccs += 1;
-            rec.largest_scc = rec.largest_scc.max(g.scc_nodes(s).len() as u64);
-        }
-    }
-}
-
-fn scan_generated(seed: u64, scale: f64, rec: &mut FileRecord) {
-    let il = crate::il::synth::generate(seed, scale);
-    rec.bytes = crate::il::stats::layout_bytes(&il).ilkit_bytes;
-    il_stats(il, rec);
-}
-
-/// Whether `p` is a clang JSON AST (`.json`, `.json.gz`).
-fn is_clang_json(p: &Path) -> bool {
-    let n = p.to_string_lossy();
-    n.ends_with(".json") || n.ends_with(".json.gz")
-}
-
-/// The front end on real input: a clang JSON AST imported as a stream, device code
-/// marked (kernels and what they need), constants shared.
-fn scan_clang_json(
-    rec: &mut FileRecord,
-    import: impl FnOnce(
-        &mut crate::il::Il,
-    ) -> Result<
-        crate::import::clang_json::Import,
-        crate::import::clang_json::ImportError,
-    >,
-) -> Result<(), String> {
-    use crate::import::clang_json;
-    rec.kind = "json";
-    let mut il = crate::il::Il::new();
-    let imp = import(&mut il).map_err(|e| e.to_string())?;
-    rec.bytes = imp.report.bytes;
-    rec.il_entries = il.len() as u64;
-    let dk = clang_json::mark_device(&mut il, &imp, clang_json::DeviceOptions::default());
-    rec.il_kept = dk.kept as u64;
-    let c = share_all_constants(&mut il);
-    rec.il_constants = c.total_allocs;
-    rec.il_constants_shared = c.region_hits + c.global_hits;
-    Ok(())
-}
-
-fn scan_il_file(name: &str, bytes: &[u8], rec: &mut FileRecord) -> Result<(), String> {
-    rec.kind = "il";
-    rec.bytes = bytes.len() as u64;
-    let il = crate::walk::binary::read_il(bytes).map_err(|e| format!("{name}: {e}"))?;
-    il_stats(il, rec);
-    Ok(())
-}
-
-/// The IL stage: keep-in-IL marking and constant sharing.
-fn il_stats(mut il: crate::il::Il, rec: &mut FileRecord) {
-    rec.il_entries = il.len() as u64;
-    let report = crate::walk::keep::mark_to_keep_in_il(&mut il, &[]);
-    rec.il_kept = report.kept as u64;
-    let c = share_all_constants(&mut il);
-    rec.il_constants = c.total_allocs;
-    rec.il_constants_shared = c.region_hits + c.global_hits;
-}
-
-/// Offers every constant of the world to constant sharing (adopting file-scope misses as
-/// canonical); returns the sharing counters.
-pub fn share_all_constants(il: &mut crate::il::Il) -> crate::il::stats::SharingCounters {
-    let constants: Vec<crate::il::Eix> = il
-        .entries()
-        .filter(|&e| il.kind(e) == crate::il::EntryKind::Constant)
-        .collect();
-    let mut sharing = crate::share::ConstantSharing::new();
-    let mut out = Vec::with_capacity(constants.len());
-    let mut rest = &constants[..];
-    while !rest.is_empty() {
-        let before = out.len();
-        match sharing.share_many(il, rest, true, &mut out) {
-            Ok(()) => break,
-            // A constant the sharing table cannot take (a bad kind) stays unshared; the
-            // stream goes on after it.
-            Err(_) => rest = &rest[out.len() - before + 1..],
-        }
-    }
-    sharing.counters
-}
-
-/// The summary table over all records.
-pub fn summary(records: &[FileRecord], wall: f64) -> String {
-    let mut t = FileRecord::default();
-    let mut failed = 0;
-    for r in records {
-        t.bytes += r.bytes;
-        t.functions += r.functions;
-        t.blocks += r.blocks;
-        t.edges += r.edges;
-        t.unreachable += r.unreachable;
-        t.loops += r.loops;
-        t.deepest_loop = t.deepest_loop.max(r.deepest_loop);
-        t.irreducible_functions += r.irreducible_functions;
-        t.cg_nodes += r.cg_nodes;
-        t.sccs += r.sccs;
-        t.largest_scc = t.largest_scc.max(r.largest_scc);
-        t.refsccs += r.refsccs;
-        t.cgscc_visits += r.cgscc_visits;
-        t.cgscc_inlined += r.cgscc_inlined;
-        t.call_edges_before += r.call_edges_before;
-        t.call_edges_after += r.call_edges_after;
-        t.il_entries += r.il_entries;
-        t.il_kept += r.il_kept;
-        t.il_constants += r.il_constants;
-        t.il_constants_shared += r.il_constants_shared;
-        failed += r.error.is_some() as usize;
-    }
-    let kinds = |k: &str| records.iter().filter(|r| r.kind == k).count();
-    let pct = |a: u64, b: u64| {
-        if b == 0 {
-            0.0
-        } else {
-            100.0 * a as f64 / b as f64
-        }
-    };
-    let mut s = String::new();
-    let mut row = |k: &str, v: String| s.push_str(&format!("  {k:<28}{v:>16}\n"));
-    row("files", format!("{}", records.len()));
-    row(
-        "  .ll / .ptx / IL / JSON",
-        format!(
-            "{} / {} / {} / {}",
-            kinds("ll"),
-            kinds("ptx"),
-            kinds("il"),
-            kinds("json")
-        ),
-    );
-    row("  failed", format!("{failed}"));
-    row("functions (CFGs)", t.functions.to_string());
-    row("blocks", t.blocks.to_string());
-    row("edges", t.edges.to_string());
-    row("unreachable blocks", t.unreachable.to_string());
-    row("loops", t.loops.to_string());
-    row("deepest loop", t.deepest_loop.to_string());
-    row("irreducible functions", t.irreducible_functions.to_string());
-    row("call-graph nodes", t.cg_nodes.to_string());
-    row("call SCCs", t.sccs.to_string());
-    row("largest SCC", t.largest_scc.to_string());
-    row("RefSCCs", t.refsccs.to_string());
-    row("CGSCC visits (default)", t.cgscc_visits.to_string());
-    row("call sites inlined", t.cgscc_inlined.to_string());
-    row(
-        "call edges before/after",
-        format!("{} / {}", t.call_edges_before, t.call_edges_after),
-    );
-    row("IL entries", t.il_entries.to_string());
-    row(
-        "IL kept (keep_in_il)",
-        format!("{:.1}%", pct(t.il_kept, t.il_entries)),
-    );
-    row(
-        "constants shared",
-        format!("{:.1}%", pct(t.il_constants_shared, t.il_constants)),
-    );
-    row("wall time", format!("{wall:.3} s"));
-    row(
-        "throughput",
-        format!("{:.1} MB/s", t.bytes as f64 / 1e6 / wall.max(1e-9)),
-    );
-    s
-}
-
-/// One JSON object per record (JSON Lines).
-pub fn record_json(r: &FileRecord) -> String {
-    serde_json::json!({
-        "file": r.name, "kind": r.kind, "bytes": r.bytes,
-        "functions": r.functions, "blocks": r.blocks, "edges": r.edges,
-        "unreachable": r.unreachable, "loops": r.loops, "deepest_loop": r.deepest_loop,
-        "irreducible_functions": r.irreducible_functions,
-        "cgscc_visits": r.cgscc_visits, "cgscc_inlined": r.cgscc_inlined,
-        "call_edges_before": r.call_edges_before, "call_edges_after": r.call_edges_after,
-        "cg_nodes": r.cg_nodes, "sccs": r.sccs, "largest_scc": r.largest_scc, "refsccs": r.refsccs,
-        "il_entries": r.il_entries, "il_kept": r.il_kept,
-        "il_constants": r.il_constants, "il_constants_shared": r.il_constants_shared,
-        "seconds": r.seconds, "error": r.error,
-    })
-    .to_string()
-}
-
-/// Parses a JSON Lines record back (for `ilkit merge`).
-pub fn record_from_json(line: &str) -> Result<FileRecord, String> {
-    let v: serde_json::Value =
-        serde_json::from_str(line).map_err(|e| format!("column {}: {e}", e.column()))?;
-    let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0);
-    let kind = match v.get("kind").and_then(|k| k.as_str()) {
-        Some("ll") => "ll",
-        Some("ptx") => "ptx",
-        Some("il") => "il",
-        Some("json") => "json",
-        _ => "unknown",
-    };
-    Ok(FileRecord {
-        name: v
-            .get("file")
-            .and_then(|x| x.as_str())
-            .unwrap_or("")
-            .to_string(),
-        kind,
-        bytes: u("bytes"),
-        functions: u("functions"),
-        blocks: u("blocks"),
-        edges: u("edges"),
-        unreachable: u("unreachable"),
-        loops: u("loops"),
-        deepest_loop: u("deepest_loop"),
-        irreducible_functions: u("irreducible_functions"),
-        cg_nodes: u("cg_nodes"),
-        sccs: u("sccs"),
-        largest_scc: u("largest_scc"),
-        refsccs: u("refsccs"),
-        cgscc_visits: u("cgscc_visits"),
-        cgscc_inlined: u("cgscc_inlined"),
-        call_edges_before: u("call_edges_before"),
-        call_edges_after: u("call_edges_after"),
-        il_entries: u("il_entries"),
-        il_kept: u("il_kept"),
-        il_constants: u("il_constants"),
-        il_constants_shared: u("il_constants_shared"),
-        seconds: v.get("seconds").and_then(|x| x.as_f64()).unwrap_or(0.0),
-        error: v.get("error").and_then(|x| x.as_str()).map(str::to_string),
-    })
-}
-
-pub mod cli;

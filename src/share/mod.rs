@@ -808,6 +808,28 @@ impl ConstantSharing {
     }
 }
 
+/// Offers every constant of the world to constant sharing (adopting file-scope misses as
+/// canonical) in one [`ConstantSharing::share_many`] stream; returns the sharing counters.
+/// A constant the table cannot take (a bad kind) stays unshared and the stream goes on
+/// after it.
+pub fn share_all_constants(il: &mut Il) -> crate::il::stats::SharingCounters {
+    let constants: Vec<Eix> = il
+        .entries()
+        .filter(|&e| il.kind(e) == crate::il::EntryKind::Constant)
+        .collect();
+    let mut sharing = ConstantSharing::new();
+    let mut out = Vec::with_capacity(constants.len());
+    let mut rest = &constants[..];
+    while !rest.is_empty() {
+        let before = out.len();
+        match sharing.share_many(il, rest, true, &mut out) {
+            Ok(()) => break,
+            Err(_) => rest = &rest[out.len() - before + 1..],
+        }
+    }
+    sharing.counters
+}
+
 /// `alloc_constant`: the non-shared path. A new constant in the current region with
 /// `local`'s data (not `is_shared`), children shared with `local`.
 ///

@@ -1,7 +1,5 @@
 //! Systems over the IL: the walker and its callbacks, keep-in-IL device marking, display.
 
-pub mod binary;
-pub mod cli;
 pub mod copy;
 pub mod display;
 pub mod keep;

@@ -1,45 +1,14 @@
 use super::*;
+use crate::idx::BlockIdx;
+use crate::llvm::{CallKind, FuncIdx, Function, GlobalIdx};
+
+/// Successor indices as plain numbers.
+fn ids(v: &[BlockIdx]) -> Vec<u32> {
+    v.iter().map(|b| b.0).collect()
+}
 use std::path::PathBuf;
 
-/// The shared corpus directory, if present (`$ILKIT_CORPUS`, `../shared/corpus` or
-/// `../../shared/corpus` relative to the crate root).
-pub(crate) fn corpus_dir() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("ILKIT_CORPUS") {
-        return Some(PathBuf::from(p)).filter(|p| p.is_dir());
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    [
-        root.join("../shared/corpus"),
-        root.join("../../shared/corpus"),
-    ]
-    .into_iter()
-    .find(|p| p.is_dir())
-}
-
-/// Every corpus `.ll` file (sorted), or None with a message when the corpus is absent.
-pub(crate) fn corpus_ll_files() -> Option<Vec<PathBuf>> {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("skipping: corpus not found (../shared/corpus); set ILKIT_CORPUS");
-        return None;
-    };
-    let mut out = Vec::new();
-    let mut stack = vec![dir.join("llvm")];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "ll") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    Some(out)
-}
+use crate::test_support::corpus_ll_files;
 
 fn sibling(ll: &std::path::Path, ext: &str) -> PathBuf {
     let s = ll.to_string_lossy();
@@ -76,19 +45,19 @@ attributes #0 = { noinline nounwind }
 "#;
     let m = parse("x.ll", text).unwrap();
     assert_eq!(m.functions.len(), 3);
-    let g = &m.functions[2];
+    let g = &m.functions[FuncIdx(2)];
     assert_eq!(g.name, "g h");
     let names: Vec<&str> = g.blocks.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["1", "3", "x y"]);
-    assert_eq!(g.blocks[0].succs, [1, 2]);
-    assert_eq!(g.blocks[1].succs, [2, 1, 2]);
-    assert_eq!(g.blocks[1].term, "switch");
+    assert_eq!(ids(&g.blocks[BlockIdx(0)].succs), [1, 2]);
+    assert_eq!(ids(&g.blocks[BlockIdx(1)].succs), [2, 1, 2]);
+    assert_eq!(g.blocks[BlockIdx(1)].term.as_str(), "switch");
     assert_eq!(g.call_sites.len(), 2);
     assert_eq!(g.call_sites[1].arg_count, 2);
     assert_eq!(g.instruction_count, 6);
-    assert!(m.function_has_attr(1, "noinline"));
+    assert!(m.function_has_attr(FuncIdx(1), "noinline"));
     assert_eq!(
-        m.globals[0]
+        m.globals[GlobalIdx(0)]
             .initializer
             .map(|c| m.consts.operands_of(c).len()),
         Some(2)
@@ -152,7 +121,7 @@ fn corpus_cfg_blocks_match() {
                     .map(|x| x.as_u64().unwrap() as u32)
                     .collect();
                 assert_eq!(
-                    b.succs,
+                    ids(&b.succs),
                     succ,
                     "{}: succs of {}:{}",
                     ll.display(),
@@ -160,7 +129,7 @@ fn corpus_cfg_blocks_match() {
                     b.name
                 );
                 assert_eq!(
-                    b.term,
+                    b.term.as_str(),
                     j["term"][i].as_str().unwrap(),
                     "{}: term of {}:{}",
                     ll.display(),
@@ -186,7 +155,7 @@ fn dump_blocks() {
     let m = parse(&p, &text).unwrap();
     for f in m.functions.iter().filter(|f| f.is_definition) {
         let names: Vec<&str> = f.blocks.iter().map(|b| b.name.as_str()).collect();
-        let succ: Vec<&[u32]> = f.blocks.iter().map(|b| b.succs.as_slice()).collect();
+        let succ: Vec<Vec<u32>> = f.blocks.iter().map(|b| ids(&b.succs)).collect();
         println!(
             "BLOCKS {}",
             serde_json::json!({"name": f.name, "blocks": names, "succ": succ})
@@ -256,7 +225,7 @@ fn truncated_and_garbled_input_never_panics() {
                 // whatever parsed must still be a consistent module
                 for f in &m.functions {
                     for bl in &f.blocks {
-                        assert!(bl.succs.iter().all(|&x| (x as usize) < f.blocks.len()));
+                        assert!(bl.succs.iter().all(|&x| x.idx() < f.blocks.len()));
                     }
                 }
                 let mut g = crate::callgraph::from_module(&m, &name);
@@ -278,18 +247,18 @@ fn fixture_cfg_shapes() {
     let sw = f("sw");
     let names: Vec<&str> = sw.blocks.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["1", "2", "3", "4", "exit block"]);
-    let succs: Vec<Vec<u32>> = sw.blocks.iter().map(|b| b.succs.clone()).collect();
+    let succs: Vec<Vec<u32>> = sw.blocks.iter().map(|b| ids(&b.succs)).collect();
     assert_eq!(
         succs,
         vec![vec![3, 1, 2, 1], vec![3], vec![4], vec![4], vec![]]
     );
     let ibr = f("ibr");
-    assert_eq!(ibr.blocks[0].term, "indirectbr");
-    assert_eq!(ibr.blocks[0].succs, [1, 2]);
+    assert_eq!(ibr.blocks[BlockIdx(0)].term.as_str(), "indirectbr");
+    assert_eq!(ids(&ibr.blocks[BlockIdx(0)].succs), [1, 2]);
     let inv = f("inv");
-    assert_eq!(inv.blocks[0].term, "invoke");
-    assert_eq!(inv.blocks[0].succs, [1, 2]);
-    assert_eq!(inv.blocks[2].term, "resume");
+    assert_eq!(inv.blocks[BlockIdx(0)].term.as_str(), "invoke");
+    assert_eq!(ids(&inv.blocks[BlockIdx(0)].succs), [1, 2]);
+    assert_eq!(inv.blocks[BlockIdx(2)].term.as_str(), "resume");
     assert_eq!(inv.call_sites[0].kind, CallKind::Invoke);
 }
 
@@ -307,7 +276,7 @@ fn deep_nesting_within_limit() {
     }
     let text = format!("@g = global {v}\ndefine void @f() {{\n  ret void\n}}\n");
     let m = parse("deep.ll", &text).unwrap_or_else(|e| panic!("{e}"));
-    assert!(m.globals[0].initializer.is_some());
+    assert!(m.globals[GlobalIdx(0)].initializer.is_some());
     let big = format!(
         "@g = global {}ptr{} zeroinitializer\n",
         "[1 x ".repeat(300),

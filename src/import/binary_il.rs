@@ -40,8 +40,8 @@
 //! A `ref` is ordinal + 1, 0 for none. Every length read is checked against the bytes that
 //! remain before anything is allocated; every error names its byte offset.
 
-use super::walker::{Callbacks, Walker};
 use crate::il::{BuiltEntry, Eix, EntryKind, Flag, Il, RegionIdx, SourcePos, SCALAR_BYTES};
+use crate::walk::{Callbacks, WalkError, Walker};
 use rayon::prelude::*;
 use std::fmt;
 
@@ -274,7 +274,7 @@ fn number_unreached_targets(
     il: &mut Il,
     num: &mut Numbering,
     e: Eix,
-) -> Result<(), super::WalkError> {
+) -> Result<(), WalkError> {
     let unnumbered = |c: &Eix| !c.is_none() && num.ord(*c) == 0;
     if !(il.children(e).iter().any(unnumbered) || il.refs(e).iter().any(unnumbered)) {
         return Ok(());
@@ -423,26 +423,19 @@ const _: () = {
 
 /// Writes the file-scope IL (all of it, or with `device_only` only the keep_in_il
 /// entries) as a binary IL file.
-pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, super::WalkError> {
+pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, WalkError> {
     write_il_on(il, device_only, PARALLEL_RECORDS)
 }
 
 /// [`write_il`] on the calling thread alone (for hosts that must not use the thread
 /// pool): the same bytes.
-pub fn write_il_single_threaded(
-    il: &mut Il,
-    device_only: bool,
-) -> Result<Vec<u8>, super::WalkError> {
+pub fn write_il_single_threaded(il: &mut Il, device_only: bool) -> Result<Vec<u8>, WalkError> {
     write_il_on(il, device_only, usize::MAX)
 }
 
 /// The writer; whole-IL files of at least `min_parallel` entries write their records in
 /// parallel.
-fn write_il_on(
-    il: &mut Il,
-    device_only: bool,
-    min_parallel: usize,
-) -> Result<Vec<u8>, super::WalkError> {
+fn write_il_on(il: &mut Il, device_only: bool, min_parallel: usize) -> Result<Vec<u8>, WalkError> {
     let mut out = Vec::with_capacity(1 << 16);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -498,7 +491,7 @@ fn write_il_on(
         number_unreached_targets(&mut walker, il, &mut num, e)?;
         rec.emit(il, &num, e);
     }
-    let n = u32::try_from(num.order.len()).map_err(|_| super::WalkError {
+    let n = u32::try_from(num.order.len()).map_err(|_| WalkError {
         message: "write_il: more than 2^32 entries",
         entry: None,
     })?;

@@ -1,0 +1,262 @@
+//! `ilkit cgscc FILE.ll --passes 'cgscc(...)' [--remarks] [--format text|json] [knobs]`.
+
+use crate::{emit, Failure};
+use clap::{Args, ValueEnum};
+use ilkit::cgscc::summary::ReplayFormat;
+use ilkit::cgscc::{
+    CgsccModule, Fanout, Instrumentation, NoInstrumentation, Options, PassLog, PassManager, Replay,
+    ReplayFallback, ReplayScope, DEFAULT_PIPELINE,
+};
+use ilkit::llvm::Module;
+use std::path::PathBuf;
+
+/// Arguments of `ilkit cgscc`.
+#[derive(Args, Debug)]
+pub struct CgsccArgs {
+    /// The LLVM IR text file (`-` reads standard input).
+    file: PathBuf,
+    /// The pipeline, in LLVM's syntax (e.g. `cgscc(devirt<5>(inline,function-attrs))`).
+    #[arg(long, default_value = DEFAULT_PIPELINE)]
+    passes: String,
+    /// Print the inliner's remarks (LLVM's `-pass-remarks=inline` text).
+    #[arg(long)]
+    remarks: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Print the pass instrumentation lines (before/after each pass, invalidations).
+    #[arg(long)]
+    pass_log: bool,
+    /// NVIDIA's per-caller inline budget, or `none` for the stock LLVM threshold.
+    #[arg(long, value_name = "N|none", value_parser = parse_budget, default_value = "20000")]
+    inline_budget: Budget,
+    /// The stock LLVM inline threshold (`-inline-threshold`).
+    #[arg(long, value_name = "N", default_value_t = 225)]
+    inline_threshold: i64,
+    /// Inline every defined callee that is not `noinline` (`nv-inline-all`).
+    #[arg(long)]
+    nv_inline_all: bool,
+    /// Raise the budget to 40,000 (`aggressive-inline`).
+    #[arg(long)]
+    aggressive_inline: bool,
+    /// Cost multiplier for calls inside one SCC (`intra-scc-cost-multiplier`).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    intra_scc_cost_multiplier: i64,
+    /// Cost multiplier for recursive callees (`function-inline-cost-multiplier`).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    function_inline_cost_multiplier: i64,
+    /// Fail when `devirt<N>` runs out of iterations and the graph still changes.
+    #[arg(long)]
+    abort_on_max_devirt_iterations_reached: bool,
+    /// Replay inlining decisions from an LLVM inline-replay file.
+    #[arg(long, value_name = "FILE")]
+    cgscc_inline_replay: Option<PathBuf>,
+    /// Where replay applies.
+    #[arg(long, value_enum, default_value_t = Scope::Function)]
+    cgscc_inline_replay_scope: Scope,
+    /// What replay does for call sites the file does not list.
+    #[arg(long, value_enum, default_value_t = Fallback::Original)]
+    cgscc_inline_replay_fallback: Fallback,
+    /// The location format of the replay file.
+    #[arg(long, value_enum, default_value_t = LocFormat::Line)]
+    cgscc_inline_replay_format: LocFormat,
+    /// Keep local callees left without uses (the inliner deletes them by default).
+    #[arg(long)]
+    no_delete_dead: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Remarks, visits, inferred attributes and the final call graph as text.
+    Text,
+    /// The same as one JSON object.
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "verbatim")]
+enum Scope {
+    /// Only in functions the file names as callers.
+    Function,
+    /// In every function.
+    Module,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "verbatim")]
+enum Fallback {
+    /// The cost model decides.
+    Original,
+    /// Inline.
+    AlwaysInline,
+    /// Do not inline.
+    NeverInline,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "verbatim")]
+enum LocFormat {
+    /// `func:line`.
+    Line,
+    /// `func:line:column`.
+    LineColumn,
+    /// `func:line.discriminator`.
+    LineDiscriminator,
+}
+
+/// `--inline-budget`: a number or `none`.
+#[derive(Clone, Copy, Debug)]
+struct Budget(Option<i64>);
+
+fn parse_budget(s: &str) -> Result<Budget, String> {
+    if s == "none" {
+        return Ok(Budget(None));
+    }
+    s.parse()
+        .map(|n| Budget(Some(n)))
+        .map_err(|_| format!("expected a number or 'none', found '{s}'"))
+}
+
+impl CgsccArgs {
+    /// The knobs as pass-manager options.
+    fn options(&self) -> Result<Options, Failure> {
+        let mut o = Options::default();
+        o.inline.inline_budget = self.inline_budget.0;
+        o.inline.inline_threshold = self.inline_threshold;
+        o.inline.nv_inline_all = self.nv_inline_all;
+        o.inline.aggressive_inline = self.aggressive_inline;
+        o.inline.intra_scc_cost_multiplier = self.intra_scc_cost_multiplier;
+        o.inline.function_inline_cost_multiplier = self.function_inline_cost_multiplier;
+        o.inline.delete_dead = !self.no_delete_dead;
+        o.abort_on_max_devirt_iterations = self.abort_on_max_devirt_iterations_reached;
+        if let Some(path) = &self.cgscc_inline_replay {
+            let text = ilkit::import::read_text(path).map_err(|e| {
+                Failure::input(format!("{}: cannot read replay file: {e}", path.display()))
+            })?;
+            let scope = match self.cgscc_inline_replay_scope {
+                Scope::Function => ReplayScope::Function,
+                Scope::Module => ReplayScope::Module,
+            };
+            let fallback = match self.cgscc_inline_replay_fallback {
+                Fallback::Original => ReplayFallback::Original,
+                Fallback::AlwaysInline => ReplayFallback::AlwaysInline,
+                Fallback::NeverInline => ReplayFallback::NeverInline,
+            };
+            let format = match self.cgscc_inline_replay_format {
+                LocFormat::Line => ReplayFormat::Line,
+                LocFormat::LineColumn => ReplayFormat::LineColumn,
+                LocFormat::LineDiscriminator => ReplayFormat::LineDiscriminator,
+            };
+            o.inline.replay = Some(Replay::parse(&text, scope, fallback, format));
+        }
+        Ok(o)
+    }
+}
+
+/// Runs `ilkit cgscc`.
+pub fn run(a: CgsccArgs) -> Result<(), Failure> {
+    let mut pm = PassManager::from_text(&a.passes, Options::default())
+        .map_err(|e| Failure::usage(format!("--passes: {}", e.render(&a.passes))))?;
+    pm.opts = a.options()?;
+    let file = a.file.display().to_string();
+    let m = Module::from_ll_file(&a.file).map_err(Failure::input)?;
+    let mut cm = CgsccModule::new(&m, &file);
+    let mut log = PassLog::default();
+    let mut none = NoInstrumentation;
+    let report = {
+        let mut fan = Fanout(vec![&mut log as &mut dyn Instrumentation, &mut none]);
+        pm.run(&mut cm, &mut fan)
+    };
+    let report = report.map_err(|e| {
+        let mut msg = String::new();
+        for d in &cm.diagnostics {
+            msg.push_str(&format!("warning: {d}\n"));
+        }
+        msg.push_str(&e.to_string());
+        Failure::input(msg)
+    })?;
+    let names = |ns: &[ilkit::callgraph::NodeIdx]| -> Vec<String> {
+        ns.iter().map(|&n| cm.graph.name(n).to_string()).collect()
+    };
+    if a.format == Format::Json {
+        let visits: Vec<serde_json::Value> = report
+            .visits
+            .iter()
+            .map(|v| serde_json::json!({"scc": names(&v.nodes), "passes": v.passes}))
+            .collect();
+        let remarks: Vec<serde_json::Value> = cm
+            .remarks
+            .iter()
+            .map(|r| {
+                serde_json::json!({"kind": r.kind.as_str(), "pass": r.pass, "caller": r.caller,
+                "callee": r.callee, "cost": r.cost, "threshold": r.threshold, "loc": r.loc,
+                "message": r.to_string()})
+            })
+            .collect();
+        let mut attrs = serde_json::Map::new();
+        for n in cm.graph.nodes() {
+            let s = cm.inferred_attrs(n);
+            if !s.is_empty() && !cm.graph.is_removed(n) {
+                attrs.insert(cm.graph.name(n).to_string(), s.into());
+            }
+        }
+        let v = serde_json::json!({
+            "module": file,
+            "pipeline": a.passes,
+            "visits": visits,
+            "remarks": if a.remarks { serde_json::Value::from(remarks) } else { serde_json::Value::Null },
+            "diagnostics": cm.diagnostics,
+            "pass_log": if a.pass_log { serde_json::Value::from(log.lines.clone()) } else { serde_json::Value::Null },
+            "function_log": cm.function_log,
+            "attrs": attrs,
+            "refsccs": cm.graph.postorder_names(),
+            "verify": cm.graph.verify().iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+        });
+        return emit(&format!("{v:#}\n"));
+    }
+    let mut out = String::new();
+    out.push_str(&format!("; cgscc {} on {file}\n", a.passes));
+    for d in &cm.diagnostics {
+        out.push_str(&format!("warning: {d}\n"));
+    }
+    if a.remarks {
+        out.push_str("; remarks\n");
+        for r in &cm.remarks {
+            out.push_str(&r.to_string());
+            out.push('\n');
+        }
+    }
+    if a.pass_log {
+        out.push_str("; pass instrumentation\n");
+        for l in &log.lines {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    for l in &cm.function_log {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out.push_str("; SCC visits, bottom-up\n");
+    for (i, v) in report.visits.iter().enumerate() {
+        out.push_str(&format!(
+            "#{i} ({}): {}\n",
+            names(&v.nodes).join(", "),
+            v.passes.join(", ")
+        ));
+    }
+    let mut header = false;
+    for n in cm.graph.nodes() {
+        let s = cm.inferred_attrs(n);
+        if !s.is_empty() && !cm.graph.is_removed(n) {
+            if !header {
+                out.push_str("; inferred attributes\n");
+                header = true;
+            }
+            out.push_str(&format!("{}: {s}\n", cm.graph.name(n)));
+        }
+    }
+    out.push_str("; call graph after the pipeline\n");
+    out.push_str(&cm.graph.print_text());
+    emit(&out)
+}

@@ -1,0 +1,233 @@
+//! `ilkit il gen|dump|stats|keep`: generated translation units, binary IL files, display,
+//! statistics and device IL.
+
+use crate::{emit, Failure};
+use clap::{Args, Subcommand};
+use ilkit::il::stats::{dump_il_table_stats, dump_sharing_stats};
+use ilkit::il::Il;
+use ilkit::import::binary_il::{read_il, write_il};
+use ilkit::import::clang_json::{self, DeviceOptions, Import};
+use ilkit::walk::keep::mark_to_keep_in_il;
+use std::path::{Path, PathBuf};
+
+/// `ilkit il ...`.
+#[derive(Subcommand, Debug)]
+pub enum IlCommand {
+    /// Write a generated translation unit as a binary IL file.
+    Gen(GenArgs),
+    /// Display the IL in walk order.
+    Dump(DumpArgs),
+    /// The "IL table use:" table, constant sharing counters and the keep-in-IL report.
+    Stats(StatsArgs),
+    /// Mark device code and write the device IL (and the kept routines' mangled names).
+    Keep(KeepArgs),
+}
+
+/// Arguments of `ilkit il gen`.
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    /// Size: 1.0 is about 10^5 entries (at most 1000).
+    #[arg(long, default_value_t = 1.0)]
+    scale: f64,
+    /// Generator seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The binary IL file to write.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    out: PathBuf,
+}
+
+/// Arguments of `ilkit il dump`.
+#[derive(Args, Debug)]
+pub struct DumpArgs {
+    /// A binary IL file or a clang JSON AST (`.json`, `.json.gz`); `-` reads stdin.
+    file: PathBuf,
+    /// Only what keep-in-IL keeps (device code).
+    #[arg(long)]
+    device: bool,
+    /// First instantiate the generator's templates (substitute, fold, convert uses of T).
+    #[arg(long)]
+    instantiate: bool,
+}
+
+/// Arguments of `ilkit il stats`.
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// A binary IL file or a clang JSON AST (`.json`, `.json.gz`); `-` reads stdin.
+    file: PathBuf,
+}
+
+/// Arguments of `ilkit il keep`.
+#[derive(Args, Debug)]
+pub struct KeepArgs {
+    /// A binary IL file or a clang JSON AST (`.json`, `.json.gz`); `-` reads stdin.
+    file: PathBuf,
+    /// The device IL file to write.
+    #[arg(long, short = 'o', value_name = "OUT")]
+    out: PathBuf,
+    /// Also write the kept routines' mangled names, one per line, sorted.
+    #[arg(long, value_name = "LIST.txt")]
+    kept_routines: Option<PathBuf>,
+    /// Also write the kept routines with their declaration flags (clang JSON input).
+    #[arg(long, value_name = "LIST.tsv")]
+    kept_routines_detail: Option<PathBuf>,
+    /// Root only kernels and device variables, not every externally visible non-inline
+    /// `__device__` definition (clang JSON input).
+    #[arg(long)]
+    no_strong_device_roots: bool,
+}
+
+/// Runs `ilkit il ...`.
+pub fn run(c: IlCommand) -> Result<(), Failure> {
+    match c {
+        IlCommand::Gen(a) => gen(a),
+        IlCommand::Dump(a) => dump(a),
+        IlCommand::Stats(a) => stats(a),
+        IlCommand::Keep(a) => keep(a),
+    }
+}
+
+/// A loaded world, and the clang import's side tables when it came from a JSON AST.
+struct Loaded {
+    il: Il,
+    import: Option<Import>,
+}
+
+/// Loads a binary IL file, or imports a clang JSON AST (by magic bytes: a binary IL file
+/// starts `ILKIT-IL`, anything else is read as JSON, gzipped or not).
+fn load(path: &Path) -> Result<Loaded, Failure> {
+    let name = path.display().to_string();
+    let bytes =
+        ilkit::import::read_bytes(path).map_err(|e| Failure::input(format!("{name}: {e}")))?;
+    if bytes.starts_with(b"ILKIT-IL") {
+        let il = read_il(&bytes).map_err(|e| Failure::input(format!("{name}: {e}")))?;
+        return Ok(Loaded { il, import: None });
+    }
+    let mut il = Il::new();
+    let imp = if bytes.starts_with(&[0x1f, 0x8b]) {
+        clang_json::import_reader(&mut il, flate2::read::MultiGzDecoder::new(&bytes[..]))
+    } else {
+        clang_json::import_reader(&mut il, &bytes[..])
+    }
+    .map_err(|mut e| {
+        e.file = Some(name.clone());
+        Failure::input(e)
+    })?;
+    Ok(Loaded {
+        il,
+        import: Some(imp),
+    })
+}
+
+/// Marks device code: the clang importer's marking (kernels and their call closure) for
+/// imported ASTs, `mark_to_keep_in_il` otherwise. Returns (kept, live, kept routines with
+/// bodies by mangled name, sorted).
+fn mark(l: &mut Loaded, opts: DeviceOptions) -> (usize, usize, Vec<String>) {
+    match &l.import {
+        Some(imp) => {
+            let dk = clang_json::mark_device(&mut l.il, imp, opts);
+            let names = clang_json::kept_routine_names(&l.il, &dk);
+            (dk.kept, dk.live, names)
+        }
+        None => {
+            let r = mark_to_keep_in_il(&mut l.il, &[]);
+            (r.kept, r.live, ilkit::walk::keep::kept_routine_names(&l.il))
+        }
+    }
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Failure + '_ {
+    move |e| Failure::input(format!("{}: {e}", path.display()))
+}
+
+fn gen(a: GenArgs) -> Result<(), Failure> {
+    if !(a.scale > 0.0 && a.scale <= 1000.0) {
+        return Err(Failure::usage(format!(
+            "--scale: must be in (0, 1000], found {}",
+            a.scale
+        )));
+    }
+    let mut il = ilkit::il::synth::generate(a.seed, a.scale);
+    let bytes = write_il(&mut il, false).map_err(Failure::input)?;
+    std::fs::write(&a.out, &bytes).map_err(io(&a.out))?;
+    emit(&format!(
+        "{}: {} entries, {} bytes\n",
+        a.out.display(),
+        il.len(),
+        bytes.len()
+    ))
+}
+
+fn dump(a: DumpArgs) -> Result<(), Failure> {
+    let mut l = load(&a.file)?;
+    if a.instantiate {
+        ilkit::instantiate::instantiate_synth_templates(&mut l.il).map_err(Failure::input)?;
+    }
+    if a.device {
+        mark(&mut l, DeviceOptions::default());
+    }
+    let text = ilkit::walk::display::dump_il(&mut l.il, a.device).map_err(Failure::input)?;
+    emit(&text)
+}
+
+fn stats(a: StatsArgs) -> Result<(), Failure> {
+    let mut l = load(&a.file)?;
+    let mut out: Vec<u8> = Vec::new();
+    let w = |r: std::io::Result<()>| r.map_err(|e| Failure::input(e.to_string()));
+    if let Some(imp) = &l.import {
+        // The importer's report (nodes, opaque kinds, unresolved types), the table, the
+        // keep report per kind and per file.
+        w(clang_json::write_import_report(&imp.report, &mut out))?;
+        w(dump_il_table_stats(&l.il, 0, &mut out))?;
+        let dk = clang_json::mark_device(&mut l.il, imp, DeviceOptions::default());
+        w(clang_json::write_keep_report(&l.il, imp, &dk, &mut out))?;
+    } else {
+        w(dump_il_table_stats(&l.il, 0, &mut out))?;
+        let counters = ilkit::share::share_all_constants(&mut l.il);
+        w(dump_sharing_stats(&counters, &mut out))?;
+        let r = mark_to_keep_in_il(&mut l.il, &[]);
+        out.extend_from_slice(
+            format!(
+                "keep_in_il: {} roots, {} of {} entries kept\n",
+                r.roots, r.kept, r.live
+            )
+            .as_bytes(),
+        );
+        for (k, n) in r.kept_per_kind {
+            out.extend_from_slice(format!("  {:<32}{n:>10}\n", k.name()).as_bytes());
+        }
+    }
+    emit(&String::from_utf8_lossy(&out))
+}
+
+fn keep(a: KeepArgs) -> Result<(), Failure> {
+    let mut l = load(&a.file)?;
+    let opts = DeviceOptions {
+        strong_device_roots: !a.no_strong_device_roots,
+    };
+    let (kept, live, names) = mark(&mut l, opts);
+    let bytes = write_il(&mut l.il, true).map_err(Failure::input)?;
+    std::fs::write(&a.out, &bytes).map_err(io(&a.out))?;
+    if let Some(list) = &a.kept_routines {
+        let text: String = names.iter().map(|n| format!("{n}\n")).collect();
+        std::fs::write(list, text).map_err(io(list))?;
+    }
+    if let Some(detail) = &a.kept_routines_detail {
+        let Some(imp) = &l.import else {
+            return Err(Failure::usage(
+                "--kept-routines-detail: needs a clang JSON AST input",
+            ));
+        };
+        let dk = clang_json::mark_device(&mut l.il, imp, opts);
+        let mut s = String::new();
+        for (n, b) in clang_json::kept_routine_table(&l.il, imp, &dk) {
+            s.push_str(&format!("{n}\t{}\n", clang_json::routine_flag_words(b)));
+        }
+        std::fs::write(detail, s).map_err(io(detail))?;
+    }
+    emit(&format!(
+        "{}: {kept} of {live} entries kept, {} bytes\n",
+        a.out.display(),
+        bytes.len()
+    ))
+}

@@ -1,0 +1,382 @@
+//! Dense index newtypes and the vectors they index.
+//!
+//! Every dense index of the crate (IL entries, call-graph nodes, SCCs, RefSCCs, blocks,
+//! loops, functions of an LLVM module, ...) is a `u32` newtype made by
+//! [`define_idx!`](crate::define_idx), with `u32::MAX` reserved as "none". Two index types
+//! never mix without a compile error, and an [`IndexVec<I, T>`] can only be indexed by its
+//! own `I`:
+//!
+//! ```compile_fail
+//! use ilkit::idx::{BlockIdx, IndexVec};
+//! ilkit::define_idx!(
+//!     /// Some other table's index.
+//!     SccIdx, "scc"
+//! );
+//! let v: IndexVec<BlockIdx, u8> = IndexVec::from_elem_n(0, 3);
+//! let _ = v[SccIdx(1)]; // a BlockIdx table cannot be indexed by an SccIdx
+//! ```
+//!
+//! Graph algorithms are generic over [`Idx`]; plain `u32` implements it too, for hosts and
+//! tests that have no index type of their own.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::marker::PhantomData;
+
+/// A dense index: a `u32` newtype (or `u32` itself) with `u32::MAX` as "none".
+pub trait Idx: Copy + Eq + Ord + Hash + Debug + Send + Sync + 'static {
+    /// The reserved "none" value.
+    const NONE: Self;
+    /// The index `i`.
+    ///
+    /// # Panics
+    /// In debug builds, if `i` does not fit below `u32::MAX`.
+    fn new(i: usize) -> Self;
+    /// The index as `usize`, for indexing slices.
+    fn idx(self) -> usize;
+    /// Whether this is the "none" value.
+    #[inline]
+    fn is_none(self) -> bool {
+        self == Self::NONE
+    }
+}
+
+impl Idx for u32 {
+    const NONE: u32 = u32::MAX;
+    #[inline]
+    fn new(i: usize) -> u32 {
+        debug_assert!(i < u32::MAX as usize, "index {i} does not fit in u32");
+        i as u32
+    }
+    #[inline]
+    fn idx(self) -> usize {
+        self as usize
+    }
+}
+
+/// Defines a dense `u32` index newtype with a display prefix; `NONE == u32::MAX`.
+///
+/// ```
+/// ilkit::define_idx!(
+///     /// A row of some table.
+///     RowIdx, "row"
+/// );
+/// assert_eq!(RowIdx(3).to_string(), "row3");
+/// assert_eq!(RowIdx::NONE.to_string(), "row-");
+/// ```
+#[macro_export]
+macro_rules! define_idx {
+    ($(#[$m:meta])* $name:ident, $prefix:literal) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(transparent)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            /// The reserved "none" value.
+            pub const NONE: $name = $name(u32::MAX);
+            /// The index `i`.
+            #[inline]
+            pub fn new(i: usize) -> $name {
+                debug_assert!(i < u32::MAX as usize, "index {i} does not fit in u32");
+                $name(i as u32)
+            }
+            /// Whether this is the "none" value.
+            #[inline]
+            pub fn is_none(self) -> bool {
+                self.0 == u32::MAX
+            }
+            /// The index as `usize`, for indexing side tables.
+            #[inline]
+            pub fn idx(self) -> usize {
+                self.0 as usize
+            }
+            /// `Some(self)` unless this is the "none" value.
+            #[inline]
+            pub fn some(self) -> Option<$name> {
+                (!self.is_none()).then_some(self)
+            }
+        }
+
+        impl $crate::idx::Idx for $name {
+            const NONE: $name = $name(u32::MAX);
+            #[inline]
+            fn new(i: usize) -> $name {
+                $name::new(i)
+            }
+            #[inline]
+            fn idx(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name::NONE
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                if self.is_none() {
+                    write!(f, concat!($prefix, "-"))
+                } else {
+                    write!(f, concat!($prefix, "{}"), self.0)
+                }
+            }
+        }
+    };
+}
+
+define_idx!(
+    /// A basic block of one function: its position in the function's block list (block 0
+    /// is the entry of an imported function). Shared by the LLVM module model and the CFG.
+    BlockIdx,
+    "bb"
+);
+
+/// A `Vec<T>` indexed by `I` only.
+///
+/// # Invariants
+/// - `len() < u32::MAX`, so every position is a valid `I`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct IndexVec<I: Idx, T> {
+    raw: Vec<T>,
+    _marker: PhantomData<fn(&I)>,
+}
+
+impl<I: Idx, T> Default for IndexVec<I, T> {
+    fn default() -> Self {
+        IndexVec::new()
+    }
+}
+
+impl<I: Idx, T: Debug> Debug for IndexVec<I, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.raw.fmt(f)
+    }
+}
+
+impl<I: Idx, T> IndexVec<I, T> {
+    /// An empty vector.
+    #[inline]
+    pub const fn new() -> Self {
+        IndexVec {
+            raw: Vec::new(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// An empty vector with room for `n` elements.
+    #[inline]
+    pub fn with_capacity(n: usize) -> Self {
+        IndexVec::from_raw(Vec::with_capacity(n))
+    }
+
+    /// Wraps a plain vector: element `i` gets index `I::new(i)`.
+    #[inline]
+    pub fn from_raw(raw: Vec<T>) -> Self {
+        IndexVec {
+            raw,
+            _marker: PhantomData,
+        }
+    }
+
+    /// `n` copies of `elem`.
+    #[inline]
+    pub fn from_elem_n(elem: T, n: usize) -> Self
+    where
+        T: Clone,
+    {
+        IndexVec::from_raw(vec![elem; n])
+    }
+
+    /// Appends `t`; returns its index.
+    #[inline]
+    pub fn push(&mut self, t: T) -> I {
+        let i = I::new(self.raw.len());
+        self.raw.push(t);
+        i
+    }
+
+    /// The index the next `push` returns.
+    #[inline]
+    pub fn next_index(&self) -> I {
+        I::new(self.raw.len())
+    }
+
+    /// Number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// True when empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+
+    /// The element at `i`, if in range.
+    #[inline]
+    pub fn get(&self, i: I) -> Option<&T> {
+        self.raw.get(i.idx())
+    }
+
+    /// The element at `i`, mutably, if in range.
+    #[inline]
+    pub fn get_mut(&mut self, i: I) -> Option<&mut T> {
+        self.raw.get_mut(i.idx())
+    }
+
+    /// The elements as a plain slice (position `k` is index `I::new(k)`).
+    #[inline]
+    pub fn raw(&self) -> &[T] {
+        &self.raw
+    }
+
+    /// The elements as a plain mutable slice.
+    #[inline]
+    pub fn raw_mut(&mut self) -> &mut [T] {
+        &mut self.raw
+    }
+
+    /// The plain vector.
+    #[inline]
+    pub fn into_raw(self) -> Vec<T> {
+        self.raw
+    }
+
+    /// The elements in index order.
+    #[inline]
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.raw.iter()
+    }
+
+    /// The elements in index order, mutably.
+    #[inline]
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.raw.iter_mut()
+    }
+
+    /// `(index, element)` pairs in index order.
+    #[inline]
+    pub fn iter_enumerated(&self) -> impl DoubleEndedIterator<Item = (I, &T)> + '_ {
+        self.raw.iter().enumerate().map(|(i, t)| (I::new(i), t))
+    }
+
+    /// Every index, in order.
+    #[inline]
+    pub fn indices(&self) -> impl DoubleEndedIterator<Item = I> + ExactSizeIterator + 'static {
+        (0..self.raw.len()).map(I::new)
+    }
+
+    /// Resizes to `n` elements, filling with `value`.
+    #[inline]
+    pub fn resize(&mut self, n: usize, value: T)
+    where
+        T: Clone,
+    {
+        self.raw.resize(n, value);
+    }
+
+    /// Removes every element (keeps the capacity).
+    #[inline]
+    pub fn clear(&mut self) {
+        self.raw.clear();
+    }
+
+    /// Keeps the first `n` elements.
+    #[inline]
+    pub fn truncate(&mut self, n: usize) {
+        self.raw.truncate(n);
+    }
+
+    /// Reserves room for `n` more elements.
+    #[inline]
+    pub fn reserve(&mut self, n: usize) {
+        self.raw.reserve(n);
+    }
+
+    /// The last element.
+    #[inline]
+    pub fn last(&self) -> Option<&T> {
+        self.raw.last()
+    }
+
+    /// Removes and returns the last element.
+    #[inline]
+    pub fn pop(&mut self) -> Option<T> {
+        self.raw.pop()
+    }
+}
+
+impl<I: Idx, T> std::ops::Index<I> for IndexVec<I, T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, i: I) -> &T {
+        &self.raw[i.idx()]
+    }
+}
+
+impl<I: Idx, T> std::ops::IndexMut<I> for IndexVec<I, T> {
+    #[inline]
+    fn index_mut(&mut self, i: I) -> &mut T {
+        &mut self.raw[i.idx()]
+    }
+}
+
+impl<I: Idx, T> FromIterator<T> for IndexVec<I, T> {
+    fn from_iter<It: IntoIterator<Item = T>>(iter: It) -> Self {
+        IndexVec::from_raw(iter.into_iter().collect())
+    }
+}
+
+impl<I: Idx, T> Extend<T> for IndexVec<I, T> {
+    fn extend<It: IntoIterator<Item = T>>(&mut self, iter: It) {
+        self.raw.extend(iter)
+    }
+}
+
+impl<'a, I: Idx, T> IntoIterator for &'a IndexVec<I, T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.raw.iter()
+    }
+}
+
+impl<I: Idx, T> IntoIterator for IndexVec<I, T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.raw.into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    crate::define_idx!(
+        /// Test index.
+        TIdx,
+        "t"
+    );
+
+    #[test]
+    fn push_index_and_enumerate() {
+        let mut v: IndexVec<TIdx, &str> = IndexVec::new();
+        let a = v.push("a");
+        let b = v.push("b");
+        assert_eq!((a, b), (TIdx(0), TIdx(1)));
+        assert_eq!(v[b], "b");
+        v[a] = "z";
+        let pairs: Vec<_> = v.iter_enumerated().map(|(i, s)| (i.0, *s)).collect();
+        assert_eq!(pairs, vec![(0, "z"), (1, "b")]);
+        assert_eq!(v.indices().collect::<Vec<_>>(), vec![TIdx(0), TIdx(1)]);
+        assert_eq!(v.get(TIdx(2)), None);
+        assert_eq!(TIdx::NONE.some(), None);
+        assert_eq!(<TIdx as Idx>::new(4).idx(), 4);
+    }
+}

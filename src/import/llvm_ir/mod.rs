@@ -1,0 +1,192 @@
+//! A reader for LLVM IR text (`.ll`) as clang 14–19 and `opt` print it, into the engine's
+//! model of a module ([`crate::llvm::Module`]).
+//!
+//! It keeps what the call graph, the CGSCC passes and the CFG builders need and skips
+//! everything else structurally: module-level globals (with the constants of their
+//! initializers), aliases, ifuncs, function declarations and definitions, basic blocks
+//! with their terminators and successors, call sites, the constant operands of every
+//! instruction, the memory effect of each body and `nvvm.annotations` kernels. Types,
+//! attribute groups' contents beyond their words, metadata, comdats, debug records,
+//! `module asm` and use-list orders are skipped without being interpreted. Both
+//! typed-pointer syntax (`i8*`, `bitcast (void ()* @f to i8*)`) and opaque pointers
+//! (`ptr`) are accepted.
+//!
+//! Files: [`lexer`] (tokens), `grammar` (types, values, module-level items), `body`
+//! (functions, blocks, instructions).
+//!
+//! # Complexity and limits
+//! One pass over the text, O(bytes) time and memory. Nesting of types and constants is
+//! bounded by [`MAX_DEPTH`]; deeper input is a [`ParseError`], never a stack overflow.
+//! No length read from the input drives an allocation.
+
+mod body;
+mod grammar;
+pub mod lexer;
+
+use crate::llvm::{ConstIdx, FuncIdx, Module, SigIdx, SymbolIdx};
+use ahash::AHashMap;
+use lexer::{unescape, LexState};
+use std::fmt;
+use std::path::Path;
+
+/// Deepest nesting of types / constant expressions the reader accepts.
+pub const MAX_DEPTH: u32 = 256;
+
+/// A parse failure: where and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// The file name given to [`parse`].
+    pub file: String,
+    /// 1-based line (0 when the error is not at a position, e.g. an I/O error).
+    pub line: u32,
+    /// 1-based column (in bytes; 0 when not at a position).
+    pub column: u32,
+    /// What went wrong / what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses LLVM IR text. `file` only names the input in errors.
+pub fn parse(file: &str, text: &str) -> Result<Module, ParseError> {
+    let mut p = Parser::new(file, text);
+    p.module()?;
+    Ok(p.finish())
+}
+
+impl Module {
+    /// Parses LLVM IR text; `file` names the input in errors (`file:line:col: ...`).
+    pub fn from_ll_str(file: &str, text: &str) -> Result<Module, ParseError> {
+        parse(file, text)
+    }
+
+    /// Reads and parses a `.ll` file (`-` reads standard input).
+    ///
+    /// # Errors
+    /// The OS error when the file cannot be read, invalid UTF-8 with its byte offset, or
+    /// the parse error with its line and column.
+    pub fn from_ll_file(path: impl AsRef<Path>) -> Result<Module, ParseError> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let text = crate::import::read_text(path).map_err(|e| ParseError {
+            file: name.clone(),
+            line: 0,
+            column: 0,
+            message: e.to_string(),
+        })?;
+        parse(&name, &text)
+    }
+}
+
+struct Parser<'a> {
+    file: &'a str,
+    src: &'a str,
+    st: LexState,
+    m: Module,
+    sym_map: AHashMap<String, SymbolIdx>,
+    const_map: AHashMap<(&'a str, &'a str), ConstIdx>,
+    sym_const: Vec<ConstIdx>,
+    /// Names of the functions `nvvm.annotations` marks as kernels.
+    annotated_kernels: Vec<String>,
+    depth: u32,
+    /// Type text of the last item parsed by `typed_item` ("" if none).
+    last_type: &'a str,
+    /// The outermost type parsed last was a function type.
+    fn_type_seen: bool,
+    sig_map: AHashMap<String, SigIdx>,
+    sig_buf: String,
+    // scratch for constant operand lists
+    scratch: Vec<ConstIdx>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(file: &'a str, src: &'a str) -> Self {
+        Parser {
+            file,
+            src,
+            st: LexState {
+                pos: 0,
+                line: 1,
+                line_start: 0,
+                peeked: None,
+            },
+            m: Module::default(),
+            sym_map: AHashMap::new(),
+            const_map: AHashMap::new(),
+            sym_const: Vec::new(),
+            annotated_kernels: Vec::new(),
+            depth: 0,
+            last_type: "",
+            fn_type_seen: false,
+            sig_map: AHashMap::new(),
+            sig_buf: String::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    fn finish(mut self) -> Module {
+        for name in std::mem::take(&mut self.annotated_kernels) {
+            if let Some(f) = self
+                .sym_map
+                .get(&name)
+                .and_then(|&s| self.m.symbol_function(s))
+            {
+                self.m.functions[f].nvvm_kernel = true;
+            }
+        }
+        self.m.function_index = self
+            .m
+            .functions
+            .iter_enumerated()
+            .map(|(f, func)| (func.name.clone(), f))
+            .collect::<AHashMap<String, FuncIdx>>();
+        self.m.symbol_index = self.sym_map;
+        self.m
+    }
+}
+
+/// Type text without whitespace (`{ i32, ptr }` → `{i32,ptr}`), for comparing types.
+fn squash(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Appends `s` without whitespace to `out`.
+fn squash_into(out: &mut String, s: &str) {
+    out.extend(s.chars().filter(|c| !c.is_whitespace()));
+}
+
+/// `"abc"` → `abc` (anything else unchanged).
+fn unquote(s: &str) -> &str {
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        &s[1..s.len() - 1]
+    } else {
+        s
+    }
+}
+
+/// `@foo` / `%"a b"` → `foo` / `a b`.
+fn name_of(tok: &str) -> std::borrow::Cow<'_, str> {
+    let s = &tok[1..];
+    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+        std::borrow::Cow::Owned(unescape(&s[1..s.len() - 1]))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+#[cfg(test)]
+mod tests;

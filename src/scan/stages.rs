@@ -1,0 +1,209 @@
+//! The work per file: import, then the systems of the file's stage, into a
+//! [`FileRecord`].
+
+use super::{sniff, FileRecord, Input, Progress};
+use crate::cfg::Cfg;
+use rayon::prelude::*;
+use std::path::Path;
+use std::time::Instant;
+
+/// Scans one input; reports its [`Input::size_hint`] to `progress` as its stages finish.
+pub fn scan_one(input: &Input, progress: &dyn Progress) -> FileRecord {
+    let t0 = Instant::now();
+    let name = input.name();
+    let mut rec = FileRecord {
+        name: name.clone(),
+        kind: "unknown",
+        ..FileRecord::default()
+    };
+    let result = match input {
+        Input::Generated { seed, scale } => {
+            rec.kind = "il";
+            scan_generated(*seed, *scale, &mut rec);
+            Ok(())
+        }
+        Input::Embedded { name, text } => scan_text(name, text, &mut rec),
+        Input::EmbeddedClangJson { gz, .. } => {
+            let r = flate2::read::MultiGzDecoder::new(*gz);
+            scan_clang_json(&mut rec, |il| {
+                crate::import::clang_json::import_reader(il, r)
+            })
+        }
+        Input::File(p) if is_clang_json(p) => {
+            scan_clang_json(&mut rec, |il| crate::import::clang_json::import_file(il, p))
+        }
+        Input::File(p) => match std::fs::read(p) {
+            Ok(bytes) if bytes.starts_with(b"ILKIT-IL") => scan_il_file(&name, &bytes, &mut rec),
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => scan_text(&name, &text, &mut rec),
+                Err(e) => Err(format!(
+                    "{name}: byte {}: not UTF-8 text",
+                    e.utf8_error().valid_up_to()
+                )),
+            },
+            Err(e) => Err(format!("{name}: cannot read: {e}")),
+        },
+    };
+    if let Err(e) = result {
+        rec.error = Some(e);
+    }
+    rec.seconds = t0.elapsed().as_secs_f64();
+    progress.advance(input.size_hint());
+    rec
+}
+
+fn scan_text(name: &str, text: &str, rec: &mut FileRecord) -> Result<(), String> {
+    rec.bytes = text.len() as u64;
+    rec.kind = sniff(name, text);
+    match rec.kind {
+        "ptx" => {
+            let path = if name.ends_with(".ptx") {
+                name.to_string()
+            } else {
+                format!("{name}.ptx")
+            };
+            let cfgs = Cfg::from_ptx_str(&path, text).map_err(|e| e.to_string())?;
+            cfg_stats(&cfgs, rec);
+            Ok(())
+        }
+        "ll" => {
+            // One parse feeds both stages.
+            let m = crate::llvm::Module::from_ll_str(name, text).map_err(|e| e.to_string())?;
+            let cfgs = Cfg::from_llvm_module(&m);
+            // The three analyses only read the module: run them side by side.
+            let mut cg = FileRecord::default();
+            let mut cs = FileRecord::default();
+            let ((), ((), cgscc)) = rayon::join(
+                || cfg_stats(&cfgs, rec),
+                || {
+                    rayon::join(
+                        || callgraph_stats(&m, name, &mut cg),
+                        || cgscc_stats(&m, name, &mut cs),
+                    )
+                },
+            );
+            rec.cg_nodes = cg.cg_nodes;
+            rec.sccs = cg.sccs;
+            rec.largest_scc = cg.largest_scc;
+            rec.refsccs = cg.refsccs;
+            cgscc?;
+            rec.cgscc_visits = cs.cgscc_visits;
+            rec.cgscc_inlined = cs.cgscc_inlined;
+            rec.call_edges_before = cs.call_edges_before;
+            rec.call_edges_after = cs.call_edges_after;
+            Ok(())
+        }
+        _ => Err(format!(
+            "{name}: offset 0: expected LLVM IR text, PTX or ilkit binary IL"
+        )),
+    }
+}
+
+/// The back-end stage: RPO, dominators and loops of every function, in parallel chunks
+/// for large modules.
+fn cfg_stats(cfgs: &[Cfg], rec: &mut FileRecord) {
+    let s = cfgs
+        .par_chunks(64)
+        .map(crate::cfg::summary::summarize)
+        .reduce(crate::cfg::summary::CfgSummary::default, |mut a, b| {
+            a.add(&b);
+            a
+        });
+    rec.functions += s.functions as u64;
+    rec.blocks += s.blocks as u64;
+    rec.edges += s.edges as u64;
+    rec.unreachable += s.unreachable_blocks as u64;
+    rec.loops += s.loops as u64;
+    rec.deepest_loop = rec.deepest_loop.max(s.max_loop_depth as u64);
+    rec.irreducible_functions += s.irreducible_functions as u64;
+}
+
+/// The middle stage, part two: the default CGSCC pipeline (inliner with NVIDIA's budget,
+/// attribute inference) over the module's summaries.
+fn cgscc_stats(m: &crate::llvm::Module, name: &str, rec: &mut FileRecord) -> Result<(), String> {
+    let s = crate::cgscc::run_default_pipeline(m)
+        .map_err(|a| format!("{name}: CGSCC pipeline aborted: {a:?}"))?;
+    if s.verify_errors > 0 || s.order_errors > 0 {
+        return Err(format!(
+            "{name}: CGSCC pipeline left {} verify errors, {} order errors",
+            s.verify_errors, s.order_errors
+        ));
+    }
+    rec.cgscc_visits = s.visits as u64;
+    rec.cgscc_inlined = s.inlined as u64;
+    rec.call_edges_before = s.initial_call_edges as u64;
+    rec.call_edges_after = s.call_edges as u64;
+    Ok(())
+}
+
+/// The middle stage: the lazy call graph's SCCs and RefSCCs.
+fn callgraph_stats(m: &crate::llvm::Module, name: &str, rec: &mut FileRecord) {
+    let mut g = crate::callgraph::from_module(m, name);
+    g.build_ref_sccs();
+    rec.cg_nodes = (0..g.num_nodes() as u32)
+        .filter(|&n| g.is_defined(n))
+        .count() as u64;
+    let order: Vec<_> = g.postorder_refsccs().collect();
+    for r in order {
+        rec.refsccs += 1;
+        for &s in g.refscc_sccs(r) {
+            rec.sccs += 1;
+            rec.largest_scc = rec.largest_scc.max(g.scc_nodes(s).len() as u64);
+        }
+    }
+}
+
+fn scan_generated(seed: u64, scale: f64, rec: &mut FileRecord) {
+    let il = crate::il::synth::generate(seed, scale);
+    rec.bytes = crate::il::stats::layout_bytes(&il).ilkit_bytes;
+    il_stats(il, rec);
+}
+
+/// Whether `p` is a clang JSON AST (`.json`, `.json.gz`).
+fn is_clang_json(p: &Path) -> bool {
+    let n = p.to_string_lossy();
+    n.ends_with(".json") || n.ends_with(".json.gz")
+}
+
+/// The front end on real input: a clang JSON AST imported as a stream, device code
+/// marked (kernels and what they need), constants shared.
+fn scan_clang_json(
+    rec: &mut FileRecord,
+    import: impl FnOnce(
+        &mut crate::il::Il,
+    ) -> Result<
+        crate::import::clang_json::Import,
+        crate::import::clang_json::ImportError,
+    >,
+) -> Result<(), String> {
+    use crate::import::clang_json;
+    rec.kind = "json";
+    let mut il = crate::il::Il::new();
+    let imp = import(&mut il).map_err(|e| e.to_string())?;
+    rec.bytes = imp.report.bytes;
+    rec.il_entries = il.len() as u64;
+    let dk = clang_json::mark_device(&mut il, &imp, clang_json::DeviceOptions::default());
+    rec.il_kept = dk.kept as u64;
+    let c = crate::share::share_all_constants(&mut il);
+    rec.il_constants = c.total_allocs;
+    rec.il_constants_shared = c.region_hits + c.global_hits;
+    Ok(())
+}
+
+fn scan_il_file(name: &str, bytes: &[u8], rec: &mut FileRecord) -> Result<(), String> {
+    rec.kind = "il";
+    rec.bytes = bytes.len() as u64;
+    let il = crate::import::binary_il::read_il(bytes).map_err(|e| format!("{name}: {e}"))?;
+    il_stats(il, rec);
+    Ok(())
+}
+
+/// The IL stage: keep-in-IL marking and constant sharing.
+fn il_stats(mut il: crate::il::Il, rec: &mut FileRecord) {
+    rec.il_entries = il.len() as u64;
+    let report = crate::walk::keep::mark_to_keep_in_il(&mut il, &[]);
+    rec.il_kept = report.kept as u64;
+    let c = crate::share::share_all_constants(&mut il);
+    rec.il_constants = c.total_allocs;
+    rec.il_constants_shared = c.region_hits + c.global_hits;
+}
