@@ -121,24 +121,56 @@ impl<'a> Parser<'a> {
                     self.next();
                     if matches!(w, "personality" | "prefix" | "prologue") {
                         self.typed_item()?;
-                    } else if self.is_punct("(") {
-                        self.skip_group()?;
-                    } else if !matches!(
-                        w,
-                        "unnamed_addr"
-                            | "local_unnamed_addr"
-                            | "section"
-                            | "partition"
-                            | "comdat"
-                            | "align"
-                            | "gc"
-                    ) {
+                    } else if matches!(w, "section" | "partition" | "gc") {
+                        let s = self.next();
+                        if s.kind != Tk::Str {
+                            return self.err_at(s, format!("expected a string after '{w}'"));
+                        }
+                    } else if matches!(w, "align" | "alignstack") && self.peek().kind == Tk::Num {
+                        self.next();
+                    } else if w == "comdat" || w == "addrspace" {
+                        if self.is_punct("(") {
+                            self.skip_group()?;
+                        }
+                    } else if matches!(w, "unnamed_addr" | "local_unnamed_addr") {
+                    } else if FN_ATTR_WORDS.contains(&w) {
+                        if self.is_punct("(") {
+                            self.skip_group()?;
+                        }
                         attrs.push(w.to_string());
+                    } else {
+                        return self.err_at(
+                            t,
+                            format!("unknown function attribute {}", self.describe(t)),
+                        );
                     }
                 }
-                Tk::Punct if matches!(self.text(t), "(" | "[" | "<") => self.skip_group()?,
-                _ => {
+                Tk::Str => {
+                    // string attribute: "key" or "key"="value"
                     self.next();
+                    if self.eat_punct("=") {
+                        let v = self.next();
+                        if v.kind != Tk::Str {
+                            return self.err_at(v, "expected a string attribute value");
+                        }
+                    }
+                }
+                Tk::Meta => {
+                    // attached metadata (`!dbg !12`)
+                    self.next();
+                    if self.peek().kind == Tk::Meta {
+                        self.next();
+                    } else if self.is_punct("!") {
+                        self.skip_to_comma()?;
+                    }
+                }
+                _ => {
+                    let what = if is_def {
+                        "expected '{' to start the function body"
+                    } else {
+                        "expected a function attribute or the end of the declaration"
+                    };
+                    return self.err_at(t, format!("{what}, found {}", self.describe(t)));
                 }
             }
         }
@@ -283,19 +315,41 @@ impl<'a> Parser<'a> {
                 self.next();
                 self.parse_type()?;
             }
-            self.skip_to_comma()?;
-            if !self.eat_punct(",") {
-                if self.at_eol() {
-                    break;
-                }
-                // stray token (e.g. a closing bracket of malformed input): consume it
-                let t = self.next();
-                if t.kind == Tk::Eof {
-                    break;
-                }
+            self.skip_orderings()?;
+            if self.eat_punct(",") || self.at_eol() {
+                continue;
             }
+            let t = self.peek();
+            return self.err_at(
+                t,
+                format!(
+                    "expected ',' or the end of the instruction, found {}",
+                    self.describe(t)
+                ),
+            );
         }
         Ok(())
+    }
+
+    /// Skips atomic orderings and `syncscope("...")` after an operand.
+    fn skip_orderings(&mut self) -> Result<(), ParseError> {
+        loop {
+            let t = self.peek();
+            if t.kind != Tk::Word || t.nl_before {
+                return Ok(());
+            }
+            let w = self.text(t);
+            if ORDERINGS.contains(&w) {
+                self.next();
+            } else if w == "syncscope" {
+                self.next();
+                if self.is_punct("(") {
+                    self.skip_group()?;
+                }
+            } else {
+                return Ok(());
+            }
+        }
     }
 
     /// Parses one instruction; returns the terminator opcode if it is one.
@@ -487,10 +541,14 @@ impl<'a> Parser<'a> {
                 self.generic_operands(f)?;
                 Ok(None)
             }
-            _ => {
+            _ if OPCODES.contains(&op) => {
                 self.generic_operands(f)?;
                 Ok(None)
             }
+            _ => self.err_at(
+                t,
+                format!("expected an instruction opcode, found {}", self.describe(t)),
+            ),
         }
     }
 
@@ -706,6 +764,144 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 }
+
+/// Instruction opcodes parsed by [`Parser::generic_operands`] (LLVM 19's LangRef; the
+/// terminators, calls, `phi`, `landingpad`, the pads and `atomicrmw` have their own
+/// arms).
+const OPCODES: &[&str] = &[
+    "fneg",
+    "add",
+    "fadd",
+    "sub",
+    "fsub",
+    "mul",
+    "fmul",
+    "udiv",
+    "sdiv",
+    "fdiv",
+    "urem",
+    "srem",
+    "frem",
+    "shl",
+    "lshr",
+    "ashr",
+    "and",
+    "or",
+    "xor",
+    "extractelement",
+    "insertelement",
+    "shufflevector",
+    "extractvalue",
+    "insertvalue",
+    "alloca",
+    "load",
+    "store",
+    "fence",
+    "cmpxchg",
+    "getelementptr",
+    "trunc",
+    "zext",
+    "sext",
+    "fptrunc",
+    "fpext",
+    "fptoui",
+    "fptosi",
+    "uitofp",
+    "sitofp",
+    "ptrtoint",
+    "inttoptr",
+    "bitcast",
+    "addrspacecast",
+    "icmp",
+    "fcmp",
+    "select",
+    "freeze",
+    "va_arg",
+];
+
+/// Atomic orderings that may follow an operand.
+const ORDERINGS: &[&str] = &[
+    "unordered",
+    "monotonic",
+    "acquire",
+    "release",
+    "acq_rel",
+    "seq_cst",
+];
+
+/// Function attribute keywords of LLVM 14–19 (`Attributes.td`), accepted after a
+/// function's parameter list; a word outside this list is an error, as in `llvm-as`.
+const FN_ATTR_WORDS: &[&str] = &[
+    "alignstack",
+    "allockind",
+    "allocsize",
+    "alwaysinline",
+    "argmemonly",
+    "builtin",
+    "cold",
+    "convergent",
+    "coro_elide_safe",
+    "coro_only_destroy_when_complete",
+    "disable_sanitizer_instrumentation",
+    "fn_ret_thunk_extern",
+    "hot",
+    "hybrid_patchable",
+    "inaccessiblemem_or_argmemonly",
+    "inaccessiblememonly",
+    "inlinehint",
+    "jumptable",
+    "memory",
+    "minsize",
+    "mustprogress",
+    "naked",
+    "nobuiltin",
+    "nocallback",
+    "nocf_check",
+    "noduplicate",
+    "nofree",
+    "noimplicitfloat",
+    "noinline",
+    "nomerge",
+    "nonlazybind",
+    "noprofile",
+    "norecurse",
+    "noredzone",
+    "noreturn",
+    "nosanitize_bounds",
+    "nosanitize_coverage",
+    "nosync",
+    "nounwind",
+    "null_pointer_is_valid",
+    "optdebug",
+    "optforfuzzing",
+    "optnone",
+    "optsize",
+    "presplitcoroutine",
+    "readnone",
+    "readonly",
+    "returns_twice",
+    "safestack",
+    "sanitize_address",
+    "sanitize_hwaddress",
+    "sanitize_memory",
+    "sanitize_memtag",
+    "sanitize_numerical_stability",
+    "sanitize_realtime",
+    "sanitize_realtime_blocking",
+    "sanitize_thread",
+    "shadowcallstack",
+    "skipprofile",
+    "speculatable",
+    "speculative_load_hardening",
+    "ssp",
+    "sspreq",
+    "sspstrong",
+    "strictfp",
+    "uwtable",
+    "vscale_range",
+    "willreturn",
+    "writeonly",
+];
 
 fn empty_block(name: String) -> Block {
     Block {

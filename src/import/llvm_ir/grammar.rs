@@ -73,6 +73,24 @@ pub(super) const CONSTEXPR_WORDS: &[&str] = &[
     "splat",
 ];
 
+/// Words that may stand between `@g =` and `global`/`constant`/`alias`/`ifunc` besides
+/// the linkage: preemption, visibility, DLL storage, thread-local mode, unnamed_addr,
+/// address space, externally_initialized.
+const GLOBAL_PREFIX_WORDS: &[&str] = &[
+    "dso_local",
+    "dso_preemptable",
+    "default",
+    "hidden",
+    "protected",
+    "dllimport",
+    "dllexport",
+    "thread_local",
+    "unnamed_addr",
+    "local_unnamed_addr",
+    "addrspace",
+    "externally_initialized",
+];
+
 pub(super) const LEAF_VALUE_WORDS: &[&str] = &[
     "true",
     "false",
@@ -605,7 +623,8 @@ impl<'a> Parser<'a> {
                     }
                 },
                 Tk::Meta => self.metadata()?,
-                Tk::Local | Tk::Comdat => self.skip_statement()?,
+                Tk::Local => self.type_def()?,
+                Tk::Comdat => self.skip_statement()?,
                 Tk::Global => self.global()?,
                 _ => {
                     return self.err_at(
@@ -615,6 +634,29 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// `%name = type ...`: the only top-level statement that starts with a local name.
+    pub(super) fn type_def(&mut self) -> Result<(), ParseError> {
+        let name = self.next();
+        let eq = self.peek();
+        if !(eq.kind == Tk::Punct && self.text(eq) == "=") {
+            return self.err_at(name, format!("expected '=' after {}", self.describe(name)));
+        }
+        self.next();
+        let ty = self.peek();
+        if !(ty.kind == Tk::Word && self.text(ty) == "type") {
+            return self.err_at(
+                name,
+                format!(
+                    "expected a top-level entity: a local name at top level only names a type \
+                     ('{} = type ...'), found {}",
+                    self.text(name),
+                    self.describe(ty)
+                ),
+            );
+        }
+        self.skip_statement()
     }
 
     pub(super) fn attributes(&mut self) -> Result<(), ParseError> {
@@ -723,10 +765,19 @@ impl<'a> Parser<'a> {
                     self.skip_statement_rest()?;
                     return Ok(());
                 }
-                _ => {
+                _ if GLOBAL_PREFIX_WORDS.contains(&w) => {
                     if self.is_punct("(") {
                         self.skip_group()?;
                     }
+                }
+                _ => {
+                    return self.err_at(
+                        t,
+                        format!(
+                            "expected 'global', 'constant', 'alias' or 'ifunc', found {}",
+                            self.describe(t)
+                        ),
+                    )
                 }
             }
         }

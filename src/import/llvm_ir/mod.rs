@@ -14,6 +14,19 @@
 //! Files: [`lexer`] (tokens), `grammar` (types, values, module-level items), `body`
 //! (functions, blocks, instructions).
 //!
+//! # What is validated, what is skipped
+//! The reader rejects, with `file:line:col` and what was expected, what `llvm-as`
+//! rejects at the syntax level in the parts it reads; what it skips it checks only for
+//! balanced brackets.
+//!
+//! | construct | checked | skipped (structure only) |
+//! |---|---|---|
+//! | top level | every statement starts with `source_filename`, `target`, `define`, `declare`, `attributes`, `module asm`, `uselistorder`, `deplibs`, `@g =`, `%T = type`, `$c = comdat` or `!m =` | the bodies of type definitions, comdats, metadata (but `nvvm.annotations` kernels are read) |
+//! | globals | linkage and prefix keywords (`dso_local`, visibility, `thread_local(..)`, `unnamed_addr`, `addrspace(..)`, ...), `global`/`constant`/`alias`/`ifunc`, the type, the initializer's values | trailing `, section`, `, align`, `, comdat`, attached metadata |
+//! | function headers | linkage and calling convention, return and parameter types, the parameter list, function attribute keywords (LLVM 14–19's list), `#N`, `section "s"`, `align N`, `personality`, string attributes | parameter attributes, `gc`/`prefix`/`prologue` operands beyond their value |
+//! | bodies | labels, unique block names, instruction opcodes (LangRef), operands separated by `,` up to the end of the line, atomic orderings, `br`/`switch`/`indirectbr`/`invoke`/`callbr`/pad operands and labels, defined branch targets | operand types beyond their syntax, SSA (defs before uses, types agreeing), metadata |
+//! | values and types | type syntax, constant expressions, aggregates, nesting depth | constant folding, the types constant expressions would have |
+//!
 //! # Complexity and limits
 //! One pass over the text, O(bytes) time and memory. Nesting of types and constants is
 //! bounded by [`MAX_DEPTH`]; deeper input is a [`ParseError`], never a stack overflow.

@@ -284,3 +284,53 @@ fn deep_nesting_within_limit() {
     );
     assert!(parse("deep.ll", &big).is_err());
 }
+
+/// What `llvm-as` rejects at the syntax level is an error here too, at the position
+/// `llvm-as-14` reports (`[line, column]`; the top-level local name is reported at its own
+/// token, where `llvm-as` points one token later).
+#[test]
+fn rejects_what_llvm_as_rejects() {
+    let cases: &[(&str, (u32, u32), &str)] = &[
+        ("%x = add i32 1, 2\n", (1, 1), "top-level entity"),
+        (
+            "define void @f() {\n  %x = frob i32 1, 2\n  ret void\n}\n",
+            (2, 8),
+            "instruction opcode",
+        ),
+        ("@x = foo global i32 0\n", (1, 6), "'global'"),
+        (
+            "define void @f() {\n  %x = add i32 1, 2 3\n  ret void\n}\n",
+            (2, 21),
+            "expected ','",
+        ),
+        (
+            "define void @f() foo {\n  ret void\n}\n",
+            (1, 18),
+            "function attribute",
+        ),
+        ("add i32 1, 2\n", (1, 1), "top-level entity"),
+        (
+            "define void @f() {\n  ret void\n  frob\n}\n",
+            (3, 3),
+            "instruction opcode",
+        ),
+    ];
+    for (text, pos, what) in cases {
+        let e = parse("t.ll", text).unwrap_err();
+        assert_eq!((e.line, e.column), *pos, "{text:?}: {e}");
+        assert!(e.message.contains(what), "{text:?}: {e}");
+    }
+    // Accepted: what clang 14–19 write around globals and function headers.
+    let ok = "%T = type { i32 }\n$c = comdat any\n\
+              @g = dso_local local_unnamed_addr global i32 0, align 4\n\
+              @h = internal thread_local(initialexec) global i32 0\n\
+              @s = private unnamed_addr constant [3 x i8] c\"hi\\00\", section \".x\", comdat($c)\n\
+              define dso_local void @f(ptr %p) local_unnamed_addr #0 section \".text\" align 16 \"x\"=\"y\" !dbg !4 {\n\
+              store atomic i32 0, ptr %p seq_cst, align 4\n\
+              %v = load atomic i32, ptr %p syncscope(\"agent\") acquire, align 4\n\
+              %r = cmpxchg ptr %p, i32 0, i32 1 acq_rel monotonic\n\
+              fence seq_cst\n  ret void\n}\n\
+              declare void @d() nounwind memory(none) uwtable(sync)\n\
+              attributes #0 = { noinline nounwind }\n";
+    parse("ok.ll", ok).unwrap_or_else(|e| panic!("{e}"));
+}
