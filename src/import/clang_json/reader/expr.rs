@@ -16,50 +16,12 @@ use crate::import::clang_json::kinds::{op, Class, ExprClass};
 use crate::import::clang_json::types::{qual, Alt, Types};
 
 impl Builder<'_> {
+    /// The expr_node of frame `t` (class `ec`): kind and operator, type (deferred for a
+    /// call or decay), entity or recorded fix-up, literal constant.
     pub(super) fn materialize_expr(&mut self, t: usize, ec: ExprClass) -> Result<(), IlError> {
         use ExprClass as E;
-        let (ek, opc) = match ec {
-            E::Binary => {
-                let o = op::BINARY_OPS
-                    .iter()
-                    .position(|&s| s == self.frames[t].opcode)
-                    .map(|i| op::BINARY_BASE + i as u8)
-                    .unwrap_or(op::OTHER);
-                (1, o)
-            }
-            E::Unary => {
-                let o = op::UNARY_OPS
-                    .iter()
-                    .position(|&s| s == self.frames[t].opcode)
-                    .map(|i| op::UNARY_BASE + i as u8)
-                    .unwrap_or(op::OTHER);
-                (1, o)
-            }
-            E::Call => (1, op::CALL),
-            E::KernelCall => (1, op::KERNEL_CALL),
-            E::Member | E::Property => (1, op::MEMBER),
-            E::Cast => (1, op::CAST),
-            E::Subscript => (1, op::SUBSCRIPT),
-            E::Conditional => (1, op::CONDITIONAL),
-            E::Construct => (1, op::CONSTRUCT),
-            E::InitList => (1, op::INIT_LIST),
-            E::SubstNttp => (1, op::SUBST_NTTP),
-            E::Dependent => (1, op::DEPENDENT),
-            E::Other => (1, op::OTHER),
-            E::DeclRef => {
-                let rc = self.class_of(self.frames[t].ref_kind);
-                match rc {
-                    Class::Function(_) => (19, 0),
-                    Class::EnumConst => (2, 0),
-                    _ => (3, 0),
-                }
-            }
-            E::IntLit | E::FloatLit | E::StrLit | E::NullLit => (2, 0),
-            E::New | E::Delete => (7, 0),
-            E::Lambda => (6, 0),
-            E::TypeOperand => (20, 0),
-            E::Throw => (8, 0),
-            E::Pseudo | E::OpaqueValue => return Ok(()),
+        let Some((ek, opc)) = self.expr_kind(t, ec) else {
+            return Ok(());
         };
         let x = self.il.alloc_expr_node(ek)?;
         let e = self.il.eix(x)?;
@@ -120,43 +82,106 @@ impl Builder<'_> {
                 self.fix_ctor.push((e, ct));
             }
             E::IntLit | E::FloatLit | E::StrLit | E::NullLit => {
-                let c = self.alloc(EntryKind::Constant)?;
-                let cid = self.il.id_of(c);
-                let v = self.frames[t].value.clone();
-                match ec {
-                    E::FloatLit => {
-                        K::set_constant_kind(self.il, cid, ck::FLOAT)?;
-                        let f: f64 = v.trim().parse().unwrap_or(0.0);
-                        let cr = self.il.row(c) as usize;
-                        self.il.tables.constant.value[cr] = f.to_bits() as i64;
-                    }
-                    E::StrLit => {
-                        K::set_constant_kind(self.il, cid, ck::STRING)?;
-                        let text = v
-                            .strip_prefix('"')
-                            .and_then(|s| s.strip_suffix('"'))
-                            .unwrap_or(&v);
-                        let cr = self.il.row(c) as usize;
-                        self.il.tables.constant.text_len[cr] = text.len() as u32;
-                        let text = text.to_string();
-                        self.set_str(c, 0, &text)?;
-                    }
-                    _ => {
-                        K::set_constant_kind(self.il, cid, ck::INTEGER)?;
-                        let n = match v.as_str() {
-                            "true" => 1,
-                            "false" | "" => 0,
-                            s => parse_int(s.as_bytes()),
-                        };
-                        let cr = self.il.row(c) as usize;
-                        self.il.tables.constant.value[cr] = n;
-                    }
-                }
-                self.set_child(c, F::CONSTANT_TYPE, ty)?;
-                self.set_child(e, F::EXPR_NODE_CONSTANT, c)?;
+                self.literal_constant(t, ec, e, ty)?;
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    /// The expr_node kind and operator of an expression of class `ec`: `None` for the
+    /// wrappers that stand for their operand and get no entry.
+    fn expr_kind(&self, t: usize, ec: ExprClass) -> Option<(u8, u8)> {
+        use ExprClass as E;
+        Some(match ec {
+            E::Binary => {
+                let o = op::BINARY_OPS
+                    .iter()
+                    .position(|&s| s == self.frames[t].opcode)
+                    .map(|i| op::BINARY_BASE + i as u8)
+                    .unwrap_or(op::OTHER);
+                (1, o)
+            }
+            E::Unary => {
+                let o = op::UNARY_OPS
+                    .iter()
+                    .position(|&s| s == self.frames[t].opcode)
+                    .map(|i| op::UNARY_BASE + i as u8)
+                    .unwrap_or(op::OTHER);
+                (1, o)
+            }
+            E::Call => (1, op::CALL),
+            E::KernelCall => (1, op::KERNEL_CALL),
+            E::Member | E::Property => (1, op::MEMBER),
+            E::Cast => (1, op::CAST),
+            E::Subscript => (1, op::SUBSCRIPT),
+            E::Conditional => (1, op::CONDITIONAL),
+            E::Construct => (1, op::CONSTRUCT),
+            E::InitList => (1, op::INIT_LIST),
+            E::SubstNttp => (1, op::SUBST_NTTP),
+            E::Dependent => (1, op::DEPENDENT),
+            E::Other => (1, op::OTHER),
+            E::DeclRef => {
+                let rc = self.class_of(self.frames[t].ref_kind);
+                match rc {
+                    Class::Function(_) => (19, 0),
+                    Class::EnumConst => (2, 0),
+                    _ => (3, 0),
+                }
+            }
+            E::IntLit | E::FloatLit | E::StrLit | E::NullLit => (2, 0),
+            E::New | E::Delete => (7, 0),
+            E::Lambda => (6, 0),
+            E::TypeOperand => (20, 0),
+            E::Throw => (8, 0),
+            E::Pseudo | E::OpaqueValue => return None,
+        })
+    }
+
+    /// The constant of a literal `e` of class `ec` (integer, floating, string, null),
+    /// typed `ty`, from the frame's `value`.
+    fn literal_constant(
+        &mut self,
+        t: usize,
+        ec: ExprClass,
+        e: Eix,
+        ty: Eix,
+    ) -> Result<(), IlError> {
+        use ExprClass as E;
+        let c = self.alloc(EntryKind::Constant)?;
+        let cid = self.il.id_of(c);
+        let v = self.frames[t].value.clone();
+        match ec {
+            E::FloatLit => {
+                K::set_constant_kind(self.il, cid, ck::FLOAT)?;
+                let f: f64 = v.trim().parse().unwrap_or(0.0);
+                let cr = self.il.row(c) as usize;
+                self.il.tables.constant.value[cr] = f.to_bits() as i64;
+            }
+            E::StrLit => {
+                K::set_constant_kind(self.il, cid, ck::STRING)?;
+                let text = v
+                    .strip_prefix('"')
+                    .and_then(|s| s.strip_suffix('"'))
+                    .unwrap_or(&v);
+                let cr = self.il.row(c) as usize;
+                self.il.tables.constant.text_len[cr] = text.len() as u32;
+                let text = text.to_string();
+                self.set_str(c, 0, &text)?;
+            }
+            _ => {
+                K::set_constant_kind(self.il, cid, ck::INTEGER)?;
+                let n = match v.as_str() {
+                    "true" => 1,
+                    "false" | "" => 0,
+                    s => parse_int(s.as_bytes()),
+                };
+                let cr = self.il.row(c) as usize;
+                self.il.tables.constant.value[cr] = n;
+            }
+        }
+        self.set_child(c, F::CONSTANT_TYPE, ty)?;
+        self.set_child(e, F::EXPR_NODE_CONSTANT, c)?;
         Ok(())
     }
 
