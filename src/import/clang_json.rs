@@ -6,6 +6,7 @@
 //! built (plus an id index of declarations) is kept. A node's entry is allocated when its
 //! `inner` array starts (its attributes are known by then: clang prints `inner` last) or
 //! when it closes; its children are attached in one batch when it closes.
+//! That pass is `reader` (one module per concern, listed in its module doc).
 //!
 //! # References
 //! Node ids (`"0x…"`) of declarations resolve through one hash index. An id referenced
@@ -64,73 +65,20 @@
 //! Those routines get `KeepDefinition`; [`crate::walk::keep::mark_from_parallel`] then marks
 //! keep_in_il from them. The kept-routine list is their mangled names.
 //!
-//! Complexity: O(bytes) tokenizing, O(nodes) building with hash lookups per reference and
-//! per distinct type spelling.
-//!
-//! # Measured
-//! 2026-11-22, the 2-core 24 GiB dev machine (load average 4–5 from other builds), release
-//! build, one core (`taskset -c 1 /usr/bin/time -v target/release/examples/clang_il keep
-//! FULL.json`), the 14 full corpus dumps of `shared/corpus/cuda/build.sh` (`KEEP_FULL=1`).
-//! MB/s is JSON bytes per second of user CPU time; wall clock under that load gave
-//! 350–600 MB/s. "agreement" compares the kept routines with the `define`s of
-//! `clang++-19 … --cuda-device-only -S -emit-llvm` with the corpus flags (C2/D2 constructor
-//! and destructor variants counted as C1/D1): |both| / |union|.
-//!
-//! | TU | JSON MB | nodes | IL entries | unresolved types outside / in patterns | MB/s | peak RSS MB | kept / clang / both | agreement |
-//! |---|---|---|---|---|---|---|---|---|
-//! | candle_affine | 163 | 90598 | 104523 | 0.002% / 0.008% | 628 | 19 | 16 / 12 / 12 | 75.0% |
-//! | candle_binary | 395 | 141810 | 154351 | 0.001% / 0.005% | 617 | 26 | 135 / 104 / 104 | 77.0% |
-//! | candle_cast | 180 | 100158 | 114222 | 0.001% / 0.007% | 621 | 20 | 127 / 118 / 118 | 92.9% |
-//! | candle_conv | 196 | 115914 | 132403 | 0.001% / 0.006% | 631 | 22 | 154 / 137 / 137 | 89.0% |
-//! | candle_indexing | 201 | 111909 | 128259 | 0.001% / 0.006% | 647 | 22 | 221 / 217 / 217 | 98.2% |
-//! | candle_mmq_q4_0 | 511 | 256831 | 277013 | 0.000% / 0.002% | 655 | 41 | 195 / 103 / 103 | 52.8% |
-//! | candle_moe_wmma | 190 | 109562 | 127066 | 0.001% / 0.018% | 654 | 23 | 26 / 10 / 10 | 38.5% |
-//! | candle_quantized | 297 | 173755 | 190157 | 0.001% / 0.004% | 618 | 30 | 369 / 276 / 276 | 74.8% |
-//! | candle_reduce | 192 | 111268 | 126586 | 0.001% / 0.006% | 664 | 22 | 220 / 159 / 159 | 72.3% |
-//! | candle_sort | 168 | 94311 | 108344 | 0.001% / 0.007% | 646 | 20 | 32 / 32 / 32 | 100.0% |
-//! | candle_unary | 225 | 109459 | 121793 | 0.001% / 0.006% | 662 | 21 | 227 / 106 / 106 | 46.7% |
-//! | cxx_cxx (C++) | 331 | 212642 | 262348 | 0.074% / 0.011% | 510 | 52 | – | – |
-//! | ggml_alloc (C) | 20 | 14547 | 18574 | 0.009% / 0.000% | 667 | 7 | – | – |
-//! | ggml_gguf (C++) | 421 | 241714 | 289675 | 0.059% / 0.039% | 576 | 52 | – | – |
-//!
-//! Unresolved type references (outside + inside patterns, share of all type references)
-//! stay under 0.1% on every TU (they were 1.45% on cxx_cxx and 1.05% on ggml_gguf): the
-//! resolver ([`types`]) looks names up from the enclosing scopes and the semantic parent
-//! of out-of-line definitions, through inherited members, qualifiers resolved to classes
-//! and alias template patterns, makes clang's `type-parameter-D-I` template-parameter
-//! types and unresolvable `typename A::b` the dependent type, and types expressions by the
-//! entity they name where clang printed the type in that entity's scope. What remains is mostly class-template specializations named
-//! without their default arguments where several specializations share that prefix
-//! (`std::basic_string<char>::_Alloc_hider` meets the `pmr` string first: default
-//! arguments are not modelled) and member types of partial specializations. On the full
-//! dumps the MB/s column came out 5–7% under the previous import's in alternating runs
-//! under load, while profiles put under 1% of samples in the type resolver and the bench
-//! fixture below is unchanged (2.38 → 2.41 ms fastest, 2.65 → 2.62 ms median, same run
-//! series).
-//!
-//! Peak memory on the largest TU (candle_mmq_q4_0, 511 MB): 36.3 MB RSS against 23.7 MB of
-//! IL by `dump_il_table_stats` (1.53×): no document tree, a 64 KiB read buffer, the id
-//! index of declarations and the type-spelling cache. The import compacts the edge pool
-//! in place as it goes (list pushes relocate blocks; no second pool at the end), frees
-//! the id index and member tables before its last passes, keeps ids in a compact index
-//! (`ids.rs`, 12 bytes a slot) and shares qualified names between its name indexes.
-//! Whole-process peak RSS over the IL's bytes, per TU, is in PERF.md ("clang JSON
-//! import"): 1.53–1.90× on 13 of the 14 corpus TUs; ggml_alloc is at 3.47×, its 1.66 MB
-//! IL being smaller than the process itself (an empty import peaks at 2.55 MB; above
-//! that baseline it takes 1.94×). User CPU: 535–760 MB/s of JSON. The filtered
-//! `.json.gz` dumps import at 250 MB/s of decompressed JSON (gunzip included).
-//! `cargo bench --bench clang_json` (the 1.2 MB fixture from memory, same run): import
-//! into the IL 568 MB/s median, against
-//! 290 MB/s for `serde_json::from_slice::<Value>` building only a DOM.
-//!
-//! Every routine clang defines is kept (recall 100% on all 11 CUDA TUs). The routines kept
-//! but not defined by clang fall in three classes: always_inline routines
+//! Kept routines that clang does not define fall in three classes: always_inline routines
 //! (`__forceinline__`, clang's `__DEVICE__` math wrappers), which clang inlines even at -O0
-//! and drops; implicit special members of trivial classes (copy/move constructors and
-//! assignments, default constructors), for which clang emits no function; and `static
-//! constexpr __device__` functions used only in constant-evaluated contexts (2 in
-//! candle_mmq_q4_0, via template arguments), which clang folds. Without these classes the
-//! agreement is 100% on 10 TUs and 98.1% on candle_mmq_q4_0.
+//! and drops; implicit special members of trivial classes, for which clang emits no
+//! function; and `static constexpr __device__` functions used only in constant-evaluated
+//! contexts, which clang folds.
+//!
+//! Complexity: O(bytes) tokenizing, O(nodes) building with hash lookups per reference and
+//! per distinct type spelling. Memory: no document tree; besides the IL, a 64 KiB read
+//! buffer, the id index of declarations (`ids.rs`, 12 bytes a slot) and the type-spelling
+//! cache. The edge pool is compacted in place as the import goes (list pushes relocate
+//! blocks; no second pool at the end), the id index and member tables are freed before
+//! the last passes, and the name indexes share qualified names.
+//!
+//! numbers: PERF.md, section 'clang JSON import'
 
 mod ids;
 pub mod json;

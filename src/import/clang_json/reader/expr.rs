@@ -1,0 +1,404 @@
+//! Expressions, opening and closing. An expression node becomes an expr_node when it
+//! opens (operator and cast codes, entity, literal constants, its type from the
+//! spelling or the named entity's declared type); a call or function-to-pointer decay is
+//! typed when it closes, from its operands. Member references to later ids and
+//! constructors are recorded for `finish`. When it closes, its operands are attached
+//! and constant values flow through casts, substitutions and unary minus; wrappers
+//! (parentheses, cleanups, `ConstantExpr`, opaque and pseudo-object expressions) stand
+//! for their operand.
+
+use super::finalize::Closed;
+use super::{strip_fn_type, Builder, Kid};
+use crate::il::kinds::{self as K, ck};
+use crate::il::{fields as F, Eix, EntryKind, IlError};
+use crate::import::clang_json::json::parse_int;
+use crate::import::clang_json::kinds::{op, Class, ExprClass};
+use crate::import::clang_json::types::{qual, Alt, Types};
+
+impl Builder<'_> {
+    /// The expr_node of frame `t` (class `ec`): kind and operator, type (deferred for a
+    /// call or decay), entity or recorded fix-up, literal constant.
+    pub(super) fn materialize_expr(&mut self, t: usize, ec: ExprClass) -> Result<(), IlError> {
+        use ExprClass as E;
+        let Some((ek, opc)) = self.expr_kind(t, ec) else {
+            return Ok(());
+        };
+        let x = self.il.alloc_expr_node(ek)?;
+        let e = self.il.eix(x)?;
+        self.frames[t].entry = e;
+        let r = self.il.row(e) as usize;
+        if ek == 1 {
+            self.il.tables.expr_node.op[r] = opc;
+            if ec == E::Cast {
+                self.il.tables.expr_node.op2[r] = cast_code(&self.frames[t].opcode);
+            }
+        }
+        let referenced = match ec {
+            E::DeclRef => self.frames[t].ref_id,
+            E::Member => self.frames[t].member_ref,
+            _ => 0,
+        };
+        let ty = if ec == E::Call
+            || (ec == E::Cast && self.frames[t].opcode == "FunctionToPointerDecay")
+        {
+            // Typed when it closes, from its operands (`finish_expr_type`).
+            self.frames[t].type_deferred = true;
+            Eix::NONE
+        } else {
+            let alt = Alt::Type(self.declared_type(referenced));
+            let ty = self.type_of_or(t, alt)?;
+            self.set_child(e, F::EXPR_NODE_TYPE, ty)?;
+            ty
+        };
+        match ec {
+            E::DeclRef | E::New | E::Delete => {
+                let target = self.frame_ref(t)?;
+                self.set_ref(e, F::EXPR_NODE_ENTITY, target)?;
+                if ec == E::DeclRef
+                    && self.il.is_live(target)
+                    && self.il.kind(target) == EntryKind::Constant
+                {
+                    self.set_child(e, F::EXPR_NODE_CONSTANT, target)?;
+                }
+            }
+            E::Member => {
+                let id = self.frames[t].member_ref;
+                if let Some((m, _)) = self.ids.get(id) {
+                    self.set_ref(e, F::EXPR_NODE_ENTITY, m)?;
+                } else if id != 0 {
+                    self.fix_member.push((e, id));
+                }
+            }
+            E::Cast => {
+                // User-defined conversions name their function.
+                let id = self.frames[t].ref_id;
+                if id != 0 {
+                    let target = self.frame_ref(t)?;
+                    self.set_ref(e, F::EXPR_NODE_ENTITY, target)?;
+                }
+            }
+            E::Construct => {
+                let ct = strip_fn_type(&self.frames[t].ctor_type);
+                self.fix_ctor.push((e, ct));
+            }
+            E::IntLit | E::FloatLit | E::StrLit | E::NullLit => {
+                self.literal_constant(t, ec, e, ty)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The expr_node kind and operator of an expression of class `ec`: `None` for the
+    /// wrappers that stand for their operand and get no entry.
+    fn expr_kind(&self, t: usize, ec: ExprClass) -> Option<(u8, u8)> {
+        use ExprClass as E;
+        Some(match ec {
+            E::Binary => {
+                let o = op::BINARY_OPS
+                    .iter()
+                    .position(|&s| s == self.frames[t].opcode)
+                    .map(|i| op::BINARY_BASE + i as u8)
+                    .unwrap_or(op::OTHER);
+                (1, o)
+            }
+            E::Unary => {
+                let o = op::UNARY_OPS
+                    .iter()
+                    .position(|&s| s == self.frames[t].opcode)
+                    .map(|i| op::UNARY_BASE + i as u8)
+                    .unwrap_or(op::OTHER);
+                (1, o)
+            }
+            E::Call => (1, op::CALL),
+            E::KernelCall => (1, op::KERNEL_CALL),
+            E::Member | E::Property => (1, op::MEMBER),
+            E::Cast => (1, op::CAST),
+            E::Subscript => (1, op::SUBSCRIPT),
+            E::Conditional => (1, op::CONDITIONAL),
+            E::Construct => (1, op::CONSTRUCT),
+            E::InitList => (1, op::INIT_LIST),
+            E::SubstNttp => (1, op::SUBST_NTTP),
+            E::Dependent => (1, op::DEPENDENT),
+            E::Other => (1, op::OTHER),
+            E::DeclRef => {
+                let rc = self.class_of(self.frames[t].ref_kind);
+                match rc {
+                    Class::Function(_) => (19, 0),
+                    Class::EnumConst => (2, 0),
+                    _ => (3, 0),
+                }
+            }
+            E::IntLit | E::FloatLit | E::StrLit | E::NullLit => (2, 0),
+            E::New | E::Delete => (7, 0),
+            E::Lambda => (6, 0),
+            E::TypeOperand => (20, 0),
+            E::Throw => (8, 0),
+            E::Pseudo | E::OpaqueValue => return None,
+        })
+    }
+
+    /// The constant of a literal `e` of class `ec` (integer, floating, string, null),
+    /// typed `ty`, from the frame's `value`.
+    fn literal_constant(
+        &mut self,
+        t: usize,
+        ec: ExprClass,
+        e: Eix,
+        ty: Eix,
+    ) -> Result<(), IlError> {
+        use ExprClass as E;
+        let c = self.alloc(EntryKind::Constant)?;
+        let cid = self.il.id_of(c);
+        let v = self.frames[t].value.clone();
+        match ec {
+            E::FloatLit => {
+                K::set_constant_kind(self.il, cid, ck::FLOAT)?;
+                let f: f64 = v.trim().parse().unwrap_or(0.0);
+                let cr = self.il.row(c) as usize;
+                self.il.tables.constant.value[cr] = f.to_bits() as i64;
+            }
+            E::StrLit => {
+                K::set_constant_kind(self.il, cid, ck::STRING)?;
+                let text = v
+                    .strip_prefix('"')
+                    .and_then(|s| s.strip_suffix('"'))
+                    .unwrap_or(&v);
+                let cr = self.il.row(c) as usize;
+                self.il.tables.constant.text_len[cr] = text.len() as u32;
+                let text = text.to_string();
+                self.set_str(c, 0, &text)?;
+            }
+            _ => {
+                K::set_constant_kind(self.il, cid, ck::INTEGER)?;
+                let n = match v.as_str() {
+                    "true" => 1,
+                    "false" | "" => 0,
+                    s => parse_int(s.as_bytes()),
+                };
+                let cr = self.il.row(c) as usize;
+                self.il.tables.constant.value[cr] = n;
+            }
+        }
+        self.set_child(c, F::CONSTANT_TYPE, ty)?;
+        self.set_child(e, F::EXPR_NODE_CONSTANT, c)?;
+        Ok(())
+    }
+
+    /// The declared type of the declaration with clang id `id`, if it was built (the
+    /// referent's type when that is a reference): what an expression naming it has.
+    fn declared_type(&self, id: u64) -> Eix {
+        let Some((d, _)) = self.ids.get(id) else {
+            return Eix::NONE;
+        };
+        if !self.il.is_live(d) {
+            return Eix::NONE;
+        }
+        let field = match self.il.kind(d) {
+            EntryKind::Routine => F::ROUTINE_TYPE,
+            EntryKind::Variable => F::VARIABLE_TYPE,
+            EntryKind::Field => F::FIELD_TYPE,
+            EntryKind::ParamType => F::PARAM_TYPE_TYPE,
+            _ => return Eix::NONE,
+        };
+        let ty = self.il.child_eix(d, field).unwrap_or(Eix::NONE);
+        self.referent(ty)
+    }
+
+    /// The type of a call (its callee's return type where clang's spelling, printed in the
+    /// callee's scope, does not resolve here) or of a function-to-pointer decay (a pointer
+    /// to its operand's function type).
+    fn finish_expr_type(
+        &mut self,
+        t: usize,
+        e: Eix,
+        ec: ExprClass,
+        kids: &[Kid],
+    ) -> Result<(), IlError> {
+        let operand = kids
+            .iter()
+            .map(|k| k.e)
+            .find(|&k| !k.is_none() && self.il.kind(k) == EntryKind::ExprNode);
+        let alt = match operand {
+            Some(op) if ec == ExprClass::Call => Alt::Type(self.return_type_of(op)),
+            Some(op) => self
+                .il
+                .child_eix(op, F::EXPR_NODE_TYPE)
+                .map_or(Alt::None, Alt::PointerTo),
+            None => Alt::None,
+        };
+        let ty = self.type_of_or(t, alt)?;
+        self.set_child(e, F::EXPR_NODE_TYPE, ty)
+    }
+
+    /// The return type of the routine a callee expression designates (through its entity,
+    /// else its function or function-pointer type); the referent for a reference.
+    fn return_type_of(&self, callee: Eix) -> Eix {
+        let by_entity = self
+            .il
+            .ref_eix(callee, F::EXPR_NODE_ENTITY)
+            .filter(|&r| self.il.is_live(r) && self.il.kind(r) == EntryKind::Routine)
+            .and_then(|r| self.il.child_eix(r, F::ROUTINE_TYPE));
+        let fty = by_entity.or_else(|| {
+            let ty = self.il.child_eix(callee, F::EXPR_NODE_TYPE)?;
+            let ty = Types::strip(self.il, ty);
+            let r = self.il.row(ty) as usize;
+            if self.il.tables.r#type.type_kind[r] == 6 {
+                self.il.child_eix(ty, F::TYPE_BASE_TYPE)
+            } else {
+                Some(ty)
+            }
+        });
+        let Some(fty) = fty else {
+            return Eix::NONE;
+        };
+        if !self.types.is_resolved_type(self.il, fty) {
+            return Eix::NONE;
+        }
+        let fty = Types::strip(self.il, fty);
+        if self.il.tables.r#type.type_kind[self.il.row(fty) as usize] != 7 {
+            return Eix::NONE;
+        }
+        let ret = self
+            .il
+            .child_eix(fty, F::TYPE_BASE_TYPE)
+            .unwrap_or(Eix::NONE);
+        self.referent(ret)
+    }
+
+    /// `t` without an outer lvalue/rvalue reference.
+    fn referent(&self, t: Eix) -> Eix {
+        if t.is_none() || !self.il.is_live(t) || self.il.kind(t) != EntryKind::Type {
+            return t;
+        }
+        let r = self.il.row(t) as usize;
+        let tb = &self.il.tables.r#type;
+        if tb.type_kind[r] == 6 && tb.qualifiers[r] & (qual::LREF | qual::RREF) != 0 {
+            return self.il.child_eix(t, F::TYPE_BASE_TYPE).unwrap_or(Eix::NONE);
+        }
+        t
+    }
+
+    /// A transparent expression (parentheses, cleanups, `ConstantExpr`, an opaque value):
+    /// it stands for its first child, with its value; an opaque value's id names it.
+    pub(super) fn finish_expr_pass(
+        &mut self,
+        t: usize,
+        class: Class,
+        kids: &[Kid],
+        out: &mut Closed,
+    ) {
+        out.e = kids
+            .iter()
+            .map(|k| k.e)
+            .find(|e| !e.is_none())
+            .unwrap_or(Eix::NONE);
+        out.val = kids.iter().find_map(|k| k.val);
+        if self.frames[t].has_value {
+            out.val = Some(parse_int(self.frames[t].value.as_bytes()));
+        }
+        if class == Class::Expr(ExprClass::OpaqueValue) {
+            let id = self.frames[t].id;
+            if id != 0 && !out.e.is_none() {
+                self.ids.insert(id, (out.e, true));
+            }
+        }
+    }
+
+    /// A pseudo-object expression stands for its syntactic form; a builtin property
+    /// (`threadIdx.x`) is fixed up to its field after the pass.
+    pub(super) fn finish_pseudo(&mut self, t: usize, kids: &[Kid], out: &mut Closed) {
+        out.e = kids
+            .iter()
+            .map(|k| k.e)
+            .find(|e| !e.is_none())
+            .unwrap_or(Eix::NONE);
+        let fetch = std::mem::take(&mut self.frames[t].fetch);
+        if !fetch.is_empty() && !out.e.is_none() {
+            self.fix_prop.push((out.e, fetch));
+        }
+    }
+
+    /// An expression: its constant value where one flows through it, its deferred type,
+    /// operands (a lambda: its closure type).
+    pub(super) fn finish_expr(
+        &mut self,
+        t: usize,
+        e: Eix,
+        ec: ExprClass,
+        kids: &[Kid],
+        out: &mut Closed,
+    ) -> Result<(), IlError> {
+        match ec {
+            ExprClass::IntLit => {
+                let v = &self.frames[t].value;
+                out.val = Some(match v.as_str() {
+                    "true" => 1,
+                    _ => parse_int(v.as_bytes()),
+                });
+            }
+            // Constant values flow through casts and substitutions (enumerator
+            // initializers: ImplicitCastExpr(ConstantExpr{value}(...))), and `-`.
+            ExprClass::Cast | ExprClass::SubstNttp => {
+                out.val = kids.iter().find_map(|k| k.val);
+            }
+            ExprClass::Unary if self.frames[t].opcode == "-" => {
+                out.val = kids.iter().find_map(|k| k.val).map(|v| v.wrapping_neg());
+            }
+            _ => {}
+        }
+        if self.frames[t].type_deferred && !e.is_none() {
+            self.finish_expr_type(t, e, ec, kids)?;
+        }
+        for k in kids {
+            if k.e.is_none() {
+                continue;
+            }
+            match self.il.kind(k.e) {
+                EntryKind::ExprNode => self.push(e, F::EXPR_NODE_OPERANDS, k.e)?,
+                EntryKind::Type if ec == ExprClass::Lambda => {
+                    self.set_child(e, F::EXPR_NODE_TYPE, k.e)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A small code for a cast kind (`expr_node.op2` of a cast).
+fn cast_code(k: &str) -> u8 {
+    const CASTS: &[&str] = &[
+        "LValueToRValue",
+        "NoOp",
+        "IntegralCast",
+        "FunctionToPointerDecay",
+        "ArrayToPointerDecay",
+        "IntegralToFloating",
+        "FloatingToIntegral",
+        "FloatingCast",
+        "BitCast",
+        "DerivedToBase",
+        "UncheckedDerivedToBase",
+        "ConstructorConversion",
+        "UserDefinedConversion",
+        "NullToPointer",
+        "PointerToBoolean",
+        "IntegralToBoolean",
+        "FloatingToBoolean",
+        "IntegralToPointer",
+        "PointerToIntegral",
+        "ToVoid",
+        "Dependent",
+        "BaseToDerived",
+        "AddressSpaceConversion",
+        "BuiltinFnToFnPtr",
+        "LValueBitCast",
+        "VectorSplat",
+    ];
+    CASTS
+        .iter()
+        .position(|&c| c == k)
+        .map(|i| i as u8 + 1)
+        .unwrap_or(255)
+}

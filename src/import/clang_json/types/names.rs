@@ -1,0 +1,397 @@
+//! The name index and resolver: named types are indexed by normalized qualified name, by
+//! last component (unique ones only), by template name and by class (its bases, its
+//! qualified name for member lookup). A name resolves in the order of the module doc of
+//! `types`; one that does not becomes a placeholder under its name, filled when that
+//! name is defined, and after the import `late_resolve` aliases what remains to a unique
+//! type of the same last component or a class template pattern.
+
+use super::{new_type, normalize, set_base, Types, MAX_DEPTH};
+use crate::il::kinds;
+use crate::il::{Eix, EntryKind, Il, IlError};
+use std::rc::Rc;
+
+/// clang's builtin templates (`BuiltinTemplateDecl`s, never dumped).
+const BUILTIN_TEMPLATES: &[&str] = &["__make_integer_seq", "__type_pack_element"];
+
+impl Types {
+    /// The type entry for a named entity (record, enum, typedef) with qualified name
+    /// `qname`: an existing entry of that name (a placeholder or an earlier declaration) or
+    /// a new one of type kind `k`. Returns `(entry, existed)`.
+    pub fn named_entry(&mut self, il: &mut Il, qname: &str, k: u8) -> Result<(Eix, bool), IlError> {
+        let key = normalize(qname);
+        if let Some(&e) = self.by_name.get(key.as_str()) {
+            if il.is_live(e) {
+                let row = il.row(e) as usize;
+                let cur = il.tables.r#type.type_kind[row];
+                if cur == 0 && k != 0 {
+                    // A placeholder gets its definition: index it like a new name.
+                    kinds::set_type_kind(il, il.id_of(e), k)?;
+                    self.index_name(key, e);
+                }
+                return Ok((e, true));
+            }
+        }
+        let last = last_component(&key);
+        let e = new_type(il, k, Some(last))?;
+        self.index_name(key, e);
+        Ok((e, false))
+    }
+
+    /// The scope components of the class type `e` (its qualified name split at `::`):
+    /// the lookup scopes of its out-of-line members.
+    pub fn scopes_of(&self, e: Eix) -> Option<Vec<String>> {
+        let q = self.qname_of.get(&e)?;
+        // A partial specialization's members are indexed under its template's name.
+        let q = match q.rfind("<partial#") {
+            Some(p) if q.ends_with('>') && !q[p..].contains("::") => &q[..p],
+            _ => &q[..],
+        };
+        let mut v = Vec::new();
+        let mut rest = q;
+        while let Some((head, last)) = split_last(rest) {
+            v.push(last.to_string());
+            rest = head;
+        }
+        v.push(rest.to_string());
+        v.reverse();
+        Some(v)
+    }
+
+    /// Indexes an existing type under another qualified name.
+    pub fn alias_name(&mut self, il: &mut Il, qname: &str, e: Eix) -> Result<(), IlError> {
+        let key = normalize(qname);
+        match self.by_name.get(key.as_str()) {
+            Some(&old) if old != e && self.is_placeholder(il, old) => {
+                // A placeholder made before this name was known: it becomes an alias.
+                kinds::set_type_kind(il, il.id_of(old), 12)?;
+                set_base(il, old, e)?;
+            }
+            Some(_) => {}
+            None => {
+                self.by_name.insert(key.as_str().into(), e);
+            }
+        }
+        let last: Box<str> = last_component(&key).into();
+        self.by_last
+            .entry(last)
+            .and_modify(|x| {
+                if *x != e {
+                    *x = Eix::NONE
+                }
+            })
+            .or_insert(e);
+        Ok(())
+    }
+
+    fn index_name(&mut self, key: String, e: Eix) {
+        let key: Rc<str> = key.into();
+        self.qname_of.entry(e).or_insert_with(|| key.clone());
+        let last: Box<str> = last_component(&key).into();
+        if let Some(p) = key.find('<') {
+            self.by_template.entry(key[..p].to_string()).or_insert(e);
+            let last = last_component(&key[..p]).to_string();
+            self.by_template_last.entry(last).or_insert(e);
+        }
+        self.by_last
+            .entry(last)
+            .and_modify(|x| {
+                if *x != e {
+                    *x = Eix::NONE
+                }
+            })
+            .or_insert(e);
+        self.by_name.insert(key, e);
+    }
+
+    /// Marks `qname` as a class template name whose pattern type is `e`.
+    pub fn template_name(&mut self, il: &mut Il, qname: &str, e: Eix) -> Result<(), IlError> {
+        let key = normalize(qname);
+        self.patterns.insert(e);
+        self.by_template_last
+            .insert(last_component(&key).to_string(), e);
+        self.by_template.insert(key, e);
+        self.alias_name(il, qname, e)
+    }
+
+    /// A placeholder for an unresolved name (filled if the name is defined later).
+    pub(super) fn placeholder(&mut self, il: &mut Il, name: &str) -> Result<Eix, IlError> {
+        let key = normalize(name);
+        if let Some(&e) = self.by_name.get(key.as_str()) {
+            self.last_placeholder = e;
+            return Ok(e);
+        }
+        let t = new_type(il, 0, Some(last_component(&key)))?;
+        self.placeholders.push(t);
+        let key: Rc<str> = key.into();
+        self.placeholder_names.insert(t, key.clone());
+        self.by_name.insert(key, t);
+        self.last_placeholder = t;
+        Ok(t)
+    }
+
+    pub(super) fn resolve_name(&mut self, il: &mut Il, n: &str) -> Result<Eix, IlError> {
+        match self.lookup(il, n, 0)? {
+            Some(e) => Ok(e),
+            None => self.placeholder(il, &normalize(n.trim_start_matches("::"))),
+        }
+    }
+
+    /// The type a (possibly qualified) name denotes, or `None` (no placeholder is made,
+    /// and an existing placeholder of that name counts as `None`).
+    fn lookup(&mut self, il: &mut Il, n: &str, depth: u32) -> Result<Option<Eix>, IlError> {
+        let key = normalize(n.trim_start_matches("::"));
+        if key == "__va_list_tag" {
+            return self.builtin(il, &["__va_list_tag"]).map(Some);
+        }
+        // Innermost enclosing scope first (`value_type` inside `std::vector<int, ...>`).
+        if !self.qual.is_empty() && !n.starts_with("::") {
+            let mut prefix = String::new();
+            let mut prefixes = Vec::with_capacity(self.qual.len());
+            for q in &self.qual {
+                if !q.is_empty() {
+                    prefix.push_str(&normalize(q));
+                    prefix.push_str("::");
+                }
+                prefixes.push(prefix.clone());
+            }
+            for p in prefixes.iter().rev() {
+                let k = format!("{p}{key}");
+                if let Some(&e) = self.by_name.get(k.as_str()) {
+                    if !self.is_placeholder(il, e) {
+                        self.scoped_hit = true;
+                        return Ok(Some(e));
+                    }
+                }
+                // A member inherited by an enclosing class.
+                let inherited = p
+                    .strip_suffix("::")
+                    .and_then(|c| self.by_name.get(c))
+                    .and_then(|&c| self.inherited_member(il, c, &key, 0));
+                if let Some(e) = inherited {
+                    self.scoped_hit = true;
+                    return Ok(Some(e));
+                }
+            }
+        }
+        if let Some(&e) = self.by_name.get(key.as_str()) {
+            if !self.is_placeholder(il, e) {
+                return Ok(Some(e));
+            }
+        }
+        // A template parameter of an enclosing template (clang's canonical
+        // `type-parameter-D-I`, or a parameter name in scope).
+        if !key.contains("::")
+            && (key.starts_with("type-parameter-")
+                || self.tparam_scopes.iter().any(|s| s.contains(&key)))
+        {
+            if let Some(&e) = self.tparams.get(&key) {
+                return Ok(Some(e));
+            }
+            let t = new_type(il, 14, Some(&key))?;
+            self.tparams.insert(key, t);
+            return Ok(Some(t));
+        }
+        if let Some((head, member)) = split_last(&key) {
+            // Dependent member of a template parameter: `T::value_type`.
+            let head_base = head.split('<').next().unwrap_or(head);
+            if head.starts_with("type-parameter-")
+                || self
+                    .tparam_scopes
+                    .iter()
+                    .any(|s| s.iter().any(|x| x == head_base))
+            {
+                self.dependent_refs += 1;
+                return self.dependent(il).map(Some);
+            }
+            // A member of the class (or typedef of a class) the qualifier names.
+            if depth < MAX_DEPTH {
+                if let Some(t) = self.member_type(il, head, member, depth)? {
+                    return Ok(Some(t));
+                }
+            }
+        }
+        // A template-id (`name<args>`, arguments possibly qualified) of a class or alias
+        // template without that specialization: the pattern.
+        let last = last_component(&key);
+        if let (Some(lp), true) = (last.find('<'), key.ends_with('>')) {
+            let name = &key[..key.len() - last.len() + lp];
+            let short = &last[..lp];
+            if BUILTIN_TEMPLATES.contains(&short) {
+                // clang's builtin templates: printed only with dependent arguments (with
+                // others they are desugared to the type they make).
+                self.dependent_refs += 1;
+                return self.dependent(il).map(Some);
+            }
+            if let Some(&e) = self.by_template.get(name) {
+                return Ok(Some(e));
+            }
+            if let Some(&e) = self.by_template_last.get(short) {
+                return Ok(Some(e));
+            }
+        }
+        // A unique type with that unqualified name.
+        if !key.contains('<') {
+            if let Some(&e) = self.by_last.get(last_component(&key)) {
+                if !e.is_none() && !self.is_placeholder(il, e) {
+                    return Ok(Some(e));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The member type `member` declared in the class `class`.
+    fn own_member(&self, il: &Il, class: Eix, member: &str) -> Option<Eix> {
+        let q = self.qname_of.get(&class)?;
+        let e = *self.by_name.get(format!("{q}::{member}").as_str())?;
+        (!self.is_placeholder(il, e)).then_some(e)
+    }
+
+    /// The member type `member` a class inherits from its bases (depth-first, in base
+    /// order, bounded depth).
+    fn inherited_member(&self, il: &Il, class: Eix, member: &str, depth: u32) -> Option<Eix> {
+        if depth >= 16 {
+            return None;
+        }
+        let class = Self::strip(il, class);
+        for &b in self.bases.get(&class)? {
+            let b = Self::strip(il, b);
+            if let Some(e) = self.own_member(il, b, member) {
+                return Some(e);
+            }
+            if let Some(e) = self.inherited_member(il, b, member, depth + 1) {
+                return Some(e);
+            }
+        }
+        None
+    }
+
+    /// Records the base types of class `class` (member lookup searches them).
+    pub fn set_bases(&mut self, class: Eix, bases: &[Eix]) {
+        if !bases.is_empty() {
+            self.bases.insert(class, bases.to_vec());
+        }
+    }
+
+    /// `typename A::b`: the type it names where the qualifier resolves, else (a dependent
+    /// name before instantiation) the dependent type. Outside patterns such a result
+    /// depends on the enclosing scope and is not cached.
+    pub(super) fn typename_type(&mut self, il: &mut Il, n: &str) -> Result<Eix, IlError> {
+        if let Some(e) = self.lookup(il, n, 0)? {
+            return Ok(e);
+        }
+        if !self.in_pattern && !self.qual.is_empty() {
+            self.scoped_hit = true;
+        }
+        self.dependent_refs += 1;
+        self.dependent(il)
+    }
+
+    /// `head::member`: the member type of the class `head` names (through typedefs), a
+    /// dependent type when `head` is a template parameter or a class template pattern
+    /// without that member, `None` when `head` is unknown.
+    fn member_type(
+        &mut self,
+        il: &mut Il,
+        head: &str,
+        member: &str,
+        depth: u32,
+    ) -> Result<Option<Eix>, IlError> {
+        let Some(h) = self.lookup(il, head, depth + 1)? else {
+            return Ok(None);
+        };
+        let base = Self::strip(il, h);
+        if !il.is_live(base) || il.kind(base) != EntryKind::Type {
+            return Ok(None);
+        }
+        if il.tables.r#type.type_kind[il.row(base) as usize] == 14 {
+            self.dependent_refs += 1;
+            return self.dependent(il).map(Some);
+        }
+        for owner in [base, h] {
+            if let Some(e) = self.own_member(il, owner, member) {
+                return Ok(Some(e));
+            }
+        }
+        if let Some(e) = self.inherited_member(il, base, member, 0) {
+            return Ok(Some(e));
+        }
+        if self.patterns.contains(&base) {
+            self.dependent_refs += 1;
+            return self.dependent(il).map(Some);
+        }
+        Ok(None)
+    }
+
+    /// After the pass: placeholders whose name was defined later in the document under a
+    /// qualified name (instantiations are dumped under their template, before some of the
+    /// declarations they use) become aliases of the unique type with that last component,
+    /// or of the class template pattern for a template-id. Returns how many resolved.
+    pub fn late_resolve(&mut self, il: &mut Il) -> Result<usize, IlError> {
+        let mut n = 0;
+        let phs = std::mem::take(&mut self.placeholders);
+        for &ph in &phs {
+            if !self.is_placeholder(il, ph) {
+                continue;
+            }
+            let Some(key) = self.placeholder_names.get(&ph).cloned() else {
+                continue;
+            };
+            let last = last_component(&key);
+            let target = match self.by_last.get(last) {
+                Some(&e) if !e.is_none() && e != ph && !self.is_placeholder(il, e) => Some(e),
+                _ => match last.find('<') {
+                    Some(p) => self
+                        .by_template_last
+                        .get(&last[..p])
+                        .copied()
+                        .filter(|&e| e != ph && !self.is_placeholder(il, e)),
+                    None => None,
+                },
+            };
+            if let Some(t) = target {
+                kinds::set_type_kind(il, il.id_of(ph), 12)?;
+                set_base(il, ph, t)?;
+                n += 1;
+            }
+        }
+        self.placeholders = phs;
+        Ok(n)
+    }
+
+    /// Placeholders still unresolved: entries of type kind 0.
+    pub fn placeholders<'a>(&'a self, il: &'a Il) -> impl Iterator<Item = Eix> + 'a {
+        self.placeholders
+            .iter()
+            .copied()
+            .filter(move |&e| self.is_placeholder(il, e))
+    }
+}
+
+/// A qualified name split at its last top-level `::`: `(qualifier, last component)`.
+pub(super) fn split_last(q: &str) -> Option<(&str, &str)> {
+    let last = last_component(q);
+    let cut = q.len() - last.len();
+    (cut >= 2).then(|| (&q[..cut - 2], last))
+}
+
+/// The last `::` component of a qualified name (template arguments kept).
+pub fn last_component(q: &str) -> &str {
+    let b = q.as_bytes();
+    let mut depth = 0i32;
+    let mut cut = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'<' | b'(' => depth += 1,
+            b'>' | b')' => depth -= 1,
+            b':' if depth == 0 && i + 1 < b.len() && b[i + 1] == b':' => {
+                cut = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    &q[cut..]
+}
