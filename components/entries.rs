@@ -74,6 +74,9 @@ pub fn entries() -> Vec<KindDef> {
             child("declared_type", "type"), list("attributes", "attribute", "next attribute"),
             child("dynamic_init", "dynamic_init"),
             flag("is_defined"),
+            // Declaration facts device marking needs (`il::kinds::vf` bits): local to a body,
+            // inside a template pattern, static data member, constexpr.
+            scalar("decl_flags", "u8"),
         ]),
         kind(8, "field", Object, 176, "field", FileScope, true,
             "A non-static data member.", &[
@@ -98,6 +101,10 @@ pub fn entries() -> Vec<KindDef> {
             list("attributes", "attribute", "next attribute"),
             reference("primary_template", "template"),
             flag("is_defined"), flag("is_inline"),
+            // Declaration facts device marking needs (`il::kinds::rf` bits): body, template
+            // pattern, CUDA execution space, inline, static, member, instance, implicit,
+            // internal. Set by the clang importer; 0 when unknown.
+            scalar("decl_flags", "u16"),
             // Added for the clang importer: a constructor's member and base initializers.
             list("ctor_inits", "constructor_init", "next constructor init"),
         ]),

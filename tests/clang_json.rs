@@ -2,10 +2,11 @@
 //! sources in `tests/fixtures/clang/src/`, see the README there), malformed input, and —
 //! when present — the corpus dumps made by `shared/corpus/cuda/build.sh`.
 
+use ilkit::il::kinds::rf;
 use ilkit::il::{fields as F, EntryKind, Il};
-use ilkit::import::clang_json::{
-    import_file, import_reader, kept_routine_names, kept_routine_table, mark_device, rf,
-    routine_flag_words, DeviceOptions, Import,
+use ilkit::import::clang_json::{import_file, import_reader, Import};
+use ilkit::walk::device::{
+    kept_routine_names, kept_routine_table, mark_device, routine_flag_words, DeviceOptions,
 };
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -150,8 +151,8 @@ fn kernels_fixture_imports() {
 /// `--cuda-device-only -emit-llvm`), with the expected differences written down.
 #[test]
 fn kernels_kept_routines_match_clang() {
-    let (mut il, imp) = import("kernels.json.gz");
-    let dk = mark_device(&mut il, &imp, DeviceOptions::default());
+    let (mut il, _) = import("kernels.json.gz");
+    let dk = mark_device(&mut il, DeviceOptions::default());
     let kept = kept_routine_names(&il, &dk);
     let expected = lines("kernels.kept.txt");
     assert_eq!(kept, expected, "kept routines changed");
@@ -163,7 +164,7 @@ fn kernels_kept_routines_match_clang() {
     // The rest are the two classes clang never emits: always_inline routines (`ops::sq`
     // is `__forceinline__`), inlined and dropped, and implicit trivial special members
     // (`ops::Add`'s default constructor), which generate no code.
-    let table = kept_routine_table(&il, &imp, &dk);
+    let table = kept_routine_table(&il, &dk);
     for (k, bits) in &table {
         if !clang.contains(k) {
             assert!(
@@ -319,7 +320,7 @@ fn corpus_filtered_dumps_import() {
     for f in files {
         let mut il = Il::new();
         let imp = import_file(&mut il, &f).unwrap_or_else(|e| panic!("{e}"));
-        let dk = mark_device(&mut il, &imp, DeviceOptions::default());
+        let dk = mark_device(&mut il, DeviceOptions::default());
         eprintln!(
             "{}: {} nodes, {} entries, unresolved types {:.3}%, opaque {}, kept routines {}",
             f.display(),
@@ -389,9 +390,9 @@ fn corpus_kept_routines_against_clang() {
                 .map(norm)
                 .collect();
         let mut il = Il::new();
-        let imp = import_file(&mut il, &path).unwrap();
-        let dk = mark_device(&mut il, &imp, DeviceOptions::default());
-        let table = kept_routine_table(&il, &imp, &dk);
+        import_file(&mut il, &path).unwrap();
+        let dk = mark_device(&mut il, DeviceOptions::default());
+        let table = kept_routine_table(&il, &dk);
         let kept: std::collections::BTreeSet<String> = table.iter().map(|(k, _)| norm(k)).collect();
         let both = kept.intersection(&clang).count();
         eprintln!(
@@ -450,6 +451,6 @@ fn templates_fixture_resolves_types_and_matches_clang() {
     let t0 = ilkit::import::clang_json::types::Types::strip(&il, t0);
     assert_eq!(il.tables.r#type.type_kind[il.row(t0) as usize], 10);
     assert_eq!(il.list_eix(t0, F::TYPE_FIELDS).len(), 2);
-    let dk = mark_device(&mut il, &imp, DeviceOptions::default());
+    let dk = mark_device(&mut il, DeviceOptions::default());
     assert_eq!(kept_routine_names(&il, &dk), lines("templates.defines.txt"));
 }

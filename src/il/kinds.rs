@@ -6,7 +6,7 @@
 //! 6 address. Seed 001's `set_constant_kind` table lists 4 as address; the walk order is
 //! what users observe, so the walker's numbers win and the address sub-node goes with 6.
 
-use super::{fields as F, EntryId, EntryKind, Il, IlError};
+use super::{fields as F, Eix, EntryId, EntryKind, Il, IlError};
 
 /// Expression kind of a reclaimed expression node on the free list (`ek_reclaimed`).
 pub const EXPR_RECLAIMED: u8 = 36;
@@ -35,6 +35,55 @@ pub const TYPE_KIND_NAMES: [&str; 22] = [
     "tk_20",
     "tk_21",
 ];
+/// Type kind numbers used by hand-written code (`type.type_kind`; names in
+/// [`TYPE_KIND_NAMES`]).
+pub mod tk {
+    /// `tk_integer`.
+    pub const INTEGER: u8 = 2;
+    /// `tk_float`.
+    pub const FLOAT: u8 = 3;
+    /// `tk_pointer` (references too, with [`super::qual::LREF`] / [`super::qual::RREF`]).
+    pub const POINTER: u8 = 6;
+    /// `tk_typeref` (a typedef or alias).
+    pub const TYPEREF: u8 = 12;
+}
+
+/// Type qualifier bits (`type.qualifiers`).
+pub mod qual {
+    /// `const`.
+    pub const CONST: u8 = 1;
+    /// `volatile`.
+    pub const VOLATILE: u8 = 2;
+    /// `restrict`.
+    pub const RESTRICT: u8 = 4;
+    /// An lvalue reference (on a tk_pointer).
+    pub const LREF: u8 = 8;
+    /// An rvalue reference (on a tk_pointer).
+    pub const RREF: u8 = 16;
+}
+
+/// Strips typedefs (`tk_typeref`) and references from type `t`: the type a value of `t`
+/// is (at most 64 steps, so a cycle of typedefs ends). Any other entry is returned as is.
+pub fn strip_typerefs(il: &Il, mut t: Eix) -> Eix {
+    for _ in 0..64 {
+        if !il.is_live(t) || il.kind(t) != EntryKind::Type {
+            return t;
+        }
+        let r = il.row(t) as usize;
+        let k = il.tables.r#type.type_kind[r];
+        let q = il.tables.r#type.qualifiers[r];
+        let is_ref = k == tk::POINTER && q & (qual::LREF | qual::RREF) != 0;
+        if k != tk::TYPEREF && !is_ref {
+            return t;
+        }
+        match il.child_eix(t, F::TYPE_BASE_TYPE) {
+            Some(b) => t = b,
+            None => return t,
+        }
+    }
+    t
+}
+
 /// `ck_*` constant kinds 0..=15 (walker numbering).
 pub const CONSTANT_KIND_NAMES: [&str; 16] = [
     "ck_error",
@@ -437,6 +486,64 @@ pub fn alloc_gnu_supplement_for_routine(il: &mut Il, routine: EntryId) -> Result
     il.counters.gnu_supplements += 1;
     il.tables.routine.gnu_supplement[r] = il.counters.gnu_supplements as u32;
     Ok(())
+}
+
+/// Routine declaration facts (`routine.decl_flags`), the bits device marking reads.
+pub mod rf {
+    /// Has a body.
+    pub const BODY: u16 = 1;
+    /// Part of a template pattern (dependent).
+    pub const PATTERN: u16 = 2;
+    /// `__global__`.
+    pub const GLOBAL: u16 = 4;
+    /// Explicit `__device__`.
+    pub const DEVICE: u16 = 8;
+    /// Explicit `__host__`.
+    pub const HOST: u16 = 16;
+    /// Implicitly host+device (constexpr, implicit members, lambdas).
+    pub const IMPLICIT_HD: u16 = 32;
+    /// always_inline / `__forceinline__`.
+    pub const ALWAYS_INLINE: u16 = 64;
+    /// Declared inline, or a member defined in its class, or constexpr.
+    pub const INLINE: u16 = 128;
+    /// storageClass static.
+    pub const STATIC: u16 = 256;
+    /// A member function.
+    pub const MEMBER: u16 = 512;
+    /// A template instantiation or specialization.
+    pub const INSTANCE: u16 = 1024;
+    /// Compiler-declared (`isImplicit`).
+    pub const IMPLICIT: u16 = 2048;
+    /// Inside an anonymous namespace or a local class.
+    pub const INTERNAL: u16 = 4096;
+    /// The bits with their names, in bit order (`routine_flag_words`).
+    pub const NAMES: [(u16, &str); 13] = [
+        (BODY, "body"),
+        (PATTERN, "pattern"),
+        (GLOBAL, "global"),
+        (DEVICE, "device"),
+        (HOST, "host"),
+        (IMPLICIT_HD, "implicit_hd"),
+        (ALWAYS_INLINE, "always_inline"),
+        (INLINE, "inline"),
+        (STATIC, "static"),
+        (MEMBER, "member"),
+        (INSTANCE, "instance"),
+        (IMPLICIT, "implicit"),
+        (INTERNAL, "internal"),
+    ];
+}
+
+/// Variable declaration facts (`variable.decl_flags`), the bits device marking reads.
+pub mod vf {
+    /// Local to a function body.
+    pub const LOCAL: u8 = 1;
+    /// Inside a template pattern.
+    pub const PATTERN: u8 = 2;
+    /// A static data member.
+    pub const STATIC_MEMBER: u8 = 4;
+    /// `constexpr`.
+    pub const CONSTEXPR: u8 = 8;
 }
 
 /// Attribute kinds (`attribute.attr_kind`) that matter to device marking.

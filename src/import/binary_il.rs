@@ -47,7 +47,7 @@ use std::fmt;
 
 const MAGIC: &[u8; 8] = b"ILKIT-IL";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// Bytes of a record's fixed head: flag bits, column, file, region, line.
 const RECORD_HEAD: usize = 13;
 /// Entry kinds.

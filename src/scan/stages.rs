@@ -176,17 +176,11 @@ fn scan_clang_json(
         crate::import::clang_json::ImportError,
     >,
 ) -> Result<(), String> {
-    use crate::import::clang_json;
     rec.kind = "json";
     let mut il = crate::il::Il::new();
     let imp = import(&mut il).map_err(|e| e.to_string())?;
     rec.bytes = imp.report.bytes;
-    rec.il_entries = il.len() as u64;
-    let dk = clang_json::mark_device(&mut il, &imp, clang_json::DeviceOptions::default());
-    rec.il_kept = dk.kept as u64;
-    let c = crate::share::share_all_constants(&mut il);
-    rec.il_constants = c.total_allocs;
-    rec.il_constants_shared = c.region_hits + c.global_hits;
+    il_stats(il, rec);
     Ok(())
 }
 
@@ -198,10 +192,11 @@ fn scan_il_file(name: &str, bytes: &[u8], rec: &mut FileRecord) -> Result<(), St
     Ok(())
 }
 
-/// The IL stage: keep-in-IL marking and constant sharing.
+/// The IL stage: device marking ([`crate::walk::device::mark_device`]) and constant
+/// sharing.
 fn il_stats(mut il: crate::il::Il, rec: &mut FileRecord) {
     rec.il_entries = il.len() as u64;
-    let report = crate::walk::keep::mark_to_keep_in_il(&mut il, &[]);
+    let report = crate::walk::device::mark_device(&mut il, Default::default());
     rec.il_kept = report.kept as u64;
     let c = crate::share::share_all_constants(&mut il);
     rec.il_constants = c.total_allocs;

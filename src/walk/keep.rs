@@ -98,25 +98,6 @@ pub fn mark_to_keep_in_il(il: &mut Il, extra_roots: &[EntryId]) -> KeepReport {
     }
 }
 
-/// Mangled names (the plain name where there is none) of the routines whose definitions
-/// are kept and that have bodies, sorted and deduplicated: the `--kept-routines` list of a
-/// world marked by [`mark_to_keep_in_il`].
-pub fn kept_routine_names(il: &Il) -> Vec<String> {
-    let mut v: Vec<String> = il
-        .kind_list(EntryKind::Routine)
-        .filter(|&r| {
-            il.flag(r, Flag::KeepDefinition) && il.child_eix(r, F::ROUTINE_BODY_SCOPE).is_some()
-        })
-        .map(|r| {
-            let m = il.string(r, 1);
-            String::from_utf8_lossy(if m.is_empty() { il.name(r) } else { m }).into_owned()
-        })
-        .collect();
-    v.sort();
-    v.dedup();
-    v
-}
-
 /// The marking kernel: FIFO from `queue` (definition roots, each walked), never
 /// revisiting a non-root entry whose definition is already marked. Returns the number of
 /// entries newly marked keep_in_il.

@@ -1,6 +1,7 @@
 //! Systems over the IL: the walker and its callbacks, keep-in-IL device marking, display.
 
 pub mod copy;
+pub mod device;
 pub mod display;
 pub mod keep;
 pub mod walker;

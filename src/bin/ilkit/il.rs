@@ -6,8 +6,11 @@ use clap::{Args, Subcommand};
 use ilkit::il::stats::{dump_il_table_stats, dump_sharing_stats};
 use ilkit::il::Il;
 use ilkit::import::binary_il::{read_il, write_il};
-use ilkit::import::clang_json::{self, DeviceOptions, Import};
-use ilkit::walk::keep::mark_to_keep_in_il;
+use ilkit::import::clang_json::{self, Import};
+use ilkit::walk::device::{
+    kept_routine_names, kept_routine_table, mark_device, routine_flag_words, write_keep_report,
+    DeviceOptions,
+};
 use std::path::{Path, PathBuf};
 
 /// `ilkit il ...`.
@@ -119,23 +122,6 @@ fn load(path: &Path) -> Result<Loaded, Failure> {
     })
 }
 
-/// Marks device code: the clang importer's marking (kernels and their call closure) for
-/// imported ASTs, `mark_to_keep_in_il` otherwise. Returns (kept, live, kept routines with
-/// bodies by mangled name, sorted).
-fn mark(l: &mut Loaded, opts: DeviceOptions) -> (usize, usize, Vec<String>) {
-    match &l.import {
-        Some(imp) => {
-            let dk = clang_json::mark_device(&mut l.il, imp, opts);
-            let names = clang_json::kept_routine_names(&l.il, &dk);
-            (dk.kept, dk.live, names)
-        }
-        None => {
-            let r = mark_to_keep_in_il(&mut l.il, &[]);
-            (r.kept, r.live, ilkit::walk::keep::kept_routine_names(&l.il))
-        }
-    }
-}
-
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Failure + '_ {
     move |e| Failure::input(format!("{}: {e}", path.display()))
 }
@@ -164,7 +150,7 @@ fn dump(a: DumpArgs) -> Result<(), Failure> {
         ilkit::instantiate::instantiate_synth_templates(&mut l.il).map_err(Failure::input)?;
     }
     if a.device {
-        mark(&mut l, DeviceOptions::default());
+        mark_device(&mut l.il, DeviceOptions::default());
     }
     let text = ilkit::walk::display::dump_il(&mut l.il, a.device).map_err(Failure::input)?;
     emit(&text)
@@ -179,13 +165,13 @@ fn stats(a: StatsArgs) -> Result<(), Failure> {
         // keep report per kind and per file.
         w(clang_json::write_import_report(&imp.report, &mut out))?;
         w(dump_il_table_stats(&l.il, 0, &mut out))?;
-        let dk = clang_json::mark_device(&mut l.il, imp, DeviceOptions::default());
-        w(clang_json::write_keep_report(&l.il, imp, &dk, &mut out))?;
+        let dk = mark_device(&mut l.il, DeviceOptions::default());
+        w(write_keep_report(&l.il, &imp.files, &dk, &mut out))?;
     } else {
         w(dump_il_table_stats(&l.il, 0, &mut out))?;
         let counters = ilkit::share::share_all_constants(&mut l.il);
         w(dump_sharing_stats(&counters, &mut out))?;
-        let r = mark_to_keep_in_il(&mut l.il, &[]);
+        let r = ilkit::walk::keep::mark_to_keep_in_il(&mut l.il, &[]);
         out.extend_from_slice(
             format!(
                 "keep_in_il: {} roots, {} of {} entries kept\n",
@@ -205,7 +191,8 @@ fn keep(a: KeepArgs) -> Result<(), Failure> {
     let opts = DeviceOptions {
         strong_device_roots: !a.no_strong_device_roots,
     };
-    let (kept, live, names) = mark(&mut l, opts);
+    let dk = mark_device(&mut l.il, opts);
+    let names = kept_routine_names(&l.il, &dk);
     let bytes = write_il(&mut l.il, true).map_err(Failure::input)?;
     std::fs::write(&a.out, &bytes).map_err(io(&a.out))?;
     if let Some(list) = &a.kept_routines {
@@ -213,21 +200,17 @@ fn keep(a: KeepArgs) -> Result<(), Failure> {
         std::fs::write(list, text).map_err(io(list))?;
     }
     if let Some(detail) = &a.kept_routines_detail {
-        let Some(imp) = &l.import else {
-            return Err(Failure::usage(
-                "--kept-routines-detail: needs a clang JSON AST input",
-            ));
-        };
-        let dk = clang_json::mark_device(&mut l.il, imp, opts);
         let mut s = String::new();
-        for (n, b) in clang_json::kept_routine_table(&l.il, imp, &dk) {
-            s.push_str(&format!("{n}\t{}\n", clang_json::routine_flag_words(b)));
+        for (n, b) in kept_routine_table(&l.il, &dk) {
+            s.push_str(&format!("{n}\t{}\n", routine_flag_words(b)));
         }
         std::fs::write(detail, s).map_err(io(detail))?;
     }
     emit(&format!(
-        "{}: {kept} of {live} entries kept, {} bytes\n",
+        "{}: {} of {} entries kept, {} bytes\n",
         a.out.display(),
+        dk.kept,
+        dk.live,
         bytes.len()
     ))
 }

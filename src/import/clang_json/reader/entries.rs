@@ -105,10 +105,7 @@ impl Builder<'_> {
             return;
         }
         let r = self.il.row(e) as usize;
-        if self.routine_flags.len() <= r {
-            self.routine_flags.resize(r + 1, 0);
-        }
-        self.routine_flags[r] |= bits;
+        self.il.tables.routine.decl_flags[r] |= bits;
     }
 
     /// Resolves the reference frame `t` read (`referencedDecl` and its kin).

@@ -10,6 +10,7 @@ use super::{
     ie, rf, strip_fn_type, Builder, Fail, FL_CONSTEXPR, FL_IMPLICIT, FL_INHERITED, FL_INLINE,
     FL_PACK,
 };
+use crate::il::kinds::vf;
 use crate::il::kinds::{self as K, ck, SCK_FUNCTION};
 use crate::il::{fields as F, Eix, EntryKind, IlError};
 use crate::import::clang_json::kinds::{attr_kind, is_decl, Class, ExprClass};
@@ -254,7 +255,7 @@ impl Builder<'_> {
     }
 
     /// A variable, or the entry of an earlier declaration of it: storage class, names,
-    /// type, and its `variable_flags`.
+    /// type, and its `decl_flags`.
     fn materialize_var(&mut self, t: usize, pclass: Option<Class>) -> Result<(), IlError> {
         let in_fn = !self.fn_stack.is_empty()
             && !matches!(
@@ -300,15 +301,19 @@ impl Builder<'_> {
         }
         self.enter_pattern(t, pclass);
         let r = self.il.row(e) as usize;
-        if self.variable_flags.len() <= r {
-            self.variable_flags.resize(r + 1, 0);
-        }
         let member = matches!(pclass, Some(Class::Record(_)));
         let constexpr = self.frames[t].flags & FL_CONSTEXPR != 0;
-        self.variable_flags[r] |= (in_fn as u8)
-            | (((self.pattern_depth > 0) as u8) << 1)
-            | ((member as u8) << 2)
-            | ((constexpr as u8) << 3);
+        let bits = [
+            (in_fn, vf::LOCAL),
+            (self.pattern_depth > 0, vf::PATTERN),
+            (member, vf::STATIC_MEMBER),
+            (constexpr, vf::CONSTEXPR),
+        ];
+        for (on, bit) in bits {
+            if on {
+                self.il.tables.variable.decl_flags[r] |= bit;
+            }
+        }
         self.register(t, e);
         Ok(())
     }

@@ -43,35 +43,7 @@ use crate::il::{fields as F, Eix, Il, IlError, RegionIdx};
 use ahash::AHashMap;
 use std::io::Read;
 
-/// Routine side-table bits (`Import::routine_flags`, by routine row).
-pub mod rf {
-    /// Has a body.
-    pub const BODY: u16 = 1;
-    /// Part of a template pattern (dependent).
-    pub const PATTERN: u16 = 2;
-    /// `__global__`.
-    pub const GLOBAL: u16 = 4;
-    /// Explicit `__device__`.
-    pub const DEVICE: u16 = 8;
-    /// Explicit `__host__`.
-    pub const HOST: u16 = 16;
-    /// Implicitly host+device (constexpr, implicit members, lambdas).
-    pub const IMPLICIT_HD: u16 = 32;
-    /// always_inline / `__forceinline__`.
-    pub const ALWAYS_INLINE: u16 = 64;
-    /// Declared inline, or a member defined in its class, or constexpr.
-    pub const INLINE: u16 = 128;
-    /// storageClass static.
-    pub const STATIC: u16 = 256;
-    /// A member function.
-    pub const MEMBER: u16 = 512;
-    /// A template instantiation or specialization.
-    pub const INSTANCE: u16 = 1024;
-    /// Compiler-declared (`isImplicit`).
-    pub const IMPLICIT: u16 = 2048;
-    /// Inside an anonymous namespace or a local class.
-    pub const INTERNAL: u16 = 4096;
-}
+pub use crate::il::kinds::rf;
 
 const FL_IMPLICIT: u32 = 1;
 const FL_INLINE: u32 = 2;
@@ -233,10 +205,7 @@ pub(crate) struct Builder<'a> {
     fn_stack: Vec<usize>,
     pattern_depth: u32,
     anon_depth: u32,
-    pub routine_flags: Vec<u16>,
-    /// Per variable row: bit 0 = local to a function body, bit 1 = inside a template
-    /// pattern, bit 2 = a static data member, bit 3 = constexpr.
-    pub variable_flags: Vec<u8>,
+
     members: AHashMap<(u32, String), Eix>,
     ctors: AHashMap<(u32, String), Eix>,
     fix_member: Vec<(Eix, u64)>,
@@ -287,8 +256,6 @@ impl<'a> Builder<'a> {
             fn_stack: Vec::new(),
             pattern_depth: 0,
             anon_depth: 0,
-            routine_flags: Vec::new(),
-            variable_flags: Vec::new(),
             members: AHashMap::new(),
             ctors: AHashMap::new(),
             fix_member: Vec::new(),
@@ -505,10 +472,6 @@ impl<'a> Builder<'a> {
             .filter(|x| x.1 > 0 || x.2 > 0)
             .collect();
         kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let rows = self.il.tables.routine.eix.len();
-        self.routine_flags.resize(rows, 0);
-        let vrows = self.il.tables.variable.eix.len();
-        self.variable_flags.resize(vrows, 0);
         let report = ImportReport {
             bytes,
             nodes: self.nodes,
@@ -526,8 +489,6 @@ impl<'a> Builder<'a> {
         };
         Ok(Import {
             report,
-            routine_flags: self.routine_flags,
-            variable_flags: self.variable_flags,
             files: self.files,
         })
     }

@@ -57,19 +57,7 @@ use std::rc::Rc;
 
 const MAX_DEPTH: u32 = 24;
 
-/// Qualifier bits of `type.qualifiers`.
-pub mod qual {
-    /// `const`.
-    pub const CONST: u8 = 1;
-    /// `volatile`.
-    pub const VOLATILE: u8 = 2;
-    /// `restrict`.
-    pub const RESTRICT: u8 = 4;
-    /// An lvalue reference (on a tk_pointer).
-    pub const LREF: u8 = 8;
-    /// An rvalue reference (on a tk_pointer).
-    pub const RREF: u8 = 16;
-}
+pub use crate::il::kinds::qual;
 
 /// Normalizes a type or name spelling: drops spaces that are not between two identifier
 /// characters (`A<B<int> >` and `A<B<int>>` agree).
@@ -365,24 +353,8 @@ impl Types {
     }
 
     /// Follows typerefs and cv wrappers to the underlying type.
-    pub fn strip(il: &Il, mut t: Eix) -> Eix {
-        for _ in 0..64 {
-            if !il.is_live(t) || il.kind(t) != EntryKind::Type {
-                return t;
-            }
-            let r = il.row(t) as usize;
-            let k = il.tables.r#type.type_kind[r];
-            let q = il.tables.r#type.qualifiers[r];
-            let is_ref = k == 6 && q & (qual::LREF | qual::RREF) != 0;
-            if k != 12 && !is_ref {
-                return t;
-            }
-            match il.child_eix(t, F::TYPE_BASE_TYPE) {
-                Some(b) => t = b,
-                None => return t,
-            }
-        }
-        t
+    pub fn strip(il: &Il, t: Eix) -> Eix {
+        crate::il::kinds::strip_typerefs(il, t)
     }
 
     /// Handle of a type entry.

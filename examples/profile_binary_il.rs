@@ -1,5 +1,5 @@
 //! Times the parts of binary IL write and read on a scale-10 translation unit (best of
-//! five). `cargo run --release --example binio_profile [--scale S]`
+//! five). A profiling program, not a usage example: `cargo run --release --example profile_binary_il [--scale S]`
 
 use std::time::Instant;
 
