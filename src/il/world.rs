@@ -1539,8 +1539,11 @@ impl Il {
         }
         let mut order: Vec<u32> = Vec::new();
         if !in_order {
+            // By where each block begins (its header), not by `span.start`: a block
+            // without lists can start where another's header ends, and sliding it first
+            // would overwrite that header before it is copied.
             order = live.clone().map(|i| i as u32).collect();
-            order.sort_unstable_by_key(|&i| self.span[i as usize].start);
+            order.sort_unstable_by_key(|&i| block(self, i as usize));
         }
         let mut w = 0usize;
         let mut slide = |il: &mut Il, i: usize| {
@@ -2161,6 +2164,74 @@ mod tests {
         assert_eq!(std::mem::size_of::<EntryKind>(), 1);
         assert_eq!(Il::per_entry_column_bytes(), 46);
         assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 12);
+    }
+
+    /// In-place compaction keeps every block whole whatever the pool order: random worlds
+    /// whose list pushes relocate blocks out of dense order (so compaction sorts), with
+    /// kinds with and without list headers side by side (a block without lists may begin
+    /// where another's header ends).
+    #[test]
+    fn compaction_keeps_blocks_out_of_order() {
+        let kinds = [
+            EntryKind::ClassInfo,       // one list, nothing else
+            EntryKind::ConstructorInit, // no lists: a single slot and a reference
+            EntryKind::Scope,           // lists, singles and references
+            EntryKind::Statement,
+        ];
+        let mut seed = 0x2545F4914F6CDD1Du64;
+        let mut rnd = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..200 {
+            let mut il = Il::new();
+            let mut all = Vec::new();
+            for _ in 0..(30 + rnd(60)) {
+                let id = il.alloc(kinds[rnd(kinds.len())]).unwrap();
+                all.push(il.eix(id).unwrap());
+            }
+            let lists: Vec<Eix> = all
+                .iter()
+                .copied()
+                .filter(|&e| !il.kind(e).layout().lists.is_empty())
+                .collect();
+            let inits: Vec<Eix> = all
+                .iter()
+                .copied()
+                .filter(|&e| il.kind(e) == EntryKind::ConstructorInit)
+                .collect();
+            let mut want: Vec<(Eix, u32, Vec<Eix>)> = Vec::new();
+            for _ in 0..40 {
+                if lists.is_empty() || inits.is_empty() {
+                    break;
+                }
+                let p = lists[rnd(lists.len())];
+                let l = rnd(il.kind(p).layout().lists.len()) as u32;
+                let target = il.kind(p).layout().lists[l as usize].target;
+                let c = match target {
+                    Some(EntryKind::ConstructorInit) | None => inits[rnd(inits.len())],
+                    Some(k) => match all.iter().copied().find(|&e| il.kind(e) == k) {
+                        Some(e) => e,
+                        None => continue,
+                    },
+                };
+                il.push_list_eix(p, l, c);
+            }
+            for &p in &lists {
+                for l in 0..il.kind(p).layout().lists.len() as u32 {
+                    let (a, b) = il.list_bounds(p, l);
+                    want.push((p, l, il.edges[a..b].to_vec()));
+                }
+            }
+            il.compact_edges_in_place();
+            assert_eq!(il.verify(), vec![]);
+            for (p, l, items) in want {
+                let (a, b) = il.list_bounds(p, l);
+                assert_eq!(il.edges[a..b], items[..], "{p} list {l}");
+            }
+        }
     }
 
     /// A batch clone of entries of two kinds with strings, interleaved, copies their

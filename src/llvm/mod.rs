@@ -3,7 +3,7 @@
 //! of their instructions (what LLVM's `LazyCallGraph` walks), global variables, aliases,
 //! kernel annotations and a memory-effect summary of each body.
 //!
-//! Importers fill it (`crate::import::llvm_ir` parses `.ll` text into it; a [`Module`]
+//! Importers fill it (the `.ll` reader, `import::llvm_ir`, parses text into it; a [`Module`]
 //! is made no other way); the call graph, the CGSCC pass manager and the CFG builder
 //! read it and never see the text it came from.
 //!

@@ -24,6 +24,8 @@ pub enum IlCommand {
     Stats(StatsArgs),
     /// Mark device code and write the device IL (and the kept routines' mangled names).
     Keep(KeepArgs),
+    /// Check the world's invariants (`Il::verify`); exit 1 listing the problems if any.
+    Verify(StatsArgs),
 }
 
 /// Arguments of `ilkit il gen`.
@@ -87,6 +89,7 @@ pub fn run(c: IlCommand) -> Result<(), Failure> {
         IlCommand::Dump(a) => dump(a),
         IlCommand::Stats(a) => stats(a),
         IlCommand::Keep(a) => keep(a),
+        IlCommand::Verify(a) => verify(a),
     }
 }
 
@@ -184,6 +187,23 @@ fn stats(a: StatsArgs) -> Result<(), Failure> {
         }
     }
     emit(&String::from_utf8_lossy(&out))
+}
+
+fn verify(a: StatsArgs) -> Result<(), Failure> {
+    let l = load(&a.file)?;
+    let errs = l.il.verify();
+    if errs.is_empty() {
+        return emit(&format!(
+            "{}: {} entries, verified\n",
+            a.file.display(),
+            l.il.len()
+        ));
+    }
+    let mut msg = format!("{}: {} problems\n", a.file.display(), errs.len());
+    for e in errs.iter().take(50) {
+        msg.push_str(&format!("  {e}\n"));
+    }
+    Err(Failure::input(msg))
 }
 
 fn keep(a: KeepArgs) -> Result<(), Failure> {
