@@ -243,6 +243,25 @@ fn malformed_input_gives_errors_not_panics() {
         let e = import_reader(&mut il, bad.as_bytes()).unwrap_err();
         assert!(e.to_string().contains("byte"), "{e}");
     }
+    // JSON that is not a clang AST, and invalid UTF-8 in a string.
+    for (bad, what, at) in [
+        (&br#"{"a": 1}"#[..], "expected a clang AST", 8),
+        (
+            br#"{"id": "0x1", "kind": "FunctionDecl"}"#,
+            "not a TranslationUnitDecl",
+            36,
+        ),
+        (
+            b"{\"id\": \"0x1\", \"kind\": \"TranslationUnitDecl\", \"name\": \"a\xffb\"}",
+            "UTF-8",
+            55,
+        ),
+    ] {
+        let mut il = Il::new();
+        let e = import_reader(&mut il, bad).unwrap_err();
+        assert!(e.msg.contains(what), "{e}");
+        assert_eq!(e.offset, at, "{e}");
+    }
 }
 
 #[test]

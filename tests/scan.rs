@@ -14,6 +14,22 @@ fn tmpdir(name: &str) -> PathBuf {
     d
 }
 
+/// The file-record lines of a scan's JSON Lines (the shard trailer left out).
+fn records(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.contains("\"ilkit-scan-record/1\""))
+        .collect()
+}
+
+/// The value of a summary row (`  blocks      123`).
+fn row(text: &[u8], key: &str) -> String {
+    String::from_utf8_lossy(text)
+        .lines()
+        .find(|l| l.trim_start().starts_with(key))
+        .unwrap_or_else(|| panic!("no row {key}"))
+        .to_string()
+}
+
 #[test]
 fn default_scan_shows_every_stage() {
     let out = ilkit().arg("scan").output().unwrap();
@@ -73,7 +89,7 @@ fn a_broken_file_is_reported_and_the_scan_goes_on() {
     let out = ilkit().arg("scan").arg(&d).arg("--json").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
+    let lines = records(&text);
     assert_eq!(lines.len(), 3, "{text}");
     let bad: serde_json::Value =
         serde_json::from_str(lines.iter().find(|l| l.contains("bad.ll")).unwrap()).unwrap();
@@ -121,7 +137,7 @@ fn shards_partition_the_files_and_merge_sums_them() {
     }
     let n: usize = parts
         .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap().lines().count())
+        .map(|p| records(&std::fs::read_to_string(p).unwrap()).len())
         .sum();
     assert_eq!(n, 3);
     let whole = ilkit().arg("scan").arg(&d).output().unwrap();
@@ -155,6 +171,7 @@ fn jobs_do_not_change_the_report() {
             .map(|l| {
                 let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
                 v["seconds"] = serde_json::Value::Null;
+                v["wall_seconds"] = serde_json::Value::Null;
                 v.to_string()
             })
             .collect()
@@ -191,7 +208,7 @@ fn il_files_round_trip_through_the_cli() {
     assert!(String::from_utf8_lossy(&dump.stdout).contains("] routine (file scope)"));
     let scan = ilkit().arg("scan").arg(&d).arg("--json").output().unwrap();
     assert!(scan.status.success());
-    assert_eq!(String::from_utf8_lossy(&scan.stdout).lines().count(), 2);
+    assert_eq!(records(&String::from_utf8_lossy(&scan.stdout)).len(), 2);
     // A corrupted IL file is an error naming the offset.
     let mut bytes = std::fs::read(&f).unwrap();
     let n = bytes.len();
@@ -200,4 +217,172 @@ fn il_files_round_trip_through_the_cli() {
     let bad = ilkit().args(["il", "dump"]).arg(&f).output().unwrap();
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("offset"));
+}
+
+/// A folder with a `.json`, a `.json.gz`, a symlink loop, a second path to the same file
+/// and `{"a":1}` saved as `.json`: each real file is scanned once, the loop is cut, the
+/// duplicate is noted, the non-AST JSON fails with a reason, and the scan exits 1.
+#[test]
+fn folders_yield_json_once_and_reject_what_is_not_an_ast() {
+    let d = tmpdir("json");
+    let gz = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/clang/kernels.json.gz"
+    ))
+    .unwrap();
+    std::fs::write(d.join("kernels.json.gz"), &gz).unwrap();
+    let mut plain = Vec::new();
+    use std::io::Read;
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut plain)
+        .unwrap();
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    std::fs::write(d.join("sub/kernels.json"), &plain).unwrap();
+    std::fs::write(d.join("sub/not_an_ast.json"), "{\"a\":1}").unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&d, d.join("sub/loop")).unwrap();
+        std::os::unix::fs::symlink(d.join("sub/kernels.json"), d.join("again.json")).unwrap();
+    }
+    let out = ilkit().arg("scan").arg(&d).arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let recs = records(&text);
+    assert_eq!(recs.len(), 3, "{text}");
+    let by = |name: &str| -> serde_json::Value {
+        serde_json::from_str(recs.iter().find(|l| l.contains(name)).unwrap()).unwrap()
+    };
+    assert!(by("kernels.json.gz")["error"].is_null());
+    // The plain JSON is reached twice (its own path first in sorted order is the link
+    // `again.json` on unix) and scanned once.
+    let plain = recs
+        .iter()
+        .filter(|l| l.contains("again.json") || l.contains("sub/kernels.json"))
+        .count();
+    assert_eq!(plain, 1, "{text}");
+    let plain: serde_json::Value = serde_json::from_str(
+        recs.iter()
+            .find(|l| !l.contains(".json.gz") && !l.contains("not_an_ast"))
+            .unwrap_or_else(|| panic!("{text}")),
+    )
+    .unwrap();
+    assert!(plain["error"].is_null() && plain["il_entries"].as_u64().unwrap() > 0);
+    let bad = by("not_an_ast.json");
+    assert!(
+        bad["error"].as_str().unwrap().contains("not a clang AST")
+            || bad["error"]
+                .as_str()
+                .unwrap()
+                .contains("expected a clang AST"),
+        "{bad}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    #[cfg(unix)]
+    {
+        assert!(err.contains("symbolic link loop"), "{err}");
+        assert!(err.contains("scanned once"), "{err}");
+    }
+    let trailer: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(trailer["schema"], "ilkit-scan-shard/1");
+    assert_eq!(trailer["files"], 3);
+}
+
+#[test]
+fn merge_refuses_a_line_that_is_not_a_record() {
+    let d = tmpdir("merge-bad");
+    let p = d.join("part.jsonl");
+    let scan = ilkit()
+        .args(["scan", "--json"])
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/default/adler32.ptx"
+        ))
+        .output()
+        .unwrap();
+    let mut text = String::from_utf8(scan.stdout).unwrap();
+    text.insert_str(0, "{\"a\":1}\n");
+    std::fs::write(&p, &text).unwrap();
+    let out = ilkit().arg("merge").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("part.jsonl:1:"), "{err}");
+    // The same file merged twice is refused too.
+    std::fs::write(&p, &text[text.find('\n').unwrap() + 1..]).unwrap();
+    let out = ilkit().arg("merge").arg(&p).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a second record"));
+}
+
+/// Four shards from a simulated Slurm job array (`--shard auto`), written to one folder
+/// and merged with `ilkit merge DIR`, give the unsharded scan's counts; the merged
+/// summary reports the shards' real wall times.
+#[test]
+fn four_slurm_shards_merge_to_the_unsharded_summary() {
+    let d = tmpdir("slurm");
+    let src = d.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    for f in [
+        "recursion.ll",
+        "compress.nvptx.O2.ll",
+        "compress.ptx",
+        "adler32.ptx",
+    ] {
+        std::fs::copy(
+            format!("{}/data/default/{f}", env!("CARGO_MANIFEST_DIR")),
+            src.join(f),
+        )
+        .unwrap();
+    }
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/clang/kernels.json.gz"
+        ),
+        src.join("kernels.json.gz"),
+    )
+    .unwrap();
+    let out_dir = d.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let kids: Vec<_> = (0..4)
+        .map(|i| {
+            ilkit()
+                .args(["scan", "--json", "--jobs", "1", "--shard", "auto"])
+                .arg(&src)
+                .env("SLURM_ARRAY_TASK_ID", (10 + i).to_string())
+                .env("SLURM_ARRAY_TASK_MIN", "10")
+                .env("SLURM_ARRAY_TASK_MAX", "13")
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (i, k) in kids.into_iter().enumerate() {
+        let out = k.wait_with_output().unwrap();
+        assert!(out.status.success());
+        std::fs::write(out_dir.join(format!("part{i}.jsonl")), &out.stdout).unwrap();
+    }
+    let merged = ilkit().arg("merge").arg(&out_dir).output().unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let whole = ilkit().arg("scan").arg(&src).output().unwrap();
+    for key in [
+        "files ",
+        "functions (CFGs)",
+        "blocks",
+        "edges",
+        "loops",
+        "call SCCs",
+        "RefSCCs",
+        "IL entries",
+        "IL kept",
+        "call sites inlined",
+    ] {
+        assert_eq!(row(&whole.stdout, key), row(&merged.stdout, key), "{key}");
+    }
+    assert!(row(&merged.stdout, "shards").ends_with('4'));
+    row(&merged.stdout, "wall time, slowest shard");
+    row(&merged.stdout, "wall time, shards summed");
 }

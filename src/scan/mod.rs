@@ -20,7 +20,10 @@
 mod report;
 mod stages;
 
-pub use report::{record_from_json, record_json, summary};
+pub use report::{
+    merge, parse_line, record_json, shard_json, summary, totals, Line, Merged, ShardInfo, WallTime,
+    COUNTERS, RECORD_SCHEMA, SHARD_SCHEMA,
+};
 pub use stages::scan_one;
 
 use rayon::prelude::*;
@@ -187,42 +190,85 @@ pub fn default_inputs() -> Vec<Input> {
         .collect()
 }
 
-/// Expands paths: files as they are, folders recursively (sorted, so the list is
-/// deterministic), keeping files whose names end in `.ll`, `.ptx`, `.il`, `.json` or
-/// `.json.gz`.
-pub fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut stack = vec![p.clone()];
-            let mut files = Vec::new();
-            while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else {
-                    continue;
-                };
-                for ent in rd.flatten() {
-                    let path = ent.path();
-                    if path.is_dir() {
-                        stack.push(path);
-                    } else if has_scannable_ext(&path) {
-                        files.push(path);
-                    }
-                }
-            }
-            files.sort();
-            out.extend(files.into_iter().map(Input::File));
-        } else {
-            out.push(Input::File(p.clone()));
-        }
-    }
-    out
+/// The inputs a set of paths names, and what was left out on the way.
+#[derive(Clone, Debug, Default)]
+pub struct Collected {
+    /// Every real file once, in a deterministic order (folders sorted).
+    pub inputs: Vec<Input>,
+    /// Files met again under another path: `(path met, path taken first)`.
+    pub duplicates: Vec<(PathBuf, PathBuf)>,
+    /// Folders entered again through a symbolic link (loops cut there).
+    pub loops: Vec<PathBuf>,
 }
 
-fn has_scannable_ext(p: &Path) -> bool {
-    matches!(
-        p.extension().and_then(|e| e.to_str()),
-        Some("ll" | "ptx" | "il")
-    )
+/// Expands paths: files as they are, folders recursively (sorted, so the list is
+/// deterministic), keeping files whose names end in `.ll`, `.ptx`, `.il`, `.json` or
+/// `.json.gz`. Each real file is taken once (by canonical path): a file reached again
+/// through another path or a symbolic link is reported in [`Collected::duplicates`], and
+/// a folder reached again (a symlink loop) is not entered twice. A path that cannot be
+/// resolved stays an input, so scanning it fails with the OS error.
+pub fn collect_inputs(paths: &[PathBuf]) -> Collected {
+    let mut c = Collected::default();
+    let mut seen_files: ahash::AHashMap<PathBuf, PathBuf> = ahash::AHashMap::new();
+    let mut seen_dirs: ahash::AHashSet<PathBuf> = ahash::AHashSet::new();
+    let mut take = |c: &mut Collected, p: PathBuf| match std::fs::canonicalize(&p) {
+        Ok(canon) => {
+            if let Some(first) = seen_files.get(&canon) {
+                c.duplicates.push((p, first.clone()));
+            } else {
+                seen_files.insert(canon, p.clone());
+                c.inputs.push(Input::File(p));
+            }
+        }
+        Err(_) => c.inputs.push(Input::File(p)),
+    };
+    for p in paths {
+        if p.as_os_str() == "-" {
+            c.inputs.push(Input::File(p.clone()));
+            continue;
+        }
+        if !p.is_dir() {
+            take(&mut c, p.clone());
+            continue;
+        }
+        let mut stack = vec![p.clone()];
+        let mut files = Vec::new();
+        while let Some(d) = stack.pop() {
+            if let Ok(canon) = std::fs::canonicalize(&d) {
+                if !seen_dirs.insert(canon) {
+                    c.loops.push(d);
+                    continue;
+                }
+            }
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            let mut subdirs = Vec::new();
+            for ent in rd.flatten() {
+                let path = ent.path();
+                if path.is_dir() {
+                    subdirs.push(path);
+                } else if has_scannable_ext(&path) {
+                    files.push(path);
+                }
+            }
+            subdirs.sort();
+            stack.extend(subdirs.into_iter().rev());
+        }
+        files.sort();
+        for f in files {
+            take(&mut c, f);
+        }
+    }
+    c
+}
+
+/// Whether a file name ends in an extension the scan reads.
+pub fn has_scannable_ext(p: &Path) -> bool {
+    let n = p.to_string_lossy();
+    [".ll", ".ptx", ".il", ".json", ".json.gz"]
+        .iter()
+        .any(|e| n.ends_with(e))
 }
 
 /// Keeps the `i`-th of `n` deterministic shards of `inputs` (round robin by position).
@@ -233,6 +279,76 @@ pub fn shard(inputs: Vec<Input>, i: usize, n: usize) -> Vec<Input> {
         .filter(|(k, _)| n == 0 || k % n == i)
         .map(|(_, x)| x)
         .collect()
+}
+
+/// Which shard this process is, from a batch system's job-array environment
+/// (`--shard auto`); `env` looks a variable up (`std::env::var` in the CLI).
+///
+/// - Slurm job arrays: `SLURM_ARRAY_TASK_ID`, with `SLURM_ARRAY_TASK_MIN` and
+///   `SLURM_ARRAY_TASK_MAX` (index = id − min, count = max − min + 1), or with
+///   `SLURM_ARRAY_TASK_COUNT` (min taken as 0 when not set).
+/// - Kubernetes Indexed Jobs: `JOB_COMPLETION_INDEX`, with the completion count from
+///   `count` (`--shard-count`) or `ILKIT_SHARD_COUNT` (Kubernetes does not export it).
+///
+/// # Errors
+/// Which variable is missing or malformed, or an index outside the count.
+pub fn shard_from_env(
+    env: impl Fn(&str) -> Option<String>,
+    count: Option<usize>,
+) -> Result<(usize, usize), String> {
+    let num = |k: &str| -> Result<Option<usize>, String> {
+        match env(k) {
+            None => Ok(None),
+            Some(v) => v
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("{k}={v:?} is not a whole number")),
+        }
+    };
+    let (index, count) = if let Some(id) = num("SLURM_ARRAY_TASK_ID")? {
+        let min = num("SLURM_ARRAY_TASK_MIN")?;
+        match (
+            min,
+            num("SLURM_ARRAY_TASK_MAX")?,
+            num("SLURM_ARRAY_TASK_COUNT")?,
+        ) {
+            (Some(min), Some(max), _) if max >= min && id >= min => (id - min, max - min + 1),
+            (min, _, Some(n)) => (
+                id.checked_sub(min.unwrap_or(0))
+                    .ok_or("SLURM_ARRAY_TASK_ID is below SLURM_ARRAY_TASK_MIN")?,
+                n,
+            ),
+            _ => {
+                return Err(
+                    "SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_MIN/MAX \
+                            nor SLURM_ARRAY_TASK_COUNT is"
+                        .into(),
+                )
+            }
+        }
+    } else if let Some(i) = num("JOB_COMPLETION_INDEX")? {
+        let n = match count {
+            Some(n) => n,
+            None => num("ILKIT_SHARD_COUNT")?.ok_or(
+                "JOB_COMPLETION_INDEX is set, but not the number of completions: pass \
+                 --shard-count N or set ILKIT_SHARD_COUNT",
+            )?,
+        };
+        (i, n)
+    } else {
+        return Err(
+            "no job-array index in the environment (SLURM_ARRAY_TASK_ID or \
+                    JOB_COMPLETION_INDEX); use --shard I/N"
+                .into(),
+        );
+    };
+    if index >= count {
+        return Err(format!(
+            "shard index {index} is not below the count {count}"
+        ));
+    }
+    Ok((index, count))
 }
 
 /// Where a scan reports its progress. Called from the scan's worker threads; every method
@@ -272,4 +388,47 @@ pub fn scan(inputs: &[Input], progress: &dyn Progress) -> Vec<FileRecord> {
         .collect();
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shard_from_env;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn shard_from_slurm_and_kubernetes() {
+        let slurm = [
+            ("SLURM_ARRAY_TASK_ID", "7"),
+            ("SLURM_ARRAY_TASK_MIN", "5"),
+            ("SLURM_ARRAY_TASK_MAX", "8"),
+        ];
+        assert_eq!(shard_from_env(env(&slurm), None), Ok((2, 4)));
+        let count = [
+            ("SLURM_ARRAY_TASK_ID", "3"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ];
+        assert_eq!(shard_from_env(env(&count), None), Ok((3, 4)));
+        let k8s = [("JOB_COMPLETION_INDEX", "1")];
+        assert_eq!(shard_from_env(env(&k8s), Some(3)), Ok((1, 3)));
+        let k8s_env = [("JOB_COMPLETION_INDEX", "2"), ("ILKIT_SHARD_COUNT", "3")];
+        assert_eq!(shard_from_env(env(&k8s_env), None), Ok((2, 3)));
+        let e = shard_from_env(env(&k8s), None).unwrap_err();
+        assert!(e.contains("--shard-count"), "{e}");
+        assert!(shard_from_env(env(&[]), None)
+            .unwrap_err()
+            .contains("--shard I/N"));
+        let bad = [("SLURM_ARRAY_TASK_ID", "x")];
+        assert!(shard_from_env(env(&bad), None)
+            .unwrap_err()
+            .contains("SLURM_ARRAY_TASK_ID"));
+        let over = [("JOB_COMPLETION_INDEX", "3")];
+        assert!(shard_from_env(env(&over), Some(3)).is_err());
+    }
 }

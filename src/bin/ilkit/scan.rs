@@ -1,13 +1,14 @@
-//! `ilkit scan [PATH...] [--json] [--jobs N] [--shard I/N]` and `ilkit merge FILE...`.
+//! `ilkit scan [PATH...] [--json] [--jobs N] [--shard I/N|auto]` and
+//! `ilkit merge FILE|DIR...`.
 
 use crate::{emit, Failure};
 use clap::Args;
 use ilkit::scan::{
-    collect_inputs, default_inputs, record_from_json, record_json, shard, summary, FileRecord,
-    Progress,
+    collect_inputs, default_inputs, record_json, shard, shard_from_env, shard_json, summary,
+    FileRecord, Progress, ShardInfo, WallTime,
 };
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Arguments of `ilkit scan`.
@@ -22,25 +23,40 @@ pub struct ScanArgs {
     /// Worker threads (0 = one per core).
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     jobs: usize,
-    /// Keep only shard I of N (files whose position in the sorted list is I modulo N).
-    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
-    shard: Option<(usize, usize)>,
+    /// Keep only shard I of N (0-based: files whose position in the sorted list is I
+    /// modulo N), or `auto` to read it from a Slurm job array or a Kubernetes Indexed Job.
+    #[arg(long, value_name = "I/N|auto", value_parser = parse_shard)]
+    shard: Option<Shard>,
+    /// The number of shards for `--shard auto` under a Kubernetes Indexed Job (its
+    /// completion count; Slurm's arrays carry their own).
+    #[arg(long, value_name = "N")]
+    shard_count: Option<usize>,
 }
 
 /// Arguments of `ilkit merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// JSON Lines files written by `ilkit scan --json`.
+    /// JSON Lines files written by `ilkit scan --json`, or folders of `*.jsonl` files.
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
 
-fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("expected I/N with I < N (e.g. 0/4), found '{s}'");
+/// `--shard`: a fixed shard or the batch system's.
+#[derive(Clone, Copy, Debug)]
+enum Shard {
+    Fixed(usize, usize),
+    Auto,
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    if s == "auto" {
+        return Ok(Shard::Auto);
+    }
+    let bad = || format!("expected I/N with I < N (e.g. 0/4) or 'auto', found '{s}'");
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let (i, n): (usize, usize) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
     if i < n {
-        Ok((i, n))
+        Ok(Shard::Fixed(i, n))
     } else {
         Err(bad())
     }
@@ -60,14 +76,32 @@ impl Progress for Bar {
 
 /// Runs `ilkit scan`.
 pub fn run_scan(a: ScanArgs) -> Result<(), Failure> {
+    let mut info = ShardInfo::default();
     let mut inputs = if a.paths.is_empty() {
         default_inputs()
     } else {
-        collect_inputs(&a.paths)
+        let c = collect_inputs(&a.paths);
+        let show = |p: &Path| p.display().to_string();
+        info.duplicates = c
+            .duplicates
+            .iter()
+            .map(|(p, f)| (show(p), show(f)))
+            .collect();
+        info.loops = c.loops.iter().map(|p| show(p)).collect();
+        c.inputs
     };
-    if let Some((i, n)) = a.shard {
+    let which = match a.shard {
+        None => None,
+        Some(Shard::Fixed(i, n)) => Some((i, n)),
+        Some(Shard::Auto) => Some(
+            shard_from_env(|k| std::env::var(k).ok(), a.shard_count)
+                .map_err(|e| Failure::usage(format!("--shard auto: {e}")))?,
+        ),
+    };
+    if let Some((i, n)) = which {
         inputs = shard(inputs, i, n);
     }
+    info.shard = which;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.jobs)
         .build()
@@ -88,24 +122,40 @@ pub fn run_scan(a: ScanArgs) -> Result<(), Failure> {
     let t0 = Instant::now();
     let bar = Bar(bar);
     let records = pool.install(|| ilkit::scan::scan(&inputs, &bar));
-    let wall = t0.elapsed().as_secs_f64();
+    info.wall_seconds = t0.elapsed().as_secs_f64();
+    info.files = records.len();
     bar.0.finish_and_clear();
-    report(&records, wall, a.json)
+    report(&records, &info, a.json)
 }
 
-fn report(records: &[FileRecord], wall: f64, json: bool) -> Result<(), Failure> {
+/// Prints the records (JSON Lines with the shard trailer, or the table and summary);
+/// fails (exit 1) when a file failed, after saying which and why.
+fn report(records: &[FileRecord], info: &ShardInfo, json: bool) -> Result<(), Failure> {
     let mut out = String::new();
     let mut errors = String::new();
+    for (p, first) in &info.duplicates {
+        errors.push_str(&format!("note: {p} is {first} again; scanned once\n"));
+    }
+    for p in &info.loops {
+        errors.push_str(&format!(
+            "note: {p}: a symbolic link loop; not entered again\n"
+        ));
+    }
+    let mut failed = false;
     for r in records {
         if json {
             out.push_str(&record_json(r));
             out.push('\n');
         }
         if let Some(e) = &r.error {
+            failed = true;
             errors.push_str(&format!("error: {e}\n"));
         }
     }
-    if !json {
+    if json {
+        out.push_str(&shard_json(info));
+        out.push('\n');
+    } else {
         out.push_str(&format!("ilkit scan: {} files\n", records.len()));
         for r in records {
             let status = if r.error.is_some() { "FAILED" } else { "ok" };
@@ -121,10 +171,14 @@ fn report(records: &[FileRecord], wall: f64, json: bool) -> Result<(), Failure> 
                 r.seconds
             ));
         }
-        out.push_str(&format!("summary:\n{}", summary(records, wall)));
+        let wall = WallTime::single(info.wall_seconds);
+        out.push_str(&format!("summary:\n{}", summary(records, &wall)));
     }
     emit(&out)?;
-    if errors.is_empty() {
+    if !failed {
+        if !errors.is_empty() {
+            eprint!("{errors}");
+        }
         Ok(())
     } else {
         Err(Failure::input(errors))
@@ -140,25 +194,65 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
+/// The files `ilkit merge` reads: files as given, folders' `*.jsonl` sorted.
+fn merge_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let rd = std::fs::read_dir(p)
+                .map_err(|e| Failure::input(format!("{}: cannot read: {e}", p.display())))?;
+            let mut files: Vec<PathBuf> = rd
+                .flatten()
+                .map(|e| e.path())
+                .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(Failure::input(format!(
+                    "{}: no *.jsonl files in this folder",
+                    p.display()
+                )));
+            }
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// Runs `ilkit merge`.
 pub fn run_merge(a: MergeArgs) -> Result<(), Failure> {
-    let mut records = Vec::new();
-    let mut wall = 0.0f64;
-    for f in &a.files {
+    let files = merge_inputs(&a.files)?;
+    let mut texts = Vec::new();
+    for f in &files {
         let text = ilkit::import::read_text(f)
             .map_err(|e| Failure::input(format!("{}: {e}", f.display())))?;
-        let mut shard_time = 0.0;
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let r = record_from_json(line)
-                .map_err(|e| Failure::input(format!("{}:{}:{e}", f.display(), i + 1)))?;
-            shard_time += r.seconds;
-            records.push(r);
-        }
-        wall = wall.max(shard_time);
+        texts.push((f.display().to_string(), text));
     }
-    report(&records, wall, false)
+    let m = ilkit::scan::merge(texts.iter().map(|(n, t)| (n.as_str(), t.as_str())))
+        .map_err(Failure::input)?;
+    let mut out = format!(
+        "ilkit merge: {} files from {} inputs\n",
+        m.records.len(),
+        files.len()
+    );
+    let failed = m.records.iter().filter(|r| r.error.is_some()).count();
+    let wall = match m.wall() {
+        Some(w) => w,
+        None => {
+            out.push_str(
+                "note: no shard trailer in the inputs (written by an older ilkit): wall time unknown; per-file seconds are not wall time\n",
+            );
+            WallTime::default()
+        }
+    };
+    out.push_str(&format!("summary:\n{}", summary(&m.records, &wall)));
+    emit(&out)?;
+    if failed > 0 {
+        return Err(Failure::input(format!(
+            "{failed} of the merged files failed in their scans"
+        )));
+    }
+    Ok(())
 }

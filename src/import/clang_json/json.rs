@@ -223,6 +223,7 @@ impl<R: Read> Lexer<R> {
 
     fn string(&mut self) -> Result<(), JsonError> {
         self.text.clear();
+        let start = self.offset();
         loop {
             if self.pos >= self.end && !self.refill() {
                 return Err(self.err("truncated string"));
@@ -234,7 +235,13 @@ impl<R: Read> Lexer<R> {
                     let c = chunk[i];
                     self.pos += i + 1;
                     if c == b'"' {
-                        return Ok(());
+                        return match std::str::from_utf8(&self.text) {
+                            Ok(_) => Ok(()),
+                            Err(e) => Err(JsonError {
+                                offset: start + e.valid_up_to() as u64,
+                                msg: "invalid UTF-8 in a string".into(),
+                            }),
+                        };
                     }
                     self.escape()?;
                 }
@@ -402,6 +409,15 @@ mod tests {
         let mut l = Lexer::new(r#""a\"b\\c\u00e9\ud83d\ude00\n""#.as_bytes());
         assert_eq!(l.tok().unwrap(), Str);
         assert_eq!(l.text, "a\"b\\cé😀\n".as_bytes());
+    }
+
+    #[test]
+    fn invalid_utf8_in_a_string_is_an_error_at_its_byte() {
+        let mut lx = Lexer::new(&b"{\"ab\xffc\": 1}"[..]);
+        assert_eq!(lx.tok().unwrap(), Tok::ObjStart);
+        let e = lx.tok().unwrap_err();
+        assert_eq!(e.offset, 4, "{e}");
+        assert!(e.msg.contains("UTF-8"), "{e}");
     }
 
     #[test]

@@ -107,6 +107,15 @@ impl Builder<'_> {
                     }
                 }
                 let text = std::mem::take(&mut lx.text);
+                if t == 0 && text != b"TranslationUnitDecl" {
+                    return Err(lx
+                        .err(format!(
+                            "expected a clang AST: the top-level node is a {}, not a \
+                             TranslationUnitDecl",
+                            String::from_utf8_lossy(&text)
+                        ))
+                        .into());
+                }
                 let k = self.intern_kind(&text);
                 lx.text = text;
                 self.nodes += 1;

@@ -377,6 +377,14 @@ impl<'a> Builder<'a> {
     /// if it was not yet, the children attached, the scopes of an out-of-line definition's
     /// surroundings restored, and the frame popped.
     fn end_node(&mut self, off: u64, t: usize) -> Result<(), Fail> {
+        if t == 0 && self.frames[0].class.is_none() {
+            return Err(Fail(JsonError {
+                offset: off,
+                msg: "expected a clang AST: the top-level object has no \"kind\" \
+                      (a TranslationUnitDecl)"
+                    .into(),
+            }));
+        }
         if self.frames[t].reg_pending {
             self.register_spec(off, t)?;
         }
