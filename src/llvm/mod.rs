@@ -153,7 +153,7 @@ pub enum ConstKind {
 /// # Invariants
 /// - `starts.len() == kinds.len() + 1`; the operands of `c` are
 ///   `operands[starts[c]..starts[c + 1]]`, each `< c`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConstPool {
     kinds: IndexVec<ConstIdx, ConstKind>,
     starts: Vec<u32>,
@@ -203,7 +203,7 @@ impl ConstPool {
 }
 
 /// A module-level variable (`@x = global ...`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GlobalVar {
     /// Name without `@` and quotes.
     pub name: String,
@@ -220,7 +220,7 @@ pub struct GlobalVar {
 }
 
 /// `@a = alias T, ptr @aliasee` or `@i = ifunc T, ptr @resolver`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Alias {
     /// Name without `@` and quotes.
     pub name: String,
@@ -390,7 +390,7 @@ impl MemEffect {
 }
 
 /// A function declaration or definition.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Function {
     /// Name without `@` and quotes.
     pub name: String,
@@ -436,7 +436,7 @@ impl Function {
 /// A module: functions, globals, aliases, the symbol table and the constant pool.
 ///
 /// Fields are the engine's; read them through the methods.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Module {
     pub(crate) source_filename: Option<String>,
     pub(crate) target_triple: Option<String>,

@@ -125,6 +125,7 @@ impl<'a> Parser<'a> {
         }
         if self.sym_const[sym.idx()].is_none() {
             let id = self.m.consts.push(ConstKind::Symbol(sym), &[]);
+            self.const_keys.push(("", ""));
             self.sym_const[sym.idx()] = id;
         }
         self.sym_const[sym.idx()]
@@ -145,6 +146,7 @@ impl<'a> Parser<'a> {
                 .m
                 .consts
                 .push(ConstKind::Expr, &self.scratch[ops_from..]);
+            self.const_keys.push(key);
             self.const_map.insert(key, id);
             id
         };
@@ -805,6 +807,7 @@ impl<'a> Parser<'a> {
             return self.err_at(at, format!("redefinition of '@{}'", self.m.symbols[sym]));
         }
         self.m.symbol_defs[sym] = def;
+        self.def_pos.push((sym, at.line, at.col));
         Ok(())
     }
 

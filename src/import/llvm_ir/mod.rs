@@ -35,6 +35,7 @@
 mod body;
 mod grammar;
 pub mod lexer;
+pub mod parallel;
 
 use crate::llvm::{ConstIdx, FuncIdx, Module, SigIdx, SymbolIdx};
 use ahash::AHashMap;
@@ -74,8 +75,17 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// Parses LLVM IR text. `file` only names the input in errors.
+/// Parses LLVM IR text. `file` only names the input in errors. A large module is parsed
+/// by function on rayon's pool ([`parallel`]); the module is the same either way.
 pub fn parse(file: &str, text: &str) -> Result<Module, ParseError> {
+    if text.len() >= parallel::MIN_PARALLEL_BYTES && rayon::current_num_threads() > 1 {
+        return parallel::parse(file, text);
+    }
+    parse_sequential(file, text)
+}
+
+/// Parses LLVM IR text in one pass on this thread.
+pub fn parse_sequential(file: &str, text: &str) -> Result<Module, ParseError> {
     let mut p = Parser::new(file, text);
     p.module()?;
     Ok(p.finish())
@@ -124,6 +134,11 @@ struct Parser<'a> {
     sig_buf: String,
     // scratch for constant operand lists
     scratch: Vec<ConstIdx>,
+    /// Per constant: its interning key (type text, value text); empty for symbols. What
+    /// a parallel parse merges constants of several chunks by.
+    const_keys: Vec<(&'a str, &'a str)>,
+    /// Every symbol definition with where it is (`(symbol, line, column)`), in text order.
+    def_pos: Vec<(SymbolIdx, u32, u32)>,
 }
 
 impl<'a> Parser<'a> {
@@ -148,28 +163,47 @@ impl<'a> Parser<'a> {
             sig_map: AHashMap::new(),
             sig_buf: String::new(),
             scratch: Vec::new(),
+            const_keys: Vec::new(),
+            def_pos: Vec::new(),
         }
     }
 
-    fn finish(mut self) -> Module {
-        for name in std::mem::take(&mut self.annotated_kernels) {
-            if let Some(f) = self
-                .sym_map
-                .get(&name)
-                .and_then(|&s| self.m.symbol_function(s))
-            {
-                self.m.functions[f].nvvm_kernel = true;
-            }
-        }
-        self.m.function_index = self
-            .m
-            .functions
-            .iter_enumerated()
-            .map(|(f, func)| (func.name.clone(), f))
-            .collect::<AHashMap<String, FuncIdx>>();
-        self.m.symbol_index = self.sym_map;
-        self.m
+    /// A parser of the stretch `src[start..]` that begins a line (`line`, 1-based).
+    /// Positions, slices and interning keys stay those of the whole text.
+    fn at(file: &'a str, src: &'a str, start: usize, line: u32) -> Self {
+        let mut p = Parser::new(file, src);
+        p.st.pos = start;
+        p.st.line = line;
+        p.st.line_start = start;
+        p
     }
+
+    /// Resolves `nvvm.annotations` kernels and builds the name indexes.
+    fn finish(mut self) -> Module {
+        let kernels = std::mem::take(&mut self.annotated_kernels);
+        finish_module(self.m, self.sym_map, kernels)
+    }
+}
+
+/// The last step of every parse: marks the annotated kernels and builds the function and
+/// symbol indexes.
+fn finish_module(
+    mut m: Module,
+    sym_map: AHashMap<String, SymbolIdx>,
+    annotated_kernels: Vec<String>,
+) -> Module {
+    for name in annotated_kernels {
+        if let Some(f) = sym_map.get(&name).and_then(|&s| m.symbol_function(s)) {
+            m.functions[f].nvvm_kernel = true;
+        }
+    }
+    m.function_index = m
+        .functions
+        .iter_enumerated()
+        .map(|(f, func)| (func.name.clone(), f))
+        .collect::<AHashMap<String, FuncIdx>>();
+    m.symbol_index = sym_map;
+    m
 }
 
 /// Type text without whitespace (`{ i32, ptr }` → `{i32,ptr}`), for comparing types.

@@ -334,3 +334,24 @@ fn rejects_what_llvm_as_rejects() {
               attributes #0 = { noinline nounwind }\n";
     parse("ok.ll", ok).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Every corpus module parses to the same module by pieces on four threads as in one
+/// pass (`ILKIT_EXTRA_LL=a.ll:b.ll` adds modules from outside the corpus).
+#[test]
+fn parallel_parse_equals_sequential_on_the_corpus() {
+    let mut files = corpus_ll_files().unwrap_or_default();
+    if let Ok(extra) = std::env::var("ILKIT_EXTRA_LL") {
+        files.extend(extra.split(':').map(PathBuf::from));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    for ll in files {
+        let text = std::fs::read_to_string(&ll).unwrap();
+        let name = ll.display().to_string();
+        let seq = super::parse_sequential(&name, &text);
+        let par = pool.install(|| super::parallel::parse(&name, &text));
+        assert!(par == seq, "{name}: the parallel parse differs");
+    }
+}
