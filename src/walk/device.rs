@@ -465,32 +465,6 @@ pub fn write_keep_report(
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::base_object_variant as v;
-
-    #[test]
-    fn base_object_variants_of_constructors_and_destructors() {
-        assert_eq!(
-            v("_ZN6__halfC1ERK10__half_raw").as_deref(),
-            Some("_ZN6__halfC2ERK10__half_raw")
-        );
-        assert_eq!(
-            v("_ZN13ggml_cuda_mma4tileILi16ELi8EiLNS_11data_layoutE0EEC1Ev").as_deref(),
-            Some("_ZN13ggml_cuda_mma4tileILi16ELi8EiLNS_11data_layoutE0EEC2Ev")
-        );
-        assert_eq!(v("_ZN3FooD1Ev").as_deref(), Some("_ZN3FooD2Ev"));
-        assert_eq!(v("_ZNK3Foo3getEv"), None);
-        assert_eq!(v("_ZN6__halfC2ERK10__half_raw"), None);
-        assert_eq!(v("_Z4maxgff"), None);
-        // A class named like a marker is skipped by its length.
-        assert_eq!(v("_ZN4AC1EC1Ev").as_deref(), Some("_ZN4AC1EC2Ev"));
-        assert_eq!(
-            v("_ZN2ns1AIN2ns1BEEC1Ev").as_deref(),
-            Some("_ZN2ns1AIN2ns1BEEC2Ev")
-        );
-    }
-}
 
 /// Kept entries per kind, in kind order.
 fn kept_per_kind(il: &Il) -> Vec<(EntryKind, usize)> {
@@ -521,4 +495,31 @@ fn kept_per_file(il: &Il) -> Vec<(u16, usize)> {
     let mut pf: Vec<(u16, usize)> = per_file.into_iter().collect();
     pf.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     pf
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base_object_variant as v;
+
+    #[test]
+    fn base_object_variants_of_constructors_and_destructors() {
+        assert_eq!(
+            v("_ZN6__halfC1ERK10__half_raw").as_deref(),
+            Some("_ZN6__halfC2ERK10__half_raw")
+        );
+        assert_eq!(
+            v("_ZN13ggml_cuda_mma4tileILi16ELi8EiLNS_11data_layoutE0EEC1Ev").as_deref(),
+            Some("_ZN13ggml_cuda_mma4tileILi16ELi8EiLNS_11data_layoutE0EEC2Ev")
+        );
+        assert_eq!(v("_ZN3FooD1Ev").as_deref(), Some("_ZN3FooD2Ev"));
+        assert_eq!(v("_ZNK3Foo3getEv"), None);
+        assert_eq!(v("_ZN6__halfC2ERK10__half_raw"), None);
+        assert_eq!(v("_Z4maxgff"), None);
+        // A class named like a marker is skipped by its length.
+        assert_eq!(v("_ZN4AC1EC1Ev").as_deref(), Some("_ZN4AC1EC2Ev"));
+        assert_eq!(
+            v("_ZN2ns1AIN2ns1BEEC1Ev").as_deref(),
+            Some("_ZN2ns1AIN2ns1BEEC2Ev")
+        );
+    }
 }
