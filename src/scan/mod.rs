@@ -127,10 +127,29 @@ pub struct FileRecord {
     pub il_constants: u64,
     /// Of those, the ones that found an equal canonical constant.
     pub il_constants_shared: u64,
+    /// Call SCCs by size: bucket `k` counts SCCs of `2^k ..= 2^(k+1) - 1` nodes (the last
+    /// bucket everything larger).
+    pub scc_sizes: Histogram,
+    /// Natural loops by nesting depth: bucket `k` counts loops of depth `k + 1` (the last
+    /// bucket everything deeper).
+    pub loop_depths: Histogram,
     /// Wall time for this file, seconds.
     pub seconds: f64,
     /// The import or analysis error, if any.
     pub error: Option<String>,
+}
+
+/// A small fixed histogram (8 buckets) of a file's SCC sizes or loop depths.
+pub type Histogram = [u64; 8];
+
+/// The bucket of an SCC of `size` nodes in [`FileRecord::scc_sizes`].
+pub fn scc_size_bucket(size: usize) -> usize {
+    (usize::BITS - 1 - size.max(1).leading_zeros()).min(7) as usize
+}
+
+/// The bucket of a loop of nesting `depth` (1 = outermost) in [`FileRecord::loop_depths`].
+pub fn loop_depth_bucket(depth: u32) -> usize {
+    (depth.max(1) as usize - 1).min(7)
 }
 
 /// Sniffs a file's format from its contents (and name as a tie-breaker).

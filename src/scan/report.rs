@@ -5,7 +5,8 @@
 //! One object per line:
 //! - a file record: `{"schema": "ilkit-scan-record/1", "file": ..., "kind": ...,
 //!   <counters>, "seconds": ..., "error": null | "..."}` with every counter of
-//!   [`COUNTERS`] present as a non-negative integer;
+//!   [`COUNTERS`] present as a non-negative integer and every histogram of [`HISTOGRAMS`]
+//!   as an array of 8 of them;
 //! - the shard trailer, last: `{"schema": "ilkit-scan-shard/1", "shard": [i, n] | null,
 //!   "files": k, "wall_seconds": w, "duplicates": [[path, first], ...], "loops": [...]}`.
 //!
@@ -55,6 +56,19 @@ counters! {
     il_constants_shared: Sum,
 }
 
+/// The histogram fields of a [`FileRecord`]: JSON name and field.
+type HistogramField = (
+    &'static str,
+    fn(&FileRecord) -> &super::Histogram,
+    fn(&mut FileRecord) -> &mut super::Histogram,
+);
+
+/// Every histogram of a [`FileRecord`], in JSON order (arrays of 8 counts; they add up).
+pub const HISTOGRAMS: &[HistogramField] = &[
+    ("scc_sizes", |r| &r.scc_sizes, |r| &mut r.scc_sizes),
+    ("loop_depths", |r| &r.loop_depths, |r| &mut r.loop_depths),
+];
+
 /// The file kinds a record may carry.
 const KINDS: [&str; 5] = ["ll", "ptx", "il", "json", "unknown"];
 
@@ -90,6 +104,11 @@ pub fn totals(records: &[FileRecord]) -> FileRecord {
                 Combine::Sum => *v + get(r),
                 Combine::Max => (*v).max(get(r)),
             };
+        }
+        for &(_, get, field) in HISTOGRAMS {
+            for (a, b) in field(&mut t).iter_mut().zip(get(r)) {
+                *a += b;
+            }
         }
     }
     t
@@ -169,6 +188,9 @@ pub fn record_json(r: &FileRecord) -> String {
     m.insert("kind".into(), r.kind.into());
     for &(name, get, _, _) in COUNTERS {
         m.insert(name.into(), get(r).into());
+    }
+    for &(name, get, _) in HISTOGRAMS {
+        m.insert(name.into(), get(r).to_vec().into());
     }
     m.insert("seconds".into(), r.seconds.into());
     m.insert("error".into(), r.error.clone().into());
@@ -262,6 +284,16 @@ pub fn parse_line(line: &str) -> Result<Line, String> {
             };
             for &(name, _, field, _) in COUNTERS {
                 *field(&mut r) = uint(name)?;
+            }
+            for &(name, _, field) in HISTOGRAMS {
+                let bad = || format!("field \"{name}\": expected 8 non-negative integers");
+                let a = obj.get(name).and_then(|x| x.as_array()).ok_or_else(bad)?;
+                if a.len() != 8 {
+                    return Err(bad());
+                }
+                for (slot, x) in field(&mut r).iter_mut().zip(a) {
+                    *slot = x.as_u64().ok_or_else(bad)?;
+                }
             }
             Ok(Line::Record(r))
         }

@@ -147,8 +147,10 @@ fn callgraph_stats(m: &crate::llvm::Module, name: &str, rec: &mut FileRecord) {
     for r in order {
         rec.refsccs += 1;
         for &s in g.refscc_sccs(r) {
+            let size = g.scc_nodes(s).len();
             rec.sccs += 1;
-            rec.largest_scc = rec.largest_scc.max(g.scc_nodes(s).len() as u64);
+            rec.largest_scc = rec.largest_scc.max(size as u64);
+            rec.scc_sizes[super::scc_size_bucket(size)] += 1;
         }
     }
 }

@@ -465,7 +465,6 @@ pub fn write_keep_report(
     Ok(())
 }
 
-
 /// Kept entries per kind, in kind order.
 fn kept_per_kind(il: &Il) -> Vec<(EntryKind, usize)> {
     let mut per_kind = vec![0usize; EntryKind::ALL.len()];

@@ -8,6 +8,7 @@
 mod callgraph;
 mod cfg;
 mod cgscc;
+mod html;
 mod il;
 mod scan;
 

@@ -20,6 +20,9 @@ pub struct ScanArgs {
     /// Print one JSON object per file (JSON Lines) instead of the table and summary.
     #[arg(long)]
     json: bool,
+    /// Also write a self-contained HTML report (summary, sortable per-file table, plots).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Worker threads (0 = one per core).
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     jobs: usize,
@@ -125,6 +128,11 @@ pub fn run_scan(a: ScanArgs) -> Result<(), Failure> {
     info.wall_seconds = t0.elapsed().as_secs_f64();
     info.files = records.len();
     bar.0.finish_and_clear();
+    if let Some(path) = &a.html {
+        let page = crate::html::report(&records, &WallTime::single(info.wall_seconds));
+        std::fs::write(path, page)
+            .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    }
     report(&records, &info, a.json)
 }
 
