@@ -85,6 +85,7 @@ fn scan_text(name: &str, text: &str, rec: &mut FileRecord) -> Result<(), String>
             rec.cg_nodes = cg.cg_nodes;
             rec.sccs = cg.sccs;
             rec.largest_scc = cg.largest_scc;
+            rec.scc_sizes = cg.scc_sizes;
             rec.refsccs = cg.refsccs;
             cgscc?;
             rec.cgscc_visits = cs.cgscc_visits;
