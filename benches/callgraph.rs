@@ -9,7 +9,7 @@
 
 use divan::counter::BytesCount;
 use divan::Bencher;
-use ilkit::callgraph::{Edge, EdgeKind, LazyCallGraph};
+use ilkit::callgraph::{Edge, EdgeKind, LazyCallGraph, NodeIdx};
 use ilkit::graph::{Csr, Tarjan};
 
 fn main() {
@@ -201,20 +201,20 @@ mod tarjan_random_1m_4m {
 fn lcg_with_cycle16() -> Vec<Vec<Edge>> {
     let mut lists = vec![Vec::new(); N];
     for (a, b) in callgraph_edges(N) {
-        if a >= 16 && b >= 16 && !lists[a as usize].iter().any(|e: &Edge| e.target == b) {
+        if a >= 16 && b >= 16 && !lists[a as usize].iter().any(|e: &Edge| e.target.0 == b) {
             lists[a as usize].push(Edge {
-                target: b,
+                target: NodeIdx(b),
                 kind: EdgeKind::Call,
             });
         }
     }
     for i in 0..16u32 {
         lists[i as usize].push(Edge {
-            target: (i + 1) % 16,
+            target: NodeIdx((i + 1) % 16),
             kind: EdgeKind::Call,
         });
         lists[i as usize].push(Edge {
-            target: 16 + i,
+            target: NodeIdx(16 + i),
             kind: EdgeKind::Call,
         });
     }
@@ -232,8 +232,8 @@ mod split_scc16_in_1m {
         let mut g = LazyCallGraph::from_edge_lists(lcg_with_cycle16());
         g.build_ref_sccs();
         b.bench_local(|| {
-            let n = g.switch_internal_edge_to_ref(15, 0).len();
-            g.switch_internal_edge_to_call(15, 0, |_| {});
+            let n = g.switch_internal_edge_to_ref(NodeIdx(15), NodeIdx(0)).len();
+            g.switch_internal_edge_to_call(NodeIdx(15), NodeIdx(0), |_| {});
             n
         });
     }

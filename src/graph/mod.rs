@@ -22,9 +22,6 @@ use crate::idx::Idx;
 pub use csr::Csr;
 pub use tarjan::{CompIdx, Plain, SccGraph, Tarjan};
 
-/// Reserved "none" value for dense `u32` indices (being replaced by `Idx::NONE`).
-pub const NONE: u32 = u32::MAX;
-
 /// A graph over dense node indices `0..num_nodes()`.
 pub trait DirectedGraph {
     /// The node index type.

@@ -45,7 +45,7 @@
 //! - `comp_of(n) == Some(c)` iff `n` is in `scc(c)`, for the nodes this run reached.
 //! - `comp_starts.len() == num_sccs() + 1`.
 
-use super::Successors;
+use super::{Csr, Successors};
 use crate::idx::Idx;
 
 crate::define_idx!(
@@ -460,6 +460,14 @@ impl<N: Idx> Tarjan<N> {
     /// Every node the last run put in a component, component by component.
     pub fn scc_nodes(&self) -> &[N] {
         &self.comp_nodes
+    }
+
+    /// Moves the last run's components out as a table (component -> its nodes, in
+    /// post-order), leaving no result; the per-node table (the scope) stays.
+    pub fn take_components(&mut self) -> Csr<CompIdx, N> {
+        let starts = std::mem::take(&mut self.comp_starts);
+        let nodes = std::mem::take(&mut self.comp_nodes);
+        Csr::from_raw(starts, nodes)
     }
 
     /// Component of `n` in the last run: `None` when the last run did not reach `n`
