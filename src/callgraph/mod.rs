@@ -97,16 +97,17 @@ crate::define_idx!(
 );
 
 /// Kind of an edge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum EdgeKind {
     /// A direct call.
+    #[default]
     Call,
     /// A reference (address taken, implicit library use).
     Ref,
 }
 
 /// An outgoing edge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Edge {
     /// Target node.
     pub target: NodeIdx,
@@ -170,8 +171,9 @@ pub struct LazyCallGraph {
     removed: IndexVec<NodeIdx, bool>,
     /// First node with each name.
     name_index: ahash::AHashMap<String, NodeIdx>,
-    /// Outgoing edges per node, in LLVM order.
-    edges: IndexVec<NodeIdx, Vec<Edge>>,
+    /// Outgoing edges per node, in LLVM order (pooled: populated lists are appended in
+    /// the order the build's walk reaches them, which is the order it reads them).
+    edges: ListPool<NodeIdx, Edge>,
     /// SCC per node (`NONE`: not reached from a root / not built yet).
     scc_of: IndexVec<NodeIdx, SccIdx>,
     /// The Tarjan state: after a build every reached node is finished (out of scope), so
@@ -214,7 +216,7 @@ const NO_POS: u32 = u32::MAX;
 /// LLVM's `Node::populate` of `n`, on the tables it touches (so a walk can call it while
 /// other tables are borrowed).
 fn populate_into(
-    edges: &mut IndexVec<NodeIdx, Vec<Edge>>,
+    edges: &mut ListPool<NodeIdx, Edge>,
     populated: &mut IndexVec<NodeIdx, bool>,
     source: &(dyn EdgeSource + Send + Sync),
     n: NodeIdx,
@@ -223,17 +225,19 @@ fn populate_into(
         return;
     }
     populated[n] = true;
-    let mut out = std::mem::take(&mut edges[n]);
-    out.clear();
-    source.populate(n, &mut out);
-    edges[n] = out;
+    edges.refill(n, |out| source.populate(n, out));
 }
 
 /// The RefSCC walk of a build: every edge, nodes populated as the walk reaches them.
 struct Populating<'a> {
-    edges: &'a mut IndexVec<NodeIdx, Vec<Edge>>,
+    edges: &'a mut ListPool<NodeIdx, Edge>,
     populated: &'a mut IndexVec<NodeIdx, bool>,
     source: &'a (dyn EdgeSource + Send + Sync),
+    /// Every node is populated already (a graph of given edge lists): `enter` has
+    /// nothing to look up.
+    all_populated: bool,
+    /// The walk met a ref edge (every edge of every node it reaches passes `target`).
+    saw_ref: std::cell::Cell<bool>,
 }
 
 impl SccGraph for Populating<'_> {
@@ -241,7 +245,7 @@ impl SccGraph for Populating<'_> {
     type Edge = Edge;
     #[inline]
     fn enter(&mut self, n: NodeIdx) {
-        if !self.populated[n] {
+        if !self.all_populated && !self.populated[n] {
             populate_into(self.edges, self.populated, self.source, n);
         }
     }
@@ -251,12 +255,19 @@ impl SccGraph for Populating<'_> {
     }
     #[inline]
     fn target(&self, e: Edge) -> Option<NodeIdx> {
+        if !e.is_call() {
+            self.saw_ref.set(true);
+        }
         Some(e.target)
+    }
+    #[inline]
+    fn prefetch(&self, n: NodeIdx) {
+        self.edges.prefetch(n);
     }
 }
 
 /// Every edge of (populated) nodes: RefSCC splits.
-struct AllEdges<'a>(&'a IndexVec<NodeIdx, Vec<Edge>>);
+struct AllEdges<'a>(&'a ListPool<NodeIdx, Edge>);
 
 impl SccGraph for AllEdges<'_> {
     type Node = NodeIdx;
@@ -272,7 +283,7 @@ impl SccGraph for AllEdges<'_> {
 }
 
 /// Call edges only: call SCCs and their splits.
-struct CallEdges<'a>(&'a IndexVec<NodeIdx, Vec<Edge>>);
+struct CallEdges<'a>(&'a ListPool<NodeIdx, Edge>);
 
 impl SccGraph for CallEdges<'_> {
     type Node = NodeIdx;
@@ -311,7 +322,7 @@ impl LazyCallGraph {
             defined: IndexVec::from_raw(defined),
             populated: IndexVec::from_elem_n(false, n),
             removed: IndexVec::from_elem_n(false, n),
-            edges: IndexVec::from_elem_n(Vec::new(), n),
+            edges: ListPool::with_empty_lists(n),
             scc_of: IndexVec::from_elem_n(SccIdx::NONE, n),
             tarjan: Tarjan::new(),
             scc_nodes: ListPool::default(),
@@ -342,7 +353,7 @@ impl LazyCallGraph {
             Vec::new(),
             Box::new(NoEdges),
         );
-        g.edges = IndexVec::from_raw(lists);
+        g.edges = ListPool::from_lists(&lists);
         g.populated = IndexVec::from_elem_n(true, n);
         g
     }
@@ -510,31 +521,56 @@ impl LazyCallGraph {
         self.built = true;
         let n = self.num_nodes();
         self.tarjan.reset(n);
+        let all_populated = self.populated.iter().all(|&p| p);
         let mut walk = Populating {
             edges: &mut self.edges,
             populated: &mut self.populated,
             source: &*self.source,
+            all_populated,
+            saw_ref: std::cell::Cell::new(false),
         };
         self.tarjan.run(&mut walk, self.entry.iter().copied());
+        let saw_ref = walk.saw_ref.get();
         // Which RefSCCs need a call-edge run: those with a ref edge inside (the table
         // holds every reached node's RefSCC number until a scoped run changes it).
         let t = &self.tarjan;
         let mut split = vec![false; t.num_sccs()];
-        for (x, list) in self.edges.iter_enumerated() {
-            if list.iter().all(|e| e.is_call()) {
-                continue;
+        if saw_ref {
+            for (x, list) in self.edges.iter_enumerated() {
+                if list.iter().all(|e| e.is_call()) {
+                    continue;
+                }
+                let Some(c) = t.comp_of(x) else {
+                    continue;
+                };
+                if !split[c.idx()]
+                    && t.scc(c).len() > 1
+                    && list
+                        .iter()
+                        .any(|e| !e.is_call() && t.comp_of(e.target) == Some(c))
+                {
+                    split[c.idx()] = true;
+                }
             }
-            let Some(c) = t.comp_of(x) else {
-                continue;
-            };
-            if !split[c.idx()]
-                && t.scc(c).len() > 1
-                && list
-                    .iter()
-                    .any(|e| !e.is_call() && t.comp_of(e.target) == Some(c))
-            {
-                split[c.idx()] = true;
+        }
+        if !split.contains(&true) {
+            // The common case (every RefSCC is one call SCC): the first run's output
+            // becomes every table at once, SCC k = RefSCC k = component k.
+            let t = &self.tarjan;
+            for (x, s) in self.scc_of.raw_mut().iter_mut().enumerate() {
+                *s = t
+                    .comp_of(NodeIdx::new(x))
+                    .map_or(SccIdx::NONE, |c| SccIdx(c.0));
             }
+            let comps = self.tarjan.take_components();
+            let num = comps.num_rows();
+            self.scc_nodes = ListPool::from_regions(comps.targets, &comps.starts);
+            self.scc_rc = (0..num).map(RefSccIdx::new).collect();
+            self.scc_pos = IndexVec::from_elem_n(0, num);
+            let one_each: Vec<u32> = (0..=num as u32).collect();
+            self.rc_sccs = ListPool::from_regions((0..num).map(SccIdx::new).collect(), &one_each);
+            self.order.push_back_all(num);
+            return;
         }
         let Csr {
             starts,

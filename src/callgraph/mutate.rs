@@ -278,10 +278,13 @@ impl LazyCallGraph {
             self.refscc_of(tgt),
             "insert_internal_ref_edge across RefSCCs"
         );
-        self.edges[src].push(Edge {
-            target: tgt,
-            kind: EdgeKind::Ref,
-        });
+        self.edges.push(
+            src,
+            Edge {
+                target: tgt,
+                kind: EdgeKind::Ref,
+            },
+        );
     }
 
     /// Adds an edge from `src` to a node of an earlier RefSCC (a descendant). No
@@ -300,7 +303,7 @@ impl LazyCallGraph {
             self.order.label(rt) < self.order.label(rs),
             "insert_outgoing_edge must go to a descendant"
         );
-        self.edges[src].push(Edge { target: tgt, kind });
+        self.edges.push(src, Edge { target: tgt, kind });
     }
 
     /// Adds a call edge `src -> tgt` (or upgrades an existing ref edge) where the edge
@@ -321,10 +324,13 @@ impl LazyCallGraph {
         assert!(trivial, "insert_trivial_call_edge: edge is not trivial");
         match self.edge(src, tgt) {
             Some(_) => self.set_edge_kind(src, tgt, EdgeKind::Call),
-            None => self.edges[src].push(Edge {
-                target: tgt,
-                kind: EdgeKind::Call,
-            }),
+            None => self.edges.push(
+                src,
+                Edge {
+                    target: tgt,
+                    kind: EdgeKind::Call,
+                },
+            ),
         }
     }
 
@@ -344,10 +350,13 @@ impl LazyCallGraph {
             "insert_trivial_ref_edge: edge is not trivial"
         );
         if self.edge(src, tgt).is_none() {
-            self.edges[src].push(Edge {
-                target: tgt,
-                kind: EdgeKind::Ref,
-            });
+            self.edges.push(
+                src,
+                Edge {
+                    target: tgt,
+                    kind: EdgeKind::Ref,
+                },
+            );
         }
     }
 
@@ -363,7 +372,7 @@ impl LazyCallGraph {
         );
         self.populate(src);
         assert!(self.edge(src, tgt).is_none(), "edge already present");
-        self.edges[src].push(Edge { target: tgt, kind });
+        self.edges.push(src, Edge { target: tgt, kind });
     }
 
     /// Removes an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
@@ -407,10 +416,9 @@ impl LazyCallGraph {
     }
 
     fn remove_edge_internal(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        let list = &mut self.edges[src];
-        let k = list.iter().position(|e| e.target == tgt);
+        let k = self.edges[src].iter().position(|e| e.target == tgt);
         let k = k.unwrap_or_else(|| panic!("no edge {} -> {}", self.names[src], self.names[tgt]));
-        list.remove(k);
+        self.edges.remove_at(src, k);
     }
 
     /// Removes ref edges `src -> t` for each `t` in `targets` (all in `src`'s RefSCC).
@@ -537,10 +545,13 @@ impl LazyCallGraph {
             self.scc_pos[s] = k as u32;
         }
         self.rc_sccs.set(this, &sccs);
-        self.edges[src].push(Edge {
-            target: tgt,
-            kind: EdgeKind::Ref,
-        });
+        self.edges.push(
+            src,
+            Edge {
+                target: tgt,
+                kind: EdgeKind::Ref,
+            },
+        );
         merged
     }
 
@@ -580,7 +591,7 @@ impl LazyCallGraph {
             )));
         }
         self.entry.retain(|&x| x != n);
-        self.edges[n].clear();
+        self.edges.clear(n);
         self.removed[n] = true;
         let Some(s) = self.scc_of(n) else {
             return Ok(());
@@ -643,7 +654,7 @@ impl LazyCallGraph {
                 }
                 self.unplace_dead(n, s, r);
             }
-            self.edges[n].clear();
+            self.edges.clear(n);
             self.removed[n] = true;
             removed[n] = true;
         }
@@ -665,7 +676,7 @@ impl LazyCallGraph {
         self.defined.push(true);
         self.populated.push(true);
         self.removed.push(false);
-        self.edges.push(Vec::new());
+        self.edges.push_list(&[]);
         self.scc_of.push(SccIdx::NONE);
         // Out of every walk until placed (LLVM's DFSNumber -1 once placed).
         self.tarjan.grow(self.num_nodes());
@@ -763,8 +774,8 @@ impl LazyCallGraph {
             self.rc_sccs.push(r, s);
             self.order.insert_before(&[r], orc);
         }
-        self.edges[n] = edges;
-        self.edges[original].push(Edge { target: n, kind });
+        self.edges.set(n, &edges);
+        self.edges.push(original, Edge { target: n, kind });
         n
     }
 

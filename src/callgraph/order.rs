@@ -119,6 +119,28 @@ impl PostOrder {
         self.len += 1;
     }
 
+    /// Appends RefSCCs `0..n` in order to an empty list (a fresh build).
+    pub(crate) fn push_back_all(&mut self, n: usize) {
+        assert!(self.len == 0, "push_back_all on a non-empty post-order");
+        self.grow(n);
+        for (i, l) in self.label.raw_mut()[..n].iter_mut().enumerate() {
+            *l = (i as u64 + 1) * GAP;
+        }
+        for i in 0..n {
+            self.prev.raw_mut()[i] = if i == 0 { NONE } else { RefSccIdx::new(i - 1) };
+            self.next.raw_mut()[i] = if i + 1 == n {
+                NONE
+            } else {
+                RefSccIdx::new(i + 1)
+            };
+        }
+        if n > 0 {
+            self.head = RefSccIdx(0);
+            self.tail = RefSccIdx::new(n - 1);
+        }
+        self.len = n;
+    }
+
     /// Inserts `items` (in order) just before live RefSCC `before`.
     pub(crate) fn insert_before(&mut self, items: &[RefSccIdx], before: RefSccIdx) {
         if items.is_empty() {

@@ -160,6 +160,10 @@ impl Successors for Cfg {
     fn successors(&self, b: BlockIdx) -> &[BlockIdx] {
         self.succ.row(b)
     }
+    #[inline]
+    fn prefetch_successors(&self, b: BlockIdx) {
+        self.succ.prefetch_successors(b)
+    }
 }
 impl Predecessors for Cfg {
     #[inline]

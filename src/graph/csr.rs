@@ -184,6 +184,12 @@ impl<N: Idx> Successors for Csr<N, N> {
     fn successors(&self, node: N) -> &[N] {
         self.row(node)
     }
+    #[inline]
+    fn prefetch_successors(&self, node: N) {
+        if let Some(s) = self.starts.get(node.idx()) {
+            super::tarjan::prefetch(s);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,10 @@ pub trait DirectedGraph {
 pub trait Successors: DirectedGraph {
     /// Successors of `node`, in stored order (order matters: it fixes DFS order).
     fn successors(&self, node: Self::Node) -> &[Self::Node];
+    /// A hint that `successors(node)` will be read soon (a walk prefetches the next
+    /// step's adjacency); does nothing unless the graph overrides it.
+    #[inline]
+    fn prefetch_successors(&self, _node: Self::Node) {}
 }
 
 /// Backward adjacency.
