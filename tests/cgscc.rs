@@ -91,7 +91,6 @@ fn knobs_nvidia_budget_inlines_big() {
     let calls: Vec<_> = m
         .graph
         .cached_edges(main)
-        .iter()
         .filter(|e| e.is_call())
         .map(|e| m.graph.name(e.target))
         .collect();
@@ -666,7 +665,7 @@ fn random_modules_against_reachability_oracle() {
             let mut st = vec![a];
             seen[a.idx()] = true;
             while let Some(x) = st.pop() {
-                for e in g.cached_edges(x).iter().filter(|e| e.is_call()) {
+                for e in g.cached_edges(x).filter(|e| e.is_call()) {
                     if !seen[e.target.idx()] {
                         seen[e.target.idx()] = true;
                         st.push(e.target);
@@ -678,7 +677,7 @@ fn random_modules_against_reachability_oracle() {
         let reaches: Vec<Vec<bool>> = live.iter().map(|&a| reach(a)).collect();
         for (i, &a) in live.iter().enumerate() {
             let mut want = cm.summary_edges(a);
-            let mut got = g.cached_edges(a).to_vec();
+            let mut got: Vec<_> = g.cached_edges(a).collect();
             want.sort_by_key(|e| e.target);
             got.sort_by_key(|e| e.target);
             assert_eq!(got, want, "edges of f{}\n{ctx}", a.0);

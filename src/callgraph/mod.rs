@@ -47,7 +47,7 @@
 //! for rc in order {
 //!     for &scc in g.refscc_sccs(rc) {
 //!         for &n in g.scc_nodes(scc) {
-//!             let _calls = g.cached_edges(n).iter().filter(|e| e.kind == EdgeKind::Call).count();
+//!             let _calls = g.cached_edges(n).filter(|e| e.kind == EdgeKind::Call).count();
 //!         }
 //!     }
 //! }
@@ -97,17 +97,16 @@ crate::define_idx!(
 );
 
 /// Kind of an edge.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EdgeKind {
     /// A direct call.
-    #[default]
     Call,
     /// A reference (address taken, implicit library use).
     Ref,
 }
 
 /// An outgoing edge.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Edge {
     /// Target node.
     pub target: NodeIdx,
@@ -121,6 +120,74 @@ impl Edge {
         self.kind == EdgeKind::Call
     }
 }
+
+/// An edge as the graph stores it: the target in the low 31 bits, bit 31 set for a ref
+/// edge. Half the bytes of an [`Edge`], so a walk over the graph reads half the memory
+/// (a walk on a large graph is bound by its memory reads: PERF.md, callgraph).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Packed(u32);
+
+impl Packed {
+    const REF: u32 = 1 << 31;
+
+    #[inline]
+    fn new(e: Edge) -> Packed {
+        debug_assert!(
+            e.target.0 < Packed::REF,
+            "node index {} too large",
+            e.target.0
+        );
+        Packed(e.target.0 | if e.is_call() { 0 } else { Packed::REF })
+    }
+    #[inline]
+    fn target(self) -> NodeIdx {
+        NodeIdx(self.0 & !Packed::REF)
+    }
+    #[inline]
+    fn is_call(self) -> bool {
+        self.0 & Packed::REF == 0
+    }
+    #[inline]
+    fn kind(self) -> EdgeKind {
+        if self.is_call() {
+            EdgeKind::Call
+        } else {
+            EdgeKind::Ref
+        }
+    }
+    #[inline]
+    fn edge(self) -> Edge {
+        Edge {
+            target: self.target(),
+            kind: self.kind(),
+        }
+    }
+}
+
+/// A node's edges in LLVM order ([`LazyCallGraph::cached_edges`]), by value.
+#[derive(Clone, Debug)]
+pub struct Edges<'a>(std::slice::Iter<'a, Packed>);
+
+impl Iterator for Edges<'_> {
+    type Item = Edge;
+    #[inline]
+    fn next(&mut self) -> Option<Edge> {
+        self.0.next().map(|p| p.edge())
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Edges<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Edge> {
+        self.0.next_back().map(|p| p.edge())
+    }
+}
+
+impl ExactSizeIterator for Edges<'_> {}
 
 /// Computes a node's outgoing edges on first visit (LLVM's `Node::populate`).
 pub trait EdgeSource {
@@ -173,7 +240,9 @@ pub struct LazyCallGraph {
     name_index: ahash::AHashMap<String, NodeIdx>,
     /// Outgoing edges per node, in LLVM order (pooled: populated lists are appended in
     /// the order the build's walk reaches them, which is the order it reads them).
-    edges: ListPool<NodeIdx, Edge>,
+    edges: ListPool<NodeIdx, Packed>,
+    /// Scratch for [`EdgeSource::populate`] (which speaks [`Edge`]).
+    scratch: Vec<Edge>,
     /// SCC per node (`NONE`: not reached from a root / not built yet).
     scc_of: IndexVec<NodeIdx, SccIdx>,
     /// The Tarjan state: after a build every reached node is finished (out of scope), so
@@ -216,8 +285,9 @@ const NO_POS: u32 = u32::MAX;
 /// LLVM's `Node::populate` of `n`, on the tables it touches (so a walk can call it while
 /// other tables are borrowed).
 fn populate_into(
-    edges: &mut ListPool<NodeIdx, Edge>,
+    edges: &mut ListPool<NodeIdx, Packed>,
     populated: &mut IndexVec<NodeIdx, bool>,
+    scratch: &mut Vec<Edge>,
     source: &(dyn EdgeSource + Send + Sync),
     n: NodeIdx,
 ) {
@@ -225,13 +295,16 @@ fn populate_into(
         return;
     }
     populated[n] = true;
-    edges.refill(n, |out| source.populate(n, out));
+    scratch.clear();
+    source.populate(n, scratch);
+    edges.refill(n, |out| out.extend(scratch.iter().map(|&e| Packed::new(e))));
 }
 
 /// The RefSCC walk of a build: every edge, nodes populated as the walk reaches them.
 struct Populating<'a> {
-    edges: &'a mut ListPool<NodeIdx, Edge>,
+    edges: &'a mut ListPool<NodeIdx, Packed>,
     populated: &'a mut IndexVec<NodeIdx, bool>,
+    scratch: &'a mut Vec<Edge>,
     source: &'a (dyn EdgeSource + Send + Sync),
     /// Every node is populated already (a graph of given edge lists): `enter` has
     /// nothing to look up.
@@ -242,23 +315,23 @@ struct Populating<'a> {
 
 impl SccGraph for Populating<'_> {
     type Node = NodeIdx;
-    type Edge = Edge;
+    type Edge = Packed;
     #[inline]
     fn enter(&mut self, n: NodeIdx) {
         if !self.all_populated && !self.populated[n] {
-            populate_into(self.edges, self.populated, self.source, n);
+            populate_into(self.edges, self.populated, self.scratch, self.source, n);
         }
     }
     #[inline]
-    fn edges(&self, n: NodeIdx) -> &[Edge] {
+    fn edges(&self, n: NodeIdx) -> &[Packed] {
         &self.edges[n]
     }
     #[inline]
-    fn target(&self, e: Edge) -> Option<NodeIdx> {
+    fn target(&self, e: Packed) -> Option<NodeIdx> {
         if !e.is_call() {
             self.saw_ref.set(true);
         }
-        Some(e.target)
+        Some(e.target())
     }
     #[inline]
     fn prefetch(&self, n: NodeIdx) {
@@ -267,34 +340,34 @@ impl SccGraph for Populating<'_> {
 }
 
 /// Every edge of (populated) nodes: RefSCC splits.
-struct AllEdges<'a>(&'a ListPool<NodeIdx, Edge>);
+struct AllEdges<'a>(&'a ListPool<NodeIdx, Packed>);
 
 impl SccGraph for AllEdges<'_> {
     type Node = NodeIdx;
-    type Edge = Edge;
+    type Edge = Packed;
     #[inline]
-    fn edges(&self, n: NodeIdx) -> &[Edge] {
+    fn edges(&self, n: NodeIdx) -> &[Packed] {
         &self.0[n]
     }
     #[inline]
-    fn target(&self, e: Edge) -> Option<NodeIdx> {
-        Some(e.target)
+    fn target(&self, e: Packed) -> Option<NodeIdx> {
+        Some(e.target())
     }
 }
 
 /// Call edges only: call SCCs and their splits.
-struct CallEdges<'a>(&'a ListPool<NodeIdx, Edge>);
+struct CallEdges<'a>(&'a ListPool<NodeIdx, Packed>);
 
 impl SccGraph for CallEdges<'_> {
     type Node = NodeIdx;
-    type Edge = Edge;
+    type Edge = Packed;
     #[inline]
-    fn edges(&self, n: NodeIdx) -> &[Edge] {
+    fn edges(&self, n: NodeIdx) -> &[Packed] {
         &self.0[n]
     }
     #[inline]
-    fn target(&self, e: Edge) -> Option<NodeIdx> {
-        e.is_call().then_some(e.target)
+    fn target(&self, e: Packed) -> Option<NodeIdx> {
+        e.is_call().then_some(e.target())
     }
 }
 
@@ -312,6 +385,7 @@ impl LazyCallGraph {
     ) -> Self {
         let n = names.len();
         assert_eq!(defined.len(), n, "defined flags must match names");
+        assert!(n < Packed::REF as usize, "too many nodes: {n}");
         let mut name_index = ahash::AHashMap::with_capacity(n);
         for (i, s) in names.iter().enumerate() {
             name_index.entry(s.clone()).or_insert(NodeIdx::new(i));
@@ -323,6 +397,7 @@ impl LazyCallGraph {
             populated: IndexVec::from_elem_n(false, n),
             removed: IndexVec::from_elem_n(false, n),
             edges: ListPool::with_empty_lists(n),
+            scratch: Vec::new(),
             scc_of: IndexVec::from_elem_n(SccIdx::NONE, n),
             tarjan: Tarjan::new(),
             scc_nodes: ListPool::default(),
@@ -353,7 +428,7 @@ impl LazyCallGraph {
             Vec::new(),
             Box::new(NoEdges),
         );
-        g.edges = ListPool::from_lists(&lists);
+        g.edges = ListPool::from_lists(lists.into_iter().map(|l| l.into_iter().map(Packed::new)));
         g.populated = IndexVec::from_elem_n(true, n);
         g
     }
@@ -400,7 +475,13 @@ impl LazyCallGraph {
 
     /// Computes node `n`'s edges if not done yet (LLVM's `Node::populate`).
     pub fn populate(&mut self, n: NodeIdx) {
-        populate_into(&mut self.edges, &mut self.populated, &*self.source, n);
+        populate_into(
+            &mut self.edges,
+            &mut self.populated,
+            &mut self.scratch,
+            &*self.source,
+            n,
+        );
     }
 
     /// Populates every node.
@@ -411,19 +492,27 @@ impl LazyCallGraph {
     }
 
     /// Node `n`'s edges (populating it first).
-    pub fn edges(&mut self, n: NodeIdx) -> &[Edge] {
+    pub fn edges(&mut self, n: NodeIdx) -> Edges<'_> {
         self.populate(n);
-        &self.edges[n]
+        self.cached_edges(n)
     }
 
     /// Node `n`'s edges if already populated (empty otherwise).
-    pub fn cached_edges(&self, n: NodeIdx) -> &[Edge] {
-        &self.edges[n]
+    pub fn cached_edges(&self, n: NodeIdx) -> Edges<'_> {
+        Edges(self.edges[n].iter())
     }
 
     /// The edge `a -> b`, if any.
     pub fn edge(&self, a: NodeIdx, b: NodeIdx) -> Option<Edge> {
-        self.edges[a].iter().copied().find(|e| e.target == b)
+        self.edges[a]
+            .iter()
+            .find(|e| e.target() == b)
+            .map(|e| e.edge())
+    }
+
+    /// Appends the edge `e` to `a`'s list.
+    fn push_edge(&mut self, a: NodeIdx, e: Edge) {
+        self.edges.push(a, Packed::new(e));
     }
 
     /// Whether node `n` was removed by [`remove_dead_function`](Self::remove_dead_function).
@@ -525,6 +614,7 @@ impl LazyCallGraph {
         let mut walk = Populating {
             edges: &mut self.edges,
             populated: &mut self.populated,
+            scratch: &mut self.scratch,
             source: &*self.source,
             all_populated,
             saw_ref: std::cell::Cell::new(false),
@@ -547,7 +637,7 @@ impl LazyCallGraph {
                     && t.scc(c).len() > 1
                     && list
                         .iter()
-                        .any(|e| !e.is_call() && t.comp_of(e.target) == Some(c))
+                        .any(|e| !e.is_call() && t.comp_of(e.target()) == Some(c))
                 {
                     split[c.idx()] = true;
                 }

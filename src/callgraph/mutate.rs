@@ -9,8 +9,8 @@
 //! the nodes and edges it is about.
 
 use super::{
-    AllEdges, CallEdges, Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx, VerifyError,
-    NO_POS,
+    AllEdges, CallEdges, Edge, EdgeKind, LazyCallGraph, NodeIdx, Packed, RefSccIdx, SccIdx,
+    VerifyError, NO_POS,
 };
 use crate::graph::CompIdx;
 use crate::idx::{Idx, IndexVec};
@@ -77,9 +77,9 @@ fn update_postorder_for_insertion<C: Idx>(
 
 impl LazyCallGraph {
     fn set_edge_kind(&mut self, a: NodeIdx, b: NodeIdx, kind: EdgeKind) {
-        let e = self.edges[a].iter_mut().find(|e| e.target == b);
+        let e = self.edges[a].iter_mut().find(|e| e.target() == b);
         let e = e.unwrap_or_else(|| panic!("no edge {} -> {}", self.names[a], self.names[b]));
-        e.kind = kind;
+        *e = Packed::new(Edge { target: b, kind });
     }
 
     fn assert_built(&self) {
@@ -142,14 +142,14 @@ impl LazyCallGraph {
                     this.scc_nodes(c).iter().any(|&n| {
                         this.edges[n]
                             .iter()
-                            .any(|e| e.is_call() && set.contains(&this.scc_of[e.target]))
+                            .any(|e| e.is_call() && set.contains(&this.scc_of[e.target()]))
                     })
                 },
                 |c, out| {
                     for &n in this.scc_nodes(c) {
                         for e in &this.edges[n] {
                             if e.is_call() {
-                                out.push(this.scc_of[e.target]);
+                                out.push(this.scc_of[e.target()]);
                             }
                         }
                     }
@@ -278,7 +278,7 @@ impl LazyCallGraph {
             self.refscc_of(tgt),
             "insert_internal_ref_edge across RefSCCs"
         );
-        self.edges.push(
+        self.push_edge(
             src,
             Edge {
                 target: tgt,
@@ -303,7 +303,7 @@ impl LazyCallGraph {
             self.order.label(rt) < self.order.label(rs),
             "insert_outgoing_edge must go to a descendant"
         );
-        self.edges.push(src, Edge { target: tgt, kind });
+        self.push_edge(src, Edge { target: tgt, kind });
     }
 
     /// Adds a call edge `src -> tgt` (or upgrades an existing ref edge) where the edge
@@ -324,7 +324,7 @@ impl LazyCallGraph {
         assert!(trivial, "insert_trivial_call_edge: edge is not trivial");
         match self.edge(src, tgt) {
             Some(_) => self.set_edge_kind(src, tgt, EdgeKind::Call),
-            None => self.edges.push(
+            None => self.push_edge(
                 src,
                 Edge {
                     target: tgt,
@@ -350,7 +350,7 @@ impl LazyCallGraph {
             "insert_trivial_ref_edge: edge is not trivial"
         );
         if self.edge(src, tgt).is_none() {
-            self.edges.push(
+            self.push_edge(
                 src,
                 Edge {
                     target: tgt,
@@ -372,7 +372,7 @@ impl LazyCallGraph {
         );
         self.populate(src);
         assert!(self.edge(src, tgt).is_none(), "edge already present");
-        self.edges.push(src, Edge { target: tgt, kind });
+        self.push_edge(src, Edge { target: tgt, kind });
     }
 
     /// Removes an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
@@ -416,7 +416,7 @@ impl LazyCallGraph {
     }
 
     fn remove_edge_internal(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        let k = self.edges[src].iter().position(|e| e.target == tgt);
+        let k = self.edges[src].iter().position(|e| e.target() == tgt);
         let k = k.unwrap_or_else(|| panic!("no edge {} -> {}", self.names[src], self.names[tgt]));
         self.edges.remove_at(src, k);
     }
@@ -522,11 +522,11 @@ impl LazyCallGraph {
                 &mut range,
                 |c, set| {
                     g.refscc_nodes(c)
-                        .any(|n| g.edges[n].iter().any(|e| set.contains(&rc_of(e.target))))
+                        .any(|n| g.edges[n].iter().any(|e| set.contains(&rc_of(e.target()))))
                 },
                 |c, out| {
                     for n in g.refscc_nodes(c) {
-                        out.extend(g.edges[n].iter().map(|e| rc_of(e.target)));
+                        out.extend(g.edges[n].iter().map(|e| rc_of(e.target())));
                     }
                 },
             )
@@ -545,7 +545,7 @@ impl LazyCallGraph {
             self.scc_pos[s] = k as u32;
         }
         self.rc_sccs.set(this, &sccs);
-        self.edges.push(
+        self.push_edge(
             src,
             Edge {
                 target: tgt,
@@ -582,7 +582,7 @@ impl LazyCallGraph {
         }
         if let Some(src) = self
             .nodes()
-            .find(|&m| self.edges[m].iter().any(|e| e.target == n))
+            .find(|&m| self.edges[m].iter().any(|e| e.target() == n))
         {
             return Err(VerifyError(format!(
                 "{} is still used by {}",
@@ -618,8 +618,8 @@ impl LazyCallGraph {
             IndexVec::from_elem_n(NodeIdx::NONE, self.num_nodes());
         for (m, list) in self.edges.iter_enumerated() {
             for e in list {
-                if used_by[e.target].is_none() {
-                    used_by[e.target] = m;
+                if used_by[e.target()].is_none() {
+                    used_by[e.target()] = m;
                 }
             }
         }
@@ -774,8 +774,9 @@ impl LazyCallGraph {
             self.rc_sccs.push(r, s);
             self.order.insert_before(&[r], orc);
         }
-        self.edges.set(n, &edges);
-        self.edges.push(original, Edge { target: n, kind });
+        let packed: Vec<Packed> = edges.iter().map(|&e| Packed::new(e)).collect();
+        self.edges.set(n, &packed);
+        self.push_edge(original, Edge { target: n, kind });
         n
     }
 
@@ -787,8 +788,8 @@ impl LazyCallGraph {
         let n = self.num_nodes();
         for (node, list) in self.edges.iter_enumerated() {
             for e in list {
-                if e.target.idx() >= n {
-                    err(format!("edge {} -> {} dangles", node.0, e.target.0));
+                if e.target().idx() >= n {
+                    err(format!("edge {} -> {} dangles", node.0, e.target().0));
                 }
             }
         }
@@ -841,7 +842,7 @@ impl LazyCallGraph {
                 continue;
             }
             let ra = rc_of(sa);
-            for e in &self.edges[a] {
+            for e in self.cached_edges(a) {
                 let sb = scc_of(e.target);
                 if sb.is_none() {
                     err(format!(
@@ -900,7 +901,7 @@ impl LazyCallGraph {
             let mut stack = vec![nodes[0]];
             while let Some(x) = stack.pop() {
                 if forward {
-                    for e in &self.edges[x] {
+                    for e in self.cached_edges(x) {
                         if (!calls_only || e.is_call())
                             && set.contains(&e.target)
                             && seen.insert(e.target)
@@ -913,7 +914,7 @@ impl LazyCallGraph {
                         if !seen.contains(&y)
                             && self.edges[y]
                                 .iter()
-                                .any(|e| e.target == x && (!calls_only || e.is_call()))
+                                .any(|e| e.target() == x && (!calls_only || e.is_call()))
                         {
                             seen.insert(y);
                             stack.push(y);

@@ -54,12 +54,20 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
     }
 
     /// The lists `lists[k]`, packed in order.
-    pub(crate) fn from_lists(lists: &[Vec<T>]) -> Self {
+    pub(crate) fn from_lists<L: IntoIterator<Item = T>>(
+        lists: impl ExactSizeIterator<Item = L>,
+    ) -> Self {
         let mut p = ListPool::default();
         p.reserve_lists(lists.len());
-        p.data.reserve(lists.iter().map(Vec::len).sum());
         for l in lists {
-            p.push_list(l);
+            let at = p.data.len();
+            p.data.extend(l);
+            let len = p.data.len() - at;
+            p.cap.push(len as u32);
+            p.range.push(Range {
+                start: at as u32,
+                len: len as u32,
+            });
         }
         p
     }
@@ -317,7 +325,7 @@ mod tests {
         q.refill(x, |d| d.extend([5, 6, 7]));
         assert_eq!(q.remove_at(x, 1), 6);
         assert_eq!(&q[x], &[5, 7]);
-        let r: ListPool<u32, u32> = ListPool::from_lists(&[vec![1], vec![], vec![2, 3]]);
+        let r: ListPool<u32, u32> = ListPool::from_lists([vec![1], vec![], vec![2, 3]].into_iter());
         assert_eq!(
             r.iter_enumerated()
                 .map(|(_, l)| l.len())

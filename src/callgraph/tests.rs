@@ -46,7 +46,6 @@ fn corpus_lcg_matches_llvm() {
                 .unwrap_or_else(|| panic!("{what}: missing {name}"));
             let mine: Vec<(String, &str)> = g
                 .edges(n)
-                .iter()
                 .map(|e| (e.target, if e.is_call() { "call" } else { "ref" }))
                 .collect::<Vec<_>>()
                 .into_iter()
@@ -173,7 +172,7 @@ fn partitions(g: &LazyCallGraph) -> (BTreeSet<Vec<NodeIdx>>, BTreeSet<Vec<NodeId
 
 fn rebuild(g: &LazyCallGraph) -> LazyCallGraph {
     let n = g.num_nodes();
-    let lists: Vec<Vec<Edge>> = g.nodes().map(|x| g.cached_edges(x).to_vec()).collect();
+    let lists: Vec<Vec<Edge>> = g.nodes().map(|x| g.cached_edges(x).collect()).collect();
     let roots: Vec<NodeIdx> = g.nodes().filter(|&x| !g.is_removed(x)).collect();
     let names = (0..n).map(|i| format!("f{i}")).collect();
     let mut h = LazyCallGraph::new(
@@ -413,7 +412,7 @@ fn random_node_edge_updates_keep_invariants() {
             rc_merges += up.merged_refsccs.len();
             let errs = g.verify();
             assert!(errs.is_empty(), "seed {seed} step {step}: {errs:?}");
-            let mut mine: Vec<Edge> = g.cached_edges(a).to_vec();
+            let mut mine: Vec<Edge> = g.cached_edges(a).collect();
             mine.sort_by_key(|e| e.target);
             new.sort_by_key(|e| e.target);
             assert_eq!(mine, new, "seed {seed} step {step}: edge set");
@@ -466,7 +465,7 @@ fn random_split_functions_keep_invariants() {
             let live: Vec<NodeIdx> = g.nodes().collect();
             let orig = live[rng.next(live.len())];
             let mut edges = Vec::new();
-            for e in g.cached_edges(orig).to_vec() {
+            for e in g.cached_edges(orig).collect::<Vec<_>>() {
                 if rng.next(2) == 0 {
                     let kind = if e.is_call() && rng.next(3) > 0 {
                         EdgeKind::Call

@@ -76,9 +76,8 @@ impl LazyCallGraph {
             }
         }
         // Dead edges: demote internal calls, remove outgoing edges, batch-remove the rest.
-        let dead: Vec<Edge> = self.edges[n]
-            .iter()
-            .copied()
+        let dead: Vec<Edge> = self
+            .cached_edges(n)
             .filter(|e| !retained.contains(&e.target))
             .collect();
         let mut dead_internal = Vec::new();

@@ -325,7 +325,7 @@ impl PassContext<'_> {
     /// result.
     pub fn set_function_edges(&mut self, cur: SccIdx, n: NodeIdx, edges: &[Edge]) {
         let g = &mut self.m.graph;
-        let old: Vec<Edge> = g.cached_edges(n).to_vec();
+        let old: Vec<Edge> = g.cached_edges(n).collect();
         if old.len() == edges.len() && old.iter().all(|e| edges.contains(e)) {
             return;
         }
@@ -913,13 +913,7 @@ pub fn run_pipeline_summary(m: &Module, pm: &mut PassManager) -> Result<Pipeline
         initial_call_edges: initial
             .nodes()
             .filter(|&n| initial.scc_of(n).is_some())
-            .map(|n| {
-                initial
-                    .cached_edges(n)
-                    .iter()
-                    .filter(|e| e.is_call())
-                    .count()
-            })
+            .map(|n| initial.cached_edges(n).filter(|e| e.is_call()).count())
             .sum(),
         ..Default::default()
     };
@@ -934,12 +928,7 @@ pub fn run_pipeline_summary(m: &Module, pm: &mut PassManager) -> Result<Pipeline
             s.removed += 1;
         } else if cm.graph.scc_of(n).is_some() {
             s.live_functions += 1;
-            s.call_edges += cm
-                .graph
-                .cached_edges(n)
-                .iter()
-                .filter(|e| e.is_call())
-                .count();
+            s.call_edges += cm.graph.cached_edges(n).filter(|e| e.is_call()).count();
         }
     }
     s.diagnostics = cm.diagnostics.clone();
