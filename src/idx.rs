@@ -211,6 +211,12 @@ impl<I: Idx, T> IndexVec<I, T> {
         self.raw.len()
     }
 
+    /// Elements the vector holds room for.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.raw.capacity()
+    }
+
     /// True when empty.
     #[inline]
     pub fn is_empty(&self) -> bool {

@@ -26,6 +26,9 @@ pub struct CfgSummary {
     pub irreducible_cycles: usize,
     /// Functions with at least one irreducible cycle.
     pub irreducible_functions: usize,
+    /// Loops by depth: `loop_depths[k]` counts loops of depth `k + 1`, the last slot
+    /// everything deeper.
+    pub loop_depths: [usize; 8],
 }
 
 impl CfgSummary {
@@ -39,6 +42,9 @@ impl CfgSummary {
         self.max_loop_depth = self.max_loop_depth.max(o.max_loop_depth);
         self.irreducible_cycles += o.irreducible_cycles;
         self.irreducible_functions += o.irreducible_functions;
+        for (a, b) in self.loop_depths.iter_mut().zip(o.loop_depths) {
+            *a += b;
+        }
     }
 }
 
@@ -54,6 +60,9 @@ pub fn summarize(cfgs: &[Cfg]) -> CfgSummary {
         s.unreachable_blocks += info.rpo.unreachable().count();
         s.loops += info.loops.len();
         s.max_loop_depth = s.max_loop_depth.max(info.loops.max_depth());
+        for &d in info.loops.depth.iter() {
+            s.loop_depths[(d.max(1) as usize - 1).min(7)] += 1;
+        }
         let irr = info.loops.irreducible_count();
         s.irreducible_cycles += irr;
         s.irreducible_functions += usize::from(irr > 0);
@@ -87,7 +96,8 @@ mod tests {
                 loops: 1,
                 max_loop_depth: 1,
                 irreducible_cycles: 0,
-                irreducible_functions: 0
+                irreducible_functions: 0,
+                loop_depths: [1, 0, 0, 0, 0, 0, 0, 0],
             }
         );
     }

@@ -29,6 +29,7 @@ use super::{Abort, CgsccPass, PassContext, PassResult};
 use crate::callgraph::{NodeIdx, SccIdx};
 use crate::cgscc::summary::CallIdx;
 use ahash::AHashSet;
+use std::sync::Arc;
 
 /// Replay scope (`cgscc-inline-replay-scope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -152,6 +153,22 @@ pub struct InlineParams {
     pub replay: Option<Replay>,
     /// Remove local callees left without uses.
     pub delete_dead: bool,
+    /// Format each remark's call-site location (off in scans, which only count remarks).
+    pub remark_locations: bool,
+    /// Cap on inlines per run (ilkit's guard against inlining that multiplies without
+    /// end through cycles of calls; `--inline-max-total`). When reached, the inliner
+    /// stops for the rest of the run and says so.
+    pub max_total_inlines: usize,
+    /// Cap on a caller's size in instructions after inlining (`--inline-max-caller-size`):
+    /// a call whose inlining would grow the caller past it is not inlined.
+    pub max_caller_size: u32,
+    /// Cap on the call-graph churn inlining may cause in a run, in SCCs created by splits
+    /// and merged away (`--inline-max-scc-churn`); `None`: 64 per function plus 4096.
+    /// Each inline rewrites the caller's edges the way LLVM does (dead edges removed,
+    /// then new calls added), which on one long cycle of calls splits the whole SCC and
+    /// merges it back: O(cycle) work and SCC slots per inline. When reached, the inliner
+    /// stops for the rest of the run and says so.
+    pub max_scc_churn: Option<usize>,
 }
 
 impl Default for InlineParams {
@@ -165,6 +182,10 @@ impl Default for InlineParams {
             function_inline_cost_multiplier: 1,
             replay: None,
             delete_dead: true,
+            remark_locations: true,
+            max_total_inlines: 1_000_000,
+            max_caller_size: 1_000_000,
+            max_scc_churn: None,
         }
     }
 }
@@ -212,25 +233,27 @@ impl RemarkKind {
     }
 }
 
-/// One inliner remark.
+/// One inliner remark. Names are shared with the module's name table (no allocation per
+/// remark); the location is formatted only when [`InlineParams::remark_locations`] is on
+/// (a location chain grows with inlining depth, and most runs never print them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Remark {
     /// Kind.
     pub kind: RemarkKind,
     /// Pass that emitted it.
-    pub pass: String,
+    pub pass: Arc<str>,
     /// Caller name.
-    pub caller: String,
+    pub caller: Arc<str>,
     /// Callee name.
-    pub callee: String,
+    pub callee: Arc<str>,
     /// `cost=`: `None` prints `always` (or `never` for `NeverInline`).
     pub cost: Option<i64>,
     /// `threshold=`.
     pub threshold: Option<i64>,
-    /// Call-site location (replay format).
+    /// Call-site location (replay format); empty when locations are not formatted.
     pub loc: String,
     /// Extra reason text.
-    pub reason: String,
+    pub reason: &'static str,
 }
 
 impl std::fmt::Display for Remark {
@@ -310,6 +333,36 @@ pub fn inline_call(s: &mut Summaries, n: NodeIdx, i: CallIdx, f: NodeIdx) {
 }
 
 impl InlinerPass {
+    /// Whether a run-wide cap stops the inliner now; the first time, says which.
+    fn cap_reached(&self, cx: &mut PassContext<'_>) -> bool {
+        if cx.m.inliner_stopped {
+            return true;
+        }
+        let p = &cx.opts.inline;
+        let churn_cap = p
+            .max_scc_churn
+            .unwrap_or(64 * cx.m.graph.num_nodes() + 4096);
+        let msg = if cx.m.inlines_done >= p.max_total_inlines {
+            format!(
+                "inline cap reached: {} inlines in this run; the inliner stops here \
+                 (--inline-max-total)",
+                p.max_total_inlines
+            )
+        } else if cx.m.scc_churn >= churn_cap {
+            format!(
+                "inline cap reached: inlining split and merged {} SCCs in this run (cap \
+                 {churn_cap}); the inliner stops here (--inline-max-scc-churn)",
+                cx.m.scc_churn
+            )
+        } else {
+            return false;
+        };
+        cx.m.inliner_stopped = true;
+        cx.m.caps_hit.push(msg.clone());
+        cx.m.diagnostics.push(msg);
+        true
+    }
+
     fn decide(
         &self,
         cx: &PassContext<'_>,
@@ -404,6 +457,16 @@ impl InlinerPass {
             None if s.inline_hint[f] => 325.max(p.inline_threshold),
             None => p.inline_threshold,
         };
+        if cost <= threshold
+            && s.instructions[n] as u64 + s.instructions[f] as u64 > p.max_caller_size as u64
+        {
+            return Decision::No(
+                RemarkKind::NotInlined,
+                Some(cost),
+                Some(threshold),
+                "the caller would grow past the size cap (--inline-max-caller-size)",
+            );
+        }
         if cost <= threshold {
             Decision::Inline(RemarkKind::Inlined, Some(cost), Some(threshold), "")
         } else {
@@ -437,9 +500,15 @@ impl CgsccPass for InlinerPass {
             .unwrap_or_default();
         let mut any = PassResult::Unchanged;
         let mut inlined_callees = Vec::new();
+        let pass: Arc<str> = Arc::from(self.name.as_str());
+        let p = &cx.opts.inline;
+        let want_loc = p.remark_locations || p.replay.is_some();
         for n in nodes {
             if cx.m.graph.is_removed(n) {
                 continue;
+            }
+            if cx.m.inliner_stopped || self.cap_reached(cx) {
+                break;
             }
             let mut changed = false;
             let mut i = 0;
@@ -449,17 +518,21 @@ impl CgsccPass for InlinerPass {
                     i += 1;
                     continue;
                 };
-                let loc = cx.m.summ.format_loc(call.loc, format);
+                let loc = if want_loc {
+                    cx.m.summ.format_loc(call.loc, format)
+                } else {
+                    String::new()
+                };
                 let d = self.decide(cx, scc, n, &call, f, &loc);
-                let remark = |kind, cost, threshold, reason: &str| Remark {
+                let remark = |kind, cost, threshold, reason: &'static str| Remark {
                     kind,
-                    pass: self.name.clone(),
+                    pass: pass.clone(),
                     caller: cx.m.summ.names[n].clone(),
                     callee: cx.m.summ.names[f].clone(),
                     cost,
                     threshold,
                     loc: loc.clone(),
-                    reason: reason.to_string(),
+                    reason,
                 };
                 match d {
                     Decision::Skip => i += 1,
@@ -483,6 +556,10 @@ impl CgsccPass for InlinerPass {
                         inlined_callees.push(f);
                         changed = true;
                         any = PassResult::Changed;
+                        cx.m.inlines_done += 1;
+                        if self.cap_reached(cx) {
+                            break;
+                        }
                     }
                 }
             }

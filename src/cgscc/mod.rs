@@ -93,6 +93,10 @@ pub struct Options {
     /// Cap on SCC visits per run, a guard against a pass that keeps re-queueing
     /// (default: 64 visits per function plus 1024).
     pub max_visits: Option<usize>,
+    /// Cap on the bytes the run's tables (summaries, remarks) may hold (`--max-memory`):
+    /// checked after each SCC visit; when exceeded the run stops and says so. `None`: no
+    /// cap.
+    pub max_memory: Option<usize>,
 }
 
 impl Default for Options {
@@ -102,6 +106,7 @@ impl Default for Options {
             abort_on_max_devirt_iterations: false,
             verify_each: cfg!(debug_assertions),
             max_visits: None,
+            max_memory: None,
         }
     }
 }
@@ -133,6 +138,16 @@ pub struct CgsccModule {
     pub remarks: Vec<Remark>,
     /// Diagnostics (`Max devirtualization iterations reached`, visit cap, ...).
     pub diagnostics: Vec<String>,
+    /// The caps this run hit, each saying which (`--inline-max-total`, `--max-memory`,
+    /// the visit limit); also in `diagnostics`.
+    pub caps_hit: Vec<String>,
+    /// Inlines done in this module so far (what `InlineParams::max_total_inlines` caps).
+    pub inlines_done: usize,
+    /// SCCs created and merged away by the call-graph updates of this run (what
+    /// `InlineParams::max_scc_churn` caps).
+    pub scc_churn: usize,
+    /// A cap stopped the inliner for the rest of the run.
+    pub inliner_stopped: bool,
     /// Functions found dead, removed from the graph at the end of the run.
     pub dead: Vec<NodeIdx>,
     /// Edges `(caller, scc)` inlined inside one SCC (LLVM's `InlinedInternalEdges`).
@@ -142,6 +157,19 @@ pub struct CgsccModule {
 }
 
 impl CgsccModule {
+    /// Heap bytes of the run's growing tables: the summaries (call sites, locations,
+    /// histories) and the remarks. What `Options::max_memory` caps.
+    pub fn heap_bytes(&self) -> usize {
+        // A formatted location is counted at its average; the remarks are not walked.
+        let loc_guess = if self.remarks.first().is_some_and(|r| !r.loc.is_empty()) {
+            32
+        } else {
+            0
+        };
+        self.summ.heap_bytes()
+            + self.remarks.capacity() * (std::mem::size_of::<Remark>() + loc_guess)
+    }
+
     /// Builds the call graph of `m` (every node populated, RefSCCs built) and the
     /// summaries.
     pub fn new(m: &Module, module_id: &str) -> CgsccModule {
@@ -173,6 +201,10 @@ impl CgsccModule {
             budget_used: IndexVec::from_elem_n(0, n),
             in_count,
             remarks: Vec::new(),
+            caps_hit: Vec::new(),
+            inlines_done: 0,
+            scc_churn: 0,
+            inliner_stopped: false,
             diagnostics: Vec::new(),
             dead: Vec::new(),
             inlined_internal: AHashSet::new(),
@@ -333,6 +365,7 @@ impl PassContext<'_> {
         let cur_rc = g.scc_refscc(cur);
         let up = g.update_node_edges(n, edges);
         self.ur.edge_changes += 1;
+        self.m.scc_churn += up.new_sccs.len() + up.merged_sccs.len();
         for e in &old {
             self.m.in_count[e.target] -= 1;
         }
@@ -584,9 +617,29 @@ impl PassManager {
                     continue;
                 }
                 if report.visits.len() >= max_visits {
-                    m.diagnostics
-                        .push(format!("visit limit {max_visits} reached; run stopped"));
+                    let msg = format!("visit limit {max_visits} reached; run stopped");
+                    m.caps_hit.push(msg.clone());
+                    m.diagnostics.push(msg);
                     break 'rcs;
+                }
+                // Every 64 visits: the count walks the per-function tables.
+                if let Some(cap) = self
+                    .opts
+                    .max_memory
+                    .filter(|_| report.visits.len() % 64 == 0)
+                {
+                    let used = m.heap_bytes();
+                    if used > cap {
+                        let msg = format!(
+                            "memory cap reached: the run's tables hold {} MB, over {} MB; \
+                             run stopped (--max-memory)",
+                            used >> 20,
+                            cap >> 20
+                        );
+                        m.caps_hit.push(msg.clone());
+                        m.diagnostics.push(msg);
+                        break 'rcs;
+                    }
                 }
                 ur.current_scc_changed = false;
                 ur.current_refscc_changed = false;
@@ -886,6 +939,8 @@ pub struct PipelineSummary {
     pub call_edges: usize,
     /// Diagnostics emitted.
     pub diagnostics: Vec<String>,
+    /// The caps the run hit (each names its knob).
+    pub caps_hit: Vec<String>,
     /// `verify()` problems after the run.
     pub verify_errors: usize,
     /// Violations of the bottom-up visit order.
@@ -896,9 +951,16 @@ pub struct PipelineSummary {
 /// (budget 20,000), as `ilkit scan` runs it per `.ll` file.
 pub const DEFAULT_PIPELINE: &str = "cgscc(devirt<1>(inline,function-attrs))";
 
-/// Runs [`DEFAULT_PIPELINE`] on `m` and summarizes the outcome.
-pub fn run_default_pipeline(m: &Module) -> Result<PipelineSummary, Abort> {
-    let mut pm = PassManager::from_text(DEFAULT_PIPELINE, Options::default())
+/// Runs [`DEFAULT_PIPELINE`] on `m` and summarizes the outcome: remarks are counted,
+/// not formatted; `max_memory` caps the run's tables (see [`Options::max_memory`]).
+pub fn run_default_pipeline(
+    m: &Module,
+    max_memory: Option<usize>,
+) -> Result<PipelineSummary, Abort> {
+    let mut opts = Options::default();
+    opts.inline.remark_locations = false;
+    opts.max_memory = max_memory;
+    let mut pm = PassManager::from_text(DEFAULT_PIPELINE, opts)
         .unwrap_or_else(|e| unreachable!("the default pipeline parses: {e}"));
     run_pipeline_summary(m, &mut pm)
 }
@@ -932,6 +994,7 @@ pub fn run_pipeline_summary(m: &Module, pm: &mut PassManager) -> Result<Pipeline
         }
     }
     s.diagnostics = cm.diagnostics.clone();
+    s.caps_hit = cm.caps_hit.clone();
     s.verify_errors = cm.graph.verify().len();
     s.order_errors = check_visit_order(&initial, &cm.summ, &report.visits).len();
     Ok(s)

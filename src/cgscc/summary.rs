@@ -66,24 +66,30 @@ pub struct CallSummary {
     pub history: HistIdx,
 }
 
-/// Where a call site was written: `ordinal` is its 1-based position among the call sites
-/// of function `func` as read; `inlined_at` the location of the call it was inlined
-/// through (`LocIdx::NONE` when it was written in the function that holds it).
+/// One row of the location pool; a location is a chain of call sites, innermost first
+/// (LLVM's `DILocation` with its `inlinedAt` chain), stored as a tree so that inlining a
+/// body rebases each of its locations with one new row:
+/// - a *site* row (`inner` is `LocIdx::NONE`): the call written at 1-based position
+///   `ordinal` among the call sites of `func`, followed by the chain of `inlined_at`;
+/// - a *rebased* row (`inner` set): the chain of `inner`, followed by the chain of
+///   `inlined_at` (`func` and `ordinal` unused).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallLoc {
-    /// Function whose text contains the call.
+    /// Function whose text contains the call (site rows).
     pub func: NodeIdx,
     /// 1-based call-site ordinal in that function (stands in for the debug line).
     pub ordinal: u32,
-    /// Location of the call this one was inlined through, or `LocIdx::NONE`.
+    /// The chain that follows, or `LocIdx::NONE`.
     pub inlined_at: LocIdx,
+    /// A rebased row's own chain, or `LocIdx::NONE` for a site row.
+    pub inner: LocIdx,
 }
 
 /// Per-function summaries of one module (see the module docs for the invariants).
 #[derive(Clone, Debug, Default)]
 pub struct Summaries {
     /// Function names (no `@`).
-    pub names: IndexVec<NodeIdx, String>,
+    pub names: IndexVec<NodeIdx, std::sync::Arc<str>>,
     /// Has a body.
     pub is_definition: IndexVec<NodeIdx, bool>,
     /// Linkage.
@@ -136,7 +142,7 @@ impl Summaries {
         };
         for (fi, f) in m.functions().iter_enumerated() {
             let has = |a: &str| m.function_has_attr(fi, a);
-            s.names.push(f.name.clone());
+            s.names.push(std::sync::Arc::from(f.name.as_str()));
             s.is_definition.push(f.is_definition);
             s.linkage.push(f.linkage);
             s.is_kernel.push(f.is_kernel());
@@ -167,6 +173,7 @@ impl Summaries {
                     func: node_of_function(fi),
                     ordinal: k as u32 + 1,
                     inlined_at: LocIdx::NONE,
+                    inner: LocIdx::NONE,
                 });
                 calls.push(CallSummary {
                     callee,
@@ -193,7 +200,10 @@ impl Summaries {
 
     /// The function named `name`.
     pub fn index_of(&self, name: &str) -> Option<NodeIdx> {
-        self.names.iter().position(|n| n == name).map(NodeIdx::new)
+        self.names
+            .iter()
+            .position(|n| &**n == name)
+            .map(NodeIdx::new)
     }
 
     /// Whether `f` is an LLVM intrinsic (`llvm.*`).
@@ -230,22 +240,38 @@ impl Summaries {
         false
     }
 
-    /// A copy of location chain `loc` whose outermost call is inlined at `at`.
+    /// Location chain `loc` continued by the chain of `at` (a call inlined through the
+    /// call at `at`): one new row, whatever the chains' lengths.
     pub fn rebase_loc(&mut self, loc: LocIdx, at: LocIdx) -> LocIdx {
-        let mut chain = Vec::new();
-        let mut l = loc;
-        while !l.is_none() {
-            chain.push(self.locs[l]);
-            l = self.locs[l].inlined_at;
+        if at.is_none() {
+            return loc;
         }
-        let mut outer = at;
-        for c in chain.into_iter().rev() {
-            outer = self.locs.push(CallLoc {
-                inlined_at: outer,
-                ..c
-            });
-        }
-        outer
+        self.locs.push(CallLoc {
+            func: NodeIdx::NONE,
+            ordinal: 0,
+            inlined_at: at,
+            inner: loc,
+        })
+    }
+
+    /// The call sites of location `loc`, innermost first: `(function, ordinal)`.
+    pub fn loc_chain(&self, loc: LocIdx) -> impl Iterator<Item = (NodeIdx, u32)> + '_ {
+        let mut stack = vec![loc];
+        std::iter::from_fn(move || {
+            while let Some(l) = stack.pop() {
+                if l.is_none() {
+                    continue;
+                }
+                let c = self.locs[l];
+                if c.inner.is_none() {
+                    stack.push(c.inlined_at);
+                    return Some((c.func, c.ordinal));
+                }
+                stack.push(c.inlined_at);
+                stack.push(c.inner);
+            }
+            None
+        })
     }
 
     /// Formats location `loc` like LLVM's inline replay (`f:3 @ g:1`), innermost first;
@@ -253,23 +279,39 @@ impl Summaries {
     /// do not know and print as 0.
     pub fn format_loc(&self, loc: LocIdx, format: ReplayFormat) -> String {
         let mut out = String::new();
-        let mut l = loc;
-        while !l.is_none() {
-            let c = self.locs[l];
+        for (func, ordinal) in self.loc_chain(loc) {
             if !out.is_empty() {
                 out.push_str(" @ ");
             }
-            out.push_str(&self.names[c.func]);
+            out.push_str(&self.names[func]);
             out.push(':');
-            out.push_str(&c.ordinal.to_string());
+            out.push_str(&ordinal.to_string());
             match format {
                 ReplayFormat::Line => {}
                 ReplayFormat::LineColumn => out.push_str(":0"),
                 ReplayFormat::LineDiscriminator => out.push_str(".0"),
             }
-            l = c.inlined_at;
         }
         out
+    }
+
+    /// Heap bytes the summaries hold (their tables; what the memory cap counts).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let calls: usize = self
+            .calls
+            .iter()
+            .map(|c| c.capacity() * size_of::<CallSummary>())
+            .sum();
+        let refs: usize = self
+            .refs
+            .iter()
+            .map(|r| r.capacity() * size_of::<NodeIdx>())
+            .sum();
+        calls
+            + refs
+            + self.locs.capacity() * size_of::<CallLoc>()
+            + self.history.capacity() * size_of::<(NodeIdx, HistIdx)>()
     }
 }
 

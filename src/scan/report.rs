@@ -51,7 +51,7 @@ macro_rules! counters {
 counters! {
     bytes: Sum, functions: Sum, blocks: Sum, edges: Sum, unreachable: Sum, loops: Sum,
     deepest_loop: Max, irreducible_functions: Sum, cgscc_visits: Sum, cgscc_inlined: Sum,
-    call_edges_before: Sum, call_edges_after: Sum, cg_nodes: Sum, sccs: Sum,
+    call_edges_before: Sum, call_edges_after: Sum, cgscc_capped: Sum, cg_nodes: Sum, sccs: Sum,
     largest_scc: Max, refsccs: Sum, il_entries: Sum, il_kept: Sum, il_constants: Sum,
     il_constants_shared: Sum,
 }
@@ -153,6 +153,7 @@ pub fn summary(records: &[FileRecord], wall: &WallTime) -> String {
     row("RefSCCs", t.refsccs.to_string());
     row("CGSCC visits (default)", t.cgscc_visits.to_string());
     row("call sites inlined", t.cgscc_inlined.to_string());
+    row("CGSCC runs capped", t.cgscc_capped.to_string());
     row(
         "call edges before/after",
         format!("{} / {}", t.call_edges_before, t.call_edges_after),
@@ -194,6 +195,7 @@ pub fn record_json(r: &FileRecord) -> String {
     }
     m.insert("seconds".into(), r.seconds.into());
     m.insert("error".into(), r.error.clone().into());
+    m.insert("notes".into(), r.notes.clone().into());
     serde_json::Value::Object(m).to_string()
 }
 
@@ -229,7 +231,7 @@ pub fn shard_json(s: &ShardInfo) -> String {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Line {
     /// A file record.
-    Record(FileRecord),
+    Record(Box<FileRecord>),
     /// A shard trailer.
     Shard(ShardInfo),
 }
@@ -285,6 +287,11 @@ pub fn parse_line(line: &str) -> Result<Line, String> {
             for &(name, _, field, _) in COUNTERS {
                 *field(&mut r) = uint(name)?;
             }
+            r.notes = obj
+                .get("notes")
+                .and_then(|x| x.as_array())
+                .and_then(|a| a.iter().map(|n| n.as_str().map(str::to_string)).collect())
+                .ok_or("field \"notes\": expected a list of strings")?;
             for &(name, _, field) in HISTOGRAMS {
                 let bad = || format!("field \"{name}\": expected 8 non-negative integers");
                 let a = obj.get(name).and_then(|x| x.as_array()).ok_or_else(bad)?;
@@ -295,7 +302,7 @@ pub fn parse_line(line: &str) -> Result<Line, String> {
                     *slot = x.as_u64().ok_or_else(bad)?;
                 }
             }
-            Ok(Line::Record(r))
+            Ok(Line::Record(Box::new(r)))
         }
         SHARD_SCHEMA => {
             let shard = match obj.get("shard") {
@@ -386,6 +393,7 @@ pub fn merge<'a>(inputs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result
             let at = format!("{src}:{}", i + 1);
             match parse_line(line).map_err(|e| format!("{at}: {e}"))? {
                 Line::Record(r) => {
+                    let r = *r;
                     if let Some(first) = seen.get(&r.name) {
                         return Err(format!(
                             "{at}: a second record for '{}' (first at {first}); shards overlap or a file was merged twice",

@@ -63,6 +63,20 @@ pub struct CgsccArgs {
     /// Keep local callees left without uses (the inliner deletes them by default).
     #[arg(long)]
     no_delete_dead: bool,
+    /// Cap on inlines per run; when reached the inliner stops and says so.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    inline_max_total: usize,
+    /// Cap on the SCC splits and merges inlining may cause in a run (default: 64 per
+    /// function plus 4096).
+    #[arg(long, value_name = "N")]
+    inline_max_scc_churn: Option<usize>,
+    /// Cap on a caller's size (instructions) after inlining.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    inline_max_caller_size: u32,
+    /// Cap on the memory the run's tables may hold, in MB (default: a quarter of RAM);
+    /// when exceeded the run stops and says so.
+    #[arg(long, value_name = "MB")]
+    max_memory: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -128,6 +142,14 @@ impl CgsccArgs {
         o.inline.intra_scc_cost_multiplier = self.intra_scc_cost_multiplier;
         o.inline.function_inline_cost_multiplier = self.function_inline_cost_multiplier;
         o.inline.delete_dead = !self.no_delete_dead;
+        o.inline.remark_locations = self.remarks;
+        o.inline.max_total_inlines = self.inline_max_total;
+        o.inline.max_caller_size = self.inline_max_caller_size;
+        o.inline.max_scc_churn = self.inline_max_scc_churn;
+        o.max_memory = Some(
+            self.max_memory
+                .map_or_else(crate::default_memory_cap, |mb| mb << 20),
+        );
         o.abort_on_max_devirt_iterations = self.abort_on_max_devirt_iterations_reached;
         if let Some(path) = &self.cgscc_inline_replay {
             let text = ilkit::import::read_text(path).map_err(|e| {
@@ -188,8 +210,8 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
             .remarks
             .iter()
             .map(|r| {
-                serde_json::json!({"kind": r.kind.as_str(), "pass": r.pass, "caller": r.caller,
-                "callee": r.callee, "cost": r.cost, "threshold": r.threshold, "loc": r.loc,
+                serde_json::json!({"kind": r.kind.as_str(), "pass": &*r.pass, "caller": &*r.caller,
+                "callee": &*r.callee, "cost": r.cost, "threshold": r.threshold, "loc": r.loc,
                 "message": r.to_string()})
             })
             .collect();
@@ -218,6 +240,9 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
     out.push_str(&format!("; cgscc {} on {file}\n", a.passes));
     for d in &cm.diagnostics {
         out.push_str(&format!("warning: {d}\n"));
+    }
+    for c in &cm.caps_hit {
+        eprintln!("ilkit cgscc: {c}");
     }
     if a.remarks {
         out.push_str("; remarks\n");
