@@ -1,10 +1,13 @@
-//! Printers with the seed's exact text (ptxas `CFG::dumpDOT`, `CFG::printEdges`,
-//! `CFG::dumpRPOAndBackedges`) and a JSON Lines record per function.
+//! Printers: the seed's exact text (ptxas `CFG::dumpDOT`, `CFG::printEdges`,
+//! `CFG::dumpRPOAndBackedges`: [`dot`], [`edges`], [`rpo`]), what an LLVM user expects
+//! beside them ([`llvm_dot`] in the shape of `opt -dot-cfg`, [`named_edges`] and
+//! [`named_rpo`] with a header per function and source block names), and a JSON Lines
+//! record per function ([`json`]).
 //!
 //! All printers walk blocks in index order and edges in stored order, so output is
 //! deterministic. O(N + E) each.
 
-use super::{Cfg, CfgInfo};
+use super::{Cfg, CfgInfo, Term};
 use crate::graph::Successors;
 use crate::idx::BlockIdx;
 use std::fmt::Write;
@@ -56,6 +59,169 @@ pub fn rpo(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str("Showing backedge info:\n");
     for &(a, b) in &info.backedges {
         let _ = writeln!(out, "bix{} -> backedge's successor BB: {}", a.0, b.0);
+    }
+}
+
+/// The labels of a block's outgoing edges as `opt -dot-cfg` prints them: `T`/`F` for a
+/// two-way conditional branch (taken first), `def` then the case positions for a
+/// switch, nothing for a single successor.
+fn edge_labels(cfg: &Cfg, b: BlockIdx) -> Vec<String> {
+    let n = cfg.successors(b).len();
+    match cfg.term[b] {
+        _ if n < 2 => vec![String::new(); n],
+        Term::Br | Term::CondBra | Term::CondBrx if n == 2 => vec!["T".into(), "F".into()],
+        Term::Switch => (0..n)
+            .map(|i| {
+                if i == 0 {
+                    "def".into()
+                } else {
+                    format!("{}", i - 1)
+                }
+            })
+            .collect(),
+        Term::Invoke => vec!["normal".into(), "unwind".into()],
+        _ => (0..n).map(|i| i.to_string()).collect(),
+    }
+}
+
+/// Escapes text for a DOT record label (`{`, `}`, `|`, `<`, `>`, quotes, backslashes).
+fn dot_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '{' | '}' | '|' | '<' | '>' | '"' | '\\') {
+            o.push('\\');
+        }
+        o.push(c);
+    }
+    o
+}
+
+/// Graphviz DOT in the shape of LLVM's `opt -dot-cfg`: one `digraph "CFG for 'f'
+/// function"`, a record node per block named after its source label, the block's
+/// instructions in the label when `block_text` gives them (one line each), `T`/`F` ports
+/// on conditional branches (`def` and case positions on switches), back edges dashed
+/// and loop headers drawn bold with their loop depth.
+pub fn llvm_dot(
+    cfg: &Cfg,
+    info: &CfgInfo,
+    block_text: Option<&crate::idx::IndexVec<BlockIdx, Vec<String>>>,
+    out: &mut String,
+) {
+    let title = format!("CFG for '{}' function", cfg.name);
+    let _ = writeln!(out, "digraph \"{}\" {{", dot_escape(&title));
+    let _ = writeln!(out, "\tlabel=\"{}\";", dot_escape(&title));
+    out.push_str("\tnode [shape=record,fontname=\"Courier\",fontsize=10];\n\n");
+    let mut header_depth: crate::idx::IndexVec<BlockIdx, u32> =
+        crate::idx::IndexVec::from_elem_n(0, cfg.num_blocks());
+    for l in info.loops.loops() {
+        let h = info.loops.header[l];
+        header_depth[h] = header_depth[h].max(info.loops.depth[l]);
+    }
+    for b in cfg.blocks() {
+        let labels = edge_labels(cfg, b);
+        let name = cfg.display_name(b);
+        // LLVM prints an unnamed block by its slot number, `%N`.
+        let name = if !name.is_empty() && name.bytes().all(|c| c.is_ascii_digit()) {
+            format!("%{name}")
+        } else {
+            name
+        };
+        let mut label = dot_escape(&name);
+        label.push(':');
+        if let Some(text) = block_text.and_then(|t| t.get(b)) {
+            label.push_str("\\l");
+            for line in text {
+                label.push_str(&dot_escape(line.trim_end()));
+                label.push_str("\\l");
+            }
+        }
+        let ports: Vec<String> = labels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(i, l)| format!("<s{i}>{l}"))
+            .collect();
+        let mut attrs = String::new();
+        if header_depth[b] > 0 {
+            let _ = write!(
+                attrs,
+                ",style=bold,color=\"#2060c0\",xlabel=\"loop depth {}\"",
+                header_depth[b]
+            );
+        }
+        if info.rpo.number(b).is_none() {
+            attrs.push_str(",style=dashed,color=\"#909090\"");
+        }
+        if ports.is_empty() {
+            let _ = writeln!(out, "\tNode{} [label=\"{{{label}}}\"{attrs}];", b.0);
+        } else {
+            let _ = writeln!(
+                out,
+                "\tNode{} [label=\"{{{label}|{{{}}}}}\"{attrs}];",
+                b.0,
+                ports.join("|")
+            );
+        }
+    }
+    for b in cfg.blocks() {
+        let labels = edge_labels(cfg, b);
+        for (i, &t) in cfg.successors(b).iter().enumerate() {
+            let port = if labels[i].is_empty() {
+                String::new()
+            } else {
+                format!(":s{i}")
+            };
+            let back = if info.backedges.contains(&(b, t)) {
+                " [style=dashed,color=\"#c03030\",label=\"back\"]"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "\tNode{}{port} -> Node{}{back};", b.0, t.0);
+        }
+    }
+    out.push_str("}\n");
+}
+
+/// The edges of one function under a header line (`; function f: N blocks, E edges`),
+/// one `from -> to` line per edge with source block names.
+pub fn named_edges(cfg: &Cfg, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "; function {}: {} blocks, {} edges",
+        cfg.name,
+        cfg.num_blocks(),
+        cfg.num_edges()
+    );
+    for b in cfg.blocks() {
+        for &s in cfg.successors(b) {
+            let _ = writeln!(out, "{} -> {}", cfg.display_name(b), cfg.display_name(s));
+        }
+    }
+}
+
+/// The reverse post-order of one function under a header line, one block per line with
+/// its RPO number, then the back edges; unreachable blocks are listed as such.
+pub fn named_rpo(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "; function {}: {} blocks, {} reachable",
+        cfg.name,
+        cfg.num_blocks(),
+        info.rpo.rpo_array.len()
+    );
+    for (k, &b) in info.rpo.rpo_array.iter().enumerate() {
+        let _ = writeln!(out, "{k:>5}  {}", cfg.display_name(b));
+    }
+    for b in info.rpo.unreachable() {
+        let _ = writeln!(out, "    -  {} (unreachable)", cfg.display_name(b));
+    }
+    for &(a, b) in &info.backedges {
+        let _ = writeln!(
+            out,
+            "back edge {} -> {}",
+            cfg.display_name(a),
+            cfg.display_name(b)
+        );
     }
 }
 
@@ -147,7 +313,6 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cfg::Term;
 
     #[test]
     fn seed_dot_and_rpo_text() {
