@@ -355,3 +355,88 @@ fn parallel_parse_equals_sequential_on_the_corpus() {
         assert!(par == seq, "{name}: the parallel parse differs");
     }
 }
+
+/// The instruction view of every corpus module (plus `ILKIT_EXTRA_LL`) verifies and
+/// agrees with the first pass: per block the instruction count and terminator, per
+/// function the call sites and their callees; a parallel parse gives the same view.
+#[test]
+fn instruction_view_agrees_with_the_first_pass() {
+    use crate::llvm::ir::{Opcode, Value};
+    use crate::llvm::{Callee, Terminator};
+    let mut files = corpus_ll_files().unwrap_or_default();
+    if let Ok(extra) = std::env::var("ILKIT_EXTRA_LL") {
+        files.extend(extra.split(':').map(PathBuf::from));
+    }
+    let opts = super::ParseOptions { instructions: true };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    for ll in files {
+        let text = std::fs::read_to_string(&ll).unwrap();
+        let name = ll.display().to_string();
+        let m = pool
+            .install(|| super::parse_with(&name, &text, opts))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let ir = m.ir().unwrap();
+        let errs = ir.verify();
+        assert!(errs.is_empty(), "{name}: {:?}", &errs[..errs.len().min(5)]);
+        for (f, func) in m.functions().iter_enumerated() {
+            assert_eq!(ir.num_blocks(f), func.blocks.len(), "{name} @{}", func.name);
+            for (b, blk) in func.blocks.iter_enumerated() {
+                let n = ir.block_insts(f, b).count() as u32;
+                assert_eq!(
+                    n, blk.instruction_count,
+                    "{name} @{} {}",
+                    func.name, blk.name
+                );
+                let term = ir.terminator(f, b).map(|i| ir.op(i).name()).unwrap_or("");
+                if blk.term != Terminator::None {
+                    assert_eq!(
+                        term,
+                        blk.term.as_str(),
+                        "{name} @{} {}",
+                        func.name,
+                        blk.name
+                    );
+                }
+            }
+            let calls: Vec<_> = ir.insts(f).filter(|&i| ir.op(i).is_call()).collect();
+            assert_eq!(calls.len(), func.call_sites.len(), "{name} @{}", func.name);
+            for (&i, cs) in calls.iter().zip(&func.call_sites) {
+                let c = ir.call_of(i).unwrap();
+                assert_eq!(ir.call_arg_count(c), cs.arg_count as usize);
+                if let Callee::Direct(s) = cs.callee {
+                    assert_eq!(ir.callee(c), Value::Global(s), "{name} @{}", func.name);
+                    // LLVM's direct callee: same function type
+                    if let Some(t) = m.symbol_function(s) {
+                        let same_sig = m.function(t).signature == cs.fn_type;
+                        assert_eq!(
+                            same_sig,
+                            ir.func(t).fn_ty == ir.call_fn_ty(c),
+                            "{name} @{} calls @{}",
+                            func.name,
+                            m.function(t).name
+                        );
+                    }
+                }
+                assert!(matches!(
+                    ir.op(i),
+                    Opcode::Call | Opcode::Invoke | Opcode::CallBr
+                ));
+            }
+        }
+        let seq = super::parse_sequential(&name, &text).unwrap();
+        let seq_ir = super::ir::build(
+            &seq,
+            &name,
+            &text,
+            &super::parse_sequential_spans(&name, &text).unwrap().1,
+        )
+        .unwrap();
+        assert!(
+            *ir == seq_ir,
+            "{name}: the parallel parse's instruction view differs"
+        );
+    }
+}
