@@ -50,6 +50,7 @@
 //! RefSCC (O(k log k)). Passes cost what they touch.
 
 pub mod attrs;
+pub mod function_attrs;
 
 pub mod inline;
 pub mod pipeline;

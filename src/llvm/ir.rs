@@ -79,7 +79,7 @@
 //! Built in one pass over the function bodies (O(text)); uses by one counting sort
 //! (O(operands)). All accessors are O(1).
 
-use super::attrs::{Attr, AttrSet, AttrSetIdx, AttrSets};
+use super::attrs::{AttrSet, AttrSetIdx, AttrSets};
 use super::types::{TypeIdx, Types};
 use super::{AliasIdx, FuncIdx, GlobalIdx, SymbolIdx};
 use crate::idx::{BlockIdx, IndexVec};
@@ -609,6 +609,10 @@ pub struct Ir {
     pub(crate) arg_func: IndexVec<ArgIdx, FuncIdx>,
     pub(crate) arg_ty: IndexVec<ArgIdx, TypeIdx>,
     pub(crate) arg_attrs: IndexVec<ArgIdx, AttrSetIdx>,
+    /// Argument names as written (`%p`, `%0`; empty when unnamed): `arg_names[start..]`
+    /// with `arg_name_start` parallel to the argument table plus an end row.
+    pub(crate) arg_names: String,
+    pub(crate) arg_name_start: Vec<u32>,
     // instructions
     pub(crate) op: IndexVec<InstIdx, Opcode>,
     pub(crate) block: IndexVec<InstIdx, BlockIdx>,
@@ -730,6 +734,12 @@ impl Ir {
         self.arg_func[a]
     }
 
+    /// The name of argument `a` as written (`%p`; empty when unnamed).
+    pub fn arg_name(&self, a: ArgIdx) -> &str {
+        &self.arg_names
+            [self.arg_name_start[a.idx()] as usize..self.arg_name_start[a.idx() + 1] as usize]
+    }
+
     /// The position of argument `a` in its function.
     #[inline]
     pub fn arg_no(&self, a: ArgIdx) -> usize {
@@ -765,6 +775,19 @@ impl Ir {
         let row = self.funcs[f].blocks.start as usize + b.idx();
         let (s, e) = (self.block_start[row], self.block_start[row + 1]);
         (e.idx() > s.idx()).then(|| InstIdx::new(e.idx() - 1))
+    }
+
+    /// The successors of block `b` of `f`: the block operands of its terminator, in
+    /// operand order (duplicates kept).
+    pub fn successors(&self, f: FuncIdx, b: BlockIdx) -> impl Iterator<Item = BlockIdx> + '_ {
+        let ops = match self.terminator(f, b) {
+            Some(t) if self.op[t].is_terminator() => self.operands(t),
+            _ => &[],
+        };
+        ops.iter().filter_map(|v| match *v {
+            Value::Block(s) => Some(s),
+            _ => None,
+        })
     }
 
     /// Opcode of `i`.
@@ -1014,6 +1037,25 @@ impl Ir {
         &self.uses[self.inst_use_start[i.idx()] as usize..self.inst_use_start[i.idx() + 1] as usize]
     }
 
+    /// The rows of [`Ir::use_at`] holding the uses of `v` (empty for constants).
+    pub fn use_rows(&self, v: Value) -> std::ops::Range<usize> {
+        match v {
+            Value::Arg(a) => {
+                self.arg_use_start[a.idx()] as usize..self.arg_use_start[a.idx() + 1] as usize
+            }
+            Value::Inst(i) => {
+                self.inst_use_start[i.idx()] as usize..self.inst_use_start[i.idx() + 1] as usize
+            }
+            _ => 0..0,
+        }
+    }
+
+    /// Use row `k` (see [`Ir::use_rows`]).
+    #[inline]
+    pub fn use_at(&self, k: usize) -> Use {
+        self.uses[k]
+    }
+
     /// The uses of `v` (empty for constants and other non-SSA values).
     pub fn uses_of(&self, v: Value) -> &[Use] {
         match v {
@@ -1164,18 +1206,5 @@ impl Ir {
             }
         }
         errs
-    }
-}
-
-/// Adds attributes to an [`AttrSet`] from keywords (`nonnull`, `dereferenceable(8)`,
-/// `align 4`, `byval(%T)` handled by the caller for the type); returns false for an
-/// unknown word.
-pub fn add_attr_word(set: &mut AttrSet, word: &str) -> bool {
-    match Attr::from_word(word) {
-        Some(a) => {
-            set.add(a);
-            true
-        }
-        None => false,
     }
 }

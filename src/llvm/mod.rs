@@ -464,7 +464,7 @@ pub struct Module {
     pub(crate) signatures: IndexVec<SigIdx, String>,
     /// The instruction-level view, when the reader was asked for it
     /// ([`crate::import::llvm_ir::ParseOptions::instructions`]).
-    pub(crate) ir: Option<Box<ir::Ir>>,
+    pub(crate) ir: Option<std::sync::Arc<ir::Ir>>,
 }
 
 impl Module {
@@ -540,6 +540,12 @@ impl Module {
     /// [`crate::import::llvm_ir::ParseOptions::instructions`].
     pub fn ir(&self) -> Option<&ir::Ir> {
         self.ir.as_deref()
+    }
+
+    /// A shared handle on the instruction view, for analyses that outlive a borrow of
+    /// the module.
+    pub fn ir_arc(&self) -> Option<std::sync::Arc<ir::Ir>> {
+        self.ir.clone()
     }
 
     /// The constant pool.

@@ -102,7 +102,7 @@ pub fn parse_with(file: &str, text: &str, opts: ParseOptions) -> Result<Module, 
         };
     if opts.instructions {
         let ir = ir::build(&m, file, text, &spans)?;
-        m.ir = Some(Box::new(ir));
+        m.ir = Some(std::sync::Arc::new(ir));
     }
     Ok(m)
 }

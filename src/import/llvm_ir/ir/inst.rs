@@ -179,10 +179,11 @@ impl<'a> Builder<'a, '_> {
         match op {
             Opcode::Ret => {
                 if !self.p.at_eol() {
-                    if self.p.is_word("void") {
-                        self.p.next();
-                    } else {
-                        self.push_typed()?;
+                    // `ret void`, but `ret void (i32)* %f` returns a value
+                    let t = self.ty()?;
+                    if t != self.void_ty {
+                        let v = self.value(t)?;
+                        self.push_op(t, v);
                     }
                 }
             }

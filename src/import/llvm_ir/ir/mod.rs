@@ -59,6 +59,7 @@ pub(super) fn build(m: &Module, file: &str, text: &str, spans: &Spans) -> Result
         b.function(FuncIdx::new(k), p)?;
     }
     let mut ir = b.ir;
+    ir.arg_name_start.push(ir.arg_names.len() as u32);
     ir.build_uses();
     debug_assert!(ir.verify().is_empty(), "{:?}", ir.verify());
     Ok(ir)
@@ -110,6 +111,7 @@ impl<'a, 'm> Builder<'a, 'm> {
     fn new(m: &'m Module, file: &'a str, src: &'a str) -> Self {
         let mut ir = Ir {
             op_start: vec![0],
+            arg_name_start: Vec::new(),
             expr_op_start: vec![0],
             ..Ir::default()
         };
@@ -831,9 +833,11 @@ impl<'a, 'm> Builder<'a, 'm> {
                     let a = self.ir.arg_ty.push(ty);
                     self.ir.arg_attrs.push(set);
                     self.ir.arg_func.push(f);
+                    self.ir.arg_name_start.push(self.ir.arg_names.len() as u32);
                     params.push(ty);
                     let n = self.p.peek();
                     if n.kind == Tk::Local && !n.nl_before {
+                        self.ir.arg_names.push_str(self.text(n));
                         self.p.next();
                         let raw = &self.text(n)[1..];
                         if let Ok(k) = raw.parse::<u32>() {

@@ -67,3 +67,17 @@ fn operands_resolve_to_definitions() {
     let mf = m.function_by_name("malloc").unwrap();
     assert_eq!(ir.func(mf).fn_ty, ir.call_fn_ty(c));
 }
+
+#[test]
+fn returning_a_pointer_to_a_void_function_is_a_value() {
+    let text = "define void (i32)* @f(void (i32)* %p) {\n  ret void (i32)* %p\n}\n\
+                define void @g() {\n  ret void\n}\n";
+    let m = parse_with("t.ll", text, OPTS).unwrap();
+    let ir = m.ir().unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let g = m.function_by_name("g").unwrap();
+    let rf = ir.insts(f).last().unwrap();
+    let rg = ir.insts(g).last().unwrap();
+    assert_eq!(ir.operands(rf), &[Value::Arg(ir.arg(f, 0).unwrap())]);
+    assert!(ir.operands(rg).is_empty());
+}
