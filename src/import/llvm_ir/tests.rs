@@ -426,17 +426,59 @@ fn instruction_view_agrees_with_the_first_pass() {
                 ));
             }
         }
-        let seq = super::parse_sequential(&name, &text).unwrap();
-        let seq_ir = super::ir::build(
-            &seq,
-            &name,
-            &text,
-            &super::parse_sequential_spans(&name, &text).unwrap().1,
-        )
-        .unwrap();
+        // one thread: the first pass and the instruction pass both run sequentially
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let seq = one
+            .install(|| super::parse_with(&name, &text, opts))
+            .unwrap();
         assert!(
-            *ir == seq_ir,
+            m == seq,
             "{name}: the parallel parse's instruction view differs"
+        );
+    }
+}
+
+/// What the instruction pass costs on top of the first parse (`ILKIT_EXTRA_LL` or the
+/// corpus modules): best of 5 each, printed. `cargo test --release --lib --
+/// --ignored instruction_pass_cost --nocapture`
+#[test]
+#[ignore]
+fn instruction_pass_cost() {
+    let mut files = corpus_ll_files().unwrap_or_default();
+    if let Ok(extra) = std::env::var("ILKIT_EXTRA_LL") {
+        files = extra.split(':').map(PathBuf::from).collect();
+    }
+    let opts = super::ParseOptions { instructions: true };
+    for ll in files {
+        let text = std::fs::read_to_string(&ll).unwrap();
+        let name = ll.display().to_string();
+        let best = |f: &dyn Fn()| {
+            (0..5)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64()
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        let plain = best(&|| {
+            super::parse(&name, &text).unwrap();
+        });
+        let with_ir = best(&|| {
+            super::parse_with(&name, &text, opts).unwrap();
+        });
+        let m = super::parse_with(&name, &text, opts).unwrap();
+        let ir = m.ir().unwrap();
+        eprintln!(
+            "{name}: {:.1} MB, {} instructions; parse {:.0} ms, with instructions {:.0} ms (+{:.0}%)",
+            text.len() as f64 / 1e6,
+            ir.num_insts(),
+            plain * 1e3,
+            with_ir * 1e3,
+            100.0 * (with_ir - plain) / plain
         );
     }
 }

@@ -25,9 +25,11 @@ use crate::llvm::ir::{
 use crate::llvm::types::{FloatKind, TypeIdx, TypeKind};
 use crate::llvm::{AliasIdx, FuncIdx, GlobalIdx, Module};
 use ahash::AHashMap;
+use rayon::prelude::*;
 use std::borrow::Cow;
 
 mod inst;
+mod merge;
 #[cfg(test)]
 mod tests;
 
@@ -55,8 +57,27 @@ pub(super) fn build(m: &Module, file: &str, text: &str, spans: &Spans) -> Result
     for (k, &p) in spans.aliases.iter().enumerate() {
         b.alias(AliasIdx::new(k), p)?;
     }
-    for (k, &p) in spans.funcs.iter().enumerate() {
-        b.function(FuncIdx::new(k), p)?;
+    let chunks = merge::chunks(spans, text.len(), rayon::current_num_threads());
+    if chunks.len() < 2 {
+        for (k, &p) in spans.funcs.iter().enumerate() {
+            b.function(FuncIdx::new(k), p)?;
+        }
+    } else {
+        let base = &b;
+        let frags: Vec<Result<Builder<'_, '_>, ParseError>> = chunks
+            .par_iter()
+            .map(|r| {
+                let mut c = base.fork();
+                for k in r.clone() {
+                    c.function(FuncIdx::new(k), spans.funcs[k])?;
+                }
+                Ok(c)
+            })
+            .collect();
+        let marks = b.marks();
+        for f in frags {
+            b.absorb(f?, &marks);
+        }
     }
     let mut ir = b.ir;
     ir.arg_name_start.push(ir.arg_names.len() as u32);
@@ -91,6 +112,8 @@ struct Builder<'a, 'm> {
     ir: Ir,
     ty_cache: AHashMap<&'a str, TypeIdx>,
     expr_map: AHashMap<(TypeIdx, &'a str), ExprIdx>,
+    /// The interning key of each constant expression (what a merge dedupes by).
+    expr_keys: Vec<(TypeIdx, &'a str)>,
     groups: AHashMap<u32, AttrSet>,
     /// The module spells pointers `ptr`.
     opaque: bool,
@@ -135,6 +158,7 @@ impl<'a, 'm> Builder<'a, 'm> {
             ir,
             ty_cache: AHashMap::new(),
             expr_map: AHashMap::new(),
+            expr_keys: Vec::new(),
             groups: AHashMap::new(),
             opaque: false,
             depth: 0,
@@ -666,6 +690,7 @@ impl<'a, 'm> Builder<'a, 'm> {
         }
         ir.expr_op_start.push(ir.expr_operands.len() as u32);
         self.expr_map.insert(key, e);
+        self.expr_keys.push(key);
         Ok(Value::Expr(e))
     }
 
