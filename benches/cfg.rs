@@ -14,7 +14,7 @@
 
 use divan::{black_box, counter::BytesCount, Bencher};
 use ilkit::cfg::edgemap::FnvEdgeMap;
-use ilkit::cfg::{Cfg, Term};
+use ilkit::cfg::{BlockIdx, Cfg, Term};
 use ilkit::graph::dom::DomTree;
 use ilkit::graph::rpo::{Rpo, RpoVariant};
 use ilkit::graph::Successors;
@@ -40,7 +40,7 @@ impl Rng {
 fn cfg_from(n: usize, edges: &[(u32, u32)]) -> Cfg {
     let mut succs = vec![Vec::new(); n];
     for &(a, b) in edges {
-        succs[a as usize].push(b);
+        succs[a as usize].push(BlockIdx(b));
     }
     Cfg::from_parts(
         "bench".into(),
@@ -195,7 +195,7 @@ fn run(bencher: Bencher, (n, e): (usize, Vec<(u32, u32)>), algo: Algo) {
             Algo::SemiNca => dom.compute_semi_nca(&cfg),
             Algo::Petgraph => unreachable!(),
         }
-        black_box(dom.idom[n - 1])
+        black_box(dom.idom[BlockIdx::new(n - 1)])
     });
 }
 
@@ -365,9 +365,9 @@ mod edges {
         let cfg = cfg_from(N, &unstructured(N, 7));
         bencher.bench_local(|| {
             let mut s = 0u64;
-            for b in 0..N as u32 {
+            for b in cfg.blocks() {
                 for &t in cfg.successors(b) {
-                    s += t as u64;
+                    s += t.0 as u64;
                 }
             }
             black_box(s)
@@ -380,9 +380,9 @@ mod edges {
         let map = FnvEdgeMap::from_graph(&cfg);
         bencher.bench_local(|| {
             let mut s = 0u64;
-            for b in 0..N as u32 {
+            for b in cfg.blocks() {
                 for &t in map.get(b).unwrap_or(&[]) {
-                    s += t as u64;
+                    s += t.0 as u64;
                 }
             }
             black_box(s)

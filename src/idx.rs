@@ -261,13 +261,17 @@ impl<I: Idx, T> IndexVec<I, T> {
 
     /// `(index, element)` pairs in index order.
     #[inline]
-    pub fn iter_enumerated(&self) -> impl DoubleEndedIterator<Item = (I, &T)> + '_ {
+    pub fn iter_enumerated(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = (I, &T)> + ExactSizeIterator + Clone + '_ {
         self.raw.iter().enumerate().map(|(i, t)| (I::new(i), t))
     }
 
     /// Every index, in order.
     #[inline]
-    pub fn indices(&self) -> impl DoubleEndedIterator<Item = I> + ExactSizeIterator + 'static {
+    pub fn indices(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = I> + ExactSizeIterator + Clone + 'static {
         (0..self.raw.len()).map(I::new)
     }
 

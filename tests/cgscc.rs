@@ -2,7 +2,7 @@
 //! errors, CLI, and the corpus (skipped when ../shared/corpus is absent).
 
 use ilkit::callgraph::{NodeIdx, SccIdx};
-use ilkit::cgscc::summary::{CallLoc, CallSummary, CallTarget};
+use ilkit::cgscc::summary::{CallLoc, CallSummary, CallTarget, HistIdx, LocIdx};
 use ilkit::cgscc::{
     check_visit_order, parse_pipeline, Abort, CgsccModule, CgsccPass, NoInstrumentation, Options,
     PassContext, PassLog, PassManager, PassResult, Remark, RemarkKind, Replay, ReplayFallback,
@@ -91,7 +91,6 @@ fn knobs_nvidia_budget_inlines_big() {
     let calls: Vec<_> = m
         .graph
         .cached_edges(main)
-        .iter()
         .filter(|e| e.is_call())
         .map(|e| m.graph.name(e.target))
         .collect();
@@ -189,25 +188,21 @@ impl CgsccPass for Promote {
         if cx.m.graph.scc_of(n) != Some(scc) || self.done >= self.limit {
             return Ok(PassResult::Unchanged);
         }
-        let refs = &mut cx.m.summ.refs[n as usize];
-        let Some(pos) = refs
-            .iter()
-            .position(|&t| cx.m.summ.is_definition[t as usize])
-        else {
+        let refs = &mut cx.m.summ.refs[n];
+        let Some(pos) = refs.iter().position(|&t| cx.m.summ.is_definition[t]) else {
             return Ok(PassResult::Unchanged);
         };
         let t: NodeIdx = refs.remove(pos);
-        let loc = cx.m.summ.locs.len() as u32;
-        cx.m.summ.locs.push(CallLoc {
+        let loc = cx.m.summ.locs.push(CallLoc {
             func: n,
             ordinal: 99,
-            inlined_at: u32::MAX,
+            inlined_at: LocIdx::NONE,
         });
-        cx.m.summ.calls[n as usize].push(CallSummary {
+        cx.m.summ.calls[n].push(CallSummary {
             callee: CallTarget::Function(t),
             arg_count: 0,
             loc,
-            history: u32::MAX,
+            history: HistIdx::NONE,
         });
         self.done += 1;
         let edges = cx.m.summary_edges(n);
@@ -316,7 +311,7 @@ fn kernels_are_roots_visited_last_and_attrs() {
     let v = visits(&m, &r.unwrap());
     let pos = |n: &str| v.iter().position(|s| s.iter().any(|x| x == n)).unwrap();
     assert!(pos("dev2") < pos("dev1") && pos("dev1") < pos("k1") && pos("dev2") < pos("k2"));
-    let k = |n| m.summ.is_kernel[m.summ.index_of(n).unwrap() as usize];
+    let k = |n| m.summ.is_kernel[m.summ.index_of(n).unwrap()];
     assert!(k("k1") && k("k2") && !k("dev1"));
     let a = |n| m.inferred_attrs(m.summ.index_of(n).unwrap());
     assert_eq!(a("dev2"), "norecurse readnone");
@@ -663,18 +658,16 @@ fn random_modules_against_reachability_oracle() {
         let order = check_visit_order(&initial, &cm.summ, &rep.visits);
         assert!(order.is_empty(), "{order:?}\n{ctx}");
         let g = &cm.graph;
-        let live: Vec<u32> = (0..g.num_nodes() as u32)
-            .filter(|&x| g.scc_of(x).is_some())
-            .collect();
+        let live: Vec<NodeIdx> = g.nodes().filter(|&x| g.scc_of(x).is_some()).collect();
         // call reachability by DFS from every live node
-        let reach = |a: u32| {
+        let reach = |a: NodeIdx| {
             let mut seen = vec![false; g.num_nodes()];
             let mut st = vec![a];
-            seen[a as usize] = true;
+            seen[a.idx()] = true;
             while let Some(x) = st.pop() {
-                for e in g.cached_edges(x).iter().filter(|e| e.is_call()) {
-                    if !seen[e.target as usize] {
-                        seen[e.target as usize] = true;
+                for e in g.cached_edges(x).filter(|e| e.is_call()) {
+                    if !seen[e.target.idx()] {
+                        seen[e.target.idx()] = true;
                         st.push(e.target);
                     }
                 }
@@ -684,13 +677,19 @@ fn random_modules_against_reachability_oracle() {
         let reaches: Vec<Vec<bool>> = live.iter().map(|&a| reach(a)).collect();
         for (i, &a) in live.iter().enumerate() {
             let mut want = cm.summary_edges(a);
-            let mut got = g.cached_edges(a).to_vec();
+            let mut got: Vec<_> = g.cached_edges(a).collect();
             want.sort_by_key(|e| e.target);
             got.sort_by_key(|e| e.target);
-            assert_eq!(got, want, "edges of f{a}\n{ctx}");
+            assert_eq!(got, want, "edges of f{}\n{ctx}", a.0);
             for (j, &b) in live.iter().enumerate() {
-                let mutual = a == b || (reaches[i][b as usize] && reaches[j][a as usize]);
-                assert_eq!(g.scc_of(a) == g.scc_of(b), mutual, "f{a} f{b}\n{ctx}");
+                let mutual = a == b || (reaches[i][b.idx()] && reaches[j][a.idx()]);
+                assert_eq!(
+                    g.scc_of(a) == g.scc_of(b),
+                    mutual,
+                    "f{} f{}\n{ctx}",
+                    a.0,
+                    b.0
+                );
             }
         }
     }

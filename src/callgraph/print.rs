@@ -14,7 +14,7 @@ impl LazyCallGraph {
             "Printing the call graph for module: {}\n\n",
             self.module_id
         );
-        for n in 0..self.num_nodes() as u32 {
+        for n in self.nodes() {
             if self.is_removed(n) {
                 continue;
             }
@@ -27,7 +27,7 @@ impl LazyCallGraph {
             out.push('\n');
         }
         self.build_ref_sccs();
-        let order: Vec<u32> = self.postorder_refsccs().collect();
+        let order: Vec<_> = self.postorder_refsccs().collect();
         for r in order {
             let sccs = self.refscc_sccs(r);
             let _ = writeln!(out, "  RefSCC with {} call SCCs:", sccs.len());
@@ -47,7 +47,7 @@ impl LazyCallGraph {
     pub fn print_dot(&mut self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "digraph \"{}\" {{", dot_escape(&self.module_id));
-        for n in 0..self.num_nodes() as u32 {
+        for n in self.nodes() {
             if self.is_removed(n) {
                 continue;
             }

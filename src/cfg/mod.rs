@@ -37,28 +37,10 @@ pub mod update;
 
 use crate::graph::dom::DomTree;
 use crate::graph::rpo::{Rpo, RpoVariant};
-use crate::graph::{Csr, DirectedGraph, Predecessors, Successors, WithStart, NONE};
+use crate::graph::{Csr, DirectedGraph, Predecessors, Successors, WithStart};
+pub use crate::idx::BlockIdx;
+use crate::idx::IndexVec;
 use loops::LoopForest;
-use std::fmt;
-
-/// Dense block index; prints as `bixN` like ptxas' dumps. `BlockIdx::NONE == u32::MAX`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct BlockIdx(pub u32);
-
-impl BlockIdx {
-    /// The reserved "none" index.
-    pub const NONE: BlockIdx = BlockIdx(NONE);
-    /// As a `usize` for indexing.
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for BlockIdx {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bix{}", self.0)
-    }
-}
 
 /// How a block ends (the seed's successor table, plus LLVM IR terminators).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,30 +118,31 @@ impl Term {
 /// One function's control-flow graph.
 ///
 /// Per-block columns (`block_name`, `label_id`, `term`, `insn_start`, `insn_len`) are keyed
-/// by block index; `succ` / `pred` are CSR keyed by block index; `insn_pool` holds
-/// instruction ids (indices into the source function's instruction table).
+/// by [`BlockIdx`]; `succ` / `pred` are CSR keyed by block; `insn_pool` holds instruction
+/// ids (indices into the source function's instruction table, plain integers: they are
+/// not blocks).
 #[derive(Clone, Debug, Default)]
 pub struct Cfg {
     /// Function name.
     pub name: String,
     /// Block names (label, LLVM name); empty = unnamed, printed as `bixN`.
-    pub block_name: Vec<String>,
+    pub block_name: IndexVec<BlockIdx, String>,
     /// Label / source-line identifier shown as `L%x` in the DOT dump.
-    pub label_id: Vec<u32>,
+    pub label_id: IndexVec<BlockIdx, u32>,
     /// How each block ends.
-    pub term: Vec<Term>,
+    pub term: IndexVec<BlockIdx, Term>,
     /// First entry of each block's instruction list in `insn_pool`.
-    pub insn_start: Vec<u32>,
+    pub insn_start: IndexVec<BlockIdx, u32>,
     /// Length of each block's instruction list.
-    pub insn_len: Vec<u32>,
+    pub insn_len: IndexVec<BlockIdx, u32>,
     /// Pooled instruction-id lists.
     pub insn_pool: Vec<u32>,
     /// Successors in the seed's order (taken target before fall-through; LLVM order).
-    pub succ: Csr,
+    pub succ: Csr<BlockIdx>,
     /// Predecessors (transpose of `succ`, sources in increasing order).
-    pub pred: Csr,
+    pub pred: Csr<BlockIdx>,
     /// Current block order (layout); starts as source order.
-    pub layout: Vec<u32>,
+    pub layout: Vec<BlockIdx>,
     /// ptxas `--dont-merge-basicblocks`: makes [`Cfg::merge_blocks`] a no-op.
     pub dont_merge_basicblocks: bool,
     /// Bumped on every mutation.
@@ -167,30 +150,36 @@ pub struct Cfg {
 }
 
 impl DirectedGraph for Cfg {
+    type Node = BlockIdx;
     fn num_nodes(&self) -> usize {
         self.term.len()
     }
 }
 impl Successors for Cfg {
     #[inline]
-    fn successors(&self, b: u32) -> &[u32] {
-        self.succ.successors(b)
+    fn successors(&self, b: BlockIdx) -> &[BlockIdx] {
+        self.succ.row(b)
+    }
+    #[inline]
+    fn prefetch_successors(&self, b: BlockIdx) {
+        self.succ.prefetch_successors(b)
     }
 }
 impl Predecessors for Cfg {
     #[inline]
-    fn predecessors(&self, b: u32) -> &[u32] {
-        self.pred.successors(b)
+    fn predecessors(&self, b: BlockIdx) -> &[BlockIdx] {
+        self.pred.row(b)
     }
 }
 impl WithStart for Cfg {
-    fn start_node(&self) -> u32 {
-        0
+    fn start_node(&self) -> BlockIdx {
+        self.entry()
     }
 }
 
 impl Cfg {
-    /// Builds a CFG from per-block data and successor lists (`succs[b]` in edge order).
+    /// Builds a CFG from per-block data (column `k` is block `k`) and successor lists
+    /// (`succs[b]` in edge order).
     ///
     /// # Panics
     /// If the columns disagree in length or a successor is out of range.
@@ -200,7 +189,7 @@ impl Cfg {
         label_id: Vec<u32>,
         term: Vec<Term>,
         insns: Vec<Vec<u32>>,
-        succs: &[Vec<u32>],
+        succs: &[Vec<BlockIdx>],
     ) -> Cfg {
         let n = term.len();
         assert!(
@@ -209,12 +198,12 @@ impl Cfg {
         );
         let mut edges = Vec::new();
         for (b, ss) in succs.iter().enumerate() {
-            edges.extend(ss.iter().map(|&s| (b as u32, s)));
+            edges.extend(ss.iter().map(|&s| (BlockIdx::new(b), s)));
         }
         let succ = Csr::from_edges(n, &edges);
         let pred = succ.transpose();
-        let mut insn_start = Vec::with_capacity(n);
-        let mut insn_len = Vec::with_capacity(n);
+        let mut insn_start = IndexVec::with_capacity(n);
+        let mut insn_len = IndexVec::with_capacity(n);
         let mut insn_pool = Vec::new();
         for l in insns {
             insn_start.push(insn_pool.len() as u32);
@@ -223,23 +212,33 @@ impl Cfg {
         }
         Cfg {
             name,
-            block_name,
-            label_id,
-            term,
+            block_name: IndexVec::from_raw(block_name),
+            label_id: IndexVec::from_raw(label_id),
+            term: IndexVec::from_raw(term),
             insn_start,
             insn_len,
             insn_pool,
             succ,
             pred,
-            layout: (0..n as u32).collect(),
+            layout: (0..n).map(BlockIdx::new).collect(),
             dont_merge_basicblocks: false,
             epoch: 0,
         }
     }
 
+    /// The entry block (block 0: imported CFGs number the entry first).
+    pub fn entry(&self) -> BlockIdx {
+        BlockIdx(0)
+    }
+
     /// Number of blocks.
     pub fn num_blocks(&self) -> usize {
         self.term.len()
+    }
+
+    /// Every block, in index order.
+    pub fn blocks(&self) -> impl DoubleEndedIterator<Item = BlockIdx> + ExactSizeIterator {
+        self.term.indices()
     }
 
     /// Number of edges.
@@ -248,32 +247,32 @@ impl Cfg {
     }
 
     /// Display name: the block's name, or `bixN` when unnamed.
-    pub fn display_name(&self, b: u32) -> String {
-        let n = &self.block_name[b as usize];
+    pub fn display_name(&self, b: BlockIdx) -> String {
+        let n = &self.block_name[b];
         if n.is_empty() {
-            format!("bix{b}")
+            format!("bix{}", b.0)
         } else {
             n.clone()
         }
     }
 
     /// Instruction ids of block `b`.
-    pub fn insns(&self, b: u32) -> &[u32] {
-        let s = self.insn_start[b as usize] as usize;
-        &self.insn_pool[s..s + self.insn_len[b as usize] as usize]
+    pub fn insns(&self, b: BlockIdx) -> &[u32] {
+        let s = self.insn_start[b] as usize;
+        &self.insn_pool[s..s + self.insn_len[b] as usize]
     }
 
     /// All edges `(source, target)`, source-major, in stored order.
-    pub fn edges(&self) -> Vec<(u32, u32)> {
+    pub fn edges(&self) -> Vec<(BlockIdx, BlockIdx)> {
         let mut e = Vec::with_capacity(self.num_edges());
-        for b in 0..self.num_blocks() as u32 {
+        for b in self.blocks() {
             e.extend(self.successors(b).iter().map(|&s| (b, s)));
         }
         e
     }
 
     /// Replaces all edges (keeps per-block order) and rebuilds `pred`; bumps `epoch`.
-    pub fn set_edges(&mut self, edges: &[(u32, u32)]) {
+    pub fn set_edges(&mut self, edges: &[(BlockIdx, BlockIdx)]) {
         self.succ = Csr::from_edges(self.num_blocks(), edges);
         self.pred = self.succ.transpose();
         self.epoch += 1;
@@ -322,8 +321,11 @@ impl Cfg {
                 ));
                 return errs;
             }
-            if let Some(&t) = c.targets.iter().find(|&&t| t as usize >= n) {
-                errs.push(format!("cfg {}: {what} target {t} out of range", self.name));
+            if let Some(&t) = c.targets.iter().find(|&&t| t.idx() >= n) {
+                errs.push(format!(
+                    "cfg {}: {what} target {} out of range",
+                    self.name, t.0
+                ));
                 return errs;
             }
         }
@@ -334,19 +336,19 @@ impl Cfg {
             ));
         }
         let map = edgemap::FnvEdgeMap::from_graph(self);
-        for b in 0..n as u32 {
+        for b in self.blocks() {
             if map.get(b) != Some(self.successors(b)) {
                 errs.push(format!(
-                    "cfg {}: edge map disagrees with succ at bix{b}",
-                    self.name
+                    "cfg {}: edge map disagrees with succ at bix{}",
+                    self.name, b.0
                 ));
             }
         }
-        for b in 0..n {
+        for b in self.blocks() {
             if (self.insn_start[b] as u64 + self.insn_len[b] as u64) > self.insn_pool.len() as u64 {
                 errs.push(format!(
-                    "cfg {}: bix{b} instruction range out of the pool",
-                    self.name
+                    "cfg {}: bix{} instruction range out of the pool",
+                    self.name, b.0
                 ));
             }
         }
@@ -355,7 +357,7 @@ impl Cfg {
             || self
                 .layout
                 .iter()
-                .any(|&b| (b as usize) >= n || std::mem::replace(&mut seen[b as usize], true))
+                .any(|&b| b.idx() >= n || std::mem::replace(&mut seen[b.idx()], true))
         {
             errs.push(format!(
                 "cfg {}: layout is not a permutation of the blocks",
@@ -384,11 +386,11 @@ pub enum DomAlgo {
 #[derive(Clone, Debug, Default)]
 pub struct CfgInfo {
     /// Reverse post-order (ptxas traversal).
-    pub rpo: Rpo,
+    pub rpo: Rpo<BlockIdx>,
     /// DFS backedges `(src, dst)` with `rpo[dst] <= rpo[src]`, source-major.
-    pub backedges: Vec<(u32, u32)>,
+    pub backedges: Vec<(BlockIdx, BlockIdx)>,
     /// Dominator tree ([`DomAlgo::Auto`]: Semi-NCA over the RPO's DFS tree).
-    pub dom: DomTree,
+    pub dom: DomTree<BlockIdx>,
     /// Natural loops and irreducible edges.
     pub loops: LoopForest,
     epoch: u64,
@@ -458,7 +460,7 @@ impl CfgInfo {
     }
 
     /// `idom` of block `b` as an option (`None` for the entry and unreachable blocks).
-    pub fn idom(&self, b: u32) -> Option<u32> {
+    pub fn idom(&self, b: BlockIdx) -> Option<BlockIdx> {
         self.dom.idom_of(b)
     }
 }

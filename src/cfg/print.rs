@@ -5,18 +5,19 @@
 //! deterministic. O(N + E) each.
 
 use super::{Cfg, CfgInfo};
-use crate::graph::{Successors, NONE};
+use crate::graph::Successors;
+use crate::idx::BlockIdx;
 use std::fmt::Write;
 
 /// Graphviz DOT, as `sub_BE21D0` prints it (`L%x` is the block's label id in hex).
 pub fn dot(cfg: &Cfg, out: &mut String) {
     out.push_str("digraph f {\n");
     out.push_str("node [fontname=\"Courier\",fontsize=10,shape=Mrecord];\n");
-    for b in 0..cfg.num_blocks() as u32 {
-        let _ = writeln!(out, "\"bix{b}\"");
-        let _ = writeln!(out, "[label=\"bix{b}(L{:x})\"]", cfg.label_id[b as usize]);
+    for b in cfg.blocks() {
+        let _ = writeln!(out, "\"bix{}\"", b.0);
+        let _ = writeln!(out, "[label=\"bix{}(L{:x})\"]", b.0, cfg.label_id[b]);
         for &s in cfg.successors(b) {
-            let _ = writeln!(out, "bix{b} -> bix{s}");
+            let _ = writeln!(out, "bix{} -> bix{}", b.0, s.0);
         }
     }
     out.push_str("}\n");
@@ -24,9 +25,9 @@ pub fn dot(cfg: &Cfg, out: &mut String) {
 
 /// The edge list, one `bix%d -> bix%d` line per edge (`sub_BDE8B0`).
 pub fn edges(cfg: &Cfg, out: &mut String) {
-    for b in 0..cfg.num_blocks() as u32 {
+    for b in cfg.blocks() {
         for &s in cfg.successors(b) {
-            let _ = writeln!(out, "bix{b} -> bix{s}");
+            let _ = writeln!(out, "bix{} -> bix{}", b.0, s.0);
         }
     }
 }
@@ -34,12 +35,14 @@ pub fn edges(cfg: &Cfg, out: &mut String) {
 /// The RPO and backedge dump (`sub_BDEA50`). Unreachable blocks print `RPONum: -1`.
 pub fn rpo(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str("Showing RPO state for each basic block:\n");
-    for b in 0..cfg.num_blocks() {
-        let r = info.rpo.rpo_number[b];
-        if r == NONE {
-            let _ = writeln!(out, "bix{b} -> RPONum: -1");
-        } else {
-            let _ = writeln!(out, "bix{b} -> RPONum: {r}");
+    for b in cfg.blocks() {
+        match info.rpo.number(b) {
+            None => {
+                let _ = writeln!(out, "bix{} -> RPONum: -1", b.0);
+            }
+            Some(r) => {
+                let _ = writeln!(out, "bix{} -> RPONum: {r}", b.0);
+            }
         }
     }
     out.push_str("RPO traversal order: [");
@@ -47,42 +50,45 @@ pub fn rpo(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
         if i > 0 {
             out.push_str(", ");
         }
-        let _ = write!(out, "{b}");
+        let _ = write!(out, "{}", b.0);
     }
     out.push_str("]\n");
     out.push_str("Showing backedge info:\n");
     for &(a, b) in &info.backedges {
-        let _ = writeln!(out, "bix{a} -> backedge's successor BB: {b}");
+        let _ = writeln!(out, "bix{} -> backedge's successor BB: {}", a.0, b.0);
     }
 }
 
-fn list(out: &mut String, it: impl IntoIterator<Item = u32>) {
+/// `[0,1,2]`: block numbers.
+fn list(out: &mut String, it: impl IntoIterator<Item = BlockIdx>) {
     out.push('[');
     for (i, x) in it.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{x}");
+        let _ = write!(out, "{}", x.0);
     }
     out.push(']');
 }
 
-fn pairs(out: &mut String, it: &[(u32, u32)]) {
+fn pairs(out: &mut String, it: &[(BlockIdx, BlockIdx)]) {
     out.push('[');
     for (i, (a, b)) in it.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "[{a},{b}]");
+        let _ = write!(out, "[{},{}]", a.0, b.0);
     }
     out.push(']');
 }
 
-fn opt(out: &mut String, x: u32) {
-    if x == NONE {
-        out.push_str("null");
-    } else {
-        let _ = write!(out, "{x}");
+/// A number or `null`.
+fn opt(out: &mut String, x: Option<u32>) {
+    match x {
+        None => out.push_str("null"),
+        Some(x) => {
+            let _ = write!(out, "{x}");
+        }
     }
 }
 
@@ -93,8 +99,8 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str("{\"function\":");
     out.push_str(&serde_json::Value::from(cfg.name.as_str()).to_string());
     out.push_str(",\"blocks\":[");
-    for b in 0..cfg.num_blocks() as u32 {
-        if b > 0 {
+    for b in cfg.blocks() {
+        if b.0 > 0 {
             out.push(',');
         }
         out.push_str(&serde_json::Value::from(cfg.display_name(b)).to_string());
@@ -104,24 +110,24 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str(",\"rpo\":");
     list(out, info.rpo.rpo_array.iter().copied());
     out.push_str(",\"idom\":[");
-    for b in 0..cfg.num_blocks() as u32 {
-        if b > 0 {
+    for b in cfg.blocks() {
+        if b.0 > 0 {
             out.push(',');
         }
-        opt(out, info.idom(b).unwrap_or(NONE));
+        opt(out, info.idom(b).map(|d| d.0));
     }
     out.push_str("],\"backedges\":");
     pairs(out, &info.backedges);
     out.push_str(",\"loops\":[");
     let lf = &info.loops;
-    for l in 0..lf.len() {
-        if l > 0 {
+    for l in lf.loops() {
+        if l.0 > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{{\"header\":{},\"blocks\":", lf.header[l]);
-        list(out, lf.loop_blocks(l as u32).iter().copied());
+        let _ = write!(out, "{{\"header\":{},\"blocks\":", lf.header[l].0);
+        list(out, lf.loop_blocks(l).iter().copied());
         let _ = write!(out, ",\"depth\":{},\"parent\":", lf.depth[l]);
-        opt(out, lf.parent[l]);
+        opt(out, lf.parent_of(l).map(|p| p.0));
         out.push('}');
     }
     out.push_str("],\"unreachable\":");
@@ -129,11 +135,11 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str(",\"irreducible_edges\":");
     pairs(out, &lf.irreducible_edges);
     out.push_str(",\"irreducible_cycles\":[");
-    for c in 0..lf.irreducible_count() as u32 {
-        if c > 0 {
+    for (i, c) in lf.irreducible_sccs.rows().enumerate() {
+        if i > 0 {
             out.push(',');
         }
-        list(out, lf.irreducible_sccs.successors(c).iter().copied());
+        list(out, lf.cycle_blocks(c).iter().copied());
     }
     out.push_str("]}");
 }
@@ -151,7 +157,7 @@ mod tests {
             vec![0, 0x10, 0x20, 0x30],
             vec![Term::CondBra, Term::Fallthrough, Term::CondBra, Term::Ret],
             vec![vec![]; 4],
-            &[vec![1, 3], vec![2], vec![1, 3], vec![]],
+            &[&[1, 3][..], &[2], &[1, 3], &[]].map(|l| l.iter().map(|&b| BlockIdx(b)).collect()),
         );
         let mut s = String::new();
         dot(&cfg, &mut s);

@@ -4,6 +4,8 @@
 #[cfg(test)]
 use super::Term;
 use super::{Cfg, CfgInfo};
+#[cfg(test)]
+use crate::idx::BlockIdx;
 
 /// CFG statistics of one file (sums over its functions with a body).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,7 +74,7 @@ mod tests {
             vec![0, 2],
             vec![Term::CondBra, Term::Ret],
             vec![vec![0, 1], vec![2]],
-            &[vec![0, 1], vec![]],
+            &[vec![BlockIdx(0), BlockIdx(1)], vec![]],
         );
         let s = summarize(std::slice::from_ref(&cfg));
         assert_eq!(

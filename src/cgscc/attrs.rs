@@ -27,13 +27,12 @@ impl CgsccPass for FunctionAttrs {
         let mut mem = MemEffect::None;
         let mut norec = nodes.len() == 1;
         for &n in &nodes {
-            mem = mem.max(s.local_mem[n as usize]);
-            for c in &s.calls[n as usize] {
+            mem = mem.max(s.local_mem[n]);
+            for c in &s.calls[n] {
                 match c.callee {
                     CallTarget::Function(t) if m.graph.scc_of(t) == Some(scc) => norec = false,
                     CallTarget::Function(t) => {
-                        let t = t as usize;
-                        if s.is_definition[t] && !m.graph.is_removed(t as u32) {
+                        if s.is_definition[t] && !m.graph.is_removed(t) {
                             mem = mem.max(
                                 m.inferred_mem[t]
                                     .unwrap_or(s.declared_mem[t])
@@ -42,7 +41,7 @@ impl CgsccPass for FunctionAttrs {
                             norec &= m.inferred_norecurse[t] || s.declared_norecurse[t];
                         } else {
                             mem = mem.max(s.declared_mem[t]);
-                            norec &= s.declared_norecurse[t] || s.is_intrinsic(t as u32);
+                            norec &= s.declared_norecurse[t] || s.is_intrinsic(t);
                         }
                     }
                     CallTarget::Indirect => {
@@ -55,13 +54,11 @@ impl CgsccPass for FunctionAttrs {
         }
         let mut changed = PassResult::Unchanged;
         for &n in &nodes {
-            let eff = mem.min(cx.m.summ.declared_mem[n as usize]);
-            let nr = norec || cx.m.summ.declared_norecurse[n as usize];
-            if cx.m.inferred_mem[n as usize] != Some(eff)
-                || cx.m.inferred_norecurse[n as usize] != nr
-            {
-                cx.m.inferred_mem[n as usize] = Some(eff);
-                cx.m.inferred_norecurse[n as usize] = nr;
+            let eff = mem.min(cx.m.summ.declared_mem[n]);
+            let nr = norec || cx.m.summ.declared_norecurse[n];
+            if cx.m.inferred_mem[n] != Some(eff) || cx.m.inferred_norecurse[n] != nr {
+                cx.m.inferred_mem[n] = Some(eff);
+                cx.m.inferred_norecurse[n] = nr;
                 changed = PassResult::Changed;
             }
         }
@@ -72,12 +69,12 @@ impl CgsccPass for FunctionAttrs {
 impl super::CgsccModule {
     /// Inferred attributes of node `n` as LLVM would print them (`norecurse readnone`);
     /// empty when nothing was inferred.
-    pub fn inferred_attrs(&self, n: u32) -> String {
+    pub fn inferred_attrs(&self, n: crate::callgraph::NodeIdx) -> String {
         let mut out = Vec::new();
-        if self.inferred_norecurse[n as usize] {
+        if self.inferred_norecurse[n] {
             out.push("norecurse");
         }
-        if let Some(e) = self.inferred_mem[n as usize] {
+        if let Some(e) = self.inferred_mem[n] {
             if !e.attr().is_empty() {
                 out.push(e.attr());
             }

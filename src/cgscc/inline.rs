@@ -27,7 +27,7 @@
 use super::summary::{CallSummary, CallTarget, ReplayFormat, Summaries};
 use super::{Abort, CgsccPass, PassContext, PassResult};
 use crate::callgraph::{NodeIdx, SccIdx};
-use crate::graph::NONE;
+use crate::cgscc::summary::CallIdx;
 use ahash::AHashSet;
 
 /// Replay scope (`cgscc-inline-replay-scope`).
@@ -285,32 +285,28 @@ enum Decision {
 
 /// Merges callee `f` into call site `i` of `n` (the call is removed, the callee's call
 /// sites appended with rebased locations and a new history row).
-pub fn inline_call(s: &mut Summaries, n: NodeIdx, i: usize, f: NodeIdx) {
-    let call = s.calls[n as usize].remove(i);
-    let h = s.history.len() as u32;
-    s.history.push((f, call.history));
-    let callee_calls = s.calls[f as usize].clone();
+pub fn inline_call(s: &mut Summaries, n: NodeIdx, i: CallIdx, f: NodeIdx) {
+    let call = s.calls[n].remove(i.idx());
+    let h = s.history.push((f, call.history));
+    let callee_calls = s.calls[f].clone();
     for cs in callee_calls {
         let loc = s.rebase_loc(cs.loc, call.loc);
-        s.calls[n as usize].push(CallSummary {
+        s.calls[n].push(CallSummary {
             callee: cs.callee,
             arg_count: cs.arg_count,
             loc,
             history: h,
         });
     }
-    let (a, b) = (
-        s.instructions[n as usize] as u64,
-        s.instructions[f as usize] as u64,
-    );
-    s.instructions[n as usize] = (a + b).saturating_sub(2).clamp(1, u32::MAX as u64) as u32;
-    let refs = s.refs[f as usize].clone();
+    let (a, b) = (s.instructions[n] as u64, s.instructions[f] as u64);
+    s.instructions[n] = (a + b).saturating_sub(2).clamp(1, u32::MAX as u64) as u32;
+    let refs = s.refs[f].clone();
     for r in refs {
-        if !s.refs[n as usize].contains(&r) {
-            s.refs[n as usize].push(r);
+        if !s.refs[n].contains(&r) {
+            s.refs[n].push(r);
         }
     }
-    s.local_mem[n as usize] = s.local_mem[n as usize].max(s.local_mem[f as usize]);
+    s.local_mem[n] = s.local_mem[n].max(s.local_mem[f]);
 }
 
 impl InlinerPass {
@@ -326,7 +322,7 @@ impl InlinerPass {
         let m = &*cx.m;
         let s = &m.summ;
         let p = &cx.opts.inline;
-        if !s.is_definition[f as usize] || m.graph.is_removed(f) {
+        if !s.is_definition[f] || m.graph.is_removed(f) {
             return if s.is_intrinsic(f) {
                 Decision::Skip
             } else {
@@ -350,7 +346,7 @@ impl InlinerPass {
                 "an internal edge of this SCC was already inlined (recursive SCC split)",
             );
         }
-        if s.no_inline[f as usize] {
+        if s.no_inline[f] {
             return Decision::No(
                 RemarkKind::NeverInline,
                 None,
@@ -358,14 +354,14 @@ impl InlinerPass {
                 "it should never be inlined: noinline function attribute",
             );
         }
-        if s.always_inline[f as usize] {
+        if s.always_inline[f] {
             return Decision::Inline(RemarkKind::AlwaysInline, None, None, "");
         }
         if self.only_mandatory {
             return Decision::Skip;
         }
         if let Some(r) = &p.replay {
-            match r.decide(&s.names[n as usize], &s.names[f as usize], loc) {
+            match r.decide(&s.names[n], &s.names[f], loc) {
                 Some(true) => return Decision::Inline(RemarkKind::Inlined, None, None, ""),
                 Some(false) => {
                     return Decision::No(
@@ -381,10 +377,10 @@ impl InlinerPass {
         if p.nv_inline_all {
             return Decision::Inline(RemarkKind::Inlined, None, None, "");
         }
-        let only_use = s.linkage[f as usize].is_local()
-            && !m.is_root[f as usize]
-            && m.in_count[f as usize] == 1
-            && s.calls[n as usize]
+        let only_use = s.linkage[f].is_local()
+            && !m.is_root[f]
+            && m.in_count[f] == 1
+            && s.calls[n]
                 .iter()
                 .filter(|c| c.callee == CallTarget::Function(f))
                 .count()
@@ -403,9 +399,9 @@ impl InlinerPass {
             }
         }
         let threshold = match p.budget() {
-            Some(b) => b - m.budget_used[n as usize],
-            None if s.cold[f as usize] => 45.min(p.inline_threshold),
-            None if s.inline_hint[f as usize] => 325.max(p.inline_threshold),
+            Some(b) => b - m.budget_used[n],
+            None if s.cold[f] => 45.min(p.inline_threshold),
+            None if s.inline_hint[f] => 325.max(p.inline_threshold),
             None => p.inline_threshold,
         };
         if cost <= threshold {
@@ -447,8 +443,8 @@ impl CgsccPass for InlinerPass {
             }
             let mut changed = false;
             let mut i = 0;
-            while i < cx.m.summ.calls[n as usize].len() {
-                let call = cx.m.summ.calls[n as usize][i];
+            while i < cx.m.summ.calls[n].len() {
+                let call = cx.m.summ.calls[n][i];
                 let CallTarget::Function(f) = call.callee else {
                     i += 1;
                     continue;
@@ -458,8 +454,8 @@ impl CgsccPass for InlinerPass {
                 let remark = |kind, cost, threshold, reason: &str| Remark {
                     kind,
                     pass: self.name.clone(),
-                    caller: cx.m.summ.names[n as usize].clone(),
-                    callee: cx.m.summ.names[f as usize].clone(),
+                    caller: cx.m.summ.names[n].clone(),
+                    callee: cx.m.summ.names[f].clone(),
                     cost,
                     threshold,
                     loc: loc.clone(),
@@ -477,13 +473,13 @@ impl CgsccPass for InlinerPass {
                         cx.m.remarks.push(r);
                         if let (Some(c), Some(_)) = (cost, cx.opts.inline.budget()) {
                             if kind == RemarkKind::Inlined {
-                                cx.m.budget_used[n as usize] += c.max(0);
+                                cx.m.budget_used[n] += c.max(0);
                             }
                         }
                         if cx.m.graph.scc_of(f) == Some(scc) {
                             cx.m.inlined_internal.insert((n, scc));
                         }
-                        inline_call(&mut cx.m.summ, n, i, f);
+                        inline_call(&mut cx.m.summ, n, CallIdx::new(i), f);
                         inlined_callees.push(f);
                         changed = true;
                         any = PassResult::Changed;
@@ -508,13 +504,14 @@ impl CgsccPass for InlinerPass {
                 let Some(sf) = g.scc_of(f) else {
                     continue;
                 };
-                if m.summ.linkage[f as usize].is_local()
-                    && !m.is_root[f as usize]
-                    && m.in_count[f as usize] == 0
+                if m.summ.linkage[f].is_local()
+                    && !m.is_root[f]
+                    && m.in_count[f] == 0
                     && !g.lib_functions().contains(&f)
                     && sf != scc
                     && g.scc_nodes(sf).len() == 1
-                    && g.refscc_sccs(g.scc_refscc(sf)).len() == 1
+                    && g.scc_refscc(sf)
+                        .is_some_and(|r| g.refscc_sccs(r).len() == 1)
                     && !cx.ur.invalidated_sccs.contains(&sf)
                 {
                     m.dead.push(f);
@@ -522,7 +519,6 @@ impl CgsccPass for InlinerPass {
                 }
             }
         }
-        let _ = NONE;
         Ok(any)
     }
 }

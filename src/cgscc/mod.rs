@@ -41,8 +41,9 @@
 //! let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
 //! assert_eq!(report.visits.len(), 2);                  // leaf, then root
 //! assert!(cm.remarks[0].to_string().contains("'leaf' inlined into 'root'"));
-//! assert!(cm.graph.is_removed(0));                      // leaf had no other use
-//! assert_eq!(cm.inferred_attrs(1), "norecurse readnone");
+//! use ilkit::callgraph::NodeIdx;
+//! assert!(cm.graph.is_removed(NodeIdx(0)));             // leaf had no other use
+//! assert_eq!(cm.inferred_attrs(NodeIdx(1)), "norecurse readnone");
 //! ```
 //!
 //! # Complexity
@@ -56,8 +57,10 @@ pub mod inline;
 pub mod pipeline;
 pub mod summary;
 
-use crate::callgraph::{from_module, Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx};
-use crate::graph::NONE;
+use crate::callgraph::{
+    from_module, function_of_node, Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx,
+};
+use crate::idx::IndexVec;
 use crate::llvm::{ConstKind, Module, OperandRef};
 use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
@@ -118,15 +121,15 @@ pub struct CgsccModule {
     /// Function summaries.
     pub summ: Summaries,
     /// Inferred memory effect per node (`function-attrs`; `None` until inferred).
-    pub inferred_mem: Vec<Option<MemEffect>>,
+    pub inferred_mem: IndexVec<NodeIdx, Option<MemEffect>>,
     /// Inferred `norecurse` per node.
-    pub inferred_norecurse: Vec<bool>,
+    pub inferred_norecurse: IndexVec<NodeIdx, bool>,
     /// Inline cost already spent per caller (NVIDIA budget).
-    pub budget_used: Vec<i64>,
+    pub budget_used: IndexVec<NodeIdx, i64>,
     /// Incoming edges per node.
-    pub in_count: Vec<u32>,
+    pub in_count: IndexVec<NodeIdx, u32>,
     /// Entry root of the graph (external, aliased or referenced from a global).
-    pub is_root: Vec<bool>,
+    pub is_root: IndexVec<NodeIdx, bool>,
     /// Inliner remarks, in decision order.
     pub remarks: Vec<Remark>,
     /// Diagnostics (`Max devirtualization iterations reached`, visit cap, ...).
@@ -148,27 +151,27 @@ impl CgsccModule {
         graph.populate_all();
         let mut summ = Summaries::from_module(m);
         let n = graph.num_nodes();
-        let mut in_count = vec![0u32; n];
-        for f in 0..n as NodeIdx {
+        let mut in_count = IndexVec::from_elem_n(0u32, n);
+        for f in graph.nodes() {
             let address_taken = called_and_referenced(m, f);
             for e in graph.cached_edges(f) {
-                in_count[e.target as usize] += 1;
+                in_count[e.target] += 1;
                 if e.kind == EdgeKind::Ref || address_taken.contains(&e.target) {
-                    summ.refs[f as usize].push(e.target);
+                    summ.refs[f].push(e.target);
                 }
             }
         }
-        let mut is_root = vec![false; n];
+        let mut is_root = IndexVec::from_elem_n(false, n);
         for &r in graph.entry_nodes() {
-            is_root[r as usize] = true;
+            is_root[r] = true;
         }
         CgsccModule {
             is_root,
             graph,
             summ,
-            inferred_mem: vec![None; n],
-            inferred_norecurse: vec![false; n],
-            budget_used: vec![0; n],
+            inferred_mem: IndexVec::from_elem_n(None, n),
+            inferred_norecurse: IndexVec::from_elem_n(false, n),
+            budget_used: IndexVec::from_elem_n(0, n),
             in_count,
             remarks: Vec::new(),
             diagnostics: Vec::new(),
@@ -185,11 +188,11 @@ impl CgsccModule {
         let mut seen = AHashSet::new();
         let mut out = Vec::new();
         let ok = |t: NodeIdx| {
-            self.summ.is_definition[t as usize]
+            self.summ.is_definition[t]
                 && !self.graph.is_removed(t)
                 && self.graph.scc_of(t).is_some()
         };
-        for c in &self.summ.calls[n as usize] {
+        for c in &self.summ.calls[n] {
             if let CallTarget::Function(t) = c.callee {
                 if ok(t) && seen.insert(t) {
                     out.push(Edge {
@@ -199,7 +202,7 @@ impl CgsccModule {
                 }
             }
         }
-        for &t in &self.summ.refs[n as usize] {
+        for &t in &self.summ.refs[n] {
             if ok(t) && seen.insert(t) {
                 out.push(Edge {
                     target: t,
@@ -222,10 +225,10 @@ impl CgsccModule {
     /// Removes the queued dead functions from the graph (one batch, one scan).
     fn flush_dead(&mut self) {
         let mut dead = std::mem::take(&mut self.dead);
-        dead.retain(|&n| !self.graph.is_removed(n) && self.in_count[n as usize] == 0);
+        dead.retain(|&n| !self.graph.is_removed(n) && self.in_count[n] == 0);
         for &n in &dead {
             for e in self.graph.cached_edges(n) {
-                self.in_count[e.target as usize] -= 1;
+                self.in_count[e.target] -= 1;
             }
         }
         for e in self.graph.remove_dead_functions(&dead) {
@@ -243,7 +246,7 @@ fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
     let mut counts: ahash::AHashMap<crate::llvm::SymbolIdx, (u32, u32)> = ahash::AHashMap::new();
     let mut exprs = Vec::new();
     let consts = m.consts();
-    for r in &m.function(crate::llvm::FuncIdx(f)).operand_refs {
+    for r in &m.function(function_of_node(f)).operand_refs {
         match *r {
             OperandRef::DirectCall(s, _) => counts.entry(s).or_default().0 += 1,
             OperandRef::Const(c) => match consts.kind(c) {
@@ -268,7 +271,7 @@ fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
                 .filter(|s| counts.get(s).is_some_and(|x| x.0 > 0)),
         )
         .filter_map(|s| m.symbol_function(s))
-        .map(|f| f.0)
+        .map(crate::callgraph::node_of_function)
         .collect();
     out.sort_unstable();
     out.dedup();
@@ -323,7 +326,7 @@ impl PassContext<'_> {
     /// result.
     pub fn set_function_edges(&mut self, cur: SccIdx, n: NodeIdx, edges: &[Edge]) {
         let g = &mut self.m.graph;
-        let old: Vec<Edge> = g.cached_edges(n).to_vec();
+        let old: Vec<Edge> = g.cached_edges(n).collect();
         if old.len() == edges.len() && old.iter().all(|e| edges.contains(e)) {
             return;
         }
@@ -332,10 +335,10 @@ impl PassContext<'_> {
         let up = g.update_node_edges(n, edges);
         self.ur.edge_changes += 1;
         for e in &old {
-            self.m.in_count[e.target as usize] -= 1;
+            self.m.in_count[e.target] -= 1;
         }
         for e in edges {
-            self.m.in_count[e.target as usize] += 1;
+            self.m.in_count[e.target] += 1;
             if e.kind == EdgeKind::Call
                 && !old
                     .iter()
@@ -359,7 +362,7 @@ impl PassContext<'_> {
             self.ur.current_refscc_changed = true;
             self.ur.current_scc_changed = true;
             let mut pieces: Vec<RefSccIdx> = up.new_refsccs.clone();
-            pieces.push(cur_rc);
+            pieces.extend(cur_rc);
             pieces.extend(g.refscc_of(n));
             pieces.sort_unstable();
             pieces.dedup();
@@ -577,7 +580,7 @@ impl PassManager {
             while let Some(c) = pending.pop() {
                 if ur.invalidated_sccs.contains(&c)
                     || m.graph.scc_nodes(c).is_empty()
-                    || m.graph.scc_refscc(c) != rc
+                    || m.graph.scc_refscc(c) != Some(rc)
                 {
                     continue;
                 }
@@ -630,7 +633,7 @@ impl PassManager {
                     let live = |s: SccIdx| {
                         !ur.invalidated_sccs.contains(&s)
                             && !g.scc_nodes(s).is_empty()
-                            && g.scc_refscc(s) == rc
+                            && g.scc_refscc(s) == Some(rc)
                     };
                     if ur.merged_any {
                         // merges move SCCs around: drop the dead, re-sort (rare)
@@ -782,9 +785,9 @@ impl FunctionPass for PrintSize {
     fn run(&mut self, f: NodeIdx, m: &mut CgsccModule) -> PassResult {
         let line = format!(
             "{}: {} instructions, {} calls",
-            m.summ.names[f as usize],
-            m.summ.instructions[f as usize],
-            m.summ.calls[f as usize].len()
+            m.summ.names[f],
+            m.summ.instructions[f],
+            m.summ.calls[f].len()
         );
         m.function_log.push(line);
         PassResult::Unchanged
@@ -801,20 +804,20 @@ pub fn check_visit_order(
     visits: &[Visit],
 ) -> Vec<String> {
     let n = initial.num_nodes();
-    let mut first = vec![usize::MAX; n];
+    let mut first: IndexVec<NodeIdx, usize> = IndexVec::from_elem_n(usize::MAX, n);
     for (i, v) in visits.iter().enumerate() {
         for &x in &v.nodes {
-            if first[x as usize] == usize::MAX {
-                first[x as usize] = i;
+            if first[x] == usize::MAX {
+                first[x] = i;
             }
         }
     }
     let mut errs = Vec::new();
-    for a in 0..n as NodeIdx {
+    for a in initial.nodes() {
         let Some(sa) = initial.scc_of(a) else {
             continue;
         };
-        if first[a as usize] == usize::MAX {
+        if first[a] == usize::MAX {
             errs.push(format!("{} never visited", initial.name(a)));
             continue;
         }
@@ -822,8 +825,8 @@ pub fn check_visit_order(
             if e.kind != EdgeKind::Call || initial.scc_of(e.target) == Some(sa) {
                 continue;
             }
-            let fb = first[e.target as usize];
-            if fb == usize::MAX || fb > first[a as usize] {
+            let fb = first[e.target];
+            if fb == usize::MAX || fb > first[a] {
                 errs.push(format!(
                     "{} visited before its callee {}",
                     initial.name(a),
@@ -833,23 +836,23 @@ pub fn check_visit_order(
         }
     }
     // kernels after everything they reach
-    for k in 0..n as NodeIdx {
-        if !summ.is_kernel[k as usize] || first[k as usize] == usize::MAX {
+    for k in initial.nodes() {
+        if !summ.is_kernel[k] || first[k] == usize::MAX {
             continue;
         }
-        let mut seen = vec![false; n];
+        let mut seen = IndexVec::from_elem_n(false, n);
         let mut stack = vec![k];
-        seen[k as usize] = true;
+        seen[k] = true;
         while let Some(x) = stack.pop() {
             for e in initial.cached_edges(x) {
-                let t = e.target as usize;
+                let t = e.target;
                 if !seen[t] {
                     seen[t] = true;
                     stack.push(e.target);
                     if e.kind == EdgeKind::Call
                         && !summ.is_kernel[t]
                         && first[t] != usize::MAX
-                        && first[t] > first[k as usize]
+                        && first[t] > first[k]
                     {
                         errs.push(format!(
                             "kernel {} visited before {}",
@@ -861,7 +864,6 @@ pub fn check_visit_order(
             }
         }
     }
-    let _ = NONE;
     errs
 }
 
@@ -909,15 +911,10 @@ pub fn run_pipeline_summary(m: &Module, pm: &mut PassManager) -> Result<Pipeline
     let report = pm.run(&mut cm, &mut NoInstrumentation)?;
     let mut s = PipelineSummary {
         visits: report.visits.len(),
-        initial_call_edges: (0..initial.num_nodes() as NodeIdx)
+        initial_call_edges: initial
+            .nodes()
             .filter(|&n| initial.scc_of(n).is_some())
-            .map(|n| {
-                initial
-                    .cached_edges(n)
-                    .iter()
-                    .filter(|e| e.is_call())
-                    .count()
-            })
+            .map(|n| initial.cached_edges(n).filter(|e| e.is_call()).count())
             .sum(),
         ..Default::default()
     };
@@ -927,17 +924,12 @@ pub fn run_pipeline_summary(m: &Module, pm: &mut PassManager) -> Result<Pipeline
             s.inlined += 1;
         }
     }
-    for n in 0..cm.graph.num_nodes() as NodeIdx {
+    for n in cm.graph.nodes() {
         if cm.graph.is_removed(n) {
             s.removed += 1;
         } else if cm.graph.scc_of(n).is_some() {
             s.live_functions += 1;
-            s.call_edges += cm
-                .graph
-                .cached_edges(n)
-                .iter()
-                .filter(|e| e.is_call())
-                .count();
+            s.call_edges += cm.graph.cached_edges(n).filter(|e| e.is_call()).count();
         }
     }
     s.diagnostics = cm.diagnostics.clone();

@@ -141,9 +141,7 @@ fn cgscc_stats(m: &crate::llvm::Module, name: &str, rec: &mut FileRecord) -> Res
 fn callgraph_stats(m: &crate::llvm::Module, name: &str, rec: &mut FileRecord) {
     let mut g = crate::callgraph::from_module(m, name);
     g.build_ref_sccs();
-    rec.cg_nodes = (0..g.num_nodes() as u32)
-        .filter(|&n| g.is_defined(n))
-        .count() as u64;
+    rec.cg_nodes = g.nodes().filter(|&n| g.is_defined(n)).count() as u64;
     let order: Vec<_> = g.postorder_refsccs().collect();
     for r in order {
         rec.refsccs += 1;
