@@ -157,7 +157,7 @@ impl Inference {
             .map(|s| {
                 g.scc_nodes(s)
                     .iter()
-                    .map(|&n| FuncIdx::new(n as usize))
+                    .map(|&n| FuncIdx::new(n.idx()))
                     .collect()
             })
             .collect();
