@@ -1208,3 +1208,56 @@ impl Ir {
         errs
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The per-operand and per-use rows stay small: they are the bulk of the view.
+    #[test]
+    fn hot_rows_are_small() {
+        assert_eq!(std::mem::size_of::<Value>(), 8);
+        assert_eq!(std::mem::size_of::<Use>(), 8);
+        assert_eq!(std::mem::size_of::<InstFlags>(), 2);
+        assert_eq!(std::mem::size_of::<Opcode>(), 1);
+        assert_eq!(std::mem::size_of::<AttrSet>(), 48);
+    }
+
+    #[test]
+    fn intrinsics_by_name() {
+        assert_eq!(
+            Intrinsic::from_name("llvm.memcpy.p0i8.p0i8.i64"),
+            Intrinsic::Memcpy
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.memcpy.inline.p0.p0.i64"),
+            Intrinsic::MemcpyInline
+        );
+        assert_eq!(
+            Intrinsic::from_name("llvm.memset.p0i8.i64"),
+            Intrinsic::Memset
+        );
+        assert_eq!(Intrinsic::from_name("llvm.dbg.declare"), Intrinsic::Debug);
+        assert_eq!(Intrinsic::from_name("llvm.memsetx"), Intrinsic::Other);
+        assert_eq!(Intrinsic::from_name("memcpy"), Intrinsic::None);
+        assert!(Intrinsic::Memmove.is_mem_intrinsic());
+    }
+
+    #[test]
+    fn flags_and_predicates() {
+        let mut f = InstFlags::default();
+        f.set_ordering(Ordering::Monotonic);
+        assert!(f.is_atomic() && !f.is_unordered());
+        f.set_ordering(Ordering::Unordered);
+        assert!(f.is_unordered());
+        f.0 |= InstFlags::VOLATILE;
+        assert!(!f.is_unordered());
+        assert_eq!(Predicate::from_word("eq", false), Some(Predicate(32)));
+        assert_eq!(Predicate::from_word("oeq", true), Some(Predicate(1)));
+        assert_eq!(
+            Opcode::from_word("getelementptr"),
+            Some(Opcode::GetElementPtr)
+        );
+        assert!(Opcode::Invoke.is_call() && Opcode::Invoke.is_terminator());
+    }
+}

@@ -482,3 +482,55 @@ fn instruction_pass_cost() {
         );
     }
 }
+
+/// The instruction pass, and `function-attrs` on what it builds, never panic on
+/// truncated or garbled text either; whatever they accept verifies.
+#[test]
+fn garbled_input_instruction_view_never_panics() {
+    let mut seed = 0x2545F4914F6CDD1Du64;
+    let mut rnd = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut inputs = robustness_inputs();
+    for t in ["t1", "t2", "t3", "t5"] {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/fixtures/function_attrs/{t}.ll"));
+        inputs.push((t.to_string(), std::fs::read_to_string(p).unwrap()));
+    }
+    let opts = super::ParseOptions { instructions: true };
+    let check = |name: &str, s: &str| {
+        if let Ok(m) = super::parse_with(name, s, opts) {
+            let ir = m.ir().unwrap();
+            assert!(ir.verify().is_empty(), "{name}: {:?}", ir.verify());
+            let inf = crate::cgscc::function_attrs::Inference::run_module(&m).unwrap();
+            let _ = inf.diff_lines(&m);
+        }
+    };
+    for (name, text) in inputs {
+        let bytes = text.as_bytes();
+        let stride = (bytes.len() / 200).max(1);
+        let mut cut = 0;
+        while cut < bytes.len() {
+            check(&name, &String::from_utf8_lossy(&bytes[..cut]));
+            cut += stride;
+        }
+        const JUNK: &[u8] = b"%@!#$\"(){}[]<>,=*:;\n x0-.\\\xc3";
+        for _ in 0..std::env::var("ILKIT_FLIPS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300)
+        {
+            let mut b = bytes.to_vec();
+            for _ in 0..1 + rnd(4) {
+                let at = rnd(b.len().max(1));
+                if at < b.len() {
+                    b[at] = JUNK[rnd(JUNK.len())];
+                }
+            }
+            check(&name, &String::from_utf8_lossy(&b));
+        }
+    }
+}
