@@ -746,3 +746,68 @@ fn a_ten_thousand_function_cycle_hits_a_cap_and_stays_sound() {
     assert_eq!(cm.inlines_done, 10);
     assert!(cm.caps_hit[0].contains("--inline-max-total"));
 }
+
+/// `ilkit cgscc --passes 'cgscc(function-attrs)'` is LLVM 14's function-attrs: on the
+/// probes the `--format attrs` lines are opt-14's (as `fa_diff.py` prints them), and
+/// `--format json` carries the same changes per function, return and argument.
+#[test]
+fn cli_function_attrs_is_opt14s() {
+    let dir = format!(
+        "{}/tests/fixtures/function_attrs",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for t in ["t1", "t2", "t3", "t4", "t4c", "t5"] {
+        let out = ilkit()
+            .args([
+                "cgscc",
+                &format!("{dir}/{t}.ll"),
+                "--passes",
+                "cgscc(function-attrs)",
+                "--format",
+                "attrs",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got = String::from_utf8(out.stdout).unwrap();
+        let want = std::fs::read_to_string(format!("{dir}/{t}.expected.txt")).unwrap();
+        assert_eq!(got.trim_end(), want.trim_end(), "{t}");
+    }
+    let out = ilkit()
+        .args([
+            "cgscc",
+            &format!("{dir}/t1.ll"),
+            "--passes",
+            "cgscc(function-attrs)",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rd = &v["function_attrs"]["retarg"];
+    assert_eq!(
+        rd["fn"],
+        serde_json::json!([
+            "+mustprogress",
+            "+nofree",
+            "+norecurse",
+            "+nosync",
+            "+nounwind",
+            "+readnone",
+            "+willreturn"
+        ])
+    );
+    assert_eq!(
+        rd["args"]["0 %p"],
+        serde_json::json!(["+readnone", "+returned"])
+    );
+    assert_eq!(
+        v["function_attrs"]["mymalloc"]["ret"],
+        serde_json::json!(["+noalias"])
+    );
+}

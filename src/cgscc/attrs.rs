@@ -1,7 +1,13 @@
-//! `function-attrs` over summaries: `norecurse` and a `readnone`/`readonly` memory
-//! summary, inferred per SCC and propagated bottom-up (LLVM's `PostOrderFunctionAttrs`).
+//! The `function-attrs` pass of the CGSCC pass manager.
 //!
-//! For SCC `S`: the memory effect is the join of the bodies' own effects, of every
+//! When the module was read with its instruction view, the pass is LLVM 14's
+//! `function-attrs` ([`super::function_attrs`]), exactly: each SCC's functions are
+//! inferred in the graph's member order, callees first. A body the inliner has changed
+//! is no longer described by the instruction view, so an SCC holding one (and every SCC
+//! of a module read without the view) falls back to the summary approximation below.
+//!
+//! Summary approximation: `norecurse` and a `readnone`/`readonly` memory summary. For
+//! SCC `S`: the memory effect is the join of the bodies' own effects, of every
 //! callee outside `S` (its inferred effect if defined, its declared effect otherwise),
 //! and `Write` for indirect calls and inline assembly; it is never weaker than what the
 //! function already declares. `norecurse` holds when `S` is one function with no call
@@ -11,6 +17,8 @@
 use super::summary::{CallTarget, MemEffect};
 use super::{Abort, CgsccPass, PassContext, PassResult};
 use crate::callgraph::SccIdx;
+use crate::llvm::attrs::Attr;
+use crate::llvm::FuncIdx;
 
 /// The `function-attrs` pass.
 pub struct FunctionAttrs;
@@ -21,8 +29,30 @@ impl CgsccPass for FunctionAttrs {
     }
 
     fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
+        let nodes = cx.m.graph.scc_nodes(scc).to_vec();
+        if let Some(inf) = cx.m.fn_attrs.as_mut() {
+            if !nodes.iter().any(|&n| cx.m.summ.inlined_into[n]) {
+                let members: Vec<FuncIdx> = nodes.iter().map(|n| FuncIdx::new(n.idx())).collect();
+                let changed = inf.run_scc(&members);
+                for (&n, &f) in nodes.iter().zip(&members) {
+                    let a = inf.fn_attrs(f);
+                    cx.m.inferred_mem[n] = Some(if a.has(Attr::ReadNone) {
+                        MemEffect::None
+                    } else if a.has(Attr::ReadOnly) {
+                        MemEffect::Read
+                    } else {
+                        MemEffect::Write
+                    });
+                    cx.m.inferred_norecurse[n] = a.has(Attr::NoRecurse);
+                }
+                return Ok(if changed {
+                    PassResult::Changed
+                } else {
+                    PassResult::Unchanged
+                });
+            }
+        }
         let m = &*cx.m;
-        let nodes = m.graph.scc_nodes(scc).to_vec();
         let s = &m.summ;
         let mut mem = MemEffect::None;
         let mut norec = nodes.len() == 1;

@@ -309,6 +309,7 @@ enum Decision {
 /// Merges callee `f` into call site `i` of `n` (the call is removed, the callee's call
 /// sites appended with rebased locations and a new history row).
 pub fn inline_call(s: &mut Summaries, n: NodeIdx, i: CallIdx, f: NodeIdx) {
+    s.inlined_into[n] = true;
     let call = s.calls[n].remove(i.idx());
     let h = s.history.push((f, call.history));
     let callee_calls = s.calls[f].clone();

@@ -7,7 +7,8 @@
 //! - [`CgsccModule`]: one module's call graph ([`LazyCallGraph`]) plus its
 //!   [`Summaries`] and the side tables passes keep per node
 //!   (inferred attributes, inline budget used, incoming edge counts), remarks and
-//!   diagnostics.
+//!   diagnostics; and, for a module read with its instruction view, the state of LLVM
+//!   14's `function-attrs` ([`function_attrs::Inference`], see [`attrs`]).
 //! - [`PassManager`]: runs a pipeline of [`CgsccPass`]es on every SCC, callees first.
 //!
 //! # The walk (LLVM's `ModuleToPostOrderCGSCCPassAdaptor`)
@@ -51,6 +52,7 @@
 //! RefSCC (O(k log k)). Passes cost what they touch.
 
 pub mod attrs;
+pub mod function_attrs;
 
 pub mod inline;
 pub mod pipeline;
@@ -154,6 +156,9 @@ pub struct CgsccModule {
     pub inlined_internal: AHashSet<(NodeIdx, SccIdx)>,
     /// Lines written by function passes (`print-size`).
     pub function_log: Vec<String>,
+    /// LLVM 14's `function-attrs` state over the module's instruction view, when the
+    /// module was read with it ([`function_attrs::Inference`]).
+    pub fn_attrs: Option<function_attrs::Inference>,
 }
 
 impl CgsccModule {
@@ -209,6 +214,7 @@ impl CgsccModule {
             dead: Vec::new(),
             inlined_internal: AHashSet::new(),
             function_log: Vec::new(),
+            fn_attrs: function_attrs::Inference::new(m),
         }
     }
 

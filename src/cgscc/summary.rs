@@ -121,6 +121,9 @@ pub struct Summaries {
     pub locs: IndexVec<LocIdx, CallLoc>,
     /// Inline history pool: `(callee inlined, parent row or HistIdx::NONE)`.
     pub history: IndexVec<HistIdx, (NodeIdx, HistIdx)>,
+    /// The inliner merged a callee into this body: the module's instruction view no
+    /// longer describes it.
+    pub inlined_into: IndexVec<NodeIdx, bool>,
 }
 
 /// Instruction cost unit (LLVM's `InlineConstants::InstrCost`).
@@ -184,6 +187,7 @@ impl Summaries {
             }
             s.calls.push(calls);
             s.refs.push(Vec::new());
+            s.inlined_into.push(false);
         }
         s
     }

@@ -7,6 +7,7 @@ use ilkit::cgscc::{
     CgsccModule, Fanout, Instrumentation, NoInstrumentation, Options, PassLog, PassManager, Replay,
     ReplayFallback, ReplayScope, DEFAULT_PIPELINE,
 };
+use ilkit::import::llvm_ir::ParseOptions;
 use ilkit::llvm::Module;
 use std::path::PathBuf;
 
@@ -83,8 +84,14 @@ pub struct CgsccArgs {
 enum Format {
     /// Remarks, visits, inferred attributes and the final call graph as text.
     Text,
-    /// The same as one JSON object.
+    /// The same as one JSON object (with `function_attrs`: per function the attributes
+    /// `function-attrs` added (`+x`) or removed (`-x`) on the function, return and
+    /// arguments, sorted, by LLVM's names).
     Json,
+    /// Only `function-attrs`' changes, one line per function and position, in the
+    /// format of `fa_diff.py` (`@f fn +nofree +nosync`, `@f arg0 %p +nocapture`), so a
+    /// comparison with `opt-14` is a diff.
+    Attrs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -181,7 +188,12 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::usage(format!("--passes: {}", e.render(&a.passes))))?;
     pm.opts = a.options()?;
     let file = a.file.display().to_string();
-    let m = Module::from_ll_file(&a.file).map_err(Failure::input)?;
+    // function-attrs runs on the instruction view (LLVM 14's rules); other passes
+    // do not need it
+    let opts = ParseOptions {
+        instructions: a.passes.contains("function-attrs"),
+    };
+    let m = Module::from_ll_file_with(&a.file, opts).map_err(Failure::input)?;
     let mut cm = CgsccModule::new(&m, &file);
     let mut log = PassLog::default();
     let mut none = NoInstrumentation;
@@ -200,6 +212,19 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
     let names = |ns: &[ilkit::callgraph::NodeIdx]| -> Vec<String> {
         ns.iter().map(|&n| cm.graph.name(n).to_string()).collect()
     };
+    // function-attrs' changes, as `fa_diff.py` prints opt's
+    let fa_lines = cm
+        .fn_attrs
+        .as_ref()
+        .map(|inf| inf.diff_lines(&m))
+        .unwrap_or_default();
+    if a.format == Format::Attrs {
+        let mut out = fa_lines.join("\n");
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        return emit(&out);
+    }
     if a.format == Format::Json {
         let visits: Vec<serde_json::Value> = report
             .visits
@@ -222,8 +247,33 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
                 attrs.insert(cm.graph.name(n).to_string(), s.into());
             }
         }
+        let mut fa = serde_json::Map::new();
+        if let Some(inf) = &cm.fn_attrs {
+            let mut changes = inf.changes(&m);
+            changes.sort_by(|x, y| x.name.cmp(&y.name));
+            for c in changes {
+                let args: serde_json::Map<String, serde_json::Value> = c
+                    .args
+                    .iter()
+                    .map(|(n, an, d)| {
+                        let key = if an.is_empty() {
+                            n.to_string()
+                        } else {
+                            format!("{n} {an}")
+                        };
+                        (key, serde_json::Value::from(d.clone()))
+                    })
+                    .collect();
+                fa.insert(
+                    c.name.clone(),
+                    serde_json::json!({"fn": c.func, "ret": c.ret, "args": args}),
+                );
+            }
+        }
         let v = serde_json::json!({
             "module": file,
+            "function_attrs": if cm.fn_attrs.is_some() { serde_json::Value::from(fa) } else { serde_json::Value::Null },
+            "function_attrs_lines": fa_lines,
             "pipeline": a.passes,
             "visits": visits,
             "remarks": if a.remarks { serde_json::Value::from(remarks) } else { serde_json::Value::Null },
@@ -279,6 +329,13 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
                 header = true;
             }
             out.push_str(&format!("{}: {s}\n", cm.graph.name(n)));
+        }
+    }
+    if !fa_lines.is_empty() {
+        out.push_str("; function-attrs changes (fa_diff format)\n");
+        for l in &fa_lines {
+            out.push_str(l);
+            out.push('\n');
         }
     }
     out.push_str("; call graph after the pipeline\n");
