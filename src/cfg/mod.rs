@@ -1,7 +1,8 @@
 //! The back end's control-flow graph (seed 004: ptxas' CFG infrastructure), data-oriented.
 //!
 //! A [`Cfg`] is one function: blocks are rows of contiguous arrays indexed by block index
-//! `bix` (block 0 is the entry, as in ptxas' `bb_array`), each block owns a range of
+//! `bix` (the entry is [`Cfg::entry`]: block 0 for imported CFGs, as in ptxas'
+//! `bb_array`; any block after [`Cfg::set_entry`]), each block owns a range of
 //! instruction ids, and the successor / predecessor lists are CSR side tables. Analyses
 //! live in [`CfgInfo`]: the RPO ([`crate::graph::rpo`]), backedges, immediate dominators
 //! ([`crate::graph::dom`]) and natural loops ([`loops`]). ptxas keeps its successor and
@@ -9,7 +10,13 @@
 //! compatibility and benchmarking) and can be built from the CSR at any time.
 //!
 //! Builders: [`Cfg::from_llvm_module`] (functions of an LLVM module), the PTX importer
-//! (`Cfg::from_ptx_file`, the seed's block and successor rules), and [`Cfg::from_parts`].
+//! (`Cfg::from_ptx_file`, the seed's block and successor rules), [`Cfg::from_parts`]
+//! (every column) and [`Cfg::from_edges`] (a plain edge list and an entry).
+//!
+//! Beyond [`CfgInfo`], the graph layer's other analyses run on a `Cfg` directly:
+//! [`DomFrontiers`] (dominance frontiers, iterated frontiers)
+//! and [`PostDomTree`] (LLVM's post-dominator tree with a
+//! virtual exit); see [`Cfg::dominance_frontiers`] and [`Cfg::post_dominators`].
 //! [`update`] holds the CFG mutations (split, merge, redirect, preheader insertion,
 //! single-entry dispatch), [`layout`] the block orders, [`print`](mod@print) the seed's DOT / edge /
 //! RPO dumps and JSON Lines, [`summary`] the per-file statistics for `ilkit scan`.
@@ -23,7 +30,8 @@
 //!   `num_blocks() + 1` starts;
 //! - `pred` is the transpose of `succ` (same multiset of edges, duplicates kept);
 //! - `insn_start[b] + insn_len[b] <= insn_pool.len()`;
-//! - `layout` is a permutation of `0..num_blocks()`.
+//! - `layout` is a permutation of `0..num_blocks()`;
+//! - `entry() < num_blocks()` unless the CFG has no block.
 //!
 //! `epoch` changes on every mutation; [`CfgInfo::is_valid`] compares epochs.
 
@@ -35,9 +43,11 @@ pub mod print;
 pub mod summary;
 pub mod update;
 
-use crate::graph::dom::DomTree;
+use crate::graph::dom::{DomTree, Idom};
 use crate::graph::rpo::{Rpo, RpoVariant};
-use crate::graph::{Csr, DirectedGraph, Predecessors, Successors, WithStart};
+use crate::graph::{
+    Csr, DirectedGraph, DomFrontiers, GraphError, PostDomTree, Predecessors, Successors, WithStart,
+};
 pub use crate::idx::BlockIdx;
 use crate::idx::IndexVec;
 use loops::LoopForest;
@@ -121,7 +131,7 @@ impl Term {
 /// by [`BlockIdx`]; `succ` / `pred` are CSR keyed by block; `insn_pool` holds instruction
 /// ids (indices into the source function's instruction table, plain integers: they are
 /// not blocks).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Cfg {
     /// Function name.
     pub name: String,
@@ -147,6 +157,15 @@ pub struct Cfg {
     pub dont_merge_basicblocks: bool,
     /// Bumped on every mutation.
     pub epoch: u64,
+    /// The entry block ([`Cfg::entry`], [`Cfg::set_entry`]).
+    entry: BlockIdx,
+}
+
+impl Default for Cfg {
+    /// A CFG with no blocks.
+    fn default() -> Self {
+        Cfg::from_parts(String::new(), vec![], vec![], vec![], vec![], &[])
+    }
 }
 
 impl DirectedGraph for Cfg {
@@ -179,10 +198,11 @@ impl WithStart for Cfg {
 
 impl Cfg {
     /// Builds a CFG from per-block data (column `k` is block `k`) and successor lists
-    /// (`succs[b]` in edge order).
+    /// (`succs[b]` in edge order); the entry is block 0.
     ///
     /// # Panics
-    /// If the columns disagree in length or a successor is out of range.
+    /// If the columns disagree in length or a successor is out of range
+    /// ([`Cfg::try_from_parts`] returns the error instead).
     pub fn from_parts(
         name: String,
         block_name: Vec<String>,
@@ -191,16 +211,40 @@ impl Cfg {
         insns: Vec<Vec<u32>>,
         succs: &[Vec<BlockIdx>],
     ) -> Cfg {
+        let what = name.clone();
+        Self::try_from_parts(name, block_name, label_id, term, insns, succs)
+            .unwrap_or_else(|e| panic!("cfg {what}: {e}"))
+    }
+
+    /// [`Cfg::from_parts`] that reports mismatched columns or an out-of-range successor.
+    pub fn try_from_parts(
+        name: String,
+        block_name: Vec<String>,
+        label_id: Vec<u32>,
+        term: Vec<Term>,
+        insns: Vec<Vec<u32>>,
+        succs: &[Vec<BlockIdx>],
+    ) -> Result<Cfg, GraphError> {
         let n = term.len();
-        assert!(
-            block_name.len() == n && label_id.len() == n && insns.len() == n && succs.len() == n,
-            "cfg {name}: column lengths differ"
-        );
+        for (column, len) in [
+            ("block_name", block_name.len()),
+            ("label_id", label_id.len()),
+            ("insns", insns.len()),
+            ("succs", succs.len()),
+        ] {
+            if len != n {
+                return Err(GraphError::ColumnLengths {
+                    column,
+                    len,
+                    num_nodes: n,
+                });
+            }
+        }
         let mut edges = Vec::new();
         for (b, ss) in succs.iter().enumerate() {
             edges.extend(ss.iter().map(|&s| (BlockIdx::new(b), s)));
         }
-        let succ = Csr::from_edges(n, &edges);
+        let succ = Csr::try_from_edges(n, &edges)?;
         let pred = succ.transpose();
         let mut insn_start = IndexVec::with_capacity(n);
         let mut insn_len = IndexVec::with_capacity(n);
@@ -210,7 +254,7 @@ impl Cfg {
             insn_len.push(l.len() as u32);
             insn_pool.extend(l);
         }
-        Cfg {
+        Ok(Cfg {
             name,
             block_name: IndexVec::from_raw(block_name),
             label_id: IndexVec::from_raw(label_id),
@@ -223,12 +267,79 @@ impl Cfg {
             layout: (0..n).map(BlockIdx::new).collect(),
             dont_merge_basicblocks: false,
             epoch: 0,
-        }
+            entry: BlockIdx(0),
+        })
     }
 
-    /// The entry block (block 0: imported CFGs number the entry first).
+    /// A CFG of `num_blocks` unnamed blocks (label 0, terminator [`Term::Other`], no
+    /// instructions) with `edges` (kept in order per source) and entry `entry`: what a
+    /// host with a plain graph needs. `entry` is ignored when `num_blocks == 0`.
+    ///
+    /// ```
+    /// use ilkit::cfg::{BlockIdx as B, Cfg};
+    /// use ilkit::graph::Idom;
+    /// // 2 -> 0 -> 1, entered at block 2
+    /// let cfg = Cfg::from_edges(3, &[(B(2), B(0)), (B(0), B(1))], B(2)).unwrap();
+    /// let info = cfg.analyze();
+    /// assert_eq!(info.immediate_dominator(B(2)), Idom::Root);
+    /// assert_eq!(info.immediate_dominator(B(1)), Idom::Node(B(0)));
+    /// ```
+    pub fn from_edges(
+        num_blocks: usize,
+        edges: &[(BlockIdx, BlockIdx)],
+        entry: BlockIdx,
+    ) -> Result<Cfg, GraphError> {
+        let n = num_blocks;
+        let mut succs = vec![Vec::new(); n];
+        crate::graph::csr::check_edges(n, edges)?;
+        for &(a, b) in edges {
+            succs[a.idx()].push(b);
+        }
+        let mut cfg = Self::try_from_parts(
+            String::new(),
+            vec![String::new(); n],
+            vec![0; n],
+            vec![Term::Other; n],
+            vec![Vec::new(); n],
+            &succs,
+        )?;
+        if n > 0 {
+            cfg.set_entry(entry)?;
+        }
+        Ok(cfg)
+    }
+
+    /// The entry block: block 0 unless [`Cfg::set_entry`] moved it.
     pub fn entry(&self) -> BlockIdx {
-        BlockIdx(0)
+        self.entry
+    }
+
+    /// Makes `b` the entry block (no renumbering); bumps `epoch`.
+    pub fn set_entry(&mut self, b: BlockIdx) -> Result<(), GraphError> {
+        if b.idx() >= self.num_blocks() {
+            return Err(GraphError::StartOutOfRange {
+                start: b.idx(),
+                num_nodes: self.num_blocks(),
+            });
+        }
+        self.entry = b;
+        self.epoch += 1;
+        Ok(())
+    }
+
+    /// Dominance frontiers of every block, from `info`'s dominator tree (which must be
+    /// valid for this CFG).
+    pub fn dominance_frontiers(&self, info: &CfgInfo) -> DomFrontiers<BlockIdx> {
+        let mut df = DomFrontiers::new();
+        df.compute(self, &info.dom);
+        df
+    }
+
+    /// The post-dominator tree (LLVM's: a virtual exit above every exit and infinite loop).
+    pub fn post_dominators(&self) -> PostDomTree<BlockIdx> {
+        let mut t = PostDomTree::new();
+        t.compute(self);
+        t
     }
 
     /// Number of blocks.
@@ -352,6 +463,12 @@ impl Cfg {
                 ));
             }
         }
+        if n > 0 && self.entry.idx() >= n {
+            errs.push(format!(
+                "cfg {}: entry {} is not a block",
+                self.name, self.entry
+            ));
+        }
         let mut seen = vec![false; n];
         if self.layout.len() != n
             || self
@@ -459,8 +576,22 @@ impl CfgInfo {
         edgemap::FnvEdgeMap::from_edges(&self.backedges)
     }
 
-    /// `idom` of block `b` as an option (`None` for the entry and unreachable blocks).
+    /// `idom` of block `b` as an option: `None` for the entry *and* for unreachable
+    /// blocks (and for any block before `compute`); [`CfgInfo::immediate_dominator`] and
+    /// [`CfgInfo::is_reachable`] tell them apart. Never panics.
     pub fn idom(&self, b: BlockIdx) -> Option<BlockIdx> {
         self.dom.idom_of(b)
+    }
+
+    /// Where block `b` sits in the dominator tree: [`Idom::Root`] (the entry),
+    /// [`Idom::Node`] (its immediate dominator) or [`Idom::Unreachable`] (unreachable from
+    /// the entry, not a block, or nothing computed). Never panics.
+    pub fn immediate_dominator(&self, b: BlockIdx) -> Idom<BlockIdx> {
+        self.dom.idom(b)
+    }
+
+    /// Whether block `b` is reachable from the entry (false before `compute`).
+    pub fn is_reachable(&self, b: BlockIdx) -> bool {
+        self.rpo.is_reachable(b)
     }
 }

@@ -115,6 +115,7 @@ impl Cfg {
         for x in &mut self.layout {
             *x = fix(*x);
         }
+        self.entry = fix(self.entry);
         // `set_edges` sorts edges by source stably, so `b`'s new list keeps `c`'s order.
         self.set_edges(&edges);
         true

@@ -8,7 +8,7 @@
 //!   `starts[num_rows] == targets.len()`.
 //! - for a graph (`R == V`, built by [`Csr::from_edges`]) every target is `< num_rows`.
 
-use super::{DirectedGraph, Successors};
+use super::{DirectedGraph, GraphError, Predecessors, Successors, WithStart};
 use crate::idx::Idx;
 
 /// Compressed sparse row adjacency: row `r`'s values are
@@ -43,6 +43,18 @@ impl<N: Idx> Csr<N, N> {
             Some(num_nodes),
         );
         c
+    }
+
+    /// [`Csr::from_edges`] that reports an endpoint out of range instead of panicking.
+    pub fn try_from_edges(num_nodes: usize, edges: &[(N, N)]) -> Result<Self, GraphError> {
+        check_edges(num_nodes, edges)?;
+        Ok(Csr::from_edges(num_nodes, edges))
+    }
+
+    /// This successor table as a [`CsrGraph`] with the given start node (its
+    /// predecessor table is built here).
+    pub fn into_graph(self, start: N) -> Result<CsrGraph<N>, GraphError> {
+        CsrGraph::from_csr(self, start)
     }
 
     /// The reverse graph (predecessor lists), each list in increasing source order.
@@ -192,6 +204,158 @@ impl<N: Idx> Successors for Csr<N, N> {
     }
 }
 
+/// The first edge with an endpoint `>= num_nodes`, as an error.
+pub(crate) fn check_edges<N: Idx>(num_nodes: usize, edges: &[(N, N)]) -> Result<(), GraphError> {
+    match edges
+        .iter()
+        .find(|(s, t)| s.idx() >= num_nodes || t.idx() >= num_nodes)
+    {
+        Some(&(s, t)) => Err(GraphError::EdgeOutOfRange {
+            source: s.idx(),
+            target: t.idx(),
+            num_nodes,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// A graph with everything the algorithms ask for: successor CSR, its transpose and a
+/// start node, so a host with an edge list runs RPO, dominators, post-dominators,
+/// frontiers and SCCs without writing a trait impl.
+///
+/// # Invariants
+/// - `pred == succ.transpose()`; every endpoint is `< num_nodes()`;
+/// - `start < num_nodes()`, or the graph is empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CsrGraph<N: Idx = u32> {
+    succ: Csr<N>,
+    pred: Csr<N>,
+    start: N,
+}
+
+impl<N: Idx> Default for CsrGraph<N> {
+    fn default() -> Self {
+        CsrGraph {
+            succ: Csr::from_raw(vec![0], Vec::new()),
+            pred: Csr::from_raw(vec![0], Vec::new()),
+            start: N::NONE,
+        }
+    }
+}
+
+impl<N: Idx> CsrGraph<N> {
+    /// A graph over `num_nodes` nodes with `edges` (kept in order per source) and start
+    /// node `start` (ignored when `num_nodes == 0`).
+    pub fn from_edges(num_nodes: usize, edges: &[(N, N)], start: N) -> Result<Self, GraphError> {
+        Self::from_csr(Csr::try_from_edges(num_nodes, edges)?, start)
+    }
+
+    /// A graph from its successor table and start node.
+    pub fn from_csr(succ: Csr<N>, start: N) -> Result<Self, GraphError> {
+        let n = succ.num_rows();
+        let malformed = succ.starts.len() != n + 1
+            || succ.starts.first().is_some_and(|&s| s != 0)
+            || succ.starts.windows(2).any(|w| w[0] > w[1])
+            || succ
+                .starts
+                .last()
+                .is_some_and(|&e| e as usize != succ.targets.len());
+        if malformed {
+            return Err(GraphError::MalformedCsr);
+        }
+        if let Some(&t) = succ.targets.iter().find(|t| t.idx() >= n) {
+            return Err(GraphError::EdgeOutOfRange {
+                source: succ
+                    .rows()
+                    .find(|&r| succ.row(r).contains(&t))
+                    .map_or(0, |r| r.idx()),
+                target: t.idx(),
+                num_nodes: n,
+            });
+        }
+        if n > 0 && start.idx() >= n {
+            return Err(GraphError::StartOutOfRange {
+                start: start.idx(),
+                num_nodes: n,
+            });
+        }
+        let pred = succ.transpose();
+        let start = if n == 0 { N::NONE } else { start };
+        Ok(CsrGraph { succ, pred, start })
+    }
+
+    /// Moves the start node.
+    pub fn set_start(&mut self, start: N) -> Result<(), GraphError> {
+        let n = self.num_nodes();
+        if start.idx() >= n {
+            return Err(GraphError::StartOutOfRange {
+                start: start.idx(),
+                num_nodes: n,
+            });
+        }
+        self.start = start;
+        Ok(())
+    }
+
+    /// The successor table.
+    pub fn succ(&self) -> &Csr<N> {
+        &self.succ
+    }
+
+    /// The predecessor table (sources of each node in increasing order).
+    pub fn pred(&self) -> &Csr<N> {
+        &self.pred
+    }
+
+    /// Number of edges.
+    pub fn num_edges(&self) -> usize {
+        self.succ.num_edges()
+    }
+
+    /// Every edge `(source, target)`, source-major, in stored order.
+    pub fn edges(&self) -> impl Iterator<Item = (N, N)> + '_ {
+        self.succ
+            .rows()
+            .flat_map(move |s| self.succ.row(s).iter().map(move |&t| (s, t)))
+    }
+
+    /// The reverse graph, started at `start`.
+    pub fn reversed(&self, start: N) -> Result<Self, GraphError> {
+        Self::from_csr(self.pred.clone(), start)
+    }
+}
+
+impl<N: Idx> DirectedGraph for CsrGraph<N> {
+    type Node = N;
+    fn num_nodes(&self) -> usize {
+        self.succ.num_rows()
+    }
+}
+
+impl<N: Idx> Successors for CsrGraph<N> {
+    #[inline]
+    fn successors(&self, node: N) -> &[N] {
+        self.succ.row(node)
+    }
+    #[inline]
+    fn prefetch_successors(&self, node: N) {
+        self.succ.prefetch_successors(node)
+    }
+}
+
+impl<N: Idx> Predecessors for CsrGraph<N> {
+    #[inline]
+    fn predecessors(&self, node: N) -> &[N] {
+        self.pred.row(node)
+    }
+}
+
+impl<N: Idx> WithStart for CsrGraph<N> {
+    fn start_node(&self) -> N {
+        self.start
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +371,27 @@ mod tests {
         assert_eq!(b.push_row([7, 8]), 0);
         assert_eq!(b.push_row([]), 1);
         assert_eq!((b.row(0), b.num_rows()), (&[7, 8][..], 2));
+    }
+
+    #[test]
+    fn csr_graph_checks_its_input() {
+        let g: CsrGraph = CsrGraph::from_edges(3, &[(0, 2), (2, 1)], 0).unwrap();
+        assert_eq!(
+            (g.successors(2), g.predecessors(2), g.start_node()),
+            (&[1][..], &[0][..], 0)
+        );
+        assert_eq!(g.edges().collect::<Vec<_>>(), [(0, 2), (2, 1)]);
+        assert!(matches!(
+            CsrGraph::<u32>::from_edges(3, &[(0, 3)], 0),
+            Err(GraphError::EdgeOutOfRange { target: 3, .. })
+        ));
+        assert!(matches!(
+            CsrGraph::<u32>::from_edges(3, &[], 3),
+            Err(GraphError::StartOutOfRange { start: 3, .. })
+        ));
+        let empty: CsrGraph = CsrGraph::from_edges(0, &[], 0).unwrap();
+        assert_eq!(empty.num_nodes(), 0);
+        let r = g.reversed(1).unwrap();
+        assert_eq!(r.successors(1), &[2]);
     }
 }

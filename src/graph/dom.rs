@@ -34,6 +34,39 @@ use crate::idx::{Idx, IndexVec};
 /// "No number" in the position-space tables (`u32::MAX`).
 const NO: u32 = u32::MAX;
 
+/// Where a node sits in a dominator (or post-dominator) tree: what
+/// [`DomTree::idom`] and [`PostDomTree::ipdom`](super::postdom::PostDomTree::ipdom)
+/// answer, so the root and an unreachable node are never confused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Idom<N> {
+    /// The node is the root of a dominator tree: the start node.
+    Root,
+    /// The node's immediate (post-)dominator.
+    Node(N),
+    /// Post-dominator trees only: the immediate post-dominator is the virtual exit (the
+    /// node is one of the tree's roots, or its paths lead to different roots).
+    VirtualExit,
+    /// The node is not in the tree: unreachable from the start (dominators only), not a
+    /// node of the graph, or the tree is not computed.
+    Unreachable,
+}
+
+impl<N> Idom<N> {
+    /// The immediate dominator as an option (`None` for the root, the virtual exit and an
+    /// unreachable node).
+    pub fn node(self) -> Option<N> {
+        match self {
+            Idom::Node(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Whether the node is in the tree (a root or dominated by a node).
+    pub fn is_reachable(&self) -> bool {
+        !matches!(self, Idom::Unreachable)
+    }
+}
+
 /// The dominator tree of the nodes reachable from the start node.
 ///
 /// All tables are keyed by node and stay in sync with the graph they were computed on
@@ -208,7 +241,7 @@ impl<N: Idx> DomTree<N> {
         self.order.clear();
         self.parent.clear();
         self.stack.clear();
-        if n > 0 {
+        if start.idx() < n {
             self.num[start] = 0;
             self.order.push(start);
             self.parent.push(NO);
@@ -321,7 +354,7 @@ impl<N: Idx> DomTree<N> {
         self.level.clear();
         self.level.resize(n, NO);
         self.valid = true;
-        if n == 0 || self.idom[start].is_none() {
+        if start.idx() >= n || self.idom[start].is_none() {
             return;
         }
         // Preorder over the tree on an explicit stack of (node, next child slot); locals
@@ -369,17 +402,87 @@ impl<N: Idx> DomTree<N> {
         self.valid && self.idom.len() == g.num_nodes()
     }
 
-    /// True if `a` dominates `b` (reflexive). False if either is unreachable. O(1).
-    #[inline]
-    pub fn dominates(&self, a: N, b: N) -> bool {
-        let (pa, pb) = (self.pre[a], self.pre[b]);
-        pa != NO && pb != NO && pa <= pb && pb <= self.last[a]
+    /// The start node the tree was computed from (`None` before `compute_*` or when the
+    /// start is not a node of the graph).
+    pub fn root(&self) -> Option<N> {
+        (self.start.idx() < self.idom.len() && !self.idom[self.start].is_none())
+            .then_some(self.start)
     }
 
-    /// Immediate dominator of `b`, `None` for the start node and unreachable nodes.
+    /// Whether `b` is in the tree (reachable from the start). False for an index that is
+    /// not a node, and on a tree not computed. O(1).
+    #[inline]
+    pub fn is_reachable(&self, b: N) -> bool {
+        self.idom.get(b).is_some_and(|d| !d.is_none())
+    }
+
+    /// True if `a` dominates `b` (reflexive). False if either is unreachable or not a
+    /// node. O(1).
+    #[inline]
+    pub fn dominates(&self, a: N, b: N) -> bool {
+        match (self.pre.get(a), self.pre.get(b)) {
+            (Some(&pa), Some(&pb)) => pa != NO && pb != NO && pa <= pb && pb <= self.last[a],
+            _ => false,
+        }
+    }
+
+    /// True if `a` dominates `b` and `a != b`. O(1).
+    #[inline]
+    pub fn strictly_dominates(&self, a: N, b: N) -> bool {
+        a != b && self.dominates(a, b)
+    }
+
+    /// Where `b` sits in the tree: [`Idom::Root`] for the start node,
+    /// [`Idom::Unreachable`] for a node the start does not reach (or an index that is not
+    /// a node), else its immediate dominator. Never panics, on a default tree too.
+    pub fn idom(&self, b: N) -> Idom<N> {
+        match self.idom.get(b) {
+            None => Idom::Unreachable,
+            Some(d) if d.is_none() => Idom::Unreachable,
+            Some(_) if b == self.start => Idom::Root,
+            Some(&d) => Idom::Node(d),
+        }
+    }
+
+    /// Immediate dominator of `b`: `None` for the start node *and* for unreachable
+    /// nodes; [`DomTree::idom`] tells the two apart.
     pub fn idom_of(&self, b: N) -> Option<N> {
-        let d = self.idom[b];
-        (!d.is_none() && b != self.start).then_some(d)
+        self.idom(b).node()
+    }
+
+    /// Depth of `b` in the tree (the start is at 0), `None` if unreachable.
+    pub fn level_of(&self, b: N) -> Option<u32> {
+        self.level.get(b).copied().filter(|&l| l != NO)
+    }
+
+    /// Dominator-tree children of `b`, in increasing node order (empty if unreachable or
+    /// not a node).
+    pub fn children_of(&self, b: N) -> &[N] {
+        if b.idx() < self.children.num_rows() {
+            self.children.row(b)
+        } else {
+            &[]
+        }
+    }
+
+    /// The nearest common dominator of `a` and `b` (`None` if either is unreachable).
+    /// O(depth).
+    pub fn nearest_common_dominator(&self, a: N, b: N) -> Option<N> {
+        let (mut la, mut lb) = (self.level_of(a)?, self.level_of(b)?);
+        let (mut a, mut b) = (a, b);
+        while la > lb {
+            a = self.idom[a];
+            la -= 1;
+        }
+        while lb > la {
+            b = self.idom[b];
+            lb -= 1;
+        }
+        while a != b {
+            a = self.idom[a];
+            b = self.idom[b];
+        }
+        Some(a)
     }
 
     /// Checks the tree against `g`; returns every problem found, never panics.
@@ -396,10 +499,13 @@ impl<N: Idx> DomTree<N> {
                 n
             )];
         }
-        if n == 0 {
+        let s = g.start_node();
+        if s.idx() >= n {
+            if self.idom.iter().any(|d| !d.is_none()) {
+                errs.push("dom: nodes in the tree of a graph without a start node".into());
+            }
             return errs;
         }
-        let s = g.start_node();
         if self.idom[s] != s {
             errs.push(format!(
                 "dom: idom[start={}] = {}",

@@ -139,7 +139,9 @@ impl<N: Idx> Rpo<N> {
         self.pre_number.resize(n, UNREACHED);
         self.pre_parent.clear();
         self.valid = true;
-        if n == 0 {
+        let start = g.start_node();
+        if start.idx() >= n {
+            // No start node (an empty graph): nothing is reachable.
             return;
         }
         // Numbers are first assigned counting down from n - 1 (as ptxas does from its
@@ -147,7 +149,6 @@ impl<N: Idx> Rpo<N> {
         self.tmp.clear();
         self.tmp.resize(n, N::NONE);
         let mut counter = n as u32; // next number is counter - 1
-        let start = g.start_node();
         match variant {
             RpoVariant::Ptxas => {
                 let words = n.div_ceil(64);
@@ -250,14 +251,16 @@ impl<N: Idx> Rpo<N> {
     /// True if `node` is reachable from the start node.
     #[inline]
     pub fn is_reachable(&self, node: N) -> bool {
-        self.rpo_number[node] != UNREACHED
+        self.rpo_number.get(node).is_some_and(|&r| r != UNREACHED)
     }
 
     /// The RPO position of `node`, `None` if it is unreachable.
     #[inline]
     pub fn number(&self, node: N) -> Option<u32> {
-        let r = self.rpo_number[node];
-        (r != UNREACHED).then_some(r)
+        self.rpo_number
+            .get(node)
+            .copied()
+            .filter(|&r| r != UNREACHED)
     }
 
     /// Nodes not reachable from the start node, in index order.
@@ -327,7 +330,7 @@ impl<N: Idx> Rpo<N> {
                 ));
             }
         }
-        if n > 0 && self.rpo_array.first() != Some(&g.start_node()) {
+        if g.start_node().idx() < n && self.rpo_array.first() != Some(&g.start_node()) {
             errs.push("rpo: start node is not first".to_string());
         }
         let numbered = self.rpo_number.iter().filter(|&&r| r != UNREACHED).count();
