@@ -42,9 +42,7 @@
 //! let m = Module::from_ll_str("m.ll", "define void @f() {\n  call void @g()\n  ret void\n}\n\
 //!                        define void @g() {\n  ret void\n}\n").unwrap();
 //! let mut g = from_module(&m, "m.ll");
-//! g.build_ref_sccs();
-//! let order: Vec<_> = g.postorder_refsccs().collect();          // callees first
-//! for rc in order {
+//! for rc in g.postorder_refsccs() {                // builds the RefSCCs; callees first
 //!     for &scc in g.refscc_sccs(rc) {
 //!         for &n in g.scc_nodes(scc) {
 //!             let _calls = g.cached_edges(n).filter(|e| e.kind == EdgeKind::Call).count();
@@ -564,19 +562,35 @@ impl LazyCallGraph {
         self.order.is_live(r).then(|| self.order.label(r))
     }
 
-    /// Live RefSCCs in post-order (callees first).
-    pub fn postorder_refsccs(&self) -> PostOrderIter<'_> {
+    /// Live RefSCCs in post-order (callees first), building them first if they are not
+    /// built yet (so a fresh graph never answers with zero RefSCCs). The list is a
+    /// snapshot: a mutation may split or merge RefSCCs, as in LLVM's CGSCC walk.
+    pub fn postorder_refsccs(&mut self) -> Vec<RefSccIdx> {
+        self.build_ref_sccs();
+        self.order.iter().collect()
+    }
+
+    /// Live RefSCCs in post-order without building them: empty until
+    /// [`build_ref_sccs`](Self::build_ref_sccs) (or a method that builds) has run.
+    pub fn built_refsccs(&self) -> PostOrderIter<'_> {
         self.order.iter()
     }
 
-    /// Number of live RefSCCs.
-    pub fn num_refsccs(&self) -> usize {
+    /// Whether the RefSCCs have been built.
+    pub fn refsccs_built(&self) -> bool {
+        self.built
+    }
+
+    /// Number of live RefSCCs (building them first if needed).
+    pub fn num_refsccs(&mut self) -> usize {
+        self.build_ref_sccs();
         self.order.len()
     }
 
     /// The RefSCCs as names: RefSCCs in post-order, SCCs in post-order inside, nodes in
-    /// LLVM order.
-    pub fn postorder_names(&self) -> Vec<Vec<Vec<&str>>> {
+    /// LLVM order (building them first if needed).
+    pub fn postorder_names(&mut self) -> Vec<Vec<Vec<&str>>> {
+        self.build_ref_sccs();
         self.order
             .iter()
             .map(|r| {

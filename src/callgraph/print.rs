@@ -27,7 +27,7 @@ impl LazyCallGraph {
             out.push('\n');
         }
         self.build_ref_sccs();
-        let order: Vec<_> = self.postorder_refsccs().collect();
+        let order: Vec<_> = self.postorder_refsccs();
         for r in order {
             let sccs = self.refscc_sccs(r);
             let _ = writeln!(out, "  RefSCC with {} call SCCs:", sccs.len());
@@ -74,7 +74,7 @@ impl LazyCallGraph {
         let mut out = String::new();
         let _ = writeln!(out, "digraph \"{}\" {{", dot_escape(&self.module_id));
         out.push_str("  compound=true;\n  node [shape=box,fontname=\"Courier\",fontsize=10];\n");
-        let order: Vec<_> = self.postorder_refsccs().collect();
+        let order: Vec<_> = self.postorder_refsccs();
         for (k, r) in order.into_iter().enumerate() {
             let sccs = self.refscc_sccs(r).to_vec();
             let _ = writeln!(out, "  subgraph cluster_refscc{k} {{");

@@ -157,7 +157,7 @@ fn fixture_module_graph() {
 fn partitions(g: &LazyCallGraph) -> (BTreeSet<Vec<NodeIdx>>, BTreeSet<Vec<NodeIdx>>) {
     let mut sccs = BTreeSet::new();
     let mut rcs = BTreeSet::new();
-    for r in g.postorder_refsccs() {
+    for r in g.built_refsccs() {
         let mut all: Vec<NodeIdx> = g.refscc_nodes(r).collect();
         all.sort();
         rcs.insert(all);
@@ -239,7 +239,7 @@ fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
         None => {
             if rng.next(12) == 0 {
                 let c = g.add_function("new");
-                let all: Vec<RefSccIdx> = g.postorder_refsccs().collect();
+                let all: Vec<RefSccIdx> = g.postorder_refsccs();
                 let r = all[rng.next(all.len())];
                 g.add_new_function_into_refscc(c, r);
                 // connect it both ways so the RefSCC stays strongly connected
@@ -631,6 +631,7 @@ fn build_matches_llvm_transcription() {
         g.build_ref_sccs();
         let mine: Vec<Vec<Vec<usize>>> = g
             .postorder_refsccs()
+            .into_iter()
             .map(|r| {
                 g.refscc_sccs(r)
                     .iter()

@@ -21,6 +21,7 @@ use crate::llvm::attrs::Attr;
 use crate::llvm::FuncIdx;
 
 /// The `function-attrs` pass.
+#[derive(Debug)]
 pub struct FunctionAttrs;
 
 impl CgsccPass for FunctionAttrs {

@@ -293,6 +293,7 @@ impl std::fmt::Display for Remark {
 }
 
 /// The `inline` / `nv-early-inliner` / `inliner-wrapper` pass.
+#[derive(Debug)]
 pub struct InlinerPass {
     /// Pipeline name.
     pub name: String,

@@ -346,6 +346,7 @@ pub struct UpdateResult {
 }
 
 /// What a pass sees: the module, the update result and the options.
+#[derive(Debug)]
 pub struct PassContext<'a> {
     /// The module.
     pub m: &'a mut CgsccModule,
@@ -441,6 +442,24 @@ pub enum PassResult {
     Changed,
 }
 
+impl std::fmt::Debug for dyn CgsccPass + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl std::fmt::Debug for dyn FunctionPass + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl std::fmt::Debug for dyn Instrumentation + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Instrumentation")
+    }
+}
+
 /// A pass over one SCC.
 pub trait CgsccPass {
     /// Pipeline name (`inline`, `devirt<5>`, ...).
@@ -468,7 +487,7 @@ pub trait Instrumentation {
 }
 
 /// Instrumentation that does nothing.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct NoInstrumentation;
 impl Instrumentation for NoInstrumentation {}
 
@@ -487,6 +506,7 @@ impl Instrumentation for PassLog {
 }
 
 /// Fans out to several instrumentations in order.
+#[derive(Debug)]
 pub struct Fanout<'a>(pub Vec<&'a mut dyn Instrumentation>);
 
 impl Instrumentation for Fanout<'_> {
@@ -560,6 +580,7 @@ pub fn run_passes(
 }
 
 /// The CGSCC pass manager: a pipeline plus instrumentation.
+#[derive(Debug)]
 pub struct PassManager {
     /// The pipeline, outermost passes.
     pub passes: Vec<Box<dyn CgsccPass>>,
@@ -607,7 +628,7 @@ impl PassManager {
             .opts
             .max_visits
             .unwrap_or(64 * m.graph.num_nodes() + 1024);
-        let mut rc_stack: Vec<RefSccIdx> = m.graph.postorder_refsccs().collect();
+        let mut rc_stack: Vec<RefSccIdx> = m.graph.postorder_refsccs();
         rc_stack.reverse();
         'rcs: while let Some(rc) = rc_stack.pop() {
             if ur.invalidated_refsccs.contains(&rc) || m.graph.refscc_order(rc).is_none() {
@@ -728,6 +749,7 @@ impl PassManager {
 /// changing), at most `max` runs; if
 /// the last allowed run still changed the graph it emits [`MAX_DEVIRT_MESSAGE`] and, with
 /// `abort-on-max-devirt-iterations-reached`, aborts.
+#[derive(Debug)]
 pub struct DevirtRepeated {
     /// Maximum runs.
     pub max: u32,
@@ -769,6 +791,7 @@ impl CgsccPass for DevirtRepeated {
 
 /// `function(...)`: the CGSCC-to-function adaptor. Runs its function passes on every
 /// function of the SCC that an earlier CGSCC pass changed (then forgets them).
+#[derive(Debug)]
 pub struct FunctionAdaptor {
     /// Function passes, in order.
     pub passes: Vec<Box<dyn FunctionPass>>,
@@ -810,6 +833,7 @@ impl CgsccPass for FunctionAdaptor {
 
 /// A registered pass that does nothing on summaries (`argpromotion`, `coro-split`, ...):
 /// it keeps its place in pipelines and instrumentation.
+#[derive(Debug)]
 pub struct NoOpPass(pub String);
 
 impl CgsccPass for NoOpPass {
@@ -822,6 +846,7 @@ impl CgsccPass for NoOpPass {
 }
 
 /// Function pass `no-op-function`.
+#[derive(Debug)]
 pub struct NoOpFunction;
 
 impl FunctionPass for NoOpFunction {
@@ -834,6 +859,7 @@ impl FunctionPass for NoOpFunction {
 }
 
 /// Function pass `print-size`: logs `NAME: N instructions, K calls`.
+#[derive(Debug)]
 pub struct PrintSize;
 
 impl FunctionPass for PrintSize {

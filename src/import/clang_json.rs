@@ -57,7 +57,7 @@
 //! (`desugaredQualType` first) into interned type entries.
 //!
 //! # Device code
-//! [`mark_device`] finds what device compilation needs: roots are `__global__` kernels
+//! [`mark_device`](crate::walk::device::mark_device) finds what device compilation needs: roots are `__global__` kernels
 //! (instantiations, never patterns) with bodies, namespace-scope device variables, and
 //! (as clang emits them) externally visible non-inline `__device__` definitions; the call
 //! closure follows every routine and variable referenced from kept bodies and initializers

@@ -93,6 +93,7 @@ const UNEXPECTED_CON: &str = "copy_template_param_con: unexpected kind";
 const IMAGINARY: &str = "imaginary operators not implemented";
 
 /// A substitution in progress.
+#[derive(Debug)]
 pub struct Subst<'a> {
     /// The arguments.
     pub args: &'a TemplateArgs,

@@ -589,7 +589,7 @@ pub struct FuncIr {
     pub args: Range<ArgIdx>,
     /// Instructions (empty for a declaration).
     pub insts: Range<InstIdx>,
-    /// Rows of [`Ir::block_start`]: one per block plus an end row (empty for a
+    /// Rows of `Ir::block_start`: one per block plus an end row (empty for a
     /// declaration).
     pub blocks: Range<u32>,
 }

@@ -94,7 +94,7 @@ impl WallTime {
     }
 }
 
-/// Totals over records ([`Combine`] per counter).
+/// Totals over records (each counter combined as its table row says: summed, maximum, ...).
 pub fn totals(records: &[FileRecord]) -> FileRecord {
     let mut t = FileRecord::default();
     for r in records {

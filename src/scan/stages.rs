@@ -181,7 +181,7 @@ fn callgraph_stats(m: &crate::llvm::Module, name: &str, rec: &mut FileRecord) {
     let mut g = crate::callgraph::from_module(m, name);
     g.build_ref_sccs();
     rec.cg_nodes = g.nodes().filter(|&n| g.is_defined(n)).count() as u64;
-    let order: Vec<_> = g.postorder_refsccs().collect();
+    let order: Vec<_> = g.postorder_refsccs();
     for r in order {
         rec.refsccs += 1;
         for &s in g.refscc_sccs(r) {

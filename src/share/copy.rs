@@ -270,6 +270,7 @@ fn leaf_constant(il: &Il, c: Eix) -> bool {
 }
 
 /// A deep copy in progress: target region, flags, substitution list, the plan.
+#[derive(Debug)]
 pub struct DeepCopy<'s> {
     /// Copy flags ([`flags`]).
     pub flags: u32,

@@ -9,6 +9,7 @@ use crate::il::{Eix, EntryKind, Flag, Il, RegionIdx, SCALAR_NAMES};
 use std::fmt::Write;
 
 /// The display visitor.
+#[derive(Debug)]
 pub struct Display {
     /// The text so far.
     pub out: String,

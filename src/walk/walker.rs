@@ -151,6 +151,18 @@ pub struct Walker {
     pub trace: Option<Box<dyn Write>>,
 }
 
+impl std::fmt::Debug for Walker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Walker")
+            .field("epoch", &self.epoch)
+            .field("stack_depth", &self.stack.len())
+            .field("mode_flags", &self.mode_flags)
+            .field("verbosity", &self.verbosity)
+            .field("tracing", &self.trace.is_some())
+            .finish()
+    }
+}
+
 impl Walker {
     /// A fresh walker.
     pub fn new() -> Walker {

@@ -9,11 +9,11 @@
 //! first), so that what earlier SCCs got is visible to later ones, as in LLVM. Per SCC
 //! the order is LLVM's (`deriveAttrsInPostOrder`):
 //!
-//! 1. `returned` arguments ([`returns`]);
-//! 2. the memory attribute `readnone` / `readonly` / `writeonly` ([`memory`]);
+//! 1. `returned` arguments (`returns`);
+//! 2. the memory attribute `readnone` / `readonly` / `writeonly` (`memory`);
 //! 3. argument attributes: `nonnull` from call sites, `nocapture`, and the argument
-//!    access attributes ([`args`], over [`capture`] tracking);
-//! 4. removal of `convergent`, then `noreturn`, then `willreturn` ([`scan`]);
+//!    access attributes (`args`, over `capture` tracking);
+//! 4. removal of `convergent`, then `noreturn`, then `willreturn` (`scan`);
 //! 5. without unknown calls in the SCC: `noalias` and `nonnull` returns, `nounwind` and
 //!    `nofree`, `norecurse`;
 //! 6. `nosync`; then the attributes others imply (`nosync`, `nofree`, `mustprogress`).
@@ -153,6 +153,7 @@ impl Inference {
         g.build_ref_sccs();
         let order: Vec<Vec<FuncIdx>> = g
             .postorder_refsccs()
+            .into_iter()
             .flat_map(|r| g.refscc_sccs(r).to_vec())
             .map(|s| {
                 g.scc_nodes(s)

@@ -50,6 +50,7 @@ const BUF: usize = 1 << 16;
 const MAX_TEXT: usize = 1 << 28;
 
 /// The tokenizer.
+#[derive(Debug)]
 pub struct Lexer<R: Read> {
     src: R,
     buf: Box<[u8]>,

@@ -112,7 +112,7 @@ struct Spelling {
 }
 
 /// Interned types and the name index.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Types {
     by_spelling: AHashMap<Box<str>, Spelling>,
     /// Spellings whose meaning depends on the enclosing scopes, by scopes + spelling.

@@ -1,5 +1,5 @@
 //! Cost per entry / edge / block as inputs grow 10^4 → 10^7 (PERF.md, "Scaling").
-//! `cargo run --release --example scaling` (the 10^7 IL row needs ~3 GB and ~30 s).
+//! `cargo run --release --example profile_scaling` (the 10^7 IL row needs ~3 GB and ~30 s).
 
 use ilkit::cfg::{BlockIdx, Cfg, Term};
 use ilkit::graph::dom::DomTree;
