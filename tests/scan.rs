@@ -408,3 +408,56 @@ fn html_report_is_one_self_contained_page() {
         assert!(!html.contains(external), "the page names {external}");
     }
 }
+
+/// The library's scheduler: at most `jobs` files in flight, fewer when the input byte
+/// budget says so (a file over the budget runs alone), and the same records either way.
+#[test]
+fn files_in_flight_stay_within_jobs_and_the_byte_budget() {
+    use ilkit::scan::{default_inputs, scan, FileRecord, Progress, ScanOptions};
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    #[derive(Default)]
+    struct Peak {
+        now: AtomicUsize,
+        max: AtomicUsize,
+    }
+    impl Progress for Peak {
+        fn file_started(&self, _: &str, _: u64) {
+            let n = self.now.fetch_add(1, SeqCst) + 1;
+            self.max.fetch_max(n, SeqCst);
+        }
+        fn file_done(&self, _: &FileRecord) {
+            self.now.fetch_sub(1, SeqCst);
+        }
+    }
+    let inputs = default_inputs();
+    let strip = |rs: Vec<FileRecord>| -> Vec<FileRecord> {
+        rs.into_iter()
+            .map(|mut r| {
+                r.seconds = 0.0;
+                r
+            })
+            .collect()
+    };
+    let run = |jobs: usize, budget: Option<u64>| {
+        let peak = Peak::default();
+        let opts = ScanOptions {
+            jobs,
+            max_bytes_in_flight: budget,
+            ..ScanOptions::default()
+        };
+        let rs = strip(scan(&inputs, &opts, &peak));
+        (rs, peak.max.load(SeqCst))
+    };
+    let (one, peak1) = run(1, None);
+    assert_eq!(peak1, 1);
+    let (two, peak2) = run(2, None);
+    assert!(peak2 <= 2);
+    let (tight, peak_tight) = run(2, Some(1));
+    assert_eq!(
+        peak_tight, 1,
+        "every file is over a 1-byte budget: one at a time"
+    );
+    assert_eq!(one, two);
+    assert_eq!(one, tight);
+    assert!(one.iter().all(|r| r.error.is_none()));
+}

@@ -26,7 +26,6 @@ pub use report::{
 };
 pub use stages::scan_one;
 
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// One input of a scan.
@@ -436,6 +435,12 @@ pub struct ScanOptions {
     /// Cap on the bytes one file's CGSCC run may hold (see
     /// [`crate::cgscc::Options::max_memory`]); `None`: no cap.
     pub max_memory: Option<usize>,
+    /// Worker threads, and files in flight at most (0: one per core).
+    pub jobs: usize,
+    /// Budget of input bytes ([`Input::size_hint`]) in flight: a file starts only when it
+    /// fits beside the files already running (a file over the budget runs alone);
+    /// `None`: no budget beyond `jobs` files.
+    pub max_bytes_in_flight: Option<u64>,
 }
 
 /// Where a scan reports its progress. Called from the scan's worker threads; every method
@@ -457,24 +462,71 @@ pub struct NoProgress;
 impl Progress for NoProgress {}
 
 /// Scans every input; results are in input order.
+///
+/// `opts.jobs` scheduler threads take files largest first (longest-processing-time
+/// scheduling: a big module started last would otherwise run alone at the end), each
+/// admitted only within [`ScanOptions::max_bytes_in_flight`], and run them on a pool of
+/// `opts.jobs` rayon workers, where a file's own parallel work (a large module's parse,
+/// its functions' CFG analyses, its call graph beside its CFGs) shares the workers with
+/// the other files in flight. So at most `jobs` files are open at once, and one big file
+/// left at the end still gets every worker.
 pub fn scan(inputs: &[Input], opts: &ScanOptions, progress: &dyn Progress) -> Vec<FileRecord> {
-    // Largest first (longest-processing-time scheduling): a big module started last would
-    // otherwise run alone at the end. Results go back to input order.
+    use std::sync::{Condvar, Mutex, PoisonError};
+    let jobs = match opts.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let run = |i: usize| {
+        progress.file_started(&inputs[i].name(), inputs[i].size_hint());
+        let r = scan_one(&inputs[i], opts, progress);
+        progress.file_done(&r);
+        r
+    };
+    let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(jobs).build() else {
+        // No threads to be had: scan on this one.
+        return (0..inputs.len()).map(run).collect();
+    };
     let mut order: Vec<usize> = (0..inputs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(inputs[i].size_hint()));
-    let mut done: Vec<(usize, FileRecord)> = order
-        .par_iter()
-        .with_max_len(1)
-        .map(|&i| {
-            let size = inputs[i].size_hint();
-            progress.file_started(&inputs[i].name(), size);
-            let r = scan_one(&inputs[i], opts, progress);
-            progress.file_done(&r);
-            (i, r)
-        })
-        .collect();
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
+    let budget = opts.max_bytes_in_flight.unwrap_or(u64::MAX);
+    // (next position in `order`, bytes in flight, files in flight)
+    let state = Mutex::new((0usize, 0u64, 0usize));
+    let freed = Condvar::new();
+    let results: Mutex<Vec<Option<FileRecord>>> = Mutex::new(vec![None; inputs.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(inputs.len()) {
+            s.spawn(|| loop {
+                let (i, size) = {
+                    let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
+                    loop {
+                        let Some(&i) = order.get(st.0) else { return };
+                        let size = inputs[i].size_hint();
+                        if st.2 == 0 || st.1.saturating_add(size) <= budget {
+                            st.0 += 1;
+                            st.1 += size;
+                            st.2 += 1;
+                            break (i, size);
+                        }
+                        st = freed.wait(st).unwrap_or_else(PoisonError::into_inner);
+                    }
+                };
+                let r = pool.install(|| run(i));
+                {
+                    let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
+                    st.1 -= size;
+                    st.2 -= 1;
+                }
+                freed.notify_all();
+                results.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(r);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .into_iter()
+        .map(|r| r.unwrap_or_default())
+        .collect()
 }
 
 #[cfg(test)]

@@ -30,7 +30,11 @@ pub struct ScanArgs {
     /// divided by the jobs).
     #[arg(long, value_name = "MB")]
     max_memory: Option<usize>,
-    /// Worker threads (0 = one per core).
+    /// Input bytes in flight at most, in MB: a file starts only when it fits beside the
+    /// files already running; a larger file runs alone (default: a sixty-fourth of RAM).
+    #[arg(long, value_name = "MB")]
+    max_input_in_flight: Option<usize>,
+    /// Worker threads, and files in flight at most (0 = one per core).
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     jobs: usize,
     /// Keep only shard I of N (0-based: files whose position in the sorted list is I
@@ -112,10 +116,10 @@ pub fn run_scan(a: ScanArgs) -> Result<(), Failure> {
         inputs = shard(inputs, i, n);
     }
     info.shard = which;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(a.jobs)
-        .build()
-        .map_err(|e| Failure::input(format!("--jobs: {e}")))?;
+    let jobs = match a.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
     let total: u64 = inputs.iter().map(|i| i.size_hint()).sum();
     let bar = if std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(total);
@@ -133,12 +137,19 @@ pub fn run_scan(a: ScanArgs) -> Result<(), Failure> {
     let bar = Bar(bar);
     let opts = ilkit::scan::ScanOptions {
         analyses: a.analyses,
-        max_memory: Some(a.max_memory.map_or_else(
-            || crate::default_memory_cap() / pool.current_num_threads().max(1),
-            |mb| mb << 20,
+        max_memory: Some(
+            a.max_memory
+                .map_or_else(|| crate::default_memory_cap() / jobs, |mb| mb << 20),
+        ),
+        jobs,
+        max_bytes_in_flight: Some(a.max_input_in_flight.map_or_else(
+            // A module's working set is ~10-30x its text: input worth a sixty-fourth of
+            // RAM in flight at once.
+            || (crate::default_memory_cap() / 16) as u64,
+            |mb| (mb as u64) << 20,
         )),
     };
-    let records = pool.install(|| ilkit::scan::scan(&inputs, &opts, &bar));
+    let records = ilkit::scan::scan(&inputs, &opts, &bar);
     info.wall_seconds = t0.elapsed().as_secs_f64();
     info.files = records.len();
     bar.0.finish_and_clear();
