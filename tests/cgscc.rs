@@ -508,51 +508,6 @@ fn corpus_files() -> Option<Vec<std::path::PathBuf>> {
 }
 
 #[test]
-fn corpus_bottom_up_verify_flat_deterministic() {
-    let Some(files) = corpus_files() else {
-        return;
-    };
-    let mut checked = 0;
-    for f in &files {
-        let text = std::fs::read_to_string(f).unwrap();
-        let m = parse(&f.to_string_lossy(), &text).unwrap();
-        // non-mutating pipeline: strict bottom-up order, kernels last
-        let s = ilkit::cgscc::run_pipeline_summary(
-            &m,
-            &mut PassManager::from_text("cgscc(function-attrs)", Options::default()).unwrap(),
-        )
-        .unwrap();
-        assert_eq!((s.verify_errors, s.order_errors), (0, 0), "{}", f.display());
-        // inlining under the 20,000 budget
-        let a = ilkit::cgscc::run_pipeline_summary(
-            &m,
-            &mut PassManager::from_text("cgscc(devirt<5>(inline))", Options::default()).unwrap(),
-        )
-        .unwrap();
-        assert_eq!((a.verify_errors, a.order_errors), (0, 0), "{}", f.display());
-        let b = ilkit::cgscc::run_pipeline_summary(
-            &m,
-            &mut PassManager::from_text("cgscc(devirt<5>(inline))", Options::default()).unwrap(),
-        )
-        .unwrap();
-        assert_eq!(a, b, "nondeterministic on {}", f.display());
-        eprintln!(
-            "{}: visits {} inlined {} removed {} live {} call edges {} -> {} diags {}",
-            f.file_name().unwrap().to_string_lossy(),
-            a.visits,
-            a.inlined,
-            a.removed,
-            a.live_functions,
-            a.initial_call_edges,
-            a.call_edges,
-            a.diagnostics.len()
-        );
-        checked += 1;
-    }
-    eprintln!("corpus: {checked} modules");
-}
-
-#[test]
 fn refscc_split_requeues_pieces() {
     // x calls y, y takes x's address: one RefSCC {y}, {x}. Inlining y into x removes the
     // only edge x -> y, so the RefSCC splits; both pieces are visited again in the new

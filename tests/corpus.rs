@@ -1,0 +1,456 @@
+//! File-driven checks against real inputs with their compilers' own answers, one test per
+//! file (a libtest-mimic harness, as cranelift's filetests are): the shared corpus's LLVM
+//! IR and PTX (`../shared/corpus`, or `$ILKIT_CORPUS`) against LLVM 14's answers, and the
+//! CUDA corpus's clang JSON dumps where `shared/corpus/cuda/build.sh` writes them
+//! (`$ILKIT_CUDA_JSON`, default `/tmp/cuda-corpus-out/json`, build.sh's `$OUT/json`).
+//! When an input set is missing, the list shows one ignored test named
+//! `... (skipped: ... missing ...)` instead of passing silently.
+//!
+//! `cargo test --release --test corpus -- --list` shows every file's tests.
+
+use ilkit::cfg::Cfg;
+use ilkit::cgscc::{Options, PassManager};
+use ilkit::il::kinds::rf;
+use ilkit::il::Il;
+use ilkit::import::{binary_il, clang_json, ptx};
+use ilkit::llvm::Module;
+use ilkit::walk::device::{kept_routine_table, mark_device, routine_flag_words, DeviceOptions};
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+mod common;
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    llvm_trials(&mut trials);
+    cuda_trials(&mut trials);
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// One ignored trial standing for a missing input set.
+fn skipped(group: &str, why: &str) -> Trial {
+    Trial::test(format!("{group} (skipped: {why})"), || Ok(())).with_ignored_flag(true)
+}
+
+fn corpus_dir() -> Option<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    [
+        std::env::var("ILKIT_CORPUS").ok().map(PathBuf::from),
+        Some(root.join("../shared/corpus")),
+        Some(root.join("../../shared/corpus")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| p.join("llvm").is_dir())
+}
+
+/// Every file under `dir` (recursively) whose name ends with `suffix`, sorted.
+fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().ends_with(suffix) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `x.ll` -> `x.EXT` (`x.ptx` -> `x.ptx.EXT` for PTX answers).
+fn sibling(p: &Path, ext: &str) -> PathBuf {
+    let s = p.to_string_lossy();
+    match s.strip_suffix(".ll") {
+        Some(stem) => PathBuf::from(format!("{stem}.{ext}")),
+        None => PathBuf::from(format!("{s}.{ext}")),
+    }
+}
+
+fn gunzip(p: &Path) -> Option<String> {
+    let f = std::fs::File::open(p).ok()?;
+    let mut s = String::new();
+    flate2::read::MultiGzDecoder::new(f)
+        .read_to_string(&mut s)
+        .ok()?;
+    Some(s)
+}
+
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+fn fail(errs: Vec<String>) -> Result<(), Failed> {
+    if errs.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} mismatches:\n{}",
+        errs.len(),
+        errs.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    )
+    .into())
+}
+
+fn read(p: &Path) -> Result<String, Failed> {
+    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()).into())
+}
+
+fn load_ll(p: &Path) -> Result<Module, Failed> {
+    let text = read(p)?;
+    Module::from_ll_str(&p.display().to_string(), &text).map_err(|e| e.to_string().into())
+}
+
+fn llvm_trials(trials: &mut Vec<Trial>) {
+    let Some(root) = corpus_dir() else {
+        for g in ["ptx_cfg", "ll_cfg", "lcg", "print_lcg", "cgscc"] {
+            trials.push(skipped(g, "../shared/corpus missing; set ILKIT_CORPUS"));
+        }
+        return;
+    };
+    let llvm = root.join("llvm");
+    for p in files(&llvm, ".ptx") {
+        let ans = sibling(&p, "cfg.json");
+        if ans.exists() {
+            trials.push(Trial::test(
+                format!("ptx_cfg::{}", rel(&llvm, &p)),
+                move || ptx_cfg(&p, &ans),
+            ));
+        }
+    }
+    for p in files(&llvm, ".ll") {
+        let name = rel(&llvm, &p);
+        let cfg_ans = sibling(&p, "cfg.json");
+        if cfg_ans.exists() {
+            let p = p.clone();
+            trials.push(Trial::test(format!("ll_cfg::{name}"), move || {
+                ll_cfg(&p, &cfg_ans)
+            }));
+        }
+        let lcg_ans = sibling(&p, "lcg.json");
+        if lcg_ans.exists() {
+            let p = p.clone();
+            trials.push(Trial::test(format!("lcg::{name}"), move || {
+                lcg(&p, &lcg_ans)
+            }));
+        }
+        let text_ans = sibling(&p, "lcg.txt.gz");
+        if text_ans.exists() {
+            let p = p.clone();
+            trials.push(Trial::test(format!("print_lcg::{name}"), move || {
+                print_lcg(&p, &text_ans)
+            }));
+        }
+        trials.push(Trial::test(format!("cgscc::{name}"), move || cgscc(&p)));
+    }
+}
+
+/// Blocks, successors, instruction counts, RPO, backedges, idom and loops of every
+/// function equal the answer.
+fn ptx_cfg(p: &Path, ans: &Path) -> Result<(), Failed> {
+    let ans: Value = serde_json::from_str(&read(ans)?)?;
+    let m = ptx::parse(&p.display().to_string(), &read(p)?).map_err(|e| e.to_string())?;
+    let by_name: BTreeMap<&str, &ptx::Function> = m
+        .functions
+        .iter()
+        .filter(|f| f.has_body)
+        .map(|f| (f.name.as_str(), f))
+        .collect();
+    let mut bad = Vec::new();
+    for f in ans["functions"].as_array().ok_or("no functions")? {
+        let name = f["name"].as_str().unwrap_or("?");
+        let Some(pf) = by_name.get(name) else {
+            bad.push(format!("function {name} missing"));
+            continue;
+        };
+        let cfg = ptx::build_cfg(pf);
+        let info = cfg.analyze();
+        let fname = name.to_string();
+        bad.extend(common::compare(&cfg, &info, f, &|b| format!("{fname}@{b}")));
+        if let Some(ni) = f["ninsts"].as_array() {
+            for (b, n) in ni.iter().enumerate() {
+                let mine = cfg.insn_len.raw().get(b).copied().unwrap_or(0) as u64;
+                if Some(mine) != n.as_u64() {
+                    bad.push(format!("{name}: ninsts[{b}] {mine} != {n}"));
+                }
+            }
+        }
+    }
+    fail(bad)
+}
+
+fn ll_cfg(p: &Path, ans: &Path) -> Result<(), Failed> {
+    let ans: Value = serde_json::from_str(&read(ans)?)?;
+    let m = load_ll(p)?;
+    let cfgs = Cfg::from_llvm_module(&m);
+    let by_name: BTreeMap<&str, &Cfg> = cfgs.iter().map(|c| (c.name.as_str(), c)).collect();
+    let mut bad = Vec::new();
+    for f in ans["functions"].as_array().ok_or("no functions")? {
+        let name = f["name"].as_str().unwrap_or("?");
+        let Some(cfg) = by_name.get(name) else {
+            bad.push(format!("function {name} missing"));
+            continue;
+        };
+        let info = cfg.analyze();
+        bad.extend(common::compare(cfg, &info, f, &|b| format!("?{b}")));
+    }
+    fail(bad)
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Entry roots, every node's edges, post-order RefSCCs and the functions in no RefSCC
+/// equal `*.lcg.json` (LLVM 14's `LazyCallGraph`).
+fn lcg(p: &Path, ans: &Path) -> Result<(), Failed> {
+    let v: Value = serde_json::from_str(&read(ans)?)?;
+    let m = load_ll(p)?;
+    let mut g = ilkit::callgraph::from_module(&m, "x");
+    let roots: Vec<String> = g
+        .entry_nodes()
+        .iter()
+        .map(|&n| g.name(n).to_string())
+        .collect();
+    let mut bad = Vec::new();
+    if roots != strings(&v["entry_roots"]) {
+        bad.push("entry roots differ".to_string());
+    }
+    for node in v["nodes"].as_array().ok_or("no nodes")? {
+        let name = node["name"].as_str().unwrap_or("?");
+        let Some(n) = g.node_by_name(name) else {
+            bad.push(format!("missing node {name}"));
+            continue;
+        };
+        g.populate(n);
+        let mine: Vec<(String, String)> = g
+            .cached_edges(n)
+            .map(|e| {
+                let k = if e.is_call() { "call" } else { "ref" };
+                (g.name(e.target).to_string(), k.to_string())
+            })
+            .collect();
+        let want: Vec<(String, String)> = node["edges"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|e| {
+                        let s = |i: usize| e[i].as_str().unwrap_or("").to_string();
+                        (s(0), s(1))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if mine != want {
+            bad.push(format!("edges of {name} differ"));
+        }
+    }
+    let problems = g.verify();
+    if !problems.is_empty() {
+        bad.push(format!("verify: {problems:?}"));
+    }
+    let mine: Vec<Vec<Vec<String>>> = g
+        .postorder_names()
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .map(|s| s.into_iter().map(str::to_string).collect())
+                .collect()
+        })
+        .collect();
+    let want: Vec<Vec<Vec<String>>> = v["postorder_refsccs"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| {
+                    r.as_array()
+                        .map(|s| s.iter().map(strings).collect())
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if mine != want {
+        bad.push("post-order RefSCCs differ".to_string());
+    }
+    let unreached: Vec<String> = g
+        .nodes()
+        .filter(|&n| g.is_defined(n) && g.scc_of(n).is_none())
+        .map(|n| g.name(n).to_string())
+        .collect();
+    if unreached != strings(&v["defined_not_in_any_refscc"]) {
+        bad.push("defined_not_in_any_refscc differs".to_string());
+    }
+    fail(bad)
+}
+
+/// The text printer is byte-identical to `opt -passes=print-lcg`.
+fn print_lcg(p: &Path, ans: &Path) -> Result<(), Failed> {
+    let want = gunzip(ans).ok_or("cannot read the answer")?;
+    let m = load_ll(p)?;
+    let id = want
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_start_matches("Printing the call graph for module: ")
+        .to_string();
+    let mine = ilkit::callgraph::from_module(&m, &id).print_text();
+    if mine != want {
+        let line = mine.lines().zip(want.lines()).position(|(a, b)| a != b);
+        return Err(format!("print-lcg differs at line {line:?}").into());
+    }
+    Ok(())
+}
+
+/// The CGSCC pipeline visits bottom-up, leaves a graph that verifies, and inlines the
+/// same way twice.
+fn cgscc(p: &Path) -> Result<(), Failed> {
+    let m = load_ll(p)?;
+    let run = |pipeline: &str| {
+        let mut pm =
+            PassManager::from_text(pipeline, Options::default()).map_err(|e| e.to_string())?;
+        ilkit::cgscc::run_pipeline_summary(&m, &mut pm).map_err(|e| format!("{e:?}"))
+    };
+    let s = run("cgscc(function-attrs)")?;
+    if (s.verify_errors, s.order_errors) != (0, 0) {
+        return Err(format!(
+            "function-attrs: {} verify, {} order errors",
+            s.verify_errors, s.order_errors
+        )
+        .into());
+    }
+    let a = run("cgscc(devirt<5>(inline))")?;
+    if (a.verify_errors, a.order_errors) != (0, 0) {
+        return Err(format!(
+            "inline: {} verify, {} order errors",
+            a.verify_errors, a.order_errors
+        )
+        .into());
+    }
+    if a != run("cgscc(devirt<5>(inline))")? {
+        return Err("the inliner is not deterministic".into());
+    }
+    Ok(())
+}
+
+fn cuda_trials(trials: &mut Vec<Trial>) {
+    let dir =
+        std::env::var("ILKIT_CUDA_JSON").unwrap_or_else(|_| "/tmp/cuda-corpus-out/json".into());
+    let dumps: Vec<PathBuf> = files(Path::new(&dir), ".json")
+        .into_iter()
+        .chain(files(Path::new(&dir), ".json.gz"))
+        .collect();
+    if dumps.is_empty() {
+        trials.push(skipped(
+            "cuda_json",
+            &format!("no clang JSON in {dir} missing; run shared/corpus/cuda/build.sh or set ILKIT_CUDA_JSON"),
+        ));
+    }
+    for p in dumps {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        trials.push(Trial::test(format!("cuda_json::{name}"), move || {
+            cuda_json(&p)
+        }));
+    }
+    match (
+        std::env::var("ILKIT_CUDA_FULL"),
+        std::env::var("ILKIT_CUDA_DEFS"),
+    ) {
+        (Ok(full), Ok(defs)) => {
+            for d in files(Path::new(&defs), ".defines.txt") {
+                let stem = d
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.strip_suffix(".defines.txt"))
+                    .unwrap_or("")
+                    .to_string();
+                let dump = Path::new(&full).join(format!("{stem}.full.json"));
+                if stem.ends_with(".O0") || !dump.exists() {
+                    continue;
+                }
+                trials.push(Trial::test(
+                    format!("cuda_kept_vs_clang::{stem}"),
+                    move || kept_vs_clang(&dump, &d),
+                ));
+            }
+        }
+        _ => trials.push(skipped(
+            "cuda_kept_vs_clang",
+            "ILKIT_CUDA_FULL and ILKIT_CUDA_DEFS missing (full dumps and clang's defines)",
+        )),
+    }
+}
+
+/// A dump imports into a world that verifies; device marking, the device IL's write and
+/// read back, and the read world's verification all go through.
+fn cuda_json(p: &Path) -> Result<(), Failed> {
+    let mut il = Il::new();
+    clang_json::import_file(&mut il, p).map_err(|e| e.to_string())?;
+    let problems = il.verify();
+    if !problems.is_empty() {
+        return Err(format!("imported world: {problems:?}").into());
+    }
+    let dk = mark_device(&mut il, DeviceOptions::default());
+    let name = p.to_string_lossy();
+    if name.contains("candle_") && dk.routines.is_empty() {
+        return Err("no device routines kept".into());
+    }
+    let bytes = binary_il::write_il(&mut il, true).map_err(|e| e.to_string())?;
+    let back = binary_il::read_il(&bytes).map_err(|e| e.to_string())?;
+    let problems = back.verify();
+    if !problems.is_empty() {
+        return Err(format!("device IL read back: {problems:?}").into());
+    }
+    Ok(())
+}
+
+/// Every routine clang defines is kept; a kept routine clang does not define is
+/// always_inline, an implicit special member or a static inline function.
+fn kept_vs_clang(dump: &Path, defines: &Path) -> Result<(), Failed> {
+    let norm = |s: &str| {
+        s.trim_matches('"')
+            .replace("C2E", "C1E")
+            .replace("D2E", "D1E")
+    };
+    let clang: BTreeSet<String> = read(defines)?.split_whitespace().map(norm).collect();
+    let mut il = Il::new();
+    clang_json::import_file(&mut il, dump).map_err(|e| e.to_string())?;
+    let dk = mark_device(&mut il, DeviceOptions::default());
+    let table = kept_routine_table(&il, &dk);
+    let kept: BTreeSet<String> = table.iter().map(|(k, _)| norm(k)).collect();
+    let mut bad: Vec<String> = clang
+        .difference(&kept)
+        .map(|d| format!("clang defines {d}, not kept"))
+        .collect();
+    for (k, bits) in &table {
+        let explained = bits & (rf::ALWAYS_INLINE | rf::IMPLICIT) != 0
+            || bits & (rf::STATIC | rf::INLINE) == rf::STATIC | rf::INLINE;
+        if !clang.contains(&norm(k)) && !explained {
+            bad.push(format!(
+                "unexplained kept routine {k}: {}",
+                routine_flag_words(*bits)
+            ));
+        }
+    }
+    fail(bad)
+}
