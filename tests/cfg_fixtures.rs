@@ -147,7 +147,7 @@ fn garbled_ptx_never_panics() {
             let t = String::from_utf8_lossy(&bytes[..cut]);
             if let Err(e) = ptx::parse("g.ptx", &t) {
                 assert!(
-                    e.line >= 1 && e.col >= 1 && e.line as usize <= t.lines().count() + 1,
+                    e.line >= 1 && e.column >= 1 && e.line as usize <= t.lines().count() + 1,
                     "{e}"
                 );
             }

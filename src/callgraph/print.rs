@@ -47,6 +47,14 @@ impl LazyCallGraph {
     pub fn print_dot(&mut self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "digraph \"{}\" {{", dot_escape(&self.module_id));
+        self.dot_edges(" [style=dashed,label=\"ref\"]", "\n", &mut out);
+        out.push_str("}\n");
+        out
+    }
+
+    /// Every live node's edges as DOT lines, ref edges with `ref_attrs`, `after_node`
+    /// after each node's lines (populates every node).
+    fn dot_edges(&mut self, ref_attrs: &str, after_node: &str, out: &mut String) {
         for n in self.nodes() {
             if self.is_removed(n) {
                 continue;
@@ -56,14 +64,12 @@ impl LazyCallGraph {
             for e in self.cached_edges(n) {
                 let _ = write!(out, "  {name} -> \"{}\"", dot_escape(self.name(e.target)));
                 if !e.is_call() {
-                    out.push_str(" [style=dashed,label=\"ref\"]");
+                    out.push_str(ref_attrs);
                 }
                 out.push_str(";\n");
             }
-            out.push('\n');
+            out.push_str(after_node);
         }
-        out.push_str("}\n");
-        out
     }
 
     /// GraphViz with the structure drawn: one cluster per RefSCC (post-order, labelled
@@ -99,20 +105,7 @@ impl LazyCallGraph {
             }
             out.push_str("  }\n");
         }
-        for n in self.nodes() {
-            if self.is_removed(n) {
-                continue;
-            }
-            self.populate(n);
-            let name = format!("\"{}\"", dot_escape(self.name(n)));
-            for e in self.cached_edges(n) {
-                let _ = write!(out, "  {name} -> \"{}\"", dot_escape(self.name(e.target)));
-                if !e.is_call() {
-                    out.push_str(" [style=dashed]");
-                }
-                out.push_str(";\n");
-            }
-        }
+        self.dot_edges(" [style=dashed]", "", &mut out);
         out.push_str("}\n");
         out
     }

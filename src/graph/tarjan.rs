@@ -671,6 +671,22 @@ mod tests {
         assert_eq!(t.scc(CompIdx(0))[0], 0, "root first");
     }
 
+    /// The oracles' component pop: every pending node at or above `root`'s DFS number,
+    /// marked done (-1).
+    fn pop_component(pending: &mut Vec<u32>, dfs: &mut [i32], root: u32) -> Vec<u32> {
+        let root_dfs = dfs[root as usize];
+        let mut comp = Vec::new();
+        while let Some(&top) = pending.last() {
+            if dfs[top as usize] < root_dfs {
+                break;
+            }
+            pending.pop();
+            dfs[top as usize] = -1;
+            comp.push(top);
+        }
+        comp
+    }
+
     /// LLVM's `buildGenericSCCs`, transcribed literally (`dfs`/`low` tables, 0 =
     /// unvisited, -1 = finished; a node outside `scope` counts as finished; `follow`
     /// filters edges): the order oracle for [`Tarjan::run`].
@@ -716,20 +732,9 @@ mod tests {
                     i += 1;
                 }
                 pending.push(v);
-                let root_dfs = dfs[v as usize];
-                if low[v as usize] != root_dfs {
-                    continue;
+                if low[v as usize] == dfs[v as usize] {
+                    out.push(pop_component(&mut pending, &mut dfs, v));
                 }
-                let mut comp = Vec::new();
-                while let Some(&top) = pending.last() {
-                    if dfs[top as usize] < root_dfs {
-                        break;
-                    }
-                    pending.pop();
-                    dfs[top as usize] = -1;
-                    comp.push(top);
-                }
-                out.push(comp);
             }
         }
         out
@@ -875,20 +880,9 @@ mod tests {
                     i += 1;
                 }
                 pending.push(v);
-                let root_dfs = dfs[v as usize];
-                if low[v as usize] != root_dfs {
-                    continue;
+                if low[v as usize] == dfs[v as usize] {
+                    out.push(pop_component(&mut pending, &mut dfs, v));
                 }
-                let mut comp = Vec::new();
-                while let Some(&top) = pending.last() {
-                    if dfs[top as usize] < root_dfs {
-                        break;
-                    }
-                    pending.pop();
-                    dfs[top as usize] = -1;
-                    comp.push(top);
-                }
-                out.push(comp);
             }
         }
         (out, old_nodes)

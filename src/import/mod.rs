@@ -16,6 +16,36 @@ pub mod ptx;
 use std::io::Read;
 use std::path::Path;
 
+/// A text reader's failure (LLVM IR, PTX): the file, the 1-based line and column, and what
+/// was expected. `line` is 0 when the error is not at a position (an I/O error).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// The file name given to the reader.
+    pub file: String,
+    /// 1-based line (0 when the error is not at a position, e.g. an I/O error).
+    pub line: u32,
+    /// 1-based column in bytes (0 when not at a position).
+    pub column: u32,
+    /// What went wrong / what was expected.
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
 /// Why a file could not be read as text.
 #[derive(Debug)]
 pub enum ReadError {

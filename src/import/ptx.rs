@@ -20,7 +20,6 @@
 //! O(bytes) time.
 
 use ahash::AHashMap;
-use std::fmt;
 
 use crate::cfg::{Cfg, Term};
 use crate::idx::BlockIdx;
@@ -28,34 +27,7 @@ use crate::idx::BlockIdx;
 /// "No label / no target" in the parser's `u32` tables.
 const NONE: u32 = u32::MAX;
 
-/// A parse error with its position (1-based line and column).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    /// File name as given to [`parse`].
-    pub file: String,
-    /// 1-based line (0 when the error is not at a position, e.g. an I/O error).
-    pub line: u32,
-    /// 1-based column (bytes; 0 when not at a position).
-    pub col: u32,
-    /// What was expected or found.
-    pub message: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.file, self.message)
-        } else {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.file, self.line, self.col, self.message
-            )
-        }
-    }
-}
-
-impl std::error::Error for ParseError {}
+pub use super::ParseError;
 
 /// `.entry` (kernel) or `.func` (device function).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,7 +194,7 @@ impl<'a> Lexer<'a> {
         ParseError {
             file: self.file.to_string(),
             line,
-            col,
+            column: col,
             message: message.into(),
         }
     }
@@ -920,7 +892,7 @@ impl Cfg {
         let text = super::read_text(path).map_err(|e| ParseError {
             file: name.clone(),
             line: 0,
-            col: 0,
+            column: 0,
             message: e.to_string(),
         })?;
         Cfg::from_ptx_str(&name, &text)
@@ -1177,7 +1149,7 @@ $L__func_end0:
             "x.ptx:4:6: undefined branch target 'L9' in function 'f'"
         );
         let e = parse("x.ptx", ".visible .func f()\n{\n add.s32 %r1, %r2\n").unwrap_err();
-        assert_eq!((e.line, e.col), (3, 2));
+        assert_eq!((e.line, e.column), (3, 2));
         let e = parse("x.ptx", ".visible .func f()\n{\n ret;\n").unwrap_err();
         assert!(e.message.contains("unterminated body"), "{e}");
         assert!(parse("x.ptx", "/* x").is_err());

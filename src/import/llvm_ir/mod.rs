@@ -41,40 +41,12 @@ pub mod parallel;
 use crate::llvm::{ConstIdx, FuncIdx, Module, SigIdx, SymbolIdx};
 use ahash::AHashMap;
 use lexer::{unescape, LexState};
-use std::fmt;
 use std::path::Path;
 
 /// Deepest nesting of types / constant expressions the reader accepts.
 pub const MAX_DEPTH: u32 = 256;
 
-/// A parse failure: where and what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    /// The file name given to [`parse`].
-    pub file: String,
-    /// 1-based line (0 when the error is not at a position, e.g. an I/O error).
-    pub line: u32,
-    /// 1-based column (in bytes; 0 when not at a position).
-    pub column: u32,
-    /// What went wrong / what was expected.
-    pub message: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.file, self.message)
-        } else {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.file, self.line, self.column, self.message
-            )
-        }
-    }
-}
-
-impl std::error::Error for ParseError {}
+pub use super::ParseError;
 
 /// What the reader builds beyond the call graph's model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

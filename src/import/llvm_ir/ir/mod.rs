@@ -514,35 +514,21 @@ impl<'a, 'm> Builder<'a, 'm> {
             }
             Tk::Word => {
                 let w = self.text(t);
+                // One-word constants.
+                const WORDS: [(&str, Value); 7] = [
+                    ("true", Value::Int(1)),
+                    ("false", Value::Int(0)),
+                    ("null", Value::Null),
+                    ("undef", Value::Undef),
+                    ("poison", Value::Poison),
+                    ("zeroinitializer", Value::Zero),
+                    ("none", Value::Other),
+                ];
+                if let Some(&(_, v)) = WORDS.iter().find(|(k, _)| *k == w) {
+                    self.p.next();
+                    return Ok(Operand::V(v));
+                }
                 match w {
-                    "true" => {
-                        self.p.next();
-                        Value::Int(1)
-                    }
-                    "false" => {
-                        self.p.next();
-                        Value::Int(0)
-                    }
-                    "null" => {
-                        self.p.next();
-                        Value::Null
-                    }
-                    "undef" => {
-                        self.p.next();
-                        Value::Undef
-                    }
-                    "poison" => {
-                        self.p.next();
-                        Value::Poison
-                    }
-                    "zeroinitializer" => {
-                        self.p.next();
-                        Value::Zero
-                    }
-                    "none" => {
-                        self.p.next();
-                        Value::Other
-                    }
                     "asm" => {
                         self.p.next();
                         while self.p.peek().kind == Tk::Word {
