@@ -766,3 +766,32 @@ fn cli_function_attrs_is_opt14s() {
         serde_json::json!(["+noalias"])
     );
 }
+
+/// Counting remarks instead of keeping them (what a scan does) changes nothing else: the
+/// counts per kind equal the kept remarks', and the graph ends the same.
+#[test]
+fn counted_remarks_equal_kept_remarks() {
+    for name in ["kernels.ll", "knobs.ll", "split.ll", "devirt.ll"] {
+        let (mut kept, r1) = run_with(
+            name,
+            "cgscc(devirt<2>(inline,function-attrs))",
+            Options::default(),
+        );
+        let mut opts = Options::default();
+        opts.inline.keep_remarks = false;
+        let (mut counted, r2) = run_with(name, "cgscc(devirt<2>(inline,function-attrs))", opts);
+        assert_eq!(r1.is_ok(), r2.is_ok(), "{name}");
+        assert!(counted.remarks.is_empty());
+        let mut by_kind = [0usize; 6];
+        for r in &kept.remarks {
+            by_kind[r.kind as usize] += 1;
+        }
+        assert_eq!(by_kind, kept.remark_counts, "{name}");
+        assert_eq!(counted.remark_counts, kept.remark_counts, "{name}");
+        assert_eq!(
+            counted.graph.postorder_names(),
+            kept.graph.postorder_names(),
+            "{name}"
+        );
+    }
+}

@@ -155,6 +155,11 @@ pub struct InlineParams {
     pub delete_dead: bool,
     /// Format each remark's call-site location (off in scans, which only count remarks).
     pub remark_locations: bool,
+    /// Keep every remark in [`CgsccModule::remarks`](super::CgsccModule::remarks); when
+    /// off they are only counted per kind
+    /// ([`CgsccModule::remark_counts`](super::CgsccModule::remark_counts)), which is all a
+    /// scan needs (a large module makes millions of remarks).
+    pub keep_remarks: bool,
     /// Cap on inlines per run (ilkit's guard against inlining that multiplies without
     /// end through cycles of calls; `--inline-max-total`). When reached, the inliner
     /// stops for the rest of the run and says so.
@@ -183,6 +188,7 @@ impl Default for InlineParams {
             replay: None,
             delete_dead: true,
             remark_locations: true,
+            keep_remarks: true,
             max_total_inlines: 1_000_000,
             max_caller_size: 1_000_000,
             max_scc_churn: None,
@@ -539,13 +545,19 @@ impl CgsccPass for InlinerPass {
                 match d {
                     Decision::Skip => i += 1,
                     Decision::No(kind, cost, th, why) => {
-                        let r = remark(kind, cost, th, why);
-                        cx.m.remarks.push(r);
+                        cx.m.remark_counts[kind as usize] += 1;
+                        if cx.opts.inline.keep_remarks {
+                            let r = remark(kind, cost, th, why);
+                            cx.m.remarks.push(r);
+                        }
                         i += 1;
                     }
                     Decision::Inline(kind, cost, th, why) => {
-                        let r = remark(kind, cost, th, why);
-                        cx.m.remarks.push(r);
+                        cx.m.remark_counts[kind as usize] += 1;
+                        if cx.opts.inline.keep_remarks {
+                            let r = remark(kind, cost, th, why);
+                            cx.m.remarks.push(r);
+                        }
                         if let (Some(c), Some(_)) = (cost, cx.opts.inline.budget()) {
                             if kind == RemarkKind::Inlined {
                                 cx.m.budget_used[n] += c.max(0);

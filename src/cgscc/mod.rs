@@ -138,6 +138,8 @@ pub struct CgsccModule {
     pub is_root: IndexVec<NodeIdx, bool>,
     /// Inliner remarks, in decision order.
     pub remarks: Vec<Remark>,
+    /// Remarks made, per [`RemarkKind`] (counted whether or not they are kept).
+    pub remark_counts: [usize; 6],
     /// Diagnostics (`Max devirtualization iterations reached`, visit cap, ...).
     pub diagnostics: Vec<String>,
     /// The caps this run hit, each saying which (`--inline-max-total`, `--max-memory`,
@@ -206,6 +208,7 @@ impl CgsccModule {
             budget_used: IndexVec::from_elem_n(0, n),
             in_count,
             remarks: Vec::new(),
+            remark_counts: [0; 6],
             caps_hit: Vec::new(),
             inlines_done: 0,
             scc_churn: 0,
@@ -991,6 +994,7 @@ pub fn run_default_pipeline(
 ) -> Result<PipelineSummary, Abort> {
     let mut opts = Options::default();
     opts.inline.remark_locations = false;
+    opts.inline.keep_remarks = false;
     opts.max_memory = max_memory;
     let mut pm = PassManager::from_text(DEFAULT_PIPELINE, opts)
         .unwrap_or_else(|e| unreachable!("the default pipeline parses: {e}"));
@@ -1011,12 +1015,9 @@ pub fn run_pipeline_summary(m: &Module, pm: &mut PassManager) -> Result<Pipeline
             .sum(),
         ..Default::default()
     };
-    for r in &cm.remarks {
-        s.remarks_by_kind[r.kind as usize] += 1;
-        if matches!(r.kind, RemarkKind::Inlined | RemarkKind::AlwaysInline) {
-            s.inlined += 1;
-        }
-    }
+    s.remarks_by_kind = cm.remark_counts;
+    s.inlined = cm.remark_counts[RemarkKind::Inlined as usize]
+        + cm.remark_counts[RemarkKind::AlwaysInline as usize];
     for n in cm.graph.nodes() {
         if cm.graph.is_removed(n) {
             s.removed += 1;

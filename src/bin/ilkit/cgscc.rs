@@ -150,6 +150,7 @@ impl CgsccArgs {
         o.inline.function_inline_cost_multiplier = self.function_inline_cost_multiplier;
         o.inline.delete_dead = !self.no_delete_dead;
         o.inline.remark_locations = self.remarks;
+        o.inline.keep_remarks = self.remarks;
         o.inline.max_total_inlines = self.inline_max_total;
         o.inline.max_caller_size = self.inline_max_caller_size;
         o.inline.max_scc_churn = self.inline_max_scc_churn;
