@@ -38,12 +38,7 @@ fn po(g: &LazyCallGraph) -> Vec<Vec<Vec<String>>> {
 fn po_str(g: &LazyCallGraph) -> String {
     po(g)
         .iter()
-        .map(|r| {
-            r.iter()
-                .map(|s| s.join(","))
-                .collect::<Vec<_>>()
-                .join("|")
-        })
+        .map(|r| r.iter().map(|s| s.join(",")).collect::<Vec<_>>().join("|"))
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -134,7 +129,9 @@ fn outgoing_edge_mutation_relations() {
     let (ac, dc, bc) = (scc(&g, "a"), scc(&g, "d"), scc(&g, "b"));
     let (arc, drc) = (rc(&g, "a"), rc(&g, "d"));
     assert!(!g.scc_is_parent_of(ac, dc) && g.scc_is_ancestor_of(ac, dc));
-    assert!(!g.scc_is_child_of(dc, ac) && g.scc_is_descendant_of(dc, ac) && g.scc_is_child_of(dc, bc));
+    assert!(
+        !g.scc_is_child_of(dc, ac) && g.scc_is_descendant_of(dc, ac) && g.scc_is_child_of(dc, bc)
+    );
     g.try_insert_outgoing_edge(an, dn, EdgeKind::Call).unwrap();
     assert_eq!(g.cached_edges(an).len(), 3);
     assert!(g.scc_is_parent_of(ac, dc) && g.refscc_is_parent_of(arc, drc));
@@ -261,7 +258,13 @@ fn trivial_switch_then_call_no_cycle_interleaved() {
         .build()
         .unwrap();
     assert_eq!(g.num_refsccs(), 1);
-    for (s, t) in [("b3", "c3"), ("c2", "b3"), ("b2", "c2"), ("c1", "b2"), ("b1", "c1")] {
+    for (s, t) in [
+        ("b3", "c3"),
+        ("c2", "b3"),
+        ("b2", "c2"),
+        ("c1", "b2"),
+        ("b1", "c1"),
+    ] {
         g.switch_trivial_internal_edge_to_ref(n(&g, s), n(&g, t))
             .unwrap();
         ok(&g);
@@ -466,7 +469,10 @@ fn remove_two_dead_functions_referencing_each_other() {
     // d1 and d2 call each other inside one SCC: d2 is still called by d1
     assert_eq!(
         g.mark_dead_function(d2),
-        Err(LcgError::DeadFunctionCalled { dead: d2, caller: d1 })
+        Err(LcgError::DeadFunctionCalled {
+            dead: d2,
+            caller: d1
+        })
     );
     let d1d2 = g.edge(d1, d2).unwrap();
     assert!(d1d2.is_call());
@@ -525,13 +531,22 @@ fn dead_function_preconditions_leave_graph_unchanged() {
         .unwrap();
     let (a, b, lib) = (n(&g, "a"), n(&g, "b"), n(&g, "lib"));
     let before = (po_str(&g), edge_names(&g, "a"));
-    assert_eq!(g.mark_dead_function(lib), Err(LcgError::LibraryFunction(lib)));
-    assert_eq!(g.remove_dead_functions(&[lib]), Err(LcgError::LibraryFunction(lib)));
+    assert_eq!(
+        g.mark_dead_function(lib),
+        Err(LcgError::LibraryFunction(lib))
+    );
+    assert_eq!(
+        g.remove_dead_functions(&[lib]),
+        Err(LcgError::LibraryFunction(lib))
+    );
     assert_eq!(
         g.remove_dead_functions(&[b, a]),
         Err(LcgError::DeadFunctionCalls { dead: a, callee: b })
     );
-    assert_eq!(g.mark_dead_function(NodeIdx(77)), Err(LcgError::UnknownNode(NodeIdx(77))));
+    assert_eq!(
+        g.mark_dead_function(NodeIdx(77)),
+        Err(LcgError::UnknownNode(NodeIdx(77)))
+    );
     assert_eq!((po_str(&g), edge_names(&g, "a")), before);
     // b is called by a (a stale call edge: LLVM would require no IR uses); removing it
     // drops the edge
@@ -595,7 +610,11 @@ fn add_split_function_placements() {
         ok(&g);
     }
     // f <-> f2 calls: cases 7, 8, 9
-    for (kind, back_call, want) in [(Call, true, "f,f2,g"), (Ref, true, "f,f2|g"), (Call, false, "g|f,f2")] {
+    for (kind, back_call, want) in [
+        (Call, true, "f,f2,g"),
+        (Ref, true, "f,f2|g"),
+        (Call, false, "g|f,f2"),
+    ] {
         let mut g = one("f", &[("f2", &["f"], &[])]);
         let (f, f2) = (n(&g, "f"), n(&g, "f2"));
         g.try_insert_trivial_call_edge(f, f2).unwrap_err();
@@ -622,7 +641,8 @@ fn add_split_ref_recursive_functions_placements() {
     let f = n(&g, "f");
     let frc = rc(&g, "f");
     let g1 = g.add_function("g");
-    g.add_split_ref_recursive_functions(f, &[(g1, vec![])]).unwrap();
+    g.add_split_ref_recursive_functions(f, &[(g1, vec![])])
+        .unwrap();
     assert_eq!(po_str(&g), "g; f");
     assert_eq!(g.edge(f, g1).unwrap().kind, EdgeKind::Ref);
     ok(&g);
@@ -843,5 +863,8 @@ fn checked_operations_refuse_bad_calls() {
         u.try_switch_outgoing_edge_to_call(NodeIdx(0), NodeIdx(1)),
         Err(LcgError::NotBuilt)
     );
-    assert_eq!(u.remove_dead_functions(&[NodeIdx(0)]), Err(LcgError::NotBuilt));
+    assert_eq!(
+        u.remove_dead_functions(&[NodeIdx(0)]),
+        Err(LcgError::NotBuilt)
+    );
 }

@@ -63,7 +63,11 @@ fn live_partitions(g: &LazyCallGraph, h: &LazyCallGraph) -> Partition {
 }
 
 /// Everything observable: post-order with indices, every edge list, removed flags.
-type Snapshot = (Vec<(RefSccIdx, Vec<(SccIdx, Vec<NodeIdx>)>)>, Vec<Vec<Edge>>, Vec<bool>);
+type Snapshot = (
+    Vec<(RefSccIdx, Vec<(SccIdx, Vec<NodeIdx>)>)>,
+    Vec<Vec<Edge>>,
+    Vec<bool>,
+);
 
 fn snapshot(g: &LazyCallGraph) -> Snapshot {
     (
@@ -164,7 +168,9 @@ fn step(g: &mut LazyCallGraph, rng: &mut Rng, names: &mut usize) -> Result<Strin
             // a batch of internal ref edges of one RefSCC (several sources), sometimes
             // with a foreign pair thrown in
             let Some(r) = g.refscc_of(a) else {
-                return g.remove_internal_ref_edges(&[(a, b)]).map(|_| String::new());
+                return g
+                    .remove_internal_ref_edges(&[(a, b)])
+                    .map(|_| String::new());
             };
             let mut pairs: Vec<(NodeIdx, NodeIdx)> = Vec::new();
             for x in g.refscc_nodes(r).collect::<Vec<_>>() {
@@ -206,7 +212,11 @@ fn step(g: &mut LazyCallGraph, rng: &mut Rng, names: &mut usize) -> Result<Strin
                 g.refscc_of(d)
                     .is_some_and(|r| g.refscc_nodes(r).nth(1).is_some())
             });
-            let tag = if in_cycle { "in a RefSCC cycle" } else { "alone" };
+            let tag = if in_cycle {
+                "in a RefSCC cycle"
+            } else {
+                "alone"
+            };
             g.remove_dead_functions(&marked)
                 .map(|()| format!("mark+rm dead {tag} {marked:?}"))
         }
@@ -214,7 +224,8 @@ fn step(g: &mut LazyCallGraph, rng: &mut Rng, names: &mut usize) -> Result<Strin
             if live(g).len() <= 3 {
                 return Ok("skip".into());
             }
-            g.remove_dead_function(a).map(|()| format!("rm dead 14 {a}"))
+            g.remove_dead_function(a)
+                .map(|()| format!("rm dead 14 {a}"))
         }
         15 => {
             // a split-off function with random edges to the original's RefSCC or
@@ -333,7 +344,11 @@ fn sequence(seed: u64, steps: usize) -> Vec<String> {
                 let after = snapshot(&g);
                 assert_eq!(after.0, before.0, "seed {seed}: {e} changed the structure");
                 let m = before.1.len();
-                assert_eq!(&after.1[..m], &before.1[..], "seed {seed}: {e} changed edges");
+                assert_eq!(
+                    &after.1[..m],
+                    &before.1[..],
+                    "seed {seed}: {e} changed edges"
+                );
                 log.push(format!("refused: {e}"));
             }
         }
@@ -370,10 +385,24 @@ fn random_sequences_ci() {
     eprintln!("{counts:?}");
     // every operation succeeds in some sequence
     for op in [
-        "to_call", "to_ref", "trivial to_ref", "out to_call", "out to_ref",
-        "ins internal", "ins out", "ins incoming", "rm out", "trivial call",
-        "trivial ref", "rm internal", "mark dead", "mark+rm dead alone",
-        "mark+rm dead in a RefSCC cycle", "rm dead", "split", "split rec",
+        "to_call",
+        "to_ref",
+        "trivial to_ref",
+        "out to_call",
+        "out to_ref",
+        "ins internal",
+        "ins out",
+        "ins incoming",
+        "rm out",
+        "trivial call",
+        "trivial ref",
+        "rm internal",
+        "mark dead",
+        "mark+rm dead alone",
+        "mark+rm dead in a RefSCC cycle",
+        "rm dead",
+        "split",
+        "split rec",
     ] {
         let hits: usize = counts
             .iter()

@@ -690,11 +690,7 @@ impl LazyCallGraph {
     ///
     /// # Errors
     /// `NotBuilt`, a bad endpoint, `NoEdge`, `NotOutgoing`.
-    pub fn try_remove_outgoing_edge(
-        &mut self,
-        src: NodeIdx,
-        tgt: NodeIdx,
-    ) -> Result<(), LcgError> {
+    pub fn try_remove_outgoing_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
         let (ss, ts) = self.placed2(src, tgt)?;
         if self.edge(src, tgt).is_none() {
             return Err(LcgError::NoEdge { src, tgt });
@@ -983,9 +979,10 @@ impl LazyCallGraph {
             return Err(LcgError::LibraryFunction(n));
         }
         if let Some(s) = self.scc_of(n) {
-            let caller = self.scc_nodes(s).iter().copied().find(|&m| {
-                m != n && self.edges[m].iter().any(|e| e.is_call() && e.target() == n)
-            });
+            let caller =
+                self.scc_nodes(s).iter().copied().find(|&m| {
+                    m != n && self.edges[m].iter().any(|e| e.is_call() && e.target() == n)
+                });
             if let Some(caller) = caller {
                 return Err(LcgError::DeadFunctionCalled { dead: n, caller });
             }
@@ -1358,7 +1355,6 @@ impl LazyCallGraph {
         }
         Ok(())
     }
-
 
     /// Checks every invariant listed in the module docs. Reports all problems; never
     /// panics.
