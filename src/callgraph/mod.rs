@@ -60,6 +60,28 @@
 //! `insert_incoming_ref_edge`, `remove_internal_ref_edges`, ...) are LLVM's, with the same
 //! results; SCC and RefSCC indices stay valid (dead ones become empty) so side tables
 //! keyed by them survive mutations.
+//!
+//! # LLVM 14 and LLVM main
+//! The API follows LLVM main's `LazyCallGraph` where it differs from LLVM 14 and keeps
+//! 14's forms beside it (the method docs say which is which):
+//! [`mark_dead_function`](LazyCallGraph::mark_dead_function) +
+//! [`remove_dead_functions`](LazyCallGraph::remove_dead_functions) (main) next to
+//! [`remove_dead_function`](LazyCallGraph::remove_dead_function) (14);
+//! [`remove_internal_ref_edges`](LazyCallGraph::remove_internal_ref_edges) with
+//! (source, target) pairs (main) next to
+//! [`remove_internal_ref_edge`](LazyCallGraph::remove_internal_ref_edge) (14). Both
+//! versions share [`switch_trivial_internal_edge_to_ref`](LazyCallGraph::switch_trivial_internal_edge_to_ref),
+//! [`add_split_function`](LazyCallGraph::add_split_function),
+//! [`add_split_ref_recursive_functions`](LazyCallGraph::add_split_ref_recursive_functions)
+//! and the SCC / RefSCC relation queries (`scc_is_parent_of`, `refscc_is_ancestor_of`,
+//! ...).
+//!
+//! # Errors, building by hand, queries through `&self`
+//! Broken preconditions are [`LcgError`]s: the LLVM-main operations return `Result`,
+//! and every older panicking mutation has a `try_` twin that returns the error (the
+//! graph is unchanged on error). [`LazyCallGraph::builder`] builds a graph by function
+//! name; [`LazyCallGraph::node_by_name`] is a hash lookup. Only population needs
+//! `&mut self` (see [`LazyCallGraph::cached_edges`]).
 
 mod builder;
 mod error;

@@ -7,8 +7,8 @@
 //! they differ, both are here and the docs name the version:
 //! - dead functions: LLVM 14's [`LazyCallGraph::remove_dead_function`] (the function
 //!   must be alone in its SCC and RefSCC) vs main's [`LazyCallGraph::mark_dead_function`]
-//!   + [`LazyCallGraph::remove_dead_functions`] (it may still sit in a bigger RefSCC;
-//!   its outgoing edges are removed first, which may split the RefSCC);
+//!   then [`LazyCallGraph::remove_dead_functions`] (it may still sit in a bigger
+//!   RefSCC; its outgoing edges are removed first, which may split the RefSCC);
 //! - internal ref-edge removal: 14's [`LazyCallGraph::remove_internal_ref_edge`] (one
 //!   source, several targets) vs main's [`LazyCallGraph::remove_internal_ref_edges`]
 //!   ((source, target) pairs).
