@@ -89,6 +89,8 @@ pub mod il;
 pub mod import;
 pub mod instantiate;
 pub mod llvm;
+#[cfg(feature = "petgraph")]
+pub mod petgraph_interop;
 pub mod scan;
 pub mod share;
 pub mod walk;

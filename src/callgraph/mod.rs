@@ -58,15 +58,43 @@
 //! `insert_incoming_ref_edge`, `remove_internal_ref_edges`, ...) are LLVM's, with the same
 //! results; SCC and RefSCC indices stay valid (dead ones become empty) so side tables
 //! keyed by them survive mutations.
+//!
+//! # LLVM 14 and LLVM main
+//! The API follows LLVM main's `LazyCallGraph` where it differs from LLVM 14 and keeps
+//! 14's forms beside it (the method docs say which is which):
+//! [`mark_dead_function`](LazyCallGraph::mark_dead_function) +
+//! [`remove_dead_functions`](LazyCallGraph::remove_dead_functions) (main) next to
+//! [`remove_dead_function`](LazyCallGraph::remove_dead_function) (14);
+//! [`remove_internal_ref_edges`](LazyCallGraph::remove_internal_ref_edges) with
+//! (source, target) pairs (main) next to
+//! [`remove_internal_ref_edge`](LazyCallGraph::remove_internal_ref_edge) (14). Both
+//! versions share [`switch_trivial_internal_edge_to_ref`](LazyCallGraph::switch_trivial_internal_edge_to_ref),
+//! [`add_split_function`](LazyCallGraph::add_split_function),
+//! [`add_split_ref_recursive_functions`](LazyCallGraph::add_split_ref_recursive_functions)
+//! and the SCC / RefSCC relation queries (`scc_is_parent_of`, `refscc_is_ancestor_of`,
+//! ...).
+//!
+//! # Errors, building by hand, queries through `&self`
+//! Broken preconditions are [`LcgError`]s: the LLVM-main operations return `Result`,
+//! and every older panicking mutation has a `try_` twin that returns the error (the
+//! graph is unchanged on error). [`LazyCallGraph::builder`] builds a graph by function
+//! name; [`LazyCallGraph::node_by_name`] is a hash lookup. Only population needs
+//! `&mut self` (see [`LazyCallGraph::cached_edges`]).
 
+mod builder;
+mod error;
 mod module;
 mod mutate;
 mod order;
 mod pool;
 pub mod print;
+mod relations;
 mod update;
 
+pub use builder::CallGraphBuilder;
+pub use error::LcgError;
 pub use module::{from_module, function_of_node, node_of_function};
+pub use mutate::SccMerge;
 pub use order::PostOrderIter;
 pub use update::EdgeUpdate;
 
@@ -234,6 +262,8 @@ pub struct LazyCallGraph {
     populated: IndexVec<NodeIdx, bool>,
     /// Removed as dead.
     removed: IndexVec<NodeIdx, bool>,
+    /// How many nodes are removed (populating filters edges to them when non-zero).
+    num_removed: usize,
     /// First node with each name.
     name_index: ahash::AHashMap<String, NodeIdx>,
     /// Outgoing edges per node, in LLVM order (pooled: populated lists are appended in
@@ -394,6 +424,7 @@ impl LazyCallGraph {
             defined: IndexVec::from_raw(defined),
             populated: IndexVec::from_elem_n(false, n),
             removed: IndexVec::from_elem_n(false, n),
+            num_removed: 0,
             edges: ListPool::with_empty_lists(n),
             scratch: Vec::new(),
             scc_of: IndexVec::from_elem_n(SccIdx::NONE, n),
@@ -418,17 +449,50 @@ impl LazyCallGraph {
     pub fn from_edge_lists(lists: Vec<Vec<Edge>>) -> Self {
         let n = lists.len();
         let names = (0..n).map(|i| format!("f{i}")).collect();
-        let mut g = Self::new(
+        Self::with_lists(
             "edges",
             names,
             vec![true; n],
             (0..n).map(NodeIdx::new).collect(),
             Vec::new(),
-            Box::new(NoEdges),
-        );
+            lists,
+        )
+    }
+
+    /// A graph whose nodes are all populated with `lists` (not built).
+    pub(crate) fn with_lists(
+        module_id: &str,
+        names: Vec<String>,
+        defined: Vec<bool>,
+        entry: Vec<NodeIdx>,
+        libs: Vec<NodeIdx>,
+        lists: Vec<Vec<Edge>>,
+    ) -> Self {
+        let n = lists.len();
+        let mut g = Self::new(module_id, names, defined, entry, libs, Box::new(NoEdges));
         g.edges = ListPool::from_lists(lists.into_iter().map(|l| l.into_iter().map(Packed::new)));
         g.populated = IndexVec::from_elem_n(true, n);
         g
+    }
+
+    /// A [`CallGraphBuilder`]: functions by name with their calls and refs, then
+    /// [`build`](CallGraphBuilder::build) (checked, SCCs built).
+    ///
+    /// ```
+    /// use ilkit::callgraph::LazyCallGraph;
+    /// let g = LazyCallGraph::builder()
+    ///     .function("main").calls(["parse", "eval"])
+    ///     .function("parse").calls(["lex"]).refs(["eval"])
+    ///     .function("eval").calls(["eval", "print"])
+    ///     .function("lex").function("print")
+    ///     .build().unwrap();
+    /// let (main, eval) = (g.node_by_name("main").unwrap(), g.node_by_name("eval").unwrap());
+    /// assert!(g.edge(main, eval).unwrap().is_call());
+    /// assert_eq!(g.postorder_names().len(), 5); // five RefSCCs, callees first
+    /// assert!(g.scc_is_ancestor_of(g.scc_of(main).unwrap(), g.scc_of(eval).unwrap()));
+    /// ```
+    pub fn builder() -> CallGraphBuilder {
+        CallGraphBuilder::new()
     }
 
     /// Module identifier used by the printers.
@@ -456,9 +520,12 @@ impl LazyCallGraph {
         self.defined[n]
     }
 
-    /// The node named `name` (linear scan).
+    /// The node named `name` (the first one, if a name repeats): O(1), through a hash
+    /// index built with the graph and kept in sync by `add_function`,
+    /// `replace_node_function` and the dead-function removals (a removed function has
+    /// no name any more, as in LLVM's node map).
     pub fn node_by_name(&self, name: &str) -> Option<NodeIdx> {
-        self.names.iter().position(|x| x == name).map(NodeIdx::new)
+        self.name_index.get(name).copied()
     }
 
     /// Entry edges (roots) in order.
@@ -471,8 +538,12 @@ impl LazyCallGraph {
         &self.libs
     }
 
-    /// Computes node `n`'s edges if not done yet (LLVM's `Node::populate`).
+    /// Computes node `n`'s edges if not done yet (LLVM's `Node::populate`). Edges to
+    /// removed functions are dropped. Does nothing for an out-of-range `n`.
     pub fn populate(&mut self, n: NodeIdx) {
+        if n.idx() >= self.num_nodes() || self.populated[n] {
+            return;
+        }
         populate_into(
             &mut self.edges,
             &mut self.populated,
@@ -480,6 +551,16 @@ impl LazyCallGraph {
             &*self.source,
             n,
         );
+        if self.num_removed > 0 {
+            let removed = &self.removed;
+            self.edges.edit(n, |l| l.retain(|e| !removed[e.target()]));
+        }
+    }
+
+    /// Whether node `n`'s edges are computed (LLVM's `Node::isPopulated`); false for
+    /// an out-of-range `n`.
+    pub fn is_populated(&self, n: NodeIdx) -> bool {
+        self.populated.get(n).copied().unwrap_or(false)
     }
 
     /// Populates every node.
@@ -489,19 +570,44 @@ impl LazyCallGraph {
         }
     }
 
-    /// Node `n`'s edges (populating it first).
+    /// Node `n`'s edges (populating it first). The one edge query that needs
+    /// `&mut self`; see [`populated_edges`](Self::populated_edges) for `&self`.
     pub fn edges(&mut self, n: NodeIdx) -> Edges<'_> {
         self.populate(n);
         self.cached_edges(n)
     }
 
-    /// Node `n`'s edges if already populated (empty otherwise).
+    /// Node `n`'s edges if already populated (empty otherwise, and for an out-of-range
+    /// `n`).
+    ///
+    /// # Which edge queries need `&mut`
+    /// Only the lazy ones: [`edges`](Self::edges), [`populate`](Self::populate) and
+    /// [`populate_all`](Self::populate_all). Every other query (`cached_edges`,
+    /// [`populated_edges`](Self::populated_edges), [`edge`](Self::edge), the SCC and
+    /// relation queries) takes `&self`. A graph made by [`from_edge_lists`] or the
+    /// [`builder`](Self::builder) starts fully populated; `build_ref_sccs` populates
+    /// every node reached from a root; `populate_all` populates the rest. After
+    /// that, `&self` sees every edge.
+    ///
+    /// [`from_edge_lists`]: Self::from_edge_lists
     pub fn cached_edges(&self, n: NodeIdx) -> Edges<'_> {
+        if n.idx() >= self.num_nodes() {
+            return Edges([].iter());
+        }
         Edges(self.edges[n].iter())
     }
 
-    /// The edge `a -> b`, if any.
+    /// Node `n`'s edges through `&self`: `None` if `n` is out of range or not populated
+    /// yet (call [`populate_all`](Self::populate_all) once, then query freely).
+    pub fn populated_edges(&self, n: NodeIdx) -> Option<Edges<'_>> {
+        self.is_populated(n).then(|| Edges(self.edges[n].iter()))
+    }
+
+    /// The edge `a -> b`, if any (`None` for out-of-range nodes).
     pub fn edge(&self, a: NodeIdx, b: NodeIdx) -> Option<Edge> {
+        if a.idx() >= self.num_nodes() {
+            return None;
+        }
         self.edges[a]
             .iter()
             .find(|e| e.target() == b)
@@ -513,9 +619,12 @@ impl LazyCallGraph {
         self.edges.push(a, Packed::new(e));
     }
 
-    /// Whether node `n` was removed by [`remove_dead_function`](Self::remove_dead_function).
+    /// Whether node `n` was removed by [`remove_dead_function`](Self::remove_dead_function)
+    /// or [`remove_dead_functions`](Self::remove_dead_functions) (LLVM's `isDead`). A
+    /// removed node keeps its index (side tables stay valid) but has no edges, no SCC,
+    /// no name-index entry, and no edge targets it. False for an out-of-range `n`.
     pub fn is_removed(&self, n: NodeIdx) -> bool {
-        self.removed[n]
+        self.removed.get(n).copied().unwrap_or(false)
     }
 
     /// Whether [`build_ref_sccs`](Self::build_ref_sccs) has run.
@@ -525,34 +634,40 @@ impl LazyCallGraph {
 
     // ---------------------------------------------------------------- SCC queries
 
-    /// SCC of node `n` (`None` if the node is in no SCC).
+    /// SCC of node `n` (`None` if the node is in no SCC or out of range).
     pub fn scc_of(&self, n: NodeIdx) -> Option<SccIdx> {
-        self.scc_of[n].some()
+        self.scc_of.get(n).and_then(|s| s.some())
     }
 
     /// RefSCC of node `n`.
     pub fn refscc_of(&self, n: NodeIdx) -> Option<RefSccIdx> {
-        self.scc_of(n).map(|s| self.scc_rc[s])
+        self.scc_of(n).and_then(|s| self.scc_rc[s].some())
     }
 
     /// Nodes of SCC `s`, in LLVM order.
     pub fn scc_nodes(&self, s: SccIdx) -> &[NodeIdx] {
+        if s.idx() >= self.scc_nodes.num_lists() {
+            return &[];
+        }
         self.scc_nodes.get(s)
     }
 
     /// RefSCC containing SCC `s` (`None` once `s` is dead).
     pub fn scc_refscc(&self, s: SccIdx) -> Option<RefSccIdx> {
-        self.scc_rc[s].some()
+        self.scc_rc.get(s).and_then(|r| r.some())
     }
 
     /// Position of SCC `s` in its RefSCC's post-order list (`None` once `s` is dead).
     pub fn scc_position(&self, s: SccIdx) -> Option<u32> {
-        let p = self.scc_pos[s];
+        let p = self.scc_pos.get(s).copied().unwrap_or(NO_POS);
         (p != NO_POS).then_some(p)
     }
 
     /// SCCs of RefSCC `r`, in post-order.
     pub fn refscc_sccs(&self, r: RefSccIdx) -> &[SccIdx] {
+        if r.idx() >= self.rc_sccs.num_lists() {
+            return &[];
+        }
         self.rc_sccs.get(r)
     }
 

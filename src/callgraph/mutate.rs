@@ -1,6 +1,23 @@
-//! Incremental mutation of a built [`LazyCallGraph`], with LLVM 14's semantics
+//! Incremental mutation of a built [`LazyCallGraph`], with LLVM's semantics
 //! (`LazyCallGraph::RefSCC::switchInternalEdgeToCall` and friends): the same SCC and
 //! RefSCC structure, the same post-order updates, the same node orders.
+//!
+//! # LLVM 14 and LLVM main
+//! Most operations are the same in both (each method's docs say "14 = main"). Where
+//! they differ, both are here and the docs name the version:
+//! - dead functions: LLVM 14's [`LazyCallGraph::remove_dead_function`] (the function
+//!   must be alone in its SCC and RefSCC) vs main's [`LazyCallGraph::mark_dead_function`]
+//!   then [`LazyCallGraph::remove_dead_functions`] (it may still sit in a bigger
+//!   RefSCC; its outgoing edges are removed first, which may split the RefSCC);
+//! - internal ref-edge removal: 14's [`LazyCallGraph::remove_internal_ref_edge`] (one
+//!   source, several targets) vs main's [`LazyCallGraph::remove_internal_ref_edges`]
+//!   ((source, target) pairs).
+//!
+//! # Errors
+//! Methods returning `Result` check every precondition before the first edit and
+//! return an [`LcgError`] naming the broken one (the graph is unchanged then). The
+//! older methods without `try_` keep their signatures and panic on a broken
+//! precondition; each has a `try_` twin that returns the error instead.
 //!
 //! Each operation touches only the SCCs of one RefSCC (edge kind switches, SCC merges
 //! and splits) or the RefSCCs between the two endpoints in post-order (RefSCC merges).
@@ -9,11 +26,11 @@
 //! the nodes and edges it is about.
 
 use super::{
-    AllEdges, CallEdges, Edge, EdgeKind, LazyCallGraph, NodeIdx, Packed, RefSccIdx, SccIdx,
-    VerifyError, NO_POS,
+    AllEdges, CallEdges, Edge, EdgeKind, LazyCallGraph, LcgError, NodeIdx, Packed, RefSccIdx,
+    SccIdx, VerifyError, NO_POS,
 };
 use crate::graph::CompIdx;
-use crate::idx::{Idx, IndexVec};
+use crate::idx::Idx;
 use ahash::{AHashMap, AHashSet};
 
 /// LLVM's `updatePostorderSequenceForEdgeInsertion` on the part of a post-order that
@@ -75,15 +92,100 @@ fn update_postorder_for_insertion<C: Idx>(
     (si, ti)
 }
 
-impl LazyCallGraph {
-    fn set_edge_kind(&mut self, a: NodeIdx, b: NodeIdx, kind: EdgeKind) {
-        let e = self.edges[a].iter_mut().find(|e| e.target() == b);
-        let e = e.unwrap_or_else(|| panic!("no edge {} -> {}", self.names[a], self.names[b]));
-        *e = Packed::new(Edge { target: b, kind });
+/// What [`LazyCallGraph::try_switch_internal_edge_to_call`] hands its callback: a
+/// read-only view of the graph just before the SCCs on the new cycle merge into the
+/// target's SCC (so they still hold their members).
+#[derive(Clone, Copy, Debug)]
+pub struct SccMerge<'a> {
+    graph: &'a LazyCallGraph,
+    sccs: &'a [SccIdx],
+    target: SccIdx,
+}
+
+impl<'a> SccMerge<'a> {
+    /// The SCCs about to be merged away, in post-order, starting with the source's
+    /// SCC; never the target's SCC. Empty when only the post-order was fixed.
+    pub fn sccs(&self) -> &'a [SccIdx] {
+        self.sccs
     }
 
-    fn assert_built(&self) {
-        assert!(self.built, "mutations need build_ref_sccs() first");
+    /// The SCC that absorbs them (the edge target's SCC, which keeps its index).
+    pub fn target(&self) -> SccIdx {
+        self.target
+    }
+
+    /// The members of one merged SCC (or of any SCC), in LLVM order.
+    pub fn members(&self, s: SccIdx) -> &'a [NodeIdx] {
+        self.graph.scc_nodes(s)
+    }
+
+    /// Every node that moves into the target SCC, SCC by SCC in post-order.
+    pub fn merged_nodes(&self) -> impl Iterator<Item = NodeIdx> + 'a {
+        let g = self.graph;
+        self.sccs
+            .iter()
+            .flat_map(move |&s| g.scc_nodes(s).iter().copied())
+    }
+
+    /// The whole graph, as it is before the merge.
+    pub fn graph(&self) -> &'a LazyCallGraph {
+        self.graph
+    }
+}
+
+impl LazyCallGraph {
+    fn set_edge_kind(&mut self, a: NodeIdx, b: NodeIdx, kind: EdgeKind) {
+        if let Some(e) = self.edges.get_mut(a).iter_mut().find(|e| e.target() == b) {
+            *e = Packed::new(Edge { target: b, kind });
+        }
+    }
+
+    // ------------------------------------------------------------ precondition checks
+
+    /// `n` is in range and not removed.
+    pub(super) fn check_node(&self, n: NodeIdx) -> Result<(), LcgError> {
+        if n.idx() >= self.num_nodes() {
+            Err(LcgError::UnknownNode(n))
+        } else if self.removed[n] {
+            Err(LcgError::RemovedNode(n))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The graph is built and `n` is a live node with an SCC; returns the SCC.
+    pub(super) fn placed(&self, n: NodeIdx) -> Result<SccIdx, LcgError> {
+        if !self.built {
+            return Err(LcgError::NotBuilt);
+        }
+        self.check_node(n)?;
+        self.scc_of[n].some().ok_or(LcgError::NotInGraph(n))
+    }
+
+    /// The edge `src -> tgt` exists and has kind `kind`.
+    fn check_edge(&self, src: NodeIdx, tgt: NodeIdx, kind: EdgeKind) -> Result<(), LcgError> {
+        match self.edge(src, tgt) {
+            None => Err(LcgError::NoEdge { src, tgt }),
+            Some(e) if e.kind != kind => Err(LcgError::WrongEdgeKind {
+                src,
+                tgt,
+                expected: kind,
+            }),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// There is no edge `src -> tgt`.
+    fn check_no_edge(&self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
+        match self.edge(src, tgt) {
+            Some(_) => Err(LcgError::EdgeExists { src, tgt }),
+            None => Ok(()),
+        }
+    }
+
+    /// Both endpoints are placed; returns their SCCs.
+    fn placed2(&self, src: NodeIdx, tgt: NodeIdx) -> Result<(SccIdx, SccIdx), LcgError> {
+        Ok((self.placed(src)?, self.placed(tgt)?))
     }
 
     /// Refreshes `scc_pos` for the SCCs at positions `from..to` of RefSCC `rc`'s list.
@@ -104,32 +206,45 @@ impl LazyCallGraph {
     /// now form a cycle are merged into `tgt`'s SCC; `merge_cb` sees them (in post-order)
     /// before the merge (it is not called when `tgt`'s SCC already precedes `src`'s, and
     /// is called with an empty slice when only the post-order needed fixing). Returns
-    /// whether a new cycle formed.
+    /// whether a new cycle formed. LLVM 14 = main (`switchInternalEdgeToCall`).
+    ///
+    /// [`try_switch_internal_edge_to_call`](Self::try_switch_internal_edge_to_call) is
+    /// the checked form, whose callback also sees the merged SCCs' members.
     ///
     /// # Panics
-    /// If there is no such ref edge or the endpoints are in different RefSCCs.
+    /// On a broken precondition (see the [`LcgError`] the checked form returns).
     pub fn switch_internal_edge_to_call(
         &mut self,
         src: NodeIdx,
         tgt: NodeIdx,
         mut merge_cb: impl FnMut(&[SccIdx]),
     ) -> bool {
-        self.assert_built();
-        assert_eq!(
-            self.edge(src, tgt).map(|e| e.kind),
-            Some(EdgeKind::Ref),
-            "must start with a ref edge"
-        );
-        let ss = self.scc_of[src];
-        let ts = self.scc_of[tgt];
+        self.try_switch_internal_edge_to_call(src, tgt, |m| merge_cb(m.sccs()))
+            .unwrap_or_else(|e| panic!("switch_internal_edge_to_call: {e}"))
+    }
+
+    /// Checked [`switch_internal_edge_to_call`](Self::switch_internal_edge_to_call):
+    /// the callback gets an [`SccMerge`], a read-only view of the graph just before the
+    /// merge, so it can list the merged SCCs and their member nodes.
+    ///
+    /// # Errors
+    /// `NotBuilt`, `UnknownNode`/`RemovedNode`/`NotInGraph` for either endpoint,
+    /// `NoEdge`, `WrongEdgeKind` (not a ref edge), `NotInternal` (different RefSCCs).
+    pub fn try_switch_internal_edge_to_call(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+        mut merge_cb: impl FnMut(SccMerge<'_>),
+    ) -> Result<bool, LcgError> {
+        let (ss, ts) = self.placed2(src, tgt)?;
+        self.check_edge(src, tgt, EdgeKind::Ref)?;
         let rc = self.scc_rc[ss];
-        assert_eq!(
-            rc, self.scc_rc[ts],
-            "switch_internal_edge_to_call across RefSCCs"
-        );
+        if rc != self.scc_rc[ts] {
+            return Err(LcgError::NotInternal { src, tgt });
+        }
         if ss == ts || self.scc_pos[ts] < self.scc_pos[ss] {
             self.set_edge_kind(src, tgt, EdgeKind::Call);
-            return false;
+            return Ok(false);
         }
         let si = self.scc_pos[ss] as usize;
         let ti = self.scc_pos[ts] as usize;
@@ -160,10 +275,14 @@ impl LazyCallGraph {
         self.reindex_sccs_range(rc, si, ti + 1);
         // As upstream, the callback also runs (with an empty slice) when only the
         // post-order had to be fixed.
-        merge_cb(&range[start..end]);
+        merge_cb(SccMerge {
+            graph: self,
+            sccs: &range[start..end],
+            target: ts,
+        });
         if start == end {
             self.set_edge_kind(src, tgt, EdgeKind::Call);
-            return false;
+            return Ok(false);
         }
         for &c in &range[start..end] {
             let nodes = self.scc_nodes.get(c).to_vec();
@@ -179,34 +298,44 @@ impl LazyCallGraph {
             .edit(rc, |l| l.drain(si + start..si + end).for_each(drop));
         self.reindex_sccs(rc, si + start);
         self.set_edge_kind(src, tgt, EdgeKind::Call);
-        true
+        Ok(true)
     }
 
     /// Turns the call edge `src -> tgt` (both in one RefSCC) into a ref edge. If both
     /// were in one SCC it may split: `tgt` keeps the old SCC, the new SCCs are inserted
     /// before it (Tarjan over call edges restricted to the old SCC, with `tgt` as the
     /// sink every node that still reaches it is absorbed into). Returns the new SCCs in
-    /// post-order (empty when nothing split).
+    /// post-order (empty when nothing split). LLVM 14 = main (`switchInternalEdgeToRef`),
+    /// except that LLVM asserts the endpoints share an SCC, where this also accepts an
+    /// edge between two SCCs and then acts as
+    /// [`switch_trivial_internal_edge_to_ref`](Self::switch_trivial_internal_edge_to_ref).
     ///
     /// # Panics
-    /// If there is no such call edge or the endpoints are in different RefSCCs.
+    /// On a broken precondition (see [`try_switch_internal_edge_to_ref`](Self::try_switch_internal_edge_to_ref)).
     pub fn switch_internal_edge_to_ref(&mut self, src: NodeIdx, tgt: NodeIdx) -> Vec<SccIdx> {
-        self.assert_built();
-        assert_eq!(
-            self.edge(src, tgt).map(|e| e.kind),
-            Some(EdgeKind::Call),
-            "must start with a call edge"
-        );
-        let old = self.scc_of[tgt];
+        self.try_switch_internal_edge_to_ref(src, tgt)
+            .unwrap_or_else(|e| panic!("switch_internal_edge_to_ref: {e}"))
+    }
+
+    /// Checked [`switch_internal_edge_to_ref`](Self::switch_internal_edge_to_ref).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `NoEdge`, `WrongEdgeKind` (not a call edge),
+    /// `NotInternal`.
+    pub fn try_switch_internal_edge_to_ref(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+    ) -> Result<Vec<SccIdx>, LcgError> {
+        let (ss, old) = self.placed2(src, tgt)?;
+        self.check_edge(src, tgt, EdgeKind::Call)?;
         let rc = self.scc_rc[old];
-        assert_eq!(
-            Some(rc),
-            self.refscc_of(src),
-            "switch_internal_edge_to_ref across RefSCCs"
-        );
+        if rc != self.scc_rc[ss] {
+            return Err(LcgError::NotInternal { src, tgt });
+        }
         self.set_edge_kind(src, tgt, EdgeKind::Ref);
-        if self.scc_of[src] != old {
-            return Vec::new();
+        if ss != old {
+            return Ok(Vec::new());
         }
         // LLVM's walk: the old SCC's nodes in order, over call edges, with `tgt` (which
         // reaches every node of the old SCC) as the sink.
@@ -228,56 +357,119 @@ impl LazyCallGraph {
                 .for_each(drop)
         });
         self.reindex_sccs(rc, old_idx);
-        new_sccs
+        Ok(new_sccs)
+    }
+
+    /// Turns the call edge `src -> tgt` between two *different* SCCs of one RefSCC into
+    /// a ref edge. No structure changes: the SCCs were separate already. LLVM 14 = main
+    /// (`switchTrivialInternalEdgeToRef`).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `NoEdge`, `WrongEdgeKind` (not a call edge),
+    /// `NotInternal` (different RefSCCs), `SameScc` (use
+    /// [`switch_internal_edge_to_ref`](Self::switch_internal_edge_to_ref) there).
+    pub fn switch_trivial_internal_edge_to_ref(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+    ) -> Result<(), LcgError> {
+        let (ss, ts) = self.placed2(src, tgt)?;
+        self.check_edge(src, tgt, EdgeKind::Call)?;
+        if self.scc_rc[ss] != self.scc_rc[ts] {
+            return Err(LcgError::NotInternal { src, tgt });
+        }
+        if ss == ts {
+            return Err(LcgError::SameScc { src, tgt });
+        }
+        self.set_edge_kind(src, tgt, EdgeKind::Ref);
+        Ok(())
     }
 
     /// Turns the ref edge `src -> tgt` into a call edge when `tgt` is in another
     /// (necessarily earlier) RefSCC. No structure changes.
     ///
     /// # Panics
-    /// If there is no such ref edge or the endpoints share a RefSCC.
+    /// On a broken precondition (see [`try_switch_outgoing_edge_to_call`](Self::try_switch_outgoing_edge_to_call)).
     pub fn switch_outgoing_edge_to_call(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.switch_outgoing_edge(src, tgt, EdgeKind::Ref, EdgeKind::Call);
+        self.try_switch_outgoing_edge_to_call(src, tgt)
+            .unwrap_or_else(|e| panic!("switch_outgoing_edge_to_call: {e}"))
+    }
+
+    /// Checked [`switch_outgoing_edge_to_call`](Self::switch_outgoing_edge_to_call).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `NoEdge`, `WrongEdgeKind`, `NotOutgoing`.
+    pub fn try_switch_outgoing_edge_to_call(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+    ) -> Result<(), LcgError> {
+        self.switch_outgoing_edge(src, tgt, EdgeKind::Ref, EdgeKind::Call)
     }
 
     /// Turns the call edge `src -> tgt` into a ref edge when `tgt` is in another
     /// RefSCC. No structure changes.
     ///
     /// # Panics
-    /// If there is no such call edge or the endpoints share a RefSCC.
+    /// On a broken precondition (see [`try_switch_outgoing_edge_to_ref`](Self::try_switch_outgoing_edge_to_ref)).
     pub fn switch_outgoing_edge_to_ref(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.switch_outgoing_edge(src, tgt, EdgeKind::Call, EdgeKind::Ref);
+        self.try_switch_outgoing_edge_to_ref(src, tgt)
+            .unwrap_or_else(|e| panic!("switch_outgoing_edge_to_ref: {e}"))
+    }
+
+    /// Checked [`switch_outgoing_edge_to_ref`](Self::switch_outgoing_edge_to_ref).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `NoEdge`, `WrongEdgeKind`, `NotOutgoing`.
+    pub fn try_switch_outgoing_edge_to_ref(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+    ) -> Result<(), LcgError> {
+        self.switch_outgoing_edge(src, tgt, EdgeKind::Call, EdgeKind::Ref)
     }
 
     /// Flips an edge between two RefSCCs from `from` to `to`: neither SCCs nor RefSCCs
     /// change, since only edges inside a RefSCC shape either.
-    fn switch_outgoing_edge(&mut self, src: NodeIdx, tgt: NodeIdx, from: EdgeKind, to: EdgeKind) {
-        self.assert_built();
-        assert_eq!(
-            self.edge(src, tgt).map(|e| e.kind),
-            Some(from),
-            "must start with a {from:?} edge"
-        );
-        assert_ne!(
-            self.refscc_of(src),
-            self.refscc_of(tgt),
-            "switching an outgoing edge to {to:?} inside a RefSCC"
-        );
+    fn switch_outgoing_edge(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+        from: EdgeKind,
+        to: EdgeKind,
+    ) -> Result<(), LcgError> {
+        let (ss, ts) = self.placed2(src, tgt)?;
+        self.check_edge(src, tgt, from)?;
+        if self.scc_rc[ss] == self.scc_rc[ts] {
+            return Err(LcgError::NotOutgoing { src, tgt });
+        }
         self.set_edge_kind(src, tgt, to);
+        Ok(())
     }
 
     /// Adds a ref edge between two nodes of one RefSCC. No structure changes.
     ///
     /// # Panics
-    /// If the edge exists or the endpoints are in different RefSCCs.
+    /// On a broken precondition (see [`try_insert_internal_ref_edge`](Self::try_insert_internal_ref_edge)).
     pub fn insert_internal_ref_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.assert_built();
-        assert!(self.edge(src, tgt).is_none(), "edge already present");
-        assert_eq!(
-            self.refscc_of(src),
-            self.refscc_of(tgt),
-            "insert_internal_ref_edge across RefSCCs"
-        );
+        self.try_insert_internal_ref_edge(src, tgt)
+            .unwrap_or_else(|e| panic!("insert_internal_ref_edge: {e}"))
+    }
+
+    /// Checked [`insert_internal_ref_edge`](Self::insert_internal_ref_edge).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `EdgeExists`, `NotInternal`.
+    pub fn try_insert_internal_ref_edge(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+    ) -> Result<(), LcgError> {
+        let (ss, ts) = self.placed2(src, tgt)?;
+        self.check_no_edge(src, tgt)?;
+        if self.scc_rc[ss] != self.scc_rc[ts] {
+            return Err(LcgError::NotInternal { src, tgt });
+        }
         self.push_edge(
             src,
             Edge {
@@ -285,25 +477,41 @@ impl LazyCallGraph {
                 kind: EdgeKind::Ref,
             },
         );
+        Ok(())
     }
 
     /// Adds an edge from `src` to a node of an earlier RefSCC (a descendant). No
     /// structure changes.
     ///
     /// # Panics
-    /// If the edge exists or `tgt`'s RefSCC is not earlier in post-order than `src`'s.
+    /// On a broken precondition (see [`try_insert_outgoing_edge`](Self::try_insert_outgoing_edge)).
     pub fn insert_outgoing_edge(&mut self, src: NodeIdx, tgt: NodeIdx, kind: EdgeKind) {
-        self.assert_built();
-        assert!(self.edge(src, tgt).is_none(), "edge already present");
-        let (rs, rt) = (
-            self.refscc_of(src).expect("src in a RefSCC"),
-            self.refscc_of(tgt).expect("tgt in a RefSCC"),
-        );
-        assert!(
-            self.order.label(rt) < self.order.label(rs),
-            "insert_outgoing_edge must go to a descendant"
-        );
+        self.try_insert_outgoing_edge(src, tgt, kind)
+            .unwrap_or_else(|e| panic!("insert_outgoing_edge: {e}"))
+    }
+
+    /// Checked [`insert_outgoing_edge`](Self::insert_outgoing_edge).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `EdgeExists`, `NotOutgoing` (same RefSCC),
+    /// `NotDescendant` (`tgt`'s RefSCC is later in post-order).
+    pub fn try_insert_outgoing_edge(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+        kind: EdgeKind,
+    ) -> Result<(), LcgError> {
+        let (ss, ts) = self.placed2(src, tgt)?;
+        self.check_no_edge(src, tgt)?;
+        let (rs, rt) = (self.scc_rc[ss], self.scc_rc[ts]);
+        if rs == rt {
+            return Err(LcgError::NotOutgoing { src, tgt });
+        }
+        if self.order.label(rt) > self.order.label(rs) {
+            return Err(LcgError::NotDescendant { src, tgt });
+        }
         self.push_edge(src, Edge { target: tgt, kind });
+        Ok(())
     }
 
     /// Adds a call edge `src -> tgt` (or upgrades an existing ref edge) where the edge
@@ -311,17 +519,32 @@ impl LazyCallGraph {
     /// earlier RefSCC (LLVM's `insertTrivialCallEdge`).
     ///
     /// # Panics
-    /// If the edge would go to a later SCC or RefSCC.
+    /// On a broken precondition (see [`try_insert_trivial_call_edge`](Self::try_insert_trivial_call_edge)).
     pub fn insert_trivial_call_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.assert_built();
-        let (ss, ts) = (self.scc_of[src], self.scc_of[tgt]);
+        self.try_insert_trivial_call_edge(src, tgt)
+            .unwrap_or_else(|e| panic!("insert_trivial_call_edge: {e}"))
+    }
+
+    /// Checked [`insert_trivial_call_edge`](Self::insert_trivial_call_edge).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `NotDescendant` (the edge would go to a later SCC or
+    /// RefSCC).
+    pub fn try_insert_trivial_call_edge(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+    ) -> Result<(), LcgError> {
+        let (ss, ts) = self.placed2(src, tgt)?;
         let (rs, rt) = (self.scc_rc[ss], self.scc_rc[ts]);
         let trivial = if rs == rt {
             self.scc_pos[ts] <= self.scc_pos[ss]
         } else {
             self.order.label(rt) < self.order.label(rs)
         };
-        assert!(trivial, "insert_trivial_call_edge: edge is not trivial");
+        if !trivial {
+            return Err(LcgError::NotDescendant { src, tgt });
+        }
         match self.edge(src, tgt) {
             Some(_) => self.set_edge_kind(src, tgt, EdgeKind::Call),
             None => self.push_edge(
@@ -332,23 +555,33 @@ impl LazyCallGraph {
                 },
             ),
         }
+        Ok(())
     }
 
     /// Adds a ref edge `src -> tgt` (no-op if any edge exists) where `tgt` is in
     /// `src`'s RefSCC or an earlier one (LLVM's `insertTrivialRefEdge`).
     ///
     /// # Panics
-    /// If `tgt`'s RefSCC is later than `src`'s.
+    /// On a broken precondition (see [`try_insert_trivial_ref_edge`](Self::try_insert_trivial_ref_edge)).
     pub fn insert_trivial_ref_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.assert_built();
-        let (rs, rt) = (
-            self.refscc_of(src).expect("src in a RefSCC"),
-            self.refscc_of(tgt).expect("tgt in a RefSCC"),
-        );
-        assert!(
-            rs == rt || self.order.label(rt) < self.order.label(rs),
-            "insert_trivial_ref_edge: edge is not trivial"
-        );
+        self.try_insert_trivial_ref_edge(src, tgt)
+            .unwrap_or_else(|e| panic!("insert_trivial_ref_edge: {e}"))
+    }
+
+    /// Checked [`insert_trivial_ref_edge`](Self::insert_trivial_ref_edge).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `NotDescendant` (`tgt`'s RefSCC is later).
+    pub fn try_insert_trivial_ref_edge(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+    ) -> Result<(), LcgError> {
+        let (ss, ts) = self.placed2(src, tgt)?;
+        let (rs, rt) = (self.scc_rc[ss], self.scc_rc[ts]);
+        if rs != rt && self.order.label(rt) > self.order.label(rs) {
+            return Err(LcgError::NotDescendant { src, tgt });
+        }
         if self.edge(src, tgt).is_none() {
             self.push_edge(
                 src,
@@ -358,100 +591,192 @@ impl LazyCallGraph {
                 },
             );
         }
+        Ok(())
     }
 
     /// Adds an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
     /// `insertEdge`); populates `src` first.
     ///
     /// # Panics
-    /// After the SCCs are built, or if the edge exists.
+    /// On a broken precondition (see [`try_insert_edge`](Self::try_insert_edge)).
     pub fn insert_edge(&mut self, src: NodeIdx, tgt: NodeIdx, kind: EdgeKind) {
-        assert!(
-            !self.built,
-            "insert_edge cannot be called after SCCs are built"
-        );
+        self.try_insert_edge(src, tgt, kind)
+            .unwrap_or_else(|e| panic!("insert_edge: {e}"))
+    }
+
+    /// Checked [`insert_edge`](Self::insert_edge).
+    ///
+    /// # Errors
+    /// `AlreadyBuilt`, `UnknownNode`/`RemovedNode`, `EdgeToDeclaration`, `EdgeExists`.
+    pub fn try_insert_edge(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+        kind: EdgeKind,
+    ) -> Result<(), LcgError> {
+        if self.built {
+            return Err(LcgError::AlreadyBuilt);
+        }
+        self.check_node(src)?;
+        self.check_node(tgt)?;
+        if !self.defined[tgt] {
+            return Err(LcgError::EdgeToDeclaration { src, tgt });
+        }
         self.populate(src);
-        assert!(self.edge(src, tgt).is_none(), "edge already present");
+        self.check_no_edge(src, tgt)?;
         self.push_edge(src, Edge { target: tgt, kind });
+        Ok(())
     }
 
     /// Removes an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
     /// `removeEdge`).
     ///
     /// # Panics
-    /// After the SCCs are built, or if there is no such edge.
+    /// On a broken precondition (see [`try_remove_edge`](Self::try_remove_edge)).
     pub fn remove_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        assert!(
-            !self.built,
-            "remove_edge cannot be called after SCCs are built"
-        );
+        self.try_remove_edge(src, tgt)
+            .unwrap_or_else(|e| panic!("remove_edge: {e}"))
+    }
+
+    /// Checked [`remove_edge`](Self::remove_edge).
+    ///
+    /// # Errors
+    /// `AlreadyBuilt`, `UnknownNode`/`RemovedNode`, `NoEdge`.
+    pub fn try_remove_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
+        if self.built {
+            return Err(LcgError::AlreadyBuilt);
+        }
+        self.check_node(src)?;
+        self.check_node(tgt)?;
         self.populate(src);
+        if self.edge(src, tgt).is_none() {
+            return Err(LcgError::NoEdge { src, tgt });
+        }
         self.remove_edge_internal(src, tgt);
+        Ok(())
     }
 
     /// Renames node `n` (LLVM's `replaceNodeFunction`: the function body moved to a new
-    /// function with the same edges).
+    /// function with the same edges). The name index follows. Does nothing for an
+    /// out-of-range `n`.
     pub fn replace_node_function(&mut self, n: NodeIdx, new_name: impl Into<String>) {
+        if n.idx() >= self.num_nodes() {
+            return;
+        }
         let new_name = new_name.into();
+        self.unindex_name(n);
+        self.name_index.insert(new_name.clone(), n);
+        self.names[n] = new_name;
+    }
+
+    /// Drops `n`'s entry from the name index (if it owns it).
+    fn unindex_name(&mut self, n: NodeIdx) {
         if self.name_index.get(&self.names[n]) == Some(&n) {
             self.name_index.remove(&self.names[n]);
         }
-        self.name_index.insert(new_name.clone(), n);
-        self.names[n] = new_name;
     }
 
     /// Removes the edge `src -> tgt` whose endpoints are in different RefSCCs. No
     /// structure changes.
     ///
     /// # Panics
-    /// If there is no such edge or the endpoints share a RefSCC.
+    /// On a broken precondition (see [`try_remove_outgoing_edge`](Self::try_remove_outgoing_edge)).
     pub fn remove_outgoing_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.assert_built();
-        assert_ne!(
-            self.refscc_of(src),
-            self.refscc_of(tgt),
-            "remove_outgoing_edge inside a RefSCC"
-        );
+        self.try_remove_outgoing_edge(src, tgt)
+            .unwrap_or_else(|e| panic!("remove_outgoing_edge: {e}"))
+    }
+
+    /// Checked [`remove_outgoing_edge`](Self::remove_outgoing_edge).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `NoEdge`, `NotOutgoing`.
+    pub fn try_remove_outgoing_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
+        let (ss, ts) = self.placed2(src, tgt)?;
+        if self.edge(src, tgt).is_none() {
+            return Err(LcgError::NoEdge { src, tgt });
+        }
+        if self.scc_rc[ss] == self.scc_rc[ts] {
+            return Err(LcgError::NotOutgoing { src, tgt });
+        }
         self.remove_edge_internal(src, tgt);
+        Ok(())
     }
 
     fn remove_edge_internal(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        let k = self.edges[src].iter().position(|e| e.target() == tgt);
-        let k = k.unwrap_or_else(|| panic!("no edge {} -> {}", self.names[src], self.names[tgt]));
-        self.edges.remove_at(src, k);
+        if let Some(k) = self.edges[src].iter().position(|e| e.target() == tgt) {
+            self.edges.remove_at(src, k);
+        }
     }
 
-    /// Removes ref edges `src -> t` for each `t` in `targets` (all in `src`'s RefSCC).
-    /// The RefSCC may split: the new RefSCCs replace it at its post-order position.
-    /// Returns the new RefSCCs in post-order (empty when the RefSCC stays whole).
+    /// LLVM 14's `removeInternalRefEdge(Src, Targets)`: removes the ref edges
+    /// `src -> t` for each `t` in `targets` (all in `src`'s RefSCC). Same as
+    /// [`remove_internal_ref_edges`](Self::remove_internal_ref_edges) with the pairs
+    /// `(src, t)`.
     ///
-    /// # Panics
-    /// If an edge is missing, is a call edge, or leaves the RefSCC.
-    pub fn remove_internal_ref_edges(
+    /// # Errors
+    /// As [`remove_internal_ref_edges`](Self::remove_internal_ref_edges).
+    pub fn remove_internal_ref_edge(
         &mut self,
         src: NodeIdx,
         targets: &[NodeIdx],
+    ) -> Result<Vec<RefSccIdx>, LcgError> {
+        let pairs: Vec<(NodeIdx, NodeIdx)> = targets.iter().map(|&t| (src, t)).collect();
+        self.remove_internal_ref_edges(&pairs)
+    }
+
+    /// LLVM main's `RefSCC::removeInternalRefEdges(ArrayRef<pair<Node*, Node*>>)`:
+    /// removes the ref edges `src -> tgt` of every pair (the sources may differ; every
+    /// endpoint must be in one RefSCC). The RefSCC may split: one Tarjan walk over all
+    /// edges, scoped to the RefSCC with roots popped from the back of its node list,
+    /// numbers the pieces; the new RefSCCs replace it at its post-order position, in
+    /// that order, and each old SCC moves whole (keeping its index) into its piece.
+    /// Returns the new RefSCCs in post-order: empty when the RefSCC stays whole (also
+    /// for an empty list, or when every pair is a self edge or lies inside one SCC).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `NoEdge`, `WrongEdgeKind` (a call edge: switch it to
+    /// ref first), `NotInternal` (a pair crosses RefSCCs), `SpansRefSccs` (pairs in
+    /// different RefSCCs), `RepeatedEdge`. Nothing changes on error.
+    pub fn remove_internal_ref_edges(
+        &mut self,
+        pairs: &[(NodeIdx, NodeIdx)],
+    ) -> Result<Vec<RefSccIdx>, LcgError> {
+        let Some(&(s0, _)) = pairs.first() else {
+            return Ok(Vec::new());
+        };
+        let rc = self.scc_rc[self.placed(s0)?];
+        let mut seen = AHashSet::with_capacity(pairs.len());
+        for &(src, tgt) in pairs {
+            let (ss, ts) = self.placed2(src, tgt)?;
+            self.check_edge(src, tgt, EdgeKind::Ref)?;
+            if self.scc_rc[ss] != self.scc_rc[ts] {
+                return Err(LcgError::NotInternal { src, tgt });
+            }
+            if self.scc_rc[ss] != rc {
+                return Err(LcgError::SpansRefSccs { src, tgt });
+            }
+            if !seen.insert((src, tgt)) {
+                return Err(LcgError::RepeatedEdge { src, tgt });
+            }
+        }
+        Ok(self.remove_internal_ref_edges_unchecked(rc, pairs))
+    }
+
+    /// [`remove_internal_ref_edges`](Self::remove_internal_ref_edges) after its checks:
+    /// every pair is an edge of RefSCC `rc` (any kind; `remove_dead_functions` passes
+    /// the dead nodes' internal edges, which are refs after `mark_dead_function`).
+    fn remove_internal_ref_edges_unchecked(
+        &mut self,
+        rc: RefSccIdx,
+        pairs: &[(NodeIdx, NodeIdx)],
     ) -> Vec<RefSccIdx> {
-        self.assert_built();
-        let rc = self.refscc_of(src).expect("src in a RefSCC");
-        for &t in targets {
-            assert_eq!(
-                self.edge(src, t).map(|e| e.kind),
-                Some(EdgeKind::Ref),
-                "must remove a ref edge"
-            );
-            assert_eq!(
-                self.refscc_of(t),
-                Some(rc),
-                "remove_internal_ref_edges target outside the RefSCC"
-            );
-            self.remove_edge_internal(src, t);
+        for &(src, tgt) in pairs {
+            self.remove_edge_internal(src, tgt);
         }
-        if targets.iter().all(|&t| t == src) {
-            return Vec::new();
-        }
-        let sc = self.scc_of[src];
-        if targets.iter().all(|&t| self.scc_of[t] == sc) {
+        if pairs
+            .iter()
+            .all(|&(s, t)| s == t || self.scc_of[s] == self.scc_of[t])
+        {
             return Vec::new();
         }
         // LLVM's walk: every edge, scoped to the RefSCC, roots from the end of its node
@@ -471,7 +796,7 @@ impl LazyCallGraph {
             .iter()
             .map(|&s| {
                 let c = self.tarjan.comp_of(self.scc_nodes(s)[0]);
-                c.expect("every node of the RefSCC is walked").idx()
+                c.map_or(0, |c| c.idx())
             })
             .collect();
         let result: Vec<RefSccIdx> = (0..pieces).map(|_| self.new_refscc()).collect();
@@ -491,19 +816,32 @@ impl LazyCallGraph {
     /// Adds the ref edge `src -> tgt` where `src`'s RefSCC is earlier in post-order
     /// than `tgt`'s (an edge "up" the post-order). RefSCCs on the new cycle merge into
     /// `tgt`'s RefSCC (their SCCs first, then its own). Returns the merged-away
-    /// RefSCCs (now dead).
+    /// RefSCCs (now dead). LLVM 14 = main (`insertIncomingRefEdge`).
     ///
     /// # Panics
-    /// If the edge exists or `src`'s RefSCC is not earlier than `tgt`'s.
+    /// On a broken precondition (see [`try_insert_incoming_ref_edge`](Self::try_insert_incoming_ref_edge)).
     pub fn insert_incoming_ref_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Vec<RefSccIdx> {
-        self.assert_built();
-        assert!(self.edge(src, tgt).is_none(), "edge already present");
-        let this = self.refscc_of(tgt).expect("tgt in a RefSCC");
-        let sc = self.refscc_of(src).expect("src in a RefSCC");
-        assert!(
-            self.order.label(sc) < self.order.label(this),
-            "insert_incoming_ref_edge: edge is not incoming"
-        );
+        self.try_insert_incoming_ref_edge(src, tgt)
+            .unwrap_or_else(|e| panic!("insert_incoming_ref_edge: {e}"))
+    }
+
+    /// Checked [`insert_incoming_ref_edge`](Self::insert_incoming_ref_edge).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad endpoint, `EdgeExists`, `NotIncoming` (`src`'s RefSCC is not
+    /// earlier than `tgt`'s).
+    pub fn try_insert_incoming_ref_edge(
+        &mut self,
+        src: NodeIdx,
+        tgt: NodeIdx,
+    ) -> Result<Vec<RefSccIdx>, LcgError> {
+        let (ss, ts) = self.placed2(src, tgt)?;
+        self.check_no_edge(src, tgt)?;
+        let this = self.scc_rc[ts];
+        let sc = self.scc_rc[ss];
+        if self.order.label(sc) >= self.order.label(this) {
+            return Err(LcgError::NotIncoming { src, tgt });
+        }
         // the post-order from the source's RefSCC to the target's
         let mut segment = Vec::new();
         let mut r = sc;
@@ -552,10 +890,14 @@ impl LazyCallGraph {
                 kind: EdgeKind::Ref,
             },
         );
-        merged
+        Ok(merged)
     }
 
-    /// Takes dead node `n` (alone in SCC `s`, RefSCC `r`) out of the structure.
+    // ------------------------------------------------------------ dead functions
+
+    /// Takes dead node `n` (alone in SCC `s`, RefSCC `r`) out of the structure. LLVM
+    /// keeps the emptied RefSCC in its post-order vector, where the iterator skips it;
+    /// here it is unlinked from the post-order list (the same visible order).
     fn unplace_dead(&mut self, n: NodeIdx, s: SccIdx, r: RefSccIdx) {
         self.scc_of[n] = SccIdx::NONE;
         self.scc_nodes.clear(s);
@@ -570,105 +912,180 @@ impl LazyCallGraph {
         self.scc_nodes(s).len() == 1 && self.refscc_sccs(r).len() == 1
     }
 
-    /// Removes a function with no remaining uses: it must be alone in its SCC and
-    /// RefSCC and no edge may target it (a library function cannot be removed).
-    pub fn remove_dead_function(&mut self, n: NodeIdx) -> Result<(), VerifyError> {
-        self.assert_built();
+    /// The last step of every removal: the nodes in `dead` (already out of the SCC
+    /// structure) lose their edges, entry edge and name, become removed, and every
+    /// edge into them is dropped. LLVM leaves such stale edges in the live nodes' lists
+    /// and hides them (an edge to a dead node is invisible); dropping them gives the
+    /// same visible edges. Cost: one pass over every edge list, O(N + E).
+    fn finish_removal(&mut self, dead: &[NodeIdx]) {
+        for &n in dead {
+            self.edges.clear(n);
+            self.removed[n] = true;
+            self.populated[n] = true;
+            self.unindex_name(n);
+        }
+        self.num_removed += dead.len();
+        let removed = &self.removed;
+        self.entry.retain(|&x| !removed[x]);
+        for m in self.names.indices() {
+            if self.edges[m].iter().any(|e| removed[e.target()]) {
+                self.edges.edit(m, |l| l.retain(|e| !removed[e.target()]));
+            }
+        }
+    }
+
+    /// LLVM 14's `removeDeadFunction(F)`: removes a function with no remaining IR uses
+    /// that is alone in its SCC and RefSCC. Its outgoing edges go with it; stale edges
+    /// into it from other RefSCCs (spurious refs) are tolerated and dropped. A node in
+    /// no SCC (never reached from a root) is just dropped. LLVM main replaced this with
+    /// [`mark_dead_function`](Self::mark_dead_function) +
+    /// [`remove_dead_functions`](Self::remove_dead_functions), which also accept a dead
+    /// function inside a bigger RefSCC.
+    ///
+    /// # Errors
+    /// `NotBuilt`, `UnknownNode`/`RemovedNode`, `LibraryFunction`, `NotAlone`.
+    pub fn remove_dead_function(&mut self, n: NodeIdx) -> Result<(), LcgError> {
+        if !self.built {
+            return Err(LcgError::NotBuilt);
+        }
+        self.check_node(n)?;
         if self.libs.contains(&n) {
-            return Err(VerifyError(format!(
-                "cannot remove library function {}",
-                self.name(n)
-            )));
+            return Err(LcgError::LibraryFunction(n));
         }
-        if let Some(src) = self
-            .nodes()
-            .find(|&m| self.edges[m].iter().any(|e| e.target() == n))
-        {
-            return Err(VerifyError(format!(
-                "{} is still used by {}",
-                self.name(n),
-                self.name(src)
-            )));
+        if let Some(s) = self.scc_of(n) {
+            let r = self.scc_rc[s];
+            if !self.alone(s, r) {
+                return Err(LcgError::NotAlone(n));
+            }
+            self.unplace_dead(n, s, r);
         }
-        self.entry.retain(|&x| x != n);
-        self.edges.clear(n);
-        self.removed[n] = true;
-        let Some(s) = self.scc_of(n) else {
-            return Ok(());
-        };
-        let r = self.scc_rc[s];
-        if !self.alone(s, r) {
-            return Err(VerifyError(format!(
-                "dead function {} is not alone in its SCC/RefSCC",
-                self.name(n)
-            )));
-        }
-        self.unplace_dead(n, s, r);
+        self.finish_removal(&[n]);
         Ok(())
     }
 
-    /// Removes several dead functions with one scan for remaining uses (O(N + E) in
-    /// all, where [`remove_dead_function`](Self::remove_dead_function) scans per node).
-    /// A function that is still used (by any node), is a library function
-    /// or is not alone in its SCC/RefSCC is left in place and reported.
-    pub fn remove_dead_functions(&mut self, ns: &[NodeIdx]) -> Vec<VerifyError> {
-        self.assert_built();
-        let mut errs = Vec::new();
-        let mut used_by: IndexVec<NodeIdx, NodeIdx> =
-            IndexVec::from_elem_n(NodeIdx::NONE, self.num_nodes());
-        for (m, list) in self.edges.iter_enumerated() {
-            for e in list {
-                if used_by[e.target()].is_none() {
-                    used_by[e.target()] = m;
-                }
+    /// LLVM main's `markDeadFunction(F)` (not in LLVM 14): the first half of deleting a
+    /// function whose body is gone. Every outgoing call edge of `n` becomes a ref edge,
+    /// in place; SCCs, RefSCCs and the post-order are untouched (legal because a
+    /// function without uses is alone in its SCC). Finish with
+    /// [`remove_dead_functions`](Self::remove_dead_functions). Works before and after
+    /// [`build_ref_sccs`](Self::build_ref_sccs); populates `n` first.
+    ///
+    /// # Errors
+    /// `UnknownNode`/`RemovedNode`, `LibraryFunction`, `DeadFunctionCalled` (another
+    /// node of its SCC calls it, so it still has uses).
+    pub fn mark_dead_function(&mut self, n: NodeIdx) -> Result<(), LcgError> {
+        self.check_node(n)?;
+        if self.libs.contains(&n) {
+            return Err(LcgError::LibraryFunction(n));
+        }
+        if let Some(s) = self.scc_of(n) {
+            let caller =
+                self.scc_nodes(s).iter().copied().find(|&m| {
+                    m != n && self.edges[m].iter().any(|e| e.is_call() && e.target() == n)
+                });
+            if let Some(caller) = caller {
+                return Err(LcgError::DeadFunctionCalled { dead: n, caller });
             }
         }
-        let mut removed = IndexVec::from_elem_n(false, self.num_nodes());
-        for &n in ns {
-            if self.removed[n] {
-                continue;
+        self.populate(n);
+        for e in self.edges.get_mut(n) {
+            if e.is_call() {
+                *e = Packed::new(Edge {
+                    target: e.target(),
+                    kind: EdgeKind::Ref,
+                });
             }
-            if let Some(u) = used_by[n].some() {
-                errs.push(VerifyError(format!(
-                    "{} is still used by {}",
-                    self.name(n),
-                    self.name(u)
-                )));
-                continue;
-            }
-            if self.libs.contains(&n) {
-                errs.push(VerifyError(format!(
-                    "cannot remove library function {}",
-                    self.name(n)
-                )));
-                continue;
-            }
-            if let Some(s) = self.scc_of(n) {
-                let r = self.scc_rc[s];
-                if !self.alone(s, r) {
-                    errs.push(VerifyError(format!(
-                        "dead function {} is not alone in its SCC/RefSCC",
-                        self.name(n)
-                    )));
-                    continue;
-                }
-                self.unplace_dead(n, s, r);
-            }
-            self.edges.clear(n);
-            self.removed[n] = true;
-            removed[n] = true;
         }
-        self.entry.retain(|&x| !removed[x]);
-        errs
+        Ok(())
     }
+
+    /// LLVM main's `removeDeadFunctions(ArrayRef<Function *>)` (not in LLVM 14): deletes
+    /// functions that have no IR uses and no outgoing call edges (call
+    /// [`mark_dead_function`](Self::mark_dead_function) on each first). Stale edges into
+    /// them from live functions are fine, and a dead function may still sit in a bigger
+    /// RefSCC through its own ref edges. Per RefSCC of dead functions: their edges to
+    /// other RefSCCs are removed, their internal edges are removed in one
+    /// [`remove_internal_ref_edges`](Self::remove_internal_ref_edges) batch (which may
+    /// split the RefSCC; the pieces take its post-order slot), and then each dead
+    /// function, now alone in a RefSCC, is taken out. Finally every edge into them is
+    /// dropped (see [`is_removed`](Self::is_removed)). Repeated entries count once; a
+    /// node never reached from a root (no SCC) is just dropped. An empty list is a
+    /// no-op.
+    ///
+    /// Cost: the RefSCCs involved, plus one pass over every edge list.
+    ///
+    /// # Errors
+    /// `NotBuilt`, `UnknownNode`/`RemovedNode`, `LibraryFunction`, `DeadFunctionCalls`
+    /// (an outgoing call edge is left). Nothing changes on error.
+    pub fn remove_dead_functions(&mut self, dead: &[NodeIdx]) -> Result<(), LcgError> {
+        if dead.is_empty() {
+            return Ok(());
+        }
+        if !self.built {
+            return Err(LcgError::NotBuilt);
+        }
+        let mut dead = dead.to_vec();
+        dead.sort_unstable();
+        dead.dedup();
+        for &n in &dead {
+            self.check_node(n)?;
+            if self.libs.contains(&n) {
+                return Err(LcgError::LibraryFunction(n));
+            }
+            if let Some(e) = self.edges[n].iter().find(|e| e.is_call()) {
+                return Err(LcgError::DeadFunctionCalls {
+                    dead: n,
+                    callee: e.target(),
+                });
+            }
+        }
+        // Group the placed ones by RefSCC (groups touch disjoint RefSCCs, so their order
+        // does not change the result; LLVM walks a hash map).
+        let mut placed: Vec<(RefSccIdx, NodeIdx)> = dead
+            .iter()
+            .filter_map(|&n| self.refscc_of(n).map(|r| (r, n)))
+            .collect();
+        placed.sort_unstable();
+        let mut pairs = Vec::new();
+        for group in placed.chunk_by(|a, b| a.0 == b.0) {
+            let rc = group[0].0;
+            pairs.clear();
+            for &(_, d) in group {
+                let targets: Vec<NodeIdx> = self.edges[d].iter().map(|e| e.target()).collect();
+                for t in targets {
+                    if self.refscc_of(t) == Some(rc) {
+                        pairs.push((d, t));
+                    } else {
+                        self.remove_edge_internal(d, t);
+                    }
+                }
+            }
+            self.remove_internal_ref_edges_unchecked(rc, &pairs);
+            for &(_, d) in group {
+                let s = self.scc_of[d];
+                let r = self.scc_rc[s];
+                // A node without out-edges is its own SCC and RefSCC.
+                debug_assert!(self.alone(s, r), "dead node not alone after the split");
+                if self.alone(s, r) {
+                    self.unplace_dead(d, s, r);
+                }
+            }
+        }
+        self.finish_removal(&dead);
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ new functions
 
     /// Adds a new defined function with no edges and no SCC yet (LLVM's `initNode`).
     /// Put it into the structure with [`add_new_function_into_refscc`],
-    /// [`add_new_function_into_scc`] or [`add_new_function_as_refscc`], then add edges.
+    /// [`add_new_function_into_scc`], [`add_new_function_as_refscc`] or
+    /// [`add_split_ref_recursive_functions`], then add edges.
     ///
     /// [`add_new_function_into_refscc`]: Self::add_new_function_into_refscc
     /// [`add_new_function_into_scc`]: Self::add_new_function_into_scc
     /// [`add_new_function_as_refscc`]: Self::add_new_function_as_refscc
+    /// [`add_split_ref_recursive_functions`]: Self::add_split_ref_recursive_functions
     pub fn add_function(&mut self, name: impl Into<String>) -> NodeIdx {
         let name = name.into();
         let n = self.names.push(name.clone());
@@ -683,19 +1100,34 @@ impl LazyCallGraph {
         n
     }
 
+    /// `n` is a live node not placed yet and without edges.
+    fn check_new(&self, n: NodeIdx) -> Result<(), LcgError> {
+        if !self.built {
+            return Err(LcgError::NotBuilt);
+        }
+        self.check_node(n)?;
+        if self.scc_of[n].some().is_some() {
+            return Err(LcgError::AlreadyPlaced(n));
+        }
+        if !self.edges[n].is_empty() {
+            return Err(LcgError::HasEdges(n));
+        }
+        Ok(())
+    }
+
     fn place_new(&mut self, n: NodeIdx) {
-        assert!(self.scc_of[n].is_none(), "node already placed");
-        assert!(
-            self.edges[n].is_empty(),
-            "a new node gets its edges after placement"
-        );
+        if let Err(e) = self.check_new(n) {
+            panic!("placing a new function: {e}");
+        }
         self.tarjan.close(n);
     }
 
-    /// Puts new node `n` into a new SCC at the end of RefSCC `rc`'s list (LLVM's
-    /// `addNewFunctionIntoRefSCC`). Returns the SCC.
+    /// Puts new node `n` into a new SCC at the end of RefSCC `rc`'s list (an ilkit
+    /// helper; LLVM has no public counterpart). Returns the SCC.
+    ///
+    /// # Panics
+    /// If `n` is not a new, unplaced node without edges, or the graph is not built.
     pub fn add_new_function_into_refscc(&mut self, n: NodeIdx, rc: RefSccIdx) -> SccIdx {
-        self.assert_built();
         self.place_new(n);
         let s = self.new_scc(rc, &[n]);
         self.scc_pos[s] = self.rc_sccs.get(rc).len() as u32;
@@ -703,9 +1135,11 @@ impl LazyCallGraph {
         s
     }
 
-    /// Puts new node `n` into existing SCC `s` (LLVM's `addNewFunctionIntoSCC`).
+    /// Puts new node `n` into existing SCC `s` (an ilkit helper).
+    ///
+    /// # Panics
+    /// As [`add_new_function_into_refscc`](Self::add_new_function_into_refscc).
     pub fn add_new_function_into_scc(&mut self, n: NodeIdx, s: SccIdx) {
-        self.assert_built();
         self.place_new(n);
         self.scc_nodes.push(s, n);
         self.scc_of[n] = s;
@@ -714,8 +1148,10 @@ impl LazyCallGraph {
     /// Puts new node `n` into a new RefSCC placed just before RefSCC `before` in
     /// post-order (where LLVM's `addSplitFunction` puts a split-off function that
     /// forms no cycle with its original). Returns the new RefSCC.
+    ///
+    /// # Panics
+    /// As [`add_new_function_into_refscc`](Self::add_new_function_into_refscc).
     pub fn add_new_function_as_refscc(&mut self, n: NodeIdx, before: RefSccIdx) -> RefSccIdx {
-        self.assert_built();
         self.place_new(n);
         let r = self.new_refscc();
         let s = self.new_scc(r, &[n]);
@@ -728,13 +1164,13 @@ impl LazyCallGraph {
     /// Adds function `name`, split out of `original` (outlining, coroutine splitting),
     /// with outgoing `edges` (only to `original`'s RefSCC or earlier ones, as LLVM
     /// requires), plus the edge `original -> new` of kind `kind`; places it like LLVM's
-    /// `addSplitFunction`: into `original`'s SCC when `original` calls it and it calls
-    /// back into that SCC; else into a new SCC of `original`'s RefSCC when it has any
-    /// edge back into that RefSCC (before `original`'s SCC if called, else last); else
-    /// into a new RefSCC just before `original`'s. Returns the new node.
+    /// `addSplitFunction` (14 = main): into `original`'s SCC when `original` calls it
+    /// and it calls back into that SCC; else into a new SCC of `original`'s RefSCC when
+    /// it has any edge back into that RefSCC (before `original`'s SCC if called, else
+    /// last); else into a new RefSCC just before `original`'s. Returns the new node.
     ///
     /// # Panics
-    /// If `original` is not in the built graph or an edge target repeats.
+    /// On a broken precondition (see [`try_add_split_function`](Self::try_add_split_function)).
     pub fn add_split_function(
         &mut self,
         original: NodeIdx,
@@ -742,15 +1178,72 @@ impl LazyCallGraph {
         kind: EdgeKind,
         edges: Vec<Edge>,
     ) -> NodeIdx {
-        self.assert_built();
-        let oc = self.scc_of(original).expect("original in an SCC");
+        self.try_add_split_function(original, name, kind, edges)
+            .unwrap_or_else(|e| panic!("add_split_function: {e}"))
+    }
+
+    /// Checks the edges of a function split out of `original`: every target is a live
+    /// placed defined node in `original`'s RefSCC or an earlier one, once.
+    fn check_split_edges(
+        &self,
+        original: NodeIdx,
+        src: NodeIdx,
+        edges: &[Edge],
+        is_new: impl Fn(NodeIdx) -> bool,
+    ) -> Result<(), LcgError> {
+        let orc = self.scc_rc[self.placed(original)?];
+        let mut seen = AHashSet::with_capacity(edges.len());
+        for e in edges {
+            let t = e.target;
+            if !seen.insert(t) {
+                return Err(LcgError::RepeatedEdge { src, tgt: t });
+            }
+            self.check_node(t)?;
+            if !self.defined[t] {
+                return Err(LcgError::EdgeToDeclaration { src, tgt: t });
+            }
+            if is_new(t) {
+                continue;
+            }
+            let rt = self.scc_rc[self.placed(t)?];
+            if rt != orc && self.order.label(rt) > self.order.label(orc) {
+                return Err(LcgError::NotDescendant { src, tgt: t });
+            }
+        }
+        Ok(())
+    }
+
+    /// Checked [`add_split_function`](Self::add_split_function).
+    ///
+    /// # Errors
+    /// `NotBuilt`, a bad `original`, an edge target that is bad, a declaration
+    /// (`EdgeToDeclaration`), repeated (`RepeatedEdge`) or in a later RefSCC than
+    /// `original`'s, or (when `kind` is `Call`) a call into a later SCC of
+    /// `original`'s RefSCC (`NotDescendant`).
+    pub fn try_add_split_function(
+        &mut self,
+        original: NodeIdx,
+        name: impl Into<String>,
+        kind: EdgeKind,
+        edges: Vec<Edge>,
+    ) -> Result<NodeIdx, LcgError> {
+        let oc = self.placed(original)?;
         let orc = self.scc_rc[oc];
+        let next = NodeIdx::new(self.num_nodes());
+        self.check_split_edges(original, next, &edges, |_| false)?;
+        if kind == EdgeKind::Call {
+            for e in edges.iter().filter(|e| e.is_call()) {
+                let ts = self.scc_of[e.target];
+                if self.scc_rc[ts] == orc && self.scc_pos[ts] > self.scc_pos[oc] {
+                    return Err(LcgError::NotDescendant {
+                        src: next,
+                        tgt: e.target,
+                    });
+                }
+            }
+        }
         let n = self.add_function(name);
         self.tarjan.close(n);
-        let mut seen = AHashSet::new();
-        for e in &edges {
-            assert!(seen.insert(e.target), "edge target repeats");
-        }
         let same_scc = kind == EdgeKind::Call
             && edges
                 .iter()
@@ -777,7 +1270,90 @@ impl LazyCallGraph {
         let packed: Vec<Packed> = edges.iter().map(|&e| Packed::new(e)).collect();
         self.edges.set(n, &packed);
         self.push_edge(original, Edge { target: n, kind });
-        n
+        Ok(n)
+    }
+
+    /// LLVM's `addSplitRefRecursiveFunctions(Original, NewFunctions)` (14 = main):
+    /// several functions split out of `original` that reference each other (every new
+    /// function has a ref edge to every other one). Each `(node, edges)` names a node
+    /// made by [`add_function`](Self::add_function) (not placed, no edges yet) and its
+    /// outgoing edges: ref edges to the other new functions, any edges to `original`'s
+    /// RefSCC or earlier ones. Adds a ref edge `original -> new` for each (in order).
+    /// If any new function has an edge into `original`'s RefSCC, all of them join that
+    /// RefSCC; otherwise they form one new RefSCC just before it in post-order. Either
+    /// way each gets its own one-node SCC, appended in the given order.
+    ///
+    /// # Errors
+    /// `NoFunctions`, `NotBuilt`, a bad `original`; a new node that is bad,
+    /// `AlreadyPlaced`, `HasEdges` or listed twice (`RepeatedEdge`); a bad edge target as
+    /// for [`try_add_split_function`](Self::try_add_split_function); `NotRefClique` (a
+    /// missing ref edge between two new functions, or a call edge between them).
+    /// Nothing changes on error.
+    pub fn add_split_ref_recursive_functions(
+        &mut self,
+        original: NodeIdx,
+        new_fns: &[(NodeIdx, Vec<Edge>)],
+    ) -> Result<(), LcgError> {
+        if new_fns.is_empty() {
+            return Err(LcgError::NoFunctions);
+        }
+        let oc = self.placed(original)?;
+        let orc = self.scc_rc[oc];
+        let is_new = |t: NodeIdx| new_fns.iter().any(|(n, _)| *n == t);
+        for (k, (n, edges)) in new_fns.iter().enumerate() {
+            self.check_new(*n)?;
+            if new_fns[..k].iter().any(|(m, _)| m == n) {
+                return Err(LcgError::RepeatedEdge {
+                    src: original,
+                    tgt: *n,
+                });
+            }
+            self.check_split_edges(original, *n, edges, is_new)?;
+            for e in edges {
+                if is_new(e.target) && (e.is_call() || e.target == *n) {
+                    return Err(LcgError::NotRefClique {
+                        src: *n,
+                        tgt: e.target,
+                    });
+                }
+            }
+        }
+        for (a, ea) in new_fns {
+            for (b, _) in new_fns {
+                if a != b && !ea.iter().any(|e| e.target == *b) {
+                    return Err(LcgError::NotRefClique { src: *a, tgt: *b });
+                }
+            }
+        }
+        let mut connected = false;
+        for (n, edges) in new_fns {
+            let packed: Vec<Packed> = edges.iter().map(|&e| Packed::new(e)).collect();
+            self.edges.set(*n, &packed);
+            self.tarjan.close(*n);
+            self.push_edge(
+                original,
+                Edge {
+                    target: *n,
+                    kind: EdgeKind::Ref,
+                },
+            );
+            connected |= edges
+                .iter()
+                .any(|e| !is_new(e.target) && self.scc_rc[self.scc_of[e.target]] == orc);
+        }
+        let rc = if connected {
+            orc
+        } else {
+            let r = self.new_refscc();
+            self.order.insert_before(&[r], orc);
+            r
+        };
+        for (n, _) in new_fns {
+            let s = self.new_scc(rc, &[*n]);
+            self.scc_pos[s] = self.rc_sccs.get(rc).len() as u32;
+            self.rc_sccs.push(rc, s);
+        }
+        Ok(())
     }
 
     /// Checks every invariant listed in the module docs. Reports all problems; never

@@ -84,7 +84,7 @@ fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
                     format!("internal to_call {a}->{b} merged {merged:?}")
                 }
                 (true, EdgeKind::Ref, _) => {
-                    let new = g.remove_internal_ref_edges(a, &[b]);
+                    let new = g.remove_internal_ref_edges(&[(a, b)]).unwrap();
                     format!("remove internal ref {a}->{b} split {}", new.len())
                 }
                 (false, EdgeKind::Call, 0) => {

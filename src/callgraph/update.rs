@@ -93,7 +93,9 @@ impl LazyCallGraph {
                 self.remove_outgoing_edge(n, e.target);
             }
         }
-        up.new_refsccs = self.remove_internal_ref_edges(n, &dead_internal);
+        up.new_refsccs = self
+            .remove_internal_ref_edge(n, &dead_internal)
+            .unwrap_or_else(|e| panic!("update_node_edges: {e}"));
         // Demote calls that are now references.
         for t in demoted {
             if self.refscc_of(n) == self.refscc_of(t) {

@@ -271,7 +271,15 @@ impl CgsccModule {
                 self.in_count[e.target] -= 1;
             }
         }
-        for e in self.graph.remove_dead_functions(&dead) {
+        // LLVM main's two steps: demote the dead functions' calls, then remove them.
+        let mut ok = Vec::with_capacity(dead.len());
+        for &n in &dead {
+            match self.graph.mark_dead_function(n) {
+                Ok(()) => ok.push(n),
+                Err(e) => self.diagnostics.push(format!("not removed: {e}")),
+            }
+        }
+        if let Err(e) = self.graph.remove_dead_functions(&ok) {
             self.diagnostics.push(format!("not removed: {e}"));
         }
     }
