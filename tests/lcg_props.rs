@@ -29,7 +29,7 @@ type Partition = (BTreeSet<Vec<NodeIdx>>, BTreeSet<Vec<NodeIdx>>);
 
 fn partitions(g: &LazyCallGraph) -> Partition {
     let (mut sccs, mut rcs) = (BTreeSet::new(), BTreeSet::new());
-    for r in g.postorder_refsccs() {
+    for r in g.built_refsccs() {
         let mut all: Vec<NodeIdx> = g.refscc_nodes(r).collect();
         all.sort();
         rcs.insert(all);
@@ -71,7 +71,7 @@ type Snapshot = (
 
 fn snapshot(g: &LazyCallGraph) -> Snapshot {
     (
-        g.postorder_refsccs()
+        g.built_refsccs()
             .map(|r| {
                 (
                     r,

@@ -135,10 +135,11 @@ fn random_lcg(rng: &mut Rng) -> LazyCallGraph {
 fn tarjan_on_call_graph_views_matches_sccs_and_refsccs() {
     let mut rng = Rng(3);
     for _ in 0..300 {
-        let g = random_lcg(&mut rng);
+        let mut g = random_lcg(&mut rng);
+        g.build_ref_sccs();
         let mut sccs = BTreeSet::new();
         let mut rcs = BTreeSet::new();
-        for r in g.postorder_refsccs() {
+        for r in g.built_refsccs() {
             let mut v: Vec<NodeIdx> = g.refscc_nodes(r).collect();
             v.sort();
             rcs.insert(v);
@@ -189,7 +190,7 @@ fn petgraph_to_cfg_and_call_graph() {
     cg.add_edge(f[1], f[2], EdgeKind::Call);
     cg.add_edge(f[2], f[1], EdgeKind::Ref);
     cg.add_edge(f[2], f[3], EdgeKind::Call);
-    let g = LazyCallGraph::try_from(&cg).unwrap();
+    let mut g = LazyCallGraph::try_from(&cg).unwrap();
     assert!(g.verify().is_empty());
     assert_eq!(
         g.postorder_names(),
@@ -206,7 +207,7 @@ fn petgraph_to_cfg_and_call_graph() {
             .collect(),
     );
     let mine = set_of(
-        g.postorder_refsccs()
+        g.built_refsccs()
             .map(|r| g.refscc_nodes(r).map(|x| x.idx()).collect())
             .collect(),
     );
