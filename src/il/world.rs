@@ -1,6 +1,6 @@
 //! The IL world: per-entry columns, the edge pool, regions, flags and free lists.
 
-use super::id::IdTable;
+use super::id::generation;
 use super::{
     BitSet, ChildField, Eix, EntryId, EntryKind, IlError, ListField, RefField, RegionIdx,
     RegionRule, Str, StringArena, Tables,
@@ -103,26 +103,17 @@ struct Dense {
     kind: EntryKind,
     row: u32,
     region: u32,
-    id: EntryId,
     span: Span,
     pos: SourcePos,
 }
 
 impl Dense {
     #[inline]
-    fn new(
-        kind: EntryKind,
-        row: u32,
-        r: RegionIdx,
-        id: EntryId,
-        span: Span,
-        pos: SourcePos,
-    ) -> Dense {
+    fn new(kind: EntryKind, row: u32, r: RegionIdx, span: Span, pos: SourcePos) -> Dense {
         Dense {
             kind,
             row,
             region: r.0,
-            id,
             span,
             pos,
         }
@@ -194,7 +185,9 @@ pub struct AllocCounters {
 /// The IL world. See the module docs of [`crate::il`].
 ///
 /// # Invariants
-/// - for every live `e`: `ids[id[e]] == e`, `tables.<kind[e]>.eix[row[e]] == e`.
+/// - `gen[e]` is odd exactly for live `e`; an [`EntryId`] resolves to `e` iff its
+///   generation equals `gen[e]`; `live` counts the live entries.
+/// - for every live `e`: `tables.<kind[e]>.eix[row[e]] == e`.
 /// - every edge in the pool is `Eix::NONE` or a live entry (checked by `verify`).
 /// - `kind[e] == EntryKind::None` exactly for free dense indices (in `free_eix`).
 #[derive(Clone, Debug)]
@@ -202,14 +195,15 @@ pub struct Il {
     kind: Vec<EntryKind>,
     row: Vec<u32>,
     region: Vec<u32>,
-    id: Vec<EntryId>,
+    /// Generation of each dense index: odd while its entry lives (see `id::generation`).
+    gen: Vec<u32>,
     span: Vec<Span>,
     pos: Vec<SourcePos>,
     flags: [BitSet; 6],
     /// is_in_secondary_il, stored sparse: most worlds have no secondary IL at all, and a
     /// secondary translation unit's entries come in long runs (see PERF.md).
     secondary: roaring::RoaringBitmap,
-    ids: IdTable,
+    live: usize,
     /// The per-kind SoA tables.
     pub tables: Tables,
     free_rows: Vec<Vec<u32>>,
@@ -262,12 +256,12 @@ impl Il {
             kind: Vec::new(),
             row: Vec::new(),
             region: Vec::new(),
-            id: Vec::new(),
+            gen: Vec::new(),
             span: Vec::new(),
             pos: Vec::new(),
             flags: Default::default(),
             secondary: roaring::RoaringBitmap::new(),
-            ids: IdTable::default(),
+            live: 0,
             tables: Tables::default(),
             free_rows: vec![Vec::new(); 85],
             free_eix: Vec::new(),
@@ -310,10 +304,9 @@ impl Il {
         self.kind.reserve(entries);
         self.row.reserve(entries);
         self.region.reserve(entries);
-        self.id.reserve(entries);
+        self.gen.reserve(entries);
         self.span.reserve(entries);
         self.pos.reserve(entries);
-        self.ids.reserve(entries);
         self.edges.reserve(edges);
         let n = self.kind.len() + entries;
         for f in &mut self.flags {
@@ -338,13 +331,13 @@ impl Il {
     /// [`IlError::StaleId`] when the entry was freed.
     #[inline]
     pub fn eix(&self, id: EntryId) -> Result<Eix, IlError> {
-        self.ids.get(id).ok_or(IlError::StaleId(id))
+        generation::resolve(&self.gen, id).ok_or(IlError::StaleId(id))
     }
 
     /// The handle of a live dense index.
     #[inline]
     pub fn id_of(&self, e: Eix) -> EntryId {
-        self.id[e.idx()]
+        generation::mint(e, self.gen[e.idx()])
     }
 
     /// Whether `e` is a live entry.
@@ -402,12 +395,12 @@ impl Il {
 
     /// Number of live entries.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.live
     }
 
     /// Whether the world has no entries.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.live == 0
     }
 
     /// Live entries in dense order.
@@ -627,7 +620,9 @@ impl Il {
     fn release(&mut self, e: Eix) {
         let k = self.kind[e.idx()];
         let row = self.row[e.idx()];
-        self.ids.remove(self.id[e.idx()]);
+        // Even: IDs of this life stop resolving.
+        self.gen[e.idx()] = self.gen[e.idx()].wrapping_add(1);
+        self.live -= 1;
         self.tables.reset_row(k, row, Eix::NONE);
         self.free_rows[k as usize].push(row);
         let l = k.layout();
@@ -659,7 +654,7 @@ impl Il {
             r.entries.retain(|e| !dead.get(e.idx()));
         }
         for slot in [&mut self.primary_scope, &mut self.main_routine] {
-            if slot.is_some_and(|id| self.ids.get(id).is_none()) {
+            if slot.is_some_and(|id| generation::resolve(&self.gen, id).is_none()) {
                 *slot = None;
             }
         }
@@ -758,12 +753,11 @@ impl Il {
             }
             None => self.tables.push_default(kind, e),
         };
-        let id = self.ids.insert(e);
         let span = self.new_span(kind);
-        self.set_dense(e, Dense::new(kind, row, r, id, span, self.cursor));
+        self.set_dense(e, Dense::new(kind, row, r, span, self.cursor));
         self.stamp_flags(e, r);
         self.enlist(kind, e, r);
-        id
+        self.id_of(e)
     }
 
     /// Clones each of `srcs` into region `r`, in order, appending the clones to `out`
@@ -800,15 +794,16 @@ impl Il {
         let dst = &out[base..];
         self.clone_rows_of(srcs, dst);
         let len = self.kind.len();
-        let (id, region, pos) = (
-            &mut self.id[..len],
+        let (gen, region, pos) = (
+            &mut self.gen[..len],
             &mut self.region[..len],
             &mut self.pos[..len],
         );
         for &e in dst {
-            id[e.idx()] = self.ids.insert(e);
+            gen[e.idx()] = gen[e.idx()].wrapping_add(1);
             region[e.idx()] = r.0;
         }
+        self.live += n;
         if keep_pos {
             for (&s, &e) in srcs.iter().zip(dst) {
                 pos[e.idx()] = pos[s.idx()];
@@ -856,7 +851,7 @@ impl Il {
         self.kind.resize(len, EntryKind::None);
         self.row.resize(len, 0);
         self.region.resize(len, 0);
-        self.id.resize(len, EntryId::default());
+        self.gen.resize(len, 0);
         self.span.resize(len, Span::default());
         self.pos.resize(len, SourcePos::default());
     }
@@ -1006,13 +1001,12 @@ impl Il {
             "the entry's block ends the pool"
         );
         let start = (self.edges.len() - nref - b.nchild as usize) as u32;
-        let id = self.ids.insert(e);
         let span = Span {
             start,
             nchild: b.nchild,
         };
         // `e` is one past the end: the per-entry columns are pushed with their values.
-        self.set_dense(e, Dense::new(kind, b.row, b.region, id, span, b.pos));
+        self.set_dense(e, Dense::new(kind, b.row, b.region, span, b.pos));
         let mut dense = (b.flags | 1 << Flag::Allocated as u8) & !(1 << Flag::SecondaryIl as u8);
         while dense != 0 {
             self.flags[dense.trailing_zeros() as usize].set(i, true);
@@ -1058,23 +1052,25 @@ impl Il {
         self.free_eix.pop().unwrap_or(Eix(self.kind.len() as u32))
     }
 
-    /// Writes `e`'s per-entry columns: in place for a recycled index, pushed with their
-    /// values for a new one (no default written first).
+    /// Writes `e`'s per-entry columns and makes it live (its generation odd): in place
+    /// for a recycled index, pushed with their values for a new one (no default written
+    /// first).
     #[inline(always)]
     fn set_dense(&mut self, e: Eix, d: Dense) {
         let i = e.idx();
+        self.live += 1;
         if i == self.kind.len() {
             self.kind.push(d.kind);
             self.row.push(d.row);
             self.region.push(d.region);
-            self.id.push(d.id);
+            self.gen.push(1);
             self.span.push(d.span);
             self.pos.push(d.pos);
         } else {
             self.kind[i] = d.kind;
             self.row[i] = d.row;
             self.region[i] = d.region;
-            self.id[i] = d.id;
+            self.gen[i] = self.gen[i].wrapping_add(1);
             self.span[i] = d.span;
             self.pos[i] = d.pos;
         }
@@ -1857,11 +1853,11 @@ impl Il {
 
     // ---- bytes ---------------------------------------------------------------------------
 
-    /// Bytes of the per-entry columns for one entry (kind, row, region, id, span, position,
-    /// handle slot, six flag bits rounded up to one byte) and its slot in the one list
-    /// that holds it: the per-kind allocation list (file scope) or its function region's.
+    /// Bytes of the per-entry columns for one entry (kind, row, region, generation, span,
+    /// position, six flag bits rounded up to one byte) and its slot in the one list that
+    /// holds it: the per-kind allocation list (file scope) or its function region's.
     pub const fn per_entry_column_bytes() -> usize {
-        1 + 4 + 4 + 8 + 8 + 8 + 8 + 1 + 4
+        1 + 4 + 4 + 4 + 8 + 8 + 1 + 4
     }
 
     /// Bytes one live entry of `e`'s kind takes in ilkit's layout: per-entry columns, its
@@ -1905,7 +1901,7 @@ impl Il {
             let nr = *region_map[r].get_or_insert_with(|| out.open_function_region(None));
             out.cursor = self.pos[e.idx()];
             let id = out.alloc_in(k, nr);
-            let ne = out.ids.get(id).expect("a handle just made");
+            let ne = out.eix(id).expect("a handle just made");
             map[e.idx()] = ne;
             out.tables
                 .copy_row_from(&self.tables, k, self.row(e), out.row(ne));
@@ -2029,7 +2025,7 @@ impl Il {
                 continue;
             }
             live += 1;
-            if self.ids.get(self.id[i]) != Some(e) {
+            if self.gen[i] & 1 != 1 || self.eix(self.id_of(e)) != Ok(e) {
                 errs.push(VerifyError(format!("{e}: its id does not resolve to it")));
             }
             if self.tables.row_eix(k, self.row[i]) != e {
@@ -2099,10 +2095,18 @@ impl Il {
                 check(self.refs(e)[slot], info.target, info.name, &mut errs);
             }
         }
-        if live != self.ids.len() {
+        if live != self.live {
             errs.push(VerifyError(format!(
-                "{live} live entries but {} ids",
-                self.ids.len()
+                "{live} live entries but a count of {}",
+                self.live
+            )));
+        }
+        if let Some(i) =
+            (0..n).find(|&i| (self.gen[i] & 1 == 1) != (self.kind[i] != EntryKind::None))
+        {
+            errs.push(VerifyError(format!(
+                "e{i}: generation {} disagrees with its liveness",
+                self.gen[i]
             )));
         }
         let mut seen = BitSet::with_len(n);
@@ -2162,7 +2166,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<SourcePos>(), 8);
         assert_eq!(std::mem::size_of::<EntryId>(), 8);
         assert_eq!(std::mem::size_of::<EntryKind>(), 1);
-        assert_eq!(Il::per_entry_column_bytes(), 46);
+        assert_eq!(Il::per_entry_column_bytes(), 34);
         assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 12);
     }
 
