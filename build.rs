@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 include!("components/schema.rs");
 include!("components/entries.rs");
+include!("components/vocab.rs");
 
 fn camel(name: &str) -> String {
     let mut out = String::new();
@@ -79,9 +80,186 @@ fn target_expr(all: &[KindDef], target: &str, owner: &str) -> String {
     format!("Some(EntryKind::{})", variant(t))
 }
 
+/// The vocabulary a scalar column's type names, if it is one.
+fn vocab_of(ty: &str) -> Option<VocabDef> {
+    vocabularies().into_iter().find(|v| v.ident == ty)
+}
+
+/// The plain integer type a scalar column is stored and written as (a vocabulary's repr).
+fn repr_of(ty: &str) -> String {
+    vocab_of(ty).map_or_else(|| ty.to_string(), |v| v.repr.to_string())
+}
+
+/// Checks the vocabularies and writes one `#[repr]` enum per vocabulary.
+fn gen_vocabs(o: &mut String, vocabs: &[VocabDef]) {
+    let mut names = std::collections::HashSet::new();
+    for voc in vocabs {
+        assert!(
+            names.insert(voc.ident),
+            "vocab {}: defined twice",
+            voc.ident
+        );
+        assert!(
+            matches!(voc.repr, "u8" | "u16"),
+            "vocab {}: repr u8 or u16",
+            voc.ident
+        );
+        assert_eq!(
+            voc.variants.first().map(|x| x.number),
+            Some(0),
+            "vocab {}: 0 is the default",
+            voc.ident
+        );
+        let mut last = None;
+        let mut idents = std::collections::HashSet::new();
+        for x in &voc.variants {
+            assert!(
+                last.is_none_or(|l| x.number > l),
+                "vocab {}: numbers ascend",
+                voc.ident
+            );
+            assert!(
+                voc.repr == "u16" || x.number <= 255,
+                "vocab {}: {} does not fit",
+                voc.ident,
+                x.number
+            );
+            assert!(
+                idents.insert(x.ident),
+                "vocab {}: {} twice",
+                voc.ident,
+                x.ident
+            );
+            last = Some(x.number);
+        }
+        let (t, r, n) = (voc.ident, voc.repr, voc.variants.len());
+        writeln!(
+            o,
+            "/// {}\n///\n/// Column: `{}`. Declared in `components/vocab.rs`.",
+            voc.doc, voc.column
+        )
+        .unwrap();
+        writeln!(o, "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]\n#[repr({r})]\npub enum {t} {{").unwrap();
+        for (i, x) in voc.variants.iter().enumerate() {
+            let default = if i == 0 { "    #[default]\n" } else { "" };
+            writeln!(
+                o,
+                "    /// {} (`{}`): {}\n{default}    {} = {},",
+                x.number, x.name, x.doc, x.ident, x.number
+            )
+            .unwrap();
+        }
+        o.push_str("}\n\n");
+        writeln!(o, "impl {t} {{").unwrap();
+        writeln!(
+            o,
+            "    /// Every variant, by number.\n    pub const ALL: [{t}; {n}] = ["
+        )
+        .unwrap();
+        for x in &voc.variants {
+            writeln!(o, "        {t}::{},", x.ident).unwrap();
+        }
+        o.push_str("    ];\n\n");
+        writeln!(o, "    /// The variant numbered `n`, if there is one.\n    #[inline]\n    pub const fn from_raw(n: {r}) -> Option<{t}> {{\n        match n {{").unwrap();
+        for x in &voc.variants {
+            writeln!(o, "            {} => Some({t}::{}),", x.number, x.ident).unwrap();
+        }
+        o.push_str("            _ => None,\n        }\n    }\n\n");
+        writeln!(o, "    /// The variant's number (what the column stores and files hold).\n    #[inline]\n    pub const fn raw(self) -> {r} {{\n        self as {r}\n    }}\n").unwrap();
+        writeln!(o, "    /// The variant's name as display and messages print it.\n    pub const fn name(self) -> &'static str {{\n        match self {{").unwrap();
+        for x in &voc.variants {
+            writeln!(o, "            {t}::{} => {:?},", x.ident, x.name).unwrap();
+        }
+        o.push_str("        }\n    }\n}\n\n");
+        writeln!(o, "impl std::fmt::Display for {t} {{\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {{\n        f.write_str(self.name())\n    }}\n}}\n").unwrap();
+    }
+    o.push_str("/// Sub-kind ranges the seeds give only as counts (`components/vocab.rs`).\npub mod counts {\n");
+    for (name, n, doc) in SUB_KIND_COUNTS {
+        writeln!(o, "    /// {doc}\n    pub const {name}: u8 = {n};").unwrap();
+    }
+    writeln!(o, "    /// Pragma kinds whose entry carries a payload (seed 001, `alloc_pragma`).\n    pub const PRAGMA_KINDS_WITH_PAYLOAD: &[u8] = &{PRAGMA_KINDS_WITH_PAYLOAD:?};").unwrap();
+    o.push_str("}\n\n");
+}
+
+/// The name of a kind's accessor on `Il` (`il.expr(e)`, `il.ty(e)`, `il.routine(e)`).
+fn accessor(k: &KindDef) -> String {
+    match k.name {
+        "type" => "ty".to_string(),
+        "expr_node" => "expr".to_string(),
+        n => n.to_string(),
+    }
+}
+
+/// Typed views per kind: `XView` reads a row's value columns, `XEdit` writes them
+/// through setters, and `Il` gets `x(e)`, `as_x(e)`, `x_mut(e)` and `x_columns()`.
+fn gen_views(o: &mut String, all: &[KindDef]) {
+    for k in all.iter().filter(|k| has_table(k)) {
+        let v = variant(k);
+        let t = ident(k.name);
+        let a = accessor(k);
+        let vals: Vec<&Field> = k
+            .fields
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f,
+                    Field::Scalar { .. } | Field::Str { .. } | Field::Flag { .. }
+                )
+            })
+            .collect();
+        if vals.is_empty() {
+            // No value columns: nothing to view; scans still get the (eix) column.
+            writeln!(o, "impl Il {{\n    /// The `{n}` table's rows, read-only (`eix[row]` is the row's entry, `Eix::NONE` for\n    /// a free row), for scans.\n    #[inline]\n    pub fn {a}_columns(&self) -> {v}RowSlice<'_> {{\n        self.tables.{t}.as_slice()\n    }}\n}}\n", n = k.name).unwrap();
+            continue;
+        }
+        writeln!(
+            o,
+            "/// Read view of one `{}` entry's value columns ([`Il::{a}`]).",
+            k.name
+        )
+        .unwrap();
+        writeln!(o, "#[derive(Clone, Copy, Debug)]\npub struct {v}View<'a> {{\n    il: &'a Il,\n    e: Eix,\n    r: usize,\n}}\n").unwrap();
+        writeln!(o, "impl<'a> {v}View<'a> {{\n    /// The entry.\n    #[inline]\n    pub fn eix(&self) -> Eix {{\n        self.e\n    }}\n").unwrap();
+        for f in &vals {
+            match **f {
+                Field::Scalar { name, ty } => writeln!(o, "    /// `{}.{name}`.\n    #[inline]\n    pub fn {name}(&self) -> {ty} {{\n        self.il.tables.{t}.{name}[self.r]\n    }}\n", k.name).unwrap(),
+                Field::Flag { name } => writeln!(o, "    /// Flag `{}.{name}`.\n    #[inline]\n    pub fn {name}(&self) -> bool {{\n        self.il.tables.{t}.{name}[self.r]\n    }}\n", k.name).unwrap(),
+                Field::Str { name, string_kind } => {
+                    writeln!(o, "    /// String `{}.{name}` (string kind {string_kind}): its bytes in the entry's region, empty when unset.\n    #[inline]\n    pub fn {name}(&self) -> &'a [u8] {{\n        let s = self.il.tables.{t}.{name}[self.r];\n        if s.is_some() {{ self.il.str_bytes(self.e, s) }} else {{ &[] }}\n    }}\n", k.name).unwrap();
+                    writeln!(o, "    /// Whether string `{}.{name}` is set.\n    #[inline]\n    pub fn has_{name}(&self) -> bool {{\n        self.il.tables.{t}.{name}[self.r].is_some()\n    }}\n", k.name).unwrap();
+                }
+                _ => {}
+            }
+        }
+        o.push_str("}\n\n");
+        writeln!(o, "/// Write view of one `{}` entry's value columns ([`Il::{a}_mut`]): setters that keep\n/// the world's derived columns true.", k.name).unwrap();
+        writeln!(o, "#[derive(Debug)]\npub struct {v}Edit<'a> {{\n    il: &'a mut Il,\n    e: Eix,\n    r: usize,\n}}\n").unwrap();
+        writeln!(o, "impl {v}Edit<'_> {{\n    /// The entry.\n    #[inline]\n    pub fn eix(&self) -> Eix {{\n        self.e\n    }}\n\n    /// Reads the entry as it stands.\n    #[inline]\n    pub fn view(&self) -> {v}View<'_> {{\n        {v}View {{ il: self.il, e: self.e, r: self.r }}\n    }}\n").unwrap();
+        let mut si = 0;
+        for f in &vals {
+            match **f {
+                Field::Scalar { name, ty } => writeln!(o, "    /// Sets `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, v: {ty}) -> &mut Self {{\n        self.il.tables.{t}.{name}[self.r] = v;\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, v = variant(k)).unwrap(),
+                Field::Flag { name } => writeln!(o, "    /// Sets flag `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, v: bool) -> &mut Self {{\n        self.il.tables.{t}.{name}[self.r] = v;\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, v = variant(k)).unwrap(),
+                Field::Str { name, .. } => {
+                    writeln!(o, "    /// Stores `bytes` in the entry's region as string `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, bytes: &[u8]) -> &mut Self {{\n        self.il.set_string_eix(self.e, {si}, bytes);\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, v = variant(k)).unwrap();
+                    si += 1;
+                }
+                _ => {}
+            }
+        }
+        o.push_str("}\n\n");
+        writeln!(o, "impl Il {{").unwrap();
+        writeln!(o, "    /// The `{n}` entry `e`, to read.\n    ///\n    /// # Panics\n    /// If `e` is not a live `{n}`.\n    #[inline]\n    pub fn {a}(&self, e: Eix) -> {v}View<'_> {{\n        self.expect_kind(e, EntryKind::{v});\n        {v}View {{ il: self, e, r: self.row(e) as usize }}\n    }}\n", n = k.name).unwrap();
+        writeln!(o, "    /// The `{n}` entry `e`, to read, or `None` when `e` is not a live `{n}`.\n    #[inline]\n    pub fn as_{a}(&self, e: Eix) -> Option<{v}View<'_>> {{\n        (self.is_live(e) && self.kind(e) == EntryKind::{v}).then(|| {v}View {{ il: self, e, r: self.row(e) as usize }})\n    }}\n", n = k.name).unwrap();
+        writeln!(o, "    /// The `{n}` entry `e`, to write.\n    ///\n    /// # Panics\n    /// If `e` is not a live `{n}`.\n    #[inline]\n    pub fn {a}_mut(&mut self, e: Eix) -> {v}Edit<'_> {{\n        self.expect_kind(e, EntryKind::{v});\n        let r = self.row(e) as usize;\n        {v}Edit {{ il: self, e, r }}\n    }}\n", n = k.name).unwrap();
+        writeln!(o, "    /// The `{n}` table's columns, read-only, indexed by row (`eix[row]` is the row's\n    /// entry, `Eix::NONE` for a free row), for scans.\n    #[inline]\n    pub fn {a}_columns(&self) -> {v}RowSlice<'_> {{\n        self.tables.{t}.as_slice()\n    }}\n}}\n", n = k.name).unwrap();
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=components/schema.rs");
     println!("cargo:rerun-if-changed=components/entries.rs");
+    println!("cargo:rerun-if-changed=components/vocab.rs");
     println!("cargo:rerun-if-changed=build.rs");
     let all = entries();
     assert_eq!(all.len(), 85, "schema: kinds 0..=84");
@@ -117,7 +295,10 @@ fn main() {
     o.push_str("}\n\n");
 
     o.push_str("impl EntryKind {\n");
-    o.push_str("    /// Every kind, by number.\n    pub const ALL: [EntryKind; 85] = [\n");
+    writeln!(o, "    /// Number of entry kinds (0..=84, the sentinel `last` included).\n    pub const COUNT: usize = {};\n", all.len()).unwrap();
+    o.push_str(
+        "    /// Every kind, by number.\n    pub const ALL: [EntryKind; EntryKind::COUNT] = [\n",
+    );
     for k in &all {
         writeln!(o, "        EntryKind::{},", variant(k)).unwrap();
     }
@@ -183,6 +364,10 @@ fn main() {
         &|k| has_table(k).to_string(),
     );
     o.push_str("}\n\n");
+
+    // ---- Sub-kind vocabularies ------------------------------------------------------
+    let vocabs = vocabularies();
+    gen_vocabs(&mut o, &vocabs);
 
     // ---- Layout ----------------------------------------------------------------------
     let mut fields_mod = String::new();
@@ -285,7 +470,7 @@ fn main() {
     for k in all.iter().filter(|k| has_table(k)) {
         writeln!(
             o,
-            "    /// Rows of kind {} ({}).\n    pub {}: {}RowVec,",
+            "    /// Rows of kind {} ({}).\n    pub(crate) {}: {}RowVec,",
             k.number,
             k.name,
             ident(k.name),
@@ -490,28 +675,10 @@ fn main() {
         }
     }
     o.push_str("            _ => 0,\n        }\n    }\n\n");
-    o.push_str("    /// Sets scalar `i` of a row from an i64 (truncating to the column's type).\n    pub fn set_scalar(&mut self, kind: EntryKind, row: u32, i: usize, v: i64) {\n        let r = row as usize;\n        match (kind, i) {\n");
-    for k in all.iter().filter(|k| has_table(k)) {
-        for (i, (n, ty)) in scalars_of(k).iter().enumerate() {
-            let conv = if *ty == "bool" {
-                "v != 0".to_string()
-            } else {
-                format!("v as {ty}")
-            };
-            writeln!(
-                o,
-                "            (EntryKind::{}, {i}) => self.{}.{n}[r] = {conv},",
-                variant(k),
-                ident(k.name)
-            )
-            .unwrap();
-        }
-    }
-    o.push_str("            _ => {}\n        }\n    }\n\n");
     o.push_str("}\n\n");
     // Scalars as bytes at each column's own width (binary IL records).
     let width = |ty: &str| -> usize {
-        match ty {
+        match repr_of(ty).as_str() {
             "bool" | "u8" | "i8" => 1,
             "u16" | "i16" => 2,
             "u32" | "i32" | "f32" => 4,
@@ -535,6 +702,12 @@ fn main() {
                 let w = width(ty);
                 let put = if *ty == "bool" {
                     format!("out[{off}] = self.{t}.{n}[r] as u8;")
+                } else if let Some(v) = vocab_of(ty) {
+                    format!(
+                        "out[{off}..{}].copy_from_slice(&(self.{t}.{n}[r] as {}).to_le_bytes());",
+                        off + w,
+                        v.repr
+                    )
                 } else {
                     format!(
                         "out[{off}..{}].copy_from_slice(&self.{t}.{n}[r].to_le_bytes());",
@@ -554,7 +727,7 @@ fn main() {
         .unwrap();
     }
     o.push_str("            _ => {}\n        }\n    }\n\n");
-    o.push_str("    /// Appends a row of `kind` owned by `eix` with its scalars read from `b` (as\n    /// [`Tables::write_scalar_bytes`] wrote them; `b` holds at least [`SCALAR_BYTES`]\n    /// bytes for the kind) and default strings.\n    ///\n    /// # Panics\n    /// If `kind` has no table or `b` is short.\n    pub fn push_row_from_bytes(&mut self, kind: EntryKind, eix: Eix, b: &[u8]) -> u32 {\n        match kind {\n");
+    o.push_str("    /// Appends a row of `kind` owned by `eix` with its scalars read from `b` (as\n    /// [`Tables::write_scalar_bytes`] wrote them; `b` holds at least [`SCALAR_BYTES`]\n    /// bytes for the kind) and default strings.\n    ///\n    /// # Errors\n    /// A sub-kind column holding a number its vocabulary does not have (nothing pushed).\n    ///\n    /// # Panics\n    /// If `kind` has no table or `b` is short.\n    pub fn push_row_from_bytes(&mut self, kind: EntryKind, eix: Eix, b: &[u8]) -> Result<u32, &'static str> {\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
         let t = ident(k.name);
         let mut off = 0;
@@ -563,6 +736,11 @@ fn main() {
             let w = width(ty);
             fields.push(if ty == "bool" {
                 format!("{n}: b[{off}] != 0")
+            } else if let Some(v) = vocab_of(ty) {
+                format!(
+                    "{n}: match {ty}::from_raw({}::from_le_bytes(le(b, {off}))) {{ Some(x) => x, None => return Err(\"{}.{n}: not a {ty}\") }}",
+                    v.repr, k.name
+                )
             } else {
                 format!("{n}: {ty}::from_le_bytes(le(b, {off}))")
             });
@@ -570,7 +748,7 @@ fn main() {
         }
         writeln!(
             o,
-            "            EntryKind::{v} => {{ self.{t}.push({v}Row {{ {f}, ..Default::default() }}); (self.{t}.len() - 1) as u32 }}",
+            "            EntryKind::{v} => {{ self.{t}.push({v}Row {{ {f}, ..Default::default() }}); Ok((self.{t}.len() - 1) as u32) }}",
             v = variant(k),
             f = fields.join(", ")
         )
@@ -580,6 +758,7 @@ fn main() {
         "            k => panic!(\"kind {} has no table\", k.name()),\n        }\n    }\n}\n\n",
     );
     o.push_str("/// `N` bytes of `b` from `at`.\n#[inline(always)]\nfn le<const N: usize>(b: &[u8], at: usize) -> [u8; N] {\n    let mut a = [0u8; N];\n    a.copy_from_slice(&b[at..at + N]);\n    a\n}\n\n");
+    gen_views(&mut o, &all);
     let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("il_schema.rs");
     std::fs::write(out, o).unwrap();
 }

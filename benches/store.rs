@@ -2,6 +2,7 @@
 //! same run; and the bytes per entry of ilkit's layout against the seed's sizes.
 
 use divan::{black_box, counter::ItemsCount, Bencher};
+use ilkit::il::ExprKind;
 use ilkit::il::{fields as F, Il};
 
 const N: usize = 1_000_000;
@@ -52,7 +53,7 @@ fn ilkit_alloc_expr_nodes(b: Bencher) {
         il.open_function_region(None);
         let mut prev = None;
         for _ in 0..N {
-            let e = il.alloc_expr_node(1).unwrap();
+            let e = il.alloc_expr_node(ExprKind::Operation).unwrap();
             if let Some(p) = prev {
                 il.push_list(e, F::EXPR_NODE_OPERANDS, p).unwrap();
             }

@@ -140,3 +140,52 @@ pub fn reserved(number: u8) -> KindDef {
         fields: Vec::new(),
     }
 }
+
+/// One value of a sub-kind vocabulary.
+#[derive(Clone, Copy, Debug)]
+pub struct VariantDef {
+    pub number: u16,
+    /// The Rust variant name.
+    pub ident: &'static str,
+    /// The name display and messages print.
+    pub name: &'static str,
+    pub doc: &'static str,
+}
+
+/// A sub-kind vocabulary: a `#[repr]` enum over the numbers one column holds.
+#[derive(Clone, Debug)]
+pub struct VocabDef {
+    /// The Rust type name (`TypeKind`).
+    pub ident: &'static str,
+    /// The representation: `u8` or `u16`.
+    pub repr: &'static str,
+    /// The column(s) it types, for the docs (`type.type_kind`).
+    pub column: &'static str,
+    pub doc: &'static str,
+    pub variants: Vec<VariantDef>,
+}
+
+pub fn vocab(
+    ident: &'static str,
+    repr: &'static str,
+    column: &'static str,
+    doc: &'static str,
+    variants: &[VariantDef],
+) -> VocabDef {
+    VocabDef {
+        ident,
+        repr,
+        column,
+        doc,
+        variants: variants.to_vec(),
+    }
+}
+
+pub fn v(number: u16, ident: &'static str, name: &'static str, doc: &'static str) -> VariantDef {
+    VariantDef {
+        number,
+        ident,
+        name,
+        doc,
+    }
+}

@@ -40,7 +40,7 @@ pub use world::{Flag, FreeListKind, Il, Region, SourcePos, VerifyError};
 #[allow(missing_docs, clippy::all)]
 mod generated {
     use super::{
-        Cat, ChildField, Eix, FieldInfo, KindLayout, ListField, RefField, RegionRule, Str,
+        Cat, ChildField, Eix, FieldInfo, Il, KindLayout, ListField, RefField, RegionRule, Str,
         StrFieldInfo, StrFields,
     };
     use soa_derive::StructOfArray;

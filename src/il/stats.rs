@@ -61,8 +61,8 @@ pub fn layout_bytes(il: &Il) -> LayoutBytes {
 
 /// The stats table as data, in kind order, then supplements and bookkeeping rows.
 pub fn il_table_stats(il: &Il) -> Vec<TableStat> {
-    let mut live_bytes = vec![0u64; 85];
-    let mut live = vec![0u64; 85];
+    let mut live_bytes = vec![0u64; EntryKind::COUNT];
+    let mut live = vec![0u64; EntryKind::COUNT];
     for e in il.entries() {
         let k = il.kind(e) as usize;
         live[k] += 1;

@@ -2,8 +2,8 @@
 
 use super::id::generation;
 use super::{
-    BitSet, ChildField, Eix, EntryId, EntryKind, IlError, ListField, RefField, RegionIdx,
-    RegionRule, Str, StringArena, Tables,
+    BitSet, ChildField, ConstantKind, Eix, EntryId, EntryKind, ExprKind, IlError, ListField,
+    RefField, RegionIdx, RegionRule, StorageClass, Str, StrFields, StringArena, Tables,
 };
 
 /// A source position: `file` is the ordinal of a source file entry (`u16::MAX` = none).
@@ -148,8 +148,8 @@ impl RowBatch {
 
     fn reset(&mut self) {
         if self.count.is_empty() {
-            self.count = vec![0; 85];
-            self.at = vec![0; 85];
+            self.count = vec![0; EntryKind::COUNT];
+            self.at = vec![0; EntryKind::COUNT];
         }
         for &k in &self.kinds {
             self.count[k as usize] = 0;
@@ -263,11 +263,11 @@ impl Il {
             secondary: roaring::RoaringBitmap::new(),
             live: 0,
             tables: Tables::default(),
-            free_rows: vec![Vec::new(); 85],
+            free_rows: vec![Vec::new(); EntryKind::COUNT],
             free_eix: Vec::new(),
             edges: Vec::new(),
             edge_garbage: 0,
-            kind_lists: vec![Vec::new(); 85],
+            kind_lists: vec![Vec::new(); EntryKind::COUNT],
             external_types: Vec::new(),
             regions: vec![Region {
                 live: true,
@@ -287,7 +287,7 @@ impl Il {
             template_arg_cells: Vec::new(),
             constant_list_cells: Vec::new(),
             borrowed_local_constants: 0,
-            counts: vec![0; 85],
+            counts: vec![0; EntryKind::COUNT],
             batch: RowBatch::default(),
             counters: AllocCounters::default(),
             primary_scope: None,
@@ -719,17 +719,17 @@ impl Il {
         Ok(self.alloc_in(kind, r))
     }
 
-    /// Allocates a variable: locals (`storage_class <= 2`: auto, register, parameter) go to
-    /// the current region, globals/statics/externs to file scope.
-    pub fn alloc_variable(&mut self, storage_class: u8) -> Result<EntryId, IlError> {
-        let r = if storage_class <= 2 {
+    /// Allocates a variable: locals ([`StorageClass::is_local`]: auto, register,
+    /// parameter) go to the current region, globals/statics/externs to file scope.
+    pub fn alloc_variable(&mut self, storage_class: StorageClass) -> Result<EntryId, IlError> {
+        let r = if storage_class.is_local() {
             self.current
         } else {
             RegionIdx::FILE_SCOPE
         };
         let id = self.alloc_in(EntryKind::Variable, r);
-        let row = self.row(self.eix(id)?) as usize;
-        self.tables.variable.storage_class[row] = storage_class;
+        let e = self.eix(id)?;
+        self.variable_mut(e).set_storage_class(storage_class);
         Ok(id)
     }
 
@@ -1030,7 +1030,7 @@ impl Il {
     /// Sets string field `index` of a live entry by dense index (as [`Il::set_string`]).
     pub(crate) fn set_string_eix(&mut self, e: Eix, index: usize, bytes: &[u8]) {
         let k = self.kind(e);
-        if k.layout().strings[index].string_kind == 25 {
+        if k.layout().strings[index].string_kind == EntryKind::StringText as u8 {
             self.counters.string_literal_bytes += bytes.len() as u64;
         }
         let s = self.regions[self.region[e.idx()] as usize]
@@ -1212,6 +1212,23 @@ impl Il {
     pub fn child_span(&self, e: Eix) -> (u32, u32) {
         let s = self.span[e.idx()];
         (s.start, s.nchild)
+    }
+
+    /// Asserts that `e` is a live entry of `kind` (the typed accessors' precondition).
+    ///
+    /// # Panics
+    /// If it is not.
+    #[inline]
+    pub(crate) fn expect_kind(&self, e: Eix, kind: EntryKind) {
+        let k = self.kind.get(e.idx()).copied().unwrap_or(EntryKind::None);
+        assert!(k == kind, "{e} is a {}, not a {}", k.name(), kind.name());
+    }
+
+    /// Called by every typed setter after it wrote a value column of `e` (of `kind`, a
+    /// constant at each call site): where derived columns are kept in step.
+    #[inline(always)]
+    pub(crate) fn row_changed(&mut self, kind: EntryKind, e: Eix) {
+        let _ = (kind, e);
     }
 
     fn expect(&self, id: EntryId, kind: EntryKind) -> Result<Eix, IlError> {
@@ -1607,6 +1624,39 @@ impl Il {
         self.set_string(id, index, bytes)
     }
 
+    /// The string fields of `e` in schema order, as handles into its region's arena
+    /// (bytes through [`Il::str_bytes`]).
+    #[inline]
+    pub fn string_handles(&self, e: Eix) -> StrFields {
+        self.tables.strings(self.kind(e), self.row(e))
+    }
+
+    /// Scalar `i` of `e` (its kind's scalar and flag columns in schema order, as
+    /// `SCALAR_NAMES` lists them), widened to i64: what display prints.
+    #[inline]
+    pub fn scalar(&self, e: Eix, i: usize) -> i64 {
+        self.tables.get_scalar(self.kind(e), self.row(e), i)
+    }
+
+    /// Writes `e`'s scalars at their column widths (a binary IL record's scalar part).
+    #[inline]
+    pub(crate) fn write_scalar_bytes(&self, e: Eix, out: &mut [u8]) {
+        self.tables
+            .write_scalar_bytes(self.kind(e), self.row(e), out)
+    }
+
+    /// Appends a row of `kind` for `e` with its scalars read from `b` (the binary IL
+    /// reader's row push; see `Tables::push_row_from_bytes`).
+    #[inline]
+    pub(crate) fn push_row_from_bytes(
+        &mut self,
+        kind: EntryKind,
+        e: Eix,
+        b: &[u8],
+    ) -> Result<u32, &'static str> {
+        self.tables.push_row_from_bytes(kind, e, b)
+    }
+
     /// The bytes of a string handle held by entry `e`.
     pub fn str_bytes(&self, e: Eix, s: Str) -> &[u8] {
         self.regions[self.region[e.idx()] as usize].strings.get(s)
@@ -1632,16 +1682,20 @@ impl Il {
     /// (`ek_reclaimed`) until it is reused.
     pub fn free_expr_node(&mut self, id: EntryId) -> Result<(), IlError> {
         let e = self.expect(id, EntryKind::ExprNode)?;
-        let row = self.row(e) as usize;
-        self.tables.expr_node.expr_kind[row] = super::kinds::EXPR_RECLAIMED;
+        self.expr_mut(e).set_expr_kind(ExprKind::Reclaimed);
         self.free_lists[FreeListKind::ExprNode as usize].push(e.0);
         Ok(())
     }
 
     /// Allocates an expression node, reusing a reclaimed one first (keeping keep_in_il, as
     /// the seed's allocator keeps bit 7), then sets its kind.
-    pub fn alloc_expr_node(&mut self, expr_kind: u8) -> Result<EntryId, IlError> {
-        super::kinds::check_expr_kind(expr_kind)?;
+    ///
+    /// # Errors
+    /// [`IlError::BadKind`] for [`ExprKind::Reclaimed`] (only the free list sets it).
+    pub fn alloc_expr_node(&mut self, expr_kind: ExprKind) -> Result<EntryId, IlError> {
+        if expr_kind == ExprKind::Reclaimed {
+            return Err(IlError::BadKind("set_expr_node_kind: bad kind"));
+        }
         let id = self.alloc_recycled(FreeListKind::ExprNode, EntryKind::ExprNode, true)?;
         super::kinds::set_expr_node_kind(self, id, expr_kind)?;
         Ok(id)
@@ -1649,8 +1703,10 @@ impl Il {
 
     /// Allocates a local constant from the constant free list (keep_in_il survives
     /// recycling) and counts it as borrowed until [`Il::free_local_constant`].
-    pub fn alloc_local_constant(&mut self, constant_kind: u8) -> Result<EntryId, IlError> {
-        super::kinds::check_constant_kind(constant_kind)?;
+    pub fn alloc_local_constant(
+        &mut self,
+        constant_kind: ConstantKind,
+    ) -> Result<EntryId, IlError> {
         let id = self.alloc_recycled(FreeListKind::Constant, EntryKind::Constant, true)?;
         super::kinds::set_constant_kind(self, id, constant_kind)?;
         self.borrowed_local_constants += 1;

@@ -42,7 +42,7 @@ const SHARE_TASK: usize = 1 << 13;
 
 use crate::compare::{self, type_shape, Comparer};
 use crate::il::stats::SharingCounters;
-use crate::il::{fields as F, kinds::ck, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
+use crate::il::{fields as F, ConstantKind, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
 use std::hash::{BuildHasher, Hasher};
 
 /// Which constants may be shared (the seed's three sharing-mode bytes, all on by default).
@@ -183,11 +183,13 @@ const fn max3(a: usize, b: usize, c: usize) -> usize {
 /// confirmed against the canonical constant's bytes ([`string_hit`]).
 #[inline(always)]
 fn leaf_key(il: &Il, c: Eix, strings: bool, hasher: &ahash::RandomState) -> Option<[u64; 3]> {
-    let r = il.row(c) as usize;
-    let t = &il.tables.constant;
-    let k = t.constant_kind[r];
-    let leaf = matches!(k, 1 | 3 | 4 | 5);
-    if !(leaf || (k == 2 && strings)) || t.is_shared[r] || t.ptm_flags[r] & 0x02 != 0 {
+    let t = il.constant(c);
+    let k = t.constant_kind();
+    let leaf = k.is_leaf();
+    if !(leaf || (k == ConstantKind::String && strings))
+        || t.is_shared()
+        || t.ptm_flags() & 0x02 != 0
+    {
         return None;
     }
     let ch = il.children(c);
@@ -197,14 +199,14 @@ fn leaf_key(il: &Il, c: Eix, strings: bool, hasher: &ahash::RandomState) -> Opti
         return None;
     }
     let ty = ch[F::CONSTANT_TYPE.slot as usize];
-    let head = k as u64 | ((t.ptm_flags[r] as u64) << 8) | ((ty.0 as u64) << 32);
+    let head = k as u64 | ((t.ptm_flags() as u64) << 8) | ((ty.0 as u64) << 32);
     if leaf {
-        return Some([head, t.value[r] as u64, t.value2[r] as u64]);
+        return Some([head, t.value() as u64, t.value2() as u64]);
     }
-    let len = t.text_len[r];
+    let len = t.text_len();
     Some([
         head,
-        len as u64 | ((t.sub_kind[r] as u64) << 32),
+        len as u64 | ((t.sub_kind() as u64) << 32),
         hasher.hash_one(string_text(il, c)),
     ])
 }
@@ -212,10 +214,9 @@ fn leaf_key(il: &Il, c: Eix, strings: bool, hasher: &ahash::RandomState) -> Opti
 /// The `text_len` bytes of a string constant.
 #[inline]
 fn string_text(il: &Il, c: Eix) -> &[u8] {
-    let t = &il.tables.constant;
-    let r = il.row(c) as usize;
-    let s = il.str_bytes(c, t.text[r]);
-    &s[..(t.text_len[r] as usize).min(s.len())]
+    let t = il.constant(c);
+    let s = t.text();
+    &s[..(t.text_len() as usize).min(s.len())]
 }
 
 /// Whether a memo hit `canon` for the string constant `c` really holds the same bytes.
@@ -242,26 +243,25 @@ pub fn constant_is_shareable(il: &Il, config: &SharingConfig, c: Eix) -> bool {
     if !config.enabled || il.kind(c) != EntryKind::Constant {
         return false;
     }
-    let t = &il.tables.constant;
-    let r = il.row(c) as usize;
-    if t.is_shared[r] {
+    let t = il.constant(c);
+    if t.is_shared() {
         return true;
     }
-    let k = t.constant_kind[r];
+    let k = t.constant_kind();
     let ch = il.children(c);
-    if (k != ck::TEMPLATE_PARAM && !ch[F::CONSTANT_EXPR.slot as usize].is_none())
+    if (k != ConstantKind::TemplateParam && !ch[F::CONSTANT_EXPR.slot as usize].is_none())
         || !ch[F::CONSTANT_TEMPLATE_INFO.slot as usize].is_none()
-        || t.ptm_flags[r] & 0x02 != 0
+        || t.ptm_flags() & 0x02 != 0
     {
         return false;
     }
     match k {
-        ck::STRING => config.strings,
-        ck::ADDRESS => {
+        ConstantKind::String => config.strings,
+        ConstantKind::Address => {
             il.child_eix(c, F::CONSTANT_SUBOBJECT_PATH).is_none()
-                && !(t.sub_kind[r] == 4 && t.value2[r] != 0)
+                && !(t.sub_kind() == 4 && t.value2() != 0)
         }
-        ck::AGGREGATE | ck::TEMPLATE_PARAM => false,
+        ConstantKind::Aggregate | ConstantKind::TemplateParam => false,
         _ => true,
     }
 }
@@ -271,38 +271,38 @@ pub fn constant_is_shareable(il: &Il, config: &SharingConfig, c: Eix) -> bool {
 /// entries contribute only their kind (entity equality goes through sharing symbols and
 /// type equivalence, which identities cannot hash).
 pub fn constant_hash(il: &Il, state: &ahash::RandomState, c: Eix) -> u64 {
-    let t = &il.tables.constant;
-    let r = il.row(c) as usize;
-    let k = t.constant_kind[r];
+    use ConstantKind as C;
+    let t = il.constant(c);
+    let k = t.constant_kind();
     let mut h = state.build_hasher();
     h.write_u64(k as u64 | (type_shape(il, il.child_eix(c, F::CONSTANT_TYPE)) << 8));
     match k {
-        1 => {
-            h.write_i64(t.value[r]);
-            h.write_u8(t.ptm_flags[r]);
+        C::Integer => {
+            h.write_i64(t.value());
+            h.write_u8(t.ptm_flags());
         }
-        2 => {
-            let len = t.text_len[r] as usize;
-            let s = il.str_bytes(c, t.text[r]);
-            h.write_u64(len as u64 | ((t.sub_kind[r] as u64) << 32));
+        C::String => {
+            let len = t.text_len() as usize;
+            let s = t.text();
+            h.write_u64(len as u64 | ((t.sub_kind() as u64) << 32));
             h.write(&s[..len.min(s.len())]);
         }
-        3 | 5 | 15 => h.write_i64(t.value[r]),
-        4 => {
-            h.write_i64(t.value[r]);
-            h.write_i64(t.value2[r]);
+        C::Float | C::Imaginary | C::Reflection => h.write_i64(t.value()),
+        C::Complex => {
+            h.write_i64(t.value());
+            h.write_i64(t.value2());
         }
-        6 | 11 => {
-            h.write_u8(t.sub_kind[r]);
-            h.write_i64(t.value[r]);
+        C::Address | C::InitRepeat => {
+            h.write_u8(t.sub_kind());
+            h.write_i64(t.value());
         }
-        7 => {
-            h.write_u8(t.ptm_flags[r]);
-            h.write_i64(t.value[r]);
+        C::PtrToMember => {
+            h.write_u8(t.ptm_flags());
+            h.write_i64(t.value());
         }
-        12 => h.write_u8(t.sub_kind[r]),
-        13 => h.write_u8(t.ptm_flags[r]),
-        _ => {}
+        C::TemplateParam => h.write_u8(t.sub_kind()),
+        C::Designator => h.write_u8(t.ptm_flags()),
+        C::Error | C::LabelDifference | C::DynamicInit | C::Aggregate | C::Void => {}
     }
     h.finish()
 }
@@ -391,8 +391,7 @@ impl ConstantSharing {
             il.copy_entry_data(c, n);
             n
         };
-        let nr = il.row(n) as usize;
-        il.tables.constant.is_shared[nr] = true;
+        il.constant_mut(n).set_is_shared(true);
         fixup_constant_references(il, n)?;
         self.insert_at(slot, h, n);
         Ok(n)
@@ -616,7 +615,7 @@ impl ConstantSharing {
     #[inline(always)]
     fn memo_hit(&self, il: &Il, e: Eix, key: &[u64; 3]) -> Option<Eix> {
         let c = self.memo.get(key)?;
-        if key[0] & 0xff == ck::STRING as u64 && !string_hit(il, e, c) {
+        if key[0] & 0xff == ConstantKind::String as u64 && !string_hit(il, e, c) {
             return None;
         }
         Some(c)
@@ -635,10 +634,8 @@ impl ConstantSharing {
         const EXPR: usize = F::CONSTANT_EXPR.slot as usize;
         const INFO: usize = F::CONSTANT_TEMPLATE_INFO.slot as usize;
         const SLOTS: usize = 1 + max3(TYPE, EXPR, INFO);
-        /// Constant kinds 1, 3, 4, 5: integer, float, complex, imaginary.
-        const LEAF: u64 = 0b11_1010;
         let v = il.columns();
-        let t = &il.tables.constant;
+        let t = il.constant_columns();
         let m = t.constant_kind.len();
         let (ck, shared, flags) = (&t.constant_kind[..m], &t.is_shared[..m], &t.ptm_flags[..m]);
         let (value, value2) = (&t.value[..m], &t.value2[..m]);
@@ -654,7 +651,7 @@ impl ConstantSharing {
                 break;
             }
             let k = ck[r];
-            let c = if (LEAF >> (k & 63)) & 1 != 0 && k < 64 {
+            let c = if k.is_leaf() {
                 if shared[r] || flags[r] & 0x02 != 0 {
                     break;
                 }
@@ -703,8 +700,7 @@ impl ConstantSharing {
                 il.eix(id)
             };
         }
-        let r = il.row(e) as usize;
-        if il.tables.constant.is_shared[r] && il.region_of(e) == RegionIdx::FILE_SCOPE {
+        if il.constant(e).is_shared() && il.region_of(e) == RegionIdx::FILE_SCOPE {
             // The seed's parent case: already the canonical copy.
             return Ok(e);
         }
@@ -734,8 +730,18 @@ impl ConstantSharing {
     /// to `c`, if any.
     ///
     /// # Errors
-    /// A bad constant kind in a compared constant.
+    /// `c` not a live constant; a bad sub-kind in a compared constant.
     pub fn find(&mut self, il: &Il, c: Eix) -> Result<Option<Eix>, IlError> {
+        if !il.is_live(c) || il.kind(c) != EntryKind::Constant {
+            return Err(IlError::WrongTarget {
+                expected: EntryKind::Constant,
+                found: if il.is_live(c) {
+                    il.kind(c)
+                } else {
+                    EntryKind::None
+                },
+            });
+        }
         let h = constant_hash(il, &self.hasher, c);
         let saved = self.counters;
         let r = self.lookup(il, c, h, 0)?.ok();
@@ -758,12 +764,12 @@ impl ConstantSharing {
     ) -> Result<EntryId, IlError> {
         let saved = il.current_region();
         il.switch_region(RegionIdx::FILE_SCOPE)?;
-        let local = il.alloc_local_constant(ck::STRING)?;
+        let local = il.alloc_local_constant(ConstantKind::String)?;
         let le = il.eix(local)?;
-        let lr = il.row(le) as usize;
-        il.set_string(local, 0, bytes)?;
-        il.tables.constant.text_len[lr] = bytes.len() as u32;
-        il.tables.constant.sub_kind[lr] = char_kind;
+        il.constant_mut(le)
+            .set_text(bytes)
+            .set_text_len(bytes.len() as u32)
+            .set_sub_kind(char_kind);
         il.set_child(local, F::CONSTANT_TYPE, ty)?;
         let h = constant_hash(il, &self.hasher, le);
         let out = match self.lookup(il, le, h, compare::flags::STRICT)? {
@@ -790,7 +796,7 @@ impl ConstantSharing {
             if il.region_of(e) != RegionIdx::FILE_SCOPE {
                 errs.push(format!("canonical #{i} ({e}) is not in file scope"));
             }
-            if !il.tables.constant.is_shared[il.row(e) as usize] {
+            if !il.constant(e).is_shared() {
                 errs.push(format!("canonical #{i} ({e}) is not marked is_shared"));
             }
             if constant_hash(il, &self.hasher, e) != h {
@@ -846,8 +852,7 @@ pub fn alloc_constant(il: &mut Il, local: EntryId) -> Result<EntryId, IlError> {
     let id = il.alloc(EntryKind::Constant)?;
     let n = il.eix(id)?;
     il.copy_entry_data(e, n);
-    let nr = il.row(n) as usize;
-    il.tables.constant.is_shared[nr] = false;
+    il.constant_mut(n).set_is_shared(false);
     Ok(id)
 }
 
