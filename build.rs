@@ -424,6 +424,32 @@ fn main() {
         }
     }
     o.push_str("];\n\n");
+    for (name, doc, pick) in [
+        (
+            "NLISTS",
+            "Number of list fields per kind (a byte table for hot loops).",
+            0,
+        ),
+        (
+            "NSINGLES",
+            "Number of single-child slots per kind (a byte table for hot loops).",
+            1,
+        ),
+    ] {
+        writeln!(o, "/// {doc}\npub static {name}: [u8; 85] = [").unwrap();
+        for k in &all {
+            let n = k
+                .fields
+                .iter()
+                .filter(|f| match pick {
+                    0 => matches!(f, Field::List { .. }),
+                    _ => matches!(f, Field::Child { .. }),
+                })
+                .count();
+            write!(o, "{n}, ").unwrap();
+        }
+        o.push_str("];\n\n");
+    }
     o.push_str("/// Number of reference slots per kind (a byte table for hot loops).\npub static NREFS: [u8; 85] = [");
     for k in &all {
         let n = k

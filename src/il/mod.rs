@@ -20,6 +20,8 @@
 //! Entry kinds, tables and layout come from `components/` through `build.rs`.
 
 mod bits;
+mod cols;
+mod edges;
 mod error;
 mod id;
 pub mod kinds;

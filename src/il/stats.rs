@@ -22,7 +22,8 @@ pub struct TableStat {
 pub struct LayoutBytes {
     /// Live entries whose kind has a known seed size.
     pub entries: u64,
-    /// Bytes those entries take in ilkit (columns, row, edge block).
+    /// Bytes those entries take in ilkit (columns, row, edge block, and the interned
+    /// position table).
     pub ilkit_bytes: u64,
     /// Bytes they take in the seed's layout (size + 24-byte file-scope prefix, or 16 in
     /// TU-copy mode, or 8 in a function region).
@@ -56,6 +57,8 @@ pub fn layout_bytes(il: &Il) -> LayoutBytes {
         out.seed_bytes += size + prefix;
         out.ilkit_bytes += il.entry_bytes(e) as u64;
     }
+    // The interned position table, shared by the entries.
+    out.ilkit_bytes += il.position_table_bytes() as u64;
     out
 }
 

@@ -1,9 +1,11 @@
 //! The IL world: per-entry columns, the edge pool, regions, flags and free lists.
 
+use super::cols::{EntryCols, EntryColumns, EntryRow};
+use super::edges::{block_shape, nchild_at};
 use super::id::generation;
 use super::{
-    BitSet, ChildField, ConstantKind, Eix, EntryId, EntryKind, ExprKind, IlError, ListField,
-    RefField, RegionIdx, RegionRule, StorageClass, Str, StrFields, StringArena, Tables,
+    BitSet, ConstantKind, Eix, EntryId, EntryKind, ExprKind, IlError, RegionIdx, RegionRule,
+    StorageClass, Str, StrFields, StringArena, Tables,
 };
 
 /// A source position: `file` is the ordinal of a source file entry (`u16::MAX` = none).
@@ -79,47 +81,6 @@ pub(crate) struct BuiltEntry {
     pub flags: u8,
 }
 
-/// Edge span of one entry in the pool: children at `start..start + nchild`, then the
-/// kind's fixed number of references; the list-length header sits just before `start`.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Span {
-    pub(crate) start: u32,
-    pub(crate) nchild: u32,
-}
-
-/// The per-entry columns, each sliced to the number of dense indices, for loops that
-/// read several of them per entry: one bounds check on the index covers them all.
-pub(crate) struct EntryColumns<'a> {
-    pub(crate) kind: &'a [EntryKind],
-    pub(crate) row: &'a [u32],
-    pub(crate) region: &'a [u32],
-    pub(crate) span: &'a [Span],
-    /// The edge pool.
-    pub(crate) edges: &'a [Eix],
-}
-
-/// The per-entry column values of one entry, for [`Il::set_dense`].
-struct Dense {
-    kind: EntryKind,
-    row: u32,
-    region: u32,
-    span: Span,
-    pos: SourcePos,
-}
-
-impl Dense {
-    #[inline]
-    fn new(kind: EntryKind, row: u32, r: RegionIdx, span: Span, pos: SourcePos) -> Dense {
-        Dense {
-            kind,
-            row,
-            region: r.0,
-            span,
-            pos,
-        }
-    }
-}
-
 /// One batch clone's rows grouped by kind (kept in the world for its buffers): the
 /// kinds in first-seen order, per kind its count and next slot, and per slot the source
 /// row, the clone's row and the clone.
@@ -192,24 +153,25 @@ pub struct AllocCounters {
 /// - `kind[e] == EntryKind::None` exactly for free dense indices (in `free_eix`).
 #[derive(Clone, Debug)]
 pub struct Il {
-    kind: Vec<EntryKind>,
-    row: Vec<u32>,
-    region: Vec<u32>,
-    /// Generation of each dense index: odd while its entry lives (see `id::generation`).
-    gen: Vec<u32>,
-    span: Vec<Span>,
-    pos: Vec<SourcePos>,
+    /// The per-entry columns (kind, row, region, generation, block start, position).
+    pub(super) cols: EntryCols,
+    /// Source positions, interned: entries hold an index; a run of entries allocated at
+    /// one cursor position shares one element.
+    positions: Vec<SourcePos>,
+    /// Index of the cursor in `positions`, or `u32::MAX` until an entry takes it.
+    cursor_pos: u32,
     flags: [BitSet; 6],
     /// is_in_secondary_il, stored sparse: most worlds have no secondary IL at all, and a
     /// secondary translation unit's entries come in long runs (see PERF.md).
     secondary: roaring::RoaringBitmap,
     live: usize,
     /// The per-kind SoA tables.
-    pub tables: Tables,
+    pub(crate) tables: Tables,
     free_rows: Vec<Vec<u32>>,
     free_eix: Vec<Eix>,
-    edges: Vec<Eix>,
-    edge_garbage: usize,
+    /// The edge pool (see the `edges` module).
+    pub(super) edges: Vec<Eix>,
+    pub(super) edge_garbage: usize,
     kind_lists: Vec<Vec<Eix>>,
     external_types: Vec<Eix>,
     regions: Vec<Region>,
@@ -253,12 +215,9 @@ impl Il {
     /// An empty world with its file-scope region open.
     pub fn new() -> Il {
         Il {
-            kind: Vec::new(),
-            row: Vec::new(),
-            region: Vec::new(),
-            gen: Vec::new(),
-            span: Vec::new(),
-            pos: Vec::new(),
+            cols: EntryCols::default(),
+            positions: Vec::new(),
+            cursor_pos: u32::MAX,
             flags: Default::default(),
             secondary: roaring::RoaringBitmap::new(),
             live: 0,
@@ -301,14 +260,9 @@ impl Il {
     /// Reserves room for `entries` more entries and `edges` more edge slots (bulk builders
     /// such as the binary IL reader call this once instead of growing as they go).
     pub fn reserve(&mut self, entries: usize, edges: usize) {
-        self.kind.reserve(entries);
-        self.row.reserve(entries);
-        self.region.reserve(entries);
-        self.gen.reserve(entries);
-        self.span.reserve(entries);
-        self.pos.reserve(entries);
+        self.cols.reserve(entries);
         self.edges.reserve(edges);
-        let n = self.kind.len() + entries;
+        let n = self.cols.len() + entries;
         for f in &mut self.flags {
             f.grow(n);
         }
@@ -331,25 +285,25 @@ impl Il {
     /// [`IlError::StaleId`] when the entry was freed.
     #[inline]
     pub fn eix(&self, id: EntryId) -> Result<Eix, IlError> {
-        generation::resolve(&self.gen, id).ok_or(IlError::StaleId(id))
+        generation::resolve(&self.cols.gen, id).ok_or(IlError::StaleId(id))
     }
 
     /// The handle of a live dense index.
     #[inline]
     pub fn id_of(&self, e: Eix) -> EntryId {
-        generation::mint(e, self.gen[e.idx()])
+        generation::mint(e, self.cols.gen[e.idx()])
     }
 
     /// Whether `e` is a live entry.
     #[inline]
     pub fn is_live(&self, e: Eix) -> bool {
-        e.idx() < self.kind.len() && self.kind[e.idx()] != EntryKind::None
+        e.idx() < self.cols.len() && self.cols.kind[e.idx()] != EntryKind::None
     }
 
     /// Kind of a live entry.
     #[inline]
     pub fn kind(&self, e: Eix) -> EntryKind {
-        self.kind[e.idx()]
+        self.cols.kind[e.idx()]
     }
 
     /// Kind of the entry behind a handle.
@@ -360,17 +314,17 @@ impl Il {
     /// Row of a live entry in its kind's table.
     #[inline]
     pub fn row(&self, e: Eix) -> u32 {
-        self.row[e.idx()]
+        self.cols.row[e.idx()]
     }
 
     /// The per-entry columns for a hot loop.
     pub(crate) fn columns(&self) -> EntryColumns<'_> {
-        let n = self.kind.len();
+        let n = self.cols.len();
         EntryColumns {
-            kind: &self.kind[..n],
-            row: &self.row[..n],
-            region: &self.region[..n],
-            span: &self.span[..n],
+            kind: &self.cols.kind[..n],
+            row: &self.cols.row[..n],
+            region: &self.cols.region[..n],
+            start: &self.cols.start[..n],
             edges: &self.edges,
         }
     }
@@ -378,19 +332,19 @@ impl Il {
     /// Region of a live entry.
     #[inline]
     pub fn region_of(&self, e: Eix) -> RegionIdx {
-        RegionIdx(self.region[e.idx()])
+        RegionIdx(self.cols.region[e.idx()])
     }
 
     /// Source position of a live entry.
     #[inline]
     pub fn pos(&self, e: Eix) -> SourcePos {
-        self.pos[e.idx()]
+        self.positions[self.cols.pos[e.idx()] as usize]
     }
 
     /// Number of dense indices (live and free): the length every `Eix` side table needs.
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.kind.len()
+        self.cols.len()
     }
 
     /// Number of live entries.
@@ -405,7 +359,7 @@ impl Il {
 
     /// Live entries in dense order.
     pub fn entries(&self) -> impl Iterator<Item = Eix> + '_ {
-        (0..self.kind.len() as u32)
+        (0..self.cols.len() as u32)
             .map(Eix)
             .filter(|&e| self.is_live(e))
     }
@@ -519,11 +473,31 @@ impl Il {
             col: col.min(u16::MAX as u32) as u16,
             file,
         };
+        self.cursor_pos = u32::MAX;
     }
 
     /// The current-position cursor.
     pub fn position(&self) -> SourcePos {
         self.cursor
+    }
+
+    /// The interned index of the cursor position (interned on first use).
+    #[inline(always)]
+    fn cursor_index(&mut self) -> u32 {
+        if self.cursor_pos == u32::MAX {
+            self.cursor_pos = self.intern_position(self.cursor);
+        }
+        self.cursor_pos
+    }
+
+    /// The index of `p` in the position table: the last element when equal (positions
+    /// come in runs), else a new one.
+    #[inline]
+    pub(super) fn intern_position(&mut self, p: SourcePos) -> u32 {
+        if self.positions.last() != Some(&p) {
+            self.positions.push(p);
+        }
+        (self.positions.len() - 1) as u32
     }
 
     // ---- regions -----------------------------------------------------------------------
@@ -590,7 +564,7 @@ impl Il {
         }
         let entries = std::mem::take(&mut self.regions[r.idx()].entries);
         for &e in &entries {
-            if self.is_live(e) && self.region[e.idx()] == r.0 {
+            if self.is_live(e) && self.cols.region[e.idx()] == r.0 {
                 self.release(e);
             }
         }
@@ -618,16 +592,16 @@ impl Il {
 
     /// Frees one dense index: drops its ID, row and edges.
     fn release(&mut self, e: Eix) {
-        let k = self.kind[e.idx()];
-        let row = self.row[e.idx()];
+        let k = self.cols.kind[e.idx()];
+        let row = self.cols.row[e.idx()];
         // Even: IDs of this life stop resolving.
-        self.gen[e.idx()] = self.gen[e.idx()].wrapping_add(1);
+        self.cols.gen[e.idx()] = self.cols.gen[e.idx()].wrapping_add(1);
         self.live -= 1;
         self.tables.reset_row(k, row, Eix::NONE);
         self.free_rows[k as usize].push(row);
-        let l = k.layout();
-        self.edge_garbage += l.lists.len() + self.span[e.idx()].nchild as usize + l.refs.len();
-        self.kind[e.idx()] = EntryKind::None;
+        let (begin, _, end) = self.block(e);
+        self.edge_garbage += end - begin;
+        self.cols.kind[e.idx()] = EntryKind::None;
         for f in &mut self.flags {
             f.set(e.idx(), false);
         }
@@ -654,7 +628,7 @@ impl Il {
             r.entries.retain(|e| !dead.get(e.idx()));
         }
         for slot in [&mut self.primary_scope, &mut self.main_routine] {
-            if slot.is_some_and(|id| generation::resolve(&self.gen, id).is_none()) {
+            if slot.is_some_and(|id| generation::resolve(&self.cols.gen, id).is_none()) {
                 *slot = None;
             }
         }
@@ -753,8 +727,9 @@ impl Il {
             }
             None => self.tables.push_default(kind, e),
         };
-        let span = self.new_span(kind);
-        self.set_dense(e, Dense::new(kind, row, r, span, self.cursor));
+        let start = self.new_block(kind);
+        let pos = self.cursor_index();
+        self.set_dense(e, kind, row, r, start, pos);
         self.stamp_flags(e, r);
         self.enlist(kind, e, r);
         self.id_of(e)
@@ -788,16 +763,17 @@ impl Il {
         let keep = self.free_eix.len() - take;
         out.extend(self.free_eix[keep..].iter().rev());
         self.free_eix.truncate(keep);
-        let first = self.kind.len();
+        let first = self.cols.len();
         out.extend((first as u32..(first + n - take) as u32).map(Eix));
         self.grow_dense(first + n - take);
         let dst = &out[base..];
         self.clone_rows_of(srcs, dst);
-        let len = self.kind.len();
+        let cursor = if keep_pos { 0 } else { self.cursor_index() };
+        let len = self.cols.len();
         let (gen, region, pos) = (
-            &mut self.gen[..len],
-            &mut self.region[..len],
-            &mut self.pos[..len],
+            &mut self.cols.gen[..len],
+            &mut self.cols.region[..len],
+            &mut self.cols.pos[..len],
         );
         for &e in dst {
             gen[e.idx()] = gen[e.idx()].wrapping_add(1);
@@ -810,7 +786,7 @@ impl Il {
             }
         } else {
             for &e in dst {
-                pos[e.idx()] = self.cursor;
+                pos[e.idx()] = cursor;
             }
         }
         self.clone_edge_blocks(srcs, dst);
@@ -834,7 +810,7 @@ impl Il {
         }
         if r == RegionIdx::FILE_SCOPE {
             for &e in dst {
-                self.kind_lists[self.kind[e.idx()] as usize].push(e);
+                self.kind_lists[self.cols.kind[e.idx()] as usize].push(e);
             }
         } else {
             self.regions[r.idx()].entries.extend_from_slice(dst);
@@ -845,15 +821,7 @@ impl Il {
     /// Grows the per-entry columns to `len` dense indices (new ones free until written;
     /// flag columns grow as bits are set, as for single allocations).
     fn grow_dense(&mut self, len: usize) {
-        if len <= self.kind.len() {
-            return;
-        }
-        self.kind.resize(len, EntryKind::None);
-        self.row.resize(len, 0);
-        self.region.resize(len, 0);
-        self.gen.resize(len, 0);
-        self.span.resize(len, Span::default());
-        self.pos.resize(len, SourcePos::default());
+        self.cols.grow_to(len);
     }
 
     /// The batch clone's kinds and rows: writes each clone's kind and row, and copies the
@@ -863,8 +831,8 @@ impl Il {
         b.reset();
         // Kinds come in runs (a copied tree's expressions, then its constants): counted
         // per run, not through memory per entry.
-        let n = self.kind.len();
-        let kind = &mut self.kind[..n];
+        let n = self.cols.len();
+        let kind = &mut self.cols.kind[..n];
         let (mut cur, mut run) = (EntryKind::None, 0);
         for (&s, &e) in srcs.iter().zip(dst) {
             let k = kind[s.idx()];
@@ -895,7 +863,7 @@ impl Il {
         }
         b.from.resize(at, 0);
         b.eix.resize(at, Eix::NONE);
-        let (kind, row) = (&self.kind[..n], &mut self.row[..n]);
+        let (kind, row) = (&self.cols.kind[..n], &mut self.cols.row[..n]);
         let (from, to, eix) = (&mut b.from[..at], &b.to[..at], &mut b.eix[..at]);
         let (mut cur, mut slot) = (EntryKind::None, 0);
         for (&s, &e) in srcs.iter().zip(dst) {
@@ -922,32 +890,30 @@ impl Il {
         }
     }
 
-    /// The batch clone's edge blocks: each source block (list header, children,
-    /// references) copied to the end of the pool, and each clone's span set. Source
-    /// blocks that follow each other in the pool (a tree cloned in allocation order) are
-    /// copied as one run.
+    /// The batch clone's edge blocks: each source block (references, list lengths,
+    /// children) copied to the end of the pool, and each clone's start set. Source blocks
+    /// that follow each other in the pool (a tree cloned in allocation order) are copied as
+    /// one run.
     fn clone_edge_blocks(&mut self, srcs: &[Eix], dst: &[Eix]) {
-        let n = self.kind.len();
-        let (kind, span) = (&self.kind[..n], &mut self.span[..n]);
+        let n = self.cols.len();
+        let (kind, start) = (&self.cols.kind[..n], &mut self.cols.start[..n]);
         let edges = &mut self.edges;
         // The run being gathered: pool[run..run_end], appended when the next block does
         // not follow it.
         let (mut run, mut run_end, mut o) = (0, 0, edges.len());
         for (&s, &e) in srcs.iter().zip(dst) {
-            let l = kind[s.idx()].layout();
-            let sp = span[s.idx()];
-            let header = sp.start as usize - l.lists.len();
-            let end = (sp.start + sp.nchild) as usize + l.refs.len();
-            if header != run_end {
+            let k = kind[s.idx()];
+            let (nr, nl, _) = block_shape(k);
+            let st = start[s.idx()] as usize;
+            let begin = st - nl - nr;
+            let end = st + nchild_at(edges, k, st);
+            if begin != run_end {
                 edges.extend_from_within(run..run_end);
-                run = header;
+                run = begin;
             }
             run_end = end;
-            span[e.idx()] = Span {
-                start: (o + l.lists.len()) as u32,
-                nchild: sp.nchild,
-            };
-            o += end - header;
+            start[e.idx()] = (o + nr + nl) as u32;
+            o += end - begin;
         }
         edges.extend_from_within(run..run_end);
         debug_assert_eq!(o, edges.len());
@@ -975,8 +941,8 @@ impl Il {
             }
             _ => {
                 for (&s, &e) in srcs.iter().zip(dst) {
-                    let k = self.kind[e.idx()];
-                    let row = self.row[e.idx()];
+                    let k = self.cols.kind[e.idx()];
+                    let row = self.cols.row[e.idx()];
                     if !k.layout().strings.is_empty() && self.tables.has_strings(k, row) {
                         self.copy_strings(k, s, e, row);
                     }
@@ -993,20 +959,17 @@ impl Il {
     /// layout and its edges pointing at live entries.
     pub(crate) fn push_built_entry(&mut self, b: BuiltEntry) -> Eix {
         let kind = b.kind;
-        let e = Eix(self.kind.len() as u32);
+        let e = Eix(self.cols.len() as u32);
         let i = e.idx();
-        let nref = kind.layout().refs.len();
+        let (nr, nl, _) = block_shape(kind);
         debug_assert!(
-            self.edges.len() >= kind.layout().lists.len() + b.nchild as usize + nref,
+            self.edges.len() >= nr + nl + b.nchild as usize,
             "the entry's block ends the pool"
         );
-        let start = (self.edges.len() - nref - b.nchild as usize) as u32;
-        let span = Span {
-            start,
-            nchild: b.nchild,
-        };
+        let start = (self.edges.len() - b.nchild as usize) as u32;
+        let pos = self.intern_position(b.pos);
         // `e` is one past the end: the per-entry columns are pushed with their values.
-        self.set_dense(e, Dense::new(kind, b.row, b.region, span, b.pos));
+        self.set_dense(e, kind, b.row, b.region, start, pos);
         let mut dense = (b.flags | 1 << Flag::Allocated as u8) & !(1 << Flag::SecondaryIl as u8);
         while dense != 0 {
             self.flags[dense.trailing_zeros() as usize].set(i, true);
@@ -1020,59 +983,46 @@ impl Il {
         e
     }
 
-    /// The edge pool, to append the block of the next [`Il::push_built_entry`] to in
-    /// place (the bulk builder's primitive; anything else appended is garbage the
-    /// builder must not leave behind).
-    pub(crate) fn edges_for_build(&mut self) -> &mut Vec<Eix> {
-        &mut self.edges
-    }
-
     /// Sets string field `index` of a live entry by dense index (as [`Il::set_string`]).
     pub(crate) fn set_string_eix(&mut self, e: Eix, index: usize, bytes: &[u8]) {
         let k = self.kind(e);
         if k.layout().strings[index].string_kind == EntryKind::StringText as u8 {
             self.counters.string_literal_bytes += bytes.len() as u64;
         }
-        let s = self.regions[self.region[e.idx()] as usize]
+        let s = self.regions[self.cols.region[e.idx()] as usize]
             .strings
             .push(bytes);
         let row = self.row(e);
         self.tables.set_string(k, row, index, s);
     }
 
-    /// Edge slots no entry owns any more (compaction reclaims them).
-    pub(crate) fn edge_garbage(&self) -> usize {
-        self.edge_garbage
-    }
-
     /// The dense index the next entry takes: a freed one, else one past the end (which
     /// [`Il::set_dense`] then appends).
     #[inline]
     fn next_dense_slot(&mut self) -> Eix {
-        self.free_eix.pop().unwrap_or(Eix(self.kind.len() as u32))
+        self.free_eix.pop().unwrap_or(Eix(self.cols.len() as u32))
     }
 
     /// Writes `e`'s per-entry columns and makes it live (its generation odd): in place
     /// for a recycled index, pushed with their values for a new one (no default written
     /// first).
     #[inline(always)]
-    fn set_dense(&mut self, e: Eix, d: Dense) {
+    fn set_dense(&mut self, e: Eix, kind: EntryKind, row: u32, r: RegionIdx, start: u32, pos: u32) {
         let i = e.idx();
         self.live += 1;
-        if i == self.kind.len() {
-            self.kind.push(d.kind);
-            self.row.push(d.row);
-            self.region.push(d.region);
-            self.gen.push(1);
-            self.span.push(d.span);
-            self.pos.push(d.pos);
+        let mut v = EntryRow {
+            kind,
+            row,
+            region: r.0,
+            gen: 1,
+            start,
+            pos,
+        };
+        if i == self.cols.len() {
+            self.cols.push(v);
         } else {
-            self.kind[i] = d.kind;
-            self.row[i] = d.row;
-            self.region[i] = d.region;
-            self.gen[i] = self.gen[i].wrapping_add(1);
-            self.span[i] = d.span;
-            self.pos[i] = d.pos;
+            v.gen = self.cols.gen[i].wrapping_add(1);
+            self.cols.set(i, v);
         }
     }
 
@@ -1080,8 +1030,8 @@ impl Il {
     fn copy_strings(&mut self, kind: EntryKind, from: Eix, to: Eix, tr: u32) {
         let strs = self.tables.strings(kind, self.row(from));
         let (fr, tr_region) = (
-            self.region[from.idx()] as usize,
-            self.region[to.idx()] as usize,
+            self.cols.region[from.idx()] as usize,
+            self.cols.region[to.idx()] as usize,
         );
         for (i, &s) in strs.as_slice().iter().enumerate() {
             if s.is_some() {
@@ -1147,80 +1097,18 @@ impl Il {
         m
     }
 
-    fn new_span(&mut self, kind: EntryKind) -> Span {
-        let l = kind.layout();
-        for _ in 0..l.lists.len() {
-            self.edges.push(Eix(0));
-        }
-        let start = self.edges.len() as u32;
-        for _ in 0..l.singles.len() + l.refs.len() {
-            self.edges.push(Eix::NONE);
-        }
-        Span {
-            start,
-            nchild: l.singles.len() as u32,
-        }
-    }
-
-    // ---- edges -------------------------------------------------------------------------
-
-    /// The children of `e` (single slots, `Eix::NONE` when unset, then list items): the one
-    /// slice walks and marking iterate.
-    #[inline]
-    pub fn children(&self, e: Eix) -> &[Eix] {
-        let s = self.span[e.idx()];
-        &self.edges[s.start as usize..(s.start + s.nchild) as usize]
-    }
-
-    /// The reference slots of `e` (`Eix::NONE` when unset).
-    #[inline]
-    pub fn refs(&self, e: Eix) -> &[Eix] {
-        let s = self.span[e.idx()];
-        let n = self.kind(e).layout().refs.len() as u32;
-        let a = s.start + s.nchild;
-        &self.edges[a as usize..(a + n) as usize]
-    }
-
-    /// Hints the cache to load `e`'s span and kind (stage one of a two-stage prefetch in
-    /// marking kernels whose visit order is known ahead).
-    #[inline(always)]
-    pub fn prefetch_entry(&self, e: Eix) {
-        if let (Some(s), Some(k)) = (self.span.get(e.idx()), self.kind.get(e.idx())) {
-            prefetch(s);
-            prefetch(k);
-        }
-    }
-
-    /// Hints the cache to load `e`'s edge block (stage two: `e`'s span should be cached).
-    #[inline(always)]
-    pub fn prefetch_edges(&self, e: Eix) {
-        if let Some(s) = self.span.get(e.idx()) {
-            if let Some(p) = self.edges.get(s.start as usize) {
-                prefetch(p);
-            }
-        }
-    }
-
-    /// Raw access for marking kernels: the pool and the start/child-count of `e`.
-    #[inline]
-    pub fn edge_pool(&self) -> &[Eix] {
-        &self.edges
-    }
-
-    /// `(start, nchild)` of `e` in [`Il::edge_pool`].
-    #[inline]
-    pub fn child_span(&self, e: Eix) -> (u32, u32) {
-        let s = self.span[e.idx()];
-        (s.start, s.nchild)
-    }
-
     /// Asserts that `e` is a live entry of `kind` (the typed accessors' precondition).
     ///
     /// # Panics
     /// If it is not.
     #[inline]
     pub(crate) fn expect_kind(&self, e: Eix, kind: EntryKind) {
-        let k = self.kind.get(e.idx()).copied().unwrap_or(EntryKind::None);
+        let k = self
+            .cols
+            .kind
+            .get(e.idx())
+            .copied()
+            .unwrap_or(EntryKind::None);
         assert!(k == kind, "{e} is a {}, not a {}", k.name(), kind.name());
     }
 
@@ -1229,370 +1117,6 @@ impl Il {
     #[inline(always)]
     pub(crate) fn row_changed(&mut self, kind: EntryKind, e: Eix) {
         let _ = (kind, e);
-    }
-
-    fn expect(&self, id: EntryId, kind: EntryKind) -> Result<Eix, IlError> {
-        let e = self.eix(id)?;
-        let k = self.kind(e);
-        if k != kind {
-            return Err(IlError::WrongOwner {
-                field_owner: kind,
-                entry: k,
-            });
-        }
-        Ok(e)
-    }
-
-    fn check_owner(&self, e: Eix, owner: EntryKind) -> Result<(), IlError> {
-        let k = self.kind(e);
-        if k != owner {
-            return Err(IlError::WrongOwner {
-                field_owner: owner,
-                entry: k,
-            });
-        }
-        Ok(())
-    }
-
-    fn check_target(&self, target: Option<EntryKind>, child: Eix) -> Result<(), IlError> {
-        if let Some(t) = target {
-            let found = self.kind(child);
-            if found != t {
-                return Err(IlError::WrongTarget { expected: t, found });
-            }
-        }
-        Ok(())
-    }
-
-    /// Sets a single-child field.
-    ///
-    /// # Errors
-    /// Stale IDs, a field of another kind, or a child of the wrong kind.
-    pub fn set_child(
-        &mut self,
-        parent: EntryId,
-        f: ChildField,
-        child: Option<EntryId>,
-    ) -> Result<(), IlError> {
-        let p = self.eix(parent)?;
-        let c = match child {
-            Some(c) => self.eix(c)?,
-            None => Eix::NONE,
-        };
-        self.set_child_eix(p, f, c)
-    }
-
-    /// [`Il::set_child`] by dense index (`Eix::NONE` clears the slot).
-    ///
-    /// # Errors
-    /// A field of another kind, or a child of the wrong kind.
-    pub fn set_child_eix(&mut self, p: Eix, f: ChildField, c: Eix) -> Result<(), IlError> {
-        self.check_owner(p, f.owner)?;
-        if !c.is_none() {
-            self.check_target(f.target, c)?;
-        }
-        let s = self.span[p.idx()];
-        self.edges[(s.start + f.slot) as usize] = c;
-        Ok(())
-    }
-
-    /// Reads a single-child field.
-    pub fn child(&self, parent: EntryId, f: ChildField) -> Result<Option<EntryId>, IlError> {
-        let p = self.expect(parent, f.owner)?;
-        Ok(self.child_eix(p, f).map(|c| self.id_of(c)))
-    }
-
-    /// Reads a single-child field by dense index (`None` when unset).
-    #[inline]
-    pub fn child_eix(&self, p: Eix, f: ChildField) -> Option<Eix> {
-        let c = self.edges[(self.span[p.idx()].start + f.slot) as usize];
-        (!c.is_none()).then_some(c)
-    }
-
-    /// Sets a reference field.
-    pub fn set_ref(
-        &mut self,
-        parent: EntryId,
-        f: RefField,
-        target: Option<EntryId>,
-    ) -> Result<(), IlError> {
-        let p = self.eix(parent)?;
-        let c = match target {
-            Some(c) => self.eix(c)?,
-            None => Eix::NONE,
-        };
-        self.set_ref_eix(p, f, c)
-    }
-
-    /// [`Il::set_ref`] by dense index (`Eix::NONE` clears the slot).
-    ///
-    /// # Errors
-    /// A field of another kind, or a target of the wrong kind.
-    pub fn set_ref_eix(&mut self, p: Eix, f: RefField, c: Eix) -> Result<(), IlError> {
-        self.check_owner(p, f.owner)?;
-        if !c.is_none() {
-            self.check_target(f.target, c)?;
-        }
-        let s = self.span[p.idx()];
-        self.edges[(s.start + s.nchild + f.slot) as usize] = c;
-        Ok(())
-    }
-
-    /// Reads a reference field by dense index.
-    #[inline]
-    pub fn ref_eix(&self, p: Eix, f: RefField) -> Option<Eix> {
-        let s = self.span[p.idx()];
-        let c = self.edges[(s.start + s.nchild + f.slot) as usize];
-        (!c.is_none()).then_some(c)
-    }
-
-    /// Reads a reference field.
-    pub fn get_ref(&self, parent: EntryId, f: RefField) -> Result<Option<EntryId>, IlError> {
-        let p = self.expect(parent, f.owner)?;
-        Ok(self.ref_eix(p, f).map(|c| self.id_of(c)))
-    }
-
-    fn list_bounds(&self, p: Eix, list: u32) -> (usize, usize) {
-        let s = self.span[p.idx()];
-        let l = self.kind(p).layout();
-        let nl = l.lists.len();
-        let header = s.start as usize - nl;
-        let mut off = s.start as usize + l.singles.len();
-        for i in 0..list as usize {
-            off += self.edges[header + i].0 as usize;
-        }
-        (off, off + self.edges[header + list as usize].0 as usize)
-    }
-
-    /// The items of a list field by dense index.
-    pub fn list_eix(&self, p: Eix, f: ListField) -> &[Eix] {
-        let (a, b) = self.list_bounds(p, f.list);
-        &self.edges[a..b]
-    }
-
-    /// The items of a list field.
-    pub fn list(&self, parent: EntryId, f: ListField) -> Result<Vec<EntryId>, IlError> {
-        let p = self.expect(parent, f.owner)?;
-        Ok(self.list_eix(p, f).iter().map(|&c| self.id_of(c)).collect())
-    }
-
-    /// Appends to a list field. The entry's edge block moves to the end of the pool when it
-    /// is not already last (its old block becomes garbage, compacted later).
-    pub fn push_list(
-        &mut self,
-        parent: EntryId,
-        f: ListField,
-        child: EntryId,
-    ) -> Result<(), IlError> {
-        let (p, c) = (self.eix(parent)?, self.eix(child)?);
-        self.push_list_field_eix(p, f, c)
-    }
-
-    /// [`Il::push_list`] by dense index.
-    ///
-    /// # Errors
-    /// A field of another kind, or a child of the wrong kind.
-    pub fn push_list_field_eix(&mut self, p: Eix, f: ListField, c: Eix) -> Result<(), IlError> {
-        self.check_owner(p, f.owner)?;
-        self.check_target(f.target, c)?;
-        self.push_list_eix(p, f.list, c);
-        Ok(())
-    }
-
-    pub(crate) fn push_list_eix(&mut self, p: Eix, list: u32, c: Eix) {
-        let l = self.kind(p).layout();
-        let nl = l.lists.len();
-        let nref = l.refs.len();
-        let s = self.span[p.idx()];
-        let block_end = (s.start + s.nchild) as usize + nref;
-        if block_end != self.edges.len() {
-            // Relocate the whole block (header, children, refs) to the end of the pool.
-            let header = s.start as usize - nl;
-            let old = header..block_end;
-            self.edge_garbage += old.len();
-            self.edges.extend_from_within(old);
-            let new_start = self.edges.len() - (block_end - s.start as usize);
-            self.span[p.idx()].start = new_start as u32;
-        }
-        let (_, end) = self.list_bounds(p, list);
-        self.edges.insert(end, c);
-        let s = &mut self.span[p.idx()];
-        s.nchild += 1;
-        let header = s.start as usize - nl;
-        self.edges[header + list as usize].0 += 1;
-    }
-
-    /// Removes list items for which `keep` returns false (an entry filter on a list).
-    pub fn retain_list(&mut self, p: Eix, f: ListField, mut keep: impl FnMut(Eix) -> bool) {
-        let (a, b) = self.list_bounds(p, f.list);
-        let items: Vec<Eix> = self.edges[a..b].to_vec();
-        let kept: Vec<Eix> = items.iter().copied().filter(|&c| keep(c)).collect();
-        let removed = items.len() - kept.len();
-        if removed == 0 {
-            return;
-        }
-        self.edges[a..a + kept.len()].copy_from_slice(&kept);
-        // Shift the rest of the block left over the hole; the tail becomes garbage.
-        let l = self.kind(p).layout();
-        let s = self.span[p.idx()];
-        let block_end = (s.start + s.nchild) as usize + l.refs.len();
-        self.edges.copy_within(b..block_end, a + kept.len());
-        for i in block_end - removed..block_end {
-            self.edges[i] = Eix::NONE;
-        }
-        self.edge_garbage += removed;
-        let header = s.start as usize - l.lists.len();
-        self.edges[header + f.list as usize].0 -= removed as u32;
-        self.span[p.idx()].nchild -= removed as u32;
-    }
-
-    /// The list lengths of `p`, one per list field (the block's header; lists follow the
-    /// single slots in `children(p)`, in this order).
-    #[inline]
-    pub(crate) fn list_lengths(&self, p: Eix) -> &[Eix] {
-        let s = self.span[p.idx()].start as usize;
-        let nl = self.kind(p).layout().lists.len();
-        &self.edges[s - nl..s]
-    }
-
-    /// `(offset in children(p), length)` of list `list` of `p`.
-    pub fn list_pos(&self, p: Eix, list: u32) -> (usize, usize) {
-        let (a, b) = self.list_bounds(p, list);
-        (a - self.span[p.idx()].start as usize, b - a)
-    }
-
-    /// Removes item `item` of list `list` of `p` (an entry filter returning none).
-    pub fn remove_list_item(&mut self, p: Eix, list: u32, item: usize) {
-        let l = self.kind(p).layout();
-        let (a, b) = self.list_bounds(p, list);
-        debug_assert!(a + item < b);
-        let s = self.span[p.idx()];
-        let block_end = (s.start + s.nchild) as usize + l.refs.len();
-        self.edges.copy_within(a + item + 1..block_end, a + item);
-        self.edges[block_end - 1] = Eix::NONE;
-        self.edge_garbage += 1;
-        let header = s.start as usize - l.lists.len();
-        self.edges[header + list as usize].0 -= 1;
-        self.span[p.idx()].nchild -= 1;
-    }
-
-    /// Replaces the child at position `i` of `children(p)` (an entry-replace remap).
-    pub fn replace_child_at(&mut self, p: Eix, i: usize, c: Eix) {
-        let s = self.span[p.idx()];
-        debug_assert!(i < s.nchild as usize);
-        self.edges[s.start as usize + i] = c;
-    }
-
-    /// The children of `e`, writable in place (the copier relocates a cloned block's
-    /// children through this).
-    #[inline]
-    pub(crate) fn children_mut(&mut self, e: Eix) -> &mut [Eix] {
-        let s = self.span[e.idx()];
-        &mut self.edges[s.start as usize..(s.start + s.nchild) as usize]
-    }
-
-    /// Replaces reference slot `i` of `p`.
-    pub fn replace_ref_at(&mut self, p: Eix, i: usize, c: Eix) {
-        let s = self.span[p.idx()];
-        self.edges[(s.start + s.nchild) as usize + i] = c;
-    }
-
-    fn maybe_compact(&mut self) {
-        if self.edge_garbage > 1024 && self.edge_garbage * 2 > self.edges.len() {
-            self.compact_edges_in_place();
-        }
-    }
-
-    /// Rebuilds the edge pool without garbage, in dense order.
-    pub fn compact_edges(&mut self) {
-        let mut pool =
-            Vec::with_capacity(self.edges.len() - self.edge_garbage.min(self.edges.len()));
-        for i in 0..self.kind.len() {
-            let k = self.kind[i];
-            if k == EntryKind::None {
-                continue;
-            }
-            let l = k.layout();
-            let s = self.span[i];
-            let header = s.start as usize - l.lists.len();
-            let end = (s.start + s.nchild) as usize + l.refs.len();
-            let new_start = pool.len() + l.lists.len();
-            pool.extend_from_slice(&self.edges[header..end]);
-            self.span[i].start = new_start as u32;
-        }
-        self.edges = pool;
-        self.edge_garbage = 0;
-    }
-
-    /// Compacts the edge pool in place (what freeing regions triggers): live blocks slide
-    /// down in pool order, garbage goes, and the pool keeps its capacity, so the next
-    /// appends reuse pages already touched instead of growing a fresh allocation. Unlike
-    /// [`Il::compact_edges`] it never holds two pools at once (builders that end with a
-    /// compaction use it to keep their peak memory down, then may shrink the pool).
-    pub fn compact_edges_in_place(&mut self) {
-        let block = |il: &Il, i: usize| {
-            let l = il.kind[i].layout();
-            let s = il.span[i];
-            (
-                s.start as usize - l.lists.len(),
-                (s.start + s.nchild) as usize + l.refs.len(),
-            )
-        };
-        let live = (0..self.kind.len()).filter(|&i| self.kind[i] != EntryKind::None);
-        // Blocks usually lie in dense order; sort by position only when they do not.
-        let mut prev = 0;
-        let mut in_order = true;
-        for i in live.clone() {
-            let (h, _) = block(self, i);
-            if h < prev {
-                in_order = false;
-                break;
-            }
-            prev = h;
-        }
-        let mut order: Vec<u32> = Vec::new();
-        if !in_order {
-            // By where each block begins (its header), not by `span.start`: a block
-            // without lists can start where another's header ends, and sliding it first
-            // would overwrite that header before it is copied.
-            order = live.clone().map(|i| i as u32).collect();
-            order.sort_unstable_by_key(|&i| block(self, i as usize));
-        }
-        let mut w = 0usize;
-        let mut slide = |il: &mut Il, i: usize| {
-            let (h, end) = block(il, i);
-            il.edges.copy_within(h..end, w);
-            il.span[i].start = (w + (il.span[i].start as usize - h)) as u32;
-            w += end - h;
-        };
-        if in_order {
-            for i in 0..self.kind.len() {
-                if self.kind[i] != EntryKind::None {
-                    slide(self, i);
-                }
-            }
-        } else {
-            for &i in &order {
-                slide(self, i as usize);
-            }
-        }
-        self.edges.truncate(w);
-        self.edge_garbage = 0;
-    }
-
-    /// Compacts the edge pool in place once garbage is a quarter of it (and at least 64 Ki
-    /// slots): builders whose list pushes relocate blocks call this between steps, so
-    /// the pool's touched memory stays near its live size. Amortized O(1) per relocated
-    /// slot; dense indices are untouched.
-    pub fn compact_edges_if_wasteful(&mut self) {
-        if self.edge_garbage > 1 << 16 && self.edge_garbage * 4 > self.edges.len() {
-            self.compact_edges_in_place();
-        }
-    }
-
-    /// Returns the edge pool's unused capacity to the allocator (after a compaction).
-    pub fn shrink_edge_pool(&mut self) {
-        self.edges.shrink_to_fit();
     }
 
     // ---- strings -----------------------------------------------------------------------
@@ -1659,7 +1183,9 @@ impl Il {
 
     /// The bytes of a string handle held by entry `e`.
     pub fn str_bytes(&self, e: Eix, s: Str) -> &[u8] {
-        self.regions[self.region[e.idx()] as usize].strings.get(s)
+        self.regions[self.cols.region[e.idx()] as usize]
+            .strings
+            .get(s)
     }
 
     /// The bytes of string field `index` of `e`.
@@ -1891,39 +1417,40 @@ impl Il {
         self.tables.copy_row(k, fr, tr);
         // Strings go into the destination's region.
         self.copy_strings(k, from, to, tr);
-        // Edges: copy the header + block as a fresh block at the pool's end.
-        let l = k.layout();
-        let s = self.span[from.idx()];
-        let header = s.start as usize - l.lists.len();
-        let end = (s.start + s.nchild) as usize + l.refs.len();
-        let old = self.span[to.idx()];
-        self.edge_garbage += l.lists.len() + old.nchild as usize + l.refs.len();
-        self.edges.extend_from_within(header..end);
-        let new_start = self.edges.len() - (end - s.start as usize);
-        self.span[to.idx()] = Span {
-            start: new_start as u32,
-            nchild: s.nchild,
-        };
-        self.pos[to.idx()] = self.pos[from.idx()];
+        // Edges: copy the whole block as a fresh block at the pool's end.
+        let (begin, start, end) = self.block(from);
+        let (ob, _, oe) = self.block(to);
+        self.edge_garbage += oe - ob;
+        let at = self.edges.len();
+        self.edges.extend_from_within(begin..end);
+        self.cols.start[to.idx()] = (at + (start - begin)) as u32;
+        self.cols.pos[to.idx()] = self.cols.pos[from.idx()];
+        self.edge_changed(to);
     }
 
     // ---- bytes ---------------------------------------------------------------------------
 
-    /// Bytes of the per-entry columns for one entry (kind, row, region, generation, span,
-    /// position, six flag bits rounded up to one byte) and its slot in the one list that
-    /// holds it: the per-kind allocation list (file scope) or its function region's.
+    /// Bytes of the per-entry columns for one entry (kind, row, region, generation, block
+    /// start, position index, six flag bits rounded up to one byte) and its slot in the one
+    /// list that holds it: the per-kind allocation list (file scope) or its function
+    /// region's. The interned position table is counted apart
+    /// ([`Il::position_table_bytes`]).
     pub const fn per_entry_column_bytes() -> usize {
-        1 + 4 + 4 + 4 + 8 + 8 + 1 + 4
+        EntryCols::bytes_per_entry() + 1 + 4
+    }
+
+    /// Bytes of the interned source position table (shared by every entry allocated at
+    /// the same position).
+    pub fn position_table_bytes(&self) -> usize {
+        self.positions.len() * std::mem::size_of::<SourcePos>()
     }
 
     /// Bytes one live entry of `e`'s kind takes in ilkit's layout: per-entry columns, its
     /// row, and its edge block.
     pub fn entry_bytes(&self, e: Eix) -> usize {
         let k = self.kind(e);
-        let l = k.layout();
-        Self::per_entry_column_bytes()
-            + Tables::row_bytes(k)
-            + 4 * (l.lists.len() + self.span[e.idx()].nchild as usize + l.refs.len())
+        let (begin, _, end) = self.block(e);
+        Self::per_entry_column_bytes() + Tables::row_bytes(k) + 4 * (end - begin)
     }
 
     /// Epoch counter for walks that need one (incremented per call).
@@ -1953,9 +1480,10 @@ impl Il {
                 continue;
             }
             let k = self.kind(e);
-            let r = self.region[e.idx()] as usize;
+            let r = self.cols.region[e.idx()] as usize;
             let nr = *region_map[r].get_or_insert_with(|| out.open_function_region(None));
-            out.cursor = self.pos[e.idx()];
+            out.cursor = self.pos(e);
+            out.cursor_pos = u32::MAX;
             let id = out.alloc_in(k, nr);
             let ne = out.eix(id).expect("a handle just made");
             map[e.idx()] = ne;
@@ -2021,20 +1549,6 @@ impl Il {
     }
 }
 
-/// Hints the cache to load the line holding `p`; a no-op off x86_64.
-#[inline(always)]
-fn prefetch<T>(p: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `_mm_prefetch` only hints the cache and never faults; SSE is part of the
-    // x86_64 baseline; the pointer comes from a live reference. The walk bench
-    // (`ilkit_mark_*`) shows the gain.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 /// One broken invariant of an [`Il`], found by [`Il::verify`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyError(pub String);
@@ -2076,42 +1590,41 @@ impl Il {
         let mut live = 0usize;
         for i in 0..n {
             let e = Eix(i as u32);
-            let k = self.kind[i];
+            let k = self.cols.kind[i];
             if k == EntryKind::None {
                 continue;
             }
             live += 1;
-            if self.gen[i] & 1 != 1 || self.eix(self.id_of(e)) != Ok(e) {
+            if self.cols.gen[i] & 1 != 1 || self.eix(self.id_of(e)) != Ok(e) {
                 errs.push(VerifyError(format!("{e}: its id does not resolve to it")));
             }
-            if self.tables.row_eix(k, self.row[i]) != e {
+            if self.tables.row_eix(k, self.cols.row[i]) != e {
                 errs.push(VerifyError(format!(
                     "{e}: row {} of {} belongs to {}",
-                    self.row[i],
+                    self.cols.row[i],
                     k.name(),
-                    self.tables.row_eix(k, self.row[i])
+                    self.tables.row_eix(k, self.cols.row[i])
                 )));
             }
-            let r = self.region[i] as usize;
+            let r = self.cols.region[i] as usize;
             if !self.regions.get(r).is_some_and(|r| r.live) {
                 errs.push(VerifyError(format!("{e}: lives in closed region {r}")));
             }
             let l = k.layout();
-            let s = self.span[i];
-            let header = (s.start as usize).checked_sub(l.lists.len());
-            let end = (s.start + s.nchild) as usize + l.refs.len();
-            let Some(header) = header.filter(|_| end <= self.edges.len()) else {
+            let (nr, nl, ns) = block_shape(k);
+            let start = self.cols.start[i] as usize;
+            let header = start
+                .checked_sub(nl + nr)
+                .map(|b| b + nr)
+                .filter(|_| start <= self.edges.len());
+            let Some(header) = header else {
                 errs.push(VerifyError(format!("{e}: edge block out of the pool")));
                 continue;
             };
-            let list_total: usize = self.edges[header..s.start as usize]
-                .iter()
-                .map(|x| x.0 as usize)
-                .sum();
-            if l.singles.len() + list_total != s.nchild as usize {
+            let list_total: usize = self.edges[header..start].iter().map(|x| x.0 as usize).sum();
+            if start + ns + list_total > self.edges.len() {
                 errs.push(VerifyError(format!(
-                    "{e}: list headers sum to {list_total} but the block holds {} children",
-                    s.nchild
+                    "{e}: list headers sum to {list_total}, past the end of the pool"
                 )));
                 continue;
             }
@@ -2158,11 +1671,11 @@ impl Il {
             )));
         }
         if let Some(i) =
-            (0..n).find(|&i| (self.gen[i] & 1 == 1) != (self.kind[i] != EntryKind::None))
+            (0..n).find(|&i| (self.cols.gen[i] & 1 == 1) != (self.cols.kind[i] != EntryKind::None))
         {
             errs.push(VerifyError(format!(
                 "e{i}: generation {} disagrees with its liveness",
-                self.gen[i]
+                self.cols.gen[i]
             )));
         }
         let mut seen = BitSet::with_len(n);
@@ -2184,10 +1697,10 @@ impl Il {
         }
         for (r, reg) in self.regions.iter().enumerate().filter(|(_, r)| r.live) {
             for &e in &reg.entries {
-                if self.is_live(e) && self.region[e.idx()] as usize != r && r != 0 {
+                if self.is_live(e) && self.cols.region[e.idx()] as usize != r && r != 0 {
                     errs.push(VerifyError(format!(
                         "{e}: listed in region {r} but lives in {}",
-                        self.region[e.idx()]
+                        self.cols.region[e.idx()]
                     )));
                 }
             }
@@ -2195,7 +1708,7 @@ impl Il {
         for (fi, f) in self.flags.iter().enumerate() {
             if let Some(i) = f
                 .iter()
-                .find(|&i| i >= n || self.kind[i] == EntryKind::None)
+                .find(|&i| i >= n || self.cols.kind[i] == EntryKind::None)
             {
                 errs.push(VerifyError(format!(
                     "flag column {fi} has a bit for free index {i}"
@@ -2218,11 +1731,10 @@ mod tests {
     /// The per-entry columns are the memory budget of every entry (PERF.md).
     #[test]
     fn hot_row_sizes() {
-        assert_eq!(std::mem::size_of::<Span>(), 8);
         assert_eq!(std::mem::size_of::<SourcePos>(), 8);
         assert_eq!(std::mem::size_of::<EntryId>(), 8);
         assert_eq!(std::mem::size_of::<EntryKind>(), 1);
-        assert_eq!(Il::per_entry_column_bytes(), 34);
+        assert_eq!(Il::per_entry_column_bytes(), 26);
         assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 12);
     }
 

@@ -990,13 +990,15 @@ fn build<'a>(
         }
         let rec = r.record_after_head(kind)?;
         let layout = kind.layout();
-        // The edge block as the world stores it (list lengths, single slots, list
-        // members, references), appended to the world's edge pool in place; ordinal `o`
-        // is dense index `o - 1` (0 wraps to none).
+        // The edge block as the world stores it (references, list lengths, single slots,
+        // list members; the file has the references last), appended to the world's edge
+        // pool in place; ordinal `o` is dense index `o - 1` (0 wraps to none).
+        let (kids, refs) = rec.words.split_at(rec.words.len() - 4 * layout.refs.len());
         let edges = il.edges_for_build();
+        edges.extend(words(refs).map(|o| Eix(o.wrapping_sub(1))));
         edges.extend(words(rec.lens).map(Eix));
-        edges.extend(words(rec.words).map(|o| Eix(o.wrapping_sub(1))));
-        let nchild = (rec.words.len() / 4 - layout.refs.len()) as u32;
+        edges.extend(words(kids).map(|o| Eix(o.wrapping_sub(1))));
+        let nchild = (kids.len() / 4) as u32;
         let e = Eix(i as u32);
         let row = il
             .push_row_from_bytes(kind, e, rec.scalars)

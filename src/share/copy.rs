@@ -615,8 +615,9 @@ impl<'s> DeepCopy<'s> {
                 pending -= 1;
                 if !shallow(ek) {
                     let before = pending;
-                    let sp = cols.span[i];
-                    let ch = &cols.edges[sp.start as usize..(sp.start + sp.nchild) as usize];
+                    let Some(ch) = cols.children(i) else {
+                        break false;
+                    };
                     for (slot, &c) in ch.iter().enumerate() {
                         if c.is_none() {
                             continue;

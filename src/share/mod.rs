@@ -655,11 +655,12 @@ impl ConstantSharing {
                 if shared[r] || flags[r] & 0x02 != 0 {
                     break;
                 }
-                let s = v.span[i];
-                let Some(kids) = v.edges.get(s.start as usize..s.start as usize + SLOTS) else {
+                // A constant's single slots (at least SLOTS of them) start its children.
+                let s = v.start[i] as usize;
+                let Some(kids) = v.edges.get(s..s + SLOTS) else {
                     break;
                 };
-                if SLOTS > s.nchild as usize || !kids[EXPR].is_none() || !kids[INFO].is_none() {
+                if !kids[EXPR].is_none() || !kids[INFO].is_none() {
                     break;
                 }
                 let head = k as u64 | ((flags[r] as u64) << 8) | ((kids[TYPE].0 as u64) << 32);

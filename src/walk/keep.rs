@@ -19,7 +19,7 @@
 //! bodies of routines kept only as declarations, edges into unkept entries, and the unkept
 //! entries themselves.
 
-use crate::il::{fields as F, BitSet, Eix, EntryId, EntryKind, Flag, Il, TypeKind, NREFS};
+use crate::il::{fields as F, BitSet, Eix, EntryId, EntryKind, Flag, Il, TypeKind, NLISTS, NREFS};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -270,7 +270,9 @@ fn drain_fifo<D: MarkBits, K: MarkBits>(
         head += 1;
         let (start, nchild) = il.child_span(e);
         let kind = il.kind(e);
+        // The block is [references][list lengths][children]: see `Il::child_span`.
         let nref = NREFS[kind as usize] as usize;
+        let refs_end = start as usize - NLISTS[kind as usize] as usize;
         let end = (start + nchild) as usize;
         let kids = &pool[start as usize..end];
         // A pointer type keeps a class it points to as a declaration only.
@@ -292,7 +294,7 @@ fn drain_fifo<D: MarkBits, K: MarkBits>(
                 }
             }
         }
-        for &r in &pool[end..end + nref] {
+        for &r in &pool[refs_end - nref..refs_end] {
             if !r.is_none() {
                 marks.keep.insert(r.idx());
             }
