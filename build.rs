@@ -54,15 +54,23 @@ fn string_fields(k: &KindDef) -> Vec<&'static str> {
 
 /// Names of a kind's value columns (scalars, strings, flags), in schema order.
 fn value_columns(k: &KindDef) -> Vec<&'static str> {
-    k.fields
+    let mut v: Vec<&'static str> = k
+        .fields
         .iter()
         .filter_map(|f| match *f {
-            Field::Scalar { name, .. } | Field::Str { name, .. } | Field::Flag { name } => {
+            Field::Str { name, .. } => Some(name),
+            Field::Scalar { name, .. } | Field::Flag { name }
+                if store_of(k, name) == Store::Column =>
+            {
                 Some(name)
             }
             _ => None,
         })
-        .collect()
+        .collect();
+    if !k.packed.is_empty() {
+        v.push("word");
+    }
+    v
 }
 
 fn has_table(k: &KindDef) -> bool {
@@ -78,6 +86,100 @@ fn target_expr(all: &[KindDef], target: &str, owner: &str) -> String {
         .find(|k| k.name == target && has_table(k))
         .unwrap_or_else(|| panic!("schema: {owner}: unknown target kind {target}"));
     format!("Some(EntryKind::{})", variant(t))
+}
+
+/// Where a scalar or flag of a kind's row is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Store {
+    /// Its own column of the row table.
+    Column,
+    /// Bits `shift..shift + bits` of the row's `word` column.
+    Packed { shift: u32, bits: u32 },
+    /// A side map from row to value (absent = default).
+    Rare,
+}
+
+fn store_of(k: &KindDef, name: &str) -> Store {
+    if k.rare.contains(&name) {
+        return Store::Rare;
+    }
+    let mut shift = 0;
+    for &(n, bits) in &k.packed {
+        if n == name {
+            return Store::Packed { shift, bits };
+        }
+        shift += bits;
+    }
+    Store::Column
+}
+
+/// The type of scalar `name` of `k`.
+fn scalar_ty(k: &KindDef, name: &str) -> &'static str {
+    k.fields
+        .iter()
+        .find_map(|f| match *f {
+            Field::Scalar { name: n, ty } if n == name => Some(ty),
+            Field::Flag { name: n } if n == name => Some("bool"),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("schema: {}: no scalar {name}", k.name))
+}
+
+/// The side map of a rare field, on `Tables`.
+fn rare_map(k: &KindDef, name: &str) -> String {
+    format!("rare_{}_{name}", k.name)
+}
+
+/// An expression reading field `name` (of type `ty`) of row `r` (a `usize` expression),
+/// where `tb` is the row table and `tables` the `Tables`.
+fn read_field(k: &KindDef, tb: &str, tables: &str, name: &str, ty: &str, r: &str) -> String {
+    match store_of(k, name) {
+        Store::Column => format!("{tb}.{name}[{r}]"),
+        Store::Rare => format!(
+            "{tables}.{}.get(&({r} as u32)).copied().unwrap_or_default()",
+            rare_map(k, name)
+        ),
+        Store::Packed { shift, bits } => {
+            let mask = (1u64 << bits) - 1;
+            let raw = format!("(({tb}.word[{r}] >> {shift}) & {mask:#x})");
+            if ty == "bool" {
+                format!("({raw} != 0)")
+            } else if let Some(v) = vocab_of(ty) {
+                format!("{ty}::from_raw({raw} as {}).unwrap_or_default()", v.repr)
+            } else {
+                format!("({raw} as {ty})")
+            }
+        }
+    }
+}
+
+/// A statement writing `v` to field `name` of row `r` (see [`read_field`]).
+fn write_field(k: &KindDef, tb: &str, tables: &str, name: &str, r: &str, v: &str) -> String {
+    match store_of(k, name) {
+        Store::Column => format!("{tb}.{name}[{r}] = {v};"),
+        Store::Rare => {
+            let m = rare_map(k, name);
+            let ty = scalar_ty(k, name);
+            format!("{{ let v: {ty} = {v}; if v == {ty}::default() {{ if !{tables}.{m}.is_empty() {{ {tables}.{m}.remove(&({r} as u32)); }} }} else {{ {tables}.{m}.insert({r} as u32, v); }} }}")
+        }
+        Store::Packed { shift, bits } => {
+            let mask = (1u64 << bits) - 1;
+            format!("{{ let w = &mut {tb}.word[{r}]; *w = (*w & !({mask:#x} << {shift})) | ((({v}) as u32 & {mask:#x}) << {shift}); }}")
+        }
+    }
+}
+
+/// Statements copying the rare fields of row `f` of `src` to row `t` of `dst` (`Tables`
+/// expressions), cheap when no row of the kind has a rare value.
+fn copy_rare(k: &KindDef, dst: &str, src: &str, f: &str, t: &str) -> String {
+    k.rare
+        .iter()
+        .map(|n| {
+            let m = rare_map(k, n);
+            format!("if !{src}.{m}.is_empty() || !{dst}.{m}.is_empty() {{ match {src}.{m}.get(&({f} as u32)).copied() {{ Some(v) => {{ {dst}.{m}.insert({t} as u32, v); }} None => {{ {dst}.{m}.remove(&({t} as u32)); }} }} }}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The vocabulary a scalar column's type names, if it is one.
@@ -222,8 +324,8 @@ fn gen_views(o: &mut String, all: &[KindDef]) {
         writeln!(o, "impl<'a> {v}View<'a> {{\n    /// The entry.\n    #[inline]\n    pub fn eix(&self) -> Eix {{\n        self.e\n    }}\n").unwrap();
         for f in &vals {
             match **f {
-                Field::Scalar { name, ty } => writeln!(o, "    /// `{}.{name}`.\n    #[inline]\n    pub fn {name}(&self) -> {ty} {{\n        self.il.tables.{t}.{name}[self.r]\n    }}\n", k.name).unwrap(),
-                Field::Flag { name } => writeln!(o, "    /// Flag `{}.{name}`.\n    #[inline]\n    pub fn {name}(&self) -> bool {{\n        self.il.tables.{t}.{name}[self.r]\n    }}\n", k.name).unwrap(),
+                Field::Scalar { name, ty } => writeln!(o, "    /// `{}.{name}`.\n    #[inline]\n    pub fn {name}(&self) -> {ty} {{\n        {}\n    }}\n", k.name, read_field(k, &format!("self.il.tables.{t}"), "self.il.tables", name, ty, "self.r")).unwrap(),
+                Field::Flag { name } => writeln!(o, "    /// Flag `{}.{name}`.\n    #[inline]\n    pub fn {name}(&self) -> bool {{\n        {}\n    }}\n", k.name, read_field(k, &format!("self.il.tables.{t}"), "self.il.tables", name, "bool", "self.r")).unwrap(),
                 Field::Str { name, string_kind } => {
                     writeln!(o, "    /// String `{}.{name}` (string kind {string_kind}): its bytes in the entry's region, empty when unset.\n    #[inline]\n    pub fn {name}(&self) -> &'a [u8] {{\n        let s = self.il.tables.{t}.{name}[self.r];\n        if s.is_some() {{ self.il.str_bytes(self.e, s) }} else {{ &[] }}\n    }}\n", k.name).unwrap();
                     writeln!(o, "    /// Whether string `{}.{name}` is set.\n    #[inline]\n    pub fn has_{name}(&self) -> bool {{\n        self.il.tables.{t}.{name}[self.r].is_some()\n    }}\n", k.name).unwrap();
@@ -238,8 +340,8 @@ fn gen_views(o: &mut String, all: &[KindDef]) {
         let mut si = 0;
         for f in &vals {
             match **f {
-                Field::Scalar { name, ty } => writeln!(o, "    /// Sets `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, v: {ty}) -> &mut Self {{\n        self.il.tables.{t}.{name}[self.r] = v;\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, v = variant(k)).unwrap(),
-                Field::Flag { name } => writeln!(o, "    /// Sets flag `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, v: bool) -> &mut Self {{\n        self.il.tables.{t}.{name}[self.r] = v;\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, v = variant(k)).unwrap(),
+                Field::Scalar { name, .. } => writeln!(o, "    /// Sets `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, v: {}) -> &mut Self {{\n        {}\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, scalar_ty(k, name), write_field(k, &format!("self.il.tables.{t}"), "self.il.tables", name, "self.r", "v"), v = variant(k)).unwrap(),
+                Field::Flag { name } => writeln!(o, "    /// Sets flag `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, v: bool) -> &mut Self {{\n        {}\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, write_field(k, &format!("self.il.tables.{t}"), "self.il.tables", name, "self.r", "v"), v = variant(k)).unwrap(),
                 Field::Str { name, .. } => {
                     writeln!(o, "    /// Stores `bytes` in the entry's region as string `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, bytes: &[u8]) -> &mut Self {{\n        self.il.set_string_eix(self.e, {si}, bytes);\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, v = variant(k)).unwrap();
                     si += 1;
@@ -253,6 +355,14 @@ fn gen_views(o: &mut String, all: &[KindDef]) {
         writeln!(o, "    /// The `{n}` entry `e`, to read, or `None` when `e` is not a live `{n}`.\n    #[inline]\n    pub fn as_{a}(&self, e: Eix) -> Option<{v}View<'_>> {{\n        (self.is_live(e) && self.kind(e) == EntryKind::{v}).then(|| {v}View {{ il: self, e, r: self.row(e) as usize }})\n    }}\n", n = k.name).unwrap();
         writeln!(o, "    /// The `{n}` entry `e`, to write.\n    ///\n    /// # Panics\n    /// If `e` is not a live `{n}`.\n    #[inline]\n    pub fn {a}_mut(&mut self, e: Eix) -> {v}Edit<'_> {{\n        self.expect_kind(e, EntryKind::{v});\n        let r = self.row(e) as usize;\n        {v}Edit {{ il: self, e, r }}\n    }}\n", n = k.name).unwrap();
         writeln!(o, "    /// The `{n}` table's columns, read-only, indexed by row (`eix[row]` is the row's\n    /// entry, `Eix::NONE` for a free row), for scans.\n    #[inline]\n    pub fn {a}_columns(&self) -> {v}RowSlice<'_> {{\n        self.tables.{t}.as_slice()\n    }}\n}}\n", n = k.name).unwrap();
+        if !k.packed.is_empty() {
+            writeln!(o, "impl {v}RowSlice<'_> {{").unwrap();
+            for &(name, _) in &k.packed {
+                let ty = scalar_ty(k, name);
+                writeln!(o, "    /// `{}.{name}` of row `r` (unpacked from `word`).\n    #[inline]\n    pub fn {name}(&self, r: usize) -> {ty} {{\n        {}\n    }}\n", k.name, read_field(k, "self", "self", name, ty, "r")).unwrap();
+            }
+            o.push_str("}\n\n");
+        }
     }
 }
 
@@ -282,6 +392,31 @@ fn main() {
         }
     }
 
+    for k in &all {
+        let mut total = 0;
+        for &(name, bits) in &k.packed {
+            let ty = scalar_ty(k, name);
+            let max: u64 = match ty {
+                "bool" => 1,
+                "u8" => 0xff,
+                "u16" => 0xffff,
+                t => vocab_of(t)
+                    .and_then(|v| v.variants.last().map(|x| x.number as u64))
+                    .unwrap_or_else(|| panic!("schema: {}: cannot pack {name}: {t}", k.name)),
+            };
+            assert!(
+                max < 1 << bits,
+                "schema: {}: {name} needs more than {bits} bits",
+                k.name
+            );
+            total += bits;
+        }
+        assert!(
+            total <= 32,
+            "schema: {}: packed fields exceed 32 bits",
+            k.name
+        );
+    }
     let mut o = String::new();
     o.push_str("// @generated by build.rs from components/. Do not edit.\n\n");
 
@@ -474,7 +609,7 @@ fn main() {
         );
         for f in &k.fields {
             match *f {
-                Field::Scalar { name, ty } => {
+                Field::Scalar { name, ty } if store_of(k, name) == Store::Column => {
                     writeln!(o, "    /// Scalar `{name}`.\n    pub {name}: {ty},").unwrap()
                 }
                 Field::Str { name, string_kind } => writeln!(
@@ -482,13 +617,33 @@ fn main() {
                     "    /// String `{name}` (string kind {string_kind}).\n    pub {name}: Str,"
                 )
                 .unwrap(),
-                Field::Flag { name } => {
+                Field::Flag { name } if store_of(k, name) == Store::Column => {
                     writeln!(o, "    /// Flag `{name}`.\n    pub {name}: bool,").unwrap()
                 }
                 _ => {}
             }
         }
+        if !k.packed.is_empty() {
+            let names: Vec<&str> = k.packed.iter().map(|p| p.0).collect();
+            writeln!(o, "    /// Packed `{}` (low bits first; read them through the views).\n    pub word: u32,", names.join("`, `")).unwrap();
+        }
         o.push_str("}\n\n");
+        if !k.packed.is_empty() {
+            let params: Vec<String> = k
+                .packed
+                .iter()
+                .map(|&(n, _)| format!("{n}: {}", scalar_ty(k, n)))
+                .collect();
+            let parts: Vec<String> = k
+                .packed
+                .iter()
+                .map(|&(n, _)| match store_of(k, n) {
+                    Store::Packed { shift, .. } => format!("(({n} as u32) << {shift})"),
+                    _ => unreachable!(),
+                })
+                .collect();
+            writeln!(o, "impl {v}Row {{\n    /// The packed `word` of these values.\n    #[inline(always)]\n    pub fn pack_word({}) -> u32 {{\n        {}\n    }}\n}}\n", params.join(", "), parts.join(" | ")).unwrap();
+        }
     }
 
     // ---- Tables ----------------------------------------------------------------------
@@ -503,6 +658,19 @@ fn main() {
             variant(k)
         )
         .unwrap();
+    }
+    for k in all.iter().filter(|k| has_table(k)) {
+        for n in &k.rare {
+            let ty = k
+                .fields
+                .iter()
+                .find_map(|f| match *f {
+                    Field::Scalar { name, ty } if name == *n => Some(ty),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("schema: {}: rare field {n} is not a scalar", k.name));
+            writeln!(o, "    /// Rare scalar `{}.{n}` by row (absent: the default).\n    pub(crate) {}: ::ahash::AHashMap<u32, {ty}>,", k.name, rare_map(k, n)).unwrap();
+        }
     }
     // soa_derive's `Drop` pops a table's rows one at a time (for element types with
     // destructors); every column here is plain data, so dropping the world hands each
@@ -524,7 +692,15 @@ fn main() {
     );
     o.push_str("    /// Resets row `row` of `kind` to defaults, owned by `eix` (`Eix::NONE` frees it).\n    pub fn reset_row(&mut self, kind: EntryKind, row: u32, eix: Eix) {\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
-        writeln!(o, "            EntryKind::{v} => {{ self.{n}.replace(row as usize, {v}Row {{ eix, ..Default::default() }}); }}", v = variant(k), n = ident(k.name)).unwrap();
+        let clear: Vec<String> = k
+            .rare
+            .iter()
+            .map(|f| {
+                let m = rare_map(k, f);
+                format!("if !self.{m}.is_empty() {{ self.{m}.remove(&row); }}")
+            })
+            .collect();
+        writeln!(o, "            EntryKind::{v} => {{ self.{n}.replace(row as usize, {v}Row {{ eix, ..Default::default() }}); {} }}", clear.join(" "), v = variant(k), n = ident(k.name)).unwrap();
     }
     o.push_str("            _ => {}\n        }\n    }\n\n");
     o.push_str("    /// The entry owning row `row` of `kind` (`Eix::NONE` for a free row or no table).\n    pub fn row_eix(&self, kind: EntryKind, row: u32) -> Eix {\n        match kind {\n");
@@ -623,9 +799,10 @@ fn main() {
                 .collect();
             writeln!(
                 o,
-                "            EntryKind::{} => {{ {} let _ = (f, t, &{src}); }}",
+                "            EntryKind::{} => {{ {} {} let _ = (f, t, &{src}); }}",
                 variant(k),
-                cols.join(" ")
+                cols.join(" "),
+                copy_rare(k, "self", src, "f", "t")
             )
             .unwrap();
         }
@@ -643,10 +820,15 @@ fn main() {
         let sets: Vec<String> = vc.iter().map(|c| format!("{c}[r] = {c}[f];")).collect();
         writeln!(
             o,
-            "            EntryKind::{} => {{ let t = &mut self.{t}; let n = t.eix.len(); let owner = &mut t.eix[..n]; {} for ((&f, &r), &e) in from.iter().zip(to).zip(eix) {{ let (f, r) = (f as usize, r as usize); assert!(f < n && r < n, \"row out of range\"); owner[r] = e; {} }} }}",
+            "            EntryKind::{} => {{ {{ let t = &mut self.{t}; let n = t.eix.len(); let owner = &mut t.eix[..n]; {} for ((&f, &r), &e) in from.iter().zip(to).zip(eix) {{ let (f, r) = (f as usize, r as usize); assert!(f < n && r < n, \"row out of range\"); owner[r] = e; {} }} }} {} }}",
             variant(k),
             cuts.join(" "),
-            sets.join(" ")
+            sets.join(" "),
+            if k.rare.is_empty() {
+                String::new()
+            } else {
+                format!("for (&f, &r) in from.iter().zip(to) {{ {} }}", copy_rare(k, "self", "self", "f", "r"))
+            }
         )
         .unwrap();
     }
@@ -690,12 +872,13 @@ fn main() {
     o.push_str("];\n\nimpl Tables {\n");
     o.push_str("    /// Scalar `i` (schema order, flags included) of a row, widened to i64.\n    pub fn get_scalar(&self, kind: EntryKind, row: u32, i: usize) -> i64 {\n        let r = row as usize;\n        match (kind, i) {\n");
     for k in all.iter().filter(|k| has_table(k)) {
-        for (i, (n, _)) in scalars_of(k).iter().enumerate() {
+        for (i, (n, ty)) in scalars_of(k).iter().enumerate() {
+            let tb = format!("self.{}", ident(k.name));
             writeln!(
                 o,
-                "            (EntryKind::{}, {i}) => self.{}.{n}[r] as i64,",
+                "            (EntryKind::{}, {i}) => {} as i64,",
                 variant(k),
-                ident(k.name)
+                read_field(k, &tb, "self", n, ty, "r")
             )
             .unwrap();
         }
@@ -726,17 +909,18 @@ fn main() {
             .iter()
             .map(|(n, ty)| {
                 let w = width(ty);
+                let val = read_field(k, &format!("self.{t}"), "self", n, ty, "r");
                 let put = if *ty == "bool" {
-                    format!("out[{off}] = self.{t}.{n}[r] as u8;")
+                    format!("out[{off}] = {val} as u8;")
                 } else if let Some(v) = vocab_of(ty) {
                     format!(
-                        "out[{off}..{}].copy_from_slice(&(self.{t}.{n}[r] as {}).to_le_bytes());",
+                        "out[{off}..{}].copy_from_slice(&({val} as {}).to_le_bytes());",
                         off + w,
                         v.repr
                     )
                 } else {
                     format!(
-                        "out[{off}..{}].copy_from_slice(&self.{t}.{n}[r].to_le_bytes());",
+                        "out[{off}..{}].copy_from_slice(&{val}.to_le_bytes());",
                         off + w
                     )
                 };
@@ -758,25 +942,39 @@ fn main() {
         let t = ident(k.name);
         let mut off = 0;
         let mut fields = vec!["eix".to_string()];
+        // Each value into a local first; columns, the packed word and rare maps from them.
+        let mut locals = Vec::new();
+        let mut word = Vec::new();
+        let mut rares = Vec::new();
         for (n, ty) in scalars_of(k) {
             let w = width(ty);
-            fields.push(if ty == "bool" {
-                format!("{n}: b[{off}] != 0")
+            locals.push(if ty == "bool" {
+                format!("let {n} = b[{off}] != 0;")
             } else if let Some(v) = vocab_of(ty) {
                 format!(
-                    "{n}: match {ty}::from_raw({}::from_le_bytes(le(b, {off}))) {{ Some(x) => x, None => return Err(\"{}.{n}: not a {ty}\") }}",
+                    "let {n} = match {ty}::from_raw({}::from_le_bytes(le(b, {off}))) {{ Some(x) => x, None => return Err(\"{}.{n}: not a {ty}\") }};",
                     v.repr, k.name
                 )
             } else {
-                format!("{n}: {ty}::from_le_bytes(le(b, {off}))")
+                format!("let {n}: {ty} = {ty}::from_le_bytes(le(b, {off}));")
             });
+            match store_of(k, n) {
+                Store::Column => fields.push(n.to_string()),
+                Store::Packed { shift, .. } => word.push(format!("(({n} as u32) << {shift})")),
+                Store::Rare => rares.push(write_field(k, "", "self", n, "row", n)),
+            }
             off += w;
+        }
+        if !k.packed.is_empty() {
+            fields.push(format!("word: {}", word.join(" | ")));
         }
         writeln!(
             o,
-            "            EntryKind::{v} => {{ self.{t}.push({v}Row {{ {f}, ..Default::default() }}); Ok((self.{t}.len() - 1) as u32) }}",
+            "            EntryKind::{v} => {{ {l} self.{t}.push({v}Row {{ {f}, ..Default::default() }}); let row = self.{t}.len() - 1; {r} Ok(row as u32) }}",
             v = variant(k),
-            f = fields.join(", ")
+            l = locals.join(" "),
+            f = fields.join(", "),
+            r = rares.join(" ")
         )
         .unwrap();
     }

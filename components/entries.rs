@@ -115,6 +115,9 @@ pub fn entries() -> Vec<KindDef> {
             reference("target_stmt", "statement"),
             flag("is_address_taken"),
         ]),
+        // The most numerous kind: kind, operator, op2 and lvalue-ness share one word, and the
+        // supplement index (only new/delete, throw, condition and kind-18 nodes have one)
+        // lives in a side map.
         kind(13, "expr_node", Expr, 72, "expr node", Dual, true,
             "An expression; expr_kind picks the variant (36 enk_* kinds, 36 = reclaimed).", &[
             scalar("expr_kind", "ExprKind"), scalar("op", "Op"), scalar("op2", "u8"),
@@ -123,7 +126,9 @@ pub fn entries() -> Vec<KindDef> {
             child("constant", "constant"),
             reference("entity", "any"),
             flag("is_lvalue"),
-        ]),
+        ])
+        .packed(&[("expr_kind", 6), ("op", 8), ("op2", 8), ("is_lvalue", 1)])
+        .rare(&["supplement"]),
         reserved(14),
         reserved(15),
         kind(16, "switch_case_entry", Statement, 56, "switch case entry", Dual, true,

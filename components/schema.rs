@@ -79,6 +79,26 @@ pub struct KindDef {
     pub standalone: bool,
     pub doc: &'static str,
     pub fields: Vec<Field>,
+    /// Scalars and flags stored packed in one `u32` column `word` of the row, with their
+    /// bit widths, low bits first (a hot kind's row in fewer bytes and columns).
+    pub packed: Vec<(&'static str, u32)>,
+    /// Scalars most entries leave at their default, stored in a side map keyed by row
+    /// instead of a column.
+    pub rare: Vec<&'static str>,
+}
+
+impl KindDef {
+    /// Stores `fields` (scalars or flags, with their bit widths) packed in one `u32`.
+    pub fn packed(mut self, fields: &[(&'static str, u32)]) -> KindDef {
+        self.packed = fields.to_vec();
+        self
+    }
+
+    /// Stores scalars `fields` in side maps (most entries leave them at their default).
+    pub fn rare(mut self, fields: &[&'static str]) -> KindDef {
+        self.rare = fields.to_vec();
+        self
+    }
 }
 
 pub fn scalar(name: &'static str, ty: &'static str) -> Field {
@@ -123,6 +143,8 @@ pub fn kind(
         standalone,
         doc,
         fields: fields.to_vec(),
+        packed: Vec::new(),
+        rare: Vec::new(),
     }
 }
 
@@ -138,6 +160,8 @@ pub fn reserved(number: u8) -> KindDef {
         standalone: false,
         doc: "A reserved entry-kind number: it has no table and is never allocated.",
         fields: Vec::new(),
+        packed: Vec::new(),
+        rare: Vec::new(),
     }
 }
 

@@ -540,3 +540,87 @@ fn in_place_compaction_keeps_every_edge_and_drops_the_garbage() {
         assert_eq!(&il.list(p, F::EXPR_NODE_OPERANDS).unwrap(), l);
     }
 }
+
+/// The index builder gives the world the single-step path gives: same dense indices,
+/// rows, regions, flags, positions, counters and edges, with and without reclaimed nodes
+/// to reuse; bad input allocates nothing.
+#[test]
+fn push_expr_equals_the_single_steps() {
+    use ilkit::il::Eix;
+    let kinds = [
+        ExprKind::Operation,
+        ExprKind::Constant,
+        ExprKind::NewDelete,
+        ExprKind::Throw,
+        ExprKind::Condition,
+        ExprKind::BuiltinOperation,
+    ];
+    let build = |by_builder: bool| {
+        let mut il = Il::new();
+        let int = il.alloc(EntryKind::Type).unwrap();
+        let int = il.eix(int).unwrap();
+        let r = il.open_function_region(None);
+        let mut made: Vec<Eix> = Vec::new();
+        for i in 0..60usize {
+            il.set_position(0, 10 + (i / 7) as u32, 3);
+            let k = kinds[i % kinds.len()];
+            let ops: Vec<Eix> = made.iter().rev().take(i % 3).copied().collect();
+            let ty = if i % 2 == 0 { int } else { Eix::NONE };
+            let e = if by_builder {
+                il.push_expr(k, Op::Add, ty, &ops).unwrap()
+            } else {
+                let id = il.alloc_expr_node(k).unwrap();
+                let e = il.eix(id).unwrap();
+                il.expr_mut(e).set_op(Op::Add);
+                il.set_child_eix(e, F::EXPR_NODE_TYPE, ty).unwrap();
+                for &o in &ops {
+                    il.push_list_field_eix(e, F::EXPR_NODE_OPERANDS, o).unwrap();
+                }
+                e
+            };
+            made.push(e);
+            if i % 11 == 5 {
+                // Reclaimed nodes are reused first.
+                let victim = made.remove(0);
+                let id = il.id_of(victim);
+                il.free_expr_node(id).unwrap();
+            }
+        }
+        assert!(il.verify().is_empty(), "{:?}", il.verify());
+        let mut out = String::new();
+        for &e in &made {
+            let x = il.expr(e);
+            out += &format!(
+                "{e} {:?} {:?} {} {:?} {:?} {:?} {:?} {:x}\n",
+                x.expr_kind(),
+                x.op(),
+                x.op2(),
+                il.region_of(e),
+                il.pos(e),
+                il.children(e),
+                il.refs(e),
+                il.flag_bits(e)
+            );
+        }
+        out += &format!("{:?} {} {}", il.counters, il.len(), il.capacity());
+        let _ = r;
+        out
+    };
+    assert_eq!(build(true), build(false));
+    // Bad input: nothing allocated.
+    let mut il = Il::new();
+    let t = il.alloc(EntryKind::Statement).unwrap();
+    let t = il.eix(t).unwrap();
+    let n = il.capacity();
+    assert!(il
+        .push_expr(ExprKind::Reclaimed, Op::Add, Eix::NONE, &[])
+        .is_err());
+    assert!(il.push_expr(ExprKind::Operation, Op::Add, t, &[]).is_err());
+    assert!(il
+        .push_expr(ExprKind::Operation, Op::Add, Eix::NONE, &[t])
+        .is_err());
+    assert!(il
+        .push_expr(ExprKind::Operation, Op::Add, Eix::NONE, &[Eix(99)])
+        .is_err());
+    assert_eq!(il.capacity(), n);
+}

@@ -224,10 +224,9 @@ impl Comparer {
         expect(il, a, EntryKind::ExprNode)?;
         expect(il, b, EntryKind::ExprNode)?;
         use ExprKind as X;
-        let t = il.expr_columns();
-        let (ra, rb) = (il.row(a) as usize, il.row(b) as usize);
-        let k = t.expr_kind[ra];
-        if k != t.expr_kind[rb] {
+        let (xa, xb) = (il.expr(a), il.expr(b));
+        let k = xa.expr_kind();
+        if k != xb.expr_kind() {
             return Ok(false);
         }
         if k == X::Reclaimed {
@@ -245,7 +244,7 @@ impl Comparer {
                 indent = 2 * d as usize
             );
         }
-        let op_eq = t.op[ra] == t.op[rb];
+        let op_eq = xa.op() == xb.op();
         let ty = |e| il.child_eix(e, F::EXPR_NODE_TYPE);
         let ent = |e| il.ref_eix(e, F::EXPR_NODE_ENTITY);
         let ops = |e| il.list_eix(e, F::EXPR_NODE_OPERANDS);
@@ -253,7 +252,7 @@ impl Comparer {
         let types = || equiv_types(il, ty(a), ty(b));
         let n = d + 1;
         let strict = flags & flags::STRICT != 0;
-        let constraints = flags & flags::CHECK_CONSTRAINTS == 0 || t.op2[ra] == t.op2[rb];
+        let constraints = flags & flags::CHECK_CONSTRAINTS == 0 || xa.op2() == xb.op2();
         Ok(match k {
             X::Error => false,
             X::Operation => op_eq && types() && self.push_lists(ops(a), ops(b), n, true),
@@ -272,11 +271,11 @@ impl Comparer {
                 fix_depth(&mut self.stack, n);
                 r
             }
-            X::Lambda => t.supplement[ra] == t.supplement[rb],
+            X::Lambda => xa.supplement() == xb.supplement(),
             X::NewDelete => {
                 op_eq
-                    && t.op2[ra] == t.op2[rb]
-                    && t.is_lvalue[ra] == t.is_lvalue[rb]
+                    && xa.op2() == xb.op2()
+                    && xa.is_lvalue() == xb.is_lvalue()
                     && types()
                     && self.push_lists(ops(a), ops(b), n, true)
             }
@@ -294,14 +293,14 @@ impl Comparer {
                         self.push_lists(ops(a), ops(b), n, true)
                     }
             }
-            X::Enk13 => op_eq && t.op2[ra] == t.op2[rb],
+            X::Enk13 => op_eq && xa.op2() == xb.op2(),
             X::AddressOfEllipsis => true,
             X::Enk17 | X::Enk22 | X::Enk35 => ent(a) == ent(b),
             X::TypeOperand => ent(a) == ent(b) || (ty(a).is_some() && types()),
             X::Enk24 => op_eq && ent(a) == ent(b) && self.push_lists(ops(a), ops(b), n, true),
             X::Enk25 => same_closure(il, ent(a), ent(b)),
             X::Enk30 => {
-                (flags & flags::ALLOW_SPECIALIZATION != 0 || t.supplement[ra] == t.supplement[rb])
+                (flags & flags::ALLOW_SPECIALIZATION != 0 || xa.supplement() == xb.supplement())
                     && constraints
                     && ent(a) == ent(b)
                     && self.push_lists(ops(a), ops(b), n, true)

@@ -8,7 +8,7 @@
 use super::{Eix, EntryKind};
 
 /// The per-entry columns. See the module docs.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(super) struct EntryCols {
     /// Entry kind (`None` for a free index).
     pub(super) kind: Vec<EntryKind>,
@@ -24,6 +24,23 @@ pub(super) struct EntryCols {
     pub(super) pos: Vec<u32>,
     /// Room every column has (the least of their capacities).
     cap: usize,
+}
+
+impl Clone for EntryCols {
+    fn clone(&self) -> Self {
+        let mut c = EntryCols {
+            kind: self.kind.clone(),
+            row: self.row.clone(),
+            region: self.region.clone(),
+            gen: self.gen.clone(),
+            start: self.start.clone(),
+            pos: self.pos.clone(),
+            cap: 0,
+        };
+        // The clones' capacities are their own: `cap` must not promise more.
+        c.reserve_total(c.len());
+        c
+    }
 }
 
 /// One entry's per-entry column values.
@@ -47,16 +64,46 @@ impl EntryCols {
     /// Appends one entry's values: one capacity check for all columns.
     #[inline(always)]
     pub(super) fn push(&mut self, r: EntryRow) {
-        if self.kind.len() == self.cap {
+        let i = self.kind.len();
+        if i == self.cap {
             self.grow(1);
         }
-        // No push below reallocates: every column has room for `cap` elements.
-        self.kind.push(r.kind);
-        self.row.push(r.row);
-        self.region.push(r.region);
-        self.gen.push(r.gen);
-        self.start.push(r.start);
-        self.pos.push(r.pos);
+        debug_assert!(
+            [
+                self.row.len(),
+                self.region.len(),
+                self.gen.len(),
+                self.start.len(),
+                self.pos.len()
+            ]
+            .iter()
+            .all(|&n| n == i),
+            "per-entry columns of unequal lengths"
+        );
+        /// Writes `x` at index `i` of `v` and lengthens it by one.
+        ///
+        /// # Safety
+        /// `v.len() == i < v.capacity()`.
+        #[inline(always)]
+        unsafe fn put<T>(v: &mut Vec<T>, i: usize, x: T) {
+            // SAFETY: the caller's contract: `i` is the first index of the spare capacity.
+            unsafe {
+                v.as_mut_ptr().add(i).write(x);
+                v.set_len(i + 1);
+            }
+        }
+        // SAFETY: every column holds `i` elements (all mutations keep their lengths
+        // equal) and has capacity at least `cap > i` (`reserve_total` keeps `cap` the least
+        // of their capacities, and `Clone` recomputes it), so each write lands in its
+        // column's spare capacity and each new length covers written elements only.
+        unsafe {
+            put(&mut self.kind, i, r.kind);
+            put(&mut self.row, i, r.row);
+            put(&mut self.region, i, r.region);
+            put(&mut self.gen, i, r.gen);
+            put(&mut self.start, i, r.start);
+            put(&mut self.pos, i, r.pos);
+        }
     }
 
     /// Writes index `i`'s values (an index that exists).

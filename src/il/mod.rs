@@ -20,6 +20,7 @@
 //! Entry kinds, tables and layout come from `components/` through `build.rs`.
 
 mod bits;
+mod build;
 mod cols;
 mod edges;
 mod error;
@@ -39,7 +40,7 @@ pub use strings::{Str, StrFields, StringArena};
 pub(crate) use world::BuiltEntry;
 pub use world::{Flag, FreeListKind, Il, Region, SourcePos, VerifyError};
 
-#[allow(missing_docs, clippy::all)]
+#[allow(missing_docs, unused_parens, clippy::all)]
 mod generated {
     use super::{
         Cat, ChildField, Eix, FieldInfo, Il, KindLayout, ListField, RefField, RegionRule, Str,

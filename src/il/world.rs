@@ -167,7 +167,7 @@ pub struct Il {
     live: usize,
     /// The per-kind SoA tables.
     pub(crate) tables: Tables,
-    free_rows: Vec<Vec<u32>>,
+    pub(super) free_rows: [Vec<u32>; EntryKind::COUNT],
     free_eix: Vec<Eix>,
     /// The edge pool (see the `edges` module).
     pub(super) edges: Vec<Eix>,
@@ -176,7 +176,7 @@ pub struct Il {
     external_types: Vec<Eix>,
     regions: Vec<Region>,
     free_regions: Vec<u32>,
-    current: RegionIdx,
+    pub(super) current: RegionIdx,
     /// TU-copy mode: file-scope entries get the short prefix and no file_scope flag.
     pub tu_copy_mode: bool,
     /// Secondary-IL mode: new entries are stamped is_in_secondary_il.
@@ -184,11 +184,11 @@ pub struct Il {
     /// C++ mode: new entries get the language flag.
     pub cpp_mode: bool,
     cursor: SourcePos,
-    free_lists: [Vec<u32>; 6],
+    pub(super) free_lists: [Vec<u32>; 6],
     template_arg_cells: Vec<(u8, Eix)>,
     constant_list_cells: Vec<Eix>,
     borrowed_local_constants: i64,
-    counts: Vec<u64>,
+    counts: [u64; EntryKind::COUNT],
     batch: RowBatch,
     /// Counters of supplements and bookkeeping.
     pub counters: AllocCounters,
@@ -222,7 +222,7 @@ impl Il {
             secondary: roaring::RoaringBitmap::new(),
             live: 0,
             tables: Tables::default(),
-            free_rows: vec![Vec::new(); EntryKind::COUNT],
+            free_rows: std::array::from_fn(|_| Vec::new()),
             free_eix: Vec::new(),
             edges: Vec::new(),
             edge_garbage: 0,
@@ -246,7 +246,7 @@ impl Il {
             template_arg_cells: Vec::new(),
             constant_list_cells: Vec::new(),
             borrowed_local_constants: 0,
-            counts: vec![0; EntryKind::COUNT],
+            counts: [0; EntryKind::COUNT],
             batch: RowBatch::default(),
             counters: AllocCounters::default(),
             primary_scope: None,
@@ -262,6 +262,10 @@ impl Il {
     pub fn reserve(&mut self, entries: usize, edges: usize) {
         self.cols.reserve(entries);
         self.edges.reserve(edges);
+        if self.current != RegionIdx::FILE_SCOPE {
+            // They will most likely go to the current function region's list.
+            self.regions[self.current.idx()].entries.reserve(entries);
+        }
         let n = self.cols.len() + entries;
         for f in &mut self.flags {
             f.grow(n);
@@ -483,7 +487,7 @@ impl Il {
 
     /// The interned index of the cursor position (interned on first use).
     #[inline(always)]
-    fn cursor_index(&mut self) -> u32 {
+    pub(super) fn cursor_index(&mut self) -> u32 {
         if self.cursor_pos == u32::MAX {
             self.cursor_pos = self.intern_position(self.cursor);
         }
@@ -644,7 +648,7 @@ impl Il {
 
     // ---- allocation --------------------------------------------------------------------
 
-    fn target_region(&self, kind: EntryKind) -> Result<RegionIdx, IlError> {
+    pub(super) fn target_region(&self, kind: EntryKind) -> Result<RegionIdx, IlError> {
         match kind.region_rule() {
             RegionRule::FileScope | RegionRule::SameRegionAs => Ok(RegionIdx::FILE_SCOPE),
             RegionRule::Dual => Ok(self.current),
@@ -999,7 +1003,7 @@ impl Il {
     /// The dense index the next entry takes: a freed one, else one past the end (which
     /// [`Il::set_dense`] then appends).
     #[inline]
-    fn next_dense_slot(&mut self) -> Eix {
+    pub(super) fn next_dense_slot(&mut self) -> Eix {
         self.free_eix.pop().unwrap_or(Eix(self.cols.len() as u32))
     }
 
@@ -1007,7 +1011,15 @@ impl Il {
     /// for a recycled index, pushed with their values for a new one (no default written
     /// first).
     #[inline(always)]
-    fn set_dense(&mut self, e: Eix, kind: EntryKind, row: u32, r: RegionIdx, start: u32, pos: u32) {
+    pub(super) fn set_dense(
+        &mut self,
+        e: Eix,
+        kind: EntryKind,
+        row: u32,
+        r: RegionIdx,
+        start: u32,
+        pos: u32,
+    ) {
         let i = e.idx();
         self.live += 1;
         let mut v = EntryRow {
@@ -1056,7 +1068,7 @@ impl Il {
     /// Counts a new entry and lists it: file-scope entries in their kind's list (the
     /// walk's order), others in their region's.
     #[inline(always)]
-    fn enlist(&mut self, kind: EntryKind, e: Eix, r: RegionIdx) {
+    pub(super) fn enlist(&mut self, kind: EntryKind, e: Eix, r: RegionIdx) {
         self.counts[kind as usize] += 1;
         if r == RegionIdx::FILE_SCOPE {
             self.kind_lists[kind as usize].push(e);
@@ -1068,7 +1080,7 @@ impl Il {
     /// Sets the prefix flags of a new entry. Its bits are clear already: a dense index is
     /// either new (past every column's end) or was released, which clears them all.
     #[inline(always)]
-    fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
+    pub(super) fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
         // Straight-line: allocated always, the other two as the mask says.
         let m = self.new_entry_flags(r);
         let i = e.idx();
@@ -1541,7 +1553,7 @@ impl Il {
         };
         out.primary_scope = remap_id(&out, self.primary_scope);
         out.main_routine = remap_id(&out, self.main_routine);
-        out.counts.clone_from(&self.counts);
+        out.counts = self.counts;
         out.counters = self.counters;
         out.compact_edges();
         out.debug_verify("relayout");
@@ -1735,7 +1747,8 @@ mod tests {
         assert_eq!(std::mem::size_of::<EntryId>(), 8);
         assert_eq!(std::mem::size_of::<EntryKind>(), 1);
         assert_eq!(Il::per_entry_column_bytes(), 26);
-        assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 12);
+        // The expression row: its entry and one packed word (the supplement is rare).
+        assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 8);
     }
 
     /// In-place compaction keeps every block whole whatever the pool order: random worlds

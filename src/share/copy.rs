@@ -573,7 +573,7 @@ impl<'s> DeepCopy<'s> {
             p.scan = 1;
         }
         let cols = il.columns();
-        let ek_col = il.expr_columns().expr_kind;
+        let ek_col = il.expr_columns();
         let root = src.idx();
         let n = cols.kind.len();
         // Distance from the root.
@@ -607,7 +607,7 @@ impl<'s> DeepCopy<'s> {
                 if cols.kind[i] != EntryKind::ExprNode {
                     break false;
                 }
-                let ek = ek_col[cols.row[i] as usize];
+                let ek = ek_col.expr_kind(cols.row[i] as usize);
                 if ek == ExprKind::Reclaimed || copies_entity(ek) {
                     break false;
                 }
