@@ -70,6 +70,7 @@ fn value_columns(k: &KindDef) -> Vec<&'static str> {
     if !k.packed.is_empty() {
         v.push("word");
     }
+    v.extend(k.derived.iter().map(|d| d.0));
     v
 }
 
@@ -626,6 +627,13 @@ fn main() {
         if !k.packed.is_empty() {
             let names: Vec<&str> = k.packed.iter().map(|p| p.0).collect();
             writeln!(o, "    /// Packed `{}` (low bits first; read them through the views).\n    pub word: u32,", names.join("`, `")).unwrap();
+        }
+        for (n, ty) in &k.derived {
+            writeln!(
+                o,
+                "    /// Derived `{n}` (kept true by the world).\n    pub {n}: {ty},"
+            )
+            .unwrap();
         }
         o.push_str("}\n\n");
         if !k.packed.is_empty() {

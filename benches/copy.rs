@@ -8,7 +8,7 @@
 use divan::{black_box, counter::ItemsCount, Bencher};
 use ilkit::il::synth::Rng;
 use ilkit::il::Op;
-use ilkit::il::{fields as F, kinds, Eix, EntryId, EntryKind, Il, RegionIdx};
+use ilkit::il::{fields as F, kinds, Eix, EntryKind, Il, RegionIdx};
 use ilkit::il::{ConstantKind, ExprKind, StorageClass, TypeKind};
 use ilkit::share::copy::DeepCopy;
 use std::cell::{Cell, RefCell};
@@ -50,12 +50,14 @@ fn forest(n: usize, tree: usize) -> Forest {
         il.constant_mut(il.eix(c).unwrap()).set_value(i);
         consts.push(c);
     }
+    let (int, v) = (il.eix(int).unwrap(), il.eix(v).unwrap());
+    let consts: Vec<Eix> = consts.iter().map(|&c| il.eix(c).unwrap()).collect();
     let mut rng = Rng::new(5);
     let mut roots = Vec::new();
     let mut boxed = Vec::new();
     for _ in 0..n / tree {
         // Leaves first, then combine pairs until one root (post-order allocation).
-        let mut level: Vec<(EntryId, Box<BoxExpr>)> = Vec::new();
+        let mut level: Vec<(Eix, Box<BoxExpr>)> = Vec::new();
         let leaves = tree.div_ceil(2);
         for _ in 0..leaves {
             let (k, c) = if rng.chance(0.5) {
@@ -63,12 +65,12 @@ fn forest(n: usize, tree: usize) -> Forest {
             } else {
                 (ExprKind::Variable, None)
             };
-            let x = il.alloc_expr_node(k).unwrap();
-            il.set_child(x, F::EXPR_NODE_TYPE, Some(int)).unwrap();
+            // The index builder, then the leaf's constant or entity slot in place.
+            let x = il.push_expr(k, Op::Paren, int, &[]).unwrap();
             if let Some(c) = c {
-                il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
+                il.set_child_eix(x, F::EXPR_NODE_CONSTANT, c).unwrap();
             } else {
-                il.set_ref(x, F::EXPR_NODE_ENTITY, Some(v)).unwrap();
+                il.set_ref_eix(x, F::EXPR_NODE_ENTITY, v).unwrap();
             }
             let b = Box::new(BoxExpr {
                 kind: k,
@@ -86,10 +88,9 @@ fn forest(n: usize, tree: usize) -> Forest {
             while let Some((a, ba)) = it.next() {
                 match it.next() {
                     Some((b, bb)) => {
-                        let x = il.alloc_expr_node(ExprKind::Operation).unwrap();
-                        il.set_child(x, F::EXPR_NODE_TYPE, Some(int)).unwrap();
-                        il.push_list(x, F::EXPR_NODE_OPERANDS, a).unwrap();
-                        il.push_list(x, F::EXPR_NODE_OPERANDS, b).unwrap();
+                        let x = il
+                            .push_expr(ExprKind::Operation, Op::Add, int, &[a, b])
+                            .unwrap();
                         next.push((
                             x,
                             Box::new(BoxExpr {
@@ -108,7 +109,7 @@ fn forest(n: usize, tree: usize) -> Forest {
             level = next;
         }
         let (root, b) = level.pop().unwrap();
-        roots.push(il.eix(root).unwrap());
+        roots.push(root);
         boxed.push(b);
     }
     il.compact_edges();

@@ -85,9 +85,18 @@ pub struct KindDef {
     /// Scalars most entries leave at their default, stored in a side map keyed by row
     /// instead of a column.
     pub rare: Vec<&'static str>,
+    /// Columns derived from the entry (name, Rust type): kept true by the world (its
+    /// setters recompute them), copied with the row, never written by hand or to files.
+    pub derived: Vec<(&'static str, &'static str)>,
 }
 
 impl KindDef {
+    /// Adds derived columns (see [`KindDef::derived`]).
+    pub fn derived(mut self, cols: &[(&'static str, &'static str)]) -> KindDef {
+        self.derived = cols.to_vec();
+        self
+    }
+
     /// Stores `fields` (scalars or flags, with their bit widths) packed in one `u32`.
     pub fn packed(mut self, fields: &[(&'static str, u32)]) -> KindDef {
         self.packed = fields.to_vec();
@@ -145,6 +154,7 @@ pub fn kind(
         fields: fields.to_vec(),
         packed: Vec::new(),
         rare: Vec::new(),
+        derived: Vec::new(),
     }
 }
 
@@ -162,6 +172,7 @@ pub fn reserved(number: u8) -> KindDef {
         fields: Vec::new(),
         packed: Vec::new(),
         rare: Vec::new(),
+        derived: Vec::new(),
     }
 }
 

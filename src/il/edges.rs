@@ -421,6 +421,10 @@ impl Il {
     /// children through this; it changes no derived column).
     #[inline]
     pub(crate) fn children_mut(&mut self, e: Eix) -> &mut [Eix] {
+        debug_assert!(
+            self.cols.kind[e.idx()] != EntryKind::Constant,
+            "a constant's children feed its share key: set them through replace_child_at"
+        );
         let (_, start, end) = self.block(e);
         &mut self.edges[start..end]
     }
@@ -435,7 +439,8 @@ impl Il {
     /// (the constant sharing key) are kept in step.
     #[inline(always)]
     pub(super) fn edge_changed(&mut self, p: Eix) {
-        let _ = p;
+        let k = self.cols.kind[p.idx()];
+        self.refresh_derived(k, p);
     }
 
     pub(super) fn maybe_compact(&mut self) {

@@ -22,6 +22,7 @@
 mod bits;
 mod build;
 mod cols;
+mod derived;
 mod edges;
 mod error;
 mod id;
@@ -33,6 +34,7 @@ pub mod synth;
 mod world;
 
 pub use bits::BitSet;
+pub(crate) use derived::NO_SHARE_KEY;
 pub use error::IlError;
 pub use id::{Eix, EntryId, RegionIdx};
 pub use schema::{Cat, RegionRule};

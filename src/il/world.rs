@@ -984,6 +984,7 @@ impl Il {
             self.secondary.insert(e.0);
         }
         self.enlist(kind, e, b.region);
+        self.refresh_derived(kind, e);
         e
     }
 
@@ -998,6 +999,7 @@ impl Il {
             .push(bytes);
         let row = self.row(e);
         self.tables.set_string(k, row, index, s);
+        self.refresh_derived(k, e);
     }
 
     /// The dense index the next entry takes: a freed one, else one past the end (which
@@ -1128,7 +1130,7 @@ impl Il {
     /// constant at each call site): where derived columns are kept in step.
     #[inline(always)]
     pub(crate) fn row_changed(&mut self, kind: EntryKind, e: Eix) {
-        let _ = (kind, e);
+        self.refresh_derived(kind, e);
     }
 
     // ---- strings -----------------------------------------------------------------------
@@ -1554,6 +1556,10 @@ impl Il {
         out.primary_scope = remap_id(&out, self.primary_scope);
         out.main_routine = remap_id(&out, self.main_routine);
         out.counts = self.counts;
+        for e in out.entries().collect::<Vec<_>>() {
+            let k = out.kind(e);
+            out.refresh_derived(k, e);
+        }
         out.counters = self.counters;
         out.compact_edges();
         out.debug_verify("relayout");
@@ -1674,6 +1680,9 @@ impl Il {
             }
             for (slot, info) in l.refs.iter().enumerate() {
                 check(self.refs(e)[slot], info.target, info.name, &mut errs);
+            }
+            if k == EntryKind::Constant && self.share_key(e) != self.compute_share_key(e) {
+                errs.push(VerifyError(format!("{e}: its share key is stale")));
             }
         }
         if live != self.live {

@@ -42,7 +42,9 @@ const SHARE_TASK: usize = 1 << 13;
 
 use crate::compare::{self, type_shape, Comparer};
 use crate::il::stats::SharingCounters;
-use crate::il::{fields as F, ConstantKind, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
+use crate::il::{
+    fields as F, ConstantKind, Eix, EntryId, EntryKind, Il, IlError, RegionIdx, NO_SHARE_KEY,
+};
 use std::hash::{BuildHasher, Hasher};
 
 /// Which constants may be shared (the seed's three sharing-mode bytes, all on by default).
@@ -168,55 +170,30 @@ impl LeafMemo {
     }
 }
 
-const fn max3(a: usize, b: usize, c: usize) -> usize {
-    let ab = if a > b { a } else { b };
-    if ab > c {
-        ab
-    } else {
-        c
-    }
+/// The memo key of a leaf constant, or `None` when `c` is not a plain shareable leaf:
+/// the constant's share key (`il::derived`, kept by the world), string literals only when
+/// `strings` are shared. A string's key does not imply equality, so a hit is confirmed
+/// against the canonical constant's bytes ([`string_hit`]).
+#[inline(always)]
+fn leaf_key(il: &Il, c: Eix, strings: bool) -> Option<[u64; 3]> {
+    memo_key(il.share_key(c), strings)
 }
 
-/// The memo key of a leaf constant, or `None` when `c` is not a plain shareable leaf.
-/// String literals (kind 2, when `strings` are shared) key on (kind, flags, type, length,
-/// sub-kind, the table's ahash of the bytes): their key does not imply equality, so a hit is
-/// confirmed against the canonical constant's bytes ([`string_hit`]).
+/// `key` as a memo key: none for [`NO_SHARE_KEY`], and none for a string literal unless
+/// `strings` are shared.
 #[inline(always)]
-fn leaf_key(il: &Il, c: Eix, strings: bool, hasher: &ahash::RandomState) -> Option<[u64; 3]> {
-    let t = il.constant(c);
-    let k = t.constant_kind();
-    let leaf = k.is_leaf();
-    if !(leaf || (k == ConstantKind::String && strings))
-        || t.is_shared()
-        || t.ptm_flags() & 0x02 != 0
-    {
+fn memo_key(key: [u64; 3], strings: bool) -> Option<[u64; 3]> {
+    let kind = key[0] & 0xff;
+    if key == NO_SHARE_KEY || (!strings && kind == ConstantKind::String as u64) {
         return None;
     }
-    let ch = il.children(c);
-    if !ch[F::CONSTANT_EXPR.slot as usize].is_none()
-        || !ch[F::CONSTANT_TEMPLATE_INFO.slot as usize].is_none()
-    {
-        return None;
-    }
-    let ty = ch[F::CONSTANT_TYPE.slot as usize];
-    let head = k as u64 | ((t.ptm_flags() as u64) << 8) | ((ty.0 as u64) << 32);
-    if leaf {
-        return Some([head, t.value() as u64, t.value2() as u64]);
-    }
-    let len = t.text_len();
-    Some([
-        head,
-        len as u64 | ((t.sub_kind() as u64) << 32),
-        hasher.hash_one(string_text(il, c)),
-    ])
+    Some(key)
 }
 
 /// The `text_len` bytes of a string constant.
 #[inline]
 fn string_text(il: &Il, c: Eix) -> &[u8] {
-    let t = il.constant(c);
-    let s = t.text();
-    &s[..(t.text_len() as usize).min(s.len())]
+    il.string_text(c)
 }
 
 /// Whether a memo hit `canon` for the string constant `c` really holds the same bytes.
@@ -455,7 +432,7 @@ impl ConstantSharing {
             });
         }
         let key = if self.config.enabled {
-            leaf_key(il, e, self.config.strings, &self.hasher)
+            leaf_key(il, e, self.config.strings)
         } else {
             None
         };
@@ -630,15 +607,9 @@ impl ConstantSharing {
     /// slower, the optimizer no longer seeing the columns' lengths agree. The proptest
     /// `share_many_answers_as_share_eix` holds the two to the same answers.
     fn memo_run(&self, il: &Il, src: &[Eix], out: &mut [Eix]) -> (usize, u64) {
-        const TYPE: usize = F::CONSTANT_TYPE.slot as usize;
-        const EXPR: usize = F::CONSTANT_EXPR.slot as usize;
-        const INFO: usize = F::CONSTANT_TEMPLATE_INFO.slot as usize;
-        const SLOTS: usize = 1 + max3(TYPE, EXPR, INFO);
         let v = il.columns();
-        let t = il.constant_columns();
-        let m = t.constant_kind.len();
-        let (ck, shared, flags) = (&t.constant_kind[..m], &t.is_shared[..m], &t.ptm_flags[..m]);
-        let (value, value2) = (&t.value[..m], &t.value2[..m]);
+        let keys = il.constant_columns().share_key;
+        let strings = self.config.strings;
         let (mut n, mut file_scope) = (0usize, 0u64);
         let out = &mut out[..src.len()];
         for &e in src {
@@ -646,37 +617,15 @@ impl ConstantSharing {
             if i >= v.kind.len() || v.kind[i] != EntryKind::Constant {
                 break;
             }
-            let r = v.row[i] as usize;
-            if r >= m {
+            // One 24-byte key per constant: kind, flags, type, value(s) or string shape.
+            let Some(&key) = keys.get(v.row[i] as usize) else {
                 break;
-            }
-            let k = ck[r];
-            let c = if k.is_leaf() {
-                if shared[r] || flags[r] & 0x02 != 0 {
-                    break;
-                }
-                // A constant's single slots (at least SLOTS of them) start its children.
-                let s = v.start[i] as usize;
-                let Some(kids) = v.edges.get(s..s + SLOTS) else {
-                    break;
-                };
-                if !kids[EXPR].is_none() || !kids[INFO].is_none() {
-                    break;
-                }
-                let head = k as u64 | ((flags[r] as u64) << 8) | ((kids[TYPE].0 as u64) << 32);
-                match self.memo.get(&[head, value[r] as u64, value2[r] as u64]) {
-                    Some(c) => c,
-                    None => break,
-                }
-            } else {
-                // Strings (and anything else): the general key, confirmed by bytes.
-                let Some(key) = leaf_key(il, e, self.config.strings, &self.hasher) else {
-                    break;
-                };
-                match self.memo_hit(il, e, &key) {
-                    Some(c) => c,
-                    None => break,
-                }
+            };
+            let Some(key) = memo_key(key, strings) else {
+                break;
+            };
+            let Some(c) = self.memo_hit(il, e, &key) else {
+                break;
             };
             file_scope += (v.region[i] == RegionIdx::FILE_SCOPE.0) as u64;
             out[n] = c;

@@ -1,0 +1,82 @@
+//! Derived columns: values the world computes from an entry and keeps true through every
+//! setter that could change them (the typed setters' `row_changed`, the edge setters'
+//! `edge_changed`, string stores, bulk builds). Declared with the schema
+//! (`KindDef::derived`); `Il::verify` recomputes and compares them.
+//!
+//! `constant.share_key` is the exact key of constant sharing's memo: for a plain leaf
+//! constant (integer, float, complex, imaginary: no `expr` or `template_info` child, not
+//! `is_shared`, flag bit 0x02 clear) `[head, value, value2]`; for a string literal
+//! `[head, length | char kind << 32, hash of the bytes]`; `head` is the constant kind,
+//! `ptm_flags << 8` and the type child's dense index `<< 32`. Anything else has
+//! [`NO_SHARE_KEY`]. Identical keys of leaf constants imply equal constants; string keys
+//! do not (the memo confirms a hit by the bytes).
+
+use super::{fields as F, ConstantKind, Eix, EntryKind, Il};
+
+/// The share key of a constant the memo does not answer for (no memo key has head 0: the
+/// kinds with a key are not 0).
+pub(crate) const NO_SHARE_KEY: [u64; 3] = [0; 3];
+
+/// The hasher of string literals' bytes in share keys (fixed seeds: keys are part of the
+/// world, not of one sharing table).
+fn text_hasher() -> ahash::RandomState {
+    ahash::RandomState::with_seeds(
+        0x243f_6a88_85a3_08d3,
+        0x1319_8a2e_0370_7344,
+        0xa409_3822_299f_31d0,
+        0x082e_fa98_ec4e_6c89,
+    )
+}
+
+impl Il {
+    /// Recomputes `e`'s derived columns (a no-op for kinds without any).
+    #[inline(always)]
+    pub(super) fn refresh_derived(&mut self, kind: EntryKind, e: Eix) {
+        if kind == EntryKind::Constant {
+            let key = self.compute_share_key(e);
+            let r = self.row(e) as usize;
+            self.tables.constant.share_key[r] = key;
+        }
+    }
+
+    /// The share key of constant `e` as its columns and edges are now (see the module
+    /// docs).
+    pub(super) fn compute_share_key(&self, e: Eix) -> [u64; 3] {
+        let c = self.constant(e);
+        let k = c.constant_kind();
+        let leaf = k.is_leaf();
+        if !(leaf || k == ConstantKind::String) || c.is_shared() || c.ptm_flags() & 0x02 != 0 {
+            return NO_SHARE_KEY;
+        }
+        let ch = self.children(e);
+        if !ch[F::CONSTANT_EXPR.slot as usize].is_none()
+            || !ch[F::CONSTANT_TEMPLATE_INFO.slot as usize].is_none()
+        {
+            return NO_SHARE_KEY;
+        }
+        let ty = ch[F::CONSTANT_TYPE.slot as usize];
+        let head = k as u64 | ((c.ptm_flags() as u64) << 8) | ((ty.0 as u64) << 32);
+        if leaf {
+            return [head, c.value() as u64, c.value2() as u64];
+        }
+        [
+            head,
+            c.text_len() as u64 | ((c.sub_kind() as u64) << 32),
+            text_hasher().hash_one(self.string_text(e)),
+        ]
+    }
+
+    /// The `text_len` bytes of string constant `e`.
+    #[inline]
+    pub(crate) fn string_text(&self, e: Eix) -> &[u8] {
+        let c = self.constant(e);
+        let s = c.text();
+        &s[..(c.text_len() as usize).min(s.len())]
+    }
+
+    /// The share key of live constant `e` (see the module docs).
+    #[inline]
+    pub(crate) fn share_key(&self, e: Eix) -> [u64; 3] {
+        self.tables.constant.share_key[self.row(e) as usize]
+    }
+}
