@@ -20,7 +20,7 @@ pub fn entries() -> Vec<KindDef> {
             scalar("first_seq", "u32"), flag("is_include_file"),
         ]),
         // `share_key`: the exact key of constant sharing's memo (`il::derived`), so a
-        // sharing lookup reads one 24-byte key instead of a dozen columns.
+        // sharing lookup reads one 16-byte key instead of a dozen columns.
         kind(2, "constant", Constant, 184, "constant", Dual, true,
             "A constant value; constant_kind picks the variant (16 ck_* kinds).", &[
             scalar("constant_kind", "ConstantKind"), scalar("sub_kind", "u8"), scalar("value", "i64"),
@@ -39,7 +39,7 @@ pub fn entries() -> Vec<KindDef> {
             // Added for the clang importer: the name of an enumerator constant.
             string("name", 24),
         ])
-        .derived(&[("share_key", "[u64; 3]")]),
+        .derived(&[("share_key", "[u64; 2]")]),
         kind(3, "param_type", Object, 80, "param type", Dual, true,
             "One parameter of a routine type.", &[
             string("name", 24), child("type", "type"), child("declared_type", "type"),

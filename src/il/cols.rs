@@ -177,7 +177,6 @@ impl EntryCols {
 pub(crate) struct EntryColumns<'a> {
     pub(crate) kind: &'a [EntryKind],
     pub(crate) row: &'a [u32],
-    pub(crate) region: &'a [u32],
     pub(crate) start: &'a [u32],
     /// The edge pool.
     pub(crate) edges: &'a [Eix],

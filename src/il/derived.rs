@@ -3,19 +3,24 @@
 //! `edge_changed`, string stores, bulk builds). Declared with the schema
 //! (`KindDef::derived`); `Il::verify` recomputes and compares them.
 //!
-//! `constant.share_key` is the exact key of constant sharing's memo: for a plain leaf
-//! constant (integer, float, complex, imaginary: no `expr` or `template_info` child, not
-//! `is_shared`, flag bit 0x02 clear) `[head, value, value2]`; for a string literal
-//! `[head, length | char kind << 32, hash of the bytes]`; `head` is the constant kind,
-//! `ptm_flags << 8` and the type child's dense index `<< 32`. Anything else has
-//! [`NO_SHARE_KEY`]. Identical keys of leaf constants imply equal constants; string keys
-//! do not (the memo confirms a hit by the bytes).
+//! `constant.share_key` is the exact key of constant sharing's memo, 16 bytes: for a plain
+//! leaf constant (integer, float, complex, imaginary: no `expr` or `template_info` child,
+//! not `is_shared`, flag bit 0x02 clear, `value2` zero) `[head, value]`; for a string
+//! literal `[head, hash of (length, char kind, bytes)]`; `head` is the constant kind,
+//! `ptm_flags << 8`, [`SHARE_KEY_FILE_SCOPE`] for an entry in the file-scope region (what
+//! the sharing counters tell apart; not part of the memo's key), and the type child's
+//! dense index `<< 32`. Anything else (a complex constant with an imaginary part too) has
+//! [`NO_SHARE_KEY`] and takes the structural path. Identical keys of leaf constants imply
+//! equal constants; string keys do not (the memo confirms a hit by the bytes).
 
-use super::{fields as F, ConstantKind, Eix, EntryKind, Il};
+use super::{fields as F, ConstantKind, Eix, EntryKind, Il, RegionIdx};
 
 /// The share key of a constant the memo does not answer for (no memo key has head 0: the
 /// kinds with a key are not 0).
-pub(crate) const NO_SHARE_KEY: [u64; 3] = [0; 3];
+pub(crate) const NO_SHARE_KEY: [u64; 2] = [0; 2];
+
+/// The bit of a share key's head set for an entry in the file-scope region.
+pub(crate) const SHARE_KEY_FILE_SCOPE: u64 = 1 << 16;
 
 /// The hasher of string literals' bytes in share keys (fixed seeds: keys are part of the
 /// world, not of one sharing table).
@@ -41,10 +46,10 @@ impl Il {
 
     /// The share key of constant `e` as its columns and edges are now (see the module
     /// docs).
-    pub(super) fn compute_share_key(&self, e: Eix) -> [u64; 3] {
+    pub(super) fn compute_share_key(&self, e: Eix) -> [u64; 2] {
         let c = self.constant(e);
         let k = c.constant_kind();
-        let leaf = k.is_leaf();
+        let leaf = k.is_leaf() && c.value2() == 0;
         if !(leaf || k == ConstantKind::String) || c.is_shared() || c.ptm_flags() & 0x02 != 0 {
             return NO_SHARE_KEY;
         }
@@ -55,15 +60,17 @@ impl Il {
             return NO_SHARE_KEY;
         }
         let ty = ch[F::CONSTANT_TYPE.slot as usize];
-        let head = k as u64 | ((c.ptm_flags() as u64) << 8) | ((ty.0 as u64) << 32);
+        let fs = if self.region_of(e) == RegionIdx::FILE_SCOPE {
+            SHARE_KEY_FILE_SCOPE
+        } else {
+            0
+        };
+        let head = k as u64 | ((c.ptm_flags() as u64) << 8) | fs | ((ty.0 as u64) << 32);
         if leaf {
-            return [head, c.value() as u64, c.value2() as u64];
+            return [head, c.value() as u64];
         }
-        [
-            head,
-            c.text_len() as u64 | ((c.sub_kind() as u64) << 32),
-            text_hasher().hash_one(self.string_text(e)),
-        ]
+        let shape = c.text_len() as u64 | ((c.sub_kind() as u64) << 32);
+        [head, text_hasher().hash_one((shape, self.string_text(e)))]
     }
 
     /// The `text_len` bytes of string constant `e`.
@@ -76,7 +83,7 @@ impl Il {
 
     /// The share key of live constant `e` (see the module docs).
     #[inline]
-    pub(crate) fn share_key(&self, e: Eix) -> [u64; 3] {
+    pub(crate) fn share_key(&self, e: Eix) -> [u64; 2] {
         self.tables.constant.share_key[self.row(e) as usize]
     }
 }

@@ -34,7 +34,7 @@ pub mod synth;
 mod world;
 
 pub use bits::BitSet;
-pub(crate) use derived::NO_SHARE_KEY;
+pub(crate) use derived::{NO_SHARE_KEY, SHARE_KEY_FILE_SCOPE};
 pub use error::IlError;
 pub use id::{Eix, EntryId, RegionIdx};
 pub use schema::{Cat, RegionRule};

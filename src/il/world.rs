@@ -327,7 +327,6 @@ impl Il {
         EntryColumns {
             kind: &self.cols.kind[..n],
             row: &self.cols.row[..n],
-            region: &self.cols.region[..n],
             start: &self.cols.start[..n],
             edges: &self.edges,
         }
@@ -819,7 +818,17 @@ impl Il {
         } else {
             self.regions[r.idx()].entries.extend_from_slice(dst);
         }
+        let constants = self.batch.count[EntryKind::Constant as usize] != 0;
         self.clone_strings_of(srcs, dst);
+        if constants {
+            // A clone's derived columns were copied from its original, which may live in
+            // another region.
+            for &e in dst {
+                if self.cols.kind[e.idx()] == EntryKind::Constant {
+                    self.refresh_derived(EntryKind::Constant, e);
+                }
+            }
+        }
     }
 
     /// Grows the per-entry columns to `len` dense indices (new ones free until written;

@@ -44,6 +44,7 @@ use crate::compare::{self, type_shape, Comparer};
 use crate::il::stats::SharingCounters;
 use crate::il::{
     fields as F, ConstantKind, Eix, EntryId, EntryKind, Il, IlError, RegionIdx, NO_SHARE_KEY,
+    SHARE_KEY_FILE_SCOPE,
 };
 use std::hash::{BuildHasher, Hasher};
 
@@ -82,8 +83,9 @@ pub struct ConstantSharing {
 }
 
 /// Exact-key memo in front of the structural table for leaf constants (integer, float,
-/// complex, imaginary without children besides the type): key = (kind, flags, type
-/// entry, value, value2) → the canonical constant `compare_constants` chose for that key.
+/// complex, imaginary without children besides the type): key = the constant's share
+/// key (kind, flags, type entry, value; `il::derived`) → the canonical constant
+/// `compare_constants` chose for that key.
 /// Identical keys imply equal constants, so a memo hit needs no comparison; different keys
 /// of equal constants (an equivalent type entry) just miss and take the structural path.
 /// Open addressing, load ≤ 1/2, keys inline.
@@ -98,11 +100,11 @@ struct LeafMemo {
 #[derive(Clone, Copy, Debug)]
 #[repr(align(32))]
 struct MemoSlot {
-    key: [u64; 3],
+    key: [u64; 2],
     val: Eix,
 }
 
-const NO_KEY: [u64; 3] = [u64::MAX; 3];
+const NO_KEY: [u64; 2] = [u64::MAX; 2];
 const EMPTY_SLOT: MemoSlot = MemoSlot {
     key: NO_KEY,
     val: Eix::NONE,
@@ -116,9 +118,9 @@ fn fold_mul(a: u64, b: u64) -> u64 {
 }
 
 #[inline]
-fn memo_hash(k: &[u64; 3]) -> u64 {
+fn memo_hash(k: &[u64; 2]) -> u64 {
     let h = fold_mul(k[0] ^ 0x243f_6a88_85a3_08d3, k[1] ^ 0x1319_8a2e_0370_7344);
-    fold_mul(h ^ k[2], 0xa409_3822_299f_31d0)
+    h ^ (h >> 29)
 }
 
 impl LeafMemo {
@@ -130,7 +132,7 @@ impl LeafMemo {
     }
 
     #[inline(always)]
-    fn get(&self, k: &[u64; 3]) -> Option<Eix> {
+    fn get(&self, k: &[u64; 2]) -> Option<Eix> {
         let mask = self.slots.len() - 1;
         let mut i = memo_hash(k) as usize & mask;
         loop {
@@ -146,7 +148,7 @@ impl LeafMemo {
     }
 
     /// Records `k → v` unless `k` is there already (an answer never changes).
-    fn insert(&mut self, k: [u64; 3], v: Eix) {
+    fn insert(&mut self, k: [u64; 2], v: Eix) {
         if (self.len + 1) * 2 > self.slots.len() {
             let n = self.slots.len() * 2;
             let old = std::mem::replace(&mut self.slots, vec![EMPTY_SLOT; n]);
@@ -175,19 +177,19 @@ impl LeafMemo {
 /// `strings` are shared. A string's key does not imply equality, so a hit is confirmed
 /// against the canonical constant's bytes ([`string_hit`]).
 #[inline(always)]
-fn leaf_key(il: &Il, c: Eix, strings: bool) -> Option<[u64; 3]> {
+fn leaf_key(il: &Il, c: Eix, strings: bool) -> Option<[u64; 2]> {
     memo_key(il.share_key(c), strings)
 }
 
-/// `key` as a memo key: none for [`NO_SHARE_KEY`], and none for a string literal unless
-/// `strings` are shared.
+/// `key` as a memo key (its file-scope bit cleared): none for [`NO_SHARE_KEY`], and none
+/// for a string literal unless `strings` are shared.
 #[inline(always)]
-fn memo_key(key: [u64; 3], strings: bool) -> Option<[u64; 3]> {
+fn memo_key(key: [u64; 2], strings: bool) -> Option<[u64; 2]> {
     let kind = key[0] & 0xff;
     if key == NO_SHARE_KEY || (!strings && kind == ConstantKind::String as u64) {
         return None;
     }
-    Some(key)
+    Some([key[0] & !SHARE_KEY_FILE_SCOPE, key[1]])
 }
 
 /// The `text_len` bytes of a string constant.
@@ -590,7 +592,7 @@ impl ConstantSharing {
     /// The memo's canonical constant for `e` under `key`; a string literal's hit is
     /// confirmed against the canonical constant's bytes (its key does not imply equality).
     #[inline(always)]
-    fn memo_hit(&self, il: &Il, e: Eix, key: &[u64; 3]) -> Option<Eix> {
+    fn memo_hit(&self, il: &Il, e: Eix, key: &[u64; 2]) -> Option<Eix> {
         let c = self.memo.get(key)?;
         if key[0] & 0xff == ConstantKind::String as u64 && !string_hit(il, e, c) {
             return None;
@@ -617,17 +619,17 @@ impl ConstantSharing {
             if i >= v.kind.len() || v.kind[i] != EntryKind::Constant {
                 break;
             }
-            // One 24-byte key per constant: kind, flags, type, value(s) or string shape.
-            let Some(&key) = keys.get(v.row[i] as usize) else {
+            // One 16-byte key per constant: kind, flags, region, type, value or string.
+            let Some(&stored) = keys.get(v.row[i] as usize) else {
                 break;
             };
-            let Some(key) = memo_key(key, strings) else {
+            let Some(key) = memo_key(stored, strings) else {
                 break;
             };
             let Some(c) = self.memo_hit(il, e, &key) else {
                 break;
             };
-            file_scope += (v.region[i] == RegionIdx::FILE_SCOPE.0) as u64;
+            file_scope += (stored[0] & SHARE_KEY_FILE_SCOPE != 0) as u64;
             out[n] = c;
             n += 1;
         }
@@ -640,7 +642,7 @@ impl ConstantSharing {
         il: &mut Il,
         e: Eix,
         adopt: bool,
-        key: Option<[u64; 3]>,
+        key: Option<[u64; 2]>,
     ) -> Result<Eix, IlError> {
         if !constant_is_shareable(il, &self.config, e) {
             return if adopt {
