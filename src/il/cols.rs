@@ -157,7 +157,10 @@ impl EntryCols {
         if len <= self.len() {
             return;
         }
-        self.reserve(len - self.len());
+        if len > self.cap {
+            // Geometric: batch after batch must not reallocate every column each time.
+            self.grow(len - self.len());
+        }
         self.kind.resize(len, EntryKind::None);
         self.row.resize(len, 0);
         self.region.resize(len, 0);

@@ -45,31 +45,35 @@ impl Il {
     }
 
     /// The share key of constant `e` as its columns and edges are now (see the module
-    /// docs).
+    /// docs). Every setter of a constant calls this: it reads the row's columns and the
+    /// three single slots it needs directly (single slots sit at fixed offsets from the
+    /// block's start).
+    #[inline]
     pub(super) fn compute_share_key(&self, e: Eix) -> [u64; 2] {
-        let c = self.constant(e);
-        let k = c.constant_kind();
-        let leaf = k.is_leaf() && c.value2() == 0;
-        if !(leaf || k == ConstantKind::String) || c.is_shared() || c.ptm_flags() & 0x02 != 0 {
+        let r = self.cols.row[e.idx()] as usize;
+        let t = &self.tables.constant;
+        let k = t.constant_kind[r];
+        let flags = t.ptm_flags[r];
+        let leaf = k.is_leaf() && t.value2[r] == 0;
+        if !(leaf || k == ConstantKind::String) || t.is_shared[r] || flags & 0x02 != 0 {
             return NO_SHARE_KEY;
         }
-        let ch = self.children(e);
-        if !ch[F::CONSTANT_EXPR.slot as usize].is_none()
-            || !ch[F::CONSTANT_TEMPLATE_INFO.slot as usize].is_none()
-        {
+        let s = self.cols.start[e.idx()] as usize;
+        let slot = |f: super::ChildField| self.edges[s + f.slot as usize];
+        if !slot(F::CONSTANT_EXPR).is_none() || !slot(F::CONSTANT_TEMPLATE_INFO).is_none() {
             return NO_SHARE_KEY;
         }
-        let ty = ch[F::CONSTANT_TYPE.slot as usize];
-        let fs = if self.region_of(e) == RegionIdx::FILE_SCOPE {
+        let ty = slot(F::CONSTANT_TYPE);
+        let fs = if self.cols.region[e.idx()] == RegionIdx::FILE_SCOPE.0 {
             SHARE_KEY_FILE_SCOPE
         } else {
             0
         };
-        let head = k as u64 | ((c.ptm_flags() as u64) << 8) | fs | ((ty.0 as u64) << 32);
+        let head = k as u64 | ((flags as u64) << 8) | fs | ((ty.0 as u64) << 32);
         if leaf {
-            return [head, c.value() as u64];
+            return [head, t.value[r] as u64];
         }
-        let shape = c.text_len() as u64 | ((c.sub_kind() as u64) << 32);
+        let shape = t.text_len[r] as u64 | ((t.sub_kind[r] as u64) << 32);
         [head, text_hasher().hash_one((shape, self.string_text(e)))]
     }
 

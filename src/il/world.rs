@@ -1,6 +1,7 @@
 //! The IL world: per-entry columns, the edge pool, regions, flags and free lists.
 
 use super::cols::{EntryCols, EntryColumns, EntryRow};
+use super::derived::{NO_SHARE_KEY, SHARE_KEY_FILE_SCOPE};
 use super::edges::{block_shape, nchild_at};
 use super::id::generation;
 use super::{
@@ -821,11 +822,20 @@ impl Il {
         let constants = self.batch.count[EntryKind::Constant as usize] != 0;
         self.clone_strings_of(srcs, dst);
         if constants {
-            // A clone's derived columns were copied from its original, which may live in
-            // another region.
+            // A clone's share key was copied from its original, which may live in
+            // another region: only the key's file-scope bit can differ.
+            let fs = if r == RegionIdx::FILE_SCOPE {
+                SHARE_KEY_FILE_SCOPE
+            } else {
+                0
+            };
+            let keys = &mut self.tables.constant.share_key;
             for &e in dst {
                 if self.cols.kind[e.idx()] == EntryKind::Constant {
-                    self.refresh_derived(EntryKind::Constant, e);
+                    let k = &mut keys[self.cols.row[e.idx()] as usize];
+                    if *k != NO_SHARE_KEY {
+                        k[0] = (k[0] & !SHARE_KEY_FILE_SCOPE) | fs;
+                    }
                 }
             }
         }

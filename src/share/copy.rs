@@ -764,8 +764,11 @@ impl<'s> DeepCopy<'s> {
         let leaves = p.leaf_consts.iter().map(|v| v.src.0);
         for i in p.constants.iter().copied().chain(leaves) {
             let mut c = il.constant_mut(p.dst[i as usize]);
-            c.set_is_shared(false);
-            if mark {
+            // Through the setters only when a value changes (each recomputes the key).
+            if c.view().is_shared() {
+                c.set_is_shared(false);
+            }
+            if mark && !c.view().is_instantiated() {
                 c.set_is_instantiated(true);
             }
         }
