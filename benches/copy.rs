@@ -148,7 +148,7 @@ fn main() {
     let bytes: usize =
         f.il.entries()
             .filter(|&e| f.il.kind(e) == EntryKind::ExprNode)
-            .map(|e| f.il.entry_bytes(e))
+            .map(|e| f.il.entry_bytes(e) + f.il.list_bytes(e).round() as usize)
             .sum::<usize>()
             / nodes.max(1);
     println!(
@@ -292,7 +292,7 @@ fn memcpy_same_bytes(b: Bencher) {
     let bytes: usize =
         f.il.entries()
             .filter(|&e| f.il.kind(e) == EntryKind::ExprNode)
-            .map(|e| f.il.entry_bytes(e))
+            .map(|e| f.il.entry_bytes(e) + f.il.list_bytes(e).round() as usize)
             .sum();
     let src = vec![7u8; bytes];
     b.counter(ItemsCount::new(SUB))

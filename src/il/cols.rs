@@ -14,8 +14,8 @@ pub(super) struct EntryCols {
     pub(super) kind: Vec<EntryKind>,
     /// Row in the kind's table.
     pub(super) row: Vec<u32>,
-    /// Region index.
-    pub(super) region: Vec<u32>,
+    /// Region index: 16 bits while every region fits (see [`RegionCol`]).
+    pub(super) region: RegionCol,
     /// Generation: odd while the entry lives (see `id::generation`).
     pub(super) gen: Vec<u32>,
     /// Pool index of the entry's first single slot (see the `edges` module).
@@ -40,6 +40,92 @@ impl Clone for EntryCols {
         // The clones' capacities are their own: `cap` must not promise more.
         c.reserve_total(c.len());
         c
+    }
+}
+
+/// The region column: `u16` while every region index fits (the usual world: function
+/// regions are recycled when closed), widened to `u32` once for good when one does not.
+#[derive(Clone, Debug)]
+pub(super) enum RegionCol {
+    /// Every value fits 16 bits.
+    Narrow(Vec<u16>),
+    /// Some value does not.
+    Wide(Vec<u32>),
+}
+
+impl Default for RegionCol {
+    fn default() -> Self {
+        RegionCol::Narrow(Vec::new())
+    }
+}
+
+impl RegionCol {
+    /// The region index of entry `i`.
+    #[inline(always)]
+    pub(super) fn get(&self, i: usize) -> u32 {
+        match self {
+            RegionCol::Narrow(v) => v[i] as u32,
+            RegionCol::Wide(v) => v[i],
+        }
+    }
+
+    /// Sets entry `i`'s region index (widening the column when `r` needs it).
+    #[inline(always)]
+    pub(super) fn set(&mut self, i: usize, r: u32) {
+        match self {
+            RegionCol::Narrow(v) if r <= u16::MAX as u32 => v[i] = r as u16,
+            RegionCol::Wide(v) => v[i] = r,
+            RegionCol::Narrow(_) => {
+                self.widen();
+                self.set(i, r);
+            }
+        }
+    }
+
+    /// Switches to 32-bit values (keeping the capacity).
+    #[cold]
+    fn widen(&mut self) {
+        if let RegionCol::Narrow(v) = self {
+            let mut w = Vec::with_capacity(v.capacity());
+            w.extend(v.iter().map(|&x| x as u32));
+            *self = RegionCol::Wide(w);
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            RegionCol::Narrow(v) => v.len(),
+            RegionCol::Wide(v) => v.len(),
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        match self {
+            RegionCol::Narrow(v) => v.capacity(),
+            RegionCol::Wide(v) => v.capacity(),
+        }
+    }
+
+    fn reserve_exact(&mut self, n: usize) {
+        match self {
+            RegionCol::Narrow(v) => v.reserve_exact(n),
+            RegionCol::Wide(v) => v.reserve_exact(n),
+        }
+    }
+
+    fn resize(&mut self, len: usize) {
+        match self {
+            RegionCol::Narrow(v) => v.resize(len, 0),
+            RegionCol::Wide(v) => v.resize(len, 0),
+        }
+    }
+
+    /// Bytes per entry.
+    pub(super) fn width(&self) -> usize {
+        match self {
+            RegionCol::Narrow(_) => 2,
+            RegionCol::Wide(_) => 4,
+        }
     }
 }
 
@@ -99,7 +185,17 @@ impl EntryCols {
         unsafe {
             put(&mut self.kind, i, r.kind);
             put(&mut self.row, i, r.row);
-            put(&mut self.region, i, r.region);
+            match &mut self.region {
+                RegionCol::Narrow(v) if r.region <= u16::MAX as u32 => put(v, i, r.region as u16),
+                RegionCol::Wide(v) => put(v, i, r.region),
+                RegionCol::Narrow(_) => {
+                    self.region.widen();
+                    let RegionCol::Wide(v) = &mut self.region else {
+                        unreachable!("just widened")
+                    };
+                    put(v, i, r.region)
+                }
+            }
             put(&mut self.gen, i, r.gen);
             put(&mut self.start, i, r.start);
             put(&mut self.pos, i, r.pos);
@@ -111,7 +207,7 @@ impl EntryCols {
     pub(super) fn set(&mut self, i: usize, r: EntryRow) {
         self.kind[i] = r.kind;
         self.row[i] = r.row;
-        self.region[i] = r.region;
+        self.region.set(i, r.region);
         self.gen[i] = r.gen;
         self.start[i] = r.start;
         self.pos[i] = r.pos;
@@ -163,15 +259,20 @@ impl EntryCols {
         }
         self.kind.resize(len, EntryKind::None);
         self.row.resize(len, 0);
-        self.region.resize(len, 0);
+        self.region.resize(len);
         self.gen.resize(len, 0);
         self.start.resize(len, 0);
         self.pos.resize(len, 0);
     }
 
-    /// Bytes one entry takes across the columns.
+    /// Bytes one entry takes across the columns (with 16-bit regions).
     pub(super) const fn bytes_per_entry() -> usize {
-        1 + 4 + 4 + 4 + 4 + 4
+        1 + 4 + 2 + 4 + 4 + 4
+    }
+
+    /// Bytes one entry takes across the columns as they are (regions 16 or 32 bits).
+    pub(super) fn bytes_per_entry_now(&self) -> usize {
+        Self::bytes_per_entry() - 2 + self.region.width()
     }
 }
 

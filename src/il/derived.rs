@@ -64,7 +64,7 @@ impl Il {
             return NO_SHARE_KEY;
         }
         let ty = slot(F::CONSTANT_TYPE);
-        let fs = if self.cols.region[e.idx()] == RegionIdx::FILE_SCOPE.0 {
+        let fs = if self.cols.region.get(e.idx()) == RegionIdx::FILE_SCOPE.0 {
             SHARE_KEY_FILE_SCOPE
         } else {
             0

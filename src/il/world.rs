@@ -5,8 +5,8 @@ use super::derived::{NO_SHARE_KEY, SHARE_KEY_FILE_SCOPE};
 use super::edges::{block_shape, nchild_at};
 use super::id::generation;
 use super::{
-    BitSet, ConstantKind, Eix, EntryId, EntryKind, ExprKind, IlError, RegionIdx, RegionRule,
-    StorageClass, Str, StrFields, StringArena, Tables,
+    BitSet, ConstantKind, Eix, EixRuns, EntryId, EntryKind, ExprKind, IlError, RegionIdx,
+    RegionRule, StorageClass, Str, StrFields, StringArena, Tables,
 };
 
 /// A source position: `file` is the ordinal of a source file entry (`u16::MAX` = none).
@@ -59,8 +59,9 @@ pub enum FreeListKind {
 pub struct Region {
     /// Whether the region is open.
     pub live: bool,
-    /// Its entries in allocation order.
-    pub entries: Vec<Eix>,
+    /// Its entries in allocation order (function regions; file-scope entries are in the
+    /// per-kind lists), as runs of consecutive dense indices.
+    pub entries: EixRuns,
     /// Its string bytes.
     pub strings: StringArena,
     /// The function scope it belongs to (none for file scope).
@@ -263,10 +264,6 @@ impl Il {
     pub fn reserve(&mut self, entries: usize, edges: usize) {
         self.cols.reserve(entries);
         self.edges.reserve(edges);
-        if self.current != RegionIdx::FILE_SCOPE {
-            // They will most likely go to the current function region's list.
-            self.regions[self.current.idx()].entries.reserve(entries);
-        }
         let n = self.cols.len() + entries;
         for f in &mut self.flags {
             f.grow(n);
@@ -336,7 +333,7 @@ impl Il {
     /// Region of a live entry.
     #[inline]
     pub fn region_of(&self, e: Eix) -> RegionIdx {
-        RegionIdx(self.cols.region[e.idx()])
+        RegionIdx(self.cols.region.get(e.idx()))
     }
 
     /// Source position of a live entry.
@@ -567,8 +564,11 @@ impl Il {
             return Err(IlError::BadRegion(r.0));
         }
         let entries = std::mem::take(&mut self.regions[r.idx()].entries);
-        for &e in &entries {
-            if self.is_live(e) && self.cols.region[e.idx()] == r.0 {
+        // Last first: the free list then hands the indices out in ascending order again,
+        // so the next region's entries form runs too.
+        let order: Vec<Eix> = entries.iter().collect();
+        for &e in order.iter().rev() {
+            if self.is_live(e) && self.cols.region.get(e.idx()) == r.0 {
                 self.release(e);
             }
         }
@@ -774,14 +774,12 @@ impl Il {
         self.clone_rows_of(srcs, dst);
         let cursor = if keep_pos { 0 } else { self.cursor_index() };
         let len = self.cols.len();
-        let (gen, region, pos) = (
-            &mut self.cols.gen[..len],
-            &mut self.cols.region[..len],
-            &mut self.cols.pos[..len],
-        );
+        for &e in dst {
+            self.cols.region.set(e.idx(), r.0);
+        }
+        let (gen, pos) = (&mut self.cols.gen[..len], &mut self.cols.pos[..len]);
         for &e in dst {
             gen[e.idx()] = gen[e.idx()].wrapping_add(1);
-            region[e.idx()] = r.0;
         }
         self.live += n;
         if keep_pos {
@@ -1013,7 +1011,7 @@ impl Il {
         if k.layout().strings[index].string_kind == EntryKind::StringText as u8 {
             self.counters.string_literal_bytes += bytes.len() as u64;
         }
-        let s = self.regions[self.cols.region[e.idx()] as usize]
+        let s = self.regions[self.cols.region.get(e.idx()) as usize]
             .strings
             .push(bytes);
         let row = self.row(e);
@@ -1063,8 +1061,8 @@ impl Il {
     fn copy_strings(&mut self, kind: EntryKind, from: Eix, to: Eix, tr: u32) {
         let strs = self.tables.strings(kind, self.row(from));
         let (fr, tr_region) = (
-            self.cols.region[from.idx()] as usize,
-            self.cols.region[to.idx()] as usize,
+            self.cols.region.get(from.idx()) as usize,
+            self.cols.region.get(to.idx()) as usize,
         );
         for (i, &s) in strs.as_slice().iter().enumerate() {
             if s.is_some() {
@@ -1216,7 +1214,7 @@ impl Il {
 
     /// The bytes of a string handle held by entry `e`.
     pub fn str_bytes(&self, e: Eix, s: Str) -> &[u8] {
-        self.regions[self.cols.region[e.idx()] as usize]
+        self.regions[self.cols.region.get(e.idx()) as usize]
             .strings
             .get(s)
     }
@@ -1464,12 +1462,22 @@ impl Il {
     // ---- bytes ---------------------------------------------------------------------------
 
     /// Bytes of the per-entry columns for one entry (kind, row, region, generation, block
-    /// start, position index, six flag bits rounded up to one byte) and its slot in the one
-    /// list that holds it: the per-kind allocation list (file scope) or its function
-    /// region's. The interned position table is counted apart
-    /// ([`Il::position_table_bytes`]).
+    /// start, position index, six flag bits rounded up to one byte). The list that holds
+    /// the entry ([`Il::list_bytes`]) and the interned position table
+    /// ([`Il::position_table_bytes`]) are counted apart.
     pub const fn per_entry_column_bytes() -> usize {
-        EntryCols::bytes_per_entry() + 1 + 4
+        EntryCols::bytes_per_entry() + 1
+    }
+
+    /// Bytes `e` takes in the one list that holds it: a 4-byte slot of its kind's
+    /// allocation list at file scope; its share of its function region's runs otherwise.
+    pub fn list_bytes(&self, e: Eix) -> f64 {
+        let r = self.region_of(e);
+        if r == RegionIdx::FILE_SCOPE {
+            return 4.0;
+        }
+        let l = &self.regions[r.idx()].entries;
+        l.bytes() as f64 / l.len().max(1) as f64
     }
 
     /// Bytes of the interned source position table (shared by every entry allocated at
@@ -1479,11 +1487,11 @@ impl Il {
     }
 
     /// Bytes one live entry of `e`'s kind takes in ilkit's layout: per-entry columns, its
-    /// row, and its edge block.
+    /// row, and its edge block (its list share apart: [`Il::list_bytes`]).
     pub fn entry_bytes(&self, e: Eix) -> usize {
         let k = self.kind(e);
         let (begin, _, end) = self.block(e);
-        Self::per_entry_column_bytes() + Tables::row_bytes(k) + 4 * (end - begin)
+        self.cols.bytes_per_entry_now() + 1 + Tables::row_bytes(k) + 4 * (end - begin)
     }
 
     /// Epoch counter for walks that need one (incremented per call).
@@ -1513,7 +1521,7 @@ impl Il {
                 continue;
             }
             let k = self.kind(e);
-            let r = self.cols.region[e.idx()] as usize;
+            let r = self.cols.region.get(e.idx()) as usize;
             let nr = *region_map[r].get_or_insert_with(|| out.open_function_region(None));
             out.cursor = self.pos(e);
             out.cursor_pos = u32::MAX;
@@ -1643,7 +1651,7 @@ impl Il {
                     self.tables.row_eix(k, self.cols.row[i])
                 )));
             }
-            let r = self.cols.region[i] as usize;
+            let r = self.cols.region.get(i) as usize;
             if !self.regions.get(r).is_some_and(|r| r.live) {
                 errs.push(VerifyError(format!("{e}: lives in closed region {r}")));
             }
@@ -1736,11 +1744,11 @@ impl Il {
             }
         }
         for (r, reg) in self.regions.iter().enumerate().filter(|(_, r)| r.live) {
-            for &e in &reg.entries {
-                if self.is_live(e) && self.cols.region[e.idx()] as usize != r && r != 0 {
+            for e in reg.entries.iter() {
+                if self.is_live(e) && self.cols.region.get(e.idx()) as usize != r && r != 0 {
                     errs.push(VerifyError(format!(
                         "{e}: listed in region {r} but lives in {}",
-                        self.cols.region[e.idx()]
+                        self.cols.region.get(e.idx())
                     )));
                 }
             }
@@ -1774,9 +1782,36 @@ mod tests {
         assert_eq!(std::mem::size_of::<SourcePos>(), 8);
         assert_eq!(std::mem::size_of::<EntryId>(), 8);
         assert_eq!(std::mem::size_of::<EntryKind>(), 1);
-        assert_eq!(Il::per_entry_column_bytes(), 26);
+        assert_eq!(Il::per_entry_column_bytes(), 20);
         // The expression row: its entry and one packed word (the supplement is rare).
         assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 8);
+    }
+
+    /// Region indices past 16 bits widen the region column and keep every entry's region.
+    #[test]
+    fn region_column_widens_past_16_bits() {
+        let mut il = Il::new();
+        let a = il.open_function_region(None);
+        let x = il
+            .push_expr(ExprKind::Constant, crate::il::Op::Paren, Eix::NONE, &[])
+            .unwrap();
+        let mut last = a;
+        for _ in 0..70_000 {
+            last = il.open_function_region(None);
+        }
+        assert!(last.0 > u16::MAX as u32);
+        let y = il
+            .push_expr(ExprKind::Constant, crate::il::Op::Paren, Eix::NONE, &[])
+            .unwrap();
+        assert_eq!((il.region_of(x), il.region_of(y)), (a, last));
+        assert_eq!(il.entry_bytes(y), il.entry_bytes(x));
+        assert_eq!(
+            il.cols.bytes_per_entry_now(),
+            EntryCols::bytes_per_entry() + 2
+        );
+        il.close_function_region(last).unwrap();
+        assert!(il.eix(il.id_of(x)).is_ok());
+        assert_eq!(il.verify(), vec![]);
     }
 
     /// In-place compaction keeps every block whole whatever the pool order: random worlds
