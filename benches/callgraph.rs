@@ -1,15 +1,27 @@
-//! callgraph benches (divan): ilkit and its baselines in the same run.
+//! callgraph benches (divan): what the call graph really runs, and its baselines in the
+//! same run.
 //!
-//! `cargo bench --bench callgraph`. Baselines: petgraph 0.6 `tarjan_scc` (recursive, so
-//! it runs on a thread with a large stack; ilkit's Tarjan runs the same way for
-//! fairness) and `kosaraju_scc`; a from-scratch rebuild for the incremental split.
-//! ilkit's rows use `Tarjan::compute_any_order` (roots walked against the edges'
-//! prevailing direction); `ilkit_llvm_root_order` is `Tarjan::compute` (roots in id
-//! order, as the call graph needs).
+//! `cargo bench --bench callgraph`.
+//! - `scc_*`: `ilkit_build_ref_sccs` is [`LazyCallGraph::build_ref_sccs`] on a graph made
+//!   from edge lists (every edge a call edge; the graph is set up outside the timing):
+//!   the RefSCCs and SCCs in LLVM's order, through `graph::Tarjan` (one run over every
+//!   edge, a second scoped run only inside RefSCCs with a ref edge). Baselines: petgraph
+//!   0.6 `tarjan_scc` (recursive, so it runs on a thread with a large stack) and
+//!   `kosaraju_scc` on the same graph. Reference rows, not bars: the same build with one
+//!   edge in ten a ref edge (`..._10pct_refs`, second runs inside RefSCCs), and the bare
+//!   `graph::Tarjan` on a CSR in LLVM's root order (`tarjan_llvm_order`) and in
+//!   `compute_any_order` (`tarjan_any_order`). `scc_callgraph_shaped_callees_first` is
+//!   the same graph with its ids reversed (callees before callers, the order of a C
+//!   module's definitions, see PERF.md): LLVM's root order (and petgraph's) then walks
+//!   with the edges instead of against them.
+//! - `split_*`: the incremental splits (`switch_internal_edge_to_ref`, scoped Tarjan with
+//!   a sink; `remove_internal_ref_edges`, scoped Tarjan) each followed by the merge that
+//!   undoes it, in place, against rebuilding every RefSCC and SCC from scratch.
+//! - `import_ll`: parsing and building the graph of the largest corpus module.
 
 use divan::counter::BytesCount;
 use divan::Bencher;
-use ilkit::callgraph::{Edge, EdgeKind, LazyCallGraph};
+use ilkit::callgraph::{Edge, EdgeKind, LazyCallGraph, NodeIdx};
 use ilkit::graph::{Csr, Tarjan};
 
 fn main() {
@@ -54,6 +66,28 @@ fn random_edges(n: usize, m: usize) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// Per-node edge lists of `edges` (duplicate targets dropped, as a call graph has one
+/// edge per target); one edge in `ref_every` is a ref edge (never when 0).
+fn edge_lists(edges: &[(u32, u32)], ref_every: usize) -> Vec<Vec<Edge>> {
+    let mut lists: Vec<Vec<Edge>> = vec![Vec::new(); N];
+    for (k, &(a, b)) in edges.iter().enumerate() {
+        let list = &mut lists[a as usize];
+        if list.iter().any(|e| e.target.0 == b) {
+            continue;
+        }
+        let kind = if ref_every > 0 && k % ref_every == 0 {
+            EdgeKind::Ref
+        } else {
+            EdgeKind::Call
+        };
+        list.push(Edge {
+            target: NodeIdx(b),
+            kind,
+        });
+    }
+    lists
+}
+
 fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()
         .stack_size(4 << 30)
@@ -74,8 +108,17 @@ fn petgraph_of(n: usize, e: &[(u32, u32)]) -> petgraph::Graph<(), ()> {
     g
 }
 
-/// One `Tarjan` run over and over on the graph of `edges`, its tables reused.
-fn reused_tables(b: Bencher, edges: &[(u32, u32)], run: fn(&mut Tarjan, &Csr)) {
+/// `build_ref_sccs` on fresh graphs over `lists` (set up outside the timing).
+fn build(b: Bencher, lists: Vec<Vec<Edge>>) {
+    b.with_inputs(|| LazyCallGraph::from_edge_lists(lists.clone()))
+        .bench_local_refs(|g| {
+            g.build_ref_sccs();
+            g.num_refsccs()
+        });
+}
+
+/// One `Tarjan` run over and over on the CSR of `edges`, its tables reused.
+fn tarjan(b: Bencher, edges: &[(u32, u32)], run: fn(&mut Tarjan, &Csr)) {
     let g = Csr::from_edges(N, edges);
     let mut t = Tarjan::new();
     b.bench_local(|| {
@@ -84,170 +127,187 @@ fn reused_tables(b: Bencher, edges: &[(u32, u32)], run: fn(&mut Tarjan, &Csr)) {
     });
 }
 
-mod tarjan_callgraph_shaped {
+fn petgraph_tarjan(b: Bencher, edges: &[(u32, u32)]) {
+    let g = std::sync::Arc::new(petgraph_of(N, edges));
+    b.bench_local(|| {
+        let g = g.clone();
+        on_big_stack(move || petgraph::algo::tarjan_scc(&*g).len())
+    });
+}
+
+fn petgraph_kosaraju(b: Bencher, edges: &[(u32, u32)]) {
+    let g = std::sync::Arc::new(petgraph_of(N, edges));
+    b.bench_local(|| {
+        let g = g.clone();
+        on_big_stack(move || petgraph::algo::kosaraju_scc(&*g).len())
+    });
+}
+
+mod scc_callgraph_shaped {
     use super::*;
 
-    /// Roots `0..n` in order, as LLVM walks them (the order the call graph needs).
+    /// The bar row: RefSCCs and SCCs of a LazyCallGraph, LLVM's order.
     #[divan::bench(sample_count = 10)]
-    fn ilkit_llvm_root_order(b: Bencher) {
-        reused_tables(b, &callgraph_edges(N), Tarjan::compute);
-    }
-
-    /// ilkit as a host uses it: one `Tarjan` whose side tables are reused across runs
-    /// (no recursion, so no big-stack thread either).
-    #[divan::bench(sample_count = 10)]
-    fn ilkit_reused(b: Bencher) {
-        reused_tables(b, &callgraph_edges(N), Tarjan::compute_any_order);
+    fn ilkit_build_ref_sccs(b: Bencher) {
+        build(b, edge_lists(&callgraph_edges(N), 0));
     }
 
     #[divan::bench(sample_count = 10)]
-    fn ilkit(b: Bencher) {
-        let g = std::sync::Arc::new(Csr::from_edges(N, &callgraph_edges(N)));
-        b.bench_local(|| {
-            let g = g.clone();
-            on_big_stack(move || {
-                let mut t = Tarjan::new();
-                t.compute_any_order(&*g);
-                t.num_sccs()
-            })
-        });
+    fn ilkit_build_ref_sccs_10pct_refs(b: Bencher) {
+        build(b, edge_lists(&callgraph_edges(N), 10));
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn tarjan_llvm_order(b: Bencher) {
+        tarjan(b, &callgraph_edges(N), Tarjan::compute);
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn tarjan_any_order(b: Bencher) {
+        tarjan(b, &callgraph_edges(N), Tarjan::compute_any_order);
     }
 
     #[divan::bench(sample_count = 10)]
     fn petgraph_tarjan(b: Bencher) {
-        let g = std::sync::Arc::new(petgraph_of(N, &callgraph_edges(N)));
-        b.bench_local(|| {
-            let g = g.clone();
-            on_big_stack(move || petgraph::algo::tarjan_scc(&*g).len())
-        });
-    }
-
-    /// Not a bar baseline: petgraph given the same locality by hand, on the graph with its
-    /// ids reversed (petgraph walks roots in id order and takes no root order).
-    #[divan::bench(sample_count = 10)]
-    fn petgraph_tarjan_reversed_ids(b: Bencher) {
-        let n = N as u32 - 1;
-        let e: Vec<(u32, u32)> = callgraph_edges(N)
-            .into_iter()
-            .map(|(a, b)| (n - a, n - b))
-            .collect();
-        let g = std::sync::Arc::new(petgraph_of(N, &e));
-        b.bench_local(|| {
-            let g = g.clone();
-            on_big_stack(move || petgraph::algo::tarjan_scc(&*g).len())
-        });
+        super::petgraph_tarjan(b, &callgraph_edges(N));
     }
 
     #[divan::bench(sample_count = 10)]
     fn petgraph_kosaraju(b: Bencher) {
-        let g = std::sync::Arc::new(petgraph_of(N, &callgraph_edges(N)));
-        b.bench_local(|| {
-            let g = g.clone();
-            on_big_stack(move || petgraph::algo::kosaraju_scc(&*g).len())
-        });
+        super::petgraph_kosaraju(b, &callgraph_edges(N));
     }
 }
 
-mod tarjan_random_1m_4m {
+/// `callgraph_edges` with ids reversed: every edge goes to a lower id.
+fn callees_first_edges(n: usize) -> Vec<(u32, u32)> {
+    let last = n as u32 - 1;
+    callgraph_edges(n)
+        .into_iter()
+        .map(|(a, b)| (last - a, last - b))
+        .collect()
+}
+
+mod scc_callgraph_shaped_callees_first {
     use super::*;
 
-    /// Roots `0..n` in order, as LLVM walks them (the order the call graph needs).
     #[divan::bench(sample_count = 10)]
-    fn ilkit_llvm_root_order(b: Bencher) {
-        reused_tables(b, &random_edges(N, 4 * N), Tarjan::compute);
-    }
-
-    /// ilkit as a host uses it: one `Tarjan` whose side tables are reused across runs
-    /// (no recursion, so no big-stack thread either).
-    #[divan::bench(sample_count = 10)]
-    fn ilkit_reused(b: Bencher) {
-        reused_tables(b, &random_edges(N, 4 * N), Tarjan::compute_any_order);
+    fn ilkit_build_ref_sccs(b: Bencher) {
+        build(b, edge_lists(&callees_first_edges(N), 0));
     }
 
     #[divan::bench(sample_count = 10)]
-    fn ilkit(b: Bencher) {
-        let g = std::sync::Arc::new(Csr::from_edges(N, &random_edges(N, 4 * N)));
-        b.bench_local(|| {
-            let g = g.clone();
-            on_big_stack(move || {
-                let mut t = Tarjan::new();
-                t.compute_any_order(&*g);
-                t.num_sccs()
-            })
-        });
+    fn tarjan_llvm_order(b: Bencher) {
+        tarjan(b, &callees_first_edges(N), Tarjan::compute);
     }
 
     #[divan::bench(sample_count = 10)]
     fn petgraph_tarjan(b: Bencher) {
-        let g = std::sync::Arc::new(petgraph_of(N, &random_edges(N, 4 * N)));
-        b.bench_local(|| {
-            let g = g.clone();
-            on_big_stack(move || petgraph::algo::tarjan_scc(&*g).len())
-        });
+        super::petgraph_tarjan(b, &callees_first_edges(N));
     }
 
     #[divan::bench(sample_count = 10)]
     fn petgraph_kosaraju(b: Bencher) {
-        let g = std::sync::Arc::new(petgraph_of(N, &random_edges(N, 4 * N)));
-        b.bench_local(|| {
-            let g = g.clone();
-            on_big_stack(move || petgraph::algo::kosaraju_scc(&*g).len())
-        });
+        super::petgraph_kosaraju(b, &callees_first_edges(N));
     }
 }
 
-/// A 10^6-node lazy call graph whose nodes 0..16 form one call cycle on top of the
-/// call-graph-shaped DAG.
-fn lcg_with_cycle16() -> Vec<Vec<Edge>> {
+mod scc_random_1m_4m {
+    use super::*;
+
+    /// The bar row: RefSCCs and SCCs of a LazyCallGraph, LLVM's order.
+    #[divan::bench(sample_count = 10)]
+    fn ilkit_build_ref_sccs(b: Bencher) {
+        build(b, edge_lists(&random_edges(N, 4 * N), 0));
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn ilkit_build_ref_sccs_10pct_refs(b: Bencher) {
+        build(b, edge_lists(&random_edges(N, 4 * N), 10));
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn tarjan_llvm_order(b: Bencher) {
+        tarjan(b, &random_edges(N, 4 * N), Tarjan::compute);
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn tarjan_any_order(b: Bencher) {
+        tarjan(b, &random_edges(N, 4 * N), Tarjan::compute_any_order);
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn petgraph_tarjan(b: Bencher) {
+        super::petgraph_tarjan(b, &random_edges(N, 4 * N));
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn petgraph_kosaraju(b: Bencher) {
+        super::petgraph_kosaraju(b, &random_edges(N, 4 * N));
+    }
+}
+
+/// A 10^6-node lazy call graph whose nodes 0..16 form one cycle (of `kind` edges) on top
+/// of the call-graph-shaped DAG.
+fn lcg_with_cycle16(kind: EdgeKind) -> Vec<Vec<Edge>> {
     let mut lists = vec![Vec::new(); N];
     for (a, b) in callgraph_edges(N) {
-        if a >= 16 && b >= 16 && !lists[a as usize].iter().any(|e: &Edge| e.target == b) {
+        if a >= 16 && b >= 16 && !lists[a as usize].iter().any(|e: &Edge| e.target.0 == b) {
             lists[a as usize].push(Edge {
-                target: b,
+                target: NodeIdx(b),
                 kind: EdgeKind::Call,
             });
         }
     }
     for i in 0..16u32 {
         lists[i as usize].push(Edge {
-            target: (i + 1) % 16,
-            kind: EdgeKind::Call,
+            target: NodeIdx((i + 1) % 16),
+            kind,
         });
         lists[i as usize].push(Edge {
-            target: 16 + i,
+            target: NodeIdx(16 + i),
             kind: EdgeKind::Call,
         });
     }
     lists
 }
 
-mod split_scc16_in_1m {
+mod split_cycle16_in_1m {
     use super::*;
 
-    /// `switch_internal_edge_to_ref` splitting the 16-node SCC into 16, then
-    /// `switch_internal_edge_to_call` merging it back, in place (an upper bound for
-    /// the split alone).
+    /// `switch_internal_edge_to_ref` splitting the 16-node SCC into 16 (a scoped Tarjan
+    /// run with a sink), then `switch_internal_edge_to_call` merging it back, in place
+    /// (an upper bound for the split alone).
     #[divan::bench(sample_count = 50)]
-    fn ilkit_split_then_merge(b: Bencher) {
-        let mut g = LazyCallGraph::from_edge_lists(lcg_with_cycle16());
+    fn scc_split_then_merge(b: Bencher) {
+        let mut g = LazyCallGraph::from_edge_lists(lcg_with_cycle16(EdgeKind::Call));
         g.build_ref_sccs();
+        let (last, first) = (NodeIdx(15), NodeIdx(0));
         b.bench_local(|| {
-            let n = g.switch_internal_edge_to_ref(15, 0).len();
-            g.switch_internal_edge_to_call(15, 0, |_| {});
+            let n = g.switch_internal_edge_to_ref(last, first).len();
+            g.switch_internal_edge_to_call(last, first, |_| {});
             n
         });
     }
 
-    /// Baseline: rebuild every RefSCC and SCC from scratch (Tarjan over the whole
-    /// graph; the graph's tables are set up outside the timing).
+    /// `remove_internal_ref_edges` splitting the 16-node RefSCC into 16 (a scoped Tarjan
+    /// run), then `insert_incoming_ref_edge` merging it back, in place.
+    #[divan::bench(sample_count = 50)]
+    fn refscc_split_then_merge(b: Bencher) {
+        let mut g = LazyCallGraph::from_edge_lists(lcg_with_cycle16(EdgeKind::Ref));
+        g.build_ref_sccs();
+        let (last, first) = (NodeIdx(15), NodeIdx(0));
+        b.bench_local(|| {
+            let n = g.remove_internal_ref_edges(last, &[first]).len();
+            g.insert_incoming_ref_edge(last, first);
+            n
+        });
+    }
+
+    /// Baseline: rebuild every RefSCC and SCC from scratch (the graph's tables are set
+    /// up outside the timing).
     #[divan::bench(sample_count = 10)]
     fn rebuild_from_scratch(b: Bencher) {
-        let lists = lcg_with_cycle16();
-        b.with_inputs(|| LazyCallGraph::from_edge_lists(lists.clone()))
-            .bench_local_refs(|g| {
-                g.build_ref_sccs();
-                g.num_refsccs()
-            });
+        build(b, lcg_with_cycle16(EdgeKind::Call));
     }
 }
 

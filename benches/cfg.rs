@@ -3,7 +3,10 @@
 //! - `dominators/*`, `dominators_structured/*`: RPO + idom on 10^5-block CFGs (unstructured
 //!   and irreducible; structured and reducible) — ilkit auto (what `CfgInfo` runs; RPO
 //!   included), ilkit CHK (RPO included), ilkit Semi-NCA with its own DFS, and
-//!   `petgraph::algo::dominators::simple_fast` (CHK on petgraph's graph).
+//!   `petgraph::algo::dominators::simple_fast` (CHK on petgraph's graph); beside them
+//!   `ilkit_frontiers` (dominance frontiers of every block from the computed tree: the
+//!   frontier step alone) and `ilkit_postdom` (LLVM-style post-dominator tree: roots,
+//!   reverse graph, Semi-NCA).
 //! - `adversarial/*`: auto vs CHK vs Semi-NCA on long parallel chains, deep irreducible nests and
 //!   the backward ladder (CHK needs one pass per block).
 //! - `edges/*`: walking every successor list through CSR vs the ptxas FNV-1a edge map.
@@ -14,10 +17,11 @@
 
 use divan::{black_box, counter::BytesCount, Bencher};
 use ilkit::cfg::edgemap::FnvEdgeMap;
-use ilkit::cfg::{Cfg, Term};
+use ilkit::cfg::{BlockIdx, Cfg, Term};
 use ilkit::graph::dom::DomTree;
 use ilkit::graph::rpo::{Rpo, RpoVariant};
 use ilkit::graph::Successors;
+use ilkit::graph::{DomFrontiers, PostDomTree};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 fn main() {
@@ -40,7 +44,7 @@ impl Rng {
 fn cfg_from(n: usize, edges: &[(u32, u32)]) -> Cfg {
     let mut succs = vec![Vec::new(); n];
     for &(a, b) in edges {
-        succs[a as usize].push(b);
+        succs[a as usize].push(BlockIdx(b));
     }
     Cfg::from_parts(
         "bench".into(),
@@ -161,6 +165,10 @@ enum Algo {
     Auto,
     /// The baseline: `petgraph::algo::dominators::simple_fast` on the same graph.
     Petgraph,
+    /// Dominance frontiers of every block, from a tree computed outside the timed part.
+    Frontiers,
+    /// The post-dominator tree (virtual exit, LLVM's roots).
+    PostDom,
 }
 
 /// Times `algo` on the graph `(n, edges)` rooted at node 0 (RPO included for CHK/Auto).
@@ -182,6 +190,24 @@ fn run(bencher: Bencher, (n, e): (usize, Vec<(u32, u32)>), algo: Algo) {
     let cfg = cfg_from(n, &e);
     let mut rpo = Rpo::new();
     let mut dom = DomTree::new();
+    if algo == Algo::Frontiers {
+        rpo.compute(&cfg);
+        dom.compute_auto(&cfg, &rpo);
+        let mut df = DomFrontiers::new();
+        bencher.bench_local(|| {
+            df.compute(&cfg, &dom);
+            black_box(df.len())
+        });
+        return;
+    }
+    if algo == Algo::PostDom {
+        let mut pdt = PostDomTree::new();
+        bencher.bench_local(|| {
+            pdt.compute(&cfg);
+            black_box(pdt.roots().len())
+        });
+        return;
+    }
     bencher.bench_local(|| {
         match algo {
             Algo::Chk => {
@@ -193,9 +219,9 @@ fn run(bencher: Bencher, (n, e): (usize, Vec<(u32, u32)>), algo: Algo) {
                 dom.compute_auto(&cfg, &rpo);
             }
             Algo::SemiNca => dom.compute_semi_nca(&cfg),
-            Algo::Petgraph => unreachable!(),
+            Algo::Petgraph | Algo::Frontiers | Algo::PostDom => unreachable!(),
         }
-        black_box(dom.idom[n - 1])
+        black_box(dom.idom[BlockIdx::new(n - 1)])
     });
 }
 
@@ -220,6 +246,14 @@ mod dominators {
     fn petgraph_simple_fast(b: Bencher) {
         run(b, (N, unstructured(N, 42)), Algo::Petgraph)
     }
+    #[divan::bench]
+    fn ilkit_frontiers(b: Bencher) {
+        run(b, (N, unstructured(N, 42)), Algo::Frontiers)
+    }
+    #[divan::bench]
+    fn ilkit_postdom(b: Bencher) {
+        run(b, (N, unstructured(N, 42)), Algo::PostDom)
+    }
 }
 
 /// The same on a structured (reducible) 10^5-block CFG, plus RPO alone.
@@ -242,6 +276,14 @@ mod dominators_structured {
     #[divan::bench]
     fn petgraph_simple_fast(b: Bencher) {
         run(b, (N, structured(N, 42)), Algo::Petgraph)
+    }
+    #[divan::bench]
+    fn ilkit_frontiers(b: Bencher) {
+        run(b, (N, structured(N, 42)), Algo::Frontiers)
+    }
+    #[divan::bench]
+    fn ilkit_postdom(b: Bencher) {
+        run(b, (N, structured(N, 42)), Algo::PostDom)
     }
 
     #[divan::bench(args = [RpoVariant::Ptxas, RpoVariant::Recursive])]
@@ -365,9 +407,9 @@ mod edges {
         let cfg = cfg_from(N, &unstructured(N, 7));
         bencher.bench_local(|| {
             let mut s = 0u64;
-            for b in 0..N as u32 {
+            for b in cfg.blocks() {
                 for &t in cfg.successors(b) {
-                    s += t as u64;
+                    s += t.0 as u64;
                 }
             }
             black_box(s)
@@ -380,9 +422,9 @@ mod edges {
         let map = FnvEdgeMap::from_graph(&cfg);
         bencher.bench_local(|| {
             let mut s = 0u64;
-            for b in 0..N as u32 {
+            for b in cfg.blocks() {
                 for &t in map.get(b).unwrap_or(&[]) {
-                    s += t as u64;
+                    s += t.0 as u64;
                 }
             }
             black_box(s)

@@ -2,7 +2,7 @@
 //! run (the parallel speedup on this machine's two cores).
 
 use divan::{black_box, counter::ItemsCount, Bencher};
-use ilkit::scan::{default_inputs, scan, NoProgress};
+use ilkit::scan::{default_inputs, scan, NoProgress, ScanOptions};
 
 fn main() {
     divan::main();
@@ -14,8 +14,9 @@ fn run(b: Bencher, jobs: usize) {
         .num_threads(jobs)
         .build()
         .unwrap();
-    b.counter(ItemsCount::new(inputs.len()))
-        .bench_local(|| pool.install(|| black_box(scan(&inputs, &NoProgress).len())));
+    b.counter(ItemsCount::new(inputs.len())).bench_local(|| {
+        pool.install(|| black_box(scan(&inputs, &ScanOptions::default(), &NoProgress).len()))
+    });
 }
 
 #[divan::bench(sample_count = 10)]

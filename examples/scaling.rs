@@ -1,7 +1,7 @@
 //! Cost per entry / edge / block as inputs grow 10^4 → 10^7 (PERF.md, "Scaling").
 //! `cargo run --release --example scaling` (the 10^7 IL row needs ~3 GB and ~30 s).
 
-use ilkit::cfg::{Cfg, Term};
+use ilkit::cfg::{BlockIdx, Cfg, Term};
 use ilkit::graph::dom::DomTree;
 use ilkit::graph::rpo::Rpo;
 use ilkit::graph::tarjan::Tarjan;
@@ -96,20 +96,20 @@ fn main() {
     println!("|---|---|");
     for n in [10_000usize, 100_000, 1_000_000] {
         // A chain with forward branches and nested back edges, like compiled loops.
-        let succs: Vec<Vec<u32>> = (0..n)
+        let succs: Vec<Vec<BlockIdx>> = (0..n)
             .map(|i| {
                 let mut s = vec![];
                 if i + 1 < n {
-                    s.push(i as u32 + 1);
+                    s.push(BlockIdx::new(i + 1));
                 }
                 if i % 8 == 7 {
-                    s.push((i - 7) as u32);
+                    s.push(BlockIdx::new(i - 7));
                 }
                 if i % 64 == 63 {
-                    s.push((i - 63) as u32);
+                    s.push(BlockIdx::new(i - 63));
                 }
                 if i % 5 == 0 && i + 3 < n {
-                    s.push(i as u32 + 3);
+                    s.push(BlockIdx::new(i + 3));
                 }
                 s
             })

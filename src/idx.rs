@@ -211,6 +211,12 @@ impl<I: Idx, T> IndexVec<I, T> {
         self.raw.len()
     }
 
+    /// Elements the vector holds room for.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.raw.capacity()
+    }
+
     /// True when empty.
     #[inline]
     pub fn is_empty(&self) -> bool {
@@ -261,13 +267,17 @@ impl<I: Idx, T> IndexVec<I, T> {
 
     /// `(index, element)` pairs in index order.
     #[inline]
-    pub fn iter_enumerated(&self) -> impl DoubleEndedIterator<Item = (I, &T)> + '_ {
+    pub fn iter_enumerated(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = (I, &T)> + ExactSizeIterator + Clone + '_ {
         self.raw.iter().enumerate().map(|(i, t)| (I::new(i), t))
     }
 
     /// Every index, in order.
     #[inline]
-    pub fn indices(&self) -> impl DoubleEndedIterator<Item = I> + ExactSizeIterator + 'static {
+    pub fn indices(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = I> + ExactSizeIterator + Clone + 'static {
         (0..self.raw.len()).map(I::new)
     }
 

@@ -44,7 +44,7 @@ fn text_format_matches_opt() {
 #[test]
 fn dot_format() {
     let out = ilkit()
-        .args(["callgraph", FIXTURE, "--format", "dot"])
+        .args(["callgraph", FIXTURE, "--format", "dot-lcg"])
         .output()
         .unwrap();
     let s = String::from_utf8_lossy(&out.stdout);
@@ -54,6 +54,42 @@ fn dot_format() {
         "{s}"
     );
     assert!(s.contains("  \"main\" -> \"rec_a\";"), "{s}");
+}
+
+/// `--format dot` draws RefSCCs and SCCs as nested clusters, one per RefSCC of
+/// `print-lcg`, and renders where graphviz is installed.
+#[test]
+fn dot_clusters() {
+    let out = ilkit()
+        .args(["callgraph", FIXTURE, "--format", "dot"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let s = String::from_utf8_lossy(&out.stdout).into_owned();
+    let text = ilkit().args(["callgraph", FIXTURE]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert_eq!(
+        s.matches("subgraph cluster_refscc").count(),
+        text.matches("RefSCC with").count()
+    );
+    assert_eq!(
+        s.matches("subgraph cluster_scc").count(),
+        text.matches("    SCC with").count()
+    );
+    match std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    {
+        Ok(mut child) => {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+            let o = child.wait_with_output().unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+        Err(_) => eprintln!("skipped: rendering with graphviz (`dot` not installed)"),
+    }
 }
 
 #[test]

@@ -82,8 +82,11 @@ fn ptx_corpus_matches_answers() {
             let mut errs = compare(&cfg, &info, f, &|b| format!("{fname}@{b}"));
             if let Some(ni) = f["ninsts"].as_array() {
                 for (b, n) in ni.iter().enumerate() {
-                    if b < cfg.num_blocks() && cfg.insn_len[b] as u64 != n.as_u64().unwrap() {
-                        errs.push(format!("{name}: ninsts[{b}] {} != {n}", cfg.insn_len[b]));
+                    if b < cfg.num_blocks() && cfg.insn_len.raw()[b] as u64 != n.as_u64().unwrap() {
+                        errs.push(format!(
+                            "{name}: ninsts[{b}] {} != {n}",
+                            cfg.insn_len.raw()[b]
+                        ));
                     }
                 }
             }

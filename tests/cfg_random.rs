@@ -1,11 +1,25 @@
 //! CHK, Semi-NCA, RPO and loops against slow, obvious oracles on many random small CFGs.
 #![allow(clippy::needless_range_loop)]
 
-use ilkit::cfg::{Cfg, Term};
+use ilkit::cfg::loops::CycleIdx;
+use ilkit::cfg::{BlockIdx, Cfg, Term};
 use ilkit::graph::dom::DomTree;
 use ilkit::graph::rpo::{Rpo, RpoVariant};
-use ilkit::graph::{Predecessors, Successors, NONE};
+use ilkit::graph::{Predecessors, Successors};
+use ilkit::idx::IndexVec;
 use std::collections::BTreeMap;
+
+/// The oracles work on plain numbers; `u32::MAX` is "none" there.
+const NONE: u32 = u32::MAX;
+
+fn b(i: u32) -> BlockIdx {
+    BlockIdx(i)
+}
+
+/// A block-keyed table of blocks as plain numbers (`BlockIdx::NONE` is `NONE`).
+fn raw(v: &IndexVec<BlockIdx, BlockIdx>) -> Vec<u32> {
+    v.iter().map(|x| x.0).collect()
+}
 
 struct Rng(u64);
 impl Rng {
@@ -25,13 +39,13 @@ fn random_cfg(rng: &mut Rng, n: usize, extra: usize) -> Cfg {
     // mostly a spine so most blocks are reachable, plus random edges (back, cross, self)
     for b in 0..n.saturating_sub(1) {
         if rng.below(5) != 0 {
-            succs[b].push(b as u32 + 1);
+            succs[b].push(BlockIdx::new(b + 1));
         }
     }
     for _ in 0..extra {
         let a = rng.below(n as u64) as usize;
         let b = rng.below(n as u64) as u32;
-        succs[a].push(b);
+        succs[a].push(BlockIdx(b));
     }
     Cfg::from_parts(
         "r".into(),
@@ -52,7 +66,8 @@ fn reach(cfg: &Cfg, from: u32, avoid: u32) -> Vec<bool> {
     let mut st = vec![from];
     seen[from as usize] = true;
     while let Some(x) = st.pop() {
-        for &s in cfg.successors(x) {
+        for &s in cfg.successors(b(x)) {
+            let s = s.0;
             if s != avoid && !seen[s as usize] {
                 seen[s as usize] = true;
                 st.push(s);
@@ -99,8 +114,8 @@ fn dataflow_dom_sets(cfg: &Cfg) -> Vec<Option<u64>> {
                 continue;
             }
             let mut acc = all;
-            for &p in cfg.predecessors(b as u32) {
-                if let Some(d) = dom[p as usize] {
+            for &p in cfg.predecessors(BlockIdx::new(b)) {
+                if let Some(d) = dom[p.idx()] {
                     acc &= d;
                 }
             }
@@ -150,7 +165,8 @@ fn dominators_and_rpo_match_oracle() {
         // RPO validity: every non-back edge goes forward; back edges target DFS ancestors
         // (which dominate nothing in particular, but must reach the source).
         for (u, v) in cfg.edges() {
-            let (ru, rv) = (rpo.rpo_number[u as usize], rpo.rpo_number[v as usize]);
+            let (ru, rv) = (rpo.rpo_number[u], rpo.rpo_number[v]);
+            let (u, v) = (u.0, v.0);
             if ru != NONE && rv <= ru {
                 assert!(
                     reach(&cfg, v, NONE)[u as usize],
@@ -172,10 +188,25 @@ fn dominators_and_rpo_match_oracle() {
         let want = oracle_idom(&ds);
         chk.compute_chk(&cfg, &rpo);
         snca.compute_semi_nca(&cfg);
-        assert_eq!(chk.idom, want, "iter {iter} CHK edges {:?}", cfg.edges());
-        assert_eq!(snca.idom, want, "iter {iter} SNCA edges {:?}", cfg.edges());
+        assert_eq!(
+            raw(&chk.idom),
+            want,
+            "iter {iter} CHK edges {:?}",
+            cfg.edges()
+        );
+        assert_eq!(
+            raw(&snca.idom),
+            want,
+            "iter {iter} SNCA edges {:?}",
+            cfg.edges()
+        );
         auto.compute_auto(&cfg, &rpo);
-        assert_eq!(auto.idom, want, "iter {iter} auto edges {:?}", cfg.edges());
+        assert_eq!(
+            raw(&auto.idom),
+            want,
+            "iter {iter} auto edges {:?}",
+            cfg.edges()
+        );
         assert!(
             rpo.verify(&cfg).is_empty(),
             "iter {iter}: {:?}",
@@ -186,7 +217,7 @@ fn dominators_and_rpo_match_oracle() {
             for b in 0..n {
                 let d = ds[b].as_ref().is_some_and(|s| s[a]) && ds[a].is_some();
                 assert_eq!(
-                    chk.dominates(a as u32, b as u32),
+                    chk.dominates(BlockIdx::new(a), BlockIdx::new(b)),
                     d,
                     "iter {iter} dominates({a},{b})"
                 );
@@ -209,6 +240,7 @@ fn loops_match_oracle() {
         // Oracle: natural loop of header h = h + blocks reaching a latch without h.
         let mut want: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
         for (u, h) in cfg.edges() {
+            let (u, h) = (u.0, h.0);
             if ds[u as usize].is_some() && dominates(h as usize, u as usize) {
                 let e = want.entry(h).or_default();
                 e.push(h);
@@ -228,15 +260,15 @@ fn loops_match_oracle() {
         }
         let lf = &info.loops;
         let mut mine = BTreeMap::new();
-        for l in 0..lf.len() {
-            let mut bs = lf.loop_blocks(l as u32).to_vec();
+        for l in lf.loops() {
+            let mut bs: Vec<u32> = lf.loop_blocks(l).iter().map(|b| b.0).collect();
             bs.sort();
-            mine.insert(lf.header[l], bs);
+            mine.insert(lf.header[l].0, bs);
         }
         assert_eq!(mine, want, "iter {iter} edges {:?}", cfg.edges());
         // depth = number of loops containing the header; parent = smallest strict container
-        for l in 0..lf.len() {
-            let h = lf.header[l];
+        for l in lf.loops() {
+            let h = lf.header[l].0;
             let containers: Vec<u32> = want
                 .iter()
                 .filter(|(_, bs)| bs.contains(&h))
@@ -252,7 +284,7 @@ fn loops_match_oracle() {
                 .filter(|(&k, bs)| k != h && bs.contains(&h))
                 .min_by_key(|(_, bs)| bs.len())
                 .map(|(&k, _)| k);
-            let mp = (lf.parent[l] != NONE).then(|| lf.header[lf.parent[l] as usize]);
+            let mp = lf.parent_of(l).map(|p| lf.header[p].0);
             assert_eq!(mp, p, "iter {iter} parent of loop at {h}");
         }
         // irreducible iff the reachable graph minus dominator backedges has a cycle
@@ -260,6 +292,7 @@ fn loops_match_oracle() {
         let fwd: Vec<(u32, u32)> = cfg
             .edges()
             .into_iter()
+            .map(|(u, v)| (u.0, v.0))
             .filter(|&(u, v)| ds[u as usize].is_some() && !dominates(v as usize, u as usize))
             .collect();
         for &(_, v) in &fwd {
@@ -300,8 +333,8 @@ fn adversarial_families_agree() {
         e.push((i + 1, i));
     }
     let mut succs = vec![Vec::new(); n as usize + 1];
-    for (a, b) in e {
-        succs[a as usize].push(b);
+    for (a, t) in e {
+        succs[a as usize].push(b(t));
     }
     let k = n as usize + 1;
     let cfg = Cfg::from_parts(
@@ -319,8 +352,8 @@ fn adversarial_families_agree() {
     a.compute_chk(&cfg, &rpo);
     b.compute_semi_nca(&cfg);
     assert_eq!(a.idom, b.idom);
-    assert_eq!(oracle_idom(&dom_sets(&cfg)), a.idom);
-    assert!(a.idom[1..].iter().all(|&d| d == 0));
+    assert_eq!(oracle_idom(&dom_sets(&cfg)), raw(&a.idom));
+    assert!(a.idom.raw()[1..].iter().all(|&d| d == BlockIdx(0)));
 }
 
 #[test]
@@ -332,16 +365,16 @@ fn dispatch_blocks_remove_every_irreducible_cycle() {
         let n = 2 + rng.below(16) as usize;
         let extra = rng.below(2 * n as u64 + 1) as usize;
         let mut cfg = random_cfg(&mut rng, n, extra);
-        if !cfg.predecessors(0).is_empty() {
+        if !cfg.predecessors(b(0)).is_empty() {
             continue; // entry inside a cycle: out of scope (ptxas' entry has no preds)
         }
         let reach_before: Vec<bool> = reach(&cfg, 0, NONE);
         let mut info = cfg.analyze();
         let mut rounds = 0;
         while info.loops.irreducible_count() > 0 {
-            let region = info.loops.irreducible_sccs.successors(0).to_vec();
+            let region = info.loops.cycle_blocks(CycleIdx(0)).to_vec();
             let d = cfg.make_single_entry(&region);
-            assert_ne!(d, NONE, "iter {iter}");
+            assert_ne!(d, None, "iter {iter}");
             assert!(cfg.verify().is_empty());
             let mut semi = CfgInfo::default();
             semi.compute_with(&cfg, DomAlgo::SemiNca);
@@ -371,7 +404,8 @@ fn random_mutation_sequences_stay_consistent() {
         let extra = rng.below(n as u64 + 1) as usize;
         let base = random_cfg(&mut rng, n, extra);
         // give every block two instructions so splits have somewhere to cut
-        let succs: Vec<Vec<u32>> = (0..n as u32).map(|b| base.successors(b).to_vec()).collect();
+        let succs: Vec<Vec<BlockIdx>> =
+            base.blocks().map(|b| base.successors(b).to_vec()).collect();
         let insns = (0..n as u32).map(|b| vec![2 * b, 2 * b + 1]).collect();
         let mut cfg = Cfg::from_parts(
             "m".into(),
@@ -383,10 +417,10 @@ fn random_mutation_sequences_stay_consistent() {
         );
         for step in 0..12 {
             let nb = cfg.num_blocks() as u64;
-            let b = rng.below(nb) as u32;
+            let b = BlockIdx(rng.below(nb) as u32);
             match rng.below(4) {
                 0 => {
-                    let k = rng.below(cfg.insn_len[b as usize] as u64 + 1) as u32;
+                    let k = rng.below(cfg.insn_len[b] as u64 + 1) as u32;
                     cfg.split_block(b, k);
                 }
                 1 => {
@@ -394,13 +428,14 @@ fn random_mutation_sequences_stay_consistent() {
                 }
                 2 => {
                     if let Some(&t) = cfg.successors(b).first() {
-                        cfg.redirect_edge(b, t, rng.below(nb) as u32);
+                        cfg.redirect_edge(b, t, BlockIdx(rng.below(nb) as u32));
                     }
                 }
                 _ => {
                     let info = cfg.analyze();
                     if !info.loops.is_empty() {
-                        let h = info.loops.header[rng.below(info.loops.len() as u64) as usize];
+                        let h =
+                            info.loops.header.raw()[rng.below(info.loops.len() as u64) as usize];
                         cfg.insert_preheader(&info, h);
                     }
                 }
@@ -418,14 +453,14 @@ fn random_mutation_sequences_stay_consistent() {
             );
             if cfg.num_blocks() <= 64 {
                 assert_eq!(
-                    info.dom.idom,
+                    raw(&info.dom.idom),
                     oracle_idom(&dom_sets(&cfg)),
                     "iter {iter} step {step}"
                 );
             }
             // every instruction is still owned by exactly one block (merges may drop a bra)
             let mut seen = std::collections::HashSet::new();
-            for blk in 0..cfg.num_blocks() as u32 {
+            for blk in cfg.blocks() {
                 for &i in cfg.insns(blk) {
                     assert!(
                         seen.insert(i),

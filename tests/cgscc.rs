@@ -2,7 +2,7 @@
 //! errors, CLI, and the corpus (skipped when ../shared/corpus is absent).
 
 use ilkit::callgraph::{NodeIdx, SccIdx};
-use ilkit::cgscc::summary::{CallLoc, CallSummary, CallTarget};
+use ilkit::cgscc::summary::{CallLoc, CallSummary, CallTarget, HistIdx, LocIdx};
 use ilkit::cgscc::{
     check_visit_order, parse_pipeline, Abort, CgsccModule, CgsccPass, NoInstrumentation, Options,
     PassContext, PassLog, PassManager, PassResult, Remark, RemarkKind, Replay, ReplayFallback,
@@ -48,7 +48,7 @@ fn stock() -> Options {
 fn remark<'a>(m: &'a CgsccModule, caller: &str, callee: &str) -> &'a Remark {
     m.remarks
         .iter()
-        .find(|r| r.caller == caller && r.callee == callee)
+        .find(|r| &*r.caller == caller && &*r.callee == callee)
         .unwrap_or_else(|| panic!("no remark {callee} -> {caller}: {:#?}", m.remarks))
 }
 
@@ -91,7 +91,6 @@ fn knobs_nvidia_budget_inlines_big() {
     let calls: Vec<_> = m
         .graph
         .cached_edges(main)
-        .iter()
         .filter(|e| e.is_call())
         .map(|e| m.graph.name(e.target))
         .collect();
@@ -132,7 +131,7 @@ fn knob_nv_inline_all() {
     assert!(m
         .remarks
         .iter()
-        .any(|r| r.callee == "rec" && r.caller == "main" && r.kind == RemarkKind::NotInlined));
+        .any(|r| &*r.callee == "rec" && &*r.caller == "main" && r.kind == RemarkKind::NotInlined));
 }
 
 #[test]
@@ -189,25 +188,22 @@ impl CgsccPass for Promote {
         if cx.m.graph.scc_of(n) != Some(scc) || self.done >= self.limit {
             return Ok(PassResult::Unchanged);
         }
-        let refs = &mut cx.m.summ.refs[n as usize];
-        let Some(pos) = refs
-            .iter()
-            .position(|&t| cx.m.summ.is_definition[t as usize])
-        else {
+        let refs = &mut cx.m.summ.refs[n];
+        let Some(pos) = refs.iter().position(|&t| cx.m.summ.is_definition[t]) else {
             return Ok(PassResult::Unchanged);
         };
         let t: NodeIdx = refs.remove(pos);
-        let loc = cx.m.summ.locs.len() as u32;
-        cx.m.summ.locs.push(CallLoc {
+        let loc = cx.m.summ.locs.push(CallLoc {
             func: n,
             ordinal: 99,
-            inlined_at: u32::MAX,
+            inlined_at: LocIdx::NONE,
+            inner: LocIdx::NONE,
         });
-        cx.m.summ.calls[n as usize].push(CallSummary {
+        cx.m.summ.calls[n].push(CallSummary {
             callee: CallTarget::Function(t),
             arg_count: 0,
             loc,
-            history: u32::MAX,
+            history: HistIdx::NONE,
         });
         self.done += 1;
         let edges = cx.m.summary_edges(n);
@@ -316,7 +312,7 @@ fn kernels_are_roots_visited_last_and_attrs() {
     let v = visits(&m, &r.unwrap());
     let pos = |n: &str| v.iter().position(|s| s.iter().any(|x| x == n)).unwrap();
     assert!(pos("dev2") < pos("dev1") && pos("dev1") < pos("k1") && pos("dev2") < pos("k2"));
-    let k = |n| m.summ.is_kernel[m.summ.index_of(n).unwrap() as usize];
+    let k = |n| m.summ.is_kernel[m.summ.index_of(n).unwrap()];
     assert!(k("k1") && k("k2") && !k("dev1"));
     let a = |n| m.inferred_attrs(m.summ.index_of(n).unwrap());
     assert_eq!(a("dev2"), "norecurse readnone");
@@ -341,7 +337,7 @@ fn replay() {
     let file: String = m
         .remarks
         .iter()
-        .filter(|r| r.callee == "small")
+        .filter(|r| &*r.callee == "small")
         .map(|r| format!("{r}\n"))
         .collect();
     assert!(file.contains("at callsite main:1;"), "{file}");
@@ -663,18 +659,16 @@ fn random_modules_against_reachability_oracle() {
         let order = check_visit_order(&initial, &cm.summ, &rep.visits);
         assert!(order.is_empty(), "{order:?}\n{ctx}");
         let g = &cm.graph;
-        let live: Vec<u32> = (0..g.num_nodes() as u32)
-            .filter(|&x| g.scc_of(x).is_some())
-            .collect();
+        let live: Vec<NodeIdx> = g.nodes().filter(|&x| g.scc_of(x).is_some()).collect();
         // call reachability by DFS from every live node
-        let reach = |a: u32| {
+        let reach = |a: NodeIdx| {
             let mut seen = vec![false; g.num_nodes()];
             let mut st = vec![a];
-            seen[a as usize] = true;
+            seen[a.idx()] = true;
             while let Some(x) = st.pop() {
-                for e in g.cached_edges(x).iter().filter(|e| e.is_call()) {
-                    if !seen[e.target as usize] {
-                        seen[e.target as usize] = true;
+                for e in g.cached_edges(x).filter(|e| e.is_call()) {
+                    if !seen[e.target.idx()] {
+                        seen[e.target.idx()] = true;
                         st.push(e.target);
                     }
                 }
@@ -684,13 +678,19 @@ fn random_modules_against_reachability_oracle() {
         let reaches: Vec<Vec<bool>> = live.iter().map(|&a| reach(a)).collect();
         for (i, &a) in live.iter().enumerate() {
             let mut want = cm.summary_edges(a);
-            let mut got = g.cached_edges(a).to_vec();
+            let mut got: Vec<_> = g.cached_edges(a).collect();
             want.sort_by_key(|e| e.target);
             got.sort_by_key(|e| e.target);
-            assert_eq!(got, want, "edges of f{a}\n{ctx}");
+            assert_eq!(got, want, "edges of f{}\n{ctx}", a.0);
             for (j, &b) in live.iter().enumerate() {
-                let mutual = a == b || (reaches[i][b as usize] && reaches[j][a as usize]);
-                assert_eq!(g.scc_of(a) == g.scc_of(b), mutual, "f{a} f{b}\n{ctx}");
+                let mutual = a == b || (reaches[i][b.idx()] && reaches[j][a.idx()]);
+                assert_eq!(
+                    g.scc_of(a) == g.scc_of(b),
+                    mutual,
+                    "f{} f{}\n{ctx}",
+                    a.0,
+                    b.0
+                );
             }
         }
     }
@@ -706,4 +706,108 @@ fn inlined_call_with_address_use_is_demoted() {
         Some(ilkit::callgraph::EdgeKind::Ref)
     );
     assert!(!m.graph.is_removed(f));
+}
+
+/// A valid but pathological module: 10^4 functions calling each other in one cycle.
+/// Every inline along the cycle splits the whole SCC and merges it back (LLVM's update
+/// order), so the inliner's churn cap stops it, says so, and the graph stays sound.
+#[test]
+fn a_ten_thousand_function_cycle_hits_a_cap_and_stays_sound() {
+    let n = 10_000;
+    let mut text = String::new();
+    for i in 0..n {
+        text.push_str(&format!(
+            "define void @f{i}() {{\n  call void @f{}()\n  ret void\n}}\n",
+            (i + 1) % n
+        ));
+    }
+    let m = parse("cycle.ll", &text).unwrap();
+    let mut cm = CgsccModule::new(&m, "cycle.ll");
+    let mut opts = Options::default();
+    opts.inline.remark_locations = false;
+    opts.verify_each = false;
+    let mut pm = PassManager::from_text("cgscc(devirt<1>(inline,function-attrs))", opts).unwrap();
+    pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+    assert_eq!(cm.caps_hit.len(), 1, "{:?}", cm.caps_hit);
+    assert!(cm.caps_hit[0].contains("--inline-max-scc-churn"));
+    assert!(cm
+        .diagnostics
+        .iter()
+        .any(|d| d.contains("inline cap reached")));
+    assert!(cm.graph.verify().is_empty());
+    assert!(cm.remarks.iter().any(|r| r.kind == RemarkKind::Inlined));
+    // A total cap stops earlier, naming its own knob.
+    let mut cm = CgsccModule::new(&m, "cycle.ll");
+    let mut opts = Options::default();
+    opts.inline.max_total_inlines = 10;
+    opts.verify_each = false;
+    let mut pm = PassManager::from_text("cgscc(inline)", opts).unwrap();
+    pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+    assert_eq!(cm.inlines_done, 10);
+    assert!(cm.caps_hit[0].contains("--inline-max-total"));
+}
+
+/// `ilkit cgscc --passes 'cgscc(function-attrs)'` is LLVM 14's function-attrs: on the
+/// probes the `--format attrs` lines are opt-14's (as `fa_diff.py` prints them), and
+/// `--format json` carries the same changes per function, return and argument.
+#[test]
+fn cli_function_attrs_is_opt14s() {
+    let dir = format!(
+        "{}/tests/fixtures/function_attrs",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for t in ["t1", "t2", "t3", "t4", "t4c", "t5"] {
+        let out = ilkit()
+            .args([
+                "cgscc",
+                &format!("{dir}/{t}.ll"),
+                "--passes",
+                "cgscc(function-attrs)",
+                "--format",
+                "attrs",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got = String::from_utf8(out.stdout).unwrap();
+        let want = std::fs::read_to_string(format!("{dir}/{t}.expected.txt")).unwrap();
+        assert_eq!(got.trim_end(), want.trim_end(), "{t}");
+    }
+    let out = ilkit()
+        .args([
+            "cgscc",
+            &format!("{dir}/t1.ll"),
+            "--passes",
+            "cgscc(function-attrs)",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rd = &v["function_attrs"]["retarg"];
+    assert_eq!(
+        rd["fn"],
+        serde_json::json!([
+            "+mustprogress",
+            "+nofree",
+            "+norecurse",
+            "+nosync",
+            "+nounwind",
+            "+readnone",
+            "+willreturn"
+        ])
+    );
+    assert_eq!(
+        rd["args"]["0 %p"],
+        serde_json::json!(["+readnone", "+returned"])
+    );
+    assert_eq!(
+        v["function_attrs"]["mymalloc"]["ret"],
+        serde_json::json!(["+noalias"])
+    );
 }

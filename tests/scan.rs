@@ -386,3 +386,25 @@ fn four_slurm_shards_merge_to_the_unsharded_summary() {
     row(&merged.stdout, "wall time, slowest shard");
     row(&merged.stdout, "wall time, shards summed");
 }
+
+/// `--html` writes one self-contained page: the summary, the per-file table, at least three
+/// inline SVG plots, and nothing fetched from elsewhere.
+#[test]
+fn html_report_is_one_self_contained_page() {
+    let d = tmpdir("html");
+    let page = d.join("r.html");
+    let out = ilkit()
+        .args(["scan", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.matches("<svg").count() >= 3, "plots");
+    assert!(html.contains("<table id=\"files\""));
+    assert!(html.contains("kernels.json.gz"));
+    for external in ["http:", "https:", "src=", "<link", "@import", "url("] {
+        assert!(!html.contains(external), "the page names {external}");
+    }
+}

@@ -4,16 +4,21 @@
 //! One node per function (dense [`NodeIdx`], module order; declarations get a node so
 //! they can be printed, but no edge ever targets them). Edges are built lazily: a node's
 //! edge list is computed from its [`EdgeSource`] the first time a walk visits it, then
-//! cached. [`LazyCallGraph::build_ref_sccs`] runs LLVM's `buildRefSCCs`: an iterative
-//! Tarjan over call+ref edges from the entry roots in order gives the RefSCCs in
-//! post-order; inside each RefSCC a Tarjan over call edges, from its nodes in order,
-//! gives its call SCCs in post-order. SCCs and RefSCCs are callee-first: every SCC comes
-//! after the SCCs it calls, every RefSCC after the RefSCCs it references.
+//! cached. [`LazyCallGraph::build_ref_sccs`] runs LLVM's `buildRefSCCs`: a Tarjan over
+//! call+ref edges from the entry roots in order gives the RefSCCs in post-order; inside
+//! each RefSCC a Tarjan over call edges, from its nodes in order, gives its call SCCs in
+//! post-order. Both are runs of the one [`crate::graph::Tarjan`] (a RefSCC with no ref
+//! edge inside it needs no second run: its call SCC is the RefSCC itself, in the same
+//! order, because the call-edge walk would retrace the first walk's steps inside it).
+//! SCCs and RefSCCs are callee-first: every SCC comes after the SCCs it calls, every
+//! RefSCC after the RefSCCs it references.
 //!
-//! # Tables (all dense `Vec`s)
-//! - per node: name, defined flag, populated flag, edge list, SCC index, Tarjan scratch.
-//! - per SCC ([`SccIdx`]): its nodes, its RefSCC, its position in that RefSCC's list.
-//! - per RefSCC ([`RefSccIdx`]): its SCCs in post-order, its post-order position.
+//! # Tables (dense, keyed by the index types)
+//! - per node: name, defined flag, populated flag, edge list, SCC; the Tarjan state
+//!   (one word per node, which outlives a walk so splits only walk the nodes involved).
+//! - per SCC ([`SccIdx`]): its nodes (a range of one pooled list), its RefSCC, its
+//!   position in that RefSCC's list.
+//! - per RefSCC ([`RefSccIdx`]): its SCCs in post-order (pooled), its post-order position.
 //!
 //! # Invariants (checked by [`LazyCallGraph::verify`])
 //! - `scc_nodes[scc_of[n]]` contains `n`; `rc_sccs[scc_rc[s]][scc_pos[s]] == s`;
@@ -42,7 +47,7 @@
 //! for rc in order {
 //!     for &scc in g.refscc_sccs(rc) {
 //!         for &n in g.scc_nodes(scc) {
-//!             let _calls = g.cached_edges(n).iter().filter(|e| e.kind == EdgeKind::Call).count();
+//!             let _calls = g.cached_edges(n).filter(|e| e.kind == EdgeKind::Call).count();
 //!         }
 //!     }
 //! }
@@ -59,21 +64,37 @@
 mod module;
 mod mutate;
 mod order;
+mod pool;
 pub mod print;
 mod update;
 
-pub use module::from_module;
+pub use module::{from_module, function_of_node, node_of_function};
 pub use order::PostOrderIter;
 pub use update::EdgeUpdate;
 
-use crate::graph::NONE;
+use crate::graph::{CompIdx, Csr, SccGraph, Tarjan};
+use crate::idx::IndexVec;
+use pool::ListPool;
 
-/// Dense node index (a function).
-pub type NodeIdx = u32;
-/// Dense SCC index. Dead SCCs keep their slot with an empty node list.
-pub type SccIdx = u32;
-/// Dense RefSCC index. Dead RefSCCs keep their slot with `NONE` as position.
-pub type RefSccIdx = u32;
+crate::define_idx!(
+    /// A call-graph node: node `n` is function `n` of the module (module order).
+    NodeIdx,
+    "node"
+);
+
+crate::define_idx!(
+    /// An SCC of call edges. Dead SCCs keep their slot with an empty node list, so side
+    /// tables keyed by SCC survive mutations.
+    SccIdx,
+    "scc"
+);
+
+crate::define_idx!(
+    /// A RefSCC (SCC of call and ref edges). Dead RefSCCs keep their slot (not in the
+    /// post-order any more, no SCCs).
+    RefSccIdx,
+    "refscc"
+);
 
 /// Kind of an edge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -100,22 +121,98 @@ impl Edge {
     }
 }
 
+/// An edge as the graph stores it: the target in the low 31 bits, bit 31 set for a ref
+/// edge. Half the bytes of an [`Edge`], so a walk over the graph reads half the memory
+/// (a walk on a large graph is bound by its memory reads: PERF.md, callgraph).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Packed(u32);
+
+impl Packed {
+    const REF: u32 = 1 << 31;
+
+    #[inline]
+    fn new(e: Edge) -> Packed {
+        debug_assert!(
+            e.target.0 < Packed::REF,
+            "node index {} too large",
+            e.target.0
+        );
+        Packed(e.target.0 | if e.is_call() { 0 } else { Packed::REF })
+    }
+    #[inline]
+    fn target(self) -> NodeIdx {
+        NodeIdx(self.0 & !Packed::REF)
+    }
+    #[inline]
+    fn is_call(self) -> bool {
+        self.0 & Packed::REF == 0
+    }
+    #[inline]
+    fn kind(self) -> EdgeKind {
+        if self.is_call() {
+            EdgeKind::Call
+        } else {
+            EdgeKind::Ref
+        }
+    }
+    #[inline]
+    fn edge(self) -> Edge {
+        Edge {
+            target: self.target(),
+            kind: self.kind(),
+        }
+    }
+}
+
+/// A node's edges in LLVM order ([`LazyCallGraph::cached_edges`]), by value.
+#[derive(Clone, Debug)]
+pub struct Edges<'a>(std::slice::Iter<'a, Packed>);
+
+impl Iterator for Edges<'_> {
+    type Item = Edge;
+    #[inline]
+    fn next(&mut self) -> Option<Edge> {
+        self.0.next().map(|p| p.edge())
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Edges<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Edge> {
+        self.0.next_back().map(|p| p.edge())
+    }
+}
+
+impl ExactSizeIterator for Edges<'_> {}
+
 /// Computes a node's outgoing edges on first visit (LLVM's `Node::populate`).
 pub trait EdgeSource {
     /// Appends the edges of `node`, in LLVM order (call edges first), without duplicates.
     fn populate(&self, node: NodeIdx, out: &mut Vec<Edge>);
 }
 
-/// An [`EdgeSource`] over explicit per-node edge lists (tests, benches, synthetic graphs).
+/// An [`EdgeSource`] over explicit per-node edge lists (`lists[n]` are node `n`'s
+/// edges), for hosts that want LLVM's lazy population over lists they already have.
 #[derive(Clone, Debug, Default)]
 pub struct EdgeLists(pub Vec<Vec<Edge>>);
 
 impl EdgeSource for EdgeLists {
     fn populate(&self, node: NodeIdx, out: &mut Vec<Edge>) {
-        if let Some(e) = self.0.get(node as usize) {
+        if let Some(e) = self.0.get(node.idx()) {
             out.extend_from_slice(e);
         }
     }
+}
+
+/// The source of a graph whose edges were all given up front.
+struct NoEdges;
+
+impl EdgeSource for NoEdges {
+    fn populate(&self, _: NodeIdx, _: &mut Vec<Edge>) {}
 }
 
 /// One problem found by [`LazyCallGraph::verify`].
@@ -132,30 +229,33 @@ impl std::fmt::Display for VerifyError {
 #[derive(Clone)]
 pub struct LazyCallGraph {
     /// Function name per node (no `@`, no quotes).
-    names: Vec<String>,
+    names: IndexVec<NodeIdx, String>,
     /// Has a body.
-    defined: Vec<bool>,
+    defined: IndexVec<NodeIdx, bool>,
     /// Edge list computed.
-    populated: Vec<bool>,
+    populated: IndexVec<NodeIdx, bool>,
     /// Removed as dead.
-    removed: Vec<bool>,
+    removed: IndexVec<NodeIdx, bool>,
     /// First node with each name.
     name_index: ahash::AHashMap<String, NodeIdx>,
-    /// Outgoing edges per node, in LLVM order.
-    edges: Vec<Vec<Edge>>,
+    /// Outgoing edges per node, in LLVM order (pooled: populated lists are appended in
+    /// the order the build's walk reaches them, which is the order it reads them).
+    edges: ListPool<NodeIdx, Packed>,
+    /// Scratch for [`EdgeSource::populate`] (which speaks [`Edge`]).
+    scratch: Vec<Edge>,
     /// SCC per node (`NONE`: not reached from a root / not built yet).
-    scc_of: Vec<SccIdx>,
-    /// Tarjan scratch, LLVM's encoding: 0 unvisited, -1 done, > 0 on stack.
-    dfs: Vec<i32>,
-    low: Vec<i32>,
-    /// Nodes per SCC.
-    scc_nodes: Vec<Vec<NodeIdx>>,
-    /// RefSCC per SCC.
-    scc_rc: Vec<RefSccIdx>,
-    /// Position of the SCC in its RefSCC's list.
-    scc_pos: Vec<u32>,
+    scc_of: IndexVec<NodeIdx, SccIdx>,
+    /// The Tarjan state: after a build every reached node is finished (out of scope), so
+    /// a split opens just the nodes it re-walks (LLVM's `DFSNumber == -1`).
+    tarjan: Tarjan<NodeIdx>,
+    /// Nodes per SCC, in LLVM order.
+    scc_nodes: ListPool<SccIdx, NodeIdx>,
+    /// RefSCC per SCC (`NONE` once dead).
+    scc_rc: IndexVec<SccIdx, RefSccIdx>,
+    /// Position of the SCC in its RefSCC's list (`u32::MAX` once dead).
+    scc_pos: IndexVec<SccIdx, u32>,
     /// SCCs per RefSCC, post-order.
-    rc_sccs: Vec<Vec<SccIdx>>,
+    rc_sccs: ListPool<RefSccIdx, SccIdx>,
     /// Live RefSCCs in post-order, with order keys.
     order: order::PostOrder,
     /// Entry edges (roots) in LLVM order.
@@ -179,6 +279,98 @@ impl std::fmt::Debug for LazyCallGraph {
     }
 }
 
+/// "No position" in `scc_pos`.
+const NO_POS: u32 = u32::MAX;
+
+/// LLVM's `Node::populate` of `n`, on the tables it touches (so a walk can call it while
+/// other tables are borrowed).
+fn populate_into(
+    edges: &mut ListPool<NodeIdx, Packed>,
+    populated: &mut IndexVec<NodeIdx, bool>,
+    scratch: &mut Vec<Edge>,
+    source: &(dyn EdgeSource + Send + Sync),
+    n: NodeIdx,
+) {
+    if populated[n] {
+        return;
+    }
+    populated[n] = true;
+    scratch.clear();
+    source.populate(n, scratch);
+    edges.refill(n, |out| out.extend(scratch.iter().map(|&e| Packed::new(e))));
+}
+
+/// The RefSCC walk of a build: every edge, nodes populated as the walk reaches them.
+struct Populating<'a> {
+    edges: &'a mut ListPool<NodeIdx, Packed>,
+    populated: &'a mut IndexVec<NodeIdx, bool>,
+    scratch: &'a mut Vec<Edge>,
+    source: &'a (dyn EdgeSource + Send + Sync),
+    /// Every node is populated already (a graph of given edge lists): `enter` has
+    /// nothing to look up.
+    all_populated: bool,
+    /// The walk met a ref edge (every edge of every node it reaches passes `target`).
+    saw_ref: std::cell::Cell<bool>,
+}
+
+impl SccGraph for Populating<'_> {
+    type Node = NodeIdx;
+    type Edge = Packed;
+    #[inline]
+    fn enter(&mut self, n: NodeIdx) {
+        if !self.all_populated && !self.populated[n] {
+            populate_into(self.edges, self.populated, self.scratch, self.source, n);
+        }
+    }
+    #[inline]
+    fn edges(&self, n: NodeIdx) -> &[Packed] {
+        &self.edges[n]
+    }
+    #[inline]
+    fn target(&self, e: Packed) -> Option<NodeIdx> {
+        if !e.is_call() {
+            self.saw_ref.set(true);
+        }
+        Some(e.target())
+    }
+    #[inline]
+    fn prefetch(&self, n: NodeIdx) {
+        self.edges.prefetch(n);
+    }
+}
+
+/// Every edge of (populated) nodes: RefSCC splits.
+struct AllEdges<'a>(&'a ListPool<NodeIdx, Packed>);
+
+impl SccGraph for AllEdges<'_> {
+    type Node = NodeIdx;
+    type Edge = Packed;
+    #[inline]
+    fn edges(&self, n: NodeIdx) -> &[Packed] {
+        &self.0[n]
+    }
+    #[inline]
+    fn target(&self, e: Packed) -> Option<NodeIdx> {
+        Some(e.target())
+    }
+}
+
+/// Call edges only: call SCCs and their splits.
+struct CallEdges<'a>(&'a ListPool<NodeIdx, Packed>);
+
+impl SccGraph for CallEdges<'_> {
+    type Node = NodeIdx;
+    type Edge = Packed;
+    #[inline]
+    fn edges(&self, n: NodeIdx) -> &[Packed] {
+        &self.0[n]
+    }
+    #[inline]
+    fn target(&self, e: Packed) -> Option<NodeIdx> {
+        e.is_call().then_some(e.target())
+    }
+}
+
 impl LazyCallGraph {
     /// A graph over `names.len()` nodes. `defined[n]` says whether node `n` has a body;
     /// `entry` are the roots in order; `libs` the defined library functions; edges
@@ -193,24 +385,25 @@ impl LazyCallGraph {
     ) -> Self {
         let n = names.len();
         assert_eq!(defined.len(), n, "defined flags must match names");
+        assert!(n < Packed::REF as usize, "too many nodes: {n}");
         let mut name_index = ahash::AHashMap::with_capacity(n);
         for (i, s) in names.iter().enumerate() {
-            name_index.entry(s.clone()).or_insert(i as NodeIdx);
+            name_index.entry(s.clone()).or_insert(NodeIdx::new(i));
         }
         LazyCallGraph {
             name_index,
-            names,
-            defined,
-            populated: vec![false; n],
-            removed: vec![false; n],
-            edges: vec![Vec::new(); n],
-            scc_of: vec![NONE; n],
-            dfs: vec![0; n],
-            low: vec![0; n],
-            scc_nodes: Vec::new(),
-            scc_rc: Vec::new(),
-            scc_pos: Vec::new(),
-            rc_sccs: Vec::new(),
+            names: IndexVec::from_raw(names),
+            defined: IndexVec::from_raw(defined),
+            populated: IndexVec::from_elem_n(false, n),
+            removed: IndexVec::from_elem_n(false, n),
+            edges: ListPool::with_empty_lists(n),
+            scratch: Vec::new(),
+            scc_of: IndexVec::from_elem_n(SccIdx::NONE, n),
+            tarjan: Tarjan::new(),
+            scc_nodes: ListPool::default(),
+            scc_rc: IndexVec::new(),
+            scc_pos: IndexVec::new(),
+            rc_sccs: ListPool::default(),
             order: order::PostOrder::default(),
             entry,
             libs,
@@ -220,19 +413,24 @@ impl LazyCallGraph {
         }
     }
 
-    /// A graph from explicit edge lists where every node is defined and is a root
-    /// (in index order). Handy for tests and benches.
-    pub fn from_edge_lists(edges: Vec<Vec<Edge>>) -> Self {
-        let n = edges.len();
+    /// A graph from explicit edge lists (`lists[n]` are node `n`'s edges) where every
+    /// node is defined and is a root (in index order). The edges are given, so every
+    /// node starts populated (nothing is left to compute lazily). For tests, benches and
+    /// synthetic graphs.
+    pub fn from_edge_lists(lists: Vec<Vec<Edge>>) -> Self {
+        let n = lists.len();
         let names = (0..n).map(|i| format!("f{i}")).collect();
-        Self::new(
+        let mut g = Self::new(
             "edges",
             names,
             vec![true; n],
-            (0..n as u32).collect(),
+            (0..n).map(NodeIdx::new).collect(),
             Vec::new(),
-            Box::new(EdgeLists(edges)),
-        )
+            Box::new(NoEdges),
+        );
+        g.edges = ListPool::from_lists(lists.into_iter().map(|l| l.into_iter().map(Packed::new)));
+        g.populated = IndexVec::from_elem_n(true, n);
+        g
     }
 
     /// Module identifier used by the printers.
@@ -247,25 +445,22 @@ impl LazyCallGraph {
 
     /// Every node, in index order.
     pub fn nodes(&self) -> impl DoubleEndedIterator<Item = NodeIdx> + ExactSizeIterator {
-        0..self.names.len() as NodeIdx
+        self.names.indices()
     }
 
     /// Name of node `n`.
     pub fn name(&self, n: NodeIdx) -> &str {
-        &self.names[n as usize]
+        &self.names[n]
     }
 
     /// Whether node `n` has a body.
     pub fn is_defined(&self, n: NodeIdx) -> bool {
-        self.defined[n as usize]
+        self.defined[n]
     }
 
     /// The node named `name` (linear scan).
     pub fn node_by_name(&self, name: &str) -> Option<NodeIdx> {
-        self.names
-            .iter()
-            .position(|x| x == name)
-            .map(|i| i as NodeIdx)
+        self.names.iter().position(|x| x == name).map(NodeIdx::new)
     }
 
     /// Entry edges (roots) in order.
@@ -280,45 +475,49 @@ impl LazyCallGraph {
 
     /// Computes node `n`'s edges if not done yet (LLVM's `Node::populate`).
     pub fn populate(&mut self, n: NodeIdx) {
-        if self.populated[n as usize] {
-            return;
-        }
-        self.populated[n as usize] = true;
-        let mut out = std::mem::take(&mut self.edges[n as usize]);
-        out.clear();
-        self.source.populate(n, &mut out);
-        self.edges[n as usize] = out;
+        populate_into(
+            &mut self.edges,
+            &mut self.populated,
+            &mut self.scratch,
+            &*self.source,
+            n,
+        );
     }
 
     /// Populates every node.
     pub fn populate_all(&mut self) {
-        for n in 0..self.num_nodes() as u32 {
+        for n in self.nodes() {
             self.populate(n);
         }
     }
 
     /// Node `n`'s edges (populating it first).
-    pub fn edges(&mut self, n: NodeIdx) -> &[Edge] {
+    pub fn edges(&mut self, n: NodeIdx) -> Edges<'_> {
         self.populate(n);
-        &self.edges[n as usize]
+        self.cached_edges(n)
     }
 
     /// Node `n`'s edges if already populated (empty otherwise).
-    pub fn cached_edges(&self, n: NodeIdx) -> &[Edge] {
-        &self.edges[n as usize]
+    pub fn cached_edges(&self, n: NodeIdx) -> Edges<'_> {
+        Edges(self.edges[n].iter())
     }
 
     /// The edge `a -> b`, if any.
     pub fn edge(&self, a: NodeIdx, b: NodeIdx) -> Option<Edge> {
-        self.edges[a as usize]
+        self.edges[a]
             .iter()
-            .copied()
-            .find(|e| e.target == b)
+            .find(|e| e.target() == b)
+            .map(|e| e.edge())
+    }
+
+    /// Appends the edge `e` to `a`'s list.
+    fn push_edge(&mut self, a: NodeIdx, e: Edge) {
+        self.edges.push(a, Packed::new(e));
     }
 
     /// Whether node `n` was removed by [`remove_dead_function`](Self::remove_dead_function).
     pub fn is_removed(&self, n: NodeIdx) -> bool {
-        self.removed[n as usize]
+        self.removed[n]
     }
 
     /// Whether [`build_ref_sccs`](Self::build_ref_sccs) has run.
@@ -330,33 +529,33 @@ impl LazyCallGraph {
 
     /// SCC of node `n` (`None` if the node is in no SCC).
     pub fn scc_of(&self, n: NodeIdx) -> Option<SccIdx> {
-        let s = self.scc_of[n as usize];
-        (s != NONE).then_some(s)
+        self.scc_of[n].some()
     }
 
     /// RefSCC of node `n`.
     pub fn refscc_of(&self, n: NodeIdx) -> Option<RefSccIdx> {
-        self.scc_of(n).map(|s| self.scc_rc[s as usize])
+        self.scc_of(n).map(|s| self.scc_rc[s])
     }
 
     /// Nodes of SCC `s`, in LLVM order.
     pub fn scc_nodes(&self, s: SccIdx) -> &[NodeIdx] {
-        &self.scc_nodes[s as usize]
+        self.scc_nodes.get(s)
     }
 
-    /// RefSCC containing SCC `s`.
-    pub fn scc_refscc(&self, s: SccIdx) -> RefSccIdx {
-        self.scc_rc[s as usize]
+    /// RefSCC containing SCC `s` (`None` once `s` is dead).
+    pub fn scc_refscc(&self, s: SccIdx) -> Option<RefSccIdx> {
+        self.scc_rc[s].some()
     }
 
-    /// Position of SCC `s` in its RefSCC's post-order list.
-    pub fn scc_position(&self, s: SccIdx) -> u32 {
-        self.scc_pos[s as usize]
+    /// Position of SCC `s` in its RefSCC's post-order list (`None` once `s` is dead).
+    pub fn scc_position(&self, s: SccIdx) -> Option<u32> {
+        let p = self.scc_pos[s];
+        (p != NO_POS).then_some(p)
     }
 
     /// SCCs of RefSCC `r`, in post-order.
     pub fn refscc_sccs(&self, r: RefSccIdx) -> &[SccIdx] {
-        &self.rc_sccs[r as usize]
+        self.rc_sccs.get(r)
     }
 
     /// Post-order key of RefSCC `r` (`None` if dead): keys increase along the
@@ -381,14 +580,9 @@ impl LazyCallGraph {
         self.order
             .iter()
             .map(|r| {
-                self.rc_sccs[r as usize]
+                self.refscc_sccs(r)
                     .iter()
-                    .map(|&s| {
-                        self.scc_nodes[s as usize]
-                            .iter()
-                            .map(|&n| self.name(n))
-                            .collect()
-                    })
+                    .map(|&s| self.scc_nodes(s).iter().map(|&n| self.name(n)).collect())
                     .collect()
             })
             .collect()
@@ -396,131 +590,150 @@ impl LazyCallGraph {
 
     /// Nodes of RefSCC `r` (SCC order, then node order).
     pub fn refscc_nodes(&self, r: RefSccIdx) -> impl Iterator<Item = NodeIdx> + '_ {
-        self.rc_sccs[r as usize]
+        self.refscc_sccs(r)
             .iter()
-            .flat_map(move |&s| self.scc_nodes[s as usize].iter().copied())
+            .flat_map(move |&s| self.scc_nodes(s).iter().copied())
     }
 
     // ---------------------------------------------------------------- building
 
     /// Builds the RefSCCs and their SCCs (LLVM's `buildRefSCCs`); idempotent.
+    ///
+    /// One Tarjan run over every edge from the entry roots, populating nodes as it
+    /// reaches them, gives the RefSCCs; a RefSCC with a ref edge between two of its
+    /// nodes gets a second, scoped run over its call edges (from its nodes in order)
+    /// for its call SCCs. The runs' node lists become the SCC lists in place.
     pub fn build_ref_sccs(&mut self) {
         if self.built {
             return;
         }
         self.built = true;
-        let roots = self.entry.clone();
-        let (starts, nodes) = self.tarjan(&roots, false, true);
-        for g in 0..starts.len() - 1 {
-            let group = &nodes[starts[g] as usize..starts[g + 1] as usize];
-            let r = self.new_refscc();
+        let n = self.num_nodes();
+        self.tarjan.reset(n);
+        let all_populated = self.populated.iter().all(|&p| p);
+        let mut walk = Populating {
+            edges: &mut self.edges,
+            populated: &mut self.populated,
+            scratch: &mut self.scratch,
+            source: &*self.source,
+            all_populated,
+            saw_ref: std::cell::Cell::new(false),
+        };
+        self.tarjan.run(&mut walk, self.entry.iter().copied());
+        let saw_ref = walk.saw_ref.get();
+        // Which RefSCCs need a call-edge run: those with a ref edge inside (the table
+        // holds every reached node's RefSCC number until a scoped run changes it).
+        let t = &self.tarjan;
+        let mut split = vec![false; t.num_sccs()];
+        if saw_ref {
+            for (x, list) in self.edges.iter_enumerated() {
+                if list.iter().all(|e| e.is_call()) {
+                    continue;
+                }
+                let Some(c) = t.comp_of(x) else {
+                    continue;
+                };
+                if !split[c.idx()]
+                    && t.scc(c).len() > 1
+                    && list
+                        .iter()
+                        .any(|e| !e.is_call() && t.comp_of(e.target()) == Some(c))
+                {
+                    split[c.idx()] = true;
+                }
+            }
+        }
+        if !split.contains(&true) {
+            // The common case (every RefSCC is one call SCC): the first run's output
+            // becomes every table at once, SCC k = RefSCC k = component k.
+            let t = &self.tarjan;
+            for (x, s) in self.scc_of.raw_mut().iter_mut().enumerate() {
+                *s = t
+                    .comp_of(NodeIdx::new(x))
+                    .map_or(SccIdx::NONE, |c| SccIdx(c.0));
+            }
+            let comps = self.tarjan.take_components();
+            let num = comps.num_rows();
+            self.scc_nodes = ListPool::from_regions(comps.targets, &comps.starts);
+            self.scc_rc = (0..num).map(RefSccIdx::new).collect();
+            self.scc_pos = IndexVec::from_elem_n(0, num);
+            let one_each: Vec<u32> = (0..=num as u32).collect();
+            self.rc_sccs = ListPool::from_regions((0..num).map(SccIdx::new).collect(), &one_each);
+            self.order.push_back_all(num);
+            return;
+        }
+        let Csr {
+            starts,
+            targets: pool,
+            ..
+        } = self.tarjan.take_components();
+        let num = split.len();
+        self.scc_nodes = ListPool::with_data(pool);
+        self.scc_nodes.reserve_lists(num);
+        self.scc_rc.reserve(num);
+        self.scc_pos.reserve(num);
+        self.rc_sccs = ListPool::default();
+        self.rc_sccs.reserve_lists(num);
+        self.rc_sccs.reserve_data(num);
+        self.order.reserve(num);
+        let mut sccs: Vec<SccIdx> = Vec::new();
+        for (c, &split) in split.iter().enumerate() {
+            let (lo, hi) = (starts[c] as usize, starts[c + 1] as usize);
+            let r = RefSccIdx::new(self.rc_sccs.num_lists());
+            sccs.clear();
+            if !split {
+                sccs.push(self.region_scc(r, lo, hi - lo, 0));
+            } else {
+                // A run scoped to this RefSCC over its call edges, from its nodes in
+                // order; its SCCs are a permutation of the RefSCC's pool region.
+                let group: Vec<NodeIdx> = self.scc_nodes.region(lo, hi).to_vec();
+                self.tarjan.open(group.iter().copied());
+                self.tarjan
+                    .run(&mut CallEdges(&self.edges), group.iter().copied());
+                let mut at = lo;
+                for k in 0..self.tarjan.num_sccs() {
+                    let list = self.tarjan.scc(CompIdx::new(k));
+                    let len = list.len();
+                    self.scc_nodes
+                        .region_mut(at, at + len)
+                        .copy_from_slice(list);
+                    sccs.push(self.region_scc(r, at, len, k as u32));
+                    at += len;
+                }
+            }
+            let r2 = self.rc_sccs.push_list(&sccs);
+            debug_assert_eq!(r, r2);
             self.order.push_back(r);
-            self.build_call_sccs(r, group);
         }
     }
 
+    /// A new, empty, unlinked RefSCC.
     fn new_refscc(&mut self) -> RefSccIdx {
-        let r = self.rc_sccs.len() as RefSccIdx;
-        self.rc_sccs.push(Vec::new());
-        self.order.grow(r as usize + 1);
+        let r = self.rc_sccs.push_list(&[]);
+        self.order.grow(r.idx() + 1);
         r
     }
 
-    fn new_scc(&mut self, rc: RefSccIdx, nodes: Vec<NodeIdx>) -> SccIdx {
-        let s = self.scc_nodes.len() as SccIdx;
-        for &n in &nodes {
-            self.scc_of[n as usize] = s;
+    /// A new SCC of RefSCC `rc` over `nodes` (position unset).
+    fn new_scc(&mut self, rc: RefSccIdx, nodes: &[NodeIdx]) -> SccIdx {
+        let s = self.scc_nodes.push_list(nodes);
+        for &n in nodes {
+            self.scc_of[n] = s;
         }
-        self.scc_nodes.push(nodes);
         self.scc_rc.push(rc);
-        self.scc_pos.push(NONE);
+        self.scc_pos.push(NO_POS);
         s
     }
 
-    /// Call SCCs of RefSCC `r` over `group` (its nodes in LLVM order), appended to
-    /// `rc_sccs[r]` in post-order.
-    fn build_call_sccs(&mut self, r: RefSccIdx, group: &[NodeIdx]) {
-        for &n in group {
-            self.dfs[n as usize] = 0;
-            self.low[n as usize] = 0;
+    /// A new SCC of RefSCC `rc` at position `pos` owning pool region `[at, at + len)`.
+    fn region_scc(&mut self, rc: RefSccIdx, at: usize, len: usize, pos: u32) -> SccIdx {
+        let s = self.scc_nodes.push_region(at, len);
+        for &n in self.scc_nodes.get(s) {
+            self.scc_of[n] = s;
         }
-        let (starts, nodes) = self.tarjan(group, true, false);
-        for g in 0..starts.len() - 1 {
-            let s = self.new_scc(
-                r,
-                nodes[starts[g] as usize..starts[g + 1] as usize].to_vec(),
-            );
-            self.scc_pos[s as usize] = self.rc_sccs[r as usize].len() as u32;
-            self.rc_sccs[r as usize].push(s);
-        }
-    }
-
-    /// LLVM's `buildGenericSCCs`: Tarjan from `roots` in order over call edges only or
-    /// all edges, with the `dfs`/`low` encoding (0 unvisited, -1 done). Returns the
-    /// components in post-order as (starts, nodes); their nodes end with `dfs == -1`.
-    fn tarjan(
-        &mut self,
-        roots: &[NodeIdx],
-        calls_only: bool,
-        populate: bool,
-    ) -> (Vec<u32>, Vec<NodeIdx>) {
-        let mut starts = vec![0u32];
-        let mut out = Vec::new();
-        let mut dfs_stack: Vec<(NodeIdx, u32)> = Vec::new();
-        let mut pending: Vec<NodeIdx> = Vec::new();
-        for &root in roots {
-            if self.dfs[root as usize] != 0 {
-                continue;
-            }
-            if populate {
-                self.populate(root);
-            }
-            self.dfs[root as usize] = 1;
-            self.low[root as usize] = 1;
-            let mut next = 2i32;
-            dfs_stack.push((root, 0));
-            while let Some((mut n, mut i)) = dfs_stack.pop() {
-                while let Some(&e) = self.edges[n as usize].get(i as usize) {
-                    if calls_only && e.kind != EdgeKind::Call {
-                        i += 1;
-                        continue;
-                    }
-                    let c = e.target as usize;
-                    if self.dfs[c] == 0 {
-                        dfs_stack.push((n, i));
-                        if populate {
-                            self.populate(e.target);
-                        }
-                        self.dfs[c] = next;
-                        self.low[c] = next;
-                        next += 1;
-                        n = e.target;
-                        i = 0;
-                        continue;
-                    }
-                    if self.dfs[c] != -1 && self.low[c] < self.low[n as usize] {
-                        self.low[n as usize] = self.low[c];
-                    }
-                    i += 1;
-                }
-                pending.push(n);
-                let root_dfs = self.dfs[n as usize];
-                if self.low[n as usize] != root_dfs {
-                    continue;
-                }
-                while let Some(&top) = pending.last() {
-                    if self.dfs[top as usize] < root_dfs {
-                        break;
-                    }
-                    pending.pop();
-                    self.dfs[top as usize] = -1;
-                    self.low[top as usize] = -1;
-                    out.push(top);
-                }
-                starts.push(out.len() as u32);
-            }
-        }
-        (starts, out)
+        self.scc_rc.push(rc);
+        self.scc_pos.push(pos);
+        s
     }
 }
 

@@ -11,7 +11,6 @@
 //!   functions reached from global initializers by the same LIFO walk.
 
 use super::{Edge, EdgeKind, EdgeSource, LazyCallGraph, NodeIdx};
-use crate::graph::NONE;
 use crate::idx::IndexVec;
 use crate::llvm::libcalls::{is_gpu_target, is_lib_function, size_t_bits};
 use crate::llvm::{
@@ -19,11 +18,21 @@ use crate::llvm::{
 };
 use ahash::AHashSet;
 
-/// The node of function `f` (node `n` is function `n`, module order).
+/// The call-graph node of function `f` of the module the graph was built from (node
+/// `n` is function `n`, module order): where the module model's [`FuncIdx`] becomes a
+/// [`NodeIdx`].
 #[inline]
-fn node(f: FuncIdx) -> NodeIdx {
-    f.0
+pub fn node_of_function(f: FuncIdx) -> NodeIdx {
+    NodeIdx(f.0)
 }
+
+/// The module function of call-graph node `n` (the inverse of [`node_of_function`]).
+#[inline]
+pub fn function_of_node(n: NodeIdx) -> FuncIdx {
+    FuncIdx(n.0)
+}
+
+use node_of_function as node;
 
 /// What the edge source keeps of a module: the constant pool and, per symbol, what
 /// LLVM's `operand_values()` of that global are.
@@ -34,17 +43,17 @@ struct ModuleEdges {
     sym_node: IndexVec<SymbolIdx, NodeIdx>,
     /// Per symbol: the operand constant of a variable/alias/ifunc (`NONE` if none).
     sym_operand: IndexVec<SymbolIdx, ConstIdx>,
-    defined: Vec<bool>,
+    defined: IndexVec<NodeIdx, bool>,
     /// Function type per function.
-    signature: Vec<SigIdx>,
-    refs: Vec<Vec<OperandRef>>,
+    signature: IndexVec<NodeIdx, SigIdx>,
+    refs: IndexVec<NodeIdx, Vec<OperandRef>>,
     libs: Vec<NodeIdx>,
 }
 
 impl ModuleEdges {
     fn new(m: &Module) -> Self {
         let nsym = m.num_symbols();
-        let mut sym_node = IndexVec::from_elem_n(NONE, nsym);
+        let mut sym_node = IndexVec::from_elem_n(NodeIdx::NONE, nsym);
         let mut sym_operand = IndexVec::from_elem_n(ConstIdx::NONE, nsym);
         for s in sym_node.indices() {
             match m.symbol_def(s) {
@@ -76,7 +85,7 @@ impl ModuleEdges {
     /// The function node a constant is, if it is one.
     fn const_function(&self, c: ConstIdx) -> Option<NodeIdx> {
         match self.consts.kind(c) {
-            ConstKind::Symbol(s) => Some(self.sym_node[s]).filter(|&n| n != NONE),
+            ConstKind::Symbol(s) => self.sym_node[s].some(),
             ConstKind::Expr => None,
         }
     }
@@ -110,7 +119,7 @@ fn visit_references(
 ) {
     while let Some(c) = worklist.pop() {
         if let Some(f) = e.const_function(c) {
-            if e.defined[f as usize] {
+            if e.defined[f] {
                 callback(f);
             }
             continue;
@@ -144,14 +153,14 @@ impl EdgeSource for ModuleEdges {
                 out.push(Edge { target: t, kind: k });
             }
         };
-        for r in &self.refs[node as usize] {
+        for r in &self.refs[node] {
             match *r {
                 OperandRef::DirectCall(s, fn_type) => {
                     let f = self.sym_node[s];
                     // getCalledFunction: the callee operand is a function of the call's type
-                    if f != NONE
-                        && self.defined[f as usize]
-                        && self.signature[f as usize] == fn_type
+                    if !f.is_none()
+                        && self.defined[f]
+                        && self.signature[f] == fn_type
                         && callees.insert(f)
                     {
                         visited.funcs.insert(f);
@@ -207,7 +216,7 @@ pub fn from_module(m: &Module, module_id: &str) -> LazyCallGraph {
             continue;
         }
         if let Some(f) = a.target.and_then(|c| e.const_function(c)) {
-            if e.defined[f as usize] {
+            if e.defined[f] {
                 add_edge_node(&mut entry, &mut in_entry, f);
             }
         }

@@ -3,12 +3,17 @@
 //! RefSCC structure, the same post-order updates, the same node orders.
 //!
 //! Each operation touches only the SCCs of one RefSCC (edge kind switches, SCC merges
-//! and splits) or the RefSCCs between the two endpoints in post-order (RefSCC merges);
-//! a RefSCC split or merge also shifts the post-order position table after the
-//! affected range (a `memmove` plus an index refresh, as upstream).
+//! and splits) or the RefSCCs between the two endpoints in post-order (RefSCC merges).
+//! Splits are scoped runs of the graph's one [`crate::graph::Tarjan`]: the nodes of the
+//! old SCC / RefSCC are opened, every other node stays finished, so a split walks only
+//! the nodes and edges it is about.
 
-use super::{Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx, VerifyError};
-use crate::graph::NONE;
+use super::{
+    AllEdges, CallEdges, Edge, EdgeKind, LazyCallGraph, NodeIdx, Packed, RefSccIdx, SccIdx,
+    VerifyError, NO_POS,
+};
+use crate::graph::CompIdx;
+use crate::idx::{Idx, IndexVec};
 use ahash::{AHashMap, AHashSet};
 
 /// LLVM's `updatePostorderSequenceForEdgeInsertion` on the part of a post-order that
@@ -18,10 +23,10 @@ use ahash::{AHashMap, AHashSet};
 /// is reordered in place so the post-order stays valid; returns the local range
 /// `[start, end)` of components that now form a cycle with the target and must merge
 /// into it (empty when none). Cost: proportional to the range and its edges.
-fn update_postorder_for_insertion(
-    range: &mut [u32],
-    mut has_edge_into: impl FnMut(u32, &AHashSet<u32>) -> bool,
-    mut succs: impl FnMut(u32, &mut Vec<u32>),
+fn update_postorder_for_insertion<C: Idx>(
+    range: &mut [C],
+    mut has_edge_into: impl FnMut(C, &AHashSet<C>) -> bool,
+    mut succs: impl FnMut(C, &mut Vec<C>),
 ) -> (usize, usize) {
     let last = range.len() - 1;
     let target = range[last];
@@ -34,7 +39,7 @@ fn update_postorder_for_insertion(
         }
     }
     // stable partition: the others first, then the source and what reaches it
-    let (mut a, mut b): (Vec<u32>, Vec<u32>) = range.iter().partition(|c| !set.contains(c));
+    let (mut a, mut b): (Vec<C>, Vec<C>) = range.iter().partition(|c| !set.contains(c));
     let split = a.len();
     a.append(&mut b);
     range.copy_from_slice(&a);
@@ -45,7 +50,7 @@ fn update_postorder_for_insertion(
     let mut ti = last;
     if si + 1 < ti {
         // components after the source that the target reaches
-        let local: AHashMap<u32, usize> = range.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+        let local: AHashMap<C, usize> = range.iter().enumerate().map(|(k, &c)| (c, k)).collect();
         let mut reach = AHashSet::new();
         reach.insert(target);
         let mut work = vec![target];
@@ -59,7 +64,7 @@ fn update_postorder_for_insertion(
                 }
             }
         }
-        let (mut a, mut b): (Vec<u32>, Vec<u32>) =
+        let (mut a, mut b): (Vec<C>, Vec<C>) =
             range[si + 1..].iter().partition(|c| reach.contains(c));
         let n_conn = a.len();
         a.append(&mut b);
@@ -72,32 +77,27 @@ fn update_postorder_for_insertion(
 
 impl LazyCallGraph {
     fn set_edge_kind(&mut self, a: NodeIdx, b: NodeIdx, kind: EdgeKind) {
-        let e = self.edges[a as usize].iter_mut().find(|e| e.target == b);
-        let e = e.unwrap_or_else(|| {
-            panic!(
-                "no edge {} -> {}",
-                self.names[a as usize], self.names[b as usize]
-            )
-        });
-        e.kind = kind;
+        let e = self.edges[a].iter_mut().find(|e| e.target() == b);
+        let e = e.unwrap_or_else(|| panic!("no edge {} -> {}", self.names[a], self.names[b]));
+        *e = Packed::new(Edge { target: b, kind });
     }
 
     fn assert_built(&self) {
         assert!(self.built, "mutations need build_ref_sccs() first");
     }
 
-    fn reindex_sccs(&mut self, rc: RefSccIdx, from: usize) {
-        for k in from..self.rc_sccs[rc as usize].len() {
-            let s = self.rc_sccs[rc as usize][k];
-            self.scc_pos[s as usize] = k as u32;
+    /// Refreshes `scc_pos` for the SCCs at positions `from..to` of RefSCC `rc`'s list.
+    fn reindex_sccs_range(&mut self, rc: RefSccIdx, from: usize, to: usize) {
+        for k in from..to {
+            let s = self.rc_sccs.get(rc)[k];
+            self.scc_pos[s] = k as u32;
         }
     }
 
-    fn reindex_sccs_range(&mut self, rc: RefSccIdx, from: usize, to: usize) {
-        for k in from..to {
-            let s = self.rc_sccs[rc as usize][k];
-            self.scc_pos[s as usize] = k as u32;
-        }
+    /// Refreshes `scc_pos` from position `from` to the end of RefSCC `rc`'s list.
+    fn reindex_sccs(&mut self, rc: RefSccIdx, from: usize) {
+        let to = self.rc_sccs.get(rc).len();
+        self.reindex_sccs_range(rc, from, to);
     }
 
     /// Turns the ref edge `src -> tgt` (both in one RefSCC) into a call edge. SCCs that
@@ -120,43 +120,43 @@ impl LazyCallGraph {
             Some(EdgeKind::Ref),
             "must start with a ref edge"
         );
-        let ss = self.scc_of[src as usize];
-        let ts = self.scc_of[tgt as usize];
-        let rc = self.scc_rc[ss as usize];
+        let ss = self.scc_of[src];
+        let ts = self.scc_of[tgt];
+        let rc = self.scc_rc[ss];
         assert_eq!(
-            rc, self.scc_rc[ts as usize],
+            rc, self.scc_rc[ts],
             "switch_internal_edge_to_call across RefSCCs"
         );
-        if ss == ts || self.scc_pos[ts as usize] < self.scc_pos[ss as usize] {
+        if ss == ts || self.scc_pos[ts] < self.scc_pos[ss] {
             self.set_edge_kind(src, tgt, EdgeKind::Call);
             return false;
         }
-        let si = self.scc_pos[ss as usize] as usize;
-        let ti = self.scc_pos[ts as usize] as usize;
-        let mut range = self.rc_sccs[rc as usize][si..=ti].to_vec();
+        let si = self.scc_pos[ss] as usize;
+        let ti = self.scc_pos[ts] as usize;
+        let mut range = self.rc_sccs.get(rc)[si..=ti].to_vec();
         let (start, end) = {
             let this = &*self;
             update_postorder_for_insertion(
                 &mut range,
                 |c, set| {
-                    this.scc_nodes[c as usize].iter().any(|&n| {
-                        this.edges[n as usize]
+                    this.scc_nodes(c).iter().any(|&n| {
+                        this.edges[n]
                             .iter()
-                            .any(|e| e.is_call() && set.contains(&this.scc_of[e.target as usize]))
+                            .any(|e| e.is_call() && set.contains(&this.scc_of[e.target()]))
                     })
                 },
                 |c, out| {
-                    for &n in &this.scc_nodes[c as usize] {
-                        for e in &this.edges[n as usize] {
+                    for &n in this.scc_nodes(c) {
+                        for e in &this.edges[n] {
                             if e.is_call() {
-                                out.push(this.scc_of[e.target as usize]);
+                                out.push(this.scc_of[e.target()]);
                             }
                         }
                     }
                 },
             )
         };
-        self.rc_sccs[rc as usize][si..=ti].copy_from_slice(&range);
+        self.rc_sccs.get_mut(rc)[si..=ti].copy_from_slice(&range);
         self.reindex_sccs_range(rc, si, ti + 1);
         // As upstream, the callback also runs (with an empty slice) when only the
         // post-order had to be fixed.
@@ -166,15 +166,17 @@ impl LazyCallGraph {
             return false;
         }
         for &c in &range[start..end] {
-            let nodes = std::mem::take(&mut self.scc_nodes[c as usize]);
+            let nodes = self.scc_nodes.get(c).to_vec();
+            self.scc_nodes.clear(c);
             for &n in &nodes {
-                self.scc_of[n as usize] = ts;
+                self.scc_of[n] = ts;
             }
-            self.scc_nodes[ts as usize].extend(nodes);
-            self.scc_pos[c as usize] = NONE;
-            self.scc_rc[c as usize] = NONE;
+            self.scc_nodes.extend(ts, &nodes);
+            self.scc_pos[c] = NO_POS;
+            self.scc_rc[c] = RefSccIdx::NONE;
         }
-        self.rc_sccs[rc as usize].drain(si + start..si + end);
+        self.rc_sccs
+            .edit(rc, |l| l.drain(si + start..si + end).for_each(drop));
         self.reindex_sccs(rc, si + start);
         self.set_edge_kind(src, tgt, EdgeKind::Call);
         true
@@ -182,8 +184,9 @@ impl LazyCallGraph {
 
     /// Turns the call edge `src -> tgt` (both in one RefSCC) into a ref edge. If both
     /// were in one SCC it may split: `tgt` keeps the old SCC, the new SCCs are inserted
-    /// before it (Tarjan over call edges restricted to the old SCC). Returns the new
-    /// SCCs in post-order (empty when nothing split).
+    /// before it (Tarjan over call edges restricted to the old SCC, with `tgt` as the
+    /// sink every node that still reaches it is absorbed into). Returns the new SCCs in
+    /// post-order (empty when nothing split).
     ///
     /// # Panics
     /// If there is no such call edge or the endpoints are in different RefSCCs.
@@ -194,104 +197,36 @@ impl LazyCallGraph {
             Some(EdgeKind::Call),
             "must start with a call edge"
         );
-        let old = self.scc_of[tgt as usize];
-        let rc = self.scc_rc[old as usize];
+        let old = self.scc_of[tgt];
+        let rc = self.scc_rc[old];
         assert_eq!(
-            rc,
-            self.refscc_of(src).unwrap_or(NONE),
+            Some(rc),
+            self.refscc_of(src),
             "switch_internal_edge_to_ref across RefSCCs"
         );
         self.set_edge_kind(src, tgt, EdgeKind::Ref);
-        if self.scc_of[src as usize] != old {
+        if self.scc_of[src] != old {
             return Vec::new();
         }
-        let worklist = std::mem::take(&mut self.scc_nodes[old as usize]);
-        for &n in &worklist {
-            self.dfs[n as usize] = 0;
-            self.low[n as usize] = 0;
-            self.scc_of[n as usize] = NONE;
+        // LLVM's walk: the old SCC's nodes in order, over call edges, with `tgt` (which
+        // reaches every node of the old SCC) as the sink.
+        let worklist = self.scc_nodes.get(old).to_vec();
+        self.tarjan.open(worklist.iter().copied());
+        self.tarjan
+            .run_with_sink(&mut CallEdges(&self.edges), worklist.iter().copied(), tgt);
+        let mut keep = vec![tgt];
+        keep.extend_from_slice(self.tarjan.absorbed());
+        self.scc_nodes.set(old, &keep);
+        let mut new_sccs = Vec::with_capacity(self.tarjan.num_sccs());
+        for k in 0..self.tarjan.num_sccs() {
+            let nodes = self.tarjan.scc(CompIdx::new(k)).to_vec();
+            new_sccs.push(self.new_scc(rc, &nodes));
         }
-        self.dfs[tgt as usize] = -1;
-        self.low[tgt as usize] = -1;
-        self.scc_nodes[old as usize].push(tgt);
-        self.scc_of[tgt as usize] = old;
-        let mut new_sccs = Vec::new();
-        let mut dfs_stack: Vec<(NodeIdx, u32)> = Vec::new();
-        let mut pending: Vec<NodeIdx> = Vec::new();
-        for &root in &worklist {
-            if self.dfs[root as usize] != 0 {
-                continue;
-            }
-            self.dfs[root as usize] = 1;
-            self.low[root as usize] = 1;
-            let mut next = 2i32;
-            dfs_stack.push((root, 0));
-            while let Some((mut n, mut i)) = dfs_stack.pop() {
-                let mut pulled = false;
-                while let Some(&e) = self.edges[n as usize].get(i as usize) {
-                    if !e.is_call() {
-                        i += 1;
-                        continue;
-                    }
-                    let c = e.target as usize;
-                    if self.dfs[c] == 0 {
-                        dfs_stack.push((n, i));
-                        self.dfs[c] = next;
-                        self.low[c] = next;
-                        next += 1;
-                        n = e.target;
-                        i = 0;
-                        continue;
-                    }
-                    if self.dfs[c] == -1 {
-                        if self.scc_of[c] == old {
-                            // n reaches the target, which reaches everything: the whole
-                            // DFS and pending stacks join the old SCC.
-                            let mut add = vec![n];
-                            add.append(&mut pending);
-                            add.extend(dfs_stack.drain(..).rev().map(|(x, _)| x));
-                            for &x in &add {
-                                self.dfs[x as usize] = -1;
-                                self.low[x as usize] = -1;
-                                self.scc_of[x as usize] = old;
-                            }
-                            self.scc_nodes[old as usize].extend(add);
-                            pulled = true;
-                            break;
-                        }
-                        i += 1;
-                        continue;
-                    }
-                    if self.low[c] < self.low[n as usize] {
-                        self.low[n as usize] = self.low[c];
-                    }
-                    i += 1;
-                }
-                if pulled {
-                    break;
-                }
-                pending.push(n);
-                let root_dfs = self.dfs[n as usize];
-                if self.low[n as usize] != root_dfs {
-                    continue;
-                }
-                let mut nodes = Vec::new();
-                while let Some(&top) = pending.last() {
-                    if self.dfs[top as usize] < root_dfs {
-                        break;
-                    }
-                    pending.pop();
-                    self.dfs[top as usize] = -1;
-                    self.low[top as usize] = -1;
-                    nodes.push(top);
-                }
-                let s = self.new_scc(rc, nodes);
-                new_sccs.push(s);
-            }
-        }
-        let old_idx = self.scc_pos[old as usize] as usize;
-        let list = &mut self.rc_sccs[rc as usize];
-        list.splice(old_idx..old_idx, new_sccs.iter().copied());
+        let old_idx = self.scc_pos[old] as usize;
+        self.rc_sccs.edit(rc, |l| {
+            l.splice(old_idx..old_idx, new_sccs.iter().copied())
+                .for_each(drop)
+        });
         self.reindex_sccs(rc, old_idx);
         new_sccs
     }
@@ -343,10 +278,13 @@ impl LazyCallGraph {
             self.refscc_of(tgt),
             "insert_internal_ref_edge across RefSCCs"
         );
-        self.edges[src as usize].push(Edge {
-            target: tgt,
-            kind: EdgeKind::Ref,
-        });
+        self.push_edge(
+            src,
+            Edge {
+                target: tgt,
+                kind: EdgeKind::Ref,
+            },
+        );
     }
 
     /// Adds an edge from `src` to a node of an earlier RefSCC (a descendant). No
@@ -365,7 +303,7 @@ impl LazyCallGraph {
             self.order.label(rt) < self.order.label(rs),
             "insert_outgoing_edge must go to a descendant"
         );
-        self.edges[src as usize].push(Edge { target: tgt, kind });
+        self.push_edge(src, Edge { target: tgt, kind });
     }
 
     /// Adds a call edge `src -> tgt` (or upgrades an existing ref edge) where the edge
@@ -376,20 +314,23 @@ impl LazyCallGraph {
     /// If the edge would go to a later SCC or RefSCC.
     pub fn insert_trivial_call_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
         self.assert_built();
-        let (ss, ts) = (self.scc_of[src as usize], self.scc_of[tgt as usize]);
-        let (rs, rt) = (self.scc_rc[ss as usize], self.scc_rc[ts as usize]);
+        let (ss, ts) = (self.scc_of[src], self.scc_of[tgt]);
+        let (rs, rt) = (self.scc_rc[ss], self.scc_rc[ts]);
         let trivial = if rs == rt {
-            self.scc_pos[ts as usize] <= self.scc_pos[ss as usize]
+            self.scc_pos[ts] <= self.scc_pos[ss]
         } else {
             self.order.label(rt) < self.order.label(rs)
         };
         assert!(trivial, "insert_trivial_call_edge: edge is not trivial");
         match self.edge(src, tgt) {
             Some(_) => self.set_edge_kind(src, tgt, EdgeKind::Call),
-            None => self.edges[src as usize].push(Edge {
-                target: tgt,
-                kind: EdgeKind::Call,
-            }),
+            None => self.push_edge(
+                src,
+                Edge {
+                    target: tgt,
+                    kind: EdgeKind::Call,
+                },
+            ),
         }
     }
 
@@ -409,10 +350,13 @@ impl LazyCallGraph {
             "insert_trivial_ref_edge: edge is not trivial"
         );
         if self.edge(src, tgt).is_none() {
-            self.edges[src as usize].push(Edge {
-                target: tgt,
-                kind: EdgeKind::Ref,
-            });
+            self.push_edge(
+                src,
+                Edge {
+                    target: tgt,
+                    kind: EdgeKind::Ref,
+                },
+            );
         }
     }
 
@@ -428,7 +372,7 @@ impl LazyCallGraph {
         );
         self.populate(src);
         assert!(self.edge(src, tgt).is_none(), "edge already present");
-        self.edges[src as usize].push(Edge { target: tgt, kind });
+        self.push_edge(src, Edge { target: tgt, kind });
     }
 
     /// Removes an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
@@ -449,11 +393,11 @@ impl LazyCallGraph {
     /// function with the same edges).
     pub fn replace_node_function(&mut self, n: NodeIdx, new_name: impl Into<String>) {
         let new_name = new_name.into();
-        if self.name_index.get(&self.names[n as usize]) == Some(&n) {
-            self.name_index.remove(&self.names[n as usize]);
+        if self.name_index.get(&self.names[n]) == Some(&n) {
+            self.name_index.remove(&self.names[n]);
         }
         self.name_index.insert(new_name.clone(), n);
-        self.names[n as usize] = new_name;
+        self.names[n] = new_name;
     }
 
     /// Removes the edge `src -> tgt` whose endpoints are in different RefSCCs. No
@@ -472,15 +416,9 @@ impl LazyCallGraph {
     }
 
     fn remove_edge_internal(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        let list = &mut self.edges[src as usize];
-        let k = list.iter().position(|e| e.target == tgt);
-        let k = k.unwrap_or_else(|| {
-            panic!(
-                "no edge {} -> {}",
-                self.names[src as usize], self.names[tgt as usize]
-            )
-        });
-        list.remove(k);
+        let k = self.edges[src].iter().position(|e| e.target() == tgt);
+        let k = k.unwrap_or_else(|| panic!("no edge {} -> {}", self.names[src], self.names[tgt]));
+        self.edges.remove_at(src, k);
     }
 
     /// Removes ref edges `src -> t` for each `t` in `targets` (all in `src`'s RefSCC).
@@ -512,85 +450,40 @@ impl LazyCallGraph {
         if targets.iter().all(|&t| t == src) {
             return Vec::new();
         }
-        let sc = self.scc_of[src as usize];
-        if targets.iter().all(|&t| self.scc_of[t as usize] == sc) {
+        let sc = self.scc_of[src];
+        if targets.iter().all(|&t| self.scc_of[t] == sc) {
             return Vec::new();
         }
-        let mut worklist: Vec<NodeIdx> = Vec::new();
-        for &s in &self.rc_sccs[rc as usize] {
-            for &n in &self.scc_nodes[s as usize] {
-                self.dfs[n as usize] = 0;
-                self.low[n as usize] = 0;
-                worklist.push(n);
-            }
+        // LLVM's walk: every edge, scoped to the RefSCC, roots from the end of its node
+        // list (upstream pops a worklist); only the post-order numbering of the pieces
+        // matters, each SCC goes whole into its piece.
+        let nodes: Vec<NodeIdx> = self.refscc_nodes(rc).collect();
+        self.tarjan.open(nodes.iter().copied());
+        self.tarjan
+            .run(&mut AllEdges(&self.edges), nodes.iter().rev().copied());
+        let pieces = self.tarjan.num_sccs();
+        if pieces == 1 {
+            return Vec::new();
         }
-        let total = worklist.len();
-        let mut post_number = 0i32;
-        let mut dfs_stack: Vec<(NodeIdx, u32)> = Vec::new();
-        let mut pending: Vec<NodeIdx> = Vec::new();
-        // Component number per node, stored in `low` once a node is done (as upstream).
-        while let Some(root) = worklist.pop() {
-            if self.dfs[root as usize] != 0 {
-                continue;
-            }
-            self.dfs[root as usize] = 1;
-            self.low[root as usize] = 1;
-            let mut next = 2i32;
-            dfs_stack.push((root, 0));
-            while let Some((mut n, mut i)) = dfs_stack.pop() {
-                while let Some(&e) = self.edges[n as usize].get(i as usize) {
-                    let c = e.target as usize;
-                    if self.dfs[c] == 0 {
-                        dfs_stack.push((n, i));
-                        self.dfs[c] = next;
-                        self.low[c] = next;
-                        next += 1;
-                        n = e.target;
-                        i = 0;
-                        continue;
-                    }
-                    if self.dfs[c] != -1 && self.low[c] >= 0 && self.low[c] < self.low[n as usize] {
-                        self.low[n as usize] = self.low[c];
-                    }
-                    i += 1;
-                }
-                pending.push(n);
-                if self.low[n as usize] != self.dfs[n as usize] {
-                    continue;
-                }
-                let number = post_number;
-                post_number += 1;
-                let root_dfs = self.dfs[n as usize];
-                let mut k = pending.len();
-                while k > 0 && self.dfs[pending[k - 1] as usize] >= root_dfs {
-                    k -= 1;
-                    let x = pending[k] as usize;
-                    self.dfs[x] = -1;
-                    self.low[x] = number;
-                }
-                if pending.len() - k == total {
-                    for &x in &pending[k..] {
-                        self.low[x as usize] = -1;
-                    }
-                    return Vec::new();
-                }
-                pending.truncate(k);
-            }
-        }
-        let result: Vec<RefSccIdx> = (0..post_number).map(|_| self.new_refscc()).collect();
+        let piece_of: Vec<usize> = self
+            .rc_sccs
+            .get(rc)
+            .iter()
+            .map(|&s| {
+                let c = self.tarjan.comp_of(self.scc_nodes(s)[0]);
+                c.expect("every node of the RefSCC is walked").idx()
+            })
+            .collect();
+        let result: Vec<RefSccIdx> = (0..pieces).map(|_| self.new_refscc()).collect();
         self.order.insert_before(&result, rc);
         self.order.unlink(rc);
-        let sccs = std::mem::take(&mut self.rc_sccs[rc as usize]);
-        for s in sccs {
-            let number = self.low[self.scc_nodes[s as usize][0] as usize];
-            for &n in &self.scc_nodes[s as usize] {
-                debug_assert_eq!(self.low[n as usize], number, "one number per SCC");
-                self.low[n as usize] = -1;
-            }
-            let r = result[number as usize];
-            self.scc_pos[s as usize] = self.rc_sccs[r as usize].len() as u32;
-            self.scc_rc[s as usize] = r;
-            self.rc_sccs[r as usize].push(s);
+        let sccs = self.rc_sccs.get(rc).to_vec();
+        self.rc_sccs.clear(rc);
+        for (s, p) in sccs.into_iter().zip(piece_of) {
+            let r = result[p];
+            self.scc_pos[s] = self.rc_sccs.get(r).len() as u32;
+            self.scc_rc[s] = r;
+            self.rc_sccs.push(r, s);
         }
         result
     }
@@ -624,23 +517,16 @@ impl LazyCallGraph {
         let mut range = segment.clone();
         let (start, end) = {
             let g = &*self;
-            let rc_of = |n: NodeIdx| g.scc_rc[g.scc_of[n as usize] as usize];
+            let rc_of = |n: NodeIdx| g.scc_rc[g.scc_of[n]];
             update_postorder_for_insertion(
                 &mut range,
                 |c, set| {
-                    g.rc_sccs[c as usize].iter().any(|&s| {
-                        g.scc_nodes[s as usize].iter().any(|&n| {
-                            g.edges[n as usize]
-                                .iter()
-                                .any(|e| set.contains(&rc_of(e.target)))
-                        })
-                    })
+                    g.refscc_nodes(c)
+                        .any(|n| g.edges[n].iter().any(|e| set.contains(&rc_of(e.target()))))
                 },
                 |c, out| {
-                    for &s in &g.rc_sccs[c as usize] {
-                        for &n in &g.scc_nodes[s as usize] {
-                            out.extend(g.edges[n as usize].iter().map(|e| rc_of(e.target)));
-                        }
+                    for n in g.refscc_nodes(c) {
+                        out.extend(g.edges[n].iter().map(|e| rc_of(e.target())));
                     }
                 },
             )
@@ -649,20 +535,39 @@ impl LazyCallGraph {
         let merged: Vec<RefSccIdx> = range[start..end].to_vec();
         let mut sccs: Vec<SccIdx> = Vec::new();
         for &r in &merged {
-            sccs.extend(std::mem::take(&mut self.rc_sccs[r as usize]));
+            sccs.extend_from_slice(self.rc_sccs.get(r));
+            self.rc_sccs.clear(r);
             self.order.unlink(r);
         }
-        sccs.extend(std::mem::take(&mut self.rc_sccs[this as usize]));
+        sccs.extend_from_slice(self.rc_sccs.get(this));
         for (k, &s) in sccs.iter().enumerate() {
-            self.scc_rc[s as usize] = this;
-            self.scc_pos[s as usize] = k as u32;
+            self.scc_rc[s] = this;
+            self.scc_pos[s] = k as u32;
         }
-        self.rc_sccs[this as usize] = sccs;
-        self.edges[src as usize].push(Edge {
-            target: tgt,
-            kind: EdgeKind::Ref,
-        });
+        self.rc_sccs.set(this, &sccs);
+        self.push_edge(
+            src,
+            Edge {
+                target: tgt,
+                kind: EdgeKind::Ref,
+            },
+        );
         merged
+    }
+
+    /// Takes dead node `n` (alone in SCC `s`, RefSCC `r`) out of the structure.
+    fn unplace_dead(&mut self, n: NodeIdx, s: SccIdx, r: RefSccIdx) {
+        self.scc_of[n] = SccIdx::NONE;
+        self.scc_nodes.clear(s);
+        self.scc_rc[s] = RefSccIdx::NONE;
+        self.scc_pos[s] = NO_POS;
+        self.rc_sccs.clear(r);
+        self.order.unlink(r);
+    }
+
+    /// Whether SCC `s` (of RefSCC `r`) holds one node and `r` one SCC.
+    fn alone(&self, s: SccIdx, r: RefSccIdx) -> bool {
+        self.scc_nodes(s).len() == 1 && self.refscc_sccs(r).len() == 1
     }
 
     /// Removes a function with no remaining uses: it must be alone in its SCC and
@@ -675,8 +580,9 @@ impl LazyCallGraph {
                 self.name(n)
             )));
         }
-        if let Some(src) = (0..self.num_nodes() as u32)
-            .find(|&m| self.edges[m as usize].iter().any(|e| e.target == n))
+        if let Some(src) = self
+            .nodes()
+            .find(|&m| self.edges[m].iter().any(|e| e.target() == n))
         {
             return Err(VerifyError(format!(
                 "{} is still used by {}",
@@ -685,26 +591,19 @@ impl LazyCallGraph {
             )));
         }
         self.entry.retain(|&x| x != n);
-        self.edges[n as usize].clear();
-        self.removed[n as usize] = true;
+        self.edges.clear(n);
+        self.removed[n] = true;
         let Some(s) = self.scc_of(n) else {
             return Ok(());
         };
-        let r = self.scc_rc[s as usize];
-        if self.scc_nodes[s as usize].len() != 1 || self.rc_sccs[r as usize].len() != 1 {
+        let r = self.scc_rc[s];
+        if !self.alone(s, r) {
             return Err(VerifyError(format!(
                 "dead function {} is not alone in its SCC/RefSCC",
                 self.name(n)
             )));
         }
-        self.scc_of[n as usize] = NONE;
-        self.dfs[n as usize] = 0;
-        self.low[n as usize] = 0;
-        self.scc_nodes[s as usize].clear();
-        self.scc_rc[s as usize] = NONE;
-        self.scc_pos[s as usize] = NONE;
-        self.rc_sccs[r as usize].clear();
-        self.order.unlink(r);
+        self.unplace_dead(n, s, r);
         Ok(())
     }
 
@@ -715,21 +614,21 @@ impl LazyCallGraph {
     pub fn remove_dead_functions(&mut self, ns: &[NodeIdx]) -> Vec<VerifyError> {
         self.assert_built();
         let mut errs = Vec::new();
-        let mut used_by = vec![NONE; self.num_nodes()];
-        for m in 0..self.num_nodes() {
-            for e in &self.edges[m] {
-                if used_by[e.target as usize] == NONE {
-                    used_by[e.target as usize] = m as NodeIdx;
+        let mut used_by: IndexVec<NodeIdx, NodeIdx> =
+            IndexVec::from_elem_n(NodeIdx::NONE, self.num_nodes());
+        for (m, list) in self.edges.iter_enumerated() {
+            for e in list {
+                if used_by[e.target()].is_none() {
+                    used_by[e.target()] = m;
                 }
             }
         }
-        let mut removed = vec![false; self.num_nodes()];
+        let mut removed = IndexVec::from_elem_n(false, self.num_nodes());
         for &n in ns {
-            let (i, u) = (n as usize, used_by[n as usize]);
-            if self.removed[i] {
+            if self.removed[n] {
                 continue;
             }
-            if u != NONE {
+            if let Some(u) = used_by[n].some() {
                 errs.push(VerifyError(format!(
                     "{} is still used by {}",
                     self.name(n),
@@ -745,28 +644,21 @@ impl LazyCallGraph {
                 continue;
             }
             if let Some(s) = self.scc_of(n) {
-                let r = self.scc_rc[s as usize];
-                if self.scc_nodes[s as usize].len() != 1 || self.rc_sccs[r as usize].len() != 1 {
+                let r = self.scc_rc[s];
+                if !self.alone(s, r) {
                     errs.push(VerifyError(format!(
                         "dead function {} is not alone in its SCC/RefSCC",
                         self.name(n)
                     )));
                     continue;
                 }
-                self.scc_of[i] = NONE;
-                self.dfs[i] = 0;
-                self.low[i] = 0;
-                self.scc_nodes[s as usize].clear();
-                self.scc_rc[s as usize] = NONE;
-                self.scc_pos[s as usize] = NONE;
-                self.rc_sccs[r as usize].clear();
-                self.order.unlink(r);
+                self.unplace_dead(n, s, r);
             }
-            self.edges[i].clear();
-            self.removed[i] = true;
-            removed[i] = true;
+            self.edges.clear(n);
+            self.removed[n] = true;
+            removed[n] = true;
         }
-        self.entry.retain(|&x| !removed[x as usize]);
+        self.entry.retain(|&x| !removed[x]);
         errs
     }
 
@@ -778,28 +670,26 @@ impl LazyCallGraph {
     /// [`add_new_function_into_scc`]: Self::add_new_function_into_scc
     /// [`add_new_function_as_refscc`]: Self::add_new_function_as_refscc
     pub fn add_function(&mut self, name: impl Into<String>) -> NodeIdx {
-        let n = self.names.len() as NodeIdx;
         let name = name.into();
-        self.name_index.entry(name.clone()).or_insert(n);
-        self.names.push(name);
+        let n = self.names.push(name.clone());
+        self.name_index.entry(name).or_insert(n);
         self.defined.push(true);
         self.populated.push(true);
         self.removed.push(false);
-        self.edges.push(Vec::new());
-        self.scc_of.push(NONE);
-        self.dfs.push(0);
-        self.low.push(0);
+        self.edges.push_list(&[]);
+        self.scc_of.push(SccIdx::NONE);
+        // Out of every walk until placed (LLVM's DFSNumber -1 once placed).
+        self.tarjan.grow(self.num_nodes());
         n
     }
 
     fn place_new(&mut self, n: NodeIdx) {
-        assert_eq!(self.scc_of[n as usize], NONE, "node already placed");
+        assert!(self.scc_of[n].is_none(), "node already placed");
         assert!(
-            self.edges[n as usize].is_empty(),
+            self.edges[n].is_empty(),
             "a new node gets its edges after placement"
         );
-        self.dfs[n as usize] = -1;
-        self.low[n as usize] = -1;
+        self.tarjan.close(n);
     }
 
     /// Puts new node `n` into a new SCC at the end of RefSCC `rc`'s list (LLVM's
@@ -807,9 +697,9 @@ impl LazyCallGraph {
     pub fn add_new_function_into_refscc(&mut self, n: NodeIdx, rc: RefSccIdx) -> SccIdx {
         self.assert_built();
         self.place_new(n);
-        let s = self.new_scc(rc, vec![n]);
-        self.scc_pos[s as usize] = self.rc_sccs[rc as usize].len() as u32;
-        self.rc_sccs[rc as usize].push(s);
+        let s = self.new_scc(rc, &[n]);
+        self.scc_pos[s] = self.rc_sccs.get(rc).len() as u32;
+        self.rc_sccs.push(rc, s);
         s
     }
 
@@ -817,8 +707,8 @@ impl LazyCallGraph {
     pub fn add_new_function_into_scc(&mut self, n: NodeIdx, s: SccIdx) {
         self.assert_built();
         self.place_new(n);
-        self.scc_nodes[s as usize].push(n);
-        self.scc_of[n as usize] = s;
+        self.scc_nodes.push(s, n);
+        self.scc_of[n] = s;
     }
 
     /// Puts new node `n` into a new RefSCC placed just before RefSCC `before` in
@@ -828,9 +718,9 @@ impl LazyCallGraph {
         self.assert_built();
         self.place_new(n);
         let r = self.new_refscc();
-        let s = self.new_scc(r, vec![n]);
-        self.scc_pos[s as usize] = 0;
-        self.rc_sccs[r as usize].push(s);
+        let s = self.new_scc(r, &[n]);
+        self.scc_pos[s] = 0;
+        self.rc_sccs.push(r, s);
         self.order.insert_before(&[r], before);
         r
     }
@@ -854,10 +744,9 @@ impl LazyCallGraph {
     ) -> NodeIdx {
         self.assert_built();
         let oc = self.scc_of(original).expect("original in an SCC");
-        let orc = self.scc_rc[oc as usize];
+        let orc = self.scc_rc[oc];
         let n = self.add_function(name);
-        self.dfs[n as usize] = -1;
-        self.low[n as usize] = -1;
+        self.tarjan.close(n);
         let mut seen = AHashSet::new();
         for e in &edges {
             assert!(seen.insert(e.target), "edge target repeats");
@@ -865,28 +754,29 @@ impl LazyCallGraph {
         let same_scc = kind == EdgeKind::Call
             && edges
                 .iter()
-                .any(|e| e.is_call() && self.scc_of[e.target as usize] == oc);
+                .any(|e| e.is_call() && self.scc_of[e.target] == oc);
         if same_scc {
-            self.scc_nodes[oc as usize].push(n);
-            self.scc_of[n as usize] = oc;
+            self.scc_nodes.push(oc, n);
+            self.scc_of[n] = oc;
         } else if edges.iter().any(|e| self.refscc_of(e.target) == Some(orc)) {
-            let s = self.new_scc(orc, vec![n]);
+            let s = self.new_scc(orc, &[n]);
             let at = if kind == EdgeKind::Call {
-                self.scc_pos[oc as usize] as usize
+                self.scc_pos[oc] as usize
             } else {
-                self.rc_sccs[orc as usize].len()
+                self.rc_sccs.get(orc).len()
             };
-            self.rc_sccs[orc as usize].insert(at, s);
+            self.rc_sccs.edit(orc, |l| l.insert(at, s));
             self.reindex_sccs(orc, at);
         } else {
             let r = self.new_refscc();
-            let s = self.new_scc(r, vec![n]);
-            self.scc_pos[s as usize] = 0;
-            self.rc_sccs[r as usize].push(s);
+            let s = self.new_scc(r, &[n]);
+            self.scc_pos[s] = 0;
+            self.rc_sccs.push(r, s);
             self.order.insert_before(&[r], orc);
         }
-        self.edges[n as usize] = edges;
-        self.edges[original as usize].push(Edge { target: n, kind });
+        let packed: Vec<Packed> = edges.iter().map(|&e| Packed::new(e)).collect();
+        self.edges.set(n, &packed);
+        self.push_edge(original, Edge { target: n, kind });
         n
     }
 
@@ -896,11 +786,10 @@ impl LazyCallGraph {
         let mut errs = Vec::new();
         let mut err = |m: String| errs.push(VerifyError(m));
         let n = self.num_nodes();
-        let get = |v: &Vec<u32>, i: u32| v.get(i as usize).copied().unwrap_or(NONE);
-        for (node, list) in self.edges.iter().enumerate() {
+        for (node, list) in self.edges.iter_enumerated() {
             for e in list {
-                if e.target as usize >= n {
-                    err(format!("edge {node} -> {} dangles", e.target));
+                if e.target().idx() >= n {
+                    err(format!("edge {} -> {} dangles", node.0, e.target().0));
                 }
             }
         }
@@ -910,48 +799,52 @@ impl LazyCallGraph {
         for e in self.order.check() {
             err(e);
         }
+        let num_rc = self.rc_sccs.num_lists();
         for r in self.order.iter() {
-            if self.rc_sccs.get(r as usize).is_none_or(|l| l.is_empty()) {
-                err(format!("refscc {r} is empty"));
+            if r.idx() >= num_rc || self.refscc_sccs(r).is_empty() {
+                err(format!("{r} is empty"));
             }
         }
+        let rc_of = |s: SccIdx| self.scc_rc.get(s).copied().unwrap_or(RefSccIdx::NONE);
+        let pos_of = |s: SccIdx| self.scc_pos.get(s).copied().unwrap_or(NO_POS);
+        let scc_of = |x: NodeIdx| self.scc_of.get(x).copied().unwrap_or(SccIdx::NONE);
         for r in self.order.iter() {
-            let Some(list) = self.rc_sccs.get(r as usize) else {
+            if r.idx() >= num_rc {
                 continue;
-            };
-            for (k, &s) in list.iter().enumerate() {
-                if get(&self.scc_rc, s) != r || get(&self.scc_pos, s) != k as u32 {
+            }
+            for (k, &s) in self.refscc_sccs(r).iter().enumerate() {
+                if rc_of(s) != r || pos_of(s) != k as u32 {
                     err(format!(
-                        "scc {s} in refscc {r} at {k} has refscc/pos {}/{}",
-                        get(&self.scc_rc, s),
-                        get(&self.scc_pos, s)
+                        "{s} in {r} at {k} has refscc/pos {}/{}",
+                        rc_of(s),
+                        pos_of(s)
                     ));
                 }
-                if self.scc_nodes.get(s as usize).is_none_or(|l| l.is_empty()) {
-                    err(format!("scc {s} is empty"));
+                if s.idx() >= self.scc_nodes.num_lists() || self.scc_nodes(s).is_empty() {
+                    err(format!("{s} is empty"));
                     continue;
                 }
-                for &x in &self.scc_nodes[s as usize] {
-                    if get(&self.scc_of, x) != s {
+                for &x in self.scc_nodes(s) {
+                    if scc_of(x) != s {
                         err(format!(
-                            "node {} in scc {s} maps to {}",
+                            "node {} in {s} maps to {}",
                             self.name(x),
-                            get(&self.scc_of, x)
+                            scc_of(x)
                         ));
                     }
                 }
             }
         }
         // edge direction rules
-        for a in 0..n as u32 {
-            let sa = self.scc_of[a as usize];
-            if sa == NONE {
+        for a in self.nodes() {
+            let sa = self.scc_of[a];
+            if sa.is_none() {
                 continue;
             }
-            let ra = get(&self.scc_rc, sa);
-            for e in &self.edges[a as usize] {
-                let sb = get(&self.scc_of, e.target);
-                if sb == NONE {
+            let ra = rc_of(sa);
+            for e in self.cached_edges(a) {
+                let sb = scc_of(e.target);
+                if sb.is_none() {
                     err(format!(
                         "edge {} -> {} leaves the built graph",
                         self.name(a),
@@ -959,7 +852,7 @@ impl LazyCallGraph {
                     ));
                     continue;
                 }
-                let rb = get(&self.scc_rc, sb);
+                let rb = rc_of(sb);
                 if self.order.label(rb) > self.order.label(ra) {
                     err(format!(
                         "edge {} -> {} goes to a later RefSCC",
@@ -967,7 +860,7 @@ impl LazyCallGraph {
                         self.name(e.target)
                     ));
                 }
-                if e.is_call() && ra == rb && get(&self.scc_pos, sb) > get(&self.scc_pos, sa) {
+                if e.is_call() && ra == rb && pos_of(sb) > pos_of(sa) {
                     err(format!(
                         "call {} -> {} goes to a later SCC",
                         self.name(a),
@@ -978,19 +871,19 @@ impl LazyCallGraph {
         }
         // strong connectivity: every SCC over its call edges, every RefSCC over all edges
         for r in self.order.iter() {
-            let Some(list) = self.rc_sccs.get(r as usize) else {
+            if r.idx() >= num_rc {
                 continue;
-            };
-            for &s in list {
-                if let Some(nodes) = self.scc_nodes.get(s as usize) {
-                    if !self.strongly_connected(nodes, true) {
-                        err(format!("scc {s} is not strongly connected over call edges"));
-                    }
+            }
+            for &s in self.refscc_sccs(r) {
+                if s.idx() < self.scc_nodes.num_lists()
+                    && !self.strongly_connected(self.scc_nodes(s), true)
+                {
+                    err(format!("{s} is not strongly connected over call edges"));
                 }
             }
             let nodes: Vec<NodeIdx> = self.refscc_nodes(r).collect();
             if !self.strongly_connected(&nodes, false) {
-                err(format!("refscc {r} is not strongly connected"));
+                err(format!("{r} is not strongly connected"));
             }
         }
         errs
@@ -1008,7 +901,7 @@ impl LazyCallGraph {
             let mut stack = vec![nodes[0]];
             while let Some(x) = stack.pop() {
                 if forward {
-                    for e in &self.edges[x as usize] {
+                    for e in self.cached_edges(x) {
                         if (!calls_only || e.is_call())
                             && set.contains(&e.target)
                             && seen.insert(e.target)
@@ -1019,9 +912,9 @@ impl LazyCallGraph {
                 } else {
                     for &y in nodes {
                         if !seen.contains(&y)
-                            && self.edges[y as usize]
+                            && self.edges[y]
                                 .iter()
-                                .any(|e| e.target == x && (!calls_only || e.is_call()))
+                                .any(|e| e.target() == x && (!calls_only || e.is_call()))
                         {
                             seen.insert(y);
                             stack.push(y);

@@ -9,28 +9,30 @@
 //!   labels and ends at `tail`; `prev` mirrors `next`.
 //! - a dead or never-linked RefSCC has label `DEAD`.
 
-use crate::graph::NONE;
+use super::RefSccIdx;
+use crate::idx::IndexVec;
 
 const GAP: u64 = 1 << 32;
 /// Label of a RefSCC that is not in the list.
 pub(crate) const DEAD: u64 = u64::MAX;
+const NONE: RefSccIdx = RefSccIdx::NONE;
 
 #[derive(Clone, Debug)]
 pub(crate) struct PostOrder {
-    label: Vec<u64>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    head: u32,
-    tail: u32,
+    label: IndexVec<RefSccIdx, u64>,
+    prev: IndexVec<RefSccIdx, RefSccIdx>,
+    next: IndexVec<RefSccIdx, RefSccIdx>,
+    head: RefSccIdx,
+    tail: RefSccIdx,
     len: usize,
 }
 
 impl Default for PostOrder {
     fn default() -> Self {
         PostOrder {
-            label: Vec::new(),
-            prev: Vec::new(),
-            next: Vec::new(),
+            label: IndexVec::new(),
+            prev: IndexVec::new(),
+            next: IndexVec::new(),
             head: NONE,
             tail: NONE,
             len: 0,
@@ -48,82 +50,111 @@ impl PostOrder {
         }
     }
 
+    /// Reserves room for `n` more RefSCC ids.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.label.reserve(n);
+        self.prev.reserve(n);
+        self.next.reserve(n);
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    pub(crate) fn label(&self, r: u32) -> u64 {
-        self.label.get(r as usize).copied().unwrap_or(DEAD)
+    pub(crate) fn label(&self, r: RefSccIdx) -> u64 {
+        self.label.get(r).copied().unwrap_or(DEAD)
     }
 
-    pub(crate) fn is_live(&self, r: u32) -> bool {
+    pub(crate) fn is_live(&self, r: RefSccIdx) -> bool {
         self.label(r) != DEAD
     }
 
-    pub(crate) fn next_of(&self, r: u32) -> u32 {
-        self.next[r as usize]
+    pub(crate) fn next_of(&self, r: RefSccIdx) -> RefSccIdx {
+        self.next[r]
     }
 
     fn relabel_all(&mut self) {
         let mut r = self.head;
         let mut l = GAP;
-        while r != NONE {
-            self.label[r as usize] = l;
+        while !r.is_none() {
+            self.label[r] = l;
             l += GAP;
-            r = self.next[r as usize];
+            r = self.next[r];
         }
     }
 
-    fn link(&mut self, a: u32, b: u32) {
-        if a == NONE {
+    fn link(&mut self, a: RefSccIdx, b: RefSccIdx) {
+        if a.is_none() {
             self.head = b;
         } else {
-            self.next[a as usize] = b;
+            self.next[a] = b;
         }
-        if b == NONE {
+        if b.is_none() {
             self.tail = a;
         } else {
-            self.prev[b as usize] = a;
+            self.prev[b] = a;
         }
     }
 
     /// Appends `r` at the end (the newest, callers-most position).
-    pub(crate) fn push_back(&mut self, r: u32) {
-        self.grow(r as usize + 1);
-        let last = if self.tail == NONE {
+    pub(crate) fn push_back(&mut self, r: RefSccIdx) {
+        self.grow(r.idx() + 1);
+        let last = if self.tail.is_none() {
             0
         } else {
-            self.label[self.tail as usize]
+            self.label[self.tail]
         };
         if last >= DEAD - 2 * GAP {
             self.relabel_all();
         }
-        let last = if self.tail == NONE {
+        let last = if self.tail.is_none() {
             0
         } else {
-            self.label[self.tail as usize]
+            self.label[self.tail]
         };
-        self.label[r as usize] = last + GAP;
+        self.label[r] = last + GAP;
         let t = self.tail;
         self.link(t, r);
         self.link(r, NONE);
         self.len += 1;
     }
 
+    /// Appends RefSCCs `0..n` in order to an empty list (a fresh build).
+    pub(crate) fn push_back_all(&mut self, n: usize) {
+        assert!(self.len == 0, "push_back_all on a non-empty post-order");
+        self.grow(n);
+        for (i, l) in self.label.raw_mut()[..n].iter_mut().enumerate() {
+            *l = (i as u64 + 1) * GAP;
+        }
+        for i in 0..n {
+            self.prev.raw_mut()[i] = if i == 0 { NONE } else { RefSccIdx::new(i - 1) };
+            self.next.raw_mut()[i] = if i + 1 == n {
+                NONE
+            } else {
+                RefSccIdx::new(i + 1)
+            };
+        }
+        if n > 0 {
+            self.head = RefSccIdx(0);
+            self.tail = RefSccIdx::new(n - 1);
+        }
+        self.len = n;
+    }
+
     /// Inserts `items` (in order) just before live RefSCC `before`.
-    pub(crate) fn insert_before(&mut self, items: &[u32], before: u32) {
+    pub(crate) fn insert_before(&mut self, items: &[RefSccIdx], before: RefSccIdx) {
         if items.is_empty() {
             return;
         }
         if let Some(&m) = items.iter().max() {
-            self.grow(m as usize + 1);
+            self.grow(m.idx() + 1);
         }
         let k = items.len() as u64;
         let mut retried = false;
         loop {
-            let p = self.prev[before as usize];
-            let lo = if p == NONE { 0 } else { self.label[p as usize] };
-            let hi = self.label[before as usize];
+            let p = self.prev[before];
+            let lo = if p.is_none() { 0 } else { self.label[p] };
+            let hi = self.label[before];
             let step = (hi - lo) / (k + 1);
             if step == 0 {
                 assert!(!retried, "post-order label space exhausted");
@@ -133,7 +164,7 @@ impl PostOrder {
             }
             let mut a = p;
             for (i, &r) in items.iter().enumerate() {
-                self.label[r as usize] = lo + step * (i as u64 + 1);
+                self.label[r] = lo + step * (i as u64 + 1);
                 self.link(a, r);
                 a = r;
             }
@@ -144,28 +175,28 @@ impl PostOrder {
     }
 
     /// Removes live RefSCC `r`.
-    pub(crate) fn unlink(&mut self, r: u32) {
-        let (p, n) = (self.prev[r as usize], self.next[r as usize]);
+    pub(crate) fn unlink(&mut self, r: RefSccIdx) {
+        let (p, n) = (self.prev[r], self.next[r]);
         self.link(p, n);
-        self.prev[r as usize] = NONE;
-        self.next[r as usize] = NONE;
-        self.label[r as usize] = DEAD;
+        self.prev[r] = NONE;
+        self.next[r] = NONE;
+        self.label[r] = DEAD;
         self.len -= 1;
     }
 
     /// `segment` is a contiguous run of the list (in list order); `new_order` is the
     /// same set in a new order. Reassigns the segment's labels and links in that order.
-    pub(crate) fn reorder_segment(&mut self, segment: &[u32], new_order: &[u32]) {
+    pub(crate) fn reorder_segment(&mut self, segment: &[RefSccIdx], new_order: &[RefSccIdx]) {
         debug_assert_eq!(segment.len(), new_order.len());
         if segment.is_empty() {
             return;
         }
-        let labels: Vec<u64> = segment.iter().map(|&r| self.label[r as usize]).collect();
-        let before = self.prev[segment[0] as usize];
-        let after = self.next[segment[segment.len() - 1] as usize];
+        let labels: Vec<u64> = segment.iter().map(|&r| self.label[r]).collect();
+        let before = self.prev[segment[0]];
+        let after = self.next[segment[segment.len() - 1]];
         let mut a = before;
         for (i, &r) in new_order.iter().enumerate() {
-            self.label[r as usize] = labels[i];
+            self.label[r] = labels[i];
             self.link(a, r);
             a = r;
         }
@@ -187,19 +218,17 @@ impl PostOrder {
         let mut prev = NONE;
         let mut last = 0u64;
         let mut n = 0usize;
-        while r != NONE && n <= self.len {
-            if self.prev[r as usize] != prev {
-                errs.push(format!("post-order list: refscc {r} has a wrong prev link"));
+        while !r.is_none() && n <= self.len {
+            if self.prev[r] != prev {
+                errs.push(format!("post-order list: {r} has a wrong prev link"));
             }
-            let l = self.label[r as usize];
+            let l = self.label[r];
             if l == DEAD || (n > 0 && l <= last) {
-                errs.push(format!(
-                    "post-order list: refscc {r} label {l} not increasing"
-                ));
+                errs.push(format!("post-order list: {r} label {l} not increasing"));
             }
             last = l;
             prev = r;
-            r = self.next[r as usize];
+            r = self.next[r];
             n += 1;
         }
         if n != self.len || prev != self.tail {
@@ -216,17 +245,17 @@ impl PostOrder {
 #[derive(Clone, Debug)]
 pub struct PostOrderIter<'a> {
     order: &'a PostOrder,
-    at: u32,
+    at: RefSccIdx,
 }
 
 impl Iterator for PostOrderIter<'_> {
-    type Item = u32;
-    fn next(&mut self) -> Option<u32> {
-        if self.at == NONE {
+    type Item = RefSccIdx;
+    fn next(&mut self) -> Option<RefSccIdx> {
+        if self.at.is_none() {
             return None;
         }
         let r = self.at;
-        self.at = self.order.next[r as usize];
+        self.at = self.order.next[r];
         Some(r)
     }
 }
@@ -237,19 +266,20 @@ mod tests {
 
     #[test]
     fn inserts_relabel_when_gaps_run_out() {
+        let r = RefSccIdx;
         let mut o = PostOrder::default();
-        o.push_back(0);
-        o.push_back(1);
+        o.push_back(r(0));
+        o.push_back(r(1));
         // keep inserting right before 1 until the gap is exhausted several times
-        for r in 2..200u32 {
-            o.insert_before(&[r], 1);
+        for i in 2..200u32 {
+            o.insert_before(&[r(i)], r(1));
         }
         assert!(o.check().is_empty(), "{:?}", o.check());
-        let v: Vec<u32> = o.iter().collect();
+        let v: Vec<RefSccIdx> = o.iter().collect();
         assert_eq!(v.len(), 200);
-        assert_eq!(v[0], 0);
-        assert_eq!(v[199], 1);
-        o.unlink(0);
+        assert_eq!(v[0], r(0));
+        assert_eq!(v[199], r(1));
+        o.unlink(r(0));
         o.reorder_segment(&v[1..4], &[v[3], v[1], v[2]]);
         assert!(o.check().is_empty());
         assert_eq!(o.iter().take(3).collect::<Vec<_>>(), [v[3], v[1], v[2]]);

@@ -14,7 +14,7 @@ impl LazyCallGraph {
             "Printing the call graph for module: {}\n\n",
             self.module_id
         );
-        for n in 0..self.num_nodes() as u32 {
+        for n in self.nodes() {
             if self.is_removed(n) {
                 continue;
             }
@@ -27,7 +27,7 @@ impl LazyCallGraph {
             out.push('\n');
         }
         self.build_ref_sccs();
-        let order: Vec<u32> = self.postorder_refsccs().collect();
+        let order: Vec<_> = self.postorder_refsccs().collect();
         for r in order {
             let sccs = self.refscc_sccs(r);
             let _ = writeln!(out, "  RefSCC with {} call SCCs:", sccs.len());
@@ -47,7 +47,7 @@ impl LazyCallGraph {
     pub fn print_dot(&mut self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "digraph \"{}\" {{", dot_escape(&self.module_id));
-        for n in 0..self.num_nodes() as u32 {
+        for n in self.nodes() {
             if self.is_removed(n) {
                 continue;
             }
@@ -61,6 +61,57 @@ impl LazyCallGraph {
                 out.push_str(";\n");
             }
             out.push('\n');
+        }
+        out.push_str("}\n");
+        out
+    }
+
+    /// GraphViz with the structure drawn: one cluster per RefSCC (post-order, labelled
+    /// `RefSCC k`), one nested cluster per call SCC inside it, one node per function,
+    /// call edges solid and ref edges dashed (populates every node, builds the RefSCCs).
+    pub fn print_dot_clusters(&mut self) -> String {
+        self.build_ref_sccs();
+        let mut out = String::new();
+        let _ = writeln!(out, "digraph \"{}\" {{", dot_escape(&self.module_id));
+        out.push_str("  compound=true;\n  node [shape=box,fontname=\"Courier\",fontsize=10];\n");
+        let order: Vec<_> = self.postorder_refsccs().collect();
+        for (k, r) in order.into_iter().enumerate() {
+            let sccs = self.refscc_sccs(r).to_vec();
+            let _ = writeln!(out, "  subgraph cluster_refscc{k} {{");
+            let _ = writeln!(
+                out,
+                "    label=\"RefSCC {k} ({} SCCs)\"; style=dashed; color=\"#808080\";",
+                sccs.len()
+            );
+            for s in sccs {
+                let nodes = self.scc_nodes(s);
+                let _ = writeln!(out, "    subgraph cluster_scc{} {{", s.0);
+                let _ = writeln!(
+                    out,
+                    "      label=\"SCC {} ({} functions)\"; style=solid; color=\"#2060c0\";",
+                    s.0,
+                    nodes.len()
+                );
+                for &n in nodes {
+                    let _ = writeln!(out, "      \"{}\";", dot_escape(self.name(n)));
+                }
+                out.push_str("    }\n");
+            }
+            out.push_str("  }\n");
+        }
+        for n in self.nodes() {
+            if self.is_removed(n) {
+                continue;
+            }
+            self.populate(n);
+            let name = format!("\"{}\"", dot_escape(self.name(n)));
+            for e in self.cached_edges(n) {
+                let _ = write!(out, "  {name} -> \"{}\"", dot_escape(self.name(e.target)));
+                if !e.is_call() {
+                    out.push_str(" [style=dashed]");
+                }
+                out.push_str(";\n");
+            }
         }
         out.push_str("}\n");
         out

@@ -46,7 +46,6 @@ fn corpus_lcg_matches_llvm() {
                 .unwrap_or_else(|| panic!("{what}: missing {name}"));
             let mine: Vec<(String, &str)> = g
                 .edges(n)
-                .iter()
                 .map(|e| (e.target, if e.is_call() { "call" } else { "ref" }))
                 .collect::<Vec<_>>()
                 .into_iter()
@@ -84,7 +83,8 @@ fn corpus_lcg_matches_llvm() {
             .collect();
         assert_eq!(mine, want, "{what}: post-order RefSCCs");
         refsccs += mine.len();
-        let unreached: Vec<&str> = (0..g.num_nodes() as u32)
+        let unreached: Vec<&str> = g
+            .nodes()
             .filter(|&n| g.is_defined(n) && g.scc_of(n).is_none())
             .map(|n| g.name(n))
             .collect();
@@ -172,8 +172,8 @@ fn partitions(g: &LazyCallGraph) -> (BTreeSet<Vec<NodeIdx>>, BTreeSet<Vec<NodeId
 
 fn rebuild(g: &LazyCallGraph) -> LazyCallGraph {
     let n = g.num_nodes();
-    let lists: Vec<Vec<Edge>> = (0..n as u32).map(|x| g.cached_edges(x).to_vec()).collect();
-    let roots: Vec<NodeIdx> = (0..n as u32).filter(|&x| !g.is_removed(x)).collect();
+    let lists: Vec<Vec<Edge>> = g.nodes().map(|x| g.cached_edges(x).collect()).collect();
+    let roots: Vec<NodeIdx> = g.nodes().filter(|&x| !g.is_removed(x)).collect();
     let names = (0..n).map(|i| format!("f{i}")).collect();
     let mut h = LazyCallGraph::new(
         "r",
@@ -200,8 +200,7 @@ impl Rng {
 
 /// Applies one random valid mutation; returns a description.
 fn random_mutation(g: &mut LazyCallGraph, rng: &mut Rng) -> String {
-    let n = g.num_nodes() as u32;
-    let live: Vec<NodeIdx> = (0..n).filter(|&x| !g.is_removed(x)).collect();
+    let live: Vec<NodeIdx> = g.nodes().filter(|&x| !g.is_removed(x)).collect();
     let a = live[rng.next(live.len())];
     let b = live[rng.next(live.len())];
     let (ra, rb) = (g.refscc_of(a).unwrap(), g.refscc_of(b).unwrap());
@@ -273,7 +272,7 @@ fn random_graph(rng: &mut Rng, n: usize) -> LazyCallGraph {
     let mut lists = vec![Vec::new(); n];
     for _ in 0..m {
         let a = rng.next(n);
-        let b = rng.next(n) as u32;
+        let b = NodeIdx::new(rng.next(n));
         if lists[a].iter().any(|e: &Edge| e.target == b) {
             continue;
         }
@@ -298,9 +297,7 @@ fn check_sequence(seed: u64, n: usize, steps: usize) -> Vec<String> {
         log.push(random_mutation(&mut g, &mut rng));
         // occasionally remove a dead function
         if rng.next(10) == 0 {
-            let live: Vec<NodeIdx> = (0..g.num_nodes() as u32)
-                .filter(|&x| !g.is_removed(x))
-                .collect();
+            let live: Vec<NodeIdx> = g.nodes().filter(|&x| !g.is_removed(x)).collect();
             if live.len() > 2 {
                 let dead = live.iter().copied().find(|&x| {
                     live.iter().all(|&y| g.edge(y, x).is_none())
@@ -361,13 +358,14 @@ fn switch_to_ref_splits_like_llvm() {
     // a -> b -> c -> a all calls; switching c->a to ref splits into {c}, {b}, {a}
     // with a (the target) keeping the old SCC last.
     let call = |t| Edge {
-        target: t,
+        target: NodeIdx(t),
         kind: EdgeKind::Call,
     };
+    let n = NodeIdx;
     let mut g = LazyCallGraph::from_edge_lists(vec![vec![call(1)], vec![call(2)], vec![call(0)]]);
     g.build_ref_sccs();
     assert_eq!(g.postorder_names(), vec![vec![vec!["f0", "f1", "f2"]]]);
-    let new = g.switch_internal_edge_to_ref(2, 0);
+    let new = g.switch_internal_edge_to_ref(n(2), n(0));
     assert_eq!(new.len(), 2);
     assert_eq!(
         g.postorder_names(),
@@ -375,7 +373,7 @@ fn switch_to_ref_splits_like_llvm() {
     );
     assert!(g.verify().is_empty());
     let mut seen = Vec::new();
-    assert!(g.switch_internal_edge_to_call(2, 0, |m| seen.extend_from_slice(m)));
+    assert!(g.switch_internal_edge_to_call(n(2), n(0), |m| seen.extend_from_slice(m)));
     assert_eq!(seen.len(), 2);
     assert_eq!(g.postorder_names(), vec![vec![vec!["f0", "f2", "f1"]]]);
 }
@@ -390,9 +388,9 @@ fn random_node_edge_updates_keep_invariants() {
         let n = 2 + (seed % 10) as usize;
         let mut g = random_graph(&mut rng, n);
         for step in 0..12 {
-            let a = rng.next(n) as u32;
+            let a = NodeIdx::new(rng.next(n));
             let mut new = Vec::new();
-            for b in 0..n as u32 {
+            for b in (0..n).map(NodeIdx::new) {
                 if rng.next(3) == 0 {
                     let kind = if rng.next(2) == 0 {
                         EdgeKind::Call
@@ -414,7 +412,7 @@ fn random_node_edge_updates_keep_invariants() {
             rc_merges += up.merged_refsccs.len();
             let errs = g.verify();
             assert!(errs.is_empty(), "seed {seed} step {step}: {errs:?}");
-            let mut mine: Vec<Edge> = g.cached_edges(a).to_vec();
+            let mut mine: Vec<Edge> = g.cached_edges(a).collect();
             mine.sort_by_key(|e| e.target);
             new.sort_by_key(|e| e.target);
             assert_eq!(mine, new, "seed {seed} step {step}: edge set");
@@ -435,20 +433,21 @@ fn random_node_edge_updates_keep_invariants() {
 #[test]
 fn trivial_insertions_and_pre_build_edits() {
     let call = |t| Edge {
-        target: t,
+        target: NodeIdx(t),
         kind: EdgeKind::Call,
     };
+    let n = NodeIdx;
     // 0 -> 1 -> 2, all roots
     let mut g = LazyCallGraph::from_edge_lists(vec![vec![call(1)], vec![call(2)], vec![]]);
-    g.insert_edge(2, 0, EdgeKind::Ref);
-    g.remove_edge(2, 0);
+    g.insert_edge(n(2), n(0), EdgeKind::Ref);
+    g.remove_edge(n(2), n(0));
     g.build_ref_sccs();
-    g.insert_trivial_ref_edge(0, 2);
-    g.insert_trivial_call_edge(0, 2);
-    assert_eq!(g.edge(0, 2).map(|e| e.kind), Some(EdgeKind::Call));
+    g.insert_trivial_ref_edge(n(0), n(2));
+    g.insert_trivial_call_edge(n(0), n(2));
+    assert_eq!(g.edge(n(0), n(2)).map(|e| e.kind), Some(EdgeKind::Call));
     assert!(g.verify().is_empty());
-    g.replace_node_function(1, "renamed");
-    assert_eq!(g.node_by_name("renamed"), Some(1));
+    g.replace_node_function(n(1), "renamed");
+    assert_eq!(g.node_by_name("renamed"), Some(n(1)));
     assert_eq!(g.node_by_name("f1"), None);
 }
 
@@ -463,10 +462,10 @@ fn random_split_functions_keep_invariants() {
         let n = 2 + (seed % 8) as usize;
         let mut g = random_graph(&mut rng, n);
         for _ in 0..4 {
-            let live: Vec<NodeIdx> = (0..g.num_nodes() as u32).collect();
+            let live: Vec<NodeIdx> = g.nodes().collect();
             let orig = live[rng.next(live.len())];
             let mut edges = Vec::new();
-            for e in g.cached_edges(orig).to_vec() {
+            for e in g.cached_edges(orig).collect::<Vec<_>>() {
                 if rng.next(2) == 0 {
                     let kind = if e.is_call() && rng.next(3) > 0 {
                         EdgeKind::Call
@@ -515,4 +514,132 @@ fn random_split_functions_keep_invariants() {
 fn hot_row_sizes() {
     assert_eq!(std::mem::size_of::<Edge>(), 8);
     assert_eq!(std::mem::size_of::<crate::llvm::OperandRef>(), 12);
+}
+
+/// LLVM's `buildRefSCCs`, transcribed literally (the `dfs`/`low` encoding of
+/// `buildGenericSCCs`, a RefSCC walk over every edge from the roots, then a call-edge
+/// walk from each RefSCC's nodes): the order oracle for `build_ref_sccs`.
+fn llvm_build_ref_sccs(lists: &[Vec<Edge>], roots: &[usize]) -> Vec<Vec<Vec<usize>>> {
+    let n = lists.len();
+    let mut dfs = vec![0i32; n];
+    let mut low = vec![0i32; n];
+    let mut generic = |dfs: &mut Vec<i32>, roots: &[usize], calls_only: bool| {
+        let mut out: Vec<Vec<usize>> = Vec::new();
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        let mut pending: Vec<usize> = Vec::new();
+        for &root in roots {
+            if dfs[root] != 0 {
+                continue;
+            }
+            dfs[root] = 1;
+            low[root] = 1;
+            let mut next = 2;
+            stack.push((root, 0));
+            while let Some((mut v, mut i)) = stack.pop() {
+                while let Some(&e) = lists[v].get(i) {
+                    if calls_only && !e.is_call() {
+                        i += 1;
+                        continue;
+                    }
+                    let c = e.target.idx();
+                    if dfs[c] == 0 {
+                        stack.push((v, i));
+                        dfs[c] = next;
+                        low[c] = next;
+                        next += 1;
+                        v = c;
+                        i = 0;
+                        continue;
+                    }
+                    if dfs[c] != -1 && low[c] < low[v] {
+                        low[v] = low[c];
+                    }
+                    i += 1;
+                }
+                pending.push(v);
+                let root_dfs = dfs[v];
+                if low[v] != root_dfs {
+                    continue;
+                }
+                let mut comp = Vec::new();
+                while let Some(&top) = pending.last() {
+                    if dfs[top] < root_dfs {
+                        break;
+                    }
+                    pending.pop();
+                    dfs[top] = -1;
+                    low[top] = -1;
+                    comp.push(top);
+                }
+                out.push(comp);
+            }
+        }
+        out
+    };
+    let groups = generic(&mut dfs, roots, false);
+    groups
+        .iter()
+        .map(|g| {
+            for &x in g {
+                dfs[x] = 0;
+            }
+            generic(&mut dfs, g, true)
+        })
+        .collect()
+}
+
+/// `build_ref_sccs` gives exactly LLVM's RefSCC and SCC orders, with and without ref
+/// edges inside RefSCCs (the second walk runs only where one exists).
+#[test]
+fn build_matches_llvm_transcription() {
+    let mut rng = Rng(0xfeed);
+    let mut second_walks = 0;
+    for round in 0..3000 {
+        let n = 1 + rng.next(14);
+        let refs = rng.next(4); // 0: no ref edges at all
+        let m = rng.next(3 * n + 1);
+        let mut lists = vec![Vec::new(); n];
+        for _ in 0..m {
+            let a = rng.next(n);
+            let b = NodeIdx::new(rng.next(n));
+            if lists[a].iter().any(|e: &Edge| e.target == b) {
+                continue;
+            }
+            let kind = if refs > 0 && rng.next(refs + 1) == 0 {
+                EdgeKind::Ref
+            } else {
+                EdgeKind::Call
+            };
+            lists[a].push(Edge { target: b, kind });
+        }
+        let mut roots: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            roots.swap(i, rng.next(i + 1));
+        }
+        roots.truncate(1 + rng.next(n));
+        let want = llvm_build_ref_sccs(&lists, &roots);
+        second_walks += want.iter().filter(|r| r.len() > 1).count();
+        let names = (0..n).map(|i| format!("f{i}")).collect();
+        let mut g = LazyCallGraph::new(
+            "t",
+            names,
+            vec![true; n],
+            roots.iter().map(|&r| NodeIdx::new(r)).collect(),
+            Vec::new(),
+            Box::new(EdgeLists(lists)),
+        );
+        g.build_ref_sccs();
+        let mine: Vec<Vec<Vec<usize>>> = g
+            .postorder_refsccs()
+            .map(|r| {
+                g.refscc_sccs(r)
+                    .iter()
+                    .map(|&s| g.scc_nodes(s).iter().map(|x| x.idx()).collect())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(mine, want, "round {round}");
+        assert!(g.verify().is_empty(), "round {round}: {:?}", g.verify());
+    }
+    assert!(second_walks > 100, "{second_walks}");
 }

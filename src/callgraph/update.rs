@@ -64,8 +64,8 @@ impl LazyCallGraph {
         }
         // New edges enter as ref edges (calls get promoted below).
         for &t in new_refs.iter().chain(&new_calls) {
-            let rc = self.refscc_of(n).unwrap_or(u32::MAX);
-            let trc = self.refscc_of(t).unwrap_or(u32::MAX);
+            let rc = self.refscc_of(n).unwrap_or(RefSccIdx::NONE);
+            let trc = self.refscc_of(t).unwrap_or(RefSccIdx::NONE);
             if rc == trc {
                 self.insert_internal_ref_edge(n, t);
             } else if self.order.label(trc) < self.order.label(rc) {
@@ -76,9 +76,8 @@ impl LazyCallGraph {
             }
         }
         // Dead edges: demote internal calls, remove outgoing edges, batch-remove the rest.
-        let dead: Vec<Edge> = self.edges[n as usize]
-            .iter()
-            .copied()
+        let dead: Vec<Edge> = self
+            .cached_edges(n)
             .filter(|e| !retained.contains(&e.target))
             .collect();
         let mut dead_internal = Vec::new();

@@ -15,7 +15,11 @@
 //! Lookup is O(1) expected, but every query hashes and chases a chain; CSR answers
 //! `successors(b)` with two loads. `benches/cfg.rs` measures the difference.
 
-use crate::graph::{Successors, NONE};
+use crate::graph::Successors;
+use crate::idx::{BlockIdx, Idx};
+
+/// End of a chain / empty bucket (internal node ids are plain `u32` positions).
+const NONE: u32 = u32::MAX;
 
 /// FNV-1a of a 32-bit key, bytes folded low to high.
 #[inline]
@@ -40,33 +44,34 @@ const EMPTY: Bucket = Bucket {
     count: 0,
 };
 
-/// A block-index → block-list map with ptxas' hashing and growth.
+/// A block → block-list map with ptxas' hashing and growth (keys hashed as their `u32`
+/// index). Generic over the index type for hosts with other graphs.
 ///
 /// # Invariants
 /// - `buckets.len()` is a power of two `>= 8` and `>= unique_keys`;
 /// - node `i` is in the chain of bucket `hash[i] & (buckets.len() - 1)`;
 /// - `vstart[i] + vlen[i] <= values.len()`.
 #[derive(Clone, Debug)]
-pub struct FnvEdgeMap {
+pub struct FnvEdgeMap<N: Idx = BlockIdx> {
     buckets: Vec<Bucket>,
     next: Vec<u32>,
-    key: Vec<u32>,
+    key: Vec<N>,
     hash: Vec<u32>,
     vstart: Vec<u32>,
     vlen: Vec<u32>,
-    values: Vec<u32>,
+    values: Vec<N>,
     total_elements: u32,
 }
 
-impl Default for FnvEdgeMap {
+impl<N: Idx> Default for FnvEdgeMap<N> {
     fn default() -> Self {
         FnvEdgeMap::new()
     }
 }
 
-impl FnvEdgeMap {
+impl<N: Idx> FnvEdgeMap<N> {
     /// An empty map with 8 buckets.
-    pub fn new() -> FnvEdgeMap {
+    pub fn new() -> Self {
         FnvEdgeMap {
             buckets: vec![EMPTY; 8],
             next: vec![],
@@ -81,16 +86,16 @@ impl FnvEdgeMap {
 
     /// The successor map of a graph: one key per node (empty lists included, as ptxas
     /// inserts an empty entry for EXIT/RET blocks).
-    pub fn from_graph<G: Successors>(g: &G) -> FnvEdgeMap {
+    pub fn from_graph<G: Successors<Node = N>>(g: &G) -> Self {
         let mut m = FnvEdgeMap::new();
-        for b in 0..g.num_nodes() as u32 {
+        for b in crate::graph::nodes(g) {
             m.insert_list(b, g.successors(b));
         }
         m
     }
 
     /// A map from edge pairs (e.g. the backedge map), targets appended in order.
-    pub fn from_edges(edges: &[(u32, u32)]) -> FnvEdgeMap {
+    pub fn from_edges(edges: &[(N, N)]) -> Self {
         let mut m = FnvEdgeMap::new();
         for &(a, b) in edges {
             m.insert_edge(a, b);
@@ -119,7 +124,7 @@ impl FnvEdgeMap {
     }
 
     #[inline]
-    fn find(&self, key: u32, h: u32) -> u32 {
+    fn find(&self, key: N, h: u32) -> u32 {
         let mut i = self.buckets[(h as usize) & (self.buckets.len() - 1)].head;
         while i != NONE {
             if self.hash[i as usize] == h && self.key[i as usize] == key {
@@ -132,8 +137,8 @@ impl FnvEdgeMap {
 
     /// The list stored for `key`.
     #[inline]
-    pub fn get(&self, key: u32) -> Option<&[u32]> {
-        let i = self.find(key, fnv1a_u32(key));
+    pub fn get(&self, key: N) -> Option<&[N]> {
+        let i = self.find(key, fnv1a_u32(key.idx() as u32));
         (i != NONE).then(|| {
             let s = self.vstart[i as usize] as usize;
             &self.values[s..s + self.vlen[i as usize] as usize]
@@ -141,7 +146,7 @@ impl FnvEdgeMap {
     }
 
     /// True if `target` is in `key`'s list.
-    pub fn contains(&self, key: u32, target: u32) -> bool {
+    pub fn contains(&self, key: N, target: N) -> bool {
         self.get(key).is_some_and(|l| l.contains(&target))
     }
 
@@ -158,8 +163,8 @@ impl FnvEdgeMap {
         bk.count += 1;
     }
 
-    fn node(&mut self, key: u32) -> u32 {
-        let h = fnv1a_u32(key);
+    fn node(&mut self, key: N) -> u32 {
+        let h = fnv1a_u32(key.idx() as u32);
         let i = self.find(key, h);
         if i != NONE {
             return i;
@@ -185,7 +190,7 @@ impl FnvEdgeMap {
     }
 
     /// Sets `key`'s list to `targets` (replacing any previous list).
-    pub fn insert_list(&mut self, key: u32, targets: &[u32]) {
+    pub fn insert_list(&mut self, key: N, targets: &[N]) {
         let i = self.node(key) as usize;
         self.total_elements -= self.vlen[i];
         self.vstart[i] = self.values.len() as u32;
@@ -195,7 +200,7 @@ impl FnvEdgeMap {
     }
 
     /// Appends `target` to `key`'s list.
-    pub fn insert_edge(&mut self, key: u32, target: u32) {
+    pub fn insert_edge(&mut self, key: N, target: N) {
         let i = self.node(key) as usize;
         let (s, l) = (self.vstart[i] as usize, self.vlen[i] as usize);
         if s + l != self.values.len() {
@@ -241,7 +246,7 @@ mod tests {
 
     #[test]
     fn grows_and_finds() {
-        let mut m = FnvEdgeMap::new();
+        let mut m: FnvEdgeMap<u32> = FnvEdgeMap::new();
         assert_eq!(m.num_buckets(), 8);
         for k in 0..1000u32 {
             m.insert_edge(k, k + 1);

@@ -48,7 +48,7 @@ impl Cfg {
             let c = b.instruction_count;
             insns.push((next..next + c).collect());
             next += c;
-            succs.push(b.succs.iter().map(|s| s.0).collect::<Vec<u32>>());
+            succs.push(b.succs.to_vec());
         }
         Cfg::from_parts(f.name.clone(), names, label_id, terms, insns, &succs)
     }

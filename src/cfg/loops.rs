@@ -17,49 +17,63 @@
 //! - loops are numbered so that `parent[l] < l` (outer before inner); `depth` is 1 for
 //!   top-level loops and `depth[parent] + 1` otherwise.
 //! - `blocks(l)` holds the header first, then every other block of `l` and of its nested
-//!   loops, in RPO order; `loop_of[b]` is the innermost loop containing `b` or `NONE`.
+//!   loops, in RPO order; `loop_of[b]` is the innermost loop containing `b` or `LoopIdx::NONE`.
 //! - `header[l]` dominates every block of `l`; every latch is a predecessor of the header.
 //!
 //! Complexity: O((N + E) · d) for loop depth d (the outermost-ancestor walks and the
 //! per-ancestor block lists), near linear on real CFGs.
 
 use crate::graph::dom::DomTree;
-use crate::graph::rpo::Rpo;
-use crate::graph::{Csr, DirectedGraph, Predecessors, Successors, Tarjan, WithStart, NONE};
+use crate::graph::rpo::{Rpo, UNREACHED};
+use crate::graph::{Csr, Predecessors, Successors, Tarjan, WithStart};
+use crate::idx::{BlockIdx, IndexVec};
 
-/// The loop forest of one CFG, as side tables keyed by loop index (`header`, `parent`,
+crate::define_idx!(
+    /// A natural loop of one CFG, numbered outer before inner (`parent < loop`).
+    LoopIdx,
+    "loop"
+);
+
+crate::define_idx!(
+    /// An irreducible cycle (a multi-entry strongly connected region) of one CFG.
+    CycleIdx,
+    "cycle"
+);
+
+/// The loop forest of one CFG, as side tables keyed by loop (`header`, `parent`,
 /// `depth`, ...) or by block (`loop_of`).
 #[derive(Clone, Debug, Default)]
 pub struct LoopForest {
     /// Header block of each loop.
-    pub header: Vec<u32>,
-    /// Enclosing loop, or `NONE` for a top-level loop.
-    pub parent: Vec<u32>,
+    pub header: IndexVec<LoopIdx, BlockIdx>,
+    /// Enclosing loop, or `LoopIdx::NONE` for a top-level loop (see [`LoopForest::parent_of`]).
+    pub parent: IndexVec<LoopIdx, LoopIdx>,
     /// Nesting depth, 1 = outermost.
-    pub depth: Vec<u32>,
+    pub depth: IndexVec<LoopIdx, u32>,
     /// Blocks of each loop (header first, then RPO order; nested loops' blocks included).
-    pub blocks: Csr,
+    pub blocks: Csr<LoopIdx, BlockIdx>,
     /// Latches of each loop (predecessors of the header inside the loop), in block order.
-    pub latches: Csr,
+    pub latches: Csr<LoopIdx, BlockIdx>,
     /// Exit blocks: successors outside the loop of blocks inside it (sorted, unique).
-    pub exits: Csr,
+    pub exits: Csr<LoopIdx, BlockIdx>,
     /// Preheader: the unique outside predecessor of the header whose only successor is
-    /// the header, or `NONE`.
-    pub preheader: Vec<u32>,
+    /// the header, or `BlockIdx::NONE` (see [`LoopForest::preheader_of`]).
+    pub preheader: IndexVec<LoopIdx, BlockIdx>,
     /// The seed's RPO-range view: `(rpo of header, largest rpo in the loop)`. Every block
     /// of the loop has an RPO number in this range (the converse need not hold).
-    pub rpo_range: Vec<(u32, u32)>,
-    /// Innermost loop of each block, `NONE` if none.
-    pub loop_of: Vec<u32>,
+    pub rpo_range: IndexVec<LoopIdx, (u32, u32)>,
+    /// Innermost loop of each block, `LoopIdx::NONE` if none (see
+    /// [`LoopForest::innermost`]).
+    pub loop_of: IndexVec<BlockIdx, LoopIdx>,
     /// Retreating edges whose target does not dominate their source (irreducible entries).
-    pub irreducible_edges: Vec<(u32, u32)>,
+    pub irreducible_edges: Vec<(BlockIdx, BlockIdx)>,
     /// Irreducible cycles: for each irreducible edge, the smallest strongly connected
     /// region around it that has two or more entries (SCCs by [`crate::graph::Tarjan`],
     /// peeling single-entry headers), each a sorted block list, deduplicated; computed
     /// only when `irreducible_edges` is non-empty.
-    pub irreducible_sccs: Csr,
+    pub irreducible_sccs: Csr<CycleIdx, BlockIdx>,
     valid: bool,
-    stack: Vec<u32>,
+    stack: Vec<BlockIdx>,
 }
 
 /// The multi-entry region of each irreducible edge `u -> v`: start from the SCC of `u`
@@ -69,18 +83,23 @@ pub struct LoopForest {
 /// DFS reaches the region through an entry, which is a DFS ancestor of `v`, so the cycle
 /// `v ->* u -> v` of DFS-tree edges never passes a dropped header. Regions are sorted
 /// block lists, deduplicated, in order of their first irreducible edge.
-fn irreducible_regions<G: Successors + Predecessors + WithStart>(
+fn irreducible_regions<G>(
     g: &G,
-    rpo: &Rpo,
-    edges: &[(u32, u32)],
-) -> Vec<Vec<u32>> {
+    rpo: &Rpo<BlockIdx>,
+    edges: &[(BlockIdx, BlockIdx)],
+) -> Vec<Vec<BlockIdx>>
+where
+    G: Successors<Node = BlockIdx> + Predecessors + WithStart,
+{
     let n = g.num_nodes();
-    let reach = |b: u32| rpo.rpo_number[b as usize] != NONE;
+    let reach = |b: BlockIdx| rpo.is_reachable(b);
     let mut t = Tarjan::new();
     t.compute_from(g, [g.start_node()]);
-    let mut out: Vec<Vec<u32>> = Vec::new();
-    let mut local = vec![NONE; n];
-    let mut inner = Tarjan::new();
+    let mut out: Vec<Vec<BlockIdx>> = Vec::new();
+    // Position of a block in the current region (`u32::MAX`: outside).
+    let mut local: IndexVec<BlockIdx, u32> = IndexVec::from_elem_n(u32::MAX, n);
+    // The induced subgraph of a region minus its header, over region positions.
+    let mut inner: Tarjan<u32> = Tarjan::new();
     for &(u, v) in edges {
         if out
             .iter()
@@ -88,20 +107,23 @@ fn irreducible_regions<G: Successors + Predecessors + WithStart>(
         {
             continue;
         }
-        let mut region: Vec<u32> = t.scc(t.scc_of()[u as usize]).to_vec();
+        let Some(cu) = t.comp_of(u) else {
+            continue;
+        };
+        let mut region: Vec<BlockIdx> = t.scc(cu).to_vec();
         region.sort_unstable();
         loop {
             for (i, &b) in region.iter().enumerate() {
-                local[b as usize] = i as u32;
+                local[b] = i as u32;
             }
-            let entries: Vec<u32> = region
+            let entries: Vec<BlockIdx> = region
                 .iter()
                 .copied()
                 .filter(|&b| {
                     b == g.start_node()
                         || g.predecessors(b)
                             .iter()
-                            .any(|&p| reach(p) && local[p as usize] == NONE)
+                            .any(|&p| reach(p) && local[p] == u32::MAX)
                 })
                 .collect();
             if entries.len() != 1 {
@@ -115,20 +137,19 @@ fn irreducible_regions<G: Successors + Predecessors + WithStart>(
                     continue;
                 }
                 for &s in g.successors(b) {
-                    if s != h && local[s as usize] != NONE {
-                        sub.push((local[b as usize], local[s as usize]));
+                    if s != h && local[s] != u32::MAX {
+                        sub.push((local[b], local[s]));
                     }
                 }
             }
-            let csr = Csr::from_edges(region.len(), &sub);
-            inner.compute_from(&csr, [local[u as usize]]);
-            let next: Vec<u32> = inner
-                .scc(inner.scc_of()[local[u as usize] as usize])
-                .iter()
-                .map(|&i| region[i as usize])
-                .collect();
+            let csr: Csr = Csr::from_edges(region.len(), &sub);
+            inner.compute_from(&csr, [local[u]]);
+            let next: Vec<BlockIdx> = inner
+                .comp_of(local[u])
+                .map(|c| inner.scc(c).iter().map(|&i| region[i as usize]).collect())
+                .unwrap_or_default();
             for &b in &region {
-                local[b as usize] = NONE;
+                local[b] = u32::MAX;
             }
             region = next;
             region.sort_unstable();
@@ -137,7 +158,7 @@ fn irreducible_regions<G: Successors + Predecessors + WithStart>(
             }
         }
         for &b in &region {
-            local[b as usize] = NONE;
+            local[b] = u32::MAX;
         }
         out.push(region);
     }
@@ -160,9 +181,29 @@ impl LoopForest {
         self.header.is_empty()
     }
 
+    /// Every loop, outer before inner.
+    pub fn loops(&self) -> impl DoubleEndedIterator<Item = LoopIdx> + ExactSizeIterator {
+        self.header.indices()
+    }
+
     /// Blocks of loop `l` (header first).
-    pub fn loop_blocks(&self, l: u32) -> &[u32] {
-        self.blocks.successors(l)
+    pub fn loop_blocks(&self, l: LoopIdx) -> &[BlockIdx] {
+        self.blocks.row(l)
+    }
+
+    /// The loop enclosing `l`, `None` for a top-level loop.
+    pub fn parent_of(&self, l: LoopIdx) -> Option<LoopIdx> {
+        self.parent[l].some()
+    }
+
+    /// The preheader of `l`, if it has one.
+    pub fn preheader_of(&self, l: LoopIdx) -> Option<BlockIdx> {
+        self.preheader[l].some()
+    }
+
+    /// The innermost loop containing block `b`, if any.
+    pub fn innermost(&self, b: BlockIdx) -> Option<LoopIdx> {
+        self.loop_of[b].some()
     }
 
     /// Largest loop depth (0 when there are no loops).
@@ -172,30 +213,34 @@ impl LoopForest {
 
     /// Number of irreducible cycles (strongly connected regions with more than one entry).
     pub fn irreducible_count(&self) -> usize {
-        self.irreducible_sccs.num_nodes()
+        self.irreducible_sccs.num_rows()
+    }
+
+    /// Blocks of irreducible cycle `c` (sorted).
+    pub fn cycle_blocks(&self, c: CycleIdx) -> &[BlockIdx] {
+        self.irreducible_sccs.row(c)
     }
 
     /// Computes the forest from a valid RPO and dominator tree of `g`.
-    pub fn compute<G: Successors + Predecessors + WithStart>(
-        &mut self,
-        g: &G,
-        rpo: &Rpo,
-        dom: &DomTree,
-    ) {
+    pub fn compute<G>(&mut self, g: &G, rpo: &Rpo<BlockIdx>, dom: &DomTree<BlockIdx>)
+    where
+        G: Successors<Node = BlockIdx> + Predecessors + WithStart,
+    {
         let n = g.num_nodes();
         self.loop_of.clear();
-        self.loop_of.resize(n, NONE);
-        let mut header = Vec::new();
-        let mut parent: Vec<u32> = Vec::new();
+        self.loop_of.resize(n, LoopIdx::NONE);
+        // Loops in discovery order (inner first); renumbered outer-first below.
+        let mut header: IndexVec<LoopIdx, BlockIdx> = IndexVec::new();
+        let mut parent: IndexVec<LoopIdx, LoopIdx> = IndexVec::new();
         self.irreducible_edges.clear();
         for &h in rpo.rpo_array.iter().rev() {
-            let rh = rpo.rpo_number[h as usize];
-            let l = header.len() as u32;
+            let rh = rpo.rpo_number[h];
+            let l = header.next_index();
             let mut is_header = false;
             self.stack.clear();
             for &p in g.predecessors(h) {
-                let rp = rpo.rpo_number[p as usize];
-                if rp == NONE || rp < rh {
+                let rp = rpo.rpo_number[p];
+                if rp == UNREACHED || rp < rh {
                     continue;
                 }
                 if dom.dominates(h, p) {
@@ -209,26 +254,26 @@ impl LoopForest {
                 continue;
             }
             header.push(h);
-            parent.push(NONE);
-            self.loop_of[h as usize] = l;
+            parent.push(LoopIdx::NONE);
+            self.loop_of[h] = l;
             while let Some(x) = self.stack.pop() {
-                if rpo.rpo_number[x as usize] == NONE {
+                if !rpo.is_reachable(x) {
                     continue;
                 }
-                let mut top = self.loop_of[x as usize];
-                if top == NONE {
-                    self.loop_of[x as usize] = l;
+                let mut top = self.loop_of[x];
+                if top.is_none() {
+                    self.loop_of[x] = l;
                     self.stack.extend_from_slice(g.predecessors(x));
                     continue;
                 }
-                while parent[top as usize] != NONE {
-                    top = parent[top as usize];
+                while !parent[top].is_none() {
+                    top = parent[top];
                 }
                 if top == l {
                     continue;
                 }
-                parent[top as usize] = l;
-                let hh = header[top as usize];
+                parent[top] = l;
+                let hh = header[top];
                 for &p in g.predecessors(hh) {
                     // skip the inner loop's own backedges
                     if !dom.dominates(hh, p) {
@@ -238,82 +283,68 @@ impl LoopForest {
             }
         }
         self.irreducible_edges.sort_unstable();
-        self.irreducible_sccs = Csr {
-            starts: vec![0],
-            targets: Vec::new(),
-        };
+        self.irreducible_sccs = Csr::with_no_rows();
         if !self.irreducible_edges.is_empty() {
-            let regions = irreducible_regions(g, rpo, &self.irreducible_edges);
-            for r in regions {
-                self.irreducible_sccs.targets.extend(r);
-                self.irreducible_sccs
-                    .starts
-                    .push(self.irreducible_sccs.targets.len() as u32);
+            for r in irreducible_regions(g, rpo, &self.irreducible_edges) {
+                self.irreducible_sccs.push_row(r);
             }
         }
         // Renumber outer-first: by header RPO ascending (a parent's header dominates, so
         // precedes, its children's headers).
         let m = header.len();
-        let mut order: Vec<u32> = (0..m as u32).collect();
-        order.sort_by_key(|&l| rpo.rpo_number[header[l as usize] as usize]);
-        let mut newid = vec![0u32; m];
+        let mut order: Vec<LoopIdx> = header.indices().collect();
+        order.sort_by_key(|&l| rpo.rpo_number[header[l]]);
+        let mut newid: IndexVec<LoopIdx, LoopIdx> = IndexVec::from_elem_n(LoopIdx::NONE, m);
         for (i, &l) in order.iter().enumerate() {
-            newid[l as usize] = i as u32;
+            newid[l] = LoopIdx::new(i);
         }
-        self.header = order.iter().map(|&l| header[l as usize]).collect();
+        self.header = order.iter().map(|&l| header[l]).collect();
         self.parent = order
             .iter()
-            .map(|&l| {
-                let p = parent[l as usize];
-                if p == NONE {
-                    NONE
-                } else {
-                    newid[p as usize]
-                }
-            })
+            .map(|&l| parent[l].some().map_or(LoopIdx::NONE, |p| newid[p]))
             .collect();
         for x in self.loop_of.iter_mut() {
-            if *x != NONE {
-                *x = newid[*x as usize];
+            if !x.is_none() {
+                *x = newid[*x];
             }
         }
-        self.depth = vec![0; m];
-        for l in 0..m {
-            let p = self.parent[l];
-            self.depth[l] = if p == NONE {
-                1
-            } else {
-                self.depth[p as usize] + 1
+        self.depth = IndexVec::from_elem_n(0, m);
+        for l in self.header.indices() {
+            self.depth[l] = match self.parent[l].some() {
+                None => 1,
+                Some(p) => self.depth[p] + 1,
             };
         }
         // Block lists, in RPO order, each block added to its loop and all ancestors.
         let mut edges = Vec::new();
-        let mut max_rpo = vec![0u32; m];
+        let mut max_rpo: IndexVec<LoopIdx, u32> = IndexVec::from_elem_n(0, m);
         for &b in &rpo.rpo_array {
-            let mut l = self.loop_of[b as usize];
-            while l != NONE {
+            let mut l = self.loop_of[b];
+            while !l.is_none() {
                 edges.push((l, b));
-                max_rpo[l as usize] = max_rpo[l as usize].max(rpo.rpo_number[b as usize]);
-                l = self.parent[l as usize];
+                max_rpo[l] = max_rpo[l].max(rpo.rpo_number[b]);
+                l = self.parent[l];
             }
         }
         self.blocks = Csr::group(m, &edges);
-        self.rpo_range = (0..m)
-            .map(|l| (rpo.rpo_number[self.header[l] as usize], max_rpo[l]))
+        self.rpo_range = self
+            .header
+            .iter_enumerated()
+            .map(|(l, &h)| (rpo.rpo_number[h], max_rpo[l]))
             .collect();
         // Latches, exits, preheaders.
         let mut lat = Vec::new();
         let mut ex = Vec::new();
-        self.preheader = vec![NONE; m];
-        for l in 0..m as u32 {
-            let h = self.header[l as usize];
-            let mut outside = NONE;
+        self.preheader = IndexVec::from_elem_n(BlockIdx::NONE, m);
+        for l in self.header.indices() {
+            let h = self.header[l];
+            let mut outside = BlockIdx::NONE;
             let mut n_outside = 0;
-            let mut preds: Vec<u32> = g.predecessors(h).to_vec();
+            let mut preds: Vec<BlockIdx> = g.predecessors(h).to_vec();
             preds.sort_unstable();
             preds.dedup();
             for &p in &preds {
-                if rpo.rpo_number[p as usize] == NONE {
+                if !rpo.is_reachable(p) {
                     continue;
                 }
                 if self.contains(l, p) {
@@ -324,10 +355,10 @@ impl LoopForest {
                 }
             }
             if n_outside == 1 && g.successors(outside).iter().all(|&s| s == h) {
-                self.preheader[l as usize] = outside;
+                self.preheader[l] = outside;
             }
             let mut exits = Vec::new();
-            for &b in self.blocks.successors(l) {
+            for &b in self.blocks.row(l) {
                 for &s in g.successors(b) {
                     if !self.contains(l, s) {
                         exits.push(s);
@@ -344,13 +375,13 @@ impl LoopForest {
     }
 
     /// True if block `b` belongs to loop `l` (directly or through a nested loop).
-    pub fn contains(&self, l: u32, b: u32) -> bool {
-        let mut x = self.loop_of[b as usize];
-        while x != NONE {
+    pub fn contains(&self, l: LoopIdx, b: BlockIdx) -> bool {
+        let mut x = self.loop_of[b];
+        while !x.is_none() {
             if x == l {
                 return true;
             }
-            x = self.parent[x as usize];
+            x = self.parent[x];
         }
         false
     }
@@ -364,12 +395,15 @@ impl LoopForest {
     }
 
     /// True when computed since the last `clear` for a graph of `g`'s size.
-    pub fn is_valid<G: Successors>(&self, g: &G) -> bool {
+    pub fn is_valid<G: Successors<Node = BlockIdx>>(&self, g: &G) -> bool {
         self.valid && self.loop_of.len() == g.num_nodes()
     }
 
     /// Checks the invariants; returns every problem found, never panics.
-    pub fn verify<G: Successors + Predecessors>(&self, g: &G, dom: &DomTree) -> Vec<String> {
+    pub fn verify<G>(&self, g: &G, dom: &DomTree<BlockIdx>) -> Vec<String>
+    where
+        G: Successors<Node = BlockIdx> + Predecessors,
+    {
         let mut errs = Vec::new();
         if !self.valid {
             return vec!["loops: not computed".into()];
@@ -377,34 +411,37 @@ impl LoopForest {
         let m = self.header.len();
         if self.parent.len() != m
             || self.depth.len() != m
-            || self.blocks.num_nodes() != m
+            || self.blocks.num_rows() != m
             || self.loop_of.len() != g.num_nodes()
         {
             return vec!["loops: side tables out of sync".into()];
         }
-        for l in 0..m {
+        for l in self.loops() {
             let h = self.header[l];
             let p = self.parent[l];
-            if p != NONE && (p as usize >= l || self.depth[l] != self.depth[p as usize] + 1) {
-                errs.push(format!("loops: loop {l} has bad parent {p}"));
+            if !p.is_none() && (p >= l || self.depth[l] != self.depth[p] + 1) {
+                errs.push(format!("loops: loop {} has bad parent {}", l.0, p.0));
             }
-            let bs = self.blocks.successors(l as u32);
+            let bs = self.blocks.row(l);
             if bs.first() != Some(&h) {
                 errs.push(format!(
-                    "loops: loop {l} does not list its header bix{h} first"
+                    "loops: loop {} does not list its header bix{} first",
+                    l.0, h.0
                 ));
             }
             for &b in bs {
-                if (b as usize) >= g.num_nodes() || !dom.dominates(h, b) {
+                if b.idx() >= g.num_nodes() || !dom.dominates(h, b) {
                     errs.push(format!(
-                        "loops: header bix{h} does not dominate bix{b} of loop {l}"
+                        "loops: header bix{} does not dominate bix{} of loop {}",
+                        h.0, b.0, l.0
                     ));
                 }
             }
-            for &x in self.latches.successors(l as u32) {
+            for &x in self.latches.row(l) {
                 if !g.successors(x).contains(&h) {
                     errs.push(format!(
-                        "loops: latch bix{x} of loop {l} has no edge to bix{h}"
+                        "loops: latch bix{} of loop {} has no edge to bix{}",
+                        x.0, l.0, h.0
                     ));
                 }
             }

@@ -1,7 +1,8 @@
 //! The back end's control-flow graph (seed 004: ptxas' CFG infrastructure), data-oriented.
 //!
 //! A [`Cfg`] is one function: blocks are rows of contiguous arrays indexed by block index
-//! `bix` (block 0 is the entry, as in ptxas' `bb_array`), each block owns a range of
+//! `bix` (the entry is [`Cfg::entry`]: block 0 for imported CFGs, as in ptxas'
+//! `bb_array`; any block after [`Cfg::set_entry`]), each block owns a range of
 //! instruction ids, and the successor / predecessor lists are CSR side tables. Analyses
 //! live in [`CfgInfo`]: the RPO ([`crate::graph::rpo`]), backedges, immediate dominators
 //! ([`crate::graph::dom`]) and natural loops ([`loops`]). ptxas keeps its successor and
@@ -9,7 +10,13 @@
 //! compatibility and benchmarking) and can be built from the CSR at any time.
 //!
 //! Builders: [`Cfg::from_llvm_module`] (functions of an LLVM module), the PTX importer
-//! (`Cfg::from_ptx_file`, the seed's block and successor rules), and [`Cfg::from_parts`].
+//! (`Cfg::from_ptx_file`, the seed's block and successor rules), [`Cfg::from_parts`]
+//! (every column) and [`Cfg::from_edges`] (a plain edge list and an entry).
+//!
+//! Beyond [`CfgInfo`], the graph layer's other analyses run on a `Cfg` directly:
+//! [`DomFrontiers`] (dominance frontiers, iterated frontiers)
+//! and [`PostDomTree`] (LLVM's post-dominator tree with a
+//! virtual exit); see [`Cfg::dominance_frontiers`] and [`Cfg::post_dominators`].
 //! [`update`] holds the CFG mutations (split, merge, redirect, preheader insertion,
 //! single-entry dispatch), [`layout`] the block orders, [`print`](mod@print) the seed's DOT / edge /
 //! RPO dumps and JSON Lines, [`summary`] the per-file statistics for `ilkit scan`.
@@ -23,7 +30,8 @@
 //!   `num_blocks() + 1` starts;
 //! - `pred` is the transpose of `succ` (same multiset of edges, duplicates kept);
 //! - `insn_start[b] + insn_len[b] <= insn_pool.len()`;
-//! - `layout` is a permutation of `0..num_blocks()`.
+//! - `layout` is a permutation of `0..num_blocks()`;
+//! - `entry() < num_blocks()` unless the CFG has no block.
 //!
 //! `epoch` changes on every mutation; [`CfgInfo::is_valid`] compares epochs.
 
@@ -35,30 +43,14 @@ pub mod print;
 pub mod summary;
 pub mod update;
 
-use crate::graph::dom::DomTree;
+use crate::graph::dom::{DomTree, Idom};
 use crate::graph::rpo::{Rpo, RpoVariant};
-use crate::graph::{Csr, DirectedGraph, Predecessors, Successors, WithStart, NONE};
+use crate::graph::{
+    Csr, DirectedGraph, DomFrontiers, GraphError, PostDomTree, Predecessors, Successors, WithStart,
+};
+pub use crate::idx::BlockIdx;
+use crate::idx::IndexVec;
 use loops::LoopForest;
-use std::fmt;
-
-/// Dense block index; prints as `bixN` like ptxas' dumps. `BlockIdx::NONE == u32::MAX`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct BlockIdx(pub u32);
-
-impl BlockIdx {
-    /// The reserved "none" index.
-    pub const NONE: BlockIdx = BlockIdx(NONE);
-    /// As a `usize` for indexing.
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for BlockIdx {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bix{}", self.0)
-    }
-}
 
 /// How a block ends (the seed's successor table, plus LLVM IR terminators).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,110 +128,228 @@ impl Term {
 /// One function's control-flow graph.
 ///
 /// Per-block columns (`block_name`, `label_id`, `term`, `insn_start`, `insn_len`) are keyed
-/// by block index; `succ` / `pred` are CSR keyed by block index; `insn_pool` holds
-/// instruction ids (indices into the source function's instruction table).
-#[derive(Clone, Debug, Default)]
+/// by [`BlockIdx`]; `succ` / `pred` are CSR keyed by block; `insn_pool` holds instruction
+/// ids (indices into the source function's instruction table, plain integers: they are
+/// not blocks).
+#[derive(Clone, Debug)]
 pub struct Cfg {
     /// Function name.
     pub name: String,
     /// Block names (label, LLVM name); empty = unnamed, printed as `bixN`.
-    pub block_name: Vec<String>,
+    pub block_name: IndexVec<BlockIdx, String>,
     /// Label / source-line identifier shown as `L%x` in the DOT dump.
-    pub label_id: Vec<u32>,
+    pub label_id: IndexVec<BlockIdx, u32>,
     /// How each block ends.
-    pub term: Vec<Term>,
+    pub term: IndexVec<BlockIdx, Term>,
     /// First entry of each block's instruction list in `insn_pool`.
-    pub insn_start: Vec<u32>,
+    pub insn_start: IndexVec<BlockIdx, u32>,
     /// Length of each block's instruction list.
-    pub insn_len: Vec<u32>,
+    pub insn_len: IndexVec<BlockIdx, u32>,
     /// Pooled instruction-id lists.
     pub insn_pool: Vec<u32>,
     /// Successors in the seed's order (taken target before fall-through; LLVM order).
-    pub succ: Csr,
+    pub succ: Csr<BlockIdx>,
     /// Predecessors (transpose of `succ`, sources in increasing order).
-    pub pred: Csr,
+    pub pred: Csr<BlockIdx>,
     /// Current block order (layout); starts as source order.
-    pub layout: Vec<u32>,
+    pub layout: Vec<BlockIdx>,
     /// ptxas `--dont-merge-basicblocks`: makes [`Cfg::merge_blocks`] a no-op.
     pub dont_merge_basicblocks: bool,
     /// Bumped on every mutation.
     pub epoch: u64,
+    /// The entry block ([`Cfg::entry`], [`Cfg::set_entry`]).
+    entry: BlockIdx,
+}
+
+impl Default for Cfg {
+    /// A CFG with no blocks.
+    fn default() -> Self {
+        Cfg::from_parts(String::new(), vec![], vec![], vec![], vec![], &[])
+    }
 }
 
 impl DirectedGraph for Cfg {
+    type Node = BlockIdx;
     fn num_nodes(&self) -> usize {
         self.term.len()
     }
 }
 impl Successors for Cfg {
     #[inline]
-    fn successors(&self, b: u32) -> &[u32] {
-        self.succ.successors(b)
+    fn successors(&self, b: BlockIdx) -> &[BlockIdx] {
+        self.succ.row(b)
+    }
+    #[inline]
+    fn prefetch_successors(&self, b: BlockIdx) {
+        self.succ.prefetch_successors(b)
     }
 }
 impl Predecessors for Cfg {
     #[inline]
-    fn predecessors(&self, b: u32) -> &[u32] {
-        self.pred.successors(b)
+    fn predecessors(&self, b: BlockIdx) -> &[BlockIdx] {
+        self.pred.row(b)
     }
 }
 impl WithStart for Cfg {
-    fn start_node(&self) -> u32 {
-        0
+    fn start_node(&self) -> BlockIdx {
+        self.entry()
     }
 }
 
 impl Cfg {
-    /// Builds a CFG from per-block data and successor lists (`succs[b]` in edge order).
+    /// Builds a CFG from per-block data (column `k` is block `k`) and successor lists
+    /// (`succs[b]` in edge order); the entry is block 0.
     ///
     /// # Panics
-    /// If the columns disagree in length or a successor is out of range.
+    /// If the columns disagree in length or a successor is out of range
+    /// ([`Cfg::try_from_parts`] returns the error instead).
     pub fn from_parts(
         name: String,
         block_name: Vec<String>,
         label_id: Vec<u32>,
         term: Vec<Term>,
         insns: Vec<Vec<u32>>,
-        succs: &[Vec<u32>],
+        succs: &[Vec<BlockIdx>],
     ) -> Cfg {
+        let what = name.clone();
+        Self::try_from_parts(name, block_name, label_id, term, insns, succs)
+            .unwrap_or_else(|e| panic!("cfg {what}: {e}"))
+    }
+
+    /// [`Cfg::from_parts`] that reports mismatched columns or an out-of-range successor.
+    pub fn try_from_parts(
+        name: String,
+        block_name: Vec<String>,
+        label_id: Vec<u32>,
+        term: Vec<Term>,
+        insns: Vec<Vec<u32>>,
+        succs: &[Vec<BlockIdx>],
+    ) -> Result<Cfg, GraphError> {
         let n = term.len();
-        assert!(
-            block_name.len() == n && label_id.len() == n && insns.len() == n && succs.len() == n,
-            "cfg {name}: column lengths differ"
-        );
+        for (column, len) in [
+            ("block_name", block_name.len()),
+            ("label_id", label_id.len()),
+            ("insns", insns.len()),
+            ("succs", succs.len()),
+        ] {
+            if len != n {
+                return Err(GraphError::ColumnLengths {
+                    column,
+                    len,
+                    num_nodes: n,
+                });
+            }
+        }
         let mut edges = Vec::new();
         for (b, ss) in succs.iter().enumerate() {
-            edges.extend(ss.iter().map(|&s| (b as u32, s)));
+            edges.extend(ss.iter().map(|&s| (BlockIdx::new(b), s)));
         }
-        let succ = Csr::from_edges(n, &edges);
+        let succ = Csr::try_from_edges(n, &edges)?;
         let pred = succ.transpose();
-        let mut insn_start = Vec::with_capacity(n);
-        let mut insn_len = Vec::with_capacity(n);
+        let mut insn_start = IndexVec::with_capacity(n);
+        let mut insn_len = IndexVec::with_capacity(n);
         let mut insn_pool = Vec::new();
         for l in insns {
             insn_start.push(insn_pool.len() as u32);
             insn_len.push(l.len() as u32);
             insn_pool.extend(l);
         }
-        Cfg {
+        Ok(Cfg {
             name,
-            block_name,
-            label_id,
-            term,
+            block_name: IndexVec::from_raw(block_name),
+            label_id: IndexVec::from_raw(label_id),
+            term: IndexVec::from_raw(term),
             insn_start,
             insn_len,
             insn_pool,
             succ,
             pred,
-            layout: (0..n as u32).collect(),
+            layout: (0..n).map(BlockIdx::new).collect(),
             dont_merge_basicblocks: false,
             epoch: 0,
+            entry: BlockIdx(0),
+        })
+    }
+
+    /// A CFG of `num_blocks` unnamed blocks (label 0, terminator [`Term::Other`], no
+    /// instructions) with `edges` (kept in order per source) and entry `entry`: what a
+    /// host with a plain graph needs. `entry` is ignored when `num_blocks == 0`.
+    ///
+    /// ```
+    /// use ilkit::cfg::{BlockIdx as B, Cfg};
+    /// use ilkit::graph::Idom;
+    /// // 2 -> 0 -> 1, entered at block 2
+    /// let cfg = Cfg::from_edges(3, &[(B(2), B(0)), (B(0), B(1))], B(2)).unwrap();
+    /// let info = cfg.analyze();
+    /// assert_eq!(info.immediate_dominator(B(2)), Idom::Root);
+    /// assert_eq!(info.immediate_dominator(B(1)), Idom::Node(B(0)));
+    /// ```
+    pub fn from_edges(
+        num_blocks: usize,
+        edges: &[(BlockIdx, BlockIdx)],
+        entry: BlockIdx,
+    ) -> Result<Cfg, GraphError> {
+        let n = num_blocks;
+        let mut succs = vec![Vec::new(); n];
+        crate::graph::csr::check_edges(n, edges)?;
+        for &(a, b) in edges {
+            succs[a.idx()].push(b);
         }
+        let mut cfg = Self::try_from_parts(
+            String::new(),
+            vec![String::new(); n],
+            vec![0; n],
+            vec![Term::Other; n],
+            vec![Vec::new(); n],
+            &succs,
+        )?;
+        if n > 0 {
+            cfg.set_entry(entry)?;
+        }
+        Ok(cfg)
+    }
+
+    /// The entry block: block 0 unless [`Cfg::set_entry`] moved it.
+    pub fn entry(&self) -> BlockIdx {
+        self.entry
+    }
+
+    /// Makes `b` the entry block (no renumbering); bumps `epoch`.
+    pub fn set_entry(&mut self, b: BlockIdx) -> Result<(), GraphError> {
+        if b.idx() >= self.num_blocks() {
+            return Err(GraphError::StartOutOfRange {
+                start: b.idx(),
+                num_nodes: self.num_blocks(),
+            });
+        }
+        self.entry = b;
+        self.epoch += 1;
+        Ok(())
+    }
+
+    /// Dominance frontiers of every block, from `info`'s dominator tree (which must be
+    /// valid for this CFG).
+    pub fn dominance_frontiers(&self, info: &CfgInfo) -> DomFrontiers<BlockIdx> {
+        let mut df = DomFrontiers::new();
+        df.compute(self, &info.dom);
+        df
+    }
+
+    /// The post-dominator tree (LLVM's: a virtual exit above every exit and infinite loop).
+    pub fn post_dominators(&self) -> PostDomTree<BlockIdx> {
+        let mut t = PostDomTree::new();
+        t.compute(self);
+        t
     }
 
     /// Number of blocks.
     pub fn num_blocks(&self) -> usize {
         self.term.len()
+    }
+
+    /// Every block, in index order.
+    pub fn blocks(&self) -> impl DoubleEndedIterator<Item = BlockIdx> + ExactSizeIterator {
+        self.term.indices()
     }
 
     /// Number of edges.
@@ -248,32 +358,32 @@ impl Cfg {
     }
 
     /// Display name: the block's name, or `bixN` when unnamed.
-    pub fn display_name(&self, b: u32) -> String {
-        let n = &self.block_name[b as usize];
+    pub fn display_name(&self, b: BlockIdx) -> String {
+        let n = &self.block_name[b];
         if n.is_empty() {
-            format!("bix{b}")
+            format!("bix{}", b.0)
         } else {
             n.clone()
         }
     }
 
     /// Instruction ids of block `b`.
-    pub fn insns(&self, b: u32) -> &[u32] {
-        let s = self.insn_start[b as usize] as usize;
-        &self.insn_pool[s..s + self.insn_len[b as usize] as usize]
+    pub fn insns(&self, b: BlockIdx) -> &[u32] {
+        let s = self.insn_start[b] as usize;
+        &self.insn_pool[s..s + self.insn_len[b] as usize]
     }
 
     /// All edges `(source, target)`, source-major, in stored order.
-    pub fn edges(&self) -> Vec<(u32, u32)> {
+    pub fn edges(&self) -> Vec<(BlockIdx, BlockIdx)> {
         let mut e = Vec::with_capacity(self.num_edges());
-        for b in 0..self.num_blocks() as u32 {
+        for b in self.blocks() {
             e.extend(self.successors(b).iter().map(|&s| (b, s)));
         }
         e
     }
 
     /// Replaces all edges (keeps per-block order) and rebuilds `pred`; bumps `epoch`.
-    pub fn set_edges(&mut self, edges: &[(u32, u32)]) {
+    pub fn set_edges(&mut self, edges: &[(BlockIdx, BlockIdx)]) {
         self.succ = Csr::from_edges(self.num_blocks(), edges);
         self.pred = self.succ.transpose();
         self.epoch += 1;
@@ -322,8 +432,11 @@ impl Cfg {
                 ));
                 return errs;
             }
-            if let Some(&t) = c.targets.iter().find(|&&t| t as usize >= n) {
-                errs.push(format!("cfg {}: {what} target {t} out of range", self.name));
+            if let Some(&t) = c.targets.iter().find(|&&t| t.idx() >= n) {
+                errs.push(format!(
+                    "cfg {}: {what} target {} out of range",
+                    self.name, t.0
+                ));
                 return errs;
             }
         }
@@ -334,28 +447,34 @@ impl Cfg {
             ));
         }
         let map = edgemap::FnvEdgeMap::from_graph(self);
-        for b in 0..n as u32 {
+        for b in self.blocks() {
             if map.get(b) != Some(self.successors(b)) {
                 errs.push(format!(
-                    "cfg {}: edge map disagrees with succ at bix{b}",
-                    self.name
+                    "cfg {}: edge map disagrees with succ at bix{}",
+                    self.name, b.0
                 ));
             }
         }
-        for b in 0..n {
+        for b in self.blocks() {
             if (self.insn_start[b] as u64 + self.insn_len[b] as u64) > self.insn_pool.len() as u64 {
                 errs.push(format!(
-                    "cfg {}: bix{b} instruction range out of the pool",
-                    self.name
+                    "cfg {}: bix{} instruction range out of the pool",
+                    self.name, b.0
                 ));
             }
+        }
+        if n > 0 && self.entry.idx() >= n {
+            errs.push(format!(
+                "cfg {}: entry {} is not a block",
+                self.name, self.entry
+            ));
         }
         let mut seen = vec![false; n];
         if self.layout.len() != n
             || self
                 .layout
                 .iter()
-                .any(|&b| (b as usize) >= n || std::mem::replace(&mut seen[b as usize], true))
+                .any(|&b| b.idx() >= n || std::mem::replace(&mut seen[b.idx()], true))
         {
             errs.push(format!(
                 "cfg {}: layout is not a permutation of the blocks",
@@ -384,11 +503,11 @@ pub enum DomAlgo {
 #[derive(Clone, Debug, Default)]
 pub struct CfgInfo {
     /// Reverse post-order (ptxas traversal).
-    pub rpo: Rpo,
+    pub rpo: Rpo<BlockIdx>,
     /// DFS backedges `(src, dst)` with `rpo[dst] <= rpo[src]`, source-major.
-    pub backedges: Vec<(u32, u32)>,
+    pub backedges: Vec<(BlockIdx, BlockIdx)>,
     /// Dominator tree ([`DomAlgo::Auto`]: Semi-NCA over the RPO's DFS tree).
-    pub dom: DomTree,
+    pub dom: DomTree<BlockIdx>,
     /// Natural loops and irreducible edges.
     pub loops: LoopForest,
     epoch: u64,
@@ -457,8 +576,22 @@ impl CfgInfo {
         edgemap::FnvEdgeMap::from_edges(&self.backedges)
     }
 
-    /// `idom` of block `b` as an option (`None` for the entry and unreachable blocks).
-    pub fn idom(&self, b: u32) -> Option<u32> {
+    /// `idom` of block `b` as an option: `None` for the entry *and* for unreachable
+    /// blocks (and for any block before `compute`); [`CfgInfo::immediate_dominator`] and
+    /// [`CfgInfo::is_reachable`] tell them apart. Never panics.
+    pub fn idom(&self, b: BlockIdx) -> Option<BlockIdx> {
         self.dom.idom_of(b)
+    }
+
+    /// Where block `b` sits in the dominator tree: [`Idom::Root`] (the entry),
+    /// [`Idom::Node`] (its immediate dominator) or [`Idom::Unreachable`] (unreachable from
+    /// the entry, not a block, or nothing computed). Never panics.
+    pub fn immediate_dominator(&self, b: BlockIdx) -> Idom<BlockIdx> {
+        self.dom.idom(b)
+    }
+
+    /// Whether block `b` is reachable from the entry (false before `compute`).
+    pub fn is_reachable(&self, b: BlockIdx) -> bool {
+        self.rpo.is_reachable(b)
     }
 }

@@ -1,22 +1,26 @@
-//! Printers with the seed's exact text (ptxas `CFG::dumpDOT`, `CFG::printEdges`,
-//! `CFG::dumpRPOAndBackedges`) and a JSON Lines record per function.
+//! Printers: the seed's exact text (ptxas `CFG::dumpDOT`, `CFG::printEdges`,
+//! `CFG::dumpRPOAndBackedges`: [`dot`], [`edges`], [`rpo`]), what an LLVM user expects
+//! beside them ([`llvm_dot`] in the shape of `opt -dot-cfg`, [`named_edges`] and
+//! [`named_rpo`] with a header per function and source block names), and a JSON Lines
+//! record per function ([`json`]).
 //!
 //! All printers walk blocks in index order and edges in stored order, so output is
 //! deterministic. O(N + E) each.
 
-use super::{Cfg, CfgInfo};
-use crate::graph::{Successors, NONE};
+use super::{Cfg, CfgInfo, Term};
+use crate::graph::Successors;
+use crate::idx::BlockIdx;
 use std::fmt::Write;
 
 /// Graphviz DOT, as `sub_BE21D0` prints it (`L%x` is the block's label id in hex).
 pub fn dot(cfg: &Cfg, out: &mut String) {
     out.push_str("digraph f {\n");
     out.push_str("node [fontname=\"Courier\",fontsize=10,shape=Mrecord];\n");
-    for b in 0..cfg.num_blocks() as u32 {
-        let _ = writeln!(out, "\"bix{b}\"");
-        let _ = writeln!(out, "[label=\"bix{b}(L{:x})\"]", cfg.label_id[b as usize]);
+    for b in cfg.blocks() {
+        let _ = writeln!(out, "\"bix{}\"", b.0);
+        let _ = writeln!(out, "[label=\"bix{}(L{:x})\"]", b.0, cfg.label_id[b]);
         for &s in cfg.successors(b) {
-            let _ = writeln!(out, "bix{b} -> bix{s}");
+            let _ = writeln!(out, "bix{} -> bix{}", b.0, s.0);
         }
     }
     out.push_str("}\n");
@@ -24,9 +28,9 @@ pub fn dot(cfg: &Cfg, out: &mut String) {
 
 /// The edge list, one `bix%d -> bix%d` line per edge (`sub_BDE8B0`).
 pub fn edges(cfg: &Cfg, out: &mut String) {
-    for b in 0..cfg.num_blocks() as u32 {
+    for b in cfg.blocks() {
         for &s in cfg.successors(b) {
-            let _ = writeln!(out, "bix{b} -> bix{s}");
+            let _ = writeln!(out, "bix{} -> bix{}", b.0, s.0);
         }
     }
 }
@@ -34,12 +38,14 @@ pub fn edges(cfg: &Cfg, out: &mut String) {
 /// The RPO and backedge dump (`sub_BDEA50`). Unreachable blocks print `RPONum: -1`.
 pub fn rpo(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str("Showing RPO state for each basic block:\n");
-    for b in 0..cfg.num_blocks() {
-        let r = info.rpo.rpo_number[b];
-        if r == NONE {
-            let _ = writeln!(out, "bix{b} -> RPONum: -1");
-        } else {
-            let _ = writeln!(out, "bix{b} -> RPONum: {r}");
+    for b in cfg.blocks() {
+        match info.rpo.number(b) {
+            None => {
+                let _ = writeln!(out, "bix{} -> RPONum: -1", b.0);
+            }
+            Some(r) => {
+                let _ = writeln!(out, "bix{} -> RPONum: {r}", b.0);
+            }
         }
     }
     out.push_str("RPO traversal order: [");
@@ -47,42 +53,208 @@ pub fn rpo(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
         if i > 0 {
             out.push_str(", ");
         }
-        let _ = write!(out, "{b}");
+        let _ = write!(out, "{}", b.0);
     }
     out.push_str("]\n");
     out.push_str("Showing backedge info:\n");
     for &(a, b) in &info.backedges {
-        let _ = writeln!(out, "bix{a} -> backedge's successor BB: {b}");
+        let _ = writeln!(out, "bix{} -> backedge's successor BB: {}", a.0, b.0);
     }
 }
 
-fn list(out: &mut String, it: impl IntoIterator<Item = u32>) {
+/// The labels of a block's outgoing edges as `opt -dot-cfg` prints them: `T`/`F` for a
+/// two-way conditional branch (taken first), `def` then the case positions for a
+/// switch, nothing for a single successor.
+fn edge_labels(cfg: &Cfg, b: BlockIdx) -> Vec<String> {
+    let n = cfg.successors(b).len();
+    match cfg.term[b] {
+        _ if n < 2 => vec![String::new(); n],
+        Term::Br | Term::CondBra | Term::CondBrx if n == 2 => vec!["T".into(), "F".into()],
+        Term::Switch => (0..n)
+            .map(|i| {
+                if i == 0 {
+                    "def".into()
+                } else {
+                    format!("{}", i - 1)
+                }
+            })
+            .collect(),
+        Term::Invoke => vec!["normal".into(), "unwind".into()],
+        _ => (0..n).map(|i| i.to_string()).collect(),
+    }
+}
+
+/// Escapes text for a DOT record label (`{`, `}`, `|`, `<`, `>`, quotes, backslashes).
+fn dot_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '{' | '}' | '|' | '<' | '>' | '"' | '\\') {
+            o.push('\\');
+        }
+        o.push(c);
+    }
+    o
+}
+
+/// Graphviz DOT in the shape of LLVM's `opt -dot-cfg`: one `digraph "CFG for 'f'
+/// function"`, a record node per block named after its source label, the block's
+/// instructions in the label when `block_text` gives them (one line each), `T`/`F` ports
+/// on conditional branches (`def` and case positions on switches), back edges dashed
+/// and loop headers drawn bold with their loop depth.
+pub fn llvm_dot(
+    cfg: &Cfg,
+    info: &CfgInfo,
+    block_text: Option<&crate::idx::IndexVec<BlockIdx, Vec<String>>>,
+    out: &mut String,
+) {
+    let title = format!("CFG for '{}' function", cfg.name);
+    let _ = writeln!(out, "digraph \"{}\" {{", dot_escape(&title));
+    let _ = writeln!(out, "\tlabel=\"{}\";", dot_escape(&title));
+    out.push_str("\tnode [shape=record,fontname=\"Courier\",fontsize=10];\n\n");
+    let mut header_depth: crate::idx::IndexVec<BlockIdx, u32> =
+        crate::idx::IndexVec::from_elem_n(0, cfg.num_blocks());
+    for l in info.loops.loops() {
+        let h = info.loops.header[l];
+        header_depth[h] = header_depth[h].max(info.loops.depth[l]);
+    }
+    for b in cfg.blocks() {
+        let labels = edge_labels(cfg, b);
+        let name = cfg.display_name(b);
+        // LLVM prints an unnamed block by its slot number, `%N`.
+        let name = if !name.is_empty() && name.bytes().all(|c| c.is_ascii_digit()) {
+            format!("%{name}")
+        } else {
+            name
+        };
+        let mut label = dot_escape(&name);
+        label.push(':');
+        if let Some(text) = block_text.and_then(|t| t.get(b)) {
+            label.push_str("\\l");
+            for line in text {
+                label.push_str(&dot_escape(line.trim_end()));
+                label.push_str("\\l");
+            }
+        }
+        let ports: Vec<String> = labels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(i, l)| format!("<s{i}>{l}"))
+            .collect();
+        let mut attrs = String::new();
+        if header_depth[b] > 0 {
+            let _ = write!(
+                attrs,
+                ",style=bold,color=\"#2060c0\",xlabel=\"loop depth {}\"",
+                header_depth[b]
+            );
+        }
+        if info.rpo.number(b).is_none() {
+            attrs.push_str(",style=dashed,color=\"#909090\"");
+        }
+        if ports.is_empty() {
+            let _ = writeln!(out, "\tNode{} [label=\"{{{label}}}\"{attrs}];", b.0);
+        } else {
+            let _ = writeln!(
+                out,
+                "\tNode{} [label=\"{{{label}|{{{}}}}}\"{attrs}];",
+                b.0,
+                ports.join("|")
+            );
+        }
+    }
+    for b in cfg.blocks() {
+        let labels = edge_labels(cfg, b);
+        for (i, &t) in cfg.successors(b).iter().enumerate() {
+            let port = if labels[i].is_empty() {
+                String::new()
+            } else {
+                format!(":s{i}")
+            };
+            let back = if info.backedges.contains(&(b, t)) {
+                " [style=dashed,color=\"#c03030\",label=\"back\"]"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "\tNode{}{port} -> Node{}{back};", b.0, t.0);
+        }
+    }
+    out.push_str("}\n");
+}
+
+/// The edges of one function under a header line (`; function f: N blocks, E edges`),
+/// one `from -> to` line per edge with source block names.
+pub fn named_edges(cfg: &Cfg, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "; function {}: {} blocks, {} edges",
+        cfg.name,
+        cfg.num_blocks(),
+        cfg.num_edges()
+    );
+    for b in cfg.blocks() {
+        for &s in cfg.successors(b) {
+            let _ = writeln!(out, "{} -> {}", cfg.display_name(b), cfg.display_name(s));
+        }
+    }
+}
+
+/// The reverse post-order of one function under a header line, one block per line with
+/// its RPO number, then the back edges; unreachable blocks are listed as such.
+pub fn named_rpo(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "; function {}: {} blocks, {} reachable",
+        cfg.name,
+        cfg.num_blocks(),
+        info.rpo.rpo_array.len()
+    );
+    for (k, &b) in info.rpo.rpo_array.iter().enumerate() {
+        let _ = writeln!(out, "{k:>5}  {}", cfg.display_name(b));
+    }
+    for b in info.rpo.unreachable() {
+        let _ = writeln!(out, "    -  {} (unreachable)", cfg.display_name(b));
+    }
+    for &(a, b) in &info.backedges {
+        let _ = writeln!(
+            out,
+            "back edge {} -> {}",
+            cfg.display_name(a),
+            cfg.display_name(b)
+        );
+    }
+}
+
+/// `[0,1,2]`: block numbers.
+fn list(out: &mut String, it: impl IntoIterator<Item = BlockIdx>) {
     out.push('[');
     for (i, x) in it.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{x}");
+        let _ = write!(out, "{}", x.0);
     }
     out.push(']');
 }
 
-fn pairs(out: &mut String, it: &[(u32, u32)]) {
+fn pairs(out: &mut String, it: &[(BlockIdx, BlockIdx)]) {
     out.push('[');
     for (i, (a, b)) in it.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "[{a},{b}]");
+        let _ = write!(out, "[{},{}]", a.0, b.0);
     }
     out.push(']');
 }
 
-fn opt(out: &mut String, x: u32) {
-    if x == NONE {
-        out.push_str("null");
-    } else {
-        let _ = write!(out, "{x}");
+/// A number or `null`.
+fn opt(out: &mut String, x: Option<u32>) {
+    match x {
+        None => out.push_str("null"),
+        Some(x) => {
+            let _ = write!(out, "{x}");
+        }
     }
 }
 
@@ -93,8 +265,8 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str("{\"function\":");
     out.push_str(&serde_json::Value::from(cfg.name.as_str()).to_string());
     out.push_str(",\"blocks\":[");
-    for b in 0..cfg.num_blocks() as u32 {
-        if b > 0 {
+    for b in cfg.blocks() {
+        if b.0 > 0 {
             out.push(',');
         }
         out.push_str(&serde_json::Value::from(cfg.display_name(b)).to_string());
@@ -104,24 +276,24 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str(",\"rpo\":");
     list(out, info.rpo.rpo_array.iter().copied());
     out.push_str(",\"idom\":[");
-    for b in 0..cfg.num_blocks() as u32 {
-        if b > 0 {
+    for b in cfg.blocks() {
+        if b.0 > 0 {
             out.push(',');
         }
-        opt(out, info.idom(b).unwrap_or(NONE));
+        opt(out, info.idom(b).map(|d| d.0));
     }
     out.push_str("],\"backedges\":");
     pairs(out, &info.backedges);
     out.push_str(",\"loops\":[");
     let lf = &info.loops;
-    for l in 0..lf.len() {
-        if l > 0 {
+    for l in lf.loops() {
+        if l.0 > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{{\"header\":{},\"blocks\":", lf.header[l]);
-        list(out, lf.loop_blocks(l as u32).iter().copied());
+        let _ = write!(out, "{{\"header\":{},\"blocks\":", lf.header[l].0);
+        list(out, lf.loop_blocks(l).iter().copied());
         let _ = write!(out, ",\"depth\":{},\"parent\":", lf.depth[l]);
-        opt(out, lf.parent[l]);
+        opt(out, lf.parent_of(l).map(|p| p.0));
         out.push('}');
     }
     out.push_str("],\"unreachable\":");
@@ -129,11 +301,11 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str(",\"irreducible_edges\":");
     pairs(out, &lf.irreducible_edges);
     out.push_str(",\"irreducible_cycles\":[");
-    for c in 0..lf.irreducible_count() as u32 {
-        if c > 0 {
+    for (i, c) in lf.irreducible_sccs.rows().enumerate() {
+        if i > 0 {
             out.push(',');
         }
-        list(out, lf.irreducible_sccs.successors(c).iter().copied());
+        list(out, lf.cycle_blocks(c).iter().copied());
     }
     out.push_str("]}");
 }
@@ -141,7 +313,6 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cfg::Term;
 
     #[test]
     fn seed_dot_and_rpo_text() {
@@ -151,7 +322,7 @@ mod tests {
             vec![0, 0x10, 0x20, 0x30],
             vec![Term::CondBra, Term::Fallthrough, Term::CondBra, Term::Ret],
             vec![vec![]; 4],
-            &[vec![1, 3], vec![2], vec![1, 3], vec![]],
+            &[&[1, 3][..], &[2], &[1, 3], &[]].map(|l| l.iter().map(|&b| BlockIdx(b)).collect()),
         );
         let mut s = String::new();
         dot(&cfg, &mut s);

@@ -4,6 +4,8 @@
 #[cfg(test)]
 use super::Term;
 use super::{Cfg, CfgInfo};
+#[cfg(test)]
+use crate::idx::BlockIdx;
 
 /// CFG statistics of one file (sums over its functions with a body).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,6 +26,9 @@ pub struct CfgSummary {
     pub irreducible_cycles: usize,
     /// Functions with at least one irreducible cycle.
     pub irreducible_functions: usize,
+    /// Loops by depth: `loop_depths[k]` counts loops of depth `k + 1`, the last slot
+    /// everything deeper.
+    pub loop_depths: [usize; 8],
 }
 
 impl CfgSummary {
@@ -37,6 +42,9 @@ impl CfgSummary {
         self.max_loop_depth = self.max_loop_depth.max(o.max_loop_depth);
         self.irreducible_cycles += o.irreducible_cycles;
         self.irreducible_functions += o.irreducible_functions;
+        for (a, b) in self.loop_depths.iter_mut().zip(o.loop_depths) {
+            *a += b;
+        }
     }
 }
 
@@ -52,6 +60,9 @@ pub fn summarize(cfgs: &[Cfg]) -> CfgSummary {
         s.unreachable_blocks += info.rpo.unreachable().count();
         s.loops += info.loops.len();
         s.max_loop_depth = s.max_loop_depth.max(info.loops.max_depth());
+        for &d in info.loops.depth.iter() {
+            s.loop_depths[(d.max(1) as usize - 1).min(7)] += 1;
+        }
         let irr = info.loops.irreducible_count();
         s.irreducible_cycles += irr;
         s.irreducible_functions += usize::from(irr > 0);
@@ -72,7 +83,7 @@ mod tests {
             vec![0, 2],
             vec![Term::CondBra, Term::Ret],
             vec![vec![0, 1], vec![2]],
-            &[vec![0, 1], vec![]],
+            &[vec![BlockIdx(0), BlockIdx(1)], vec![]],
         );
         let s = summarize(std::slice::from_ref(&cfg));
         assert_eq!(
@@ -85,7 +96,8 @@ mod tests {
                 loops: 1,
                 max_loop_depth: 1,
                 irreducible_cycles: 0,
-                irreducible_functions: 0
+                irreducible_functions: 0,
+                loop_depths: [1, 0, 0, 0, 0, 0, 0, 0],
             }
         );
     }

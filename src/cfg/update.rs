@@ -11,12 +11,12 @@
 //! because the CSR tables are rebuilt.
 
 use super::{Cfg, CfgInfo, Term};
-use crate::graph::{Predecessors, Successors, NONE};
+use crate::graph::{Predecessors, Successors};
+use crate::idx::{BlockIdx, IndexVec};
 
 impl Cfg {
-    fn push_block(&mut self, name: String, label_id: u32, term: Term, insns: &[u32]) -> u32 {
-        let b = self.num_blocks() as u32;
-        self.block_name.push(name);
+    fn push_block(&mut self, name: String, label_id: u32, term: Term, insns: &[u32]) -> BlockIdx {
+        let b = self.block_name.push(name);
         self.label_id.push(label_id);
         self.term.push(term);
         self.insn_start.push(self.insn_pool.len() as u32);
@@ -25,7 +25,7 @@ impl Cfg {
         b
     }
 
-    fn place_after(&mut self, anchor: u32, b: u32) {
+    fn place_after(&mut self, anchor: BlockIdx, b: BlockIdx) {
         let pos = self
             .layout
             .iter()
@@ -40,22 +40,18 @@ impl Cfg {
     ///
     /// # Panics
     /// If `b` is out of range or `k` exceeds the block's instruction count.
-    pub fn split_block(&mut self, b: u32, k: u32) -> u32 {
+    pub fn split_block(&mut self, b: BlockIdx, k: u32) -> BlockIdx {
         assert!(
-            (b as usize) < self.num_blocks() && k <= self.insn_len[b as usize],
-            "split_block: bad block bix{b} or position {k}"
+            b.idx() < self.num_blocks() && k <= self.insn_len[b],
+            "split_block: bad block bix{} or position {k}",
+            b.0
         );
         let tail: Vec<u32> = self.insns(b)[k as usize..].to_vec();
         let old = self.edges();
-        let nb = self.push_block(
-            String::new(),
-            self.label_id[b as usize],
-            self.term[b as usize],
-            &tail,
-        );
-        self.insn_len[b as usize] = k;
-        self.term[b as usize] = Term::Fallthrough;
-        let mut edges: Vec<(u32, u32)> = old
+        let nb = self.push_block(String::new(), self.label_id[b], self.term[b], &tail);
+        self.insn_len[b] = k;
+        self.term[b] = Term::Fallthrough;
+        let mut edges: Vec<(BlockIdx, BlockIdx)> = old
             .into_iter()
             .map(|(s, t)| if s == b { (nb, t) } else { (s, t) })
             .collect();
@@ -71,8 +67,8 @@ impl Cfg {
     /// terminator and successors, and `c` is removed: blocks after `c` shift down by one.
     /// Returns false (and changes nothing) when the blocks cannot be merged or
     /// `dont_merge_basicblocks` is set.
-    pub fn merge_blocks(&mut self, b: u32) -> bool {
-        if self.dont_merge_basicblocks || b as usize >= self.num_blocks() {
+    pub fn merge_blocks(&mut self, b: BlockIdx) -> bool {
+        if self.dont_merge_basicblocks || b.idx() >= self.num_blocks() {
             return false;
         }
         let ss = self.successors(b);
@@ -80,20 +76,20 @@ impl Cfg {
             return false;
         }
         let c = ss[0];
-        if c == b || c == 0 || self.predecessors(c) != [b] {
+        if c == b || c == self.entry() || self.predecessors(c) != [b] {
             return false;
         }
         let mut list = self.insns(b).to_vec();
-        if self.term[b as usize] == Term::Bra {
+        if self.term[b] == Term::Bra {
             list.pop();
         }
         list.extend_from_slice(self.insns(c));
-        self.insn_start[b as usize] = self.insn_pool.len() as u32;
-        self.insn_len[b as usize] = list.len() as u32;
+        self.insn_start[b] = self.insn_pool.len() as u32;
+        self.insn_len[b] = list.len() as u32;
         self.insn_pool.extend_from_slice(&list);
-        self.term[b as usize] = self.term[c as usize];
-        let fix = |x: u32| if x > c { x - 1 } else { x };
-        let edges: Vec<(u32, u32)> = self
+        self.term[b] = self.term[c];
+        let fix = |x: BlockIdx| if x > c { BlockIdx(x.0 - 1) } else { x };
+        let edges: Vec<(BlockIdx, BlockIdx)> = self
             .edges()
             .into_iter()
             .filter(|&(s, _)| s != b)
@@ -105,16 +101,21 @@ impl Cfg {
                 }
             })
             .collect();
-        let ci = c as usize;
-        self.block_name.remove(ci);
-        self.label_id.remove(ci);
-        self.term.remove(ci);
-        self.insn_start.remove(ci);
-        self.insn_len.remove(ci);
+        fn remove<T>(v: &mut IndexVec<BlockIdx, T>, c: BlockIdx) {
+            let mut raw = std::mem::take(v).into_raw();
+            raw.remove(c.idx());
+            *v = IndexVec::from_raw(raw);
+        }
+        remove(&mut self.block_name, c);
+        remove(&mut self.label_id, c);
+        remove(&mut self.term, c);
+        remove(&mut self.insn_start, c);
+        remove(&mut self.insn_len, c);
         self.layout.retain(|&x| x != c);
         for x in &mut self.layout {
             *x = fix(*x);
         }
+        self.entry = fix(self.entry);
         // `set_edges` sorts edges by source stably, so `b`'s new list keeps `c`'s order.
         self.set_edges(&edges);
         true
@@ -122,8 +123,8 @@ impl Cfg {
 
     /// Replaces the first edge `from -> old_to` with `from -> new_to` (same position in
     /// `from`'s list). Returns false if there is no such edge.
-    pub fn redirect_edge(&mut self, from: u32, old_to: u32, new_to: u32) -> bool {
-        if new_to as usize >= self.num_blocks() {
+    pub fn redirect_edge(&mut self, from: BlockIdx, old_to: BlockIdx, new_to: BlockIdx) -> bool {
+        if new_to.idx() >= self.num_blocks() {
             return false;
         }
         let mut edges = self.edges();
@@ -138,34 +139,29 @@ impl Cfg {
     /// Inserts a preheader for the loop headed by `header` (the seed's LoopMakeSingleEntry
     /// for a loop entered from several blocks): a new block that branches to `header`,
     /// with every entering edge (from a predecessor the header does not dominate)
-    /// redirected to it. `info` must be valid for `self`. Returns the new block, or `NONE`
+    /// redirected to it. `info` must be valid for `self`. Returns the new block, or `None`
     /// if `header` has no entering edge.
     ///
     /// # Panics
     /// If `info` is stale.
-    pub fn insert_preheader(&mut self, info: &CfgInfo, header: u32) -> u32 {
+    pub fn insert_preheader(&mut self, info: &CfgInfo, header: BlockIdx) -> Option<BlockIdx> {
         assert!(
             info.is_valid(self),
             "insert_preheader: stale analyses for {}",
             self.name
         );
-        let entering: Vec<u32> = self
+        let entering: Vec<BlockIdx> = self
             .predecessors(header)
             .iter()
             .copied()
             .filter(|&p| !info.dom.dominates(header, p))
             .collect();
         if entering.is_empty() {
-            return NONE;
+            return None;
         }
         let old = self.edges();
-        let p = self.push_block(
-            String::new(),
-            self.label_id[header as usize],
-            Term::Bra,
-            &[],
-        );
-        let mut edges: Vec<(u32, u32)> = old
+        let p = self.push_block(String::new(), self.label_id[header], Term::Bra, &[]);
+        let mut edges: Vec<(BlockIdx, BlockIdx)> = old
             .into_iter()
             .map(|(s, t)| {
                 if t == header && entering.contains(&s) {
@@ -183,7 +179,7 @@ impl Cfg {
             .position(|&x| x == header)
             .unwrap_or(self.layout.len());
         self.layout.insert(pos, p);
-        p
+        Some(p)
     }
 }
 
@@ -194,36 +190,30 @@ impl Cfg {
     /// (the edges that closed the cycle) — so `d` dominates the region and becomes the
     /// header of a natural loop. (ptxas' LoopMakeSingleEntry; the selector value a real
     /// dispatch needs is outside the CFG.) Entries are the region's blocks with a
-    /// predecessor outside it, in block order. Returns `d`, or `NONE` when the region has
+    /// predecessor outside it, in block order. Returns `d`, or `None` when the region has
     /// fewer than two entries or contains the entry block.
-    pub fn make_single_entry(&mut self, region: &[u32]) -> u32 {
+    pub fn make_single_entry(&mut self, region: &[BlockIdx]) -> Option<BlockIdx> {
         let n = self.num_blocks();
-        let mut inside = vec![false; n];
+        let mut inside: IndexVec<BlockIdx, bool> = IndexVec::from_elem_n(false, n);
         for &b in region {
-            if (b as usize) < n {
-                inside[b as usize] = true;
+            if b.idx() < n {
+                inside[b] = true;
             }
         }
-        if inside.first() == Some(&true) {
-            return NONE;
+        if inside.get(self.entry()) == Some(&true) {
+            return None;
         }
-        let entries: Vec<u32> = (0..n as u32)
-            .filter(|&b| {
-                inside[b as usize] && self.predecessors(b).iter().any(|&p| !inside[p as usize])
-            })
+        let entries: Vec<BlockIdx> = self
+            .blocks()
+            .filter(|&b| inside[b] && self.predecessors(b).iter().any(|&p| !inside[p]))
             .collect();
         if entries.len() < 2 {
-            return NONE;
+            return None;
         }
-        let is_entry = |b: u32| entries.binary_search(&b).is_ok();
+        let is_entry = |b: BlockIdx| entries.binary_search(&b).is_ok();
         let old = self.edges();
-        let d = self.push_block(
-            String::new(),
-            self.label_id[entries[0] as usize],
-            Term::Brx,
-            &[],
-        );
-        let mut edges: Vec<(u32, u32)> = old
+        let d = self.push_block(String::new(), self.label_id[entries[0]], Term::Brx, &[]);
+        let mut edges: Vec<(BlockIdx, BlockIdx)> = old
             .into_iter()
             .map(|(s, t)| if is_entry(t) { (s, d) } else { (s, t) })
             .collect();
@@ -235,18 +225,28 @@ impl Cfg {
             .position(|&x| x == entries[0])
             .unwrap_or(self.layout.len());
         self.layout.insert(pos, d);
-        d
+        Some(d)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cfg::loops::{CycleIdx, LoopIdx};
     use crate::cfg::Term;
+
+    /// Blocks from plain numbers.
+    fn bs(v: &[u32]) -> Vec<BlockIdx> {
+        v.iter().map(|&b| BlockIdx(b)).collect()
+    }
+    fn succs(v: &[&[u32]]) -> Vec<Vec<BlockIdx>> {
+        v.iter().map(|l| bs(l)).collect()
+    }
+    const B: fn(u32) -> BlockIdx = BlockIdx;
 
     fn sample() -> Cfg {
         // 0 -> 1; 1 -> 2, 3; 2 -> 1; 3 -> 4; 4 -> (ret); 5 -> 1 (second entry, unreachable)
-        let succ = vec![vec![1], vec![2, 3], vec![1], vec![4], vec![], vec![1]];
+        let succ = succs(&[&[1], &[2, 3], &[1], &[4], &[], &[1]]);
         let n = succ.len();
         let insns = (0..n as u32).map(|b| vec![2 * b, 2 * b + 1]).collect();
         let terms = vec![
@@ -270,7 +270,7 @@ mod tests {
     #[test]
     fn single_entry_dispatch_makes_cycle_reducible() {
         // 0 -> 1, 2; 1 <-> 2 (two entries); 2 -> 3
-        let succ = vec![vec![1, 2], vec![2], vec![1, 3], vec![]];
+        let succ = succs(&[&[1, 2], &[2], &[1, 3], &[]]);
         let mut cfg = Cfg::from_parts(
             "m".into(),
             vec![String::new(); 4],
@@ -281,16 +281,16 @@ mod tests {
         );
         let info = check(&cfg);
         assert_eq!(info.loops.irreducible_count(), 1);
-        let region = info.loops.irreducible_sccs.successors(0).to_vec();
-        let d = cfg.make_single_entry(&region);
-        assert_eq!(d, 4);
-        assert_eq!(cfg.successors(d), &[1, 2]);
-        assert_eq!(cfg.successors(0), &[4, 4]);
+        let region = info.loops.irreducible_sccs.row(CycleIdx(0)).to_vec();
+        let d = cfg.make_single_entry(&region).unwrap();
+        assert_eq!(d, B(4));
+        assert_eq!(cfg.successors(d), bs(&[1, 2]));
+        assert_eq!(cfg.successors(B(0)), bs(&[4, 4]));
         let info = check(&cfg);
         assert_eq!(info.loops.irreducible_count(), 0);
-        assert_eq!(info.loops.header, vec![d]);
-        assert_eq!(info.loops.loop_blocks(0), &[4, 2, 1]);
-        assert_eq!(cfg.make_single_entry(&[4, 1, 2]), NONE);
+        assert_eq!(info.loops.header.raw(), [d]);
+        assert_eq!(info.loops.loop_blocks(LoopIdx(0)), bs(&[4, 2, 1]));
+        assert_eq!(cfg.make_single_entry(&bs(&[4, 1, 2])), None);
     }
 
     fn check(cfg: &Cfg) -> CfgInfo {
@@ -305,50 +305,50 @@ mod tests {
         let mut cfg = sample();
         let info = check(&cfg);
         assert_eq!(info.loops.len(), 1);
-        let nb = cfg.split_block(1, 1);
-        assert_eq!(nb, 6);
+        let nb = cfg.split_block(B(1), 1);
+        assert_eq!(nb, B(6));
         assert!(!info.is_valid(&cfg));
-        assert_eq!(cfg.successors(1), &[6]);
-        assert_eq!(cfg.successors(6), &[2, 3]);
-        assert_eq!(cfg.insns(6), &[3]);
-        assert_eq!(cfg.layout, vec![0, 1, 6, 2, 3, 4, 5]);
+        assert_eq!(cfg.successors(B(1)), bs(&[6]));
+        assert_eq!(cfg.successors(B(6)), bs(&[2, 3]));
+        assert_eq!(cfg.insns(B(6)), &[3]);
+        assert_eq!(cfg.layout, bs(&[0, 1, 6, 2, 3, 4, 5]));
         let info = check(&cfg);
-        assert_eq!(info.loops.loop_blocks(0), &[1, 6, 2]);
+        assert_eq!(info.loops.loop_blocks(LoopIdx(0)), bs(&[1, 6, 2]));
         // merge back: 1 -> 6 only edge, 6's only pred is 1? no: 6 has preds [1] only.
         cfg.dont_merge_basicblocks = true;
-        assert!(!cfg.merge_blocks(1));
+        assert!(!cfg.merge_blocks(B(1)));
         cfg.dont_merge_basicblocks = false;
-        assert!(cfg.merge_blocks(1));
+        assert!(cfg.merge_blocks(B(1)));
         assert_eq!(cfg.num_blocks(), 6);
-        assert_eq!(cfg.insns(1), &[2, 3]);
-        assert_eq!(cfg.successors(1), &[2, 3]);
+        assert_eq!(cfg.insns(B(1)), &[2, 3]);
+        assert_eq!(cfg.successors(B(1)), bs(&[2, 3]));
         check(&cfg);
         // 3 -> 4 merges, dropping 3's final bra
-        assert!(cfg.merge_blocks(3));
-        assert_eq!(cfg.insns(3), &[6, 8, 9]);
-        assert_eq!(cfg.term[3], Term::Ret);
-        assert_eq!(cfg.successors(4), &[1]); // old block 5
+        assert!(cfg.merge_blocks(B(3)));
+        assert_eq!(cfg.insns(B(3)), &[6, 8, 9]);
+        assert_eq!(cfg.term[B(3)], Term::Ret);
+        assert_eq!(cfg.successors(B(4)), bs(&[1])); // old block 5
         let info = check(&cfg);
         // make the second entry reachable: 0 -> 4 (old 5) instead of 0 -> 1
-        assert!(cfg.redirect_edge(0, 1, 4));
-        assert!(!cfg.redirect_edge(0, 1, 4));
+        assert!(cfg.redirect_edge(B(0), B(1), B(4)));
+        assert!(!cfg.redirect_edge(B(0), B(1), B(4)));
         assert!(!info.is_valid(&cfg));
         let info = check(&cfg);
-        assert_eq!(info.idom(1), Some(4));
+        assert_eq!(info.idom(B(1)), Some(B(4)));
         // preheader for the loop at 1 (entered from 4 only) and then from two blocks
-        assert!(cfg.redirect_edge(0, 4, 1));
+        assert!(cfg.redirect_edge(B(0), B(4), B(1)));
         let mut edges = cfg.edges();
-        edges.push((4, 1));
-        edges.push((0, 4));
+        edges.push((B(4), B(1)));
+        edges.push((B(0), B(4)));
         cfg.set_edges(&edges);
         let info = check(&cfg);
-        let l = info.loops.loop_of[1];
-        assert_eq!(info.loops.preheader[l as usize], NONE);
-        let p = cfg.insert_preheader(&info, 1);
+        let l = info.loops.loop_of[B(1)];
+        assert_eq!(info.loops.preheader_of(l), None);
+        let p = cfg.insert_preheader(&info, B(1)).unwrap();
         let info = check(&cfg);
-        assert_eq!(cfg.successors(p), &[1]);
-        assert_eq!(info.idom(1), Some(p));
-        let l = info.loops.loop_of[1];
-        assert_eq!(info.loops.preheader[l as usize], p);
+        assert_eq!(cfg.successors(p), bs(&[1]));
+        assert_eq!(info.idom(B(1)), Some(p));
+        let l = info.loops.loop_of[B(1)];
+        assert_eq!(info.loops.preheader_of(l), Some(p));
     }
 }

@@ -1,7 +1,13 @@
-//! `function-attrs` over summaries: `norecurse` and a `readnone`/`readonly` memory
-//! summary, inferred per SCC and propagated bottom-up (LLVM's `PostOrderFunctionAttrs`).
+//! The `function-attrs` pass of the CGSCC pass manager.
 //!
-//! For SCC `S`: the memory effect is the join of the bodies' own effects, of every
+//! When the module was read with its instruction view, the pass is LLVM 14's
+//! `function-attrs` ([`super::function_attrs`]), exactly: each SCC's functions are
+//! inferred in the graph's member order, callees first. A body the inliner has changed
+//! is no longer described by the instruction view, so an SCC holding one (and every SCC
+//! of a module read without the view) falls back to the summary approximation below.
+//!
+//! Summary approximation: `norecurse` and a `readnone`/`readonly` memory summary. For
+//! SCC `S`: the memory effect is the join of the bodies' own effects, of every
 //! callee outside `S` (its inferred effect if defined, its declared effect otherwise),
 //! and `Write` for indirect calls and inline assembly; it is never weaker than what the
 //! function already declares. `norecurse` holds when `S` is one function with no call
@@ -11,6 +17,8 @@
 use super::summary::{CallTarget, MemEffect};
 use super::{Abort, CgsccPass, PassContext, PassResult};
 use crate::callgraph::SccIdx;
+use crate::llvm::attrs::Attr;
+use crate::llvm::FuncIdx;
 
 /// The `function-attrs` pass.
 pub struct FunctionAttrs;
@@ -21,19 +29,40 @@ impl CgsccPass for FunctionAttrs {
     }
 
     fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
+        let nodes = cx.m.graph.scc_nodes(scc).to_vec();
+        if let Some(inf) = cx.m.fn_attrs.as_mut() {
+            if !nodes.iter().any(|&n| cx.m.summ.inlined_into[n]) {
+                let members: Vec<FuncIdx> = nodes.iter().map(|n| FuncIdx::new(n.idx())).collect();
+                let changed = inf.run_scc(&members);
+                for (&n, &f) in nodes.iter().zip(&members) {
+                    let a = inf.fn_attrs(f);
+                    cx.m.inferred_mem[n] = Some(if a.has(Attr::ReadNone) {
+                        MemEffect::None
+                    } else if a.has(Attr::ReadOnly) {
+                        MemEffect::Read
+                    } else {
+                        MemEffect::Write
+                    });
+                    cx.m.inferred_norecurse[n] = a.has(Attr::NoRecurse);
+                }
+                return Ok(if changed {
+                    PassResult::Changed
+                } else {
+                    PassResult::Unchanged
+                });
+            }
+        }
         let m = &*cx.m;
-        let nodes = m.graph.scc_nodes(scc).to_vec();
         let s = &m.summ;
         let mut mem = MemEffect::None;
         let mut norec = nodes.len() == 1;
         for &n in &nodes {
-            mem = mem.max(s.local_mem[n as usize]);
-            for c in &s.calls[n as usize] {
+            mem = mem.max(s.local_mem[n]);
+            for c in &s.calls[n] {
                 match c.callee {
                     CallTarget::Function(t) if m.graph.scc_of(t) == Some(scc) => norec = false,
                     CallTarget::Function(t) => {
-                        let t = t as usize;
-                        if s.is_definition[t] && !m.graph.is_removed(t as u32) {
+                        if s.is_definition[t] && !m.graph.is_removed(t) {
                             mem = mem.max(
                                 m.inferred_mem[t]
                                     .unwrap_or(s.declared_mem[t])
@@ -42,7 +71,7 @@ impl CgsccPass for FunctionAttrs {
                             norec &= m.inferred_norecurse[t] || s.declared_norecurse[t];
                         } else {
                             mem = mem.max(s.declared_mem[t]);
-                            norec &= s.declared_norecurse[t] || s.is_intrinsic(t as u32);
+                            norec &= s.declared_norecurse[t] || s.is_intrinsic(t);
                         }
                     }
                     CallTarget::Indirect => {
@@ -55,13 +84,11 @@ impl CgsccPass for FunctionAttrs {
         }
         let mut changed = PassResult::Unchanged;
         for &n in &nodes {
-            let eff = mem.min(cx.m.summ.declared_mem[n as usize]);
-            let nr = norec || cx.m.summ.declared_norecurse[n as usize];
-            if cx.m.inferred_mem[n as usize] != Some(eff)
-                || cx.m.inferred_norecurse[n as usize] != nr
-            {
-                cx.m.inferred_mem[n as usize] = Some(eff);
-                cx.m.inferred_norecurse[n as usize] = nr;
+            let eff = mem.min(cx.m.summ.declared_mem[n]);
+            let nr = norec || cx.m.summ.declared_norecurse[n];
+            if cx.m.inferred_mem[n] != Some(eff) || cx.m.inferred_norecurse[n] != nr {
+                cx.m.inferred_mem[n] = Some(eff);
+                cx.m.inferred_norecurse[n] = nr;
                 changed = PassResult::Changed;
             }
         }
@@ -72,12 +99,12 @@ impl CgsccPass for FunctionAttrs {
 impl super::CgsccModule {
     /// Inferred attributes of node `n` as LLVM would print them (`norecurse readnone`);
     /// empty when nothing was inferred.
-    pub fn inferred_attrs(&self, n: u32) -> String {
+    pub fn inferred_attrs(&self, n: crate::callgraph::NodeIdx) -> String {
         let mut out = Vec::new();
-        if self.inferred_norecurse[n as usize] {
+        if self.inferred_norecurse[n] {
             out.push("norecurse");
         }
-        if let Some(e) = self.inferred_mem[n as usize] {
+        if let Some(e) = self.inferred_mem[n] {
             if !e.attr().is_empty() {
                 out.push(e.attr());
             }

@@ -27,8 +27,9 @@
 use super::summary::{CallSummary, CallTarget, ReplayFormat, Summaries};
 use super::{Abort, CgsccPass, PassContext, PassResult};
 use crate::callgraph::{NodeIdx, SccIdx};
-use crate::graph::NONE;
+use crate::cgscc::summary::CallIdx;
 use ahash::AHashSet;
+use std::sync::Arc;
 
 /// Replay scope (`cgscc-inline-replay-scope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -152,6 +153,22 @@ pub struct InlineParams {
     pub replay: Option<Replay>,
     /// Remove local callees left without uses.
     pub delete_dead: bool,
+    /// Format each remark's call-site location (off in scans, which only count remarks).
+    pub remark_locations: bool,
+    /// Cap on inlines per run (ilkit's guard against inlining that multiplies without
+    /// end through cycles of calls; `--inline-max-total`). When reached, the inliner
+    /// stops for the rest of the run and says so.
+    pub max_total_inlines: usize,
+    /// Cap on a caller's size in instructions after inlining (`--inline-max-caller-size`):
+    /// a call whose inlining would grow the caller past it is not inlined.
+    pub max_caller_size: u32,
+    /// Cap on the call-graph churn inlining may cause in a run, in SCCs created by splits
+    /// and merged away (`--inline-max-scc-churn`); `None`: 64 per function plus 4096.
+    /// Each inline rewrites the caller's edges the way LLVM does (dead edges removed,
+    /// then new calls added), which on one long cycle of calls splits the whole SCC and
+    /// merges it back: O(cycle) work and SCC slots per inline. When reached, the inliner
+    /// stops for the rest of the run and says so.
+    pub max_scc_churn: Option<usize>,
 }
 
 impl Default for InlineParams {
@@ -165,6 +182,10 @@ impl Default for InlineParams {
             function_inline_cost_multiplier: 1,
             replay: None,
             delete_dead: true,
+            remark_locations: true,
+            max_total_inlines: 1_000_000,
+            max_caller_size: 1_000_000,
+            max_scc_churn: None,
         }
     }
 }
@@ -212,25 +233,27 @@ impl RemarkKind {
     }
 }
 
-/// One inliner remark.
+/// One inliner remark. Names are shared with the module's name table (no allocation per
+/// remark); the location is formatted only when [`InlineParams::remark_locations`] is on
+/// (a location chain grows with inlining depth, and most runs never print them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Remark {
     /// Kind.
     pub kind: RemarkKind,
     /// Pass that emitted it.
-    pub pass: String,
+    pub pass: Arc<str>,
     /// Caller name.
-    pub caller: String,
+    pub caller: Arc<str>,
     /// Callee name.
-    pub callee: String,
+    pub callee: Arc<str>,
     /// `cost=`: `None` prints `always` (or `never` for `NeverInline`).
     pub cost: Option<i64>,
     /// `threshold=`.
     pub threshold: Option<i64>,
-    /// Call-site location (replay format).
+    /// Call-site location (replay format); empty when locations are not formatted.
     pub loc: String,
     /// Extra reason text.
-    pub reason: String,
+    pub reason: &'static str,
 }
 
 impl std::fmt::Display for Remark {
@@ -285,35 +308,62 @@ enum Decision {
 
 /// Merges callee `f` into call site `i` of `n` (the call is removed, the callee's call
 /// sites appended with rebased locations and a new history row).
-pub fn inline_call(s: &mut Summaries, n: NodeIdx, i: usize, f: NodeIdx) {
-    let call = s.calls[n as usize].remove(i);
-    let h = s.history.len() as u32;
-    s.history.push((f, call.history));
-    let callee_calls = s.calls[f as usize].clone();
+pub fn inline_call(s: &mut Summaries, n: NodeIdx, i: CallIdx, f: NodeIdx) {
+    s.inlined_into[n] = true;
+    let call = s.calls[n].remove(i.idx());
+    let h = s.history.push((f, call.history));
+    let callee_calls = s.calls[f].clone();
     for cs in callee_calls {
         let loc = s.rebase_loc(cs.loc, call.loc);
-        s.calls[n as usize].push(CallSummary {
+        s.calls[n].push(CallSummary {
             callee: cs.callee,
             arg_count: cs.arg_count,
             loc,
             history: h,
         });
     }
-    let (a, b) = (
-        s.instructions[n as usize] as u64,
-        s.instructions[f as usize] as u64,
-    );
-    s.instructions[n as usize] = (a + b).saturating_sub(2).clamp(1, u32::MAX as u64) as u32;
-    let refs = s.refs[f as usize].clone();
+    let (a, b) = (s.instructions[n] as u64, s.instructions[f] as u64);
+    s.instructions[n] = (a + b).saturating_sub(2).clamp(1, u32::MAX as u64) as u32;
+    let refs = s.refs[f].clone();
     for r in refs {
-        if !s.refs[n as usize].contains(&r) {
-            s.refs[n as usize].push(r);
+        if !s.refs[n].contains(&r) {
+            s.refs[n].push(r);
         }
     }
-    s.local_mem[n as usize] = s.local_mem[n as usize].max(s.local_mem[f as usize]);
+    s.local_mem[n] = s.local_mem[n].max(s.local_mem[f]);
 }
 
 impl InlinerPass {
+    /// Whether a run-wide cap stops the inliner now; the first time, says which.
+    fn cap_reached(&self, cx: &mut PassContext<'_>) -> bool {
+        if cx.m.inliner_stopped {
+            return true;
+        }
+        let p = &cx.opts.inline;
+        let churn_cap = p
+            .max_scc_churn
+            .unwrap_or(64 * cx.m.graph.num_nodes() + 4096);
+        let msg = if cx.m.inlines_done >= p.max_total_inlines {
+            format!(
+                "inline cap reached: {} inlines in this run; the inliner stops here \
+                 (--inline-max-total)",
+                p.max_total_inlines
+            )
+        } else if cx.m.scc_churn >= churn_cap {
+            format!(
+                "inline cap reached: inlining split and merged {} SCCs in this run (cap \
+                 {churn_cap}); the inliner stops here (--inline-max-scc-churn)",
+                cx.m.scc_churn
+            )
+        } else {
+            return false;
+        };
+        cx.m.inliner_stopped = true;
+        cx.m.caps_hit.push(msg.clone());
+        cx.m.diagnostics.push(msg);
+        true
+    }
+
     fn decide(
         &self,
         cx: &PassContext<'_>,
@@ -326,7 +376,7 @@ impl InlinerPass {
         let m = &*cx.m;
         let s = &m.summ;
         let p = &cx.opts.inline;
-        if !s.is_definition[f as usize] || m.graph.is_removed(f) {
+        if !s.is_definition[f] || m.graph.is_removed(f) {
             return if s.is_intrinsic(f) {
                 Decision::Skip
             } else {
@@ -350,7 +400,7 @@ impl InlinerPass {
                 "an internal edge of this SCC was already inlined (recursive SCC split)",
             );
         }
-        if s.no_inline[f as usize] {
+        if s.no_inline[f] {
             return Decision::No(
                 RemarkKind::NeverInline,
                 None,
@@ -358,14 +408,14 @@ impl InlinerPass {
                 "it should never be inlined: noinline function attribute",
             );
         }
-        if s.always_inline[f as usize] {
+        if s.always_inline[f] {
             return Decision::Inline(RemarkKind::AlwaysInline, None, None, "");
         }
         if self.only_mandatory {
             return Decision::Skip;
         }
         if let Some(r) = &p.replay {
-            match r.decide(&s.names[n as usize], &s.names[f as usize], loc) {
+            match r.decide(&s.names[n], &s.names[f], loc) {
                 Some(true) => return Decision::Inline(RemarkKind::Inlined, None, None, ""),
                 Some(false) => {
                     return Decision::No(
@@ -381,10 +431,10 @@ impl InlinerPass {
         if p.nv_inline_all {
             return Decision::Inline(RemarkKind::Inlined, None, None, "");
         }
-        let only_use = s.linkage[f as usize].is_local()
-            && !m.is_root[f as usize]
-            && m.in_count[f as usize] == 1
-            && s.calls[n as usize]
+        let only_use = s.linkage[f].is_local()
+            && !m.is_root[f]
+            && m.in_count[f] == 1
+            && s.calls[n]
                 .iter()
                 .filter(|c| c.callee == CallTarget::Function(f))
                 .count()
@@ -403,11 +453,21 @@ impl InlinerPass {
             }
         }
         let threshold = match p.budget() {
-            Some(b) => b - m.budget_used[n as usize],
-            None if s.cold[f as usize] => 45.min(p.inline_threshold),
-            None if s.inline_hint[f as usize] => 325.max(p.inline_threshold),
+            Some(b) => b - m.budget_used[n],
+            None if s.cold[f] => 45.min(p.inline_threshold),
+            None if s.inline_hint[f] => 325.max(p.inline_threshold),
             None => p.inline_threshold,
         };
+        if cost <= threshold
+            && s.instructions[n] as u64 + s.instructions[f] as u64 > p.max_caller_size as u64
+        {
+            return Decision::No(
+                RemarkKind::NotInlined,
+                Some(cost),
+                Some(threshold),
+                "the caller would grow past the size cap (--inline-max-caller-size)",
+            );
+        }
         if cost <= threshold {
             Decision::Inline(RemarkKind::Inlined, Some(cost), Some(threshold), "")
         } else {
@@ -441,29 +501,39 @@ impl CgsccPass for InlinerPass {
             .unwrap_or_default();
         let mut any = PassResult::Unchanged;
         let mut inlined_callees = Vec::new();
+        let pass: Arc<str> = Arc::from(self.name.as_str());
+        let p = &cx.opts.inline;
+        let want_loc = p.remark_locations || p.replay.is_some();
         for n in nodes {
             if cx.m.graph.is_removed(n) {
                 continue;
             }
+            if cx.m.inliner_stopped || self.cap_reached(cx) {
+                break;
+            }
             let mut changed = false;
             let mut i = 0;
-            while i < cx.m.summ.calls[n as usize].len() {
-                let call = cx.m.summ.calls[n as usize][i];
+            while i < cx.m.summ.calls[n].len() {
+                let call = cx.m.summ.calls[n][i];
                 let CallTarget::Function(f) = call.callee else {
                     i += 1;
                     continue;
                 };
-                let loc = cx.m.summ.format_loc(call.loc, format);
+                let loc = if want_loc {
+                    cx.m.summ.format_loc(call.loc, format)
+                } else {
+                    String::new()
+                };
                 let d = self.decide(cx, scc, n, &call, f, &loc);
-                let remark = |kind, cost, threshold, reason: &str| Remark {
+                let remark = |kind, cost, threshold, reason: &'static str| Remark {
                     kind,
-                    pass: self.name.clone(),
-                    caller: cx.m.summ.names[n as usize].clone(),
-                    callee: cx.m.summ.names[f as usize].clone(),
+                    pass: pass.clone(),
+                    caller: cx.m.summ.names[n].clone(),
+                    callee: cx.m.summ.names[f].clone(),
                     cost,
                     threshold,
                     loc: loc.clone(),
-                    reason: reason.to_string(),
+                    reason,
                 };
                 match d {
                     Decision::Skip => i += 1,
@@ -477,16 +547,20 @@ impl CgsccPass for InlinerPass {
                         cx.m.remarks.push(r);
                         if let (Some(c), Some(_)) = (cost, cx.opts.inline.budget()) {
                             if kind == RemarkKind::Inlined {
-                                cx.m.budget_used[n as usize] += c.max(0);
+                                cx.m.budget_used[n] += c.max(0);
                             }
                         }
                         if cx.m.graph.scc_of(f) == Some(scc) {
                             cx.m.inlined_internal.insert((n, scc));
                         }
-                        inline_call(&mut cx.m.summ, n, i, f);
+                        inline_call(&mut cx.m.summ, n, CallIdx::new(i), f);
                         inlined_callees.push(f);
                         changed = true;
                         any = PassResult::Changed;
+                        cx.m.inlines_done += 1;
+                        if self.cap_reached(cx) {
+                            break;
+                        }
                     }
                 }
             }
@@ -508,13 +582,14 @@ impl CgsccPass for InlinerPass {
                 let Some(sf) = g.scc_of(f) else {
                     continue;
                 };
-                if m.summ.linkage[f as usize].is_local()
-                    && !m.is_root[f as usize]
-                    && m.in_count[f as usize] == 0
+                if m.summ.linkage[f].is_local()
+                    && !m.is_root[f]
+                    && m.in_count[f] == 0
                     && !g.lib_functions().contains(&f)
                     && sf != scc
                     && g.scc_nodes(sf).len() == 1
-                    && g.refscc_sccs(g.scc_refscc(sf)).len() == 1
+                    && g.scc_refscc(sf)
+                        .is_some_and(|r| g.refscc_sccs(r).len() == 1)
                     && !cx.ur.invalidated_sccs.contains(&sf)
                 {
                     m.dead.push(f);
@@ -522,7 +597,6 @@ impl CgsccPass for InlinerPass {
                 }
             }
         }
-        let _ = NONE;
         Ok(any)
     }
 }

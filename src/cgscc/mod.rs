@@ -7,7 +7,8 @@
 //! - [`CgsccModule`]: one module's call graph ([`LazyCallGraph`]) plus its
 //!   [`Summaries`] and the side tables passes keep per node
 //!   (inferred attributes, inline budget used, incoming edge counts), remarks and
-//!   diagnostics.
+//!   diagnostics; and, for a module read with its instruction view, the state of LLVM
+//!   14's `function-attrs` ([`function_attrs::Inference`], see [`attrs`]).
 //! - [`PassManager`]: runs a pipeline of [`CgsccPass`]es on every SCC, callees first.
 //!
 //! # The walk (LLVM's `ModuleToPostOrderCGSCCPassAdaptor`)
@@ -41,8 +42,9 @@
 //! let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
 //! assert_eq!(report.visits.len(), 2);                  // leaf, then root
 //! assert!(cm.remarks[0].to_string().contains("'leaf' inlined into 'root'"));
-//! assert!(cm.graph.is_removed(0));                      // leaf had no other use
-//! assert_eq!(cm.inferred_attrs(1), "norecurse readnone");
+//! use ilkit::callgraph::NodeIdx;
+//! assert!(cm.graph.is_removed(NodeIdx(0)));             // leaf had no other use
+//! assert_eq!(cm.inferred_attrs(NodeIdx(1)), "norecurse readnone");
 //! ```
 //!
 //! # Complexity
@@ -50,13 +52,16 @@
 //! RefSCC (O(k log k)). Passes cost what they touch.
 
 pub mod attrs;
+pub mod function_attrs;
 
 pub mod inline;
 pub mod pipeline;
 pub mod summary;
 
-use crate::callgraph::{from_module, Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx};
-use crate::graph::NONE;
+use crate::callgraph::{
+    from_module, function_of_node, Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx,
+};
+use crate::idx::IndexVec;
 use crate::llvm::{ConstKind, Module, OperandRef};
 use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
@@ -90,6 +95,10 @@ pub struct Options {
     /// Cap on SCC visits per run, a guard against a pass that keeps re-queueing
     /// (default: 64 visits per function plus 1024).
     pub max_visits: Option<usize>,
+    /// Cap on the bytes the run's tables (summaries, remarks) may hold (`--max-memory`):
+    /// checked after each SCC visit; when exceeded the run stops and says so. `None`: no
+    /// cap.
+    pub max_memory: Option<usize>,
 }
 
 impl Default for Options {
@@ -99,6 +108,7 @@ impl Default for Options {
             abort_on_max_devirt_iterations: false,
             verify_each: cfg!(debug_assertions),
             max_visits: None,
+            max_memory: None,
         }
     }
 }
@@ -117,28 +127,54 @@ pub struct CgsccModule {
     /// Function summaries.
     pub summ: Summaries,
     /// Inferred memory effect per node (`function-attrs`; `None` until inferred).
-    pub inferred_mem: Vec<Option<MemEffect>>,
+    pub inferred_mem: IndexVec<NodeIdx, Option<MemEffect>>,
     /// Inferred `norecurse` per node.
-    pub inferred_norecurse: Vec<bool>,
+    pub inferred_norecurse: IndexVec<NodeIdx, bool>,
     /// Inline cost already spent per caller (NVIDIA budget).
-    pub budget_used: Vec<i64>,
+    pub budget_used: IndexVec<NodeIdx, i64>,
     /// Incoming edges per node.
-    pub in_count: Vec<u32>,
+    pub in_count: IndexVec<NodeIdx, u32>,
     /// Entry root of the graph (external, aliased or referenced from a global).
-    pub is_root: Vec<bool>,
+    pub is_root: IndexVec<NodeIdx, bool>,
     /// Inliner remarks, in decision order.
     pub remarks: Vec<Remark>,
     /// Diagnostics (`Max devirtualization iterations reached`, visit cap, ...).
     pub diagnostics: Vec<String>,
+    /// The caps this run hit, each saying which (`--inline-max-total`, `--max-memory`,
+    /// the visit limit); also in `diagnostics`.
+    pub caps_hit: Vec<String>,
+    /// Inlines done in this module so far (what `InlineParams::max_total_inlines` caps).
+    pub inlines_done: usize,
+    /// SCCs created and merged away by the call-graph updates of this run (what
+    /// `InlineParams::max_scc_churn` caps).
+    pub scc_churn: usize,
+    /// A cap stopped the inliner for the rest of the run.
+    pub inliner_stopped: bool,
     /// Functions found dead, removed from the graph at the end of the run.
     pub dead: Vec<NodeIdx>,
     /// Edges `(caller, scc)` inlined inside one SCC (LLVM's `InlinedInternalEdges`).
     pub inlined_internal: AHashSet<(NodeIdx, SccIdx)>,
     /// Lines written by function passes (`print-size`).
     pub function_log: Vec<String>,
+    /// LLVM 14's `function-attrs` state over the module's instruction view, when the
+    /// module was read with it ([`function_attrs::Inference`]).
+    pub fn_attrs: Option<function_attrs::Inference>,
 }
 
 impl CgsccModule {
+    /// Heap bytes of the run's growing tables: the summaries (call sites, locations,
+    /// histories) and the remarks. What `Options::max_memory` caps.
+    pub fn heap_bytes(&self) -> usize {
+        // A formatted location is counted at its average; the remarks are not walked.
+        let loc_guess = if self.remarks.first().is_some_and(|r| !r.loc.is_empty()) {
+            32
+        } else {
+            0
+        };
+        self.summ.heap_bytes()
+            + self.remarks.capacity() * (std::mem::size_of::<Remark>() + loc_guess)
+    }
+
     /// Builds the call graph of `m` (every node populated, RefSCCs built) and the
     /// summaries.
     pub fn new(m: &Module, module_id: &str) -> CgsccModule {
@@ -147,33 +183,38 @@ impl CgsccModule {
         graph.populate_all();
         let mut summ = Summaries::from_module(m);
         let n = graph.num_nodes();
-        let mut in_count = vec![0u32; n];
-        for f in 0..n as NodeIdx {
+        let mut in_count = IndexVec::from_elem_n(0u32, n);
+        for f in graph.nodes() {
             let address_taken = called_and_referenced(m, f);
             for e in graph.cached_edges(f) {
-                in_count[e.target as usize] += 1;
+                in_count[e.target] += 1;
                 if e.kind == EdgeKind::Ref || address_taken.contains(&e.target) {
-                    summ.refs[f as usize].push(e.target);
+                    summ.refs[f].push(e.target);
                 }
             }
         }
-        let mut is_root = vec![false; n];
+        let mut is_root = IndexVec::from_elem_n(false, n);
         for &r in graph.entry_nodes() {
-            is_root[r as usize] = true;
+            is_root[r] = true;
         }
         CgsccModule {
             is_root,
             graph,
             summ,
-            inferred_mem: vec![None; n],
-            inferred_norecurse: vec![false; n],
-            budget_used: vec![0; n],
+            inferred_mem: IndexVec::from_elem_n(None, n),
+            inferred_norecurse: IndexVec::from_elem_n(false, n),
+            budget_used: IndexVec::from_elem_n(0, n),
             in_count,
             remarks: Vec::new(),
+            caps_hit: Vec::new(),
+            inlines_done: 0,
+            scc_churn: 0,
+            inliner_stopped: false,
             diagnostics: Vec::new(),
             dead: Vec::new(),
             inlined_internal: AHashSet::new(),
             function_log: Vec::new(),
+            fn_attrs: function_attrs::Inference::new(m),
         }
     }
 
@@ -184,11 +225,11 @@ impl CgsccModule {
         let mut seen = AHashSet::new();
         let mut out = Vec::new();
         let ok = |t: NodeIdx| {
-            self.summ.is_definition[t as usize]
+            self.summ.is_definition[t]
                 && !self.graph.is_removed(t)
                 && self.graph.scc_of(t).is_some()
         };
-        for c in &self.summ.calls[n as usize] {
+        for c in &self.summ.calls[n] {
             if let CallTarget::Function(t) = c.callee {
                 if ok(t) && seen.insert(t) {
                     out.push(Edge {
@@ -198,7 +239,7 @@ impl CgsccModule {
                 }
             }
         }
-        for &t in &self.summ.refs[n as usize] {
+        for &t in &self.summ.refs[n] {
             if ok(t) && seen.insert(t) {
                 out.push(Edge {
                     target: t,
@@ -221,10 +262,10 @@ impl CgsccModule {
     /// Removes the queued dead functions from the graph (one batch, one scan).
     fn flush_dead(&mut self) {
         let mut dead = std::mem::take(&mut self.dead);
-        dead.retain(|&n| !self.graph.is_removed(n) && self.in_count[n as usize] == 0);
+        dead.retain(|&n| !self.graph.is_removed(n) && self.in_count[n] == 0);
         for &n in &dead {
             for e in self.graph.cached_edges(n) {
-                self.in_count[e.target as usize] -= 1;
+                self.in_count[e.target] -= 1;
             }
         }
         for e in self.graph.remove_dead_functions(&dead) {
@@ -242,7 +283,7 @@ fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
     let mut counts: ahash::AHashMap<crate::llvm::SymbolIdx, (u32, u32)> = ahash::AHashMap::new();
     let mut exprs = Vec::new();
     let consts = m.consts();
-    for r in &m.function(crate::llvm::FuncIdx(f)).operand_refs {
+    for r in &m.function(function_of_node(f)).operand_refs {
         match *r {
             OperandRef::DirectCall(s, _) => counts.entry(s).or_default().0 += 1,
             OperandRef::Const(c) => match consts.kind(c) {
@@ -267,7 +308,7 @@ fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
                 .filter(|s| counts.get(s).is_some_and(|x| x.0 > 0)),
         )
         .filter_map(|s| m.symbol_function(s))
-        .map(|f| f.0)
+        .map(crate::callgraph::node_of_function)
         .collect();
     out.sort_unstable();
     out.dedup();
@@ -322,7 +363,7 @@ impl PassContext<'_> {
     /// result.
     pub fn set_function_edges(&mut self, cur: SccIdx, n: NodeIdx, edges: &[Edge]) {
         let g = &mut self.m.graph;
-        let old: Vec<Edge> = g.cached_edges(n).to_vec();
+        let old: Vec<Edge> = g.cached_edges(n).collect();
         if old.len() == edges.len() && old.iter().all(|e| edges.contains(e)) {
             return;
         }
@@ -330,11 +371,12 @@ impl PassContext<'_> {
         let cur_rc = g.scc_refscc(cur);
         let up = g.update_node_edges(n, edges);
         self.ur.edge_changes += 1;
+        self.m.scc_churn += up.new_sccs.len() + up.merged_sccs.len();
         for e in &old {
-            self.m.in_count[e.target as usize] -= 1;
+            self.m.in_count[e.target] -= 1;
         }
         for e in edges {
-            self.m.in_count[e.target as usize] += 1;
+            self.m.in_count[e.target] += 1;
             if e.kind == EdgeKind::Call
                 && !old
                     .iter()
@@ -358,7 +400,7 @@ impl PassContext<'_> {
             self.ur.current_refscc_changed = true;
             self.ur.current_scc_changed = true;
             let mut pieces: Vec<RefSccIdx> = up.new_refsccs.clone();
-            pieces.push(cur_rc);
+            pieces.extend(cur_rc);
             pieces.extend(g.refscc_of(n));
             pieces.sort_unstable();
             pieces.dedup();
@@ -576,14 +618,34 @@ impl PassManager {
             while let Some(c) = pending.pop() {
                 if ur.invalidated_sccs.contains(&c)
                     || m.graph.scc_nodes(c).is_empty()
-                    || m.graph.scc_refscc(c) != rc
+                    || m.graph.scc_refscc(c) != Some(rc)
                 {
                     continue;
                 }
                 if report.visits.len() >= max_visits {
-                    m.diagnostics
-                        .push(format!("visit limit {max_visits} reached; run stopped"));
+                    let msg = format!("visit limit {max_visits} reached; run stopped");
+                    m.caps_hit.push(msg.clone());
+                    m.diagnostics.push(msg);
                     break 'rcs;
+                }
+                // Every 64 visits: the count walks the per-function tables.
+                if let Some(cap) = self
+                    .opts
+                    .max_memory
+                    .filter(|_| report.visits.len() % 64 == 0)
+                {
+                    let used = m.heap_bytes();
+                    if used > cap {
+                        let msg = format!(
+                            "memory cap reached: the run's tables hold {} MB, over {} MB; \
+                             run stopped (--max-memory)",
+                            used >> 20,
+                            cap >> 20
+                        );
+                        m.caps_hit.push(msg.clone());
+                        m.diagnostics.push(msg);
+                        break 'rcs;
+                    }
                 }
                 ur.current_scc_changed = false;
                 ur.current_refscc_changed = false;
@@ -629,7 +691,7 @@ impl PassManager {
                     let live = |s: SccIdx| {
                         !ur.invalidated_sccs.contains(&s)
                             && !g.scc_nodes(s).is_empty()
-                            && g.scc_refscc(s) == rc
+                            && g.scc_refscc(s) == Some(rc)
                     };
                     if ur.merged_any {
                         // merges move SCCs around: drop the dead, re-sort (rare)
@@ -781,9 +843,9 @@ impl FunctionPass for PrintSize {
     fn run(&mut self, f: NodeIdx, m: &mut CgsccModule) -> PassResult {
         let line = format!(
             "{}: {} instructions, {} calls",
-            m.summ.names[f as usize],
-            m.summ.instructions[f as usize],
-            m.summ.calls[f as usize].len()
+            m.summ.names[f],
+            m.summ.instructions[f],
+            m.summ.calls[f].len()
         );
         m.function_log.push(line);
         PassResult::Unchanged
@@ -800,20 +862,20 @@ pub fn check_visit_order(
     visits: &[Visit],
 ) -> Vec<String> {
     let n = initial.num_nodes();
-    let mut first = vec![usize::MAX; n];
+    let mut first: IndexVec<NodeIdx, usize> = IndexVec::from_elem_n(usize::MAX, n);
     for (i, v) in visits.iter().enumerate() {
         for &x in &v.nodes {
-            if first[x as usize] == usize::MAX {
-                first[x as usize] = i;
+            if first[x] == usize::MAX {
+                first[x] = i;
             }
         }
     }
     let mut errs = Vec::new();
-    for a in 0..n as NodeIdx {
+    for a in initial.nodes() {
         let Some(sa) = initial.scc_of(a) else {
             continue;
         };
-        if first[a as usize] == usize::MAX {
+        if first[a] == usize::MAX {
             errs.push(format!("{} never visited", initial.name(a)));
             continue;
         }
@@ -821,8 +883,8 @@ pub fn check_visit_order(
             if e.kind != EdgeKind::Call || initial.scc_of(e.target) == Some(sa) {
                 continue;
             }
-            let fb = first[e.target as usize];
-            if fb == usize::MAX || fb > first[a as usize] {
+            let fb = first[e.target];
+            if fb == usize::MAX || fb > first[a] {
                 errs.push(format!(
                     "{} visited before its callee {}",
                     initial.name(a),
@@ -832,23 +894,23 @@ pub fn check_visit_order(
         }
     }
     // kernels after everything they reach
-    for k in 0..n as NodeIdx {
-        if !summ.is_kernel[k as usize] || first[k as usize] == usize::MAX {
+    for k in initial.nodes() {
+        if !summ.is_kernel[k] || first[k] == usize::MAX {
             continue;
         }
-        let mut seen = vec![false; n];
+        let mut seen = IndexVec::from_elem_n(false, n);
         let mut stack = vec![k];
-        seen[k as usize] = true;
+        seen[k] = true;
         while let Some(x) = stack.pop() {
             for e in initial.cached_edges(x) {
-                let t = e.target as usize;
+                let t = e.target;
                 if !seen[t] {
                     seen[t] = true;
                     stack.push(e.target);
                     if e.kind == EdgeKind::Call
                         && !summ.is_kernel[t]
                         && first[t] != usize::MAX
-                        && first[t] > first[k as usize]
+                        && first[t] > first[k]
                     {
                         errs.push(format!(
                             "kernel {} visited before {}",
@@ -860,7 +922,6 @@ pub fn check_visit_order(
             }
         }
     }
-    let _ = NONE;
     errs
 }
 
@@ -884,6 +945,8 @@ pub struct PipelineSummary {
     pub call_edges: usize,
     /// Diagnostics emitted.
     pub diagnostics: Vec<String>,
+    /// The caps the run hit (each names its knob).
+    pub caps_hit: Vec<String>,
     /// `verify()` problems after the run.
     pub verify_errors: usize,
     /// Violations of the bottom-up visit order.
@@ -894,9 +957,16 @@ pub struct PipelineSummary {
 /// (budget 20,000), as `ilkit scan` runs it per `.ll` file.
 pub const DEFAULT_PIPELINE: &str = "cgscc(devirt<1>(inline,function-attrs))";
 
-/// Runs [`DEFAULT_PIPELINE`] on `m` and summarizes the outcome.
-pub fn run_default_pipeline(m: &Module) -> Result<PipelineSummary, Abort> {
-    let mut pm = PassManager::from_text(DEFAULT_PIPELINE, Options::default())
+/// Runs [`DEFAULT_PIPELINE`] on `m` and summarizes the outcome: remarks are counted,
+/// not formatted; `max_memory` caps the run's tables (see [`Options::max_memory`]).
+pub fn run_default_pipeline(
+    m: &Module,
+    max_memory: Option<usize>,
+) -> Result<PipelineSummary, Abort> {
+    let mut opts = Options::default();
+    opts.inline.remark_locations = false;
+    opts.max_memory = max_memory;
+    let mut pm = PassManager::from_text(DEFAULT_PIPELINE, opts)
         .unwrap_or_else(|e| unreachable!("the default pipeline parses: {e}"));
     run_pipeline_summary(m, &mut pm)
 }
@@ -908,15 +978,10 @@ pub fn run_pipeline_summary(m: &Module, pm: &mut PassManager) -> Result<Pipeline
     let report = pm.run(&mut cm, &mut NoInstrumentation)?;
     let mut s = PipelineSummary {
         visits: report.visits.len(),
-        initial_call_edges: (0..initial.num_nodes() as NodeIdx)
+        initial_call_edges: initial
+            .nodes()
             .filter(|&n| initial.scc_of(n).is_some())
-            .map(|n| {
-                initial
-                    .cached_edges(n)
-                    .iter()
-                    .filter(|e| e.is_call())
-                    .count()
-            })
+            .map(|n| initial.cached_edges(n).filter(|e| e.is_call()).count())
             .sum(),
         ..Default::default()
     };
@@ -926,20 +991,16 @@ pub fn run_pipeline_summary(m: &Module, pm: &mut PassManager) -> Result<Pipeline
             s.inlined += 1;
         }
     }
-    for n in 0..cm.graph.num_nodes() as NodeIdx {
+    for n in cm.graph.nodes() {
         if cm.graph.is_removed(n) {
             s.removed += 1;
         } else if cm.graph.scc_of(n).is_some() {
             s.live_functions += 1;
-            s.call_edges += cm
-                .graph
-                .cached_edges(n)
-                .iter()
-                .filter(|e| e.is_call())
-                .count();
+            s.call_edges += cm.graph.cached_edges(n).filter(|e| e.is_call()).count();
         }
     }
     s.diagnostics = cm.diagnostics.clone();
+    s.caps_hit = cm.caps_hit.clone();
     s.verify_errors = cm.graph.verify().len();
     s.order_errors = check_visit_order(&initial, &cm.summ, &report.visits).len();
     Ok(s)

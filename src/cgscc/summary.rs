@@ -3,23 +3,43 @@
 //! linkage, inlining attributes, kernel-ness, a memory-effect summary of the body).
 //!
 //! # Tables
-//! Every column is a dense `Vec` indexed by function ([`NodeIdx`], module order, the
+//! Every column is a dense table keyed by function ([`NodeIdx`], module order, the
 //! same numbering as [`crate::callgraph::from_module`]). Call sites are per-function
-//! lists (they grow when the inliner merges a callee into a caller); call-site
-//! locations are rows of one pool ([`Summaries::locs`]) that chain through
-//! `inlined_at`, like LLVM's `DILocation` chains.
+//! lists (they grow when the inliner merges a callee into a caller; a position in one
+//! is a [`CallIdx`]); call-site locations are rows of one pool ([`Summaries::locs`],
+//! keyed by [`LocIdx`]) that chain through `inlined_at`, like LLVM's `DILocation`
+//! chains; inline histories are rows of another ([`Summaries::history`], [`HistIdx`]).
 //!
 //! # Invariants
 //! - every column has `names.len()` rows;
 //! - `calls[f]` is empty for a declaration; every `CallSummary::loc < locs.len()`;
-//!   every `CallLoc::inlined_at` is `NONE` or an earlier row.
+//!   every `CallLoc::inlined_at` is `LocIdx::NONE` or an earlier row; every history
+//!   parent is `HistIdx::NONE` or an earlier row.
 //!
 //! Building is linear in the module's size.
 
-use crate::callgraph::NodeIdx;
-use crate::graph::NONE;
+use crate::callgraph::{node_of_function, NodeIdx};
+use crate::idx::IndexVec;
 pub use crate::llvm::MemEffect;
-use crate::llvm::{Callee, FuncIdx, Linkage, Module};
+use crate::llvm::{Callee, Linkage, Module};
+
+crate::define_idx!(
+    /// A call site's position in its function's call list ([`Summaries::calls`]).
+    CallIdx,
+    "call"
+);
+
+crate::define_idx!(
+    /// A row of the call-site location pool ([`Summaries::locs`]).
+    LocIdx,
+    "loc"
+);
+
+crate::define_idx!(
+    /// A row of the inline-history pool ([`Summaries::history`]).
+    HistIdx,
+    "hist"
+);
 
 /// What a call site calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,60 +60,70 @@ pub struct CallSummary {
     /// Number of call arguments.
     pub arg_count: u32,
     /// Location row in [`Summaries::locs`].
-    pub loc: u32,
-    /// Inline-history row in [`Summaries::history`] (`NONE`: written in the caller).
-    pub history: u32,
+    pub loc: LocIdx,
+    /// Inline-history row in [`Summaries::history`] (`HistIdx::NONE`: written in the
+    /// caller).
+    pub history: HistIdx,
 }
 
-/// Where a call site was written: `ordinal` is its 1-based position among the call sites
-/// of function `func` as read; `inlined_at` the location of the call it was inlined
-/// through (`NONE` when it was written in the function that holds it).
+/// One row of the location pool; a location is a chain of call sites, innermost first
+/// (LLVM's `DILocation` with its `inlinedAt` chain), stored as a tree so that inlining a
+/// body rebases each of its locations with one new row:
+/// - a *site* row (`inner` is `LocIdx::NONE`): the call written at 1-based position
+///   `ordinal` among the call sites of `func`, followed by the chain of `inlined_at`;
+/// - a *rebased* row (`inner` set): the chain of `inner`, followed by the chain of
+///   `inlined_at` (`func` and `ordinal` unused).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallLoc {
-    /// Function whose text contains the call.
+    /// Function whose text contains the call (site rows).
     pub func: NodeIdx,
     /// 1-based call-site ordinal in that function (stands in for the debug line).
     pub ordinal: u32,
-    /// Location of the call this one was inlined through, or `NONE`.
-    pub inlined_at: u32,
+    /// The chain that follows, or `LocIdx::NONE`.
+    pub inlined_at: LocIdx,
+    /// A rebased row's own chain, or `LocIdx::NONE` for a site row.
+    pub inner: LocIdx,
 }
 
 /// Per-function summaries of one module (see the module docs for the invariants).
 #[derive(Clone, Debug, Default)]
 pub struct Summaries {
     /// Function names (no `@`).
-    pub names: Vec<String>,
+    pub names: IndexVec<NodeIdx, std::sync::Arc<str>>,
     /// Has a body.
-    pub is_definition: Vec<bool>,
+    pub is_definition: IndexVec<NodeIdx, bool>,
     /// Linkage.
-    pub linkage: Vec<Linkage>,
+    pub linkage: IndexVec<NodeIdx, Linkage>,
     /// `ptx_kernel` calling convention or an `nvvm.annotations` `"kernel", i32 1` entry.
-    pub is_kernel: Vec<bool>,
+    pub is_kernel: IndexVec<NodeIdx, bool>,
     /// `alwaysinline`.
-    pub always_inline: Vec<bool>,
+    pub always_inline: IndexVec<NodeIdx, bool>,
     /// `noinline`.
-    pub no_inline: Vec<bool>,
+    pub no_inline: IndexVec<NodeIdx, bool>,
     /// `inlinehint`.
-    pub inline_hint: Vec<bool>,
+    pub inline_hint: IndexVec<NodeIdx, bool>,
     /// `cold`.
-    pub cold: Vec<bool>,
+    pub cold: IndexVec<NodeIdx, bool>,
     /// Declared `norecurse`.
-    pub declared_norecurse: Vec<bool>,
+    pub declared_norecurse: IndexVec<NodeIdx, bool>,
     /// Memory effect from the function's attributes (`Write` when none say otherwise).
-    pub declared_mem: Vec<MemEffect>,
+    pub declared_mem: IndexVec<NodeIdx, MemEffect>,
     /// Memory effect of the body's own instructions (loads/stores to non-`alloca`
     /// pointers, atomics, fences), calls excluded.
-    pub local_mem: Vec<MemEffect>,
+    pub local_mem: IndexVec<NodeIdx, MemEffect>,
     /// Instructions in the body (grows by inlining).
-    pub instructions: Vec<u32>,
-    /// Call sites in text order (inlined call sites are appended).
-    pub calls: Vec<Vec<CallSummary>>,
+    pub instructions: IndexVec<NodeIdx, u32>,
+    /// Call sites in text order (inlined call sites are appended); position = [`CallIdx`].
+    pub calls: IndexVec<NodeIdx, Vec<CallSummary>>,
     /// Functions referenced (not called) by the body: the call graph's ref edges.
-    pub refs: Vec<Vec<NodeIdx>>,
+    pub refs: IndexVec<NodeIdx, Vec<NodeIdx>>,
     /// Location pool.
-    pub locs: Vec<CallLoc>,
-    /// Inline history pool: `(callee inlined, parent row or NONE)`.
-    pub history: Vec<(NodeIdx, u32)>,
+    pub locs: IndexVec<LocIdx, CallLoc>,
+    /// Inline history pool: `(callee inlined, parent row or HistIdx::NONE)`.
+    pub history: IndexVec<HistIdx, (NodeIdx, HistIdx)>,
+    /// The inliner merged a callee into this body: the module's instruction view no
+    /// longer describes it.
+    pub inlined_into: IndexVec<NodeIdx, bool>,
 }
 
 /// Instruction cost unit (LLVM's `InlineConstants::InstrCost`).
@@ -110,12 +140,12 @@ impl Summaries {
     pub fn from_module(m: &Module) -> Summaries {
         let n = m.functions().len();
         let mut s = Summaries {
-            names: Vec::with_capacity(n),
+            names: IndexVec::with_capacity(n),
             ..Default::default()
         };
         for (fi, f) in m.functions().iter_enumerated() {
             let has = |a: &str| m.function_has_attr(fi, a);
-            s.names.push(f.name.clone());
+            s.names.push(std::sync::Arc::from(f.name.as_str()));
             s.is_definition.push(f.is_definition);
             s.linkage.push(f.linkage);
             s.is_kernel.push(f.is_kernel());
@@ -136,27 +166,28 @@ impl Summaries {
             for (k, c) in f.call_sites.iter().enumerate() {
                 let callee = match c.callee {
                     Callee::Direct(_) => match m.called_function(c) {
-                        Some(t) => CallTarget::Function(node(t)),
+                        Some(t) => CallTarget::Function(node_of_function(t)),
                         None => CallTarget::Indirect,
                     },
                     Callee::Const(_) | Callee::Indirect => CallTarget::Indirect,
                     Callee::InlineAsm => CallTarget::InlineAsm,
                 };
-                let loc = s.locs.len() as u32;
-                s.locs.push(CallLoc {
-                    func: node(fi),
+                let loc = s.locs.push(CallLoc {
+                    func: node_of_function(fi),
                     ordinal: k as u32 + 1,
-                    inlined_at: NONE,
+                    inlined_at: LocIdx::NONE,
+                    inner: LocIdx::NONE,
                 });
                 calls.push(CallSummary {
                     callee,
                     arg_count: c.arg_count,
                     loc,
-                    history: NONE,
+                    history: HistIdx::NONE,
                 });
             }
             s.calls.push(calls);
             s.refs.push(Vec::new());
+            s.inlined_into.push(false);
         }
         s
     }
@@ -175,20 +206,19 @@ impl Summaries {
     pub fn index_of(&self, name: &str) -> Option<NodeIdx> {
         self.names
             .iter()
-            .position(|n| n == name)
-            .map(|i| i as NodeIdx)
+            .position(|n| &**n == name)
+            .map(NodeIdx::new)
     }
 
     /// Whether `f` is an LLVM intrinsic (`llvm.*`).
     pub fn is_intrinsic(&self, f: NodeIdx) -> bool {
-        self.names[f as usize].starts_with("llvm.")
+        self.names[f].starts_with("llvm.")
     }
 
     /// Inline cost estimate of `f`'s body: [`INSTR_COST`] per instruction plus
     /// [`CALL_PENALTY`] per call site, without the call-site bonuses.
     pub fn body_cost(&self, f: NodeIdx) -> i64 {
-        INSTR_COST * self.instructions[f as usize] as i64
-            + CALL_PENALTY * self.calls[f as usize].len() as i64
+        INSTR_COST * self.instructions[f] as i64 + CALL_PENALTY * self.calls[f].len() as i64
     }
 
     /// Cost of inlining `call` (a call of `f`): the body cost minus the call and its
@@ -203,9 +233,9 @@ impl Summaries {
     }
 
     /// The callee chain of a history row, innermost first.
-    pub fn history_contains(&self, mut h: u32, f: NodeIdx) -> bool {
-        while h != NONE {
-            let (g, parent) = self.history[h as usize];
+    pub fn history_contains(&self, mut h: HistIdx, f: NodeIdx) -> bool {
+        while !h.is_none() {
+            let (g, parent) = self.history[h];
             if g == f {
                 return true;
             }
@@ -214,48 +244,78 @@ impl Summaries {
         false
     }
 
-    /// A copy of location chain `loc` whose outermost call is inlined at `at`.
-    pub fn rebase_loc(&mut self, loc: u32, at: u32) -> u32 {
-        let mut chain = Vec::new();
-        let mut l = loc;
-        while l != NONE {
-            chain.push(self.locs[l as usize]);
-            l = self.locs[l as usize].inlined_at;
+    /// Location chain `loc` continued by the chain of `at` (a call inlined through the
+    /// call at `at`): one new row, whatever the chains' lengths.
+    pub fn rebase_loc(&mut self, loc: LocIdx, at: LocIdx) -> LocIdx {
+        if at.is_none() {
+            return loc;
         }
-        let mut outer = at;
-        for c in chain.into_iter().rev() {
-            let row = self.locs.len() as u32;
-            self.locs.push(CallLoc {
-                inlined_at: outer,
-                ..c
-            });
-            outer = row;
-        }
-        outer
+        self.locs.push(CallLoc {
+            func: NodeIdx::NONE,
+            ordinal: 0,
+            inlined_at: at,
+            inner: loc,
+        })
+    }
+
+    /// The call sites of location `loc`, innermost first: `(function, ordinal)`.
+    pub fn loc_chain(&self, loc: LocIdx) -> impl Iterator<Item = (NodeIdx, u32)> + '_ {
+        let mut stack = vec![loc];
+        std::iter::from_fn(move || {
+            while let Some(l) = stack.pop() {
+                if l.is_none() {
+                    continue;
+                }
+                let c = self.locs[l];
+                if c.inner.is_none() {
+                    stack.push(c.inlined_at);
+                    return Some((c.func, c.ordinal));
+                }
+                stack.push(c.inlined_at);
+                stack.push(c.inner);
+            }
+            None
+        })
     }
 
     /// Formats location `loc` like LLVM's inline replay (`f:3 @ g:1`), innermost first;
     /// `format` adds the column (`:0`) and discriminator (`.0`) fields, which summaries
     /// do not know and print as 0.
-    pub fn format_loc(&self, loc: u32, format: ReplayFormat) -> String {
+    pub fn format_loc(&self, loc: LocIdx, format: ReplayFormat) -> String {
         let mut out = String::new();
-        let mut l = loc;
-        while l != NONE {
-            let c = self.locs[l as usize];
+        for (func, ordinal) in self.loc_chain(loc) {
             if !out.is_empty() {
                 out.push_str(" @ ");
             }
-            out.push_str(&self.names[c.func as usize]);
+            out.push_str(&self.names[func]);
             out.push(':');
-            out.push_str(&c.ordinal.to_string());
+            out.push_str(&ordinal.to_string());
             match format {
                 ReplayFormat::Line => {}
                 ReplayFormat::LineColumn => out.push_str(":0"),
                 ReplayFormat::LineDiscriminator => out.push_str(".0"),
             }
-            l = c.inlined_at;
         }
         out
+    }
+
+    /// Heap bytes the summaries hold (their tables; what the memory cap counts).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let calls: usize = self
+            .calls
+            .iter()
+            .map(|c| c.capacity() * size_of::<CallSummary>())
+            .sum();
+        let refs: usize = self
+            .refs
+            .iter()
+            .map(|r| r.capacity() * size_of::<NodeIdx>())
+            .sum();
+        calls
+            + refs
+            + self.locs.capacity() * size_of::<CallLoc>()
+            + self.history.capacity() * size_of::<(NodeIdx, HistIdx)>()
     }
 }
 
@@ -269,11 +329,6 @@ pub enum ReplayFormat {
     LineColumn,
     /// `func:line.discriminator`.
     LineDiscriminator,
-}
-
-/// The call-graph node of function `f` (node `n` is function `n`).
-fn node(f: FuncIdx) -> NodeIdx {
-    f.0
 }
 
 #[cfg(test)]
@@ -294,10 +349,11 @@ mod tests {
                     !nvvm.annotations = !{!0}\n!0 = !{ptr @annotated, !\"kernel\", i32 1}\n";
         let m = parse("t.ll", text);
         let s = Summaries::from_module(&m);
-        assert_eq!(s.is_kernel, vec![false, true, true, false]);
-        assert!(s.always_inline[0] && !s.always_inline[1]);
+        let n = NodeIdx;
+        assert_eq!(s.is_kernel.raw(), vec![false, true, true, false]);
+        assert!(s.always_inline[n(0)] && !s.always_inline[n(1)]);
         assert_eq!(
-            s.local_mem,
+            s.local_mem.raw(),
             vec![
                 MemEffect::Read,
                 MemEffect::Write,
@@ -305,11 +361,11 @@ mod tests {
                 MemEffect::None
             ]
         );
-        assert_eq!(s.calls[1][0].callee, CallTarget::Function(0));
-        assert_eq!(s.calls[1][0].arg_count, 1);
-        assert_eq!(s.instructions[1], 3);
+        assert_eq!(s.calls[n(1)][0].callee, CallTarget::Function(n(0)));
+        assert_eq!(s.calls[n(1)][0].arg_count, 1);
+        assert_eq!(s.instructions[n(1)], 3);
         assert_eq!(
-            s.format_loc(s.calls[1][0].loc, ReplayFormat::LineColumn),
+            s.format_loc(s.calls[n(1)][0].loc, ReplayFormat::LineColumn),
             "k:1:0"
         );
     }
@@ -319,8 +375,8 @@ mod tests {
         let text = "define void @a() {\n  call void @b()\n  ret void\n}\ndefine void @b() {\n  call void @c()\n  ret void\n}\ndefine void @c() {\n  ret void\n}\n";
         let m = parse("t.ll", text);
         let mut s = Summaries::from_module(&m);
-        let at = s.calls[0][0].loc;
-        let inner = s.calls[1][0].loc;
+        let at = s.calls[NodeIdx(0)][0].loc;
+        let inner = s.calls[NodeIdx(1)][0].loc;
         let l = s.rebase_loc(inner, at);
         assert_eq!(s.format_loc(l, ReplayFormat::Line), "b:1 @ a:1");
     }

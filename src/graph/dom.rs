@@ -27,41 +27,103 @@
 //!
 //! No recursion: DFS and path compression use explicit stacks. Scratch is reused.
 
-use super::{Csr, Predecessors, Successors, WithStart, NONE};
-use crate::graph::rpo::Rpo;
+use super::{Csr, Predecessors, Successors, WithStart};
+use crate::graph::rpo::{Rpo, UNREACHED};
+use crate::idx::{Idx, IndexVec};
+
+/// "No number" in the position-space tables (`u32::MAX`).
+const NO: u32 = u32::MAX;
+
+/// Where a node sits in a dominator (or post-dominator) tree: what
+/// [`DomTree::idom`] and [`PostDomTree::ipdom`](super::postdom::PostDomTree::ipdom)
+/// answer, so the root and an unreachable node are never confused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Idom<N> {
+    /// The node is the root of a dominator tree: the start node.
+    Root,
+    /// The node's immediate (post-)dominator.
+    Node(N),
+    /// Post-dominator trees only: the immediate post-dominator is the virtual exit (the
+    /// node is one of the tree's roots, or its paths lead to different roots).
+    VirtualExit,
+    /// The node is not in the tree: unreachable from the start (dominators only), not a
+    /// node of the graph, or the tree is not computed.
+    Unreachable,
+}
+
+impl<N> Idom<N> {
+    /// The immediate dominator as an option (`None` for the root, the virtual exit and an
+    /// unreachable node).
+    pub fn node(self) -> Option<N> {
+        match self {
+            Idom::Node(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Whether the node is in the tree (a root or dominated by a node).
+    pub fn is_reachable(&self) -> bool {
+        !matches!(self, Idom::Unreachable)
+    }
+}
 
 /// The dominator tree of the nodes reachable from the start node.
 ///
-/// All vectors are keyed by node index and stay in sync with the graph they were computed
-/// on until it changes.
-#[derive(Clone, Debug, Default)]
-pub struct DomTree {
-    /// Immediate dominator; `idom[start] == start`, `NONE` for unreachable nodes.
-    pub idom: Vec<u32>,
+/// All tables are keyed by node and stay in sync with the graph they were computed on
+/// until it changes.
+#[derive(Clone, Debug)]
+pub struct DomTree<N: Idx = u32> {
+    /// Immediate dominator; `idom[start] == start`, `N::NONE` for unreachable nodes.
+    pub idom: IndexVec<N, N>,
     /// Dominator-tree children (CSR keyed by node).
-    pub children: Csr,
-    /// Preorder number in the dominator tree (`NONE` if unreachable).
-    pub pre: Vec<u32>,
+    pub children: Csr<N>,
+    /// Preorder number in the dominator tree (`u32::MAX` if unreachable).
+    pub pre: IndexVec<N, u32>,
     /// Largest preorder number in the node's dominator subtree.
-    pub last: Vec<u32>,
-    /// Depth in the dominator tree (start = 0; `NONE` if unreachable).
-    pub level: Vec<u32>,
+    pub last: IndexVec<N, u32>,
+    /// Depth in the dominator tree (start = 0; `u32::MAX` if unreachable).
+    pub level: IndexVec<N, u32>,
     /// Passes over the RPO the last `compute_chk` made (the last one changes nothing);
     /// 0 after `compute_semi_nca`.
     pub chk_passes: u32,
-    start: u32,
+    start: N,
     valid: bool,
-    // scratch
-    rpo_preds: Csr,
+    // scratch (positions: RPO or preorder numbers)
+    rpo_preds: Csr<u32>,
     doms: Vec<u32>,
-    order: Vec<u32>,
-    num: Vec<u32>,
+    order: Vec<N>,
+    num: IndexVec<N, u32>,
     parent: Vec<u32>,
     semi: Vec<u32>,
     best: Vec<u32>,
     ancestor: Vec<u32>,
-    stack: Vec<(u32, u32)>,
+    stack: Vec<(N, u32)>,
     path: Vec<u32>,
+}
+
+impl<N: Idx> Default for DomTree<N> {
+    fn default() -> Self {
+        DomTree {
+            idom: IndexVec::new(),
+            children: Csr::default(),
+            pre: IndexVec::new(),
+            last: IndexVec::new(),
+            level: IndexVec::new(),
+            chk_passes: 0,
+            start: N::NONE,
+            valid: false,
+            rpo_preds: Csr::default(),
+            doms: Vec::new(),
+            order: Vec::new(),
+            num: IndexVec::new(),
+            parent: Vec::new(),
+            semi: Vec::new(),
+            best: Vec::new(),
+            ancestor: Vec::new(),
+            stack: Vec::new(),
+            path: Vec::new(),
+        }
+    }
 }
 
 /// Lengauer-Tarjan `eval` for Semi-NCA, with iterative path compression: the least
@@ -88,23 +150,23 @@ fn eval(anc: &mut [u32], best: &mut [u32], path: &mut Vec<u32>, v: u32, w: u32) 
     best[v as usize]
 }
 
-impl DomTree {
+impl<N: Idx> DomTree<N> {
     /// An empty, invalid tree.
-    pub fn new() -> DomTree {
-        DomTree::default()
+    pub fn new() -> Self {
+        Self::default()
     }
 
     /// The default: Semi-NCA on the DFS tree recorded by `rpo`'s traversal (which must be
     /// valid for `g`), so no second DFS. CHK is cheaper only by a little on reducible CFGs
     /// and degrades on irreducible ones (backward ladders: 60x), where Semi-NCA does not
     /// iterate; same result either way.
-    pub fn compute_auto<G: Predecessors + WithStart>(&mut self, g: &G, rpo: &Rpo) {
-        self.semi_nca_on(g, &rpo.pre_order, &rpo.pre_number, &rpo.pre_parent);
+    pub fn compute_auto<G: Predecessors<Node = N> + WithStart>(&mut self, g: &G, rpo: &Rpo<N>) {
+        self.semi_nca_on(g, &rpo.pre_order, rpo.pre_number.raw(), &rpo.pre_parent);
     }
 
     /// Cooper-Harvey-Kennedy over the given RPO (which must be valid for `g`), iterated
     /// until no idom changes.
-    pub fn compute_chk<G: Predecessors + WithStart>(&mut self, g: &G, rpo: &Rpo) {
+    pub fn compute_chk<G: Predecessors<Node = N> + WithStart>(&mut self, g: &G, rpo: &Rpo<N>) {
         let n = g.num_nodes();
         let m = rpo.rpo_array.len();
         // Predecessor CSR in RPO-number space; unreachable predecessors dropped.
@@ -114,8 +176,8 @@ impl DomTree {
         p.starts.push(0);
         for &b in &rpo.rpo_array {
             for &q in g.predecessors(b) {
-                let r = rpo.rpo_number[q as usize];
-                if r != NONE {
+                let r = rpo.rpo_number[q];
+                if r != UNREACHED {
                     p.targets.push(r);
                 }
             }
@@ -123,7 +185,7 @@ impl DomTree {
         }
         let doms = &mut self.doms;
         doms.clear();
-        doms.resize(m, NONE);
+        doms.resize(m, NO);
         if m > 0 {
             doms[0] = 0;
         }
@@ -134,12 +196,12 @@ impl DomTree {
             self.chk_passes += 1;
             for b in 1..m {
                 let preds = &p.targets[p.starts[b] as usize..p.starts[b + 1] as usize];
-                let mut new_idom = NONE;
+                let mut new_idom = NO;
                 for &q in preds {
-                    if doms[q as usize] == NONE {
+                    if doms[q as usize] == NO {
                         continue;
                     }
-                    if new_idom == NONE {
+                    if new_idom == NO {
                         new_idom = q;
                         continue;
                     }
@@ -162,27 +224,27 @@ impl DomTree {
             }
         }
         self.idom.clear();
-        self.idom.resize(n, NONE);
+        self.idom.resize(n, N::NONE);
         for (k, &d) in doms.iter().enumerate() {
-            self.idom[rpo.rpo_array[k] as usize] = rpo.rpo_array[d as usize];
+            self.idom[rpo.rpo_array[k]] = rpo.rpo_array[d as usize];
         }
         self.finish(g.start_node(), n);
     }
 
     /// Semi-NCA (needs successors for its own DFS and predecessors for semidominators).
-    pub fn compute_semi_nca<G: Successors + Predecessors + WithStart>(&mut self, g: &G) {
+    pub fn compute_semi_nca<G: Successors<Node = N> + Predecessors + WithStart>(&mut self, g: &G) {
         let n = g.num_nodes();
         let start = g.start_node();
         // DFS preorder: order[k] = node, num[node] = k.
         self.num.clear();
-        self.num.resize(n, NONE);
+        self.num.resize(n, NO);
         self.order.clear();
         self.parent.clear();
         self.stack.clear();
-        if n > 0 {
-            self.num[start as usize] = 0;
+        if start.idx() < n {
+            self.num[start] = 0;
             self.order.push(start);
-            self.parent.push(NONE);
+            self.parent.push(NO);
             self.stack.push((start, 0));
         }
         while let Some(top) = self.stack.last_mut() {
@@ -191,9 +253,9 @@ impl DomTree {
             if (i as usize) < succs.len() {
                 top.1 += 1;
                 let s = succs[i as usize];
-                if self.num[s as usize] == NONE {
-                    self.num[s as usize] = self.order.len() as u32;
-                    self.parent.push(self.num[b as usize]);
+                if self.num[s] == NO {
+                    self.num[s] = self.order.len() as u32;
+                    self.parent.push(self.num[b]);
                     self.order.push(s);
                     self.stack.push((s, 0));
                 }
@@ -206,17 +268,17 @@ impl DomTree {
             std::mem::take(&mut self.num),
             std::mem::take(&mut self.parent),
         );
-        self.semi_nca_on(g, &order, &num, &parent);
+        self.semi_nca_on(g, &order, num.raw(), &parent);
         (self.order, self.num, self.parent) = (order, num, parent);
     }
 
     /// Semi-NCA over a DFS tree of `g` from its start: `order[k]` is the k-th node in
-    /// preorder, `num[node]` its position (`NONE` if unreached), `parent[k]` the parent's
-    /// position.
-    fn semi_nca_on<G: Predecessors + WithStart>(
+    /// preorder, `num[node]` its position (`u32::MAX` if unreached), `parent[k]` the
+    /// parent's position.
+    fn semi_nca_on<G: Predecessors<Node = N> + WithStart>(
         &mut self,
         g: &G,
-        order: &[u32],
+        order: &[N],
         num: &[u32],
         parent: &[u32],
     ) {
@@ -237,8 +299,8 @@ impl DomTree {
         for w in (1..m as u32).rev() {
             let mut sw = w;
             for &v in g.predecessors(order[w as usize]) {
-                let v = num[v as usize];
-                if v == NONE {
+                let v = num[v.idx()];
+                if v == NO {
                     continue;
                 }
                 // An unlinked predecessor (number <= w) is its own best value.
@@ -268,55 +330,58 @@ impl DomTree {
             doms[w] = d;
         }
         self.idom.clear();
-        self.idom.resize(n, NONE);
+        self.idom.resize(n, N::NONE);
         for (k, &d) in doms.iter().enumerate() {
-            self.idom[order[k] as usize] = order[d as usize];
+            self.idom[order[k]] = order[d as usize];
         }
         self.finish(g.start_node(), n);
     }
 
     /// Builds `children`, `pre`, `last`, `level` from `idom`.
-    fn finish(&mut self, start: u32, n: usize) {
+    fn finish(&mut self, start: N, n: usize) {
         self.start = start;
         // Children CSR, nodes in increasing order under each parent (buffers reused).
         let parent_child = self
             .idom
-            .iter()
-            .enumerate()
-            .filter(|&(b, &d)| d != NONE && b as u32 != start)
-            .map(|(b, &d)| (d, b as u32));
+            .iter_enumerated()
+            .filter(|&(b, &d)| !d.is_none() && b != start)
+            .map(|(b, &d)| (d, b));
         self.children.regroup(n, parent_child, &mut self.path);
         self.pre.clear();
-        self.pre.resize(n, NONE);
+        self.pre.resize(n, NO);
         self.last.clear();
-        self.last.resize(n, NONE);
+        self.last.resize(n, NO);
         self.level.clear();
-        self.level.resize(n, NONE);
+        self.level.resize(n, NO);
         self.valid = true;
-        if n == 0 || self.idom[start as usize] == NONE {
+        if start.idx() >= n || self.idom[start].is_none() {
             return;
         }
         // Preorder over the tree on an explicit stack of (node, next child slot); locals
         // so the loop keeps the table pointers in registers.
         let (starts, kids) = (&self.children.starts[..], &self.children.targets[..]);
-        let (pre, last, level) = (&mut self.pre[..], &mut self.last[..], &mut self.level[..]);
+        let (pre, last, level) = (
+            self.pre.raw_mut(),
+            self.last.raw_mut(),
+            self.level.raw_mut(),
+        );
         let stack = &mut self.stack;
         stack.clear();
-        stack.push((start, starts[start as usize]));
-        pre[start as usize] = 0;
-        level[start as usize] = 0;
+        stack.push((start, starts[start.idx()]));
+        pre[start.idx()] = 0;
+        level[start.idx()] = 0;
         let mut counter = 1u32;
         while let Some(top) = stack.last_mut() {
             let (b, i) = *top;
-            if i < starts[b as usize + 1] {
+            if i < starts[b.idx() + 1] {
                 top.1 = i + 1;
                 let c = kids[i as usize];
-                pre[c as usize] = counter;
-                level[c as usize] = level[b as usize] + 1;
+                pre[c.idx()] = counter;
+                level[c.idx()] = level[b.idx()] + 1;
                 counter += 1;
-                stack.push((c, starts[c as usize]));
+                stack.push((c, starts[c.idx()]));
             } else {
-                last[b as usize] = counter - 1;
+                last[b.idx()] = counter - 1;
                 stack.pop();
             }
         }
@@ -328,31 +393,100 @@ impl DomTree {
         self.pre.clear();
         self.last.clear();
         self.level.clear();
-        self.children.starts.clear();
-        self.children.targets.clear();
+        self.children.clear();
         self.valid = false;
     }
 
     /// True when computed since the last `clear` and the node count still matches.
-    pub fn is_valid<G: WithStart>(&self, g: &G) -> bool {
+    pub fn is_valid<G: WithStart<Node = N>>(&self, g: &G) -> bool {
         self.valid && self.idom.len() == g.num_nodes()
     }
 
-    /// True if `a` dominates `b` (reflexive). False if either is unreachable. O(1).
-    #[inline]
-    pub fn dominates(&self, a: u32, b: u32) -> bool {
-        let (pa, pb) = (self.pre[a as usize], self.pre[b as usize]);
-        pa != NONE && pb != NONE && pa <= pb && pb <= self.last[a as usize]
+    /// The start node the tree was computed from (`None` before `compute_*` or when the
+    /// start is not a node of the graph).
+    pub fn root(&self) -> Option<N> {
+        (self.start.idx() < self.idom.len() && !self.idom[self.start].is_none())
+            .then_some(self.start)
     }
 
-    /// Immediate dominator of `b`, `None` for the start node and unreachable nodes.
-    pub fn idom_of(&self, b: u32) -> Option<u32> {
-        let d = self.idom[b as usize];
-        (d != NONE && b != self.start).then_some(d)
+    /// Whether `b` is in the tree (reachable from the start). False for an index that is
+    /// not a node, and on a tree not computed. O(1).
+    #[inline]
+    pub fn is_reachable(&self, b: N) -> bool {
+        self.idom.get(b).is_some_and(|d| !d.is_none())
+    }
+
+    /// True if `a` dominates `b` (reflexive). False if either is unreachable or not a
+    /// node. O(1).
+    #[inline]
+    pub fn dominates(&self, a: N, b: N) -> bool {
+        match (self.pre.get(a), self.pre.get(b)) {
+            (Some(&pa), Some(&pb)) => pa != NO && pb != NO && pa <= pb && pb <= self.last[a],
+            _ => false,
+        }
+    }
+
+    /// True if `a` dominates `b` and `a != b`. O(1).
+    #[inline]
+    pub fn strictly_dominates(&self, a: N, b: N) -> bool {
+        a != b && self.dominates(a, b)
+    }
+
+    /// Where `b` sits in the tree: [`Idom::Root`] for the start node,
+    /// [`Idom::Unreachable`] for a node the start does not reach (or an index that is not
+    /// a node), else its immediate dominator. Never panics, on a default tree too.
+    pub fn idom(&self, b: N) -> Idom<N> {
+        match self.idom.get(b) {
+            None => Idom::Unreachable,
+            Some(d) if d.is_none() => Idom::Unreachable,
+            Some(_) if b == self.start => Idom::Root,
+            Some(&d) => Idom::Node(d),
+        }
+    }
+
+    /// Immediate dominator of `b`: `None` for the start node *and* for unreachable
+    /// nodes; [`DomTree::idom`] tells the two apart.
+    pub fn idom_of(&self, b: N) -> Option<N> {
+        self.idom(b).node()
+    }
+
+    /// Depth of `b` in the tree (the start is at 0), `None` if unreachable.
+    pub fn level_of(&self, b: N) -> Option<u32> {
+        self.level.get(b).copied().filter(|&l| l != NO)
+    }
+
+    /// Dominator-tree children of `b`, in increasing node order (empty if unreachable or
+    /// not a node).
+    pub fn children_of(&self, b: N) -> &[N] {
+        if b.idx() < self.children.num_rows() {
+            self.children.row(b)
+        } else {
+            &[]
+        }
+    }
+
+    /// The nearest common dominator of `a` and `b` (`None` if either is unreachable).
+    /// O(depth).
+    pub fn nearest_common_dominator(&self, a: N, b: N) -> Option<N> {
+        let (mut la, mut lb) = (self.level_of(a)?, self.level_of(b)?);
+        let (mut a, mut b) = (a, b);
+        while la > lb {
+            a = self.idom[a];
+            la -= 1;
+        }
+        while lb > la {
+            b = self.idom[b];
+            lb -= 1;
+        }
+        while a != b {
+            a = self.idom[a];
+            b = self.idom[b];
+        }
+        Some(a)
     }
 
     /// Checks the tree against `g`; returns every problem found, never panics.
-    pub fn verify<G: Successors + WithStart>(&self, g: &G) -> Vec<String> {
+    pub fn verify<G: Successors<Node = N> + WithStart>(&self, g: &G) -> Vec<String> {
         let mut errs = Vec::new();
         let n = g.num_nodes();
         if !self.valid {
@@ -365,33 +499,43 @@ impl DomTree {
                 n
             )];
         }
-        if n == 0 {
+        let s = g.start_node();
+        if s.idx() >= n {
+            if self.idom.iter().any(|d| !d.is_none()) {
+                errs.push("dom: nodes in the tree of a graph without a start node".into());
+            }
             return errs;
         }
-        let s = g.start_node();
-        if self.idom[s as usize] != s {
-            errs.push(format!("dom: idom[start={s}] = {}", self.idom[s as usize]));
+        if self.idom[s] != s {
+            errs.push(format!(
+                "dom: idom[start={}] = {}",
+                s.idx(),
+                self.idom[s].idx()
+            ));
         }
-        for b in 0..n as u32 {
-            let d = self.idom[b as usize];
-            if d == NONE {
+        for (b, &d) in self.idom.iter_enumerated() {
+            if d.is_none() {
                 continue;
             }
-            if d as usize >= n || self.idom[d as usize] == NONE {
-                errs.push(format!("dom: idom[{b}] = {d} is not a reachable node"));
+            let (bi, di) = (b.idx(), d.idx());
+            if di >= n || self.idom[d].is_none() {
+                errs.push(format!("dom: idom[{bi}] = {di} is not a reachable node"));
                 continue;
             }
-            if b != s && (self.pre[d as usize] >= self.pre[b as usize] || !self.dominates(d, b)) {
-                errs.push(format!("dom: tree intervals disagree with idom[{b}] = {d}"));
+            if b != s && (self.pre[d] >= self.pre[b] || !self.dominates(d, b)) {
+                errs.push(format!(
+                    "dom: tree intervals disagree with idom[{bi}] = {di}"
+                ));
             }
             for &v in g.successors(b) {
-                if (v as usize) >= n || self.idom[v as usize] == NONE {
+                let vi = v.idx();
+                if vi >= n || self.idom[v].is_none() {
                     errs.push(format!(
-                        "dom: edge {b}->{v} from a reachable node to an unreachable one"
+                        "dom: edge {bi}->{vi} from a reachable node to an unreachable one"
                     ));
-                } else if v != s && !self.dominates(self.idom[v as usize], b) {
+                } else if v != s && !self.dominates(self.idom[v], b) {
                     errs.push(format!(
-                        "dom: edge {b}->{v}: idom[{v}] does not dominate {b}"
+                        "dom: edge {bi}->{vi}: idom[{vi}] does not dominate {bi}"
                     ));
                 }
             }

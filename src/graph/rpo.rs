@@ -20,7 +20,7 @@
 //!
 //! # Invariants (after `compute`)
 //! - `rpo_array.len() == number of reachable nodes`, `rpo_array[0] == start`.
-//! - `rpo_number[rpo_array[k]] == k`; `rpo_number[b] == NONE` iff `b` is unreachable.
+//! - `rpo_number[rpo_array[k]] == k`; `rpo_number[b] == UNREACHED` iff `b` is unreachable.
 //! - for every edge `u -> v` between reachable nodes, `rpo_number[u] < rpo_number[v]`
 //!   unless `u -> v` is a DFS backedge (`rpo_number[v] <= rpo_number[u]`, and then `v` is
 //!   an ancestor of `u` in the DFS tree).
@@ -33,7 +33,13 @@
 //!
 //! Reference: Tarjan, "Depth-first search and linear graph algorithms" (1972).
 
-use super::{Successors, WithStart, NONE};
+use super::{Successors, WithStart};
+use crate::idx::{Idx, IndexVec};
+
+/// The `rpo_number` / `pre_number` of a node the traversal did not reach.
+pub const UNREACHED: u32 = u32::MAX;
+/// The `pre_parent` of the start node.
+const NO_PARENT: u32 = u32::MAX;
 
 /// Which DFS drives the numbering (both give the same order; see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,76 +53,102 @@ pub enum RpoVariant {
 
 /// RPO numbers and order of the nodes reachable from the start node.
 ///
-/// Keyed by node index (`rpo_number`) and by RPO position (`rpo_array`); stays in sync
-/// with the graph it was computed on until that graph changes.
-#[derive(Clone, Debug, Default)]
-pub struct Rpo {
-    /// `rpo_number[node]`: RPO position, or `NONE` if the node is unreachable.
-    pub rpo_number: Vec<u32>,
+/// Keyed by node (`rpo_number`, `pre_number`) and by position (`rpo_array`,
+/// `pre_order`, `pre_parent`); stays in sync with the graph it was computed on until
+/// that graph changes. Positions are plain `u32`s; [`UNREACHED`] marks a node the
+/// traversal did not reach.
+#[derive(Clone, Debug)]
+pub struct Rpo<N: Idx = u32> {
+    /// `rpo_number[node]`: RPO position, or [`UNREACHED`].
+    pub rpo_number: IndexVec<N, u32>,
     /// `rpo_array[k]`: the node at RPO position `k` (reachable nodes only).
-    pub rpo_array: Vec<u32>,
+    pub rpo_array: Vec<N>,
     /// The DFS tree the traversal walked, in preorder: `pre_order[k]` is the k-th node
     /// entered (`pre_order[0] == start`). Semi-NCA runs on it without a DFS of its own.
-    pub pre_order: Vec<u32>,
-    /// `pre_number[node]`: the node's preorder position, `NONE` if unreachable.
-    pub pre_number: Vec<u32>,
+    pub pre_order: Vec<N>,
+    /// `pre_number[node]`: the node's preorder position, [`UNREACHED`] if unreachable.
+    pub pre_number: IndexVec<N, u32>,
     /// `pre_parent[k]`: preorder position of the DFS-tree parent of `pre_order[k]`
-    /// (`NONE` for the start).
+    /// (`u32::MAX` for the start).
     pub pre_parent: Vec<u32>,
     valid: bool,
     // scratch
     need_expand: Vec<u64>,
     in_stack: Vec<u64>,
-    stack: Vec<u32>,
-    edge_stack: Vec<(u32, u32)>,
+    stack: Vec<N>,
+    edge_stack: Vec<(N, u32)>,
     path: Vec<u32>,
-    tmp: Vec<u32>,
+    tmp: Vec<N>,
+}
+
+impl<N: Idx> Default for Rpo<N> {
+    fn default() -> Self {
+        Rpo {
+            rpo_number: IndexVec::new(),
+            rpo_array: Vec::new(),
+            pre_order: Vec::new(),
+            pre_number: IndexVec::new(),
+            pre_parent: Vec::new(),
+            valid: false,
+            need_expand: Vec::new(),
+            in_stack: Vec::new(),
+            stack: Vec::new(),
+            edge_stack: Vec::new(),
+            path: Vec::new(),
+            tmp: Vec::new(),
+        }
+    }
 }
 
 #[inline]
-fn bit(v: &[u64], i: u32) -> bool {
-    v[(i >> 6) as usize] >> (i & 63) & 1 != 0
+fn bit(v: &[u64], i: usize) -> bool {
+    v[i >> 6] >> (i & 63) & 1 != 0
 }
 #[inline]
-fn set(v: &mut [u64], i: u32) {
-    v[(i >> 6) as usize] |= 1 << (i & 63);
+fn set(v: &mut [u64], i: usize) {
+    v[i >> 6] |= 1 << (i & 63);
 }
 #[inline]
-fn unset(v: &mut [u64], i: u32) {
-    v[(i >> 6) as usize] &= !(1 << (i & 63));
+fn unset(v: &mut [u64], i: usize) {
+    v[i >> 6] &= !(1 << (i & 63));
 }
 
-impl Rpo {
+impl<N: Idx> Rpo<N> {
     /// An empty, invalid RPO.
-    pub fn new() -> Rpo {
-        Rpo::default()
+    pub fn new() -> Self {
+        Self::default()
     }
 
     /// Computes the RPO with the ptxas traversal.
-    pub fn compute<G: Successors + WithStart>(&mut self, g: &G) {
+    pub fn compute<G: Successors<Node = N> + WithStart>(&mut self, g: &G) {
         self.compute_with(g, RpoVariant::Ptxas)
     }
 
     /// Computes the RPO with the chosen traversal.
-    pub fn compute_with<G: Successors + WithStart>(&mut self, g: &G, variant: RpoVariant) {
+    pub fn compute_with<G: Successors<Node = N> + WithStart>(
+        &mut self,
+        g: &G,
+        variant: RpoVariant,
+    ) {
         let n = g.num_nodes();
         self.rpo_number.clear();
-        self.rpo_number.resize(n, NONE);
+        self.rpo_number.resize(n, UNREACHED);
         self.rpo_array.clear();
         self.pre_order.clear();
         self.pre_number.clear();
-        self.pre_number.resize(n, NONE);
+        self.pre_number.resize(n, UNREACHED);
         self.pre_parent.clear();
         self.valid = true;
-        if n == 0 {
+        let start = g.start_node();
+        if start.idx() >= n {
+            // No start node (an empty graph): nothing is reachable.
             return;
         }
         // Numbers are first assigned counting down from n - 1 (as ptxas does from its
         // block count) into `tmp`, then shifted so that the entry gets 0.
         self.tmp.clear();
-        self.tmp.resize(n, NONE);
+        self.tmp.resize(n, N::NONE);
         let mut counter = n as u32; // next number is counter - 1
-        let start = g.start_node();
         match variant {
             RpoVariant::Ptxas => {
                 let words = n.div_ceil(64);
@@ -126,8 +158,8 @@ impl Rpo {
                 self.in_stack.resize(words, 0);
                 // Locals, so the loop keeps the table pointers in registers.
                 let (need_expand, in_stack) = (&mut self.need_expand[..], &mut self.in_stack[..]);
-                let (rpo_number, tmp) = (&mut self.rpo_number[..], &mut self.tmp[..]);
-                let pre_number = &mut self.pre_number[..];
+                let (rpo_number, tmp) = (self.rpo_number.raw_mut(), &mut self.tmp[..]);
+                let pre_number = self.pre_number.raw_mut();
                 let (pre_order, pre_parent) = (&mut self.pre_order, &mut self.pre_parent);
                 let stack = &mut self.stack;
                 stack.clear();
@@ -137,57 +169,57 @@ impl Rpo {
                 let path = &mut self.path;
                 path.clear();
                 while let Some(&b) = stack.last() {
-                    if bit(need_expand, b) {
-                        unset(need_expand, b);
-                        set(in_stack, b);
+                    if bit(need_expand, b.idx()) {
+                        unset(need_expand, b.idx());
+                        set(in_stack, b.idx());
                         let k = pre_order.len() as u32;
-                        pre_number[b as usize] = k;
+                        pre_number[b.idx()] = k;
                         pre_order.push(b);
-                        pre_parent.push(path.last().copied().unwrap_or(NONE));
+                        pre_parent.push(path.last().copied().unwrap_or(NO_PARENT));
                         path.push(k);
                         for &s in g.successors(b).iter().rev() {
-                            if bit(need_expand, s) {
+                            if bit(need_expand, s.idx()) {
                                 stack.push(s);
                             }
                         }
                         continue;
                     }
                     stack.pop();
-                    if bit(in_stack, b) {
-                        unset(in_stack, b);
+                    if bit(in_stack, b.idx()) {
+                        unset(in_stack, b.idx());
                         path.pop();
                         counter -= 1;
-                        rpo_number[b as usize] = counter;
+                        rpo_number[b.idx()] = counter;
                         tmp[counter as usize] = b;
                     }
                     // else: duplicate stack entry of a finished node, discarded.
                 }
             }
             RpoVariant::Recursive => {
-                // `rpo_number` doubles as the visited mark (NONE - 1 = on the DFS path).
+                // `rpo_number` doubles as the visited mark (UNREACHED - 1 = on the path).
                 self.edge_stack.clear();
                 self.edge_stack.push((start, 0));
-                self.rpo_number[start as usize] = NONE - 1;
-                self.pre_number[start as usize] = 0;
+                self.rpo_number[start] = UNREACHED - 1;
+                self.pre_number[start] = 0;
                 self.pre_order.push(start);
-                self.pre_parent.push(NONE);
+                self.pre_parent.push(NO_PARENT);
                 while let Some(top) = self.edge_stack.last_mut() {
                     let (b, i) = *top;
                     let succs = g.successors(b);
                     if (i as usize) < succs.len() {
                         top.1 += 1;
                         let s = succs[i as usize];
-                        if self.rpo_number[s as usize] == NONE {
-                            self.rpo_number[s as usize] = NONE - 1;
-                            self.pre_parent.push(self.pre_number[b as usize]);
-                            self.pre_number[s as usize] = self.pre_order.len() as u32;
+                        if self.rpo_number[s] == UNREACHED {
+                            self.rpo_number[s] = UNREACHED - 1;
+                            self.pre_parent.push(self.pre_number[b]);
+                            self.pre_number[s] = self.pre_order.len() as u32;
                             self.pre_order.push(s);
                             self.edge_stack.push((s, 0));
                         }
                     } else {
                         self.edge_stack.pop();
                         counter -= 1;
-                        self.rpo_number[b as usize] = counter;
+                        self.rpo_number[b] = counter;
                         self.tmp[counter as usize] = b;
                     }
                 }
@@ -197,7 +229,7 @@ impl Rpo {
         self.rpo_array
             .extend_from_slice(&self.tmp[shift as usize..]);
         for &b in &self.rpo_array {
-            self.rpo_number[b as usize] -= shift;
+            self.rpo_number[b] -= shift;
         }
     }
 
@@ -212,32 +244,43 @@ impl Rpo {
     }
 
     /// True when `compute` ran since the last `clear` and the node count still matches.
-    pub fn is_valid<G: Successors>(&self, g: &G) -> bool {
+    pub fn is_valid<G: Successors<Node = N>>(&self, g: &G) -> bool {
         self.valid && self.rpo_number.len() == g.num_nodes()
     }
 
     /// True if `node` is reachable from the start node.
     #[inline]
-    pub fn is_reachable(&self, node: u32) -> bool {
-        self.rpo_number[node as usize] != NONE
+    pub fn is_reachable(&self, node: N) -> bool {
+        self.rpo_number.get(node).is_some_and(|&r| r != UNREACHED)
+    }
+
+    /// The RPO position of `node`, `None` if it is unreachable.
+    #[inline]
+    pub fn number(&self, node: N) -> Option<u32> {
+        self.rpo_number
+            .get(node)
+            .copied()
+            .filter(|&r| r != UNREACHED)
     }
 
     /// Nodes not reachable from the start node, in index order.
-    pub fn unreachable(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.rpo_number.len() as u32).filter(|&b| self.rpo_number[b as usize] == NONE)
+    pub fn unreachable(&self) -> impl Iterator<Item = N> + '_ {
+        self.rpo_number
+            .iter_enumerated()
+            .filter(|&(_, &r)| r == UNREACHED)
+            .map(|(b, _)| b)
     }
 
     /// DFS backedges `u -> v` (`rpo_number[v] <= rpo_number[u]`, both reachable), source-major
     /// in node order, successors in stored order.
-    pub fn backedges<G: Successors>(&self, g: &G) -> Vec<(u32, u32)> {
+    pub fn backedges<G: Successors<Node = N>>(&self, g: &G) -> Vec<(N, N)> {
         let mut out = Vec::new();
-        for u in 0..g.num_nodes() as u32 {
-            let ru = self.rpo_number[u as usize];
-            if ru == NONE {
+        for (u, &ru) in self.rpo_number.iter_enumerated() {
+            if ru == UNREACHED {
                 continue;
             }
             for &v in g.successors(u) {
-                if self.rpo_number[v as usize] <= ru {
+                if self.rpo_number[v] <= ru {
                     out.push((u, v));
                 }
             }
@@ -246,7 +289,7 @@ impl Rpo {
     }
 
     /// Checks the invariants against `g`; returns every problem found, never panics.
-    pub fn verify<G: Successors + WithStart>(&self, g: &G) -> Vec<String> {
+    pub fn verify<G: Successors<Node = N> + WithStart>(&self, g: &G) -> Vec<String> {
         let mut errs = Vec::new();
         let n = g.num_nodes();
         if !self.valid {
@@ -262,9 +305,10 @@ impl Rpo {
             return errs;
         }
         for (k, &b) in self.rpo_array.iter().enumerate() {
-            if (b as usize) >= n || self.rpo_number[b as usize] != k as u32 {
+            if b.idx() >= n || self.rpo_number[b] != k as u32 {
                 errs.push(format!(
-                    "rpo: rpo_array[{k}] = {b} but its number disagrees"
+                    "rpo: rpo_array[{k}] = {} but its number disagrees",
+                    b.idx()
                 ));
             }
         }
@@ -279,17 +323,17 @@ impl Rpo {
             let p = self.pre_parent[k];
             let tree_edge =
                 (p as usize) < k && g.successors(self.pre_order[p as usize]).contains(&b);
-            if (b as usize) >= n || self.pre_number[b as usize] != k as u32 || (k > 0 && !tree_edge)
-            {
+            if b.idx() >= n || self.pre_number[b] != k as u32 || (k > 0 && !tree_edge) {
                 errs.push(format!(
-                    "rpo: DFS tree entry {k} (node {b}) is inconsistent"
+                    "rpo: DFS tree entry {k} (node {}) is inconsistent",
+                    b.idx()
                 ));
             }
         }
-        if n > 0 && self.rpo_array.first() != Some(&g.start_node()) {
+        if g.start_node().idx() < n && self.rpo_array.first() != Some(&g.start_node()) {
             errs.push("rpo: start node is not first".to_string());
         }
-        let numbered = self.rpo_number.iter().filter(|&&r| r != NONE).count();
+        let numbered = self.rpo_number.iter().filter(|&&r| r != UNREACHED).count();
         if numbered != self.rpo_array.len() {
             errs.push(format!(
                 "rpo: {numbered} numbered nodes, {} in rpo_array",
@@ -297,13 +341,17 @@ impl Rpo {
             ));
         }
         // Reachability closure: every edge out of a numbered node lands on a numbered node.
-        for u in 0..n as u32 {
-            if self.rpo_number[u as usize] == NONE {
+        for (u, &ru) in self.rpo_number.iter_enumerated() {
+            if ru == UNREACHED {
                 continue;
             }
             for &v in g.successors(u) {
-                if (v as usize) >= n || self.rpo_number[v as usize] == NONE {
-                    errs.push(format!("rpo: edge {u}->{v} leaves the numbered set"));
+                if v.idx() >= n || self.rpo_number[v] == UNREACHED {
+                    errs.push(format!(
+                        "rpo: edge {}->{} leaves the numbered set",
+                        u.idx(),
+                        v.idx()
+                    ));
                 }
             }
         }
@@ -318,6 +366,7 @@ mod tests {
 
     struct G(Csr, u32);
     impl DirectedGraph for G {
+        type Node = u32;
         fn num_nodes(&self) -> usize {
             self.0.num_nodes()
         }

@@ -23,7 +23,10 @@ use ahash::AHashMap;
 use std::fmt;
 
 use crate::cfg::{Cfg, Term};
-use crate::graph::NONE;
+use crate::idx::BlockIdx;
+
+/// "No label / no target" in the parser's `u32` tables.
+const NONE: u32 = u32::MAX;
 
 /// A parse error with its position (1-based line and column).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -827,7 +830,7 @@ pub fn build_cfg(f: &Function) -> Cfg {
     let n_ins = f.insns.len() as u32;
     // (first insn, label or NONE, first line)
     let mut starts: Vec<(u32, u32, u32)> = vec![(0, NONE, f.line)];
-    let mut label_block = vec![NONE; f.labels.len()];
+    let mut label_block = vec![BlockIdx::NONE; f.labels.len()];
     let mut li = 0usize;
     let mut open_empty = true; // the open block has no instruction yet
     for i in 0..=n_ins {
@@ -839,7 +842,7 @@ pub fn build_cfg(f: &Function) -> Cfg {
             } else {
                 starts.push((i, li as u32, f.labels[li].line));
             }
-            label_block[li] = (starts.len() - 1) as u32;
+            label_block[li] = BlockIdx::new(starts.len() - 1);
             open_empty = true;
             li += 1;
         }
@@ -878,8 +881,8 @@ pub fn build_cfg(f: &Function) -> Cfg {
         });
         label_id.push(line);
         insns.push((s..e).collect::<Vec<u32>>());
-        let fall: Vec<u32> = if b + 1 < nb {
-            vec![b as u32 + 1]
+        let fall: Vec<BlockIdx> = if b + 1 < nb {
+            vec![BlockIdx::new(b + 1)]
         } else {
             vec![]
         };
@@ -899,7 +902,7 @@ pub fn build_cfg(f: &Function) -> Cfg {
                     }
                 }
                 InsnKind::Brx => {
-                    let mut v: Vec<u32> = f.branch_tables[tgt as usize]
+                    let mut v: Vec<BlockIdx> = f.branch_tables[tgt as usize]
                         .1
                         .iter()
                         .map(|&l| label_block[l as usize])
@@ -1044,15 +1047,13 @@ $L__func_end0:
         let f = &m.functions[1];
         assert_eq!(f.name, "_Z3fooPi");
         let cfg = build_cfg(f);
-        let names: Vec<String> = (0..cfg.num_blocks() as u32)
-            .map(|b| cfg.display_name(b))
-            .collect();
+        let names: Vec<String> = cfg.blocks().map(|b| cfg.display_name(b)).collect();
         // `$L__func_begin0` labels the entry block; `$L__func_end0` is an empty last block.
         assert_eq!(
             names,
             ["$L__func_begin0", "$L__BB0_1", "$L__BB0_2", "$L__func_end0"]
         );
-        assert_eq!(cfg.succ.targets, [2, 1, 1, 2]);
+        assert_eq!(cfg.succ.targets, [2, 1, 1, 2].map(BlockIdx));
         assert_eq!(cfg.succ.starts, [0, 2, 4, 4, 4]);
     }
 

@@ -1,7 +1,9 @@
 //! The engine's own model of an LLVM module, as the middle and back end need it:
 //! functions with their linkage, attributes, blocks, call sites and the constant operands
 //! of their instructions (what LLVM's `LazyCallGraph` walks), global variables, aliases,
-//! kernel annotations and a memory-effect summary of each body.
+//! kernel annotations and a memory-effect summary of each body. On request the reader
+//! also builds an instruction-level SSA view ([`ir`]: types, arguments, instructions,
+//! operands, call details, uses) for function-level analyses and cost models.
 //!
 //! Importers fill it (the `.ll` reader, `import::llvm_ir`, parses text into it; a [`Module`]
 //! is made no other way); the call graph, the CGSCC pass manager and the CFG builder
@@ -30,7 +32,10 @@
 //!   here can observe them. Kept constants are uniqued the way LLVM uniques them, so a
 //!   visited set over [`ConstIdx`]s behaves like LLVM's over `Constant*`.
 
+pub mod attrs;
+pub mod ir;
 pub mod libcalls;
+pub mod types;
 
 use crate::idx::{BlockIdx, IndexVec};
 use ahash::AHashMap;
@@ -457,6 +462,9 @@ pub struct Module {
     pub(crate) function_index: AHashMap<String, FuncIdx>,
     /// Interned function types, whitespace-free (`i32(ptr,...)`).
     pub(crate) signatures: IndexVec<SigIdx, String>,
+    /// The instruction-level view, when the reader was asked for it
+    /// ([`crate::import::llvm_ir::ParseOptions::instructions`]).
+    pub(crate) ir: Option<std::sync::Arc<ir::Ir>>,
 }
 
 impl Module {
@@ -526,6 +534,18 @@ impl Module {
             SymbolDef::Function(f) => Some(f),
             _ => None,
         }
+    }
+
+    /// The instruction-level SSA view ([`ir::Ir`]), if the module was read with
+    /// [`crate::import::llvm_ir::ParseOptions::instructions`].
+    pub fn ir(&self) -> Option<&ir::Ir> {
+        self.ir.as_deref()
+    }
+
+    /// A shared handle on the instruction view, for analyses that outlive a borrow of
+    /// the module.
+    pub fn ir_arc(&self) -> Option<std::sync::Arc<ir::Ir>> {
+        self.ir.clone()
     }
 
     /// The constant pool.

@@ -4,8 +4,8 @@
 //! [`FileRecord`] each.
 //!
 //! ```
-//! use ilkit::scan::{default_inputs, scan, NoProgress};
-//! let records = scan(&default_inputs(), &NoProgress);
+//! use ilkit::scan::{default_inputs, scan, NoProgress, ScanOptions};
+//! let records = scan(&default_inputs(), &ScanOptions::default(), &NoProgress);
 //! assert!(records.iter().all(|r| r.error.is_none()));
 //! ```
 //!
@@ -119,6 +119,9 @@ pub struct FileRecord {
     pub call_edges_before: u64,
     /// Call edges left after the default pipeline.
     pub call_edges_after: u64,
+    /// 1 when a cap stopped the default pipeline early (the inliner's caps, the memory
+    /// cap); the cap is named in the file's notes.
+    pub cgscc_capped: u64,
     /// IL entries.
     pub il_entries: u64,
     /// IL entries marked keep_in_il.
@@ -127,10 +130,31 @@ pub struct FileRecord {
     pub il_constants: u64,
     /// Of those, the ones that found an equal canonical constant.
     pub il_constants_shared: u64,
+    /// Call SCCs by size: bucket `k` counts SCCs of `2^k ..= 2^(k+1) - 1` nodes (the last
+    /// bucket everything larger).
+    pub scc_sizes: Histogram,
+    /// Natural loops by nesting depth: bucket `k` counts loops of depth `k + 1` (the last
+    /// bucket everything deeper).
+    pub loop_depths: Histogram,
     /// Wall time for this file, seconds.
     pub seconds: f64,
     /// The import or analysis error, if any.
     pub error: Option<String>,
+    /// What the scan wants said about the file besides an error (a cap it hit).
+    pub notes: Vec<String>,
+}
+
+/// A small fixed histogram (8 buckets) of a file's SCC sizes or loop depths.
+pub type Histogram = [u64; 8];
+
+/// The bucket of an SCC of `size` nodes in [`FileRecord::scc_sizes`].
+pub fn scc_size_bucket(size: usize) -> usize {
+    (usize::BITS - 1 - size.max(1).leading_zeros()).min(7) as usize
+}
+
+/// The bucket of a loop of nesting `depth` (1 = outermost) in [`FileRecord::loop_depths`].
+pub fn loop_depth_bucket(depth: u32) -> usize {
+    (depth.max(1) as usize - 1).min(7)
 }
 
 /// Sniffs a file's format from its contents (and name as a tie-breaker).
@@ -351,6 +375,69 @@ pub fn shard_from_env(
     Ok((index, count))
 }
 
+/// Which analyses a scan runs (`--analyses cfg,callgraph,cgscc,il`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Analyses {
+    /// RPO, dominators and loops of every function (`.ll`, `.ptx`).
+    pub cfg: bool,
+    /// The lazy call graph's SCCs and RefSCCs (`.ll`).
+    pub callgraph: bool,
+    /// The default CGSCC pipeline: inliner and function-attrs (`.ll`).
+    pub cgscc: bool,
+    /// Device marking and constant sharing (IL, clang JSON).
+    pub il: bool,
+}
+
+impl Default for Analyses {
+    fn default() -> Self {
+        Analyses {
+            cfg: true,
+            callgraph: true,
+            cgscc: true,
+            il: true,
+        }
+    }
+}
+
+impl std::str::FromStr for Analyses {
+    type Err = String;
+
+    /// A comma-separated list of `cfg`, `callgraph`, `cgscc`, `il` (or `all`).
+    fn from_str(s: &str) -> Result<Analyses, String> {
+        let mut a = Analyses {
+            cfg: false,
+            callgraph: false,
+            cgscc: false,
+            il: false,
+        };
+        for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            match w {
+                "cfg" => a.cfg = true,
+                "callgraph" => a.callgraph = true,
+                "cgscc" => a.cgscc = true,
+                "il" => a.il = true,
+                "all" => a = Analyses::default(),
+                other => {
+                    return Err(format!(
+                        "unknown analysis '{other}' (expected cfg, callgraph, cgscc, il or all)"
+                    ))
+                }
+            }
+        }
+        Ok(a)
+    }
+}
+
+/// How a scan runs.
+#[derive(Clone, Debug, Default)]
+pub struct ScanOptions {
+    /// The analyses to run.
+    pub analyses: Analyses,
+    /// Cap on the bytes one file's CGSCC run may hold (see
+    /// [`crate::cgscc::Options::max_memory`]); `None`: no cap.
+    pub max_memory: Option<usize>,
+}
+
 /// Where a scan reports its progress. Called from the scan's worker threads; every method
 /// has an empty default.
 pub trait Progress: Sync {
@@ -370,7 +457,7 @@ pub struct NoProgress;
 impl Progress for NoProgress {}
 
 /// Scans every input; results are in input order.
-pub fn scan(inputs: &[Input], progress: &dyn Progress) -> Vec<FileRecord> {
+pub fn scan(inputs: &[Input], opts: &ScanOptions, progress: &dyn Progress) -> Vec<FileRecord> {
     // Largest first (longest-processing-time scheduling): a big module started last would
     // otherwise run alone at the end. Results go back to input order.
     let mut order: Vec<usize> = (0..inputs.len()).collect();
@@ -381,7 +468,7 @@ pub fn scan(inputs: &[Input], progress: &dyn Progress) -> Vec<FileRecord> {
         .map(|&i| {
             let size = inputs[i].size_hint();
             progress.file_started(&inputs[i].name(), size);
-            let r = scan_one(&inputs[i], progress);
+            let r = scan_one(&inputs[i], opts, progress);
             progress.file_done(&r);
             (i, r)
         })

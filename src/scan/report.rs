@@ -5,7 +5,8 @@
 //! One object per line:
 //! - a file record: `{"schema": "ilkit-scan-record/1", "file": ..., "kind": ...,
 //!   <counters>, "seconds": ..., "error": null | "..."}` with every counter of
-//!   [`COUNTERS`] present as a non-negative integer;
+//!   [`COUNTERS`] present as a non-negative integer and every histogram of [`HISTOGRAMS`]
+//!   as an array of 8 of them;
 //! - the shard trailer, last: `{"schema": "ilkit-scan-shard/1", "shard": [i, n] | null,
 //!   "files": k, "wall_seconds": w, "duplicates": [[path, first], ...], "loops": [...]}`.
 //!
@@ -50,10 +51,23 @@ macro_rules! counters {
 counters! {
     bytes: Sum, functions: Sum, blocks: Sum, edges: Sum, unreachable: Sum, loops: Sum,
     deepest_loop: Max, irreducible_functions: Sum, cgscc_visits: Sum, cgscc_inlined: Sum,
-    call_edges_before: Sum, call_edges_after: Sum, cg_nodes: Sum, sccs: Sum,
+    call_edges_before: Sum, call_edges_after: Sum, cgscc_capped: Sum, cg_nodes: Sum, sccs: Sum,
     largest_scc: Max, refsccs: Sum, il_entries: Sum, il_kept: Sum, il_constants: Sum,
     il_constants_shared: Sum,
 }
+
+/// The histogram fields of a [`FileRecord`]: JSON name and field.
+type HistogramField = (
+    &'static str,
+    fn(&FileRecord) -> &super::Histogram,
+    fn(&mut FileRecord) -> &mut super::Histogram,
+);
+
+/// Every histogram of a [`FileRecord`], in JSON order (arrays of 8 counts; they add up).
+pub const HISTOGRAMS: &[HistogramField] = &[
+    ("scc_sizes", |r| &r.scc_sizes, |r| &mut r.scc_sizes),
+    ("loop_depths", |r| &r.loop_depths, |r| &mut r.loop_depths),
+];
 
 /// The file kinds a record may carry.
 const KINDS: [&str; 5] = ["ll", "ptx", "il", "json", "unknown"];
@@ -90,6 +104,11 @@ pub fn totals(records: &[FileRecord]) -> FileRecord {
                 Combine::Sum => *v + get(r),
                 Combine::Max => (*v).max(get(r)),
             };
+        }
+        for &(_, get, field) in HISTOGRAMS {
+            for (a, b) in field(&mut t).iter_mut().zip(get(r)) {
+                *a += b;
+            }
         }
     }
     t
@@ -134,6 +153,7 @@ pub fn summary(records: &[FileRecord], wall: &WallTime) -> String {
     row("RefSCCs", t.refsccs.to_string());
     row("CGSCC visits (default)", t.cgscc_visits.to_string());
     row("call sites inlined", t.cgscc_inlined.to_string());
+    row("CGSCC runs capped", t.cgscc_capped.to_string());
     row(
         "call edges before/after",
         format!("{} / {}", t.call_edges_before, t.call_edges_after),
@@ -170,8 +190,12 @@ pub fn record_json(r: &FileRecord) -> String {
     for &(name, get, _, _) in COUNTERS {
         m.insert(name.into(), get(r).into());
     }
+    for &(name, get, _) in HISTOGRAMS {
+        m.insert(name.into(), get(r).to_vec().into());
+    }
     m.insert("seconds".into(), r.seconds.into());
     m.insert("error".into(), r.error.clone().into());
+    m.insert("notes".into(), r.notes.clone().into());
     serde_json::Value::Object(m).to_string()
 }
 
@@ -204,10 +228,13 @@ pub fn shard_json(s: &ShardInfo) -> String {
 }
 
 /// One parsed line of a scan's JSON Lines.
+// Records are read one line at a time and consumed at once; boxing the large variant
+// would only add an allocation per line.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Line {
     /// A file record.
-    Record(FileRecord),
+    Record(Box<FileRecord>),
     /// A shard trailer.
     Shard(ShardInfo),
 }
@@ -263,7 +290,22 @@ pub fn parse_line(line: &str) -> Result<Line, String> {
             for &(name, _, field, _) in COUNTERS {
                 *field(&mut r) = uint(name)?;
             }
-            Ok(Line::Record(r))
+            r.notes = obj
+                .get("notes")
+                .and_then(|x| x.as_array())
+                .and_then(|a| a.iter().map(|n| n.as_str().map(str::to_string)).collect())
+                .ok_or("field \"notes\": expected a list of strings")?;
+            for &(name, _, field) in HISTOGRAMS {
+                let bad = || format!("field \"{name}\": expected 8 non-negative integers");
+                let a = obj.get(name).and_then(|x| x.as_array()).ok_or_else(bad)?;
+                if a.len() != 8 {
+                    return Err(bad());
+                }
+                for (slot, x) in field(&mut r).iter_mut().zip(a) {
+                    *slot = x.as_u64().ok_or_else(bad)?;
+                }
+            }
+            Ok(Line::Record(Box::new(r)))
         }
         SHARD_SCHEMA => {
             let shard = match obj.get("shard") {
@@ -354,6 +396,7 @@ pub fn merge<'a>(inputs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result
             let at = format!("{src}:{}", i + 1);
             match parse_line(line).map_err(|e| format!("{at}: {e}"))? {
                 Line::Record(r) => {
+                    let r = *r;
                     if let Some(first) = seen.get(&r.name) {
                         return Err(format!(
                             "{at}: a second record for '{}' (first at {first}); shards overlap or a file was merged twice",

@@ -1,14 +1,14 @@
 //! The work per file: import, then the systems of the file's stage, into a
 //! [`FileRecord`].
 
-use super::{sniff, FileRecord, Input, Progress};
+use super::{sniff, FileRecord, Input, Progress, ScanOptions};
 use crate::cfg::Cfg;
 use rayon::prelude::*;
 use std::path::Path;
 use std::time::Instant;
 
 /// Scans one input; reports its [`Input::size_hint`] to `progress` as its stages finish.
-pub fn scan_one(input: &Input, progress: &dyn Progress) -> FileRecord {
+pub fn scan_one(input: &Input, opts: &ScanOptions, progress: &dyn Progress) -> FileRecord {
     let t0 = Instant::now();
     let name = input.name();
     let mut rec = FileRecord {
@@ -19,23 +19,25 @@ pub fn scan_one(input: &Input, progress: &dyn Progress) -> FileRecord {
     let result = match input {
         Input::Generated { seed, scale } => {
             rec.kind = "il";
-            scan_generated(*seed, *scale, &mut rec);
+            scan_generated(*seed, *scale, opts, &mut rec);
             Ok(())
         }
-        Input::Embedded { name, text } => scan_text(name, text, &mut rec),
+        Input::Embedded { name, text } => scan_text(name, text, opts, &mut rec),
         Input::EmbeddedClangJson { gz, .. } => {
             let r = flate2::read::MultiGzDecoder::new(*gz);
-            scan_clang_json(&mut rec, |il| {
+            scan_clang_json(&mut rec, opts, |il| {
                 crate::import::clang_json::import_reader(il, r)
             })
         }
-        Input::File(p) if is_clang_json(p) => {
-            scan_clang_json(&mut rec, |il| crate::import::clang_json::import_file(il, p))
-        }
+        Input::File(p) if is_clang_json(p) => scan_clang_json(&mut rec, opts, |il| {
+            crate::import::clang_json::import_file(il, p)
+        }),
         Input::File(p) => match std::fs::read(p) {
-            Ok(bytes) if bytes.starts_with(b"ILKIT-IL") => scan_il_file(&name, &bytes, &mut rec),
+            Ok(bytes) if bytes.starts_with(b"ILKIT-IL") => {
+                scan_il_file(&name, &bytes, opts, &mut rec)
+            }
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => scan_text(&name, &text, &mut rec),
+                Ok(text) => scan_text(&name, &text, opts, &mut rec),
                 Err(e) => Err(format!(
                     "{name}: byte {}: not UTF-8 text",
                     e.utf8_error().valid_up_to()
@@ -52,7 +54,13 @@ pub fn scan_one(input: &Input, progress: &dyn Progress) -> FileRecord {
     rec
 }
 
-fn scan_text(name: &str, text: &str, rec: &mut FileRecord) -> Result<(), String> {
+fn scan_text(
+    name: &str,
+    text: &str,
+    opts: &ScanOptions,
+    rec: &mut FileRecord,
+) -> Result<(), String> {
+    let a = opts.analyses;
     rec.bytes = text.len() as u64;
     rec.kind = sniff(name, text);
     match rec.kind {
@@ -63,34 +71,52 @@ fn scan_text(name: &str, text: &str, rec: &mut FileRecord) -> Result<(), String>
                 format!("{name}.ptx")
             };
             let cfgs = Cfg::from_ptx_str(&path, text).map_err(|e| e.to_string())?;
-            cfg_stats(&cfgs, rec);
+            if a.cfg {
+                cfg_stats(&cfgs, rec);
+            }
             Ok(())
         }
         "ll" => {
             // One parse feeds both stages.
             let m = crate::llvm::Module::from_ll_str(name, text).map_err(|e| e.to_string())?;
-            let cfgs = Cfg::from_llvm_module(&m);
             // The three analyses only read the module: run them side by side.
             let mut cg = FileRecord::default();
             let mut cs = FileRecord::default();
             let ((), ((), cgscc)) = rayon::join(
-                || cfg_stats(&cfgs, rec),
+                || {
+                    if a.cfg {
+                        cfg_stats(&Cfg::from_llvm_module(&m), rec)
+                    }
+                },
                 || {
                     rayon::join(
-                        || callgraph_stats(&m, name, &mut cg),
-                        || cgscc_stats(&m, name, &mut cs),
+                        || {
+                            if a.callgraph {
+                                callgraph_stats(&m, name, &mut cg)
+                            }
+                        },
+                        || {
+                            if a.cgscc {
+                                cgscc_stats(&m, name, opts.max_memory, &mut cs)
+                            } else {
+                                Ok(())
+                            }
+                        },
                     )
                 },
             );
             rec.cg_nodes = cg.cg_nodes;
             rec.sccs = cg.sccs;
             rec.largest_scc = cg.largest_scc;
+            rec.scc_sizes = cg.scc_sizes;
             rec.refsccs = cg.refsccs;
             cgscc?;
             rec.cgscc_visits = cs.cgscc_visits;
             rec.cgscc_inlined = cs.cgscc_inlined;
             rec.call_edges_before = cs.call_edges_before;
             rec.call_edges_after = cs.call_edges_after;
+            rec.cgscc_capped = cs.cgscc_capped;
+            rec.notes.append(&mut cs.notes);
             Ok(())
         }
         _ => Err(format!(
@@ -116,12 +142,20 @@ fn cfg_stats(cfgs: &[Cfg], rec: &mut FileRecord) {
     rec.loops += s.loops as u64;
     rec.deepest_loop = rec.deepest_loop.max(s.max_loop_depth as u64);
     rec.irreducible_functions += s.irreducible_functions as u64;
+    for (a, b) in rec.loop_depths.iter_mut().zip(s.loop_depths) {
+        *a += b as u64;
+    }
 }
 
 /// The middle stage, part two: the default CGSCC pipeline (inliner with NVIDIA's budget,
 /// attribute inference) over the module's summaries.
-fn cgscc_stats(m: &crate::llvm::Module, name: &str, rec: &mut FileRecord) -> Result<(), String> {
-    let s = crate::cgscc::run_default_pipeline(m)
+fn cgscc_stats(
+    m: &crate::llvm::Module,
+    name: &str,
+    max_memory: Option<usize>,
+    rec: &mut FileRecord,
+) -> Result<(), String> {
+    let s = crate::cgscc::run_default_pipeline(m, max_memory)
         .map_err(|a| format!("{name}: CGSCC pipeline aborted: {a:?}"))?;
     if s.verify_errors > 0 || s.order_errors > 0 {
         return Err(format!(
@@ -133,6 +167,12 @@ fn cgscc_stats(m: &crate::llvm::Module, name: &str, rec: &mut FileRecord) -> Res
     rec.cgscc_inlined = s.inlined as u64;
     rec.call_edges_before = s.initial_call_edges as u64;
     rec.call_edges_after = s.call_edges as u64;
+    rec.cgscc_capped = u64::from(!s.caps_hit.is_empty());
+    rec.notes.extend(
+        s.caps_hit
+            .iter()
+            .map(|c| format!("{name}: CGSCC pipeline: {c}")),
+    );
     Ok(())
 }
 
@@ -140,23 +180,23 @@ fn cgscc_stats(m: &crate::llvm::Module, name: &str, rec: &mut FileRecord) -> Res
 fn callgraph_stats(m: &crate::llvm::Module, name: &str, rec: &mut FileRecord) {
     let mut g = crate::callgraph::from_module(m, name);
     g.build_ref_sccs();
-    rec.cg_nodes = (0..g.num_nodes() as u32)
-        .filter(|&n| g.is_defined(n))
-        .count() as u64;
+    rec.cg_nodes = g.nodes().filter(|&n| g.is_defined(n)).count() as u64;
     let order: Vec<_> = g.postorder_refsccs().collect();
     for r in order {
         rec.refsccs += 1;
         for &s in g.refscc_sccs(r) {
+            let size = g.scc_nodes(s).len();
             rec.sccs += 1;
-            rec.largest_scc = rec.largest_scc.max(g.scc_nodes(s).len() as u64);
+            rec.largest_scc = rec.largest_scc.max(size as u64);
+            rec.scc_sizes[super::scc_size_bucket(size)] += 1;
         }
     }
 }
 
-fn scan_generated(seed: u64, scale: f64, rec: &mut FileRecord) {
+fn scan_generated(seed: u64, scale: f64, opts: &ScanOptions, rec: &mut FileRecord) {
     let il = crate::il::synth::generate(seed, scale);
     rec.bytes = crate::il::stats::layout_bytes(&il).ilkit_bytes;
-    il_stats(il, rec);
+    il_stats(il, opts, rec);
 }
 
 /// Whether `p` is a clang JSON AST (`.json`, `.json.gz`).
@@ -169,6 +209,7 @@ fn is_clang_json(p: &Path) -> bool {
 /// marked (kernels and what they need), constants shared.
 fn scan_clang_json(
     rec: &mut FileRecord,
+    opts: &ScanOptions,
     import: impl FnOnce(
         &mut crate::il::Il,
     ) -> Result<
@@ -180,22 +221,30 @@ fn scan_clang_json(
     let mut il = crate::il::Il::new();
     let imp = import(&mut il).map_err(|e| e.to_string())?;
     rec.bytes = imp.report.bytes;
-    il_stats(il, rec);
+    il_stats(il, opts, rec);
     Ok(())
 }
 
-fn scan_il_file(name: &str, bytes: &[u8], rec: &mut FileRecord) -> Result<(), String> {
+fn scan_il_file(
+    name: &str,
+    bytes: &[u8],
+    opts: &ScanOptions,
+    rec: &mut FileRecord,
+) -> Result<(), String> {
     rec.kind = "il";
     rec.bytes = bytes.len() as u64;
     let il = crate::import::binary_il::read_il(bytes).map_err(|e| format!("{name}: {e}"))?;
-    il_stats(il, rec);
+    il_stats(il, opts, rec);
     Ok(())
 }
 
 /// The IL stage: device marking ([`crate::walk::device::mark_device`]) and constant
 /// sharing.
-fn il_stats(mut il: crate::il::Il, rec: &mut FileRecord) {
+fn il_stats(mut il: crate::il::Il, opts: &ScanOptions, rec: &mut FileRecord) {
     rec.il_entries = il.len() as u64;
+    if !opts.analyses.il {
+        return;
+    }
     let report = crate::walk::device::mark_device(&mut il, Default::default());
     rec.il_kept = report.kept as u64;
     let c = crate::share::share_all_constants(&mut il);

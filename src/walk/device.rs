@@ -246,20 +246,155 @@ fn mark_emitted(il: &mut Il, opts: DeviceOptions) -> DeviceKeep {
 
 /// The mangled names (the plain name when clang printed none) of the kept routines that
 /// have bodies, sorted and deduplicated: the `--kept-routines` list.
+///
+/// A user-written constructor or destructor appears with every variant clang emits for
+/// it: the complete-object name clang's AST carries (`C1`, `D1`) and the base-object one
+/// (`C2`, `D2`) beside it. Implicit special members get a variant only when they are
+/// default constructors with member initializers (not trivial): clang emits none for a
+/// trivial one.
 pub fn kept_routine_names(il: &Il, dk: &DeviceKeep) -> Vec<String> {
-    let mut v: Vec<String> = dk
-        .routines
-        .iter()
-        .filter(|&&e| il.is_live(e) && il.child_eix(e, F::ROUTINE_BODY_SCOPE).is_some())
-        .map(|&e| {
-            let m = il.string(e, 1);
-            let b = if m.is_empty() { il.name(e) } else { m };
-            String::from_utf8_lossy(b).into_owned()
-        })
-        .collect();
+    let mut v: Vec<String> = Vec::new();
+    for &e in &dk.routines {
+        if !il.is_live(e) || il.child_eix(e, F::ROUTINE_BODY_SCOPE).is_none() {
+            continue;
+        }
+        let m = il.string(e, 1);
+        let b = if m.is_empty() { il.name(e) } else { m };
+        let name = String::from_utf8_lossy(b).into_owned();
+        // An implicit default constructor with member initializers is not trivial, and
+        // clang emits both variants; other implicit special members of device classes
+        // (trivial copies, moves, empty defaults) get no variant.
+        let implicit_trivial = rflags(il, e) & rf::IMPLICIT != 0
+            && (il.list_eix(e, F::ROUTINE_CTOR_INITS).is_empty()
+                || !il.list_eix(e, F::ROUTINE_PARAMS).is_empty());
+        if !implicit_trivial {
+            if let Some(base) = base_object_variant(&name) {
+                v.push(base);
+            }
+        }
+        v.push(name);
+    }
     v.sort();
     v.dedup();
     v
+}
+
+/// The base-object variant (`C2`/`D2`) of an Itanium-mangled complete-object constructor
+/// or destructor name (`C1`/`D1`), found by walking the nested name (`_ZN ... E`): source
+/// names by their lengths, substitutions, template arguments. `None` for anything else,
+/// or a name the walk does not understand.
+pub fn base_object_variant(mangled: &str) -> Option<String> {
+    let b = mangled.as_bytes();
+    let mut i = mangled.strip_prefix("_ZN")?.len();
+    i = b.len() - i;
+    // CV- and ref-qualifiers of a member function.
+    while i < b.len() && matches!(b[i], b'r' | b'V' | b'K' | b'R' | b'O') {
+        i += 1;
+    }
+    loop {
+        match *b.get(i)? {
+            b'0'..=b'9' => i = skip_source_name(b, i)?,
+            b'S' => i = skip_substitution(b, i)?,
+            b'I' => i = skip_template_args(b, i)?,
+            b'C' | b'D' => {
+                let kind = b[i];
+                let v = *b.get(i + 1)?;
+                if v != b'1' || !matches!(b.get(i + 2), Some(b'E' | b'I' | b'B')) {
+                    return None;
+                }
+                let mut out = mangled.to_string();
+                out.replace_range(i + 1..i + 2, "2");
+                let _ = kind;
+                return Some(out);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Skips `<length><identifier>` starting at `i`.
+fn skip_source_name(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut n = 0usize;
+    while let Some(d) = b.get(i).filter(|c| c.is_ascii_digit()) {
+        n = n.checked_mul(10)?.checked_add((d - b'0') as usize)?;
+        i += 1;
+    }
+    (i + n <= b.len()).then_some(i + n)
+}
+
+/// Skips a substitution (`S_`, `S<seq>_`, `St`, `Sa`, `Sb`, `Ss`, `Si`, `So`, `Sd`).
+fn skip_substitution(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i + 1)? {
+        b't' | b'a' | b'b' | b's' | b'i' | b'o' | b'd' => Some(i + 2),
+        _ => {
+            let mut j = i + 1;
+            while *b.get(j)? != b'_' {
+                if !b[j].is_ascii_alphanumeric() {
+                    return None;
+                }
+                j += 1;
+            }
+            Some(j + 1)
+        }
+    }
+}
+
+/// Skips `I <args> E`, counting the constructs that end in `E` (template arguments,
+/// nested names, expressions, packs, function types), skipping source names by their
+/// lengths and literals (`L <type> <value> E`) whole.
+fn skip_template_args(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match *b.get(i)? {
+            b'I' | b'N' | b'X' | b'J' | b'F' => {
+                depth += 1;
+                i += 1;
+            }
+            b'E' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'L' => i = skip_literal(b, i)?,
+            b'0'..=b'9' => i = skip_source_name(b, i)?,
+            b'S' => i = skip_substitution(b, i)?,
+            _ => i += 1,
+        }
+    }
+}
+
+/// Skips a literal `L <type> <value> E` (an integer or enumerator template argument) or
+/// an external name `L _Z ... E`.
+fn skip_literal(b: &[u8], mut i: usize) -> Option<usize> {
+    i += 1;
+    match *b.get(i)? {
+        b'_' => return None, // `L_Z <encoding> E`: not needed here
+        b'N' => {
+            // a qualified enumeration type: N <names> E
+            i += 1;
+            while *b.get(i)? != b'E' {
+                i = match b[i] {
+                    b'0'..=b'9' => skip_source_name(b, i)?,
+                    b'S' => skip_substitution(b, i)?,
+                    _ => return None,
+                };
+            }
+            i += 1;
+        }
+        b'0'..=b'9' => i = skip_source_name(b, i)?,
+        b'S' => i = skip_substitution(b, i)?,
+        c if c.is_ascii_lowercase() => i += 1,
+        _ => return None,
+    }
+    if b.get(i) == Some(&b'n') {
+        i += 1;
+    }
+    while b.get(i)?.is_ascii_alphanumeric() && b[i] != b'E' {
+        i += 1;
+    }
+    (b.get(i) == Some(&b'E')).then_some(i + 1)
 }
 
 /// The [`rf`] bits of a routine as words (`always_inline implicit inline ...`).
@@ -358,4 +493,31 @@ fn kept_per_file(il: &Il) -> Vec<(u16, usize)> {
     let mut pf: Vec<(u16, usize)> = per_file.into_iter().collect();
     pf.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     pf
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base_object_variant as v;
+
+    #[test]
+    fn base_object_variants_of_constructors_and_destructors() {
+        assert_eq!(
+            v("_ZN6__halfC1ERK10__half_raw").as_deref(),
+            Some("_ZN6__halfC2ERK10__half_raw")
+        );
+        assert_eq!(
+            v("_ZN13ggml_cuda_mma4tileILi16ELi8EiLNS_11data_layoutE0EEC1Ev").as_deref(),
+            Some("_ZN13ggml_cuda_mma4tileILi16ELi8EiLNS_11data_layoutE0EEC2Ev")
+        );
+        assert_eq!(v("_ZN3FooD1Ev").as_deref(), Some("_ZN3FooD2Ev"));
+        assert_eq!(v("_ZNK3Foo3getEv"), None);
+        assert_eq!(v("_ZN6__halfC2ERK10__half_raw"), None);
+        assert_eq!(v("_Z4maxgff"), None);
+        // A class named like a marker is skipped by its length.
+        assert_eq!(v("_ZN4AC1EC1Ev").as_deref(), Some("_ZN4AC1EC2Ev"));
+        assert_eq!(
+            v("_ZN2ns1AIN2ns1BEEC1Ev").as_deref(),
+            Some("_ZN2ns1AIN2ns1BEEC2Ev")
+        );
+    }
 }

@@ -1,8 +1,9 @@
 //! Shared by the CFG integration tests: compare a CFG with a corpus-format answer.
 #![allow(dead_code)]
 
-use ilkit::cfg::{Cfg, CfgInfo};
-use ilkit::graph::{Successors, NONE};
+use ilkit::cfg::loops::LoopIdx;
+use ilkit::cfg::{BlockIdx, Cfg, CfgInfo};
+use ilkit::graph::Successors;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicUsize;
@@ -27,12 +28,13 @@ pub fn compare(
         .iter()
         .map(|b| b.as_str().unwrap())
         .collect();
-    let mine: Vec<String> = (0..cfg.num_blocks() as u32)
+    let mine: Vec<String> = cfg
+        .blocks()
         .map(|b| {
-            if cfg.block_name[b as usize].is_empty() {
-                unnamed(b)
+            if cfg.block_name[b].is_empty() {
+                unnamed(b.0)
             } else {
-                cfg.block_name[b as usize].clone()
+                cfg.block_name[b].clone()
             }
         })
         .collect();
@@ -41,16 +43,16 @@ pub fn compare(
         return errs;
     }
     for (b, s) in f["succ"].as_array().unwrap().iter().enumerate() {
-        let want: Vec<u32> = s
+        let want: Vec<BlockIdx> = s
             .as_array()
             .unwrap()
             .iter()
-            .map(|x| x.as_u64().unwrap() as u32)
+            .map(|x| BlockIdx(x.as_u64().unwrap() as u32))
             .collect();
-        if cfg.successors(b as u32) != want.as_slice() {
+        if cfg.successors(BlockIdx::new(b)) != want.as_slice() {
             errs.push(format!(
                 "{name}: succ[{b}] {:?} != {want:?}",
-                cfg.successors(b as u32)
+                cfg.successors(BlockIdx::new(b))
             ));
         }
     }
@@ -58,43 +60,47 @@ pub fn compare(
         let want = match d.as_i64() {
             None => None,
             Some(-1) => None,
-            Some(x) => Some(x as u32),
+            Some(x) => Some(BlockIdx(x as u32)),
         };
-        if info.idom(b as u32) != want {
+        let b = BlockIdx::new(b);
+        if info.idom(b) != want {
             errs.push(format!(
-                "{name}: idom[{b}] {:?} != {want:?}",
-                info.idom(b as u32)
+                "{name}: idom[{}] {:?} != {want:?}",
+                b.0,
+                info.idom(b)
             ));
         }
-        if d.is_null() != (info.rpo.rpo_number[b] == NONE) {
-            errs.push(format!("{name}: reachability of block {b} differs"));
+        if d.is_null() == info.rpo.is_reachable(b) {
+            errs.push(format!("{name}: reachability of block {} differs", b.0));
         }
     }
     // loops keyed by header
     let lf = &info.loops;
     let mut mine_l = BTreeMap::new();
-    for l in 0..lf.len() {
-        let mut bs = lf.loop_blocks(l as u32).to_vec();
+    for l in lf.loops() {
+        let mut bs: Vec<u32> = lf.loop_blocks(l).iter().map(|b| b.0).collect();
         bs.sort();
-        let p = lf.parent[l];
-        let ph = if p == NONE {
-            -1
-        } else {
-            lf.header[p as usize] as i64
+        let ph = match lf.parent_of(l) {
+            None => -1,
+            Some(p) => lf.header[p].0 as i64,
         };
-        mine_l.insert(lf.header[l] as i64, (lf.depth[l] as i64, ph, bs));
+        mine_l.insert(lf.header[l].0 as i64, (lf.depth[l] as i64, ph, bs));
     }
     let loops = f["loops"].as_array().unwrap();
     // latches per header
     for lp in loops {
-        let h = lp["header"].as_u64().unwrap() as u32;
-        let mut want: Vec<u32> = lp["latches"]
+        let h = BlockIdx(lp["header"].as_u64().unwrap() as u32);
+        let mut want: Vec<BlockIdx> = lp["latches"]
             .as_array()
-            .map(|a| a.iter().map(|x| x.as_u64().unwrap() as u32).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|x| BlockIdx(x.as_u64().unwrap() as u32))
+                    .collect()
+            })
             .unwrap_or_default();
         want.sort();
-        if let Some(l) = (0..lf.len()).find(|&l| lf.header[l] == h) {
-            let mine = lf.latches.successors(l as u32).to_vec();
+        if let Some(l) = lf.loops().find(|&l: &LoopIdx| lf.header[l] == h) {
+            let mine = lf.latches.row(l).to_vec();
             if mine != want {
                 errs.push(format!(
                     "{name}: latches of loop at {h}: {mine:?} != {want:?}"
@@ -135,13 +141,21 @@ pub fn compare(
     }
     // RPO and DFS backedges: ilkit runs the same DFS as the answers, so both must match.
     if let Some(rpo) = f["rpo"].as_array() {
-        let want: Vec<u32> = rpo.iter().map(|x| x.as_u64().unwrap() as u32).collect();
+        let want: Vec<BlockIdx> = rpo
+            .iter()
+            .map(|x| BlockIdx(x.as_u64().unwrap() as u32))
+            .collect();
         if want == info.rpo.rpo_array {
             SAME_RPO.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if let Some(be) = f["dfs_back_edges"].as_array() {
-                let mut want: Vec<(u32, u32)> = be
+                let mut want: Vec<(BlockIdx, BlockIdx)> = be
                     .iter()
-                    .map(|e| (e[0].as_u64().unwrap() as u32, e[1].as_u64().unwrap() as u32))
+                    .map(|e| {
+                        (
+                            BlockIdx(e[0].as_u64().unwrap() as u32),
+                            BlockIdx(e[1].as_u64().unwrap() as u32),
+                        )
+                    })
                     .collect();
                 want.sort();
                 let mut mine = info.backedges.clone();

@@ -1,4 +1,4 @@
-//! `ilkit callgraph FILE.ll [--format text|dot|json]`.
+//! `ilkit callgraph FILE.ll [--format text|dot|dot-lcg|json]`.
 
 use crate::{emit, Failure};
 use clap::{Args, ValueEnum};
@@ -20,8 +20,10 @@ pub struct CallgraphArgs {
 enum Format {
     /// LLVM's `print-lcg` text.
     Text,
-    /// Graphviz: nodes, call and ref edges.
+    /// Graphviz with one cluster per RefSCC and per call SCC inside it.
     Dot,
+    /// Graphviz in the shape of LLVM's `dot-lcg` printer: edges only, refs dashed.
+    DotLcg,
     /// Nodes, edges and post-order RefSCCs as JSON.
     Json,
 }
@@ -32,7 +34,8 @@ pub fn run(a: CallgraphArgs) -> Result<(), Failure> {
     let mut g = from_module(&m, &a.file.display().to_string());
     emit(&match a.format {
         Format::Text => g.print_text(),
-        Format::Dot => g.print_dot(),
+        Format::Dot => g.print_dot_clusters(),
+        Format::DotLcg => g.print_dot(),
         Format::Json => g.print_json(),
     })
 }

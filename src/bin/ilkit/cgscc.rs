@@ -7,6 +7,7 @@ use ilkit::cgscc::{
     CgsccModule, Fanout, Instrumentation, NoInstrumentation, Options, PassLog, PassManager, Replay,
     ReplayFallback, ReplayScope, DEFAULT_PIPELINE,
 };
+use ilkit::import::llvm_ir::ParseOptions;
 use ilkit::llvm::Module;
 use std::path::PathBuf;
 
@@ -63,14 +64,34 @@ pub struct CgsccArgs {
     /// Keep local callees left without uses (the inliner deletes them by default).
     #[arg(long)]
     no_delete_dead: bool,
+    /// Cap on inlines per run; when reached the inliner stops and says so.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    inline_max_total: usize,
+    /// Cap on the SCC splits and merges inlining may cause in a run (default: 64 per
+    /// function plus 4096).
+    #[arg(long, value_name = "N")]
+    inline_max_scc_churn: Option<usize>,
+    /// Cap on a caller's size (instructions) after inlining.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    inline_max_caller_size: u32,
+    /// Cap on the memory the run's tables may hold, in MB (default: a quarter of RAM);
+    /// when exceeded the run stops and says so.
+    #[arg(long, value_name = "MB")]
+    max_memory: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// Remarks, visits, inferred attributes and the final call graph as text.
     Text,
-    /// The same as one JSON object.
+    /// The same as one JSON object (with `function_attrs`: per function the attributes
+    /// `function-attrs` added (`+x`) or removed (`-x`) on the function, return and
+    /// arguments, sorted, by LLVM's names).
     Json,
+    /// Only `function-attrs`' changes, one line per function and position, in the
+    /// format of `fa_diff.py` (`@f fn +nofree +nosync`, `@f arg0 %p +nocapture`), so a
+    /// comparison with `opt-14` is a diff.
+    Attrs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -128,6 +149,14 @@ impl CgsccArgs {
         o.inline.intra_scc_cost_multiplier = self.intra_scc_cost_multiplier;
         o.inline.function_inline_cost_multiplier = self.function_inline_cost_multiplier;
         o.inline.delete_dead = !self.no_delete_dead;
+        o.inline.remark_locations = self.remarks;
+        o.inline.max_total_inlines = self.inline_max_total;
+        o.inline.max_caller_size = self.inline_max_caller_size;
+        o.inline.max_scc_churn = self.inline_max_scc_churn;
+        o.max_memory = Some(
+            self.max_memory
+                .map_or_else(crate::default_memory_cap, |mb| mb << 20),
+        );
         o.abort_on_max_devirt_iterations = self.abort_on_max_devirt_iterations_reached;
         if let Some(path) = &self.cgscc_inline_replay {
             let text = ilkit::import::read_text(path).map_err(|e| {
@@ -159,7 +188,12 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::usage(format!("--passes: {}", e.render(&a.passes))))?;
     pm.opts = a.options()?;
     let file = a.file.display().to_string();
-    let m = Module::from_ll_file(&a.file).map_err(Failure::input)?;
+    // function-attrs runs on the instruction view (LLVM 14's rules); other passes
+    // do not need it
+    let opts = ParseOptions {
+        instructions: a.passes.contains("function-attrs"),
+    };
+    let m = Module::from_ll_file_with(&a.file, opts).map_err(Failure::input)?;
     let mut cm = CgsccModule::new(&m, &file);
     let mut log = PassLog::default();
     let mut none = NoInstrumentation;
@@ -178,6 +212,19 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
     let names = |ns: &[ilkit::callgraph::NodeIdx]| -> Vec<String> {
         ns.iter().map(|&n| cm.graph.name(n).to_string()).collect()
     };
+    // function-attrs' changes, as `fa_diff.py` prints opt's
+    let fa_lines = cm
+        .fn_attrs
+        .as_ref()
+        .map(|inf| inf.diff_lines(&m))
+        .unwrap_or_default();
+    if a.format == Format::Attrs {
+        let mut out = fa_lines.join("\n");
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        return emit(&out);
+    }
     if a.format == Format::Json {
         let visits: Vec<serde_json::Value> = report
             .visits
@@ -188,8 +235,8 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
             .remarks
             .iter()
             .map(|r| {
-                serde_json::json!({"kind": r.kind.as_str(), "pass": r.pass, "caller": r.caller,
-                "callee": r.callee, "cost": r.cost, "threshold": r.threshold, "loc": r.loc,
+                serde_json::json!({"kind": r.kind.as_str(), "pass": &*r.pass, "caller": &*r.caller,
+                "callee": &*r.callee, "cost": r.cost, "threshold": r.threshold, "loc": r.loc,
                 "message": r.to_string()})
             })
             .collect();
@@ -200,8 +247,33 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
                 attrs.insert(cm.graph.name(n).to_string(), s.into());
             }
         }
+        let mut fa = serde_json::Map::new();
+        if let Some(inf) = &cm.fn_attrs {
+            let mut changes = inf.changes(&m);
+            changes.sort_by(|x, y| x.name.cmp(&y.name));
+            for c in changes {
+                let args: serde_json::Map<String, serde_json::Value> = c
+                    .args
+                    .iter()
+                    .map(|(n, an, d)| {
+                        let key = if an.is_empty() {
+                            n.to_string()
+                        } else {
+                            format!("{n} {an}")
+                        };
+                        (key, serde_json::Value::from(d.clone()))
+                    })
+                    .collect();
+                fa.insert(
+                    c.name.clone(),
+                    serde_json::json!({"fn": c.func, "ret": c.ret, "args": args}),
+                );
+            }
+        }
         let v = serde_json::json!({
             "module": file,
+            "function_attrs": if cm.fn_attrs.is_some() { serde_json::Value::from(fa) } else { serde_json::Value::Null },
+            "function_attrs_lines": fa_lines,
             "pipeline": a.passes,
             "visits": visits,
             "remarks": if a.remarks { serde_json::Value::from(remarks) } else { serde_json::Value::Null },
@@ -218,6 +290,9 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
     out.push_str(&format!("; cgscc {} on {file}\n", a.passes));
     for d in &cm.diagnostics {
         out.push_str(&format!("warning: {d}\n"));
+    }
+    for c in &cm.caps_hit {
+        eprintln!("ilkit cgscc: {c}");
     }
     if a.remarks {
         out.push_str("; remarks\n");
@@ -254,6 +329,13 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
                 header = true;
             }
             out.push_str(&format!("{}: {s}\n", cm.graph.name(n)));
+        }
+    }
+    if !fa_lines.is_empty() {
+        out.push_str("; function-attrs changes (fa_diff format)\n");
+        for l in &fa_lines {
+            out.push_str(l);
+            out.push('\n');
         }
     }
     out.push_str("; call graph after the pipeline\n");

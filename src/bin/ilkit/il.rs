@@ -100,20 +100,31 @@ struct Loaded {
 }
 
 /// Loads a binary IL file, or imports a clang JSON AST (by magic bytes: a binary IL file
-/// starts `ILKIT-IL`, anything else is read as JSON, gzipped or not).
+/// starts `ILKIT-IL`, anything else is read as JSON, gzipped or not). JSON is imported as a
+/// stream: a 1.4 GB dump never sits in memory whole.
 fn load(path: &Path) -> Result<Loaded, Failure> {
+    use std::io::{BufRead, Read};
     let name = path.display().to_string();
-    let bytes =
-        ilkit::import::read_bytes(path).map_err(|e| Failure::input(format!("{name}: {e}")))?;
-    if bytes.starts_with(b"ILKIT-IL") {
+    let fail = |e: std::io::Error| Failure::input(format!("{name}: cannot read: {e}"));
+    let reader: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(fail)?)
+    };
+    let mut r = std::io::BufReader::with_capacity(1 << 20, reader);
+    let head = r.fill_buf().map_err(fail)?;
+    if head.starts_with(b"ILKIT-IL") {
+        let mut bytes = Vec::new();
+        r.read_to_end(&mut bytes).map_err(fail)?;
         let il = read_il(&bytes).map_err(|e| Failure::input(format!("{name}: {e}")))?;
         return Ok(Loaded { il, import: None });
     }
+    let gz = head.starts_with(&[0x1f, 0x8b]);
     let mut il = Il::new();
-    let imp = if bytes.starts_with(&[0x1f, 0x8b]) {
-        clang_json::import_reader(&mut il, flate2::read::MultiGzDecoder::new(&bytes[..]))
+    let imp = if gz {
+        clang_json::import_reader(&mut il, flate2::read::MultiGzDecoder::new(r))
     } else {
-        clang_json::import_reader(&mut il, &bytes[..])
+        clang_json::import_reader(&mut il, r)
     }
     .map_err(|mut e| {
         e.file = Some(name.clone());

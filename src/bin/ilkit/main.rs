@@ -8,6 +8,7 @@
 mod callgraph;
 mod cfg;
 mod cgscc;
+mod html;
 mod il;
 mod scan;
 
@@ -75,6 +76,20 @@ pub fn emit(text: &str) -> Result<(), Failure> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Failure::input(format!("stdout: {e}"))),
     }
+}
+
+/// The default `--max-memory`: a quarter of the machine's RAM (4 GB when unknown).
+pub fn default_memory_cap() -> usize {
+    let total_kb = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<usize>().ok())
+        })
+        .unwrap_or(16 << 20);
+    total_kb / 4 * 1024
 }
 
 fn main() -> ExitCode {

@@ -20,6 +20,16 @@ pub struct ScanArgs {
     /// Print one JSON object per file (JSON Lines) instead of the table and summary.
     #[arg(long)]
     json: bool,
+    /// Also write a self-contained HTML report (summary, sortable per-file table, plots).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// The analyses to run: a comma-separated list of cfg, callgraph, cgscc, il (or all).
+    #[arg(long, value_name = "LIST", default_value = "all")]
+    analyses: ilkit::scan::Analyses,
+    /// Cap on the memory one file's CGSCC run may hold, in MB (default: a quarter of RAM
+    /// divided by the jobs).
+    #[arg(long, value_name = "MB")]
+    max_memory: Option<usize>,
     /// Worker threads (0 = one per core).
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     jobs: usize,
@@ -121,10 +131,22 @@ pub fn run_scan(a: ScanArgs) -> Result<(), Failure> {
     };
     let t0 = Instant::now();
     let bar = Bar(bar);
-    let records = pool.install(|| ilkit::scan::scan(&inputs, &bar));
+    let opts = ilkit::scan::ScanOptions {
+        analyses: a.analyses,
+        max_memory: Some(a.max_memory.map_or_else(
+            || crate::default_memory_cap() / pool.current_num_threads().max(1),
+            |mb| mb << 20,
+        )),
+    };
+    let records = pool.install(|| ilkit::scan::scan(&inputs, &opts, &bar));
     info.wall_seconds = t0.elapsed().as_secs_f64();
     info.files = records.len();
     bar.0.finish_and_clear();
+    if let Some(path) = &a.html {
+        let page = crate::html::report(&records, &WallTime::single(info.wall_seconds));
+        std::fs::write(path, page)
+            .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    }
     report(&records, &info, a.json)
 }
 
@@ -143,6 +165,9 @@ fn report(records: &[FileRecord], info: &ShardInfo, json: bool) -> Result<(), Fa
     }
     let mut failed = false;
     for r in records {
+        for n in &r.notes {
+            errors.push_str(&format!("note: {n}\n"));
+        }
         if json {
             out.push_str(&record_json(r));
             out.push('\n');

@@ -16,6 +16,11 @@ use ahash::AHashMap;
 impl<'a> Parser<'a> {
     pub(super) fn function(&mut self, is_def: bool) -> Result<(), ParseError> {
         let kw = self.next();
+        self.spans.funcs.push(super::Pos {
+            start: kw.start,
+            line: kw.line,
+            col: kw.col,
+        });
         let mut linkage = Linkage::External;
         let mut cc = String::new();
         let mut ret = String::new();

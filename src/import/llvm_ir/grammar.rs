@@ -641,6 +641,11 @@ impl<'a> Parser<'a> {
     /// `%name = type ...`: the only top-level statement that starts with a local name.
     pub(super) fn type_def(&mut self) -> Result<(), ParseError> {
         let name = self.next();
+        self.spans.types.push(super::Pos {
+            start: name.start,
+            line: name.line,
+            col: name.col,
+        });
         let eq = self.peek();
         if !(eq.kind == Tk::Punct && self.text(eq) == "=") {
             return self.err_at(name, format!("expected '=' after {}", self.describe(name)));
@@ -728,6 +733,11 @@ impl<'a> Parser<'a> {
                     }
                     let idx = self.m.globals.next_index();
                     self.define_sym(sym, SymbolDef::Global(idx), name_tok)?;
+                    self.spans.globals.push(super::Pos {
+                        start: name_tok.start,
+                        line: name_tok.line,
+                        col: name_tok.col,
+                    });
                     self.m.globals.push(GlobalVar {
                         name: self.m.symbols[sym].clone(),
                         sym,
@@ -750,6 +760,11 @@ impl<'a> Parser<'a> {
                         target,
                     };
                     if w == "alias" {
+                        self.spans.aliases.push(super::Pos {
+                            start: name_tok.start,
+                            line: name_tok.line,
+                            col: name_tok.col,
+                        });
                         self.define_sym(
                             sym,
                             SymbolDef::Alias(self.m.aliases.next_index()),

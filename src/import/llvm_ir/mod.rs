@@ -34,6 +34,7 @@
 
 mod body;
 mod grammar;
+mod ir;
 pub mod lexer;
 pub mod parallel;
 
@@ -75,20 +76,48 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// What the reader builds beyond the call graph's model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Also build the instruction-level SSA view ([`crate::llvm::ir::Ir`], reached
+    /// through [`Module::ir`]): a second pass over the function bodies that costs about
+    /// as much as the first (see PERF.md). Off by default: the call graph and the CFGs
+    /// do not need it.
+    pub instructions: bool,
+}
+
 /// Parses LLVM IR text. `file` only names the input in errors. A large module is parsed
 /// by function on rayon's pool ([`parallel`]); the module is the same either way.
 pub fn parse(file: &str, text: &str) -> Result<Module, ParseError> {
-    if text.len() >= parallel::MIN_PARALLEL_BYTES && rayon::current_num_threads() > 1 {
-        return parallel::parse(file, text);
+    parse_with(file, text, ParseOptions::default())
+}
+
+/// Parses LLVM IR text with options (see [`ParseOptions`]).
+pub fn parse_with(file: &str, text: &str, opts: ParseOptions) -> Result<Module, ParseError> {
+    let (mut m, spans) =
+        if text.len() >= parallel::MIN_PARALLEL_BYTES && rayon::current_num_threads() > 1 {
+            parallel::parse_spans(file, text)?
+        } else {
+            parse_sequential_spans(file, text)?
+        };
+    if opts.instructions {
+        let ir = ir::build(&m, file, text, &spans)?;
+        m.ir = Some(std::sync::Arc::new(ir));
     }
-    parse_sequential(file, text)
+    Ok(m)
 }
 
 /// Parses LLVM IR text in one pass on this thread.
 pub fn parse_sequential(file: &str, text: &str) -> Result<Module, ParseError> {
+    parse_sequential_spans(file, text).map(|(m, _)| m)
+}
+
+/// [`parse_sequential`], also returning where the items begin.
+fn parse_sequential_spans(file: &str, text: &str) -> Result<(Module, Spans), ParseError> {
     let mut p = Parser::new(file, text);
     p.module()?;
-    Ok(p.finish())
+    let spans = std::mem::take(&mut p.spans);
+    Ok((p.finish(), spans))
 }
 
 impl Module {
@@ -97,12 +126,29 @@ impl Module {
         parse(file, text)
     }
 
+    /// Parses LLVM IR text with options.
+    pub fn from_ll_str_with(
+        file: &str,
+        text: &str,
+        opts: ParseOptions,
+    ) -> Result<Module, ParseError> {
+        parse_with(file, text, opts)
+    }
+
     /// Reads and parses a `.ll` file (`-` reads standard input).
     ///
     /// # Errors
     /// The OS error when the file cannot be read, invalid UTF-8 with its byte offset, or
     /// the parse error with its line and column.
     pub fn from_ll_file(path: impl AsRef<Path>) -> Result<Module, ParseError> {
+        Module::from_ll_file_with(path, ParseOptions::default())
+    }
+
+    /// Reads and parses a `.ll` file with options (see [`Module::from_ll_file`]).
+    pub fn from_ll_file_with(
+        path: impl AsRef<Path>,
+        opts: ParseOptions,
+    ) -> Result<Module, ParseError> {
         let path = path.as_ref();
         let name = path.display().to_string();
         let text = crate::import::read_text(path).map_err(|e| ParseError {
@@ -111,7 +157,7 @@ impl Module {
             column: 0,
             message: e.to_string(),
         })?;
-        parse(&name, &text)
+        parse_with(&name, &text, opts)
     }
 }
 
@@ -139,6 +185,36 @@ struct Parser<'a> {
     const_keys: Vec<(&'a str, &'a str)>,
     /// Every symbol definition with where it is (`(symbol, line, column)`), in text order.
     def_pos: Vec<(SymbolIdx, u32, u32)>,
+    /// Where the module's items begin, for the instruction pass ([`ir`]).
+    spans: Spans,
+}
+
+/// Where an item begins: byte offset of its first token, its line and column.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Pos {
+    pub(crate) start: u32,
+    pub(crate) line: u32,
+    pub(crate) col: u32,
+}
+
+/// The positions of the items the instruction pass re-reads, each list in text order
+/// (so in module order): functions (`define`/`declare`), global variables, aliases and
+/// named type definitions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Spans {
+    pub(crate) funcs: Vec<Pos>,
+    pub(crate) globals: Vec<Pos>,
+    pub(crate) aliases: Vec<Pos>,
+    pub(crate) types: Vec<Pos>,
+}
+
+impl Spans {
+    fn extend(&mut self, o: Spans) {
+        self.funcs.extend(o.funcs);
+        self.globals.extend(o.globals);
+        self.aliases.extend(o.aliases);
+        self.types.extend(o.types);
+    }
 }
 
 impl<'a> Parser<'a> {
@@ -165,6 +241,7 @@ impl<'a> Parser<'a> {
             scratch: Vec::new(),
             const_keys: Vec::new(),
             def_pos: Vec::new(),
+            spans: Spans::default(),
         }
     }
 

@@ -12,7 +12,7 @@
 //! Cost: the pieces' parses in parallel, plus a merge linear in the symbols, constants
 //! and operand events of the module (hash lookups per symbol, constant and type).
 
-use super::{finish_module, parse_sequential, ParseError, Parser};
+use super::{finish_module, parse_sequential_spans, ParseError, Parser, Spans};
 use crate::idx::IndexVec;
 use crate::llvm::{
     AliasIdx, Callee, ConstIdx, ConstKind, FuncIdx, GlobalIdx, Module, OperandRef, SigIdx,
@@ -27,11 +27,17 @@ pub const MIN_PARALLEL_BYTES: usize = 1 << 20;
 /// Smallest stretch worth a parser of its own.
 const MIN_PIECE_BYTES: usize = 256 << 10;
 
-/// Parses `text` by pieces on rayon's pool; the result equals [`parse_sequential`]'s.
+/// Parses `text` by pieces on rayon's pool; the result equals
+/// [`super::parse_sequential`]'s.
 pub fn parse(file: &str, text: &str) -> Result<Module, ParseError> {
+    parse_spans(file, text).map(|(m, _)| m)
+}
+
+/// [`parse`], also returning where the items begin.
+pub(super) fn parse_spans(file: &str, text: &str) -> Result<(Module, Spans), ParseError> {
     let starts = split(text, rayon::current_num_threads());
     if starts.len() < 2 {
-        return parse_sequential(file, text);
+        return parse_sequential_spans(file, text);
     }
     // The line each piece starts on: newlines per piece, counted in parallel.
     let mut ends: Vec<usize> = starts[1..].to_vec();
@@ -58,11 +64,11 @@ pub fn parse(file: &str, text: &str) -> Result<Module, ParseError> {
         })
         .collect();
     if pieces.iter().any(Option::is_none) {
-        return parse_sequential(file, text);
+        return parse_sequential_spans(file, text);
     }
     match merge(pieces.into_iter().flatten()) {
         Some(m) => Ok(m),
-        None => parse_sequential(file, text),
+        None => parse_sequential_spans(file, text),
     }
 }
 
@@ -91,6 +97,7 @@ struct Merger<'a> {
     const_map: AHashMap<(&'a str, &'a str), ConstIdx>,
     sig_map: AHashMap<String, SigIdx>,
     annotated: Vec<String>,
+    spans: Spans,
 }
 
 impl<'a> Merger<'a> {
@@ -120,8 +127,10 @@ impl<'a> Merger<'a> {
             m: piece,
             const_keys,
             annotated_kernels,
+            spans,
             ..
         } = p;
+        self.spans.extend(spans);
         let syms: IndexVec<SymbolIdx, SymbolIdx> =
             piece.symbols.iter().map(|name| self.sym(name)).collect();
         let sigs: IndexVec<SigIdx, SigIdx> = piece.signatures.iter().map(|t| self.sig(t)).collect();
@@ -223,12 +232,12 @@ impl<'a> Merger<'a> {
 }
 
 /// Merges parsed pieces in text order; `None` when two pieces define one symbol.
-fn merge<'a>(pieces: impl Iterator<Item = Parser<'a>>) -> Option<Module> {
+fn merge<'a>(pieces: impl Iterator<Item = Parser<'a>>) -> Option<(Module, Spans)> {
     let mut g = Merger::default();
     for p in pieces {
         g.add(p)?;
     }
-    Some(finish_module(g.m, g.sym_map, g.annotated))
+    Some((finish_module(g.m, g.sym_map, g.annotated), g.spans))
 }
 
 #[cfg(test)]
@@ -264,7 +273,7 @@ mod tests {
         let starts = split(&text, 4);
         assert!(starts.len() > 2, "{starts:?}");
         let par = pool.install(|| parse("big.ll", &text)).unwrap();
-        let seq = parse_sequential("big.ll", &text).unwrap();
+        let seq = super::super::parse_sequential("big.ll", &text).unwrap();
         assert!(
             par == seq,
             "the parallel parse differs from the sequential one"
@@ -285,10 +294,16 @@ mod tests {
             .build()
             .unwrap();
         let a = pool.install(|| parse("big.ll", &redef)).unwrap_err();
-        assert_eq!(a, parse_sequential("big.ll", &redef).unwrap_err());
+        assert_eq!(
+            a,
+            super::super::parse_sequential("big.ll", &redef).unwrap_err()
+        );
         text.push_str("define void @g() {\n  frob\n}\n");
         let b = pool.install(|| parse("big.ll", &text)).unwrap_err();
-        assert_eq!(b, parse_sequential("big.ll", &text).unwrap_err());
+        assert_eq!(
+            b,
+            super::super::parse_sequential("big.ll", &text).unwrap_err()
+        );
         assert!(b.message.contains("opcode"), "{b}");
     }
 }

@@ -355,3 +355,182 @@ fn parallel_parse_equals_sequential_on_the_corpus() {
         assert!(par == seq, "{name}: the parallel parse differs");
     }
 }
+
+/// The instruction view of every corpus module (plus `ILKIT_EXTRA_LL`) verifies and
+/// agrees with the first pass: per block the instruction count and terminator, per
+/// function the call sites and their callees; a parallel parse gives the same view.
+#[test]
+fn instruction_view_agrees_with_the_first_pass() {
+    use crate::llvm::ir::{Opcode, Value};
+    use crate::llvm::{Callee, Terminator};
+    let mut files = corpus_ll_files().unwrap_or_default();
+    if let Ok(extra) = std::env::var("ILKIT_EXTRA_LL") {
+        files.extend(extra.split(':').map(PathBuf::from));
+    }
+    let opts = super::ParseOptions { instructions: true };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    for ll in files {
+        let text = std::fs::read_to_string(&ll).unwrap();
+        let name = ll.display().to_string();
+        let m = pool
+            .install(|| super::parse_with(&name, &text, opts))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let ir = m.ir().unwrap();
+        let errs = ir.verify();
+        assert!(errs.is_empty(), "{name}: {:?}", &errs[..errs.len().min(5)]);
+        for (f, func) in m.functions().iter_enumerated() {
+            assert_eq!(ir.num_blocks(f), func.blocks.len(), "{name} @{}", func.name);
+            for (b, blk) in func.blocks.iter_enumerated() {
+                let n = ir.block_insts(f, b).count() as u32;
+                assert_eq!(
+                    n, blk.instruction_count,
+                    "{name} @{} {}",
+                    func.name, blk.name
+                );
+                let term = ir.terminator(f, b).map(|i| ir.op(i).name()).unwrap_or("");
+                if blk.term != Terminator::None {
+                    assert_eq!(
+                        term,
+                        blk.term.as_str(),
+                        "{name} @{} {}",
+                        func.name,
+                        blk.name
+                    );
+                }
+            }
+            let calls: Vec<_> = ir.insts(f).filter(|&i| ir.op(i).is_call()).collect();
+            assert_eq!(calls.len(), func.call_sites.len(), "{name} @{}", func.name);
+            for (&i, cs) in calls.iter().zip(&func.call_sites) {
+                let c = ir.call_of(i).unwrap();
+                assert_eq!(ir.call_arg_count(c), cs.arg_count as usize);
+                if let Callee::Direct(s) = cs.callee {
+                    assert_eq!(ir.callee(c), Value::Global(s), "{name} @{}", func.name);
+                    // LLVM's direct callee: same function type
+                    if let Some(t) = m.symbol_function(s) {
+                        let same_sig = m.function(t).signature == cs.fn_type;
+                        assert_eq!(
+                            same_sig,
+                            ir.func(t).fn_ty == ir.call_fn_ty(c),
+                            "{name} @{} calls @{}",
+                            func.name,
+                            m.function(t).name
+                        );
+                    }
+                }
+                assert!(matches!(
+                    ir.op(i),
+                    Opcode::Call | Opcode::Invoke | Opcode::CallBr
+                ));
+            }
+        }
+        // one thread: the first pass and the instruction pass both run sequentially
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let seq = one
+            .install(|| super::parse_with(&name, &text, opts))
+            .unwrap();
+        assert!(
+            m == seq,
+            "{name}: the parallel parse's instruction view differs"
+        );
+    }
+}
+
+/// What the instruction pass costs on top of the first parse (`ILKIT_EXTRA_LL` or the
+/// corpus modules): best of 5 each, printed. `cargo test --release --lib --
+/// --ignored instruction_pass_cost --nocapture`
+#[test]
+#[ignore]
+fn instruction_pass_cost() {
+    let mut files = corpus_ll_files().unwrap_or_default();
+    if let Ok(extra) = std::env::var("ILKIT_EXTRA_LL") {
+        files = extra.split(':').map(PathBuf::from).collect();
+    }
+    let opts = super::ParseOptions { instructions: true };
+    for ll in files {
+        let text = std::fs::read_to_string(&ll).unwrap();
+        let name = ll.display().to_string();
+        let best = |f: &dyn Fn()| {
+            (0..5)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64()
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        let plain = best(&|| {
+            super::parse(&name, &text).unwrap();
+        });
+        let with_ir = best(&|| {
+            super::parse_with(&name, &text, opts).unwrap();
+        });
+        let m = super::parse_with(&name, &text, opts).unwrap();
+        let ir = m.ir().unwrap();
+        eprintln!(
+            "{name}: {:.1} MB, {} instructions; parse {:.0} ms, with instructions {:.0} ms (+{:.0}%)",
+            text.len() as f64 / 1e6,
+            ir.num_insts(),
+            plain * 1e3,
+            with_ir * 1e3,
+            100.0 * (with_ir - plain) / plain
+        );
+    }
+}
+
+/// The instruction pass, and `function-attrs` on what it builds, never panic on
+/// truncated or garbled text either; whatever they accept verifies.
+#[test]
+fn garbled_input_instruction_view_never_panics() {
+    let mut seed = 0x2545F4914F6CDD1Du64;
+    let mut rnd = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut inputs = robustness_inputs();
+    for t in ["t1", "t2", "t3", "t5"] {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/fixtures/function_attrs/{t}.ll"));
+        inputs.push((t.to_string(), std::fs::read_to_string(p).unwrap()));
+    }
+    let opts = super::ParseOptions { instructions: true };
+    let check = |name: &str, s: &str| {
+        if let Ok(m) = super::parse_with(name, s, opts) {
+            let ir = m.ir().unwrap();
+            assert!(ir.verify().is_empty(), "{name}: {:?}", ir.verify());
+            let inf = crate::cgscc::function_attrs::Inference::run_module(&m).unwrap();
+            let _ = inf.diff_lines(&m);
+        }
+    };
+    for (name, text) in inputs {
+        let bytes = text.as_bytes();
+        let stride = (bytes.len() / 200).max(1);
+        let mut cut = 0;
+        while cut < bytes.len() {
+            check(&name, &String::from_utf8_lossy(&bytes[..cut]));
+            cut += stride;
+        }
+        const JUNK: &[u8] = b"%@!#$\"(){}[]<>,=*:;\n x0-.\\\xc3";
+        for _ in 0..std::env::var("ILKIT_FLIPS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300)
+        {
+            let mut b = bytes.to_vec();
+            for _ in 0..1 + rnd(4) {
+                let at = rnd(b.len().max(1));
+                if at < b.len() {
+                    b[at] = JUNK[rnd(JUNK.len())];
+                }
+            }
+            check(&name, &String::from_utf8_lossy(&b));
+        }
+    }
+}

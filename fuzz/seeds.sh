@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Builds the seed corpora of the fuzz targets under fuzz/corpus/<target> from real inputs:
+#   llvm_ir, ptx: the shared corpus's .ll/.ptx, data/default, and (if present) $EXTRA_LL_PTX
+#                 folders; files over 32 KB are cut into pieces of whole functions, each
+#                 with the file's opening declarations.
+#   clang_json, world: the fixtures' JSON (minified) and, if present, the first 64 KB-ish
+#                 subtrees of the corpus dumps (filtered and full) cut at top-level decls.
+#   binary_il: generated TUs and device IL of the clang fixtures (needs the ilkit binary).
+# Usage: bash fuzz/seeds.sh [ILKIT_BINARY]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ILKIT=${1:-target/release/ilkit}
+SHARED=${SHARED:-../shared/corpus}
+out=fuzz/corpus
+mkdir -p "$out"/{llvm_ir,ptx,clang_json,world,binary_il}
+python3 - "$SHARED" "$out" ${EXTRA_LL_PTX:-} <<'PY'
+import os, sys, hashlib, re
+shared, out = sys.argv[1], sys.argv[2]
+extra = sys.argv[3:]
+def files(root, exts):
+    for d, _, fs in os.walk(root):
+        for f in sorted(fs):
+            if f.endswith(exts):
+                yield os.path.join(d, f)
+def put(target, data):
+    h = hashlib.sha1(data).hexdigest()[:16]
+    open(os.path.join(out, target, h), 'wb').write(data)
+def pieces(text, start_re, limit=32 << 10):
+    if len(text) <= limit:
+        return [text]
+    lines = text.split('\n')
+    starts = [i for i, l in enumerate(lines) if re.match(start_re, l)]
+    if not starts:
+        return [text[:limit]]
+    head = '\n'.join(lines[:starts[0]])[:limit // 2]
+    res, cur = [], []
+    bounds = starts + [len(lines)]
+    for a, b in zip(bounds, bounds[1:]):
+        chunk = '\n'.join(lines[a:b])
+        if len(chunk) > limit:
+            continue
+        if sum(map(len, cur)) + len(chunk) > limit - len(head):
+            res.append(head + '\n' + '\n'.join(cur)); cur = []
+        cur.append(chunk)
+    if cur:
+        res.append(head + '\n' + '\n'.join(cur))
+    return res[:40]
+roots = [os.path.join(shared, 'llvm'), 'data/default', 'tests/fixtures'] + extra
+for root in roots:
+    if not os.path.isdir(root):
+        continue
+    for f in files(root, ('.ll',)):
+        for p in pieces(open(f, errors='replace').read(), r'define '):
+            put('llvm_ir', p.encode())
+    for f in files(root, ('.ptx',)):
+        for p in pieces(open(f, errors='replace').read(), r'\.(visible |weak |extern )?\.(entry|func)'):
+            put('ptx', p.encode())
+PY
+# clang JSON: the fixtures, minified.
+for f in tests/fixtures/clang/*.json.gz; do
+  zcat "$f" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), separators=(",",":")))' > "$out/clang_json/$(basename "$f" .json.gz).json"
+  cp "$out/clang_json/$(basename "$f" .json.gz).json" "$out/world/"
+done
+# binary IL: generated TUs and device IL.
+if [ -x "$ILKIT" ]; then
+  for n in 1 2 3 4; do "$ILKIT" il gen --scale 0.01 --seed $n -o "$out/binary_il/gen$n.il" > /dev/null; done
+  for f in tests/fixtures/clang/*.json.gz; do
+    "$ILKIT" il keep "$f" --out "$out/binary_il/$(basename "$f" .json.gz).dev.il" > /dev/null
+  done
+fi
+for t in llvm_ir ptx clang_json world binary_il; do echo "$t: $(ls "$out/$t" | wc -l) seeds"; done
+# clang JSON from the corpus dumps, if present: translation units cut into pieces of
+# consecutive top-level declarations under 64 KB, from filtered dumps (build.sh's default
+# scope) and from a full dump (KEEP_FULL=1), minified.
+python3 - "$out" "${CUDA_JSON:-/tmp/cuda-corpus-out/json}" "${CUDA_FULL:-}" <<'PY'
+import gzip, hashlib, json, os, sys
+out, filtered, full = sys.argv[1], sys.argv[2], sys.argv[3]
+def cut(tu, limit=64 << 10, most=12):
+    inner, made, cur = tu.get('inner', []), 0, []
+    base = {k: v for k, v in tu.items() if k != 'inner'}
+    for d in inner:
+        s = json.dumps(d, separators=(',', ':'))
+        if len(s) > limit:
+            continue
+        if sum(len(x) for x in cur) + len(s) > limit:
+            yield dict(base, inner=[json.loads(x) for x in cur]); cur = []; made += 1
+            if made >= most:
+                return
+        cur.append(s)
+    if cur:
+        yield dict(base, inner=[json.loads(x) for x in cur])
+def emit(tu):
+    for piece in cut(tu):
+        data = json.dumps(piece, separators=(',', ':')).encode()
+        h = hashlib.sha1(data).hexdigest()[:16]
+        for t in ('clang_json', 'world'):
+            open(os.path.join(out, t, h), 'wb').write(data)
+if os.path.isdir(filtered):
+    for f in sorted(os.listdir(filtered)):
+        p = os.path.join(filtered, f)
+        if f.endswith('.json.gz') and os.path.getsize(p) < 2 << 20:
+            emit(json.load(gzip.open(p)))
+if full and os.path.isfile(full):
+    emit(json.load(open(full)))
+PY
+for t in clang_json world; do echo "$t: $(ls "$out/$t" | wc -l) seeds"; done

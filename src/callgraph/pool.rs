@@ -1,0 +1,336 @@
+//! Growable lists pooled in one `Vec`: the call graph's edge lists, SCC node lists and
+//! RefSCC SCC lists. A list is a `(start, len, cap)` range of the pool; building the call
+//! graph appends lists (or adopts a whole buffer whose regions are the lists), so a graph
+//! of a million nodes and singleton SCCs costs no allocation per node or SCC, and lists
+//! built one after the other (edge lists populated in walk order) sit next to each other.
+//!
+//! # Invariants
+//! - `len[k] <= cap[k]` and `start[k] + cap[k] <= data.len()`; live ranges don't overlap.
+//! - a list grows in place while it has room, else it moves to the end of the pool with
+//!   doubled room (amortised O(1) per element); the old range becomes garbage, and the
+//!   pool is compacted when garbage outgrows the live elements.
+
+use crate::idx::{Idx, IndexVec};
+
+/// Where a list lives in the pool.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Range {
+    start: u32,
+    len: u32,
+}
+
+/// Lists keyed by `K`, elements `T` (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct ListPool<K: Idx, T> {
+    /// `(start, len)` per list, side by side: reading a list touches one entry.
+    range: IndexVec<K, Range>,
+    cap: IndexVec<K, u32>,
+    data: Vec<T>,
+    /// `data.len()` minus the live elements (room and dead ranges).
+    garbage: usize,
+}
+
+impl<K: Idx, T> Default for ListPool<K, T> {
+    fn default() -> Self {
+        ListPool {
+            range: IndexVec::new(),
+            cap: IndexVec::new(),
+            data: Vec::new(),
+            garbage: 0,
+        }
+    }
+}
+
+impl<K: Idx, T: Copy + Default> ListPool<K, T> {
+    /// A pool whose element buffer is `data` (its regions become lists with
+    /// [`ListPool::push_region`]).
+    pub(crate) fn with_data(data: Vec<T>) -> Self {
+        let garbage = data.len();
+        ListPool {
+            data,
+            garbage,
+            ..Default::default()
+        }
+    }
+
+    /// The lists `lists[k]`, packed in order.
+    pub(crate) fn from_lists<L: IntoIterator<Item = T>>(
+        lists: impl ExactSizeIterator<Item = L>,
+    ) -> Self {
+        let mut p = ListPool::default();
+        p.reserve_lists(lists.len());
+        for l in lists {
+            let at = p.data.len();
+            p.data.extend(l);
+            let len = p.data.len() - at;
+            p.cap.push(len as u32);
+            p.range.push(Range {
+                start: at as u32,
+                len: len as u32,
+            });
+        }
+        p
+    }
+
+    /// The lists `data[starts[k]..starts[k + 1]]` (a CSR table's rows), in order.
+    pub(crate) fn from_regions(data: Vec<T>, starts: &[u32]) -> Self {
+        let range: IndexVec<K, Range> = starts
+            .windows(2)
+            .map(|w| Range {
+                start: w[0],
+                len: w[1] - w[0],
+            })
+            .collect();
+        let cap = range.iter().map(|r| r.len).collect();
+        let live = starts
+            .last()
+            .map_or(0, |&e| e as usize - starts[0] as usize);
+        ListPool {
+            garbage: data.len() - live,
+            range,
+            cap,
+            data,
+        }
+    }
+
+    /// `n` empty lists (no room).
+    pub(crate) fn with_empty_lists(n: usize) -> Self {
+        ListPool {
+            range: IndexVec::from_elem_n(Range::default(), n),
+            cap: IndexVec::from_elem_n(0, n),
+            ..Default::default()
+        }
+    }
+
+    /// Replaces list `k` with what `fill` appends to the pool (the list moves to the end).
+    pub(crate) fn refill(&mut self, k: K, fill: impl FnOnce(&mut Vec<T>)) {
+        self.garbage += self.cap[k] as usize;
+        let at = self.data.len();
+        fill(&mut self.data);
+        let n = (self.data.len() - at) as u32;
+        self.range[k] = Range {
+            start: at as u32,
+            len: n,
+        };
+        self.cap[k] = n;
+    }
+
+    /// Removes element `i` of list `k`, keeping the order of the rest.
+    pub(crate) fn remove_at(&mut self, k: K, i: usize) -> T {
+        let list = self.get_mut(k);
+        let x = list[i];
+        list.copy_within(i + 1.., i);
+        self.range[k].len -= 1;
+        self.garbage += 1;
+        x
+    }
+
+    /// `(key, list)` pairs in key order.
+    pub(crate) fn iter_enumerated(&self) -> impl Iterator<Item = (K, &[T])> + '_ {
+        self.range.indices().map(move |k| (k, self.get(k)))
+    }
+
+    /// Makes room for `n` more lists.
+    pub(crate) fn reserve_lists(&mut self, n: usize) {
+        self.range.reserve(n);
+        self.cap.reserve(n);
+    }
+
+    /// Makes room for `n` more elements.
+    pub(crate) fn reserve_data(&mut self, n: usize) {
+        self.data.reserve(n);
+    }
+
+    /// Raw elements `data[lo..hi]` (a region of a buffer given to [`ListPool::with_data`]).
+    pub(crate) fn region(&self, lo: usize, hi: usize) -> &[T] {
+        &self.data[lo..hi]
+    }
+
+    /// Raw elements `data[lo..hi]`, mutably.
+    pub(crate) fn region_mut(&mut self, lo: usize, hi: usize) -> &mut [T] {
+        &mut self.data[lo..hi]
+    }
+
+    /// Number of lists.
+    pub(crate) fn num_lists(&self) -> usize {
+        self.range.len()
+    }
+
+    /// A new list owning `data[start..start + len]` (a region nothing else owns).
+    pub(crate) fn push_region(&mut self, start: usize, len: usize) -> K {
+        debug_assert!(start + len <= self.data.len());
+        self.garbage -= len;
+        self.cap.push(len as u32);
+        self.range.push(Range {
+            start: start as u32,
+            len: len as u32,
+        })
+    }
+
+    /// A new list holding `items`, appended to the pool.
+    pub(crate) fn push_list(&mut self, items: &[T]) -> K {
+        let start = self.data.len();
+        self.data.extend_from_slice(items);
+        self.cap.push(items.len() as u32);
+        self.range.push(Range {
+            start: start as u32,
+            len: items.len() as u32,
+        })
+    }
+
+    /// List `k`.
+    #[inline]
+    pub(crate) fn get(&self, k: K) -> &[T] {
+        let r = self.range[k];
+        &self.data[r.start as usize..(r.start + r.len) as usize]
+    }
+
+    /// Hints the cache to load list `k`'s range (see [`crate::graph::tarjan`]).
+    #[inline]
+    pub(crate) fn prefetch(&self, k: K) {
+        if let Some(r) = self.range.get(k) {
+            crate::graph::tarjan::prefetch(r);
+        }
+    }
+
+    /// List `k`, mutably (same length).
+    pub(crate) fn get_mut(&mut self, k: K) -> &mut [T] {
+        let r = self.range[k];
+        &mut self.data[r.start as usize..(r.start + r.len) as usize]
+    }
+
+    /// Makes list `k` empty (keeps its room).
+    pub(crate) fn clear(&mut self, k: K) {
+        self.garbage += self.range[k].len as usize;
+        self.range[k].len = 0;
+    }
+
+    /// Ensures room for `extra` more elements in list `k`, moving it if needed.
+    fn make_room(&mut self, k: K, extra: usize) {
+        let (s, l, c) = (
+            self.range[k].start as usize,
+            self.range[k].len as usize,
+            self.cap[k] as usize,
+        );
+        if l + extra <= c {
+            return;
+        }
+        if s + c == self.data.len() {
+            // Last in the pool: grow in place.
+            let new_cap = (2 * (l + extra)).max(4);
+            self.data.resize(s + new_cap, T::default());
+            self.garbage += new_cap - c;
+            self.cap[k] = new_cap as u32;
+            return;
+        }
+        if self.garbage > self.data.len() / 2 + 1024 {
+            self.compact();
+            return self.make_room(k, extra);
+        }
+        let (s, l) = (self.range[k].start as usize, self.range[k].len as usize);
+        let new_cap = (2 * (l + extra)).max(4);
+        let at = self.data.len();
+        self.data.extend_from_within(s..s + l);
+        self.data.resize(at + new_cap, T::default());
+        self.garbage += new_cap;
+        self.range[k].start = at as u32;
+        self.cap[k] = new_cap as u32;
+    }
+
+    /// Appends `items` to list `k`.
+    pub(crate) fn extend(&mut self, k: K, items: &[T]) {
+        self.make_room(k, items.len());
+        let end = (self.range[k].start + self.range[k].len) as usize;
+        self.data[end..end + items.len()].copy_from_slice(items);
+        self.range[k].len += items.len() as u32;
+        self.garbage -= items.len();
+    }
+
+    /// Appends `x` to list `k`.
+    pub(crate) fn push(&mut self, k: K, x: T) {
+        self.extend(k, &[x]);
+    }
+
+    /// Replaces list `k` with `items`.
+    pub(crate) fn set(&mut self, k: K, items: &[T]) {
+        self.clear(k);
+        self.extend(k, items);
+    }
+
+    /// Rewrites list `k` through a plain `Vec` (splices, inserts, drains): O(len).
+    pub(crate) fn edit<R>(&mut self, k: K, f: impl FnOnce(&mut Vec<T>) -> R) -> R {
+        let mut v = self.get(k).to_vec();
+        let r = f(&mut v);
+        self.set(k, &v);
+        r
+    }
+
+    /// Moves every list to the front of a fresh buffer, in key order; drops the garbage.
+    fn compact(&mut self) {
+        let live: usize = self.range.iter().map(|r| r.len as usize).sum();
+        let mut data = Vec::with_capacity(live + live / 2);
+        for k in self.range.indices() {
+            let s = self.range[k].start as usize;
+            let l = self.range[k].len as usize;
+            self.range[k].start = data.len() as u32;
+            self.cap[k] = l as u32;
+            data.extend_from_slice(&self.data[s..s + l]);
+        }
+        self.data = data;
+        self.garbage = 0;
+    }
+}
+
+impl<K: Idx, T: Copy + Default> std::ops::Index<K> for ListPool<K, T> {
+    type Output = [T];
+    #[inline]
+    fn index(&self, k: K) -> &[T] {
+        self.get(k)
+    }
+}
+
+impl<K: Idx, T: Copy + Default> std::ops::IndexMut<K> for ListPool<K, T> {
+    #[inline]
+    fn index_mut(&mut self, k: K) -> &mut [T] {
+        self.get_mut(k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_grow_move_and_compact() {
+        let mut p: ListPool<u32, u32> = ListPool::default();
+        let a = p.push_list(&[1, 2]);
+        let b = p.push_list(&[3]);
+        p.push(a, 9); // moves a to the end
+        p.push(b, 4); // moves b
+        p.push(b, 5); // in place
+        assert_eq!((p.get(a), p.get(b)), (&[1, 2, 9][..], &[3, 4, 5][..]));
+        p.edit(a, |v| v.insert(0, 0));
+        assert_eq!(p.get(a), &[0, 1, 2, 9]);
+        for i in 0..5000 {
+            p.push(if i % 2 == 0 { a } else { b }, i);
+        }
+        assert_eq!(p.get(a).len(), 2504);
+        assert_eq!(p.get(b)[..3], [3, 4, 5]);
+        assert!(p.data.len() < 4 * 5010);
+        let mut q: ListPool<u32, u32> = ListPool::with_data(vec![7, 8, 9]);
+        let x = q.push_region(1, 2);
+        let y = q.push_region(0, 1);
+        q.push(y, 1);
+        assert_eq!((q.get(x), q.get(y)), (&[8, 9][..], &[7, 1][..]));
+        q.refill(x, |d| d.extend([5, 6, 7]));
+        assert_eq!(q.remove_at(x, 1), 6);
+        assert_eq!(&q[x], &[5, 7]);
+        let r: ListPool<u32, u32> = ListPool::from_lists([vec![1], vec![], vec![2, 3]].into_iter());
+        assert_eq!(
+            r.iter_enumerated()
+                .map(|(_, l)| l.len())
+                .collect::<Vec<_>>(),
+            [1, 0, 2]
+        );
+    }
+}

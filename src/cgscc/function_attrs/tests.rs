@@ -1,0 +1,169 @@
+//! The probes of LLVM 14's rules (`tests/fixtures/function_attrs/t*.ll`), each with
+//! `opt-14 -passes='cgscc(function-attrs)'`'s changes as `fa_diff.py` prints them.
+
+use super::Inference;
+use crate::import::llvm_ir::{parse_with, ParseOptions};
+
+fn run(name: &str, text: &str) -> Vec<String> {
+    let m = parse_with(name, text, ParseOptions { instructions: true }).unwrap();
+    Inference::run_module(&m).unwrap().diff_lines(&m)
+}
+
+fn check(name: &str, text: &str, expected: &str) {
+    let got = run(name, text);
+    let want: Vec<&str> = expected.lines().filter(|l| !l.is_empty()).collect();
+    let missing: Vec<&&str> = want
+        .iter()
+        .filter(|w| !got.iter().any(|g| g == *w))
+        .collect();
+    let extra: Vec<&String> = got.iter().filter(|g| !want.contains(&g.as_str())).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{name}:\n missing (LLVM has, we lack): {missing:#?}\n extra (we have, LLVM lacks): {extra:#?}"
+    );
+}
+
+macro_rules! probe {
+    ($test:ident, $file:literal) => {
+        #[test]
+        fn $test() {
+            check(
+                $file,
+                include_str!(concat!(
+                    "../../../tests/fixtures/function_attrs/",
+                    $file,
+                    ".ll"
+                )),
+                include_str!(concat!(
+                    "../../../tests/fixtures/function_attrs/",
+                    $file,
+                    ".expected.txt"
+                )),
+            );
+        }
+    };
+}
+
+probe!(t1_memory_args_returns_atomics, "t1");
+probe!(t2_recursion_unknown_calls_linkage, "t2");
+probe!(t3_clang_o0_patterns, "t3");
+probe!(t4_member_order_f_then_g, "t4");
+probe!(t4c_member_order_g_then_f, "t4c");
+probe!(t5_dead_sret_byval, "t5");
+
+/// Every line of `a` not in `b`.
+fn minus<'x>(a: &'x [String], b: &[String]) -> Vec<&'x String> {
+    a.iter().filter(|l| !b.contains(l)).collect()
+}
+
+/// ilkit against opt-14 on the corpus's zlib -O0 module; the oracle is opt's output
+/// (`tests/fixtures/function_attrs/zlib.O0.function-attrs.txt`, made by
+/// `opt-14 -passes='cgscc(function-attrs)' -S` and `fa_diff.py`).
+#[test]
+fn zlib_o0_agrees_with_opt14() {
+    let Some(dir) = crate::test_support::corpus_dir() else {
+        eprintln!("skipped: corpus zlib.O0.ll missing");
+        return;
+    };
+    let path = dir.join("llvm/zlib/zlib.O0.ll");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!("skipped: {} missing", path.display());
+        return;
+    };
+    let ours = run("zlib.O0.ll", &text);
+    let oracle: Vec<String> =
+        include_str!("../../../tests/fixtures/function_attrs/zlib.O0.function-attrs.txt")
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+    let agreement = super::Agreement::of(&ours, &oracle);
+    eprintln!("{}", agreement.table());
+    assert!(
+        agreement.worst() >= 0.99,
+        "only ilkit: {:#?}\nonly LLVM: {:#?}",
+        minus(&ours, &oracle),
+        minus(&oracle, &ours)
+    );
+}
+
+/// opt-14's changes to the module at `path`, read back with ilkit's own reader; `None`
+/// (with a message) when opt-14 or the module is missing.
+fn opt14_oracle(path: &std::path::Path) -> Option<(crate::llvm::Module, Vec<String>)> {
+    let opt = std::env::var("ILKIT_OPT14").unwrap_or_else(|_| "/usr/bin/opt-14".into());
+    if !std::path::Path::new(&opt).exists() {
+        eprintln!("skipped: {opt} missing");
+        return None;
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        eprintln!("skipped: {} missing", path.display());
+        return None;
+    };
+    let out = std::process::Command::new(&opt)
+        .args(["-passes=cgscc(function-attrs)", "-S", "-o", "-"])
+        .arg(path)
+        .output()
+        .ok()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after_text = String::from_utf8(out.stdout).ok()?;
+    let opts = ParseOptions { instructions: true };
+    let name = path.display().to_string();
+    let before = parse_with(&name, &text, opts).unwrap();
+    let after = parse_with("opt-output.ll", &after_text, opts).unwrap();
+    let lines = super::oracle_diff_lines(&before, &after);
+    Some((before, lines))
+}
+
+/// ilkit against a live opt-14 on modules outside the corpus (`ILKIT_FA_MODULES`,
+/// colon-separated; default: the zstd, SQLite and Lua -O0 modules under /work/ext).
+/// Prints the agreement table per module; fails below 99 % for any attribute kind.
+/// `cargo test --release --lib -- --ignored outside_modules --nocapture`
+#[test]
+#[ignore]
+fn outside_modules_agree_with_opt14() {
+    let list = std::env::var("ILKIT_FA_MODULES").unwrap_or_else(|_| {
+        "/work/ext/llvm/zstd.O0.ll:/work/ext/llvm/sqlite3.O0.ll:/work/ext/llvm/lua.O0.ll".into()
+    });
+    let mut worst = 1.0f64;
+    for p in list.split(':') {
+        let path = std::path::Path::new(p);
+        let Some((m, oracle)) = opt14_oracle(path) else {
+            continue;
+        };
+        let ours = Inference::run_module(&m).unwrap().diff_lines(&m);
+        let a = super::Agreement::of(&ours, &oracle);
+        eprintln!("## {p}\n{}", a.table());
+        for l in minus(&ours, &oracle).iter().take(40) {
+            eprintln!("only ilkit: {l}");
+        }
+        for l in minus(&oracle, &ours).iter().take(40) {
+            eprintln!("only LLVM:  {l}");
+        }
+        worst = worst.min(a.worst());
+    }
+    assert!(worst >= 0.99, "worst agreement {worst}");
+}
+
+/// The oracle read by ilkit's reader equals `fa_diff.py`'s on zlib (when opt-14 is
+/// there), so the two ways of getting LLVM's answer agree.
+#[test]
+fn oracle_reader_matches_fa_diff_on_zlib() {
+    let Some(dir) = crate::test_support::corpus_dir() else {
+        eprintln!("skipped: corpus zlib.O0.ll missing");
+        return;
+    };
+    let Some((_, lines)) = opt14_oracle(&dir.join("llvm/zlib/zlib.O0.ll")) else {
+        return;
+    };
+    let fixture: Vec<String> =
+        include_str!("../../../tests/fixtures/function_attrs/zlib.O0.function-attrs.txt")
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+    assert_eq!(lines, fixture);
+}

@@ -1,0 +1,832 @@
+//! Instructions and calls: each opcode's operand syntax, read into the instruction
+//! table with the layout [`crate::llvm::ir`] documents.
+
+use super::{Builder, Operand};
+use crate::idx::BlockIdx;
+use crate::import::llvm_ir::grammar::{is_int_type, TYPE_WORDS};
+use crate::import::llvm_ir::lexer::{Tk, Tok};
+use crate::import::llvm_ir::{name_of, unquote, ParseError};
+use crate::llvm::attrs::{Attr, AttrSet};
+use crate::llvm::ir::{
+    BundleTags, CallIdx, InstFlags, InstIdx, Opcode, Ordering, Predicate, Value,
+};
+use crate::llvm::types::{TypeIdx, TypeKind};
+use crate::llvm::FuncIdx;
+use std::borrow::Cow;
+
+impl<'a> Builder<'a, '_> {
+    fn push_op(&mut self, ty: TypeIdx, o: Operand<'a>) {
+        let v = match o {
+            Operand::V(v) => v,
+            Operand::Local(raw, at) => match self.locals.get(raw) {
+                Some(&v) => v,
+                None => {
+                    self.pending.push((self.ir.operands.len(), raw, at));
+                    Value::None
+                }
+            },
+        };
+        self.ir.operands.push(v);
+        self.ir.op_types.push(ty);
+    }
+
+    fn push_typed(&mut self) -> Result<TypeIdx, ParseError> {
+        let (t, v) = self.typed()?;
+        self.push_op(t, v);
+        Ok(t)
+    }
+
+    fn label(&mut self) -> Result<Value, ParseError> {
+        let t = self.p.next();
+        if !(t.kind == Tk::Word && self.text(t) == "label") {
+            return self.err(t, format!("expected 'label', found {}", self.p.describe(t)));
+        }
+        let l = self.p.next();
+        self.block_ref(l)
+    }
+
+    fn block_ref(&mut self, l: Tok) -> Result<Value, ParseError> {
+        if l.kind != Tk::Local {
+            return self.err(
+                l,
+                format!("expected a block reference, found {}", self.p.describe(l)),
+            );
+        }
+        let name = name_of(self.text(l));
+        match self.labels.get(name.as_ref()) {
+            Some(&b) => Ok(Value::Block(b)),
+            None => self.err(l, format!("use of undefined block '%{name}'")),
+        }
+    }
+
+    fn push_label(&mut self) -> Result<(), ParseError> {
+        let v = self.label()?;
+        self.push_op(self.label_ty, Operand::V(v));
+        Ok(())
+    }
+
+    /// Words before the type of an arithmetic / comparison instruction (flags, fast-math).
+    fn inst_flags(&mut self, flags: &mut InstFlags) {
+        loop {
+            let t = self.p.peek();
+            if t.kind != Tk::Word || t.nl_before {
+                return;
+            }
+            let w = self.text(t);
+            if is_int_type(w) || TYPE_WORDS.contains(&w) {
+                return;
+            }
+            match w {
+                "nuw" => flags.0 |= InstFlags::NUW,
+                "nsw" => flags.0 |= InstFlags::NSW,
+                "exact" => flags.0 |= InstFlags::EXACT,
+                "inbounds" => flags.0 |= InstFlags::INBOUNDS,
+                "volatile" => flags.0 |= InstFlags::VOLATILE,
+                _ => {}
+            }
+            self.p.next();
+        }
+    }
+
+    /// `syncscope("...")` and orderings after a memory operand; a second ordering
+    /// (cmpxchg failure) goes to `second`.
+    fn orderings(&mut self, flags: &mut InstFlags, second: &mut u32) -> Result<(), ParseError> {
+        loop {
+            let t = self.p.peek();
+            if t.kind != Tk::Word || t.nl_before {
+                return Ok(());
+            }
+            let w = self.text(t);
+            if w == "syncscope" {
+                self.p.next();
+                self.p.expect_punct("(")?;
+                let s = self.p.next();
+                if self.text(s) == "\"singlethread\"" {
+                    flags.0 |= InstFlags::SINGLETHREAD;
+                }
+                self.p.expect_punct(")")?;
+            } else if let Some(o) = Ordering::from_word(w) {
+                self.p.next();
+                if flags.ordering() == Ordering::NotAtomic {
+                    flags.set_ordering(o);
+                } else {
+                    *second = o as u32;
+                }
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The rest of an instruction's line: `, align N`, metadata attachments (`!nonnull`
+    /// sets a flag).
+    fn rest(&mut self, flags: &mut InstFlags) -> Result<(), ParseError> {
+        while !self.p.at_eol() {
+            let t = self.p.peek();
+            if t.kind == Tk::Meta && self.text(t) == "!nonnull" {
+                flags.0 |= InstFlags::NONNULL_MD;
+            }
+            if self.p.is_punct("(") || self.p.is_punct("{") || self.p.is_punct("[") {
+                self.p.skip_group()?;
+            } else {
+                self.p.next();
+            }
+        }
+        Ok(())
+    }
+
+    /// Parses one instruction; returns whether it ends its block.
+    pub(super) fn instruction(&mut self, f: FuncIdx, b: BlockIdx) -> Result<bool, ParseError> {
+        let mut t = self.p.next();
+        let mut name: Option<&'a str> = None;
+        if t.kind == Tk::Local {
+            let raw = &self.text(t)[1..];
+            if let Ok(n) = raw.parse::<u32>() {
+                self.next_slot = n.saturating_add(1);
+            }
+            name = Some(raw);
+            self.p.expect_punct("=")?;
+            t = self.p.next();
+        }
+        let mut flags = InstFlags::default();
+        let mut w = self.text(t);
+        while matches!(w, "tail" | "musttail" | "notail") {
+            match w {
+                "tail" => flags.0 |= InstFlags::TAIL,
+                "musttail" => flags.0 |= InstFlags::TAIL | InstFlags::MUSTTAIL,
+                _ => {}
+            }
+            t = self.p.next();
+            w = self.text(t);
+        }
+        let Some(op) = Opcode::from_word(w).filter(|_| t.kind == Tk::Word) else {
+            return self.err(
+                t,
+                format!(
+                    "expected an instruction opcode, found {}",
+                    self.p.describe(t)
+                ),
+            );
+        };
+        let inst = self.ir.op.push(op);
+        self.ir.block.push(b);
+        self.ir.func.push(f);
+        let void = self.void_ty;
+        let mut ty = void;
+        let mut aux_ty = TypeIdx::NONE;
+        let mut aux = 0u32;
+        let label_ty = self.label_ty;
+        match op {
+            Opcode::Ret => {
+                if !self.p.at_eol() {
+                    // `ret void`, but `ret void (i32)* %f` returns a value
+                    let t = self.ty()?;
+                    if t != self.void_ty {
+                        let v = self.value(t)?;
+                        self.push_op(t, v);
+                    }
+                }
+            }
+            Opcode::Br => {
+                if self.p.is_word("label") {
+                    self.push_label()?;
+                } else {
+                    self.push_typed()?;
+                    self.p.expect_punct(",")?;
+                    self.push_label()?;
+                    self.p.expect_punct(",")?;
+                    self.push_label()?;
+                }
+            }
+            Opcode::Switch => {
+                self.push_typed()?;
+                self.p.expect_punct(",")?;
+                self.push_label()?;
+                self.p.expect_punct("[")?;
+                while !self.p.eat_punct("]") {
+                    if self.p.peek().kind == Tk::Eof {
+                        let e = self.p.peek();
+                        return self.err(e, "unterminated switch");
+                    }
+                    self.push_typed()?;
+                    self.p.expect_punct(",")?;
+                    self.push_label()?;
+                }
+            }
+            Opcode::IndirectBr => {
+                self.push_typed()?;
+                self.p.expect_punct(",")?;
+                self.p.expect_punct("[")?;
+                while !self.p.eat_punct("]") {
+                    self.push_label()?;
+                    self.p.eat_punct(",");
+                }
+            }
+            Opcode::Call | Opcode::Invoke | Opcode::CallBr => {
+                let (rt, fty, c) = self.call(op, inst)?;
+                ty = rt;
+                aux_ty = fty;
+                aux = c.0;
+            }
+            Opcode::Resume => {
+                self.push_typed()?;
+            }
+            Opcode::Unreachable => {}
+            Opcode::CleanupRet | Opcode::CatchRet => {
+                // cleanupret from %p unwind (label %u | to caller); catchret from %p to label %l
+                self.p.expect_word("from")?;
+                let v = self.value(TypeIdx::NONE)?;
+                let tok = self.token_ty;
+                self.push_op(tok, v);
+                if self.p.is_word("unwind") {
+                    self.p.next();
+                    if self.p.is_word("to") {
+                        self.p.next();
+                        self.p.expect_word("caller")?;
+                        flags.0 |= InstFlags::UNWIND_TO_CALLER;
+                    } else {
+                        self.push_label()?;
+                    }
+                } else if self.p.is_word("to") {
+                    self.p.next();
+                    self.push_label()?;
+                }
+            }
+            Opcode::CatchSwitch => {
+                self.p.expect_word("within")?;
+                let v = self.value(TypeIdx::NONE)?;
+                let tok = self.token_ty;
+                self.push_op(tok, v);
+                ty = tok;
+                self.p.expect_punct("[")?;
+                while !self.p.eat_punct("]") {
+                    self.push_label()?;
+                    self.p.eat_punct(",");
+                }
+                self.p.expect_word("unwind")?;
+                if self.p.is_word("to") {
+                    self.p.next();
+                    self.p.expect_word("caller")?;
+                    flags.0 |= InstFlags::UNWIND_TO_CALLER;
+                } else {
+                    self.push_label()?;
+                }
+            }
+            Opcode::CatchPad | Opcode::CleanupPad => {
+                self.p.expect_word("within")?;
+                let v = self.value(TypeIdx::NONE)?;
+                let tok = self.token_ty;
+                self.push_op(tok, v);
+                ty = tok;
+                self.p.expect_punct("[")?;
+                if !self.p.eat_punct("]") {
+                    loop {
+                        self.push_typed()?;
+                        if self.p.eat_punct(",") {
+                            continue;
+                        }
+                        self.p.expect_punct("]")?;
+                        break;
+                    }
+                }
+            }
+            Opcode::FNeg | Opcode::Freeze => {
+                self.inst_flags(&mut flags);
+                ty = self.push_typed()?;
+            }
+            Opcode::Add
+            | Opcode::FAdd
+            | Opcode::Sub
+            | Opcode::FSub
+            | Opcode::Mul
+            | Opcode::FMul
+            | Opcode::UDiv
+            | Opcode::SDiv
+            | Opcode::FDiv
+            | Opcode::URem
+            | Opcode::SRem
+            | Opcode::FRem
+            | Opcode::Shl
+            | Opcode::LShr
+            | Opcode::AShr
+            | Opcode::And
+            | Opcode::Or
+            | Opcode::Xor => {
+                self.inst_flags(&mut flags);
+                ty = self.push_typed()?;
+                self.p.expect_punct(",")?;
+                let v = self.value(ty)?;
+                self.push_op(ty, v);
+            }
+            Opcode::ICmp | Opcode::FCmp => {
+                let fcmp = op == Opcode::FCmp;
+                loop {
+                    let pt = self.p.next();
+                    if let Some(p) = Predicate::from_word(self.text(pt), fcmp) {
+                        aux = p.0 as u32;
+                        break;
+                    }
+                    if pt.kind != Tk::Word || pt.nl_before {
+                        return self.err(pt, "expected a comparison predicate");
+                    }
+                }
+                let ot = self.push_typed()?;
+                self.p.expect_punct(",")?;
+                let v = self.value(ot)?;
+                self.push_op(ot, v);
+                let i1 = self.i1_ty;
+                ty = match self.ir.types.kind(ot) {
+                    TypeKind::Vector { len, scalable, .. } => {
+                        self.ir.types.leaf(TypeKind::Vector {
+                            len,
+                            elem: i1,
+                            scalable,
+                        })
+                    }
+                    _ => i1,
+                };
+            }
+            Opcode::ExtractElement => {
+                let vt = self.push_typed()?;
+                self.p.expect_punct(",")?;
+                self.push_typed()?;
+                ty = match self.ir.types.kind(vt) {
+                    TypeKind::Vector { elem, .. } => elem,
+                    _ => TypeIdx::NONE,
+                };
+            }
+            Opcode::InsertElement => {
+                ty = self.push_typed()?;
+                self.p.expect_punct(",")?;
+                self.push_typed()?;
+                self.p.expect_punct(",")?;
+                self.push_typed()?;
+            }
+            Opcode::ShuffleVector => {
+                let vt = self.push_typed()?;
+                self.p.expect_punct(",")?;
+                self.push_typed()?;
+                self.p.expect_punct(",")?;
+                let mt = self.push_typed()?;
+                ty = match (self.ir.types.kind(vt), self.ir.types.kind(mt)) {
+                    (TypeKind::Vector { elem, .. }, TypeKind::Vector { len, scalable, .. }) => {
+                        self.ir.types.leaf(TypeKind::Vector {
+                            len,
+                            elem,
+                            scalable,
+                        })
+                    }
+                    _ => TypeIdx::NONE,
+                };
+            }
+            Opcode::ExtractValue | Opcode::InsertValue => {
+                let agg = self.push_typed()?;
+                if op == Opcode::InsertValue {
+                    self.p.expect_punct(",")?;
+                    self.push_typed()?;
+                }
+                let mut cur = agg;
+                while self.p.eat_punct(",") {
+                    if self.p.peek().kind != Tk::Num {
+                        // metadata attachment after the indices
+                        break;
+                    }
+                    let x = self.num()? as i64;
+                    cur = self.ir.types.gep_step(cur, Some(x));
+                    let v = self.int_const(x);
+                    self.push_op(self.i32_ty, Operand::V(v));
+                }
+                ty = if op == Opcode::InsertValue { agg } else { cur };
+            }
+            Opcode::Alloca => {
+                if self.p.is_word("inalloca") {
+                    self.p.next();
+                    flags.0 |= InstFlags::INALLOCA;
+                }
+                aux_ty = self.ty()?;
+                let mut addrspace = 0;
+                while self.p.eat_punct(",") {
+                    if self.p.is_word("align") {
+                        self.p.next();
+                        self.num()?;
+                    } else if self.p.is_word("addrspace") {
+                        self.p.next();
+                        addrspace = self.paren_num()? as u32;
+                    } else if self.p.peek().kind == Tk::Meta {
+                        break;
+                    } else {
+                        self.push_typed()?;
+                    }
+                }
+                let pointee = if self.opaque { TypeIdx::NONE } else { aux_ty };
+                ty = self.ir.types.ptr(pointee, addrspace);
+            }
+            Opcode::Load => {
+                if self.p.is_word("atomic") {
+                    // the ordering word after the pointer sets the ordering
+                    self.p.next();
+                }
+                if self.p.is_word("volatile") {
+                    self.p.next();
+                    flags.0 |= InstFlags::VOLATILE;
+                }
+                ty = self.ty()?;
+                self.p.expect_punct(",")?;
+                self.push_typed()?;
+                self.orderings(&mut flags, &mut aux)?;
+            }
+            Opcode::Store => {
+                if self.p.is_word("atomic") {
+                    self.p.next();
+                }
+                if self.p.is_word("volatile") {
+                    self.p.next();
+                    flags.0 |= InstFlags::VOLATILE;
+                }
+                self.push_typed()?;
+                self.p.expect_punct(",")?;
+                self.push_typed()?;
+                self.orderings(&mut flags, &mut aux)?;
+            }
+            Opcode::Fence => {
+                self.orderings(&mut flags, &mut aux)?;
+            }
+            Opcode::AtomicCmpXchg => {
+                self.inst_flags(&mut flags);
+                if self.p.is_word("weak") {
+                    self.p.next();
+                    flags.0 |= InstFlags::WEAK;
+                }
+                if self.p.is_word("volatile") {
+                    self.p.next();
+                    flags.0 |= InstFlags::VOLATILE;
+                }
+                self.push_typed()?;
+                self.p.expect_punct(",")?;
+                let vt = self.push_typed()?;
+                self.p.expect_punct(",")?;
+                self.push_typed()?;
+                self.orderings(&mut flags, &mut aux)?;
+                ty = self.ir.types.literal_struct(&[vt, self.i1_ty], false);
+            }
+            Opcode::AtomicRmw => {
+                if self.p.is_word("volatile") {
+                    self.p.next();
+                    flags.0 |= InstFlags::VOLATILE;
+                }
+                let opw = self.p.next();
+                aux = RMW_OPS
+                    .iter()
+                    .position(|&o| o == self.text(opw))
+                    .unwrap_or(RMW_OPS.len()) as u32;
+                self.push_typed()?;
+                self.p.expect_punct(",")?;
+                ty = self.push_typed()?;
+                self.orderings(&mut flags, &mut 0)?;
+            }
+            Opcode::GetElementPtr => {
+                loop {
+                    let t = self.p.peek();
+                    if t.kind != Tk::Word || self.p.is_type_start() {
+                        break;
+                    }
+                    if self.text(t) == "inbounds" {
+                        flags.0 |= InstFlags::INBOUNDS;
+                    }
+                    self.p.next();
+                    if self.p.is_punct("(") {
+                        self.p.skip_group()?;
+                    }
+                }
+                aux_ty = self.ty()?;
+                let mut ops = Vec::new();
+                while self.p.eat_punct(",") {
+                    if self.p.peek().kind == Tk::Meta {
+                        break;
+                    }
+                    if self.p.is_word("inrange") {
+                        self.p.next();
+                    }
+                    let (t, v) = self.typed()?;
+                    ops.push((t, v));
+                }
+                let base_ty = ops.first().map(|o| o.0).unwrap_or(TypeIdx::NONE);
+                let idx: Vec<(TypeIdx, Value)> = ops
+                    .iter()
+                    .skip(1)
+                    .map(|&(t, o)| {
+                        (
+                            t,
+                            match o {
+                                Operand::V(v) => v,
+                                Operand::Local(..) => Value::None,
+                            },
+                        )
+                    })
+                    .collect();
+                ty = self.gep_result(aux_ty, base_ty, &idx);
+                for (t, o) in ops {
+                    self.push_op(t, o);
+                }
+            }
+            _ if op.is_cast() => {
+                self.inst_flags(&mut flags); // nneg, nuw, nsw (LLVM 18+)
+                self.push_typed()?;
+                self.p.expect_word("to")?;
+                ty = self.ty()?;
+            }
+            Opcode::Phi => {
+                self.inst_flags(&mut flags);
+                ty = self.ty()?;
+                loop {
+                    self.p.expect_punct("[")?;
+                    let v = self.value(ty)?;
+                    self.push_op(ty, v);
+                    self.p.expect_punct(",")?;
+                    let l = self.p.next();
+                    let bv = self.block_ref(l)?;
+                    self.push_op(label_ty, Operand::V(bv));
+                    self.p.expect_punct("]")?;
+                    if !self.p.eat_punct(",") {
+                        break;
+                    }
+                    if self.p.peek().kind == Tk::Meta {
+                        break;
+                    }
+                }
+            }
+            Opcode::Select => {
+                self.inst_flags(&mut flags);
+                self.push_typed()?;
+                self.p.expect_punct(",")?;
+                ty = self.push_typed()?;
+                self.p.expect_punct(",")?;
+                self.push_typed()?;
+            }
+            Opcode::VaArg => {
+                self.push_typed()?;
+                self.p.expect_punct(",")?;
+                ty = self.ty()?;
+            }
+            Opcode::LandingPad => {
+                ty = self.ty()?;
+                loop {
+                    if self.p.is_word("cleanup") {
+                        self.p.next();
+                    } else if self.p.is_word("catch") || self.p.is_word("filter") {
+                        self.p.next();
+                        self.push_typed()?;
+                    } else {
+                        break;
+                    }
+                }
+            }
+            _ => {
+                let e = self.p.peek();
+                return self.err(e, format!("unhandled opcode '{}'", op.name()));
+            }
+        }
+        self.rest(&mut flags)?;
+        self.ir.flags.push(flags);
+        self.ir.ty.push(ty);
+        self.ir.aux_ty.push(aux_ty);
+        self.ir.aux.push(aux);
+        self.ir.op_start.push(self.ir.operands.len() as u32);
+        debug_assert_eq!(self.ir.op.len(), self.ir.ty.len());
+        match name {
+            Some(raw) => {
+                self.locals.insert(Cow::Borrowed(raw), Value::Inst(inst));
+            }
+            None if ty != void && !ty.is_none() && op != Opcode::Store => {
+                self.locals
+                    .insert(Cow::Owned(self.next_slot.to_string()), Value::Inst(inst));
+                self.next_slot += 1;
+            }
+            None => {}
+        }
+        Ok(op.is_terminator())
+    }
+
+    /// A call, invoke or callbr after its opcode: pushes the operands and the call row;
+    /// returns `(result type, function type, call row)`.
+    fn call(
+        &mut self,
+        op: Opcode,
+        inst: InstIdx,
+    ) -> Result<(TypeIdx, TypeIdx, CallIdx), ParseError> {
+        let mut ret_attrs = AttrSet::EMPTY;
+        loop {
+            let t = self.p.peek();
+            match t.kind {
+                Tk::Word => {
+                    let w = self.text(t);
+                    if is_int_type(w) || TYPE_WORDS.contains(&w) {
+                        break;
+                    }
+                    self.p.next();
+                    if w == "cc" && self.p.peek().kind == Tk::Num {
+                        self.p.next();
+                    } else if let Some(a) = Attr::from_word(w) {
+                        self.attr_payload(&mut ret_attrs, a)?;
+                    } else if self.p.is_punct("(") {
+                        self.p.skip_group()?;
+                    }
+                }
+                Tk::Str => {
+                    self.p.next();
+                }
+                _ => break,
+            }
+        }
+        let ty = self.ty()?;
+        let (explicit, ret_ty) = match self.ir.types.kind(ty) {
+            TypeKind::Function { ret, .. } => (true, ret),
+            _ => (false, ty),
+        };
+        // callee
+        let callee = {
+            let t = self.p.peek();
+            if t.kind == Tk::Global {
+                self.p.next();
+                Operand::V(self.global_ref(t)?)
+            } else {
+                self.value(TypeIdx::NONE)?
+            }
+        };
+        // arguments
+        let open = self.p.expect_punct("(")?;
+        let mut args: Vec<(TypeIdx, AttrSet, Operand<'a>)> = Vec::new();
+        if !self.p.eat_punct(")") {
+            loop {
+                let t = self.ty()?;
+                let mut set = AttrSet::EMPTY;
+                let v = if self.ir.types.kind(t) == TypeKind::Metadata {
+                    self.p.skip_to_comma()?;
+                    Operand::V(Value::Metadata)
+                } else {
+                    self.param_attrs(&mut set)?;
+                    self.value(t)?
+                };
+                args.push((t, set, v));
+                if self.p.eat_punct(",") {
+                    continue;
+                }
+                if self.p.eat_punct(")") {
+                    break;
+                }
+                let t = self.p.peek();
+                return self.err(
+                    t,
+                    format!(
+                        "expected ',' or ')' in call arguments (opened at {}:{}), found {}",
+                        open.line,
+                        open.col,
+                        self.p.describe(t)
+                    ),
+                );
+            }
+        }
+        // function attributes, bundles, destinations, metadata
+        let mut fn_attrs = AttrSet::EMPTY;
+        let mut bundle_ops: Vec<(TypeIdx, Operand<'a>)> = Vec::new();
+        let mut tags = 0u8;
+        let mut dests: Vec<Value> = Vec::new();
+        loop {
+            if op == Opcode::Call && self.p.at_eol() {
+                break;
+            }
+            let t = self.p.peek();
+            if t.kind == Tk::Eof {
+                break;
+            }
+            if t.nl_before
+                && op != Opcode::Call
+                && !self.p.is_word("to")
+                && !self.p.is_word("unwind")
+                && !self.p.is_punct("[")
+            {
+                break;
+            }
+            if self.p.is_punct("[") {
+                self.p.next();
+                if op == Opcode::CallBr && !dests.is_empty() {
+                    while !self.p.eat_punct("]") {
+                        dests.push(self.label()?);
+                        self.p.eat_punct(",");
+                    }
+                    continue;
+                }
+                while !self.p.eat_punct("]") {
+                    let tag = self.p.next();
+                    if tag.kind == Tk::Eof {
+                        return self.err(tag, "unterminated operand bundle list");
+                    }
+                    tags |= BundleTags::bit(unquote(self.text(tag)));
+                    if self.p.eat_punct("(") && !self.p.eat_punct(")") {
+                        loop {
+                            bundle_ops.push(self.typed()?);
+                            if self.p.eat_punct(",") {
+                                continue;
+                            }
+                            self.p.expect_punct(")")?;
+                            break;
+                        }
+                    }
+                    self.p.eat_punct(",");
+                }
+                continue;
+            }
+            if self.p.is_word("to") || self.p.is_word("unwind") {
+                self.p.next();
+                dests.push(self.label()?);
+                continue;
+            }
+            if self.p.is_punct("(") {
+                self.p.skip_group()?;
+                continue;
+            }
+            self.p.next();
+            match t.kind {
+                Tk::Attr => {
+                    if let Some(s) = self.text(t)[1..]
+                        .parse::<u32>()
+                        .ok()
+                        .and_then(|n| self.groups.get(&n))
+                    {
+                        fn_attrs.bits |= s.bits;
+                    }
+                }
+                Tk::Word => {
+                    if let Some(a) = Attr::from_word(self.text(t)) {
+                        self.attr_payload(&mut fn_attrs, a)?;
+                    } else if self.p.is_punct("(") {
+                        self.p.skip_group()?;
+                    }
+                }
+                // `, !dbg !12`: metadata attachments end a call
+                Tk::Meta if op == Opcode::Call => {
+                    self.p.skip_statement_rest()?;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let fn_ty = if explicit {
+            ty
+        } else {
+            let params: Vec<TypeIdx> = args.iter().map(|a| a.0).collect();
+            self.ir.types.function(ret_ty, &params, false)
+        };
+        let c = CallIdx::new(self.ir.call_inst.len());
+        self.ir.call_inst.push(inst);
+        let fa = self.intern(fn_attrs);
+        self.ir.call_attrs.push(fa);
+        let ra = self.intern(ret_attrs);
+        self.ir.call_ret_attrs.push(ra);
+        self.ir.call_arg_count.push(args.len() as u32);
+        self.ir.call_bundle_ops.push(bundle_ops.len() as u32);
+        self.ir.call_bundles.push(BundleTags(tags));
+        self.ir
+            .call_param_start
+            .push(self.ir.call_params.len() as u32);
+        for (t, set, v) in args {
+            let s = self.intern(set);
+            self.ir.call_params.push(s);
+            self.push_op(t, v);
+        }
+        for (t, v) in bundle_ops {
+            self.push_op(t, v);
+        }
+        let callee_ty = self
+            .ir
+            .types
+            .ptr(if self.opaque { TypeIdx::NONE } else { fn_ty }, 0);
+        self.push_op(callee_ty, callee);
+        let label_ty = self.label_ty;
+        for d in dests {
+            self.push_op(label_ty, Operand::V(d));
+        }
+        Ok((ret_ty, fn_ty, c))
+    }
+}
+
+/// `atomicrmw` operations in LangRef order ([`Ir::aux`] of an `atomicrmw`).
+pub(crate) const RMW_OPS: &[&str] = &[
+    "xchg",
+    "add",
+    "sub",
+    "and",
+    "nand",
+    "or",
+    "xor",
+    "max",
+    "min",
+    "umax",
+    "umin",
+    "fadd",
+    "fsub",
+    "fmax",
+    "fmin",
+    "uinc_wrap",
+    "udec_wrap",
+];
