@@ -8,9 +8,34 @@ use ilkit::il::{fields as F, EntryKind, Flag, FreeListKind, Il, IlError, RegionI
 use ilkit::il::{ConstantKind, ExprKind, Op, ScopeKind, StmtKind, StorageClass, TypeKind};
 
 #[test]
-fn schema_has_85_kinds_with_seed_names() {
-    // Seed 000 / KINDS.md: kinds 0..=84.
-    assert_eq!(EntryKind::COUNT, 85);
+fn schema_has_the_seeds_kinds_with_seed_names() {
+    // Seed 000 / KINDS.md: the kinds run from `none` to the `last` sentinel (checked
+    // against KINDS.md's table when ../shared is present).
+    assert_eq!(EntryKind::ALL[EntryKind::COUNT - 1].name(), "last");
+    let kinds_md =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/seeds/KINDS.md");
+    match std::fs::read_to_string(&kinds_md) {
+        Ok(text) => {
+            // The first table's kind column: numbers and ranges such as `45–48`.
+            let kinds: usize = text
+                .lines()
+                .skip_while(|l| !l.starts_with("| kind"))
+                .skip(2)
+                .take_while(|l| l.starts_with('|'))
+                .map(|l| {
+                    let col = l.split('|').nth(1).unwrap_or("").trim();
+                    let mut ends = col.split('–').map(|n| n.trim().parse::<usize>().unwrap());
+                    let a = ends.next().unwrap();
+                    ends.next().unwrap_or(a) - a + 1
+                })
+                .sum();
+            assert_eq!(kinds, EntryKind::COUNT, "KINDS.md's kinds vs the schema's");
+        }
+        Err(_) => eprintln!(
+            "skipping the KINDS.md cross-check: {} is absent",
+            kinds_md.display()
+        ),
+    }
     assert_eq!(EntryKind::ALL.len(), EntryKind::COUNT);
     for (i, k) in EntryKind::ALL.iter().enumerate() {
         assert_eq!(*k as usize, i);
