@@ -82,6 +82,26 @@ impl RegionCol {
         }
     }
 
+    /// Sets the region index of every entry of `es` to `r` (one width check for all).
+    pub(super) fn set_many(&mut self, es: &[super::Eix], r: u32) {
+        if r > u16::MAX as u32 {
+            self.widen();
+        }
+        match self {
+            RegionCol::Narrow(v) => {
+                let r = r as u16;
+                for e in es {
+                    v[e.idx()] = r;
+                }
+            }
+            RegionCol::Wide(v) => {
+                for e in es {
+                    v[e.idx()] = r;
+                }
+            }
+        }
+    }
+
     /// Switches to 32-bit values (keeping the capacity).
     #[cold]
     fn widen(&mut self) {

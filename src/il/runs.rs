@@ -28,11 +28,24 @@ impl EixRuns {
         self.runs.push((e.0, 1));
     }
 
-    /// Appends every index of `es`, in order.
+    /// Appends every index of `es`, in order (a stretch of consecutive indices at a
+    /// time: a batch of clones takes fresh indices in order).
     pub fn extend_from_slice(&mut self, es: &[Eix]) {
-        for &e in es {
-            self.push(e);
+        let mut i = 0;
+        while i < es.len() {
+            let s = es[i].0;
+            let mut j = i + 1;
+            while j < es.len() && es[j].0 == s.wrapping_add((j - i) as u32) {
+                j += 1;
+            }
+            let n = (j - i) as u32;
+            match self.runs.last_mut() {
+                Some(last) if last.0.wrapping_add(last.1) == s => last.1 += n,
+                _ => self.runs.push((s, n)),
+            }
+            i = j;
         }
+        self.len += es.len();
     }
 
     /// The indices, in insertion order.
@@ -91,6 +104,13 @@ mod tests {
         assert_eq!(r.len(), 7);
         let v: Vec<u32> = r.iter().map(|e| e.0).collect();
         assert_eq!(v, [3, 4, 5, 9, 10, 2, 3]);
+        let mut b = EixRuns::default();
+        b.extend_from_slice(&[3, 4, 5, 9, 10, 2, 3].map(Eix));
+        assert_eq!(b, r);
+        b.extend_from_slice(&[3, 4, 8].map(Eix));
+        assert_eq!((b.runs(), b.len()), (5, 10));
+        b.extend_from_slice(&[9].map(Eix));
+        assert_eq!((b.runs(), b.len()), (5, 11));
         r.retain(|e| e.0 != 4);
         let v: Vec<u32> = r.iter().map(|e| e.0).collect();
         assert_eq!(v, [3, 5, 9, 10, 2, 3]);

@@ -774,9 +774,7 @@ impl Il {
         self.clone_rows_of(srcs, dst);
         let cursor = if keep_pos { 0 } else { self.cursor_index() };
         let len = self.cols.len();
-        for &e in dst {
-            self.cols.region.set(e.idx(), r.0);
-        }
+        self.cols.region.set_many(dst, r.0);
         let (gen, pos) = (&mut self.cols.gen[..len], &mut self.cols.pos[..len]);
         for &e in dst {
             gen[e.idx()] = gen[e.idx()].wrapping_add(1);
