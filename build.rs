@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 include!("components/schema.rs");
 include!("components/entries.rs");
+include!("components/vocab.rs");
 
 fn camel(name: &str) -> String {
     let mut out = String::new();
@@ -53,15 +54,24 @@ fn string_fields(k: &KindDef) -> Vec<&'static str> {
 
 /// Names of a kind's value columns (scalars, strings, flags), in schema order.
 fn value_columns(k: &KindDef) -> Vec<&'static str> {
-    k.fields
+    let mut v: Vec<&'static str> = k
+        .fields
         .iter()
         .filter_map(|f| match *f {
-            Field::Scalar { name, .. } | Field::Str { name, .. } | Field::Flag { name } => {
+            Field::Str { name, .. } => Some(name),
+            Field::Scalar { name, .. } | Field::Flag { name }
+                if store_of(k, name) == Store::Column =>
+            {
                 Some(name)
             }
             _ => None,
         })
-        .collect()
+        .collect();
+    if !k.packed.is_empty() {
+        v.push("word");
+    }
+    v.extend(k.derived.iter().map(|d| d.0));
+    v
 }
 
 fn has_table(k: &KindDef) -> bool {
@@ -79,9 +89,288 @@ fn target_expr(all: &[KindDef], target: &str, owner: &str) -> String {
     format!("Some(EntryKind::{})", variant(t))
 }
 
+/// Where a scalar or flag of a kind's row is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Store {
+    /// Its own column of the row table.
+    Column,
+    /// Bits `shift..shift + bits` of the row's `word` column.
+    Packed { shift: u32, bits: u32 },
+    /// A side map from row to value (absent = default).
+    Rare,
+}
+
+fn store_of(k: &KindDef, name: &str) -> Store {
+    if k.rare.contains(&name) {
+        return Store::Rare;
+    }
+    let mut shift = 0;
+    for &(n, bits) in &k.packed {
+        if n == name {
+            return Store::Packed { shift, bits };
+        }
+        shift += bits;
+    }
+    Store::Column
+}
+
+/// The type of scalar `name` of `k`.
+fn scalar_ty(k: &KindDef, name: &str) -> &'static str {
+    k.fields
+        .iter()
+        .find_map(|f| match *f {
+            Field::Scalar { name: n, ty } if n == name => Some(ty),
+            Field::Flag { name: n } if n == name => Some("bool"),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("schema: {}: no scalar {name}", k.name))
+}
+
+/// The side map of a rare field, on `Tables`.
+fn rare_map(k: &KindDef, name: &str) -> String {
+    format!("rare_{}_{name}", k.name)
+}
+
+/// An expression reading field `name` (of type `ty`) of row `r` (a `usize` expression),
+/// where `tb` is the row table and `tables` the `Tables`.
+fn read_field(k: &KindDef, tb: &str, tables: &str, name: &str, ty: &str, r: &str) -> String {
+    match store_of(k, name) {
+        Store::Column => format!("{tb}.{name}[{r}]"),
+        Store::Rare => format!(
+            "{tables}.{}.get(&({r} as u32)).copied().unwrap_or_default()",
+            rare_map(k, name)
+        ),
+        Store::Packed { shift, bits } => {
+            let mask = (1u64 << bits) - 1;
+            let raw = format!("(({tb}.word[{r}] >> {shift}) & {mask:#x})");
+            if ty == "bool" {
+                format!("({raw} != 0)")
+            } else if let Some(v) = vocab_of(ty) {
+                format!("{ty}::from_raw({raw} as {}).unwrap_or_default()", v.repr)
+            } else {
+                format!("({raw} as {ty})")
+            }
+        }
+    }
+}
+
+/// A statement writing `v` to field `name` of row `r` (see [`read_field`]).
+fn write_field(k: &KindDef, tb: &str, tables: &str, name: &str, r: &str, v: &str) -> String {
+    match store_of(k, name) {
+        Store::Column => format!("{tb}.{name}[{r}] = {v};"),
+        Store::Rare => {
+            let m = rare_map(k, name);
+            let ty = scalar_ty(k, name);
+            format!("{{ let v: {ty} = {v}; if v == {ty}::default() {{ if !{tables}.{m}.is_empty() {{ {tables}.{m}.remove(&({r} as u32)); }} }} else {{ {tables}.{m}.insert({r} as u32, v); }} }}")
+        }
+        Store::Packed { shift, bits } => {
+            let mask = (1u64 << bits) - 1;
+            format!("{{ let w = &mut {tb}.word[{r}]; *w = (*w & !({mask:#x} << {shift})) | ((({v}) as u32 & {mask:#x}) << {shift}); }}")
+        }
+    }
+}
+
+/// Statements copying the rare fields of row `f` of `src` to row `t` of `dst` (`Tables`
+/// expressions), cheap when no row of the kind has a rare value.
+fn copy_rare(k: &KindDef, dst: &str, src: &str, f: &str, t: &str) -> String {
+    k.rare
+        .iter()
+        .map(|n| {
+            let m = rare_map(k, n);
+            format!("if !{src}.{m}.is_empty() || !{dst}.{m}.is_empty() {{ match {src}.{m}.get(&({f} as u32)).copied() {{ Some(v) => {{ {dst}.{m}.insert({t} as u32, v); }} None => {{ {dst}.{m}.remove(&({t} as u32)); }} }} }}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The vocabulary a scalar column's type names, if it is one.
+fn vocab_of(ty: &str) -> Option<VocabDef> {
+    vocabularies().into_iter().find(|v| v.ident == ty)
+}
+
+/// The plain integer type a scalar column is stored and written as (a vocabulary's repr).
+fn repr_of(ty: &str) -> String {
+    vocab_of(ty).map_or_else(|| ty.to_string(), |v| v.repr.to_string())
+}
+
+/// Checks the vocabularies and writes one `#[repr]` enum per vocabulary.
+fn gen_vocabs(o: &mut String, vocabs: &[VocabDef]) {
+    let mut names = std::collections::HashSet::new();
+    for voc in vocabs {
+        assert!(
+            names.insert(voc.ident),
+            "vocab {}: defined twice",
+            voc.ident
+        );
+        assert!(
+            matches!(voc.repr, "u8" | "u16"),
+            "vocab {}: repr u8 or u16",
+            voc.ident
+        );
+        assert_eq!(
+            voc.variants.first().map(|x| x.number),
+            Some(0),
+            "vocab {}: 0 is the default",
+            voc.ident
+        );
+        let mut last = None;
+        let mut idents = std::collections::HashSet::new();
+        for x in &voc.variants {
+            assert!(
+                last.is_none_or(|l| x.number > l),
+                "vocab {}: numbers ascend",
+                voc.ident
+            );
+            assert!(
+                voc.repr == "u16" || x.number <= 255,
+                "vocab {}: {} does not fit",
+                voc.ident,
+                x.number
+            );
+            assert!(
+                idents.insert(x.ident),
+                "vocab {}: {} twice",
+                voc.ident,
+                x.ident
+            );
+            last = Some(x.number);
+        }
+        let (t, r, n) = (voc.ident, voc.repr, voc.variants.len());
+        writeln!(
+            o,
+            "/// {}\n///\n/// Column: `{}`. Declared in `components/vocab.rs`.",
+            voc.doc, voc.column
+        )
+        .unwrap();
+        writeln!(o, "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]\n#[repr({r})]\npub enum {t} {{").unwrap();
+        for (i, x) in voc.variants.iter().enumerate() {
+            let default = if i == 0 { "    #[default]\n" } else { "" };
+            writeln!(
+                o,
+                "    /// {} (`{}`): {}\n{default}    {} = {},",
+                x.number, x.name, x.doc, x.ident, x.number
+            )
+            .unwrap();
+        }
+        o.push_str("}\n\n");
+        writeln!(o, "impl {t} {{").unwrap();
+        writeln!(
+            o,
+            "    /// Every variant, by number.\n    pub const ALL: [{t}; {n}] = ["
+        )
+        .unwrap();
+        for x in &voc.variants {
+            writeln!(o, "        {t}::{},", x.ident).unwrap();
+        }
+        o.push_str("    ];\n\n");
+        writeln!(o, "    /// The variant numbered `n`, if there is one.\n    #[inline]\n    pub const fn from_raw(n: {r}) -> Option<{t}> {{\n        match n {{").unwrap();
+        for x in &voc.variants {
+            writeln!(o, "            {} => Some({t}::{}),", x.number, x.ident).unwrap();
+        }
+        o.push_str("            _ => None,\n        }\n    }\n\n");
+        writeln!(o, "    /// The variant's number (what the column stores and files hold).\n    #[inline]\n    pub const fn raw(self) -> {r} {{\n        self as {r}\n    }}\n").unwrap();
+        writeln!(o, "    /// The variant's name as display and messages print it.\n    pub const fn name(self) -> &'static str {{\n        match self {{").unwrap();
+        for x in &voc.variants {
+            writeln!(o, "            {t}::{} => {:?},", x.ident, x.name).unwrap();
+        }
+        o.push_str("        }\n    }\n}\n\n");
+        writeln!(o, "impl std::fmt::Display for {t} {{\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {{\n        f.write_str(self.name())\n    }}\n}}\n").unwrap();
+    }
+    o.push_str("/// Sub-kind ranges the seeds give only as counts (`components/vocab.rs`).\npub mod counts {\n");
+    for (name, n, doc) in SUB_KIND_COUNTS {
+        writeln!(o, "    /// {doc}\n    pub const {name}: u8 = {n};").unwrap();
+    }
+    writeln!(o, "    /// Pragma kinds whose entry carries a payload (seed 001, `alloc_pragma`).\n    pub const PRAGMA_KINDS_WITH_PAYLOAD: &[u8] = &{PRAGMA_KINDS_WITH_PAYLOAD:?};").unwrap();
+    o.push_str("}\n\n");
+}
+
+/// The name of a kind's accessor on `Il` (`il.expr(e)`, `il.ty(e)`, `il.routine(e)`).
+fn accessor(k: &KindDef) -> String {
+    match k.name {
+        "type" => "ty".to_string(),
+        "expr_node" => "expr".to_string(),
+        n => n.to_string(),
+    }
+}
+
+/// Typed views per kind: `XView` reads a row's value columns, `XEdit` writes them
+/// through setters, and `Il` gets `x(e)`, `as_x(e)`, `x_mut(e)` and `x_columns()`.
+fn gen_views(o: &mut String, all: &[KindDef]) {
+    for k in all.iter().filter(|k| has_table(k)) {
+        let v = variant(k);
+        let t = ident(k.name);
+        let a = accessor(k);
+        let vals: Vec<&Field> = k
+            .fields
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f,
+                    Field::Scalar { .. } | Field::Str { .. } | Field::Flag { .. }
+                )
+            })
+            .collect();
+        if vals.is_empty() {
+            // No value columns: nothing to view; scans still get the (eix) column.
+            writeln!(o, "impl Il {{\n    /// The `{n}` table's rows, read-only (`eix[row]` is the row's entry, `Eix::NONE` for\n    /// a free row), for scans.\n    #[inline]\n    pub fn {a}_columns(&self) -> {v}RowSlice<'_> {{\n        self.tables.{t}.as_slice()\n    }}\n}}\n", n = k.name).unwrap();
+            continue;
+        }
+        writeln!(
+            o,
+            "/// Read view of one `{}` entry's value columns ([`Il::{a}`]).",
+            k.name
+        )
+        .unwrap();
+        writeln!(o, "#[derive(Clone, Copy, Debug)]\npub struct {v}View<'a> {{\n    il: &'a Il,\n    e: Eix,\n    r: usize,\n}}\n").unwrap();
+        writeln!(o, "impl<'a> {v}View<'a> {{\n    /// The entry.\n    #[inline]\n    pub fn eix(&self) -> Eix {{\n        self.e\n    }}\n").unwrap();
+        for f in &vals {
+            match **f {
+                Field::Scalar { name, ty } => writeln!(o, "    /// `{}.{name}`.\n    #[inline]\n    pub fn {name}(&self) -> {ty} {{\n        {}\n    }}\n", k.name, read_field(k, &format!("self.il.tables.{t}"), "self.il.tables", name, ty, "self.r")).unwrap(),
+                Field::Flag { name } => writeln!(o, "    /// Flag `{}.{name}`.\n    #[inline]\n    pub fn {name}(&self) -> bool {{\n        {}\n    }}\n", k.name, read_field(k, &format!("self.il.tables.{t}"), "self.il.tables", name, "bool", "self.r")).unwrap(),
+                Field::Str { name, string_kind } => {
+                    writeln!(o, "    /// String `{}.{name}` (string kind {string_kind}): its bytes in the entry's region, empty when unset.\n    #[inline]\n    pub fn {name}(&self) -> &'a [u8] {{\n        let s = self.il.tables.{t}.{name}[self.r];\n        if s.is_some() {{ self.il.str_bytes(self.e, s) }} else {{ &[] }}\n    }}\n", k.name).unwrap();
+                    writeln!(o, "    /// Whether string `{}.{name}` is set.\n    #[inline]\n    pub fn has_{name}(&self) -> bool {{\n        self.il.tables.{t}.{name}[self.r].is_some()\n    }}\n", k.name).unwrap();
+                }
+                _ => {}
+            }
+        }
+        o.push_str("}\n\n");
+        writeln!(o, "/// Write view of one `{}` entry's value columns ([`Il::{a}_mut`]): setters that keep\n/// the world's derived columns true.", k.name).unwrap();
+        writeln!(o, "#[derive(Debug)]\npub struct {v}Edit<'a> {{\n    il: &'a mut Il,\n    e: Eix,\n    r: usize,\n}}\n").unwrap();
+        writeln!(o, "impl {v}Edit<'_> {{\n    /// The entry.\n    #[inline]\n    pub fn eix(&self) -> Eix {{\n        self.e\n    }}\n\n    /// Reads the entry as it stands.\n    #[inline]\n    pub fn view(&self) -> {v}View<'_> {{\n        {v}View {{ il: self.il, e: self.e, r: self.r }}\n    }}\n").unwrap();
+        let mut si = 0;
+        for f in &vals {
+            match **f {
+                Field::Scalar { name, .. } => writeln!(o, "    /// Sets `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, v: {}) -> &mut Self {{\n        {}\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, scalar_ty(k, name), write_field(k, &format!("self.il.tables.{t}"), "self.il.tables", name, "self.r", "v"), v = variant(k)).unwrap(),
+                Field::Flag { name } => writeln!(o, "    /// Sets flag `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, v: bool) -> &mut Self {{\n        {}\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, write_field(k, &format!("self.il.tables.{t}"), "self.il.tables", name, "self.r", "v"), v = variant(k)).unwrap(),
+                Field::Str { name, .. } => {
+                    writeln!(o, "    /// Stores `bytes` in the entry's region as string `{}.{name}`.\n    #[inline]\n    pub fn set_{name}(&mut self, bytes: &[u8]) -> &mut Self {{\n        self.il.set_string_eix(self.e, {si}, bytes);\n        self.il.row_changed(EntryKind::{v}, self.e);\n        self\n    }}\n", k.name, v = variant(k)).unwrap();
+                    si += 1;
+                }
+                _ => {}
+            }
+        }
+        o.push_str("}\n\n");
+        writeln!(o, "impl Il {{").unwrap();
+        writeln!(o, "    /// The `{n}` entry `e`, to read.\n    ///\n    /// # Panics\n    /// If `e` is not a live `{n}`.\n    #[inline]\n    pub fn {a}(&self, e: Eix) -> {v}View<'_> {{\n        self.expect_kind(e, EntryKind::{v});\n        {v}View {{ il: self, e, r: self.row(e) as usize }}\n    }}\n", n = k.name).unwrap();
+        writeln!(o, "    /// The `{n}` entry `e`, to read, or `None` when `e` is not a live `{n}`.\n    #[inline]\n    pub fn as_{a}(&self, e: Eix) -> Option<{v}View<'_>> {{\n        (self.is_live(e) && self.kind(e) == EntryKind::{v}).then(|| {v}View {{ il: self, e, r: self.row(e) as usize }})\n    }}\n", n = k.name).unwrap();
+        writeln!(o, "    /// The `{n}` entry `e`, to write.\n    ///\n    /// # Panics\n    /// If `e` is not a live `{n}`.\n    #[inline]\n    pub fn {a}_mut(&mut self, e: Eix) -> {v}Edit<'_> {{\n        self.expect_kind(e, EntryKind::{v});\n        let r = self.row(e) as usize;\n        {v}Edit {{ il: self, e, r }}\n    }}\n", n = k.name).unwrap();
+        writeln!(o, "    /// The `{n}` table's columns, read-only, indexed by row (`eix[row]` is the row's\n    /// entry, `Eix::NONE` for a free row), for scans.\n    #[inline]\n    pub fn {a}_columns(&self) -> {v}RowSlice<'_> {{\n        self.tables.{t}.as_slice()\n    }}\n}}\n", n = k.name).unwrap();
+        if !k.packed.is_empty() {
+            writeln!(o, "impl {v}RowSlice<'_> {{").unwrap();
+            for &(name, _) in &k.packed {
+                let ty = scalar_ty(k, name);
+                writeln!(o, "    /// `{}.{name}` of row `r` (unpacked from `word`).\n    #[inline]\n    pub fn {name}(&self, r: usize) -> {ty} {{\n        {}\n    }}\n", k.name, read_field(k, "self", "self", name, ty, "r")).unwrap();
+            }
+            o.push_str("}\n\n");
+        }
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=components/schema.rs");
     println!("cargo:rerun-if-changed=components/entries.rs");
+    println!("cargo:rerun-if-changed=components/vocab.rs");
     println!("cargo:rerun-if-changed=build.rs");
     let all = entries();
     assert_eq!(all.len(), 85, "schema: kinds 0..=84");
@@ -104,6 +393,31 @@ fn main() {
         }
     }
 
+    for k in &all {
+        let mut total = 0;
+        for &(name, bits) in &k.packed {
+            let ty = scalar_ty(k, name);
+            let max: u64 = match ty {
+                "bool" => 1,
+                "u8" => 0xff,
+                "u16" => 0xffff,
+                t => vocab_of(t)
+                    .and_then(|v| v.variants.last().map(|x| x.number as u64))
+                    .unwrap_or_else(|| panic!("schema: {}: cannot pack {name}: {t}", k.name)),
+            };
+            assert!(
+                max < 1 << bits,
+                "schema: {}: {name} needs more than {bits} bits",
+                k.name
+            );
+            total += bits;
+        }
+        assert!(
+            total <= 32,
+            "schema: {}: packed fields exceed 32 bits",
+            k.name
+        );
+    }
     let mut o = String::new();
     o.push_str("// @generated by build.rs from components/. Do not edit.\n\n");
 
@@ -117,7 +431,10 @@ fn main() {
     o.push_str("}\n\n");
 
     o.push_str("impl EntryKind {\n");
-    o.push_str("    /// Every kind, by number.\n    pub const ALL: [EntryKind; 85] = [\n");
+    writeln!(o, "    /// Number of entry kinds (0..=84, the sentinel `last` included).\n    pub const COUNT: usize = {};\n", all.len()).unwrap();
+    o.push_str(
+        "    /// Every kind, by number.\n    pub const ALL: [EntryKind; EntryKind::COUNT] = [\n",
+    );
     for k in &all {
         writeln!(o, "        EntryKind::{},", variant(k)).unwrap();
     }
@@ -184,6 +501,10 @@ fn main() {
     );
     o.push_str("}\n\n");
 
+    // ---- Sub-kind vocabularies ------------------------------------------------------
+    let vocabs = vocabularies();
+    gen_vocabs(&mut o, &vocabs);
+
     // ---- Layout ----------------------------------------------------------------------
     let mut fields_mod = String::new();
     fields_mod.push_str("/// Named handles for every child, list, reference and string field of every kind.\npub mod fields {\n    use super::*;\n");
@@ -239,6 +560,32 @@ fn main() {
         }
     }
     o.push_str("];\n\n");
+    for (name, doc, pick) in [
+        (
+            "NLISTS",
+            "Number of list fields per kind (a byte table for hot loops).",
+            0,
+        ),
+        (
+            "NSINGLES",
+            "Number of single-child slots per kind (a byte table for hot loops).",
+            1,
+        ),
+    ] {
+        writeln!(o, "/// {doc}\npub static {name}: [u8; 85] = [").unwrap();
+        for k in &all {
+            let n = k
+                .fields
+                .iter()
+                .filter(|f| match pick {
+                    0 => matches!(f, Field::List { .. }),
+                    _ => matches!(f, Field::Child { .. }),
+                })
+                .count();
+            write!(o, "{n}, ").unwrap();
+        }
+        o.push_str("];\n\n");
+    }
     o.push_str("/// Number of reference slots per kind (a byte table for hot loops).\npub static NREFS: [u8; 85] = [");
     for k in &all {
         let n = k
@@ -263,7 +610,7 @@ fn main() {
         );
         for f in &k.fields {
             match *f {
-                Field::Scalar { name, ty } => {
+                Field::Scalar { name, ty } if store_of(k, name) == Store::Column => {
                     writeln!(o, "    /// Scalar `{name}`.\n    pub {name}: {ty},").unwrap()
                 }
                 Field::Str { name, string_kind } => writeln!(
@@ -271,13 +618,40 @@ fn main() {
                     "    /// String `{name}` (string kind {string_kind}).\n    pub {name}: Str,"
                 )
                 .unwrap(),
-                Field::Flag { name } => {
+                Field::Flag { name } if store_of(k, name) == Store::Column => {
                     writeln!(o, "    /// Flag `{name}`.\n    pub {name}: bool,").unwrap()
                 }
                 _ => {}
             }
         }
+        if !k.packed.is_empty() {
+            let names: Vec<&str> = k.packed.iter().map(|p| p.0).collect();
+            writeln!(o, "    /// Packed `{}` (low bits first; read them through the views).\n    pub word: u32,", names.join("`, `")).unwrap();
+        }
+        for (n, ty) in &k.derived {
+            writeln!(
+                o,
+                "    /// Derived `{n}` (kept true by the world).\n    pub {n}: {ty},"
+            )
+            .unwrap();
+        }
         o.push_str("}\n\n");
+        if !k.packed.is_empty() {
+            let params: Vec<String> = k
+                .packed
+                .iter()
+                .map(|&(n, _)| format!("{n}: {}", scalar_ty(k, n)))
+                .collect();
+            let parts: Vec<String> = k
+                .packed
+                .iter()
+                .map(|&(n, _)| match store_of(k, n) {
+                    Store::Packed { shift, .. } => format!("(({n} as u32) << {shift})"),
+                    _ => unreachable!(),
+                })
+                .collect();
+            writeln!(o, "impl {v}Row {{\n    /// The packed `word` of these values.\n    #[inline(always)]\n    pub fn pack_word({}) -> u32 {{\n        {}\n    }}\n}}\n", params.join(", "), parts.join(" | ")).unwrap();
+        }
     }
 
     // ---- Tables ----------------------------------------------------------------------
@@ -285,13 +659,26 @@ fn main() {
     for k in all.iter().filter(|k| has_table(k)) {
         writeln!(
             o,
-            "    /// Rows of kind {} ({}).\n    pub {}: {}RowVec,",
+            "    /// Rows of kind {} ({}).\n    pub(crate) {}: {}RowVec,",
             k.number,
             k.name,
             ident(k.name),
             variant(k)
         )
         .unwrap();
+    }
+    for k in all.iter().filter(|k| has_table(k)) {
+        for n in &k.rare {
+            let ty = k
+                .fields
+                .iter()
+                .find_map(|f| match *f {
+                    Field::Scalar { name, ty } if name == *n => Some(ty),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("schema: {}: rare field {n} is not a scalar", k.name));
+            writeln!(o, "    /// Rare scalar `{}.{n}` by row (absent: the default).\n    pub(crate) {}: ::ahash::AHashMap<u32, {ty}>,", k.name, rare_map(k, n)).unwrap();
+        }
     }
     // soa_derive's `Drop` pops a table's rows one at a time (for element types with
     // destructors); every column here is plain data, so dropping the world hands each
@@ -313,7 +700,15 @@ fn main() {
     );
     o.push_str("    /// Resets row `row` of `kind` to defaults, owned by `eix` (`Eix::NONE` frees it).\n    pub fn reset_row(&mut self, kind: EntryKind, row: u32, eix: Eix) {\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
-        writeln!(o, "            EntryKind::{v} => {{ self.{n}.replace(row as usize, {v}Row {{ eix, ..Default::default() }}); }}", v = variant(k), n = ident(k.name)).unwrap();
+        let clear: Vec<String> = k
+            .rare
+            .iter()
+            .map(|f| {
+                let m = rare_map(k, f);
+                format!("if !self.{m}.is_empty() {{ self.{m}.remove(&row); }}")
+            })
+            .collect();
+        writeln!(o, "            EntryKind::{v} => {{ self.{n}.replace(row as usize, {v}Row {{ eix, ..Default::default() }}); {} }}", clear.join(" "), v = variant(k), n = ident(k.name)).unwrap();
     }
     o.push_str("            _ => {}\n        }\n    }\n\n");
     o.push_str("    /// The entry owning row `row` of `kind` (`Eix::NONE` for a free row or no table).\n    pub fn row_eix(&self, kind: EntryKind, row: u32) -> Eix {\n        match kind {\n");
@@ -412,9 +807,10 @@ fn main() {
                 .collect();
             writeln!(
                 o,
-                "            EntryKind::{} => {{ {} let _ = (f, t, &{src}); }}",
+                "            EntryKind::{} => {{ {} {} let _ = (f, t, &{src}); }}",
                 variant(k),
-                cols.join(" ")
+                cols.join(" "),
+                copy_rare(k, "self", src, "f", "t")
             )
             .unwrap();
         }
@@ -432,10 +828,15 @@ fn main() {
         let sets: Vec<String> = vc.iter().map(|c| format!("{c}[r] = {c}[f];")).collect();
         writeln!(
             o,
-            "            EntryKind::{} => {{ let t = &mut self.{t}; let n = t.eix.len(); let owner = &mut t.eix[..n]; {} for ((&f, &r), &e) in from.iter().zip(to).zip(eix) {{ let (f, r) = (f as usize, r as usize); assert!(f < n && r < n, \"row out of range\"); owner[r] = e; {} }} }}",
+            "            EntryKind::{} => {{ {{ let t = &mut self.{t}; let n = t.eix.len(); let owner = &mut t.eix[..n]; {} for ((&f, &r), &e) in from.iter().zip(to).zip(eix) {{ let (f, r) = (f as usize, r as usize); assert!(f < n && r < n, \"row out of range\"); owner[r] = e; {} }} }} {} }}",
             variant(k),
             cuts.join(" "),
-            sets.join(" ")
+            sets.join(" "),
+            if k.rare.is_empty() {
+                String::new()
+            } else {
+                format!("for (&f, &r) in from.iter().zip(to) {{ {} }}", copy_rare(k, "self", "self", "f", "r"))
+            }
         )
         .unwrap();
     }
@@ -479,39 +880,22 @@ fn main() {
     o.push_str("];\n\nimpl Tables {\n");
     o.push_str("    /// Scalar `i` (schema order, flags included) of a row, widened to i64.\n    pub fn get_scalar(&self, kind: EntryKind, row: u32, i: usize) -> i64 {\n        let r = row as usize;\n        match (kind, i) {\n");
     for k in all.iter().filter(|k| has_table(k)) {
-        for (i, (n, _)) in scalars_of(k).iter().enumerate() {
+        for (i, (n, ty)) in scalars_of(k).iter().enumerate() {
+            let tb = format!("self.{}", ident(k.name));
             writeln!(
                 o,
-                "            (EntryKind::{}, {i}) => self.{}.{n}[r] as i64,",
+                "            (EntryKind::{}, {i}) => {} as i64,",
                 variant(k),
-                ident(k.name)
+                read_field(k, &tb, "self", n, ty, "r")
             )
             .unwrap();
         }
     }
     o.push_str("            _ => 0,\n        }\n    }\n\n");
-    o.push_str("    /// Sets scalar `i` of a row from an i64 (truncating to the column's type).\n    pub fn set_scalar(&mut self, kind: EntryKind, row: u32, i: usize, v: i64) {\n        let r = row as usize;\n        match (kind, i) {\n");
-    for k in all.iter().filter(|k| has_table(k)) {
-        for (i, (n, ty)) in scalars_of(k).iter().enumerate() {
-            let conv = if *ty == "bool" {
-                "v != 0".to_string()
-            } else {
-                format!("v as {ty}")
-            };
-            writeln!(
-                o,
-                "            (EntryKind::{}, {i}) => self.{}.{n}[r] = {conv},",
-                variant(k),
-                ident(k.name)
-            )
-            .unwrap();
-        }
-    }
-    o.push_str("            _ => {}\n        }\n    }\n\n");
     o.push_str("}\n\n");
     // Scalars as bytes at each column's own width (binary IL records).
     let width = |ty: &str| -> usize {
-        match ty {
+        match repr_of(ty).as_str() {
             "bool" | "u8" | "i8" => 1,
             "u16" | "i16" => 2,
             "u32" | "i32" | "f32" => 4,
@@ -533,11 +917,18 @@ fn main() {
             .iter()
             .map(|(n, ty)| {
                 let w = width(ty);
+                let val = read_field(k, &format!("self.{t}"), "self", n, ty, "r");
                 let put = if *ty == "bool" {
-                    format!("out[{off}] = self.{t}.{n}[r] as u8;")
+                    format!("out[{off}] = {val} as u8;")
+                } else if let Some(v) = vocab_of(ty) {
+                    format!(
+                        "out[{off}..{}].copy_from_slice(&({val} as {}).to_le_bytes());",
+                        off + w,
+                        v.repr
+                    )
                 } else {
                     format!(
-                        "out[{off}..{}].copy_from_slice(&self.{t}.{n}[r].to_le_bytes());",
+                        "out[{off}..{}].copy_from_slice(&{val}.to_le_bytes());",
                         off + w
                     )
                 };
@@ -554,25 +945,44 @@ fn main() {
         .unwrap();
     }
     o.push_str("            _ => {}\n        }\n    }\n\n");
-    o.push_str("    /// Appends a row of `kind` owned by `eix` with its scalars read from `b` (as\n    /// [`Tables::write_scalar_bytes`] wrote them; `b` holds at least [`SCALAR_BYTES`]\n    /// bytes for the kind) and default strings.\n    ///\n    /// # Panics\n    /// If `kind` has no table or `b` is short.\n    pub fn push_row_from_bytes(&mut self, kind: EntryKind, eix: Eix, b: &[u8]) -> u32 {\n        match kind {\n");
+    o.push_str("    /// Appends a row of `kind` owned by `eix` with its scalars read from `b` (as\n    /// [`Tables::write_scalar_bytes`] wrote them; `b` holds at least [`SCALAR_BYTES`]\n    /// bytes for the kind) and default strings.\n    ///\n    /// # Errors\n    /// A sub-kind column holding a number its vocabulary does not have (nothing pushed).\n    ///\n    /// # Panics\n    /// If `kind` has no table or `b` is short.\n    pub fn push_row_from_bytes(&mut self, kind: EntryKind, eix: Eix, b: &[u8]) -> Result<u32, &'static str> {\n        match kind {\n");
     for k in all.iter().filter(|k| has_table(k)) {
         let t = ident(k.name);
         let mut off = 0;
         let mut fields = vec!["eix".to_string()];
+        // Each value into a local first; columns, the packed word and rare maps from them.
+        let mut locals = Vec::new();
+        let mut word = Vec::new();
+        let mut rares = Vec::new();
         for (n, ty) in scalars_of(k) {
             let w = width(ty);
-            fields.push(if ty == "bool" {
-                format!("{n}: b[{off}] != 0")
+            locals.push(if ty == "bool" {
+                format!("let {n} = b[{off}] != 0;")
+            } else if let Some(v) = vocab_of(ty) {
+                format!(
+                    "let {n} = match {ty}::from_raw({}::from_le_bytes(le(b, {off}))) {{ Some(x) => x, None => return Err(\"{}.{n}: not a {ty}\") }};",
+                    v.repr, k.name
+                )
             } else {
-                format!("{n}: {ty}::from_le_bytes(le(b, {off}))")
+                format!("let {n}: {ty} = {ty}::from_le_bytes(le(b, {off}));")
             });
+            match store_of(k, n) {
+                Store::Column => fields.push(n.to_string()),
+                Store::Packed { shift, .. } => word.push(format!("(({n} as u32) << {shift})")),
+                Store::Rare => rares.push(write_field(k, "", "self", n, "row", n)),
+            }
             off += w;
+        }
+        if !k.packed.is_empty() {
+            fields.push(format!("word: {}", word.join(" | ")));
         }
         writeln!(
             o,
-            "            EntryKind::{v} => {{ self.{t}.push({v}Row {{ {f}, ..Default::default() }}); (self.{t}.len() - 1) as u32 }}",
+            "            EntryKind::{v} => {{ {l} self.{t}.push({v}Row {{ {f}, ..Default::default() }}); let row = self.{t}.len() - 1; {r} Ok(row as u32) }}",
             v = variant(k),
-            f = fields.join(", ")
+            l = locals.join(" "),
+            f = fields.join(", "),
+            r = rares.join(" ")
         )
         .unwrap();
     }
@@ -580,6 +990,7 @@ fn main() {
         "            k => panic!(\"kind {} has no table\", k.name()),\n        }\n    }\n}\n\n",
     );
     o.push_str("/// `N` bytes of `b` from `at`.\n#[inline(always)]\nfn le<const N: usize>(b: &[u8], at: usize) -> [u8; N] {\n    let mut a = [0u8; N];\n    a.copy_from_slice(&b[at..at + N]);\n    a\n}\n\n");
+    gen_views(&mut o, &all);
     let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("il_schema.rs");
     std::fs::write(out, o).unwrap();
 }

@@ -7,7 +7,9 @@
 
 use divan::{black_box, counter::ItemsCount, Bencher};
 use ilkit::il::synth::Rng;
-use ilkit::il::{fields as F, kinds, Eix, EntryId, EntryKind, Il, RegionIdx};
+use ilkit::il::Op;
+use ilkit::il::{fields as F, kinds, Eix, EntryKind, Il, RegionIdx};
+use ilkit::il::{ConstantKind, ExprKind, StorageClass, TypeKind};
 use ilkit::share::copy::DeepCopy;
 use std::cell::{Cell, RefCell};
 
@@ -19,8 +21,8 @@ const TREE: usize = 1000;
 #[allow(dead_code, clippy::vec_box)]
 #[derive(Clone, Debug)]
 struct BoxExpr {
-    kind: u8,
-    op: u8,
+    kind: ExprKind,
+    op: Op,
     ty: u32,
     entity: u32,
     constant: u32,
@@ -39,41 +41,42 @@ struct Forest {
 fn forest(n: usize, tree: usize) -> Forest {
     let mut il = Il::new();
     let int = il.alloc(EntryKind::Type).unwrap();
-    kinds::set_type_kind(&mut il, int, 2).unwrap();
-    let v = il.alloc_variable(3).unwrap();
+    kinds::set_type_kind(&mut il, int, TypeKind::Integer).unwrap();
+    let v = il.alloc_variable(StorageClass::Global).unwrap();
     let mut consts = Vec::new();
     for i in 0..16 {
         let c = il.alloc(EntryKind::Constant).unwrap();
-        kinds::set_constant_kind(&mut il, c, 1).unwrap();
-        let r = il.row(il.eix(c).unwrap()) as usize;
-        il.tables.constant.value[r] = i;
+        kinds::set_constant_kind(&mut il, c, ConstantKind::Integer).unwrap();
+        il.constant_mut(il.eix(c).unwrap()).set_value(i);
         consts.push(c);
     }
+    let (int, v) = (il.eix(int).unwrap(), il.eix(v).unwrap());
+    let consts: Vec<Eix> = consts.iter().map(|&c| il.eix(c).unwrap()).collect();
     let mut rng = Rng::new(5);
     let mut roots = Vec::new();
     let mut boxed = Vec::new();
     for _ in 0..n / tree {
         // Leaves first, then combine pairs until one root (post-order allocation).
-        let mut level: Vec<(EntryId, Box<BoxExpr>)> = Vec::new();
+        let mut level: Vec<(Eix, Box<BoxExpr>)> = Vec::new();
         let leaves = tree.div_ceil(2);
         for _ in 0..leaves {
             let (k, c) = if rng.chance(0.5) {
-                (2u8, Some(consts[rng.below(16) as usize]))
+                (ExprKind::Constant, Some(consts[rng.below(16) as usize]))
             } else {
-                (3u8, None)
+                (ExprKind::Variable, None)
             };
-            let x = il.alloc_expr_node(k).unwrap();
-            il.set_child(x, F::EXPR_NODE_TYPE, Some(int)).unwrap();
+            // The index builder, then the leaf's constant or entity slot in place.
+            let x = il.push_expr(k, Op::Paren, int, &[]).unwrap();
             if let Some(c) = c {
-                il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
+                il.set_child_eix(x, F::EXPR_NODE_CONSTANT, c).unwrap();
             } else {
-                il.set_ref(x, F::EXPR_NODE_ENTITY, Some(v)).unwrap();
+                il.set_ref_eix(x, F::EXPR_NODE_ENTITY, v).unwrap();
             }
             let b = Box::new(BoxExpr {
                 kind: k,
-                op: 0,
+                op: Op::Paren,
                 ty: 1,
-                entity: if k == 3 { 2 } else { 0 },
+                entity: if k == ExprKind::Variable { 2 } else { 0 },
                 constant: c.map_or(0, |_| 3),
                 operands: Vec::new(),
             });
@@ -85,15 +88,14 @@ fn forest(n: usize, tree: usize) -> Forest {
             while let Some((a, ba)) = it.next() {
                 match it.next() {
                     Some((b, bb)) => {
-                        let x = il.alloc_expr_node(1).unwrap();
-                        il.set_child(x, F::EXPR_NODE_TYPE, Some(int)).unwrap();
-                        il.push_list(x, F::EXPR_NODE_OPERANDS, a).unwrap();
-                        il.push_list(x, F::EXPR_NODE_OPERANDS, b).unwrap();
+                        let x = il
+                            .push_expr(ExprKind::Operation, Op::Add, int, &[a, b])
+                            .unwrap();
                         next.push((
                             x,
                             Box::new(BoxExpr {
-                                kind: 1,
-                                op: 40,
+                                kind: ExprKind::Operation,
+                                op: Op::Add,
                                 ty: 1,
                                 entity: 0,
                                 constant: 0,
@@ -107,7 +109,7 @@ fn forest(n: usize, tree: usize) -> Forest {
             level = next;
         }
         let (root, b) = level.pop().unwrap();
-        roots.push(il.eix(root).unwrap());
+        roots.push(root);
         boxed.push(b);
     }
     il.compact_edges();
@@ -146,7 +148,7 @@ fn main() {
     let bytes: usize =
         f.il.entries()
             .filter(|&e| f.il.kind(e) == EntryKind::ExprNode)
-            .map(|e| f.il.entry_bytes(e))
+            .map(|e| f.il.entry_bytes(e) + f.il.list_bytes(e).round() as usize)
             .sum::<usize>()
             / nodes.max(1);
     println!(
@@ -290,7 +292,7 @@ fn memcpy_same_bytes(b: Bencher) {
     let bytes: usize =
         f.il.entries()
             .filter(|&e| f.il.kind(e) == EntryKind::ExprNode)
-            .map(|e| f.il.entry_bytes(e))
+            .map(|e| f.il.entry_bytes(e) + f.il.list_bytes(e).round() as usize)
             .sum();
     let src = vec![7u8; bytes];
     b.counter(ItemsCount::new(SUB))

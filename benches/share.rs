@@ -8,7 +8,7 @@
 use divan::{black_box, counter::ItemsCount, Bencher};
 use hashconsing::{HConsign, HashConsign};
 use ilkit::il::synth::Rng;
-use ilkit::il::{fields as F, kinds, Eix, EntryId, EntryKind, Il};
+use ilkit::il::{fields as F, kinds, ConstantKind, Eix, EntryId, EntryKind, Il, TypeKind};
 use ilkit::share::ConstantSharing;
 use std::collections::HashMap;
 
@@ -17,7 +17,7 @@ const N: usize = 1_000_000;
 /// The baseline's owned constant: every field sharing compares.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct OwnedConstant {
-    kind: u8,
+    kind: ConstantKind,
     ty: u32,
     value: i64,
     value2: i64,
@@ -41,9 +41,14 @@ fn file_scope_stream(n: usize) -> Stream {
     for (name, size) in [("int", 4u64), ("long", 8), ("double", 8)] {
         let t = il.alloc(EntryKind::Type).unwrap();
         il.set_string(t, 0, name.as_bytes()).unwrap();
-        kinds::set_type_kind(&mut il, t, if name == "double" { 3 } else { 2 }).unwrap();
-        let r = il.row(il.eix(t).unwrap()) as usize;
-        il.tables.r#type.size[r] = size;
+        let k = if name == "double" {
+            TypeKind::Float
+        } else {
+            TypeKind::Integer
+        };
+        kinds::set_type_kind(&mut il, t, k).unwrap();
+        let e = il.eix(t).unwrap();
+        il.ty_mut(e).set_size(size);
         types.push(t);
     }
     let mut rng = Rng::new(7);
@@ -52,21 +57,26 @@ fn file_scope_stream(n: usize) -> Stream {
     let strings: [&[u8]; 4] = [b"hello", b"ab\0cd", b"%d\n", b"cuda"];
     for _ in 0..n {
         let roll = rng.below(100);
-        let (kind, ty, value, text): (u8, usize, i64, &[u8]) = match roll {
-            0..=69 => (1, 0, rng.below(16) as i64, b""),
-            70..=84 => (1, 0, rng.below(1000) as i64, b""),
-            85..=89 => (1, 1, rng.below(64) as i64, b""),
-            90..=94 => (2, 0, 0, strings[rng.below(4) as usize]),
-            _ => (3, 2, (rng.below(32) as f64 * 0.5).to_bits() as i64, b""),
+        use ConstantKind as C;
+        let (kind, ty, value, text): (C, usize, i64, &[u8]) = match roll {
+            0..=69 => (C::Integer, 0, rng.below(16) as i64, b""),
+            70..=84 => (C::Integer, 0, rng.below(1000) as i64, b""),
+            85..=89 => (C::Integer, 1, rng.below(64) as i64, b""),
+            90..=94 => (C::String, 0, 0, strings[rng.below(4) as usize]),
+            _ => (
+                C::Float,
+                2,
+                (rng.below(32) as f64 * 0.5).to_bits() as i64,
+                b"",
+            ),
         };
         let c = il.alloc(EntryKind::Constant).unwrap();
         kinds::set_constant_kind(&mut il, c, kind).unwrap();
         let e = il.eix(c).unwrap();
-        let r = il.row(e) as usize;
-        il.tables.constant.value[r] = value;
-        if kind == 2 {
+        il.constant_mut(e).set_value(value);
+        if kind == C::String {
             il.set_string(c, 0, text).unwrap();
-            il.tables.constant.text_len[r] = text.len() as u32;
+            il.constant_mut(e).set_text_len(text.len() as u32);
         }
         il.set_child(c, F::CONSTANT_TYPE, Some(types[ty])).unwrap();
         locals.push(e);
@@ -77,7 +87,7 @@ fn file_scope_stream(n: usize) -> Stream {
             value2: 0,
             flags: 0,
             sub: 0,
-            text: (kind == 2).then(|| text.into()),
+            text: (kind == C::String).then(|| text.into()),
         });
     }
     Stream { il, locals, owned }
@@ -120,17 +130,16 @@ fn hashmap_share(owned: &[OwnedConstant]) -> Vec<u32> {
 /// The baseline's key for entry `e`, read from the IL's columns (what a
 /// `HashMap`-based sharing table has to build per lookup).
 fn owned_key(il: &Il, e: Eix) -> OwnedConstant {
-    let r = il.row(e) as usize;
-    let t = &il.tables.constant;
-    let kind = t.constant_kind[r];
+    let t = il.constant(e);
+    let kind = t.constant_kind();
     OwnedConstant {
         kind,
         ty: il.child_eix(e, F::CONSTANT_TYPE).map_or(u32::MAX, |t| t.0),
-        value: t.value[r],
-        value2: t.value2[r],
-        flags: t.ptm_flags[r],
-        sub: t.sub_kind[r],
-        text: (kind == 2).then(|| il.string(e, 0).into()),
+        value: t.value(),
+        value2: t.value2(),
+        flags: t.ptm_flags(),
+        sub: t.sub_kind(),
+        text: (kind == ConstantKind::String).then(|| t.text().into()),
     }
 }
 

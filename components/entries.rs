@@ -19,9 +19,11 @@ pub fn entries() -> Vec<KindDef> {
             child("module_info", "module_info"),
             scalar("first_seq", "u32"), flag("is_include_file"),
         ]),
+        // `share_key`: the exact key of constant sharing's memo (`il::derived`), so a
+        // sharing lookup reads one 16-byte key instead of a dozen columns.
         kind(2, "constant", Constant, 184, "constant", Dual, true,
             "A constant value; constant_kind picks the variant (16 ck_* kinds).", &[
-            scalar("constant_kind", "u8"), scalar("sub_kind", "u8"), scalar("value", "i64"),
+            scalar("constant_kind", "ConstantKind"), scalar("sub_kind", "u8"), scalar("value", "i64"),
             scalar("text_len", "u32"), scalar("ptm_flags", "u8"),
             // Second 64-bit payload: the imaginary part of a complex constant (f64 bits).
             scalar("value2", "i64"),
@@ -36,7 +38,8 @@ pub fn entries() -> Vec<KindDef> {
             flag("is_instantiated"),
             // Added for the clang importer: the name of an enumerator constant.
             string("name", 24),
-        ]),
+        ])
+        .derived(&[("share_key", "[u64; 2]")]),
         kind(3, "param_type", Object, 80, "param type", Dual, true,
             "One parameter of a routine type.", &[
             string("name", 24), child("type", "type"), child("declared_type", "type"),
@@ -53,7 +56,7 @@ pub fn entries() -> Vec<KindDef> {
             "Rarely needed routine-type data.", &[scalar("extra_flags", "u32")]),
         kind(6, "type", Type, 176, "type", FileScope, true,
             "A type; type_kind picks the variant (22 tk_* kinds) and the supplement.", &[
-            scalar("type_kind", "u8"), scalar("qualifiers", "u8"), scalar("size", "u64"),
+            scalar("type_kind", "TypeKind"), scalar("qualifiers", "u8"), scalar("size", "u64"),
             scalar("alignment", "u32"), scalar("int_kind", "u8"), scalar("supp_access", "u8"),
             scalar("format", "u8"), scalar("tparam_position", "u16"), scalar("tparam_depth", "u16"),
             string("name", 24),
@@ -69,7 +72,7 @@ pub fn entries() -> Vec<KindDef> {
         kind(7, "variable", Object, 232, "variable", Dual, true,
             "A variable; storage_class > 2 (global, extern, static) lives in file scope.", &[
             string("name", 24), string("mangled_name", 26),
-            scalar("storage_class", "u8"), scalar("cuda_space", "u8"),
+            scalar("storage_class", "StorageClass"), scalar("cuda_space", "u8"),
             child("type", "type"), child("initializer", "expr_node"),
             child("declared_type", "type"), list("attributes", "attribute", "next attribute"),
             child("dynamic_init", "dynamic_init"),
@@ -93,7 +96,7 @@ pub fn entries() -> Vec<KindDef> {
             "A function: return type, parameters, body scope, template info, attributes.", &[
             string("name", 24), string("mangled_name", 26),
             scalar("special_kind", "u8"), scalar("special_data", "u64"),
-            scalar("storage_class", "u8"), scalar("gnu_supplement", "u32"),
+            scalar("storage_class", "StorageClass"), scalar("gnu_supplement", "u32"),
             child("type", "type"), child("return_type", "type"),
             list("params", "param_type", "next param_type"),
             child("body_scope", "scope"), child("template_info", "template_info"),
@@ -115,15 +118,20 @@ pub fn entries() -> Vec<KindDef> {
             reference("target_stmt", "statement"),
             flag("is_address_taken"),
         ]),
+        // The most numerous kind: kind, operator, op2 and lvalue-ness share one word, and the
+        // supplement index (only new/delete, throw, condition and kind-18 nodes have one)
+        // lives in a side map.
         kind(13, "expr_node", Expr, 72, "expr node", Dual, true,
             "An expression; expr_kind picks the variant (36 enk_* kinds, 36 = reclaimed).", &[
-            scalar("expr_kind", "u8"), scalar("op", "u8"), scalar("op2", "u8"),
+            scalar("expr_kind", "ExprKind"), scalar("op", "Op"), scalar("op2", "u8"),
             scalar("supplement", "u32"),
             child("type", "type"), list("operands", "expr_node", "next operand at +16"),
             child("constant", "constant"),
             reference("entity", "any"),
             flag("is_lvalue"),
-        ]),
+        ])
+        .packed(&[("expr_kind", 6), ("op", 8), ("op2", 8), ("is_lvalue", 1)])
+        .rare(&["supplement"]),
         reserved(14),
         reserved(15),
         kind(16, "switch_case_entry", Statement, 56, "switch case entry", Dual, true,
@@ -142,7 +150,7 @@ pub fn entries() -> Vec<KindDef> {
             "The text of an asm statement.", &[string("text", 26)]),
         kind(21, "statement", Statement, 80, "statement", Dual, true,
             "A statement; stmt_kind picks the variant (26 stmk_* kinds).", &[
-            scalar("stmt_kind", "u8"), scalar("supplement", "u32"), scalar("priority", "u16"),
+            scalar("stmt_kind", "StmtKind"), scalar("supplement", "u32"), scalar("priority", "u16"),
             child("expr", "expr_node"), child("expr2", "expr_node"),
             list("stmts", "statement", "next statement"),
             child("label", "label"), child("switch_info", "switch_info"),
@@ -156,7 +164,7 @@ pub fn entries() -> Vec<KindDef> {
         ]),
         kind(23, "scope", Scope, 288, "scope", Dual, true,
             "A scope (9 sck_* kinds) and its member lists.", &[
-            scalar("scope_kind", "u8"), scalar("sentinel", "i64"),
+            scalar("scope_kind", "ScopeKind"), scalar("sentinel", "i64"),
             list("variables", "variable", "next variable"),
             list("routines", "routine", "next routine"),
             list("types", "type", "next type"),
@@ -220,7 +228,7 @@ pub fn entries() -> Vec<KindDef> {
         reserved(38),
         kind(39, "class_info", Type, 208, "class type supplement", FileScope, true,
             "The class-type supplement: access, vtable index, constructor initializers.", &[
-            scalar("class_kind", "u8"), scalar("access", "u8"), scalar("vtable_index", "i32"),
+            scalar("class_kind", "TypeKind"), scalar("access", "u8"), scalar("vtable_index", "i32"),
             list("ctor_inits", "constructor_init", "next constructor init"),
         ]),
         reserved(40),
@@ -318,7 +326,7 @@ pub fn entries() -> Vec<KindDef> {
         ]),
         KindDef { walk_label: "attribute (C++11)", ..kind(72, "attribute", Attribute, 72, "attribute", Dual, true,
             "An attribute (__global__, __device__, aligned, ...).", &[
-            string("name", 24), string("scope_name", 24), scalar("attr_kind", "u16"),
+            string("name", 24), string("scope_name", 24), scalar("attr_kind", "AttrKind"),
             scalar("flags", "u8"), list("args", "attribute_argument", "next argument"),
         ]) },
         kind(73, "attribute_argument", Attribute, 40, "attribute_arg", Dual, true,

@@ -79,6 +79,35 @@ pub struct KindDef {
     pub standalone: bool,
     pub doc: &'static str,
     pub fields: Vec<Field>,
+    /// Scalars and flags stored packed in one `u32` column `word` of the row, with their
+    /// bit widths, low bits first (a hot kind's row in fewer bytes and columns).
+    pub packed: Vec<(&'static str, u32)>,
+    /// Scalars most entries leave at their default, stored in a side map keyed by row
+    /// instead of a column.
+    pub rare: Vec<&'static str>,
+    /// Columns derived from the entry (name, Rust type): kept true by the world (its
+    /// setters recompute them), copied with the row, never written by hand or to files.
+    pub derived: Vec<(&'static str, &'static str)>,
+}
+
+impl KindDef {
+    /// Adds derived columns (see [`KindDef::derived`]).
+    pub fn derived(mut self, cols: &[(&'static str, &'static str)]) -> KindDef {
+        self.derived = cols.to_vec();
+        self
+    }
+
+    /// Stores `fields` (scalars or flags, with their bit widths) packed in one `u32`.
+    pub fn packed(mut self, fields: &[(&'static str, u32)]) -> KindDef {
+        self.packed = fields.to_vec();
+        self
+    }
+
+    /// Stores scalars `fields` in side maps (most entries leave them at their default).
+    pub fn rare(mut self, fields: &[&'static str]) -> KindDef {
+        self.rare = fields.to_vec();
+        self
+    }
 }
 
 pub fn scalar(name: &'static str, ty: &'static str) -> Field {
@@ -123,6 +152,9 @@ pub fn kind(
         standalone,
         doc,
         fields: fields.to_vec(),
+        packed: Vec::new(),
+        rare: Vec::new(),
+        derived: Vec::new(),
     }
 }
 
@@ -138,5 +170,57 @@ pub fn reserved(number: u8) -> KindDef {
         standalone: false,
         doc: "A reserved entry-kind number: it has no table and is never allocated.",
         fields: Vec::new(),
+        packed: Vec::new(),
+        rare: Vec::new(),
+        derived: Vec::new(),
+    }
+}
+
+/// One value of a sub-kind vocabulary.
+#[derive(Clone, Copy, Debug)]
+pub struct VariantDef {
+    pub number: u16,
+    /// The Rust variant name.
+    pub ident: &'static str,
+    /// The name display and messages print.
+    pub name: &'static str,
+    pub doc: &'static str,
+}
+
+/// A sub-kind vocabulary: a `#[repr]` enum over the numbers one column holds.
+#[derive(Clone, Debug)]
+pub struct VocabDef {
+    /// The Rust type name (`TypeKind`).
+    pub ident: &'static str,
+    /// The representation: `u8` or `u16`.
+    pub repr: &'static str,
+    /// The column(s) it types, for the docs (`type.type_kind`).
+    pub column: &'static str,
+    pub doc: &'static str,
+    pub variants: Vec<VariantDef>,
+}
+
+pub fn vocab(
+    ident: &'static str,
+    repr: &'static str,
+    column: &'static str,
+    doc: &'static str,
+    variants: &[VariantDef],
+) -> VocabDef {
+    VocabDef {
+        ident,
+        repr,
+        column,
+        doc,
+        variants: variants.to_vec(),
+    }
+}
+
+pub fn v(number: u16, ident: &'static str, name: &'static str, doc: &'static str) -> VariantDef {
+    VariantDef {
+        number,
+        ident,
+        name,
+        doc,
     }
 }

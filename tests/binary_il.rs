@@ -131,6 +131,26 @@ fn forged_files_with_valid_checksums_fail_structurally() {
     rec.extend_from_slice(&[0; 4]);
     let e = read_il(&head(&one(ty, &rec))).unwrap_err();
     assert!(e.message.contains("region 5 out of order"), "{e}");
+    // A sub-kind column holding a number its vocabulary does not have: an expression
+    // node whose expression kind is past `ek_reclaimed`.
+    let x = ilkit::il::EntryKind::ExprNode;
+    let l = x.layout();
+    let mut rec = vec![0u8; 13];
+    let mut scalars = vec![0u8; ilkit::il::SCALAR_BYTES[x as usize] as usize];
+    scalars[0] = ilkit::il::ExprKind::ALL.len() as u8;
+    rec.extend_from_slice(&scalars);
+    rec.extend(std::iter::repeat_n(
+        0u8,
+        4 * (l.lists.len() + l.singles.len() + l.refs.len()),
+    ));
+    let e = read_il(&head(&one(x as u8, &rec))).unwrap_err();
+    assert!(
+        e.message.contains("expr_node.expr_kind: not a ExprKind"),
+        "{e}"
+    );
+    scalars[0] = ilkit::il::ExprKind::Operation.raw();
+    rec[13..13 + scalars.len()].copy_from_slice(&scalars);
+    read_il(&head(&one(x as u8, &rec))).unwrap();
 }
 
 #[test]

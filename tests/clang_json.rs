@@ -3,7 +3,9 @@
 //! when present — the corpus dumps made by `shared/corpus/cuda/build.sh`.
 
 use ilkit::il::kinds::rf;
+use ilkit::il::TypeKind;
 use ilkit::il::{fields as F, EntryKind, Il};
+use ilkit::il::{ExprKind, Op};
 use ilkit::import::clang_json::{import_file, import_reader, Import};
 use ilkit::walk::device::{
     kept_routine_names, kept_routine_table, mark_device, routine_flag_words, DeviceOptions,
@@ -66,10 +68,9 @@ fn kernels_fixture_imports() {
     let spaces: Vec<(String, u8)> = il
         .kind_list(EntryKind::Variable)
         .map(|e| {
-            let r = il.row(e) as usize;
             (
                 String::from_utf8_lossy(il.name(e)).into_owned(),
-                il.tables.variable.cuda_space[r],
+                il.variable(e).cuda_space(),
             )
         })
         .collect();
@@ -78,10 +79,9 @@ fn kernels_fixture_imports() {
     assert!(spaces.contains(&("tile".to_string(), 2)));
     // threadIdx.x became a member reference to the field x.
     let mut found = false;
-    for (row, &e) in il.tables.expr_node.eix.iter().enumerate() {
-        if e.is_none()
-            || il.tables.expr_node.op[row] != ilkit::import::clang_json::kinds::op::MEMBER
-        {
+    let cols = il.expr_columns();
+    for (row, &e) in cols.eix.iter().enumerate() {
+        if e.is_none() || cols.op(row) != Op::Member {
             continue;
         }
         if let Some(m) = il.ref_eix(e, F::EXPR_NODE_ENTITY) {
@@ -104,12 +104,7 @@ fn kernels_fixture_imports() {
     let enumerators: Vec<(Vec<u8>, i64)> = il
         .kind_list(EntryKind::Constant)
         .filter(|&c| !il.string(c, 1).is_empty())
-        .map(|c| {
-            (
-                il.string(c, 1).to_vec(),
-                il.tables.constant.value[il.row(c) as usize],
-            )
-        })
+        .map(|c| (il.string(c, 1).to_vec(), il.constant(c).value()))
         .collect();
     assert!(
         enumerators.contains(&(b"MODE_A".to_vec(), 0)),
@@ -131,16 +126,18 @@ fn kernels_fixture_imports() {
         .unwrap();
     assert_eq!(il.ref_eix(inst, F::ROUTINE_PRIMARY_TEMPLATE), Some(tm));
     // Kernel launches and lambdas.
-    let ops = &il.tables.expr_node.op;
-    let kinds = &il.tables.expr_node.expr_kind;
-    let launch = ilkit::import::clang_json::kinds::op::KERNEL_CALL;
+    let cols = il.expr_columns();
+    let live = || (0..cols.eix.len()).filter(|&r| !cols.eix[r].is_none());
     assert_eq!(
-        (0..ops.len())
-            .filter(|&r| kinds[r] == 1 && ops[r] == launch)
+        live()
+            .filter(|&r| cols.expr_kind(r) == ExprKind::Operation && cols.op(r) == Op::KernelCall)
             .count(),
         2
     );
-    assert!(kinds.contains(&6), "no lambda expression");
+    assert!(
+        live().any(|r| cols.expr_kind(r) == ExprKind::Lambda),
+        "no lambda expression"
+    );
     // The kernel's body lives in its own function region; the routine in file scope.
     assert_eq!(il.region_of(fill), ilkit::il::RegionIdx::FILE_SCOPE);
     let body = il.child_eix(fill, F::ROUTINE_BODY_SCOPE).unwrap();
@@ -333,7 +330,7 @@ fn templates_fixture_resolves_types_and_matches_clang() {
     // The partial specialization is a template of kind 6 with one parameter.
     let partial = il
         .kind_list(EntryKind::Template)
-        .find(|&t| il.tables.template.template_kind[il.row(t) as usize] == 6)
+        .find(|&t| il.template(t).template_kind() == 6)
         .expect("partial specialization template");
     assert_eq!(il.list_eix(partial, F::TEMPLATE_PARAMS).len(), 1);
     // `lib::Vec<float>` (printed without its default `Alloc<float>`) is the specialization
@@ -345,7 +342,7 @@ fn templates_fixture_resolves_types_and_matches_clang() {
     let p0 = il.list_eix(k, F::ROUTINE_PARAMS)[0];
     let t0 = il.child_eix(p0, F::PARAM_TYPE_TYPE).unwrap();
     let t0 = ilkit::import::clang_json::types::Types::strip(&il, t0);
-    assert_eq!(il.tables.r#type.type_kind[il.row(t0) as usize], 10);
+    assert_eq!(il.ty(t0).type_kind(), TypeKind::Struct);
     assert_eq!(il.list_eix(t0, F::TYPE_FIELDS).len(), 2);
     let dk = mark_device(&mut il, DeviceOptions::default());
     assert_eq!(kept_routine_names(&il, &dk), lines("templates.defines.txt"));

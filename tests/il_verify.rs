@@ -4,6 +4,7 @@
 use ilkit::il::kinds;
 use ilkit::il::synth::generate;
 use ilkit::il::{fields as F, EntryId, EntryKind, Il, RegionIdx};
+use ilkit::il::{ExprKind, StorageClass, TypeKind};
 use ilkit::import::binary_il::{read_il, write_il};
 use ilkit::walk::copy::{copy_subtree, share_file_scope_types};
 use ilkit::walk::keep::{eliminate_unneeded_il_entries, mark_to_keep_in_il};
@@ -34,12 +35,12 @@ fn every_pipeline_stage_keeps_the_world_valid() {
 #[test]
 fn verify_reports_a_dangling_edge() {
     let mut il = Il::new();
-    let v = il.alloc_variable(4).unwrap();
+    let v = il.alloc_variable(StorageClass::Extern).unwrap();
     let fr = il.open_function_region(None);
     let t = il.alloc(EntryKind::Statement).unwrap();
     let s = il.alloc(EntryKind::Statement).unwrap();
     il.push_list(s, F::STATEMENT_STMTS, t).unwrap();
-    let e = il.alloc_expr_node(1).unwrap();
+    let e = il.alloc_expr_node(ExprKind::Operation).unwrap();
     il.set_child(v, F::VARIABLE_INITIALIZER, Some(e)).unwrap(); // file scope -> function region
     il.close_function_region(fr).unwrap();
     let errs = il.verify();
@@ -85,13 +86,13 @@ proptest! {
             match op {
                 Op::Alloc(k) => match k {
                     0 | 1 => {
-                        exprs.push(il.alloc_expr_node(k).unwrap());
+                        exprs.push(il.alloc_expr_node(ExprKind::ALL[k as usize]).unwrap());
                         exprs.retain(|&x| il.eix(x).is_ok()); // a recycled node's old handle is stale
                     }
                     2 => types.push(il.alloc(EntryKind::Type).unwrap()),
                     _ => {
                         let t = il.alloc(EntryKind::Type).unwrap();
-                        kinds::set_type_kind(&mut il, t, 10).unwrap();
+                        kinds::set_type_kind(&mut il, t, TypeKind::Struct).unwrap();
                         types.push(t);
                     }
                 },
@@ -146,7 +147,7 @@ proptest! {
                 }
                 Op::RecycleExpr => {
                     let before: Vec<EntryId> = exprs.clone();
-                    let n = il.alloc_expr_node(2).unwrap();
+                    let n = il.alloc_expr_node(ExprKind::Constant).unwrap();
                     // A recycled node's old handle goes stale; edges to it now name the
                     // new node, as in the seed.
                     exprs.retain(|&x| il.eix(x).is_ok());

@@ -1,19 +1,47 @@
 //! The IL world: schema completeness, dispatchers, regions, free lists, stats, generator.
 
-use ilkit::il::kinds::{self, ck};
 use ilkit::il::schema::{PHASE5_WALK_ORDER, PHASE6_WALK_ORDER};
 use ilkit::il::stats::{dump_il_table_stats, il_table_stats, layout_bytes};
 use ilkit::il::synth::generate;
+use ilkit::il::{counts, kinds};
 use ilkit::il::{fields as F, EntryKind, Flag, FreeListKind, Il, IlError, RegionIdx};
+use ilkit::il::{ConstantKind, ExprKind, Op, ScopeKind, StmtKind, StorageClass, TypeKind};
 
 #[test]
-fn schema_has_85_kinds_with_seed_names() {
-    assert_eq!(EntryKind::ALL.len(), 85);
+fn schema_has_the_seeds_kinds_with_seed_names() {
+    // Seed 000 / KINDS.md: the kinds run from `none` to the `last` sentinel (checked
+    // against KINDS.md's table when ../shared is present).
+    assert_eq!(EntryKind::ALL[EntryKind::COUNT - 1].name(), "last");
+    let kinds_md =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/seeds/KINDS.md");
+    match std::fs::read_to_string(&kinds_md) {
+        Ok(text) => {
+            // The first table's kind column: numbers and ranges such as `45–48`.
+            let kinds: usize = text
+                .lines()
+                .skip_while(|l| !l.starts_with("| kind"))
+                .skip(2)
+                .take_while(|l| l.starts_with('|'))
+                .map(|l| {
+                    let col = l.split('|').nth(1).unwrap_or("").trim();
+                    let mut ends = col.split('–').map(|n| n.trim().parse::<usize>().unwrap());
+                    let a = ends.next().unwrap();
+                    ends.next().unwrap_or(a) - a + 1
+                })
+                .sum();
+            assert_eq!(kinds, EntryKind::COUNT, "KINDS.md's kinds vs the schema's");
+        }
+        Err(_) => eprintln!(
+            "skipping the KINDS.md cross-check: {} is absent",
+            kinds_md.display()
+        ),
+    }
+    assert_eq!(EntryKind::ALL.len(), EntryKind::COUNT);
     for (i, k) in EntryKind::ALL.iter().enumerate() {
         assert_eq!(*k as usize, i);
         assert_eq!(EntryKind::from_u8(i as u8), Some(*k));
     }
-    assert_eq!(EntryKind::from_u8(85), None);
+    assert_eq!(EntryKind::from_u8(EntryKind::COUNT as u8), None);
     let names = [
         (1, "source_file_entry"),
         (2, "constant"),
@@ -68,88 +96,106 @@ fn reserved_and_sentinel_kinds_cannot_be_allocated() {
 #[test]
 fn type_kind_dispatcher() {
     let mut il = Il::new();
-    for k in 0..=21u8 {
+    for k in TypeKind::ALL {
         let t = il.alloc(EntryKind::Type).unwrap();
         kinds::set_type_kind(&mut il, t, k).unwrap();
         let e = il.eix(t).unwrap();
-        assert_eq!(il.tables.r#type.type_kind[il.row(e) as usize], k);
+        assert_eq!(il.ty(e).type_kind(), k);
         match k {
-            7 => assert!(il.child(t, F::TYPE_ROUTINE_SUPPLEMENT).unwrap().is_some()),
-            9..=11 => {
-                let ci = il.child(t, F::TYPE_CLASS_INFO).unwrap().unwrap();
-                let r = il.row(il.eix(ci).unwrap()) as usize;
-                assert_eq!(il.tables.class_info.access[r], 1);
-                assert_eq!(il.tables.class_info.vtable_index[r], -1);
+            TypeKind::Routine => {
+                assert!(il.child(t, F::TYPE_ROUTINE_SUPPLEMENT).unwrap().is_some())
             }
-            2 => assert_eq!(il.tables.r#type.supp_access[il.row(e) as usize], 5),
+            k if k.is_class() => {
+                let ci = il.child(t, F::TYPE_CLASS_INFO).unwrap().unwrap();
+                let info = il.class_info(il.eix(ci).unwrap());
+                assert_eq!(info.access(), 1);
+                assert_eq!(info.vtable_index(), -1);
+                assert_eq!(info.class_kind(), k);
+            }
+            TypeKind::Integer => assert_eq!(il.ty(e).supp_access(), 5),
             _ => assert!(il.child(t, F::TYPE_CLASS_INFO).unwrap().is_none()),
         }
     }
-    let t = il.alloc(EntryKind::Type).unwrap();
-    let err = kinds::set_type_kind(&mut il, t, 22).unwrap_err();
-    assert_eq!(err.to_string(), "set_type_kind: bad type kind");
+    // Numbers past the vocabulary get the seed's message.
+    let past = TypeKind::ALL.len() as u8;
+    assert_eq!(
+        TypeKind::checked(past).unwrap_err().to_string(),
+        "set_type_kind: bad type kind"
+    );
     assert_eq!(il.counters.type_supplements, [1, 1, 3, 1, 1]);
 }
 
 #[test]
 fn expr_statement_constant_dispatchers() {
     let mut il = Il::new();
-    for k in 0..=35u8 {
+    for k in ExprKind::ALL
+        .into_iter()
+        .filter(|&k| k != ExprKind::Reclaimed)
+    {
         let e = il.alloc_expr_node(k).unwrap();
-        let r = il.row(il.eix(e).unwrap()) as usize;
-        assert_eq!(il.tables.expr_node.expr_kind[r], k);
-        if k == 1 {
+        let x = il.expr(il.eix(e).unwrap());
+        assert_eq!(x.expr_kind(), k);
+        if k == ExprKind::Operation {
             assert_eq!(
-                (il.tables.expr_node.op[r], il.tables.expr_node.op2[r]),
-                (120, 21)
+                (x.op(), x.op2()),
+                (Op::OperationDefault, kinds::OP2_OPERATION_DEFAULT)
             );
         }
-        if k == 21 {
-            assert_eq!(il.tables.expr_node.op[r], 117);
+        if k == ExprKind::BuiltinOperation {
+            assert_eq!(x.op(), Op::BuiltinDefault);
         }
     }
+    assert_eq!(Op::OperationDefault.raw(), 120, "seed 001: 0x78");
+    assert_eq!(Op::BuiltinDefault.raw(), 117, "seed 001: 0x75");
     assert_eq!(
-        il.alloc_expr_node(36).unwrap_err().to_string(),
+        il.alloc_expr_node(ExprKind::Reclaimed)
+            .unwrap_err()
+            .to_string(),
+        "set_expr_node_kind: bad kind"
+    );
+    assert_eq!(
+        ExprKind::checked(ExprKind::Reclaimed.raw())
+            .unwrap_err()
+            .to_string(),
         "set_expr_node_kind: bad kind"
     );
     assert_eq!(il.counters.expr_supplements, [1, 1, 1]);
 
-    for k in 0..=25u8 {
+    for k in StmtKind::ALL {
         let s = il.alloc(EntryKind::Statement).unwrap();
         kinds::set_statement_kind(&mut il, s, k).unwrap();
     }
-    let s = il.alloc(EntryKind::Statement).unwrap();
     assert_eq!(
-        kinds::set_statement_kind(&mut il, s, 26)
+        StmtKind::checked(StmtKind::ALL.len() as u8)
             .unwrap_err()
             .to_string(),
         "set_statement_kind: bad kind"
     );
     assert_eq!(il.counters.stmt_supplements, [1; 6]);
 
-    for k in 0..=15u8 {
+    for k in ConstantKind::ALL {
         let c = il.alloc(EntryKind::Constant).unwrap();
         kinds::set_constant_kind(&mut il, c, k).unwrap();
     }
     let c = il.alloc(EntryKind::Constant).unwrap();
     assert_eq!(
-        kinds::set_constant_kind(&mut il, c, 16)
+        ConstantKind::checked(ConstantKind::ALL.len() as u8)
             .unwrap_err()
             .to_string(),
         "set_constant_kind: bad kind"
     );
-    // Template-param constant sub-kinds only under kind 12.
-    kinds::set_constant_kind(&mut il, c, ck::INTEGER).unwrap();
+    // Template-param constant sub-kinds only under ck_template_param.
+    kinds::set_constant_kind(&mut il, c, ConstantKind::Integer).unwrap();
     assert!(matches!(
         kinds::set_template_param_constant_kind(&mut il, c, 0),
         Err(IlError::Assert(_))
     ));
-    kinds::set_constant_kind(&mut il, c, ck::TEMPLATE_PARAM).unwrap();
-    for sub in 0..=13 {
+    kinds::set_constant_kind(&mut il, c, ConstantKind::TemplateParam).unwrap();
+    for sub in 0..counts::TEMPLATE_PARAM_CONSTANT_KINDS {
         kinds::set_template_param_constant_kind(&mut il, c, sub).unwrap();
     }
     assert_eq!(
-        kinds::set_template_param_constant_kind(&mut il, c, 14)
+        kinds::set_template_param_constant_kind(&mut il, c, counts::TEMPLATE_PARAM_CONSTANT_KINDS)
             .unwrap_err()
             .to_string(),
         "set_template_param_constant_kind: bad kind"
@@ -160,39 +206,39 @@ fn expr_statement_constant_dispatchers() {
 fn routine_dynamic_init_pragma_scope_gnu_dispatchers() {
     let mut il = Il::new();
     let r = il.alloc(EntryKind::Routine).unwrap();
-    for k in 0..=7 {
+    for k in 0..counts::ROUTINE_SPECIAL_KINDS {
         kinds::set_routine_special_kind(&mut il, r, k).unwrap();
     }
     assert_eq!(
-        kinds::set_routine_special_kind(&mut il, r, 8)
+        kinds::set_routine_special_kind(&mut il, r, counts::ROUTINE_SPECIAL_KINDS)
             .unwrap_err()
             .to_string(),
         "set_routine_special_kind: bad kind"
     );
     let d = il.alloc(EntryKind::DynamicInit).unwrap();
-    for k in 0..=9 {
+    for k in 0..counts::DYNAMIC_INIT_KINDS {
         kinds::set_dynamic_init_kind(&mut il, d, k).unwrap();
     }
     assert_eq!(
-        kinds::set_dynamic_init_kind(&mut il, d, 10)
+        kinds::set_dynamic_init_kind(&mut il, d, counts::DYNAMIC_INIT_KINDS)
             .unwrap_err()
             .to_string(),
         "set_dynamic_init_kind: bad kind"
     );
-    for k in 0..=42 {
+    for k in 0..counts::PRAGMA_KINDS {
         kinds::alloc_pragma(&mut il, k, None, 7).unwrap();
     }
     assert!(matches!(
-        kinds::alloc_pragma(&mut il, 43, None, 0),
+        kinds::alloc_pragma(&mut il, counts::PRAGMA_KINDS, None, 0),
         Err(IlError::BadKind(_))
     ));
     assert_eq!(
-        kinds::alloc_scope(&mut il, 3, Some(r))
+        kinds::alloc_scope(&mut il, ScopeKind::Namespace, Some(r))
             .unwrap_err()
             .to_string(),
         "assoc_routine is non-NULL"
     );
-    kinds::alloc_scope(&mut il, kinds::SCK_FUNCTION, Some(r)).unwrap();
+    kinds::alloc_scope(&mut il, ScopeKind::Function, Some(r)).unwrap();
     kinds::alloc_gnu_supplement_for_routine(&mut il, r).unwrap();
     assert!(matches!(
         kinds::alloc_gnu_supplement_for_routine(&mut il, r),
@@ -210,8 +256,8 @@ fn labels_only_in_function_regions_and_variables_by_linkage() {
     let fr = il.open_function_region(None);
     let l = il.alloc(EntryKind::Label).unwrap();
     assert_eq!(il.region_of(il.eix(l).unwrap()), fr);
-    let local = il.alloc_variable(0).unwrap();
-    let global = il.alloc_variable(4).unwrap();
+    let local = il.alloc_variable(StorageClass::Auto).unwrap();
+    let global = il.alloc_variable(StorageClass::Extern).unwrap();
     assert_eq!(il.region_of(il.eix(local).unwrap()), fr);
     assert_eq!(il.region_of(il.eix(global).unwrap()), RegionIdx::FILE_SCOPE);
     // Always-file-scope kinds ignore the current region.
@@ -233,7 +279,7 @@ fn freeing_a_region_invalidates_its_ids_without_aliasing() {
     let mut ids = vec![];
     for _ in 0..100 {
         let s = il.alloc(EntryKind::Statement).unwrap();
-        let v = il.alloc_variable(0).unwrap();
+        let v = il.alloc_variable(StorageClass::Auto).unwrap();
         il.set_string_named(v, "name", b"local").unwrap();
         ids.push(s);
     }
@@ -260,15 +306,12 @@ fn freeing_a_region_invalidates_its_ids_without_aliasing() {
 #[test]
 fn expr_free_list_reuses_nodes_as_reclaimed_then_new() {
     let mut il = Il::new();
-    let a = il.alloc_expr_node(1).unwrap();
+    let a = il.alloc_expr_node(ExprKind::Operation).unwrap();
     let ea = il.eix(a).unwrap();
     il.free_expr_node(a).unwrap();
-    assert_eq!(
-        il.tables.expr_node.expr_kind[il.row(ea) as usize],
-        kinds::EXPR_RECLAIMED
-    );
+    assert_eq!(il.expr(ea).expr_kind(), ExprKind::Reclaimed);
     assert_eq!(il.free_list_len(FreeListKind::ExprNode), 1);
-    let b = il.alloc_expr_node(2).unwrap();
+    let b = il.alloc_expr_node(ExprKind::Constant).unwrap();
     assert_eq!(il.eix(b).unwrap(), ea, "the reclaimed node is reused");
     assert!(il.eix(a).is_err(), "the old handle goes stale");
     assert_eq!(il.free_list_len(FreeListKind::ExprNode), 0);
@@ -278,11 +321,11 @@ fn expr_free_list_reuses_nodes_as_reclaimed_then_new() {
 fn local_constants_keep_keep_in_il_and_balance_is_checked() {
     let mut il = Il::new();
     let fr = il.open_function_region(None);
-    let c = il.alloc_local_constant(ck::INTEGER).unwrap();
+    let c = il.alloc_local_constant(ConstantKind::Integer).unwrap();
     let e = il.eix(c).unwrap();
     il.set_flag(e, Flag::KeepInIl, true);
     il.free_local_constant(c).unwrap();
-    let c2 = il.alloc_local_constant(ck::INTEGER).unwrap();
+    let c2 = il.alloc_local_constant(ConstantKind::Integer).unwrap();
     let e2 = il.eix(c2).unwrap();
     assert_eq!(e2, e);
     assert!(il.flag(e2, Flag::KeepInIl), "keep_in_il survives recycling");
@@ -325,7 +368,7 @@ fn duplicate_constant_to_other_region_copies_and_frees() {
     let mut il = Il::new();
     let fr = il.open_function_region(None);
     let c = il.alloc(EntryKind::Constant).unwrap();
-    kinds::set_constant_kind(&mut il, c, ck::STRING).unwrap();
+    kinds::set_constant_kind(&mut il, c, ConstantKind::String).unwrap();
     il.set_string(c, 0, b"a\0b").unwrap();
     let same = il.duplicate_constant_to_other_region(c, fr).unwrap();
     assert_eq!(same, c);
@@ -343,9 +386,9 @@ fn lists_and_children_keep_their_layout() {
     let mut il = Il::new();
     let scope = il.alloc(EntryKind::Scope).unwrap();
     let other = il.alloc(EntryKind::Scope).unwrap();
-    let v1 = il.alloc_variable(4).unwrap();
+    let v1 = il.alloc_variable(StorageClass::Extern).unwrap();
     let r1 = il.alloc(EntryKind::Routine).unwrap();
-    let v2 = il.alloc_variable(4).unwrap();
+    let v2 = il.alloc_variable(StorageClass::Extern).unwrap();
     il.push_list(scope, F::SCOPE_VARIABLES, v1).unwrap();
     il.push_list(other, F::SCOPE_VARIABLES, v2).unwrap(); // forces a relocation of `scope` next
     il.push_list(scope, F::SCOPE_ROUTINES, r1).unwrap();
@@ -462,18 +505,20 @@ fn in_place_compaction_keeps_every_edge_and_drops_the_garbage() {
     let mut il = Il::new();
     let mut parents = Vec::new();
     for _ in 0..50 {
-        parents.push(il.alloc_expr_node(1).unwrap());
+        parents.push(il.alloc_expr_node(ExprKind::Operation).unwrap());
     }
     let r = il.open_function_region(None);
     for round in 0..4 {
         for (i, &p) in parents.iter().enumerate().rev() {
             if (i + round) % 3 == 0 {
-                let c = il.alloc_expr_node(2).unwrap();
+                let c = il.alloc_expr_node(ExprKind::Constant).unwrap();
                 il.push_list(p, F::EXPR_NODE_OPERANDS, c).unwrap();
             }
         }
     }
-    let scratch: Vec<_> = (0..200).map(|_| il.alloc_expr_node(3).unwrap()).collect();
+    let scratch: Vec<_> = (0..200)
+        .map(|_| il.alloc_expr_node(ExprKind::Variable).unwrap())
+        .collect();
     assert!(!scratch.is_empty());
     let before: Vec<Vec<_>> = parents
         .iter()
@@ -498,11 +543,13 @@ fn in_place_compaction_keeps_every_edge_and_drops_the_garbage() {
     }
     // The same shuffle in file scope only, compacted with nothing freed: identical lists.
     let mut il = Il::new();
-    let ps: Vec<_> = (0..30).map(|_| il.alloc_expr_node(1).unwrap()).collect();
+    let ps: Vec<_> = (0..30)
+        .map(|_| il.alloc_expr_node(ExprKind::Operation).unwrap())
+        .collect();
     for round in 0..3 {
         for (i, &p) in ps.iter().enumerate().rev() {
             if (i + round) % 2 == 0 {
-                let c = il.alloc_expr_node(2).unwrap();
+                let c = il.alloc_expr_node(ExprKind::Constant).unwrap();
                 il.push_list(p, F::EXPR_NODE_OPERANDS, c).unwrap();
             }
         }
@@ -517,4 +564,88 @@ fn in_place_compaction_keeps_every_edge_and_drops_the_garbage() {
     for (&p, l) in ps.iter().zip(&lists) {
         assert_eq!(&il.list(p, F::EXPR_NODE_OPERANDS).unwrap(), l);
     }
+}
+
+/// The index builder gives the world the single-step path gives: same dense indices,
+/// rows, regions, flags, positions, counters and edges, with and without reclaimed nodes
+/// to reuse; bad input allocates nothing.
+#[test]
+fn push_expr_equals_the_single_steps() {
+    use ilkit::il::Eix;
+    let kinds = [
+        ExprKind::Operation,
+        ExprKind::Constant,
+        ExprKind::NewDelete,
+        ExprKind::Throw,
+        ExprKind::Condition,
+        ExprKind::BuiltinOperation,
+    ];
+    let build = |by_builder: bool| {
+        let mut il = Il::new();
+        let int = il.alloc(EntryKind::Type).unwrap();
+        let int = il.eix(int).unwrap();
+        let r = il.open_function_region(None);
+        let mut made: Vec<Eix> = Vec::new();
+        for i in 0..60usize {
+            il.set_position(0, 10 + (i / 7) as u32, 3);
+            let k = kinds[i % kinds.len()];
+            let ops: Vec<Eix> = made.iter().rev().take(i % 3).copied().collect();
+            let ty = if i % 2 == 0 { int } else { Eix::NONE };
+            let e = if by_builder {
+                il.push_expr(k, Op::Add, ty, &ops).unwrap()
+            } else {
+                let id = il.alloc_expr_node(k).unwrap();
+                let e = il.eix(id).unwrap();
+                il.expr_mut(e).set_op(Op::Add);
+                il.set_child_eix(e, F::EXPR_NODE_TYPE, ty).unwrap();
+                for &o in &ops {
+                    il.push_list_field_eix(e, F::EXPR_NODE_OPERANDS, o).unwrap();
+                }
+                e
+            };
+            made.push(e);
+            if i % 11 == 5 {
+                // Reclaimed nodes are reused first.
+                let victim = made.remove(0);
+                let id = il.id_of(victim);
+                il.free_expr_node(id).unwrap();
+            }
+        }
+        assert!(il.verify().is_empty(), "{:?}", il.verify());
+        let mut out = String::new();
+        for &e in &made {
+            let x = il.expr(e);
+            out += &format!(
+                "{e} {:?} {:?} {} {:?} {:?} {:?} {:?} {:x}\n",
+                x.expr_kind(),
+                x.op(),
+                x.op2(),
+                il.region_of(e),
+                il.pos(e),
+                il.children(e),
+                il.refs(e),
+                il.flag_bits(e)
+            );
+        }
+        out += &format!("{:?} {} {}", il.counters, il.len(), il.capacity());
+        let _ = r;
+        out
+    };
+    assert_eq!(build(true), build(false));
+    // Bad input: nothing allocated.
+    let mut il = Il::new();
+    let t = il.alloc(EntryKind::Statement).unwrap();
+    let t = il.eix(t).unwrap();
+    let n = il.capacity();
+    assert!(il
+        .push_expr(ExprKind::Reclaimed, Op::Add, Eix::NONE, &[])
+        .is_err());
+    assert!(il.push_expr(ExprKind::Operation, Op::Add, t, &[]).is_err());
+    assert!(il
+        .push_expr(ExprKind::Operation, Op::Add, Eix::NONE, &[t])
+        .is_err());
+    assert!(il
+        .push_expr(ExprKind::Operation, Op::Add, Eix::NONE, &[Eix(99)])
+        .is_err());
+    assert_eq!(il.capacity(), n);
 }

@@ -4,8 +4,10 @@
 mod common_il;
 
 use common_il::{ty, B};
+use ilkit::il::Op;
 use ilkit::il::{fields as F, kinds, Eix, EntryId, EntryKind, IlError};
-use ilkit::instantiate::{ops, Binding, DataModel, Subst, TemplateArgs};
+use ilkit::il::{ConstantKind, ExprKind, TypeKind};
+use ilkit::instantiate::{Binding, DataModel, Subst, TemplateArgs};
 use ilkit::share::ConstantSharing;
 
 struct T {
@@ -21,18 +23,16 @@ struct T {
 }
 
 fn tparam_type(b: &mut B, name: &str, pos: u16) -> EntryId {
-    let t = ty(&mut b.il, name, 14, 0);
-    let r = b.crow(t);
-    b.il.tables.r#type.tparam_position[r] = pos;
+    let t = ty(&mut b.il, name, TypeKind::TemplateParam, 0);
+    b.il.ty_mut(b.e(t)).set_tparam_position(pos);
     t
 }
 
 fn nontype(b: &mut B, name: &str, pos: u16, pack: bool) -> EntryId {
     let p = b.il.alloc(EntryKind::TemplateParam).unwrap();
     b.il.set_string(p, 0, name.as_bytes()).unwrap();
-    let r = b.crow(p);
-    b.il.tables.template_param.position[r] = pos;
-    b.il.tables.template_param.is_pack[r] = pack;
+    b.il.template_param_mut(b.e(p)).set_position(pos);
+    b.il.template_param_mut(b.e(p)).set_is_pack(pack);
     p
 }
 
@@ -42,10 +42,9 @@ fn setup() -> T {
     let u = tparam_type(&mut b, "U", 1);
     let n = nontype(&mut b, "N", 2, false);
     let ts = nontype(&mut b, "Ts", 3, true);
-    let s = ty(&mut b.il, "S", 10, 12);
-    let sr = b.crow(s);
-    b.il.tables.r#type.alignment[sr] = 4;
-    let chr = ty(&mut b.il, "char", 2, 1);
+    let s = ty(&mut b.il, "S", TypeKind::Struct, 12);
+    b.il.ty_mut(b.e(s)).set_alignment(4);
+    let chr = ty(&mut b.il, "char", TypeKind::Integer, 1);
     T {
         b,
         t,
@@ -59,20 +58,20 @@ fn setup() -> T {
 
 impl T {
     fn param_ref(&mut self, p: EntryId) -> EntryId {
-        let x = self.b.expr(19, Some(self.b.int), &[]);
+        let x = self.b.expr(ExprKind::Routine, Some(self.b.int), &[]);
         self.b.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(p)).unwrap();
         x
     }
     fn type_operand(&mut self, t: EntryId) -> EntryId {
-        self.b.expr(20, Some(t), &[])
+        self.b.expr(ExprKind::TypeOperand, Some(t), &[])
     }
-    fn unary(&mut self, op: u8, t: Option<EntryId>, x: EntryId) -> EntryId {
-        let e = self.b.expr(1, t, &[x]);
+    fn unary(&mut self, op: Op, t: Option<EntryId>, x: EntryId) -> EntryId {
+        let e = self.b.expr(ExprKind::Operation, t, &[x]);
         self.b.set_op(e, op);
         e
     }
-    fn bin(&mut self, op: u8, x: EntryId, y: EntryId) -> EntryId {
-        let e = self.b.expr(1, None, &[x, y]);
+    fn bin(&mut self, op: Op, x: EntryId, y: EntryId) -> EntryId {
+        let e = self.b.expr(ExprKind::Operation, None, &[x, y]);
         self.b.set_op(e, op);
         e
     }
@@ -96,13 +95,12 @@ impl T {
 
 /// The folded value and type of a substituted expression (`None`: not a constant).
 fn value(b: &B, x: Eix) -> Option<(i64, Eix)> {
-    let r = b.il.row(x) as usize;
-    if b.il.tables.expr_node.expr_kind[r] != 2 {
+    if b.il.expr(x).expr_kind() != ExprKind::Constant {
         return None;
     }
     let c = b.il.child_eix(x, F::EXPR_NODE_CONSTANT)?;
     let t = b.il.child_eix(c, F::CONSTANT_TYPE)?;
-    Some((b.il.tables.constant.value[b.il.row(c) as usize], t))
+    Some((b.il.constant(c).value(), t))
 }
 
 fn subst(t: &mut T, args: &TemplateArgs, x: EntryId) -> Result<Eix, IlError> {
@@ -124,7 +122,7 @@ fn table_of_folded_cases() {
             "sizeof(T), T=int",
             |t, tp, _, _| {
                 let o = t.type_operand(tp);
-                t.unary(ops::SIZEOF, None, o)
+                t.unary(Op::Sizeof, None, o)
             },
             int,
             int,
@@ -136,7 +134,7 @@ fn table_of_folded_cases() {
             "sizeof(T), T=S",
             |t, tp, _, _| {
                 let o = t.type_operand(tp);
-                t.unary(ops::SIZEOF, None, o)
+                t.unary(Op::Sizeof, None, o)
             },
             s,
             int,
@@ -148,7 +146,7 @@ fn table_of_folded_cases() {
             "alignof(T), T=S",
             |t, tp, _, _| {
                 let o = t.type_operand(tp);
-                t.unary(ops::ALIGNOF, None, o)
+                t.unary(Op::Alignof, None, o)
             },
             s,
             int,
@@ -160,7 +158,7 @@ fn table_of_folded_cases() {
             "alignof(T), T=double",
             |t, tp, _, _| {
                 let o = t.type_operand(tp);
-                t.unary(ops::ALIGNOF, None, o)
+                t.unary(Op::Alignof, None, o)
             },
             dbl,
             int,
@@ -172,10 +170,10 @@ fn table_of_folded_cases() {
             "sizeof(T) + sizeof(U), T=int U=long",
             |t, tp, up, _| {
                 let a = t.type_operand(tp);
-                let a = t.unary(ops::SIZEOF, None, a);
+                let a = t.unary(Op::Sizeof, None, a);
                 let b = t.type_operand(up);
-                let b = t.unary(ops::SIZEOF, None, b);
-                t.bin(ops::ADD, a, b)
+                let b = t.unary(Op::Sizeof, None, b);
+                t.bin(Op::Add, a, b)
             },
             int,
             long,
@@ -188,7 +186,7 @@ fn table_of_folded_cases() {
             |t, _, _, n| {
                 let a = t.param_ref(n);
                 let b = t.lit(3);
-                t.bin(ops::ADD, a, b)
+                t.bin(Op::Add, a, b)
             },
             int,
             int,
@@ -201,9 +199,9 @@ fn table_of_folded_cases() {
             |t, _, _, n| {
                 let a = t.param_ref(n);
                 let b = t.lit(2);
-                let m = t.bin(ops::MUL, a, b);
+                let m = t.bin(Op::Mul, a, b);
                 let c = t.lit(11);
-                t.bin(ops::LT, m, c)
+                t.bin(Op::Lt, m, c)
             },
             int,
             int,
@@ -216,7 +214,7 @@ fn table_of_folded_cases() {
             |t, _, _, n| {
                 let a = t.param_ref(n);
                 let b = t.lit(4);
-                t.bin(ops::EQ, a, b)
+                t.bin(Op::Eq, a, b)
             },
             int,
             int,
@@ -229,11 +227,11 @@ fn table_of_folded_cases() {
             |t, _, _, n| {
                 let a = t.param_ref(n);
                 let b = t.lit(3);
-                let c = t.bin(ops::GT, a, b);
+                let c = t.bin(Op::Gt, a, b);
                 let x = t.lit(10);
                 let y = t.lit(20);
-                let e = t.b.expr(1, None, &[c, x, y]);
-                t.b.set_op(e, ops::COND);
+                let e = t.b.expr(ExprKind::Operation, None, &[c, x, y]);
+                t.b.set_op(e, Op::Cond);
                 e
             },
             int,
@@ -247,7 +245,7 @@ fn table_of_folded_cases() {
             |t, _, _, n| {
                 let a = t.lit(1);
                 let b = t.param_ref(n);
-                t.bin(ops::SHL, a, b)
+                t.bin(Op::Shl, a, b)
             },
             int,
             int,
@@ -260,7 +258,7 @@ fn table_of_folded_cases() {
             |t, _, _, n| {
                 let a = t.param_ref(n);
                 let b = t.lit(7);
-                t.bin(ops::SUB, a, b)
+                t.bin(Op::Sub, a, b)
             },
             int,
             int,
@@ -273,8 +271,8 @@ fn table_of_folded_cases() {
             |t, tp, _, n| {
                 let a = t.param_ref(n);
                 let b = t.lit(100);
-                let m = t.bin(ops::MUL, a, b);
-                t.unary(ops::CAST, Some(tp), m)
+                let m = t.bin(Op::Mul, a, b);
+                t.unary(Op::Cast, Some(tp), m)
             },
             chr,
             int,
@@ -286,7 +284,7 @@ fn table_of_folded_cases() {
             "-N, N=5",
             |t, _, _, n| {
                 let a = t.param_ref(n);
-                t.unary(ops::NEG, None, a)
+                t.unary(Op::Neg, None, a)
             },
             int,
             int,
@@ -311,10 +309,10 @@ fn char_shift_promotes_to_int() {
     let chr = t.chr;
     let c = t.b.int_const(1);
     t.b.il.set_child(c, F::CONSTANT_TYPE, Some(chr)).unwrap();
-    let x = t.b.expr(2, Some(chr), &[]);
+    let x = t.b.expr(ExprKind::Constant, Some(chr), &[]);
     t.b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
     let three = t.lit(3);
-    let e = t.bin(ops::SHL, x, three);
+    let e = t.bin(Op::Shl, x, three);
     let (int, long) = (t.b.int, t.b.long);
     let args = t.args(int, long, 0, &[]);
     let r = subst(&mut t, &args, e).unwrap();
@@ -329,7 +327,7 @@ fn t_plus_u_converts_to_double_with_an_implicit_conversion_node() {
     let vb = common_il::global(&mut t.b.il, "b", up);
     let a = t.b.var_ref(va, tp);
     let b = t.b.var_ref(vb, up);
-    let e = t.bin(ops::ADD, a, b);
+    let e = t.bin(Op::Add, a, b);
     let args = t.args(int, dbl, 0, &[]);
     let r = subst(&mut t, &args, e).unwrap();
     let il = &t.b.il;
@@ -340,8 +338,7 @@ fn t_plus_u_converts_to_double_with_an_implicit_conversion_node() {
     );
     let o = il.list_eix(r, F::EXPR_NODE_OPERANDS).to_vec();
     let conv = o[0];
-    let cr = il.row(conv) as usize;
-    assert_eq!(il.tables.expr_node.op[cr], ops::IMPLICIT_CONV);
+    assert_eq!(il.expr(conv).op(), Op::ImplicitConv);
     assert_eq!(il.child_eix(conv, F::EXPR_NODE_TYPE), Some(t.b.e(dbl)));
     let inner = il.list_eix(conv, F::EXPR_NODE_OPERANDS)[0];
     assert_eq!(
@@ -362,12 +359,12 @@ fn t_plus_u_converts_to_double_with_an_implicit_conversion_node() {
 fn pointer_to_t_is_rebuilt_once() {
     let mut t = setup();
     let (tp, int) = (t.t, t.b.int);
-    let ptr = ty(&mut t.b.il, "T*", 6, 8);
+    let ptr = ty(&mut t.b.il, "T*", TypeKind::Pointer, 8);
     t.b.il.set_child(ptr, F::TYPE_BASE_TYPE, Some(tp)).unwrap();
     let v = common_il::global(&mut t.b.il, "p", ptr);
     let a = t.b.var_ref(v, ptr);
     let b = t.b.var_ref(v, ptr);
-    let e = t.b.expr(10, None, &[a, b]);
+    let e = t.b.expr(ExprKind::ObjectLifetime, None, &[a, b]);
     let args = t.args(int, int, 0, &[]);
     let r = subst(&mut t, &args, e).unwrap();
     let il = &t.b.il;
@@ -386,7 +383,7 @@ fn packs_expand_in_lists_and_fold() {
     let _ = ts;
     let pack = t.ts;
     let pat = t.param_ref(pack);
-    let exp = t.b.expr(30, None, &[pat]);
+    let exp = t.b.expr(ExprKind::Enk30, None, &[pat]);
     t.b.il
         .set_ref(exp, F::EXPR_NODE_ENTITY, Some(pack))
         .unwrap();
@@ -398,8 +395,8 @@ fn packs_expand_in_lists_and_fold() {
     let vals: Vec<i64> = list.iter().map(|&x| value(&t.b, x).unwrap().0).collect();
     assert_eq!(vals, [1, 2, 3, 4]);
     // (Ts + ...) folds to 10.
-    let fold = t.b.expr(28, None, &[exp]);
-    t.b.set_op(fold, ops::ADD);
+    let fold = t.b.expr(ExprKind::FoldExpression, None, &[exp]);
+    t.b.set_op(fold, Op::Add);
     let r = subst(&mut t, &args, fold).unwrap();
     assert_eq!(value(&t.b, r), Some((10, t.b.e(int))));
 }
@@ -410,13 +407,13 @@ fn errors_use_the_seed_messages() {
     let (int, n) = (t.b.int, t.n);
     let a = t.param_ref(n);
     let b = t.lit(1);
-    let e = t.bin(ops::IMAG_A, a, b);
+    let e = t.bin(Op::ImagA, a, b);
     let args = t.args(int, int, 1, &[]);
     assert_eq!(
         subst(&mut t, &args, e),
         Err(IlError::Assert("imaginary operators not implemented"))
     );
-    let agg = t.b.konst(10, Some(int));
+    let agg = t.b.konst(ConstantKind::Aggregate, Some(int));
     let mut sh = ConstantSharing::new();
     let ae = t.b.e(agg);
     let mut s = Subst::new(&mut t.b.il, &args, DataModel::default(), &mut sh).unwrap();
@@ -431,30 +428,28 @@ fn constant_substitution_conversion_and_decay() {
     let mut t = setup();
     let (int, long, chr, tp) = (t.b.int, t.b.long, t.chr, t.t);
     // A value parameter constant (12/0) for N, converted to long.
-    let pc = t.b.konst(12, Some(int));
+    let pc = t.b.konst(ConstantKind::TemplateParam, Some(int));
     kinds::set_template_param_constant_kind(&mut t.b.il, pc, 0).unwrap();
-    let r = t.b.crow(pc);
-    t.b.il.tables.constant.value[r] = 2;
+    t.b.il.constant_mut(t.b.e(pc)).set_value(2);
     // sizeof(T) as a constant (12/5).
-    let sz = t.b.konst(12, Some(int));
+    let sz = t.b.konst(ConstantKind::TemplateParam, Some(int));
     kinds::set_template_param_constant_kind(&mut t.b.il, sz, 5).unwrap();
     t.b.il
         .set_child(sz, F::CONSTANT_DECLARED_TYPE, Some(tp))
         .unwrap();
     // An array of 3 chars bound to T's value... as a string constant.
-    let arr = ty(&mut t.b.il, "char[3]", 8, 3);
+    let arr = ty(&mut t.b.il, "char[3]", TypeKind::Array, 3);
     t.b.il.set_child(arr, F::TYPE_BASE_TYPE, Some(chr)).unwrap();
-    let st = t.b.konst(2, Some(arr));
+    let st = t.b.konst(ConstantKind::String, Some(arr));
     t.b.il.set_string(st, 0, b"hi\0").unwrap();
     let args = {
         let mut a = t.args(long, int, 5, &[]);
         a.bind(0, 4, Binding::Value(st));
         a
     };
-    let sp = t.b.konst(12, Some(int));
+    let sp = t.b.konst(ConstantKind::TemplateParam, Some(int));
     kinds::set_template_param_constant_kind(&mut t.b.il, sp, 0).unwrap();
-    let r = t.b.crow(sp);
-    t.b.il.tables.constant.value[r] = 4;
+    t.b.il.constant_mut(t.b.e(sp)).set_value(4);
     let mut sh = ConstantSharing::new();
     let (pce, sze, spe, le) = (t.b.e(pc), t.b.e(sz), t.b.e(sp), t.b.e(long));
     let mut s = Subst::new(&mut t.b.il, &args, DataModel::default(), &mut sh).unwrap();
@@ -467,32 +462,24 @@ fn constant_substitution_conversion_and_decay() {
         Some(le),
         "converted to long"
     );
-    assert_eq!(il.tables.constant.value[il.row(v) as usize], 5);
+    assert_eq!(il.constant(v).value(), 5);
     let z = s
         .copy_template_param_con_with_substitution(il, sze, None)
         .unwrap();
-    assert_eq!(
-        il.tables.constant.value[il.row(z) as usize],
-        8,
-        "sizeof(long)"
-    );
+    assert_eq!(il.constant(z).value(), 8, "sizeof(long)");
     let z2 = s.copy_template_param_con(il, sze).unwrap();
     assert_eq!(z, z2, "folded constants are shared");
     let d = s
         .copy_template_param_con_with_substitution(il, spe, None)
         .unwrap();
-    let dr = il.row(d) as usize;
     assert_eq!(
-        il.tables.constant.constant_kind[dr], 6,
+        il.constant(d).constant_kind(),
+        ConstantKind::Address,
         "array decays to an address"
     );
-    assert_eq!(il.tables.constant.sub_kind[dr], 2);
+    assert_eq!(il.constant(d).sub_kind(), 2);
     let pt = il.child_eix(d, F::CONSTANT_TYPE).unwrap();
-    assert_eq!(
-        il.tables.r#type.type_kind[il.row(pt) as usize],
-        6,
-        "pointer"
-    );
+    assert_eq!(il.ty(pt).type_kind(), TypeKind::Pointer, "pointer");
     assert_eq!(
         il.child_eix(pt, F::TYPE_BASE_TYPE),
         Some(t.b.e(chr)),
@@ -505,17 +492,16 @@ fn constant_substitution_conversion_and_decay() {
 fn function_to_pointer_decay() {
     let mut t = setup();
     let int = t.b.int;
-    let rt = ty(&mut t.b.il, "int()", 7, 0);
+    let rt = ty(&mut t.b.il, "int()", TypeKind::Routine, 0);
     let f = t.b.il.alloc(EntryKind::Routine).unwrap();
     t.b.il.set_child(f, F::ROUTINE_TYPE, Some(rt)).unwrap();
-    let fc = t.b.konst(13, Some(rt));
+    let fc = t.b.konst(ConstantKind::Designator, Some(rt));
     t.b.il.set_child(fc, F::CONSTANT_OPERAND, Some(f)).unwrap();
     let mut args = t.args(int, int, 0, &[]);
     args.bind(0, 5, Binding::Value(fc));
-    let p = t.b.konst(12, Some(int));
+    let p = t.b.konst(ConstantKind::TemplateParam, Some(int));
     kinds::set_template_param_constant_kind(&mut t.b.il, p, 0).unwrap();
-    let r = t.b.crow(p);
-    t.b.il.tables.constant.value[r] = 5;
+    t.b.il.constant_mut(t.b.e(p)).set_value(5);
     let mut sh = ConstantSharing::new();
     let pe = t.b.e(p);
     let mut s = Subst::new(&mut t.b.il, &args, DataModel::default(), &mut sh).unwrap();
@@ -523,9 +509,8 @@ fn function_to_pointer_decay() {
         .copy_template_param_con_with_substitution(&mut t.b.il, pe, None)
         .unwrap();
     let il = &t.b.il;
-    let dr = il.row(d) as usize;
-    assert_eq!(il.tables.constant.constant_kind[dr], 6);
-    assert_eq!(il.tables.constant.sub_kind[dr], 0);
+    assert_eq!(il.constant(d).constant_kind(), ConstantKind::Address);
+    assert_eq!(il.constant(d).sub_kind(), 0);
     assert_eq!(il.child_eix(d, F::CONSTANT_OPERAND), Some(t.b.e(f)));
     let pt = il.child_eix(d, F::CONSTANT_TYPE).unwrap();
     assert_eq!(il.child_eix(pt, F::TYPE_BASE_TYPE), Some(t.b.e(rt)));
@@ -543,7 +528,7 @@ fn instantiates_the_generators_templates() {
         assert!(name.starts_with("tmpl") && name.ends_with('>'), "{name}");
         let info = il.child_eix(e, F::ROUTINE_TEMPLATE_INFO).unwrap();
         let arg = il.list_eix(info, F::TEMPLATE_INFO_ARGS)[0];
-        let size = il.tables.r#type.size[il.row(arg) as usize] as i64;
+        let size = il.ty(arg).size() as i64;
         // The pattern's body ends in `t + 1;` and `return sizeof(T) * 2;`.
         let scope = il.child_eix(e, F::ROUTINE_BODY_SCOPE).unwrap();
         let block = il.child_eix(scope, F::SCOPE_BLOCK).unwrap();
@@ -551,14 +536,13 @@ fn instantiates_the_generators_templates() {
         let ret = il
             .child_eix(stmts[stmts.len() - 1], F::STATEMENT_EXPR)
             .unwrap();
-        let rr = il.row(ret) as usize;
-        assert_eq!(il.tables.expr_node.expr_kind[rr], 2, "{name}: folded");
-        let c = il.child_eix(ret, F::EXPR_NODE_CONSTANT).unwrap();
         assert_eq!(
-            il.tables.constant.value[il.row(c) as usize],
-            2 * size,
-            "{name}"
+            il.expr(ret).expr_kind(),
+            ExprKind::Constant,
+            "{name}: folded"
         );
+        let c = il.child_eix(ret, F::EXPR_NODE_CONSTANT).unwrap();
+        assert_eq!(il.constant(c).value(), 2 * size, "{name}");
         let sum = il
             .child_eix(stmts[stmts.len() - 2], F::STATEMENT_EXPR)
             .unwrap();

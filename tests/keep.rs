@@ -1,8 +1,9 @@
 //! Keep-in-IL: roots, declaration vs definition, using-declarations, elimination.
 
-use ilkit::il::kinds::{self, attr};
+use ilkit::il::kinds;
 use ilkit::il::synth::generate;
 use ilkit::il::{fields as F, EntryId, EntryKind, Flag, Il};
+use ilkit::il::{AttrKind, ExprKind, ScopeKind, StmtKind, TypeKind};
 use ilkit::import::binary_il::{read_il, write_il};
 use ilkit::walk::display::dump_il;
 use ilkit::walk::keep::{eliminate_unneeded_il_entries, mark_to_keep_in_il, trace_keep};
@@ -24,17 +25,17 @@ struct Tu {
     typedef: EntryId,
 }
 
-fn routine(il: &mut Il, scope: EntryId, name: &str, device: Option<u16>) -> EntryId {
+fn routine(il: &mut Il, scope: EntryId, name: &str, device: Option<AttrKind>) -> EntryId {
     let r = il.alloc(EntryKind::Routine).unwrap();
     il.set_string(r, 0, name.as_bytes()).unwrap();
     if let Some(k) = device {
         let a = il.alloc(EntryKind::Attribute).unwrap();
-        let row = il.row(il.eix(a).unwrap()) as usize;
-        il.tables.attribute.attr_kind[row] = k;
+        let ae = il.eix(a).unwrap();
+        il.attribute_mut(ae).set_attr_kind(k);
         il.push_list(r, F::ROUTINE_ATTRIBUTES, a).unwrap();
     }
     il.push_list(scope, F::SCOPE_ROUTINES, r).unwrap();
-    let body = kinds::alloc_scope(il, kinds::SCK_FUNCTION, Some(r)).unwrap();
+    let body = kinds::alloc_scope(il, ScopeKind::Function, Some(r)).unwrap();
     il.set_child(r, F::ROUTINE_BODY_SCOPE, Some(body)).unwrap();
     r
 }
@@ -42,7 +43,7 @@ fn routine(il: &mut Il, scope: EntryId, name: &str, device: Option<u16>) -> Entr
 fn class(il: &mut Il, scope: EntryId, name: &str) -> (EntryId, EntryId) {
     let t = il.alloc(EntryKind::Type).unwrap();
     il.set_string(t, 0, name.as_bytes()).unwrap();
-    kinds::set_type_kind(il, t, 10).unwrap();
+    kinds::set_type_kind(il, t, TypeKind::Struct).unwrap();
     let f = il.alloc(EntryKind::Field).unwrap();
     il.push_list(t, F::TYPE_FIELDS, f).unwrap();
     il.push_list(scope, F::SCOPE_TYPES, t).unwrap();
@@ -51,16 +52,16 @@ fn class(il: &mut Il, scope: EntryId, name: &str) -> (EntryId, EntryId) {
 
 fn tu() -> Tu {
     let mut il = Il::new();
-    let scope = kinds::alloc_scope(&mut il, 0, None).unwrap();
+    let scope = kinds::alloc_scope(&mut il, ScopeKind::File, None).unwrap();
     il.primary_scope = Some(scope);
-    let kernel = routine(&mut il, scope, "kernel", Some(attr::GLOBAL));
+    let kernel = routine(&mut il, scope, "kernel", Some(AttrKind::Global));
     let helper = routine(&mut il, scope, "helper", None);
     let host = routine(&mut il, scope, "host_only", None);
     let (pointee, pointee_field) = class(&mut il, scope, "Pointee");
     let (by_value, by_value_field) = class(&mut il, scope, "ByValue");
     // kernel(Pointee* p, ByValue v) { helper(); }
     let ptr = il.alloc(EntryKind::Type).unwrap();
-    kinds::set_type_kind(&mut il, ptr, 6).unwrap();
+    kinds::set_type_kind(&mut il, ptr, TypeKind::Pointer).unwrap();
     il.set_child(ptr, F::TYPE_BASE_TYPE, Some(pointee)).unwrap();
     for t in [ptr, by_value] {
         let p = il.alloc_param_type().unwrap();
@@ -69,9 +70,9 @@ fn tu() -> Tu {
     }
     let body = il.child(kernel, F::ROUTINE_BODY_SCOPE).unwrap().unwrap();
     let block = il.alloc(EntryKind::Statement).unwrap();
-    kinds::set_statement_kind(&mut il, block, 11).unwrap();
+    kinds::set_statement_kind(&mut il, block, StmtKind::Block).unwrap();
     il.set_child(body, F::SCOPE_BLOCK, Some(block)).unwrap();
-    let call = il.alloc_expr_node(19).unwrap();
+    let call = il.alloc_expr_node(ExprKind::Routine).unwrap();
     il.set_ref(call, F::EXPR_NODE_ENTITY, Some(helper)).unwrap();
     let stmt = il.alloc(EntryKind::Statement).unwrap();
     il.set_child(stmt, F::STATEMENT_EXPR, Some(call)).unwrap();
@@ -83,7 +84,7 @@ fn tu() -> Tu {
     il.push_list(scope, F::SCOPE_USING_DECLS, using_decl)
         .unwrap();
     let typedef = il.alloc(EntryKind::Type).unwrap();
-    kinds::set_type_kind(&mut il, typedef, 12).unwrap();
+    kinds::set_type_kind(&mut il, typedef, TypeKind::Typeref).unwrap();
     il.set_child(typedef, F::TYPE_BASE_TYPE, Some(by_value))
         .unwrap();
     Tu {
@@ -135,7 +136,7 @@ fn definition_after_declaration_is_walked_in_full() {
     let mut t = tu();
     // A second device routine takes Pointee by value: its definition is needed now.
     let scope = t.il.primary_scope.unwrap();
-    let k2 = routine(&mut t.il, scope, "k2", Some(attr::DEVICE));
+    let k2 = routine(&mut t.il, scope, "k2", Some(AttrKind::Device));
     let p = t.il.alloc_param_type().unwrap();
     t.il.set_child(p, F::PARAM_TYPE_TYPE, Some(t.pointee))
         .unwrap();

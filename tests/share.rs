@@ -6,7 +6,10 @@ mod common_il;
 use common_il::B;
 use ilkit::compare;
 use ilkit::il::stats::dump_sharing_stats;
+use ilkit::il::Op;
 use ilkit::il::{fields as F, kinds, EntryId, RegionIdx};
+use ilkit::il::{ConstantKind as C, ExprKind as X};
+use ilkit::il::{ConstantKind, ExprKind, TypeKind};
 use ilkit::share::{constant_is_shareable, ConstantSharing, SharingConfig};
 use proptest::prelude::*;
 
@@ -25,9 +28,8 @@ fn hits_misses_and_the_five_counters() {
     assert_ne!(s7, sa);
     // A local constant in a function region: a global hit.
     let r = b.il.open_function_region(None);
-    let local = b.il.alloc_local_constant(1).unwrap();
-    let lr = b.crow(local);
-    b.il.tables.constant.value[lr] = 42;
+    let local = b.il.alloc_local_constant(ConstantKind::Integer).unwrap();
+    b.il.constant_mut(b.e(local)).set_value(42);
     let int = b.int;
     b.il.set_child(local, F::CONSTANT_TYPE, Some(int)).unwrap();
     assert_eq!(s.alloc_shareable_constant(&mut b.il, local).unwrap(), sa);
@@ -37,7 +39,7 @@ fn hits_misses_and_the_five_counters() {
     assert_eq!(s.alloc_shareable_constant(&mut b.il, sa).unwrap(), sa);
     // An equivalent but distinct type entry: the memo misses, compare_constants decides.
     assert_eq!(s.counters.comparisons, 0, "memo hits need no comparison");
-    let int2 = common_il::ty(&mut b.il, "int", 2, 4);
+    let int2 = common_il::ty(&mut b.il, "int", TypeKind::Integer, 4);
     let a3 = b.int_const(42);
     b.il.set_child(a3, F::CONSTANT_TYPE, Some(int2)).unwrap();
     assert_eq!(s.alloc_shareable_constant(&mut b.il, a3).unwrap(), sa);
@@ -51,7 +53,7 @@ fn hits_misses_and_the_five_counters() {
     assert!(s.verify(&b.il).is_empty(), "{:?}", s.verify(&b.il));
     let canon = b.e(sa);
     assert_eq!(b.il.region_of(canon), RegionIdx::FILE_SCOPE);
-    assert!(b.il.tables.constant.is_shared[b.il.row(canon) as usize]);
+    assert!(b.il.constant(canon).is_shared());
 
     let mut out = Vec::new();
     dump_sharing_stats(&s.counters, &mut out).unwrap();
@@ -74,10 +76,9 @@ fn repeated_string_literals_hit_the_memo_and_equal_lengths_stay_apart() {
     let mut s = ConstantSharing::new();
     let int = b.int;
     let lit = |b: &mut B, text: &[u8]| {
-        let c = b.konst(2, Some(int));
-        let r = b.crow(c);
+        let c = b.konst(ConstantKind::String, Some(int));
         b.il.set_string(c, 0, text).unwrap();
-        b.il.tables.constant.text_len[r] = text.len() as u32;
+        b.il.constant_mut(b.e(c)).set_text_len(text.len() as u32);
         c
     };
     let texts: [&[u8]; 3] = [b"ab\0cd", b"ab\0ce", b"hello"];
@@ -110,8 +111,7 @@ fn types_and_flags_keep_constants_apart() {
     let long = b.long;
     b.il.set_child(c, F::CONSTANT_TYPE, Some(long)).unwrap();
     let d = b.int_const(1);
-    let dr = b.crow(d);
-    b.il.tables.constant.ptm_flags[dr] = 1;
+    b.il.constant_mut(b.e(d)).set_ptm_flags(1);
     let sa = s.alloc_shareable_constant(&mut b.il, a).unwrap();
     let sc = s.alloc_shareable_constant(&mut b.il, c).unwrap();
     let sd = s.alloc_shareable_constant(&mut b.il, d).unwrap();
@@ -124,14 +124,13 @@ fn unshareable_constants_take_the_plain_path() {
     let mut s = ConstantSharing::new();
     let int = b.int;
     // Aggregates and template parameter constants are never shared.
-    let agg = b.konst(10, Some(int));
+    let agg = b.konst(ConstantKind::Aggregate, Some(int));
     let e = b.int_const(1);
     b.il.push_list(agg, F::CONSTANT_AGGREGATE, e).unwrap();
-    let tp = b.konst(12, Some(int));
+    let tp = b.konst(ConstantKind::TemplateParam, Some(int));
     // Flag bit 0x02 blocks sharing.
     let blocked = b.int_const(3);
-    let br = b.crow(blocked);
-    b.il.tables.constant.ptm_flags[br] = 2;
+    b.il.constant_mut(b.e(blocked)).set_ptm_flags(2);
     for c in [agg, tp, blocked] {
         assert!(!constant_is_shareable(&b.il, &s.config, b.e(c)));
         let x = s.alloc_shareable_constant(&mut b.il, c).unwrap();
@@ -154,7 +153,7 @@ fn unshareable_constants_take_the_plain_path() {
     // Strings follow their own switch.
     let mut nostr = ConstantSharing::new();
     nostr.config.strings = false;
-    let st = b.konst(2, Some(int));
+    let st = b.konst(ConstantKind::String, Some(int));
     b.il.set_string(st, 0, b"hi").unwrap();
     assert!(!constant_is_shareable(&b.il, &nostr.config, b.e(st)));
     assert!(constant_is_shareable(&b.il, &s.config, b.e(st)));
@@ -192,7 +191,7 @@ fn fixup_moves_function_local_children_to_file_scope() {
     let int = b.int;
     let r = b.il.open_function_region(None);
     let inner = b.int_const(9);
-    let rep = b.konst(11, Some(int));
+    let rep = b.konst(ConstantKind::InitRepeat, Some(int));
     b.il.set_child(rep, F::CONSTANT_OPERAND, Some(inner))
         .unwrap();
     assert_ne!(b.il.region_of(b.e(rep)), RegionIdx::FILE_SCOPE);
@@ -202,14 +201,14 @@ fn fixup_moves_function_local_children_to_file_scope() {
     let op = b.il.child_eix(ce, F::CONSTANT_OPERAND).unwrap();
     assert!(b.il.is_live(op));
     assert_eq!(b.il.region_of(op), RegionIdx::FILE_SCOPE);
-    assert_eq!(b.il.tables.constant.value[b.il.row(op) as usize], 9);
+    assert_eq!(b.il.constant(op).value(), 9);
     assert!(s.verify(&b.il).is_empty());
 }
 
 /// A random constant: kind and a few payload choices.
 #[derive(Clone, Debug)]
 struct Spec {
-    kind: u8,
+    kind: ConstantKind,
     value: i64,
     value2: i64,
     flags: u8,
@@ -221,7 +220,23 @@ struct Spec {
 
 fn spec() -> impl Strategy<Value = Spec> {
     (
-        prop::sample::select(vec![0u8, 1, 2, 3, 4, 5, 6, 7, 11, 13, 14, 15]),
+        prop::sample::select({
+            use ConstantKind as C;
+            vec![
+                C::Error,
+                C::Integer,
+                C::String,
+                C::Float,
+                C::Complex,
+                C::Imaginary,
+                C::Address,
+                C::PtrToMember,
+                C::InitRepeat,
+                C::Designator,
+                C::Void,
+                C::Reflection,
+            ]
+        }),
         0i64..3,
         0i64..2,
         0u8..2,
@@ -245,30 +260,28 @@ fn spec() -> impl Strategy<Value = Spec> {
 }
 
 fn build(b: &mut B, s: &Spec) -> EntryId {
+    use ConstantKind as C;
     let t = [b.int, b.long, b.dbl][s.ty as usize];
     let c = b.konst(s.kind, Some(t));
-    let r = b.crow(c);
-    {
-        let k = &mut b.il.tables.constant;
-        k.value[r] = s.value;
-        k.value2[r] = s.value2;
-        k.ptm_flags[r] = s.flags;
-    }
+    b.il.constant_mut(b.e(c))
+        .set_value(s.value)
+        .set_value2(s.value2)
+        .set_ptm_flags(s.flags);
     match s.kind {
-        2 => {
+        C::String => {
             let text: &[u8] = [b"a".as_slice(), b"a\0b", b"a\0c"][s.text as usize];
             b.il.set_string(c, 0, text).unwrap();
-            b.il.tables.constant.text_len[r] = text.len() as u32;
-            b.il.tables.constant.sub_kind[r] = s.sub;
+            b.il.constant_mut(b.e(c)).set_text_len(text.len() as u32);
+            b.il.constant_mut(b.e(c)).set_sub_kind(s.sub);
         }
-        6 | 7 | 11 | 13 | 15 => {
-            if s.kind == 6 {
+        C::Address | C::PtrToMember | C::InitRepeat | C::Designator | C::Reflection => {
+            if s.kind == C::Address {
                 kinds::set_address_constant_kind(&mut b.il, c, s.sub).unwrap();
-            } else if s.kind == 11 {
-                b.il.tables.constant.sub_kind[r] = s.sub;
+            } else if s.kind == C::InitRepeat {
+                b.il.constant_mut(b.e(c)).set_sub_kind(s.sub);
             }
             let op = match s.operand {
-                _ if s.kind == 11 => b.int_const(s.value2),
+                _ if s.kind == C::InitRepeat => b.int_const(s.value2),
                 0 => b.g1,
                 1 => b.g1b,
                 2 => b.g2,
@@ -360,7 +373,21 @@ fn parallel_share_many_answers_as_share_eix() {
         state ^= state << 17;
         state % n
     };
-    let kinds = [0u8, 1, 2, 3, 4, 5, 6, 7, 11, 13, 14, 15];
+    use ConstantKind as C;
+    let kinds = [
+        C::Error,
+        C::Integer,
+        C::String,
+        C::Float,
+        C::Complex,
+        C::Imaginary,
+        C::Address,
+        C::PtrToMember,
+        C::InitRepeat,
+        C::Designator,
+        C::Void,
+        C::Reflection,
+    ];
     let locals: Vec<EntryId> = (0..300)
         .map(|_| {
             let sp = Spec {
@@ -427,13 +454,13 @@ use ilkit::il::EntryKind;
 use ilkit::share::copy::{self, flags as cf};
 
 /// An expression of `kind` with one operand leaf, a constant child and an entity.
-fn node(b: &mut B, kind: u8) -> EntryId {
+fn node(b: &mut B, kind: ExprKind) -> EntryId {
     let int = b.int;
     let leaf = b.int_leaf(1);
     let x = b.expr(kind, Some(int), &[leaf]);
     let c = b.int_const(5);
     b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
-    let ent = if matches!(kind, 5 | 18) {
+    let ent = if matches!(kind, X::Enk5 | X::Enk18) {
         b.dyn_init(2, 9)
     } else {
         b.g1
@@ -445,12 +472,15 @@ fn node(b: &mut B, kind: u8) -> EntryId {
 #[test]
 fn copy_every_expression_kind() {
     let mut b = B::new();
-    for k in 0u8..=35 {
+    for k in ExprKind::ALL
+        .into_iter()
+        .filter(|&k| k != ExprKind::Reclaimed)
+    {
         let x = node(&mut b, k);
         let y = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
         assert_ne!(x, y, "kind {k}: a new node");
         let (ex, ey) = (b.e(x), b.e(y));
-        if k != 0 {
+        if k != X::Error {
             assert!(
                 compare::compare_expressions(&b.il, ex, ey, 0).unwrap(),
                 "kind {k}: copy equals original"
@@ -458,20 +488,29 @@ fn copy_every_expression_kind() {
         }
         let ox = b.il.list_eix(ex, F::EXPR_NODE_OPERANDS)[0];
         let oy = b.il.list_eix(ey, F::EXPR_NODE_OPERANDS)[0];
-        let shallow = matches!(k, 0 | 3 | 4 | 16 | 19 | 20 | 22 | 30);
+        let shallow = matches!(
+            k,
+            X::Error
+                | X::Variable
+                | X::Enk4
+                | X::AddressOfEllipsis
+                | X::Routine
+                | X::TypeOperand
+                | X::Enk22
+                | X::Enk30
+        );
         assert_eq!(ox == oy, shallow, "kind {k}: operands shared iff shallow");
         let ix = b.il.ref_eix(ex, F::EXPR_NODE_ENTITY);
         let iy = b.il.ref_eix(ey, F::EXPR_NODE_ENTITY);
         assert_eq!(
             ix == iy,
-            !matches!(k, 5 | 18),
+            !matches!(k, X::Enk5 | X::Enk18),
             "kind {k}: dynamic init copied"
         );
     }
     // Bad kind.
-    let x = node(&mut b, 1);
-    let r = b.crow(x);
-    b.il.tables.expr_node.expr_kind[r] = 40;
+    let x = node(&mut b, ExprKind::Operation);
+    b.il.expr_mut(b.e(x)).set_expr_kind(ExprKind::Reclaimed);
     assert_eq!(
         copy::copy_expr_tree(&mut b.il, x, 0, None),
         Err(ilkit::il::IlError::BadKind(
@@ -479,9 +518,9 @@ fn copy_every_expression_kind() {
         ))
     );
     // A bad kind deep in a tree fails before anything is allocated.
-    let ok = node(&mut b, 1);
+    let ok = node(&mut b, ExprKind::Operation);
     let int = b.int;
-    let top = b.expr(1, Some(int), &[ok, x]);
+    let top = b.expr(ExprKind::Operation, Some(int), &[ok, x]);
     let before = b.il.entries().count();
     assert!(copy::copy_expr_tree(&mut b.il, top, 0, None).is_err());
     assert_eq!(b.il.entries().count(), before);
@@ -491,40 +530,38 @@ fn copy_every_expression_kind() {
 fn copy_every_constant_kind() {
     let mut b = B::new();
     let int = b.int;
-    for k in 0u8..=15 {
+    for k in ConstantKind::ALL {
         let c = b.konst(k, Some(int));
         match k {
-            2 => {
+            C::String => {
                 b.il.set_string(c, 0, b"xy").unwrap();
-                let r = b.crow(c);
-                b.il.tables.constant.text_len[r] = 2;
+                b.il.constant_mut(b.e(c)).set_text_len(2);
             }
-            8 | 10 => {
+            C::LabelDifference | C::Aggregate => {
                 for v in [1, 2] {
                     let e = b.int_const(v);
                     b.il.push_list(c, F::CONSTANT_AGGREGATE, e).unwrap();
                 }
             }
-            9 => {
+            C::DynamicInit => {
                 let d = b.dyn_init(2, 3);
                 b.il.set_child(c, F::CONSTANT_OPERAND, Some(d)).unwrap();
             }
-            11 => {
+            C::InitRepeat => {
                 let e = b.int_const(4);
                 b.il.set_child(c, F::CONSTANT_OPERAND, Some(e)).unwrap();
             }
-            12 => {
+            C::TemplateParam => {
                 kinds::set_template_param_constant_kind(&mut b.il, c, 1).unwrap();
                 let x = b.int_leaf(6);
                 b.il.set_child(c, F::CONSTANT_EXPR, Some(x)).unwrap();
             }
-            6 | 13 => {
+            C::Address | C::Designator => {
                 let g = b.g1;
                 b.il.set_child(c, F::CONSTANT_OPERAND, Some(g)).unwrap();
             }
             _ => {
-                let r = b.crow(c);
-                b.il.tables.constant.value[r] = 77;
+                b.il.constant_mut(b.e(c)).set_value(77);
             }
         }
         let y = copy::copy_constant_full(&mut b.il, c, 0, None).unwrap();
@@ -533,14 +570,14 @@ fn copy_every_constant_kind() {
             compare::compare_constants_default(&b.il, b.e(c), b.e(y)).unwrap(),
             "constant kind {k}"
         );
-        if matches!(k, 8 | 10) {
+        if matches!(k, C::LabelDifference | C::Aggregate) {
             let (p, q) = (
                 b.il.list_eix(b.e(c), F::CONSTANT_AGGREGATE)[0],
                 b.il.list_eix(b.e(y), F::CONSTANT_AGGREGATE)[0],
             );
             assert_ne!(p, q, "aggregate elements are deep-copied");
         }
-        if k == 12 {
+        if k == C::TemplateParam {
             assert_ne!(
                 b.il.child_eix(b.e(c), F::CONSTANT_EXPR),
                 b.il.child_eix(b.e(y), F::CONSTANT_EXPR)
@@ -555,10 +592,10 @@ fn copy_every_constant_kind() {
 fn a_type_definition_referenced_twice_is_copied_once() {
     let mut b = B::new();
     let int = b.int;
-    let tdef = common_il::ty(&mut b.il, "S", 10, 16);
-    let agg = b.konst(10, Some(int));
+    let tdef = common_il::ty(&mut b.il, "S", TypeKind::Struct, 16);
+    let agg = b.konst(ConstantKind::Aggregate, Some(int));
     for _ in 0..2 {
-        let a = b.konst(6, Some(int));
+        let a = b.konst(ConstantKind::Address, Some(int));
         kinds::set_address_constant_kind(&mut b.il, a, 5).unwrap();
         b.il.set_child(a, F::CONSTANT_DECLARED_TYPE, Some(tdef))
             .unwrap();
@@ -579,7 +616,7 @@ fn copied_constants_go_through_sharing() {
     let int = b.int;
     let l1 = b.int_leaf(3);
     let l2 = b.int_leaf(3);
-    let x = b.binop(40, int, l1, l2);
+    let x = b.binop(Op::Add, int, l1, l2);
     let mut s = ConstantSharing::new();
     let xe = b.e(x);
     let mut cp =
@@ -592,11 +629,11 @@ fn copied_constants_go_through_sharing() {
     let c0 = b.il.child_eix(ops[0], F::EXPR_NODE_CONSTANT).unwrap();
     let c1 = b.il.child_eix(ops[1], F::EXPR_NODE_CONSTANT).unwrap();
     assert_eq!(c0, c1, "the two copied 3s share one canonical constant");
-    assert!(b.il.tables.constant.is_shared[b.il.row(c0) as usize]);
+    assert!(b.il.constant(c0).is_shared());
     assert_eq!(s.counters.new_buckets, 1);
     assert!(marked.contains(&b.e(y)) && !marked.contains(&xe));
     assert_eq!(marked.len(), 3, "the operation and its two leaves");
-    assert!(b.il.tables.constant.is_instantiated[b.il.row(c0) as usize]);
+    assert!(b.il.constant(c0).is_instantiated());
     assert!(s.verify(&b.il).is_empty());
 }
 
@@ -604,10 +641,10 @@ fn copied_constants_go_through_sharing() {
 fn copy_entities_and_resolve_refs() {
     let mut b = B::new();
     let (g1, int) = (b.g1, b.int);
-    let e17 = b.expr(17, Some(int), &[]);
+    let e17 = b.expr(ExprKind::Enk17, Some(int), &[]);
     b.il.set_ref(e17, F::EXPR_NODE_ENTITY, Some(g1)).unwrap();
     let r3 = b.var_ref(g1, int);
-    let x = b.expr(10, Some(int), &[e17, r3]);
+    let x = b.expr(ExprKind::ObjectLifetime, Some(int), &[e17, r3]);
     let y = copy::copy_expr_tree(&mut b.il, x, cf::COPY_ENTITIES | cf::RESOLVE_REFS, None).unwrap();
     let ops = b.il.list_eix(b.e(y), F::EXPR_NODE_OPERANDS).to_vec();
     let ent17 = b.il.ref_eix(ops[0], F::EXPR_NODE_ENTITY).unwrap();
@@ -654,7 +691,7 @@ fn copy_lists_inits_captures_and_deep_chains() {
     // A 10^5-deep chain copies without recursion.
     let mut x = b.int_leaf(1);
     for _ in 0..100_000 {
-        x = b.expr(23, None, &[x]);
+        x = b.expr(ExprKind::Enk23, None, &[x]);
     }
     let y = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
     assert!(compare::compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
@@ -667,7 +704,19 @@ fn copy_lists_inits_captures_and_deep_chains() {
 fn copies_into_recycled_regions() {
     let mut b = B::new();
     let trees: Vec<EntryId> = (0..6u8)
-        .map(|k| node(&mut b, [1, 5, 7, 17, 18, 21][k as usize]))
+        .map(|k| {
+            node(
+                &mut b,
+                [
+                    X::Operation,
+                    X::Enk5,
+                    X::NewDelete,
+                    X::Enk17,
+                    X::Enk18,
+                    X::BuiltinOperation,
+                ][k as usize],
+            )
+        })
         .collect();
     let (mut prev, mut first_cap) = (None, None);
     for round in 0..3 {
@@ -712,15 +761,25 @@ fn owned_entries(il: &ilkit::il::Il, root: ilkit::il::Eix) -> Vec<ilkit::il::Eix
         out.push(e);
         let k = il.kind(e);
         if k == EntryKind::ExprNode {
-            let ek = il.tables.expr_node.expr_kind[il.row(e) as usize];
-            if matches!(ek, 5 | 18) {
+            let ek = il.expr(e).expr_kind();
+            if matches!(ek, X::Enk5 | X::Enk18) {
                 if let Some(d) = il.ref_eix(e, F::EXPR_NODE_ENTITY) {
                     if il.kind(d) == EntryKind::DynamicInit {
                         stack.push(d);
                     }
                 }
             }
-            if matches!(ek, 0 | 3 | 4 | 16 | 19 | 20 | 22 | 30) {
+            if matches!(
+                ek,
+                X::Error
+                    | X::Variable
+                    | X::Enk4
+                    | X::AddressOfEllipsis
+                    | X::Routine
+                    | X::TypeOperand
+                    | X::Enk22
+                    | X::Enk30
+            ) {
                 continue;
             }
         }
@@ -738,6 +797,16 @@ fn owned_entries(il: &ilkit::il::Il, root: ilkit::il::Eix) -> Vec<ilkit::il::Eix
     out
 }
 
+/// Any expression kind a node can be allocated with (all but `ek_reclaimed`).
+fn expr_kind() -> impl Strategy<Value = ExprKind> {
+    prop::sample::select(
+        ExprKind::ALL
+            .into_iter()
+            .filter(|&k| k != ExprKind::Reclaimed)
+            .collect::<Vec<_>>(),
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     /// Random expression trees over every kind: the copy compares equal to the original
@@ -746,7 +815,7 @@ proptest! {
     /// many as the original without sharing, and the world and sharing table verify.
     #[test]
     fn deep_copies_of_random_trees(
-        recipe in prop::collection::vec((0u8..36, 0u8..4, 0i64..6), 1..60),
+        recipe in prop::collection::vec((expr_kind(), 0u8..4, 0i64..6), 1..60),
         flags in prop::sample::select(vec![0u32, cf::PRESERVE_SOURCE_POS, cf::MARK_INSTANTIATED]),
         share in any::<bool>(),
         into_function in any::<bool>(),
@@ -762,12 +831,12 @@ proptest! {
                 let c = b.int_const(v);
                 b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
             }
-            let ent = if matches!(k, 5 | 18) && v >= 2 { b.dyn_init(2, v) } else { b.g1 };
+            let ent = if matches!(k, X::Enk5 | X::Enk18) && v >= 2 { b.dyn_init(2, v) } else { b.g1 };
             b.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(ent)).unwrap();
             stack.push(x);
         }
         let int = b.int;
-        let root = b.expr(1, Some(int), &stack);
+        let root = b.expr(ExprKind::Operation, Some(int), &stack);
         let region = if into_function {
             b.il.open_function_region(None)
         } else {
@@ -783,7 +852,7 @@ proptest! {
             cp.copy_eix(&mut b.il, src).unwrap()
         };
         // Kind 0 (an error node) never compares equal, not even to itself.
-        if recipe.iter().all(|&(k, _, _)| k != 0) {
+        if recipe.iter().all(|&(k, _, _)| k != X::Error) {
             prop_assert!(compare::compare_expressions(&b.il, src, c, 0).unwrap());
         }
         let orig = owned_entries(&b.il, src);
@@ -791,7 +860,7 @@ proptest! {
         let originals: std::collections::HashSet<_> = orig.iter().copied().collect();
         for &e in &copied {
             let canonical = b.il.kind(e) == EntryKind::Constant
-                && b.il.tables.constant.is_shared[b.il.row(e) as usize];
+                && b.il.constant(e).is_shared();
             prop_assert!(!originals.contains(&e) || canonical, "{e:?} still the original's");
             if !canonical {
                 prop_assert_eq!(b.il.region_of(e), region);
@@ -816,8 +885,9 @@ fn share_all_constants_counts_as_one_by_one() {
         .filter(|&e| il.kind(e) == EntryKind::Constant)
         .collect();
     for &c in [constants[40], constants[constants.len() / 2]].iter() {
-        let r = il.row(c) as usize;
-        il.tables.constant.constant_kind[r] = 200;
+        // Kinds sharing never takes.
+        il.constant_mut(c)
+            .set_constant_kind(ConstantKind::Aggregate);
     }
     let mut one_il = il.clone();
     let mut one = ConstantSharing::new();
@@ -841,7 +911,7 @@ fn node_const(b: &mut B, v: i64, pool: &[EntryId]) -> Option<EntryId> {
     }
     if v == 5 {
         let int = b.int;
-        let agg = b.konst(kinds::ck::AGGREGATE, Some(int));
+        let agg = b.konst(ConstantKind::Aggregate, Some(int));
         for x in [7, 8] {
             let e = b.int_const(x);
             b.il.push_list(agg, F::CONSTANT_AGGREGATE, e).unwrap();
@@ -865,7 +935,7 @@ fn const_pool(b: &mut B, pooled: bool) -> Vec<EntryId> {
 /// Builds a random expression tree bottom-up (operands allocated before their operation,
 /// as a parser does): constants first in a pool (`pooled`) or each right before its
 /// node, and with `dag` one operation that names the same operand twice.
-fn bottom_up_tree(b: &mut B, recipe: &[(u8, u8, i64)], pooled: bool, dag: bool) -> EntryId {
+fn bottom_up_tree(b: &mut B, recipe: &[(ExprKind, u8, i64)], pooled: bool, dag: bool) -> EntryId {
     let pool = const_pool(b, pooled);
     let mut stack: Vec<EntryId> = Vec::new();
     let mut shared_once = false;
@@ -887,7 +957,7 @@ fn bottom_up_tree(b: &mut B, recipe: &[(u8, u8, i64)], pooled: bool, dag: bool) 
         stack.push(x);
     }
     let int = b.int;
-    b.expr(1, Some(int), &stack)
+    b.expr(ExprKind::Operation, Some(int), &stack)
 }
 
 /// Builds a random expression tree top-down (each operation allocated before its
@@ -895,7 +965,7 @@ fn bottom_up_tree(b: &mut B, recipe: &[(u8, u8, i64)], pooled: bool, dag: bool) 
 /// pre-order, each taking up to `nops` operands from the nodes after it; constants as in
 /// [`bottom_up_tree`] (fresh ones right after their node), and with `dag` one operation
 /// also names its first operand again.
-fn top_down_tree(b: &mut B, recipe: &[(u8, u8, i64)], pooled: bool, dag: bool) -> EntryId {
+fn top_down_tree(b: &mut B, recipe: &[(ExprKind, u8, i64)], pooled: bool, dag: bool) -> EntryId {
     let pool = const_pool(b, pooled);
     // Open operations: (node, operands still to take, first operand).
     let mut open: Vec<(EntryId, u8, Option<EntryId>)> = Vec::new();
@@ -948,11 +1018,21 @@ fn is_block(il: &ilkit::il::Il, root: ilkit::il::Eix) -> bool {
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
         exprs.push(e.0);
-        let ek = il.tables.expr_node.expr_kind[il.row(e) as usize];
-        if matches!(ek, 5 | 17 | 18) {
+        let ek = il.expr(e).expr_kind();
+        if matches!(ek, X::Enk5 | X::Enk17 | X::Enk18) {
             return false;
         }
-        if matches!(ek, 0 | 3 | 4 | 16 | 19 | 20 | 22 | 30) {
+        if matches!(
+            ek,
+            X::Error
+                | X::Variable
+                | X::Enk4
+                | X::AddressOfEllipsis
+                | X::Routine
+                | X::TypeOperand
+                | X::Enk22
+                | X::Enk30
+        ) {
             continue;
         }
         for &c in il.children(e) {
@@ -1028,18 +1108,17 @@ fn same_shape(il: &ilkit::il::Il, a: ilkit::il::Eix, b: ilkit::il::Eix) -> bool 
         if il.kind(x) != il.kind(y) || il.pos(x) != il.pos(y) {
             return false;
         }
-        let (rx, ry) = (il.row(x) as usize, il.row(y) as usize);
         match il.kind(x) {
             EntryKind::ExprNode => {
-                let t = &il.tables.expr_node;
-                if (t.expr_kind[rx], t.op[rx]) != (t.expr_kind[ry], t.op[ry]) {
+                let (p, q) = (il.expr(x), il.expr(y));
+                if (p.expr_kind(), p.op()) != (q.expr_kind(), q.op()) {
                     return false;
                 }
             }
             EntryKind::Constant => {
-                let t = &il.tables.constant;
-                if (t.constant_kind[rx], t.value[rx], t.is_instantiated[rx])
-                    != (t.constant_kind[ry], t.value[ry], t.is_instantiated[ry])
+                let (p, q) = (il.constant(x), il.constant(y));
+                if (p.constant_kind(), p.value(), p.is_instantiated())
+                    != (q.constant_kind(), q.value(), q.is_instantiated())
                 {
                     return false;
                 }
@@ -1073,7 +1152,7 @@ proptest! {
     /// reuse a closed region's dense indices and rows.
     #[test]
     fn block_copies_agree_with_walked_copies(
-        recipe in prop::collection::vec((0u8..36, 0u8..4, 0i64..6), 1..80),
+        recipe in prop::collection::vec((expr_kind(), 0u8..4, 0i64..6), 1..80),
         pooled in any::<bool>(),
         dag in any::<bool>(),
         share in any::<bool>(),
@@ -1093,7 +1172,7 @@ proptest! {
         };
         let src = b.e(root);
         let block = is_block(&b.il, src);
-        let comparable = recipe.iter().all(|&(k, _, _)| k != 0);
+        let comparable = recipe.iter().all(|&(k, _, _)| k != X::Error);
         let mut prev = None;
         for round in 0..2 {
             if let Some(r) = prev {
@@ -1129,7 +1208,7 @@ proptest! {
             let originals: std::collections::HashSet<_> = orig.iter().copied().collect();
             for &e in &f {
                 let canonical = b.il.kind(e) == EntryKind::Constant
-                    && b.il.tables.constant.is_shared[b.il.row(e) as usize];
+                    && b.il.constant(e).is_shared();
                 prop_assert!(!originals.contains(&e) || canonical, "{:?} still the original's", e);
             }
             prop_assert_eq!(b.il.verify(), vec![]);
@@ -1146,7 +1225,7 @@ proptest! {
 fn blocks_with_holes() {
     let mut b = B::new();
     let int = b.int;
-    let root = b.expr(1, Some(int), &[]);
+    let root = b.expr(ExprKind::Operation, Some(int), &[]);
     let l = b.int_leaf(1);
     let r = b.int_leaf(2);
     b.il.push_list(root, F::EXPR_NODE_OPERANDS, l).unwrap();
@@ -1165,11 +1244,11 @@ fn blocks_with_holes() {
         "the constant is copied"
     );
     // A root and its one operand 36 unrelated entries apart: 36 holes for 2 entries.
-    let far = b.expr(1, Some(int), &[]);
+    let far = b.expr(ExprKind::Operation, Some(int), &[]);
     for v in 0..36 {
         b.int_const(v);
     }
-    let leaf = b.expr(2, Some(int), &[]);
+    let leaf = b.expr(ExprKind::Constant, Some(int), &[]);
     b.il.push_list(far, F::EXPR_NODE_OPERANDS, leaf).unwrap();
     let src = b.e(far);
     let c = cp.copy_eix(&mut b.il, src).unwrap();
@@ -1239,8 +1318,8 @@ fn real_layouts_copy_as_blocks() {
 fn cycles_are_an_error() {
     let mut b = B::new();
     let int = b.int;
-    let x = b.expr(1, Some(int), &[]);
-    let y = b.expr(1, Some(int), &[x]);
+    let x = b.expr(ExprKind::Operation, Some(int), &[]);
+    let y = b.expr(ExprKind::Operation, Some(int), &[x]);
     b.il.push_list(x, F::EXPR_NODE_OPERANDS, y).unwrap();
     let c = b.int_const(3);
     b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();

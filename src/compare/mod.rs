@@ -34,9 +34,11 @@
 //!
 //! Kinds the seed's excerpt leaves out get the nearest listed rule: 9, 26, 27, 29
 //! compare `op`, operands and type; 34 compares its constant and operands. Kind 36
-//! (`ek_reclaimed`) and above are `compare_expressions: bad expr kind`.
+//! (`ek_reclaimed`) is `compare_expressions: bad expr kind`.
 
-use crate::il::{fields as F, Eix, EntryKind, Il, IlError, RegionIdx};
+use crate::il::{
+    counts, fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, RegionIdx, TypeKind,
+};
 use std::fmt::Write as _;
 
 /// Comparison flags (the seed's third argument).
@@ -221,13 +223,13 @@ impl Comparer {
         }
         expect(il, a, EntryKind::ExprNode)?;
         expect(il, b, EntryKind::ExprNode)?;
-        let t = &il.tables.expr_node;
-        let (ra, rb) = (il.row(a) as usize, il.row(b) as usize);
-        let k = t.expr_kind[ra];
-        if k != t.expr_kind[rb] {
+        use ExprKind as X;
+        let (xa, xb) = (il.expr(a), il.expr(b));
+        let k = xa.expr_kind();
+        if k != xb.expr_kind() {
             return Ok(false);
         }
-        if k > 35 {
+        if k == X::Reclaimed {
             return Err(IlError::BadKind(BAD_EXPR));
         }
         self.enter(d);
@@ -236,13 +238,13 @@ impl Comparer {
                 tr,
                 "{:indent$}compare_expressions: {} {} {}",
                 "",
-                crate::il::kinds::expr_kind_name(k),
+                k.name(),
                 a,
                 b,
                 indent = 2 * d as usize
             );
         }
-        let op_eq = t.op[ra] == t.op[rb];
+        let op_eq = xa.op() == xb.op();
         let ty = |e| il.child_eix(e, F::EXPR_NODE_TYPE);
         let ent = |e| il.ref_eix(e, F::EXPR_NODE_ENTITY);
         let ops = |e| il.list_eix(e, F::EXPR_NODE_OPERANDS);
@@ -250,37 +252,39 @@ impl Comparer {
         let types = || equiv_types(il, ty(a), ty(b));
         let n = d + 1;
         let strict = flags & flags::STRICT != 0;
-        let constraints = flags & flags::CHECK_CONSTRAINTS == 0 || t.op2[ra] == t.op2[rb];
+        let constraints = flags & flags::CHECK_CONSTRAINTS == 0 || xa.op2() == xb.op2();
         Ok(match k {
-            0 => false,
-            1 => op_eq && types() && self.push_lists(ops(a), ops(b), n, true),
-            2 => {
+            X::Error => false,
+            X::Operation => op_eq && types() && self.push_lists(ops(a), ops(b), n, true),
+            X::Constant => {
                 self.push_opt(konst(a), konst(b), |x, y| Task::Const(x, y, 0)) && {
                     fix_depth(&mut self.stack, n);
                     true
                 }
             }
-            3 => self.entity_equiv(il, ent(a), ent(b), strict, true),
-            4 | 19 => {
+            X::Variable => self.entity_equiv(il, ent(a), ent(b), strict, true),
+            X::Enk4 | X::Routine => {
                 (ty(a) == ty(b) || types()) && self.entity_equiv(il, ent(a), ent(b), strict, false)
             }
-            5 | 18 => {
+            X::Enk5 | X::Enk18 => {
                 let r = self.push_opt(ent(a), ent(b), |x, y| Task::Init(x, y, 0));
                 fix_depth(&mut self.stack, n);
                 r
             }
-            6 => t.supplement[ra] == t.supplement[rb],
-            7 => {
+            X::Lambda => xa.supplement() == xb.supplement(),
+            X::NewDelete => {
                 op_eq
-                    && t.op2[ra] == t.op2[rb]
-                    && t.is_lvalue[ra] == t.is_lvalue[rb]
+                    && xa.op2() == xb.op2()
+                    && xa.is_lvalue() == xb.is_lvalue()
                     && types()
                     && self.push_lists(ops(a), ops(b), n, true)
             }
-            8 => constraints && self.push_lists(ops(a), ops(b), n, true),
-            10 | 33 | 23 => self.push_lists(ops(a), ops(b), n, true),
-            11 | 32 | 21 | 28 => op_eq && self.push_lists(ops(a), ops(b), n, true),
-            12 | 14 | 15 => {
+            X::Throw => constraints && self.push_lists(ops(a), ops(b), n, true),
+            X::ObjectLifetime | X::Enk33 | X::Enk23 => self.push_lists(ops(a), ops(b), n, true),
+            X::Enk11 | X::Enk32 | X::BuiltinOperation | X::FoldExpression => {
+                op_eq && self.push_lists(ops(a), ops(b), n, true)
+            }
+            X::Enk12 | X::Enk14 | X::Enk15 => {
                 op_eq
                     && types()
                     && self.push_opt(konst(a), konst(b), |x, y| Task::Const(x, y, 0))
@@ -289,19 +293,19 @@ impl Comparer {
                         self.push_lists(ops(a), ops(b), n, true)
                     }
             }
-            13 => op_eq && t.op2[ra] == t.op2[rb],
-            16 => true,
-            17 | 22 | 35 => ent(a) == ent(b),
-            20 => ent(a) == ent(b) || (ty(a).is_some() && types()),
-            24 => op_eq && ent(a) == ent(b) && self.push_lists(ops(a), ops(b), n, true),
-            25 => same_closure(il, ent(a), ent(b)),
-            30 => {
-                (flags & flags::ALLOW_SPECIALIZATION != 0 || t.supplement[ra] == t.supplement[rb])
+            X::Enk13 => op_eq && xa.op2() == xb.op2(),
+            X::AddressOfEllipsis => true,
+            X::Enk17 | X::Enk22 | X::Enk35 => ent(a) == ent(b),
+            X::TypeOperand => ent(a) == ent(b) || (ty(a).is_some() && types()),
+            X::Enk24 => op_eq && ent(a) == ent(b) && self.push_lists(ops(a), ops(b), n, true),
+            X::Enk25 => same_closure(il, ent(a), ent(b)),
+            X::Enk30 => {
+                (flags & flags::ALLOW_SPECIALIZATION != 0 || xa.supplement() == xb.supplement())
                     && constraints
                     && ent(a) == ent(b)
                     && self.push_lists(ops(a), ops(b), n, true)
             }
-            31 => {
+            X::Enk31 => {
                 let (x, y) = (ops(a), ops(b));
                 constraints
                     && x.len() == y.len()
@@ -309,14 +313,16 @@ impl Comparer {
                         .zip(y)
                         .all(|(&p, &q)| equiv_types(il, ty(p), ty(q)))
             }
-            9 | 26 | 27 | 29 => op_eq && types() && self.push_lists(ops(a), ops(b), n, true),
-            34 => {
+            X::Condition | X::Enk26 | X::Enk27 | X::Enk29 => {
+                op_eq && types() && self.push_lists(ops(a), ops(b), n, true)
+            }
+            X::ConstEvalDeferred => {
                 self.push_opt(konst(a), konst(b), |x, y| Task::Const(x, y, 0)) && {
                     fix_depth(&mut self.stack, n);
                     self.push_lists(ops(a), ops(b), n, true)
                 }
             }
-            _ => return Err(IlError::BadKind(BAD_EXPR)),
+            X::Reclaimed => return Err(IlError::BadKind(BAD_EXPR)),
         })
     }
 
@@ -360,17 +366,18 @@ impl Comparer {
         if il.kind(a) != EntryKind::Constant || il.kind(b) != EntryKind::Constant {
             return None;
         }
-        let t = &il.tables.constant;
+        use ConstantKind as C;
+        let t = il.constant_columns();
         let (ra, rb) = (il.row(a) as usize, il.row(b) as usize);
         let k = t.constant_kind[ra];
         if k != t.constant_kind[rb] {
             return Some(false);
         }
         let same = match k {
-            1 => t.value[ra] == t.value[rb] && t.ptm_flags[ra] == t.ptm_flags[rb],
-            3 | 5 => t.value[ra] == t.value[rb],
-            4 => t.value[ra] == t.value[rb] && t.value2[ra] == t.value2[rb],
-            2 => {
+            C::Integer => t.value[ra] == t.value[rb] && t.ptm_flags[ra] == t.ptm_flags[rb],
+            C::Float | C::Imaginary => t.value[ra] == t.value[rb],
+            C::Complex => t.value[ra] == t.value[rb] && t.value2[ra] == t.value2[rb],
+            C::String => {
                 let len = t.text_len[ra] as usize;
                 len == t.text_len[rb] as usize && t.sub_kind[ra] == t.sub_kind[rb] && {
                     let (x, y) = (il.str_bytes(a, t.text[ra]), il.str_bytes(b, t.text[rb]));
@@ -399,14 +406,12 @@ impl Comparer {
             }
             expect(il, a, EntryKind::Constant)?;
             expect(il, b, EntryKind::Constant)?;
-            let t = &il.tables.constant;
+            use ConstantKind as C;
+            let t = il.constant_columns();
             let (ra, rb) = (il.row(a) as usize, il.row(b) as usize);
             let k = t.constant_kind[ra];
             if k != t.constant_kind[rb] {
                 return Ok(false);
-            }
-            if k > 15 {
-                return Err(IlError::BadKind(BAD_CONST));
             }
             if !equiv_types(il, const_type(il, a), const_type(il, b)) {
                 return Ok(false);
@@ -420,18 +425,18 @@ impl Comparer {
             let cexpr = |e| il.child_eix(e, F::CONSTANT_EXPR);
             let is_const = |e: Option<Eix>| e.is_some_and(|e| il.kind(e) == EntryKind::Constant);
             return Ok(match k {
-                0 | 14 => true,
-                1 => val_eq && flags_eq,
-                2 => {
+                C::Error | C::Void => true,
+                C::Integer => val_eq && flags_eq,
+                C::String => {
                     let len = t.text_len[ra] as usize;
                     len == t.text_len[rb] as usize && sub_eq && {
                         let (x, y) = (il.str_bytes(a, t.text[ra]), il.str_bytes(b, t.text[rb]));
                         x.get(..len.min(x.len())) == y.get(..len.min(y.len()))
                     }
                 }
-                3 | 5 => val_eq,
-                4 => val_eq && t.value2[ra] == t.value2[rb],
-                6 => {
+                C::Float | C::Imaginary => val_eq,
+                C::Complex => val_eq && t.value2[ra] == t.value2[rb],
+                C::Address => {
                     let s = t.sub_kind[ra];
                     if !(sub_eq && val_eq && same_path(il, a, b)) {
                         return Ok(false);
@@ -449,32 +454,32 @@ impl Comparer {
                         _ => return Err(IlError::BadKind(BAD_CONST)),
                     }
                 }
-                7 => {
+                C::PtrToMember => {
                     flags_eq
                         && val_eq
                         && self.entity_match(il, opnd(a), opnd(b))
                         && il.child_eix(a, F::CONSTANT_TEMPLATE_INFO)
                             == il.child_eix(b, F::CONSTANT_TEMPLATE_INFO)
                 }
-                8 => {
+                C::LabelDifference => {
                     let (x, y) = (agg(a), agg(b));
                     let (x, y) = (&x[..x.len().min(2)], &y[..y.len().min(2)]);
                     self.push_lists(x, y, n, false)
                 }
-                9 => {
+                C::DynamicInit => {
                     let r = self.push_opt(opnd(a), opnd(b), |x, y| Task::Init(x, y, 0));
                     fix_depth(&mut self.stack, n);
                     r
                 }
-                10 => self.push_lists(agg(a), agg(b), n, false),
-                11 => {
+                C::Aggregate => self.push_lists(agg(a), agg(b), n, false),
+                C::InitRepeat => {
                     sub_eq && val_eq && {
                         let r = self.push_opt(opnd(a), opnd(b), |x, y| Task::Const(x, y, 0));
                         fix_depth(&mut self.stack, n);
                         r
                     }
                 }
-                12 => {
+                C::TemplateParam => {
                     if !sub_eq {
                         return Ok(false);
                     }
@@ -523,7 +528,7 @@ impl Comparer {
                         _ => return Err(IlError::BadKind(BAD_CONST)),
                     }
                 }
-                13 => {
+                C::Designator => {
                     if !flags_eq {
                         return Ok(false);
                     }
@@ -534,8 +539,7 @@ impl Comparer {
                     }
                     self.entity_match(il, opnd(a), opnd(b))
                 }
-                15 => val_eq && opnd(a) == opnd(b),
-                _ => return Err(IlError::BadKind(BAD_CONST)),
+                C::Reflection => val_eq && opnd(a) == opnd(b),
             });
         }
     }
@@ -547,13 +551,13 @@ impl Comparer {
         expect(il, a, EntryKind::DynamicInit)?;
         expect(il, b, EntryKind::DynamicInit)?;
         self.enter(d);
-        let t = &il.tables.dynamic_init;
+        let t = il.dynamic_init_columns();
         let (ra, rb) = (il.row(a) as usize, il.row(b) as usize);
         let k = t.init_kind[ra];
         if k != t.init_kind[rb] {
             return Ok(false);
         }
-        if k > 9 {
+        if k >= counts::DYNAMIC_INIT_KINDS {
             return Err(IlError::BadKind(BAD_INIT));
         }
         let var = |e| il.ref_eix(e, F::DYNAMIC_INIT_VARIABLE);
@@ -654,7 +658,7 @@ fn same_path(il: &Il, a: Eix, b: Eix) -> bool {
             (None, None) => return true,
             (Some(x), Some(y)) if x == y => return true,
             (Some(x), Some(y)) => {
-                let t = &il.tables.subobject_path;
+                let t = il.subobject_path_columns();
                 if t.index[il.row(x) as usize] != t.index[il.row(y) as usize]
                     || il.ref_eix(x, F::SUBOBJECT_PATH_FIELD)
                         != il.ref_eix(y, F::SUBOBJECT_PATH_FIELD)
@@ -684,7 +688,7 @@ pub fn equiv_types(il: &Il, mut a: Option<Eix>, mut b: Option<Eix>) -> bool {
         if il.kind(x) != EntryKind::Type || il.kind(y) != EntryKind::Type {
             return false;
         }
-        let t = &il.tables.r#type;
+        let t = il.ty_columns();
         let (rx, ry) = (il.row(x) as usize, il.row(y) as usize);
         let k = t.type_kind[rx];
         if k != t.type_kind[ry]
@@ -697,9 +701,9 @@ pub fn equiv_types(il: &Il, mut a: Option<Eix>, mut b: Option<Eix>) -> bool {
             return false;
         }
         match k {
-            7 => return false,
-            9..=11 => return !il.name(x).is_empty() && il.name(x) == il.name(y),
-            14 => {
+            TypeKind::Routine => return false,
+            k if k.is_class() => return !il.name(x).is_empty() && il.name(x) == il.name(y),
+            TypeKind::TemplateParam => {
                 return t.tparam_position[rx] == t.tparam_position[ry]
                     && t.tparam_depth[rx] == t.tparam_depth[ry]
             }
@@ -716,7 +720,7 @@ pub fn type_shape(il: &Il, t: Option<Eix>) -> u64 {
         None => 0,
         Some(x) if il.kind(x) == EntryKind::Type => {
             let r = il.row(x) as usize;
-            let t = &il.tables.r#type;
+            let t = il.ty_columns();
             1 + (t.type_kind[r] as u64)
                 + ((t.qualifiers[r] as u64) << 8)
                 + ((t.int_kind[r] as u64) << 16)
@@ -769,8 +773,5 @@ pub fn compare_dynamic_inits(il: &Il, a: Eix, b: Eix, flags: u32) -> Result<bool
 
 /// Constant kind names for messages (re-exported for tests and traces).
 pub fn constant_kind_name(k: u8) -> &'static str {
-    crate::il::kinds::CONSTANT_KIND_NAMES
-        .get(k as usize)
-        .copied()
-        .unwrap_or("ck_bad")
+    ConstantKind::from_raw(k).map_or("ck_bad", ConstantKind::name)
 }

@@ -2,51 +2,14 @@
 //! routines, dynamic inits, pragmas and scopes, with the supplements each kind allocates
 //! (seed 001). Each rejects an out-of-range value with the seed's message; none panics.
 //!
-//! Constant kinds follow the walker's numbering (seed 000): 4 complex, 5 imaginary,
-//! 6 address. Seed 001's `set_constant_kind` table lists 4 as address; the walk order is
-//! what users observe, so the walker's numbers win and the address sub-node goes with 6.
+//! The vocabularies themselves (`TypeKind`, `ExprKind`, `Op`, `ConstantKind`, `StmtKind`,
+//! `ScopeKind`, `AttrKind`) are declared in `components/vocab.rs` and generated; this
+//! module holds what the dispatchers do with them.
 
-use super::{fields as F, Eix, EntryId, EntryKind, Il, IlError};
-
-/// Expression kind of a reclaimed expression node on the free list (`ek_reclaimed`).
-pub const EXPR_RECLAIMED: u8 = 36;
-/// `tk_*` type kinds 0..=21.
-pub const TYPE_KIND_NAMES: [&str; 22] = [
-    "tk_error",
-    "tk_void",
-    "tk_integer",
-    "tk_float",
-    "tk_complex",
-    "tk_imaginary",
-    "tk_pointer",
-    "tk_routine",
-    "tk_array",
-    "tk_class",
-    "tk_struct",
-    "tk_union",
-    "tk_typeref",
-    "tk_ptr_to_member",
-    "tk_template_param",
-    "tk_vector",
-    "tk_scalable_vector",
-    "tk_17",
-    "tk_18",
-    "tk_19",
-    "tk_20",
-    "tk_21",
-];
-/// Type kind numbers used by hand-written code (`type.type_kind`; names in
-/// [`TYPE_KIND_NAMES`]).
-pub mod tk {
-    /// `tk_integer`.
-    pub const INTEGER: u8 = 2;
-    /// `tk_float`.
-    pub const FLOAT: u8 = 3;
-    /// `tk_pointer` (references too, with [`super::qual::LREF`] / [`super::qual::RREF`]).
-    pub const POINTER: u8 = 6;
-    /// `tk_typeref` (a typedef or alias).
-    pub const TYPEREF: u8 = 12;
-}
+use super::{
+    counts, fields as F, AttrKind, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError,
+    Op, ScopeKind, StmtKind, StorageClass, TypeKind,
+};
 
 /// Type qualifier bits (`type.qualifiers`).
 pub mod qual {
@@ -66,14 +29,12 @@ pub mod qual {
 /// is (at most 64 steps, so a cycle of typedefs ends). Any other entry is returned as is.
 pub fn strip_typerefs(il: &Il, mut t: Eix) -> Eix {
     for _ in 0..64 {
-        if !il.is_live(t) || il.kind(t) != EntryKind::Type {
+        let Some(ty) = il.as_ty(t) else {
             return t;
-        }
-        let r = il.row(t) as usize;
-        let k = il.tables.r#type.type_kind[r];
-        let q = il.tables.r#type.qualifiers[r];
-        let is_ref = k == tk::POINTER && q & (qual::LREF | qual::RREF) != 0;
-        if k != tk::TYPEREF && !is_ref {
+        };
+        let k = ty.type_kind();
+        let is_ref = k == TypeKind::Pointer && ty.qualifiers() & (qual::LREF | qual::RREF) != 0;
+        if k != TypeKind::Typeref && !is_ref {
             return t;
         }
         match il.child_eix(t, F::TYPE_BASE_TYPE) {
@@ -84,154 +45,87 @@ pub fn strip_typerefs(il: &Il, mut t: Eix) -> Eix {
     t
 }
 
-/// `ck_*` constant kinds 0..=15 (walker numbering).
-pub const CONSTANT_KIND_NAMES: [&str; 16] = [
-    "ck_error",
-    "ck_integer",
-    "ck_string",
-    "ck_float",
-    "ck_complex",
-    "ck_imaginary",
-    "ck_address",
-    "ck_ptr_to_member",
-    "ck_label_difference",
-    "ck_dynamic_init",
-    "ck_aggregate",
-    "ck_init_repeat",
-    "ck_template_param",
-    "ck_designator",
-    "ck_void",
-    "ck_reflection",
-];
-/// Constant kind numbers used by hand-written code.
-pub mod ck {
-    /// Integer.
-    pub const INTEGER: u8 = 1;
-    /// String literal (string_text with explicit length).
-    pub const STRING: u8 = 2;
-    /// Floating point.
-    pub const FLOAT: u8 = 3;
-    /// Address (7 sub-kinds).
-    pub const ADDRESS: u8 = 6;
-    /// Pointer to member.
-    pub const PTR_TO_MEMBER: u8 = 7;
-    /// Aggregate (list of constants).
-    pub const AGGREGATE: u8 = 10;
-    /// Template parameter constant (14 sub-kinds).
-    pub const TEMPLATE_PARAM: u8 = 12;
-}
-/// Statement kind numbers used by hand-written code.
-pub mod stmk {
-    /// Expression statement.
-    pub const EXPR: u8 = 0;
-    /// if.
-    pub const IF: u8 = 1;
-    /// while.
-    pub const WHILE: u8 = 5;
-    /// return.
-    pub const RETURN: u8 = 8;
-    /// Block.
-    pub const BLOCK: u8 = 11;
-    /// for.
-    pub const FOR: u8 = 13;
-    /// Declaration.
-    pub const DECL: u8 = 20;
-}
-/// Operator numbers of operation nodes (`op`): the seed's where it gives them, ilkit's
-/// choice for the rest (see the `instantiate` module docs).
-pub mod ops {
-    /// Parentheses / identity.
-    pub const PAREN: u8 = 0;
-    /// Explicit cast.
-    pub const CAST: u8 = 5;
-    /// Negate.
-    pub const NEG: u8 = 25;
-    /// Remainder.
-    pub const REM: u8 = 26;
-    /// Bitwise and.
-    pub const BITAND: u8 = 27;
-    /// Bitwise complement.
-    pub const COMPL: u8 = 28;
-    /// Logical not.
-    pub const NOT: u8 = 29;
-    /// Conditional `c ? a : b`.
-    pub const COND: u8 = 39;
-    /// Add.
-    pub const ADD: u8 = 40;
-    /// Subtract.
-    pub const SUB: u8 = 41;
-    /// Multiply.
-    pub const MUL: u8 = 42;
-    /// Divide.
-    pub const DIV: u8 = 43;
-    /// Imaginary operators (not implemented, as in the seed).
-    pub const IMAG_A: u8 = 44;
-    /// Imaginary operators (not implemented, as in the seed).
-    pub const IMAG_B: u8 = 45;
-    /// Shift left.
-    pub const SHL: u8 = 53;
-    /// Shift right.
-    pub const SHR: u8 = 54;
-    /// `==`.
-    pub const EQ: u8 = 58;
-    /// `!=`.
-    pub const NE: u8 = 59;
-    /// `<`.
-    pub const LT: u8 = 60;
-    /// `>`.
-    pub const GT: u8 = 61;
-    /// `<=`.
-    pub const LE: u8 = 62;
-    /// `>=`.
-    pub const GE: u8 = 63;
-    /// sizeof(type operand).
-    pub const SIZEOF: u8 = 71;
-    /// alignof(type operand).
-    pub const ALIGNOF: u8 = 72;
-    /// Bitwise or.
-    pub const BITOR: u8 = 87;
-    /// Bitwise xor.
-    pub const BITXOR: u8 = 88;
-    /// Implicit conversion inserted by the usual arithmetic conversions.
-    pub const IMPLICIT_CONV: u8 = 103;
-    /// Type expression.
-    pub const TYPE_EXPR: u8 = 116;
-}
-/// Expression kind numbers used by hand-written code.
-pub mod enk {
-    /// An operation (op code in `op`).
-    pub const OPERATION: u8 = 1;
-    /// A constant operand.
-    pub const CONSTANT: u8 = 2;
-    /// A variable reference.
-    pub const VARIABLE: u8 = 3;
-    /// A routine reference / call target.
-    pub const ROUTINE: u8 = 19;
-}
+impl TypeKind {
+    /// A class, struct or union (the kinds with a class type supplement).
+    #[inline]
+    pub fn is_class(self) -> bool {
+        matches!(self, TypeKind::Class | TypeKind::Struct | TypeKind::Union)
+    }
 
-/// Names of expression kinds 0..=36 as display prints them.
-pub fn expr_kind_name(k: u8) -> String {
-    match k {
-        0 => "enk_error".into(),
-        1 => "enk_operation".into(),
-        2 => "enk_constant".into(),
-        6 => "enk_lambda".into(),
-        7 => "enk_new_delete".into(),
-        8 => "enk_throw".into(),
-        9 => "enk_condition".into(),
-        10 => "enk_object_lifetime".into(),
-        16 => "enk_address_of_ellipsis".into(),
-        19 => "enk_routine".into(),
-        20 => "enk_type_operand".into(),
-        21 => "enk_builtin_operation".into(),
-        28 => "enk_fold_expression".into(),
-        34 => "enk_const_eval_deferred".into(),
-        36 => "ek_reclaimed".into(),
-        k => format!("enk_{k}"),
+    /// The type kind numbered `n`, or the seed's error for a bad one.
+    ///
+    /// # Errors
+    /// [`IlError::BadKind`] ("set_type_kind: bad type kind").
+    pub fn checked(n: u8) -> Result<TypeKind, IlError> {
+        TypeKind::from_raw(n).ok_or(IlError::BadKind("set_type_kind: bad type kind"))
     }
 }
 
-fn row(il: &Il, id: EntryId, kind: EntryKind) -> Result<usize, IlError> {
+impl StorageClass {
+    /// Auto, register or parameter: lives in the current region (seed 001,
+    /// `alloc_variable`: storage classes past parameter live in file scope).
+    #[inline]
+    pub fn is_local(self) -> bool {
+        self <= StorageClass::Parameter
+    }
+}
+
+impl AttrKind {
+    /// An attribute that makes what it is on a device root (`__global__`, `__device__`,
+    /// `__shared__`, `__constant__`, `__managed__`).
+    #[inline]
+    pub fn is_device_root(self) -> bool {
+        use AttrKind as A;
+        matches!(
+            self,
+            A::Global | A::Device | A::Shared | A::Constant | A::Managed
+        )
+    }
+}
+
+impl ExprKind {
+    /// The expression kind numbered `n` that `set_expr_node_kind` accepts (not
+    /// [`ExprKind::Reclaimed`]), or the seed's error.
+    ///
+    /// # Errors
+    /// [`IlError::BadKind`] ("set_expr_node_kind: bad kind").
+    pub fn checked(n: u8) -> Result<ExprKind, IlError> {
+        match ExprKind::from_raw(n) {
+            Some(k) if k != ExprKind::Reclaimed => Ok(k),
+            _ => Err(IlError::BadKind("set_expr_node_kind: bad kind")),
+        }
+    }
+}
+
+impl StmtKind {
+    /// The statement kind numbered `n`, or the seed's error.
+    ///
+    /// # Errors
+    /// [`IlError::BadKind`] ("set_statement_kind: bad kind").
+    pub fn checked(n: u8) -> Result<StmtKind, IlError> {
+        StmtKind::from_raw(n).ok_or(IlError::BadKind("set_statement_kind: bad kind"))
+    }
+}
+
+impl ConstantKind {
+    /// Integer, float, complex, imaginary: values with no children besides the type,
+    /// which the sharing memo keys exactly.
+    #[inline]
+    pub fn is_leaf(self) -> bool {
+        use ConstantKind as C;
+        matches!(self, C::Integer | C::Float | C::Complex | C::Imaginary)
+    }
+
+    /// The constant kind numbered `n`, or the seed's error.
+    ///
+    /// # Errors
+    /// [`IlError::BadKind`] ("set_constant_kind: bad kind").
+    pub fn checked(n: u8) -> Result<ConstantKind, IlError> {
+        ConstantKind::from_raw(n).ok_or(IlError::BadKind("set_constant_kind: bad kind"))
+    }
+}
+
+fn eix_of(il: &Il, id: EntryId, kind: EntryKind) -> Result<Eix, IlError> {
     let e = il.eix(id)?;
     let k = il.kind(e);
     if k != kind {
@@ -240,83 +134,87 @@ fn row(il: &Il, id: EntryId, kind: EntryKind) -> Result<usize, IlError> {
             entry: k,
         });
     }
-    Ok(il.row(e) as usize)
+    Ok(e)
 }
 
-/// `set_type_kind`: sets the type kind (0..=21) and allocates its supplement: integer
-/// (access 5), routine (a routine_type_supplement entry), class/struct/union (a class_info
-/// entry with access 1 and vtable index −1), typeref, template parameter.
-pub fn set_type_kind(il: &mut Il, ty: EntryId, k: u8) -> Result<(), IlError> {
-    if k > 21 {
-        return Err(IlError::BadKind("set_type_kind: bad type kind"));
-    }
-    let r = row(il, ty, EntryKind::Type)?;
-    il.tables.r#type.type_kind[r] = k;
+/// `set_type_kind`: sets the type kind and allocates its supplement: integer (access 5),
+/// routine (a routine_type_supplement entry), class/struct/union (a class_info entry with
+/// access 1 and vtable index −1), typeref, template parameter.
+pub fn set_type_kind(il: &mut Il, ty: EntryId, k: TypeKind) -> Result<(), IlError> {
+    let e = eix_of(il, ty, EntryKind::Type)?;
+    il.ty_mut(e).set_type_kind(k);
     match k {
-        2 => {
+        TypeKind::Integer => {
             il.counters.type_supplements[0] += 1;
-            il.tables.r#type.supp_access[r] = 5;
+            il.ty_mut(e).set_supp_access(5);
         }
-        3..=5 => il.tables.r#type.format[r] = 2,
-        7 => {
+        TypeKind::Float | TypeKind::Complex | TypeKind::Imaginary => {
+            il.ty_mut(e).set_format(2);
+        }
+        TypeKind::Routine => {
             il.counters.type_supplements[1] += 1;
             let s = il.alloc(EntryKind::RoutineTypeSupplement)?;
             il.set_child(ty, F::TYPE_ROUTINE_SUPPLEMENT, Some(s))?;
         }
-        9..=11 => {
+        k if k.is_class() => {
             il.counters.type_supplements[2] += 1;
             let s = il.alloc(EntryKind::ClassInfo)?;
-            let sr = il.row(il.eix(s)?) as usize;
-            il.tables.class_info.class_kind[sr] = k;
-            il.tables.class_info.access[sr] = 1;
-            il.tables.class_info.vtable_index[sr] = -1;
+            let se = il.eix(s)?;
+            il.class_info_mut(se)
+                .set_class_kind(k)
+                .set_access(1)
+                .set_vtable_index(-1);
             il.set_child(ty, F::TYPE_CLASS_INFO, Some(s))?;
         }
-        12 => il.counters.type_supplements[3] += 1,
-        14 => il.counters.type_supplements[4] += 1,
+        TypeKind::Typeref => il.counters.type_supplements[3] += 1,
+        TypeKind::TemplateParam => il.counters.type_supplements[4] += 1,
         _ => {}
     }
     Ok(())
 }
 
-pub(crate) fn check_expr_kind(k: u8) -> Result<(), IlError> {
-    if k > 35 {
+/// `set_expr_node_kind`: sets the expression kind with its supplement (new/delete, throw,
+/// condition) and the operation defaults (operator 120 with `op2` 21, builtin 117).
+///
+/// # Errors
+/// [`IlError::BadKind`] for [`ExprKind::Reclaimed`], which only the free list sets.
+pub fn set_expr_node_kind(il: &mut Il, expr: EntryId, k: ExprKind) -> Result<(), IlError> {
+    if k == ExprKind::Reclaimed {
         return Err(IlError::BadKind("set_expr_node_kind: bad kind"));
     }
-    Ok(())
-}
-
-/// `set_expr_node_kind`: sets the expression kind (0..=35) with its supplement
-/// (new/delete, throw, condition) and the operation defaults (op 120/21, builtin 117).
-pub fn set_expr_node_kind(il: &mut Il, expr: EntryId, k: u8) -> Result<(), IlError> {
-    check_expr_kind(k)?;
-    let r = row(il, expr, EntryKind::ExprNode)?;
-    let t = &mut il.tables.expr_node;
-    t.expr_kind[r] = k;
-    t.supplement[r] = 0;
+    let e = eix_of(il, expr, EntryKind::ExprNode)?;
+    let mut x = il.expr_mut(e);
+    x.set_expr_kind(k).set_supplement(0);
     match k {
-        1 => {
-            t.op[r] = 120;
-            t.op2[r] = 21;
+        ExprKind::Operation => {
+            x.set_op(Op::OperationDefault)
+                .set_op2(OP2_OPERATION_DEFAULT);
         }
-        7..=9 => il.counters.expr_supplements[(k - 7) as usize] += 1,
-        21 => t.op[r] = 117,
+        ExprKind::BuiltinOperation => {
+            x.set_op(Op::BuiltinDefault);
+        }
+        ExprKind::NewDelete => il.counters.expr_supplements[0] += 1,
+        ExprKind::Throw => il.counters.expr_supplements[1] += 1,
+        ExprKind::Condition => il.counters.expr_supplements[2] += 1,
         _ => {}
     }
     Ok(())
 }
 
-/// An operation node (expression kind 1) with operator `op` ([`ops`]), type `ty` and
+/// The `op2` byte `set_expr_node_kind` stamps on an operation (seed 001: 0x15).
+pub const OP2_OPERATION_DEFAULT: u8 = 21;
+
+/// An operation node ([`ExprKind::Operation`]) with operator `op`, type `ty` and
 /// `operands`, in the current region.
 pub fn alloc_operation(
     il: &mut Il,
-    op: u8,
+    op: Op,
     ty: Option<EntryId>,
     operands: &[EntryId],
 ) -> Result<EntryId, IlError> {
-    let x = il.alloc_expr_node(enk::OPERATION)?;
-    let r = row(il, x, EntryKind::ExprNode)?;
-    il.tables.expr_node.op[r] = op;
+    let x = il.alloc_expr_node(ExprKind::Operation)?;
+    let e = il.eix(x)?;
+    il.expr_mut(e).set_op(op);
     il.set_child(x, F::EXPR_NODE_TYPE, ty)?;
     for &o in operands {
         il.push_list(x, F::EXPR_NODE_OPERANDS, o)?;
@@ -324,102 +222,90 @@ pub fn alloc_operation(
     Ok(x)
 }
 
-/// `set_statement_kind`: sets the statement kind (0..=25) with its supplement
-/// (constexpr-if, block, for, try, switch, coroutine).
-pub fn set_statement_kind(il: &mut Il, stmt: EntryId, k: u8) -> Result<(), IlError> {
-    if k > 25 {
-        return Err(IlError::BadKind("set_statement_kind: bad kind"));
-    }
-    let r = row(il, stmt, EntryKind::Statement)?;
-    il.tables.statement.stmt_kind[r] = k;
-    il.tables.statement.supplement[r] = 0;
+/// `set_statement_kind`: sets the statement kind with its supplement (constexpr-if, block,
+/// for, try, switch, coroutine).
+pub fn set_statement_kind(il: &mut Il, stmt: EntryId, k: StmtKind) -> Result<(), IlError> {
+    let e = eix_of(il, stmt, EntryKind::Statement)?;
     let slot = match k {
-        2 => Some(0),
-        11 => Some(1),
-        13 => Some(2),
-        19 => Some(3),
-        16 => Some(4),
-        9 => Some(5),
+        StmtKind::ConstexprIf => Some(0),
+        StmtKind::Block => Some(1),
+        StmtKind::For => Some(2),
+        StmtKind::TryBlock => Some(3),
+        StmtKind::Switch => Some(4),
+        StmtKind::Coroutine => Some(5),
         _ => None,
     };
-    if let Some(s) = slot {
-        il.counters.stmt_supplements[s] += 1;
-        il.tables.statement.supplement[r] = 1;
+    let mut s = il.statement_mut(e);
+    s.set_stmt_kind(k).set_supplement(slot.is_some() as u32);
+    if k == StmtKind::Block {
+        s.set_priority(1);
     }
-    if k == 11 {
-        il.tables.statement.priority[r] = 1;
-    }
-    Ok(())
-}
-
-pub(crate) fn check_constant_kind(k: u8) -> Result<(), IlError> {
-    if k > 15 {
-        return Err(IlError::BadKind("set_constant_kind: bad kind"));
+    if let Some(i) = slot {
+        il.counters.stmt_supplements[i] += 1;
     }
     Ok(())
 }
 
-/// `set_constant_kind`: sets the constant kind (0..=15) and clears the variant fields.
-pub fn set_constant_kind(il: &mut Il, c: EntryId, k: u8) -> Result<(), IlError> {
-    check_constant_kind(k)?;
-    let r = row(il, c, EntryKind::Constant)?;
-    let t = &mut il.tables.constant;
-    t.constant_kind[r] = k;
-    t.sub_kind[r] = 0;
-    t.value[r] = 0;
+/// `set_constant_kind`: sets the constant kind and clears the variant fields.
+pub fn set_constant_kind(il: &mut Il, c: EntryId, k: ConstantKind) -> Result<(), IlError> {
+    let e = eix_of(il, c, EntryKind::Constant)?;
+    il.constant_mut(e)
+        .set_constant_kind(k)
+        .set_sub_kind(0)
+        .set_value(0);
     Ok(())
 }
 
-/// `set_template_param_constant_kind`: sub-kinds 0..=13, only under constant kind 12.
+/// `set_template_param_constant_kind`: sub-kinds 0..=13, only under
+/// [`ConstantKind::TemplateParam`].
 pub fn set_template_param_constant_kind(il: &mut Il, c: EntryId, sub: u8) -> Result<(), IlError> {
-    let r = row(il, c, EntryKind::Constant)?;
-    if il.tables.constant.constant_kind[r] != ck::TEMPLATE_PARAM {
+    let e = eix_of(il, c, EntryKind::Constant)?;
+    if il.constant(e).constant_kind() != ConstantKind::TemplateParam {
         return Err(IlError::Assert(
             "set_template_param_constant_kind: constant is not ck_template_param",
         ));
     }
-    if sub > 13 {
+    if sub >= counts::TEMPLATE_PARAM_CONSTANT_KINDS {
         return Err(IlError::BadKind(
             "set_template_param_constant_kind: bad kind",
         ));
     }
-    il.tables.constant.sub_kind[r] = sub;
+    il.constant_mut(e).set_sub_kind(sub);
     Ok(())
 }
 
 /// Sets the address sub-kind (0..=6) of an address constant.
 pub fn set_address_constant_kind(il: &mut Il, c: EntryId, sub: u8) -> Result<(), IlError> {
-    let r = row(il, c, EntryKind::Constant)?;
-    if il.tables.constant.constant_kind[r] != ck::ADDRESS {
+    let e = eix_of(il, c, EntryKind::Constant)?;
+    if il.constant(e).constant_kind() != ConstantKind::Address {
         return Err(IlError::Assert(
             "set_address_constant_kind: constant is not ck_address",
         ));
     }
-    if sub > 6 {
+    if sub >= counts::ADDRESS_CONSTANT_KINDS {
         return Err(IlError::BadKind("set_address_constant_kind: bad kind"));
     }
-    il.tables.constant.sub_kind[r] = sub;
+    il.constant_mut(e).set_sub_kind(sub);
     Ok(())
 }
 
 /// `set_routine_special_kind`: 0..=7.
 pub fn set_routine_special_kind(il: &mut Il, routine: EntryId, k: u8) -> Result<(), IlError> {
-    if k > 7 {
+    if k >= counts::ROUTINE_SPECIAL_KINDS {
         return Err(IlError::BadKind("set_routine_special_kind: bad kind"));
     }
-    let r = row(il, routine, EntryKind::Routine)?;
-    il.tables.routine.special_kind[r] = k;
-    il.tables.routine.special_data[r] = 0;
+    let e = eix_of(il, routine, EntryKind::Routine)?;
+    il.routine_mut(e).set_special_kind(k).set_special_data(0);
     Ok(())
 }
 
 /// `set_dynamic_init_kind`: 0..=9.
 pub fn set_dynamic_init_kind(il: &mut Il, init: EntryId, k: u8) -> Result<(), IlError> {
-    if k > 9 {
+    if k >= counts::DYNAMIC_INIT_KINDS {
         return Err(IlError::BadKind("set_dynamic_init_kind: bad kind"));
     }
-    let r = row(il, init, EntryKind::DynamicInit)?;
-    il.tables.dynamic_init.init_kind[r] = k;
+    let e = eix_of(il, init, EntryKind::DynamicInit)?;
+    il.dynamic_init_mut(e).set_init_kind(k);
     Ok(())
 }
 
@@ -431,32 +317,30 @@ pub fn alloc_pragma(
     same_region_as: Option<EntryId>,
     payload: u32,
 ) -> Result<EntryId, IlError> {
-    if k > 42 {
+    if k >= counts::PRAGMA_KINDS {
         return Err(IlError::BadKind("alloc_pragma: bad pragma kind"));
     }
     let id = match same_region_as {
         Some(o) => il.alloc_same_region_as(EntryKind::Pragma, o)?,
         None => il.alloc(EntryKind::Pragma)?,
     };
-    let r = il.row(il.eix(id)?) as usize;
-    il.tables.pragma.pragma_kind[r] = k;
-    if matches!(k, 19 | 21 | 26 | 28 | 29) {
-        il.tables.pragma.payload[r] = payload;
+    let e = il.eix(id)?;
+    let mut p = il.pragma_mut(e);
+    p.set_pragma_kind(k);
+    if counts::PRAGMA_KINDS_WITH_PAYLOAD.contains(&k) {
+        p.set_payload(payload);
     }
     Ok(id)
 }
-
-/// Scope kind of a function body scope (`sck_function`).
-pub const SCK_FUNCTION: u8 = 17;
 
 /// `alloc_scope`: a scope of `scope_kind`; an associated routine is only allowed on a
 /// function scope (`assoc_routine is non-NULL` otherwise). The sentinel field is −1.
 pub fn alloc_scope(
     il: &mut Il,
-    scope_kind: u8,
+    scope_kind: ScopeKind,
     assoc_routine: Option<EntryId>,
 ) -> Result<EntryId, IlError> {
-    if assoc_routine.is_some() && scope_kind != SCK_FUNCTION {
+    if assoc_routine.is_some() && scope_kind != ScopeKind::Function {
         return Err(IlError::Assert("assoc_routine is non-NULL"));
     }
     if let Some(rt) = assoc_routine {
@@ -468,23 +352,23 @@ pub fn alloc_scope(
         }
     }
     let id = il.alloc(EntryKind::Scope)?;
-    let r = il.row(il.eix(id)?) as usize;
-    il.tables.scope.scope_kind[r] = scope_kind;
-    il.tables.scope.sentinel[r] = -1;
+    let e = il.eix(id)?;
+    il.scope_mut(e).set_scope_kind(scope_kind).set_sentinel(-1);
     il.set_ref(id, F::SCOPE_ASSOC_ROUTINE, assoc_routine)?;
     Ok(id)
 }
 
 /// `alloc_gnu_supplement_for_routine`: a routine gets at most one GNU supplement.
 pub fn alloc_gnu_supplement_for_routine(il: &mut Il, routine: EntryId) -> Result<(), IlError> {
-    let r = row(il, routine, EntryKind::Routine)?;
-    if il.tables.routine.gnu_supplement[r] != 0 {
+    let e = eix_of(il, routine, EntryKind::Routine)?;
+    if il.routine(e).gnu_supplement() != 0 {
         return Err(IlError::Assert(
             "alloc_gnu_supplement_for_routine: routine already has a GNU supplement",
         ));
     }
     il.counters.gnu_supplements += 1;
-    il.tables.routine.gnu_supplement[r] = il.counters.gnu_supplements as u32;
+    let n = il.counters.gnu_supplements as u32;
+    il.routine_mut(e).set_gnu_supplement(n);
     Ok(())
 }
 
@@ -544,20 +428,4 @@ pub mod vf {
     pub const STATIC_MEMBER: u8 = 4;
     /// `constexpr`.
     pub const CONSTEXPR: u8 = 8;
-}
-
-/// Attribute kinds (`attribute.attr_kind`) that matter to device marking.
-pub mod attr {
-    /// `__global__`.
-    pub const GLOBAL: u16 = 1;
-    /// `__device__`.
-    pub const DEVICE: u16 = 2;
-    /// `__host__`.
-    pub const HOST: u16 = 3;
-    /// `__shared__`.
-    pub const SHARED: u16 = 4;
-    /// `__constant__`.
-    pub const CONSTANT: u16 = 5;
-    /// `__managed__`.
-    pub const MANAGED: u16 = 6;
 }

@@ -20,9 +20,14 @@
 //! Entry kinds, tables and layout come from `components/` through `build.rs`.
 
 mod bits;
+mod build;
+mod cols;
+mod derived;
+mod edges;
 mod error;
 mod id;
 pub mod kinds;
+mod runs;
 pub mod schema;
 pub mod stats;
 mod strings;
@@ -30,17 +35,19 @@ pub mod synth;
 mod world;
 
 pub use bits::BitSet;
+pub(crate) use derived::{NO_SHARE_KEY, SHARE_KEY_FILE_SCOPE};
 pub use error::IlError;
 pub use id::{Eix, EntryId, RegionIdx};
+pub use runs::EixRuns;
 pub use schema::{Cat, RegionRule};
 pub use strings::{Str, StrFields, StringArena};
 pub(crate) use world::BuiltEntry;
 pub use world::{Flag, FreeListKind, Il, Region, SourcePos, VerifyError};
 
-#[allow(missing_docs, clippy::all)]
+#[allow(missing_docs, unused_parens, clippy::all)]
 mod generated {
     use super::{
-        Cat, ChildField, Eix, FieldInfo, KindLayout, ListField, RefField, RegionRule, Str,
+        Cat, ChildField, Eix, FieldInfo, Il, KindLayout, ListField, RefField, RegionRule, Str,
         StrFieldInfo, StrFields,
     };
     use soa_derive::StructOfArray;

@@ -22,7 +22,8 @@ pub struct TableStat {
 pub struct LayoutBytes {
     /// Live entries whose kind has a known seed size.
     pub entries: u64,
-    /// Bytes those entries take in ilkit (columns, row, edge block).
+    /// Bytes those entries take in ilkit (columns, row, edge block, and the interned
+    /// position table).
     pub ilkit_bytes: u64,
     /// Bytes they take in the seed's layout (size + 24-byte file-scope prefix, or 16 in
     /// TU-copy mode, or 8 in a function region).
@@ -39,6 +40,7 @@ impl LayoutBytes {
 /// Computes [`LayoutBytes`] over every live entry.
 pub fn layout_bytes(il: &Il) -> LayoutBytes {
     let mut out = LayoutBytes::default();
+    let mut lists = 0.0f64;
     for e in il.entries() {
         let k = il.kind(e);
         let size = k.seed_size() as u64;
@@ -55,18 +57,21 @@ pub fn layout_bytes(il: &Il) -> LayoutBytes {
         out.entries += 1;
         out.seed_bytes += size + prefix;
         out.ilkit_bytes += il.entry_bytes(e) as u64;
+        lists += il.list_bytes(e);
     }
+    // The lists that hold the entries, and the interned position table they share.
+    out.ilkit_bytes += lists.round() as u64 + il.position_table_bytes() as u64;
     out
 }
 
 /// The stats table as data, in kind order, then supplements and bookkeeping rows.
 pub fn il_table_stats(il: &Il) -> Vec<TableStat> {
-    let mut live_bytes = vec![0u64; 85];
-    let mut live = vec![0u64; 85];
+    let mut live_bytes = vec![0f64; EntryKind::COUNT];
+    let mut live = vec![0u64; EntryKind::COUNT];
     for e in il.entries() {
         let k = il.kind(e) as usize;
         live[k] += 1;
-        live_bytes[k] += il.entry_bytes(e) as u64;
+        live_bytes[k] += il.entry_bytes(e) as f64 + il.list_bytes(e);
     }
     let mut rows = Vec::new();
     for k in EntryKind::ALL {
@@ -75,9 +80,10 @@ pub fn il_table_stats(il: &Il) -> Vec<TableStat> {
         }
         let l = k.layout();
         let each = if live[k as usize] > 0 {
-            live_bytes[k as usize].div_ceil(live[k as usize])
+            (live_bytes[k as usize] / live[k as usize] as f64).ceil() as u64
         } else {
             (Il::per_entry_column_bytes()
+                + 4
                 + Tables::row_bytes(k)
                 + 4 * (l.lists.len() + l.singles.len() + l.refs.len())) as u64
         };

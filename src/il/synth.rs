@@ -6,8 +6,11 @@
 //!
 //! Scale 1 is about 10^5 entries; entries grow linearly with scale.
 
-use super::kinds::{self, attr, ck, enk, stmk};
-use super::{fields as F, EntryId, EntryKind, Il, IlError, RegionIdx};
+use super::kinds;
+use super::{
+    fields as F, AttrKind, ConstantKind, EntryId, EntryKind, ExprKind, Il, IlError, Op, RegionIdx,
+    ScopeKind, StmtKind, StorageClass, TypeKind,
+};
 
 /// A small deterministic PRNG (splitmix64), so generated IL is identical run to run.
 #[derive(Clone, Debug)]
@@ -108,7 +111,7 @@ impl Gen<'_> {
             il.set_string(f, 0, h.as_bytes())?;
             il.push_list(main_file, F::SOURCE_FILE_ENTRY_CHILD_FILES, f)?;
         }
-        let file_scope = kinds::alloc_scope(il, 0, None)?;
+        let file_scope = kinds::alloc_scope(il, ScopeKind::File, None)?;
         il.primary_scope = Some(file_scope);
 
         // Builtin types, shared by everything.
@@ -125,15 +128,15 @@ impl Gen<'_> {
                 self.il,
                 t,
                 if name == "void" {
-                    1
+                    TypeKind::Void
                 } else if size == 4 && name == "float" || name == "double" {
-                    3
+                    TypeKind::Float
                 } else {
-                    2
+                    TypeKind::Integer
                 },
             )?;
-            let r = self.il.row(self.il.eix(t)?) as usize;
-            self.il.tables.r#type.size[r] = size;
+            let te = self.il.eix(t)?;
+            self.il.ty_mut(te).set_size(size);
             self.il.push_list(file_scope, F::SCOPE_TYPES, t)?;
             self.builtin.push(t);
         }
@@ -146,26 +149,26 @@ impl Gen<'_> {
         for u in 0..units {
             self.pos();
             let ns = self.named(EntryKind::Namespace, &format!("ns{u}"))?;
-            let ns_scope = kinds::alloc_scope(self.il, 3, None)?;
+            let ns_scope = kinds::alloc_scope(self.il, ScopeKind::Namespace, None)?;
             self.il.set_child(ns, F::NAMESPACE_SCOPE, Some(ns_scope))?;
             self.il.push_list(file_scope, F::SCOPE_NAMESPACES, ns)?;
             self.il
                 .set_ref(ns_scope, F::SCOPE_PARENT, Some(file_scope))?;
             let inner = self.named(EntryKind::Namespace, "detail")?;
-            let inner_scope = kinds::alloc_scope(self.il, 3, None)?;
+            let inner_scope = kinds::alloc_scope(self.il, ScopeKind::Namespace, None)?;
             self.il
                 .set_child(inner, F::NAMESPACE_SCOPE, Some(inner_scope))?;
             self.il.push_list(ns_scope, F::SCOPE_NAMESPACES, inner)?;
             // Globals, some in device memory.
             for g in 0..4 {
-                let v = self.il.alloc_variable(3)?;
+                let v = self.il.alloc_variable(StorageClass::Global)?;
                 self.il.set_string(v, 0, format!("g{u}_{g}").as_bytes())?;
                 let ty = self.builtin[self.rng.below(3) as usize];
                 self.il.set_child(v, F::VARIABLE_TYPE, Some(ty))?;
                 if g == 0 {
-                    self.attribute(v, attr::DEVICE, "__device__", F::VARIABLE_ATTRIBUTES)?;
-                    let r = self.il.row(self.il.eix(v)?) as usize;
-                    self.il.tables.variable.cuda_space[r] = 1;
+                    self.attribute(v, AttrKind::Device, "__device__", F::VARIABLE_ATTRIBUTES)?;
+                    let ve = self.il.eix(v)?;
+                    self.il.variable_mut(ve).set_cuda_space(1);
                 }
                 self.il.push_list(ns_scope, F::SCOPE_VARIABLES, v)?;
                 self.globals.push(v);
@@ -193,7 +196,7 @@ impl Gen<'_> {
             let t = self.named(EntryKind::Template, &format!("tmpl{u}"))?;
             let tp = self.named(EntryKind::TemplateParam, "T")?;
             let tpt = self.named(EntryKind::Type, "T")?;
-            kinds::set_type_kind(self.il, tpt, 14)?;
+            kinds::set_type_kind(self.il, tpt, TypeKind::TemplateParam)?;
             self.il.set_child(tp, F::TEMPLATE_PARAM_TYPE, Some(tpt))?;
             self.il.push_list(t, F::TEMPLATE_PARAMS, tp)?;
             self.il.set_child(t, F::TEMPLATE_PATTERN, Some(pattern))?;
@@ -240,36 +243,36 @@ impl Gen<'_> {
         let body = self.il.region_of(self.il.eix(block)?);
         self.il.switch_region(body)?;
         let int_leaf = |g: &mut Self, v: usize| {
-            let x = g.il.alloc_expr_node(enk::CONSTANT)?;
+            let x = g.il.alloc_expr_node(ExprKind::Constant)?;
             g.il.set_child(x, F::EXPR_NODE_TYPE, Some(g.builtin[0]))?;
             g.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(g.int_consts[v]))?;
             Ok::<_, IlError>(x)
         };
         // T t;
         let decl = self.il.alloc(EntryKind::Statement)?;
-        kinds::set_statement_kind(self.il, decl, stmk::DECL)?;
-        let v = self.il.alloc_variable(0)?;
+        kinds::set_statement_kind(self.il, decl, StmtKind::Decl)?;
+        let v = self.il.alloc_variable(StorageClass::Auto)?;
         self.il.set_string(v, 0, b"t")?;
         self.il.set_child(v, F::VARIABLE_TYPE, Some(tpt))?;
         self.il.push_list(scope, F::SCOPE_VARIABLES, v)?;
         self.il.set_ref(decl, F::STATEMENT_DECL, Some(v))?;
         // return sizeof(T) * 2;
         let ret = self.il.alloc(EntryKind::Statement)?;
-        kinds::set_statement_kind(self.il, ret, stmk::RETURN)?;
-        let operand = self.il.alloc_expr_node(20)?;
+        kinds::set_statement_kind(self.il, ret, StmtKind::Return)?;
+        let operand = self.il.alloc_expr_node(ExprKind::TypeOperand)?;
         self.il.set_child(operand, F::EXPR_NODE_TYPE, Some(tpt))?;
-        let size = kinds::alloc_operation(self.il, kinds::ops::SIZEOF, None, &[operand])?;
+        let size = kinds::alloc_operation(self.il, Op::Sizeof, None, &[operand])?;
         let two = int_leaf(self, 2)?;
-        let product = kinds::alloc_operation(self.il, kinds::ops::MUL, None, &[size, two])?;
+        let product = kinds::alloc_operation(self.il, Op::Mul, None, &[size, two])?;
         self.il.set_child(ret, F::STATEMENT_EXPR, Some(product))?;
         // t + 1;
         let stmt = self.il.alloc(EntryKind::Statement)?;
-        kinds::set_statement_kind(self.il, stmt, stmk::EXPR)?;
-        let t = self.il.alloc_expr_node(enk::VARIABLE)?;
+        kinds::set_statement_kind(self.il, stmt, StmtKind::Expr)?;
+        let t = self.il.alloc_expr_node(ExprKind::Variable)?;
         self.il.set_child(t, F::EXPR_NODE_TYPE, Some(tpt))?;
         self.il.set_ref(t, F::EXPR_NODE_ENTITY, Some(v))?;
         let one = int_leaf(self, 1)?;
-        let sum = kinds::alloc_operation(self.il, kinds::ops::ADD, None, &[t, one])?;
+        let sum = kinds::alloc_operation(self.il, Op::Add, None, &[t, one])?;
         self.il.set_child(stmt, F::STATEMENT_EXPR, Some(sum))?;
         for s in [decl, stmt, ret] {
             self.il.push_list(block, F::STATEMENT_STMTS, s)?;
@@ -279,9 +282,9 @@ impl Gen<'_> {
 
     fn int_constant(&mut self, v: i64) -> Result<EntryId, IlError> {
         let c = self.il.alloc(EntryKind::Constant)?;
-        kinds::set_constant_kind(self.il, c, ck::INTEGER)?;
-        let r = self.il.row(self.il.eix(c)?) as usize;
-        self.il.tables.constant.value[r] = v;
+        kinds::set_constant_kind(self.il, c, ConstantKind::Integer)?;
+        let ce = self.il.eix(c)?;
+        self.il.constant_mut(ce).set_value(v);
         self.il
             .set_child(c, F::CONSTANT_TYPE, Some(self.builtin[0]))?;
         Ok(c)
@@ -290,13 +293,13 @@ impl Gen<'_> {
     fn attribute(
         &mut self,
         on: EntryId,
-        kind: u16,
+        kind: AttrKind,
         name: &str,
         field: super::ListField,
     ) -> Result<(), IlError> {
         let a = self.named(EntryKind::Attribute, name)?;
-        let r = self.il.row(self.il.eix(a)?) as usize;
-        self.il.tables.attribute.attr_kind[r] = kind;
+        let ae = self.il.eix(a)?;
+        self.il.attribute_mut(ae).set_attr_kind(kind);
         self.il.push_list(on, field, a)
     }
 
@@ -308,8 +311,8 @@ impl Gen<'_> {
     ) -> Result<EntryId, IlError> {
         self.pos();
         let t = self.named(EntryKind::Type, name)?;
-        kinds::set_type_kind(self.il, t, 10)?;
-        let cscope = kinds::alloc_scope(self.il, 6, None)?;
+        kinds::set_type_kind(self.il, t, TypeKind::Struct)?;
+        let cscope = kinds::alloc_scope(self.il, ScopeKind::Class, None)?;
         self.il.set_child(t, F::TYPE_SCOPE, Some(cscope))?;
         self.il.set_ref(cscope, F::SCOPE_PARENT, Some(scope))?;
         let nfields = 2 + self.rng.below(5);
@@ -325,9 +328,11 @@ impl Gen<'_> {
             self.il.set_ref(bc, F::BASE_CLASS_DERIVED_CLASS, Some(t))?;
             self.il.push_list(t, F::TYPE_BASES, bc)?;
         }
-        let r = self.il.row(self.il.eix(t)?) as usize;
-        self.il.tables.r#type.is_defined[r] = true;
-        self.il.tables.r#type.size[r] = 4 * nfields;
+        let te = self.il.eix(t)?;
+        self.il
+            .ty_mut(te)
+            .set_is_defined(true)
+            .set_size(4 * nfields);
         self.il.push_list(scope, F::SCOPE_TYPES, t)?;
         self.out.classes.push(t);
         // Member functions.
@@ -358,7 +363,7 @@ impl Gen<'_> {
         self.il
             .set_string(rt, 1, format!("_Z{}{}v", name.len(), name).as_bytes())?;
         let fty = self.il.alloc(EntryKind::Type)?;
-        kinds::set_type_kind(self.il, fty, 7)?;
+        kinds::set_type_kind(self.il, fty, TypeKind::Routine)?;
         self.il.set_child(fty, F::TYPE_BASE_TYPE, Some(ret))?;
         self.il.set_child(rt, F::ROUTINE_TYPE, Some(fty))?;
         self.il.set_child(rt, F::ROUTINE_RETURN_TYPE, Some(ret))?;
@@ -374,24 +379,24 @@ impl Gen<'_> {
         }
         if device {
             let (k, n) = if self.rng.chance(0.5) {
-                (attr::GLOBAL, "__global__")
+                (AttrKind::Global, "__global__")
             } else {
-                (attr::DEVICE, "__device__")
+                (AttrKind::Device, "__device__")
             };
             self.attribute(rt, k, n, F::ROUTINE_ATTRIBUTES)?;
             self.out.device_routines.push(rt);
         }
         self.il.push_list(scope, F::SCOPE_ROUTINES, rt)?;
-        let r = self.il.row(self.il.eix(rt)?) as usize;
-        self.il.tables.routine.is_defined[r] = true;
+        let re = self.il.eix(rt)?;
+        self.il.routine_mut(re).set_is_defined(true);
 
         // The body lives in its own function region.
         self.il.open_function_region(None);
-        let body_scope = kinds::alloc_scope(self.il, kinds::SCK_FUNCTION, Some(rt))?;
+        let body_scope = kinds::alloc_scope(self.il, ScopeKind::Function, Some(rt))?;
         self.il
             .set_child(rt, F::ROUTINE_BODY_SCOPE, Some(body_scope))?;
         let block = self.il.alloc(EntryKind::Statement)?;
-        kinds::set_statement_kind(self.il, block, stmk::BLOCK)?;
+        kinds::set_statement_kind(self.il, block, StmtKind::Block)?;
         self.il.set_child(body_scope, F::SCOPE_BLOCK, Some(block))?;
         let mut locals: Vec<EntryId> = vec![];
         let nstmts = 3 + self.rng.below(8);
@@ -421,8 +426,8 @@ impl Gen<'_> {
         match pick {
             0 => {
                 // int x = expr;
-                kinds::set_statement_kind(self.il, s, stmk::DECL)?;
-                let v = self.il.alloc_variable(0)?;
+                kinds::set_statement_kind(self.il, s, StmtKind::Decl)?;
+                let v = self.il.alloc_variable(StorageClass::Auto)?;
                 self.il
                     .set_string(v, 0, format!("x{}", locals.len()).as_bytes())?;
                 self.il
@@ -434,17 +439,17 @@ impl Gen<'_> {
                 locals.push(v);
             }
             1 => {
-                kinds::set_statement_kind(self.il, s, stmk::EXPR)?;
+                kinds::set_statement_kind(self.il, s, StmtKind::Expr)?;
                 let e = self.call(locals, callees, 1)?;
                 self.il.set_child(s, F::STATEMENT_EXPR, Some(e))?;
             }
             2 => {
-                kinds::set_statement_kind(self.il, s, stmk::RETURN)?;
+                kinds::set_statement_kind(self.il, s, StmtKind::Return)?;
                 let e = self.expr(locals, callees, 0)?;
                 self.il.set_child(s, F::STATEMENT_EXPR, Some(e))?;
             }
             k => {
-                let sk = [stmk::IF, stmk::WHILE, stmk::FOR][(k - 3) as usize];
+                let sk = [StmtKind::If, StmtKind::While, StmtKind::For][(k - 3) as usize];
                 kinds::set_statement_kind(self.il, s, sk)?;
                 let cond = self.expr(locals, callees, 0)?;
                 self.il.set_child(s, F::STATEMENT_EXPR, Some(cond))?;
@@ -464,10 +469,10 @@ impl Gen<'_> {
         callees: &[EntryId],
         depth: u32,
     ) -> Result<EntryId, IlError> {
-        let call = self.il.alloc_expr_node(enk::OPERATION)?;
+        let call = self.il.alloc_expr_node(ExprKind::Operation)?;
         self.il
             .set_child(call, F::EXPR_NODE_TYPE, Some(self.builtin[0]))?;
-        let target = self.il.alloc_expr_node(enk::ROUTINE)?;
+        let target = self.il.alloc_expr_node(ExprKind::Routine)?;
         let callee = if callees.is_empty() {
             None
         } else {
@@ -490,9 +495,11 @@ impl Gen<'_> {
     ) -> Result<EntryId, IlError> {
         let leaf = depth >= 4 || self.rng.chance(0.35);
         if !leaf {
-            let e = self.il.alloc_expr_node(enk::OPERATION)?;
-            let r = self.il.row(self.il.eix(e)?) as usize;
-            self.il.tables.expr_node.op[r] = self.rng.below(40) as u8;
+            let e = self.il.alloc_expr_node(ExprKind::Operation)?;
+            // An operator soup: any of the vocabulary's operators numbered below 40.
+            let op = Op::from_raw(self.rng.below(40) as u8).unwrap_or(Op::Other);
+            let ee = self.il.eix(e)?;
+            self.il.expr_mut(ee).set_op(op);
             self.il
                 .set_child(e, F::EXPR_NODE_TYPE, Some(self.builtin[0]))?;
             for _ in 0..2 {
@@ -503,20 +510,20 @@ impl Gen<'_> {
         }
         match self.rng.below(10) {
             0..=4 => {
-                let e = self.il.alloc_expr_node(enk::CONSTANT)?;
+                let e = self.il.alloc_expr_node(ExprKind::Constant)?;
                 // Mostly repeated small constants; some fresh ones, some string literals.
                 let c = match self.rng.below(20) {
                     0 => {
                         let c = self.il.alloc(EntryKind::Constant)?;
-                        kinds::set_constant_kind(self.il, c, ck::STRING)?;
+                        kinds::set_constant_kind(self.il, c, ConstantKind::String)?;
                         let text: &[u8] = if self.rng.chance(0.3) {
                             b"ab\0cd"
                         } else {
                             b"hello"
                         };
                         self.il.set_string(c, 0, text)?;
-                        let r = self.il.row(self.il.eix(c)?) as usize;
-                        self.il.tables.constant.text_len[r] = text.len() as u32;
+                        let ce = self.il.eix(c)?;
+                        self.il.constant_mut(ce).set_text_len(text.len() as u32);
                         c
                     }
                     1..=3 => {
@@ -531,7 +538,7 @@ impl Gen<'_> {
                 Ok(e)
             }
             5..=7 if !locals.is_empty() => {
-                let e = self.il.alloc_expr_node(enk::VARIABLE)?;
+                let e = self.il.alloc_expr_node(ExprKind::Variable)?;
                 let v = locals[self.rng.below(locals.len() as u64) as usize];
                 self.il.set_ref(e, F::EXPR_NODE_ENTITY, Some(v))?;
                 self.il
@@ -539,14 +546,14 @@ impl Gen<'_> {
                 Ok(e)
             }
             8 if !self.globals.is_empty() => {
-                let e = self.il.alloc_expr_node(enk::VARIABLE)?;
+                let e = self.il.alloc_expr_node(ExprKind::Variable)?;
                 let v = self.globals[self.rng.below(self.globals.len() as u64) as usize];
                 self.il.set_ref(e, F::EXPR_NODE_ENTITY, Some(v))?;
                 Ok(e)
             }
             _ if depth < 4 => self.call(locals, callees, depth + 1),
             _ => {
-                let e = self.il.alloc_expr_node(enk::CONSTANT)?;
+                let e = self.il.alloc_expr_node(ExprKind::Constant)?;
                 let c = self.int_consts[self.rng.below(16) as usize];
                 self.il.set_child(e, F::EXPR_NODE_CONSTANT, Some(c))?;
                 Ok(e)

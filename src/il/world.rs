@@ -1,9 +1,12 @@
 //! The IL world: per-entry columns, the edge pool, regions, flags and free lists.
 
-use super::id::IdTable;
+use super::cols::{EntryCols, EntryColumns, EntryRow};
+use super::derived::{NO_SHARE_KEY, SHARE_KEY_FILE_SCOPE};
+use super::edges::{block_shape, nchild_at};
+use super::id::generation;
 use super::{
-    BitSet, ChildField, Eix, EntryId, EntryKind, IlError, ListField, RefField, RegionIdx,
-    RegionRule, Str, StringArena, Tables,
+    BitSet, ConstantKind, Eix, EixRuns, EntryId, EntryKind, ExprKind, IlError, RegionIdx,
+    RegionRule, StorageClass, Str, StrFields, StringArena, Tables,
 };
 
 /// A source position: `file` is the ordinal of a source file entry (`u16::MAX` = none).
@@ -56,8 +59,9 @@ pub enum FreeListKind {
 pub struct Region {
     /// Whether the region is open.
     pub live: bool,
-    /// Its entries in allocation order.
-    pub entries: Vec<Eix>,
+    /// Its entries in allocation order (function regions; file-scope entries are in the
+    /// per-kind lists), as runs of consecutive dense indices.
+    pub entries: EixRuns,
     /// Its string bytes.
     pub strings: StringArena,
     /// The function scope it belongs to (none for file scope).
@@ -77,56 +81,6 @@ pub(crate) struct BuiltEntry {
     pub nchild: u32,
     /// Flags set besides `allocated`: bit `Flag as u8` for each.
     pub flags: u8,
-}
-
-/// Edge span of one entry in the pool: children at `start..start + nchild`, then the
-/// kind's fixed number of references; the list-length header sits just before `start`.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Span {
-    pub(crate) start: u32,
-    pub(crate) nchild: u32,
-}
-
-/// The per-entry columns, each sliced to the number of dense indices, for loops that
-/// read several of them per entry: one bounds check on the index covers them all.
-pub(crate) struct EntryColumns<'a> {
-    pub(crate) kind: &'a [EntryKind],
-    pub(crate) row: &'a [u32],
-    pub(crate) region: &'a [u32],
-    pub(crate) span: &'a [Span],
-    /// The edge pool.
-    pub(crate) edges: &'a [Eix],
-}
-
-/// The per-entry column values of one entry, for [`Il::set_dense`].
-struct Dense {
-    kind: EntryKind,
-    row: u32,
-    region: u32,
-    id: EntryId,
-    span: Span,
-    pos: SourcePos,
-}
-
-impl Dense {
-    #[inline]
-    fn new(
-        kind: EntryKind,
-        row: u32,
-        r: RegionIdx,
-        id: EntryId,
-        span: Span,
-        pos: SourcePos,
-    ) -> Dense {
-        Dense {
-            kind,
-            row,
-            region: r.0,
-            id,
-            span,
-            pos,
-        }
-    }
 }
 
 /// One batch clone's rows grouped by kind (kept in the world for its buffers): the
@@ -157,8 +111,8 @@ impl RowBatch {
 
     fn reset(&mut self) {
         if self.count.is_empty() {
-            self.count = vec![0; 85];
-            self.at = vec![0; 85];
+            self.count = vec![0; EntryKind::COUNT];
+            self.at = vec![0; EntryKind::COUNT];
         }
         for &k in &self.kinds {
             self.count[k as usize] = 0;
@@ -194,33 +148,37 @@ pub struct AllocCounters {
 /// The IL world. See the module docs of [`crate::il`].
 ///
 /// # Invariants
-/// - for every live `e`: `ids[id[e]] == e`, `tables.<kind[e]>.eix[row[e]] == e`.
+/// - `gen[e]` is odd exactly for live `e`; an [`EntryId`] resolves to `e` iff its
+///   generation equals `gen[e]`; `live` counts the live entries.
+/// - for every live `e`: `tables.<kind[e]>.eix[row[e]] == e`.
 /// - every edge in the pool is `Eix::NONE` or a live entry (checked by `verify`).
 /// - `kind[e] == EntryKind::None` exactly for free dense indices (in `free_eix`).
 #[derive(Clone, Debug)]
 pub struct Il {
-    kind: Vec<EntryKind>,
-    row: Vec<u32>,
-    region: Vec<u32>,
-    id: Vec<EntryId>,
-    span: Vec<Span>,
-    pos: Vec<SourcePos>,
+    /// The per-entry columns (kind, row, region, generation, block start, position).
+    pub(super) cols: EntryCols,
+    /// Source positions, interned: entries hold an index; a run of entries allocated at
+    /// one cursor position shares one element.
+    positions: Vec<SourcePos>,
+    /// Index of the cursor in `positions`, or `u32::MAX` until an entry takes it.
+    cursor_pos: u32,
     flags: [BitSet; 6],
     /// is_in_secondary_il, stored sparse: most worlds have no secondary IL at all, and a
     /// secondary translation unit's entries come in long runs (see PERF.md).
     secondary: roaring::RoaringBitmap,
-    ids: IdTable,
+    live: usize,
     /// The per-kind SoA tables.
-    pub tables: Tables,
-    free_rows: Vec<Vec<u32>>,
+    pub(crate) tables: Tables,
+    pub(super) free_rows: [Vec<u32>; EntryKind::COUNT],
     free_eix: Vec<Eix>,
-    edges: Vec<Eix>,
-    edge_garbage: usize,
+    /// The edge pool (see the `edges` module).
+    pub(super) edges: Vec<Eix>,
+    pub(super) edge_garbage: usize,
     kind_lists: Vec<Vec<Eix>>,
     external_types: Vec<Eix>,
     regions: Vec<Region>,
     free_regions: Vec<u32>,
-    current: RegionIdx,
+    pub(super) current: RegionIdx,
     /// TU-copy mode: file-scope entries get the short prefix and no file_scope flag.
     pub tu_copy_mode: bool,
     /// Secondary-IL mode: new entries are stamped is_in_secondary_il.
@@ -228,11 +186,11 @@ pub struct Il {
     /// C++ mode: new entries get the language flag.
     pub cpp_mode: bool,
     cursor: SourcePos,
-    free_lists: [Vec<u32>; 6],
+    pub(super) free_lists: [Vec<u32>; 6],
     template_arg_cells: Vec<(u8, Eix)>,
     constant_list_cells: Vec<Eix>,
     borrowed_local_constants: i64,
-    counts: Vec<u64>,
+    counts: [u64; EntryKind::COUNT],
     batch: RowBatch,
     /// Counters of supplements and bookkeeping.
     pub counters: AllocCounters,
@@ -259,21 +217,18 @@ impl Il {
     /// An empty world with its file-scope region open.
     pub fn new() -> Il {
         Il {
-            kind: Vec::new(),
-            row: Vec::new(),
-            region: Vec::new(),
-            id: Vec::new(),
-            span: Vec::new(),
-            pos: Vec::new(),
+            cols: EntryCols::default(),
+            positions: Vec::new(),
+            cursor_pos: u32::MAX,
             flags: Default::default(),
             secondary: roaring::RoaringBitmap::new(),
-            ids: IdTable::default(),
+            live: 0,
             tables: Tables::default(),
-            free_rows: vec![Vec::new(); 85],
+            free_rows: std::array::from_fn(|_| Vec::new()),
             free_eix: Vec::new(),
             edges: Vec::new(),
             edge_garbage: 0,
-            kind_lists: vec![Vec::new(); 85],
+            kind_lists: vec![Vec::new(); EntryKind::COUNT],
             external_types: Vec::new(),
             regions: vec![Region {
                 live: true,
@@ -293,7 +248,7 @@ impl Il {
             template_arg_cells: Vec::new(),
             constant_list_cells: Vec::new(),
             borrowed_local_constants: 0,
-            counts: vec![0; 85],
+            counts: [0; EntryKind::COUNT],
             batch: RowBatch::default(),
             counters: AllocCounters::default(),
             primary_scope: None,
@@ -307,15 +262,9 @@ impl Il {
     /// Reserves room for `entries` more entries and `edges` more edge slots (bulk builders
     /// such as the binary IL reader call this once instead of growing as they go).
     pub fn reserve(&mut self, entries: usize, edges: usize) {
-        self.kind.reserve(entries);
-        self.row.reserve(entries);
-        self.region.reserve(entries);
-        self.id.reserve(entries);
-        self.span.reserve(entries);
-        self.pos.reserve(entries);
-        self.ids.reserve(entries);
+        self.cols.reserve(entries);
         self.edges.reserve(edges);
-        let n = self.kind.len() + entries;
+        let n = self.cols.len() + entries;
         for f in &mut self.flags {
             f.grow(n);
         }
@@ -338,25 +287,25 @@ impl Il {
     /// [`IlError::StaleId`] when the entry was freed.
     #[inline]
     pub fn eix(&self, id: EntryId) -> Result<Eix, IlError> {
-        self.ids.get(id).ok_or(IlError::StaleId(id))
+        generation::resolve(&self.cols.gen, id).ok_or(IlError::StaleId(id))
     }
 
     /// The handle of a live dense index.
     #[inline]
     pub fn id_of(&self, e: Eix) -> EntryId {
-        self.id[e.idx()]
+        generation::mint(e, self.cols.gen[e.idx()])
     }
 
     /// Whether `e` is a live entry.
     #[inline]
     pub fn is_live(&self, e: Eix) -> bool {
-        e.idx() < self.kind.len() && self.kind[e.idx()] != EntryKind::None
+        e.idx() < self.cols.len() && self.cols.kind[e.idx()] != EntryKind::None
     }
 
     /// Kind of a live entry.
     #[inline]
     pub fn kind(&self, e: Eix) -> EntryKind {
-        self.kind[e.idx()]
+        self.cols.kind[e.idx()]
     }
 
     /// Kind of the entry behind a handle.
@@ -367,17 +316,16 @@ impl Il {
     /// Row of a live entry in its kind's table.
     #[inline]
     pub fn row(&self, e: Eix) -> u32 {
-        self.row[e.idx()]
+        self.cols.row[e.idx()]
     }
 
     /// The per-entry columns for a hot loop.
     pub(crate) fn columns(&self) -> EntryColumns<'_> {
-        let n = self.kind.len();
+        let n = self.cols.len();
         EntryColumns {
-            kind: &self.kind[..n],
-            row: &self.row[..n],
-            region: &self.region[..n],
-            span: &self.span[..n],
+            kind: &self.cols.kind[..n],
+            row: &self.cols.row[..n],
+            start: &self.cols.start[..n],
             edges: &self.edges,
         }
     }
@@ -385,34 +333,34 @@ impl Il {
     /// Region of a live entry.
     #[inline]
     pub fn region_of(&self, e: Eix) -> RegionIdx {
-        RegionIdx(self.region[e.idx()])
+        RegionIdx(self.cols.region.get(e.idx()))
     }
 
     /// Source position of a live entry.
     #[inline]
     pub fn pos(&self, e: Eix) -> SourcePos {
-        self.pos[e.idx()]
+        self.positions[self.cols.pos[e.idx()] as usize]
     }
 
     /// Number of dense indices (live and free): the length every `Eix` side table needs.
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.kind.len()
+        self.cols.len()
     }
 
     /// Number of live entries.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.live
     }
 
     /// Whether the world has no entries.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.live == 0
     }
 
     /// Live entries in dense order.
     pub fn entries(&self) -> impl Iterator<Item = Eix> + '_ {
-        (0..self.kind.len() as u32)
+        (0..self.cols.len() as u32)
             .map(Eix)
             .filter(|&e| self.is_live(e))
     }
@@ -526,11 +474,31 @@ impl Il {
             col: col.min(u16::MAX as u32) as u16,
             file,
         };
+        self.cursor_pos = u32::MAX;
     }
 
     /// The current-position cursor.
     pub fn position(&self) -> SourcePos {
         self.cursor
+    }
+
+    /// The interned index of the cursor position (interned on first use).
+    #[inline(always)]
+    pub(super) fn cursor_index(&mut self) -> u32 {
+        if self.cursor_pos == u32::MAX {
+            self.cursor_pos = self.intern_position(self.cursor);
+        }
+        self.cursor_pos
+    }
+
+    /// The index of `p` in the position table: the last element when equal (positions
+    /// come in runs), else a new one.
+    #[inline]
+    pub(super) fn intern_position(&mut self, p: SourcePos) -> u32 {
+        if self.positions.last() != Some(&p) {
+            self.positions.push(p);
+        }
+        (self.positions.len() - 1) as u32
     }
 
     // ---- regions -----------------------------------------------------------------------
@@ -596,8 +564,11 @@ impl Il {
             return Err(IlError::BadRegion(r.0));
         }
         let entries = std::mem::take(&mut self.regions[r.idx()].entries);
-        for &e in &entries {
-            if self.is_live(e) && self.region[e.idx()] == r.0 {
+        // Last first: the free list then hands the indices out in ascending order again,
+        // so the next region's entries form runs too.
+        let order: Vec<Eix> = entries.iter().collect();
+        for &e in order.iter().rev() {
+            if self.is_live(e) && self.cols.region.get(e.idx()) == r.0 {
                 self.release(e);
             }
         }
@@ -625,14 +596,16 @@ impl Il {
 
     /// Frees one dense index: drops its ID, row and edges.
     fn release(&mut self, e: Eix) {
-        let k = self.kind[e.idx()];
-        let row = self.row[e.idx()];
-        self.ids.remove(self.id[e.idx()]);
+        let k = self.cols.kind[e.idx()];
+        let row = self.cols.row[e.idx()];
+        // Even: IDs of this life stop resolving.
+        self.cols.gen[e.idx()] = self.cols.gen[e.idx()].wrapping_add(1);
+        self.live -= 1;
         self.tables.reset_row(k, row, Eix::NONE);
         self.free_rows[k as usize].push(row);
-        let l = k.layout();
-        self.edge_garbage += l.lists.len() + self.span[e.idx()].nchild as usize + l.refs.len();
-        self.kind[e.idx()] = EntryKind::None;
+        let (begin, _, end) = self.block(e);
+        self.edge_garbage += end - begin;
+        self.cols.kind[e.idx()] = EntryKind::None;
         for f in &mut self.flags {
             f.set(e.idx(), false);
         }
@@ -659,7 +632,7 @@ impl Il {
             r.entries.retain(|e| !dead.get(e.idx()));
         }
         for slot in [&mut self.primary_scope, &mut self.main_routine] {
-            if slot.is_some_and(|id| self.ids.get(id).is_none()) {
+            if slot.is_some_and(|id| generation::resolve(&self.cols.gen, id).is_none()) {
                 *slot = None;
             }
         }
@@ -675,7 +648,7 @@ impl Il {
 
     // ---- allocation --------------------------------------------------------------------
 
-    fn target_region(&self, kind: EntryKind) -> Result<RegionIdx, IlError> {
+    pub(super) fn target_region(&self, kind: EntryKind) -> Result<RegionIdx, IlError> {
         match kind.region_rule() {
             RegionRule::FileScope | RegionRule::SameRegionAs => Ok(RegionIdx::FILE_SCOPE),
             RegionRule::Dual => Ok(self.current),
@@ -724,17 +697,17 @@ impl Il {
         Ok(self.alloc_in(kind, r))
     }
 
-    /// Allocates a variable: locals (`storage_class <= 2`: auto, register, parameter) go to
-    /// the current region, globals/statics/externs to file scope.
-    pub fn alloc_variable(&mut self, storage_class: u8) -> Result<EntryId, IlError> {
-        let r = if storage_class <= 2 {
+    /// Allocates a variable: locals ([`StorageClass::is_local`]: auto, register,
+    /// parameter) go to the current region, globals/statics/externs to file scope.
+    pub fn alloc_variable(&mut self, storage_class: StorageClass) -> Result<EntryId, IlError> {
+        let r = if storage_class.is_local() {
             self.current
         } else {
             RegionIdx::FILE_SCOPE
         };
         let id = self.alloc_in(EntryKind::Variable, r);
-        let row = self.row(self.eix(id)?) as usize;
-        self.tables.variable.storage_class[row] = storage_class;
+        let e = self.eix(id)?;
+        self.variable_mut(e).set_storage_class(storage_class);
         Ok(id)
     }
 
@@ -758,12 +731,12 @@ impl Il {
             }
             None => self.tables.push_default(kind, e),
         };
-        let id = self.ids.insert(e);
-        let span = self.new_span(kind);
-        self.set_dense(e, Dense::new(kind, row, r, id, span, self.cursor));
+        let start = self.new_block(kind);
+        let pos = self.cursor_index();
+        self.set_dense(e, kind, row, r, start, pos);
         self.stamp_flags(e, r);
         self.enlist(kind, e, r);
-        id
+        self.id_of(e)
     }
 
     /// Clones each of `srcs` into region `r`, in order, appending the clones to `out`
@@ -794,28 +767,26 @@ impl Il {
         let keep = self.free_eix.len() - take;
         out.extend(self.free_eix[keep..].iter().rev());
         self.free_eix.truncate(keep);
-        let first = self.kind.len();
+        let first = self.cols.len();
         out.extend((first as u32..(first + n - take) as u32).map(Eix));
         self.grow_dense(first + n - take);
         let dst = &out[base..];
         self.clone_rows_of(srcs, dst);
-        let len = self.kind.len();
-        let (id, region, pos) = (
-            &mut self.id[..len],
-            &mut self.region[..len],
-            &mut self.pos[..len],
-        );
+        let cursor = if keep_pos { 0 } else { self.cursor_index() };
+        let len = self.cols.len();
+        self.cols.region.set_many(dst, r.0);
+        let (gen, pos) = (&mut self.cols.gen[..len], &mut self.cols.pos[..len]);
         for &e in dst {
-            id[e.idx()] = self.ids.insert(e);
-            region[e.idx()] = r.0;
+            gen[e.idx()] = gen[e.idx()].wrapping_add(1);
         }
+        self.live += n;
         if keep_pos {
             for (&s, &e) in srcs.iter().zip(dst) {
                 pos[e.idx()] = pos[s.idx()];
             }
         } else {
             for &e in dst {
-                pos[e.idx()] = self.cursor;
+                pos[e.idx()] = cursor;
             }
         }
         self.clone_edge_blocks(srcs, dst);
@@ -839,26 +810,37 @@ impl Il {
         }
         if r == RegionIdx::FILE_SCOPE {
             for &e in dst {
-                self.kind_lists[self.kind[e.idx()] as usize].push(e);
+                self.kind_lists[self.cols.kind[e.idx()] as usize].push(e);
             }
         } else {
             self.regions[r.idx()].entries.extend_from_slice(dst);
         }
+        let constants = self.batch.count[EntryKind::Constant as usize] != 0;
         self.clone_strings_of(srcs, dst);
+        if constants {
+            // A clone's share key was copied from its original, which may live in
+            // another region: only the key's file-scope bit can differ.
+            let fs = if r == RegionIdx::FILE_SCOPE {
+                SHARE_KEY_FILE_SCOPE
+            } else {
+                0
+            };
+            let keys = &mut self.tables.constant.share_key;
+            for &e in dst {
+                if self.cols.kind[e.idx()] == EntryKind::Constant {
+                    let k = &mut keys[self.cols.row[e.idx()] as usize];
+                    if *k != NO_SHARE_KEY {
+                        k[0] = (k[0] & !SHARE_KEY_FILE_SCOPE) | fs;
+                    }
+                }
+            }
+        }
     }
 
     /// Grows the per-entry columns to `len` dense indices (new ones free until written;
     /// flag columns grow as bits are set, as for single allocations).
     fn grow_dense(&mut self, len: usize) {
-        if len <= self.kind.len() {
-            return;
-        }
-        self.kind.resize(len, EntryKind::None);
-        self.row.resize(len, 0);
-        self.region.resize(len, 0);
-        self.id.resize(len, EntryId::default());
-        self.span.resize(len, Span::default());
-        self.pos.resize(len, SourcePos::default());
+        self.cols.grow_to(len);
     }
 
     /// The batch clone's kinds and rows: writes each clone's kind and row, and copies the
@@ -868,8 +850,8 @@ impl Il {
         b.reset();
         // Kinds come in runs (a copied tree's expressions, then its constants): counted
         // per run, not through memory per entry.
-        let n = self.kind.len();
-        let kind = &mut self.kind[..n];
+        let n = self.cols.len();
+        let kind = &mut self.cols.kind[..n];
         let (mut cur, mut run) = (EntryKind::None, 0);
         for (&s, &e) in srcs.iter().zip(dst) {
             let k = kind[s.idx()];
@@ -900,7 +882,7 @@ impl Il {
         }
         b.from.resize(at, 0);
         b.eix.resize(at, Eix::NONE);
-        let (kind, row) = (&self.kind[..n], &mut self.row[..n]);
+        let (kind, row) = (&self.cols.kind[..n], &mut self.cols.row[..n]);
         let (from, to, eix) = (&mut b.from[..at], &b.to[..at], &mut b.eix[..at]);
         let (mut cur, mut slot) = (EntryKind::None, 0);
         for (&s, &e) in srcs.iter().zip(dst) {
@@ -927,32 +909,30 @@ impl Il {
         }
     }
 
-    /// The batch clone's edge blocks: each source block (list header, children,
-    /// references) copied to the end of the pool, and each clone's span set. Source
-    /// blocks that follow each other in the pool (a tree cloned in allocation order) are
-    /// copied as one run.
+    /// The batch clone's edge blocks: each source block (references, list lengths,
+    /// children) copied to the end of the pool, and each clone's start set. Source blocks
+    /// that follow each other in the pool (a tree cloned in allocation order) are copied as
+    /// one run.
     fn clone_edge_blocks(&mut self, srcs: &[Eix], dst: &[Eix]) {
-        let n = self.kind.len();
-        let (kind, span) = (&self.kind[..n], &mut self.span[..n]);
+        let n = self.cols.len();
+        let (kind, start) = (&self.cols.kind[..n], &mut self.cols.start[..n]);
         let edges = &mut self.edges;
         // The run being gathered: pool[run..run_end], appended when the next block does
         // not follow it.
         let (mut run, mut run_end, mut o) = (0, 0, edges.len());
         for (&s, &e) in srcs.iter().zip(dst) {
-            let l = kind[s.idx()].layout();
-            let sp = span[s.idx()];
-            let header = sp.start as usize - l.lists.len();
-            let end = (sp.start + sp.nchild) as usize + l.refs.len();
-            if header != run_end {
+            let k = kind[s.idx()];
+            let (nr, nl, _) = block_shape(k);
+            let st = start[s.idx()] as usize;
+            let begin = st - nl - nr;
+            let end = st + nchild_at(edges, k, st);
+            if begin != run_end {
                 edges.extend_from_within(run..run_end);
-                run = header;
+                run = begin;
             }
             run_end = end;
-            span[e.idx()] = Span {
-                start: (o + l.lists.len()) as u32,
-                nchild: sp.nchild,
-            };
-            o += end - header;
+            start[e.idx()] = (o + nr + nl) as u32;
+            o += end - begin;
         }
         edges.extend_from_within(run..run_end);
         debug_assert_eq!(o, edges.len());
@@ -980,8 +960,8 @@ impl Il {
             }
             _ => {
                 for (&s, &e) in srcs.iter().zip(dst) {
-                    let k = self.kind[e.idx()];
-                    let row = self.row[e.idx()];
+                    let k = self.cols.kind[e.idx()];
+                    let row = self.cols.row[e.idx()];
                     if !k.layout().strings.is_empty() && self.tables.has_strings(k, row) {
                         self.copy_strings(k, s, e, row);
                     }
@@ -998,21 +978,17 @@ impl Il {
     /// layout and its edges pointing at live entries.
     pub(crate) fn push_built_entry(&mut self, b: BuiltEntry) -> Eix {
         let kind = b.kind;
-        let e = Eix(self.kind.len() as u32);
+        let e = Eix(self.cols.len() as u32);
         let i = e.idx();
-        let nref = kind.layout().refs.len();
+        let (nr, nl, _) = block_shape(kind);
         debug_assert!(
-            self.edges.len() >= kind.layout().lists.len() + b.nchild as usize + nref,
+            self.edges.len() >= nr + nl + b.nchild as usize,
             "the entry's block ends the pool"
         );
-        let start = (self.edges.len() - nref - b.nchild as usize) as u32;
-        let id = self.ids.insert(e);
-        let span = Span {
-            start,
-            nchild: b.nchild,
-        };
+        let start = (self.edges.len() - b.nchild as usize) as u32;
+        let pos = self.intern_position(b.pos);
         // `e` is one past the end: the per-entry columns are pushed with their values.
-        self.set_dense(e, Dense::new(kind, b.row, b.region, id, span, b.pos));
+        self.set_dense(e, kind, b.row, b.region, start, pos);
         let mut dense = (b.flags | 1 << Flag::Allocated as u8) & !(1 << Flag::SecondaryIl as u8);
         while dense != 0 {
             self.flags[dense.trailing_zeros() as usize].set(i, true);
@@ -1023,60 +999,59 @@ impl Il {
             self.secondary.insert(e.0);
         }
         self.enlist(kind, e, b.region);
+        self.refresh_derived(kind, e);
         e
-    }
-
-    /// The edge pool, to append the block of the next [`Il::push_built_entry`] to in
-    /// place (the bulk builder's primitive; anything else appended is garbage the
-    /// builder must not leave behind).
-    pub(crate) fn edges_for_build(&mut self) -> &mut Vec<Eix> {
-        &mut self.edges
     }
 
     /// Sets string field `index` of a live entry by dense index (as [`Il::set_string`]).
     pub(crate) fn set_string_eix(&mut self, e: Eix, index: usize, bytes: &[u8]) {
         let k = self.kind(e);
-        if k.layout().strings[index].string_kind == 25 {
+        if k.layout().strings[index].string_kind == EntryKind::StringText as u8 {
             self.counters.string_literal_bytes += bytes.len() as u64;
         }
-        let s = self.regions[self.region[e.idx()] as usize]
+        let s = self.regions[self.cols.region.get(e.idx()) as usize]
             .strings
             .push(bytes);
         let row = self.row(e);
         self.tables.set_string(k, row, index, s);
-    }
-
-    /// Edge slots no entry owns any more (compaction reclaims them).
-    pub(crate) fn edge_garbage(&self) -> usize {
-        self.edge_garbage
+        self.refresh_derived(k, e);
     }
 
     /// The dense index the next entry takes: a freed one, else one past the end (which
     /// [`Il::set_dense`] then appends).
     #[inline]
-    fn next_dense_slot(&mut self) -> Eix {
-        self.free_eix.pop().unwrap_or(Eix(self.kind.len() as u32))
+    pub(super) fn next_dense_slot(&mut self) -> Eix {
+        self.free_eix.pop().unwrap_or(Eix(self.cols.len() as u32))
     }
 
-    /// Writes `e`'s per-entry columns: in place for a recycled index, pushed with their
-    /// values for a new one (no default written first).
+    /// Writes `e`'s per-entry columns and makes it live (its generation odd): in place
+    /// for a recycled index, pushed with their values for a new one (no default written
+    /// first).
     #[inline(always)]
-    fn set_dense(&mut self, e: Eix, d: Dense) {
+    pub(super) fn set_dense(
+        &mut self,
+        e: Eix,
+        kind: EntryKind,
+        row: u32,
+        r: RegionIdx,
+        start: u32,
+        pos: u32,
+    ) {
         let i = e.idx();
-        if i == self.kind.len() {
-            self.kind.push(d.kind);
-            self.row.push(d.row);
-            self.region.push(d.region);
-            self.id.push(d.id);
-            self.span.push(d.span);
-            self.pos.push(d.pos);
+        self.live += 1;
+        let mut v = EntryRow {
+            kind,
+            row,
+            region: r.0,
+            gen: 1,
+            start,
+            pos,
+        };
+        if i == self.cols.len() {
+            self.cols.push(v);
         } else {
-            self.kind[i] = d.kind;
-            self.row[i] = d.row;
-            self.region[i] = d.region;
-            self.id[i] = d.id;
-            self.span[i] = d.span;
-            self.pos[i] = d.pos;
+            v.gen = self.cols.gen[i].wrapping_add(1);
+            self.cols.set(i, v);
         }
     }
 
@@ -1084,8 +1059,8 @@ impl Il {
     fn copy_strings(&mut self, kind: EntryKind, from: Eix, to: Eix, tr: u32) {
         let strs = self.tables.strings(kind, self.row(from));
         let (fr, tr_region) = (
-            self.region[from.idx()] as usize,
-            self.region[to.idx()] as usize,
+            self.cols.region.get(from.idx()) as usize,
+            self.cols.region.get(to.idx()) as usize,
         );
         for (i, &s) in strs.as_slice().iter().enumerate() {
             if s.is_some() {
@@ -1110,7 +1085,7 @@ impl Il {
     /// Counts a new entry and lists it: file-scope entries in their kind's list (the
     /// walk's order), others in their region's.
     #[inline(always)]
-    fn enlist(&mut self, kind: EntryKind, e: Eix, r: RegionIdx) {
+    pub(super) fn enlist(&mut self, kind: EntryKind, e: Eix, r: RegionIdx) {
         self.counts[kind as usize] += 1;
         if r == RegionIdx::FILE_SCOPE {
             self.kind_lists[kind as usize].push(e);
@@ -1122,7 +1097,7 @@ impl Il {
     /// Sets the prefix flags of a new entry. Its bits are clear already: a dense index is
     /// either new (past every column's end) or was released, which clears them all.
     #[inline(always)]
-    fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
+    pub(super) fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
         // Straight-line: allocated always, the other two as the mask says.
         let m = self.new_entry_flags(r);
         let i = e.idx();
@@ -1151,435 +1126,26 @@ impl Il {
         m
     }
 
-    fn new_span(&mut self, kind: EntryKind) -> Span {
-        let l = kind.layout();
-        for _ in 0..l.lists.len() {
-            self.edges.push(Eix(0));
-        }
-        let start = self.edges.len() as u32;
-        for _ in 0..l.singles.len() + l.refs.len() {
-            self.edges.push(Eix::NONE);
-        }
-        Span {
-            start,
-            nchild: l.singles.len() as u32,
-        }
-    }
-
-    // ---- edges -------------------------------------------------------------------------
-
-    /// The children of `e` (single slots, `Eix::NONE` when unset, then list items): the one
-    /// slice walks and marking iterate.
+    /// Asserts that `e` is a live entry of `kind` (the typed accessors' precondition).
+    ///
+    /// # Panics
+    /// If it is not.
     #[inline]
-    pub fn children(&self, e: Eix) -> &[Eix] {
-        let s = self.span[e.idx()];
-        &self.edges[s.start as usize..(s.start + s.nchild) as usize]
+    pub(crate) fn expect_kind(&self, e: Eix, kind: EntryKind) {
+        let k = self
+            .cols
+            .kind
+            .get(e.idx())
+            .copied()
+            .unwrap_or(EntryKind::None);
+        assert!(k == kind, "{e} is a {}, not a {}", k.name(), kind.name());
     }
 
-    /// The reference slots of `e` (`Eix::NONE` when unset).
-    #[inline]
-    pub fn refs(&self, e: Eix) -> &[Eix] {
-        let s = self.span[e.idx()];
-        let n = self.kind(e).layout().refs.len() as u32;
-        let a = s.start + s.nchild;
-        &self.edges[a as usize..(a + n) as usize]
-    }
-
-    /// Hints the cache to load `e`'s span and kind (stage one of a two-stage prefetch in
-    /// marking kernels whose visit order is known ahead).
+    /// Called by every typed setter after it wrote a value column of `e` (of `kind`, a
+    /// constant at each call site): where derived columns are kept in step.
     #[inline(always)]
-    pub fn prefetch_entry(&self, e: Eix) {
-        if let (Some(s), Some(k)) = (self.span.get(e.idx()), self.kind.get(e.idx())) {
-            prefetch(s);
-            prefetch(k);
-        }
-    }
-
-    /// Hints the cache to load `e`'s edge block (stage two: `e`'s span should be cached).
-    #[inline(always)]
-    pub fn prefetch_edges(&self, e: Eix) {
-        if let Some(s) = self.span.get(e.idx()) {
-            if let Some(p) = self.edges.get(s.start as usize) {
-                prefetch(p);
-            }
-        }
-    }
-
-    /// Raw access for marking kernels: the pool and the start/child-count of `e`.
-    #[inline]
-    pub fn edge_pool(&self) -> &[Eix] {
-        &self.edges
-    }
-
-    /// `(start, nchild)` of `e` in [`Il::edge_pool`].
-    #[inline]
-    pub fn child_span(&self, e: Eix) -> (u32, u32) {
-        let s = self.span[e.idx()];
-        (s.start, s.nchild)
-    }
-
-    fn expect(&self, id: EntryId, kind: EntryKind) -> Result<Eix, IlError> {
-        let e = self.eix(id)?;
-        let k = self.kind(e);
-        if k != kind {
-            return Err(IlError::WrongOwner {
-                field_owner: kind,
-                entry: k,
-            });
-        }
-        Ok(e)
-    }
-
-    fn check_owner(&self, e: Eix, owner: EntryKind) -> Result<(), IlError> {
-        let k = self.kind(e);
-        if k != owner {
-            return Err(IlError::WrongOwner {
-                field_owner: owner,
-                entry: k,
-            });
-        }
-        Ok(())
-    }
-
-    fn check_target(&self, target: Option<EntryKind>, child: Eix) -> Result<(), IlError> {
-        if let Some(t) = target {
-            let found = self.kind(child);
-            if found != t {
-                return Err(IlError::WrongTarget { expected: t, found });
-            }
-        }
-        Ok(())
-    }
-
-    /// Sets a single-child field.
-    ///
-    /// # Errors
-    /// Stale IDs, a field of another kind, or a child of the wrong kind.
-    pub fn set_child(
-        &mut self,
-        parent: EntryId,
-        f: ChildField,
-        child: Option<EntryId>,
-    ) -> Result<(), IlError> {
-        let p = self.eix(parent)?;
-        let c = match child {
-            Some(c) => self.eix(c)?,
-            None => Eix::NONE,
-        };
-        self.set_child_eix(p, f, c)
-    }
-
-    /// [`Il::set_child`] by dense index (`Eix::NONE` clears the slot).
-    ///
-    /// # Errors
-    /// A field of another kind, or a child of the wrong kind.
-    pub fn set_child_eix(&mut self, p: Eix, f: ChildField, c: Eix) -> Result<(), IlError> {
-        self.check_owner(p, f.owner)?;
-        if !c.is_none() {
-            self.check_target(f.target, c)?;
-        }
-        let s = self.span[p.idx()];
-        self.edges[(s.start + f.slot) as usize] = c;
-        Ok(())
-    }
-
-    /// Reads a single-child field.
-    pub fn child(&self, parent: EntryId, f: ChildField) -> Result<Option<EntryId>, IlError> {
-        let p = self.expect(parent, f.owner)?;
-        Ok(self.child_eix(p, f).map(|c| self.id_of(c)))
-    }
-
-    /// Reads a single-child field by dense index (`None` when unset).
-    #[inline]
-    pub fn child_eix(&self, p: Eix, f: ChildField) -> Option<Eix> {
-        let c = self.edges[(self.span[p.idx()].start + f.slot) as usize];
-        (!c.is_none()).then_some(c)
-    }
-
-    /// Sets a reference field.
-    pub fn set_ref(
-        &mut self,
-        parent: EntryId,
-        f: RefField,
-        target: Option<EntryId>,
-    ) -> Result<(), IlError> {
-        let p = self.eix(parent)?;
-        let c = match target {
-            Some(c) => self.eix(c)?,
-            None => Eix::NONE,
-        };
-        self.set_ref_eix(p, f, c)
-    }
-
-    /// [`Il::set_ref`] by dense index (`Eix::NONE` clears the slot).
-    ///
-    /// # Errors
-    /// A field of another kind, or a target of the wrong kind.
-    pub fn set_ref_eix(&mut self, p: Eix, f: RefField, c: Eix) -> Result<(), IlError> {
-        self.check_owner(p, f.owner)?;
-        if !c.is_none() {
-            self.check_target(f.target, c)?;
-        }
-        let s = self.span[p.idx()];
-        self.edges[(s.start + s.nchild + f.slot) as usize] = c;
-        Ok(())
-    }
-
-    /// Reads a reference field by dense index.
-    #[inline]
-    pub fn ref_eix(&self, p: Eix, f: RefField) -> Option<Eix> {
-        let s = self.span[p.idx()];
-        let c = self.edges[(s.start + s.nchild + f.slot) as usize];
-        (!c.is_none()).then_some(c)
-    }
-
-    /// Reads a reference field.
-    pub fn get_ref(&self, parent: EntryId, f: RefField) -> Result<Option<EntryId>, IlError> {
-        let p = self.expect(parent, f.owner)?;
-        Ok(self.ref_eix(p, f).map(|c| self.id_of(c)))
-    }
-
-    fn list_bounds(&self, p: Eix, list: u32) -> (usize, usize) {
-        let s = self.span[p.idx()];
-        let l = self.kind(p).layout();
-        let nl = l.lists.len();
-        let header = s.start as usize - nl;
-        let mut off = s.start as usize + l.singles.len();
-        for i in 0..list as usize {
-            off += self.edges[header + i].0 as usize;
-        }
-        (off, off + self.edges[header + list as usize].0 as usize)
-    }
-
-    /// The items of a list field by dense index.
-    pub fn list_eix(&self, p: Eix, f: ListField) -> &[Eix] {
-        let (a, b) = self.list_bounds(p, f.list);
-        &self.edges[a..b]
-    }
-
-    /// The items of a list field.
-    pub fn list(&self, parent: EntryId, f: ListField) -> Result<Vec<EntryId>, IlError> {
-        let p = self.expect(parent, f.owner)?;
-        Ok(self.list_eix(p, f).iter().map(|&c| self.id_of(c)).collect())
-    }
-
-    /// Appends to a list field. The entry's edge block moves to the end of the pool when it
-    /// is not already last (its old block becomes garbage, compacted later).
-    pub fn push_list(
-        &mut self,
-        parent: EntryId,
-        f: ListField,
-        child: EntryId,
-    ) -> Result<(), IlError> {
-        let (p, c) = (self.eix(parent)?, self.eix(child)?);
-        self.push_list_field_eix(p, f, c)
-    }
-
-    /// [`Il::push_list`] by dense index.
-    ///
-    /// # Errors
-    /// A field of another kind, or a child of the wrong kind.
-    pub fn push_list_field_eix(&mut self, p: Eix, f: ListField, c: Eix) -> Result<(), IlError> {
-        self.check_owner(p, f.owner)?;
-        self.check_target(f.target, c)?;
-        self.push_list_eix(p, f.list, c);
-        Ok(())
-    }
-
-    pub(crate) fn push_list_eix(&mut self, p: Eix, list: u32, c: Eix) {
-        let l = self.kind(p).layout();
-        let nl = l.lists.len();
-        let nref = l.refs.len();
-        let s = self.span[p.idx()];
-        let block_end = (s.start + s.nchild) as usize + nref;
-        if block_end != self.edges.len() {
-            // Relocate the whole block (header, children, refs) to the end of the pool.
-            let header = s.start as usize - nl;
-            let old = header..block_end;
-            self.edge_garbage += old.len();
-            self.edges.extend_from_within(old);
-            let new_start = self.edges.len() - (block_end - s.start as usize);
-            self.span[p.idx()].start = new_start as u32;
-        }
-        let (_, end) = self.list_bounds(p, list);
-        self.edges.insert(end, c);
-        let s = &mut self.span[p.idx()];
-        s.nchild += 1;
-        let header = s.start as usize - nl;
-        self.edges[header + list as usize].0 += 1;
-    }
-
-    /// Removes list items for which `keep` returns false (an entry filter on a list).
-    pub fn retain_list(&mut self, p: Eix, f: ListField, mut keep: impl FnMut(Eix) -> bool) {
-        let (a, b) = self.list_bounds(p, f.list);
-        let items: Vec<Eix> = self.edges[a..b].to_vec();
-        let kept: Vec<Eix> = items.iter().copied().filter(|&c| keep(c)).collect();
-        let removed = items.len() - kept.len();
-        if removed == 0 {
-            return;
-        }
-        self.edges[a..a + kept.len()].copy_from_slice(&kept);
-        // Shift the rest of the block left over the hole; the tail becomes garbage.
-        let l = self.kind(p).layout();
-        let s = self.span[p.idx()];
-        let block_end = (s.start + s.nchild) as usize + l.refs.len();
-        self.edges.copy_within(b..block_end, a + kept.len());
-        for i in block_end - removed..block_end {
-            self.edges[i] = Eix::NONE;
-        }
-        self.edge_garbage += removed;
-        let header = s.start as usize - l.lists.len();
-        self.edges[header + f.list as usize].0 -= removed as u32;
-        self.span[p.idx()].nchild -= removed as u32;
-    }
-
-    /// The list lengths of `p`, one per list field (the block's header; lists follow the
-    /// single slots in `children(p)`, in this order).
-    #[inline]
-    pub(crate) fn list_lengths(&self, p: Eix) -> &[Eix] {
-        let s = self.span[p.idx()].start as usize;
-        let nl = self.kind(p).layout().lists.len();
-        &self.edges[s - nl..s]
-    }
-
-    /// `(offset in children(p), length)` of list `list` of `p`.
-    pub fn list_pos(&self, p: Eix, list: u32) -> (usize, usize) {
-        let (a, b) = self.list_bounds(p, list);
-        (a - self.span[p.idx()].start as usize, b - a)
-    }
-
-    /// Removes item `item` of list `list` of `p` (an entry filter returning none).
-    pub fn remove_list_item(&mut self, p: Eix, list: u32, item: usize) {
-        let l = self.kind(p).layout();
-        let (a, b) = self.list_bounds(p, list);
-        debug_assert!(a + item < b);
-        let s = self.span[p.idx()];
-        let block_end = (s.start + s.nchild) as usize + l.refs.len();
-        self.edges.copy_within(a + item + 1..block_end, a + item);
-        self.edges[block_end - 1] = Eix::NONE;
-        self.edge_garbage += 1;
-        let header = s.start as usize - l.lists.len();
-        self.edges[header + list as usize].0 -= 1;
-        self.span[p.idx()].nchild -= 1;
-    }
-
-    /// Replaces the child at position `i` of `children(p)` (an entry-replace remap).
-    pub fn replace_child_at(&mut self, p: Eix, i: usize, c: Eix) {
-        let s = self.span[p.idx()];
-        debug_assert!(i < s.nchild as usize);
-        self.edges[s.start as usize + i] = c;
-    }
-
-    /// The children of `e`, writable in place (the copier relocates a cloned block's
-    /// children through this).
-    #[inline]
-    pub(crate) fn children_mut(&mut self, e: Eix) -> &mut [Eix] {
-        let s = self.span[e.idx()];
-        &mut self.edges[s.start as usize..(s.start + s.nchild) as usize]
-    }
-
-    /// Replaces reference slot `i` of `p`.
-    pub fn replace_ref_at(&mut self, p: Eix, i: usize, c: Eix) {
-        let s = self.span[p.idx()];
-        self.edges[(s.start + s.nchild) as usize + i] = c;
-    }
-
-    fn maybe_compact(&mut self) {
-        if self.edge_garbage > 1024 && self.edge_garbage * 2 > self.edges.len() {
-            self.compact_edges_in_place();
-        }
-    }
-
-    /// Rebuilds the edge pool without garbage, in dense order.
-    pub fn compact_edges(&mut self) {
-        let mut pool =
-            Vec::with_capacity(self.edges.len() - self.edge_garbage.min(self.edges.len()));
-        for i in 0..self.kind.len() {
-            let k = self.kind[i];
-            if k == EntryKind::None {
-                continue;
-            }
-            let l = k.layout();
-            let s = self.span[i];
-            let header = s.start as usize - l.lists.len();
-            let end = (s.start + s.nchild) as usize + l.refs.len();
-            let new_start = pool.len() + l.lists.len();
-            pool.extend_from_slice(&self.edges[header..end]);
-            self.span[i].start = new_start as u32;
-        }
-        self.edges = pool;
-        self.edge_garbage = 0;
-    }
-
-    /// Compacts the edge pool in place (what freeing regions triggers): live blocks slide
-    /// down in pool order, garbage goes, and the pool keeps its capacity, so the next
-    /// appends reuse pages already touched instead of growing a fresh allocation. Unlike
-    /// [`Il::compact_edges`] it never holds two pools at once (builders that end with a
-    /// compaction use it to keep their peak memory down, then may shrink the pool).
-    pub fn compact_edges_in_place(&mut self) {
-        let block = |il: &Il, i: usize| {
-            let l = il.kind[i].layout();
-            let s = il.span[i];
-            (
-                s.start as usize - l.lists.len(),
-                (s.start + s.nchild) as usize + l.refs.len(),
-            )
-        };
-        let live = (0..self.kind.len()).filter(|&i| self.kind[i] != EntryKind::None);
-        // Blocks usually lie in dense order; sort by position only when they do not.
-        let mut prev = 0;
-        let mut in_order = true;
-        for i in live.clone() {
-            let (h, _) = block(self, i);
-            if h < prev {
-                in_order = false;
-                break;
-            }
-            prev = h;
-        }
-        let mut order: Vec<u32> = Vec::new();
-        if !in_order {
-            // By where each block begins (its header), not by `span.start`: a block
-            // without lists can start where another's header ends, and sliding it first
-            // would overwrite that header before it is copied.
-            order = live.clone().map(|i| i as u32).collect();
-            order.sort_unstable_by_key(|&i| block(self, i as usize));
-        }
-        let mut w = 0usize;
-        let mut slide = |il: &mut Il, i: usize| {
-            let (h, end) = block(il, i);
-            il.edges.copy_within(h..end, w);
-            il.span[i].start = (w + (il.span[i].start as usize - h)) as u32;
-            w += end - h;
-        };
-        if in_order {
-            for i in 0..self.kind.len() {
-                if self.kind[i] != EntryKind::None {
-                    slide(self, i);
-                }
-            }
-        } else {
-            for &i in &order {
-                slide(self, i as usize);
-            }
-        }
-        self.edges.truncate(w);
-        self.edge_garbage = 0;
-    }
-
-    /// Compacts the edge pool in place once garbage is a quarter of it (and at least 64 Ki
-    /// slots): builders whose list pushes relocate blocks call this between steps, so
-    /// the pool's touched memory stays near its live size. Amortized O(1) per relocated
-    /// slot; dense indices are untouched.
-    pub fn compact_edges_if_wasteful(&mut self) {
-        if self.edge_garbage > 1 << 16 && self.edge_garbage * 4 > self.edges.len() {
-            self.compact_edges_in_place();
-        }
-    }
-
-    /// Returns the edge pool's unused capacity to the allocator (after a compaction).
-    pub fn shrink_edge_pool(&mut self) {
-        self.edges.shrink_to_fit();
+    pub(crate) fn row_changed(&mut self, kind: EntryKind, e: Eix) {
+        self.refresh_derived(kind, e);
     }
 
     // ---- strings -----------------------------------------------------------------------
@@ -1611,9 +1177,44 @@ impl Il {
         self.set_string(id, index, bytes)
     }
 
+    /// The string fields of `e` in schema order, as handles into its region's arena
+    /// (bytes through [`Il::str_bytes`]).
+    #[inline]
+    pub fn string_handles(&self, e: Eix) -> StrFields {
+        self.tables.strings(self.kind(e), self.row(e))
+    }
+
+    /// Scalar `i` of `e` (its kind's scalar and flag columns in schema order, as
+    /// `SCALAR_NAMES` lists them), widened to i64: what display prints.
+    #[inline]
+    pub fn scalar(&self, e: Eix, i: usize) -> i64 {
+        self.tables.get_scalar(self.kind(e), self.row(e), i)
+    }
+
+    /// Writes `e`'s scalars at their column widths (a binary IL record's scalar part).
+    #[inline]
+    pub(crate) fn write_scalar_bytes(&self, e: Eix, out: &mut [u8]) {
+        self.tables
+            .write_scalar_bytes(self.kind(e), self.row(e), out)
+    }
+
+    /// Appends a row of `kind` for `e` with its scalars read from `b` (the binary IL
+    /// reader's row push; see `Tables::push_row_from_bytes`).
+    #[inline]
+    pub(crate) fn push_row_from_bytes(
+        &mut self,
+        kind: EntryKind,
+        e: Eix,
+        b: &[u8],
+    ) -> Result<u32, &'static str> {
+        self.tables.push_row_from_bytes(kind, e, b)
+    }
+
     /// The bytes of a string handle held by entry `e`.
     pub fn str_bytes(&self, e: Eix, s: Str) -> &[u8] {
-        self.regions[self.region[e.idx()] as usize].strings.get(s)
+        self.regions[self.cols.region.get(e.idx()) as usize]
+            .strings
+            .get(s)
     }
 
     /// The bytes of string field `index` of `e`.
@@ -1636,16 +1237,20 @@ impl Il {
     /// (`ek_reclaimed`) until it is reused.
     pub fn free_expr_node(&mut self, id: EntryId) -> Result<(), IlError> {
         let e = self.expect(id, EntryKind::ExprNode)?;
-        let row = self.row(e) as usize;
-        self.tables.expr_node.expr_kind[row] = super::kinds::EXPR_RECLAIMED;
+        self.expr_mut(e).set_expr_kind(ExprKind::Reclaimed);
         self.free_lists[FreeListKind::ExprNode as usize].push(e.0);
         Ok(())
     }
 
     /// Allocates an expression node, reusing a reclaimed one first (keeping keep_in_il, as
     /// the seed's allocator keeps bit 7), then sets its kind.
-    pub fn alloc_expr_node(&mut self, expr_kind: u8) -> Result<EntryId, IlError> {
-        super::kinds::check_expr_kind(expr_kind)?;
+    ///
+    /// # Errors
+    /// [`IlError::BadKind`] for [`ExprKind::Reclaimed`] (only the free list sets it).
+    pub fn alloc_expr_node(&mut self, expr_kind: ExprKind) -> Result<EntryId, IlError> {
+        if expr_kind == ExprKind::Reclaimed {
+            return Err(IlError::BadKind("set_expr_node_kind: bad kind"));
+        }
         let id = self.alloc_recycled(FreeListKind::ExprNode, EntryKind::ExprNode, true)?;
         super::kinds::set_expr_node_kind(self, id, expr_kind)?;
         Ok(id)
@@ -1653,8 +1258,10 @@ impl Il {
 
     /// Allocates a local constant from the constant free list (keep_in_il survives
     /// recycling) and counts it as borrowed until [`Il::free_local_constant`].
-    pub fn alloc_local_constant(&mut self, constant_kind: u8) -> Result<EntryId, IlError> {
-        super::kinds::check_constant_kind(constant_kind)?;
+    pub fn alloc_local_constant(
+        &mut self,
+        constant_kind: ConstantKind,
+    ) -> Result<EntryId, IlError> {
         let id = self.alloc_recycled(FreeListKind::Constant, EntryKind::Constant, true)?;
         super::kinds::set_constant_kind(self, id, constant_kind)?;
         self.borrowed_local_constants += 1;
@@ -1839,39 +1446,50 @@ impl Il {
         self.tables.copy_row(k, fr, tr);
         // Strings go into the destination's region.
         self.copy_strings(k, from, to, tr);
-        // Edges: copy the header + block as a fresh block at the pool's end.
-        let l = k.layout();
-        let s = self.span[from.idx()];
-        let header = s.start as usize - l.lists.len();
-        let end = (s.start + s.nchild) as usize + l.refs.len();
-        let old = self.span[to.idx()];
-        self.edge_garbage += l.lists.len() + old.nchild as usize + l.refs.len();
-        self.edges.extend_from_within(header..end);
-        let new_start = self.edges.len() - (end - s.start as usize);
-        self.span[to.idx()] = Span {
-            start: new_start as u32,
-            nchild: s.nchild,
-        };
-        self.pos[to.idx()] = self.pos[from.idx()];
+        // Edges: copy the whole block as a fresh block at the pool's end.
+        let (begin, start, end) = self.block(from);
+        let (ob, _, oe) = self.block(to);
+        self.edge_garbage += oe - ob;
+        let at = self.edges.len();
+        self.edges.extend_from_within(begin..end);
+        self.cols.start[to.idx()] = (at + (start - begin)) as u32;
+        self.cols.pos[to.idx()] = self.cols.pos[from.idx()];
+        self.edge_changed(to);
     }
 
     // ---- bytes ---------------------------------------------------------------------------
 
-    /// Bytes of the per-entry columns for one entry (kind, row, region, id, span, position,
-    /// handle slot, six flag bits rounded up to one byte) and its slot in the one list
-    /// that holds it: the per-kind allocation list (file scope) or its function region's.
+    /// Bytes of the per-entry columns for one entry (kind, row, region, generation, block
+    /// start, position index, six flag bits rounded up to one byte). The list that holds
+    /// the entry ([`Il::list_bytes`]) and the interned position table
+    /// ([`Il::position_table_bytes`]) are counted apart.
     pub const fn per_entry_column_bytes() -> usize {
-        1 + 4 + 4 + 8 + 8 + 8 + 8 + 1 + 4
+        EntryCols::bytes_per_entry() + 1
+    }
+
+    /// Bytes `e` takes in the one list that holds it: a 4-byte slot of its kind's
+    /// allocation list at file scope; its share of its function region's runs otherwise.
+    pub fn list_bytes(&self, e: Eix) -> f64 {
+        let r = self.region_of(e);
+        if r == RegionIdx::FILE_SCOPE {
+            return 4.0;
+        }
+        let l = &self.regions[r.idx()].entries;
+        l.bytes() as f64 / l.len().max(1) as f64
+    }
+
+    /// Bytes of the interned source position table (shared by every entry allocated at
+    /// the same position).
+    pub fn position_table_bytes(&self) -> usize {
+        self.positions.len() * std::mem::size_of::<SourcePos>()
     }
 
     /// Bytes one live entry of `e`'s kind takes in ilkit's layout: per-entry columns, its
-    /// row, and its edge block.
+    /// row, and its edge block (its list share apart: [`Il::list_bytes`]).
     pub fn entry_bytes(&self, e: Eix) -> usize {
         let k = self.kind(e);
-        let l = k.layout();
-        Self::per_entry_column_bytes()
-            + Tables::row_bytes(k)
-            + 4 * (l.lists.len() + self.span[e.idx()].nchild as usize + l.refs.len())
+        let (begin, _, end) = self.block(e);
+        self.cols.bytes_per_entry_now() + 1 + Tables::row_bytes(k) + 4 * (end - begin)
     }
 
     /// Epoch counter for walks that need one (incremented per call).
@@ -1901,11 +1519,12 @@ impl Il {
                 continue;
             }
             let k = self.kind(e);
-            let r = self.region[e.idx()] as usize;
+            let r = self.cols.region.get(e.idx()) as usize;
             let nr = *region_map[r].get_or_insert_with(|| out.open_function_region(None));
-            out.cursor = self.pos[e.idx()];
+            out.cursor = self.pos(e);
+            out.cursor_pos = u32::MAX;
             let id = out.alloc_in(k, nr);
-            let ne = out.ids.get(id).expect("a handle just made");
+            let ne = out.eix(id).expect("a handle just made");
             map[e.idx()] = ne;
             out.tables
                 .copy_row_from(&self.tables, k, self.row(e), out.row(ne));
@@ -1961,26 +1580,16 @@ impl Il {
         };
         out.primary_scope = remap_id(&out, self.primary_scope);
         out.main_routine = remap_id(&out, self.main_routine);
-        out.counts.clone_from(&self.counts);
+        out.counts = self.counts;
+        for e in out.entries().collect::<Vec<_>>() {
+            let k = out.kind(e);
+            out.refresh_derived(k, e);
+        }
         out.counters = self.counters;
         out.compact_edges();
         out.debug_verify("relayout");
         (out, map)
     }
-}
-
-/// Hints the cache to load the line holding `p`; a no-op off x86_64.
-#[inline(always)]
-fn prefetch<T>(p: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `_mm_prefetch` only hints the cache and never faults; SSE is part of the
-    // x86_64 baseline; the pointer comes from a live reference. The walk bench
-    // (`ilkit_mark_*`) shows the gain.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// One broken invariant of an [`Il`], found by [`Il::verify`].
@@ -2024,42 +1633,41 @@ impl Il {
         let mut live = 0usize;
         for i in 0..n {
             let e = Eix(i as u32);
-            let k = self.kind[i];
+            let k = self.cols.kind[i];
             if k == EntryKind::None {
                 continue;
             }
             live += 1;
-            if self.ids.get(self.id[i]) != Some(e) {
+            if self.cols.gen[i] & 1 != 1 || self.eix(self.id_of(e)) != Ok(e) {
                 errs.push(VerifyError(format!("{e}: its id does not resolve to it")));
             }
-            if self.tables.row_eix(k, self.row[i]) != e {
+            if self.tables.row_eix(k, self.cols.row[i]) != e {
                 errs.push(VerifyError(format!(
                     "{e}: row {} of {} belongs to {}",
-                    self.row[i],
+                    self.cols.row[i],
                     k.name(),
-                    self.tables.row_eix(k, self.row[i])
+                    self.tables.row_eix(k, self.cols.row[i])
                 )));
             }
-            let r = self.region[i] as usize;
+            let r = self.cols.region.get(i) as usize;
             if !self.regions.get(r).is_some_and(|r| r.live) {
                 errs.push(VerifyError(format!("{e}: lives in closed region {r}")));
             }
             let l = k.layout();
-            let s = self.span[i];
-            let header = (s.start as usize).checked_sub(l.lists.len());
-            let end = (s.start + s.nchild) as usize + l.refs.len();
-            let Some(header) = header.filter(|_| end <= self.edges.len()) else {
+            let (nr, nl, ns) = block_shape(k);
+            let start = self.cols.start[i] as usize;
+            let header = start
+                .checked_sub(nl + nr)
+                .map(|b| b + nr)
+                .filter(|_| start <= self.edges.len());
+            let Some(header) = header else {
                 errs.push(VerifyError(format!("{e}: edge block out of the pool")));
                 continue;
             };
-            let list_total: usize = self.edges[header..s.start as usize]
-                .iter()
-                .map(|x| x.0 as usize)
-                .sum();
-            if l.singles.len() + list_total != s.nchild as usize {
+            let list_total: usize = self.edges[header..start].iter().map(|x| x.0 as usize).sum();
+            if start + ns + list_total > self.edges.len() {
                 errs.push(VerifyError(format!(
-                    "{e}: list headers sum to {list_total} but the block holds {} children",
-                    s.nchild
+                    "{e}: list headers sum to {list_total}, past the end of the pool"
                 )));
                 continue;
             }
@@ -2098,11 +1706,22 @@ impl Il {
             for (slot, info) in l.refs.iter().enumerate() {
                 check(self.refs(e)[slot], info.target, info.name, &mut errs);
             }
+            if k == EntryKind::Constant && self.share_key(e) != self.compute_share_key(e) {
+                errs.push(VerifyError(format!("{e}: its share key is stale")));
+            }
         }
-        if live != self.ids.len() {
+        if live != self.live {
             errs.push(VerifyError(format!(
-                "{live} live entries but {} ids",
-                self.ids.len()
+                "{live} live entries but a count of {}",
+                self.live
+            )));
+        }
+        if let Some(i) =
+            (0..n).find(|&i| (self.cols.gen[i] & 1 == 1) != (self.cols.kind[i] != EntryKind::None))
+        {
+            errs.push(VerifyError(format!(
+                "e{i}: generation {} disagrees with its liveness",
+                self.cols.gen[i]
             )));
         }
         let mut seen = BitSet::with_len(n);
@@ -2123,11 +1742,11 @@ impl Il {
             }
         }
         for (r, reg) in self.regions.iter().enumerate().filter(|(_, r)| r.live) {
-            for &e in &reg.entries {
-                if self.is_live(e) && self.region[e.idx()] as usize != r && r != 0 {
+            for e in reg.entries.iter() {
+                if self.is_live(e) && self.cols.region.get(e.idx()) as usize != r && r != 0 {
                     errs.push(VerifyError(format!(
                         "{e}: listed in region {r} but lives in {}",
-                        self.region[e.idx()]
+                        self.cols.region.get(e.idx())
                     )));
                 }
             }
@@ -2135,7 +1754,7 @@ impl Il {
         for (fi, f) in self.flags.iter().enumerate() {
             if let Some(i) = f
                 .iter()
-                .find(|&i| i >= n || self.kind[i] == EntryKind::None)
+                .find(|&i| i >= n || self.cols.kind[i] == EntryKind::None)
             {
                 errs.push(VerifyError(format!(
                     "flag column {fi} has a bit for free index {i}"
@@ -2158,12 +1777,39 @@ mod tests {
     /// The per-entry columns are the memory budget of every entry (PERF.md).
     #[test]
     fn hot_row_sizes() {
-        assert_eq!(std::mem::size_of::<Span>(), 8);
         assert_eq!(std::mem::size_of::<SourcePos>(), 8);
         assert_eq!(std::mem::size_of::<EntryId>(), 8);
         assert_eq!(std::mem::size_of::<EntryKind>(), 1);
-        assert_eq!(Il::per_entry_column_bytes(), 46);
-        assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 12);
+        assert_eq!(Il::per_entry_column_bytes(), 20);
+        // The expression row: its entry and one packed word (the supplement is rare).
+        assert_eq!(std::mem::size_of::<crate::il::ExprNodeRow>(), 8);
+    }
+
+    /// Region indices past 16 bits widen the region column and keep every entry's region.
+    #[test]
+    fn region_column_widens_past_16_bits() {
+        let mut il = Il::new();
+        let a = il.open_function_region(None);
+        let x = il
+            .push_expr(ExprKind::Constant, crate::il::Op::Paren, Eix::NONE, &[])
+            .unwrap();
+        let mut last = a;
+        for _ in 0..70_000 {
+            last = il.open_function_region(None);
+        }
+        assert!(last.0 > u16::MAX as u32);
+        let y = il
+            .push_expr(ExprKind::Constant, crate::il::Op::Paren, Eix::NONE, &[])
+            .unwrap();
+        assert_eq!((il.region_of(x), il.region_of(y)), (a, last));
+        assert_eq!(il.entry_bytes(y), il.entry_bytes(x));
+        assert_eq!(
+            il.cols.bytes_per_entry_now(),
+            EntryCols::bytes_per_entry() + 2
+        );
+        il.close_function_region(last).unwrap();
+        assert!(il.eix(il.id_of(x)).is_ok());
+        assert_eq!(il.verify(), vec![]);
     }
 
     /// In-place compaction keeps every block whole whatever the pool order: random worlds

@@ -12,7 +12,7 @@
 //! [`write_il_single_threaded`]'s. The reader checks the checksum and every reference on
 //! a second thread while it builds (see [`read_il`]).
 //!
-//! # Format (version 3, little-endian)
+//! # Format (version 5, little-endian)
 //! ```text
 //! magic "ILKIT-IL"  u32 version  u32 flags(bit 0: device only)
 //! opt-string compiler_version, opt-string time_of_compilation   (varint length + 1, bytes)
@@ -38,7 +38,10 @@
 //! per-kind tables are reserved once (version 2 kept the kind in each record and checked
 //! target kinds in a second pass over the edges).
 //! A `ref` is ordinal + 1, 0 for none. Every length read is checked against the bytes that
-//! remain before anything is allocated; every error names its byte offset.
+//! remain before anything is allocated; every error names its byte offset. A sub-kind
+//! column (type kind, expression kind, operator, ...) must hold a number of its vocabulary
+//! (`components/vocab.rs`); version 5 gave the clang importer's operators the vocabulary's
+//! one numbering (version 4 files numbered them apart), so it reads only version 5.
 
 use crate::il::{BuiltEntry, Eix, EntryKind, Flag, Il, RegionIdx, SourcePos, SCALAR_BYTES};
 use crate::walk::{Callbacks, WalkError, Walker};
@@ -47,11 +50,11 @@ use std::fmt;
 
 const MAGIC: &[u8; 8] = b"ILKIT-IL";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// Bytes of a record's fixed head: flag bits, column, file, region, line.
 const RECORD_HEAD: usize = 13;
 /// Entry kinds.
-const KINDS: usize = 85;
+const KINDS: usize = EntryKind::COUNT;
 
 /// A reader error: what was expected, at which byte offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -189,7 +192,7 @@ fn record_size(il: &Il, e: Eix) -> usize {
     let layout = k.layout();
     let mut size = RECORD_HEAD + SCALAR_BYTES[k as usize] as usize;
     if !layout.strings.is_empty() {
-        for s in il.tables.strings(k, il.row(e)).as_slice() {
+        for s in il.string_handles(e).as_slice() {
             size += 4 + if s.is_some() { s.len as usize } else { 0 };
         }
     }
@@ -204,7 +207,6 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
     let k = il.kind(e);
     // The file's bits are the world's above `allocated` (FLAG_BITS is in flag order).
     let bits = (il.flag_bits(e) >> 1) & 31;
-    let row = il.row(e);
     let layout = k.layout();
     let sb = SCALAR_BYTES[k as usize] as usize;
     let mut w = Cursor { b: buf, at: 0 };
@@ -214,11 +216,10 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
     w.bytes(&p.file.to_le_bytes());
     w.u32(ro);
     w.u32(p.line);
-    il.tables
-        .write_scalar_bytes(k, row, &mut w.b[w.at..w.at + sb]);
+    il.write_scalar_bytes(e, &mut w.b[w.at..w.at + sb]);
     w.at += sb;
     if !layout.strings.is_empty() {
-        for &s in il.tables.strings(k, row).as_slice() {
+        for &s in il.string_handles(e).as_slice() {
             if s.is_some() {
                 let b = il.str_bytes(e, s);
                 w.u32(b.len() as u32 + 1);
@@ -989,15 +990,22 @@ fn build<'a>(
         }
         let rec = r.record_after_head(kind)?;
         let layout = kind.layout();
-        // The edge block as the world stores it (list lengths, single slots, list
-        // members, references), appended to the world's edge pool in place; ordinal `o`
-        // is dense index `o - 1` (0 wraps to none).
+        // The edge block as the world stores it (references, list lengths, single slots,
+        // list members; the file has the references last), appended to the world's edge
+        // pool in place; ordinal `o` is dense index `o - 1` (0 wraps to none).
+        let (kids, refs) = rec.words.split_at(rec.words.len() - 4 * layout.refs.len());
         let edges = il.edges_for_build();
+        edges.extend(words(refs).map(|o| Eix(o.wrapping_sub(1))));
         edges.extend(words(rec.lens).map(Eix));
-        edges.extend(words(rec.words).map(|o| Eix(o.wrapping_sub(1))));
-        let nchild = (rec.words.len() / 4 - layout.refs.len()) as u32;
+        edges.extend(words(kids).map(|o| Eix(o.wrapping_sub(1))));
+        let nchild = (kids.len() / 4) as u32;
         let e = Eix(i as u32);
-        let row = il.tables.push_row_from_bytes(kind, e, rec.scalars);
+        let row = il
+            .push_row_from_bytes(kind, e, rec.scalars)
+            .map_err(|m| BinError {
+                offset: at,
+                message: format!("record {}: {m}", i + 1),
+            })?;
         let pushed = il.push_built_entry(BuiltEntry {
             kind,
             region: regions[ro],

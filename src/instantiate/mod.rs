@@ -19,8 +19,8 @@
 //! # Operators (the `op` of an operation node)
 //! From the seed: 5 cast, 39 conditional (three operands), 44/45 imaginary (an error),
 //! 53/54 shifts (result: promoted left type), 58..=63 comparisons (`==`, `!=`, `<`, `>`,
-//! `<=`, `>=`; result int), 116 type expression. ilkit's choice for the rest (documented
-//! in [`ops`]): 40..=43 `+ - * /`, 26 `%`, 27 `&`, 87 `|`, 88 `^`, 25 negate, 28 `~`,
+//! `<=`, `>=`; result int), 116 type expression. ilkit's choice for the rest (the
+//! [`Op`] vocabulary of `components/vocab.rs`): 40..=43 `+ - * /`, 26 `%`, 27 `&`, 87 `|`, 88 `^`, 25 negate, 28 `~`,
 //! 29 `!`, 0 parentheses, 71 sizeof, 72 alignof (operand: a kind-20 type operand), 103 the
 //! implicit conversion node that usual arithmetic conversions insert.
 //!
@@ -34,11 +34,12 @@
 //! messages (`imaginary operators not implemented`,
 //! `copy_template_param_con: unexpected kind`).
 
-use crate::il::{fields as F, kinds::ck, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
+use crate::il::{
+    fields as F, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError, Op, RegionIdx,
+    TypeKind,
+};
 use crate::share::ConstantSharing;
 use ahash::AHashMap;
-
-pub use crate::il::kinds::ops;
 
 /// The target data model folding uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,18 +125,15 @@ enum Frame {
 /// Finds a file-scope integer type named `name`, or makes one of `size` bytes.
 pub fn builtin_int_type(il: &mut Il, name: &str, size: u64) -> Result<Eix, IlError> {
     for e in il.kind_list(EntryKind::Type) {
-        let r = il.row(e) as usize;
-        if il.tables.r#type.type_kind[r] == 2 && il.name(e) == name.as_bytes() {
+        if il.ty(e).type_kind() == TypeKind::Integer && il.name(e) == name.as_bytes() {
             return Ok(e);
         }
     }
     let t = il.alloc(EntryKind::Type)?;
     il.set_string(t, 0, name.as_bytes())?;
-    crate::il::kinds::set_type_kind(il, t, 2)?;
+    crate::il::kinds::set_type_kind(il, t, TypeKind::Integer)?;
     let e = il.eix(t)?;
-    let r = il.row(e) as usize;
-    il.tables.r#type.size[r] = size;
-    il.tables.r#type.alignment[r] = size as u32;
+    il.ty_mut(e).set_size(size).set_alignment(size as u32);
     Ok(e)
 }
 
@@ -193,12 +191,9 @@ impl<'a> Subst<'a> {
             if il.kind(t) != EntryKind::Type || chain.len() > 1 << 20 {
                 break;
             }
-            let r = il.row(t) as usize;
-            if il.tables.r#type.type_kind[r] == 14 {
-                let (d, p) = (
-                    il.tables.r#type.tparam_depth[r],
-                    il.tables.r#type.tparam_position[r],
-                );
+            let ty = il.ty(t);
+            if ty.type_kind() == TypeKind::TemplateParam {
+                let (d, p) = (ty.tparam_depth(), ty.tparam_position());
                 if let Some(Binding::Type(a)) = self.tparam_binding(d, p) {
                     bound = Some(il.eix(*a)?);
                 }
@@ -215,12 +210,10 @@ impl<'a> Subst<'a> {
             let c = il.eix(id)?;
             il.copy_entry_data(t, c);
             il.replace_child_at(c, F::TYPE_BASE_TYPE.slot as usize, new);
-            let r = il.row(c) as usize;
-            if il.tables.r#type.type_kind[r] == 12 {
+            if il.ty(c).type_kind() == TypeKind::Typeref {
                 // A typeref takes the size of what it names.
-                let nr = il.row(new) as usize;
-                il.tables.r#type.size[r] = il.tables.r#type.size[nr];
-                il.tables.r#type.alignment[r] = il.tables.r#type.alignment[nr];
+                let (size, align) = il.as_ty(new).map_or((0, 0), |n| (n.size(), n.alignment()));
+                il.ty_mut(c).set_size(size).set_alignment(align);
             }
             new = c;
         }
@@ -230,14 +223,15 @@ impl<'a> Subst<'a> {
         Ok(Some(new))
     }
 
-    fn tk(il: &Il, t: Eix) -> u8 {
-        il.tables.r#type.type_kind[il.row(t) as usize]
+    /// The type kind of `t` ([`TypeKind::Error`] for an entry that is not a type).
+    fn tk(il: &Il, t: Eix) -> TypeKind {
+        il.as_ty(t).map_or(TypeKind::Error, |t| t.type_kind())
     }
 
     /// The type a typeref names (typerefs are transparent for arithmetic).
     fn strip(il: &Il, mut t: Eix) -> Eix {
         for _ in 0..64 {
-            if il.kind(t) != EntryKind::Type || Self::tk(il, t) != 12 {
+            if il.kind(t) != EntryKind::Type || Self::tk(il, t) != TypeKind::Typeref {
                 break;
             }
             match il.child_eix(t, F::TYPE_BASE_TYPE) {
@@ -252,8 +246,8 @@ impl<'a> Subst<'a> {
     pub fn size_of(&self, il: &Il, t: Eix) -> u64 {
         let t = Self::strip(il, t);
         match Self::tk(il, t) {
-            6 | 13 => self.model.pointer_size,
-            _ => il.tables.r#type.size[il.row(t) as usize],
+            TypeKind::Pointer | TypeKind::PtrToMember => self.model.pointer_size,
+            _ => il.as_ty(t).map_or(0, |t| t.size()),
         }
     }
 
@@ -261,24 +255,25 @@ impl<'a> Subst<'a> {
     pub fn align_of(&self, il: &Il, t: Eix) -> u64 {
         let t = Self::strip(il, t);
         match Self::tk(il, t) {
-            6 | 13 => self.model.pointer_size,
-            _ => {
-                let r = il.row(t) as usize;
-                match il.tables.r#type.alignment[r] {
-                    0 => il.tables.r#type.size[r].clamp(1, 8),
-                    a => a as u64,
-                }
-            }
+            TypeKind::Pointer | TypeKind::PtrToMember => self.model.pointer_size,
+            _ => match il.as_ty(t) {
+                Some(ty) if ty.alignment() != 0 => ty.alignment() as u64,
+                Some(ty) => ty.size().clamp(1, 8),
+                None => 1,
+            },
         }
     }
 
     fn is_float(il: &Il, t: Eix) -> bool {
-        matches!(Self::tk(il, Self::strip(il, t)), 3..=5)
+        matches!(
+            Self::tk(il, Self::strip(il, t)),
+            TypeKind::Float | TypeKind::Complex | TypeKind::Imaginary
+        )
     }
 
     fn is_unsigned(il: &Il, t: Eix) -> bool {
         let t = Self::strip(il, t);
-        il.tables.r#type.int_kind[il.row(t) as usize] & 1 == 1
+        il.as_ty(t).is_some_and(|t| t.int_kind() & 1 == 1)
     }
 
     /// Integer promotion: types narrower than int become int.
@@ -323,8 +318,9 @@ impl<'a> Subst<'a> {
     }
 
     fn const_val(il: &Il, e: Eix) -> Option<Val> {
-        if il.kind(e) != EntryKind::ExprNode
-            || il.tables.expr_node.expr_kind[il.row(e) as usize] != 2
+        if il
+            .as_expr(e)
+            .is_none_or(|x| x.expr_kind() != ExprKind::Constant)
         {
             return None;
         }
@@ -359,17 +355,16 @@ impl<'a> Subst<'a> {
     /// An `enk_constant` node holding `v` of type `t`; the constant goes through sharing.
     fn const_node(&mut self, il: &mut Il, v: Val, t: Eix) -> Result<Eix, IlError> {
         let (k, bits) = match self.cast_val(il, v, t) {
-            Val::Int(i) => (ck::INTEGER, i as i64),
-            Val::Float(f) => (ck::FLOAT, f.to_bits() as i64),
+            Val::Int(i) => (ConstantKind::Integer, i as i64),
+            Val::Float(f) => (ConstantKind::Float, f.to_bits() as i64),
         };
         let c = il.alloc_local_constant(k)?;
         let ce = il.eix(c)?;
-        let r = il.row(ce) as usize;
-        il.tables.constant.value[r] = bits;
+        il.constant_mut(ce).set_value(bits);
         il.set_child(c, F::CONSTANT_TYPE, Some(il.id_of(t)))?;
         let shared = self.sharing.alloc_shareable_constant(il, c)?;
         il.free_local_constant(c)?;
-        let x = il.alloc_expr_node(2)?;
+        let x = il.alloc_expr_node(ExprKind::Constant)?;
         il.set_child(x, F::EXPR_NODE_CONSTANT, Some(shared))?;
         il.set_child(x, F::EXPR_NODE_TYPE, Some(il.id_of(t)))?;
         il.eix(x)
@@ -378,7 +373,7 @@ impl<'a> Subst<'a> {
     fn op_node(
         &mut self,
         il: &mut Il,
-        op: u8,
+        op: Op,
         t: Option<Eix>,
         ops: &[Eix],
     ) -> Result<Eix, IlError> {
@@ -397,7 +392,7 @@ impl<'a> Subst<'a> {
         if let Some(v) = Self::const_val(il, e) {
             return self.const_node(il, v, t);
         }
-        self.op_node(il, ops::IMPLICIT_CONV, Some(t), &[e])
+        self.op_node(il, Op::ImplicitConv, Some(t), &[e])
     }
 
     // ---- expressions -----------------------------------------------------------------------
@@ -452,7 +447,7 @@ impl<'a> Subst<'a> {
     /// Stale arguments.
     pub fn copy_template_param_type_expr(&mut self, il: &mut Il, e: Eix) -> Result<Eix, IlError> {
         let t = self.subst_type(il, Self::expr_type(il, e))?;
-        self.op_node(il, ops::TYPE_EXPR, t, &[])
+        self.op_node(il, Op::TypeExpr, t, &[])
     }
 
     fn pack_len(&self, il: &Il, e: Eix) -> Option<usize> {
@@ -460,15 +455,15 @@ impl<'a> Subst<'a> {
         if il.kind(p) != EntryKind::TemplateParam {
             return None;
         }
-        let r = il.row(p) as usize;
-        let t = &il.tables.template_param;
-        match self.args.get(t.depth[r], t.position[r]) {
+        let t = il.template_param(p);
+        match self.args.get(t.depth(), t.position()) {
             Some(Binding::Pack(v)) => Some(v.len()),
             _ => None,
         }
     }
 
     fn expr_list(&mut self, il: &mut Il, roots: &[Eix]) -> Result<Vec<Eix>, IlError> {
+        use ExprKind as X;
         let mut stack: Vec<Frame> = roots.iter().rev().map(|&r| Frame::Enter(r)).collect();
         let mut res: Vec<Eix> = Vec::new();
         while let Some(f) = stack.pop() {
@@ -481,10 +476,10 @@ impl<'a> Subst<'a> {
                             found: il.kind(e),
                         });
                     }
-                    let r = il.row(e) as usize;
-                    let k = il.tables.expr_node.expr_kind[r];
+                    let x = il.expr(e);
+                    let (k, op) = (x.expr_kind(), x.op());
                     match k {
-                        30 => {
+                        X::Enk30 => {
                             let pattern = il.list_eix(e, F::EXPR_NODE_OPERANDS).first().copied();
                             let (Some(n), Some(pat)) = (self.pack_len(il, e), pattern) else {
                                 res.push(e);
@@ -497,12 +492,22 @@ impl<'a> Subst<'a> {
                                 stack.push(Frame::Pack(Some(i)));
                             }
                         }
-                        1 | 9 | 10 | 11 | 21 | 23 | 26 | 27 | 28 | 29 | 32 | 33 => {
-                            let op = il.tables.expr_node.op[r];
-                            if k == 1 && matches!(op, ops::IMAG_A | ops::IMAG_B) {
+                        X::Operation
+                        | X::Condition
+                        | X::ObjectLifetime
+                        | X::Enk11
+                        | X::BuiltinOperation
+                        | X::Enk23
+                        | X::Enk26
+                        | X::Enk27
+                        | X::FoldExpression
+                        | X::Enk29
+                        | X::Enk32
+                        | X::Enk33 => {
+                            if k == X::Operation && matches!(op, Op::ImagA | Op::ImagB) {
                                 return Err(IlError::Assert(IMAGINARY));
                             }
-                            if k == 1 && op == ops::TYPE_EXPR {
+                            if k == X::Operation && op == Op::TypeExpr {
                                 let x = self.copy_template_param_type_expr(il, e)?;
                                 res.push(x);
                                 continue;
@@ -533,7 +538,7 @@ impl<'a> Subst<'a> {
             Some(Binding::Value(c)) => {
                 let c = il.eix(*c)?;
                 let t = il.child_eix(c, F::CONSTANT_TYPE);
-                let x = il.alloc_expr_node(2)?;
+                let x = il.alloc_expr_node(ExprKind::Constant)?;
                 il.set_child(x, F::EXPR_NODE_CONSTANT, Some(il.id_of(c)))?;
                 il.set_child(x, F::EXPR_NODE_TYPE, t.map(|t| il.id_of(t)))?;
                 Ok(Some(il.eix(x)?))
@@ -542,32 +547,29 @@ impl<'a> Subst<'a> {
         }
     }
 
-    fn leaf(&mut self, il: &mut Il, e: Eix, k: u8) -> Result<Eix, IlError> {
+    fn leaf(&mut self, il: &mut Il, e: Eix, k: ExprKind) -> Result<Eix, IlError> {
+        use ConstantKind as C;
         match k {
-            0 => Ok(e),
-            2 => {
+            ExprKind::Error => Ok(e),
+            ExprKind::Constant => {
                 let Some(c) = il.child_eix(e, F::EXPR_NODE_CONSTANT) else {
                     return Ok(e);
                 };
-                let kind = il.tables.constant.constant_kind[il.row(c) as usize];
-                if !matches!(kind, 6 | 12 | 15) {
+                let kind = il.constant(c).constant_kind();
+                if !matches!(kind, C::Address | C::TemplateParam | C::Reflection) {
                     return Ok(e);
                 }
                 let n = self.copy_template_param_con(il, c)?;
                 let t = il.child_eix(n, F::CONSTANT_TYPE);
-                let x = il.alloc_expr_node(2)?;
+                let x = il.alloc_expr_node(ExprKind::Constant)?;
                 il.set_child(x, F::EXPR_NODE_CONSTANT, Some(il.id_of(n)))?;
                 il.set_child(x, F::EXPR_NODE_TYPE, t.map(|t| il.id_of(t)))?;
                 il.eix(x)
             }
-            3 | 19 => {
+            ExprKind::Variable | ExprKind::Routine => {
                 if let Some(p) = il.ref_eix(e, F::EXPR_NODE_ENTITY) {
-                    if il.kind(p) == EntryKind::TemplateParam {
-                        let r = il.row(p) as usize;
-                        let (d, pos) = (
-                            il.tables.template_param.depth[r],
-                            il.tables.template_param.position[r],
-                        );
+                    if let Some(tp) = il.as_template_param(p) {
+                        let (d, pos) = (tp.depth(), tp.position());
                         if let Some(x) = self.param_value(il, d, pos)? {
                             return Ok(x);
                         }
@@ -593,50 +595,50 @@ impl<'a> Subst<'a> {
         Ok(c)
     }
 
-    fn fold_binary(&self, il: &Il, op: u8, a: Val, b: Val, t: Eix) -> Option<Val> {
+    fn fold_binary(&self, il: &Il, op: Op, a: Val, b: Val, t: Eix) -> Option<Val> {
         use Val::*;
         let cmp = |o: std::cmp::Ordering| -> Option<Val> {
             use std::cmp::Ordering::*;
             let r = match op {
-                ops::EQ => o == Equal,
-                ops::NE => o != Equal,
-                ops::LT => o == Less,
-                ops::GT => o == Greater,
-                ops::LE => o != Greater,
-                ops::GE => o != Less,
+                Op::Eq => o == Equal,
+                Op::Ne => o != Equal,
+                Op::Lt => o == Less,
+                Op::Gt => o == Greater,
+                Op::Le => o != Greater,
+                Op::Ge => o != Less,
                 _ => return None,
             };
             Some(Int(r as i128))
         };
         match (a, b) {
             (Int(x), Int(y)) => {
-                if (ops::EQ..=ops::GE).contains(&op) {
+                if (Op::Eq..=Op::Ge).contains(&op) {
                     return cmp(x.cmp(&y));
                 }
                 let v = match op {
-                    ops::ADD => x.checked_add(y)?,
-                    ops::SUB => x.checked_sub(y)?,
-                    ops::MUL => x.checked_mul(y)?,
-                    ops::DIV if y != 0 => x.checked_div(y)?,
-                    ops::REM if y != 0 => x.checked_rem(y)?,
-                    ops::BITAND => x & y,
-                    ops::BITOR => x | y,
-                    ops::BITXOR => x ^ y,
-                    ops::SHL if (0..64).contains(&y) => x << y,
-                    ops::SHR if (0..64).contains(&y) => x >> y,
+                    Op::Add => x.checked_add(y)?,
+                    Op::Sub => x.checked_sub(y)?,
+                    Op::Mul => x.checked_mul(y)?,
+                    Op::Div if y != 0 => x.checked_div(y)?,
+                    Op::Rem if y != 0 => x.checked_rem(y)?,
+                    Op::BitAnd => x & y,
+                    Op::BitOr => x | y,
+                    Op::BitXor => x ^ y,
+                    Op::Shl if (0..64).contains(&y) => x << y,
+                    Op::Shr if (0..64).contains(&y) => x >> y,
                     _ => return None,
                 };
                 Some(Int(self.wrap(il, v, t)))
             }
             (Float(x), Float(y)) => {
-                if (ops::EQ..=ops::GE).contains(&op) {
+                if (Op::Eq..=Op::Ge).contains(&op) {
                     return cmp(x.partial_cmp(&y)?);
                 }
                 Some(Float(match op {
-                    ops::ADD => x + y,
-                    ops::SUB => x - y,
-                    ops::MUL => x * y,
-                    ops::DIV => x / y,
+                    Op::Add => x + y,
+                    Op::Sub => x - y,
+                    Op::Mul => x * y,
+                    Op::Div => x / y,
                     _ => return None,
                 }))
             }
@@ -647,13 +649,12 @@ impl<'a> Subst<'a> {
     /// `do_conversions_on_operands_of_copied_template_expr` and folding for one rebuilt
     /// node with substituted `operands`.
     fn rebuild(&mut self, il: &mut Il, e: Eix, operands: &[Eix]) -> Result<Eix, IlError> {
-        let r = il.row(e) as usize;
-        let k = il.tables.expr_node.expr_kind[r];
-        let op = il.tables.expr_node.op[r];
+        let src = il.expr(e);
+        let (k, op, op2) = (src.expr_kind(), src.op(), src.op2());
         let ty = self.subst_type(il, Self::expr_type(il, e))?;
         let int = self.int_type;
         let optype = |il: &Il, x: Eix| Self::expr_type(il, x).unwrap_or(int);
-        if k == 28 {
+        if k == ExprKind::FoldExpression {
             // Fold expression: op over the expanded elements, left to right.
             let Some((&first, rest)) = operands.split_first() else {
                 return Ok(e);
@@ -664,16 +665,20 @@ impl<'a> Subst<'a> {
             }
             return Ok(acc);
         }
-        if k != 1 {
+        if k != ExprKind::Operation {
             // Wrappers and lists: same node kind, substituted operands and type.
-            if operands.len() == 1 && matches!(k, 10 | 23 | 33) && ty.is_none() {
+            if operands.len() == 1
+                && matches!(
+                    k,
+                    ExprKind::ObjectLifetime | ExprKind::Enk23 | ExprKind::Enk33
+                )
+                && ty.is_none()
+            {
                 return Ok(operands[0]);
             }
             let x = il.alloc_expr_node(k)?;
             let xe = il.eix(x)?;
-            let xr = il.row(xe) as usize;
-            il.tables.expr_node.op[xr] = op;
-            il.tables.expr_node.op2[xr] = il.tables.expr_node.op2[r];
+            il.expr_mut(xe).set_op(op).set_op2(op2);
             il.set_child(x, F::EXPR_NODE_TYPE, ty.map(|t| il.id_of(t)))?;
             for &o in operands {
                 il.push_list(x, F::EXPR_NODE_OPERANDS, il.id_of(o))?;
@@ -681,9 +686,9 @@ impl<'a> Subst<'a> {
             return Ok(xe);
         }
         match (op, operands) {
-            (ops::SIZEOF | ops::ALIGNOF, [t]) => {
+            (Op::Sizeof | Op::Alignof, [t]) => {
                 let tt = Self::expr_type(il, *t).unwrap_or(int);
-                let v = if op == ops::SIZEOF {
+                let v = if op == Op::Sizeof {
                     self.size_of(il, tt)
                 } else {
                     self.align_of(il, tt)
@@ -691,20 +696,20 @@ impl<'a> Subst<'a> {
                 let st = self.size_type;
                 self.const_node(il, Val::Int(v as i128), st)
             }
-            (ops::CAST | ops::IMPLICIT_CONV, [x]) => {
+            (Op::Cast | Op::ImplicitConv, [x]) => {
                 let t = ty.unwrap_or_else(|| optype(il, *x));
                 if let Some(v) = Self::const_val(il, *x) {
                     return self.const_node(il, v, t);
                 }
                 self.op_node(il, op, Some(t), &[*x])
             }
-            (ops::NEG | ops::COMPL | ops::NOT, [x]) => {
-                let t = if op == ops::NOT {
+            (Op::Neg | Op::Compl | Op::Not, [x]) => {
+                let t = if op == Op::Not {
                     int
                 } else {
                     self.promote(il, optype(il, *x))
                 };
-                let x = if op == ops::NOT {
+                let x = if op == Op::Not {
                     *x
                 } else {
                     self.convert(il, *x, t)?
@@ -712,15 +717,15 @@ impl<'a> Subst<'a> {
                 match Self::const_val(il, x) {
                     Some(Val::Int(i)) => {
                         let v = match op {
-                            ops::NEG => -i,
-                            ops::COMPL => !i,
+                            Op::Neg => -i,
+                            Op::Compl => !i,
                             _ => (i == 0) as i128,
                         };
                         let v = self.wrap(il, v, t);
                         self.const_node(il, Val::Int(v), t)
                     }
-                    Some(Val::Float(f)) if op != ops::COMPL => {
-                        let v = if op == ops::NEG {
+                    Some(Val::Float(f)) if op != Op::Compl => {
+                        let v = if op == Op::Neg {
                             Val::Float(-f)
                         } else {
                             Val::Int((f == 0.0) as i128)
@@ -730,7 +735,7 @@ impl<'a> Subst<'a> {
                     _ => self.op_node(il, op, Some(t), &[x]),
                 }
             }
-            (ops::COND, [c, a, b]) => {
+            (Op::Cond, [c, a, b]) => {
                 let t = self.common_type(il, optype(il, *a), optype(il, *b));
                 let (a, b) = (self.convert(il, *a, t)?, self.convert(il, *b, t)?);
                 match Self::const_val(il, *c) {
@@ -739,7 +744,7 @@ impl<'a> Subst<'a> {
                     None => self.op_node(il, op, Some(t), &[*c, a, b]),
                 }
             }
-            (ops::PAREN, [x]) => Ok(*x),
+            (Op::Paren, [x]) => Ok(*x),
             (_, [a, b]) => self.binary(il, op, *a, *b),
             _ => self.op_node(il, op, ty, operands),
         }
@@ -748,20 +753,20 @@ impl<'a> Subst<'a> {
     /// A binary operation on substituted operands: shifts take the promoted left type,
     /// comparisons and arithmetic convert both operands to the common type (inserting
     /// implicit conversion nodes), comparisons yield int; constants fold.
-    fn binary(&mut self, il: &mut Il, op: u8, a: Eix, b: Eix) -> Result<Eix, IlError> {
-        if matches!(op, ops::IMAG_A | ops::IMAG_B) {
+    fn binary(&mut self, il: &mut Il, op: Op, a: Eix, b: Eix) -> Result<Eix, IlError> {
+        if matches!(op, Op::ImagA | Op::ImagB) {
             return Err(IlError::Assert(IMAGINARY));
         }
         let int = self.int_type;
         let ta = Self::expr_type(il, a).unwrap_or(int);
         let tb = Self::expr_type(il, b).unwrap_or(int);
-        let (a, b, t_ops, t_res) = if matches!(op, ops::SHL | ops::SHR) {
+        let (a, b, t_ops, t_res) = if matches!(op, Op::Shl | Op::Shr) {
             let t = self.promote(il, ta);
             let pb = self.promote(il, tb);
             (self.convert(il, a, t)?, self.convert(il, b, pb)?, t, t)
         } else {
             let t = self.common_type(il, ta, tb);
-            let res = if (ops::EQ..=ops::GE).contains(&op) {
+            let res = if (Op::Eq..=Op::Ge).contains(&op) {
                 int
             } else {
                 t
@@ -785,31 +790,30 @@ impl<'a> Subst<'a> {
     /// `copy_template_param_con: unexpected kind` for other kinds; errors of the
     /// expression substitution.
     pub fn copy_template_param_con(&mut self, il: &mut Il, c: Eix) -> Result<Eix, IlError> {
+        use ConstantKind as C;
         if il.kind(c) != EntryKind::Constant {
             return Err(IlError::BadKind(UNEXPECTED_CON));
         }
         let mut c = c;
         // Kinds 12/4, 12/12 and 15/2 wrap another constant: unwrap iteratively.
         for _ in 0..1 << 20 {
-            let r = il.row(c) as usize;
-            let (k, sub) = (
-                il.tables.constant.constant_kind[r],
-                il.tables.constant.sub_kind[r],
-            );
+            let t = il.constant(c);
+            let (k, sub) = (t.constant_kind(), t.sub_kind());
             let inner = il.child_eix(c, F::CONSTANT_OPERAND);
             match (k, sub, inner) {
-                (12, 4 | 12, Some(i)) | (15, 2, Some(i)) if il.kind(i) == EntryKind::Constant => {
+                (C::TemplateParam, 4 | 12, Some(i)) | (C::Reflection, 2, Some(i))
+                    if il.kind(i) == EntryKind::Constant =>
+                {
                     c = i
                 }
                 _ => break,
             }
         }
-        let r = il.row(c) as usize;
-        let t = &il.tables.constant;
-        let (k, sub) = (t.constant_kind[r], t.sub_kind[r]);
+        let t = il.constant(c);
+        let (k, sub, value, value2) = (t.constant_kind(), t.sub_kind(), t.value(), t.value2());
         match (k, sub) {
-            (12, 0) => {
-                let (pos, depth) = (t.value[r] as u16, t.value2[r] as u16);
+            (C::TemplateParam, 0) => {
+                let (pos, depth) = (value as u16, value2 as u16);
                 match self.tparam_binding(depth, pos) {
                     Some(Binding::Value(v)) => il.eix(*v),
                     _ => Err(IlError::Assert(
@@ -817,7 +821,7 @@ impl<'a> Subst<'a> {
                     )),
                 }
             }
-            (12, 1) => {
+            (C::TemplateParam, 1) => {
                 if let Some(x) = self.copy_template_param_con_overload_resolution(il, c)? {
                     return Ok(x);
                 }
@@ -827,23 +831,25 @@ impl<'a> Subst<'a> {
                 let n = self.copy_template_param_expr(il, x)?;
                 self.expr_to_constant(il, n)
             }
-            (12, 2 | 3) => self.copy_template_param_unknown_entity_con(il, c, sub == 3),
-            (12, 5..=10) | (15, 6) => {
+            (C::TemplateParam, 2 | 3) => {
+                self.copy_template_param_unknown_entity_con(il, c, sub == 3)
+            }
+            (C::TemplateParam, 5..=10) | (C::Reflection, 6) => {
                 let dt = self.subst_type(il, il.child_eix(c, F::CONSTANT_DECLARED_TYPE))?;
                 let Some(dt) = dt else {
                     return Err(IlError::BadKind(UNEXPECTED_CON));
                 };
                 let v = match sub {
-                    6 if k == 12 => self.align_of(il, dt),
+                    6 if k == C::TemplateParam => self.align_of(il, dt),
                     _ => self.size_of(il, dt),
                 };
                 let st = self.size_type;
                 let x = self.const_node(il, Val::Int(v as i128), st)?;
                 self.expr_to_constant(il, x)
             }
-            (12, 11 | 13) | (6, _) => self.retype_constant(il, c),
-            (15, 13) => {
-                let (pos, depth) = (t.value[r] as u16, t.value2[r] as u16);
+            (C::TemplateParam, 11 | 13) | (C::Address, _) => self.retype_constant(il, c),
+            (C::Reflection, 13) => {
+                let (pos, depth) = (value as u16, value2 as u16);
                 match self.tparam_binding(depth, pos) {
                     Some(Binding::Value(v)) => il.eix(*v),
                     _ => self.retype_constant(il, c),
@@ -855,11 +861,11 @@ impl<'a> Subst<'a> {
 
     fn expr_to_constant(&mut self, il: &mut Il, x: Eix) -> Result<Eix, IlError> {
         match il.child_eix(x, F::EXPR_NODE_CONSTANT) {
-            Some(c) if il.tables.expr_node.expr_kind[il.row(x) as usize] == 2 => Ok(c),
+            Some(c) if il.expr(x).expr_kind() == ExprKind::Constant => Ok(c),
             _ => {
                 // Not constant after substitution: a kind-12/1 constant holding the tree.
                 let c = il.alloc(EntryKind::Constant)?;
-                crate::il::kinds::set_constant_kind(il, c, ck::TEMPLATE_PARAM)?;
+                crate::il::kinds::set_constant_kind(il, c, ConstantKind::TemplateParam)?;
                 crate::il::kinds::set_template_param_constant_kind(il, c, 1)?;
                 il.set_child(c, F::CONSTANT_EXPR, Some(il.id_of(x)))?;
                 let t = Self::expr_type(il, x);
@@ -881,8 +887,7 @@ impl<'a> Subst<'a> {
         let id = il.alloc_in(EntryKind::Constant, il.current_region());
         let n = il.eix(id)?;
         il.copy_entry_data(c, n);
-        let nr = il.row(n) as usize;
-        il.tables.constant.is_shared[nr] = false;
+        il.constant_mut(n).set_is_shared(false);
         il.replace_child_at(n, F::CONSTANT_TYPE.slot as usize, nt.unwrap_or(Eix::NONE));
         il.replace_child_at(
             n,
@@ -905,12 +910,8 @@ impl<'a> Subst<'a> {
         _member: bool,
     ) -> Result<Eix, IlError> {
         if let Some(p) = il.child_eix(c, F::CONSTANT_OPERAND) {
-            if il.kind(p) == EntryKind::TemplateParam {
-                let r = il.row(p) as usize;
-                let (d, pos) = (
-                    il.tables.template_param.depth[r],
-                    il.tables.template_param.position[r],
-                );
+            if let Some(tp) = il.as_template_param(p) {
+                let (d, pos) = (tp.depth(), tp.position());
                 match self.tparam_binding(d, pos) {
                     Some(Binding::Value(v)) => return il.eix(*v),
                     Some(Binding::Type(t)) => {
@@ -944,7 +945,7 @@ impl<'a> Subst<'a> {
         let Some(x) = il.child_eix(c, F::CONSTANT_EXPR) else {
             return Ok(None);
         };
-        if il.tables.expr_node.expr_kind[il.row(x) as usize] != 19 {
+        if il.expr(x).expr_kind() != ExprKind::Routine {
             return Ok(None);
         }
         let Some(rt) = il.ref_eix(x, F::EXPR_NODE_ENTITY) else {
@@ -953,7 +954,7 @@ impl<'a> Subst<'a> {
         if il.kind(rt) != EntryKind::Routine {
             return Ok(None);
         }
-        let a = il.alloc_local_constant(ck::ADDRESS)?;
+        let a = il.alloc_local_constant(ConstantKind::Address)?;
         il.set_child(a, F::CONSTANT_OPERAND, Some(il.id_of(rt)))?;
         let rtype = il.child_eix(rt, F::ROUTINE_TYPE);
         if let Some(t) = rtype {
@@ -967,12 +968,11 @@ impl<'a> Subst<'a> {
 
     fn pointer_to(&mut self, il: &mut Il, t: Eix) -> Result<Eix, IlError> {
         let p = il.alloc_in(EntryKind::Type, RegionIdx::FILE_SCOPE);
-        crate::il::kinds::set_type_kind(il, p, 6)?;
+        crate::il::kinds::set_type_kind(il, p, TypeKind::Pointer)?;
         il.set_child(p, F::TYPE_BASE_TYPE, Some(il.id_of(t)))?;
         let e = il.eix(p)?;
-        let r = il.row(e) as usize;
-        il.tables.r#type.size[r] = self.model.pointer_size;
-        il.tables.r#type.alignment[r] = self.model.pointer_size as u32;
+        let ps = self.model.pointer_size;
+        il.ty_mut(e).set_size(ps).set_alignment(ps as u32);
         Ok(e)
     }
 
@@ -1009,14 +1009,14 @@ impl<'a> Subst<'a> {
         };
         let st = Self::strip(il, t);
         match Self::tk(il, st) {
-            8 | 7 => {
-                let (target, sub) = if Self::tk(il, st) == 8 {
+            TypeKind::Array | TypeKind::Routine => {
+                let (target, sub) = if Self::tk(il, st) == TypeKind::Array {
                     (il.child_eix(st, F::TYPE_BASE_TYPE).unwrap_or(st), 2)
                 } else {
                     (st, 0)
                 };
                 let p = self.pointer_to(il, target)?;
-                let a = il.alloc_local_constant(ck::ADDRESS)?;
+                let a = il.alloc_local_constant(ConstantKind::Address)?;
                 crate::il::kinds::set_address_constant_kind(il, a, sub)?;
                 let operand = if sub == 2 {
                     Some(res)
@@ -1040,11 +1040,10 @@ impl<'a> Subst<'a> {
     }
 
     fn value_of_constant(il: &Il, c: Eix) -> Option<Val> {
-        let r = il.row(c) as usize;
-        let t = &il.tables.constant;
-        match t.constant_kind[r] {
-            ck::INTEGER => Some(Val::Int(t.value[r] as i128)),
-            ck::FLOAT => Some(Val::Float(f64::from_bits(t.value[r] as u64))),
+        let t = il.constant(c);
+        match t.constant_kind() {
+            ConstantKind::Integer => Some(Val::Int(t.value() as i128)),
+            ConstantKind::Float => Some(Val::Float(f64::from_bits(t.value() as u64))),
             _ => None,
         }
     }
@@ -1169,11 +1168,8 @@ fn substitute_statement_exprs(
     }
     let mut targs = TemplateArgs::new();
     for (&p, &a) in params.iter().zip(args) {
-        let r = il.row(p) as usize;
-        let (depth, pos) = (
-            il.tables.r#type.tparam_depth[r],
-            il.tables.r#type.tparam_position[r],
-        );
+        let Some(t) = il.as_ty(p) else { continue };
+        let (depth, pos) = (t.tparam_depth(), t.tparam_position());
         targs.bind(depth, pos, Binding::Type(il.id_of(a)));
     }
     let (saved, cursor) = (il.current_region(), il.position());

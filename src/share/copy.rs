@@ -42,8 +42,9 @@
 //! children it copies.
 
 use super::ConstantSharing;
-use crate::il::kinds::ck;
-use crate::il::{fields as F, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
+use crate::il::{
+    fields as F, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError, RegionIdx,
+};
 use ahash::AHashMap;
 
 /// Copy flags (the seed's bit values).
@@ -72,8 +73,26 @@ const REF: u32 = 1 << 31;
 /// The shallow expression kinds: their clone copies no operand (the seed's "nothing
 /// beyond the shallow clone").
 #[inline]
-fn shallow(ek: u8) -> bool {
-    matches!(ek, 0 | 3 | 4 | 16 | 19 | 20 | 22 | 30)
+fn shallow(ek: ExprKind) -> bool {
+    use ExprKind as X;
+    matches!(
+        ek,
+        X::Error
+            | X::Variable
+            | X::Enk4
+            | X::AddressOfEllipsis
+            | X::Routine
+            | X::TypeOperand
+            | X::Enk22
+            | X::Enk30
+    )
+}
+
+/// The expression kinds whose copy copies what their entity reference names (a dynamic
+/// init, or with [`flags::COPY_ENTITIES`] the entity itself).
+#[inline]
+fn copies_entity(ek: ExprKind) -> bool {
+    matches!(ek, ExprKind::Enk5 | ExprKind::Enk17 | ExprKind::Enk18)
 }
 
 /// An entry to clone and where its clone goes: slot `slot` of the clone of plan entry
@@ -260,8 +279,9 @@ fn owned(k: EntryKind) -> bool {
 /// Whether constant `c` has nothing of its own a copy copies: no declared type (kind 6)
 /// and no owned child.
 fn leaf_constant(il: &Il, c: Eix) -> bool {
-    let ck = il.tables.constant.constant_kind[il.row(c) as usize];
-    if ck == ck::ADDRESS && il.child_eix(c, F::CONSTANT_DECLARED_TYPE).is_some() {
+    if il.constant(c).constant_kind() == ConstantKind::Address
+        && il.child_eix(c, F::CONSTANT_DECLARED_TYPE).is_some()
+    {
         return false;
     }
     il.children(c)
@@ -431,13 +451,13 @@ impl<'s> DeepCopy<'s> {
             }
             match il.kind(s) {
                 EntryKind::ExprNode => {
-                    let r = il.row(s) as usize;
-                    let ek = il.tables.expr_node.expr_kind[r];
-                    if ek > 35 {
+                    let x = il.expr(s);
+                    let ek = x.expr_kind();
+                    if ek == ExprKind::Reclaimed {
                         return Err(IlError::BadKind(BAD_EXPR));
                     }
-                    if ek == 18 {
-                        let idx = il.tables.expr_node.supplement[r];
+                    if ek == ExprKind::Enk18 {
+                        let idx = x.supplement();
                         if let Some(&rep) = self.slots.get(&idx) {
                             p.replaced.push(Visit { src: rep, ..v });
                             continue;
@@ -449,16 +469,18 @@ impl<'s> DeepCopy<'s> {
                     }
                     // Only these kinds copy what their entity reference names; a dynamic
                     // init is cloned before the operands (it is queued last).
-                    if matches!(ek, 5 | 17 | 18) {
+                    if copies_entity(ek) {
                         match (ek, il.ref_eix(s, F::EXPR_NODE_ENTITY)) {
-                            (5 | 18, Some(init)) if il.kind(init) == EntryKind::DynamicInit => {
+                            (ExprKind::Enk5 | ExprKind::Enk18, Some(init))
+                                if il.kind(init) == EntryKind::DynamicInit =>
+                            {
                                 p.stack.push(Visit {
                                     src: init,
                                     parent: i,
                                     slot: REF | F::EXPR_NODE_ENTITY.slot,
                                 });
                             }
-                            (17, Some(_)) if copy_entities => p.entities.push(i),
+                            (ExprKind::Enk17, Some(_)) if copy_entities => p.entities.push(i),
                             _ => {}
                         }
                     }
@@ -471,16 +493,15 @@ impl<'s> DeepCopy<'s> {
                         parent: i,
                         slot: 0,
                     });
-                    let r = il.row(s) as usize;
-                    let (ck, sub) = (
-                        il.tables.constant.constant_kind[r],
-                        il.tables.constant.sub_kind[r],
-                    );
-                    if ck == ck::ADDRESS && il.child_eix(s, F::CONSTANT_DECLARED_TYPE).is_some() {
+                    let c = il.constant(s);
+                    let (ck, sub) = (c.constant_kind(), c.sub_kind());
+                    if ck == ConstantKind::Address
+                        && il.child_eix(s, F::CONSTANT_DECLARED_TYPE).is_some()
+                    {
                         p.declared.push(i);
                     }
                     // Template-parameter sub-kinds 0, 2, 3, 13 carry nothing to copy.
-                    if !(ck == ck::TEMPLATE_PARAM && matches!(sub, 0 | 2 | 3 | 13)) {
+                    if !(ck == ConstantKind::TemplateParam && matches!(sub, 0 | 2 | 3 | 13)) {
                         p.push_children(il, s, i);
                     }
                 }
@@ -553,7 +574,7 @@ impl<'s> DeepCopy<'s> {
             p.scan = 1;
         }
         let cols = il.columns();
-        let ek_col = &il.tables.expr_node.expr_kind[..];
+        let ek_col = il.expr_columns();
         let root = src.idx();
         let n = cols.kind.len();
         // Distance from the root.
@@ -587,16 +608,17 @@ impl<'s> DeepCopy<'s> {
                 if cols.kind[i] != EntryKind::ExprNode {
                     break false;
                 }
-                let ek = ek_col[cols.row[i] as usize];
-                if ek > 35 || matches!(ek, 5 | 17 | 18) {
+                let ek = ek_col.expr_kind(cols.row[i] as usize);
+                if ek == ExprKind::Reclaimed || copies_entity(ek) {
                     break false;
                 }
                 p.srcs.push(Eix(i as u32));
                 pending -= 1;
                 if !shallow(ek) {
                     let before = pending;
-                    let sp = cols.span[i];
-                    let ch = &cols.edges[sp.start as usize..(sp.start + sp.nchild) as usize];
+                    let Some(ch) = cols.children(i) else {
+                        break false;
+                    };
                     for (slot, &c) in ch.iter().enumerate() {
                         if c.is_none() {
                             continue;
@@ -742,10 +764,13 @@ impl<'s> DeepCopy<'s> {
         // Copies are not canonical constants (until sharing says so).
         let leaves = p.leaf_consts.iter().map(|v| v.src.0);
         for i in p.constants.iter().copied().chain(leaves) {
-            let r = il.row(p.dst[i as usize]) as usize;
-            il.tables.constant.is_shared[r] = false;
-            if mark {
-                il.tables.constant.is_instantiated[r] = true;
+            let mut c = il.constant_mut(p.dst[i as usize]);
+            // Through the setters only when a value changes (each recomputes the key).
+            if c.view().is_shared() {
+                c.set_is_shared(false);
+            }
+            if mark && !c.view().is_instantiated() {
+                c.set_is_instantiated(true);
             }
         }
         if mark {
@@ -804,8 +829,11 @@ impl<'s> DeepCopy<'s> {
             if il.kind(c) != EntryKind::ExprNode {
                 continue;
             }
-            let ek = il.tables.expr_node.expr_kind[il.row(c) as usize];
-            if !matches!(ek, 2 | 3 | 7 | 19) {
+            use ExprKind as X;
+            if !matches!(
+                il.expr(c).expr_kind(),
+                X::Constant | X::Variable | X::NewDelete | X::Routine
+            ) {
                 continue;
             }
             if let Some(e) = il.ref_eix(c, F::EXPR_NODE_ENTITY) {

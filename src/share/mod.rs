@@ -42,7 +42,10 @@ const SHARE_TASK: usize = 1 << 13;
 
 use crate::compare::{self, type_shape, Comparer};
 use crate::il::stats::SharingCounters;
-use crate::il::{fields as F, kinds::ck, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
+use crate::il::{
+    fields as F, ConstantKind, Eix, EntryId, EntryKind, Il, IlError, RegionIdx, NO_SHARE_KEY,
+    SHARE_KEY_FILE_SCOPE,
+};
 use std::hash::{BuildHasher, Hasher};
 
 /// Which constants may be shared (the seed's three sharing-mode bytes, all on by default).
@@ -80,8 +83,9 @@ pub struct ConstantSharing {
 }
 
 /// Exact-key memo in front of the structural table for leaf constants (integer, float,
-/// complex, imaginary without children besides the type): key = (kind, flags, type
-/// entry, value, value2) → the canonical constant `compare_constants` chose for that key.
+/// complex, imaginary without children besides the type): key = the constant's share
+/// key (kind, flags, type entry, value; `il::derived`) → the canonical constant
+/// `compare_constants` chose for that key.
 /// Identical keys imply equal constants, so a memo hit needs no comparison; different keys
 /// of equal constants (an equivalent type entry) just miss and take the structural path.
 /// Open addressing, load ≤ 1/2, keys inline.
@@ -96,11 +100,11 @@ struct LeafMemo {
 #[derive(Clone, Copy, Debug)]
 #[repr(align(32))]
 struct MemoSlot {
-    key: [u64; 3],
+    key: [u64; 2],
     val: Eix,
 }
 
-const NO_KEY: [u64; 3] = [u64::MAX; 3];
+const NO_KEY: [u64; 2] = [u64::MAX; 2];
 const EMPTY_SLOT: MemoSlot = MemoSlot {
     key: NO_KEY,
     val: Eix::NONE,
@@ -114,9 +118,9 @@ fn fold_mul(a: u64, b: u64) -> u64 {
 }
 
 #[inline]
-fn memo_hash(k: &[u64; 3]) -> u64 {
+fn memo_hash(k: &[u64; 2]) -> u64 {
     let h = fold_mul(k[0] ^ 0x243f_6a88_85a3_08d3, k[1] ^ 0x1319_8a2e_0370_7344);
-    fold_mul(h ^ k[2], 0xa409_3822_299f_31d0)
+    h ^ (h >> 29)
 }
 
 impl LeafMemo {
@@ -128,7 +132,7 @@ impl LeafMemo {
     }
 
     #[inline(always)]
-    fn get(&self, k: &[u64; 3]) -> Option<Eix> {
+    fn get(&self, k: &[u64; 2]) -> Option<Eix> {
         let mask = self.slots.len() - 1;
         let mut i = memo_hash(k) as usize & mask;
         loop {
@@ -144,7 +148,7 @@ impl LeafMemo {
     }
 
     /// Records `k → v` unless `k` is there already (an answer never changes).
-    fn insert(&mut self, k: [u64; 3], v: Eix) {
+    fn insert(&mut self, k: [u64; 2], v: Eix) {
         if (self.len + 1) * 2 > self.slots.len() {
             let n = self.slots.len() * 2;
             let old = std::mem::replace(&mut self.slots, vec![EMPTY_SLOT; n]);
@@ -168,54 +172,30 @@ impl LeafMemo {
     }
 }
 
-const fn max3(a: usize, b: usize, c: usize) -> usize {
-    let ab = if a > b { a } else { b };
-    if ab > c {
-        ab
-    } else {
-        c
-    }
+/// The memo key of a leaf constant, or `None` when `c` is not a plain shareable leaf:
+/// the constant's share key (`il::derived`, kept by the world), string literals only when
+/// `strings` are shared. A string's key does not imply equality, so a hit is confirmed
+/// against the canonical constant's bytes ([`string_hit`]).
+#[inline(always)]
+fn leaf_key(il: &Il, c: Eix, strings: bool) -> Option<[u64; 2]> {
+    memo_key(il.share_key(c), strings)
 }
 
-/// The memo key of a leaf constant, or `None` when `c` is not a plain shareable leaf.
-/// String literals (kind 2, when `strings` are shared) key on (kind, flags, type, length,
-/// sub-kind, the table's ahash of the bytes): their key does not imply equality, so a hit is
-/// confirmed against the canonical constant's bytes ([`string_hit`]).
+/// `key` as a memo key (its file-scope bit cleared): none for [`NO_SHARE_KEY`], and none
+/// for a string literal unless `strings` are shared.
 #[inline(always)]
-fn leaf_key(il: &Il, c: Eix, strings: bool, hasher: &ahash::RandomState) -> Option<[u64; 3]> {
-    let r = il.row(c) as usize;
-    let t = &il.tables.constant;
-    let k = t.constant_kind[r];
-    let leaf = matches!(k, 1 | 3 | 4 | 5);
-    if !(leaf || (k == 2 && strings)) || t.is_shared[r] || t.ptm_flags[r] & 0x02 != 0 {
+fn memo_key(key: [u64; 2], strings: bool) -> Option<[u64; 2]> {
+    let kind = key[0] & 0xff;
+    if key == NO_SHARE_KEY || (!strings && kind == ConstantKind::String as u64) {
         return None;
     }
-    let ch = il.children(c);
-    if !ch[F::CONSTANT_EXPR.slot as usize].is_none()
-        || !ch[F::CONSTANT_TEMPLATE_INFO.slot as usize].is_none()
-    {
-        return None;
-    }
-    let ty = ch[F::CONSTANT_TYPE.slot as usize];
-    let head = k as u64 | ((t.ptm_flags[r] as u64) << 8) | ((ty.0 as u64) << 32);
-    if leaf {
-        return Some([head, t.value[r] as u64, t.value2[r] as u64]);
-    }
-    let len = t.text_len[r];
-    Some([
-        head,
-        len as u64 | ((t.sub_kind[r] as u64) << 32),
-        hasher.hash_one(string_text(il, c)),
-    ])
+    Some([key[0] & !SHARE_KEY_FILE_SCOPE, key[1]])
 }
 
 /// The `text_len` bytes of a string constant.
 #[inline]
 fn string_text(il: &Il, c: Eix) -> &[u8] {
-    let t = &il.tables.constant;
-    let r = il.row(c) as usize;
-    let s = il.str_bytes(c, t.text[r]);
-    &s[..(t.text_len[r] as usize).min(s.len())]
+    il.string_text(c)
 }
 
 /// Whether a memo hit `canon` for the string constant `c` really holds the same bytes.
@@ -242,26 +222,25 @@ pub fn constant_is_shareable(il: &Il, config: &SharingConfig, c: Eix) -> bool {
     if !config.enabled || il.kind(c) != EntryKind::Constant {
         return false;
     }
-    let t = &il.tables.constant;
-    let r = il.row(c) as usize;
-    if t.is_shared[r] {
+    let t = il.constant(c);
+    if t.is_shared() {
         return true;
     }
-    let k = t.constant_kind[r];
+    let k = t.constant_kind();
     let ch = il.children(c);
-    if (k != ck::TEMPLATE_PARAM && !ch[F::CONSTANT_EXPR.slot as usize].is_none())
+    if (k != ConstantKind::TemplateParam && !ch[F::CONSTANT_EXPR.slot as usize].is_none())
         || !ch[F::CONSTANT_TEMPLATE_INFO.slot as usize].is_none()
-        || t.ptm_flags[r] & 0x02 != 0
+        || t.ptm_flags() & 0x02 != 0
     {
         return false;
     }
     match k {
-        ck::STRING => config.strings,
-        ck::ADDRESS => {
+        ConstantKind::String => config.strings,
+        ConstantKind::Address => {
             il.child_eix(c, F::CONSTANT_SUBOBJECT_PATH).is_none()
-                && !(t.sub_kind[r] == 4 && t.value2[r] != 0)
+                && !(t.sub_kind() == 4 && t.value2() != 0)
         }
-        ck::AGGREGATE | ck::TEMPLATE_PARAM => false,
+        ConstantKind::Aggregate | ConstantKind::TemplateParam => false,
         _ => true,
     }
 }
@@ -271,38 +250,38 @@ pub fn constant_is_shareable(il: &Il, config: &SharingConfig, c: Eix) -> bool {
 /// entries contribute only their kind (entity equality goes through sharing symbols and
 /// type equivalence, which identities cannot hash).
 pub fn constant_hash(il: &Il, state: &ahash::RandomState, c: Eix) -> u64 {
-    let t = &il.tables.constant;
-    let r = il.row(c) as usize;
-    let k = t.constant_kind[r];
+    use ConstantKind as C;
+    let t = il.constant(c);
+    let k = t.constant_kind();
     let mut h = state.build_hasher();
     h.write_u64(k as u64 | (type_shape(il, il.child_eix(c, F::CONSTANT_TYPE)) << 8));
     match k {
-        1 => {
-            h.write_i64(t.value[r]);
-            h.write_u8(t.ptm_flags[r]);
+        C::Integer => {
+            h.write_i64(t.value());
+            h.write_u8(t.ptm_flags());
         }
-        2 => {
-            let len = t.text_len[r] as usize;
-            let s = il.str_bytes(c, t.text[r]);
-            h.write_u64(len as u64 | ((t.sub_kind[r] as u64) << 32));
+        C::String => {
+            let len = t.text_len() as usize;
+            let s = t.text();
+            h.write_u64(len as u64 | ((t.sub_kind() as u64) << 32));
             h.write(&s[..len.min(s.len())]);
         }
-        3 | 5 | 15 => h.write_i64(t.value[r]),
-        4 => {
-            h.write_i64(t.value[r]);
-            h.write_i64(t.value2[r]);
+        C::Float | C::Imaginary | C::Reflection => h.write_i64(t.value()),
+        C::Complex => {
+            h.write_i64(t.value());
+            h.write_i64(t.value2());
         }
-        6 | 11 => {
-            h.write_u8(t.sub_kind[r]);
-            h.write_i64(t.value[r]);
+        C::Address | C::InitRepeat => {
+            h.write_u8(t.sub_kind());
+            h.write_i64(t.value());
         }
-        7 => {
-            h.write_u8(t.ptm_flags[r]);
-            h.write_i64(t.value[r]);
+        C::PtrToMember => {
+            h.write_u8(t.ptm_flags());
+            h.write_i64(t.value());
         }
-        12 => h.write_u8(t.sub_kind[r]),
-        13 => h.write_u8(t.ptm_flags[r]),
-        _ => {}
+        C::TemplateParam => h.write_u8(t.sub_kind()),
+        C::Designator => h.write_u8(t.ptm_flags()),
+        C::Error | C::LabelDifference | C::DynamicInit | C::Aggregate | C::Void => {}
     }
     h.finish()
 }
@@ -391,8 +370,7 @@ impl ConstantSharing {
             il.copy_entry_data(c, n);
             n
         };
-        let nr = il.row(n) as usize;
-        il.tables.constant.is_shared[nr] = true;
+        il.constant_mut(n).set_is_shared(true);
         fixup_constant_references(il, n)?;
         self.insert_at(slot, h, n);
         Ok(n)
@@ -456,7 +434,7 @@ impl ConstantSharing {
             });
         }
         let key = if self.config.enabled {
-            leaf_key(il, e, self.config.strings, &self.hasher)
+            leaf_key(il, e, self.config.strings)
         } else {
             None
         };
@@ -614,9 +592,9 @@ impl ConstantSharing {
     /// The memo's canonical constant for `e` under `key`; a string literal's hit is
     /// confirmed against the canonical constant's bytes (its key does not imply equality).
     #[inline(always)]
-    fn memo_hit(&self, il: &Il, e: Eix, key: &[u64; 3]) -> Option<Eix> {
+    fn memo_hit(&self, il: &Il, e: Eix, key: &[u64; 2]) -> Option<Eix> {
         let c = self.memo.get(key)?;
-        if key[0] & 0xff == ck::STRING as u64 && !string_hit(il, e, c) {
+        if key[0] & 0xff == ConstantKind::String as u64 && !string_hit(il, e, c) {
             return None;
         }
         Some(c)
@@ -631,17 +609,9 @@ impl ConstantSharing {
     /// slower, the optimizer no longer seeing the columns' lengths agree. The proptest
     /// `share_many_answers_as_share_eix` holds the two to the same answers.
     fn memo_run(&self, il: &Il, src: &[Eix], out: &mut [Eix]) -> (usize, u64) {
-        const TYPE: usize = F::CONSTANT_TYPE.slot as usize;
-        const EXPR: usize = F::CONSTANT_EXPR.slot as usize;
-        const INFO: usize = F::CONSTANT_TEMPLATE_INFO.slot as usize;
-        const SLOTS: usize = 1 + max3(TYPE, EXPR, INFO);
-        /// Constant kinds 1, 3, 4, 5: integer, float, complex, imaginary.
-        const LEAF: u64 = 0b11_1010;
         let v = il.columns();
-        let t = &il.tables.constant;
-        let m = t.constant_kind.len();
-        let (ck, shared, flags) = (&t.constant_kind[..m], &t.is_shared[..m], &t.ptm_flags[..m]);
-        let (value, value2) = (&t.value[..m], &t.value2[..m]);
+        let keys = il.constant_columns().share_key;
+        let strings = self.config.strings;
         let (mut n, mut file_scope) = (0usize, 0u64);
         let out = &mut out[..src.len()];
         for &e in src {
@@ -649,38 +619,17 @@ impl ConstantSharing {
             if i >= v.kind.len() || v.kind[i] != EntryKind::Constant {
                 break;
             }
-            let r = v.row[i] as usize;
-            if r >= m {
+            // One 16-byte key per constant: kind, flags, region, type, value or string.
+            let Some(&stored) = keys.get(v.row[i] as usize) else {
                 break;
-            }
-            let k = ck[r];
-            let c = if (LEAF >> (k & 63)) & 1 != 0 && k < 64 {
-                if shared[r] || flags[r] & 0x02 != 0 {
-                    break;
-                }
-                let s = v.span[i];
-                let Some(kids) = v.edges.get(s.start as usize..s.start as usize + SLOTS) else {
-                    break;
-                };
-                if SLOTS > s.nchild as usize || !kids[EXPR].is_none() || !kids[INFO].is_none() {
-                    break;
-                }
-                let head = k as u64 | ((flags[r] as u64) << 8) | ((kids[TYPE].0 as u64) << 32);
-                match self.memo.get(&[head, value[r] as u64, value2[r] as u64]) {
-                    Some(c) => c,
-                    None => break,
-                }
-            } else {
-                // Strings (and anything else): the general key, confirmed by bytes.
-                let Some(key) = leaf_key(il, e, self.config.strings, &self.hasher) else {
-                    break;
-                };
-                match self.memo_hit(il, e, &key) {
-                    Some(c) => c,
-                    None => break,
-                }
             };
-            file_scope += (v.region[i] == RegionIdx::FILE_SCOPE.0) as u64;
+            let Some(key) = memo_key(stored, strings) else {
+                break;
+            };
+            let Some(c) = self.memo_hit(il, e, &key) else {
+                break;
+            };
+            file_scope += (stored[0] & SHARE_KEY_FILE_SCOPE != 0) as u64;
             out[n] = c;
             n += 1;
         }
@@ -693,7 +642,7 @@ impl ConstantSharing {
         il: &mut Il,
         e: Eix,
         adopt: bool,
-        key: Option<[u64; 3]>,
+        key: Option<[u64; 2]>,
     ) -> Result<Eix, IlError> {
         if !constant_is_shareable(il, &self.config, e) {
             return if adopt {
@@ -703,8 +652,7 @@ impl ConstantSharing {
                 il.eix(id)
             };
         }
-        let r = il.row(e) as usize;
-        if il.tables.constant.is_shared[r] && il.region_of(e) == RegionIdx::FILE_SCOPE {
+        if il.constant(e).is_shared() && il.region_of(e) == RegionIdx::FILE_SCOPE {
             // The seed's parent case: already the canonical copy.
             return Ok(e);
         }
@@ -734,8 +682,18 @@ impl ConstantSharing {
     /// to `c`, if any.
     ///
     /// # Errors
-    /// A bad constant kind in a compared constant.
+    /// `c` not a live constant; a bad sub-kind in a compared constant.
     pub fn find(&mut self, il: &Il, c: Eix) -> Result<Option<Eix>, IlError> {
+        if !il.is_live(c) || il.kind(c) != EntryKind::Constant {
+            return Err(IlError::WrongTarget {
+                expected: EntryKind::Constant,
+                found: if il.is_live(c) {
+                    il.kind(c)
+                } else {
+                    EntryKind::None
+                },
+            });
+        }
         let h = constant_hash(il, &self.hasher, c);
         let saved = self.counters;
         let r = self.lookup(il, c, h, 0)?.ok();
@@ -758,12 +716,12 @@ impl ConstantSharing {
     ) -> Result<EntryId, IlError> {
         let saved = il.current_region();
         il.switch_region(RegionIdx::FILE_SCOPE)?;
-        let local = il.alloc_local_constant(ck::STRING)?;
+        let local = il.alloc_local_constant(ConstantKind::String)?;
         let le = il.eix(local)?;
-        let lr = il.row(le) as usize;
-        il.set_string(local, 0, bytes)?;
-        il.tables.constant.text_len[lr] = bytes.len() as u32;
-        il.tables.constant.sub_kind[lr] = char_kind;
+        il.constant_mut(le)
+            .set_text(bytes)
+            .set_text_len(bytes.len() as u32)
+            .set_sub_kind(char_kind);
         il.set_child(local, F::CONSTANT_TYPE, ty)?;
         let h = constant_hash(il, &self.hasher, le);
         let out = match self.lookup(il, le, h, compare::flags::STRICT)? {
@@ -790,7 +748,7 @@ impl ConstantSharing {
             if il.region_of(e) != RegionIdx::FILE_SCOPE {
                 errs.push(format!("canonical #{i} ({e}) is not in file scope"));
             }
-            if !il.tables.constant.is_shared[il.row(e) as usize] {
+            if !il.constant(e).is_shared() {
                 errs.push(format!("canonical #{i} ({e}) is not marked is_shared"));
             }
             if constant_hash(il, &self.hasher, e) != h {
@@ -846,8 +804,7 @@ pub fn alloc_constant(il: &mut Il, local: EntryId) -> Result<EntryId, IlError> {
     let id = il.alloc(EntryKind::Constant)?;
     let n = il.eix(id)?;
     il.copy_entry_data(e, n);
-    let nr = il.row(n) as usize;
-    il.tables.constant.is_shared[nr] = false;
+    il.constant_mut(n).set_is_shared(false);
     Ok(id)
 }
 

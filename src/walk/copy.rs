@@ -7,7 +7,7 @@
 //! entries the caller chose not to copy. O(entries + edges of the subtree).
 
 use super::walker::{Callbacks, WalkError, Walker};
-use crate::il::{Eix, EntryId, EntryKind, Il, RegionIdx};
+use crate::il::{Eix, EntryId, EntryKind, Il, RegionIdx, TypeKind};
 use ahash::AHashMap;
 
 /// Which entries a copy shares with the original instead of copying.
@@ -16,9 +16,9 @@ pub type SharePredicate<'a> = &'a dyn Fn(&Il, Eix) -> bool;
 /// Shares file-scope types other than routine types (`int`, classes, ...): the usual
 /// choice when copying a routine.
 pub fn share_file_scope_types(il: &Il, e: Eix) -> bool {
-    il.kind(e) == EntryKind::Type
+    il.as_ty(e)
+        .is_some_and(|t| t.type_kind() != TypeKind::Routine)
         && il.region_of(e) == RegionIdx::FILE_SCOPE
-        && il.tables.r#type.type_kind[il.row(e) as usize] != 7
 }
 
 struct Copier<'a> {

@@ -16,8 +16,8 @@
 //! Complexity: O(entries + edges).
 
 use super::keep::{device_roots, mark_from_parallel, mark_to_keep_in_il};
-use crate::il::kinds::{rf, strip_typerefs, tk, vf};
-use crate::il::{fields as F, Eix, EntryKind, Flag, Il};
+use crate::il::kinds::{rf, strip_typerefs, vf};
+use crate::il::{fields as F, Eix, EntryKind, Flag, Il, StorageClass, TypeKind};
 use std::io::Write;
 
 /// What device marking found.
@@ -58,13 +58,13 @@ impl Default for DeviceOptions {
 }
 
 fn rflags(il: &Il, e: Eix) -> u16 {
-    il.tables.routine.decl_flags[il.row(e) as usize]
+    il.routine(e).decl_flags()
 }
 
 /// Whether the world carries declaration facts (a routine with `decl_flags`), as clang
 /// imports do; generated and older worlds do not.
 pub fn has_declaration_facts(il: &Il) -> bool {
-    il.tables.routine.decl_flags.iter().any(|&f| f != 0)
+    il.routine_columns().decl_flags.iter().any(|&f| f != 0)
 }
 
 /// Marks device code, the one entry for every world:
@@ -113,7 +113,7 @@ fn mark_by_attributes(il: &mut Il) -> DeviceKeep {
 fn mark_emitted(il: &mut Il, opts: DeviceOptions) -> DeviceKeep {
     let mut out = DeviceKeep::default();
     let mut queue: Vec<Eix> = Vec::new();
-    for &e in il.tables.routine.eix.iter() {
+    for &e in il.routine_columns().eix {
         if e.is_none() || !il.is_live(e) {
             continue;
         }
@@ -138,15 +138,16 @@ fn mark_emitted(il: &mut Il, opts: DeviceOptions) -> DeviceKeep {
             queue.push(e);
         }
     }
-    for (row, &e) in il.tables.variable.eix.iter().enumerate() {
+    let vars = il.variable_columns();
+    for (row, &e) in vars.eix.iter().enumerate() {
         if e.is_none() || !il.is_live(e) {
             continue;
         }
-        let sc = il.tables.variable.storage_class[row];
-        let vfl = il.tables.variable.decl_flags[row];
+        let sc = vars.storage_class[row];
+        let vfl = vars.decl_flags[row];
         let local_or_member = vf::LOCAL | vf::PATTERN | vf::STATIC_MEMBER;
-        if il.tables.variable.cuda_space[row] != 0
-            && (sc == 3 || sc == 5)
+        if vars.cuda_space[row] != 0
+            && matches!(sc, StorageClass::Global | StorageClass::Static)
             && vfl & local_or_member == 0
         {
             out.variable_roots += 1;
@@ -179,16 +180,14 @@ fn mark_emitted(il: &mut Il, opts: DeviceOptions) -> DeviceKeep {
             // A constexpr arithmetic variable's initializer is constant-evaluated: the
             // routines it calls are folded, not emitted. (A constexpr function pointer still
             // needs its target.)
-            let vfl = il.tables.variable.decl_flags[il.row(e) as usize];
+            let vfl = il.variable(e).decl_flags();
             let scalar = il
                 .child_eix(e, F::VARIABLE_TYPE)
                 .map(|t| {
                     let t = strip_typerefs(il, t);
-                    il.kind(t) == EntryKind::Type
-                        && matches!(
-                            il.tables.r#type.type_kind[il.row(t) as usize],
-                            tk::INTEGER | tk::FLOAT
-                        )
+                    il.as_ty(t).is_some_and(|t| {
+                        matches!(t.type_kind(), TypeKind::Integer | TypeKind::Float)
+                    })
                 })
                 .unwrap_or(false);
             if vfl & vf::CONSTEXPR != 0 && scalar {

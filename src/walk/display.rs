@@ -106,17 +106,13 @@ impl Callbacks for Display {
             p.line,
             p.col
         );
-        let row = il.row(e);
         for (i, name) in SCALAR_NAMES[kind as usize].iter().enumerate() {
-            let _ = writeln!(
-                self.out,
-                "  {name} = {}",
-                il.tables.get_scalar(kind, row, i)
-            );
+            let _ = writeln!(self.out, "  {name} = {}", il.scalar(e, i));
         }
         let layout = kind.layout();
+        let strs = il.string_handles(e);
         for (i, info) in layout.strings.iter().enumerate() {
-            let s = il.tables.strings(kind, row).as_slice()[i];
+            let s = strs.as_slice()[i];
             if s.is_some() {
                 let _ = writeln!(
                     self.out,

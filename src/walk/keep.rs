@@ -19,8 +19,7 @@
 //! bodies of routines kept only as declarations, edges into unkept entries, and the unkept
 //! entries themselves.
 
-use crate::il::kinds::attr;
-use crate::il::{fields as F, BitSet, Eix, EntryId, EntryKind, Flag, Il, NREFS};
+use crate::il::{fields as F, BitSet, Eix, EntryId, EntryKind, Flag, Il, TypeKind, NLISTS, NREFS};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -42,13 +41,10 @@ pub struct KeepReport {
 pub fn device_roots(il: &Il) -> Vec<Eix> {
     let mut roots = Vec::new();
     let is_device_attr = |a: Eix| {
-        let k = il.tables.attribute.attr_kind[il.row(a) as usize];
-        matches!(
-            k,
-            attr::GLOBAL | attr::DEVICE | attr::SHARED | attr::CONSTANT | attr::MANAGED
-        )
+        il.as_attribute(a)
+            .is_some_and(|a| a.attr_kind().is_device_root())
     };
-    for &e in il.tables.routine.eix.iter() {
+    for &e in il.routine_columns().eix {
         if !e.is_none()
             && il
                 .list_eix(e, F::ROUTINE_ATTRIBUTES)
@@ -58,9 +54,10 @@ pub fn device_roots(il: &Il) -> Vec<Eix> {
             roots.push(e);
         }
     }
-    for (row, &e) in il.tables.variable.eix.iter().enumerate() {
+    let vars = il.variable_columns();
+    for (row, &e) in vars.eix.iter().enumerate() {
         if !e.is_none()
-            && (il.tables.variable.cuda_space[row] != 0
+            && (vars.cuda_space[row] != 0
                 || il
                     .list_eix(e, F::VARIABLE_ATTRIBUTES)
                     .iter()
@@ -78,7 +75,7 @@ pub fn mark_to_keep_in_il(il: &mut Il, extra_roots: &[EntryId]) -> KeepReport {
     roots.extend(extra_roots.iter().filter_map(|&id| il.eix(id).ok()));
     let nroots = roots.len();
     let kept = mark_from_parallel(il, roots) + mark_using_declarations(il);
-    let mut per_kind = vec![0usize; 85];
+    let mut per_kind = vec![0usize; EntryKind::COUNT];
     for e in il.flag_column(Flag::KeepInIl).iter() {
         let e = Eix(e as u32);
         if il.is_live(e) {
@@ -255,7 +252,7 @@ fn drain_fifo<D: MarkBits, K: MarkBits>(
 ) -> usize {
     const BASE_TYPE: usize = F::TYPE_BASE_TYPE.slot as usize;
     let pool = il.edge_pool();
-    let type_kind = &il.tables.r#type.type_kind;
+    let type_kind = il.ty_columns().type_kind;
     let mut head = 0;
     // The loop touches one bitset per child edge: definitions go to `def` (and are OR-ed
     // into keep_in_il at the end), declarations straight to `keep`.
@@ -273,11 +270,13 @@ fn drain_fifo<D: MarkBits, K: MarkBits>(
         head += 1;
         let (start, nchild) = il.child_span(e);
         let kind = il.kind(e);
+        // The block is [references][list lengths][children]: see `Il::child_span`.
         let nref = NREFS[kind as usize] as usize;
+        let refs_end = start as usize - NLISTS[kind as usize] as usize;
         let end = (start + nchild) as usize;
         let kids = &pool[start as usize..end];
         // A pointer type keeps a class it points to as a declaration only.
-        if kind == EntryKind::Type && type_kind[il.row(e) as usize] == TK_POINTER {
+        if kind == EntryKind::Type && type_kind[il.row(e) as usize] == TypeKind::Pointer {
             for (slot, &c) in kids.iter().enumerate() {
                 if c.is_none() {
                     continue;
@@ -295,7 +294,7 @@ fn drain_fifo<D: MarkBits, K: MarkBits>(
                 }
             }
         }
-        for &r in &pool[end..end + nref] {
+        for &r in &pool[refs_end - nref..refs_end] {
             if !r.is_none() {
                 marks.keep.insert(r.idx());
             }
@@ -304,12 +303,9 @@ fn drain_fifo<D: MarkBits, K: MarkBits>(
     head
 }
 
-const TK_POINTER: u8 = 6;
-
 #[inline]
 fn is_class(il: &Il, e: Eix) -> bool {
-    il.kind(e) == EntryKind::Type
-        && matches!(il.tables.r#type.type_kind[il.row(e) as usize], 9..=11)
+    il.as_ty(e).is_some_and(|t| t.type_kind().is_class())
 }
 
 /// After the main walk: a using-declaration whose target is kept gets kept; a typedef
@@ -327,7 +323,10 @@ pub fn mark_using_declarations(il: &mut Il) -> usize {
             let hit = if k == EntryKind::UsingDeclaration {
                 il.ref_eix(e, F::USING_DECLARATION_TARGET)
                     .is_some_and(|t| il.flag(t, Flag::KeepInIl))
-            } else if k == EntryKind::Type && il.tables.r#type.type_kind[il.row(e) as usize] == 12 {
+            } else if il
+                .as_ty(e)
+                .is_some_and(|t| t.type_kind() == TypeKind::Typeref)
+            {
                 il.child_eix(e, F::TYPE_BASE_TYPE)
                     .is_some_and(|t| is_class(il, t) && il.flag(t, Flag::KeepDefinition))
             } else {

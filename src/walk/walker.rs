@@ -27,9 +27,8 @@
 //! would, but with an explicit stack: a 10^6-deep expression chain walks in constant native
 //! stack. Constants follow the seed's sub-switch on the constant kind. O(entries + edges).
 
-use crate::il::kinds::ck;
 use crate::il::schema::{PHASE5_WALK_ORDER, PHASE6_WALK_ORDER};
-use crate::il::{fields as F, Eix, EntryId, EntryKind, Flag, Il};
+use crate::il::{counts, fields as F, ConstantKind, Eix, EntryId, EntryKind, Flag, Il};
 use std::io::Write;
 
 /// The callback protocol of a walk. Each `HAS_*` constant says whether the slot is
@@ -278,7 +277,7 @@ impl Walker {
         }
         // Phase 6: trailing lists (64, the external type list, 83).
         for k in PHASE6_WALK_ORDER {
-            if k == 6 {
+            if k == EntryKind::Type as u8 {
                 let ext: Vec<Eix> = il.external_types().collect();
                 for e in ext {
                     if C::HAS_FILTER && cb.entry_filter(il, e, EntryKind::Type).is_none() {
@@ -404,31 +403,41 @@ impl Walker {
     }
 
     fn constant_operand(&self, il: &Il, e: Eix) -> Result<Operand, WalkError> {
-        let r = il.row(e) as usize;
-        let t = &il.tables.constant;
-        let sub = t.sub_kind[r];
+        use ConstantKind as C;
+        let c = il.constant(e);
+        let sub = c.sub_kind();
         let err = |message| WalkError {
             message,
             entry: Some(il.id_of(e)),
         };
-        Ok(match t.constant_kind[r] {
-            0 | 1 | 2 | 3 | 5 | 10 | 14 => Operand::Skip,
-            4 | 8 | 9 | 11 | 13 | 15 => Operand::Descend,
-            ck::ADDRESS => match sub {
+        Ok(match c.constant_kind() {
+            C::Error
+            | C::Integer
+            | C::String
+            | C::Float
+            | C::Imaginary
+            | C::Aggregate
+            | C::Void => Operand::Skip,
+            C::Complex
+            | C::LabelDifference
+            | C::DynamicInit
+            | C::InitRepeat
+            | C::Designator
+            | C::Reflection => Operand::Descend,
+            C::Address => match sub {
                 0 | 1 | 4 | 6 => Operand::Remap,
                 2 | 3 | 5 => Operand::Descend,
                 _ => return Err(err("walk_entry_and_subtree: bad address const kind")),
             },
-            ck::PTR_TO_MEMBER => Operand::Remap,
-            ck::TEMPLATE_PARAM => {
-                if sub > 13 {
+            C::PtrToMember => Operand::Remap,
+            C::TemplateParam => {
+                if sub >= counts::TEMPLATE_PARAM_CONSTANT_KINDS {
                     return Err(err(
                         "walk_entry_and_subtree: bad template param constant kind",
                     ));
                 }
                 Operand::Descend
             }
-            _ => return Err(err("walk_entry_and_subtree: bad constant kind")),
         })
     }
 
@@ -551,16 +560,15 @@ impl Walker {
     /// constant, with its own length; the other kinds with strlen + 1).
     fn visit_strings<C: Callbacks>(&mut self, il: &mut Il, cb: &mut C, e: Eix, kind: EntryKind) {
         let layout = kind.layout();
-        let row = il.row(e);
-        let strs = il.tables.strings(kind, row);
+        let strs = il.string_handles(e);
         for (i, info) in layout.strings.iter().enumerate() {
             let s = strs.as_slice()[i];
             if !s.is_some() {
                 continue;
             }
-            let len = if info.string_kind == 25 {
+            let len = if info.string_kind == EntryKind::StringText as u8 {
                 if kind == EntryKind::Constant
-                    && il.tables.constant.constant_kind[row as usize] != ck::STRING
+                    && il.constant(e).constant_kind() != ConstantKind::String
                 {
                     continue;
                 }

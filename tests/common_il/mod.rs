@@ -1,7 +1,10 @@
 //! Small IL builders shared by the compare, share and instantiate tests.
 #![allow(dead_code)]
 
-use ilkit::il::{fields as F, kinds, Eix, EntryId, EntryKind, Il};
+use ilkit::il::{
+    fields as F, kinds, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, Op, StorageClass,
+    TypeKind,
+};
 
 /// A world with builtin types and two named globals.
 pub struct B {
@@ -17,18 +20,19 @@ pub struct B {
     pub g2: EntryId,
 }
 
-pub fn ty(il: &mut Il, name: &str, kind: u8, size: u64) -> EntryId {
+pub fn ty(il: &mut Il, name: &str, kind: TypeKind, size: u64) -> EntryId {
     let t = il.alloc(EntryKind::Type).unwrap();
     il.set_string(t, 0, name.as_bytes()).unwrap();
     kinds::set_type_kind(il, t, kind).unwrap();
-    let r = il.row(il.eix(t).unwrap()) as usize;
-    il.tables.r#type.size[r] = size;
-    il.tables.r#type.alignment[r] = size.max(1) as u32;
+    let e = il.eix(t).unwrap();
+    il.ty_mut(e)
+        .set_size(size)
+        .set_alignment(size.max(1) as u32);
     t
 }
 
 pub fn global(il: &mut Il, name: &str, t: EntryId) -> EntryId {
-    let v = il.alloc_variable(3).unwrap();
+    let v = il.alloc_variable(StorageClass::Global).unwrap();
     il.set_string(v, 0, name.as_bytes()).unwrap();
     il.set_child(v, F::VARIABLE_TYPE, Some(t)).unwrap();
     v
@@ -37,9 +41,9 @@ pub fn global(il: &mut Il, name: &str, t: EntryId) -> EntryId {
 impl B {
     pub fn new() -> B {
         let mut il = Il::new();
-        let int = ty(&mut il, "int", 2, 4);
-        let dbl = ty(&mut il, "double", 3, 8);
-        let long = ty(&mut il, "long", 2, 8);
+        let int = ty(&mut il, "int", TypeKind::Integer, 4);
+        let dbl = ty(&mut il, "double", TypeKind::Float, 8);
+        let long = ty(&mut il, "long", TypeKind::Integer, 8);
         let g1 = global(&mut il, "g", int);
         let g1b = global(&mut il, "g", int);
         let g2 = global(&mut il, "h", dbl);
@@ -63,7 +67,7 @@ impl B {
     }
 
     /// A constant of `kind` with type `t`.
-    pub fn konst(&mut self, kind: u8, t: Option<EntryId>) -> EntryId {
+    pub fn konst(&mut self, kind: ConstantKind, t: Option<EntryId>) -> EntryId {
         let c = self.il.alloc(EntryKind::Constant).unwrap();
         kinds::set_constant_kind(&mut self.il, c, kind).unwrap();
         self.il.set_child(c, F::CONSTANT_TYPE, t).unwrap();
@@ -71,13 +75,13 @@ impl B {
     }
 
     pub fn int_const(&mut self, v: i64) -> EntryId {
-        let c = self.konst(1, Some(self.int));
-        let r = self.crow(c);
-        self.il.tables.constant.value[r] = v;
+        let c = self.konst(ConstantKind::Integer, Some(self.int));
+        let e = self.e(c);
+        self.il.constant_mut(e).set_value(v);
         c
     }
 
-    pub fn expr(&mut self, kind: u8, ty: Option<EntryId>, ops: &[EntryId]) -> EntryId {
+    pub fn expr(&mut self, kind: ExprKind, ty: Option<EntryId>, ops: &[EntryId]) -> EntryId {
         let x = self.il.alloc_expr_node(kind).unwrap();
         self.il.set_child(x, F::EXPR_NODE_TYPE, ty).unwrap();
         for &o in ops {
@@ -86,15 +90,15 @@ impl B {
         x
     }
 
-    pub fn set_op(&mut self, x: EntryId, op: u8) {
-        let r = self.crow(x);
-        self.il.tables.expr_node.op[r] = op;
+    pub fn set_op(&mut self, x: EntryId, op: Op) {
+        let e = self.e(x);
+        self.il.expr_mut(e).set_op(op);
     }
 
     /// `enk_constant` leaf holding an int constant.
     pub fn int_leaf(&mut self, v: i64) -> EntryId {
         let c = self.int_const(v);
-        let x = self.expr(2, Some(self.int), &[]);
+        let x = self.expr(ExprKind::Constant, Some(self.int), &[]);
         self.il
             .set_child(x, F::EXPR_NODE_CONSTANT, Some(c))
             .unwrap();
@@ -102,14 +106,14 @@ impl B {
     }
 
     /// `a op b` with result type `t`.
-    pub fn binop(&mut self, op: u8, t: EntryId, a: EntryId, b: EntryId) -> EntryId {
-        let x = self.expr(1, Some(t), &[a, b]);
+    pub fn binop(&mut self, op: Op, t: EntryId, a: EntryId, b: EntryId) -> EntryId {
+        let x = self.expr(ExprKind::Operation, Some(t), &[a, b]);
         self.set_op(x, op);
         x
     }
 
     pub fn var_ref(&mut self, v: EntryId, t: EntryId) -> EntryId {
-        let x = self.expr(3, Some(t), &[]);
+        let x = self.expr(ExprKind::Variable, Some(t), &[]);
         self.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(v)).unwrap();
         x
     }

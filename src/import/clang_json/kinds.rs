@@ -1,5 +1,7 @@
 //! Classification of clang AST node kinds: what each becomes in the IL.
 
+use crate::il::{Op, StmtKind};
+
 /// The role a clang node kind plays in the import.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
@@ -37,7 +39,7 @@ pub enum Class {
     /// StaticAssertDecl.
     StaticAssert,
     /// A statement with its stmk_* kind.
-    Stmt(u8),
+    Stmt(StmtKind),
     /// A statement that stands for its last child (AttributedStmt).
     StmtPass,
     /// An expression.
@@ -125,55 +127,66 @@ pub enum ExprClass {
     Other,
 }
 
-/// Operation codes of `expr_node.op` for `enk_operation` nodes made by the importer.
-pub mod op {
-    /// A call; operands: callee, arguments.
-    pub const CALL: u8 = 1;
-    /// A kernel launch; operands: callee, configuration call, arguments.
-    pub const KERNEL_CALL: u8 = 2;
-    /// Member access `.` / `->`; entity: the member.
-    pub const MEMBER: u8 = 3;
-    /// Array subscript.
-    pub const SUBSCRIPT: u8 = 4;
-    /// `?:`.
-    pub const CONDITIONAL: u8 = 5;
-    /// A cast (castKind in `op2`).
-    pub const CAST: u8 = 6;
-    /// Construction; entity: the constructor.
-    pub const CONSTRUCT: u8 = 7;
-    /// Initializer list.
-    pub const INIT_LIST: u8 = 8;
-    /// Substituted non-type template parameter.
-    pub const SUBST_NTTP: u8 = 9;
-    /// Dependent expression in a pattern.
-    pub const DEPENDENT: u8 = 10;
-    /// Any other expression kind.
-    pub const OTHER: u8 = 11;
-    /// Binary operators start here: `BINARY_BASE + index in BINARY_OPS`.
-    pub const BINARY_BASE: u8 = 32;
-    /// Unary operators start here: `UNARY_BASE + index in UNARY_OPS`.
-    pub const UNARY_BASE: u8 = 96;
-    /// Binary operator spellings, in op order.
-    pub const BINARY_OPS: &[&str] = &[
-        "+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "^", "|", "&&",
-        "||", "=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", ",", ".*", "->*",
-        "<=>",
-    ];
-    /// Unary operator spellings, in op order.
-    pub const UNARY_OPS: &[&str] = &[
-        "++",
-        "--",
-        "&",
-        "*",
-        "+",
-        "-",
-        "~",
-        "!",
-        "__real",
-        "__imag",
-        "__extension__",
-        "co_await",
-    ];
+/// The operator of each binary (and compound-assignment) operator spelling clang prints.
+pub const BINARY_OPS: &[(&str, Op)] = &[
+    ("+", Op::Add),
+    ("-", Op::Sub),
+    ("*", Op::Mul),
+    ("/", Op::Div),
+    ("%", Op::Rem),
+    ("<<", Op::Shl),
+    (">>", Op::Shr),
+    ("<", Op::Lt),
+    (">", Op::Gt),
+    ("<=", Op::Le),
+    (">=", Op::Ge),
+    ("==", Op::Eq),
+    ("!=", Op::Ne),
+    ("&", Op::BitAnd),
+    ("^", Op::BitXor),
+    ("|", Op::BitOr),
+    ("&&", Op::LogAnd),
+    ("||", Op::LogOr),
+    ("=", Op::Assign),
+    ("+=", Op::AddAssign),
+    ("-=", Op::SubAssign),
+    ("*=", Op::MulAssign),
+    ("/=", Op::DivAssign),
+    ("%=", Op::RemAssign),
+    ("<<=", Op::ShlAssign),
+    (">>=", Op::ShrAssign),
+    ("&=", Op::BitAndAssign),
+    ("^=", Op::BitXorAssign),
+    ("|=", Op::BitOrAssign),
+    (",", Op::Comma),
+    (".*", Op::PtrMemD),
+    ("->*", Op::PtrMemI),
+    ("<=>", Op::Cmp3),
+];
+
+/// The operator of each unary operator spelling clang prints.
+pub const UNARY_OPS: &[(&str, Op)] = &[
+    ("++", Op::Inc),
+    ("--", Op::Dec),
+    ("&", Op::AddrOf),
+    ("*", Op::Deref),
+    ("+", Op::Plus),
+    ("-", Op::Neg),
+    ("~", Op::Compl),
+    ("!", Op::Not),
+    ("__real", Op::Real),
+    ("__imag", Op::Imag),
+    ("__extension__", Op::Extension),
+    ("co_await", Op::CoAwait),
+];
+
+/// The operator of an operator `spelling` in `table` ([`BINARY_OPS`], [`UNARY_OPS`]),
+/// [`Op::Other`] for one it does not list.
+pub fn op_of(table: &[(&str, Op)], spelling: &str) -> Op {
+    table
+        .iter()
+        .find(|(s, _)| *s == spelling)
+        .map_or(Op::Other, |&(_, o)| o)
 }
 
 /// Classifies a clang node kind name.
@@ -220,24 +233,24 @@ pub fn classify(k: &str) -> Class {
         | "UsingEnumDecl" => Using,
         "StaticAssertDecl" => StaticAssert,
         "CXXCtorInitializer" => CtorInit,
-        // Statements (stmk_* numbers of seed 001).
-        "CompoundStmt" => Stmt(11),
-        "IfStmt" => Stmt(1),
-        "WhileStmt" => Stmt(5),
-        "DoStmt" => Stmt(12),
-        "ForStmt" => Stmt(13),
-        "CXXForRangeStmt" => Stmt(14),
-        "SwitchStmt" => Stmt(16),
-        "CaseStmt" | "DefaultStmt" => Stmt(15),
-        "ReturnStmt" => Stmt(8),
-        "GotoStmt" | "IndirectGotoStmt" => Stmt(6),
-        "LabelStmt" => Stmt(7),
-        "DeclStmt" => Stmt(20),
-        "NullStmt" | "BreakStmt" | "ContinueStmt" => Stmt(10),
-        "GCCAsmStmt" | "MSAsmStmt" => Stmt(18),
-        "CXXTryStmt" => Stmt(19),
-        "CXXCatchStmt" => Stmt(23),
-        "CoreturnStmt" | "CoroutineBodyStmt" => Stmt(9),
+        // Statements (stmk_* kinds of seed 001).
+        "CompoundStmt" => Stmt(StmtKind::Block),
+        "IfStmt" => Stmt(StmtKind::If),
+        "WhileStmt" => Stmt(StmtKind::While),
+        "DoStmt" => Stmt(StmtKind::EndTestWhile),
+        "ForStmt" => Stmt(StmtKind::For),
+        "CXXForRangeStmt" => Stmt(StmtKind::RangeBasedFor),
+        "SwitchStmt" => Stmt(StmtKind::Switch),
+        "CaseStmt" | "DefaultStmt" => Stmt(StmtKind::SwitchCase),
+        "ReturnStmt" => Stmt(StmtKind::Return),
+        "GotoStmt" | "IndirectGotoStmt" => Stmt(StmtKind::Goto),
+        "LabelStmt" => Stmt(StmtKind::Label),
+        "DeclStmt" => Stmt(StmtKind::Decl),
+        "NullStmt" | "BreakStmt" | "ContinueStmt" => Stmt(StmtKind::Stmk10),
+        "GCCAsmStmt" | "MSAsmStmt" => Stmt(StmtKind::Asm),
+        "CXXTryStmt" => Stmt(StmtKind::TryBlock),
+        "CXXCatchStmt" => Stmt(StmtKind::Stmk23),
+        "CoreturnStmt" | "CoroutineBodyStmt" => Stmt(StmtKind::Coroutine),
         "AttributedStmt" => StmtPass,
         // Expressions.
         "BinaryOperator" | "CompoundAssignOperator" | "CXXRewrittenBinaryOperator" => {
@@ -347,50 +360,30 @@ pub fn is_decl(c: Class) -> bool {
     )
 }
 
-/// Attribute kind numbers (`attribute.attr_kind`): the six CUDA kinds of
-/// `crate::il::kinds::attr`, then the importer's own.
+/// Attribute kinds (`attribute.attr_kind`) of clang attributes.
 pub mod attr_kind {
-    pub use crate::il::kinds::attr::*;
-    /// `__launch_bounds__`.
-    pub const LAUNCH_BOUNDS: u16 = 7;
-    /// `__forceinline__` / always_inline.
-    pub const ALWAYS_INLINE: u16 = 8;
-    /// `aligned` / `__align__`.
-    pub const ALIGNED: u16 = 9;
-    /// noinline.
-    pub const NOINLINE: u16 = 10;
-    /// `#pragma unroll` (LoopHintAttr).
-    pub const LOOP_HINT: u16 = 11;
-    /// `__grid_constant__`.
-    pub const GRID_CONSTANT: u16 = 12;
-    /// An implicit `__device__` (constexpr functions, implicit members: implicitly HD).
-    pub const IMPLICIT_DEVICE: u16 = 20;
-    /// An implicit `__host__`.
-    pub const IMPLICIT_HOST: u16 = 21;
-    /// An implicit `__constant__` (namespace-scope constexpr variables).
-    pub const IMPLICIT_CONSTANT: u16 = 22;
-    /// Any other attribute (its clang kind is the attribute's name).
-    pub const OTHER: u16 = 255;
+    use crate::il::AttrKind;
 
     /// The attr_kind for a clang attribute kind name, given `implicit`.
-    pub fn of(kind: &str, implicit: bool) -> u16 {
+    pub fn of(kind: &str, implicit: bool) -> AttrKind {
+        use AttrKind as A;
         match (kind, implicit) {
-            ("CUDAGlobalAttr", _) => GLOBAL,
-            ("CUDADeviceAttr", false) => DEVICE,
-            ("CUDADeviceAttr", true) => IMPLICIT_DEVICE,
-            ("CUDAHostAttr", false) => HOST,
-            ("CUDAHostAttr", true) => IMPLICIT_HOST,
-            ("CUDASharedAttr", _) => SHARED,
-            ("CUDAConstantAttr", false) => CONSTANT,
-            ("CUDAConstantAttr", true) => IMPLICIT_CONSTANT,
-            ("HIPManagedAttr", _) => MANAGED,
-            ("CUDALaunchBoundsAttr", _) => LAUNCH_BOUNDS,
-            ("AlwaysInlineAttr", _) => ALWAYS_INLINE,
-            ("AlignedAttr", _) => ALIGNED,
-            ("NoInlineAttr", _) => NOINLINE,
-            ("LoopHintAttr", _) => LOOP_HINT,
-            ("CUDAGridConstantAttr", _) => GRID_CONSTANT,
-            _ => OTHER,
+            ("CUDAGlobalAttr", _) => A::Global,
+            ("CUDADeviceAttr", false) => A::Device,
+            ("CUDADeviceAttr", true) => A::ImplicitDevice,
+            ("CUDAHostAttr", false) => A::Host,
+            ("CUDAHostAttr", true) => A::ImplicitHost,
+            ("CUDASharedAttr", _) => A::Shared,
+            ("CUDAConstantAttr", false) => A::Constant,
+            ("CUDAConstantAttr", true) => A::ImplicitConstant,
+            ("HIPManagedAttr", _) => A::Managed,
+            ("CUDALaunchBoundsAttr", _) => A::LaunchBounds,
+            ("AlwaysInlineAttr", _) => A::AlwaysInline,
+            ("AlignedAttr", _) => A::Aligned,
+            ("NoInlineAttr", _) => A::NoInline,
+            ("LoopHintAttr", _) => A::LoopHint,
+            ("CUDAGridConstantAttr", _) => A::GridConstant,
+            _ => A::Other,
         }
     }
 }

@@ -5,8 +5,8 @@
 //! the file-scope region) and opaque entries for unmapped kinds.
 
 use super::Builder;
-use crate::il::kinds::{self as K, ck};
-use crate::il::{fields as F, Eix, EntryKind, IlError, RegionIdx};
+use crate::il::kinds as K;
+use crate::il::{fields as F, ConstantKind, Eix, EntryKind, IlError, RegionIdx, StorageClass};
 use crate::import::clang_json::kinds::Class;
 use crate::import::clang_json::types::Alt;
 
@@ -104,8 +104,8 @@ impl Builder<'_> {
         if e.is_none() || self.il.kind(e) != EntryKind::Routine {
             return;
         }
-        let r = self.il.row(e) as usize;
-        self.il.tables.routine.decl_flags[r] |= bits;
+        let f = self.il.routine(e).decl_flags() | bits;
+        self.il.routine_mut(e).set_decl_flags(f);
     }
 
     /// Resolves the reference frame `t` read (`referencedDecl` and its kin).
@@ -136,14 +136,14 @@ impl Builder<'_> {
         let e = match class {
             Class::Function(_) => self.alloc(EntryKind::Routine)?,
             Class::Var => {
-                let v = self.il.alloc_variable(4)?;
+                let v = self.il.alloc_variable(StorageClass::Extern)?;
                 self.il.eix(v)?
             }
             Class::Parm => self.alloc(EntryKind::ParamType)?,
             Class::Field => self.alloc(EntryKind::Field)?,
             Class::EnumConst => {
                 let c = self.alloc(EntryKind::Constant)?;
-                K::set_constant_kind(self.il, self.il.id_of(c), ck::INTEGER)?;
+                K::set_constant_kind(self.il, self.il.id_of(c), ConstantKind::Integer)?;
                 c
             }
             Class::Template(_) => self.alloc(EntryKind::Template)?,

@@ -9,10 +9,10 @@
 
 use super::finalize::Closed;
 use super::{strip_fn_type, Builder, Kid};
-use crate::il::kinds::{self as K, ck};
-use crate::il::{fields as F, Eix, EntryKind, IlError};
+use crate::il::kinds as K;
+use crate::il::{fields as F, ConstantKind, Eix, EntryKind, ExprKind, IlError, Op, TypeKind};
 use crate::import::clang_json::json::parse_int;
-use crate::import::clang_json::kinds::{op, Class, ExprClass};
+use crate::import::clang_json::kinds::{op_of, Class, ExprClass, BINARY_OPS, UNARY_OPS};
 use crate::import::clang_json::types::{qual, Alt, Types};
 
 impl Builder<'_> {
@@ -26,11 +26,11 @@ impl Builder<'_> {
         let x = self.il.alloc_expr_node(ek)?;
         let e = self.il.eix(x)?;
         self.frames[t].entry = e;
-        let r = self.il.row(e) as usize;
-        if ek == 1 {
-            self.il.tables.expr_node.op[r] = opc;
+        if ek == ExprKind::Operation {
+            let mut x = self.il.expr_mut(e);
+            x.set_op(opc);
             if ec == E::Cast {
-                self.il.tables.expr_node.op2[r] = cast_code(&self.frames[t].opcode);
+                x.set_op2(cast_code(&self.frames[t].opcode));
             }
         }
         let referenced = match ec {
@@ -91,49 +91,37 @@ impl Builder<'_> {
 
     /// The expr_node kind and operator of an expression of class `ec`: `None` for the
     /// wrappers that stand for their operand and get no entry.
-    fn expr_kind(&self, t: usize, ec: ExprClass) -> Option<(u8, u8)> {
+    fn expr_kind(&self, t: usize, ec: ExprClass) -> Option<(ExprKind, Op)> {
         use ExprClass as E;
+        use ExprKind as X;
+        let operation = |o| (X::Operation, o);
         Some(match ec {
-            E::Binary => {
-                let o = op::BINARY_OPS
-                    .iter()
-                    .position(|&s| s == self.frames[t].opcode)
-                    .map(|i| op::BINARY_BASE + i as u8)
-                    .unwrap_or(op::OTHER);
-                (1, o)
-            }
-            E::Unary => {
-                let o = op::UNARY_OPS
-                    .iter()
-                    .position(|&s| s == self.frames[t].opcode)
-                    .map(|i| op::UNARY_BASE + i as u8)
-                    .unwrap_or(op::OTHER);
-                (1, o)
-            }
-            E::Call => (1, op::CALL),
-            E::KernelCall => (1, op::KERNEL_CALL),
-            E::Member | E::Property => (1, op::MEMBER),
-            E::Cast => (1, op::CAST),
-            E::Subscript => (1, op::SUBSCRIPT),
-            E::Conditional => (1, op::CONDITIONAL),
-            E::Construct => (1, op::CONSTRUCT),
-            E::InitList => (1, op::INIT_LIST),
-            E::SubstNttp => (1, op::SUBST_NTTP),
-            E::Dependent => (1, op::DEPENDENT),
-            E::Other => (1, op::OTHER),
+            E::Binary => operation(op_of(BINARY_OPS, &self.frames[t].opcode)),
+            E::Unary => operation(op_of(UNARY_OPS, &self.frames[t].opcode)),
+            E::Call => operation(Op::Call),
+            E::KernelCall => operation(Op::KernelCall),
+            E::Member | E::Property => operation(Op::Member),
+            E::Cast => operation(Op::Cast),
+            E::Subscript => operation(Op::Subscript),
+            E::Conditional => operation(Op::Cond),
+            E::Construct => operation(Op::Construct),
+            E::InitList => operation(Op::InitList),
+            E::SubstNttp => operation(Op::SubstNttp),
+            E::Dependent => operation(Op::Dependent),
+            E::Other => operation(Op::Other),
             E::DeclRef => {
                 let rc = self.class_of(self.frames[t].ref_kind);
                 match rc {
-                    Class::Function(_) => (19, 0),
-                    Class::EnumConst => (2, 0),
-                    _ => (3, 0),
+                    Class::Function(_) => (X::Routine, Op::Paren),
+                    Class::EnumConst => (X::Constant, Op::Paren),
+                    _ => (X::Variable, Op::Paren),
                 }
             }
-            E::IntLit | E::FloatLit | E::StrLit | E::NullLit => (2, 0),
-            E::New | E::Delete => (7, 0),
-            E::Lambda => (6, 0),
-            E::TypeOperand => (20, 0),
-            E::Throw => (8, 0),
+            E::IntLit | E::FloatLit | E::StrLit | E::NullLit => (X::Constant, Op::Paren),
+            E::New | E::Delete => (X::NewDelete, Op::Paren),
+            E::Lambda => (X::Lambda, Op::Paren),
+            E::TypeOperand => (X::TypeOperand, Op::Paren),
+            E::Throw => (X::Throw, Op::Paren),
             E::Pseudo | E::OpaqueValue => return None,
         })
     }
@@ -153,31 +141,28 @@ impl Builder<'_> {
         let v = self.frames[t].value.clone();
         match ec {
             E::FloatLit => {
-                K::set_constant_kind(self.il, cid, ck::FLOAT)?;
+                K::set_constant_kind(self.il, cid, ConstantKind::Float)?;
                 let f: f64 = v.trim().parse().unwrap_or(0.0);
-                let cr = self.il.row(c) as usize;
-                self.il.tables.constant.value[cr] = f.to_bits() as i64;
+                self.il.constant_mut(c).set_value(f.to_bits() as i64);
             }
             E::StrLit => {
-                K::set_constant_kind(self.il, cid, ck::STRING)?;
+                K::set_constant_kind(self.il, cid, ConstantKind::String)?;
                 let text = v
                     .strip_prefix('"')
                     .and_then(|s| s.strip_suffix('"'))
                     .unwrap_or(&v);
-                let cr = self.il.row(c) as usize;
-                self.il.tables.constant.text_len[cr] = text.len() as u32;
+                self.il.constant_mut(c).set_text_len(text.len() as u32);
                 let text = text.to_string();
                 self.set_str(c, 0, &text)?;
             }
             _ => {
-                K::set_constant_kind(self.il, cid, ck::INTEGER)?;
+                K::set_constant_kind(self.il, cid, ConstantKind::Integer)?;
                 let n = match v.as_str() {
                     "true" => 1,
                     "false" | "" => 0,
                     s => parse_int(s.as_bytes()),
                 };
-                let cr = self.il.row(c) as usize;
-                self.il.tables.constant.value[cr] = n;
+                self.il.constant_mut(c).set_value(n);
             }
         }
         self.set_child(c, F::CONSTANT_TYPE, ty)?;
@@ -242,8 +227,11 @@ impl Builder<'_> {
         let fty = by_entity.or_else(|| {
             let ty = self.il.child_eix(callee, F::EXPR_NODE_TYPE)?;
             let ty = Types::strip(self.il, ty);
-            let r = self.il.row(ty) as usize;
-            if self.il.tables.r#type.type_kind[r] == 6 {
+            if self
+                .il
+                .as_ty(ty)
+                .is_some_and(|t| t.type_kind() == TypeKind::Pointer)
+            {
                 self.il.child_eix(ty, F::TYPE_BASE_TYPE)
             } else {
                 Some(ty)
@@ -256,7 +244,11 @@ impl Builder<'_> {
             return Eix::NONE;
         }
         let fty = Types::strip(self.il, fty);
-        if self.il.tables.r#type.type_kind[self.il.row(fty) as usize] != 7 {
+        if self
+            .il
+            .as_ty(fty)
+            .is_none_or(|t| t.type_kind() != TypeKind::Routine)
+        {
             return Eix::NONE;
         }
         let ret = self
@@ -271,9 +263,8 @@ impl Builder<'_> {
         if t.is_none() || !self.il.is_live(t) || self.il.kind(t) != EntryKind::Type {
             return t;
         }
-        let r = self.il.row(t) as usize;
-        let tb = &self.il.tables.r#type;
-        if tb.type_kind[r] == 6 && tb.qualifiers[r] & (qual::LREF | qual::RREF) != 0 {
+        let tb = self.il.ty(t);
+        if tb.type_kind() == TypeKind::Pointer && tb.qualifiers() & (qual::LREF | qual::RREF) != 0 {
             return self.il.child_eix(t, F::TYPE_BASE_TYPE).unwrap_or(Eix::NONE);
         }
         t

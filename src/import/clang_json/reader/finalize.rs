@@ -6,10 +6,10 @@
 //! parameters, enumerators).
 
 use super::{rf, Builder, Kid, FL_INHERITED};
-use crate::il::kinds::{self as K, ck};
-use crate::il::{fields as F, Eix, EntryKind, IlError};
+use crate::il::kinds as K;
+use crate::il::{fields as F, AttrKind, ConstantKind, Eix, EntryKind, IlError};
 use crate::import::clang_json::json::parse_int;
-use crate::import::clang_json::kinds::{attr_kind, Class, ExprClass};
+use crate::import::clang_json::kinds::{Class, ExprClass};
 
 /// What a closing node hands its parent besides its class, kind and flags.
 pub(super) struct Closed {
@@ -186,13 +186,12 @@ impl Builder<'_> {
                     self.set_child(e, F::VARIABLE_INITIALIZER, k.e)?;
                 }
                 EntryKind::Attribute => {
-                    let r = self.il.row(k.e) as usize;
-                    let ak = self.il.tables.attribute.attr_kind[r];
+                    let ak = self.il.attribute(k.e).attr_kind();
                     space = match ak {
-                        attr_kind::DEVICE => space.max(1),
-                        attr_kind::SHARED => 2,
-                        attr_kind::CONSTANT => 3,
-                        attr_kind::MANAGED => 4,
+                        AttrKind::Device => space.max(1),
+                        AttrKind::Shared => 2,
+                        AttrKind::Constant => 3,
+                        AttrKind::Managed => 4,
                         _ => space,
                     };
                     if !(self.frames[t].reused && k.flags & FL_INHERITED != 0) {
@@ -203,12 +202,10 @@ impl Builder<'_> {
             }
         }
         if space != 0 {
-            let r = self.il.row(e) as usize;
-            self.il.tables.variable.cuda_space[r] = space;
+            self.il.variable_mut(e).set_cuda_space(space);
         }
         if !kids.is_empty() && self.frames[t].storage != "extern" {
-            let r = self.il.row(e) as usize;
-            self.il.tables.variable.is_defined[r] = true;
+            self.il.variable_mut(e).set_is_defined(true);
         }
         Ok(())
     }
@@ -237,8 +234,7 @@ impl Builder<'_> {
                 continue;
             }
             let v = k.val.unwrap_or(next);
-            let r = self.il.row(k.e) as usize;
-            self.il.tables.constant.value[r] = v;
+            self.il.constant_mut(k.e).set_value(v);
             next = v.wrapping_add(1);
         }
         let ce = e;
@@ -257,8 +253,7 @@ impl Builder<'_> {
     fn finish_enum_const(&mut self, e: Eix, kids: &[Kid], out: &mut Closed) -> Result<(), IlError> {
         out.val = kids.iter().find_map(|k| k.val);
         if let Some(v) = out.val {
-            let r = self.il.row(e) as usize;
-            self.il.tables.constant.value[r] = v;
+            self.il.constant_mut(e).set_value(v);
         }
         // The initializer expression stays reachable through the constant.
         if let Some(k) = kids
@@ -340,13 +335,12 @@ impl Builder<'_> {
             self.type_of(t)?
         } else if f.has_value {
             let c = self.alloc(EntryKind::Constant)?;
-            K::set_constant_kind(self.il, self.il.id_of(c), ck::INTEGER)?;
-            let r = self.il.row(c) as usize;
+            K::set_constant_kind(self.il, self.il.id_of(c), ConstantKind::Integer)?;
             let v = self.frames[t].value.clone();
-            self.il.tables.constant.value[r] = match v.as_str() {
+            self.il.constant_mut(c).set_value(match v.as_str() {
                 "true" => 1,
                 _ => parse_int(v.as_bytes()),
-            };
+            });
             c
         } else {
             kids.iter()
@@ -459,13 +453,12 @@ impl Builder<'_> {
             match self.il.kind(k.e) {
                 EntryKind::Statement => body = k.e,
                 EntryKind::Attribute => {
-                    let r = self.il.row(k.e) as usize;
-                    bits |= match self.il.tables.attribute.attr_kind[r] {
-                        attr_kind::GLOBAL => rf::GLOBAL,
-                        attr_kind::DEVICE => rf::DEVICE,
-                        attr_kind::HOST => rf::HOST,
-                        attr_kind::IMPLICIT_DEVICE | attr_kind::IMPLICIT_HOST => rf::IMPLICIT_HD,
-                        attr_kind::ALWAYS_INLINE => rf::ALWAYS_INLINE,
+                    bits |= match self.il.attribute(k.e).attr_kind() {
+                        AttrKind::Global => rf::GLOBAL,
+                        AttrKind::Device => rf::DEVICE,
+                        AttrKind::Host => rf::HOST,
+                        AttrKind::ImplicitDevice | AttrKind::ImplicitHost => rf::IMPLICIT_HD,
+                        AttrKind::AlwaysInline => rf::ALWAYS_INLINE,
                         _ => 0,
                     };
                 }
@@ -511,8 +504,7 @@ impl Builder<'_> {
                     self.set_child(e, F::ROUTINE_BODY_SCOPE, scope)?;
                 }
             }
-            let r = self.il.row(e) as usize;
-            self.il.tables.routine.is_defined[r] = true;
+            self.il.routine_mut(e).set_is_defined(true);
             bits |= rf::BODY;
             if self.frames[t].name == "main"
                 && !matches!(self.parent_class(t), Some(Class::Record(_)))

@@ -236,7 +236,9 @@ impl Builder<'_> {
         if t > 0 {
             let p = t - 1;
             let pclass = self.frames[p].class;
-            if pclass == Some(Class::Expr(ExprClass::Lambda)) && class == Class::Stmt(11) {
+            if pclass == Some(Class::Expr(ExprClass::Lambda))
+                && class == Class::Stmt(crate::il::StmtKind::Block)
+            {
                 // The lambda body is dumped again under the LambdaExpr: built once, in the
                 // call operator.
                 return self.skip_node(lx, t, None);

@@ -10,9 +10,11 @@ use super::{
     ie, rf, strip_fn_type, Builder, Fail, FL_CONSTEXPR, FL_IMPLICIT, FL_INHERITED, FL_INLINE,
     FL_PACK,
 };
+use crate::il::kinds as K;
 use crate::il::kinds::vf;
-use crate::il::kinds::{self as K, ck, SCK_FUNCTION};
-use crate::il::{fields as F, Eix, EntryKind, IlError};
+use crate::il::{
+    counts, fields as F, ConstantKind, Eix, EntryKind, IlError, ScopeKind, StorageClass, TypeKind,
+};
 use crate::import::clang_json::kinds::{attr_kind, is_decl, Class, ExprClass};
 use crate::import::clang_json::types::Types;
 
@@ -45,7 +47,7 @@ impl Builder<'_> {
         }
         match class {
             Class::Tu => {
-                let s = K::alloc_scope(self.il, 0, None)?;
+                let s = K::alloc_scope(self.il, ScopeKind::File, None)?;
                 self.il.primary_scope = Some(s);
                 self.frames[t].entry = self.il.eix(s)?;
             }
@@ -142,7 +144,7 @@ impl Builder<'_> {
         self.frames[p].saved_region = Some(self.il.current_region());
         let rid = self.il.id_of(routine);
         self.il.open_function_region(None);
-        let scope = K::alloc_scope(self.il, SCK_FUNCTION, Some(rid))?;
+        let scope = K::alloc_scope(self.il, ScopeKind::Function, Some(rid))?;
         let se = self.il.eix(scope)?;
         self.frames[p].body_scope = se;
         self.fn_stack.push(p);
@@ -154,12 +156,11 @@ impl Builder<'_> {
         let e = self.alloc(EntryKind::Namespace)?;
         let name = self.frames[t].name.clone();
         self.set_str(e, 0, &name)?;
-        let s = K::alloc_scope(self.il, 3, None)?;
+        let s = K::alloc_scope(self.il, ScopeKind::Namespace, None)?;
         let se = self.il.eix(s)?;
         self.set_child(e, F::NAMESPACE_SCOPE, se)?;
         if self.frames[t].flags & FL_INLINE != 0 {
-            let r = self.il.row(e) as usize;
-            self.il.tables.namespace.is_inline[r] = true;
+            self.il.namespace_mut(e).set_is_inline(true);
         }
         self.frames[t].entry = e;
         let comp = if name.is_empty() {
@@ -212,23 +213,24 @@ impl Builder<'_> {
                 self.set_child(e, F::ROUTINE_RETURN_TYPE, ret)?;
             }
         }
-        let r = self.il.row(e) as usize;
         let sc = match self.frames[t].storage.as_str() {
-            "static" => 5,
-            "extern" => 4,
-            _ => 3,
+            "static" => StorageClass::Static,
+            "extern" => StorageClass::Extern,
+            _ => StorageClass::Global,
         };
-        self.il.tables.routine.storage_class[r] = sc;
-        self.il.tables.routine.special_kind[r] = sub.min(7);
+        self.il
+            .routine_mut(e)
+            .set_storage_class(sc)
+            .set_special_kind(sub.min(counts::ROUTINE_SPECIAL_KINDS - 1));
         let f = self.frames[t].flags;
         if f & (FL_INLINE | FL_CONSTEXPR) != 0 {
-            self.il.tables.routine.is_inline[r] = true;
+            self.il.routine_mut(e).set_is_inline(true);
         }
         let mut bits = 0;
         if f & (FL_INLINE | FL_CONSTEXPR) != 0 {
             bits |= rf::INLINE;
         }
-        if sc == 5 {
+        if sc == StorageClass::Static {
             bits |= rf::STATIC;
         }
         if f & FL_IMPLICIT != 0 {
@@ -263,11 +265,11 @@ impl Builder<'_> {
                 Some(Class::Record(_)) | Some(Class::Tu) | Some(Class::Namespace)
             );
         let sc = match self.frames[t].storage.as_str() {
-            "extern" => 4,
-            "static" => 5,
-            _ if matches!(pclass, Some(Class::Record(_))) => 5,
-            _ if in_fn => 0,
-            _ => 3,
+            "extern" => StorageClass::Extern,
+            "static" => StorageClass::Static,
+            _ if matches!(pclass, Some(Class::Record(_))) => StorageClass::Static,
+            _ if in_fn => StorageClass::Auto,
+            _ => StorageClass::Global,
         };
         let e = match self.reuse(t, EntryKind::Variable) {
             Some(e) => {
@@ -276,9 +278,8 @@ impl Builder<'_> {
                     .get(self.frames[t].previous)
                     .map(|x| x.1)
                     .unwrap_or(false);
-                let r = self.il.row(e) as usize;
-                if sc != 4 {
-                    self.il.tables.variable.storage_class[r] = sc;
+                if sc != StorageClass::Extern {
+                    self.il.variable_mut(e).set_storage_class(sc);
                 }
                 e
             }
@@ -300,7 +301,6 @@ impl Builder<'_> {
             self.set_child(e, F::VARIABLE_TYPE, ty)?;
         }
         self.enter_pattern(t, pclass);
-        let r = self.il.row(e) as usize;
         let member = matches!(pclass, Some(Class::Record(_)));
         let constexpr = self.frames[t].flags & FL_CONSTEXPR != 0;
         let bits = [
@@ -311,7 +311,8 @@ impl Builder<'_> {
         ];
         for (on, bit) in bits {
             if on {
-                self.il.tables.variable.decl_flags[r] |= bit;
+                let f = self.il.variable(e).decl_flags() | bit;
+                self.il.variable_mut(e).set_decl_flags(f);
             }
         }
         self.register(t, e);
@@ -333,8 +334,7 @@ impl Builder<'_> {
         let ty = self.type_of(t)?;
         self.set_child(e, F::PARAM_TYPE_TYPE, ty)?;
         if self.frames[t].flags & FL_PACK != 0 {
-            let r = self.il.row(e) as usize;
-            self.il.tables.param_type.is_pack[r] = true;
+            self.il.param_type_mut(e).set_is_pack(true);
         }
         self.register(t, e);
         Ok(())
@@ -365,13 +365,12 @@ impl Builder<'_> {
     fn materialize_typedef(&mut self, t: usize, pclass: Option<Class>) -> Result<(), IlError> {
         let name = self.frames[t].name.clone();
         let q = self.qname(&name);
-        let (e, existed) = self.types.named_entry(self.il, &q, 12)?;
+        let (e, existed) = self.types.named_entry(self.il, &q, TypeKind::Typeref)?;
         if matches!(pclass, Some(Class::Template(4))) && !self.frames[t - 1].pattern_seen {
             // The pattern of an alias template: `_If_sv<_Tp, int>` names it.
             self.types.template_name(self.il, &q, e)?;
         }
-        let r = self.il.row(e) as usize;
-        if !existed || self.il.tables.r#type.type_kind[r] == 12 {
+        if !existed || self.il.ty(e).type_kind() == TypeKind::Typeref {
             let target = self.type_of(t)?;
             if !target.is_none()
                 && target != e
@@ -398,10 +397,8 @@ impl Builder<'_> {
         } else {
             self.qname(&name)
         };
-        let (e, existed) = self.types.named_entry(self.il, &q, 2)?;
-        let r = self.il.row(e) as usize;
-        self.il.tables.r#type.size[r] = 4;
-        self.il.tables.r#type.format[r] = 1;
+        let (e, existed) = self.types.named_entry(self.il, &q, TypeKind::Integer)?;
+        self.il.ty_mut(e).set_size(4).set_format(1);
         self.frames[t].entry = e;
         self.frames[t].reused = existed;
         self.register(t, e);
@@ -414,7 +411,7 @@ impl Builder<'_> {
             Some(e) => e,
             None => {
                 let c = self.alloc(EntryKind::Constant)?;
-                K::set_constant_kind(self.il, self.il.id_of(c), ck::INTEGER)?;
+                K::set_constant_kind(self.il, self.il.id_of(c), ConstantKind::Integer)?;
                 c
             }
         };
@@ -440,8 +437,7 @@ impl Builder<'_> {
         if self.il.name(e).is_empty() {
             self.set_str(e, 0, &name)?;
         }
-        let r = self.il.row(e) as usize;
-        self.il.tables.template.template_kind[r] = tk;
+        self.il.template_mut(e).set_template_kind(tk);
         self.frames[t].entry = e;
         self.types.tparam_scopes.push(Vec::new());
         self.frames[t].tparams_pushed = true;
@@ -457,12 +453,13 @@ impl Builder<'_> {
         };
         let name = self.frames[t].name.clone();
         self.set_str(e, 0, &name)?;
-        let r = self.il.row(e) as usize;
-        let tb = &mut self.il.tables.template_param;
-        tb.position[r] = self.frames[t].index;
-        tb.depth[r] = self.frames[t].depth;
-        tb.param_kind[r] = pk;
-        tb.is_pack[r] = self.frames[t].flags & FL_PACK != 0;
+        let (index, depth) = (self.frames[t].index, self.frames[t].depth);
+        self.il
+            .template_param_mut(e)
+            .set_position(index)
+            .set_depth(depth)
+            .set_param_kind(pk)
+            .set_is_pack(self.frames[t].flags & FL_PACK != 0);
         if !name.is_empty() {
             if let Some(s) = self.types.tparam_scopes.last_mut() {
                 s.push(name);
@@ -487,10 +484,10 @@ impl Builder<'_> {
         let e = self.alloc(EntryKind::Attribute)?;
         let kn = self.kind_names[self.frames[t].kind as usize].clone();
         let f = self.frames[t].flags;
-        let r = self.il.row(e) as usize;
-        self.il.tables.attribute.attr_kind[r] = attr_kind::of(&kn, f & FL_IMPLICIT != 0);
-        self.il.tables.attribute.flags[r] =
-            (f & FL_IMPLICIT != 0) as u8 | (((f & FL_INHERITED != 0) as u8) << 1);
+        self.il
+            .attribute_mut(e)
+            .set_attr_kind(attr_kind::of(&kn, f & FL_IMPLICIT != 0))
+            .set_flags((f & FL_IMPLICIT != 0) as u8 | (((f & FL_INHERITED != 0) as u8) << 1));
         self.set_str(e, 0, &kn)?;
         self.frames[t].entry = e;
         Ok(())

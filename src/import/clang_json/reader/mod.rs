@@ -456,8 +456,7 @@ impl<'a> Builder<'a> {
                 let (pi, ci) = (self.il.id_of(pe), self.il.id_of(ce));
                 self.il
                     .push_list(pi, F::SOURCE_FILE_ENTRY_CHILD_FILES, ci)?;
-                let r = self.il.row(ce) as usize;
-                self.il.tables.source_file_entry.is_include_file[r] = true;
+                self.il.source_file_entry_mut(ce).set_is_include_file(true);
             }
         }
         dangling += self.ids.values().filter(|x| !x.1).count() as u64;

@@ -10,7 +10,7 @@
 use super::finalize::Closed;
 use super::{ie, Builder, Fail, Kid, FL_COMPLETE, FL_IMPLICIT};
 use crate::il::kinds as K;
-use crate::il::{fields as F, Eix, EntryKind, IlError};
+use crate::il::{fields as F, Eix, EntryKind, IlError, ScopeKind, TypeKind};
 use crate::import::clang_json::kinds::{Class, ExprClass, RecordKind};
 use crate::import::clang_json::types::last_component;
 
@@ -80,9 +80,9 @@ impl Builder<'_> {
     /// Allocates (or finds) the record type for frame `t` under `name`.
     fn define_record(&mut self, t: usize, name: &str) -> Result<(), IlError> {
         let tk = match self.frames[t].tag.as_str() {
-            "class" => 9,
-            "union" => 11,
-            _ => 10,
+            "class" => TypeKind::Class,
+            "union" => TypeKind::Union,
+            _ => TypeKind::Struct,
         };
         let q = if name.starts_with("(lambda") {
             name.to_string()
@@ -114,19 +114,18 @@ impl Builder<'_> {
             let alias = self.qname(&name.replacen("(unnamed", "(anonymous", 1));
             self.types.alias_name(self.il, &alias, e)?;
         }
-        let r = self.il.row(e) as usize;
-        let cur = self.il.tables.r#type.type_kind[r];
-        if !(9..=11).contains(&cur) {
+        let cur = self.il.ty(e).type_kind();
+        if !cur.is_class() {
             // A typedef or placeholder of the same name: keep its entry kind if typedef.
-            if cur == 0 {
+            if cur == TypeKind::Error {
                 K::set_type_kind(self.il, self.il.id_of(e), tk)?;
             }
         }
         if self.frames[t].flags & FL_COMPLETE != 0 {
-            self.il.tables.r#type.is_defined[r] = true;
+            self.il.ty_mut(e).set_is_defined(true);
         }
         if self.il.child_eix(e, F::TYPE_SCOPE).is_none() {
-            let s = K::alloc_scope(self.il, 6, None)?;
+            let s = K::alloc_scope(self.il, ScopeKind::Class, None)?;
             let se = self.il.eix(s)?;
             self.set_child(e, F::TYPE_SCOPE, se)?;
         }
@@ -204,8 +203,7 @@ impl Builder<'_> {
             let tm = self.alloc(EntryKind::Template)?;
             let name = self.frames[t].name.clone();
             self.set_str(tm, 0, &name)?;
-            let r = self.il.row(tm) as usize;
-            self.il.tables.template.template_kind[r] = 6;
+            self.il.template_mut(tm).set_template_kind(6);
             for k in kids {
                 if !k.e.is_none() && self.il.kind(k.e) == EntryKind::TemplateParam {
                     self.push(tm, F::TEMPLATE_PARAMS, k.e)?;
@@ -235,9 +233,10 @@ impl Builder<'_> {
                 None => self.types.intern(self.il, ty)?,
             };
             let b = self.alloc(EntryKind::BaseClass)?;
-            let r = self.il.row(b) as usize;
-            self.il.tables.base_class.access[r] = *access;
-            self.il.tables.base_class.is_virtual[r] = *virt;
+            self.il
+                .base_class_mut(b)
+                .set_access(*access)
+                .set_is_virtual(*virt);
             self.set_child(b, F::BASE_CLASS_TYPE, bt)?;
             self.set_ref(b, F::BASE_CLASS_DERIVED_CLASS, e)?;
             base_entries.push(b);

@@ -7,11 +7,11 @@
 use super::finalize::Closed;
 use super::{Builder, Kid, FL_HAS_INIT, FL_HAS_VAR};
 use crate::il::kinds as K;
-use crate::il::{fields as F, Eix, EntryKind, IlError};
+use crate::il::{fields as F, Eix, EntryKind, IlError, StmtKind};
 
 impl Builder<'_> {
     /// A statement of kind `sk` (stmk_*).
-    pub(super) fn materialize_stmt(&mut self, t: usize, sk: u8) -> Result<(), IlError> {
+    pub(super) fn materialize_stmt(&mut self, t: usize, sk: StmtKind) -> Result<(), IlError> {
         let s = self.il.alloc(EntryKind::Statement)?;
         K::set_statement_kind(self.il, s, sk)?;
         self.frames[t].entry = self.il.eix(s)?;
@@ -30,7 +30,7 @@ impl Builder<'_> {
 
     fn wrap_expr(&mut self, x: Eix) -> Result<Eix, IlError> {
         let s = self.il.alloc(EntryKind::Statement)?;
-        K::set_statement_kind(self.il, s, 0)?;
+        K::set_statement_kind(self.il, s, StmtKind::Expr)?;
         let se = self.il.eix(s)?;
         self.set_child(se, F::STATEMENT_EXPR, x)?;
         Ok(se)
@@ -40,7 +40,7 @@ impl Builder<'_> {
         &mut self,
         t: usize,
         e: Eix,
-        sk: u8,
+        sk: StmtKind,
         kids: &[Kid],
     ) -> Result<(), IlError> {
         let flags = self.frames[t].flags;
@@ -49,15 +49,16 @@ impl Builder<'_> {
         let mut exprs: Vec<Eix> = Vec::new();
         let mut decls: Vec<Eix> = Vec::new();
         let mut skip_leading = 0usize;
-        if sk == 1 || sk == 16 {
+        if sk == StmtKind::If || sk == StmtKind::Switch {
             skip_leading = (flags & FL_HAS_INIT != 0) as usize + (flags & FL_HAS_VAR != 0) as usize;
         }
+        use StmtKind as S;
         let expr_slots = match sk {
-            1 | 5 | 16 | 8 | 15 | 0 => 1,
-            12 => 1,
+            S::If | S::While | S::Switch | S::Return | S::SwitchCase | S::Expr => 1,
+            S::EndTestWhile => 1,
             _ => 0,
         };
-        if sk == 13 {
+        if sk == S::For {
             // for: [init, condVar, cond, inc, body], `{}` for absent parts.
             for (i, k) in kids.iter().enumerate() {
                 if k.e.is_none() {
@@ -88,7 +89,7 @@ impl Builder<'_> {
                 }
                 let kk = self.il.kind(k.e);
                 if kk == EntryKind::ExprNode {
-                    if i >= skip_leading && slots > 0 && (sk != 12 || i > 0) {
+                    if i >= skip_leading && slots > 0 && (sk != S::EndTestWhile || i > 0) {
                         exprs.push(k.e);
                         slots -= 1;
                     } else {

@@ -51,7 +51,7 @@ mod parse;
 pub use names::last_component;
 
 use crate::il::kinds;
-use crate::il::{fields as F, Eix, EntryId, EntryKind, Il, IlError, RegionIdx};
+use crate::il::{fields as F, Eix, EntryId, EntryKind, Il, IlError, RegionIdx, TypeKind};
 use ahash::{AHashMap, AHashSet};
 use std::rc::Rc;
 
@@ -156,7 +156,7 @@ pub struct Types {
     patterns: AHashSet<Eix>,
 }
 
-fn new_type(il: &mut Il, k: u8, name: Option<&str>) -> Result<Eix, IlError> {
+fn new_type(il: &mut Il, k: TypeKind, name: Option<&str>) -> Result<Eix, IlError> {
     let id = il.alloc(EntryKind::Type)?;
     kinds::set_type_kind(il, id, k)?;
     if let Some(n) = name {
@@ -194,9 +194,7 @@ impl Types {
     }
 
     fn is_placeholder(&self, il: &Il, t: Eix) -> bool {
-        il.is_live(t)
-            && il.kind(t) == EntryKind::Type
-            && il.tables.r#type.type_kind[il.row(t) as usize] == 0
+        il.is_live(t) && il.kind(t) == EntryKind::Type && il.ty(t).type_kind() == TypeKind::Error
     }
 
     /// The type for a spelling, parsed once and interned. Counts one type reference.
@@ -256,7 +254,7 @@ impl Types {
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(RegionIdx::FILE_SCOPE)?;
         }
-        let r = self.derived(il, 6, t, 0);
+        let r = self.derived(il, TypeKind::Pointer, t, 0);
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(saved)?;
         }
@@ -368,8 +366,8 @@ mod tests {
     use super::names::split_last;
     use super::*;
 
-    fn kind(il: &Il, t: Eix) -> u8 {
-        il.tables.r#type.type_kind[il.row(t) as usize]
+    fn kind(il: &Il, t: Eix) -> TypeKind {
+        il.ty(t).type_kind()
     }
 
     #[test]
@@ -377,19 +375,21 @@ mod tests {
         let mut il = Il::new();
         let mut ty = Types::default();
         let p = ty.intern(&mut il, "const float *").unwrap();
-        assert_eq!(kind(&il, p), 6);
+        assert_eq!(kind(&il, p), TypeKind::Pointer);
         let fp = ty.intern(&mut il, "void (*)(int, float)").unwrap();
-        assert_eq!(kind(&il, fp), 6);
+        assert_eq!(kind(&il, fp), TypeKind::Pointer);
         let f = il.child_eix(fp, F::TYPE_BASE_TYPE).unwrap();
-        assert_eq!(kind(&il, f), 7);
+        assert_eq!(kind(&il, f), TypeKind::Routine);
         let a = ty.intern(&mut il, "int[2][3]").unwrap();
-        assert_eq!(kind(&il, a), 8);
-        assert_eq!(il.tables.r#type.size[il.row(a) as usize], 24);
+        assert_eq!(kind(&il, a), TypeKind::Array);
+        assert_eq!(il.ty(a).size(), 24);
         let r = ty.intern(&mut il, "int (&)[4]").unwrap();
-        assert_eq!(kind(&il, r), 6);
+        assert_eq!(kind(&il, r), TypeKind::Pointer);
         let u = ty.intern(&mut il, "unsigned long long").unwrap();
-        assert_eq!(il.tables.r#type.size[il.row(u) as usize], 8);
-        let (rec, _) = ty.named_entry(&mut il, "ns::Arr<float, 4>", 10).unwrap();
+        assert_eq!(il.ty(u).size(), 8);
+        let (rec, _) = ty
+            .named_entry(&mut il, "ns::Arr<float, 4>", TypeKind::Struct)
+            .unwrap();
         assert_eq!(
             ty.intern(&mut il, "ns::Arr<float,4> &")
                 .map(|t| il.child_eix(t, F::TYPE_BASE_TYPE))
@@ -397,13 +397,15 @@ mod tests {
             Some(rec)
         );
         let x = ty.intern(&mut il, "Unknown<int>").unwrap();
-        assert_eq!(kind(&il, x), 0);
+        assert_eq!(kind(&il, x), TypeKind::Error);
         assert_eq!(ty.unresolved_refs(&il).0, 1);
         ty.in_pattern = true;
         ty.intern(&mut il, "Unknown<int>").unwrap();
         assert_eq!(ty.unresolved_refs(&il).1, 1);
         ty.in_pattern = false;
-        let (later, existed) = ty.named_entry(&mut il, "Unknown<int>", 10).unwrap();
+        let (later, existed) = ty
+            .named_entry(&mut il, "Unknown<int>", TypeKind::Struct)
+            .unwrap();
         assert!(existed);
         assert_eq!(later, x);
         assert_eq!(ty.unresolved_refs(&il).0, 0);
@@ -419,14 +421,22 @@ mod tests {
         // clang's canonical template parameters are one name each.
         let p = ty.intern(&mut il, "type-parameter-0-1 *").unwrap();
         let tp = il.child_eix(p, F::TYPE_BASE_TYPE).unwrap();
-        assert_eq!(kind(&il, tp), 14);
+        assert_eq!(kind(&il, tp), TypeKind::TemplateParam);
         assert_eq!(il.name(tp), b"type-parameter-0-1");
         // `A::b` through a typedef of a class; an inherited member.
-        let (base, _) = ty.named_entry(&mut il, "ns::Base", 10).unwrap();
-        let (st, _) = ty.named_entry(&mut il, "ns::Base::size_type", 12).unwrap();
-        let (rec, _) = ty.named_entry(&mut il, "ns::Rec<int>", 10).unwrap();
+        let (base, _) = ty
+            .named_entry(&mut il, "ns::Base", TypeKind::Struct)
+            .unwrap();
+        let (st, _) = ty
+            .named_entry(&mut il, "ns::Base::size_type", TypeKind::Typeref)
+            .unwrap();
+        let (rec, _) = ty
+            .named_entry(&mut il, "ns::Rec<int>", TypeKind::Struct)
+            .unwrap();
         ty.set_bases(rec, &[base]);
-        let (td, _) = ty.named_entry(&mut il, "ns::Alias", 12).unwrap();
+        let (td, _) = ty
+            .named_entry(&mut il, "ns::Alias", TypeKind::Typeref)
+            .unwrap();
         set_base(&mut il, td, rec).unwrap();
         assert_eq!(ty.intern(&mut il, "ns::Alias::size_type").unwrap(), st);
         // Inside the class's scope, the unqualified member name is the inherited one.
@@ -435,7 +445,9 @@ mod tests {
         ty.qual.clear();
         // An alias template names its pattern; `typename` of an unknown qualifier is
         // dependent, not a placeholder.
-        let (pat, _) = ty.named_entry(&mut il, "ns::Rec::_If<T>", 12).unwrap();
+        let (pat, _) = ty
+            .named_entry(&mut il, "ns::Rec::_If<T>", TypeKind::Typeref)
+            .unwrap();
         ty.template_name(&mut il, "ns::Rec::_If", pat).unwrap();
         assert_eq!(ty.intern(&mut il, "_If<int>").unwrap(), pat);
         let d = ty.intern(&mut il, "const typename Unknown::type").unwrap();

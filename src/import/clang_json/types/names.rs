@@ -7,7 +7,7 @@
 
 use super::{new_type, normalize, set_base, Types, MAX_DEPTH};
 use crate::il::kinds;
-use crate::il::{Eix, EntryKind, Il, IlError};
+use crate::il::{Eix, EntryKind, Il, IlError, TypeKind};
 use std::rc::Rc;
 
 /// clang's builtin templates (`BuiltinTemplateDecl`s, never dumped).
@@ -17,13 +17,17 @@ impl Types {
     /// The type entry for a named entity (record, enum, typedef) with qualified name
     /// `qname`: an existing entry of that name (a placeholder or an earlier declaration) or
     /// a new one of type kind `k`. Returns `(entry, existed)`.
-    pub fn named_entry(&mut self, il: &mut Il, qname: &str, k: u8) -> Result<(Eix, bool), IlError> {
+    pub fn named_entry(
+        &mut self,
+        il: &mut Il,
+        qname: &str,
+        k: TypeKind,
+    ) -> Result<(Eix, bool), IlError> {
         let key = normalize(qname);
         if let Some(&e) = self.by_name.get(key.as_str()) {
             if il.is_live(e) {
-                let row = il.row(e) as usize;
-                let cur = il.tables.r#type.type_kind[row];
-                if cur == 0 && k != 0 {
+                let cur = il.ty(e).type_kind();
+                if cur == TypeKind::Error && k != TypeKind::Error {
                     // A placeholder gets its definition: index it like a new name.
                     kinds::set_type_kind(il, il.id_of(e), k)?;
                     self.index_name(key, e);
@@ -63,7 +67,7 @@ impl Types {
         match self.by_name.get(key.as_str()) {
             Some(&old) if old != e && self.is_placeholder(il, old) => {
                 // A placeholder made before this name was known: it becomes an alias.
-                kinds::set_type_kind(il, il.id_of(old), 12)?;
+                kinds::set_type_kind(il, il.id_of(old), TypeKind::Typeref)?;
                 set_base(il, old, e)?;
             }
             Some(_) => {}
@@ -120,7 +124,7 @@ impl Types {
             self.last_placeholder = e;
             return Ok(e);
         }
-        let t = new_type(il, 0, Some(last_component(&key)))?;
+        let t = new_type(il, TypeKind::Error, Some(last_component(&key)))?;
         self.placeholders.push(t);
         let key: Rc<str> = key.into();
         self.placeholder_names.insert(t, key.clone());
@@ -187,7 +191,7 @@ impl Types {
             if let Some(&e) = self.tparams.get(&key) {
                 return Ok(Some(e));
             }
-            let t = new_type(il, 14, Some(&key))?;
+            let t = new_type(il, TypeKind::TemplateParam, Some(&key))?;
             self.tparams.insert(key, t);
             return Ok(Some(t));
         }
@@ -304,7 +308,7 @@ impl Types {
         if !il.is_live(base) || il.kind(base) != EntryKind::Type {
             return Ok(None);
         }
-        if il.tables.r#type.type_kind[il.row(base) as usize] == 14 {
+        if il.ty(base).type_kind() == TypeKind::TemplateParam {
             self.dependent_refs += 1;
             return self.dependent(il).map(Some);
         }
@@ -350,7 +354,7 @@ impl Types {
                 },
             };
             if let Some(t) = target {
-                kinds::set_type_kind(il, il.id_of(ph), 12)?;
+                kinds::set_type_kind(il, il.id_of(ph), TypeKind::Typeref)?;
                 set_base(il, ph, t)?;
                 n += 1;
             }

@@ -7,8 +7,8 @@
 //! Recursion is bounded by `MAX_DEPTH`: deeper input becomes a placeholder.
 
 use super::{new_type, qual, set_base, Types, MAX_DEPTH};
-use crate::il::kinds::{self, ck};
-use crate::il::{fields as F, Eix, EntryKind, Il, IlError};
+use crate::il::kinds;
+use crate::il::{fields as F, ConstantKind, Eix, EntryKind, Il, IlError, TypeKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum T {
@@ -284,7 +284,7 @@ impl Types {
             let plain = strip_attributes(s);
             let t = self.intern_nested(il, plain.trim(), depth + 1)?;
             if vector {
-                return self.derived(il, 15, t, 0);
+                return self.derived(il, TypeKind::Vector, t, 0);
             }
             return Ok(t);
         }
@@ -338,9 +338,9 @@ impl Types {
         let mut i = 0;
         while i < toks.len() {
             match toks[i].t {
-                T::Star => t = self.derived(il, 6, t, 0)?,
-                T::Amp => t = self.derived(il, 6, t, qual::LREF)?,
-                T::AmpAmp => t = self.derived(il, 6, t, qual::RREF)?,
+                T::Star => t = self.derived(il, TypeKind::Pointer, t, 0)?,
+                T::Amp => t = self.derived(il, TypeKind::Pointer, t, qual::LREF)?,
+                T::AmpAmp => t = self.derived(il, TypeKind::Pointer, t, qual::RREF)?,
                 T::Name => match &s[toks[i].a..toks[i].b] {
                     "const" => t = self.qualify(il, t, qual::CONST)?,
                     "volatile" => t = self.qualify(il, t, qual::VOLATILE)?,
@@ -350,7 +350,7 @@ impl Types {
                         if toks.get(i + 1).map(|x| x.t) == Some(T::Other)
                             && toks.get(i + 2).map(|x| x.t) == Some(T::Star)
                         {
-                            t = self.derived(il, 13, t, 0)?;
+                            t = self.derived(il, TypeKind::PtrToMember, t, 0)?;
                             i += 3;
                             continue;
                         }
@@ -439,7 +439,7 @@ impl Types {
         toks: &[Tk],
         depth: u32,
     ) -> Result<Eix, IlError> {
-        let f = new_type(il, 7, None)?;
+        let f = new_type(il, TypeKind::Routine, None)?;
         set_base(il, f, ret)?;
         let fid = il.id_of(f);
         let supp = il
@@ -477,8 +477,8 @@ impl Types {
             }
             let pt = il.alloc_param_type()?;
             if p == "..." {
-                let r = il.row(il.eix(pt)?) as usize;
-                il.tables.param_type.is_pack[r] = true;
+                let pe = il.eix(pt)?;
+                il.param_type_mut(pe).set_is_pack(true);
             } else {
                 let ty = if depth < MAX_DEPTH {
                     self.intern_nested(il, p, depth + 1)?
@@ -501,28 +501,31 @@ impl Types {
     }
 
     fn array(&mut self, il: &mut Il, elem: Eix, n: Option<u64>) -> Result<Eix, IlError> {
-        let a = new_type(il, 8, None)?;
+        let a = new_type(il, TypeKind::Array, None)?;
         set_base(il, a, elem)?;
         if let Some(n) = n {
             let c = il.alloc(EntryKind::Constant)?;
-            kinds::set_constant_kind(il, c, ck::INTEGER)?;
-            let r = il.row(il.eix(c)?) as usize;
-            il.tables.constant.value[r] = n as i64;
+            kinds::set_constant_kind(il, c, ConstantKind::Integer)?;
+            let ce = il.eix(c)?;
+            il.constant_mut(ce).set_value(n as i64);
             il.set_child(il.id_of(a), F::TYPE_ARRAY_BOUND, Some(c))?;
-            let er = il.row(elem) as usize;
-            let esz = il.tables.r#type.size[er];
-            let ar = il.row(a) as usize;
-            il.tables.r#type.size[ar] = esz.saturating_mul(n);
+            let esz = il.as_ty(elem).map_or(0, |t| t.size());
+            il.ty_mut(a).set_size(esz.saturating_mul(n));
         }
         Ok(a)
     }
 
-    pub(super) fn derived(&mut self, il: &mut Il, k: u8, base: Eix, q: u8) -> Result<Eix, IlError> {
+    pub(super) fn derived(
+        &mut self,
+        il: &mut Il,
+        k: TypeKind,
+        base: Eix,
+        q: u8,
+    ) -> Result<Eix, IlError> {
         let t = new_type(il, k, None)?;
         set_base(il, t, base)?;
-        let r = il.row(t) as usize;
-        il.tables.r#type.qualifiers[r] = q;
-        il.tables.r#type.size[r] = 8;
+        il.ty_mut(t).set_qualifiers(q);
+        il.ty_mut(t).set_size(8);
         Ok(t)
     }
 
@@ -530,12 +533,10 @@ impl Types {
         if cv == 0 {
             return Ok(base);
         }
-        let t = new_type(il, 12, None)?;
+        let t = new_type(il, TypeKind::Typeref, None)?;
         set_base(il, t, base)?;
-        let r = il.row(t) as usize;
-        let br = il.row(base) as usize;
-        il.tables.r#type.qualifiers[r] = cv;
-        il.tables.r#type.size[r] = il.tables.r#type.size[br];
+        let size = il.as_ty(base).map_or(0, |b| b.size());
+        il.ty_mut(t).set_qualifiers(cv).set_size(size);
         Ok(t)
     }
 
@@ -552,12 +553,17 @@ impl Types {
                 || words[0] == "NULL TYPE"
                 || words[0].contains("__va_list_tag"))
         {
-            (if words[0].contains("nullptr_t") { 6 } else { 1 }, 8)
+            let k = if words[0].contains("nullptr_t") {
+                TypeKind::Pointer
+            } else {
+                TypeKind::Void
+            };
+            (k, 8)
         } else if has("void") {
-            (1, 0)
+            (TypeKind::Void, 0)
         } else if has("float") || has("_Float16") || has("__fp16") || has("__bf16") {
             (
-                3,
+                TypeKind::Float,
                 if has("_Float16") || has("__fp16") || has("__bf16") {
                     2
                 } else {
@@ -565,24 +571,24 @@ impl Types {
                 },
             )
         } else if has("double") {
-            (3, if longs > 0 { 16 } else { 8 })
+            (TypeKind::Float, if longs > 0 { 16 } else { 8 })
         } else if has("__float128") {
-            (3, 16)
+            (TypeKind::Float, 16)
         } else if has("bool") || has("_Bool") || has("char") || has("char8_t") {
-            (2, 1)
+            (TypeKind::Integer, 1)
         } else if has("short") || has("char16_t") {
-            (2, 2)
+            (TypeKind::Integer, 2)
         } else if has("__int128") {
-            (2, 16)
+            (TypeKind::Integer, 16)
         } else if longs > 0 {
-            (2, 8)
+            (TypeKind::Integer, 8)
         } else {
-            (2, 4)
+            (TypeKind::Integer, 4)
         };
         let t = new_type(il, k, Some(&key))?;
-        let r = il.row(t) as usize;
-        il.tables.r#type.size[r] = size;
-        il.tables.r#type.int_kind[r] = if has("unsigned") { 1 } else { 0 };
+        il.ty_mut(t)
+            .set_size(size)
+            .set_int_kind(if has("unsigned") { 1 } else { 0 });
         self.builtins.insert(key, t);
         Ok(t)
     }
@@ -591,7 +597,7 @@ impl Types {
         if let Some(d) = self.dependent {
             return Ok(d);
         }
-        let t = new_type(il, 14, Some("<dependent type>"))?;
+        let t = new_type(il, TypeKind::TemplateParam, Some("<dependent type>"))?;
         self.dependent = Some(t);
         Ok(t)
     }

@@ -1,0 +1,121 @@
+//! A list of dense indices stored as runs of consecutive indices: a function region's
+//! entries, which are allocated (and recycled) mostly in ascending order, cost a few bytes
+//! per run instead of four per entry.
+//!
+//! # Invariants
+//! - `len` is the sum of the runs' lengths; no run is empty.
+
+use super::Eix;
+
+/// Dense indices in insertion order, as runs `start..start + len`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EixRuns {
+    runs: Vec<(u32, u32)>,
+    len: usize,
+}
+
+impl EixRuns {
+    /// Appends `e` (extending the last run when `e` follows it).
+    #[inline]
+    pub fn push(&mut self, e: Eix) {
+        self.len += 1;
+        if let Some(last) = self.runs.last_mut() {
+            if last.0.wrapping_add(last.1) == e.0 {
+                last.1 += 1;
+                return;
+            }
+        }
+        self.runs.push((e.0, 1));
+    }
+
+    /// Appends every index of `es`, in order (a stretch of consecutive indices at a
+    /// time: a batch of clones takes fresh indices in order).
+    pub fn extend_from_slice(&mut self, es: &[Eix]) {
+        let mut i = 0;
+        while i < es.len() {
+            let s = es[i].0;
+            let mut j = i + 1;
+            while j < es.len() && es[j].0 == s.wrapping_add((j - i) as u32) {
+                j += 1;
+            }
+            let n = (j - i) as u32;
+            match self.runs.last_mut() {
+                Some(last) if last.0.wrapping_add(last.1) == s => last.1 += n,
+                _ => self.runs.push((s, n)),
+            }
+            i = j;
+        }
+        self.len += es.len();
+    }
+
+    /// The indices, in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = Eix> + '_ {
+        self.runs.iter().flat_map(|&(s, n)| (s..s + n).map(Eix))
+    }
+
+    /// Keeps the indices for which `keep` holds (in order).
+    pub fn retain(&mut self, mut keep: impl FnMut(Eix) -> bool) {
+        let old = std::mem::take(self);
+        for e in old.iter() {
+            if keep(e) {
+                self.push(e);
+            }
+        }
+    }
+
+    /// Removes every index (keeps the run buffer).
+    pub fn clear(&mut self) {
+        self.runs.clear();
+        self.len = 0;
+    }
+
+    /// Number of indices.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of runs.
+    pub fn runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Bytes of the runs (what the list costs).
+    pub fn bytes(&self) -> usize {
+        self.runs.len() * std::mem::size_of::<(u32, u32)>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_keep_order_and_merge_consecutive() {
+        let mut r = EixRuns::default();
+        for i in [3, 4, 5, 9, 10, 2, 3] {
+            r.push(Eix(i));
+        }
+        assert_eq!(r.runs(), 3);
+        assert_eq!(r.len(), 7);
+        let v: Vec<u32> = r.iter().map(|e| e.0).collect();
+        assert_eq!(v, [3, 4, 5, 9, 10, 2, 3]);
+        let mut b = EixRuns::default();
+        b.extend_from_slice(&[3, 4, 5, 9, 10, 2, 3].map(Eix));
+        assert_eq!(b, r);
+        b.extend_from_slice(&[3, 4, 8].map(Eix));
+        assert_eq!((b.runs(), b.len()), (5, 10));
+        b.extend_from_slice(&[9].map(Eix));
+        assert_eq!((b.runs(), b.len()), (5, 11));
+        r.retain(|e| e.0 != 4);
+        let v: Vec<u32> = r.iter().map(|e| e.0).collect();
+        assert_eq!(v, [3, 5, 9, 10, 2, 3]);
+        assert_eq!(r.len(), 6);
+        r.clear();
+        assert!(r.is_empty());
+    }
+}
