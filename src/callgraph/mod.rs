@@ -480,7 +480,7 @@ impl LazyCallGraph {
     ///
     /// ```
     /// use ilkit::callgraph::LazyCallGraph;
-    /// let g = LazyCallGraph::builder()
+    /// let mut g = LazyCallGraph::builder()
     ///     .function("main").calls(["parse", "eval"])
     ///     .function("parse").calls(["lex"]).refs(["eval"])
     ///     .function("eval").calls(["eval", "print"])
