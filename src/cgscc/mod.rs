@@ -55,6 +55,7 @@ pub mod attrs;
 pub mod function_attrs;
 
 pub mod inline;
+pub mod llvm14;
 pub mod pipeline;
 pub mod summary;
 
@@ -66,7 +67,7 @@ use crate::llvm::{ConstKind, Module, OperandRef};
 use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
 
-pub use inline::{InlineParams, Remark, RemarkKind, Replay, ReplayFallback, ReplayScope};
+pub use inline::{InlineModel, InlineParams, Remark, RemarkKind, Replay, ReplayFallback, ReplayScope};
 pub use pipeline::{parse_pipeline, PipelineError};
 
 /// The diagnostic of `DevirtSCCRepeatedPass` when the limit is hit and the graph still
@@ -159,6 +160,8 @@ pub struct CgsccModule {
     /// LLVM 14's `function-attrs` state over the module's instruction view, when the
     /// module was read with it ([`function_attrs::Inference`]).
     pub fn_attrs: Option<function_attrs::Inference>,
+    /// The LLVM 14 inline model's bodies and use counts (with the instruction view).
+    pub llvm14: Option<Box<llvm14::State>>,
 }
 
 impl CgsccModule {
@@ -197,6 +200,10 @@ impl CgsccModule {
         for &r in graph.entry_nodes() {
             is_root[r] = true;
         }
+        // local functions that are entry roots are referenced from globals or aliases
+        let referenced: Vec<bool> = (0..n)
+            .map(|k| is_root[NodeIdx::new(k)] && summ.linkage[NodeIdx::new(k)].is_local())
+            .collect();
         CgsccModule {
             is_root,
             graph,
@@ -215,6 +222,7 @@ impl CgsccModule {
             inlined_internal: AHashSet::new(),
             function_log: Vec::new(),
             fn_attrs: function_attrs::Inference::new(m),
+            llvm14: llvm14::State::new(m, &referenced).map(Box::new),
         }
     }
 
