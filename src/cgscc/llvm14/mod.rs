@@ -283,6 +283,7 @@ fn decide(
     n: FuncIdx,
     row: u32,
     f: FuncIdx,
+    freqs: &[f64],
 ) -> Decision {
     let ir = &*st.fx.ir;
     let caller = st.bodies[n.idx()].as_ref().unwrap();
@@ -347,7 +348,7 @@ fn decide(
     });
     let knobs = SiteKnobs {
         threshold: cx.opts.inline.inline_threshold,
-        cold_site: freq::is_cold_site(&st.fx, caller, bb),
+        cold_site: freq::is_cold_site(freqs, caller, bb),
         before_unreachable,
         last_call_to_static: st.fx.linkage[f.idx()].is_local() && st.uses[f.idx()] == 1,
         caller_recursive,
@@ -431,6 +432,8 @@ fn run_scc(
     let mut any = PassResult::Unchanged;
     let mut cur = scc;
     let mut dead_now: Vec<FuncIdx> = Vec::new();
+    // the caller's block frequencies, recomputed after each inlining into it
+    let mut fcache: Option<(FuncIdx, usize, Vec<f64>)> = None;
     let mut i = 0;
     while i < work.len() {
         let n = work[i].0;
@@ -463,7 +466,12 @@ fn run_scc(
                 continue;
             }
             st.ensure(f);
-            let d = decide(st, cx, pass.only_mandatory, n, row, f);
+            let stamp = st.hist.len();
+            if fcache.as_ref().is_none_or(|c| c.0 != n || c.1 != stamp) {
+                let fr = freq::block_freqs(&st.fx, st.bodies[n.idx()].as_ref().unwrap());
+                fcache = Some((n, stamp, fr));
+            }
+            let d = decide(st, cx, pass.only_mandatory, n, row, f, &fcache.as_ref().unwrap().2);
             let mk = |kind, ct: Option<(i64, i64)>, reason: &'static str, cx: &PassContext<'_>| Remark {
                 kind,
                 pass: pname.clone(),
