@@ -71,7 +71,6 @@ pub enum Outcome {
 }
 
 struct St<'a> {
-    fx: &'a Facts,
     callee: &'a Body,
     consts: AHashMap<V, V>,
     nonnull: AHashSet<V>,
@@ -213,7 +212,6 @@ pub fn analyze(
         (0, 0)
     };
     let mut st = St {
-        fx,
         callee,
         consts: AHashMap::new(),
         nonnull: AHashSet::new(),

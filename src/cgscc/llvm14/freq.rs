@@ -20,10 +20,31 @@ use crate::llvm::ir::{Opcode, Predicate, Value};
 const DEFAULT_W: f64 = 0xfffff as f64;
 const COLD_W: f64 = 0xffff as f64;
 
-/// Whether block `bb` of `b` is a cold call site (frequency under 2 % of the entry's).
+/// Whether block `bb` of `b` is a cold call site: its frequency is under 2 % of the
+/// entry's, compared as LLVM does on integer frequencies (the smallest non-zero
+/// frequency scaled to 8, or the largest to 2^64 when the spread is too wide) with the
+/// probability 2/100 as a 31-bit fraction, truncating.
 pub fn is_cold_site(freqs: &[f64], b: &Body, bb: u32) -> bool {
-    let e = freqs[b.layout[0] as usize];
-    freqs[bb as usize] < e * 0.02
+    let (mut min, mut max) = (f64::INFINITY, 0f64);
+    for &f in freqs {
+        if f > 0.0 {
+            min = min.min(f);
+            max = max.max(f);
+        }
+    }
+    if max == 0.0 {
+        return false;
+    }
+    let scale = if (max / min).log2() <= 61.0 {
+        8.0 / min
+    } else {
+        2f64.powi(64) / max
+    };
+    let to_int = |f: f64| (f * scale).floor();
+    let e = to_int(freqs[b.layout[0] as usize]);
+    let site = to_int(freqs[bb as usize]);
+    let n = ((2u64 << 31) + 50) / 100;
+    site < (e * n as f64 / 2f64.powi(31)).floor()
 }
 
 struct Cfg {
@@ -219,7 +240,7 @@ pub fn block_freqs(fx: &Facts, b: &Body) -> Vec<f64> {
             _ => (x, None),
         }
     };
-    let mut solve = |lvl: Option<usize>,
+    let solve = |lvl: Option<usize>,
                      start: u32,
                      local: &mut Vec<Vec<(u32, f64)>>,
                      exits: &Vec<Vec<(u32, f64)>>|
