@@ -776,10 +776,26 @@ impl CgsccPass for DevirtRepeated {
         loop {
             iteration += 1;
             let before = cx.ur.promoted_call_edges;
+            // the LLVM 14 model counts calls as LLVM's DevirtSCCRepeatedPass does
+            let llvm14 = cx.opts.inline.model == InlineModel::Llvm14 && cx.m.llvm14.is_some();
+            let members: Vec<NodeIdx> = cx.m.graph.scc_nodes(scc).to_vec();
+            let counts_before = if llvm14 {
+                cx.m.llvm14.as_mut().unwrap().call_counts(&members)
+            } else {
+                Vec::new()
+            };
             if run_passes(&mut self.passes, scc, cx)? == PassResult::Changed {
                 any = PassResult::Changed;
             }
-            let changed = cx.ur.promoted_call_edges != before;
+            let changed = if llvm14 {
+                let after = cx.m.llvm14.as_mut().unwrap().call_counts(&members);
+                counts_before
+                    .iter()
+                    .zip(&after)
+                    .any(|(b, a)| b.1 > a.1 && b.0 < a.0)
+            } else {
+                cx.ur.promoted_call_edges != before
+            };
             if !changed || cx.ur.current_scc_changed || cx.ur.invalidated_sccs.contains(&scc) {
                 break;
             }

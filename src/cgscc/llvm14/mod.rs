@@ -218,6 +218,35 @@ impl State {
         (calls, refs)
     }
 
+    /// Per function: (direct, indirect) calls of its current body (what LLVM's
+    /// `DevirtSCCRepeatedPass` compares before and after a run: fewer indirect and more
+    /// direct calls in a function means a devirtualization).
+    pub fn call_counts(&mut self, fs: &[NodeIdx]) -> Vec<(u32, u32)> {
+        fs.iter()
+            .map(|&n| {
+                let f = FuncIdx::new(n.idx());
+                if !self.fx.is_def[f.idx()] || self.deleted[f.idx()] {
+                    return (0, 0);
+                }
+                self.ensure(f);
+                let b = self.bodies[f.idx()].as_ref().unwrap();
+                let mut c = (0, 0);
+                for &bb in &b.layout {
+                    for &i in &b.blocks[bb as usize] {
+                        if b.insts[i as usize].call.is_some() {
+                            if self.direct_callee(b, i).is_some() {
+                                c.0 += 1;
+                            } else {
+                                c.1 += 1;
+                            }
+                        }
+                    }
+                }
+                c
+            })
+            .collect()
+    }
+
     fn history_contains(&self, mut h: Option<u32>, f: FuncIdx) -> bool {
         while let Some(x) = h {
             let (g, p) = self.hist[x as usize];
@@ -592,6 +621,11 @@ fn run_scc(
                 cur = c;
             }
         }
+    }
+    // LLVM continues the pipeline on the piece that holds the caller (its worklist
+    // went on above) and queues only the other pieces of a split SCC
+    if cur != scc {
+        cx.ur.requeue_sccs.retain(|&s| s != cur);
     }
     // dead callees leave the graph when nothing reaches them any more
     if cx.opts.inline.delete_dead {
