@@ -42,14 +42,29 @@ fn fixture() -> std::path::PathBuf {
 #[test]
 fn decisions_match_the_opt14_oracle() {
     let oracle = std::fs::read_to_string(fixture().with_file_name("small.remarks.txt")).unwrap();
-    let want: Vec<&str> = oracle.lines().filter(|l| l.starts_with("remark: ")).collect();
+    let want: Vec<&str> = oracle
+        .lines()
+        .filter(|l| l.starts_with("remark: "))
+        .collect();
     let got = ilkit_remarks(&fixture());
     // same decisions, costs and thresholds, in LLVM's processing order
     assert_eq!(got, want);
-    assert!(got.iter().any(|l| l.contains("threshold=45")), "a cold call site");
-    assert!(got.iter().any(|l| l.contains("threshold=0")), "a site before unreachable");
-    assert!(got.iter().any(|l| l.contains("cost=-15")), "LastCallToStatic");
-    assert!(got.iter().any(|l| l.contains("threshold=337")), "the single-block bonus");
+    assert!(
+        got.iter().any(|l| l.contains("threshold=45")),
+        "a cold call site"
+    );
+    assert!(
+        got.iter().any(|l| l.contains("threshold=0")),
+        "a site before unreachable"
+    );
+    assert!(
+        got.iter().any(|l| l.contains("cost=-15")),
+        "LastCallToStatic"
+    );
+    assert!(
+        got.iter().any(|l| l.contains("threshold=337")),
+        "the single-block bonus"
+    );
 }
 
 #[test]

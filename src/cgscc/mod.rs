@@ -67,7 +67,9 @@ use crate::llvm::{ConstKind, Module, OperandRef};
 use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
 
-pub use inline::{InlineModel, InlineParams, Remark, RemarkKind, Replay, ReplayFallback, ReplayScope};
+pub use inline::{
+    InlineModel, InlineParams, Remark, RemarkKind, Replay, ReplayFallback, ReplayScope,
+};
 pub use pipeline::{parse_pipeline, PipelineError};
 
 /// The diagnostic of `DevirtSCCRepeatedPass` when the limit is hit and the graph still

@@ -4,8 +4,8 @@ use crate::{emit, Failure};
 use clap::{Args, ValueEnum};
 use ilkit::cgscc::summary::ReplayFormat;
 use ilkit::cgscc::{
-    CgsccModule, Fanout, InlineModel, Instrumentation, NoInstrumentation, Options, PassLog, PassManager, Replay,
-    ReplayFallback, ReplayScope, DEFAULT_PIPELINE,
+    CgsccModule, Fanout, InlineModel, Instrumentation, NoInstrumentation, Options, PassLog,
+    PassManager, Replay, ReplayFallback, ReplayScope, DEFAULT_PIPELINE,
 };
 use ilkit::import::llvm_ir::ParseOptions;
 use ilkit::llvm::Module;

@@ -122,7 +122,9 @@ pub fn type_size(types: &Types, t: TypeIdx) -> u64 {
         }
         TypeKind::Ptr { .. } => 8,
         TypeKind::Array { len, elem } => len * type_size(types, elem),
-        TypeKind::Vector { len, elem, .. } => (len as u64 * type_size(types, elem)).next_power_of_two(),
+        TypeKind::Vector { len, elem, .. } => {
+            (len as u64 * type_size(types, elem)).next_power_of_two()
+        }
         TypeKind::Struct { .. } | TypeKind::Named(_) => {
             let Some((fields, packed)) = types.struct_fields(t) else {
                 return 8;
@@ -247,7 +249,10 @@ impl Body {
 
     /// Number of live instructions.
     pub fn size(&self) -> usize {
-        self.layout.iter().map(|&b| self.blocks[b as usize].len()).sum()
+        self.layout
+            .iter()
+            .map(|&b| self.blocks[b as usize].len())
+            .sum()
     }
 }
 

@@ -94,8 +94,20 @@ pub fn inline_call(
             aux_ty: TypeIdx::NONE,
             aux: 0,
             flags: InstFlags::default(),
-            ops: vec![V::Inst(a), src, V::Int(type_size_i(types, *t)), V::Int(0), V::None],
-            tys: vec![arg_tys[k], arg_tys[k], TypeIdx::NONE, TypeIdx::NONE, TypeIdx::NONE],
+            ops: vec![
+                V::Inst(a),
+                src,
+                V::Int(type_size_i(types, *t)),
+                V::Int(0),
+                V::None,
+            ],
+            tys: vec![
+                arg_tys[k],
+                arg_tys[k],
+                TypeIdx::NONE,
+                TypeIdx::NONE,
+                TypeIdx::NONE,
+            ],
             call: Some(Box::new(CallInfo {
                 nargs: 4,
                 callee_op: 4,
@@ -132,10 +144,7 @@ pub fn inline_call(
         for &r in &callee.blocks[cb as usize] {
             let src = &callee.insts[r as usize];
             let map = |v: V, vmap: &Vec<Option<V>>| match v {
-                V::Arg(p) => args
-                    .get(p as usize)
-                    .copied()
-                    .unwrap_or(V::K(Value::Undef)),
+                V::Arg(p) => args.get(p as usize).copied().unwrap_or(V::K(Value::Undef)),
                 V::Inst(j) => vmap[j as usize].unwrap_or(V::K(Value::Undef)),
                 o => o,
             };
@@ -217,7 +226,6 @@ pub fn inline_call(
             }
         }
     }
-    drop(cq);
     // phis: incoming values of the cloned predecessors that still branch here
     for &(row, r) in &phis {
         let src = &callee.insts[r as usize];
@@ -227,7 +235,9 @@ pub fn inline_call(
         let mut tys = Vec::new();
         let dest = bmap[callee_block_of(callee, r) as usize].unwrap();
         for k in (0..src.ops.len()).step_by(2) {
-            let V::Block(p) = src.ops[k + 1] else { continue };
+            let V::Block(p) = src.ops[k + 1] else {
+                continue;
+            };
             let Some(np) = bmap[p as usize] else { continue };
             if !caller.succs(np).contains(&dest) {
                 continue;
@@ -245,7 +255,13 @@ pub fn inline_call(
         caller.insts[row as usize].ops = ops;
         caller.insts[row as usize].tys = tys;
     }
-    cleanup(types, caller, &new_blocks, bmap[centry as usize].unwrap(), &mut rets);
+    cleanup(
+        types,
+        caller,
+        &new_blocks,
+        bmap[centry as usize].unwrap(),
+        &mut rets,
+    );
     // splice: bb = [..pos] + byval copies + br clone; after = [pos+1..]
     let tail: Vec<u32> = caller.blocks[bb as usize].split_off(pos);
     caller.blocks[after as usize] = tail[1..].to_vec();

@@ -15,10 +15,42 @@ const CALL_PENALTY: i64 = 25;
 
 /// libm / libc names x86-64 does not lower to a call.
 const NOT_LOWERED: &[&str] = &[
-    "copysign", "copysignf", "copysignl", "fabs", "fabsf", "fabsl", "sin", "sinf", "sinl",
-    "cos", "cosf", "cosl", "sqrt", "sqrtf", "sqrtl", "fmin", "fminf", "fminl", "fmax", "fmaxf",
-    "fmaxl", "pow", "powf", "powl", "exp2", "exp2f", "exp2l", "floor", "floorf", "ceil",
-    "round", "ffs", "ffsl", "abs", "labs", "llabs",
+    "copysign",
+    "copysignf",
+    "copysignl",
+    "fabs",
+    "fabsf",
+    "fabsl",
+    "sin",
+    "sinf",
+    "sinl",
+    "cos",
+    "cosf",
+    "cosl",
+    "sqrt",
+    "sqrtf",
+    "sqrtl",
+    "fmin",
+    "fminf",
+    "fminl",
+    "fmax",
+    "fmaxf",
+    "fmaxl",
+    "pow",
+    "powf",
+    "powl",
+    "exp2",
+    "exp2f",
+    "exp2l",
+    "floor",
+    "floorf",
+    "ceil",
+    "round",
+    "ffs",
+    "ffsl",
+    "abs",
+    "labs",
+    "llabs",
 ];
 
 /// Intrinsics the analyzer counts as free.
@@ -308,8 +340,8 @@ pub fn analyze(
                     };
                     let site_attrs = ir.attr_sets.get(ci.attrs);
                     let intr_name = target.map(|f| fx.names[f.idx()].as_str());
-                    let is_intr =
-                        ci.synthetic != Intrinsic::None || intr_name.is_some_and(|n| n.starts_with("llvm."));
+                    let is_intr = ci.synthetic != Intrinsic::None
+                        || intr_name.is_some_and(|n| n.starts_with("llvm."));
                     if target == Some(callee_fn) {
                         return Outcome::Never("recursive");
                     }
@@ -326,7 +358,8 @@ pub fn analyze(
                     let readonly = |a: &crate::llvm::attrs::AttrSet| {
                         a.has(Attr::ReadOnly) || a.has(Attr::ReadNone)
                     };
-                    let ro = readonly(site_attrs) || target.is_some_and(|f| readonly(ir.fn_attrs(f)));
+                    let ro =
+                        readonly(site_attrs) || target.is_some_and(|f| readonly(ir.fn_attrs(f)));
                     if is_intr {
                         let name = intr_name.unwrap_or("llvm.memcpy");
                         if ci.synthetic.is_mem_intrinsic()
@@ -343,7 +376,9 @@ pub fn analyze(
                         } else if name == "llvm.localescape" {
                             return Outcome::Never("disallowed inlining of @llvm.localescape");
                         } else if name.starts_with("llvm.icall.branch.funnel") {
-                            return Outcome::Never("disallowed inlining of @llvm.icall.branch.funnel");
+                            return Outcome::Never(
+                                "disallowed inlining of @llvm.icall.branch.funnel",
+                            );
                         } else if name.starts_with("llvm.load.relative") {
                             c = 4 * INSTR;
                         } else {
@@ -396,7 +431,9 @@ pub fn analyze(
                             let rng = vals.iter().max().unwrap() - vals.iter().min().unwrap() + 1;
                             let nd = dests.len();
                             let bt = rng <= 64
-                                && ((nd == 1 && n >= 3) || (nd == 2 && n >= 5) || (nd == 3 && n >= 6));
+                                && ((nd == 1 && n >= 3)
+                                    || (nd == 2 && n >= 5)
+                                    || (nd == 3 && n >= 6));
                             if n <= 64 && bt {
                                 clusters = 1;
                             } else if n >= 4 && n * 100 >= rng * 10 {
@@ -419,9 +456,7 @@ pub fn analyze(
                     let mut ok = true;
                     for k in (0..ops.len()).step_by(2) {
                         let V::Block(pb) = ops[k + 1] else { continue };
-                        if dead[pb as usize]
-                            || known_succ[pb as usize].is_some_and(|s| s != bb)
-                        {
+                        if dead[pb as usize] || known_succ[pb as usize].is_some_and(|s| s != bb) {
                             continue;
                         }
                         if ops[k] == res {
@@ -486,7 +521,11 @@ pub fn analyze(
                         }
                     } else {
                         st.disable(base);
-                        c = if gep_free(fx, callee, r, &st) { 0 } else { INSTR };
+                        c = if gep_free(fx, callee, r, &st) {
+                            0
+                        } else {
+                            INSTR
+                        };
                     }
                 }
                 Opcode::Trunc
@@ -510,7 +549,8 @@ pub fn analyze(
                         st.consts.insert(res, V::Int(r));
                     } else {
                         st.disable(sv);
-                        let from_load = matches!(sv, V::Inst(j) if callee.insts[j as usize].op == Opcode::Load);
+                        let from_load =
+                            matches!(sv, V::Inst(j) if callee.insts[j as usize].op == Opcode::Load);
                         c = match inst.op {
                             Opcode::Trunc => 0,
                             Opcode::ZExt if sb == Some(32) && db == Some(64) => 0,
@@ -565,15 +605,16 @@ pub fn analyze(
                     // Some(Some(c)): a constant; Some(None): an identity (x + 0)
                     let r: Option<Option<i64>> = if let (Some(x), Some(y)) = (va, vb) {
                         binop(op, x, y, bits).map(Some)
-                    } else if matches!(op, Opcode::And | Opcode::Mul) && (va == Some(0) || vb == Some(0)) {
+                    } else if matches!(op, Opcode::And | Opcode::Mul)
+                        && (va == Some(0) || vb == Some(0))
+                    {
                         Some(Some(0))
-                    } else if op == Opcode::Or && bits == 1 && (va == Some(-1) || vb == Some(-1) || va == Some(1) || vb == Some(1)) {
+                    } else if op == Opcode::Or
+                        && bits == 1
+                        && (va == Some(-1) || vb == Some(-1) || va == Some(1) || vb == Some(1))
+                    {
                         Some(Some(sext(1, 1)))
-                    } else if matches!(op, Opcode::Add | Opcode::Or | Opcode::Xor | Opcode::Sub | Opcode::Shl | Opcode::LShr | Opcode::AShr) && vb == Some(0) {
-                        Some(None)
-                    } else if matches!(op, Opcode::Add | Opcode::Or | Opcode::Xor) && va == Some(0) {
-                        Some(None)
-                    } else if op == Opcode::And && bits == 1 && (va.is_some() || vb.is_some()) && (va.map(|x| x & 1) == Some(1) || vb.map(|x| x & 1) == Some(1)) {
+                    } else if identity(op, bits, va, vb) {
                         Some(None)
                     } else {
                         None
@@ -762,6 +803,25 @@ pub fn analyze(
         cost = cost.saturating_mul(k.cost_mult);
     }
     Outcome::Cost { cost, threshold }
+}
+
+/// `x + 0`, `0 | x`, `x & true` (i1) and the like: the result is an operand.
+fn identity(op: Opcode, bits: u32, va: Option<i64>, vb: Option<i64>) -> bool {
+    let right_zero = matches!(
+        op,
+        Opcode::Add
+            | Opcode::Or
+            | Opcode::Xor
+            | Opcode::Sub
+            | Opcode::Shl
+            | Opcode::LShr
+            | Opcode::AShr
+    ) && vb == Some(0);
+    let left_zero = matches!(op, Opcode::Add | Opcode::Or | Opcode::Xor) && va == Some(0);
+    let and_true = op == Opcode::And
+        && bits == 1
+        && (va.map(|x| x & 1) == Some(1) || vb.map(|x| x & 1) == Some(1));
+    right_zero || left_zero || and_true
 }
 
 /// x86-64 addressing-mode rule for a GEP with variable indices.

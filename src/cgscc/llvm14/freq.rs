@@ -47,6 +47,9 @@ pub fn is_cold_site(freqs: &[f64], b: &Body, bb: u32) -> bool {
     site < (e * n as f64 / 2f64.powi(31)).floor()
 }
 
+/// `(block, mass)` pairs.
+type Masses = Vec<(u32, f64)>;
+
 struct Cfg {
     succs: Vec<Vec<u32>>,
     preds: Vec<Vec<u32>>,
@@ -197,9 +200,9 @@ pub fn block_freqs(fx: &Facts, b: &Body) -> Vec<f64> {
     // innermost loop of each block
     let mut inner: Vec<Option<usize>> = vec![None; n];
     for (li, l) in loops.iter().enumerate() {
-        for x in 0..n {
-            if l.blocks[x] && inner[x].is_none_or(|o| loops[o].size > l.size) {
-                inner[x] = Some(li);
+        for (x, slot) in inner.iter_mut().enumerate() {
+            if l.blocks[x] && slot.is_none_or(|o| loops[o].size > l.size) {
+                *slot = Some(li);
             }
         }
     }
@@ -241,10 +244,10 @@ pub fn block_freqs(fx: &Facts, b: &Body) -> Vec<f64> {
         }
     };
     let solve = |lvl: Option<usize>,
-                     start: u32,
-                     local: &mut Vec<Vec<(u32, f64)>>,
-                     exits: &Vec<Vec<(u32, f64)>>|
-     -> (Vec<(u32, f64)>, Vec<(u32, f64)>) {
+                 start: u32,
+                 local: &mut Vec<Vec<(u32, f64)>>,
+                 exits: &Vec<Vec<(u32, f64)>>|
+     -> (Masses, Masses) {
         let inside = |x: u32| match lvl {
             None => c.pos[x as usize] != usize::MAX,
             Some(l) => loops[l].blocks[x as usize],
@@ -361,9 +364,11 @@ fn branch_probs(
             w[x as usize] = Some(COLD_W);
         }
     }
-    let same_loop = |a: u32, s: u32| inner[a as usize] == inner[s as usize] || {
-        // an edge into a loop nested in a's loop, or out of it, crosses loops
-        false
+    let same_loop = |a: u32, s: u32| {
+        inner[a as usize] == inner[s as usize] || {
+            // an edge into a loop nested in a's loop, or out of it, crosses loops
+            false
+        }
     };
     // propagate: a block whose successors all have weights (within its loop) takes
     // their maximum

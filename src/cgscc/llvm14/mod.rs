@@ -344,7 +344,9 @@ fn decide(
         );
     }
     if interposable(st.fx.linkage[f.idx()])
-        || (ir.semantic_interposition && !ir.func(f).dso_local && !st.fx.linkage[f.idx()].is_local())
+        || (ir.semantic_interposition
+            && !ir.func(f).dso_local
+            && !st.fx.linkage[f.idx()].is_local())
     {
         return Decision::No(RemarkKind::NeverInline, None, "interposable");
     }
@@ -352,7 +354,11 @@ fn decide(
         return Decision::No(RemarkKind::NeverInline, None, "noinline function attribute");
     }
     if site.has(Attr::NoInline) {
-        return Decision::No(RemarkKind::NeverInline, None, "noinline call site attribute");
+        return Decision::No(
+            RemarkKind::NeverInline,
+            None,
+            "noinline call site attribute",
+        );
     }
     if inst.op != Opcode::Call {
         return Decision::No(
@@ -371,9 +377,9 @@ fn decide(
         .term(bb)
         .is_some_and(|t| caller.insts[t as usize].op == Opcode::Unreachable);
     let caller_recursive = caller.layout.iter().any(|&b| {
-        caller.blocks[b as usize]
-            .iter()
-            .any(|&i| caller.insts[i as usize].call.is_some() && st.direct_callee(caller, i) == Some(n))
+        caller.blocks[b as usize].iter().any(|&i| {
+            caller.insts[i as usize].call.is_some() && st.direct_callee(caller, i) == Some(n)
+        })
     });
     let knobs = SiteKnobs {
         threshold: cx.opts.inline.inline_threshold,
@@ -437,7 +443,9 @@ fn run_scc(
                 if b.insts[i as usize].call.is_none() {
                     continue;
                 }
-                let Some(g) = st.direct_callee(b, i) else { continue };
+                let Some(g) = st.direct_callee(b, i) else {
+                    continue;
+                };
                 if st.fx.is_def[g.idx()] && !st.deleted[g.idx()] {
                     work.push((f, i, None));
                 } else if st.fx.ir.intrinsic[g] == Intrinsic::None
@@ -500,18 +508,27 @@ fn run_scc(
                 let fr = freq::block_freqs(&st.fx, st.bodies[n.idx()].as_ref().unwrap());
                 fcache = Some((n, stamp, fr));
             }
-            let d = decide(st, cx, pass.only_mandatory, n, row, f, &fcache.as_ref().unwrap().2);
-            let mk = |kind, ct: Option<(i64, i64)>, reason: &'static str, cx: &PassContext<'_>| Remark {
-                kind,
-                pass: pname.clone(),
-                caller: cx.m.summ.names[nn].clone(),
-                callee: cx.m.summ.names[fnode].clone(),
-                cost: ct.map(|x| x.0),
-                threshold: ct.map(|x| x.1),
-                loc: String::new(),
-                reason,
-                llvm14: true,
-            };
+            let d = decide(
+                st,
+                cx,
+                pass.only_mandatory,
+                n,
+                row,
+                f,
+                &fcache.as_ref().unwrap().2,
+            );
+            let mk =
+                |kind, ct: Option<(i64, i64)>, reason: &'static str, cx: &PassContext<'_>| Remark {
+                    kind,
+                    pass: pname.clone(),
+                    caller: cx.m.summ.names[nn].clone(),
+                    callee: cx.m.summ.names[fnode].clone(),
+                    cost: ct.map(|x| x.0),
+                    threshold: ct.map(|x| x.1),
+                    loc: String::new(),
+                    reason,
+                    llvm14: true,
+                };
             match d {
                 Decision::No(RemarkKind::NotInlined, _, "") => {}
                 Decision::No(kind, ct, why) => {
@@ -555,7 +572,9 @@ fn run_scc(
                     let f_scc = cx.m.graph.scc_of(fnode);
                     for &nc in out.new_calls.iter().rev() {
                         let b = st.bodies[n.idx()].as_ref().unwrap();
-                        let Some(g) = st.direct_callee(b, nc) else { continue };
+                        let Some(g) = st.direct_callee(b, nc) else {
+                            continue;
+                        };
                         if !st.fx.is_def[g.idx()] || st.deleted[g.idx()] {
                             continue;
                         }
@@ -640,7 +659,8 @@ fn run_scc(
                 && m.in_count[nd] == 0
                 && sf != scc
                 && g.scc_nodes(sf).len() == 1
-                && g.scc_refscc(sf).is_some_and(|r| g.refscc_sccs(r).len() == 1)
+                && g.scc_refscc(sf)
+                    .is_some_and(|r| g.refscc_sccs(r).len() == 1)
                 && !cx.ur.invalidated_sccs.contains(&sf)
             {
                 m.dead.push(nd);
