@@ -50,6 +50,9 @@ pub struct Facts {
     pub linkage: Vec<Linkage>,
     /// Defined functions.
     pub is_def: Vec<bool>,
+    /// Per function: its `"target-features"` (the `+x` words, sorted) — the x86 rule
+    /// of inline compatibility is that the callee's are a subset of the caller's.
+    pub features: Vec<Vec<String>>,
 }
 
 /// The model's state over one run.
@@ -107,7 +110,30 @@ impl State {
             }
         }
         let fs = m.functions();
+        let features = fs
+            .iter()
+            .map(|f| {
+                let mut words: Vec<&String> = f.attrs.iter().collect();
+                for g in &f.attr_groups {
+                    if let Some((_, w)) = m.attr_groups.iter().find(|(n, _)| n == g) {
+                        words.extend(w);
+                    }
+                }
+                // the reader keeps `"target-features"` and its value as two words
+                let mut out: Vec<String> = words
+                    .windows(2)
+                    .filter(|w| w[0] == "\"target-features\"")
+                    .flat_map(|w| w[1].trim_matches('"').split(','))
+                    .filter(|x| x.starts_with('+'))
+                    .map(str::to_string)
+                    .collect();
+                out.sort();
+                out.dedup();
+                out
+            })
+            .collect();
         let fx = Facts {
+            features,
             names: fs.iter().map(|f| f.name.clone()).collect(),
             coldcc: fs.iter().map(|f| f.calling_conv == "coldcc").collect(),
             linkage: fs.iter().map(|f| f.linkage).collect(),
@@ -332,6 +358,12 @@ fn decide(
     }
     if only_mandatory {
         return Decision::No(RemarkKind::NotInlined, None, "");
+    }
+    if !st.fx.features[f.idx()]
+        .iter()
+        .all(|x| st.fx.features[n.idx()].binary_search(x).is_ok())
+    {
+        return Decision::No(RemarkKind::NeverInline, None, "conflicting attributes");
     }
     if ca.has(Attr::OptNone) {
         return Decision::No(RemarkKind::NeverInline, None, "optnone attribute");
