@@ -174,6 +174,8 @@ pub struct InlineParams {
     /// merges it back: O(cycle) work and SCC slots per inline. When reached, the inliner
     /// stops for the rest of the run and says so.
     pub max_scc_churn: Option<usize>,
+    /// The decision procedure (`--inline-model`).
+    pub model: InlineModel,
 }
 
 impl Default for InlineParams {
@@ -192,6 +194,7 @@ impl Default for InlineParams {
             max_total_inlines: 1_000_000,
             max_caller_size: 1_000_000,
             max_scc_churn: None,
+            model: InlineModel::Summary,
         }
     }
 }
@@ -260,6 +263,9 @@ pub struct Remark {
     pub loc: String,
     /// Extra reason text.
     pub reason: &'static str,
+    /// Printed in LLVM 14's own text (`--inline-model llvm14`): `remark: <unknown>:0:0: `
+    /// and LLVM's sentences, so `inline_remarks.py` reads ilkit's and opt's remarks alike.
+    pub llvm14: bool,
 }
 
 impl std::fmt::Display for Remark {
@@ -274,6 +280,9 @@ impl std::fmt::Display for Remark {
             None => format!("({cost})"),
         };
         let (callee, caller) = (&self.callee, &self.caller);
+        if self.llvm14 {
+            return self.fmt_llvm14(f);
+        }
         write!(f, "remark: {}: {}: ", self.pass, self.kind.as_str())?;
         match self.kind {
             RemarkKind::Inlined | RemarkKind::AlwaysInline => {
@@ -296,6 +305,51 @@ impl std::fmt::Display for Remark {
         }
         write!(f, " at callsite {};", self.loc)
     }
+}
+
+impl Remark {
+    /// LLVM 14's remark text (what `opt -pass-remarks=inline -pass-remarks-missed=inline`
+    /// prints without debug information).
+    fn fmt_llvm14(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (callee, caller) = (&self.callee, &self.caller);
+        f.write_str("remark: <unknown>:0:0: ")?;
+        match (self.kind, self.cost, self.threshold) {
+            (RemarkKind::Inlined, Some(c), Some(t)) => {
+                write!(f, "'{callee}' inlined into '{caller}' with (cost={c}, threshold={t})")
+            }
+            (RemarkKind::Inlined | RemarkKind::AlwaysInline, _, _) => write!(
+                f,
+                "'{callee}' inlined into '{caller}' with (cost=always): always inline attribute"
+            ),
+            (RemarkKind::TooBig, Some(c), Some(t)) => write!(
+                f,
+                "'{callee}' not inlined into '{caller}' because too costly to inline (cost={c}, threshold={t})"
+            ),
+            (RemarkKind::NeverInline | RemarkKind::TooBig, _, _) => write!(
+                f,
+                "'{callee}' not inlined into '{caller}' because it should never be inlined (cost=never): {}",
+                self.reason
+            ),
+            (RemarkKind::NotInlined, _, _) => {
+                write!(f, "'{callee}' is not inlined into '{caller}': {}", self.reason)
+            }
+            (RemarkKind::NoDefinition, _, _) => write!(
+                f,
+                "{callee} will not be inlined into {caller} because its definition is unavailable"
+            ),
+        }
+    }
+}
+
+/// Which decision procedure the inliner uses (`--inline-model`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum InlineModel {
+    /// ilkit's summary model with NVIDIA's knobs (or the stock threshold).
+    #[default]
+    Summary,
+    /// LLVM 14's decision procedure and cost model under LLVM's default knobs, over the
+    /// instruction view (see [`super::llvm14`]).
+    Llvm14,
 }
 
 /// The `inline` / `nv-early-inliner` / `inliner-wrapper` pass.
@@ -498,6 +552,9 @@ impl CgsccPass for InlinerPass {
     }
 
     fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
+        if cx.opts.inline.model == InlineModel::Llvm14 {
+            return super::llvm14::run(self, scc, cx);
+        }
         let nodes = cx.m.graph.scc_nodes(scc).to_vec();
         let format = cx
             .opts
@@ -541,6 +598,7 @@ impl CgsccPass for InlinerPass {
                     threshold,
                     loc: loc.clone(),
                     reason,
+                    llvm14: false,
                 };
                 match d {
                     Decision::Skip => i += 1,

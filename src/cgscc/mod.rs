@@ -55,6 +55,7 @@ pub mod attrs;
 pub mod function_attrs;
 
 pub mod inline;
+pub mod llvm14;
 pub mod pipeline;
 pub mod summary;
 
@@ -66,7 +67,9 @@ use crate::llvm::{ConstKind, Module, OperandRef};
 use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
 
-pub use inline::{InlineParams, Remark, RemarkKind, Replay, ReplayFallback, ReplayScope};
+pub use inline::{
+    InlineModel, InlineParams, Remark, RemarkKind, Replay, ReplayFallback, ReplayScope,
+};
 pub use pipeline::{parse_pipeline, PipelineError};
 
 /// The diagnostic of `DevirtSCCRepeatedPass` when the limit is hit and the graph still
@@ -161,9 +164,20 @@ pub struct CgsccModule {
     /// LLVM 14's `function-attrs` state over the module's instruction view, when the
     /// module was read with it ([`function_attrs::Inference`]).
     pub fn_attrs: Option<function_attrs::Inference>,
+    /// The LLVM 14 inline model's bodies and use counts (with the instruction view).
+    pub llvm14: Option<Box<llvm14::State>>,
 }
 
 impl CgsccModule {
+    /// Counts `r` under its kind and keeps it when `keep` (the inliner's
+    /// [`InlineParams::keep_remarks`](inline::InlineParams::keep_remarks)).
+    pub fn record_remark(&mut self, keep: bool, r: Remark) {
+        self.remark_counts[r.kind as usize] += 1;
+        if keep {
+            self.remarks.push(r);
+        }
+    }
+
     /// Heap bytes of the run's growing tables: the summaries (call sites, locations,
     /// histories) and the remarks. What `Options::max_memory` caps.
     pub fn heap_bytes(&self) -> usize {
@@ -199,6 +213,10 @@ impl CgsccModule {
         for &r in graph.entry_nodes() {
             is_root[r] = true;
         }
+        // local functions that are entry roots are referenced from globals or aliases
+        let referenced: Vec<bool> = (0..n)
+            .map(|k| is_root[NodeIdx::new(k)] && summ.linkage[NodeIdx::new(k)].is_local())
+            .collect();
         CgsccModule {
             is_root,
             graph,
@@ -218,6 +236,7 @@ impl CgsccModule {
             inlined_internal: AHashSet::new(),
             function_log: Vec::new(),
             fn_attrs: function_attrs::Inference::new(m),
+            llvm14: llvm14::State::new(m, &referenced).map(Box::new),
         }
     }
 
@@ -779,10 +798,26 @@ impl CgsccPass for DevirtRepeated {
         loop {
             iteration += 1;
             let before = cx.ur.promoted_call_edges;
+            // the LLVM 14 model counts calls as LLVM's DevirtSCCRepeatedPass does
+            let llvm14 = cx.opts.inline.model == InlineModel::Llvm14 && cx.m.llvm14.is_some();
+            let members: Vec<NodeIdx> = cx.m.graph.scc_nodes(scc).to_vec();
+            let counts_before = if llvm14 {
+                cx.m.llvm14.as_mut().unwrap().call_counts(&members)
+            } else {
+                Vec::new()
+            };
             if run_passes(&mut self.passes, scc, cx)? == PassResult::Changed {
                 any = PassResult::Changed;
             }
-            let changed = cx.ur.promoted_call_edges != before;
+            let changed = if llvm14 {
+                let after = cx.m.llvm14.as_mut().unwrap().call_counts(&members);
+                counts_before
+                    .iter()
+                    .zip(&after)
+                    .any(|(b, a)| b.1 > a.1 && b.0 < a.0)
+            } else {
+                cx.ur.promoted_call_edges != before
+            };
             if !changed || cx.ur.current_scc_changed || cx.ur.invalidated_sccs.contains(&scc) {
                 break;
             }

@@ -4,8 +4,8 @@ use crate::{emit, Failure};
 use clap::{Args, ValueEnum};
 use ilkit::cgscc::summary::ReplayFormat;
 use ilkit::cgscc::{
-    CgsccModule, Fanout, Instrumentation, NoInstrumentation, Options, PassLog, PassManager, Replay,
-    ReplayFallback, ReplayScope, DEFAULT_PIPELINE,
+    CgsccModule, Fanout, InlineModel, Instrumentation, NoInstrumentation, Options, PassLog,
+    PassManager, Replay, ReplayFallback, ReplayScope, DEFAULT_PIPELINE,
 };
 use ilkit::import::llvm_ir::ParseOptions;
 use ilkit::llvm::Module;
@@ -74,6 +74,12 @@ pub struct CgsccArgs {
     /// Cap on a caller's size (instructions) after inlining.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     inline_max_caller_size: u32,
+    /// The inliner's decision procedure: `summary` (ilkit's model with the NVIDIA knobs
+    /// above) or `llvm14` (LLVM 14's decision procedure and InlineCost model under LLVM's
+    /// default knobs, over the instruction view; remarks in LLVM's own text, readable by
+    /// `inline_remarks.py`; `--inline-threshold` applies, the NVIDIA knobs do not).
+    #[arg(long, value_enum, default_value_t = Model::Summary)]
+    inline_model: Model,
     /// Cap on the memory the run's tables may hold, in MB (default: a quarter of RAM);
     /// when exceeded the run stops and says so.
     #[arg(long, value_name = "MB")]
@@ -92,6 +98,16 @@ enum Format {
     /// format of `fa_diff.py` (`@f fn +nofree +nosync`, `@f arg0 %p +nocapture`), so a
     /// comparison with `opt-14` is a diff.
     Attrs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "verbatim")]
+enum Model {
+    /// ilkit's summary model.
+    Summary,
+    /// LLVM 14's model (default knobs).
+    #[value(name = "llvm14")]
+    Llvm14,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -154,6 +170,10 @@ impl CgsccArgs {
         o.inline.max_total_inlines = self.inline_max_total;
         o.inline.max_caller_size = self.inline_max_caller_size;
         o.inline.max_scc_churn = self.inline_max_scc_churn;
+        if self.inline_model == Model::Llvm14 {
+            o.inline.model = InlineModel::Llvm14;
+            o.inline.inline_budget = None;
+        }
         o.max_memory = Some(
             self.max_memory
                 .map_or_else(crate::default_memory_cap, |mb| mb << 20),
@@ -192,7 +212,7 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
     // function-attrs runs on the instruction view (LLVM 14's rules); other passes
     // do not need it
     let opts = ParseOptions {
-        instructions: a.passes.contains("function-attrs"),
+        instructions: a.passes.contains("function-attrs") || a.inline_model == Model::Llvm14,
     };
     let m = Module::from_ll_file_with(&a.file, opts).map_err(Failure::input)?;
     let mut cm = CgsccModule::new(&m, &file);
@@ -298,6 +318,10 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
     if a.remarks {
         out.push_str("; remarks\n");
         for r in &cm.remarks {
+            // opt prints the NoDefinition remarks only into a YAML file
+            if r.llvm14 && r.kind == ilkit::cgscc::RemarkKind::NoDefinition {
+                continue;
+            }
             out.push_str(&r.to_string());
             out.push('\n');
         }

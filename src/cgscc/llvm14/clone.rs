@@ -1,0 +1,512 @@
+//! Inlining one call of a [`Body`] into another: LLVM 14's `InlineFunction` with
+//! `CloneAndPruneFunctionInto` as far as the cost model can see it (what the cloned
+//! body looks like afterwards).
+
+use super::body::{simplify, Body, CallInfo, Inst, V};
+use crate::llvm::attrs::AttrSets;
+use crate::llvm::ir::{InstFlags, Intrinsic, Opcode, Value};
+use crate::llvm::types::{TypeIdx, Types};
+
+/// What an inlining produced.
+#[derive(Debug, Default)]
+pub struct Inlined {
+    /// The call instructions of the cloned body, in layout order.
+    pub new_calls: Vec<u32>,
+}
+
+fn side_effects(op: Opcode) -> bool {
+    op.is_call()
+        || op.is_terminator()
+        || matches!(
+            op,
+            Opcode::Store
+                | Opcode::Fence
+                | Opcode::AtomicCmpXchg
+                | Opcode::AtomicRmw
+                | Opcode::VaArg
+                | Opcode::LandingPad
+                | Opcode::CatchPad
+                | Opcode::CleanupPad
+        )
+}
+
+fn br(to: u32, void: TypeIdx) -> Inst {
+    Inst {
+        op: Opcode::Br,
+        ty: void,
+        aux_ty: TypeIdx::NONE,
+        aux: 0,
+        flags: InstFlags::default(),
+        ops: vec![V::Block(to)],
+        tys: vec![TypeIdx::NONE],
+        call: None,
+    }
+}
+
+/// Inlines the call at row `call` of `caller` (a `call`, not an `invoke`) with the body
+/// `callee`; `byval[k]` is the type of parameter `k` when it is passed `byval`.
+pub fn inline_call(
+    types: &Types,
+    caller: &mut Body,
+    call: u32,
+    callee: &Body,
+    byval: &[Option<TypeIdx>],
+) -> Inlined {
+    let void = caller.insts[call as usize].ty;
+    let (bb, pos) = caller
+        .layout
+        .iter()
+        .find_map(|&b| {
+            caller.blocks[b as usize]
+                .iter()
+                .position(|&i| i == call)
+                .map(|p| (b, p))
+        })
+        .expect("the call is in a live block");
+    let ci = caller.insts[call as usize].call.clone().expect("a call");
+    let mut args: Vec<V> = caller.insts[call as usize].ops[..ci.nargs as usize].to_vec();
+    let arg_tys: Vec<TypeIdx> = caller.insts[call as usize].tys[..ci.nargs as usize].to_vec();
+    let entry = caller.layout[0];
+    let mut entry_allocas = 0usize;
+    // byval: a copy in a new alloca of the caller
+    let mut pre: Vec<u32> = Vec::new();
+    for (k, t) in byval.iter().enumerate() {
+        let (Some(t), Some(&src)) = (t, args.get(k)) else {
+            continue;
+        };
+        let a = caller.insts.len() as u32;
+        caller.insts.push(Inst {
+            op: Opcode::Alloca,
+            ty: arg_tys[k],
+            aux_ty: *t,
+            aux: 0,
+            flags: InstFlags::default(),
+            ops: vec![],
+            tys: vec![],
+            call: None,
+        });
+        caller.blocks[entry as usize].insert(entry_allocas, a);
+        entry_allocas += 1;
+        let m = caller.insts.len() as u32;
+        caller.insts.push(Inst {
+            op: Opcode::Call,
+            ty: void,
+            aux_ty: TypeIdx::NONE,
+            aux: 0,
+            flags: InstFlags::default(),
+            ops: vec![
+                V::Inst(a),
+                src,
+                V::Int(type_size_i(types, *t)),
+                V::Int(0),
+                V::None,
+            ],
+            tys: vec![
+                arg_tys[k],
+                arg_tys[k],
+                TypeIdx::NONE,
+                TypeIdx::NONE,
+                TypeIdx::NONE,
+            ],
+            call: Some(Box::new(CallInfo {
+                nargs: 4,
+                callee_op: 4,
+                attrs: AttrSets::EMPTY,
+                params: vec![AttrSets::EMPTY; 4],
+                synthetic: Intrinsic::Memcpy,
+                cost_mult: 1,
+            })),
+        });
+        pre.push(m);
+        args[k] = V::Inst(a);
+    }
+    // the blocks: before the call (bb), the clone, after the call
+    let after = caller.blocks.len() as u32;
+    caller.blocks.push(Vec::new());
+    let mut vmap: Vec<Option<V>> = vec![None; callee.insts.len()];
+    let mut bmap: Vec<Option<u32>> = vec![None; callee.blocks.len()];
+    let mut queue: Vec<u32> = Vec::new();
+    let mut new_blocks: Vec<u32> = Vec::new();
+    let mut phis: Vec<(u32, u32)> = Vec::new(); // (new row, callee row)
+    let mut rets: Vec<(V, u32)> = Vec::new();
+    let centry = callee.layout[0];
+    let mut cq = CloneQueue {
+        bmap: &mut bmap,
+        queue: &mut queue,
+        new_blocks: &mut new_blocks,
+    };
+    cq.get(centry, caller);
+    let mut qi = 0;
+    while qi < cq.queue.len() {
+        let cb = cq.queue[qi];
+        qi += 1;
+        let nbb = cq.bmap[cb as usize].unwrap();
+        for &r in &callee.blocks[cb as usize] {
+            let src = &callee.insts[r as usize];
+            let map = |v: V, vmap: &Vec<Option<V>>| match v {
+                V::Arg(p) => args.get(p as usize).copied().unwrap_or(V::K(Value::Undef)),
+                V::Inst(j) => vmap[j as usize].unwrap_or(V::K(Value::Undef)),
+                o => o,
+            };
+            if src.op == Opcode::Phi {
+                let row = caller.insts.len() as u32;
+                caller.insts.push(src.clone());
+                caller.blocks[nbb as usize].push(row);
+                vmap[r as usize] = Some(V::Inst(row));
+                phis.push((row, r));
+                continue;
+            }
+            if src.op.is_terminator() && !src.op.is_call() {
+                match src.op {
+                    Opcode::Ret => {
+                        let v = src.ops.first().map(|&v| map(v, &vmap)).unwrap_or(V::None);
+                        rets.push((v, nbb));
+                        let row = caller.insts.len() as u32;
+                        caller.insts.push(br(after, void));
+                        caller.blocks[nbb as usize].push(row);
+                        continue;
+                    }
+                    Opcode::Br if src.ops.len() == 3 => {
+                        if let V::Int(c) = map(src.ops[0], &vmap) {
+                            let V::Block(t) = src.ops[if c & 1 != 0 { 1 } else { 2 }] else {
+                                unreachable!()
+                            };
+                            let t = cq.get(t, caller);
+                            let row = caller.insts.len() as u32;
+                            caller.insts.push(br(t, void));
+                            caller.blocks[nbb as usize].push(row);
+                            continue;
+                        }
+                    }
+                    Opcode::Switch => {
+                        if let V::Int(c) = map(src.ops[0], &vmap) {
+                            let mut dest = src.ops[1];
+                            for k in (2..src.ops.len()).step_by(2) {
+                                if src.ops[k] == V::Int(c) {
+                                    dest = src.ops[k + 1];
+                                    break;
+                                }
+                            }
+                            let V::Block(t) = dest else { unreachable!() };
+                            let t = cq.get(t, caller);
+                            let row = caller.insts.len() as u32;
+                            caller.insts.push(br(t, void));
+                            caller.blocks[nbb as usize].push(row);
+                            continue;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let mut ni = src.clone();
+            for v in ni.ops.iter_mut() {
+                *v = match *v {
+                    V::Block(t) => V::Block(cq.get(t, caller)),
+                    o => map(o, &vmap),
+                };
+            }
+            let row = caller.insts.len() as u32;
+            let static_alloca = ni.op == Opcode::Alloca
+                && cb == centry
+                && ni.ops.first().is_none_or(|v| matches!(v, V::Int(_)));
+            caller.insts.push(ni);
+            if !side_effects(caller.insts[row as usize].op) {
+                if let Some(s) = simplify(types, caller, row) {
+                    caller.insts.pop();
+                    vmap[r as usize] = Some(s);
+                    continue;
+                }
+            }
+            vmap[r as usize] = Some(V::Inst(row));
+            if static_alloca {
+                caller.blocks[entry as usize].insert(entry_allocas, row);
+                entry_allocas += 1;
+            } else {
+                caller.blocks[nbb as usize].push(row);
+            }
+        }
+    }
+    // phis: incoming values of the cloned predecessors that still branch here
+    for &(row, r) in &phis {
+        let src = &callee.insts[r as usize];
+        let here = caller.insts[row as usize].ops.clone();
+        let _ = here;
+        let mut ops = Vec::new();
+        let mut tys = Vec::new();
+        let dest = bmap[callee_block_of(callee, r) as usize].unwrap();
+        for k in (0..src.ops.len()).step_by(2) {
+            let V::Block(p) = src.ops[k + 1] else {
+                continue;
+            };
+            let Some(np) = bmap[p as usize] else { continue };
+            if !caller.succs(np).contains(&dest) {
+                continue;
+            }
+            let v = match src.ops[k] {
+                V::Arg(a) => args.get(a as usize).copied().unwrap_or(V::K(Value::Undef)),
+                V::Inst(j) => vmap[j as usize].unwrap_or(V::K(Value::Undef)),
+                o => o,
+            };
+            ops.push(v);
+            ops.push(V::Block(np));
+            tys.push(src.tys[k]);
+            tys.push(TypeIdx::NONE);
+        }
+        caller.insts[row as usize].ops = ops;
+        caller.insts[row as usize].tys = tys;
+    }
+    cleanup(
+        types,
+        caller,
+        &new_blocks,
+        bmap[centry as usize].unwrap(),
+        &mut rets,
+    );
+    // splice: bb = [..pos] + byval copies + br clone; after = [pos+1..]
+    let tail: Vec<u32> = caller.blocks[bb as usize].split_off(pos);
+    caller.blocks[after as usize] = tail[1..].to_vec();
+    for s in caller.succs(after) {
+        for &i in &caller.blocks[s as usize].clone() {
+            if caller.insts[i as usize].op != Opcode::Phi {
+                continue;
+            }
+            for v in caller.insts[i as usize].ops.iter_mut() {
+                if *v == V::Block(bb) {
+                    *v = V::Block(after);
+                }
+            }
+        }
+    }
+    caller.blocks[bb as usize].extend(pre);
+    let cl_entry = bmap[centry as usize].unwrap();
+    let row = caller.insts.len() as u32;
+    caller.insts.push(br(cl_entry, void));
+    caller.blocks[bb as usize].push(row);
+    // layout: bb, the clone in the callee's order, after
+    let at = caller.layout.iter().position(|&b| b == bb).unwrap() + 1;
+    let mut ins: Vec<u32> = callee
+        .layout
+        .iter()
+        .filter_map(|&cb| bmap[cb as usize])
+        .filter(|&b| !caller.blocks[b as usize].is_empty())
+        .collect();
+    ins.push(after);
+    caller.layout.splice(at..at, ins.iter().copied());
+    // the call's value
+    let has_value = !caller.insts[call as usize].ty.is_none() && {
+        let t = caller.insts[call as usize].ty;
+        !types.is_void(t)
+    };
+    if has_value {
+        let live_rets: Vec<(V, u32)> = rets.clone();
+        let v = match live_rets.len() {
+            0 => V::K(Value::Undef),
+            1 => live_rets[0].0,
+            _ => {
+                let mut ops = Vec::new();
+                let mut tys = Vec::new();
+                for (v, b) in &live_rets {
+                    ops.push(*v);
+                    ops.push(V::Block(*b));
+                    tys.push(caller.insts[call as usize].ty);
+                    tys.push(TypeIdx::NONE);
+                }
+                let p = caller.insts.len() as u32;
+                caller.insts.push(Inst {
+                    op: Opcode::Phi,
+                    ty: caller.insts[call as usize].ty,
+                    aux_ty: TypeIdx::NONE,
+                    aux: 0,
+                    flags: InstFlags::default(),
+                    ops,
+                    tys,
+                    call: None,
+                });
+                caller.blocks[after as usize].insert(0, p);
+                match simplify(types, caller, p) {
+                    Some(s) => {
+                        caller.blocks[after as usize].remove(0);
+                        s
+                    }
+                    None => V::Inst(p),
+                }
+            }
+        };
+        caller.replace_uses(V::Inst(call), v);
+    }
+    let mut new_calls = Vec::new();
+    for &b in &ins {
+        if b == after {
+            continue;
+        }
+        for &i in &caller.blocks[b as usize] {
+            if caller.insts[i as usize].call.is_some() {
+                new_calls.push(i);
+            }
+        }
+    }
+    Inlined { new_calls }
+}
+
+struct CloneQueue<'a> {
+    bmap: &'a mut Vec<Option<u32>>,
+    queue: &'a mut Vec<u32>,
+    new_blocks: &'a mut Vec<u32>,
+}
+
+impl CloneQueue<'_> {
+    /// The clone of callee block `cb` (made and queued when first asked for).
+    fn get(&mut self, cb: u32, caller: &mut Body) -> u32 {
+        if let Some(b) = self.bmap[cb as usize] {
+            return b;
+        }
+        let b = caller.blocks.len() as u32;
+        caller.blocks.push(Vec::new());
+        self.bmap[cb as usize] = Some(b);
+        self.queue.push(cb);
+        self.new_blocks.push(b);
+        b
+    }
+}
+
+fn type_size_i(types: &Types, t: TypeIdx) -> i64 {
+    super::body::type_size(types, t) as i64
+}
+
+fn callee_block_of(callee: &Body, r: u32) -> u32 {
+    for (b, insts) in callee.blocks.iter().enumerate() {
+        if insts.contains(&r) {
+            return b as u32;
+        }
+    }
+    0
+}
+
+/// Simplifies the cloned blocks after the phis are wired: instructions that fold are
+/// replaced by their values (recursively), conditional terminators on constants become
+/// branches, blocks no longer reached from the clone's entry are dropped.
+fn cleanup(types: &Types, c: &mut Body, blocks: &[u32], entry: u32, rets: &mut Vec<(V, u32)>) {
+    for _round in 0..8 {
+        let mut changed = false;
+        // fold instructions
+        loop {
+            let mut any = false;
+            for &b in blocks {
+                let mut k = 0;
+                while k < c.blocks[b as usize].len() {
+                    let i = c.blocks[b as usize][k];
+                    let op = c.insts[i as usize].op;
+                    if side_effects(op) {
+                        k += 1;
+                        continue;
+                    }
+                    if let Some(s) = simplify(types, c, i) {
+                        if s != V::Inst(i) {
+                            c.blocks[b as usize].remove(k);
+                            for &bb in blocks {
+                                for &j in &c.blocks[bb as usize] {
+                                    for v in c.insts[j as usize].ops.iter_mut() {
+                                        if *v == V::Inst(i) {
+                                            *v = s;
+                                        }
+                                    }
+                                }
+                            }
+                            for r in rets.iter_mut() {
+                                if r.0 == V::Inst(i) {
+                                    r.0 = s;
+                                }
+                            }
+                            any = true;
+                            continue;
+                        }
+                    }
+                    k += 1;
+                }
+            }
+            if !any {
+                break;
+            }
+            changed = true;
+        }
+        // fold terminators
+        for &b in blocks {
+            let Some(t) = c.term(b) else { continue };
+            let inst = &c.insts[t as usize];
+            let target = match inst.op {
+                Opcode::Br if inst.ops.len() == 3 => match inst.ops[0] {
+                    V::Int(x) => Some(inst.ops[if x & 1 != 0 { 1 } else { 2 }]),
+                    _ if inst.ops[1] == inst.ops[2] => Some(inst.ops[1]),
+                    _ => None,
+                },
+                Opcode::Switch => match inst.ops[0] {
+                    V::Int(x) => {
+                        let mut d = inst.ops[1];
+                        for k in (2..inst.ops.len()).step_by(2) {
+                            if inst.ops[k] == V::Int(x) {
+                                d = inst.ops[k + 1];
+                                break;
+                            }
+                        }
+                        Some(d)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(V::Block(to)) = target else { continue };
+            let old = c.succs(b);
+            let ty = c.insts[t as usize].ty;
+            c.insts[t as usize] = br(to, ty);
+            for s in old {
+                if s != to {
+                    drop_incoming(c, s, b);
+                }
+            }
+            changed = true;
+        }
+        // unreachable clone blocks
+        let mut reach = ahash::AHashSet::new();
+        let mut st = vec![entry];
+        reach.insert(entry);
+        while let Some(b) = st.pop() {
+            for s in c.succs(b) {
+                if blocks.contains(&s) && reach.insert(s) {
+                    st.push(s);
+                }
+            }
+        }
+        for &b in blocks {
+            if !reach.contains(&b) && !c.blocks[b as usize].is_empty() {
+                for s in c.succs(b) {
+                    drop_incoming(c, s, b);
+                }
+                c.blocks[b as usize].clear();
+                rets.retain(|r| r.1 != b);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+fn drop_incoming(c: &mut Body, s: u32, from: u32) {
+    for &i in &c.blocks[s as usize].clone() {
+        let inst = &mut c.insts[i as usize];
+        if inst.op != Opcode::Phi {
+            continue;
+        }
+        let mut k = 0;
+        while k + 1 < inst.ops.len() {
+            if inst.ops[k + 1] == V::Block(from) {
+                inst.ops.drain(k..k + 2);
+                inst.tys.drain(k..k + 2);
+                // LLVM removes one incoming entry per dropped edge
+                break;
+            }
+            k += 2;
+        }
+    }
+}
