@@ -332,19 +332,7 @@ pub fn simplify(types: &Types, b: &Body, i: u32) -> Option<V> {
         _ => None,
     };
     match inst.op {
-        Opcode::Add
-        | Opcode::Sub
-        | Opcode::Mul
-        | Opcode::And
-        | Opcode::Or
-        | Opcode::Xor
-        | Opcode::Shl
-        | Opcode::LShr
-        | Opcode::AShr
-        | Opcode::UDiv
-        | Opcode::SDiv
-        | Opcode::URem
-        | Opcode::SRem => {
+        op if op.is_int_binary() => {
             let bits = types.int_bits(inst.ty)?;
             let (x, y) = (ops[0], ops[1]);
             if let (Some(a), Some(c)) = (int(x), int(y)) {

@@ -585,19 +585,7 @@ pub fn analyze(
                     st.disable(ops[0]);
                     c = INSTR;
                 }
-                Opcode::Add
-                | Opcode::Sub
-                | Opcode::Mul
-                | Opcode::And
-                | Opcode::Or
-                | Opcode::Xor
-                | Opcode::Shl
-                | Opcode::LShr
-                | Opcode::AShr
-                | Opcode::UDiv
-                | Opcode::SDiv
-                | Opcode::URem
-                | Opcode::SRem => {
+                op if op.is_int_binary() => {
                     let (a, b2) = (ops[0], ops[1]);
                     let (va, vb) = (st.ival(a), st.ival(b2));
                     let bits = types.int_bits(inst.ty).unwrap_or(64);

@@ -96,6 +96,28 @@ opcodes! {
 }
 
 impl Opcode {
+    /// An integer binary operator (`add` ... `xor`, the divisions and remainders, the
+    /// shifts).
+    #[inline]
+    pub fn is_int_binary(self) -> bool {
+        matches!(
+            self,
+            Opcode::Add
+                | Opcode::Sub
+                | Opcode::Mul
+                | Opcode::And
+                | Opcode::Or
+                | Opcode::Xor
+                | Opcode::Shl
+                | Opcode::LShr
+                | Opcode::AShr
+                | Opcode::UDiv
+                | Opcode::SDiv
+                | Opcode::URem
+                | Opcode::SRem
+        )
+    }
+
     /// `call`, `invoke` or `callbr`.
     #[inline]
     pub fn is_call(self) -> bool {
