@@ -83,6 +83,7 @@
 
 mod builder;
 mod error;
+mod lifecycle;
 mod module;
 mod mutate;
 mod order;
@@ -90,6 +91,7 @@ mod pool;
 pub mod print;
 mod relations;
 mod update;
+mod verify;
 
 pub use builder::CallGraphBuilder;
 pub use error::LcgError;
