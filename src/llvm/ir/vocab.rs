@@ -313,7 +313,7 @@ pub enum Value {
     Global(SymbolIdx),
     /// An integer constant that fits in `i32` (`true` is 1, `false` 0).
     Int(i32),
-    /// An integer constant outside `i32`; its value is [`Ir::wide_int`].
+    /// An integer constant outside `i32`; its value is [`Ir::wide_int`](super::Ir::wide_int).
     WideInt(u32),
     /// `null`.
     Null,
