@@ -24,9 +24,8 @@ fn main() {
         .unwrap_or(20);
     let mut r = Rng(0x1234_5678_9abc_def1);
     let mut lists: Vec<Vec<Edge>> = vec![Vec::new(); N];
-    for i in 0..N {
+    for (i, list) in lists.iter_mut().enumerate() {
         let mut push = |j: usize| {
-            let list = &mut lists[i];
             if !list.iter().any(|e| e.target.0 == j as u32) {
                 list.push(Edge {
                     target: NodeIdx(j as u32),

@@ -348,7 +348,7 @@ pub enum InlineModel {
     #[default]
     Summary,
     /// LLVM 14's decision procedure and cost model under LLVM's default knobs, over the
-    /// instruction view (see [`super::llvm14`]).
+    /// instruction view ([`crate::llvm::ir`]); PERF.md, "Inliner vs LLVM 14".
     Llvm14,
 }
 

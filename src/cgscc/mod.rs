@@ -55,7 +55,7 @@ pub mod attrs;
 pub mod function_attrs;
 
 pub mod inline;
-pub mod llvm14;
+pub(crate) mod llvm14;
 pub mod pipeline;
 pub mod summary;
 
