@@ -1,5 +1,5 @@
 //! Property tests for the lazy call graph's mutations: random sequences of every
-//! mutation (LLVM 14's and LLVM main's, checked `try_*` forms, with valid and invalid
+//! mutation (LLVM 14's and LLVM main's, with valid and invalid
 //! arguments) on random graphs. After each step `verify()` must be clean and the SCC
 //! and RefSCC partitions must equal a from-scratch build of the current edges; an
 //! operation that returns an error must leave the graph unchanged, and none may panic.
@@ -46,7 +46,7 @@ fn partitions(g: &LazyCallGraph) -> Partition {
 /// root).
 fn rebuild(g: &LazyCallGraph) -> LazyCallGraph {
     let lists: Vec<Vec<Edge>> = g.nodes().map(|x| g.cached_edges(x).collect()).collect();
-    let mut h = LazyCallGraph::from_edge_lists(lists);
+    let mut h = LazyCallGraph::from_edge_lists(lists).unwrap();
     // from_edge_lists makes every node a root: removed nodes have no edges and no
     // edge targets them, so each becomes a singleton we drop from the comparison.
     h.build_ref_sccs();
@@ -130,39 +130,39 @@ fn step(g: &mut LazyCallGraph, rng: &mut Rng, names: &mut usize) -> Result<Strin
     let op = rng.next(17);
     match op {
         0 => g
-            .try_switch_internal_edge_to_call(a, b, |_| {})
+            .switch_internal_edge_to_call(a, b, |_| {})
             .map(|m| format!("to_call {a}->{b} {m}")),
         1 => g
-            .try_switch_internal_edge_to_ref(a, b)
+            .switch_internal_edge_to_ref(a, b)
             .map(|v| format!("to_ref {a}->{b} {}", v.len())),
         2 => g
             .switch_trivial_internal_edge_to_ref(a, b)
             .map(|()| format!("trivial to_ref {a}->{b}")),
         3 => g
-            .try_switch_outgoing_edge_to_call(a, b)
+            .switch_outgoing_edge_to_call(a, b)
             .map(|()| format!("out to_call {a}->{b}")),
         4 => g
-            .try_switch_outgoing_edge_to_ref(a, b)
+            .switch_outgoing_edge_to_ref(a, b)
             .map(|()| format!("out to_ref {a}->{b}")),
         5 => g
-            .try_insert_internal_ref_edge(a, b)
+            .insert_internal_ref_edge(a, b)
             .map(|()| format!("ins internal {a}->{b}")),
         6 => {
             let k = kind(rng);
-            g.try_insert_outgoing_edge(a, b, k)
+            g.insert_outgoing_edge(a, b, k)
                 .map(|()| format!("ins out {k:?} {a}->{b}"))
         }
         7 => g
-            .try_insert_incoming_ref_edge(a, b)
+            .insert_incoming_ref_edge(a, b)
             .map(|v| format!("ins incoming {a}->{b} merged {}", v.len())),
         8 => g
-            .try_remove_outgoing_edge(a, b)
+            .remove_outgoing_edge(a, b)
             .map(|()| format!("rm out {a}->{b}")),
         9 => g
-            .try_insert_trivial_call_edge(a, b)
+            .insert_trivial_call_edge(a, b)
             .map(|()| format!("trivial call {a}->{b}")),
         10 => g
-            .try_insert_trivial_ref_edge(a, b)
+            .insert_trivial_ref_edge(a, b)
             .map(|()| format!("trivial ref {a}->{b}")),
         11 => {
             // a batch of internal ref edges of one RefSCC (several sources), sometimes
@@ -232,7 +232,7 @@ fn step(g: &mut LazyCallGraph, rng: &mut Rng, names: &mut usize) -> Result<Strin
             // earlier ones (sometimes a later one: refused)
             let Some(r) = g.refscc_of(a) else {
                 return g
-                    .try_add_split_function(a, "bad", EdgeKind::Call, vec![])
+                    .add_split_function(a, "bad", EdgeKind::Call, vec![])
                     .map(|_| String::new());
             };
             let mut edges = Vec::new();
@@ -246,7 +246,7 @@ fn step(g: &mut LazyCallGraph, rng: &mut Rng, names: &mut usize) -> Result<Strin
             }
             let k = kind(rng);
             *names += 1;
-            g.try_add_split_function(a, format!("s{names}"), k, edges)
+            g.add_split_function(a, format!("s{names}"), k, edges)
                 .map(|x| format!("split {a} -> {x} {k:?}"))
         }
         _ => {
@@ -319,7 +319,7 @@ fn random_graph(rng: &mut Rng, n: usize) -> LazyCallGraph {
             },
         });
     }
-    let mut g = LazyCallGraph::from_edge_lists(lists);
+    let mut g = LazyCallGraph::from_edge_lists(lists).unwrap();
     g.build_ref_sccs();
     g
 }
