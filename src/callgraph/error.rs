@@ -39,6 +39,9 @@ pub enum LcgError {
     /// The node is populated: it already has edges (a new node gets its edges from the
     /// operation that places it).
     HasEdges(NodeIdx),
+    /// The node's edges are not computed yet, so it may have some (a new node made by
+    /// [`add_function`](super::LazyCallGraph::add_function) is populated, without edges).
+    NotPopulated(NodeIdx),
     /// No edge `src -> tgt`.
     NoEdge {
         /// Source.
@@ -175,6 +178,7 @@ impl std::fmt::Display for LcgError {
             NotInGraph(n) => write!(f, "{n} is in no SCC"),
             AlreadyPlaced(n) => write!(f, "{n} is already in an SCC"),
             HasEdges(n) => write!(f, "{n} already has edges"),
+            NotPopulated(n) => write!(f, "{n} is not populated (it may have edges)"),
             NoEdge { src, tgt } => write!(f, "no edge {src} -> {tgt}"),
             EdgeExists { src, tgt } => write!(f, "edge {src} -> {tgt} already present"),
             WrongEdgeKind { src, tgt, expected } => {

@@ -223,6 +223,11 @@ impl LazyCallGraph {
         if self.scc_of[n].some().is_some() {
             return Err(LcgError::AlreadyPlaced(n));
         }
+        // An unpopulated node has no edges in the table yet, but its source may give
+        // it some once it is populated: only a populated node without edges is new.
+        if !self.populated[n] {
+            return Err(LcgError::NotPopulated(n));
+        }
         if !self.edges[n].is_empty() {
             return Err(LcgError::HasEdges(n));
         }
@@ -236,8 +241,9 @@ impl LazyCallGraph {
     /// connected.
     ///
     /// # Errors
-    /// `NotBuilt`; `UnknownNode`/`RemovedNode`, `AlreadyPlaced`, `HasEdges` (`n` is not
-    /// a new function: make one with [`add_function`](Self::add_function));
+    /// `NotBuilt`; `UnknownNode`/`RemovedNode`, `AlreadyPlaced`, `NotPopulated`,
+    /// `HasEdges` (`n` is not a new function: make one with
+    /// [`add_function`](Self::add_function));
     /// `DeadRefScc` (`rc` is not a live RefSCC of this graph). Nothing changes on error.
     pub fn add_new_function_into_refscc(
         &mut self,
@@ -407,10 +413,10 @@ impl LazyCallGraph {
     ///
     /// # Errors
     /// `NoFunctions`, `NotBuilt`, a bad `original`; a new node that is bad,
-    /// `AlreadyPlaced`, `HasEdges` or listed twice (`RepeatedEdge`); a bad edge target as
-    /// for [`add_split_function`](Self::add_split_function); `NotRefClique` (a
-    /// missing ref edge between two new functions, or a call edge between them).
-    /// Nothing changes on error.
+    /// `AlreadyPlaced`, `NotPopulated`, `HasEdges` or listed twice (`RepeatedEdge`); a
+    /// bad edge target as for [`add_split_function`](Self::add_split_function);
+    /// `NotRefClique` (a missing ref edge between two new functions, or a call edge
+    /// between them). Nothing changes on error.
     pub fn add_split_ref_recursive_functions(
         &mut self,
         original: NodeIdx,
