@@ -119,7 +119,7 @@ fn build(b: Bencher, lists: Vec<Vec<Edge>>) {
 
 /// One `Tarjan` run over and over on the CSR of `edges`, its tables reused.
 fn tarjan(b: Bencher, edges: &[(u32, u32)], run: fn(&mut Tarjan, &Csr)) {
-    let g = Csr::from_edges(N, edges);
+    let g = Csr::from_edges(N, edges).unwrap();
     let mut t = Tarjan::new();
     b.bench_local(|| {
         run(&mut t, &g);

@@ -92,6 +92,9 @@ pub enum GraphError {
     },
     /// A CSR table's offsets do not describe its targets.
     MalformedCsr,
+    /// Analyses used with a graph they were not computed for (or computed before the
+    /// graph changed).
+    StaleAnalyses,
     /// Per-node columns of different lengths.
     ColumnLengths {
         /// Which column.
@@ -118,6 +121,7 @@ impl std::fmt::Display for GraphError {
                 write!(f, "start node {start} is not one of the {num_nodes} nodes")
             }
             GraphError::MalformedCsr => f.write_str("CSR offsets do not describe the targets"),
+            GraphError::StaleAnalyses => f.write_str("analyses are stale or for another graph"),
             GraphError::ColumnLengths {
                 column,
                 len,
