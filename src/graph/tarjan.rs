@@ -220,6 +220,10 @@ impl<N: Idx> Tarjan<N> {
 
     /// Every node `0..num_nodes` unvisited (in scope); forgets the last result and
     /// makes room for a run over the whole graph.
+    ///
+    /// # Panics
+    /// If `num_nodes` exceeds the table's index space, 2^31 - 3 (a capacity limit, like
+    /// `Vec`'s; the table would take 8 GiB).
     pub fn reset(&mut self, num_nodes: usize) {
         assert!(num_nodes <= MAX_NODES, "Tarjan: too many nodes");
         self.clear();
@@ -230,6 +234,10 @@ impl<N: Idx> Tarjan<N> {
     }
 
     /// Every node `0..num_nodes` out of scope (finished); forgets the last result.
+    ///
+    /// # Panics
+    /// If `num_nodes` exceeds the table's index space, 2^31 - 3 (a capacity limit, like
+    /// `Vec`'s; the table would take 8 GiB).
     pub fn close_all(&mut self, num_nodes: usize) {
         assert!(num_nodes <= MAX_NODES, "Tarjan: too many nodes");
         self.clear();
@@ -238,6 +246,10 @@ impl<N: Idx> Tarjan<N> {
     }
 
     /// Makes room for nodes `< num_nodes`; new nodes are out of scope.
+    ///
+    /// # Panics
+    /// If `num_nodes` exceeds the table's index space, 2^31 - 3 (a capacity limit, like
+    /// `Vec`'s; the table would take 8 GiB).
     pub fn grow(&mut self, num_nodes: usize) {
         assert!(num_nodes <= MAX_NODES, "Tarjan: too many nodes");
         if self.rindex.len() < num_nodes {
