@@ -14,7 +14,7 @@
 //! CI runs 256 sequences of 24 steps (`api_sequences_never_panic`); the ignored
 //! `api_sequences_many` runs 10 000 (`GRAPH_API_SEQS=N` to change):
 //! `cargo test --release --test graph_api_props -- --ignored` (10 000 sequences in
-//! 9.7 s, 100 000 in 80 s, on the 2-core build machine, 2026-11-24).
+//! 7.2 s, 100 000 in 80 s, on the 2-core build machine, 2026-11-24).
 
 use ilkit::cfg::loops::{CycleIdx, LoopForest, LoopIdx};
 use ilkit::cfg::{layout, print, summary, BlockIdx, Cfg, CfgInfo, DomAlgo, Term};

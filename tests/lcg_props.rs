@@ -12,7 +12,8 @@
 //! `random_sequences_ci` runs 300 sequences of 40 steps (plus up to 8 pre-build
 //! steps). The ignored `random_sequences_many` runs 20 000 sequences (override with
 //! `LCG_PROP_SEQS=N`): `cargo test --release --test lcg_props -- --ignored`
-//! (20 000 sequences: about 30 s on the 2-core CI machine, November 2026).
+//! (20 000 sequences, 435 322 successful mutations: 9.9 s; 200 000 sequences: 108 s;
+//! on the 2-core build machine, 2026-11-24).
 //! `constructors_never_panic` feeds the constructors and the builder bad arguments.
 
 use ilkit::callgraph::{
