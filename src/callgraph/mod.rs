@@ -79,9 +79,15 @@
 //! `Result` (the graph is unchanged on error), and no public method panics on any
 //! argument: a [`NodeIdx`], [`SccIdx`] or [`RefSccIdx`] that is out of range, dead,
 //! or from another graph gets an error, `None`, `false` or an empty list, as each
-//! method's docs say (`tests/lcg_props.rs` drives random call sequences to check it). [`LazyCallGraph::builder`] builds a graph by function
-//! name; [`LazyCallGraph::node_by_name`] is a hash lookup. Only population needs
-//! `&mut self` (see [`LazyCallGraph::cached_edges`]).
+//! method's docs say, and an [`EdgeSource`] that breaks its contract cannot break the
+//! graph (`tests/lcg_props.rs` drives random call sequences to check all this). The one
+//! limit is the index space: a graph holds fewer than 2^31 nodes
+//! ([`LcgError::TooManyNodes`]; [`LazyCallGraph::add_function`] past it panics, as a
+//! `Vec` past its capacity does).
+//!
+//! [`LazyCallGraph::builder`] builds a graph by function name;
+//! [`LazyCallGraph::node_by_name`] is a hash lookup. Only population needs `&mut self`
+//! (see [`LazyCallGraph::cached_edges`]).
 
 mod builder;
 mod error;

@@ -34,6 +34,15 @@
 //! - `entry() < num_blocks()` unless the CFG has no block.
 //!
 //! `epoch` changes on every mutation; [`CfgInfo::is_valid`] compares epochs.
+//!
+//! # No panics
+//! On a `Cfg` that satisfies these invariants (every constructor and mutation keeps them;
+//! [`Cfg::verify`] checks a `Cfg` whose public columns a host wrote), no public function
+//! panics on a typed argument: a block, loop or cycle index out of range answers empty /
+//! `None` / `false`, a refused mutation returns an error, `None` or `false` and changes
+//! nothing, and a [`CfgInfo`] computed for another CFG (or before a mutation) is refused
+//! where it matters ([`Cfg::insert_preheader`]) and otherwise gives answers about that
+//! other CFG, not a panic (`tests/graph_api_props.rs`).
 
 pub mod edgemap;
 mod from_llvm;
