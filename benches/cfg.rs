@@ -54,6 +54,7 @@ fn cfg_from(n: usize, edges: &[(u32, u32)]) -> Cfg {
         vec![vec![]; n],
         &succs,
     )
+    .unwrap()
 }
 
 /// An unstructured CFG: a fall-through spine with short forward branches, short
@@ -441,7 +442,12 @@ mod edges {
     fn csr_build(bencher: Bencher) {
         let e = unstructured(N, 7);
         bencher.bench_local(|| {
-            black_box(ilkit::graph::Csr::from_edges(N, &e).transpose().num_edges())
+            black_box(
+                ilkit::graph::Csr::from_edges(N, &e)
+                    .unwrap()
+                    .transpose()
+                    .num_edges(),
+            )
         });
     }
 }

@@ -21,7 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let names: Vec<&str> = graph
                 .scc_nodes(scc)
                 .iter()
-                .map(|&n| graph.name(n))
+                .filter_map(|&n| graph.name(n))
                 .collect();
             println!("  SCC {}", names.join(" "));
         }

@@ -82,7 +82,7 @@ fn main() {
         let edges: Vec<(u32, u32)> = (0..4 * n)
             .map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32))
             .collect();
-        let g = Csr::from_edges(n, &edges);
+        let g = Csr::from_edges(n, &edges).unwrap();
         let mut t = Tarjan::default();
         let s = best(3, || {
             t.compute(&g);
@@ -121,7 +121,8 @@ fn main() {
             vec![Term::Fallthrough; n],
             vec![vec![]; n],
             &succs,
-        );
+        )
+        .unwrap();
         let mut rpo = Rpo::new();
         let mut dom = DomTree::new();
         let s = best(3, || {

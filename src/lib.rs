@@ -13,7 +13,8 @@
 //! let mut graph = callgraph::from_module(&module, path);
 //! for refscc in graph.postorder_refsccs() {           // callees first
 //!     for &scc in graph.refscc_sccs(refscc) {
-//!         let names: Vec<&str> = graph.scc_nodes(scc).iter().map(|&n| graph.name(n)).collect();
+//!         let nodes = graph.scc_nodes(scc).iter();
+//!         let names: Vec<&str> = nodes.filter_map(|&n| graph.name(n)).collect();
 //!         assert!(!names.is_empty());
 //!     }
 //! }

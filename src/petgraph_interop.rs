@@ -354,7 +354,8 @@ impl LazyCallGraph {
     /// `kind(weight)`, in petgraph's edge order. The SCCs are built.
     ///
     /// # Errors
-    /// `DuplicateName` for two nodes with one name, `RepeatedEdge` for parallel edges.
+    /// `DuplicateName` for two nodes with one name, `RepeatedEdge` for parallel edges,
+    /// `TooManyNodes`.
     pub fn from_petgraph<N, E, Ix: IndexType>(
         g: &Graph<N, E, Directed, Ix>,
         mut name: impl FnMut(NodeIndex<Ix>, &N) -> String,
@@ -398,7 +399,7 @@ impl LazyCallGraph {
             (0..n).map(NodeIdx::new).collect(),
             Vec::new(),
             lists,
-        );
+        )?;
         out.build_ref_sccs();
         Ok(out)
     }

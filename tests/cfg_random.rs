@@ -55,6 +55,7 @@ fn random_cfg(rng: &mut Rng, n: usize, extra: usize) -> Cfg {
         vec![vec![]; n],
         &succs,
     )
+    .unwrap()
 }
 
 fn reach(cfg: &Cfg, from: u32, avoid: u32) -> Vec<bool> {
@@ -344,7 +345,8 @@ fn adversarial_families_agree() {
         vec![Term::Other; k],
         vec![vec![]; k],
         &succs,
-    );
+    )
+    .unwrap();
     let mut rpo = Rpo::new();
     rpo.compute(&cfg);
     let mut a = DomTree::new();
@@ -414,14 +416,15 @@ fn random_mutation_sequences_stay_consistent() {
             vec![Term::Fallthrough; n],
             insns,
             &succs,
-        );
+        )
+        .unwrap();
         for step in 0..12 {
             let nb = cfg.num_blocks() as u64;
             let b = BlockIdx(rng.below(nb) as u32);
             match rng.below(4) {
                 0 => {
                     let k = rng.below(cfg.insn_len[b] as u64 + 1) as u32;
-                    cfg.split_block(b, k);
+                    cfg.split_block(b, k).unwrap();
                 }
                 1 => {
                     cfg.merge_blocks(b);
@@ -436,7 +439,7 @@ fn random_mutation_sequences_stay_consistent() {
                     if !info.loops.is_empty() {
                         let h =
                             info.loops.header.raw()[rng.below(info.loops.len() as u64) as usize];
-                        cfg.insert_preheader(&info, h);
+                        cfg.insert_preheader(&info, h).unwrap();
                     }
                 }
             }

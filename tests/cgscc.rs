@@ -58,7 +58,7 @@ fn visits(m: &CgsccModule, r: &RunReport) -> Vec<Vec<String>> {
         .map(|v| {
             v.nodes
                 .iter()
-                .map(|&n| m.graph.name(n).to_string())
+                .map(|&n| m.graph.name(n).unwrap().to_string())
                 .collect()
         })
         .collect()
@@ -92,7 +92,7 @@ fn knobs_nvidia_budget_inlines_big() {
         .graph
         .cached_edges(main)
         .filter(|e| e.is_call())
-        .map(|e| m.graph.name(e.target))
+        .filter_map(|e| m.graph.name(e.target))
         .collect();
     assert_eq!(calls, ["never", "rec"]);
 }

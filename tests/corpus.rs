@@ -227,7 +227,7 @@ fn lcg(p: &Path, ans: &Path) -> Result<(), Failed> {
     let roots: Vec<String> = g
         .entry_nodes()
         .iter()
-        .map(|&n| g.name(n).to_string())
+        .map(|&n| g.name(n).unwrap().to_string())
         .collect();
     let mut bad = Vec::new();
     if roots != strings(&v["entry_roots"]) {
@@ -244,7 +244,7 @@ fn lcg(p: &Path, ans: &Path) -> Result<(), Failed> {
             .cached_edges(n)
             .map(|e| {
                 let k = if e.is_call() { "call" } else { "ref" };
-                (g.name(e.target).to_string(), k.to_string())
+                (g.name(e.target).unwrap().to_string(), k.to_string())
             })
             .collect();
         let want: Vec<(String, String)> = node["edges"]
@@ -293,7 +293,7 @@ fn lcg(p: &Path, ans: &Path) -> Result<(), Failed> {
     let unreached: Vec<String> = g
         .nodes()
         .filter(|&n| g.is_defined(n) && g.scc_of(n).is_none())
-        .map(|n| g.name(n).to_string())
+        .map(|n| g.name(n).unwrap().to_string())
         .collect();
     if unreached != strings(&v["defined_not_in_any_refscc"]) {
         bad.push("defined_not_in_any_refscc differs".to_string());

@@ -126,7 +126,7 @@ fn random_lcg(rng: &mut Rng) -> LazyCallGraph {
         };
         lists[a].push(Edge { target: t, kind });
     }
-    let mut g = LazyCallGraph::from_edge_lists(lists);
+    let mut g = LazyCallGraph::from_edge_lists(lists).unwrap();
     g.build_ref_sccs();
     g
 }

@@ -192,7 +192,7 @@ impl CallGraphBuilder {
             .filter(|&i| self.funcs[i].root)
             .map(NodeIdx::new)
             .collect();
-        let mut g = LazyCallGraph::with_lists(&self.module_id, names, defined, entry, libs, lists);
+        let mut g = LazyCallGraph::with_lists(&self.module_id, names, defined, entry, libs, lists)?;
         g.build_ref_sccs();
         Ok(g)
     }

@@ -1,8 +1,8 @@
-//! Typed errors of the call graph's checked (`try_*` and LLVM-main) operations: each
-//! variant names the precondition the call broke. Nothing changes in the graph when an
+//! Typed errors of the call graph's constructors and mutations: each variant names
+//! the precondition the call broke. Nothing changes in the graph when an
 //! operation returns an error (every check runs before the first edit).
 
-use super::{EdgeKind, NodeIdx};
+use super::{EdgeKind, NodeIdx, RefSccIdx, SccIdx};
 
 /// A broken precondition of a [`LazyCallGraph`](super::LazyCallGraph) operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,6 +14,22 @@ pub enum LcgError {
     AlreadyBuilt,
     /// The node index is out of range.
     UnknownNode(NodeIdx),
+    /// The SCC index is out of range or the SCC is dead (merged away, emptied).
+    DeadScc(SccIdx),
+    /// The RefSCC index is out of range or the RefSCC is dead (not in the post-order).
+    DeadRefScc(RefSccIdx),
+    /// [`LazyCallGraph::new`](super::LazyCallGraph::new): a per-node column whose
+    /// length differs from the number of names.
+    ColumnLength {
+        /// Which column.
+        column: &'static str,
+        /// Its length.
+        len: usize,
+        /// Number of names (nodes).
+        num_nodes: usize,
+    },
+    /// More nodes than a graph holds (node indices are below 2^31).
+    TooManyNodes(usize),
     /// The node was removed as dead.
     RemovedNode(NodeIdx),
     /// The node is in no SCC (not reached from a root, or a new node not placed yet).
@@ -23,6 +39,9 @@ pub enum LcgError {
     /// The node is populated: it already has edges (a new node gets its edges from the
     /// operation that places it).
     HasEdges(NodeIdx),
+    /// The node's edges are not computed yet, so it may have some (a new node made by
+    /// [`add_function`](super::LazyCallGraph::add_function) is populated, without edges).
+    NotPopulated(NodeIdx),
     /// No edge `src -> tgt`.
     NoEdge {
         /// Source.
@@ -147,10 +166,19 @@ impl std::fmt::Display for LcgError {
             NotBuilt => write!(f, "the SCCs are not built (call build_ref_sccs first)"),
             AlreadyBuilt => write!(f, "only allowed before the SCCs are built"),
             UnknownNode(n) => write!(f, "{n} is out of range"),
+            DeadScc(s) => write!(f, "{s} is not a live SCC"),
+            DeadRefScc(r) => write!(f, "{r} is not a live RefSCC"),
+            ColumnLength {
+                column,
+                len,
+                num_nodes,
+            } => write!(f, "column {column} has {len} rows for {num_nodes} nodes"),
+            TooManyNodes(n) => write!(f, "{n} nodes is more than a call graph holds"),
             RemovedNode(n) => write!(f, "{n} was removed as dead"),
             NotInGraph(n) => write!(f, "{n} is in no SCC"),
             AlreadyPlaced(n) => write!(f, "{n} is already in an SCC"),
             HasEdges(n) => write!(f, "{n} already has edges"),
+            NotPopulated(n) => write!(f, "{n} is not populated (it may have edges)"),
             NoEdge { src, tgt } => write!(f, "no edge {src} -> {tgt}"),
             EdgeExists { src, tgt } => write!(f, "edge {src} -> {tgt} already present"),
             WrongEdgeKind { src, tgt, expected } => {

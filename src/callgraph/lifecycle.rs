@@ -223,77 +223,85 @@ impl LazyCallGraph {
         if self.scc_of[n].some().is_some() {
             return Err(LcgError::AlreadyPlaced(n));
         }
+        // An unpopulated node has no edges in the table yet, but its source may give
+        // it some once it is populated: only a populated node without edges is new.
+        if !self.populated[n] {
+            return Err(LcgError::NotPopulated(n));
+        }
         if !self.edges[n].is_empty() {
             return Err(LcgError::HasEdges(n));
         }
         Ok(())
     }
 
-    fn place_new(&mut self, n: NodeIdx) {
-        if let Err(e) = self.check_new(n) {
-            panic!("placing a new function: {e}");
+    /// Puts new node `n` into a new SCC at the end of RefSCC `rc`'s list (an ilkit
+    /// helper; LLVM has no public counterpart). Returns the SCC. Add the node's edges
+    /// next (with [`update_node_edges`](Self::update_node_edges) on it and on a member
+    /// of `rc`): until both directions are there, `verify` reports `rc` as not strongly
+    /// connected.
+    ///
+    /// # Errors
+    /// `NotBuilt`; `UnknownNode`/`RemovedNode`, `AlreadyPlaced`, `NotPopulated`,
+    /// `HasEdges` (`n` is not a new function: make one with
+    /// [`add_function`](Self::add_function));
+    /// `DeadRefScc` (`rc` is not a live RefSCC of this graph). Nothing changes on error.
+    pub fn add_new_function_into_refscc(
+        &mut self,
+        n: NodeIdx,
+        rc: RefSccIdx,
+    ) -> Result<SccIdx, LcgError> {
+        self.check_new(n)?;
+        if !self.live_refscc(rc) {
+            return Err(LcgError::DeadRefScc(rc));
         }
         self.tarjan.close(n);
-    }
-
-    /// Puts new node `n` into a new SCC at the end of RefSCC `rc`'s list (an ilkit
-    /// helper; LLVM has no public counterpart). Returns the SCC.
-    ///
-    /// # Panics
-    /// If `n` is not a new, unplaced node without edges, or the graph is not built.
-    pub fn add_new_function_into_refscc(&mut self, n: NodeIdx, rc: RefSccIdx) -> SccIdx {
-        self.place_new(n);
         let s = self.new_scc(rc, &[n]);
         self.scc_pos[s] = self.rc_sccs.get(rc).len() as u32;
         self.rc_sccs.push(rc, s);
-        s
+        Ok(s)
     }
 
-    /// Puts new node `n` into existing SCC `s` (an ilkit helper).
+    /// Puts new node `n` into existing SCC `s` (an ilkit helper). As for
+    /// [`add_new_function_into_refscc`](Self::add_new_function_into_refscc), the call
+    /// edges that keep `s` strongly connected come next.
     ///
-    /// # Panics
-    /// As [`add_new_function_into_refscc`](Self::add_new_function_into_refscc).
-    pub fn add_new_function_into_scc(&mut self, n: NodeIdx, s: SccIdx) {
-        self.place_new(n);
+    /// # Errors
+    /// As [`add_new_function_into_refscc`](Self::add_new_function_into_refscc), with
+    /// `DeadScc` for an `s` that is not a live SCC of this graph.
+    pub fn add_new_function_into_scc(&mut self, n: NodeIdx, s: SccIdx) -> Result<(), LcgError> {
+        self.check_new(n)?;
+        if !self.live_scc(s) {
+            return Err(LcgError::DeadScc(s));
+        }
+        self.tarjan.close(n);
         self.scc_nodes.push(s, n);
         self.scc_of[n] = s;
+        Ok(())
     }
 
     /// Puts new node `n` into a new RefSCC placed just before RefSCC `before` in
     /// post-order (where LLVM's `addSplitFunction` puts a split-off function that
     /// forms no cycle with its original). Returns the new RefSCC.
     ///
-    /// # Panics
-    /// As [`add_new_function_into_refscc`](Self::add_new_function_into_refscc).
-    pub fn add_new_function_as_refscc(&mut self, n: NodeIdx, before: RefSccIdx) -> RefSccIdx {
-        self.place_new(n);
+    /// # Errors
+    /// As [`add_new_function_into_refscc`](Self::add_new_function_into_refscc)
+    /// (`DeadRefScc` for `before`).
+    pub fn add_new_function_as_refscc(
+        &mut self,
+        n: NodeIdx,
+        before: RefSccIdx,
+    ) -> Result<RefSccIdx, LcgError> {
+        self.check_new(n)?;
+        if !self.live_refscc(before) {
+            return Err(LcgError::DeadRefScc(before));
+        }
+        self.tarjan.close(n);
         let r = self.new_refscc();
         let s = self.new_scc(r, &[n]);
         self.scc_pos[s] = 0;
         self.rc_sccs.push(r, s);
         self.order.insert_before(&[r], before);
-        r
-    }
-
-    /// Adds function `name`, split out of `original` (outlining, coroutine splitting),
-    /// with outgoing `edges` (only to `original`'s RefSCC or earlier ones, as LLVM
-    /// requires), plus the edge `original -> new` of kind `kind`; places it like LLVM's
-    /// `addSplitFunction` (14 = main): into `original`'s SCC when `original` calls it
-    /// and it calls back into that SCC; else into a new SCC of `original`'s RefSCC when
-    /// it has any edge back into that RefSCC (before `original`'s SCC if called, else
-    /// last); else into a new RefSCC just before `original`'s. Returns the new node.
-    ///
-    /// # Panics
-    /// On a broken precondition (see [`try_add_split_function`](Self::try_add_split_function)).
-    pub fn add_split_function(
-        &mut self,
-        original: NodeIdx,
-        name: impl Into<String>,
-        kind: EdgeKind,
-        edges: Vec<Edge>,
-    ) -> NodeIdx {
-        self.try_add_split_function(original, name, kind, edges)
-            .unwrap_or_else(|e| panic!("add_split_function: {e}"))
+        Ok(r)
     }
 
     /// Checks the edges of a function split out of `original`: every target is a live
@@ -327,14 +335,20 @@ impl LazyCallGraph {
         Ok(())
     }
 
-    /// Checked [`add_split_function`](Self::add_split_function).
+    /// Adds function `name`, split out of `original` (outlining, coroutine splitting),
+    /// with outgoing `edges` (only to `original`'s RefSCC or earlier ones, as LLVM
+    /// requires), plus the edge `original -> new` of kind `kind`; places it like LLVM's
+    /// `addSplitFunction` (14 = main): into `original`'s SCC when `original` calls it
+    /// and it calls back into that SCC; else into a new SCC of `original`'s RefSCC when
+    /// it has any edge back into that RefSCC (before `original`'s SCC if called, else
+    /// last); else into a new RefSCC just before `original`'s. Returns the new node.
     ///
     /// # Errors
     /// `NotBuilt`, a bad `original`, an edge target that is bad, a declaration
     /// (`EdgeToDeclaration`), repeated (`RepeatedEdge`) or in a later RefSCC than
     /// `original`'s, or (when `kind` is `Call`) a call into a later SCC of
     /// `original`'s RefSCC (`NotDescendant`).
-    pub fn try_add_split_function(
+    pub fn add_split_function(
         &mut self,
         original: NodeIdx,
         name: impl Into<String>,
@@ -399,10 +413,10 @@ impl LazyCallGraph {
     ///
     /// # Errors
     /// `NoFunctions`, `NotBuilt`, a bad `original`; a new node that is bad,
-    /// `AlreadyPlaced`, `HasEdges` or listed twice (`RepeatedEdge`); a bad edge target as
-    /// for [`try_add_split_function`](Self::try_add_split_function); `NotRefClique` (a
-    /// missing ref edge between two new functions, or a call edge between them).
-    /// Nothing changes on error.
+    /// `AlreadyPlaced`, `NotPopulated`, `HasEdges` or listed twice (`RepeatedEdge`); a
+    /// bad edge target as for [`add_split_function`](Self::add_split_function);
+    /// `NotRefClique` (a missing ref edge between two new functions, or a call edge
+    /// between them). Nothing changes on error.
     pub fn add_split_ref_recursive_functions(
         &mut self,
         original: NodeIdx,

@@ -51,7 +51,7 @@
 //! }
 //! // after transforming a function, hand its new edges to the graph:
 //! let f = g.node_by_name("f").unwrap();
-//! let up = g.update_node_edges(f, &[]);        // e.g. the call to g was inlined away
+//! let up = g.update_node_edges(f, &[]).unwrap(); // e.g. the call to g was inlined away
 //! assert!(up.new_refsccs.is_empty() && g.verify().is_empty());
 //! ```
 //! The mutation primitives (`switch_internal_edge_to_call`, `switch_internal_edge_to_ref`,
@@ -75,11 +75,19 @@
 //! ...).
 //!
 //! # Errors, building by hand, queries through `&self`
-//! Broken preconditions are [`LcgError`]s: the LLVM-main operations return `Result`,
-//! and every older panicking mutation has a `try_` twin that returns the error (the
-//! graph is unchanged on error). [`LazyCallGraph::builder`] builds a graph by function
-//! name; [`LazyCallGraph::node_by_name`] is a hash lookup. Only population needs
-//! `&mut self` (see [`LazyCallGraph::cached_edges`]).
+//! Broken preconditions are [`LcgError`]s: the constructors and every mutation return
+//! `Result` (the graph is unchanged on error), and no public method panics on any
+//! argument: a [`NodeIdx`], [`SccIdx`] or [`RefSccIdx`] that is out of range, dead,
+//! or from another graph gets an error, `None`, `false` or an empty list, as each
+//! method's docs say, and an [`EdgeSource`] that breaks its contract cannot break the
+//! graph (`tests/lcg_props.rs` drives random call sequences to check all this). The one
+//! limit is the index space: a graph holds fewer than 2^31 nodes
+//! ([`LcgError::TooManyNodes`]; [`LazyCallGraph::add_function`] past it panics, as a
+//! `Vec` past its capacity does).
+//!
+//! [`LazyCallGraph::builder`] builds a graph by function name;
+//! [`LazyCallGraph::node_by_name`] is a hash lookup. Only population needs `&mut self`
+//! (see [`LazyCallGraph::cached_edges`]).
 
 mod builder;
 mod error;
@@ -272,7 +280,7 @@ pub struct LazyCallGraph {
     /// the order the build's walk reaches them, which is the order it reads them).
     edges: ListPool<NodeIdx, Packed>,
     /// Scratch for [`EdgeSource::populate`] (which speaks [`Edge`]).
-    scratch: Vec<Edge>,
+    scratch: Scratch,
     /// SCC per node (`NONE`: not reached from a root / not built yet).
     scc_of: IndexVec<NodeIdx, SccIdx>,
     /// The Tarjan state: after a build every reached node is finished (out of scope), so
@@ -314,10 +322,14 @@ const NO_POS: u32 = u32::MAX;
 
 /// LLVM's `Node::populate` of `n`, on the tables it touches (so a walk can call it while
 /// other tables are borrowed).
+///
+/// The source's contract (targets are nodes, each once) is not trusted: an edge to a
+/// target out of range is dropped, and so is a repeated target (the first edge to it
+/// stays), so a wrong [`EdgeSource`] cannot break the graph's invariants.
 fn populate_into(
     edges: &mut ListPool<NodeIdx, Packed>,
     populated: &mut IndexVec<NodeIdx, bool>,
-    scratch: &mut Vec<Edge>,
+    scratch: &mut Scratch,
     source: &(dyn EdgeSource + Send + Sync),
     n: NodeIdx,
 ) {
@@ -325,16 +337,51 @@ fn populate_into(
         return;
     }
     populated[n] = true;
-    scratch.clear();
-    source.populate(n, scratch);
-    edges.refill(n, |out| out.extend(scratch.iter().map(|&e| Packed::new(e))));
+    scratch.edges.clear();
+    source.populate(n, &mut scratch.edges);
+    scratch.keep_first_valid(populated.len());
+    edges.refill(n, |out| {
+        out.extend(scratch.edges.iter().map(|&e| Packed::new(e)))
+    });
+}
+
+/// Scratch of [`populate_into`]: the edge list a source fills, and one stamp per node
+/// to drop repeated targets in one pass (no hashing).
+#[derive(Clone, Default)]
+struct Scratch {
+    edges: Vec<Edge>,
+    stamp_of: Vec<u32>,
+    stamp: u32,
+}
+
+impl Scratch {
+    /// Drops the edges whose target is `>= num_nodes` or repeats an earlier target.
+    fn keep_first_valid(&mut self, num_nodes: usize) {
+        if self.edges.len() <= 1 {
+            self.edges.retain(|e| e.target.idx() < num_nodes);
+            return;
+        }
+        if self.stamp_of.len() < num_nodes {
+            self.stamp_of.resize(num_nodes, 0);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.stamp_of.fill(0);
+            self.stamp = 1;
+        }
+        let (stamp_of, stamp) = (&mut self.stamp_of, self.stamp);
+        self.edges.retain(|e| {
+            let t = e.target.idx();
+            t < num_nodes && std::mem::replace(&mut stamp_of[t], stamp) != stamp
+        });
+    }
 }
 
 /// The RefSCC walk of a build: every edge, nodes populated as the walk reaches them.
 struct Populating<'a> {
     edges: &'a mut ListPool<NodeIdx, Packed>,
     populated: &'a mut IndexVec<NodeIdx, bool>,
-    scratch: &'a mut Vec<Edge>,
+    scratch: &'a mut Scratch,
     source: &'a (dyn EdgeSource + Send + Sync),
     /// Every node is populated already (a graph of given edge lists): `enter` has
     /// nothing to look up.
@@ -404,7 +451,12 @@ impl SccGraph for CallEdges<'_> {
 impl LazyCallGraph {
     /// A graph over `names.len()` nodes. `defined[n]` says whether node `n` has a body;
     /// `entry` are the roots in order; `libs` the defined library functions; edges
-    /// come from `source` on first visit.
+    /// come from `source` on first visit (an edge the source gives to a target out of
+    /// range, or to a target it already gave, is dropped).
+    ///
+    /// # Errors
+    /// `ColumnLength` (`defined` is not one flag per name), `UnknownNode` (an entry or
+    /// library node out of range), `TooManyNodes` (2^31 nodes or more).
     pub fn new(
         module_id: impl Into<String>,
         names: Vec<String>,
@@ -412,15 +464,26 @@ impl LazyCallGraph {
         entry: Vec<NodeIdx>,
         libs: Vec<NodeIdx>,
         source: Box<dyn EdgeSource + Send + Sync>,
-    ) -> Self {
+    ) -> Result<Self, LcgError> {
         let n = names.len();
-        assert_eq!(defined.len(), n, "defined flags must match names");
-        assert!(n < Packed::REF as usize, "too many nodes: {n}");
+        if defined.len() != n {
+            return Err(LcgError::ColumnLength {
+                column: "defined",
+                len: defined.len(),
+                num_nodes: n,
+            });
+        }
+        if n >= Packed::REF as usize {
+            return Err(LcgError::TooManyNodes(n));
+        }
+        if let Some(&x) = entry.iter().chain(&libs).find(|x| x.idx() >= n) {
+            return Err(LcgError::UnknownNode(x));
+        }
         let mut name_index = ahash::AHashMap::with_capacity(n);
         for (i, s) in names.iter().enumerate() {
             name_index.entry(s.clone()).or_insert(NodeIdx::new(i));
         }
-        LazyCallGraph {
+        Ok(LazyCallGraph {
             name_index,
             names: IndexVec::from_raw(names),
             defined: IndexVec::from_raw(defined),
@@ -428,7 +491,7 @@ impl LazyCallGraph {
             removed: IndexVec::from_elem_n(false, n),
             num_removed: 0,
             edges: ListPool::with_empty_lists(n),
-            scratch: Vec::new(),
+            scratch: Scratch::default(),
             scc_of: IndexVec::from_elem_n(SccIdx::NONE, n),
             tarjan: Tarjan::new(),
             scc_nodes: ListPool::default(),
@@ -441,15 +504,35 @@ impl LazyCallGraph {
             source: std::sync::Arc::from(source),
             built: false,
             module_id: module_id.into(),
-        }
+        })
     }
 
     /// A graph from explicit edge lists (`lists[n]` are node `n`'s edges) where every
     /// node is defined and is a root (in index order). The edges are given, so every
     /// node starts populated (nothing is left to compute lazily). For tests, benches and
     /// synthetic graphs.
-    pub fn from_edge_lists(lists: Vec<Vec<Edge>>) -> Self {
+    ///
+    /// # Errors
+    /// `UnknownNode` (an edge target out of range), `RepeatedEdge` (two edges of one
+    /// node to the same target), `TooManyNodes`.
+    pub fn from_edge_lists(lists: Vec<Vec<Edge>>) -> Result<Self, LcgError> {
         let n = lists.len();
+        if n >= Packed::REF as usize {
+            return Err(LcgError::TooManyNodes(n));
+        }
+        // the last source that listed each target
+        let mut listed_by = vec![usize::MAX; n];
+        for (i, list) in lists.iter().enumerate() {
+            for e in list {
+                let Some(by) = listed_by.get_mut(e.target.idx()) else {
+                    return Err(LcgError::UnknownNode(e.target));
+                };
+                if std::mem::replace(by, i) == i {
+                    let src = NodeIdx::new(i);
+                    return Err(LcgError::RepeatedEdge { src, tgt: e.target });
+                }
+            }
+        }
         let names = (0..n).map(|i| format!("f{i}")).collect();
         Self::with_lists(
             "edges",
@@ -461,7 +544,8 @@ impl LazyCallGraph {
         )
     }
 
-    /// A graph whose nodes are all populated with `lists` (not built).
+    /// A graph whose nodes are all populated with `lists` (not built); the lists are
+    /// checked already (targets in range, each once per list).
     pub(crate) fn with_lists(
         module_id: &str,
         names: Vec<String>,
@@ -469,12 +553,12 @@ impl LazyCallGraph {
         entry: Vec<NodeIdx>,
         libs: Vec<NodeIdx>,
         lists: Vec<Vec<Edge>>,
-    ) -> Self {
+    ) -> Result<Self, LcgError> {
         let n = lists.len();
-        let mut g = Self::new(module_id, names, defined, entry, libs, Box::new(NoEdges));
+        let mut g = Self::new(module_id, names, defined, entry, libs, Box::new(NoEdges))?;
         g.edges = ListPool::from_lists(lists.into_iter().map(|l| l.into_iter().map(Packed::new)));
         g.populated = IndexVec::from_elem_n(true, n);
-        g
+        Ok(g)
     }
 
     /// A [`CallGraphBuilder`]: functions by name with their calls and refs, then
@@ -512,14 +596,21 @@ impl LazyCallGraph {
         self.names.indices()
     }
 
-    /// Name of node `n`.
-    pub fn name(&self, n: NodeIdx) -> &str {
+    /// Name of node `n` (`None` for an out-of-range `n`). A removed node keeps its
+    /// name here, though [`node_by_name`](Self::node_by_name) no longer finds it.
+    pub fn name(&self, n: NodeIdx) -> Option<&str> {
+        self.names.get(n).map(String::as_str)
+    }
+
+    /// Name of node `n`, which the caller knows is in range (printers, the pass
+    /// manager).
+    pub(crate) fn name_in_range(&self, n: NodeIdx) -> &str {
         &self.names[n]
     }
 
-    /// Whether node `n` has a body.
+    /// Whether node `n` has a body (false for an out-of-range `n`).
     pub fn is_defined(&self, n: NodeIdx) -> bool {
-        self.defined[n]
+        self.defined.get(n).copied().unwrap_or(false)
     }
 
     /// The node named `name` (the first one, if a name repeats): O(1), through a hash
@@ -713,7 +804,12 @@ impl LazyCallGraph {
             .map(|r| {
                 self.refscc_sccs(r)
                     .iter()
-                    .map(|&s| self.scc_nodes(s).iter().map(|&n| self.name(n)).collect())
+                    .map(|&s| {
+                        self.scc_nodes(s)
+                            .iter()
+                            .map(|&n| self.name_in_range(n))
+                            .collect()
+                    })
                     .collect()
             })
             .collect()

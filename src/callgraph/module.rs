@@ -236,7 +236,10 @@ pub fn from_module(m: &Module, module_id: &str) -> LazyCallGraph {
     e.libs = libs.clone();
     let names = m.functions().iter().map(|f| f.name.clone()).collect();
     let defined = m.functions().iter().map(|f| f.is_definition).collect();
+    // A module has fewer than 2^31 functions (its reader caps what it allocates), and
+    // every entry and library node is one of its functions.
     LazyCallGraph::new(module_id, names, defined, entry, libs, Box::new(e))
+        .expect("a module's call graph satisfies LazyCallGraph::new")
 }
 
 fn add_edge_node(entry: &mut Vec<NodeIdx>, seen: &mut AHashSet<NodeIdx>, n: NodeIdx) {

@@ -14,10 +14,8 @@
 //!   ((source, target) pairs).
 //!
 //! # Errors
-//! Methods returning `Result` check every precondition before the first edit and
-//! return an [`LcgError`] naming the broken one (the graph is unchanged then). The
-//! older methods without `try_` keep their signatures and panic on a broken
-//! precondition; each has a `try_` twin that returns the error instead.
+//! Every mutation checks its preconditions before the first edit and returns an
+//! [`LcgError`] naming the broken one (the graph is unchanged then); none panics.
 //!
 //! Each operation touches only the SCCs of one RefSCC (edge kind switches, SCC merges
 //! and splits) or the RefSCCs between the two endpoints in post-order (RefSCC merges).
@@ -92,7 +90,7 @@ fn update_postorder_for_insertion<C: Idx>(
     (si, ti)
 }
 
-/// What [`LazyCallGraph::try_switch_internal_edge_to_call`] hands its callback: a
+/// What [`LazyCallGraph::switch_internal_edge_to_call`] hands its callback: a
 /// read-only view of the graph just before the SCCs on the new cycle merge into the
 /// target's SCC (so they still hold their members).
 #[derive(Clone, Copy, Debug)]
@@ -208,29 +206,13 @@ impl LazyCallGraph {
     /// is called with an empty slice when only the post-order needed fixing). Returns
     /// whether a new cycle formed. LLVM 14 = main (`switchInternalEdgeToCall`).
     ///
-    /// [`try_switch_internal_edge_to_call`](Self::try_switch_internal_edge_to_call) is
-    /// the checked form, whose callback also sees the merged SCCs' members.
-    ///
-    /// # Panics
-    /// On a broken precondition (see the [`LcgError`] the checked form returns).
-    pub fn switch_internal_edge_to_call(
-        &mut self,
-        src: NodeIdx,
-        tgt: NodeIdx,
-        mut merge_cb: impl FnMut(&[SccIdx]),
-    ) -> bool {
-        self.try_switch_internal_edge_to_call(src, tgt, |m| merge_cb(m.sccs()))
-            .unwrap_or_else(|e| panic!("switch_internal_edge_to_call: {e}"))
-    }
-
-    /// Checked [`switch_internal_edge_to_call`](Self::switch_internal_edge_to_call):
-    /// the callback gets an [`SccMerge`], a read-only view of the graph just before the
-    /// merge, so it can list the merged SCCs and their member nodes.
+    /// The callback gets an [`SccMerge`], a read-only view of the graph just before the
+    /// merge, so it can list the merged SCCs ([`SccMerge::sccs`]) and their members.
     ///
     /// # Errors
     /// `NotBuilt`, `UnknownNode`/`RemovedNode`/`NotInGraph` for either endpoint,
     /// `NoEdge`, `WrongEdgeKind` (not a ref edge), `NotInternal` (different RefSCCs).
-    pub fn try_switch_internal_edge_to_call(
+    pub fn switch_internal_edge_to_call(
         &mut self,
         src: NodeIdx,
         tgt: NodeIdx,
@@ -310,19 +292,10 @@ impl LazyCallGraph {
     /// edge between two SCCs and then acts as
     /// [`switch_trivial_internal_edge_to_ref`](Self::switch_trivial_internal_edge_to_ref).
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_switch_internal_edge_to_ref`](Self::try_switch_internal_edge_to_ref)).
-    pub fn switch_internal_edge_to_ref(&mut self, src: NodeIdx, tgt: NodeIdx) -> Vec<SccIdx> {
-        self.try_switch_internal_edge_to_ref(src, tgt)
-            .unwrap_or_else(|e| panic!("switch_internal_edge_to_ref: {e}"))
-    }
-
-    /// Checked [`switch_internal_edge_to_ref`](Self::switch_internal_edge_to_ref).
-    ///
     /// # Errors
     /// `NotBuilt`, a bad endpoint, `NoEdge`, `WrongEdgeKind` (not a call edge),
     /// `NotInternal`.
-    pub fn try_switch_internal_edge_to_ref(
+    pub fn switch_internal_edge_to_ref(
         &mut self,
         src: NodeIdx,
         tgt: NodeIdx,
@@ -388,18 +361,9 @@ impl LazyCallGraph {
     /// Turns the ref edge `src -> tgt` into a call edge when `tgt` is in another
     /// (necessarily earlier) RefSCC. No structure changes.
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_switch_outgoing_edge_to_call`](Self::try_switch_outgoing_edge_to_call)).
-    pub fn switch_outgoing_edge_to_call(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.try_switch_outgoing_edge_to_call(src, tgt)
-            .unwrap_or_else(|e| panic!("switch_outgoing_edge_to_call: {e}"))
-    }
-
-    /// Checked [`switch_outgoing_edge_to_call`](Self::switch_outgoing_edge_to_call).
-    ///
     /// # Errors
     /// `NotBuilt`, a bad endpoint, `NoEdge`, `WrongEdgeKind`, `NotOutgoing`.
-    pub fn try_switch_outgoing_edge_to_call(
+    pub fn switch_outgoing_edge_to_call(
         &mut self,
         src: NodeIdx,
         tgt: NodeIdx,
@@ -410,18 +374,9 @@ impl LazyCallGraph {
     /// Turns the call edge `src -> tgt` into a ref edge when `tgt` is in another
     /// RefSCC. No structure changes.
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_switch_outgoing_edge_to_ref`](Self::try_switch_outgoing_edge_to_ref)).
-    pub fn switch_outgoing_edge_to_ref(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.try_switch_outgoing_edge_to_ref(src, tgt)
-            .unwrap_or_else(|e| panic!("switch_outgoing_edge_to_ref: {e}"))
-    }
-
-    /// Checked [`switch_outgoing_edge_to_ref`](Self::switch_outgoing_edge_to_ref).
-    ///
     /// # Errors
     /// `NotBuilt`, a bad endpoint, `NoEdge`, `WrongEdgeKind`, `NotOutgoing`.
-    pub fn try_switch_outgoing_edge_to_ref(
+    pub fn switch_outgoing_edge_to_ref(
         &mut self,
         src: NodeIdx,
         tgt: NodeIdx,
@@ -449,22 +404,9 @@ impl LazyCallGraph {
 
     /// Adds a ref edge between two nodes of one RefSCC. No structure changes.
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_insert_internal_ref_edge`](Self::try_insert_internal_ref_edge)).
-    pub fn insert_internal_ref_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.try_insert_internal_ref_edge(src, tgt)
-            .unwrap_or_else(|e| panic!("insert_internal_ref_edge: {e}"))
-    }
-
-    /// Checked [`insert_internal_ref_edge`](Self::insert_internal_ref_edge).
-    ///
     /// # Errors
     /// `NotBuilt`, a bad endpoint, `EdgeExists`, `NotInternal`.
-    pub fn try_insert_internal_ref_edge(
-        &mut self,
-        src: NodeIdx,
-        tgt: NodeIdx,
-    ) -> Result<(), LcgError> {
+    pub fn insert_internal_ref_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
         let (ss, ts) = self.placed2(src, tgt)?;
         self.check_no_edge(src, tgt)?;
         if self.scc_rc[ss] != self.scc_rc[ts] {
@@ -483,19 +425,10 @@ impl LazyCallGraph {
     /// Adds an edge from `src` to a node of an earlier RefSCC (a descendant). No
     /// structure changes.
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_insert_outgoing_edge`](Self::try_insert_outgoing_edge)).
-    pub fn insert_outgoing_edge(&mut self, src: NodeIdx, tgt: NodeIdx, kind: EdgeKind) {
-        self.try_insert_outgoing_edge(src, tgt, kind)
-            .unwrap_or_else(|e| panic!("insert_outgoing_edge: {e}"))
-    }
-
-    /// Checked [`insert_outgoing_edge`](Self::insert_outgoing_edge).
-    ///
     /// # Errors
     /// `NotBuilt`, a bad endpoint, `EdgeExists`, `NotOutgoing` (same RefSCC),
     /// `NotDescendant` (`tgt`'s RefSCC is later in post-order).
-    pub fn try_insert_outgoing_edge(
+    pub fn insert_outgoing_edge(
         &mut self,
         src: NodeIdx,
         tgt: NodeIdx,
@@ -518,23 +451,10 @@ impl LazyCallGraph {
     /// changes no SCC: `tgt` is in `src`'s SCC, an earlier SCC of its RefSCC, or an
     /// earlier RefSCC (LLVM's `insertTrivialCallEdge`).
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_insert_trivial_call_edge`](Self::try_insert_trivial_call_edge)).
-    pub fn insert_trivial_call_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.try_insert_trivial_call_edge(src, tgt)
-            .unwrap_or_else(|e| panic!("insert_trivial_call_edge: {e}"))
-    }
-
-    /// Checked [`insert_trivial_call_edge`](Self::insert_trivial_call_edge).
-    ///
     /// # Errors
     /// `NotBuilt`, a bad endpoint, `NotDescendant` (the edge would go to a later SCC or
     /// RefSCC).
-    pub fn try_insert_trivial_call_edge(
-        &mut self,
-        src: NodeIdx,
-        tgt: NodeIdx,
-    ) -> Result<(), LcgError> {
+    pub fn insert_trivial_call_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
         let (ss, ts) = self.placed2(src, tgt)?;
         let (rs, rt) = (self.scc_rc[ss], self.scc_rc[ts]);
         let trivial = if rs == rt {
@@ -561,22 +481,9 @@ impl LazyCallGraph {
     /// Adds a ref edge `src -> tgt` (no-op if any edge exists) where `tgt` is in
     /// `src`'s RefSCC or an earlier one (LLVM's `insertTrivialRefEdge`).
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_insert_trivial_ref_edge`](Self::try_insert_trivial_ref_edge)).
-    pub fn insert_trivial_ref_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.try_insert_trivial_ref_edge(src, tgt)
-            .unwrap_or_else(|e| panic!("insert_trivial_ref_edge: {e}"))
-    }
-
-    /// Checked [`insert_trivial_ref_edge`](Self::insert_trivial_ref_edge).
-    ///
     /// # Errors
     /// `NotBuilt`, a bad endpoint, `NotDescendant` (`tgt`'s RefSCC is later).
-    pub fn try_insert_trivial_ref_edge(
-        &mut self,
-        src: NodeIdx,
-        tgt: NodeIdx,
-    ) -> Result<(), LcgError> {
+    pub fn insert_trivial_ref_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
         let (ss, ts) = self.placed2(src, tgt)?;
         let (rs, rt) = (self.scc_rc[ss], self.scc_rc[ts]);
         if rs != rt && self.order.label(rt) > self.order.label(rs) {
@@ -597,18 +504,9 @@ impl LazyCallGraph {
     /// Adds an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
     /// `insertEdge`); populates `src` first.
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_insert_edge`](Self::try_insert_edge)).
-    pub fn insert_edge(&mut self, src: NodeIdx, tgt: NodeIdx, kind: EdgeKind) {
-        self.try_insert_edge(src, tgt, kind)
-            .unwrap_or_else(|e| panic!("insert_edge: {e}"))
-    }
-
-    /// Checked [`insert_edge`](Self::insert_edge).
-    ///
     /// # Errors
     /// `AlreadyBuilt`, `UnknownNode`/`RemovedNode`, `EdgeToDeclaration`, `EdgeExists`.
-    pub fn try_insert_edge(
+    pub fn insert_edge(
         &mut self,
         src: NodeIdx,
         tgt: NodeIdx,
@@ -631,18 +529,9 @@ impl LazyCallGraph {
     /// Removes an edge before [`build_ref_sccs`](Self::build_ref_sccs) (LLVM's
     /// `removeEdge`).
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_remove_edge`](Self::try_remove_edge)).
-    pub fn remove_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.try_remove_edge(src, tgt)
-            .unwrap_or_else(|e| panic!("remove_edge: {e}"))
-    }
-
-    /// Checked [`remove_edge`](Self::remove_edge).
-    ///
     /// # Errors
     /// `AlreadyBuilt`, `UnknownNode`/`RemovedNode`, `NoEdge`.
-    pub fn try_remove_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
+    pub fn remove_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
         if self.built {
             return Err(LcgError::AlreadyBuilt);
         }
@@ -657,16 +546,21 @@ impl LazyCallGraph {
     }
 
     /// Renames node `n` (LLVM's `replaceNodeFunction`: the function body moved to a new
-    /// function with the same edges). The name index follows. Does nothing for an
-    /// out-of-range `n`.
-    pub fn replace_node_function(&mut self, n: NodeIdx, new_name: impl Into<String>) {
-        if n.idx() >= self.num_nodes() {
-            return;
-        }
+    /// function with the same edges). The name index follows.
+    ///
+    /// # Errors
+    /// `UnknownNode`, `RemovedNode` (a removed function has no name to replace).
+    pub fn replace_node_function(
+        &mut self,
+        n: NodeIdx,
+        new_name: impl Into<String>,
+    ) -> Result<(), LcgError> {
+        self.check_node(n)?;
         let new_name = new_name.into();
         self.unindex_name(n);
         self.name_index.insert(new_name.clone(), n);
         self.names[n] = new_name;
+        Ok(())
     }
 
     /// Drops `n`'s entry from the name index (if it owns it).
@@ -679,18 +573,9 @@ impl LazyCallGraph {
     /// Removes the edge `src -> tgt` whose endpoints are in different RefSCCs. No
     /// structure changes.
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_remove_outgoing_edge`](Self::try_remove_outgoing_edge)).
-    pub fn remove_outgoing_edge(&mut self, src: NodeIdx, tgt: NodeIdx) {
-        self.try_remove_outgoing_edge(src, tgt)
-            .unwrap_or_else(|e| panic!("remove_outgoing_edge: {e}"))
-    }
-
-    /// Checked [`remove_outgoing_edge`](Self::remove_outgoing_edge).
-    ///
     /// # Errors
     /// `NotBuilt`, a bad endpoint, `NoEdge`, `NotOutgoing`.
-    pub fn try_remove_outgoing_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
+    pub fn remove_outgoing_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Result<(), LcgError> {
         let (ss, ts) = self.placed2(src, tgt)?;
         if self.edge(src, tgt).is_none() {
             return Err(LcgError::NoEdge { src, tgt });
@@ -818,19 +703,10 @@ impl LazyCallGraph {
     /// `tgt`'s RefSCC (their SCCs first, then its own). Returns the merged-away
     /// RefSCCs (now dead). LLVM 14 = main (`insertIncomingRefEdge`).
     ///
-    /// # Panics
-    /// On a broken precondition (see [`try_insert_incoming_ref_edge`](Self::try_insert_incoming_ref_edge)).
-    pub fn insert_incoming_ref_edge(&mut self, src: NodeIdx, tgt: NodeIdx) -> Vec<RefSccIdx> {
-        self.try_insert_incoming_ref_edge(src, tgt)
-            .unwrap_or_else(|e| panic!("insert_incoming_ref_edge: {e}"))
-    }
-
-    /// Checked [`insert_incoming_ref_edge`](Self::insert_incoming_ref_edge).
-    ///
     /// # Errors
     /// `NotBuilt`, a bad endpoint, `EdgeExists`, `NotIncoming` (`src`'s RefSCC is not
     /// earlier than `tgt`'s).
-    pub fn try_insert_incoming_ref_edge(
+    pub fn insert_incoming_ref_edge(
         &mut self,
         src: NodeIdx,
         tgt: NodeIdx,

@@ -18,11 +18,11 @@ impl LazyCallGraph {
             if self.is_removed(n) {
                 continue;
             }
-            let _ = writeln!(out, "  Edges in function: {}", self.name(n));
+            let _ = writeln!(out, "  Edges in function: {}", self.name_in_range(n));
             self.populate(n);
             for e in self.cached_edges(n) {
                 let kind = if e.is_call() { "call" } else { "ref " };
-                let _ = writeln!(out, "    {kind} -> {}", self.name(e.target));
+                let _ = writeln!(out, "    {kind} -> {}", self.name_in_range(e.target));
             }
             out.push('\n');
         }
@@ -35,7 +35,7 @@ impl LazyCallGraph {
                 let nodes = self.scc_nodes(s);
                 let _ = writeln!(out, "    SCC with {} functions:", nodes.len());
                 for &n in nodes {
-                    let _ = writeln!(out, "      {}", self.name(n));
+                    let _ = writeln!(out, "      {}", self.name_in_range(n));
                 }
             }
             out.push('\n');
@@ -60,9 +60,13 @@ impl LazyCallGraph {
                 continue;
             }
             self.populate(n);
-            let name = format!("\"{}\"", dot_escape(self.name(n)));
+            let name = format!("\"{}\"", dot_escape(self.name_in_range(n)));
             for e in self.cached_edges(n) {
-                let _ = write!(out, "  {name} -> \"{}\"", dot_escape(self.name(e.target)));
+                let _ = write!(
+                    out,
+                    "  {name} -> \"{}\"",
+                    dot_escape(self.name_in_range(e.target))
+                );
                 if !e.is_call() {
                     out.push_str(ref_attrs);
                 }
@@ -99,7 +103,7 @@ impl LazyCallGraph {
                     nodes.len()
                 );
                 for &n in nodes {
-                    let _ = writeln!(out, "      \"{}\";", dot_escape(self.name(n)));
+                    let _ = writeln!(out, "      \"{}\";", dot_escape(self.name_in_range(n)));
                 }
                 out.push_str("    }\n");
             }

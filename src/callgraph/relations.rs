@@ -12,12 +12,12 @@ use super::{LazyCallGraph, RefSccIdx, SccIdx};
 
 impl LazyCallGraph {
     /// Whether SCC `s` is live (has nodes).
-    fn live_scc(&self, s: SccIdx) -> bool {
+    pub(super) fn live_scc(&self, s: SccIdx) -> bool {
         !self.scc_nodes(s).is_empty()
     }
 
     /// Whether RefSCC `r` is live (in the post-order).
-    fn live_refscc(&self, r: RefSccIdx) -> bool {
+    pub(super) fn live_refscc(&self, r: RefSccIdx) -> bool {
         self.order.is_live(r) && !self.refscc_sccs(r).is_empty()
     }
 

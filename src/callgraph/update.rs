@@ -4,7 +4,7 @@
 //! ones directly, internal ones in one batch that may split the RefSCC), demoted calls
 //! may split SCCs, and promoted calls may merge SCCs.
 
-use super::{Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx};
+use super::{Edge, EdgeKind, LazyCallGraph, LcgError, NodeIdx, RefSccIdx, SccIdx};
 use ahash::AHashSet;
 
 /// What [`LazyCallGraph::update_node_edges`] changed.
@@ -28,15 +28,16 @@ impl LazyCallGraph {
     /// RefSCC is accepted too (it merges RefSCCs through
     /// [`insert_incoming_ref_edge`](Self::insert_incoming_ref_edge)).
     ///
-    /// # Panics
-    /// If `n` or a target is not in the built graph, or a target repeats.
-    pub fn update_node_edges(&mut self, n: NodeIdx, new_edges: &[Edge]) -> EdgeUpdate {
-        assert!(self.built, "update_node_edges needs build_ref_sccs() first");
-        assert!(
-            self.scc_of(n).is_some(),
-            "node {} is in no SCC",
-            self.name(n)
-        );
+    /// # Errors
+    /// `NotBuilt`; `UnknownNode`/`RemovedNode`/`NotInGraph` for `n` or a target (every
+    /// target must be placed in an SCC); `RepeatedEdge` (a target listed twice). Every
+    /// check runs before the first edit, so nothing changes on error.
+    pub fn update_node_edges(
+        &mut self,
+        n: NodeIdx,
+        new_edges: &[Edge],
+    ) -> Result<EdgeUpdate, LcgError> {
+        self.placed(n)?;
         let mut up = EdgeUpdate::default();
         let mut retained = AHashSet::new();
         let mut new_calls = Vec::new();
@@ -44,16 +45,13 @@ impl LazyCallGraph {
         let mut promoted = Vec::new();
         let mut demoted = Vec::new();
         for e in new_edges {
-            assert!(
-                retained.insert(e.target),
-                "target {} repeats",
-                self.name(e.target)
-            );
-            assert!(
-                self.scc_of(e.target).is_some(),
-                "target {} is in no SCC",
-                self.name(e.target)
-            );
+            self.placed(e.target)?;
+            if !retained.insert(e.target) {
+                return Err(LcgError::RepeatedEdge {
+                    src: n,
+                    tgt: e.target,
+                });
+            }
             match (self.edge(n, e.target).map(|x| x.kind), e.kind) {
                 (None, EdgeKind::Call) => new_calls.push(e.target),
                 (None, EdgeKind::Ref) => new_refs.push(e.target),
@@ -62,17 +60,19 @@ impl LazyCallGraph {
                 _ => {}
             }
         }
+        // From here on every step's preconditions hold (the checks above, and each
+        // step keeps them for the next), so the `?`s below never fire.
         // New edges enter as ref edges (calls get promoted below).
         for &t in new_refs.iter().chain(&new_calls) {
             let rc = self.refscc_of(n).unwrap_or(RefSccIdx::NONE);
             let trc = self.refscc_of(t).unwrap_or(RefSccIdx::NONE);
             if rc == trc {
-                self.insert_internal_ref_edge(n, t);
+                self.insert_internal_ref_edge(n, t)?;
             } else if self.order.label(trc) < self.order.label(rc) {
-                self.insert_outgoing_edge(n, t, EdgeKind::Ref);
+                self.insert_outgoing_edge(n, t, EdgeKind::Ref)?;
             } else {
                 up.merged_refsccs
-                    .extend(self.insert_incoming_ref_edge(n, t));
+                    .extend(self.insert_incoming_ref_edge(n, t)?);
             }
         }
         // Dead edges: demote internal calls, remove outgoing edges, batch-remove the rest.
@@ -85,34 +85,32 @@ impl LazyCallGraph {
             let same_rc = self.refscc_of(n) == self.refscc_of(e.target);
             if same_rc && e.is_call() {
                 up.new_sccs
-                    .extend(self.switch_internal_edge_to_ref(n, e.target));
+                    .extend(self.switch_internal_edge_to_ref(n, e.target)?);
             }
             if same_rc {
                 dead_internal.push(e.target);
             } else {
-                self.remove_outgoing_edge(n, e.target);
+                self.remove_outgoing_edge(n, e.target)?;
             }
         }
-        up.new_refsccs = self
-            .remove_internal_ref_edge(n, &dead_internal)
-            .unwrap_or_else(|e| panic!("update_node_edges: {e}"));
+        up.new_refsccs = self.remove_internal_ref_edge(n, &dead_internal)?;
         // Demote calls that are now references.
         for t in demoted {
             if self.refscc_of(n) == self.refscc_of(t) {
-                up.new_sccs.extend(self.switch_internal_edge_to_ref(n, t));
+                up.new_sccs.extend(self.switch_internal_edge_to_ref(n, t)?);
             } else {
-                self.switch_outgoing_edge_to_ref(n, t);
+                self.switch_outgoing_edge_to_ref(n, t)?;
             }
         }
         // Promote references (and the new calls) to calls.
         for t in promoted.into_iter().chain(new_calls) {
             if self.refscc_of(n) == self.refscc_of(t) {
                 let merged = &mut up.merged_sccs;
-                self.switch_internal_edge_to_call(n, t, |m| merged.extend_from_slice(m));
+                self.switch_internal_edge_to_call(n, t, |m| merged.extend_from_slice(m.sccs()))?;
             } else {
-                self.switch_outgoing_edge_to_call(n, t);
+                self.switch_outgoing_edge_to_call(n, t)?;
             }
         }
-        up
+        Ok(up)
     }
 }

@@ -52,7 +52,7 @@ impl LazyCallGraph {
                     if scc_of(x) != s {
                         err(format!(
                             "node {} in {s} maps to {}",
-                            self.name(x),
+                            self.name(x).unwrap_or("?"),
                             scc_of(x)
                         ));
                     }
@@ -71,8 +71,8 @@ impl LazyCallGraph {
                 if sb.is_none() {
                     err(format!(
                         "edge {} -> {} leaves the built graph",
-                        self.name(a),
-                        self.name(e.target)
+                        self.name(a).unwrap_or("?"),
+                        self.name(e.target).unwrap_or("?")
                     ));
                     continue;
                 }
@@ -80,15 +80,15 @@ impl LazyCallGraph {
                 if self.order.label(rb) > self.order.label(ra) {
                     err(format!(
                         "edge {} -> {} goes to a later RefSCC",
-                        self.name(a),
-                        self.name(e.target)
+                        self.name(a).unwrap_or("?"),
+                        self.name(e.target).unwrap_or("?")
                     ));
                 }
                 if e.is_call() && ra == rb && pos_of(sb) > pos_of(sa) {
                     err(format!(
                         "call {} -> {} goes to a later SCC",
-                        self.name(a),
-                        self.name(e.target)
+                        self.name(a).unwrap_or("?"),
+                        self.name(e.target).unwrap_or("?")
                     ));
                 }
             }

@@ -32,7 +32,9 @@ impl Term {
 }
 
 impl Cfg {
-    /// The CFG of one function (an empty CFG for a declaration).
+    /// The CFG of one function (an empty CFG for a declaration). A successor that is
+    /// not one of `f`'s blocks (never in a module the reader made; `Function`'s fields
+    /// are public) is dropped.
     pub fn from_llvm_function(f: &Function) -> Cfg {
         let n = f.blocks.len();
         let mut names = Vec::with_capacity(n);
@@ -48,9 +50,9 @@ impl Cfg {
             let c = b.instruction_count;
             insns.push((next..next + c).collect());
             next += c;
-            succs.push(b.succs.to_vec());
+            succs.push(b.succs.iter().copied().filter(|s| s.idx() < n).collect());
         }
-        Cfg::from_parts(f.name.clone(), names, label_id, terms, insns, &succs)
+        Cfg::from_parts_in_range(f.name.clone(), names, label_id, terms, insns, &succs)
     }
 
     /// The CFG of every defined function of `m`, in module order, built in parallel.

@@ -11,10 +11,11 @@ use crate::graph::Successors;
 use crate::idx::{BlockIdx, IndexVec};
 
 /// The fall-through successor of `b`, if its terminator has one: the only successor of a
-/// `Fallthrough` block, the last successor of a guarded branch / ret / exit / trap.
+/// `Fallthrough` block, the last successor of a guarded branch / ret / exit / trap
+/// (`None` for a `b` that is not a block).
 pub fn fallthrough_succ(cfg: &Cfg, b: BlockIdx) -> Option<BlockIdx> {
     let ss = cfg.successors(b);
-    match cfg.term[b] {
+    match *cfg.term.get(b)? {
         Term::Fallthrough
         | Term::CondBra
         | Term::CondBrx
@@ -139,7 +140,8 @@ mod tests {
             terms,
             insns,
             &succ,
-        );
+        )
+        .unwrap();
         let info = cfg.analyze();
         let cold = default_cold(&cfg, &info);
         assert_eq!(cold.raw(), [false, false, false, true, false]);

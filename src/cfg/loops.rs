@@ -142,7 +142,7 @@ where
                     }
                 }
             }
-            let csr: Csr = Csr::from_edges(region.len(), &sub);
+            let csr: Csr = Csr::from_edges_in_range(region.len(), &sub);
             inner.compute_from(&csr, [local[u]]);
             let next: Vec<BlockIdx> = inner
                 .comp_of(local[u])
@@ -191,19 +191,21 @@ impl LoopForest {
         self.blocks.row(l)
     }
 
-    /// The loop enclosing `l`, `None` for a top-level loop.
+    /// The loop enclosing `l`, `None` for a top-level loop (or an `l` that is not a
+    /// loop).
     pub fn parent_of(&self, l: LoopIdx) -> Option<LoopIdx> {
-        self.parent[l].some()
+        self.parent.get(l)?.some()
     }
 
-    /// The preheader of `l`, if it has one.
+    /// The preheader of `l`, if it has one (`None` for an `l` that is not a loop).
     pub fn preheader_of(&self, l: LoopIdx) -> Option<BlockIdx> {
-        self.preheader[l].some()
+        self.preheader.get(l)?.some()
     }
 
-    /// The innermost loop containing block `b`, if any.
+    /// The innermost loop containing block `b`, if any (`None` for a `b` that is not a
+    /// block).
     pub fn innermost(&self, b: BlockIdx) -> Option<LoopIdx> {
-        self.loop_of[b].some()
+        self.loop_of.get(b)?.some()
     }
 
     /// Largest loop depth (0 when there are no loops).
@@ -221,12 +223,19 @@ impl LoopForest {
         self.irreducible_sccs.row(c)
     }
 
-    /// Computes the forest from a valid RPO and dominator tree of `g`.
+    /// Computes the forest from a valid RPO and dominator tree of `g`. An `rpo` not
+    /// computed for a graph of `g`'s size leaves the forest empty (and not valid); one
+    /// (or a `dom`) computed for another graph of the same size gives some forest, not
+    /// `g`'s (`verify` says so), without a panic.
     pub fn compute<G>(&mut self, g: &G, rpo: &Rpo<BlockIdx>, dom: &DomTree<BlockIdx>)
     where
         G: Successors<Node = BlockIdx> + Predecessors + WithStart,
     {
         let n = g.num_nodes();
+        if !rpo.fits(n) {
+            self.clear();
+            return;
+        }
         self.loop_of.clear();
         self.loop_of.resize(n, LoopIdx::NONE);
         // Loops in discovery order (inner first); renumbered outer-first below.
@@ -326,7 +335,7 @@ impl LoopForest {
                 l = self.parent[l];
             }
         }
-        self.blocks = Csr::group(m, &edges);
+        self.blocks = Csr::group_in_range(m, &edges);
         self.rpo_range = self
             .header
             .iter_enumerated()
@@ -369,19 +378,20 @@ impl LoopForest {
             exits.dedup();
             ex.extend(exits.into_iter().map(|s| (l, s)));
         }
-        self.latches = Csr::group(m, &lat);
-        self.exits = Csr::group(m, &ex);
+        self.latches = Csr::group_in_range(m, &lat);
+        self.exits = Csr::group_in_range(m, &ex);
         self.valid = true;
     }
 
-    /// True if block `b` belongs to loop `l` (directly or through a nested loop).
+    /// True if block `b` belongs to loop `l` (directly or through a nested loop); false
+    /// when either is out of range.
     pub fn contains(&self, l: LoopIdx, b: BlockIdx) -> bool {
-        let mut x = self.loop_of[b];
-        while !x.is_none() {
-            if x == l {
+        let mut x = self.innermost(b);
+        while let Some(y) = x {
+            if y == l {
                 return true;
             }
-            x = self.parent[x];
+            x = self.parent_of(y);
         }
         false
     }

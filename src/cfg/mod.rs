@@ -34,6 +34,15 @@
 //! - `entry() < num_blocks()` unless the CFG has no block.
 //!
 //! `epoch` changes on every mutation; [`CfgInfo::is_valid`] compares epochs.
+//!
+//! # No panics
+//! On a `Cfg` that satisfies these invariants (every constructor and mutation keeps them;
+//! [`Cfg::verify`] checks a `Cfg` whose public columns a host wrote), no public function
+//! panics on a typed argument: a block, loop or cycle index out of range answers empty /
+//! `None` / `false`, a refused mutation returns an error, `None` or `false` and changes
+//! nothing, and a [`CfgInfo`] computed for another CFG (or before a mutation) is refused
+//! where it matters ([`Cfg::insert_preheader`]) and otherwise gives answers about that
+//! other CFG, not a panic (`tests/graph_api_props.rs`).
 
 pub mod edgemap;
 mod from_llvm;
@@ -164,7 +173,7 @@ pub struct Cfg {
 impl Default for Cfg {
     /// A CFG with no blocks.
     fn default() -> Self {
-        Cfg::from_parts(String::new(), vec![], vec![], vec![], vec![], &[])
+        Cfg::from_parts_in_range(String::new(), vec![], vec![], vec![], vec![], &[])
     }
 }
 
@@ -197,13 +206,9 @@ impl WithStart for Cfg {
 }
 
 impl Cfg {
-    /// Builds a CFG from per-block data (column `k` is block `k`) and successor lists
-    /// (`succs[b]` in edge order); the entry is block 0.
-    ///
-    /// # Panics
-    /// If the columns disagree in length or a successor is out of range
-    /// ([`Cfg::try_from_parts`] returns the error instead).
-    pub fn from_parts(
+    /// [`Cfg::from_parts`] on parts the caller knows agree (importers that number the
+    /// blocks themselves).
+    pub(crate) fn from_parts_in_range(
         name: String,
         block_name: Vec<String>,
         label_id: Vec<u32>,
@@ -212,12 +217,17 @@ impl Cfg {
         succs: &[Vec<BlockIdx>],
     ) -> Cfg {
         let what = name.clone();
-        Self::try_from_parts(name, block_name, label_id, term, insns, succs)
+        Self::from_parts(name, block_name, label_id, term, insns, succs)
             .unwrap_or_else(|e| panic!("cfg {what}: {e}"))
     }
 
-    /// [`Cfg::from_parts`] that reports mismatched columns or an out-of-range successor.
-    pub fn try_from_parts(
+    /// Builds a CFG from per-block data (column `k` is block `k`) and successor lists
+    /// (`succs[b]` in edge order); the entry is block 0.
+    ///
+    /// # Errors
+    /// [`GraphError::ColumnLengths`] if the columns disagree in length,
+    /// [`GraphError::EdgeOutOfRange`] for a successor out of range.
+    pub fn from_parts(
         name: String,
         block_name: Vec<String>,
         label_id: Vec<u32>,
@@ -244,7 +254,7 @@ impl Cfg {
         for (b, ss) in succs.iter().enumerate() {
             edges.extend(ss.iter().map(|&s| (BlockIdx::new(b), s)));
         }
-        let succ = Csr::try_from_edges(n, &edges)?;
+        let succ = Csr::from_edges(n, &edges)?;
         let pred = succ.transpose();
         let mut insn_start = IndexVec::with_capacity(n);
         let mut insn_len = IndexVec::with_capacity(n);
@@ -295,7 +305,7 @@ impl Cfg {
         for &(a, b) in edges {
             succs[a.idx()].push(b);
         }
-        let mut cfg = Self::try_from_parts(
+        let mut cfg = Self::from_parts(
             String::new(),
             vec![String::new(); n],
             vec![0; n],
@@ -357,20 +367,22 @@ impl Cfg {
         self.succ.num_edges()
     }
 
-    /// Display name: the block's name, or `bixN` when unnamed.
+    /// Display name: the block's name, or `bixN` when unnamed (also for a `b` that is
+    /// not a block: the printers' name for an index).
     pub fn display_name(&self, b: BlockIdx) -> String {
-        let n = &self.block_name[b];
-        if n.is_empty() {
-            format!("bix{}", b.0)
-        } else {
-            n.clone()
+        match self.block_name.get(b) {
+            Some(n) if !n.is_empty() => n.clone(),
+            _ => format!("bix{}", b.0),
         }
     }
 
-    /// Instruction ids of block `b`.
+    /// Instruction ids of block `b` (empty for a `b` that is not a block).
     pub fn insns(&self, b: BlockIdx) -> &[u32] {
-        let s = self.insn_start[b] as usize;
-        &self.insn_pool[s..s + self.insn_len[b] as usize]
+        let (Some(&s), Some(&len)) = (self.insn_start.get(b), self.insn_len.get(b)) else {
+            return &[];
+        };
+        let s = s as usize;
+        self.insn_pool.get(s..s + len as usize).unwrap_or(&[])
     }
 
     /// All edges `(source, target)`, source-major, in stored order.
@@ -383,8 +395,18 @@ impl Cfg {
     }
 
     /// Replaces all edges (keeps per-block order) and rebuilds `pred`; bumps `epoch`.
-    pub fn set_edges(&mut self, edges: &[(BlockIdx, BlockIdx)]) {
-        self.succ = Csr::from_edges(self.num_blocks(), edges);
+    ///
+    /// # Errors
+    /// [`GraphError::EdgeOutOfRange`] if an endpoint is not a block (nothing changes).
+    pub fn set_edges(&mut self, edges: &[(BlockIdx, BlockIdx)]) -> Result<(), GraphError> {
+        crate::graph::csr::check_edges(self.num_blocks(), edges)?;
+        self.set_edges_in_range(edges);
+        Ok(())
+    }
+
+    /// [`Cfg::set_edges`] on edges the caller knows are in range.
+    pub(crate) fn set_edges_in_range(&mut self, edges: &[(BlockIdx, BlockIdx)]) {
+        self.succ = Csr::from_edges_in_range(self.num_blocks(), edges);
         self.pred = self.succ.transpose();
         self.epoch += 1;
     }

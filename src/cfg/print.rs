@@ -114,8 +114,11 @@ pub fn llvm_dot(
     let mut header_depth: crate::idx::IndexVec<BlockIdx, u32> =
         crate::idx::IndexVec::from_elem_n(0, cfg.num_blocks());
     for l in info.loops.loops() {
-        let h = info.loops.header[l];
-        header_depth[h] = header_depth[h].max(info.loops.depth[l]);
+        // `info` may describe another CFG: a header that is not a block here is skipped
+        let (h, depth) = (info.loops.header[l], info.loops.depth[l]);
+        if let Some(d) = header_depth.get_mut(h) {
+            *d = (*d).max(depth);
+        }
     }
     for b in cfg.blocks() {
         let labels = edge_labels(cfg, b);
@@ -323,7 +326,8 @@ mod tests {
             vec![Term::CondBra, Term::Fallthrough, Term::CondBra, Term::Ret],
             vec![vec![]; 4],
             &[&[1, 3][..], &[2], &[1, 3], &[]].map(|l| l.iter().map(|&b| BlockIdx(b)).collect()),
-        );
+        )
+        .unwrap();
         let mut s = String::new();
         dot(&cfg, &mut s);
         let want = "digraph f {\nnode [fontname=\"Courier\",fontsize=10,shape=Mrecord];\n\"bix0\"\n[label=\"bix0(L0)\"]\nbix0 -> bix1\nbix0 -> bix3\n\"bix1\"\n[label=\"bix1(L10)\"]\nbix1 -> bix2\n\"bix2\"\n[label=\"bix2(L20)\"]\nbix2 -> bix1\nbix2 -> bix3\n\"bix3\"\n[label=\"bix3(L30)\"]\n}\n";

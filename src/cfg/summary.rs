@@ -84,7 +84,8 @@ mod tests {
             vec![Term::CondBra, Term::Ret],
             vec![vec![0, 1], vec![2]],
             &[vec![BlockIdx(0), BlockIdx(1)], vec![]],
-        );
+        )
+        .unwrap();
         let s = summarize(std::slice::from_ref(&cfg));
         assert_eq!(
             s,

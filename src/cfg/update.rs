@@ -11,7 +11,7 @@
 //! because the CSR tables are rebuilt.
 
 use super::{Cfg, CfgInfo, Term};
-use crate::graph::{Predecessors, Successors};
+use crate::graph::{GraphError, Predecessors, Successors};
 use crate::idx::{BlockIdx, IndexVec};
 
 impl Cfg {
@@ -36,16 +36,12 @@ impl Cfg {
 
     /// Splits block `b` before its `k`-th instruction (`k <= len`; `k == len` makes an
     /// empty tail). The tail becomes a new block (returned) that takes `b`'s terminator and
-    /// successors; `b` falls through to it.
-    ///
-    /// # Panics
-    /// If `b` is out of range or `k` exceeds the block's instruction count.
-    pub fn split_block(&mut self, b: BlockIdx, k: u32) -> BlockIdx {
-        assert!(
-            b.idx() < self.num_blocks() && k <= self.insn_len[b],
-            "split_block: bad block bix{} or position {k}",
-            b.0
-        );
+    /// successors; `b` falls through to it. `None` (and nothing changes) if `b` is not a
+    /// block or `k` exceeds its instruction count.
+    pub fn split_block(&mut self, b: BlockIdx, k: u32) -> Option<BlockIdx> {
+        if self.insn_len.get(b).is_none_or(|&len| k > len) {
+            return None;
+        }
         let tail: Vec<u32> = self.insns(b)[k as usize..].to_vec();
         let old = self.edges();
         let nb = self.push_block(String::new(), self.label_id[b], self.term[b], &tail);
@@ -56,9 +52,9 @@ impl Cfg {
             .map(|(s, t)| if s == b { (nb, t) } else { (s, t) })
             .collect();
         edges.push((b, nb));
-        self.set_edges(&edges);
+        self.set_edges_in_range(&edges);
         self.place_after(b, nb);
-        nb
+        Some(nb)
     }
 
     /// Merges `b` with its successor `c` when `b`'s only successor is `c`, `c`'s only
@@ -117,7 +113,7 @@ impl Cfg {
         }
         self.entry = fix(self.entry);
         // `set_edges` sorts edges by source stably, so `b`'s new list keeps `c`'s order.
-        self.set_edges(&edges);
+        self.set_edges_in_range(&edges);
         true
     }
 
@@ -132,24 +128,27 @@ impl Cfg {
             return false;
         };
         e.1 = new_to;
-        self.set_edges(&edges);
+        self.set_edges_in_range(&edges);
         true
     }
 
     /// Inserts a preheader for the loop headed by `header` (the seed's LoopMakeSingleEntry
     /// for a loop entered from several blocks): a new block that branches to `header`,
     /// with every entering edge (from a predecessor the header does not dominate)
-    /// redirected to it. `info` must be valid for `self`. Returns the new block, or `None`
-    /// if `header` has no entering edge.
+    /// redirected to it. Returns the new block, or `None` if `header` has no entering
+    /// edge (or is not a block).
     ///
-    /// # Panics
-    /// If `info` is stale.
-    pub fn insert_preheader(&mut self, info: &CfgInfo, header: BlockIdx) -> Option<BlockIdx> {
-        assert!(
-            info.is_valid(self),
-            "insert_preheader: stale analyses for {}",
-            self.name
-        );
+    /// # Errors
+    /// [`GraphError::StaleAnalyses`] if `info` is not valid for `self` (computed for
+    /// another CFG, or before a mutation).
+    pub fn insert_preheader(
+        &mut self,
+        info: &CfgInfo,
+        header: BlockIdx,
+    ) -> Result<Option<BlockIdx>, GraphError> {
+        if !info.is_valid(self) {
+            return Err(GraphError::StaleAnalyses);
+        }
         let entering: Vec<BlockIdx> = self
             .predecessors(header)
             .iter()
@@ -157,7 +156,7 @@ impl Cfg {
             .filter(|&p| !info.dom.dominates(header, p))
             .collect();
         if entering.is_empty() {
-            return None;
+            return Ok(None);
         }
         let old = self.edges();
         let p = self.push_block(String::new(), self.label_id[header], Term::Bra, &[]);
@@ -172,14 +171,14 @@ impl Cfg {
             })
             .collect();
         edges.push((p, header));
-        self.set_edges(&edges);
+        self.set_edges_in_range(&edges);
         let pos = self
             .layout
             .iter()
             .position(|&x| x == header)
             .unwrap_or(self.layout.len());
         self.layout.insert(pos, p);
-        Some(p)
+        Ok(Some(p))
     }
 }
 
@@ -218,7 +217,7 @@ impl Cfg {
             .map(|(s, t)| if is_entry(t) { (s, d) } else { (s, t) })
             .collect();
         edges.extend(entries.iter().map(|&e| (d, e)));
-        self.set_edges(&edges);
+        self.set_edges_in_range(&edges);
         let pos = self
             .layout
             .iter()
@@ -265,6 +264,7 @@ mod tests {
             insns,
             &succ,
         )
+        .unwrap()
     }
 
     #[test]
@@ -278,7 +278,8 @@ mod tests {
             vec![Term::CondBra, Term::Bra, Term::CondBra, Term::Ret],
             vec![vec![]; 4],
             &succ,
-        );
+        )
+        .unwrap();
         let info = check(&cfg);
         assert_eq!(info.loops.irreducible_count(), 1);
         let region = info.loops.irreducible_sccs.row(CycleIdx(0)).to_vec();
@@ -305,7 +306,7 @@ mod tests {
         let mut cfg = sample();
         let info = check(&cfg);
         assert_eq!(info.loops.len(), 1);
-        let nb = cfg.split_block(B(1), 1);
+        let nb = cfg.split_block(B(1), 1).unwrap();
         assert_eq!(nb, B(6));
         assert!(!info.is_valid(&cfg));
         assert_eq!(cfg.successors(B(1)), bs(&[6]));
@@ -340,11 +341,11 @@ mod tests {
         let mut edges = cfg.edges();
         edges.push((B(4), B(1)));
         edges.push((B(0), B(4)));
-        cfg.set_edges(&edges);
+        cfg.set_edges(&edges).unwrap();
         let info = check(&cfg);
         let l = info.loops.loop_of[B(1)];
         assert_eq!(info.loops.preheader_of(l), None);
-        let p = cfg.insert_preheader(&info, B(1)).unwrap();
+        let p = cfg.insert_preheader(&info, B(1)).unwrap().unwrap();
         let info = check(&cfg);
         assert_eq!(cfg.successors(p), bs(&[1]));
         assert_eq!(info.idom(B(1)), Some(p));

@@ -277,7 +277,7 @@ impl CgsccModule {
         self.graph
             .scc_nodes(s)
             .iter()
-            .map(|&n| self.graph.name(n))
+            .map(|&n| self.graph.name_in_range(n))
             .collect()
     }
 
@@ -400,7 +400,11 @@ impl PassContext<'_> {
         }
         let cur_nodes: Vec<NodeIdx> = g.scc_nodes(cur).to_vec();
         let cur_rc = g.scc_refscc(cur);
-        let up = g.update_node_edges(n, edges);
+        // The pass manager hands over edges of live functions of the built graph, each
+        // target once, which are update_node_edges' preconditions.
+        let up = g
+            .update_node_edges(n, edges)
+            .unwrap_or_else(|e| panic!("set_function_edges: {e}"));
         self.ur.edge_changes += 1;
         self.m.scc_churn += up.new_sccs.len() + up.merged_sccs.len();
         for e in &old {
@@ -863,7 +867,7 @@ impl CgsccPass for FunctionAdaptor {
         for f in changed {
             for p in &mut self.passes {
                 let name = p.name();
-                let fname = cx.m.graph.name(f).to_string();
+                let fname = cx.m.graph.name_in_range(f).to_string();
                 cx.instr.before_pass(&name, &[&fname]);
                 let r = p.run(f, cx.m);
                 cx.instr
@@ -948,7 +952,7 @@ pub fn check_visit_order(
             continue;
         };
         if first[a] == usize::MAX {
-            errs.push(format!("{} never visited", initial.name(a)));
+            errs.push(format!("{} never visited", initial.name_in_range(a)));
             continue;
         }
         for e in initial.cached_edges(a) {
@@ -959,8 +963,8 @@ pub fn check_visit_order(
             if fb == usize::MAX || fb > first[a] {
                 errs.push(format!(
                     "{} visited before its callee {}",
-                    initial.name(a),
-                    initial.name(e.target)
+                    initial.name_in_range(a),
+                    initial.name_in_range(e.target)
                 ));
             }
         }
@@ -986,8 +990,8 @@ pub fn check_visit_order(
                     {
                         errs.push(format!(
                             "kernel {} visited before {}",
-                            initial.name(k),
-                            initial.name(e.target)
+                            initial.name_in_range(k),
+                            initial.name_in_range(e.target)
                         ));
                     }
                 }

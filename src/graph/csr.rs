@@ -32,9 +32,15 @@ impl<N: Idx> Csr<N, N> {
     /// Builds CSR adjacency from `(source, target)` pairs. Edges keep their relative order
     /// per source (a stable counting sort), so DFS order follows input order.
     ///
-    /// # Panics
-    /// If an endpoint is `>= num_nodes`.
-    pub fn from_edges(num_nodes: usize, edges: &[(N, N)]) -> Self {
+    /// # Errors
+    /// [`GraphError::EdgeOutOfRange`] if an endpoint is `>= num_nodes`.
+    pub fn from_edges(num_nodes: usize, edges: &[(N, N)]) -> Result<Self, GraphError> {
+        check_edges(num_nodes, edges)?;
+        Ok(Csr::from_edges_in_range(num_nodes, edges))
+    }
+
+    /// [`Csr::from_edges`] on edges the caller knows are in range.
+    pub(crate) fn from_edges_in_range(num_nodes: usize, edges: &[(N, N)]) -> Self {
         let mut c = Csr::default();
         c.fill_grouped(
             num_nodes,
@@ -45,28 +51,25 @@ impl<N: Idx> Csr<N, N> {
         c
     }
 
-    /// [`Csr::from_edges`] that reports an endpoint out of range instead of panicking.
-    pub fn try_from_edges(num_nodes: usize, edges: &[(N, N)]) -> Result<Self, GraphError> {
-        check_edges(num_nodes, edges)?;
-        Ok(Csr::from_edges(num_nodes, edges))
-    }
-
     /// This successor table as a [`CsrGraph`] with the given start node (its
     /// predecessor table is built here).
     pub fn into_graph(self, start: N) -> Result<CsrGraph<N>, GraphError> {
         CsrGraph::from_csr(self, start)
     }
 
-    /// The reverse graph (predecessor lists), each list in increasing source order.
+    /// The reverse graph (predecessor lists), each list in increasing source order. A
+    /// target out of range (possible only through the public fields) is dropped.
     pub fn transpose(&self) -> Self {
         let n = self.num_rows();
         let mut edges = Vec::with_capacity(self.targets.len());
         for s in (0..n).map(N::new) {
             for &t in self.row(s) {
-                edges.push((t, s));
+                if t.idx() < n {
+                    edges.push((t, s));
+                }
             }
         }
-        Csr::from_edges(n, &edges)
+        Csr::from_edges_in_range(n, &edges)
     }
 }
 
@@ -88,21 +91,31 @@ impl<R: Idx, V: Idx> Csr<R, V> {
     /// Groups `(row, value)` pairs into rows `0..num_rows`, stably: only rows are
     /// range-checked (values belong to another index space).
     ///
-    /// # Panics
-    /// If a row is `>= num_rows`.
-    pub fn group(num_rows: usize, pairs: &[(R, V)]) -> Self {
+    /// # Errors
+    /// [`GraphError::EdgeOutOfRange`] (the pair as the edge) if a row is `>= num_rows`.
+    pub fn group(num_rows: usize, pairs: &[(R, V)]) -> Result<Self, GraphError> {
+        if let Some(&(r, v)) = pairs.iter().find(|(r, _)| r.idx() >= num_rows) {
+            return Err(GraphError::EdgeOutOfRange {
+                source: r.idx(),
+                target: v.idx(),
+                num_nodes: num_rows,
+            });
+        }
+        Ok(Csr::group_in_range(num_rows, pairs))
+    }
+
+    /// [`Csr::group`] on rows the caller knows are in range.
+    pub(crate) fn group_in_range(num_rows: usize, pairs: &[(R, V)]) -> Self {
         let mut c = Csr::default();
         c.fill_grouped(num_rows, pairs.iter().copied(), &mut Vec::new(), None);
         c
     }
 
-    /// [`Csr::group`] in place: this table's buffers are reused and `fill` is scratch, so
-    /// a table rebuilt over and over (a dominator tree's children) allocates nothing once
-    /// warm. The pairs are walked twice.
-    ///
-    /// # Panics
-    /// If a row is `>= num_rows`.
-    pub fn regroup<I>(&mut self, num_rows: usize, pairs: I, fill: &mut Vec<u32>)
+    /// [`Csr::group`] in place, on rows the caller knows are in range: this table's
+    /// buffers are reused and `fill` is scratch, so a table rebuilt over and over (a
+    /// dominator tree's children) allocates nothing once warm. The pairs are walked
+    /// twice.
+    pub(crate) fn regroup<I>(&mut self, num_rows: usize, pairs: I, fill: &mut Vec<u32>)
     where
         I: Iterator<Item = (R, V)> + Clone,
     {
@@ -154,12 +167,15 @@ impl<R: Idx, V: Idx> Csr<R, V> {
         r
     }
 
-    /// Row `r`'s values (a node's successors in a graph).
+    /// Row `r`'s values (a node's successors in a graph); empty for a row out of range
+    /// (and for any row of a table whose public fields break the invariants).
     #[inline]
     pub fn row(&self, r: R) -> &[V] {
-        let s = self.starts[r.idx()] as usize;
-        let e = self.starts[r.idx() + 1] as usize;
-        &self.targets[s..e]
+        let i = r.idx();
+        match (self.starts.get(i), self.starts.get(i.wrapping_add(1))) {
+            (Some(&s), Some(&e)) => self.targets.get(s as usize..e as usize).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// Number of rows (nodes of a graph).
@@ -247,7 +263,7 @@ impl<N: Idx> CsrGraph<N> {
     /// A graph over `num_nodes` nodes with `edges` (kept in order per source) and start
     /// node `start` (ignored when `num_nodes == 0`).
     pub fn from_edges(num_nodes: usize, edges: &[(N, N)], start: N) -> Result<Self, GraphError> {
-        Self::from_csr(Csr::try_from_edges(num_nodes, edges)?, start)
+        Self::from_csr(Csr::from_edges(num_nodes, edges)?, start)
     }
 
     /// A graph from its successor table and start node.
@@ -362,7 +378,7 @@ mod tests {
 
     #[test]
     fn from_edges_keeps_order_and_transposes() {
-        let g: Csr = Csr::from_edges(3, &[(0, 2), (0, 1), (1, 2)]);
+        let g: Csr = Csr::from_edges(3, &[(0, 2), (0, 1), (1, 2)]).unwrap();
         assert_eq!(g.successors(0), &[2, 1]);
         assert_eq!(g.successors(2), &[] as &[u32]);
         let t = g.transpose();

@@ -160,14 +160,39 @@ impl<N: Idx> DomTree<N> {
     /// valid for `g`), so no second DFS. CHK is cheaper only by a little on reducible CFGs
     /// and degrades on irreducible ones (backward ladders: 60x), where Semi-NCA does not
     /// iterate; same result either way.
+    ///
+    /// An `rpo` not computed for a graph of `g`'s size leaves the tree empty (every
+    /// query answers "unreachable"); one computed for another graph of the same size
+    /// gives some tree, not `g`'s (`verify` says so), without a panic.
     pub fn compute_auto<G: Predecessors<Node = N> + WithStart>(&mut self, g: &G, rpo: &Rpo<N>) {
+        if !rpo.fits(g.num_nodes()) {
+            self.clear();
+            return;
+        }
         self.semi_nca_on(g, &rpo.pre_order, rpo.pre_number.raw(), &rpo.pre_parent);
     }
 
     /// Cooper-Harvey-Kennedy over the given RPO (which must be valid for `g`), iterated
-    /// until no idom changes.
+    /// until no idom changes. An `rpo` that is not an RPO of `g` (another size, or a
+    /// reachable node without a predecessor earlier in it: computed for another graph)
+    /// leaves the tree empty; the check is one pass over the predecessors.
     pub fn compute_chk<G: Predecessors<Node = N> + WithStart>(&mut self, g: &G, rpo: &Rpo<N>) {
         let n = g.num_nodes();
+        // CHK terminates because every reachable node but the first has a predecessor
+        // earlier in the RPO (so `doms[x] < x` in RPO space); check it rather than trust.
+        let fits = rpo.fits(n)
+            && rpo.rpo_array.first().is_none_or(|&s| s == g.start_node())
+            && rpo.rpo_array.iter().enumerate().skip(1).all(|(k, &b)| {
+                g.predecessors(b).iter().any(|&q| {
+                    rpo.rpo_number
+                        .get(q)
+                        .is_some_and(|&r| r != UNREACHED && (r as usize) < k)
+                })
+            });
+        if !fits {
+            self.clear();
+            return;
+        }
         let m = rpo.rpo_array.len();
         // Predecessor CSR in RPO-number space; unreachable predecessors dropped.
         let p = &mut self.rpo_preds;

@@ -18,6 +18,17 @@
 //! results take any index: one that is not a node answers "unreachable" / empty, on a
 //! default (never computed) result too.
 //!
+//! # No panics
+//! No public function panics on a typed argument: an index out of range (or `NONE`)
+//! answers empty / `None` / `false`, a [`Tarjan`] run treats nodes beyond its table as
+//! out of scope, and an analysis handed another graph's RPO or dominator tree computes
+//! an empty result (another size) or some result that `verify` rejects (same size). Two
+//! things are outside that promise: a graph whose trait impl breaks its contract (a
+//! successor `>= num_nodes()`), and a table whose public fields (`Csr::starts`, ...)
+//! were written inconsistently; `verify` reports the latter. [`Tarjan::reset`] and its
+//! siblings panic past 2^31 - 3 nodes, a capacity limit. `tests/graph_api_props.rs`
+//! drives random call sequences to check it.
+//!
 //! - [`rpo`]: reverse post-order (ptxas' traversal); [`dom`]: immediate dominators
 //!   (Semi-NCA, CHK), O(1) dominance, [`Idom`] (root / node / unreachable);
 //! - [`frontier`]: dominance frontiers and iterated frontiers (SSA φ placement);
@@ -92,6 +103,9 @@ pub enum GraphError {
     },
     /// A CSR table's offsets do not describe its targets.
     MalformedCsr,
+    /// Analyses used with a graph they were not computed for (or computed before the
+    /// graph changed).
+    StaleAnalyses,
     /// Per-node columns of different lengths.
     ColumnLengths {
         /// Which column.
@@ -118,6 +132,7 @@ impl std::fmt::Display for GraphError {
                 write!(f, "start node {start} is not one of the {num_nodes} nodes")
             }
             GraphError::MalformedCsr => f.write_str("CSR offsets do not describe the targets"),
+            GraphError::StaleAnalyses => f.write_str("analyses are stale or for another graph"),
             GraphError::ColumnLengths {
                 column,
                 len,

@@ -132,8 +132,8 @@ impl<N: Idx> PostDomTree<N> {
             }
         }
         se.extend(self.roots.iter().map(|r| (n as u32, r.idx() as u32)));
-        self.rev.succ = Csr::from_edges(n + 1, &se);
-        self.rev.pred = Csr::from_edges(n + 1, &pe);
+        self.rev.succ = Csr::from_edges_in_range(n + 1, &se);
+        self.rev.pred = Csr::from_edges_in_range(n + 1, &pe);
         self.tree.compute_semi_nca(&self.rev);
         self.valid = true;
     }
@@ -344,7 +344,7 @@ impl<N: Idx> PostDomTree<N> {
                     .map(move |&y| (N::new(x), N::new(y as usize)))
             })
             .collect();
-        DomFrontiers::from_csr(Csr::group(n, &pairs))
+        DomFrontiers::from_csr(Csr::group_in_range(n, &pairs))
     }
 
     /// Forgets the result (keeps scratch capacity).

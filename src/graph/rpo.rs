@@ -248,6 +248,15 @@ impl<N: Idx> Rpo<N> {
         self.valid && self.rpo_number.len() == g.num_nodes()
     }
 
+    /// Whether the result describes some graph of `n` nodes: computed, its tables sized
+    /// for `n` (what the algorithms that take an RPO check before trusting it).
+    pub(crate) fn fits(&self, n: usize) -> bool {
+        self.valid
+            && self.rpo_number.len() == n
+            && self.pre_number.len() == n
+            && self.rpo_array.iter().all(|b| b.idx() < n)
+    }
+
     /// True if `node` is reachable from the start node.
     #[inline]
     pub fn is_reachable(&self, node: N) -> bool {
@@ -272,15 +281,17 @@ impl<N: Idx> Rpo<N> {
     }
 
     /// DFS backedges `u -> v` (`rpo_number[v] <= rpo_number[u]`, both reachable), source-major
-    /// in node order, successors in stored order.
+    /// in node order, successors in stored order. Nodes of `g` this RPO does not number
+    /// (it was computed for another graph) count as unreachable.
     pub fn backedges<G: Successors<Node = N>>(&self, g: &G) -> Vec<(N, N)> {
         let mut out = Vec::new();
-        for (u, &ru) in self.rpo_number.iter_enumerated() {
+        let numbered = self.rpo_number.iter_enumerated().take(g.num_nodes());
+        for (u, &ru) in numbered {
             if ru == UNREACHED {
                 continue;
             }
             for &v in g.successors(u) {
-                if self.rpo_number[v] <= ru {
+                if self.rpo_number.get(v).is_some_and(|&rv| rv <= ru) {
                     out.push((u, v));
                 }
             }
@@ -383,7 +394,7 @@ mod tests {
     }
 
     fn g(n: usize, e: &[(u32, u32)]) -> G {
-        G(Csr::from_edges(n, e), 0)
+        G(Csr::from_edges(n, e).unwrap(), 0)
     }
 
     #[test]

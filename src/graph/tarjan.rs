@@ -220,6 +220,10 @@ impl<N: Idx> Tarjan<N> {
 
     /// Every node `0..num_nodes` unvisited (in scope); forgets the last result and
     /// makes room for a run over the whole graph.
+    ///
+    /// # Panics
+    /// If `num_nodes` exceeds the table's index space, 2^31 - 3 (a capacity limit, like
+    /// `Vec`'s; the table would take 8 GiB).
     pub fn reset(&mut self, num_nodes: usize) {
         assert!(num_nodes <= MAX_NODES, "Tarjan: too many nodes");
         self.clear();
@@ -230,6 +234,10 @@ impl<N: Idx> Tarjan<N> {
     }
 
     /// Every node `0..num_nodes` out of scope (finished); forgets the last result.
+    ///
+    /// # Panics
+    /// If `num_nodes` exceeds the table's index space, 2^31 - 3 (a capacity limit, like
+    /// `Vec`'s; the table would take 8 GiB).
     pub fn close_all(&mut self, num_nodes: usize) {
         assert!(num_nodes <= MAX_NODES, "Tarjan: too many nodes");
         self.clear();
@@ -238,6 +246,10 @@ impl<N: Idx> Tarjan<N> {
     }
 
     /// Makes room for nodes `< num_nodes`; new nodes are out of scope.
+    ///
+    /// # Panics
+    /// If `num_nodes` exceeds the table's index space, 2^31 - 3 (a capacity limit, like
+    /// `Vec`'s; the table would take 8 GiB).
     pub fn grow(&mut self, num_nodes: usize) {
         assert!(num_nodes <= MAX_NODES, "Tarjan: too many nodes");
         if self.rindex.len() < num_nodes {
@@ -245,30 +257,33 @@ impl<N: Idx> Tarjan<N> {
         }
     }
 
-    /// Brings `nodes` (back) into scope, unvisited.
+    /// Brings `nodes` (back) into scope, unvisited. Nodes beyond the table (see
+    /// [`Tarjan::reset`], [`Tarjan::grow`]) are ignored: they stay out of scope.
     pub fn open(&mut self, nodes: impl IntoIterator<Item = N>) {
         for n in nodes {
-            self.rindex[n.idx()] = UNVISITED;
+            if let Some(x) = self.rindex.get_mut(n.idx()) {
+                *x = UNVISITED;
+            }
         }
     }
 
-    /// Puts `n` out of scope (finished).
+    /// Puts `n` out of scope (finished); a node beyond the table is out of scope already.
     pub fn close(&mut self, n: N) {
-        self.rindex[n.idx()] = CLOSED;
+        if let Some(x) = self.rindex.get_mut(n.idx()) {
+            *x = CLOSED;
+        }
     }
 
-    /// Whether `n` is in scope and not visited by a run yet.
+    /// Whether `n` is in scope and not visited by a run yet (false beyond the table).
     pub fn is_unvisited(&self, n: N) -> bool {
-        self.rindex[n.idx()] == UNVISITED
+        self.rindex.get(n.idx()) == Some(&UNVISITED)
     }
 
     /// Components of the part of `g` reachable from `roots` through nodes in scope
     /// (roots walked in order, nodes already visited or out of scope skipped). The table
     /// is kept: nodes this run reaches end finished (out of scope for the next run).
-    ///
-    /// # Panics
-    /// If the walk reaches a node `>= ` the table's size (see [`Tarjan::reset`],
-    /// [`Tarjan::close_all`], [`Tarjan::grow`]).
+    /// Nodes beyond the table (see [`Tarjan::reset`], [`Tarjan::close_all`],
+    /// [`Tarjan::grow`]) count as out of scope, as roots and as edge targets.
     pub fn run<G: SccGraph<Node = N>>(&mut self, g: &mut G, roots: impl IntoIterator<Item = N>) {
         self.walk::<G, false>(g, roots);
     }
@@ -283,9 +298,13 @@ impl<N: Idx> Tarjan<N> {
         roots: impl IntoIterator<Item = N>,
         sink: N,
     ) {
-        self.rindex[sink.idx()] = SINK;
+        if let Some(x) = self.rindex.get_mut(sink.idx()) {
+            *x = SINK;
+        }
         self.walk::<G, true>(g, roots);
-        self.rindex[sink.idx()] = CLOSED;
+        if let Some(x) = self.rindex.get_mut(sink.idx()) {
+            *x = CLOSED;
+        }
         for &n in &self.absorbed {
             self.rindex[n.idx()] = CLOSED;
         }
@@ -311,7 +330,7 @@ impl<N: Idx> Tarjan<N> {
         let mut next = 1u32;
         let mut comp = 0u32;
         'roots: for root in roots {
-            if rindex[root.idx()] != UNVISITED {
+            if rindex.get(root.idx()) != Some(&UNVISITED) {
                 continue;
             }
             g.enter(root);
@@ -333,7 +352,7 @@ impl<N: Idx> Tarjan<N> {
                     let Some(c) = g.target(e) else {
                         continue;
                     };
-                    let x = rindex[c.idx()];
+                    let x = rindex.get(c.idx()).copied().unwrap_or(CLOSED);
                     if x == UNVISITED {
                         child = Some(c);
                         break;
@@ -357,7 +376,9 @@ impl<N: Idx> Tarjan<N> {
                     // and their edge lists.
                     for &e in cs {
                         if let Some(d) = g.target(e) {
-                            prefetch(&rindex[d.idx()]);
+                            if let Some(x) = rindex.get(d.idx()) {
+                                prefetch(x);
+                            }
                             g.prefetch(d);
                         }
                     }
@@ -365,7 +386,7 @@ impl<N: Idx> Tarjan<N> {
                     let mut k = 0;
                     while let Some(&e) = cs.get(k) {
                         if let Some(d) = g.target(e) {
-                            let x = rindex[d.idx()];
+                            let x = rindex.get(d.idx()).copied().unwrap_or(CLOSED);
                             if x == UNVISITED {
                                 break;
                             }
@@ -486,8 +507,16 @@ impl<N: Idx> Tarjan<N> {
     }
 
     /// Nodes of component `c` (post-order index), in LLVM's order.
+    /// Empty for a component out of range.
     pub fn scc(&self, c: CompIdx) -> &[N] {
-        &self.comp_nodes[self.comp_starts[c.idx()] as usize..self.comp_starts[c.idx() + 1] as usize]
+        let i = c.idx();
+        match (
+            self.comp_starts.get(i),
+            self.comp_starts.get(i.wrapping_add(1)),
+        ) {
+            (Some(&s), Some(&e)) => &self.comp_nodes[s as usize..e as usize],
+            _ => &[],
+        }
     }
 
     /// The components of the last run in post-order.
@@ -514,7 +543,7 @@ impl<N: Idx> Tarjan<N> {
     /// (after an incremental run, a node finished by an *earlier* run may report that
     /// run's number; ask only about nodes of this run's scope).
     pub fn comp_of(&self, n: N) -> Option<CompIdx> {
-        let x = self.rindex[n.idx()];
+        let x = *self.rindex.get(n.idx())?;
         ((x as usize) < self.num_sccs()).then_some(CompIdx(x))
     }
 
@@ -612,7 +641,7 @@ mod tests {
                     )
                 })
                 .collect();
-            let g = Csr::from_edges(n, &edges);
+            let g = Csr::from_edges(n, &edges).unwrap();
             t.compute(&g);
             assert!(t.verify(&g).is_empty(), "{:?}", t.verify(&g));
             let r = oracle(&g);
@@ -645,7 +674,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let g = Csr::from_edges(n, &edges);
+            let g = Csr::from_edges(n, &edges).unwrap();
             a.compute(&g);
             b.compute_any_order(&g);
             assert!(b.verify(&g).is_empty(), "{:?}", b.verify(&g));
@@ -664,7 +693,7 @@ mod tests {
     fn deep_chain_does_not_overflow() {
         let n = 200_000u32;
         let edges: Vec<(u32, u32)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
-        let g = Csr::from_edges(n as usize, &edges);
+        let g = Csr::from_edges(n as usize, &edges).unwrap();
         let mut t = Tarjan::new();
         t.compute(&g);
         assert_eq!(t.num_sccs(), 1);
@@ -748,7 +777,7 @@ mod tests {
         let edges: Vec<(u32, u32)> = (0..m)
             .map(|_| ((lcg(seed) % n as u64) as u32, (lcg(seed) % n as u64) as u32))
             .collect();
-        let g = Csr::from_edges(n, &edges);
+        let g = Csr::from_edges(n, &edges).unwrap();
         let calls: Vec<bool> = (0..g.num_edges())
             .map(|_| !lcg(seed).is_multiple_of(4))
             .collect();

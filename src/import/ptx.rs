@@ -917,7 +917,7 @@ pub fn build_cfg(f: &Function) -> Cfg {
         terms.push(term);
         succs.push(ss);
     }
-    Cfg::from_parts(f.name.clone(), names, label_id, terms, insns, &succs)
+    Cfg::from_parts_in_range(f.name.clone(), names, label_id, terms, insns, &succs)
 }
 
 #[cfg(test)]

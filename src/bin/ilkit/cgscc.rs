@@ -231,7 +231,9 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
         Failure::input(msg)
     })?;
     let names = |ns: &[ilkit::callgraph::NodeIdx]| -> Vec<String> {
-        ns.iter().map(|&n| cm.graph.name(n).to_string()).collect()
+        ns.iter()
+            .map(|&n| cm.graph.name(n).unwrap_or_default().to_string())
+            .collect()
     };
     // function-attrs' changes, as `fa_diff.py` prints opt's
     let fa_lines = cm
@@ -265,7 +267,7 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
         for n in cm.graph.nodes() {
             let s = cm.inferred_attrs(n);
             if !s.is_empty() && !cm.graph.is_removed(n) {
-                attrs.insert(cm.graph.name(n).to_string(), s.into());
+                attrs.insert(cm.graph.name(n).unwrap_or_default().to_string(), s.into());
             }
         }
         let mut fa = serde_json::Map::new();
@@ -353,7 +355,7 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
                 out.push_str("; inferred attributes\n");
                 header = true;
             }
-            out.push_str(&format!("{}: {s}\n", cm.graph.name(n)));
+            out.push_str(&format!("{}: {s}\n", cm.graph.name(n).unwrap_or_default()));
         }
     }
     if !fa_lines.is_empty() {
