@@ -66,10 +66,16 @@ pub enum Binding {
     Pack(Vec<Binding>),
 }
 
-/// Template arguments by (depth, position).
+/// Template arguments by (depth, position), and by parameter type entry.
+///
+/// A parameter type is bound by position through its `tparam_depth` /
+/// `tparam_position`; an importer that interns parameter types by name (the clang
+/// importer: one `T` type for every template whose parameter is spelled `T`) binds the
+/// type entry itself with [`TemplateArgs::bind_type`], which takes precedence.
 #[derive(Clone, Debug, Default)]
 pub struct TemplateArgs {
     map: AHashMap<(u16, u16), Binding>,
+    by_type: AHashMap<EntryId, Binding>,
 }
 
 impl TemplateArgs {
@@ -87,6 +93,18 @@ impl TemplateArgs {
     /// The binding of (depth, position).
     pub fn get(&self, depth: u16, position: u16) -> Option<&Binding> {
         self.map.get(&(depth, position))
+    }
+
+    /// Binds the template parameter type entry `param_type` (a type of kind
+    /// `tk_template_param`) whatever its depth and position say.
+    pub fn bind_type(&mut self, param_type: EntryId, b: Binding) -> &mut Self {
+        self.by_type.insert(param_type, b);
+        self
+    }
+
+    /// The binding of the parameter type entry `param_type`, if bound by entry.
+    pub fn get_type(&self, param_type: EntryId) -> Option<&Binding> {
+        self.by_type.get(&param_type)
     }
 }
 
@@ -165,6 +183,10 @@ impl<'a> Subst<'a> {
 
     fn tparam_binding(&self, depth: u16, pos: u16) -> Option<&'a Binding> {
         let b = self.args.get(depth, pos)?;
+        self.in_pack(b)
+    }
+
+    fn in_pack(&self, b: &'a Binding) -> Option<&'a Binding> {
         match (b, self.pack_index) {
             (Binding::Pack(v), Some(i)) => v.get(i),
             _ => Some(b),
@@ -194,7 +216,11 @@ impl<'a> Subst<'a> {
             let ty = il.ty(t);
             if ty.type_kind() == TypeKind::TemplateParam {
                 let (d, p) = (ty.tparam_depth(), ty.tparam_position());
-                if let Some(Binding::Type(a)) = self.tparam_binding(d, p) {
+                let b = match self.args.get_type(il.id_of(t)) {
+                    Some(b) => self.in_pack(b),
+                    None => self.tparam_binding(d, p),
+                };
+                if let Some(Binding::Type(a)) = b {
                     bound = Some(il.eix(*a)?);
                 }
                 break;
@@ -214,6 +240,16 @@ impl<'a> Subst<'a> {
                 // A typeref takes the size of what it names.
                 let (size, align) = il.as_ty(new).map_or((0, 0), |n| (n.size(), n.alignment()));
                 il.ty_mut(c).set_size(size).set_alignment(align);
+            } else if il.ty(c).type_kind() == TypeKind::Array {
+                // An array of a known bound takes bound times its new element's size.
+                let bound = il
+                    .child_eix(c, F::TYPE_ARRAY_BOUND)
+                    .and_then(|b| Self::value_of_constant(il, b));
+                if let Some(Val::Int(n)) = bound {
+                    let size = (n.max(0) as u64).saturating_mul(self.size_of(il, new));
+                    let align = self.align_of(il, new) as u32;
+                    il.ty_mut(c).set_size(size).set_alignment(align);
+                }
             }
             new = c;
         }
@@ -793,6 +829,8 @@ impl<'a> Subst<'a> {
     }
 }
 
+mod check;
 mod constants;
 mod synth;
+pub use check::{check_instantiations, same_type, InstantiationReport, Tally};
 pub use synth::instantiate_synth_templates;
