@@ -135,6 +135,7 @@ const NO_BODY: &str = "no body";
 const SHAPE: &str = "statement structure differs";
 const EXPR_DIFF: &str = "expression differs";
 const LAMBDA: &str = "lambda in body";
+const OUTSIDE: &str = "outside the bodies of paired routine instantiations";
 
 /// One instantiation paired with its pattern.
 struct Pair {
@@ -306,8 +307,17 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
         }
     }
     rep.routines = routine_pairs.len() as u64;
+    let all = il
+        .kind_list(EntryKind::ExprNode)
+        .filter(|&e| is_subst_nttp(il, e))
+        .count() as u64;
     for pair in &routine_pairs {
         check_routine(il, &ix, pair, &mut sharing, &mut rep)?;
+    }
+    // Substituted parameters outside every paired routine body.
+    let seen = rep.nttp.checked + rep.nttp.out_of_scope.values().sum::<u64>();
+    if all > seen {
+        *rep.nttp.out_of_scope.entry(OUTSIDE).or_default() += all - seen;
     }
     Ok(rep)
 }
@@ -446,7 +456,7 @@ fn check_routine(
     }
     // (a) substituted non-type parameters of the instantiation's body.
     for x in body_exprs(il, rs) {
-        if il.expr(x).expr_kind() == ExprKind::Operation && il.expr(x).op() == Op::SubstNttp {
+        if is_subst_nttp(il, x) {
             let res = check_nttp(il, &mut subst, x)?;
             rep.nttp.record(res);
         }
@@ -462,6 +472,11 @@ fn check_routine(
     let res = check_body(il, &mut subst, ps, pb, rb)?;
     rep.bodies.record(res);
     Ok(())
+}
+
+fn is_subst_nttp(il: &Il, x: Eix) -> bool {
+    let e = il.expr(x);
+    e.expr_kind() == ExprKind::Operation && e.op() == Op::SubstNttp
 }
 
 /// The expression nodes under a body scope (statements, nested scopes, variables and
@@ -721,6 +736,43 @@ fn check_nttp(il: &mut Il, subst: &mut Subst<'_>, x: Eix) -> Result<Result<(), O
         return Ok(Err(Outcome::Differ(NOT_CONST)));
     }
     if designated(il, ours) != theirs {
+        if std::env::var_os("ILKIT_DBG").is_some() {
+            let pt = il.child_eix(p, F::TEMPLATE_PARAM_TYPE);
+            let ot = il.child_eix(ours, F::EXPR_NODE_TYPE);
+            let desc = |t: Option<Eix>| {
+                t.map(|t| {
+                    (
+                        String::from_utf8_lossy(il.name(t)).to_string(),
+                        il.ty(t).type_kind(),
+                        il.ty(t).size(),
+                    )
+                })
+            };
+            let av = match subst.args.get(
+                il.template_param(p).depth(),
+                il.template_param(p).position(),
+            ) {
+                Some(Binding::Value(c)) => {
+                    let c = il.eix(*c)?;
+                    Some((
+                        il.constant(c).value(),
+                        desc(il.child_eix(c, F::CONSTANT_TYPE)),
+                    ))
+                }
+                _ => None,
+            };
+            eprintln!("DBG pt {:?} ot {:?} av {:?}", desc(pt), desc(ot), av);
+            eprintln!(
+                "DBG value {:?} ours {:?} theirs {:?} arg {:?}",
+                String::from_utf8_lossy(il.name(p)),
+                designated(il, ours),
+                theirs,
+                subst.args.get(
+                    il.template_param(p).depth(),
+                    il.template_param(p).position()
+                )
+            );
+        }
         return Ok(Err(Outcome::Differ(VALUE)));
     }
     let (a, b) = (

@@ -29,6 +29,8 @@
 //! from the type table (`size`, `alignment`; alignment 0 means `min(size, 8)`); pointers
 //! are `pointer_size`. Integer types are signed unless `int_kind & 1`. Folding is exact
 //! integer arithmetic wrapped to the result type's width; division by zero is not folded.
+//! Conversion to `bool` gives 0 or 1 (clang dumps a `true` argument as -1: its 1-bit value
+//! sign-extended).
 //!
 //! All traversals use explicit stacks. Errors come back as [`IlError`] with the seed's
 //! messages (`imaginary operators not implemented`,
@@ -379,7 +381,20 @@ impl<'a> Subst<'a> {
         }
     }
 
+    /// Whether `t` is `bool` (an integer type of that name, through typerefs).
+    fn is_bool(il: &Il, t: Eix) -> bool {
+        let t = Self::strip(il, t);
+        Self::tk(il, t) == TypeKind::Integer && matches!(il.name(t), b"bool" | b"_Bool")
+    }
+
     fn cast_val(&self, il: &Il, v: Val, t: Eix) -> Val {
+        if Self::is_bool(il, t) {
+            // Conversion to bool: nonzero is true (1), not the low byte.
+            return Val::Int(match v {
+                Val::Int(i) => (i != 0) as i128,
+                Val::Float(f) => (f != 0.0) as i128,
+            });
+        }
         match (v, Self::is_float(il, t)) {
             (Val::Int(i), true) => Val::Float(i as f64),
             (Val::Float(f), false) => Val::Int(self.wrap(il, f as i128, t)),
