@@ -123,6 +123,16 @@ const DEPENDENT_TYPE: &str = "dependent type (member of a parameter, decltype)";
 const UNBOUND: &str = "template parameter left unbound";
 const SPEC_NAMED: &str = "class template specialization named through parameters";
 const ARRAY_BOUND: &str = "array bound";
+const CONCRETE_PATTERN: &str =
+    "pattern type holds no parameter (the importer resolved a dependent spelling to a concrete type)";
+const INSTANCE_PARAM: &str =
+    "instance type holds a template parameter (the importer left it unresolved)";
+const INJECTED: &str =
+    "instance spells the injected class name (the importer resolves it to the pattern)";
+const DEPENDENT_BOUND: &str =
+    "array bound is a dependent expression (the importer keeps the spelling, not the bound)";
+const SPEC_RESOLVED: &str =
+    "pattern names another specialization of the template (the importer resolved a dependent template-id)";
 const TYPE_OTHER: &str = "type differs";
 const PARAM_COUNT: &str = "parameter count differs";
 const LOCALS: &str = "local variables differ";
@@ -135,6 +145,7 @@ const NO_BODY: &str = "no body";
 const SHAPE: &str = "statement structure differs";
 const EXPR_DIFF: &str = "expression differs";
 const LAMBDA: &str = "lambda in body";
+const DISCARDED: &str = "local of a discarded branch (if constexpr), not in the instantiation";
 const OUTSIDE: &str = "outside the bodies of paired routine instantiations";
 
 /// One instantiation paired with its pattern.
@@ -234,6 +245,9 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
             continue;
         }
         rep.classes += 1;
+        let mut args = args;
+        // The injected class name: the pattern stands for this instance.
+        args.bind_type(il.id_of(pattern), Binding::Type(il.id_of(s)));
         class_args.insert(s, args.clone());
         let mut subst = Subst::new(il, &args, DataModel::default(), &mut sharing)?;
         // Fields by name.
@@ -437,15 +451,32 @@ fn check_routine(
         }
         return Ok(());
     };
-    // (b) local variables, in declaration order.
+    // (b) local variables: each of the instance's, in declaration order, with the next
+    // pattern local of its name (locals of an `if constexpr` branch the instantiation
+    // discarded have no counterpart).
     let pv: Vec<Eix> = il.list_eix(ps, F::SCOPE_VARIABLES).to_vec();
     let rv: Vec<Eix> = il.list_eix(rs, F::SCOPE_VARIABLES).to_vec();
-    let same_names =
-        pv.len() == rv.len() && pv.iter().zip(&rv).all(|(&a, &b)| il.name(a) == il.name(b));
-    if !same_names {
+    let mut next = 0;
+    let mut pairs = Vec::with_capacity(rv.len());
+    for &b in &rv {
+        match pv[next..].iter().position(|&a| il.name(a) == il.name(b)) {
+            Some(k) => {
+                pairs.push((pv[next + k], b));
+                next += k + 1;
+            }
+            None => {
+                pairs.clear();
+                break;
+            }
+        }
+    }
+    if pairs.len() != rv.len() {
         rep.decl_types.differ(LOCALS);
     } else {
-        for (&a, &b) in pv.iter().zip(&rv) {
+        for _ in 0..pv.len() - pairs.len() {
+            rep.decl_types.skip(DISCARDED);
+        }
+        for (a, b) in pairs {
             let (ta, tb) = (
                 il.child_eix(a, F::VARIABLE_TYPE),
                 il.child_eix(b, F::VARIABLE_TYPE),
@@ -514,9 +545,27 @@ fn check_type(
     if same_type(il, ours, instance) {
         return Ok(Ok(()));
     }
-    Ok(Err(Outcome::Differ(type_difference(
-        il, ix, ours, instance,
-    ))))
+    if has_dependent_bound(il, pattern) && same_type_with(il, ours, instance, true) {
+        // The element types agree; the bound is an expression the IL does not hold.
+        return Ok(Err(Outcome::Skip(DEPENDENT_BOUND)));
+    }
+    let d = if ours == pattern {
+        // Substitution is the identity here: the import made the pattern's type concrete.
+        CONCRETE_PATTERN
+    } else if has_param(il, instance) {
+        INSTANCE_PARAM
+    } else {
+        type_difference(il, ix, ours, instance)
+    };
+    if std::env::var_os("ILKIT_DBG").is_some() {
+        eprintln!(
+            "DBGT {d}: pattern {} ours {} theirs {}",
+            chain(il, pattern),
+            chain(il, ours),
+            chain(il, instance)
+        );
+    }
+    Ok(Err(Outcome::Differ(d)))
 }
 
 /// Why a pattern type cannot be substituted here: a dependent member type or decltype
@@ -543,6 +592,38 @@ fn dependent_class(il: &Il, t: Eix) -> Option<&'static str> {
     None
 }
 
+/// Whether a type's chain holds a template parameter type.
+fn has_param(il: &Il, t: Option<Eix>) -> bool {
+    let mut cur = t;
+    for _ in 0..4096 {
+        let Some(t) = cur else { return false };
+        let Some(ty) = il.as_ty(t) else { return false };
+        if ty.type_kind() == TypeKind::TemplateParam {
+            return true;
+        }
+        cur = il.child_eix(t, F::TYPE_BASE_TYPE);
+    }
+    false
+}
+
+/// Whether a pattern type holds an array whose bound is not a constant (clang's
+/// dependent-sized array: `T v[N]`, `int r[M * 4]`).
+fn has_dependent_bound(il: &Il, t: Option<Eix>) -> bool {
+    let mut cur = t;
+    for _ in 0..4096 {
+        let Some(t) = cur else { return false };
+        if il.kind(t) != EntryKind::Type {
+            return false;
+        }
+        if il.ty(t).type_kind() == TypeKind::Array && il.child_eix(t, F::TYPE_ARRAY_BOUND).is_none()
+        {
+            return true;
+        }
+        cur = il.child_eix(t, F::TYPE_BASE_TYPE);
+    }
+    false
+}
+
 /// The class of a type disagreement.
 fn type_difference(il: &Il, ix: &Index, ours: Option<Eix>, theirs: Option<Eix>) -> &'static str {
     let mut cur = ours;
@@ -559,6 +640,22 @@ fn type_difference(il: &Il, ix: &Index, ours: Option<Eix>, theirs: Option<Eix>) 
         }
         if ix.class_patterns.contains(&t) {
             return SPEC_NAMED;
+        }
+        if theirs.is_some_and(|x| ix.class_patterns.contains(&strip(il, x).0)) {
+            return INJECTED;
+        }
+        if let Some(o) = theirs.map(|x| strip(il, x).0) {
+            let (a, b) = (
+                il.child_eix(t, F::TYPE_TEMPLATE_INFO),
+                il.child_eix(o, F::TYPE_TEMPLATE_INFO),
+            );
+            if let (Some(a), Some(b)) = (a, b) {
+                let same = il.ref_eix(a, F::TEMPLATE_INFO_TEMPLATE)
+                    == il.ref_eix(b, F::TEMPLATE_INFO_TEMPLATE);
+                if o != t && same {
+                    return SPEC_RESOLVED;
+                }
+            }
         }
         if k == TypeKind::Array {
             let other = theirs.map(|x| strip(il, x).0);
@@ -600,6 +697,12 @@ fn strip(il: &Il, mut t: Eix) -> (Eix, u8) {
 /// format 1) the same entry
 /// or the same non-empty name; routine types by return and parameter types.
 pub fn same_type(il: &Il, a: Option<Eix>, b: Option<Eix>) -> bool {
+    same_type_with(il, a, b, false)
+}
+
+/// [`same_type`], where `loose_bounds` lets an array without a bound constant match an
+/// array of any size.
+fn same_type_with(il: &Il, a: Option<Eix>, b: Option<Eix>, loose_bounds: bool) -> bool {
     let mut stack = vec![(a, b)];
     let mut steps = 0;
     while let Some((a, b)) = stack.pop() {
@@ -635,7 +738,22 @@ pub fn same_type(il: &Il, a: Option<Eix>, b: Option<Eix>) -> bool {
             }
             continue;
         }
-        if tx.size() != ty.size() && k != TypeKind::Routine {
+        let unbounded = k == TypeKind::Array
+            && (il.child_eix(x, F::TYPE_ARRAY_BOUND).is_none()
+                || il.child_eix(y, F::TYPE_ARRAY_BOUND).is_none());
+        let bounds = (
+            il.child_eix(x, F::TYPE_ARRAY_BOUND)
+                .map(|c| il.constant(c).value()),
+            il.child_eix(y, F::TYPE_ARRAY_BOUND)
+                .map(|c| il.constant(c).value()),
+        );
+        let sized = match (k, bounds) {
+            // Arrays: the same bound (the size follows from it and the element).
+            (TypeKind::Array, (Some(a), Some(b))) => a == b,
+            (TypeKind::Routine, _) => true,
+            _ => tx.size() == ty.size() || (loose_bounds && unbounded),
+        };
+        if !sized {
             return false;
         }
         if k == TypeKind::Routine {
@@ -899,4 +1017,25 @@ fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
         }
     }
     Ok(res.pop().unwrap_or(root))
+}
+
+fn chain(il: &Il, mut t: Option<Eix>) -> String {
+    let mut s = String::new();
+    for _ in 0..8 {
+        let Some(x) = t else { break };
+        if il.kind(x) != EntryKind::Type {
+            break;
+        }
+        let ty = il.ty(x);
+        s.push_str(&format!(
+            "[{:?} {:?} q{} s{} f{}]",
+            ty.type_kind(),
+            String::from_utf8_lossy(il.name(x)),
+            ty.qualifiers(),
+            ty.size(),
+            ty.format()
+        ));
+        t = il.child_eix(x, F::TYPE_BASE_TYPE);
+    }
+    s
 }

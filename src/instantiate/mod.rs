@@ -73,7 +73,9 @@ pub enum Binding {
 /// A parameter type is bound by position through its `tparam_depth` /
 /// `tparam_position`; an importer that interns parameter types by name (the clang
 /// importer: one `T` type for every template whose parameter is spelled `T`) binds the
-/// type entry itself with [`TemplateArgs::bind_type`], which takes precedence.
+/// type entry itself with [`TemplateArgs::bind_type`], which takes precedence. Any other
+/// type entry may be bound the same way: a class template's pattern to the instance
+/// being made (the injected class name `Vec` inside `Vec<T>` means `Vec<float>` there).
 #[derive(Clone, Debug, Default)]
 pub struct TemplateArgs {
     map: AHashMap<(u16, u16), Binding>,
@@ -97,8 +99,8 @@ impl TemplateArgs {
         self.map.get(&(depth, position))
     }
 
-    /// Binds the template parameter type entry `param_type` (a type of kind
-    /// `tk_template_param`) whatever its depth and position say.
+    /// Binds the type entry `param_type` (a template parameter type, whatever its depth
+    /// and position say, or any type to replace, such as a class pattern).
     pub fn bind_type(&mut self, param_type: EntryId, b: Binding) -> &mut Self {
         self.by_type.insert(param_type, b);
         self
@@ -216,9 +218,10 @@ impl<'a> Subst<'a> {
                 break;
             }
             let ty = il.ty(t);
-            if ty.type_kind() == TypeKind::TemplateParam {
+            let by_entry = self.args.get_type(il.id_of(t));
+            if by_entry.is_some() || ty.type_kind() == TypeKind::TemplateParam {
                 let (d, p) = (ty.tparam_depth(), ty.tparam_position());
-                let b = match self.args.get_type(il.id_of(t)) {
+                let b = match by_entry {
                     Some(b) => self.in_pack(b),
                     None => self.tparam_binding(d, p),
                 };
