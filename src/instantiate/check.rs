@@ -13,9 +13,12 @@
 //! - (c) whole bodies: each expression of the pattern's body, substituted, against the
 //!   expression at the same place in the instantiation's body, with
 //!   [`crate::compare::compare_expressions`] after both sides drop the implicit
-//!   conversions the pattern cannot hold (lvalue-to-rvalue and no-op casts of dependent
-//!   operands). A pattern body holding a dependent name lookup is out of scope: which
-//!   function it calls is overload resolution, the front end's business.
+//!   conversions the pattern cannot hold (lvalue-to-rvalue, no-op and decay casts of
+//!   dependent operands); the pattern's parameters, locals, routine and class members
+//!   are mapped to the instance's ([`Subst::map_entity`]). A pattern body holding a
+//!   dependent name lookup, or an expression the instance resolved to an overloaded
+//!   operator, is out of scope: which function is called is overload resolution, the
+//!   front end's business.
 //!
 //! Every comparison lands in a [`Tally`]: agreements, differences by named class, and
 //! cases out of scope by named class. Nothing is printed; the CLI prints the report.
@@ -145,6 +148,7 @@ const NO_BODY: &str = "no body";
 const SHAPE: &str = "statement structure differs";
 const EXPR_DIFF: &str = "expression differs";
 const LAMBDA: &str = "lambda in body";
+const OVERLOADED: &str = "instance calls an overloaded operator (overload resolution)";
 const DISCARDED: &str = "local of a discarded branch (if constexpr), not in the instantiation";
 const OUTSIDE: &str = "outside the bodies of paired routine instantiations";
 
@@ -153,6 +157,8 @@ struct Pair {
     pattern: Eix,
     instance: Eix,
     args: TemplateArgs,
+    /// The enclosing class instantiation's members: (pattern's, instance's).
+    members: Vec<(Eix, Eix)>,
 }
 
 /// What the check knows of the world's templates.
@@ -165,6 +171,8 @@ struct Index {
     partial: AHashSet<Vec<u8>>,
     /// Types that are the pattern of a class template.
     class_patterns: AHashSet<Eix>,
+    /// The `bool` type, if the world has one (C++).
+    bool_type: Option<Eix>,
 }
 
 impl Index {
@@ -195,7 +203,11 @@ impl Index {
                 }
             }
         }
+        let bool_type = il
+            .kind_list(EntryKind::Type)
+            .find(|&t| il.ty(t).type_kind() == TypeKind::Integer && il.name(t) == b"bool");
         Index {
+            bool_type,
             tparam_types,
             class_of,
             partial,
@@ -217,6 +229,7 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
     let mut sharing = ConstantSharing::new();
     let mut routine_pairs: Vec<Pair> = Vec::new();
     let mut class_args: AHashMap<Eix, TemplateArgs> = AHashMap::new();
+    let mut class_members: AHashMap<Eix, Vec<(Eix, Eix)>> = AHashMap::new();
     // Class template instantiations.
     let types: Vec<Eix> = il.kind_list(EntryKind::Type).collect();
     for s in types {
@@ -272,6 +285,13 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
             continue;
         };
         let mut used = AHashSet::new();
+        let mut members: Vec<(Eix, Eix)> = Vec::new();
+        for &f in &sf {
+            if let Some(&p) = pf.iter().find(|&&p| il.name(p) == il.name(f)) {
+                members.push((p, f));
+            }
+        }
+        let first_pair = routine_pairs.len();
         for &r in il.list_eix(ss, F::SCOPE_ROUTINES) {
             if il.child_eix(r, F::ROUTINE_TEMPLATE_INFO).is_some()
                 || il.routine(r).decl_flags() & rf::IMPLICIT != 0
@@ -290,13 +310,19 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
                 });
             if let Some(p) = found {
                 used.insert(p);
+                members.push((p, r));
                 routine_pairs.push(Pair {
                     pattern: p,
                     instance: r,
                     args: args.clone(),
+                    members: Vec::new(),
                 });
             }
         }
+        for pair in &mut routine_pairs[first_pair..] {
+            pair.members = members.clone();
+        }
+        class_members.insert(s, members);
     }
     // Function template instantiations (members of class instantiations take the
     // class's arguments too).
@@ -310,12 +336,17 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
         if il.kind(pattern) != EntryKind::Routine || pattern == r {
             continue;
         }
-        let outer = ix.class_of.get(&r).and_then(|c| class_args.get(c));
+        let class = ix.class_of.get(&r);
+        let outer = class.and_then(|c| class_args.get(c));
         match bind(il, &ix, tmpl, info, outer)? {
             Ok(args) => routine_pairs.push(Pair {
                 pattern,
                 instance: r,
                 args,
+                members: class
+                    .and_then(|c| class_members.get(c))
+                    .cloned()
+                    .unwrap_or_default(),
             }),
             Err(why) => *rep.instantiations_out_of_scope.entry(why).or_default() += 1,
         }
@@ -420,6 +451,15 @@ fn check_routine(
 ) -> Result<(), IlError> {
     let (p, r) = (pair.pattern, pair.instance);
     let mut subst = Subst::new(il, &pair.args, DataModel::default(), sharing)?;
+    // C++: comparisons give bool; clang folds nothing it records.
+    subst.bool_type = ix.bool_type;
+    subst.keep_unchanged = true;
+    // The instance's declarations stand for the pattern's: the routine itself, the
+    // class's members, parameters and locals (below).
+    subst.map_entity(p, r);
+    for &(a, b) in &pair.members {
+        subst.map_entity(a, b);
+    }
     // (b) return and parameter types.
     let (pr, rr) = (
         il.child_eix(p, F::ROUTINE_RETURN_TYPE),
@@ -435,6 +475,7 @@ fn check_routine(
         rep.decl_types.differ(PARAM_COUNT);
     } else {
         for (&a, &b) in pp.iter().zip(&rp) {
+            subst.map_entity(a, b);
             let (ta, tb) = (
                 il.child_eix(a, F::PARAM_TYPE_TYPE),
                 il.child_eix(b, F::PARAM_TYPE_TYPE),
@@ -477,6 +518,7 @@ fn check_routine(
             rep.decl_types.skip(DISCARDED);
         }
         for (a, b) in pairs {
+            subst.map_entity(a, b);
             let (ta, tb) = (
                 il.child_eix(a, F::VARIABLE_TYPE),
                 il.child_eix(b, F::VARIABLE_TYPE),
@@ -503,6 +545,26 @@ fn check_routine(
     let res = check_body(il, &mut subst, ps, pb, rb)?;
     rep.bodies.record(res);
     Ok(())
+}
+
+/// Whether the tree at `e` names a routine called `operator...` (an overloaded operator
+/// the front end chose).
+fn calls_operator(il: &Il, e: Eix) -> bool {
+    let mut stack = vec![e];
+    let mut n = 0;
+    while let Some(x) = stack.pop() {
+        n += 1;
+        if n > 1 << 20 || il.kind(x) != EntryKind::ExprNode {
+            continue;
+        }
+        if let Some(r) = il.ref_eix(x, F::EXPR_NODE_ENTITY) {
+            if il.kind(r) == EntryKind::Routine && il.name(r).starts_with(b"operator") {
+                return true;
+            }
+        }
+        stack.extend(il.list_eix(x, F::EXPR_NODE_OPERANDS));
+    }
+    false
 }
 
 fn is_subst_nttp(il: &Il, x: Eix) -> bool {
@@ -957,6 +1019,16 @@ fn check_body(
                 let ours = drop_implicit(il, ours)?;
                 let theirs = drop_implicit(il, b)?;
                 if !cmp.compare_expressions(il, ours, theirs, 0)? {
+                    if calls_operator(il, theirs) && !calls_operator(il, ours) {
+                        return Ok(Err(Outcome::Skip(OVERLOADED)));
+                    }
+                    if std::env::var_os("ILKIT_DBG").is_some() {
+                        eprintln!(
+                            "DBGC ours   {}\nDBGC theirs {}",
+                            tree(il, ours),
+                            tree(il, theirs)
+                        );
+                    }
                     return Ok(Err(Outcome::Differ(EXPR_DIFF)));
                 }
             }
@@ -967,7 +1039,8 @@ fn check_body(
 }
 
 /// A copy of the tree at `e` without the implicit conversions a pattern cannot hold
-/// (lvalue-to-rvalue and no-op casts, clang's cast codes 1 and 2) and substituted
+/// (lvalue-to-rvalue, no-op, function-to-pointer and array-to-pointer casts: clang's cast
+/// codes 1, 2, 4, 5) and substituted
 /// parameters (their replacement stands): the form both sides are compared in.
 fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
     enum Fr {
@@ -987,7 +1060,7 @@ fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
                 let ops = il.list_eix(e, F::EXPR_NODE_OPERANDS);
                 let transparent = x.expr_kind() == ExprKind::Operation
                     && ops.len() == 1
-                    && ((x.op() == Op::Cast && matches!(x.op2(), 1 | 2))
+                    && ((x.op() == Op::Cast && matches!(x.op2(), 1 | 2 | 4 | 5))
                         || x.op() == Op::SubstNttp
                         || x.op() == Op::Paren);
                 if transparent {
@@ -1038,4 +1111,44 @@ fn chain(il: &Il, mut t: Option<Eix>) -> String {
         t = il.child_eix(x, F::TYPE_BASE_TYPE);
     }
     s
+}
+
+fn tree(il: &Il, e: Eix) -> String {
+    if il.kind(e) != EntryKind::ExprNode {
+        return format!("{:?}", il.kind(e));
+    }
+    let x = il.expr(e);
+    let t = il
+        .child_eix(e, F::EXPR_NODE_TYPE)
+        .map(|t| chain(il, Some(t)))
+        .unwrap_or_default();
+    let c = il
+        .child_eix(e, F::EXPR_NODE_CONSTANT)
+        .map(|c| {
+            format!(
+                " c{:?}={}",
+                il.constant(c).constant_kind(),
+                il.constant(c).value()
+            )
+        })
+        .unwrap_or_default();
+    let ent = il
+        .ref_eix(e, F::EXPR_NODE_ENTITY)
+        .map(|n| format!(" @{:?}:{}", il.kind(n), String::from_utf8_lossy(il.name(n))))
+        .unwrap_or_default();
+    let kids: Vec<String> = il
+        .list_eix(e, F::EXPR_NODE_OPERANDS)
+        .iter()
+        .map(|&o| tree(il, o))
+        .collect();
+    format!(
+        "({:?}/{:?}/{} {}{}{} {})",
+        x.expr_kind(),
+        x.op(),
+        x.op2(),
+        t,
+        c,
+        ent,
+        kids.join(" ")
+    )
 }

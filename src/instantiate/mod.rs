@@ -19,7 +19,7 @@
 //! # Operators (the `op` of an operation node)
 //! From the seed: 5 cast, 39 conditional (three operands), 44/45 imaginary (an error),
 //! 53/54 shifts (result: promoted left type), 58..=63 comparisons (`==`, `!=`, `<`, `>`,
-//! `<=`, `>=`; result int), 116 type expression. ilkit's choice for the rest (the
+//! `<=`, `>=`; result int, or [`Subst::bool_type`] when set, as for `!`, `&&`, `||`), 116 type expression. ilkit's choice for the rest (the
 //! [`Op`] vocabulary of `components/vocab.rs`): 40..=43 `+ - * /`, 26 `%`, 27 `&`, 87 `|`, 88 `^`, 25 negate, 28 `~`,
 //! 29 `!`, 0 parentheses, 71 sizeof, 72 alignof (operand: a kind-20 type operand), 103 the
 //! implicit conversion node that usual arithmetic conversions insert.
@@ -128,8 +128,17 @@ pub struct Subst<'a> {
     pub int_type: Eix,
     /// The type of sizeof/alignof results (defaults to `int_type`).
     pub size_type: Eix,
+    /// The type of comparison and logical results: `None` gives `int_type` (C, the
+    /// seed's rule); C++ sets `bool`.
+    pub bool_type: Option<Eix>,
+    /// Keep a subtree substitution does not change (no type, operand or mapped entity
+    /// under it changes) as written, unfolded: the form a front end that folds only on
+    /// demand (clang) records in its instantiations. Off by default: the seed's
+    /// substitution folds every constant operation it rebuilds.
+    pub keep_unchanged: bool,
     pack_index: Option<usize>,
     types: AHashMap<Eix, Eix>,
+    entities: AHashMap<Eix, Eix>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -178,9 +187,24 @@ impl<'a> Subst<'a> {
             sharing,
             int_type,
             size_type: int_type,
+            bool_type: None,
+            keep_unchanged: false,
             pack_index: None,
             types: AHashMap::new(),
+            entities: AHashMap::new(),
         })
+    }
+
+    /// Makes references to the pattern's entity `from` (a parameter, local variable,
+    /// member) refer to the instance's `to` in substituted copies, as instantiation
+    /// remaps the declarations it copies.
+    pub fn map_entity(&mut self, from: Eix, to: Eix) {
+        self.entities.insert(from, to);
+    }
+
+    /// The type of comparison and logical results.
+    fn truth_type(&self) -> Eix {
+        self.bool_type.unwrap_or(self.int_type)
     }
 
     // ---- types ---------------------------------------------------------------------------
@@ -452,7 +476,10 @@ impl<'a> Subst<'a> {
     // ---- expressions -----------------------------------------------------------------------
 
     /// `copy_template_param_expr`: the substituted copy of an expression tree (the
-    /// template's tree is left untouched; untouched leaves are shared with it).
+    /// template's tree is left untouched; untouched leaves are shared with it, and with
+    /// [`Subst::keep_unchanged`] so are unchanged subtrees, unfolded). Only arithmetic,
+    /// shift and comparison operators take the usual arithmetic conversions; other
+    /// nodes keep their operators (a cast its cast code) over substituted operands.
     ///
     /// # Errors
     /// `imaginary operators not implemented`; `copy_template_param_con: unexpected kind`;
@@ -639,13 +666,18 @@ impl<'a> Subst<'a> {
     fn retype(&mut self, il: &mut Il, e: Eix) -> Result<Eix, IlError> {
         let t = Self::expr_type(il, e);
         let nt = self.subst_type(il, t)?;
-        if nt == t {
+        let ent = il.ref_eix(e, F::EXPR_NODE_ENTITY);
+        let nent = ent.and_then(|x| self.entities.get(&x).copied());
+        if nt == t && nent.is_none() {
             return Ok(e);
         }
         let id = il.alloc_in(EntryKind::ExprNode, il.current_region());
         let c = il.eix(id)?;
         il.copy_entry_data(e, c);
         il.replace_child_at(c, F::EXPR_NODE_TYPE.slot as usize, nt.unwrap_or(Eix::NONE));
+        if let Some(n) = nent {
+            il.set_ref_eix(c, F::EXPR_NODE_ENTITY, n)?;
+        }
         Ok(c)
     }
 
@@ -704,8 +736,19 @@ impl<'a> Subst<'a> {
     /// node with substituted `operands`.
     fn rebuild(&mut self, il: &mut Il, e: Eix, operands: &[Eix]) -> Result<Eix, IlError> {
         let src = il.expr(e);
-        let (k, op, op2) = (src.expr_kind(), src.op(), src.op2());
-        let ty = self.subst_type(il, Self::expr_type(il, e))?;
+        let (k, op) = (src.expr_kind(), src.op());
+        let t0 = Self::expr_type(il, e);
+        let ty = self.subst_type(il, t0)?;
+        let ent = il.ref_eix(e, F::EXPR_NODE_ENTITY);
+        let nent = ent.and_then(|x| self.entities.get(&x).copied());
+        if self.keep_unchanged
+            && ty == t0
+            && nent.is_none()
+            && operands == il.list_eix(e, F::EXPR_NODE_OPERANDS)
+        {
+            // Nothing under it changed: the pattern's node stands (folded as written).
+            return Ok(e);
+        }
         let int = self.int_type;
         let optype = |il: &Il, x: Eix| Self::expr_type(il, x).unwrap_or(int);
         if k == ExprKind::FoldExpression {
@@ -730,14 +773,7 @@ impl<'a> Subst<'a> {
             {
                 return Ok(operands[0]);
             }
-            let x = il.alloc_expr_node(k)?;
-            let xe = il.eix(x)?;
-            il.expr_mut(xe).set_op(op).set_op2(op2);
-            il.set_child(x, F::EXPR_NODE_TYPE, ty.map(|t| il.id_of(t)))?;
-            for &o in operands {
-                il.push_list(x, F::EXPR_NODE_OPERANDS, il.id_of(o))?;
-            }
-            return Ok(xe);
+            return self.same_node(il, e, ty, operands);
         }
         match (op, operands) {
             (Op::Sizeof | Op::Alignof, [t]) => {
@@ -755,11 +791,11 @@ impl<'a> Subst<'a> {
                 if let Some(v) = Self::const_val(il, *x) {
                     return self.const_node(il, v, t);
                 }
-                self.op_node(il, op, Some(t), &[*x])
+                self.same_node(il, e, Some(t), &[*x])
             }
             (Op::Neg | Op::Compl | Op::Not, [x]) => {
                 let t = if op == Op::Not {
-                    int
+                    self.truth_type()
                 } else {
                     self.promote(il, optype(il, *x))
                 };
@@ -799,9 +835,68 @@ impl<'a> Subst<'a> {
                 }
             }
             (Op::Paren, [x]) => Ok(*x),
-            (_, [a, b]) => self.binary(il, op, *a, *b),
-            _ => self.op_node(il, op, ty, operands),
+            (Op::LogAnd | Op::LogOr, [a, b]) => {
+                let t = self.truth_type();
+                match (Self::const_val(il, *a), Self::const_val(il, *b)) {
+                    (Some(Val::Int(x)), Some(Val::Int(y))) => {
+                        let v = if op == Op::LogAnd {
+                            x != 0 && y != 0
+                        } else {
+                            x != 0 || y != 0
+                        };
+                        self.const_node(il, Val::Int(v as i128), t)
+                    }
+                    _ => self.same_node(il, e, Some(t), operands),
+                }
+            }
+            (
+                Op::Add
+                | Op::Sub
+                | Op::Mul
+                | Op::Div
+                | Op::Rem
+                | Op::BitAnd
+                | Op::BitOr
+                | Op::BitXor
+                | Op::Shl
+                | Op::Shr
+                | Op::Eq
+                | Op::Ne
+                | Op::Lt
+                | Op::Gt
+                | Op::Le
+                | Op::Ge,
+                [a, b],
+            ) => self.binary(il, op, *a, *b),
+            // Calls, subscripts, assignments, members, ...: the same node on the
+            // substituted operands and type.
+            _ => self.same_node(il, e, ty, operands),
         }
+    }
+
+    /// A node of `e`'s kind, operators (the cast code too) and entity (remapped) on
+    /// `operands`, typed `ty`.
+    fn same_node(
+        &mut self,
+        il: &mut Il,
+        e: Eix,
+        ty: Option<Eix>,
+        operands: &[Eix],
+    ) -> Result<Eix, IlError> {
+        let src = il.expr(e);
+        let (k, op, op2) = (src.expr_kind(), src.op(), src.op2());
+        let x = il.alloc_expr_node(k)?;
+        let xe = il.eix(x)?;
+        il.expr_mut(xe).set_op(op).set_op2(op2);
+        il.set_child(x, F::EXPR_NODE_TYPE, ty.map(|t| il.id_of(t)))?;
+        if let Some(ent) = il.ref_eix(e, F::EXPR_NODE_ENTITY) {
+            let n = self.entities.get(&ent).copied().unwrap_or(ent);
+            il.set_ref_eix(xe, F::EXPR_NODE_ENTITY, n)?;
+        }
+        for &o in operands {
+            il.push_list(x, F::EXPR_NODE_OPERANDS, il.id_of(o))?;
+        }
+        Ok(xe)
     }
 
     /// A binary operation on substituted operands: shifts take the promoted left type,
@@ -821,7 +916,7 @@ impl<'a> Subst<'a> {
         } else {
             let t = self.common_type(il, ta, tb);
             let res = if (Op::Eq..=Op::Ge).contains(&op) {
-                int
+                self.truth_type()
             } else {
                 t
             };
