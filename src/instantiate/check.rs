@@ -12,9 +12,9 @@
 //!   classes, local variable types of bodies ([`Subst::subst_type`]);
 //! - (c) whole bodies: each expression of the pattern's body, substituted, against the
 //!   expression at the same place in the instantiation's body, with
-//!   [`crate::compare::compare_expressions`] after both sides drop the implicit
-//!   conversions the pattern cannot hold (lvalue-to-rvalue, no-op and decay casts of
-//!   dependent operands); the pattern's parameters, locals, routine and class members
+//!   [`crate::compare::compare_expressions`] (substituting [`Subst::unfolded`], as clang
+//!   records) after both sides drop the conversions a pattern cannot hold (lvalue-to-
+//!   rvalue, no-op, decay and arithmetic conversions of dependent operands); the pattern's parameters, locals, routine and class members
 //!   are mapped to the instance's ([`Subst::map_entity`]). A pattern body holding a
 //!   dependent name lookup, or an expression the instance resolved to an overloaded
 //!   operator, is out of scope: which function is called is overload resolution, the
@@ -451,9 +451,8 @@ fn check_routine(
 ) -> Result<(), IlError> {
     let (p, r) = (pair.pattern, pair.instance);
     let mut subst = Subst::new(il, &pair.args, DataModel::default(), sharing)?;
-    // C++: comparisons give bool; clang folds nothing it records.
+    // C++: comparisons give bool.
     subst.bool_type = ix.bool_type;
-    subst.keep_unchanged = true;
     // The instance's declarations stand for the pattern's: the routine itself, the
     // class's members, parameters and locals (below).
     subst.map_entity(p, r);
@@ -542,6 +541,8 @@ fn check_routine(
         rep.bodies.skip(NO_BODY);
         return Ok(());
     };
+    // clang records bodies unfolded.
+    subst.unfolded = true;
     let res = check_body(il, &mut subst, ps, pb, rb)?;
     rep.bodies.record(res);
     Ok(())
@@ -619,14 +620,6 @@ fn check_type(
     } else {
         type_difference(il, ix, ours, instance)
     };
-    if std::env::var_os("ILKIT_DBG").is_some() {
-        eprintln!(
-            "DBGT {d}: pattern {} ours {} theirs {}",
-            chain(il, pattern),
-            chain(il, ours),
-            chain(il, instance)
-        );
-    }
     Ok(Err(Outcome::Differ(d)))
 }
 
@@ -916,43 +909,6 @@ fn check_nttp(il: &mut Il, subst: &mut Subst<'_>, x: Eix) -> Result<Result<(), O
         return Ok(Err(Outcome::Differ(NOT_CONST)));
     }
     if designated(il, ours) != theirs {
-        if std::env::var_os("ILKIT_DBG").is_some() {
-            let pt = il.child_eix(p, F::TEMPLATE_PARAM_TYPE);
-            let ot = il.child_eix(ours, F::EXPR_NODE_TYPE);
-            let desc = |t: Option<Eix>| {
-                t.map(|t| {
-                    (
-                        String::from_utf8_lossy(il.name(t)).to_string(),
-                        il.ty(t).type_kind(),
-                        il.ty(t).size(),
-                    )
-                })
-            };
-            let av = match subst.args.get(
-                il.template_param(p).depth(),
-                il.template_param(p).position(),
-            ) {
-                Some(Binding::Value(c)) => {
-                    let c = il.eix(*c)?;
-                    Some((
-                        il.constant(c).value(),
-                        desc(il.child_eix(c, F::CONSTANT_TYPE)),
-                    ))
-                }
-                _ => None,
-            };
-            eprintln!("DBG pt {:?} ot {:?} av {:?}", desc(pt), desc(ot), av);
-            eprintln!(
-                "DBG value {:?} ours {:?} theirs {:?} arg {:?}",
-                String::from_utf8_lossy(il.name(p)),
-                designated(il, ours),
-                theirs,
-                subst.args.get(
-                    il.template_param(p).depth(),
-                    il.template_param(p).position()
-                )
-            );
-        }
         return Ok(Err(Outcome::Differ(VALUE)));
     }
     let (a, b) = (
@@ -1022,13 +978,6 @@ fn check_body(
                     if calls_operator(il, theirs) && !calls_operator(il, ours) {
                         return Ok(Err(Outcome::Skip(OVERLOADED)));
                     }
-                    if std::env::var_os("ILKIT_DBG").is_some() {
-                        eprintln!(
-                            "DBGC ours   {}\nDBGC theirs {}",
-                            tree(il, ours),
-                            tree(il, theirs)
-                        );
-                    }
                     return Ok(Err(Outcome::Differ(EXPR_DIFF)));
                 }
             }
@@ -1038,9 +987,10 @@ fn check_body(
     Ok(Ok(()))
 }
 
-/// A copy of the tree at `e` without the implicit conversions a pattern cannot hold
-/// (lvalue-to-rvalue, no-op, function-to-pointer and array-to-pointer casts: clang's cast
-/// codes 1, 2, 4, 5) and substituted
+/// A copy of the tree at `e` without the conversions a pattern cannot hold: clang's
+/// lvalue-to-rvalue, no-op, decay and arithmetic casts (cast codes 1..=8, implicit or
+/// written) and ilkit's implicit conversion nodes (the types of the nodes around them
+/// still say what was converted to what), and substituted
 /// parameters (their replacement stands): the form both sides are compared in.
 fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
     enum Fr {
@@ -1060,7 +1010,8 @@ fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
                 let ops = il.list_eix(e, F::EXPR_NODE_OPERANDS);
                 let transparent = x.expr_kind() == ExprKind::Operation
                     && ops.len() == 1
-                    && ((x.op() == Op::Cast && matches!(x.op2(), 1 | 2 | 4 | 5))
+                    && ((x.op() == Op::Cast && matches!(x.op2(), 1..=8))
+                        || x.op() == Op::ImplicitConv
                         || x.op() == Op::SubstNttp
                         || x.op() == Op::Paren);
                 if transparent {
@@ -1090,65 +1041,4 @@ fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
         }
     }
     Ok(res.pop().unwrap_or(root))
-}
-
-fn chain(il: &Il, mut t: Option<Eix>) -> String {
-    let mut s = String::new();
-    for _ in 0..8 {
-        let Some(x) = t else { break };
-        if il.kind(x) != EntryKind::Type {
-            break;
-        }
-        let ty = il.ty(x);
-        s.push_str(&format!(
-            "[{:?} {:?} q{} s{} f{}]",
-            ty.type_kind(),
-            String::from_utf8_lossy(il.name(x)),
-            ty.qualifiers(),
-            ty.size(),
-            ty.format()
-        ));
-        t = il.child_eix(x, F::TYPE_BASE_TYPE);
-    }
-    s
-}
-
-fn tree(il: &Il, e: Eix) -> String {
-    if il.kind(e) != EntryKind::ExprNode {
-        return format!("{:?}", il.kind(e));
-    }
-    let x = il.expr(e);
-    let t = il
-        .child_eix(e, F::EXPR_NODE_TYPE)
-        .map(|t| chain(il, Some(t)))
-        .unwrap_or_default();
-    let c = il
-        .child_eix(e, F::EXPR_NODE_CONSTANT)
-        .map(|c| {
-            format!(
-                " c{:?}={}",
-                il.constant(c).constant_kind(),
-                il.constant(c).value()
-            )
-        })
-        .unwrap_or_default();
-    let ent = il
-        .ref_eix(e, F::EXPR_NODE_ENTITY)
-        .map(|n| format!(" @{:?}:{}", il.kind(n), String::from_utf8_lossy(il.name(n))))
-        .unwrap_or_default();
-    let kids: Vec<String> = il
-        .list_eix(e, F::EXPR_NODE_OPERANDS)
-        .iter()
-        .map(|&o| tree(il, o))
-        .collect();
-    format!(
-        "({:?}/{:?}/{} {}{}{} {})",
-        x.expr_kind(),
-        x.op(),
-        x.op2(),
-        t,
-        c,
-        ent,
-        kids.join(" ")
-    )
 }

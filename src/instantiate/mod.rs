@@ -131,11 +131,11 @@ pub struct Subst<'a> {
     /// The type of comparison and logical results: `None` gives `int_type` (C, the
     /// seed's rule); C++ sets `bool`.
     pub bool_type: Option<Eix>,
-    /// Keep a subtree substitution does not change (no type, operand or mapped entity
-    /// under it changes) as written, unfolded: the form a front end that folds only on
-    /// demand (clang) records in its instantiations. Off by default: the seed's
+    /// Fold nothing, and keep a subtree substitution does not change (no type, operand
+    /// or mapped entity under it changes) as written: the form a front end that folds
+    /// only on demand (clang) records in its instantiations. Off by default: the seed's
     /// substitution folds every constant operation it rebuilds.
-    pub keep_unchanged: bool,
+    pub unfolded: bool,
     pack_index: Option<usize>,
     types: AHashMap<Eix, Eix>,
     entities: AHashMap<Eix, Eix>,
@@ -188,7 +188,7 @@ impl<'a> Subst<'a> {
             int_type,
             size_type: int_type,
             bool_type: None,
-            keep_unchanged: false,
+            unfolded: false,
             pack_index: None,
             types: AHashMap::new(),
             entities: AHashMap::new(),
@@ -382,6 +382,16 @@ impl<'a> Subst<'a> {
         il.child_eix(e, F::EXPR_NODE_TYPE)
     }
 
+    /// The constant value of `e` where folding may use it (never when
+    /// [`Subst::unfolded`]).
+    fn folded(&self, il: &Il, e: Eix) -> Option<Val> {
+        if self.unfolded {
+            None
+        } else {
+            Self::const_val(il, e)
+        }
+    }
+
     fn const_val(il: &Il, e: Eix) -> Option<Val> {
         if il
             .as_expr(e)
@@ -467,7 +477,7 @@ impl<'a> Subst<'a> {
         if et == Some(t) || crate::compare::equiv_types(il, et, Some(t)) {
             return Ok(e);
         }
-        if let Some(v) = Self::const_val(il, e) {
+        if let Some(v) = self.folded(il, e) {
             return self.const_node(il, v, t);
         }
         self.op_node(il, Op::ImplicitConv, Some(t), &[e])
@@ -477,7 +487,7 @@ impl<'a> Subst<'a> {
 
     /// `copy_template_param_expr`: the substituted copy of an expression tree (the
     /// template's tree is left untouched; untouched leaves are shared with it, and with
-    /// [`Subst::keep_unchanged`] so are unchanged subtrees, unfolded). Only arithmetic,
+    /// [`Subst::unfolded`] so are unchanged subtrees, unfolded). Only arithmetic,
     /// shift and comparison operators take the usual arithmetic conversions; other
     /// nodes keep their operators (a cast its cast code) over substituted operands.
     ///
@@ -741,7 +751,7 @@ impl<'a> Subst<'a> {
         let ty = self.subst_type(il, t0)?;
         let ent = il.ref_eix(e, F::EXPR_NODE_ENTITY);
         let nent = ent.and_then(|x| self.entities.get(&x).copied());
-        if self.keep_unchanged
+        if self.unfolded
             && ty == t0
             && nent.is_none()
             && operands == il.list_eix(e, F::EXPR_NODE_OPERANDS)
@@ -776,6 +786,13 @@ impl<'a> Subst<'a> {
             return self.same_node(il, e, ty, operands);
         }
         match (op, operands) {
+            (Op::Sizeof | Op::Alignof, _) if self.unfolded => self.same_node(il, e, ty, operands),
+            (Op::Assign, [a, b]) => {
+                // Simple assignment: the right operand converted to the left's type.
+                let t = optype(il, *a);
+                let b = self.convert(il, *b, t)?;
+                self.same_node(il, e, Some(t), &[*a, b])
+            }
             (Op::Sizeof | Op::Alignof, [t]) => {
                 let tt = Self::expr_type(il, *t).unwrap_or(int);
                 let v = if op == Op::Sizeof {
@@ -788,7 +805,7 @@ impl<'a> Subst<'a> {
             }
             (Op::Cast | Op::ImplicitConv, [x]) => {
                 let t = ty.unwrap_or_else(|| optype(il, *x));
-                if let Some(v) = Self::const_val(il, *x) {
+                if let Some(v) = self.folded(il, *x) {
                     return self.const_node(il, v, t);
                 }
                 self.same_node(il, e, Some(t), &[*x])
@@ -804,7 +821,7 @@ impl<'a> Subst<'a> {
                 } else {
                     self.convert(il, *x, t)?
                 };
-                match Self::const_val(il, x) {
+                match self.folded(il, x) {
                     Some(Val::Int(i)) => {
                         let v = match op {
                             Op::Neg => -i,
@@ -828,7 +845,7 @@ impl<'a> Subst<'a> {
             (Op::Cond, [c, a, b]) => {
                 let t = self.common_type(il, optype(il, *a), optype(il, *b));
                 let (a, b) = (self.convert(il, *a, t)?, self.convert(il, *b, t)?);
-                match Self::const_val(il, *c) {
+                match self.folded(il, *c) {
                     Some(Val::Int(i)) => Ok(if i != 0 { a } else { b }),
                     Some(Val::Float(f)) => Ok(if f != 0.0 { a } else { b }),
                     None => self.op_node(il, op, Some(t), &[*c, a, b]),
@@ -837,7 +854,7 @@ impl<'a> Subst<'a> {
             (Op::Paren, [x]) => Ok(*x),
             (Op::LogAnd | Op::LogOr, [a, b]) => {
                 let t = self.truth_type();
-                match (Self::const_val(il, *a), Self::const_val(il, *b)) {
+                match (self.folded(il, *a), self.folded(il, *b)) {
                     (Some(Val::Int(x)), Some(Val::Int(y))) => {
                         let v = if op == Op::LogAnd {
                             x != 0 && y != 0
@@ -922,7 +939,7 @@ impl<'a> Subst<'a> {
             };
             (self.convert(il, a, t)?, self.convert(il, b, t)?, t, res)
         };
-        if let (Some(x), Some(y)) = (Self::const_val(il, a), Self::const_val(il, b)) {
+        if let (Some(x), Some(y)) = (self.folded(il, a), self.folded(il, b)) {
             if let Some(v) = self.fold_binary(il, op, x, y, t_ops) {
                 return self.const_node(il, v, t_res);
             }
