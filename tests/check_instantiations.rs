@@ -36,7 +36,8 @@ fn counts(t: &Tally) -> Counts {
 const BOUND: &str =
     "array bound is a dependent expression (the importer keeps the spelling, not the bound)";
 const LOOKUP: &str = "dependent name lookup (overload resolution)";
-const OPERATOR: &str = "instance calls an overloaded operator (overload resolution)";
+const OPERATOR: &str =
+    "instance calls an overloaded operator, constructor or conversion function (overload resolution)";
 
 #[test]
 fn kernels_fixture_agrees() {
@@ -82,10 +83,13 @@ fn nttp_fixture_values_and_types_agree() {
     // every substituted parameter's value and type, after folding and conversion.
     assert_eq!(counts(&r.nttp), (20, 20, vec![], vec![]));
     assert_eq!(counts(&r.decl_types), (16, 16, vec![], vec![(BOUND, 1)]));
-    assert_eq!(r.bodies.checked, 4, "{:?}", r.bodies);
+    // scale<float> and Ring::size agree; both mix<...> compare `L == COL` where clang's
+    // replacement for the enum parameter is an unsigned literal under a cast to the enum
+    // (the comparison drops arithmetic casts on both sides), ilkit's a constant of the
+    // enum type; Ring::at indexes a member of a dependent class.
     assert_eq!(
-        r.bodies.agree + r.bodies.differences.values().sum::<u64>(),
-        4
+        counts(&r.bodies),
+        (4, 2, vec![("expression differs", 2)], vec![(LOOKUP, 1)])
     );
 }
 

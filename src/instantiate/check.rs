@@ -148,7 +148,8 @@ const NO_BODY: &str = "no body";
 const SHAPE: &str = "statement structure differs";
 const EXPR_DIFF: &str = "expression differs";
 const LAMBDA: &str = "lambda in body";
-const OVERLOADED: &str = "instance calls an overloaded operator (overload resolution)";
+const OVERLOADED: &str =
+    "instance calls an overloaded operator, constructor or conversion function (overload resolution)";
 const DISCARDED: &str = "local of a discarded branch (if constexpr), not in the instantiation";
 const OUTSIDE: &str = "outside the bodies of paired routine instantiations";
 
@@ -549,7 +550,8 @@ fn check_routine(
 }
 
 /// Whether the tree at `e` names a routine called `operator...` (an overloaded operator
-/// the front end chose).
+/// the front end chose), constructs an object or converts through a constructor or a
+/// conversion function (clang's cast codes 12 and 13): what overload resolution chose.
 fn calls_operator(il: &Il, e: Eix) -> bool {
     let mut stack = vec![e];
     let mut n = 0;
@@ -562,6 +564,13 @@ fn calls_operator(il: &Il, e: Eix) -> bool {
             if il.kind(r) == EntryKind::Routine && il.name(r).starts_with(b"operator") {
                 return true;
             }
+        }
+        let ex = il.expr(x);
+        if ex.expr_kind() == ExprKind::Operation
+            && (ex.op() == Op::Construct || (ex.op() == Op::Cast && matches!(ex.op2(), 12 | 13)))
+        {
+            // A constructor or conversion function chosen for a conversion.
+            return true;
         }
         stack.extend(il.list_eix(x, F::EXPR_NODE_OPERANDS));
     }
@@ -989,7 +998,8 @@ fn check_body(
 
 /// A copy of the tree at `e` without the conversions a pattern cannot hold: clang's
 /// lvalue-to-rvalue, no-op, decay and arithmetic casts (cast codes 1..=8, implicit or
-/// written) and ilkit's implicit conversion nodes (the types of the nodes around them
+/// written), a pattern's dependent casts (code 21: the instance gives them a kind) and
+/// ilkit's implicit conversion nodes (the types of the nodes around them
 /// still say what was converted to what), and substituted
 /// parameters (their replacement stands): the form both sides are compared in.
 fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
@@ -1010,7 +1020,7 @@ fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
                 let ops = il.list_eix(e, F::EXPR_NODE_OPERANDS);
                 let transparent = x.expr_kind() == ExprKind::Operation
                     && ops.len() == 1
-                    && ((x.op() == Op::Cast && matches!(x.op2(), 1..=8))
+                    && ((x.op() == Op::Cast && matches!(x.op2(), 1..=8 | 21))
                         || x.op() == Op::ImplicitConv
                         || x.op() == Op::SubstNttp
                         || x.op() == Op::Paren);

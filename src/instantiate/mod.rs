@@ -662,7 +662,14 @@ impl<'a> Subst<'a> {
                     if let Some(tp) = il.as_template_param(p) {
                         let (d, pos) = (tp.depth(), tp.position());
                         if let Some(x) = self.param_value(il, d, pos)? {
-                            return Ok(x);
+                            // The argument converted to the parameter's (substituted)
+                            // type: a converted constant expression, whether or not
+                            // the substitution folds.
+                            let t = self.subst_type(il, Self::expr_type(il, e))?;
+                            return match (t, Self::const_val(il, x)) {
+                                (Some(t), Some(v)) => self.const_node(il, v, t),
+                                _ => Ok(x),
+                            };
                         }
                     }
                 }
