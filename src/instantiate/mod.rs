@@ -2,7 +2,8 @@
 //! dispatchers rebuild an expression or constant tree of a template definition with the
 //! template's parameters replaced by arguments, fold what became constant, apply the
 //! usual arithmetic conversions the definition could not know, and pass every folded
-//! constant through constant sharing.
+//! constant through constant sharing. [`check_instantiations`] runs it against the
+//! instantiations a front end recorded (clang's, through the clang JSON importer).
 //!
 //! # What a parameter looks like in ilkit's IL
 //! - a type parameter is a `type` of kind 14 (`tk_template_param`) with `tparam_depth` /
