@@ -368,8 +368,12 @@ fn cuda_trials(trials: &mut Vec<Trial>) {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let q = p.clone();
         trials.push(Trial::test(format!("cuda_json::{name}"), move || {
             cuda_json(&p)
+        }));
+        trials.push(Trial::test(format!("cuda_subst::{name}"), move || {
+            cuda_subst(&q)
         }));
     }
     match (
@@ -420,6 +424,18 @@ fn cuda_json(p: &Path) -> Result<(), Failed> {
     let problems = back.verify();
     if !problems.is_empty() {
         return Err(format!("device IL read back: {problems:?}").into());
+    }
+    Ok(())
+}
+
+/// ilkit's substitution agrees with every SubstNonTypeTemplateParmExpr clang recorded
+/// (value and type), and the check runs through (PERF.md has the per-TU numbers).
+fn cuda_subst(p: &Path) -> Result<(), Failed> {
+    let mut il = Il::new();
+    clang_json::import_file(&mut il, p).map_err(|e| e.to_string())?;
+    let r = ilkit::instantiate::check_instantiations(&mut il).map_err(|e| e.to_string())?;
+    if r.nttp.agree != r.nttp.checked {
+        return Err(format!("substituted non-type parameters: {:?}", r.nttp).into());
     }
     Ok(())
 }

@@ -2,7 +2,8 @@
 //! dispatchers rebuild an expression or constant tree of a template definition with the
 //! template's parameters replaced by arguments, fold what became constant, apply the
 //! usual arithmetic conversions the definition could not know, and pass every folded
-//! constant through constant sharing.
+//! constant through constant sharing. [`check_instantiations`] runs it against the
+//! instantiations a front end recorded (clang's, through the clang JSON importer).
 //!
 //! # What a parameter looks like in ilkit's IL
 //! - a type parameter is a `type` of kind 14 (`tk_template_param`) with `tparam_depth` /
@@ -19,7 +20,7 @@
 //! # Operators (the `op` of an operation node)
 //! From the seed: 5 cast, 39 conditional (three operands), 44/45 imaginary (an error),
 //! 53/54 shifts (result: promoted left type), 58..=63 comparisons (`==`, `!=`, `<`, `>`,
-//! `<=`, `>=`; result int), 116 type expression. ilkit's choice for the rest (the
+//! `<=`, `>=`; result int, or [`Subst::bool_type`] when set, as for `!`, `&&`, `||`), 116 type expression. ilkit's choice for the rest (the
 //! [`Op`] vocabulary of `components/vocab.rs`): 40..=43 `+ - * /`, 26 `%`, 27 `&`, 87 `|`, 88 `^`, 25 negate, 28 `~`,
 //! 29 `!`, 0 parentheses, 71 sizeof, 72 alignof (operand: a kind-20 type operand), 103 the
 //! implicit conversion node that usual arithmetic conversions insert.
@@ -29,6 +30,8 @@
 //! from the type table (`size`, `alignment`; alignment 0 means `min(size, 8)`); pointers
 //! are `pointer_size`. Integer types are signed unless `int_kind & 1`. Folding is exact
 //! integer arithmetic wrapped to the result type's width; division by zero is not folded.
+//! Conversion to `bool` gives 0 or 1 (clang dumps a `true` argument as -1: its 1-bit value
+//! sign-extended).
 //!
 //! All traversals use explicit stacks. Errors come back as [`IlError`] with the seed's
 //! messages (`imaginary operators not implemented`,
@@ -66,10 +69,18 @@ pub enum Binding {
     Pack(Vec<Binding>),
 }
 
-/// Template arguments by (depth, position).
+/// Template arguments by (depth, position), and by parameter type entry.
+///
+/// A parameter type is bound by position through its `tparam_depth` /
+/// `tparam_position`; an importer that interns parameter types by name (the clang
+/// importer: one `T` type for every template whose parameter is spelled `T`) binds the
+/// type entry itself with [`TemplateArgs::bind_type`], which takes precedence. Any other
+/// type entry may be bound the same way: a class template's pattern to the instance
+/// being made (the injected class name `Vec` inside `Vec<T>` means `Vec<float>` there).
 #[derive(Clone, Debug, Default)]
 pub struct TemplateArgs {
     map: AHashMap<(u16, u16), Binding>,
+    by_type: AHashMap<EntryId, Binding>,
 }
 
 impl TemplateArgs {
@@ -87,6 +98,18 @@ impl TemplateArgs {
     /// The binding of (depth, position).
     pub fn get(&self, depth: u16, position: u16) -> Option<&Binding> {
         self.map.get(&(depth, position))
+    }
+
+    /// Binds the type entry `param_type` (a template parameter type, whatever its depth
+    /// and position say, or any type to replace, such as a class pattern).
+    pub fn bind_type(&mut self, param_type: EntryId, b: Binding) -> &mut Self {
+        self.by_type.insert(param_type, b);
+        self
+    }
+
+    /// The binding of the parameter type entry `param_type`, if bound by entry.
+    pub fn get_type(&self, param_type: EntryId) -> Option<&Binding> {
+        self.by_type.get(&param_type)
     }
 }
 
@@ -106,8 +129,17 @@ pub struct Subst<'a> {
     pub int_type: Eix,
     /// The type of sizeof/alignof results (defaults to `int_type`).
     pub size_type: Eix,
+    /// The type of comparison and logical results: `None` gives `int_type` (C, the
+    /// seed's rule); C++ sets `bool`.
+    pub bool_type: Option<Eix>,
+    /// Fold nothing, and keep a subtree substitution does not change (no type, operand
+    /// or mapped entity under it changes) as written: the form a front end that folds
+    /// only on demand (clang) records in its instantiations. Off by default: the seed's
+    /// substitution folds every constant operation it rebuilds.
+    pub unfolded: bool,
     pack_index: Option<usize>,
     types: AHashMap<Eix, Eix>,
+    entities: AHashMap<Eix, Eix>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -156,15 +188,34 @@ impl<'a> Subst<'a> {
             sharing,
             int_type,
             size_type: int_type,
+            bool_type: None,
+            unfolded: false,
             pack_index: None,
             types: AHashMap::new(),
+            entities: AHashMap::new(),
         })
+    }
+
+    /// Makes references to the pattern's entity `from` (a parameter, local variable,
+    /// member) refer to the instance's `to` in substituted copies, as instantiation
+    /// remaps the declarations it copies.
+    pub fn map_entity(&mut self, from: Eix, to: Eix) {
+        self.entities.insert(from, to);
+    }
+
+    /// The type of comparison and logical results.
+    fn truth_type(&self) -> Eix {
+        self.bool_type.unwrap_or(self.int_type)
     }
 
     // ---- types ---------------------------------------------------------------------------
 
     fn tparam_binding(&self, depth: u16, pos: u16) -> Option<&'a Binding> {
         let b = self.args.get(depth, pos)?;
+        self.in_pack(b)
+    }
+
+    fn in_pack(&self, b: &'a Binding) -> Option<&'a Binding> {
         match (b, self.pack_index) {
             (Binding::Pack(v), Some(i)) => v.get(i),
             _ => Some(b),
@@ -192,9 +243,14 @@ impl<'a> Subst<'a> {
                 break;
             }
             let ty = il.ty(t);
-            if ty.type_kind() == TypeKind::TemplateParam {
+            let by_entry = self.args.get_type(il.id_of(t));
+            if by_entry.is_some() || ty.type_kind() == TypeKind::TemplateParam {
                 let (d, p) = (ty.tparam_depth(), ty.tparam_position());
-                if let Some(Binding::Type(a)) = self.tparam_binding(d, p) {
+                let b = match by_entry {
+                    Some(b) => self.in_pack(b),
+                    None => self.tparam_binding(d, p),
+                };
+                if let Some(Binding::Type(a)) = b {
                     bound = Some(il.eix(*a)?);
                 }
                 break;
@@ -214,6 +270,16 @@ impl<'a> Subst<'a> {
                 // A typeref takes the size of what it names.
                 let (size, align) = il.as_ty(new).map_or((0, 0), |n| (n.size(), n.alignment()));
                 il.ty_mut(c).set_size(size).set_alignment(align);
+            } else if il.ty(c).type_kind() == TypeKind::Array {
+                // An array of a known bound takes bound times its new element's size.
+                let bound = il
+                    .child_eix(c, F::TYPE_ARRAY_BOUND)
+                    .and_then(|b| Self::value_of_constant(il, b));
+                if let Some(Val::Int(n)) = bound {
+                    let size = (n.max(0) as u64).saturating_mul(self.size_of(il, new));
+                    let align = self.align_of(il, new) as u32;
+                    il.ty_mut(c).set_size(size).set_alignment(align);
+                }
             }
             new = c;
         }
@@ -317,6 +383,16 @@ impl<'a> Subst<'a> {
         il.child_eix(e, F::EXPR_NODE_TYPE)
     }
 
+    /// The constant value of `e` where folding may use it (never when
+    /// [`Subst::unfolded`]).
+    fn folded(&self, il: &Il, e: Eix) -> Option<Val> {
+        if self.unfolded {
+            None
+        } else {
+            Self::const_val(il, e)
+        }
+    }
+
     fn const_val(il: &Il, e: Eix) -> Option<Val> {
         if il
             .as_expr(e)
@@ -343,7 +419,20 @@ impl<'a> Subst<'a> {
         }
     }
 
+    /// Whether `t` is `bool` (an integer type of that name, through typerefs).
+    fn is_bool(il: &Il, t: Eix) -> bool {
+        let t = Self::strip(il, t);
+        Self::tk(il, t) == TypeKind::Integer && matches!(il.name(t), b"bool" | b"_Bool")
+    }
+
     fn cast_val(&self, il: &Il, v: Val, t: Eix) -> Val {
+        if Self::is_bool(il, t) {
+            // Conversion to bool: nonzero is true (1), not the low byte.
+            return Val::Int(match v {
+                Val::Int(i) => (i != 0) as i128,
+                Val::Float(f) => (f != 0.0) as i128,
+            });
+        }
         match (v, Self::is_float(il, t)) {
             (Val::Int(i), true) => Val::Float(i as f64),
             (Val::Float(f), false) => Val::Int(self.wrap(il, f as i128, t)),
@@ -389,7 +478,7 @@ impl<'a> Subst<'a> {
         if et == Some(t) || crate::compare::equiv_types(il, et, Some(t)) {
             return Ok(e);
         }
-        if let Some(v) = Self::const_val(il, e) {
+        if let Some(v) = self.folded(il, e) {
             return self.const_node(il, v, t);
         }
         self.op_node(il, Op::ImplicitConv, Some(t), &[e])
@@ -398,7 +487,10 @@ impl<'a> Subst<'a> {
     // ---- expressions -----------------------------------------------------------------------
 
     /// `copy_template_param_expr`: the substituted copy of an expression tree (the
-    /// template's tree is left untouched; untouched leaves are shared with it).
+    /// template's tree is left untouched; untouched leaves are shared with it, and with
+    /// [`Subst::unfolded`] so are unchanged subtrees, unfolded). Only arithmetic,
+    /// shift and comparison operators take the usual arithmetic conversions; other
+    /// nodes keep their operators (a cast its cast code) over substituted operands.
     ///
     /// # Errors
     /// `imaginary operators not implemented`; `copy_template_param_con: unexpected kind`;
@@ -571,7 +663,14 @@ impl<'a> Subst<'a> {
                     if let Some(tp) = il.as_template_param(p) {
                         let (d, pos) = (tp.depth(), tp.position());
                         if let Some(x) = self.param_value(il, d, pos)? {
-                            return Ok(x);
+                            // The argument converted to the parameter's (substituted)
+                            // type: a converted constant expression, whether or not
+                            // the substitution folds.
+                            let t = self.subst_type(il, Self::expr_type(il, e))?;
+                            return match (t, Self::const_val(il, x)) {
+                                (Some(t), Some(v)) => self.const_node(il, v, t),
+                                _ => Ok(x),
+                            };
                         }
                     }
                 }
@@ -585,13 +684,18 @@ impl<'a> Subst<'a> {
     fn retype(&mut self, il: &mut Il, e: Eix) -> Result<Eix, IlError> {
         let t = Self::expr_type(il, e);
         let nt = self.subst_type(il, t)?;
-        if nt == t {
+        let ent = il.ref_eix(e, F::EXPR_NODE_ENTITY);
+        let nent = ent.and_then(|x| self.entities.get(&x).copied());
+        if nt == t && nent.is_none() {
             return Ok(e);
         }
         let id = il.alloc_in(EntryKind::ExprNode, il.current_region());
         let c = il.eix(id)?;
         il.copy_entry_data(e, c);
         il.replace_child_at(c, F::EXPR_NODE_TYPE.slot as usize, nt.unwrap_or(Eix::NONE));
+        if let Some(n) = nent {
+            il.set_ref_eix(c, F::EXPR_NODE_ENTITY, n)?;
+        }
         Ok(c)
     }
 
@@ -650,8 +754,19 @@ impl<'a> Subst<'a> {
     /// node with substituted `operands`.
     fn rebuild(&mut self, il: &mut Il, e: Eix, operands: &[Eix]) -> Result<Eix, IlError> {
         let src = il.expr(e);
-        let (k, op, op2) = (src.expr_kind(), src.op(), src.op2());
-        let ty = self.subst_type(il, Self::expr_type(il, e))?;
+        let (k, op) = (src.expr_kind(), src.op());
+        let t0 = Self::expr_type(il, e);
+        let ty = self.subst_type(il, t0)?;
+        let ent = il.ref_eix(e, F::EXPR_NODE_ENTITY);
+        let nent = ent.and_then(|x| self.entities.get(&x).copied());
+        if self.unfolded
+            && ty == t0
+            && nent.is_none()
+            && operands == il.list_eix(e, F::EXPR_NODE_OPERANDS)
+        {
+            // Nothing under it changed: the pattern's node stands (folded as written).
+            return Ok(e);
+        }
         let int = self.int_type;
         let optype = |il: &Il, x: Eix| Self::expr_type(il, x).unwrap_or(int);
         if k == ExprKind::FoldExpression {
@@ -676,16 +791,16 @@ impl<'a> Subst<'a> {
             {
                 return Ok(operands[0]);
             }
-            let x = il.alloc_expr_node(k)?;
-            let xe = il.eix(x)?;
-            il.expr_mut(xe).set_op(op).set_op2(op2);
-            il.set_child(x, F::EXPR_NODE_TYPE, ty.map(|t| il.id_of(t)))?;
-            for &o in operands {
-                il.push_list(x, F::EXPR_NODE_OPERANDS, il.id_of(o))?;
-            }
-            return Ok(xe);
+            return self.same_node(il, e, ty, operands);
         }
         match (op, operands) {
+            (Op::Sizeof | Op::Alignof, _) if self.unfolded => self.same_node(il, e, ty, operands),
+            (Op::Assign, [a, b]) => {
+                // Simple assignment: the right operand converted to the left's type.
+                let t = optype(il, *a);
+                let b = self.convert(il, *b, t)?;
+                self.same_node(il, e, Some(t), &[*a, b])
+            }
             (Op::Sizeof | Op::Alignof, [t]) => {
                 let tt = Self::expr_type(il, *t).unwrap_or(int);
                 let v = if op == Op::Sizeof {
@@ -698,14 +813,14 @@ impl<'a> Subst<'a> {
             }
             (Op::Cast | Op::ImplicitConv, [x]) => {
                 let t = ty.unwrap_or_else(|| optype(il, *x));
-                if let Some(v) = Self::const_val(il, *x) {
+                if let Some(v) = self.folded(il, *x) {
                     return self.const_node(il, v, t);
                 }
-                self.op_node(il, op, Some(t), &[*x])
+                self.same_node(il, e, Some(t), &[*x])
             }
             (Op::Neg | Op::Compl | Op::Not, [x]) => {
                 let t = if op == Op::Not {
-                    int
+                    self.truth_type()
                 } else {
                     self.promote(il, optype(il, *x))
                 };
@@ -714,7 +829,7 @@ impl<'a> Subst<'a> {
                 } else {
                     self.convert(il, *x, t)?
                 };
-                match Self::const_val(il, x) {
+                match self.folded(il, x) {
                     Some(Val::Int(i)) => {
                         let v = match op {
                             Op::Neg => -i,
@@ -738,16 +853,75 @@ impl<'a> Subst<'a> {
             (Op::Cond, [c, a, b]) => {
                 let t = self.common_type(il, optype(il, *a), optype(il, *b));
                 let (a, b) = (self.convert(il, *a, t)?, self.convert(il, *b, t)?);
-                match Self::const_val(il, *c) {
+                match self.folded(il, *c) {
                     Some(Val::Int(i)) => Ok(if i != 0 { a } else { b }),
                     Some(Val::Float(f)) => Ok(if f != 0.0 { a } else { b }),
                     None => self.op_node(il, op, Some(t), &[*c, a, b]),
                 }
             }
             (Op::Paren, [x]) => Ok(*x),
-            (_, [a, b]) => self.binary(il, op, *a, *b),
-            _ => self.op_node(il, op, ty, operands),
+            (Op::LogAnd | Op::LogOr, [a, b]) => {
+                let t = self.truth_type();
+                match (self.folded(il, *a), self.folded(il, *b)) {
+                    (Some(Val::Int(x)), Some(Val::Int(y))) => {
+                        let v = if op == Op::LogAnd {
+                            x != 0 && y != 0
+                        } else {
+                            x != 0 || y != 0
+                        };
+                        self.const_node(il, Val::Int(v as i128), t)
+                    }
+                    _ => self.same_node(il, e, Some(t), operands),
+                }
+            }
+            (
+                Op::Add
+                | Op::Sub
+                | Op::Mul
+                | Op::Div
+                | Op::Rem
+                | Op::BitAnd
+                | Op::BitOr
+                | Op::BitXor
+                | Op::Shl
+                | Op::Shr
+                | Op::Eq
+                | Op::Ne
+                | Op::Lt
+                | Op::Gt
+                | Op::Le
+                | Op::Ge,
+                [a, b],
+            ) => self.binary(il, op, *a, *b),
+            // Calls, subscripts, assignments, members, ...: the same node on the
+            // substituted operands and type.
+            _ => self.same_node(il, e, ty, operands),
         }
+    }
+
+    /// A node of `e`'s kind, operators (the cast code too) and entity (remapped) on
+    /// `operands`, typed `ty`.
+    fn same_node(
+        &mut self,
+        il: &mut Il,
+        e: Eix,
+        ty: Option<Eix>,
+        operands: &[Eix],
+    ) -> Result<Eix, IlError> {
+        let src = il.expr(e);
+        let (k, op, op2) = (src.expr_kind(), src.op(), src.op2());
+        let x = il.alloc_expr_node(k)?;
+        let xe = il.eix(x)?;
+        il.expr_mut(xe).set_op(op).set_op2(op2);
+        il.set_child(x, F::EXPR_NODE_TYPE, ty.map(|t| il.id_of(t)))?;
+        if let Some(ent) = il.ref_eix(e, F::EXPR_NODE_ENTITY) {
+            let n = self.entities.get(&ent).copied().unwrap_or(ent);
+            il.set_ref_eix(xe, F::EXPR_NODE_ENTITY, n)?;
+        }
+        for &o in operands {
+            il.push_list(x, F::EXPR_NODE_OPERANDS, il.id_of(o))?;
+        }
+        Ok(xe)
     }
 
     /// A binary operation on substituted operands: shifts take the promoted left type,
@@ -767,13 +941,13 @@ impl<'a> Subst<'a> {
         } else {
             let t = self.common_type(il, ta, tb);
             let res = if (Op::Eq..=Op::Ge).contains(&op) {
-                int
+                self.truth_type()
             } else {
                 t
             };
             (self.convert(il, a, t)?, self.convert(il, b, t)?, t, res)
         };
-        if let (Some(x), Some(y)) = (Self::const_val(il, a), Self::const_val(il, b)) {
+        if let (Some(x), Some(y)) = (self.folded(il, a), self.folded(il, b)) {
             if let Some(v) = self.fold_binary(il, op, x, y, t_ops) {
                 return self.const_node(il, v, t_res);
             }
@@ -793,6 +967,8 @@ impl<'a> Subst<'a> {
     }
 }
 
+mod check;
 mod constants;
 mod synth;
+pub use check::{check_instantiations, same_type, InstantiationReport, Tally};
 pub use synth::instantiate_synth_templates;

@@ -1,5 +1,6 @@
-//! `ilkit il gen|dump|stats|keep`: generated translation units, binary IL files, display,
-//! statistics and device IL.
+//! `ilkit il gen|dump|stats|keep|verify|check-instantiations`: generated translation units,
+//! binary IL files, display, statistics, device IL, invariants and substitution against
+//! recorded template instantiations.
 
 use crate::{emit, Failure};
 use clap::{Args, Subcommand};
@@ -26,6 +27,29 @@ pub enum IlCommand {
     Keep(KeepArgs),
     /// Check the world's invariants (`Il::verify`); exit 1 listing the problems if any.
     Verify(StatsArgs),
+    /// Substitute each recorded template instantiation's arguments into its pattern and
+    /// compare with the instantiation: (a) substituted non-type parameters, (b)
+    /// declaration types, (c) bodies.
+    CheckInstantiations(CheckArgs),
+}
+
+/// Arguments of `ilkit il check-instantiations`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// A clang JSON AST (`.json`, `.json.gz`) or a binary IL file; `-` reads stdin.
+    file: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    format: CheckFormat,
+}
+
+/// Output formats of `ilkit il check-instantiations`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum CheckFormat {
+    /// One line per part, then its classes of difference and out-of-scope cases.
+    Text,
+    /// One JSON object.
+    Json,
 }
 
 /// Arguments of `ilkit il gen`.
@@ -90,6 +114,7 @@ pub fn run(c: IlCommand) -> Result<(), Failure> {
         IlCommand::Stats(a) => stats(a),
         IlCommand::Keep(a) => keep(a),
         IlCommand::Verify(a) => verify(a),
+        IlCommand::CheckInstantiations(a) => check_instantiations(a),
     }
 }
 
@@ -244,4 +269,62 @@ fn keep(a: KeepArgs) -> Result<(), Failure> {
         dk.live,
         bytes.len()
     ))
+}
+
+fn check_instantiations(a: CheckArgs) -> Result<(), Failure> {
+    use ilkit::instantiate::{check_instantiations, Tally};
+    let mut l = load(&a.file)?;
+    let name = a.file.display().to_string();
+    let r = check_instantiations(&mut l.il).map_err(|e| Failure::input(format!("{name}: {e}")))?;
+    let parts: [(&str, &str, &Tally); 3] = [
+        ("a", "substituted non-type parameters", &r.nttp),
+        ("b", "declaration types", &r.decl_types),
+        ("c", "bodies", &r.bodies),
+    ];
+    match a.format {
+        CheckFormat::Text => {
+            let mut s = format!(
+                "{name}: {} routine and {} class instantiations checked\n",
+                r.routines, r.classes
+            );
+            for (k, v) in &r.instantiations_out_of_scope {
+                s.push_str(&format!("  instantiations out of scope: {v} {k}\n"));
+            }
+            for (key, what, t) in parts {
+                s.push_str(&format!(
+                    "({key}) {what}: {} of {} agree ({:.2}%)\n",
+                    t.agree,
+                    t.checked,
+                    t.percent()
+                ));
+                for (k, v) in &t.differences {
+                    s.push_str(&format!("    differ: {v} {k}\n"));
+                }
+                for (k, v) in &t.out_of_scope {
+                    s.push_str(&format!("    out of scope: {v} {k}\n"));
+                }
+            }
+            emit(&s)
+        }
+        CheckFormat::Json => {
+            let tally = |t: &Tally| {
+                serde_json::json!({
+                    "checked": t.checked,
+                    "agree": t.agree,
+                    "differences": t.differences,
+                    "out_of_scope": t.out_of_scope,
+                })
+            };
+            let v = serde_json::json!({
+                "file": name,
+                "routines": r.routines,
+                "classes": r.classes,
+                "instantiations_out_of_scope": r.instantiations_out_of_scope,
+                "nttp": tally(&r.nttp),
+                "decl_types": tally(&r.decl_types),
+                "bodies": tally(&r.bodies),
+            });
+            emit(&format!("{v}\n"))
+        }
+    }
 }

@@ -3,7 +3,8 @@
 //! spelling or the named entity's declared type); a call or function-to-pointer decay is
 //! typed when it closes, from its operands. Member references to later ids and
 //! constructors are recorded for `finish`. When it closes, its operands are attached
-//! and constant values flow through casts, substitutions and unary minus; wrappers
+//! and constant values flow through casts, substitutions and unary minus (a substitution
+//! of a non-type template parameter keeps the parameter as its entity); wrappers
 //! (parentheses, cleanups, `ConstantExpr`, opaque and pseudo-object expressions) stand
 //! for their operand.
 
@@ -347,6 +348,10 @@ impl Builder<'_> {
             }
             match self.il.kind(k.e) {
                 EntryKind::ExprNode => self.push(e, F::EXPR_NODE_OPERANDS, k.e)?,
+                // The parameter a substitution replaces: its entity.
+                EntryKind::TemplateParam if ec == ExprClass::SubstNttp => {
+                    self.set_ref(e, F::EXPR_NODE_ENTITY, k.e)?;
+                }
                 EntryKind::Type if ec == ExprClass::Lambda => {
                     self.set_child(e, F::EXPR_NODE_TYPE, k.e)?;
                 }

@@ -7,7 +7,7 @@
 
 use super::{rf, Builder, Kid, FL_INHERITED};
 use crate::il::kinds as K;
-use crate::il::{fields as F, AttrKind, ConstantKind, Eix, EntryKind, IlError};
+use crate::il::{fields as F, AttrKind, ConstantKind, Eix, EntryKind, ExprKind, IlError};
 use crate::import::clang_json::json::parse_int;
 use crate::import::clang_json::kinds::{Class, ExprClass};
 
@@ -342,11 +342,14 @@ impl Builder<'_> {
                 _ => parse_int(v.as_bytes()),
             });
             c
+        } else if let Some(k) = kids.iter().find(|k| !k.e.is_none()) {
+            k.e
+        } else if f.ref_id != 0 {
+            // A declaration argument (`decl`: a function or variable whose address is
+            // the value): an expression naming it, as an `isExpr` argument has.
+            self.decl_arg(t)?
         } else {
-            kids.iter()
-                .map(|k| k.e)
-                .find(|e| !e.is_none())
-                .unwrap_or(Eix::NONE)
+            Eix::NONE
         };
         if t > 0 {
             let p = &mut self.frames[t - 1];
@@ -357,6 +360,24 @@ impl Builder<'_> {
             p.targ_entries.push(ent);
         }
         Ok(())
+    }
+
+    /// The expression a declaration template argument stands for: a routine or variable
+    /// reference to the declaration (not an owned edge to it).
+    fn decl_arg(&mut self, t: usize) -> Result<Eix, IlError> {
+        let target = self.frame_ref(t)?;
+        if target.is_none() {
+            return Ok(Eix::NONE);
+        }
+        let ek = match self.il.kind(target) {
+            EntryKind::Routine => ExprKind::Routine,
+            EntryKind::Variable | EntryKind::Field | EntryKind::ParamType => ExprKind::Variable,
+            _ => return Ok(Eix::NONE),
+        };
+        let x = self.il.alloc_expr_node(ek)?;
+        let e = self.il.eix(x)?;
+        self.set_ref(e, F::EXPR_NODE_ENTITY, target)?;
+        Ok(e)
     }
 
     /// An attribute: its argument expressions.

@@ -1,0 +1,1054 @@
+//! Substitution against recorded instantiations: for every function and class template
+//! instantiation a front end recorded in the IL (an entry whose `template_info` names a
+//! template with a pattern), substitutes the instantiation's arguments into the pattern
+//! with [`Subst`] and compares the result with the instantiation the front end made:
+//!
+//! - (a) every substituted non-type parameter (an operation node of op
+//!   [`Op::SubstNttp`] whose `entity` is the parameter and whose operand is the front
+//!   end's replacement): the value and type [`Subst::copy_template_param_value_expr`]
+//!   gives a reference to the parameter, after folding and conversion to the substituted
+//!   parameter type;
+//! - (b) the declaration types: return and parameter types of routines, field types of
+//!   classes, local variable types of bodies ([`Subst::subst_type`]);
+//! - (c) whole bodies: each expression of the pattern's body, substituted, against the
+//!   expression at the same place in the instantiation's body, with
+//!   [`crate::compare::compare_expressions`] (substituting [`Subst::unfolded`], as clang
+//!   records) after both sides drop the conversions a pattern cannot hold (lvalue-to-
+//!   rvalue, no-op, decay and arithmetic conversions of dependent operands); the pattern's parameters, locals, routine and class members
+//!   are mapped to the instance's ([`Subst::map_entity`]). A pattern body holding a
+//!   dependent name lookup, or an expression the instance resolved to an overloaded
+//!   operator, is out of scope: which function is called is overload resolution, the
+//!   front end's business.
+//!
+//! Every comparison lands in a [`Tally`]: agreements, differences by named class, and
+//! cases out of scope by named class. Nothing is printed; the CLI prints the report.
+//!
+//! # Invariants and cost
+//! The check allocates the substituted copies in the world it is given (constants go
+//! through a fresh [`ConstantSharing`]); the world's existing entries are not changed.
+//! Time is linear in the instantiations' sizes; all walks use explicit stacks.
+
+use super::{Binding, DataModel, Subst, TemplateArgs};
+use crate::il::kinds::rf;
+use crate::il::{fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, Op, TypeKind};
+use crate::share::ConstantSharing;
+use ahash::{AHashMap, AHashSet};
+use std::collections::BTreeMap;
+
+/// Agreement counts of one part of the check.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Items compared.
+    pub checked: u64,
+    /// Items where substitution agrees with the recorded instantiation.
+    pub agree: u64,
+    /// Disagreements, by class.
+    pub differences: BTreeMap<&'static str, u64>,
+    /// Items not compared, by the reason they are out of scope.
+    pub out_of_scope: BTreeMap<&'static str, u64>,
+}
+
+impl Tally {
+    fn agree(&mut self) {
+        self.checked += 1;
+        self.agree += 1;
+    }
+
+    fn differ(&mut self, class: &'static str) {
+        self.checked += 1;
+        *self.differences.entry(class).or_default() += 1;
+    }
+
+    fn skip(&mut self, class: &'static str) {
+        *self.out_of_scope.entry(class).or_default() += 1;
+    }
+
+    fn record(&mut self, r: Result<(), Outcome>) {
+        match r {
+            Ok(()) => self.agree(),
+            Err(Outcome::Differ(c)) => self.differ(c),
+            Err(Outcome::Skip(c)) => self.skip(c),
+        }
+    }
+
+    /// Agreements over compared items, in percent (100 when nothing was compared).
+    pub fn percent(&self) -> f64 {
+        if self.checked == 0 {
+            100.0
+        } else {
+            self.agree as f64 * 100.0 / self.checked as f64
+        }
+    }
+
+    /// Adds `o`'s counts to these.
+    pub fn add(&mut self, o: &Tally) {
+        self.checked += o.checked;
+        self.agree += o.agree;
+        for (k, v) in &o.differences {
+            *self.differences.entry(k).or_default() += v;
+        }
+        for (k, v) in &o.out_of_scope {
+            *self.out_of_scope.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// The result of [`check_instantiations`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InstantiationReport {
+    /// Routine instantiations (function templates and members of class templates)
+    /// paired with their pattern.
+    pub routines: u64,
+    /// Class template instantiations paired with their pattern.
+    pub classes: u64,
+    /// Instantiations left out whole, by reason (their items are not counted below).
+    pub instantiations_out_of_scope: BTreeMap<&'static str, u64>,
+    /// (a) substituted non-type template parameters: value and type.
+    pub nttp: Tally,
+    /// (b) declaration types: returns, parameters, fields, locals.
+    pub decl_types: Tally,
+    /// (c) whole bodies.
+    pub bodies: Tally,
+}
+
+enum Outcome {
+    Differ(&'static str),
+    Skip(&'static str),
+}
+
+// Difference and out-of-scope classes (the names the report prints).
+const PACK: &str = "parameter pack";
+const ARG_COUNT: &str = "argument count differs from parameter count";
+const TEMPLATE_TEMPLATE: &str = "template template parameter";
+const EXPR_ARG: &str = "non-type argument that is not a constant or a declaration";
+const PARTIAL: &str = "partial specialization pattern (clang's JSON does not name it)";
+const DEPENDENT_TYPE: &str = "dependent type (member of a parameter, decltype)";
+const UNBOUND: &str = "template parameter left unbound";
+const SPEC_NAMED: &str = "class template specialization named through parameters";
+const ARRAY_BOUND: &str = "array bound";
+const CONCRETE_PATTERN: &str =
+    "pattern type holds no parameter (the importer resolved a dependent spelling to a concrete type)";
+const INSTANCE_PARAM: &str =
+    "instance type holds a template parameter (the importer left it unresolved)";
+const INJECTED: &str =
+    "instance spells the injected class name (the importer resolves it to the pattern)";
+const DEPENDENT_BOUND: &str =
+    "array bound is a dependent expression (the importer keeps the spelling, not the bound)";
+const SPEC_RESOLVED: &str =
+    "pattern names another specialization of the template (the importer resolved a dependent template-id)";
+const TYPE_OTHER: &str = "type differs";
+const PARAM_COUNT: &str = "parameter count differs";
+const LOCALS: &str = "local variables differ";
+const NO_PARAM: &str = "substituted parameter not recorded";
+const VALUE: &str = "value differs";
+const NTTP_TYPE: &str = "type of the value differs";
+const NOT_CONST: &str = "replacement is not a constant";
+const DEPENDENT_LOOKUP: &str = "dependent name lookup (overload resolution)";
+const NO_BODY: &str = "no body";
+const SHAPE: &str = "statement structure differs";
+const EXPR_DIFF: &str = "expression differs";
+const LAMBDA: &str = "lambda in body";
+const OVERLOADED: &str =
+    "instance calls an overloaded operator, constructor or conversion function (overload resolution)";
+const DISCARDED: &str = "local of a discarded branch (if constexpr), not in the instantiation";
+const OUTSIDE: &str = "outside the bodies of paired routine instantiations";
+
+/// One instantiation paired with its pattern.
+struct Pair {
+    pattern: Eix,
+    instance: Eix,
+    args: TemplateArgs,
+    /// The enclosing class instantiation's members: (pattern's, instance's).
+    members: Vec<(Eix, Eix)>,
+}
+
+/// What the check knows of the world's templates.
+struct Index {
+    /// Template parameter types by name (the clang importer interns them by name).
+    tparam_types: AHashMap<Vec<u8>, Vec<Eix>>,
+    /// The class type whose scope lists a routine.
+    class_of: AHashMap<Eix, Eix>,
+    /// Names of templates that have partial specializations (template kind 6).
+    partial: AHashSet<Vec<u8>>,
+    /// Types that are the pattern of a class template.
+    class_patterns: AHashSet<Eix>,
+    /// The `bool` type, if the world has one (C++).
+    bool_type: Option<Eix>,
+}
+
+impl Index {
+    fn new(il: &Il) -> Index {
+        let mut tparam_types: AHashMap<Vec<u8>, Vec<Eix>> = AHashMap::new();
+        let mut class_of = AHashMap::new();
+        for t in il.kind_list(EntryKind::Type) {
+            let k = il.ty(t).type_kind();
+            if k == TypeKind::TemplateParam {
+                tparam_types.entry(il.name(t).to_vec()).or_default().push(t);
+            } else if k.is_class() {
+                if let Some(s) = il.child_eix(t, F::TYPE_SCOPE) {
+                    for &r in il.list_eix(s, F::SCOPE_ROUTINES) {
+                        class_of.entry(r).or_insert(t);
+                    }
+                }
+            }
+        }
+        let mut partial = AHashSet::new();
+        let mut class_patterns = AHashSet::new();
+        for t in il.kind_list(EntryKind::Template) {
+            if il.template(t).template_kind() == 6 {
+                partial.insert(il.name(t).to_vec());
+            }
+            if let Some(p) = il.child_eix(t, F::TEMPLATE_PATTERN) {
+                if il.kind(p) == EntryKind::Type {
+                    class_patterns.insert(p);
+                }
+            }
+        }
+        let bool_type = il
+            .kind_list(EntryKind::Type)
+            .find(|&t| il.ty(t).type_kind() == TypeKind::Integer && il.name(t) == b"bool");
+        Index {
+            bool_type,
+            tparam_types,
+            class_of,
+            partial,
+            class_patterns,
+        }
+    }
+}
+
+/// Checks ilkit's substitution against every instantiation recorded in `il` (see the
+/// module documentation): (a) substituted non-type parameters, (b) declaration types,
+/// (c) bodies.
+///
+/// # Errors
+/// Stale entries or allocation failures while substituting; a world that passes
+/// [`Il::verify`] gives none.
+pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError> {
+    let ix = Index::new(il);
+    let mut rep = InstantiationReport::default();
+    let mut sharing = ConstantSharing::new();
+    let mut routine_pairs: Vec<Pair> = Vec::new();
+    let mut class_args: AHashMap<Eix, TemplateArgs> = AHashMap::new();
+    let mut class_members: AHashMap<Eix, Vec<(Eix, Eix)>> = AHashMap::new();
+    // Class template instantiations.
+    let types: Vec<Eix> = il.kind_list(EntryKind::Type).collect();
+    for s in types {
+        if !il.ty(s).type_kind().is_class() {
+            continue;
+        }
+        let Some((tmpl, pattern, info)) = instance_of(il, il.child_eix(s, F::TYPE_TEMPLATE_INFO))
+        else {
+            continue;
+        };
+        if il.kind(pattern) != EntryKind::Type || pattern == s {
+            continue;
+        }
+        let args = match bind(il, &ix, tmpl, info, None)? {
+            Ok(a) => a,
+            Err(why) => {
+                *rep.instantiations_out_of_scope.entry(why).or_default() += 1;
+                continue;
+            }
+        };
+        let pf: Vec<Eix> = il.list_eix(pattern, F::TYPE_FIELDS).to_vec();
+        let sf: Vec<Eix> = il.list_eix(s, F::TYPE_FIELDS).to_vec();
+        let names = |v: &[Eix]| v.iter().map(|&f| il.name(f).to_vec()).collect::<Vec<_>>();
+        if ix.partial.contains(il.name(tmpl)) && names(&pf) != names(&sf) {
+            *rep.instantiations_out_of_scope.entry(PARTIAL).or_default() += 1;
+            continue;
+        }
+        rep.classes += 1;
+        let mut args = args;
+        // The injected class name: the pattern stands for this instance.
+        args.bind_type(il.id_of(pattern), Binding::Type(il.id_of(s)));
+        class_args.insert(s, args.clone());
+        let mut subst = Subst::new(il, &args, DataModel::default(), &mut sharing)?;
+        // Fields by name.
+        for &f in &sf {
+            let Some(&p) = pf.iter().find(|&&p| il.name(p) == il.name(f)) else {
+                rep.decl_types.differ(TYPE_OTHER);
+                continue;
+            };
+            let (pt, it) = (
+                il.child_eix(p, F::FIELD_TYPE),
+                il.child_eix(f, F::FIELD_TYPE),
+            );
+            let r = check_type(il, &ix, &mut subst, pt, it)?;
+            rep.decl_types.record(r);
+        }
+        // Member routines without arguments of their own: the pattern's routine of the
+        // same name and parameter count.
+        let (Some(ps), Some(ss)) = (
+            il.child_eix(pattern, F::TYPE_SCOPE),
+            il.child_eix(s, F::TYPE_SCOPE),
+        ) else {
+            continue;
+        };
+        let mut used = AHashSet::new();
+        let mut members: Vec<(Eix, Eix)> = Vec::new();
+        for &f in &sf {
+            if let Some(&p) = pf.iter().find(|&&p| il.name(p) == il.name(f)) {
+                members.push((p, f));
+            }
+        }
+        let first_pair = routine_pairs.len();
+        for &r in il.list_eix(ss, F::SCOPE_ROUTINES) {
+            if il.child_eix(r, F::ROUTINE_TEMPLATE_INFO).is_some()
+                || il.routine(r).decl_flags() & rf::IMPLICIT != 0
+            {
+                continue;
+            }
+            let n = il.list_eix(r, F::ROUTINE_PARAMS).len();
+            let found = il
+                .list_eix(ps, F::SCOPE_ROUTINES)
+                .iter()
+                .copied()
+                .find(|&p| {
+                    !used.contains(&p)
+                        && il.name(p) == il.name(r)
+                        && il.list_eix(p, F::ROUTINE_PARAMS).len() == n
+                });
+            if let Some(p) = found {
+                used.insert(p);
+                members.push((p, r));
+                routine_pairs.push(Pair {
+                    pattern: p,
+                    instance: r,
+                    args: args.clone(),
+                    members: Vec::new(),
+                });
+            }
+        }
+        for pair in &mut routine_pairs[first_pair..] {
+            pair.members = members.clone();
+        }
+        class_members.insert(s, members);
+    }
+    // Function template instantiations (members of class instantiations take the
+    // class's arguments too).
+    let routines: Vec<Eix> = il.kind_list(EntryKind::Routine).collect();
+    for r in routines {
+        let Some((tmpl, pattern, info)) =
+            instance_of(il, il.child_eix(r, F::ROUTINE_TEMPLATE_INFO))
+        else {
+            continue;
+        };
+        if il.kind(pattern) != EntryKind::Routine || pattern == r {
+            continue;
+        }
+        let class = ix.class_of.get(&r);
+        let outer = class.and_then(|c| class_args.get(c));
+        match bind(il, &ix, tmpl, info, outer)? {
+            Ok(args) => routine_pairs.push(Pair {
+                pattern,
+                instance: r,
+                args,
+                members: class
+                    .and_then(|c| class_members.get(c))
+                    .cloned()
+                    .unwrap_or_default(),
+            }),
+            Err(why) => *rep.instantiations_out_of_scope.entry(why).or_default() += 1,
+        }
+    }
+    rep.routines = routine_pairs.len() as u64;
+    let all = il
+        .kind_list(EntryKind::ExprNode)
+        .filter(|&e| is_subst_nttp(il, e))
+        .count() as u64;
+    for pair in &routine_pairs {
+        check_routine(il, &ix, pair, &mut sharing, &mut rep)?;
+    }
+    // Substituted parameters outside every paired routine body.
+    let seen = rep.nttp.checked + rep.nttp.out_of_scope.values().sum::<u64>();
+    if all > seen {
+        *rep.nttp.out_of_scope.entry(OUTSIDE).or_default() += all - seen;
+    }
+    Ok(rep)
+}
+
+/// The template, its pattern and the info of an instantiation's `template_info`.
+fn instance_of(il: &Il, info: Option<Eix>) -> Option<(Eix, Eix, Eix)> {
+    let info = info?;
+    let tmpl = il.ref_eix(info, F::TEMPLATE_INFO_TEMPLATE)?;
+    if il.kind(tmpl) != EntryKind::Template {
+        return None;
+    }
+    let pattern = il.child_eix(tmpl, F::TEMPLATE_PATTERN)?;
+    Some((tmpl, pattern, info))
+}
+
+/// The arguments of `info` bound to `tmpl`'s parameters (by depth and position, and
+/// type parameters by their type entries), on top of `outer`; or why not.
+fn bind(
+    il: &mut Il,
+    ix: &Index,
+    tmpl: Eix,
+    info: Eix,
+    outer: Option<&TemplateArgs>,
+) -> Result<Result<TemplateArgs, &'static str>, IlError> {
+    let params: Vec<Eix> = il.list_eix(tmpl, F::TEMPLATE_PARAMS).to_vec();
+    let args: Vec<Eix> = il.list_eix(info, F::TEMPLATE_INFO_ARGS).to_vec();
+    let mut out = outer.cloned().unwrap_or_default();
+    if params.iter().any(|&p| il.template_param(p).is_pack()) {
+        return Ok(Err(PACK));
+    }
+    if params.len() != args.len() {
+        return Ok(Err(ARG_COUNT));
+    }
+    for (&p, &a) in params.iter().zip(&args) {
+        let tp = il.template_param(p);
+        let (d, pos, pk) = (tp.depth(), tp.position(), tp.param_kind());
+        let b = match (pk, il.kind(a)) {
+            (0, EntryKind::Type) => {
+                let b = Binding::Type(il.id_of(a));
+                let canonical = format!("type-parameter-{d}-{pos}").into_bytes();
+                for name in [il.name(p).to_vec(), canonical] {
+                    for &t in ix.tparam_types.get(&name).into_iter().flatten() {
+                        out.bind_type(il.id_of(t), b.clone());
+                    }
+                }
+                b
+            }
+            (1, EntryKind::Constant) => Binding::Value(il.id_of(a)),
+            (1, EntryKind::ExprNode) => match value_arg(il, a)? {
+                Some(c) => Binding::Value(il.id_of(c)),
+                None => return Ok(Err(EXPR_ARG)),
+            },
+            (2, _) => return Ok(Err(TEMPLATE_TEMPLATE)),
+            _ => return Ok(Err(EXPR_ARG)),
+        };
+        out.bind(d, pos, b);
+    }
+    Ok(Ok(out))
+}
+
+/// The constant a non-type argument given as an expression stands for: its constant, or
+/// the address of the routine or variable it names (an address constant, sub-kind 0).
+fn value_arg(il: &mut Il, a: Eix) -> Result<Option<Eix>, IlError> {
+    let x = il.expr(a);
+    match x.expr_kind() {
+        ExprKind::Constant => Ok(il.child_eix(a, F::EXPR_NODE_CONSTANT)),
+        ExprKind::Routine | ExprKind::Variable => {
+            let Some(target) = il.ref_eix(a, F::EXPR_NODE_ENTITY) else {
+                return Ok(None);
+            };
+            let c = il.alloc_local_constant(ConstantKind::Address)?;
+            il.set_child(c, F::CONSTANT_OPERAND, Some(il.id_of(target)))?;
+            Ok(Some(il.eix(c)?))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// (a), (b) and (c) for one routine pair.
+fn check_routine(
+    il: &mut Il,
+    ix: &Index,
+    pair: &Pair,
+    sharing: &mut ConstantSharing,
+    rep: &mut InstantiationReport,
+) -> Result<(), IlError> {
+    let (p, r) = (pair.pattern, pair.instance);
+    let mut subst = Subst::new(il, &pair.args, DataModel::default(), sharing)?;
+    // C++: comparisons give bool.
+    subst.bool_type = ix.bool_type;
+    // The instance's declarations stand for the pattern's: the routine itself, the
+    // class's members, parameters and locals (below).
+    subst.map_entity(p, r);
+    for &(a, b) in &pair.members {
+        subst.map_entity(a, b);
+    }
+    // (b) return and parameter types.
+    let (pr, rr) = (
+        il.child_eix(p, F::ROUTINE_RETURN_TYPE),
+        il.child_eix(r, F::ROUTINE_RETURN_TYPE),
+    );
+    let res = check_type(il, ix, &mut subst, pr, rr)?;
+    rep.decl_types.record(res);
+    let pp: Vec<Eix> = il.list_eix(p, F::ROUTINE_PARAMS).to_vec();
+    let rp: Vec<Eix> = il.list_eix(r, F::ROUTINE_PARAMS).to_vec();
+    if pp.iter().any(|&x| il.param_type(x).is_pack()) {
+        rep.decl_types.skip(PACK);
+    } else if pp.len() != rp.len() {
+        rep.decl_types.differ(PARAM_COUNT);
+    } else {
+        for (&a, &b) in pp.iter().zip(&rp) {
+            subst.map_entity(a, b);
+            let (ta, tb) = (
+                il.child_eix(a, F::PARAM_TYPE_TYPE),
+                il.child_eix(b, F::PARAM_TYPE_TYPE),
+            );
+            let res = check_type(il, ix, &mut subst, ta, tb)?;
+            rep.decl_types.record(res);
+        }
+    }
+    let pscope = il.child_eix(p, F::ROUTINE_BODY_SCOPE);
+    let rscope = il.child_eix(r, F::ROUTINE_BODY_SCOPE);
+    let (Some(ps), Some(rs)) = (pscope, rscope) else {
+        if rscope.is_some() {
+            rep.bodies.skip(NO_BODY);
+        }
+        return Ok(());
+    };
+    // (b) local variables: each of the instance's, in declaration order, with the next
+    // pattern local of its name (locals of an `if constexpr` branch the instantiation
+    // discarded have no counterpart).
+    let pv: Vec<Eix> = il.list_eix(ps, F::SCOPE_VARIABLES).to_vec();
+    let rv: Vec<Eix> = il.list_eix(rs, F::SCOPE_VARIABLES).to_vec();
+    let mut next = 0;
+    let mut pairs = Vec::with_capacity(rv.len());
+    for &b in &rv {
+        match pv[next..].iter().position(|&a| il.name(a) == il.name(b)) {
+            Some(k) => {
+                pairs.push((pv[next + k], b));
+                next += k + 1;
+            }
+            None => {
+                pairs.clear();
+                break;
+            }
+        }
+    }
+    if pairs.len() != rv.len() {
+        rep.decl_types.differ(LOCALS);
+    } else {
+        for _ in 0..pv.len() - pairs.len() {
+            rep.decl_types.skip(DISCARDED);
+        }
+        for (a, b) in pairs {
+            subst.map_entity(a, b);
+            let (ta, tb) = (
+                il.child_eix(a, F::VARIABLE_TYPE),
+                il.child_eix(b, F::VARIABLE_TYPE),
+            );
+            let res = check_type(il, ix, &mut subst, ta, tb)?;
+            rep.decl_types.record(res);
+        }
+    }
+    // (a) substituted non-type parameters of the instantiation's body.
+    for x in body_exprs(il, rs) {
+        if is_subst_nttp(il, x) {
+            let res = check_nttp(il, &mut subst, x)?;
+            rep.nttp.record(res);
+        }
+    }
+    // (c) the whole body.
+    let (Some(pb), Some(rb)) = (
+        il.child_eix(ps, F::SCOPE_BLOCK),
+        il.child_eix(rs, F::SCOPE_BLOCK),
+    ) else {
+        rep.bodies.skip(NO_BODY);
+        return Ok(());
+    };
+    // clang records bodies unfolded.
+    subst.unfolded = true;
+    let res = check_body(il, &mut subst, ps, pb, rb)?;
+    rep.bodies.record(res);
+    Ok(())
+}
+
+/// Whether the tree at `e` names a routine called `operator...` (an overloaded operator
+/// the front end chose), constructs an object or converts through a constructor or a
+/// conversion function (clang's cast codes 12 and 13): what overload resolution chose.
+fn calls_operator(il: &Il, e: Eix) -> bool {
+    let mut stack = vec![e];
+    let mut n = 0;
+    while let Some(x) = stack.pop() {
+        n += 1;
+        if n > 1 << 20 || il.kind(x) != EntryKind::ExprNode {
+            continue;
+        }
+        if let Some(r) = il.ref_eix(x, F::EXPR_NODE_ENTITY) {
+            if il.kind(r) == EntryKind::Routine && il.name(r).starts_with(b"operator") {
+                return true;
+            }
+        }
+        let ex = il.expr(x);
+        if ex.expr_kind() == ExprKind::Operation
+            && (ex.op() == Op::Construct || (ex.op() == Op::Cast && matches!(ex.op2(), 12 | 13)))
+        {
+            // A constructor or conversion function chosen for a conversion.
+            return true;
+        }
+        stack.extend(il.list_eix(x, F::EXPR_NODE_OPERANDS));
+    }
+    false
+}
+
+fn is_subst_nttp(il: &Il, x: Eix) -> bool {
+    let e = il.expr(x);
+    e.expr_kind() == ExprKind::Operation && e.op() == Op::SubstNttp
+}
+
+/// The expression nodes under a body scope (statements, nested scopes, variables and
+/// their initializers; not types, not nested routines).
+fn body_exprs(il: &Il, scope: Eix) -> Vec<Eix> {
+    let mut out = Vec::new();
+    let mut seen = AHashSet::new();
+    let mut stack = vec![scope];
+    while let Some(e) = stack.pop() {
+        if e.is_none() || !seen.insert(e) {
+            continue;
+        }
+        match il.kind(e) {
+            EntryKind::Type | EntryKind::Routine | EntryKind::Template => continue,
+            EntryKind::ExprNode => out.push(e),
+            _ => {}
+        }
+        stack.extend(il.children(e).iter().rev().copied());
+    }
+    out
+}
+
+/// (b) for one declaration: the pattern's type substituted against the instance's.
+fn check_type(
+    il: &mut Il,
+    ix: &Index,
+    subst: &mut Subst<'_>,
+    pattern: Option<Eix>,
+    instance: Option<Eix>,
+) -> Result<Result<(), Outcome>, IlError> {
+    if let Some(why) = pattern.and_then(|t| dependent_class(il, t)) {
+        return Ok(Err(Outcome::Skip(why)));
+    }
+    let ours = subst.subst_type(il, pattern)?;
+    if same_type(il, ours, instance) {
+        return Ok(Ok(()));
+    }
+    if has_dependent_bound(il, pattern) && same_type_with(il, ours, instance, true) {
+        // The element types agree; the bound is an expression the IL does not hold.
+        return Ok(Err(Outcome::Skip(DEPENDENT_BOUND)));
+    }
+    let d = if ours == pattern {
+        // Substitution is the identity here: the import made the pattern's type concrete.
+        CONCRETE_PATTERN
+    } else if has_param(il, instance) {
+        INSTANCE_PARAM
+    } else {
+        type_difference(il, ix, ours, instance)
+    };
+    Ok(Err(Outcome::Differ(d)))
+}
+
+/// Why a pattern type cannot be substituted here: a dependent member type or decltype
+/// (the importer keeps those as one `<dependent type>` parameter type).
+fn dependent_class(il: &Il, t: Eix) -> Option<&'static str> {
+    let mut stack = vec![t];
+    let mut n = 0;
+    while let Some(t) = stack.pop() {
+        n += 1;
+        if n > 4096 || il.kind(t) != EntryKind::Type {
+            continue;
+        }
+        let ty = il.ty(t);
+        if ty.type_kind() == TypeKind::TemplateParam && il.name(t) == b"<dependent type>" {
+            return Some(DEPENDENT_TYPE);
+        }
+        stack.extend(il.child_eix(t, F::TYPE_BASE_TYPE));
+        if let Some(s) = il.child_eix(t, F::TYPE_ROUTINE_SUPPLEMENT) {
+            for &p in il.list_eix(s, F::ROUTINE_TYPE_SUPPLEMENT_PARAMS) {
+                stack.extend(il.child_eix(p, F::PARAM_TYPE_TYPE));
+            }
+        }
+    }
+    None
+}
+
+/// Whether a type's chain holds a template parameter type.
+fn has_param(il: &Il, t: Option<Eix>) -> bool {
+    let mut cur = t;
+    for _ in 0..4096 {
+        let Some(t) = cur else { return false };
+        let Some(ty) = il.as_ty(t) else { return false };
+        if ty.type_kind() == TypeKind::TemplateParam {
+            return true;
+        }
+        cur = il.child_eix(t, F::TYPE_BASE_TYPE);
+    }
+    false
+}
+
+/// Whether a pattern type holds an array whose bound is not a constant (clang's
+/// dependent-sized array: `T v[N]`, `int r[M * 4]`).
+fn has_dependent_bound(il: &Il, t: Option<Eix>) -> bool {
+    let mut cur = t;
+    for _ in 0..4096 {
+        let Some(t) = cur else { return false };
+        if il.kind(t) != EntryKind::Type {
+            return false;
+        }
+        if il.ty(t).type_kind() == TypeKind::Array && il.child_eix(t, F::TYPE_ARRAY_BOUND).is_none()
+        {
+            return true;
+        }
+        cur = il.child_eix(t, F::TYPE_BASE_TYPE);
+    }
+    false
+}
+
+/// The class of a type disagreement.
+fn type_difference(il: &Il, ix: &Index, ours: Option<Eix>, theirs: Option<Eix>) -> &'static str {
+    let mut cur = ours;
+    let mut theirs = theirs;
+    for _ in 0..4096 {
+        let Some(t) = cur else { break };
+        if il.kind(t) != EntryKind::Type {
+            break;
+        }
+        let t = strip(il, t).0;
+        let k = il.ty(t).type_kind();
+        if k == TypeKind::TemplateParam {
+            return UNBOUND;
+        }
+        if ix.class_patterns.contains(&t) {
+            return SPEC_NAMED;
+        }
+        if theirs.is_some_and(|x| ix.class_patterns.contains(&strip(il, x).0)) {
+            return INJECTED;
+        }
+        if let Some(o) = theirs.map(|x| strip(il, x).0) {
+            let (a, b) = (
+                il.child_eix(t, F::TYPE_TEMPLATE_INFO),
+                il.child_eix(o, F::TYPE_TEMPLATE_INFO),
+            );
+            if let (Some(a), Some(b)) = (a, b) {
+                let same = il.ref_eix(a, F::TEMPLATE_INFO_TEMPLATE)
+                    == il.ref_eix(b, F::TEMPLATE_INFO_TEMPLATE);
+                if o != t && same {
+                    return SPEC_RESOLVED;
+                }
+            }
+        }
+        if k == TypeKind::Array {
+            let other = theirs.map(|x| strip(il, x).0);
+            if other.is_some_and(|o| il.as_ty(o).is_some_and(|o| o.type_kind() == k)) {
+                let (a, b) = (il.ty(t).size(), other.map_or(0, |o| il.ty(o).size()));
+                let ea = il.child_eix(t, F::TYPE_BASE_TYPE);
+                let eb = other.and_then(|o| il.child_eix(o, F::TYPE_BASE_TYPE));
+                if a != b && same_type(il, ea, eb) {
+                    return ARRAY_BOUND;
+                }
+            }
+        }
+        cur = il.child_eix(t, F::TYPE_BASE_TYPE);
+        theirs = theirs.and_then(|x| il.child_eix(strip(il, x).0, F::TYPE_BASE_TYPE));
+    }
+    TYPE_OTHER
+}
+
+/// `t` without typerefs, and the qualifiers they carried.
+fn strip(il: &Il, mut t: Eix) -> (Eix, u8) {
+    let mut q = 0u8;
+    for _ in 0..64 {
+        let Some(ty) = il.as_ty(t) else { break };
+        if ty.type_kind() != TypeKind::Typeref {
+            break;
+        }
+        q |= ty.qualifiers();
+        match il.child_eix(t, F::TYPE_BASE_TYPE) {
+            Some(b) => t = b,
+            None => break,
+        }
+    }
+    let own = il.as_ty(t).map_or(0, |x| x.qualifiers());
+    (t, q | own)
+}
+
+/// Type identity up to typedefs: the same kind, qualifiers (wherever a typedef put them),
+/// size, integer kind and format all along the chain; classes and enums (integers of
+/// format 1) the same entry
+/// or the same non-empty name; routine types by return and parameter types.
+pub fn same_type(il: &Il, a: Option<Eix>, b: Option<Eix>) -> bool {
+    same_type_with(il, a, b, false)
+}
+
+/// [`same_type`], where `loose_bounds` lets an array without a bound constant match an
+/// array of any size.
+fn same_type_with(il: &Il, a: Option<Eix>, b: Option<Eix>, loose_bounds: bool) -> bool {
+    let mut stack = vec![(a, b)];
+    let mut steps = 0;
+    while let Some((a, b)) = stack.pop() {
+        steps += 1;
+        if steps > 1 << 16 {
+            return false;
+        }
+        let (x, y) = match (a, b) {
+            (None, None) => continue,
+            (Some(x), Some(y)) if x == y => continue,
+            (Some(x), Some(y)) => (x, y),
+            _ => return false,
+        };
+        if il.kind(x) != EntryKind::Type || il.kind(y) != EntryKind::Type {
+            return false;
+        }
+        let ((x, qx), (y, qy)) = (strip(il, x), strip(il, y));
+        if x == y && qx == qy {
+            continue;
+        }
+        let (tx, ty) = (il.ty(x), il.ty(y));
+        let k = tx.type_kind();
+        if k != ty.type_kind()
+            || qx != qy
+            || tx.int_kind() != ty.int_kind()
+            || tx.format() != ty.format()
+        {
+            return false;
+        }
+        if k.is_class() || (k == TypeKind::Integer && tx.format() == 1) {
+            if il.name(x).is_empty() || il.name(x) != il.name(y) {
+                return false;
+            }
+            continue;
+        }
+        let unbounded = k == TypeKind::Array
+            && (il.child_eix(x, F::TYPE_ARRAY_BOUND).is_none()
+                || il.child_eix(y, F::TYPE_ARRAY_BOUND).is_none());
+        let bounds = (
+            il.child_eix(x, F::TYPE_ARRAY_BOUND)
+                .map(|c| il.constant(c).value()),
+            il.child_eix(y, F::TYPE_ARRAY_BOUND)
+                .map(|c| il.constant(c).value()),
+        );
+        let sized = match (k, bounds) {
+            // Arrays: the same bound (the size follows from it and the element).
+            (TypeKind::Array, (Some(a), Some(b))) => a == b,
+            (TypeKind::Routine, _) => true,
+            _ => tx.size() == ty.size() || (loose_bounds && unbounded),
+        };
+        if !sized {
+            return false;
+        }
+        if k == TypeKind::Routine {
+            let params = |t: Eix| {
+                il.child_eix(t, F::TYPE_ROUTINE_SUPPLEMENT)
+                    .map(|s| il.list_eix(s, F::ROUTINE_TYPE_SUPPLEMENT_PARAMS).to_vec())
+                    .unwrap_or_default()
+            };
+            let (px, py) = (params(x), params(y));
+            if px.len() != py.len() {
+                return false;
+            }
+            for (&p, &q) in px.iter().zip(&py) {
+                stack.push((
+                    il.child_eix(p, F::PARAM_TYPE_TYPE),
+                    il.child_eix(q, F::PARAM_TYPE_TYPE),
+                ));
+            }
+        }
+        stack.push((
+            il.child_eix(x, F::TYPE_BASE_TYPE),
+            il.child_eix(y, F::TYPE_BASE_TYPE),
+        ));
+    }
+    true
+}
+
+/// What a value expression designates: an integer or floating value, or an entity
+/// whose address it is.
+#[derive(Debug, PartialEq)]
+enum Designated {
+    Value(i64),
+    Address(Eix),
+}
+
+/// The value an expression holds, through conversions: a constant's value, an address
+/// constant's entity, `&entity`.
+fn designated(il: &Il, mut e: Eix) -> Option<Designated> {
+    for _ in 0..64 {
+        if il.kind(e) != EntryKind::ExprNode {
+            return None;
+        }
+        let x = il.expr(e);
+        let ops = il.list_eix(e, F::EXPR_NODE_OPERANDS);
+        match (x.expr_kind(), x.op()) {
+            (ExprKind::Constant, _) => {
+                let c = il.child_eix(e, F::EXPR_NODE_CONSTANT)?;
+                let ct = il.constant(c);
+                return match ct.constant_kind() {
+                    ConstantKind::Integer | ConstantKind::Float => {
+                        Some(Designated::Value(ct.value()))
+                    }
+                    ConstantKind::Address => il
+                        .child_eix(c, F::CONSTANT_OPERAND)
+                        .map(Designated::Address),
+                    _ => None,
+                };
+            }
+            (ExprKind::Operation, Op::Cast | Op::ImplicitConv | Op::Paren) if ops.len() == 1 => {
+                e = ops[0]
+            }
+            (ExprKind::Operation, Op::AddrOf) if ops.len() == 1 => {
+                return il
+                    .ref_eix(ops[0], F::EXPR_NODE_ENTITY)
+                    .map(Designated::Address);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// (a) for one substituted parameter `x`: a reference to its parameter, substituted,
+/// against clang's replacement (value) and the substitution node (type).
+fn check_nttp(il: &mut Il, subst: &mut Subst<'_>, x: Eix) -> Result<Result<(), Outcome>, IlError> {
+    let Some(p) = il.ref_eix(x, F::EXPR_NODE_ENTITY) else {
+        return Ok(Err(Outcome::Differ(NO_PARAM)));
+    };
+    if il.kind(p) != EntryKind::TemplateParam {
+        return Ok(Err(Outcome::Differ(NO_PARAM)));
+    }
+    let tp = il.template_param(p);
+    if subst.args.get(tp.depth(), tp.position()).is_none() {
+        return Ok(Err(Outcome::Differ(UNBOUND)));
+    }
+    // The pattern's reference to the parameter.
+    let r = il.alloc_expr_node(ExprKind::Variable)?;
+    il.set_ref(r, F::EXPR_NODE_ENTITY, Some(il.id_of(p)))?;
+    let pt = il.child_eix(p, F::TEMPLATE_PARAM_TYPE);
+    il.set_child(r, F::EXPR_NODE_TYPE, pt.map(|t| il.id_of(t)))?;
+    let r = il.eix(r)?;
+    let ours = subst.copy_template_param_value_expr(il, r)?;
+    let Some(repl) = il.list_eix(x, F::EXPR_NODE_OPERANDS).first().copied() else {
+        return Ok(Err(Outcome::Differ(NOT_CONST)));
+    };
+    let theirs = designated(il, repl);
+    if theirs.is_none() {
+        return Ok(Err(Outcome::Differ(NOT_CONST)));
+    }
+    if designated(il, ours) != theirs {
+        return Ok(Err(Outcome::Differ(VALUE)));
+    }
+    let (a, b) = (
+        il.child_eix(ours, F::EXPR_NODE_TYPE),
+        il.child_eix(x, F::EXPR_NODE_TYPE),
+    );
+    if !same_type(il, a, b) {
+        return Ok(Err(Outcome::Differ(NTTP_TYPE)));
+    }
+    Ok(Ok(()))
+}
+
+/// (c) for one body: statement structure in step, each pattern expression substituted
+/// and compared with the instance's.
+fn check_body(
+    il: &mut Il,
+    subst: &mut Subst<'_>,
+    pscope: Eix,
+    pb: Eix,
+    rb: Eix,
+) -> Result<Result<(), Outcome>, IlError> {
+    let pexprs = body_exprs(il, pscope);
+    for &e in &pexprs {
+        let x = il.expr(e);
+        if x.expr_kind() == ExprKind::Lambda {
+            return Ok(Err(Outcome::Skip(LAMBDA)));
+        }
+        let dependent =
+            x.expr_kind() == ExprKind::Operation && matches!(x.op(), Op::Dependent | Op::Other);
+        let unresolved = il
+            .ref_eix(e, F::EXPR_NODE_ENTITY)
+            .is_some_and(|t| il.kind(t) == EntryKind::NameReference);
+        if dependent || unresolved {
+            return Ok(Err(Outcome::Skip(DEPENDENT_LOOKUP)));
+        }
+    }
+    let mut cmp = crate::compare::Comparer::new();
+    let mut stack = vec![(pb, rb)];
+    while let Some((a, b)) = stack.pop() {
+        let (ka, kb) = (il.kind(a), il.kind(b));
+        if ka != kb {
+            return Ok(Err(Outcome::Differ(SHAPE)));
+        }
+        match ka {
+            EntryKind::Statement => {
+                if il.statement(a).stmt_kind() != il.statement(b).stmt_kind() {
+                    return Ok(Err(Outcome::Differ(SHAPE)));
+                }
+                let ca: Vec<Eix> = il.children(a).to_vec();
+                let cb: Vec<Eix> = il.children(b).to_vec();
+                if ca.len() != cb.len() {
+                    return Ok(Err(Outcome::Differ(SHAPE)));
+                }
+                for (&x, &y) in ca.iter().zip(&cb).rev() {
+                    match (x.is_none(), y.is_none()) {
+                        (true, true) => {}
+                        (false, false) => stack.push((x, y)),
+                        _ => return Ok(Err(Outcome::Differ(SHAPE))),
+                    }
+                }
+            }
+            EntryKind::ExprNode => {
+                let ours = subst.copy_template_param_expr(il, a)?;
+                let ours = drop_implicit(il, ours)?;
+                let theirs = drop_implicit(il, b)?;
+                if !cmp.compare_expressions(il, ours, theirs, 0)? {
+                    if calls_operator(il, theirs) && !calls_operator(il, ours) {
+                        return Ok(Err(Outcome::Skip(OVERLOADED)));
+                    }
+                    return Ok(Err(Outcome::Differ(EXPR_DIFF)));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// A copy of the tree at `e` without the conversions a pattern cannot hold: clang's
+/// lvalue-to-rvalue, no-op, decay and arithmetic casts (cast codes 1..=8, implicit or
+/// written), a pattern's dependent casts (code 21: the instance gives them a kind) and
+/// ilkit's implicit conversion nodes (the types of the nodes around them
+/// still say what was converted to what), and substituted
+/// parameters (their replacement stands): the form both sides are compared in.
+fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
+    enum Fr {
+        Enter(Eix),
+        Exit(Eix, usize),
+    }
+    let mut stack = vec![Fr::Enter(root)];
+    let mut res: Vec<Eix> = Vec::new();
+    while let Some(f) = stack.pop() {
+        match f {
+            Fr::Enter(e) => {
+                if il.kind(e) != EntryKind::ExprNode {
+                    res.push(e);
+                    continue;
+                }
+                let x = il.expr(e);
+                let ops = il.list_eix(e, F::EXPR_NODE_OPERANDS);
+                let transparent = x.expr_kind() == ExprKind::Operation
+                    && ops.len() == 1
+                    && ((x.op() == Op::Cast && matches!(x.op2(), 1..=8 | 21))
+                        || x.op() == Op::ImplicitConv
+                        || x.op() == Op::SubstNttp
+                        || x.op() == Op::Paren);
+                if transparent {
+                    stack.push(Fr::Enter(ops[0]));
+                    continue;
+                }
+                stack.push(Fr::Exit(e, res.len()));
+                for &o in ops.iter().rev() {
+                    stack.push(Fr::Enter(o));
+                }
+            }
+            Fr::Exit(e, base) => {
+                let kids = res.split_off(base);
+                if kids.as_slice() == il.list_eix(e, F::EXPR_NODE_OPERANDS) {
+                    res.push(e);
+                    continue;
+                }
+                let id = il.alloc_in(EntryKind::ExprNode, il.current_region());
+                let c = il.eix(id)?;
+                il.copy_entry_data(e, c);
+                il.retain_list(c, F::EXPR_NODE_OPERANDS, |_| false);
+                for k in kids {
+                    il.push_list(id, F::EXPR_NODE_OPERANDS, il.id_of(k))?;
+                }
+                res.push(c);
+            }
+        }
+    }
+    Ok(res.pop().unwrap_or(root))
+}

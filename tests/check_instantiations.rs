@@ -1,0 +1,153 @@
+//! `ilkit il check-instantiations` and `instantiate::check_instantiations`: ilkit's
+//! substitution against the instantiations clang dumped, on the checked-in clang fixtures
+//! (`tests/fixtures/clang`, see the README there). The corpus dumps are checked in
+//! `tests/corpus.rs` (`cuda_subst::*`); PERF.md has their numbers.
+
+use ilkit::il::Il;
+use ilkit::import::clang_json::import_file;
+use ilkit::instantiate::{check_instantiations, InstantiationReport, Tally};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/clang")
+        .join(name)
+}
+
+fn check(name: &str) -> InstantiationReport {
+    let mut il = Il::new();
+    import_file(&mut il, &fixture(name)).unwrap();
+    check_instantiations(&mut il).unwrap()
+}
+
+/// (checked, agree, [(difference, n)], [(out of scope, n)]) of a tally.
+type Counts = (u64, u64, Vec<(&'static str, u64)>, Vec<(&'static str, u64)>);
+
+fn counts(t: &Tally) -> Counts {
+    (
+        t.checked,
+        t.agree,
+        t.differences.iter().map(|(k, v)| (*k, *v)).collect(),
+        t.out_of_scope.iter().map(|(k, v)| (*k, *v)).collect(),
+    )
+}
+
+const BOUND: &str =
+    "array bound is a dependent expression (the importer keeps the spelling, not the bound)";
+const LOOKUP: &str = "dependent name lookup (overload resolution)";
+const OPERATOR: &str =
+    "instance calls an overloaded operator, constructor or conversion function (overload resolution)";
+
+#[test]
+fn kernels_fixture_agrees() {
+    let r = check("kernels.json.gz");
+    // sq<float>, sq<double>, binary<float, ops::Add>, Arr<float, 4>::get; Arr<float, 4>.
+    assert_eq!((r.routines, r.classes), (4, 1), "{r:?}");
+    assert!(r.instantiations_out_of_scope.is_empty(), "{r:?}");
+    assert_eq!(counts(&r.nttp), (0, 0, vec![], vec![]));
+    assert_eq!(counts(&r.decl_types), (15, 15, vec![], vec![(BOUND, 1)]));
+    // sq's two bodies agree; binary's `op(a[i], b[i])` is an overloaded operator() in
+    // the instance; Arr::get's `v[i]` names a member of a dependent class.
+    assert_eq!(
+        counts(&r.bodies),
+        (2, 2, vec![], vec![(LOOKUP, 1), (OPERATOR, 1)])
+    );
+}
+
+#[test]
+fn templates_fixture_agrees() {
+    let r = check("templates.json.gz");
+    assert_eq!((r.routines, r.classes), (1, 3), "{r:?}");
+    // lib::Vec<int *> comes from the partial specialization Vec<T *, Alloc<T *>>.
+    assert_eq!(
+        r.instantiations_out_of_scope
+            .into_iter()
+            .collect::<Vec<_>>(),
+        vec![(
+            "partial specialization pattern (clang's JSON does not name it)",
+            1
+        )]
+    );
+    assert_eq!(counts(&r.nttp), (0, 0, vec![], vec![]));
+    assert_eq!(counts(&r.decl_types), (4, 4, vec![], vec![]));
+    assert_eq!(counts(&r.bodies), (0, 0, vec![], vec![(LOOKUP, 1)]));
+}
+
+#[test]
+fn nttp_fixture_values_and_types_agree() {
+    let r = check("nttp.json.gz");
+    // mix<...> twice, scale<float>, Ring<float, 8>::at and ::size; Ring<float, 8>.
+    assert_eq!((r.routines, r.classes), (5, 1), "{r:?}");
+    // int, bool, unsigned (4294967295u), char, enum and function-pointer arguments:
+    // every substituted parameter's value and type, after folding and conversion.
+    assert_eq!(counts(&r.nttp), (20, 20, vec![], vec![]));
+    assert_eq!(counts(&r.decl_types), (16, 16, vec![], vec![(BOUND, 1)]));
+    // scale<float> and Ring::size agree; both mix<...> compare `L == COL` where clang's
+    // replacement for the enum parameter is an unsigned literal under a cast to the enum
+    // (the comparison drops arithmetic casts on both sides), ilkit's a constant of the
+    // enum type; Ring::at indexes a member of a dependent class.
+    assert_eq!(
+        counts(&r.bodies),
+        (4, 2, vec![("expression differs", 2)], vec![(LOOKUP, 1)])
+    );
+}
+
+fn ilkit(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ilkit"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_prints_agreement_per_part() {
+    let k = fixture("kernels.json.gz");
+    let (code, out, err) = ilkit(&["il", "check-instantiations", &k.to_string_lossy()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("4 routine and 1 class instantiations checked"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(a) substituted non-type parameters: 0 of 0 agree"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(b) declaration types: 15 of 15 agree (100.00%)"),
+        "{out}"
+    );
+    assert!(out.contains("(c) bodies: 2 of 2 agree (100.00%)"), "{out}");
+    assert!(out.contains(&format!("out of scope: 1 {LOOKUP}")), "{out}");
+    let n = fixture("nttp.json.gz");
+    let (code, out, err) = ilkit(&[
+        "il",
+        "check-instantiations",
+        &n.to_string_lossy(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["nttp"]["checked"], 20);
+    assert_eq!(v["nttp"]["agree"], 20);
+    assert_eq!(v["routines"], 5);
+}
+
+#[test]
+fn cli_bad_input_is_an_error_not_a_panic() {
+    let dir = std::env::temp_dir().join(format!("ilkit-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, b"{\"kind\": \"TranslationUnitDecl\", \"inner\": [").unwrap();
+    let (code, _, err) = ilkit(&["il", "check-instantiations", &bad.to_string_lossy()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("bad.json"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
