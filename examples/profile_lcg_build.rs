@@ -45,7 +45,7 @@ fn main() {
     }
     let mut times = Vec::new();
     for _ in 0..iters {
-        let mut g = LazyCallGraph::from_edge_lists(lists.clone());
+        let mut g = LazyCallGraph::from_edge_lists(lists.clone()).expect("valid edge lists");
         let t = Instant::now();
         g.build_ref_sccs();
         times.push(t.elapsed().as_secs_f64() * 1e3);
