@@ -18,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     for cfg in &cfgs {
         let info = cfg.analyze();
-        println!("function {}: {} blocks", cfg.name, cfg.num_blocks());
+        println!("function {}: {} blocks", cfg.name(), cfg.num_blocks());
         for b in cfg.blocks() {
             let idom = match info.idom(b) {
                 Some(d) => cfg.display_name(d),

@@ -66,7 +66,9 @@ fn hand_written_control_flow() {
     );
     use Term::*;
     assert_eq!(
-        cfg.term.raw(),
+        cfg.blocks()
+            .map(|b| cfg.term(b).unwrap())
+            .collect::<Vec<_>>(),
         [
             CondBra,
             CondRet,
@@ -96,7 +98,10 @@ fn hand_written_control_flow() {
         vec![],
     ];
     assert_eq!(succ, want);
-    assert_eq!(cfg.insn_len.raw(), [3, 2, 1, 2, 1, 2, 1, 1, 0, 1, 1]);
+    assert_eq!(
+        cfg.blocks().map(|b| cfg.insns(b).len()).collect::<Vec<_>>(),
+        [3, 2, 1, 2, 1, 2, 1, 1, 0, 1, 1]
+    );
     let info = cfg.analyze();
     let idom: Vec<Option<u32>> = (0..11)
         .map(|b| info.idom(BlockIdx(b)).map(|d| d.0))

@@ -423,7 +423,7 @@ fn random_mutation_sequences_stay_consistent() {
             let b = BlockIdx(rng.below(nb) as u32);
             match rng.below(4) {
                 0 => {
-                    let k = rng.below(cfg.insn_len[b] as u64 + 1) as u32;
+                    let k = rng.below(cfg.insns(b).len() as u64 + 1) as u32;
                     cfg.split_block(b, k).unwrap();
                 }
                 1 => {

@@ -8,7 +8,7 @@
 //!
 //! `cargo test --release --test corpus -- --list` shows every file's tests.
 
-use ilkit::cfg::Cfg;
+use ilkit::cfg::{BlockIdx, Cfg};
 use ilkit::cgscc::{Options, PassManager};
 use ilkit::il::kinds::rf;
 use ilkit::il::Il;
@@ -180,7 +180,7 @@ fn ptx_cfg(p: &Path, ans: &Path) -> Result<(), Failed> {
         bad.extend(common::compare(&cfg, &info, f, &|b| format!("{fname}@{b}")));
         if let Some(ni) = f["ninsts"].as_array() {
             for (b, n) in ni.iter().enumerate() {
-                let mine = cfg.insn_len.raw().get(b).copied().unwrap_or(0) as u64;
+                let mine = cfg.insns(BlockIdx::new(b)).len() as u64;
                 if Some(mine) != n.as_u64() {
                     bad.push(format!("{name}: ninsts[{b}] {mine} != {n}"));
                 }
@@ -194,7 +194,7 @@ fn ll_cfg(p: &Path, ans: &Path) -> Result<(), Failed> {
     let ans: Value = serde_json::from_str(&read(ans)?)?;
     let m = load_ll(p)?;
     let cfgs = Cfg::from_llvm_module(&m);
-    let by_name: BTreeMap<&str, &Cfg> = cfgs.iter().map(|c| (c.name.as_str(), c)).collect();
+    let by_name: BTreeMap<&str, &Cfg> = cfgs.iter().map(|c| (c.name(), c)).collect();
     let mut bad = Vec::new();
     for f in ans["functions"].as_array().ok_or("no functions")? {
         let name = f["name"].as_str().unwrap_or("?");

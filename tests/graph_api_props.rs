@@ -143,7 +143,7 @@ fn query_cfg(cfg: &Cfg, info: &CfgInfo, rng: &mut Rng) -> usize {
     d += layout::place_blocks_in_source_order(cfg).len();
     let cold = layout::default_cold(cfg, info);
     let order = layout::hot_cold_layout(cfg, info, &|b| cold.get(b).copied().unwrap_or(false));
-    d += layout::fallthrough_breaks(cfg, &order) + layout::fallthrough_breaks(cfg, &cfg.layout);
+    d += layout::fallthrough_breaks(cfg, &order) + layout::fallthrough_breaks(cfg, cfg.layout());
     let mut s = String::new();
     print::dot(cfg, &mut s);
     print::edges(cfg, &mut s);

@@ -20,7 +20,7 @@ fn postdom_matches_llvm_14() {
     let m = Module::from_ll_str("random.ll", &fixture("random.ll")).unwrap();
     let cfgs: BTreeMap<String, Cfg> = Cfg::from_llvm_module(&m)
         .into_iter()
-        .map(|c| (c.name.clone(), c))
+        .map(|c| (c.name().to_string(), c))
         .collect();
     let (mut functions, mut nontrivial, mut dropped_virtual) = (0, 0, 0);
     for line in fixture("random.postdom").lines() {
@@ -95,9 +95,9 @@ fn postdom_is_dom_of_reverse_graph_when_exits_are_the_roots() {
             let want = match dom.idom(b.0) {
                 Idom::Node(d) if d as usize == n => Idom::VirtualExit,
                 Idom::Node(d) => Idom::Node(BlockIdx(d)),
-                other => panic!("{}: {b} is {other:?} in the reverse tree", cfg.name),
+                other => panic!("{}: {b} is {other:?} in the reverse tree", cfg.name()),
             };
-            assert_eq!(pdt.ipdom(b), want, "{}: {b}", cfg.name);
+            assert_eq!(pdt.ipdom(b), want, "{}: {b}", cfg.name());
         }
         checked += 1;
     }

@@ -36,8 +36,10 @@
 //! `epoch` changes on every mutation; [`CfgInfo::is_valid`] compares epochs.
 //!
 //! # No panics
-//! On a `Cfg` that satisfies these invariants (every constructor and mutation keeps them;
-//! [`Cfg::verify`] checks a `Cfg` whose public columns a host wrote), no public function
+//! A `Cfg`'s columns are crate-private (hosts read them through accessors such as
+//! [`Cfg::insns`], [`Cfg::term`], [`Cfg::layout`] and the graph traits, and change them
+//! through the mutations), so every `Cfg` a host holds satisfies these invariants
+//! ([`Cfg::verify`] checks them). No public function
 //! panics on a typed argument: a block, loop or cycle index out of range answers empty /
 //! `None` / `false`, a refused mutation returns an error, `None` or `false` and changes
 //! nothing, and a [`CfgInfo`] computed for another CFG (or before a mutation) is refused
@@ -139,33 +141,36 @@ impl Term {
 /// Per-block columns (`block_name`, `label_id`, `term`, `insn_start`, `insn_len`) are keyed
 /// by [`BlockIdx`]; `succ` / `pred` are CSR keyed by block; `insn_pool` holds instruction
 /// ids (indices into the source function's instruction table, plain integers: they are
-/// not blocks).
+/// not blocks). The columns are crate-private: read them through the accessors
+/// ([`Cfg::name`], [`Cfg::block_name`], [`Cfg::term`], [`Cfg::insns`], [`Cfg::layout`],
+/// the [`Successors`] / [`Predecessors`] traits) and change them through the mutations,
+/// which keep `pred`, `layout` and `epoch` true.
 #[derive(Clone, Debug)]
 pub struct Cfg {
     /// Function name.
-    pub name: String,
+    pub(crate) name: String,
     /// Block names (label, LLVM name); empty = unnamed, printed as `bixN`.
-    pub block_name: IndexVec<BlockIdx, String>,
+    pub(crate) block_name: IndexVec<BlockIdx, String>,
     /// Label / source-line identifier shown as `L%x` in the DOT dump.
-    pub label_id: IndexVec<BlockIdx, u32>,
+    pub(crate) label_id: IndexVec<BlockIdx, u32>,
     /// How each block ends.
-    pub term: IndexVec<BlockIdx, Term>,
+    pub(crate) term: IndexVec<BlockIdx, Term>,
     /// First entry of each block's instruction list in `insn_pool`.
-    pub insn_start: IndexVec<BlockIdx, u32>,
+    pub(crate) insn_start: IndexVec<BlockIdx, u32>,
     /// Length of each block's instruction list.
-    pub insn_len: IndexVec<BlockIdx, u32>,
+    pub(crate) insn_len: IndexVec<BlockIdx, u32>,
     /// Pooled instruction-id lists.
-    pub insn_pool: Vec<u32>,
+    pub(crate) insn_pool: Vec<u32>,
     /// Successors in the seed's order (taken target before fall-through; LLVM order).
-    pub succ: Csr<BlockIdx>,
+    pub(crate) succ: Csr<BlockIdx>,
     /// Predecessors (transpose of `succ`, sources in increasing order).
-    pub pred: Csr<BlockIdx>,
+    pub(crate) pred: Csr<BlockIdx>,
     /// Current block order (layout); starts as source order.
-    pub layout: Vec<BlockIdx>,
+    pub(crate) layout: Vec<BlockIdx>,
     /// ptxas `--dont-merge-basicblocks`: makes [`Cfg::merge_blocks`] a no-op.
-    pub dont_merge_basicblocks: bool,
+    pub(crate) dont_merge_basicblocks: bool,
     /// Bumped on every mutation.
-    pub epoch: u64,
+    pub(crate) epoch: u64,
     /// The entry block ([`Cfg::entry`], [`Cfg::set_entry`]).
     entry: BlockIdx,
 }
@@ -365,6 +370,47 @@ impl Cfg {
     /// Number of edges.
     pub fn num_edges(&self) -> usize {
         self.succ.num_edges()
+    }
+
+    /// The function's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Block `b`'s source name (empty when unnamed or out of range).
+    pub fn block_name(&self, b: BlockIdx) -> &str {
+        self.block_name.get(b).map_or("", String::as_str)
+    }
+
+    /// Block `b`'s label / source-line identifier (the seed DOT dump's `L%x`).
+    pub fn label_id(&self, b: BlockIdx) -> Option<u32> {
+        self.label_id.get(b).copied()
+    }
+
+    /// How block `b` ends.
+    pub fn term(&self, b: BlockIdx) -> Option<Term> {
+        self.term.get(b).copied()
+    }
+
+    /// The current block order (source order until a layout pass changes it).
+    pub fn layout(&self) -> &[BlockIdx] {
+        &self.layout
+    }
+
+    /// Whether [`Cfg::merge_blocks`] is a no-op (ptxas `--dont-merge-basicblocks`).
+    pub fn dont_merge_basicblocks(&self) -> bool {
+        self.dont_merge_basicblocks
+    }
+
+    /// Sets ptxas' `--dont-merge-basicblocks` for this CFG.
+    pub fn set_dont_merge_basicblocks(&mut self, on: bool) {
+        self.dont_merge_basicblocks = on;
+    }
+
+    /// The mutation counter: bumped by every change to blocks or edges, so analyses can
+    /// tell they are stale ([`CfgInfo::is_valid`]).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 
     /// Display name: the block's name, or `bixN` when unnamed (also for a `b` that is

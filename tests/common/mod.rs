@@ -31,10 +31,10 @@ pub fn compare(
     let mine: Vec<String> = cfg
         .blocks()
         .map(|b| {
-            if cfg.block_name[b].is_empty() {
+            if cfg.block_name(b).is_empty() {
                 unnamed(b.0)
             } else {
-                cfg.block_name[b].clone()
+                cfg.block_name(b).to_string()
             }
         })
         .collect();

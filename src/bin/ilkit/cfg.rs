@@ -58,7 +58,10 @@ fn block_texts(text: &str, ptx: bool, cfg: &Cfg) -> Option<IndexVec<BlockIdx, Ve
                 .find(|&k| lines[k].trim() == "}")
                 .unwrap_or(lines.len())
         };
-        let firsts: Vec<usize> = cfg.blocks().map(|b| cfg.label_id[b] as usize).collect();
+        let firsts: Vec<usize> = cfg
+            .blocks()
+            .map(|b| cfg.label_id(b).unwrap_or(0) as usize)
+            .collect();
         let stop = end(firsts.last().copied().unwrap_or(1).saturating_sub(1));
         let is_label = |l: &str| l.split("//").next().unwrap_or("").trim_end().ends_with(':');
         let is_exit = |l: &str| {
@@ -97,8 +100,8 @@ fn block_texts(text: &str, ptx: bool, cfg: &Cfg) -> Option<IndexVec<BlockIdx, Ve
         }
         return Some(IndexVec::from_raw(groups));
     }
-    let quoted = format!("@\"{}\"(", cfg.name);
-    let plain = format!("@{}(", cfg.name);
+    let quoted = format!("@\"{}\"(", cfg.name());
+    let plain = format!("@{}(", cfg.name());
     let start = lines
         .iter()
         .position(|l| l.starts_with("define ") && (l.contains(&plain) || l.contains(&quoted)))?;
@@ -158,7 +161,7 @@ pub fn run(a: CfgArgs) -> Result<(), Failure> {
     }
     let (cfgs, text, ptx) = load(&a.file)?;
     if let Some(f) = &a.function {
-        if !cfgs.iter().any(|c| &c.name == f) {
+        if !cfgs.iter().any(|c| c.name() == f) {
             return Err(Failure::input(format!(
                 "{}: no function named '{f}' with a body",
                 a.file.display()
@@ -173,7 +176,7 @@ pub fn run(a: CfgArgs) -> Result<(), Failure> {
     let mut info = CfgInfo::default();
     for cfg in cfgs
         .iter()
-        .filter(|c| a.function.as_ref().is_none_or(|f| f == &c.name))
+        .filter(|c| a.function.as_ref().is_none_or(|f| f == c.name()))
     {
         if !matches!(
             a.format,
@@ -197,7 +200,7 @@ pub fn run(a: CfgArgs) -> Result<(), Failure> {
                 match &a.out_dir {
                     Some(dir) => {
                         let safe: String = cfg
-                            .name
+                            .name()
                             .chars()
                             .map(|c| {
                                 if c.is_ascii_alphanumeric() || "._-$".contains(c) {
