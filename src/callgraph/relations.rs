@@ -9,6 +9,28 @@
 //! allocate one flag per SCC (RefSCC).
 
 use super::{LazyCallGraph, RefSccIdx, SccIdx};
+use crate::idx::Idx;
+
+/// Whether `b` is reachable from `a` (`a != b`) in the condensation whose `num`
+/// components have the successors `succ(c)` (repeats allowed): a depth-first search with
+/// one flag per component.
+fn reaches<K: Idx, I: Iterator<Item = K>>(a: K, b: K, num: usize, succ: impl Fn(K) -> I) -> bool {
+    let mut seen = vec![false; num];
+    seen[a.idx()] = true;
+    let mut work = vec![a];
+    while let Some(c) = work.pop() {
+        for t in succ(c) {
+            if t == b {
+                return true;
+            }
+            if !seen[t.idx()] {
+                seen[t.idx()] = true;
+                work.push(t);
+            }
+        }
+    }
+    false
+}
 
 impl LazyCallGraph {
     /// Whether SCC `s` is live (has nodes).
@@ -44,26 +66,14 @@ impl LazyCallGraph {
         if a == b || !self.live_scc(a) || !self.live_scc(b) {
             return false;
         }
-        let mut seen = vec![false; self.scc_nodes.num_lists()];
-        seen[a.idx()] = true;
-        let mut work = vec![a];
-        while let Some(c) = work.pop() {
-            for &n in self.scc_nodes(c) {
-                for e in self.edges[n].iter().filter(|e| e.is_call()) {
-                    let Some(t) = self.scc_of[e.target()].some() else {
-                        continue;
-                    };
-                    if t == b {
-                        return true;
-                    }
-                    if !seen[t.idx()] {
-                        seen[t.idx()] = true;
-                        work.push(t);
-                    }
-                }
-            }
-        }
-        false
+        reaches(a, b, self.scc_nodes.num_lists(), |c| {
+            self.scc_nodes(c).iter().flat_map(move |&n| {
+                self.edges[n]
+                    .iter()
+                    .filter(|e| e.is_call())
+                    .filter_map(move |e| self.scc_of[e.target()].some())
+            })
+        })
     }
 
     /// LLVM's `SCC::isDescendantOf`: `b` is an ancestor of `a`.
@@ -95,26 +105,13 @@ impl LazyCallGraph {
         if a == b || !self.live_refscc(a) || !self.live_refscc(b) {
             return false;
         }
-        let mut seen = vec![false; self.rc_sccs.num_lists()];
-        seen[a.idx()] = true;
-        let mut work = vec![a];
-        while let Some(c) = work.pop() {
-            for n in self.refscc_nodes(c) {
-                for e in &self.edges[n] {
-                    let Some(t) = self.refscc_of(e.target()) else {
-                        continue;
-                    };
-                    if t == b {
-                        return true;
-                    }
-                    if !seen[t.idx()] {
-                        seen[t.idx()] = true;
-                        work.push(t);
-                    }
-                }
-            }
-        }
-        false
+        reaches(a, b, self.rc_sccs.num_lists(), |c| {
+            self.refscc_nodes(c).flat_map(move |n| {
+                self.edges[n]
+                    .iter()
+                    .filter_map(move |e| self.refscc_of(e.target()))
+            })
+        })
     }
 
     /// LLVM's `RefSCC::isDescendantOf`: `b` is an ancestor of `a`.
