@@ -17,12 +17,9 @@ pub(crate) fn corpus_dir() -> Option<PathBuf> {
     .find(|p| p.is_dir())
 }
 
-/// Every corpus `.ll` file (sorted), or None with a message when the corpus is absent.
+/// Every corpus `.ll` file (sorted), or None when the corpus is absent.
 pub(crate) fn corpus_ll_files() -> Option<Vec<PathBuf>> {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("skipped: corpus not found (../shared/corpus); set ILKIT_CORPUS");
-        return None;
-    };
+    let dir = corpus_dir()?;
     let mut out = Vec::new();
     let mut stack = vec![dir.join("llvm")];
     while let Some(d) = stack.pop() {

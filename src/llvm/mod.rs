@@ -5,7 +5,7 @@
 //! also builds an instruction-level SSA view ([`ir`]: types, arguments, instructions,
 //! operands, call details, uses) for function-level analyses and cost models.
 //!
-//! Importers fill it (the `.ll` reader, `import::llvm_ir`, parses text into it; a [`Module`]
+//! Importers fill it (the `.ll` reader parses text into it; a [`Module`]
 //! is made no other way); the call graph, the CGSCC pass manager and the CFG builder
 //! read it and never see the text it came from.
 //!
@@ -463,7 +463,7 @@ pub struct Module {
     /// Interned function types, whitespace-free (`i32(ptr,...)`).
     pub(crate) signatures: IndexVec<SigIdx, String>,
     /// The instruction-level view, when the reader was asked for it
-    /// ([`crate::import::llvm_ir::ParseOptions::instructions`]).
+    /// (the `.ll` reader's `instructions` option).
     pub(crate) ir: Option<std::sync::Arc<ir::Ir>>,
 }
 
@@ -537,7 +537,7 @@ impl Module {
     }
 
     /// The instruction-level SSA view ([`ir::Ir`]), if the module was read with
-    /// [`crate::import::llvm_ir::ParseOptions::instructions`].
+    /// the `.ll` reader's `instructions` option.
     pub fn ir(&self) -> Option<&ir::Ir> {
         self.ir.as_deref()
     }

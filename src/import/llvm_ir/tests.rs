@@ -84,6 +84,7 @@ fn errors_have_positions() {
 #[test]
 fn corpus_cfg_blocks_match() {
     let Some(files) = corpus_ll_files() else {
+        eprintln!("skipped: corpus not found (../shared/corpus); set ILKIT_CORPUS");
         return;
     };
     let (mut modules, mut functions, mut blocks) = (0, 0, 0);

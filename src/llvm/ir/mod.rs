@@ -3,7 +3,7 @@
 //! tables. What function-level analyses (`function-attrs`) and cost models (the inline
 //! cost model) read; the call graph and the CFG builder never need it.
 //!
-//! It is opt-in: [`crate::import::llvm_ir::ParseOptions::instructions`] asks the reader
+//! It is opt-in: the `.ll` reader's `instructions` option asks the reader
 //! for it, and [`super::Module::ir`] is `None` otherwise (the call graph's own fields are
 //! the same either way).
 //!
