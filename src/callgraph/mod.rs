@@ -386,8 +386,6 @@ struct Populating<'a> {
     /// Every node is populated already (a graph of given edge lists): `enter` has
     /// nothing to look up.
     all_populated: bool,
-    /// The walk met a ref edge (every edge of every node it reaches passes `target`).
-    saw_ref: std::cell::Cell<bool>,
 }
 
 impl SccGraph for Populating<'_> {
@@ -405,9 +403,6 @@ impl SccGraph for Populating<'_> {
     }
     #[inline]
     fn target(&self, e: Packed) -> Option<NodeIdx> {
-        if !e.is_call() {
-            self.saw_ref.set(true);
-        }
         Some(e.target())
     }
     #[inline]
@@ -844,51 +839,24 @@ impl LazyCallGraph {
             scratch: &mut self.scratch,
             source: &*self.source,
             all_populated,
-            saw_ref: std::cell::Cell::new(false),
         };
         self.tarjan.run(&mut walk, self.entry.iter().copied());
-        let saw_ref = walk.saw_ref.get();
-        // Which RefSCCs need a call-edge run: those with a ref edge inside (the table
-        // holds every reached node's RefSCC number until a scoped run changes it).
-        let t = &self.tarjan;
-        let mut split = vec![false; t.num_sccs()];
-        if saw_ref {
-            for (x, list) in self.edges.iter_enumerated() {
-                if list.iter().all(|e| e.is_call()) {
-                    continue;
-                }
-                let Some(c) = t.comp_of(x) else {
-                    continue;
-                };
-                if !split[c.idx()]
-                    && t.scc(c).len() > 1
-                    && list
-                        .iter()
-                        .any(|e| !e.is_call() && t.comp_of(e.target()) == Some(c))
-                {
-                    split[c.idx()] = true;
-                }
-            }
-        }
-        if !split.contains(&true) {
+        let Some(split) = self.refsccs_to_split() else {
             // The common case (every RefSCC is one call SCC): the first run's output
-            // becomes every table at once, SCC k = RefSCC k = component k.
-            let t = &self.tarjan;
-            for (x, s) in self.scc_of.raw_mut().iter_mut().enumerate() {
-                *s = t
-                    .comp_of(NodeIdx::new(x))
-                    .map_or(SccIdx::NONE, |c| SccIdx(c.0));
-            }
+            // becomes every table at once, SCC k = RefSCC k = component k. The run's
+            // per-node table holds exactly that (component k, or `NONE` where the walk
+            // did not reach), so it becomes `scc_of` as it is; the Tarjan state is left
+            // without a table, every node out of scope, until a split grows it back.
+            self.scc_of = self.tarjan.take_table().into_iter().map(SccIdx).collect();
             let comps = self.tarjan.take_components();
             let num = comps.num_rows();
             self.scc_nodes = ListPool::from_regions(comps.targets, &comps.starts);
             self.scc_rc = (0..num).map(RefSccIdx::new).collect();
             self.scc_pos = IndexVec::from_elem_n(0, num);
-            let one_each: Vec<u32> = (0..=num as u32).collect();
-            self.rc_sccs = ListPool::from_regions((0..num).map(SccIdx::new).collect(), &one_each);
+            self.rc_sccs = ListPool::singletons(num, |r: RefSccIdx| SccIdx(r.0));
             self.order.push_back_all(num);
             return;
-        }
+        };
         let Csr {
             starts,
             targets: pool,
@@ -932,6 +900,38 @@ impl LazyCallGraph {
             debug_assert_eq!(r, r2);
             self.order.push_back(r);
         }
+    }
+
+    /// After a build's first run: which of its components (RefSCCs) need a call-edge
+    /// run, those with a ref edge between two of their nodes; `None` when none does.
+    /// No ref edge anywhere in the pool (its dead slots included) is the common case,
+    /// decided by one scan instead of a test per edge during the walk. The Tarjan
+    /// table holds every reached node's component until a scoped run changes it.
+    fn refsccs_to_split(&self) -> Option<Vec<bool>> {
+        if self.edges.raw_elements().iter().all(|e| e.is_call()) {
+            return None;
+        }
+        let t = &self.tarjan;
+        let mut split = vec![false; t.num_sccs()];
+        let mut any = false;
+        for (x, list) in self.edges.iter_enumerated() {
+            if list.iter().all(|e| e.is_call()) {
+                continue;
+            }
+            let Some(c) = t.comp_of(x) else {
+                continue;
+            };
+            if !split[c.idx()]
+                && t.scc(c).len() > 1
+                && list
+                    .iter()
+                    .any(|e| !e.is_call() && t.comp_of(e.target()) == Some(c))
+            {
+                split[c.idx()] = true;
+                any = true;
+            }
+        }
+        any.then_some(split)
     }
 
     /// A new, empty, unlinked RefSCC.

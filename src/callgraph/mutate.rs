@@ -313,6 +313,8 @@ impl LazyCallGraph {
         // LLVM's walk: the old SCC's nodes in order, over call edges, with `tgt` (which
         // reaches every node of the old SCC) as the sink.
         let worklist = self.scc_nodes.get(old).to_vec();
+        // A build may have left no table (every node out of scope).
+        self.tarjan.grow(self.num_nodes());
         self.tarjan.open(worklist.iter().copied());
         self.tarjan
             .run_with_sink(&mut CallEdges(&self.edges), worklist.iter().copied(), tgt);
@@ -668,6 +670,8 @@ impl LazyCallGraph {
         // list (upstream pops a worklist); only the post-order numbering of the pieces
         // matters, each SCC goes whole into its piece.
         let nodes: Vec<NodeIdx> = self.refscc_nodes(rc).collect();
+        // A build may have left no table (every node out of scope).
+        self.tarjan.grow(self.num_nodes());
         self.tarjan.open(nodes.iter().copied());
         self.tarjan
             .run(&mut AllEdges(&self.edges), nodes.iter().rev().copied());

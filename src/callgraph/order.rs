@@ -122,18 +122,12 @@ impl PostOrder {
     /// Appends RefSCCs `0..n` in order to an empty list (a fresh build).
     pub(crate) fn push_back_all(&mut self, n: usize) {
         assert!(self.len == 0, "push_back_all on a non-empty post-order");
-        self.grow(n);
-        for (i, l) in self.label.raw_mut()[..n].iter_mut().enumerate() {
-            *l = (i as u64 + 1) * GAP;
-        }
-        for i in 0..n {
-            self.prev.raw_mut()[i] = if i == 0 { NONE } else { RefSccIdx::new(i - 1) };
-            self.next.raw_mut()[i] = if i + 1 == n {
-                NONE
-            } else {
-                RefSccIdx::new(i + 1)
-            };
-        }
+        // The columns are replaced (ids `>= n` read as dead, as beyond any column), each
+        // written in one pass: no "dead" fill first, on tens of megabytes.
+        let link = |i: usize| if i < n { RefSccIdx::new(i) } else { NONE };
+        self.label = (1..=n as u64).map(|i| i * GAP).collect();
+        self.prev = (0..n).map(|i| link(i.wrapping_sub(1))).collect();
+        self.next = (0..n).map(|i| link(i + 1)).collect();
         if n > 0 {
             self.head = RefSccIdx(0);
             self.tail = RefSccIdx::new(n - 1);

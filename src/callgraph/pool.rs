@@ -1,11 +1,15 @@
 //! Growable lists pooled in one `Vec`: the call graph's edge lists, SCC node lists and
-//! RefSCC SCC lists. A list is a `(start, len, cap)` range of the pool; building the call
+//! RefSCC SCC lists. A list is a `(start, len)` range of the pool plus its room (free
+//! slots after it that it may grow into); building the call
 //! graph appends lists (or adopts a whole buffer whose regions are the lists), so a graph
 //! of a million nodes and singleton SCCs costs no allocation per node or SCC, and lists
 //! built one after the other (edge lists populated in walk order) sit next to each other.
 //!
 //! # Invariants
-//! - `len[k] <= cap[k]` and `start[k] + cap[k] <= data.len()`; live ranges don't overlap.
+//! - `start[k] + len[k] + room[k] <= data.len()`; live ranges with their room don't
+//!   overlap.
+//! - a list made from a buffer has no room, so the room column of a fresh pool is all
+//!   zeros: it is allocated zeroed and costs nothing to create (no pass writes it).
 //! - a list grows in place while it has room, else it moves to the end of the pool with
 //!   doubled room (amortised O(1) per element); the old range becomes garbage, and the
 //!   pool is compacted when garbage outgrows the live elements.
@@ -24,7 +28,8 @@ struct Range {
 pub(crate) struct ListPool<K: Idx, T> {
     /// `(start, len)` per list, side by side: reading a list touches one entry.
     range: IndexVec<K, Range>,
-    cap: IndexVec<K, u32>,
+    /// Free slots right after each list (0 for every list a build creates).
+    room: IndexVec<K, u32>,
     data: Vec<T>,
     /// `data.len()` minus the live elements (room and dead ranges).
     garbage: usize,
@@ -34,7 +39,7 @@ impl<K: Idx, T> Default for ListPool<K, T> {
     fn default() -> Self {
         ListPool {
             range: IndexVec::new(),
-            cap: IndexVec::new(),
+            room: IndexVec::new(),
             data: Vec::new(),
             garbage: 0,
         }
@@ -63,7 +68,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
             let at = p.data.len();
             p.data.extend(l);
             let len = p.data.len() - at;
-            p.cap.push(len as u32);
+            p.room.push(0);
             p.range.push(Range {
                 start: at as u32,
                 len: len as u32,
@@ -81,15 +86,31 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
                 len: w[1] - w[0],
             })
             .collect();
-        let cap = range.iter().map(|r| r.len).collect();
+        let room = IndexVec::from_elem_n(0, range.len());
         let live = starts
             .last()
             .map_or(0, |&e| e as usize - starts[0] as usize);
         ListPool {
             garbage: data.len() - live,
             range,
-            cap,
+            room,
             data,
+        }
+    }
+
+    /// `n` lists of one element each, list `k` holding `item(k)` (a build's RefSCCs
+    /// that are one SCC each).
+    pub(crate) fn singletons(n: usize, item: impl Fn(K) -> T) -> Self {
+        ListPool {
+            range: (0..n)
+                .map(|k| Range {
+                    start: k as u32,
+                    len: 1,
+                })
+                .collect(),
+            room: IndexVec::from_elem_n(0, n),
+            data: (0..n).map(|k| item(K::new(k))).collect(),
+            garbage: 0,
         }
     }
 
@@ -97,14 +118,14 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
     pub(crate) fn with_empty_lists(n: usize) -> Self {
         ListPool {
             range: IndexVec::from_elem_n(Range::default(), n),
-            cap: IndexVec::from_elem_n(0, n),
+            room: IndexVec::from_elem_n(0, n),
             ..Default::default()
         }
     }
 
     /// Replaces list `k` with what `fill` appends to the pool (the list moves to the end).
     pub(crate) fn refill(&mut self, k: K, fill: impl FnOnce(&mut Vec<T>)) {
-        self.garbage += self.cap[k] as usize;
+        self.garbage += (self.range[k].len + self.room[k]) as usize;
         let at = self.data.len();
         fill(&mut self.data);
         let n = (self.data.len() - at) as u32;
@@ -112,7 +133,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
             start: at as u32,
             len: n,
         };
-        self.cap[k] = n;
+        self.room[k] = 0;
     }
 
     /// Removes element `i` of list `k`, keeping the order of the rest.
@@ -121,6 +142,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
         let x = list[i];
         list.copy_within(i + 1.., i);
         self.range[k].len -= 1;
+        self.room[k] += 1;
         self.garbage += 1;
         x
     }
@@ -133,7 +155,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
     /// Makes room for `n` more lists.
     pub(crate) fn reserve_lists(&mut self, n: usize) {
         self.range.reserve(n);
-        self.cap.reserve(n);
+        self.room.reserve(n);
     }
 
     /// Makes room for `n` more elements.
@@ -151,6 +173,11 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
         &mut self.data[lo..hi]
     }
 
+    /// Every element of the pool, dead slots and room included, in no useful order.
+    pub(crate) fn raw_elements(&self) -> &[T] {
+        &self.data
+    }
+
     /// Number of lists.
     pub(crate) fn num_lists(&self) -> usize {
         self.range.len()
@@ -160,7 +187,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
     pub(crate) fn push_region(&mut self, start: usize, len: usize) -> K {
         debug_assert!(start + len <= self.data.len());
         self.garbage -= len;
-        self.cap.push(len as u32);
+        self.room.push(0);
         self.range.push(Range {
             start: start as u32,
             len: len as u32,
@@ -171,7 +198,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
     pub(crate) fn push_list(&mut self, items: &[T]) -> K {
         let start = self.data.len();
         self.data.extend_from_slice(items);
-        self.cap.push(items.len() as u32);
+        self.room.push(0);
         self.range.push(Range {
             start: start as u32,
             len: items.len() as u32,
@@ -185,11 +212,17 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
         &self.data[r.start as usize..(r.start + r.len) as usize]
     }
 
-    /// Hints the cache to load list `k`'s range (see [`crate::graph::tarjan`]).
+    /// Hints the cache to load list `k`'s range and first elements (see
+    /// [`crate::graph::tarjan`]). Reading the range to find the elements is a load the
+    /// walk would make anyway when it visits `k`; issued early it overlaps the others
+    /// (~4 % off a build of the bench's call-graph shape, PERF.md).
     #[inline]
     pub(crate) fn prefetch(&self, k: K) {
         if let Some(r) = self.range.get(k) {
             crate::graph::tarjan::prefetch(r);
+            if let Some(x) = self.data.get(r.start as usize) {
+                crate::graph::tarjan::prefetch(x);
+            }
         }
     }
 
@@ -202,6 +235,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
     /// Makes list `k` empty (keeps its room).
     pub(crate) fn clear(&mut self, k: K) {
         self.garbage += self.range[k].len as usize;
+        self.room[k] += self.range[k].len;
         self.range[k].len = 0;
     }
 
@@ -210,7 +244,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
         let (s, l, c) = (
             self.range[k].start as usize,
             self.range[k].len as usize,
-            self.cap[k] as usize,
+            (self.range[k].len + self.room[k]) as usize,
         );
         if l + extra <= c {
             return;
@@ -220,7 +254,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
             let new_cap = (2 * (l + extra)).max(4);
             self.data.resize(s + new_cap, T::default());
             self.garbage += new_cap - c;
-            self.cap[k] = new_cap as u32;
+            self.room[k] = (new_cap - l) as u32;
             return;
         }
         if self.garbage > self.data.len() / 2 + 1024 {
@@ -234,7 +268,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
         self.data.resize(at + new_cap, T::default());
         self.garbage += new_cap;
         self.range[k].start = at as u32;
-        self.cap[k] = new_cap as u32;
+        self.room[k] = (new_cap - l) as u32;
     }
 
     /// Appends `items` to list `k`.
@@ -243,6 +277,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
         let end = (self.range[k].start + self.range[k].len) as usize;
         self.data[end..end + items.len()].copy_from_slice(items);
         self.range[k].len += items.len() as u32;
+        self.room[k] -= items.len() as u32;
         self.garbage -= items.len();
     }
 
@@ -273,7 +308,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
             let s = self.range[k].start as usize;
             let l = self.range[k].len as usize;
             self.range[k].start = data.len() as u32;
-            self.cap[k] = l as u32;
+            self.room[k] = 0;
             data.extend_from_slice(&self.data[s..s + l]);
         }
         self.data = data;
@@ -325,6 +360,15 @@ mod tests {
         q.refill(x, |d| d.extend([5, 6, 7]));
         assert_eq!(q.remove_at(x, 1), 6);
         assert_eq!(&q[x], &[5, 7]);
+        let mut s: ListPool<u32, u32> = ListPool::singletons(3, |k| 10 * k);
+        assert_eq!((s.get(0), s.get(2)), (&[0][..], &[20][..]));
+        s.push(1, 11); // no room: moves to the end
+        s.remove_at(0, 0);
+        s.push(0, 1); // back into the room the removal left
+        assert_eq!(
+            (s.get(0), s.get(1), s.get(2)),
+            (&[1][..], &[10, 11][..], &[20][..])
+        );
         let r: ListPool<u32, u32> = ListPool::from_lists([vec![1], vec![], vec![2, 3]].into_iter());
         assert_eq!(
             r.iter_enumerated()

@@ -539,6 +539,14 @@ impl<N: Idx> Tarjan<N> {
         Csr::from_raw(starts, nodes)
     }
 
+    /// Takes the per-node table, leaving none: every node counts as out of scope until
+    /// [`Tarjan::grow`] or a reset makes a table again. After [`Tarjan::reset`] and one
+    /// run, entry `n` is `n`'s component number, or `u32::MAX` where the run did not
+    /// reach (a caller's dense component table with `u32::MAX` as "none", for free).
+    pub fn take_table(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.rindex)
+    }
+
     /// Component of `n` in the last run: `None` when the last run did not reach `n`
     /// (after an incremental run, a node finished by an *earlier* run may report that
     /// run's number; ask only about nodes of this run's scope).
