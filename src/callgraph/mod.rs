@@ -850,7 +850,7 @@ impl LazyCallGraph {
             self.scc_of = self.tarjan.take_table().into_iter().map(SccIdx).collect();
             let comps = self.tarjan.take_components();
             let num = comps.num_rows();
-            self.scc_nodes = ListPool::from_regions(comps.targets, &comps.starts);
+            self.scc_nodes = ListPool::from_regions(comps.targets, comps.starts);
             self.scc_rc = (0..num).map(RefSccIdx::new).collect();
             self.scc_pos = IndexVec::from_elem_n(0, num);
             self.rc_sccs = ListPool::singletons(num, |r: RefSccIdx| SccIdx(r.0));

@@ -5,11 +5,17 @@
 //! of a million nodes and singleton SCCs costs no allocation per node or SCC, and lists
 //! built one after the other (edge lists populated in walk order) sit next to each other.
 //!
+//! A pool made from whole lists (a graph's given edge lists, a Tarjan run's components)
+//! starts *packed*: the lists sit in key order with no room, so one CSR offset per list
+//! says where each is (half the bytes of a range, and nothing to compute: a Tarjan run's
+//! component offsets are adopted as they are). The first change to a list's length
+//! unpacks the pool into ranges, once.
+//!
 //! # Invariants
-//! - `start[k] + len[k] + room[k] <= data.len()`; live ranges with their room don't
-//!   overlap.
-//! - a list made from a buffer has no room, so the room column of a fresh pool is all
-//!   zeros: it is allocated zeroed and costs nothing to create (no pass writes it).
+//! - packed: `starts` is non-decreasing, `starts.len()` is the number of lists plus one,
+//!   its last entry is at most `data.len()`; `range` and `room` are empty.
+//! - unpacked: `start[k] + len[k] + room[k] <= data.len()`; live ranges with their room
+//!   don't overlap.
 //! - a list grows in place while it has room, else it moves to the end of the pool with
 //!   doubled room (amortised O(1) per element); the old range becomes garbage, and the
 //!   pool is compacted when garbage outgrows the live elements.
@@ -26,7 +32,9 @@ struct Range {
 /// Lists keyed by `K`, elements `T` (see the module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct ListPool<K: Idx, T> {
-    /// `(start, len)` per list, side by side: reading a list touches one entry.
+    /// While packed: where list `k` starts (`starts[k + 1]`: where it ends).
+    starts: Option<Vec<u32>>,
+    /// Unpacked: `(start, len)` per list, side by side: reading a list touches one entry.
     range: IndexVec<K, Range>,
     /// Free slots right after each list (0 for every list a build creates).
     room: IndexVec<K, u32>,
@@ -38,6 +46,7 @@ pub(crate) struct ListPool<K: Idx, T> {
 impl<K: Idx, T> Default for ListPool<K, T> {
     fn default() -> Self {
         ListPool {
+            starts: None,
             range: IndexVec::new(),
             room: IndexVec::new(),
             data: Vec::new(),
@@ -62,39 +71,38 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
     pub(crate) fn from_lists<L: IntoIterator<Item = T>>(
         lists: impl ExactSizeIterator<Item = L>,
     ) -> Self {
-        let mut p = ListPool::default();
-        p.reserve_lists(lists.len());
+        let mut starts = Vec::with_capacity(lists.len() + 1);
+        starts.push(0);
+        let mut data = Vec::new();
         for l in lists {
-            let at = p.data.len();
-            p.data.extend(l);
-            let len = p.data.len() - at;
-            p.room.push(0);
-            p.range.push(Range {
-                start: at as u32,
-                len: len as u32,
-            });
+            data.extend(l);
+            starts.push(data.len() as u32);
         }
-        p
+        ListPool {
+            starts: Some(starts),
+            data,
+            ..Default::default()
+        }
     }
 
     /// The lists `data[starts[k]..starts[k + 1]]` (a CSR table's rows), in order.
-    pub(crate) fn from_regions(data: Vec<T>, starts: &[u32]) -> Self {
-        let range: IndexVec<K, Range> = starts
-            .windows(2)
-            .map(|w| Range {
-                start: w[0],
-                len: w[1] - w[0],
-            })
-            .collect();
-        let room = IndexVec::from_elem_n(0, range.len());
-        let live = starts
-            .last()
-            .map_or(0, |&e| e as usize - starts[0] as usize);
+    ///
+    /// # Panics
+    /// If `starts` decreases or ends beyond `data` (a broken CSR table).
+    pub(crate) fn from_regions(data: Vec<T>, mut starts: Vec<u32>) -> Self {
+        if starts.is_empty() {
+            starts.push(0);
+        }
+        let (first, last) = (starts[0] as usize, starts[starts.len() - 1] as usize);
+        assert!(
+            last <= data.len() && starts.windows(2).all(|w| w[0] <= w[1]),
+            "from_regions: offsets out of order or beyond the buffer"
+        );
         ListPool {
-            garbage: data.len() - live,
-            range,
-            room,
+            garbage: data.len() - (last - first),
+            starts: Some(starts),
             data,
+            ..Default::default()
         }
     }
 
@@ -102,15 +110,9 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
     /// that are one SCC each).
     pub(crate) fn singletons(n: usize, item: impl Fn(K) -> T) -> Self {
         ListPool {
-            range: (0..n)
-                .map(|k| Range {
-                    start: k as u32,
-                    len: 1,
-                })
-                .collect(),
-            room: IndexVec::from_elem_n(0, n),
+            starts: Some((0..=n as u32).collect()),
             data: (0..n).map(|k| item(K::new(k))).collect(),
-            garbage: 0,
+            ..Default::default()
         }
     }
 
@@ -123,8 +125,35 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
         }
     }
 
+    /// Unpacked from here on: a range per list (no room yet).
+    fn unpack(&mut self) {
+        if let Some(starts) = self.starts.take() {
+            self.range = starts
+                .windows(2)
+                .map(|w| Range {
+                    start: w[0],
+                    len: w[1] - w[0],
+                })
+                .collect();
+            self.room = IndexVec::from_elem_n(0, self.range.len());
+        }
+    }
+
+    /// Where list `k` lives: `data[lo..hi]`.
+    #[inline]
+    fn bounds(&self, k: K) -> (usize, usize) {
+        match &self.starts {
+            Some(s) => (s[k.idx()] as usize, s[k.idx() + 1] as usize),
+            None => {
+                let r = self.range[k];
+                (r.start as usize, (r.start + r.len) as usize)
+            }
+        }
+    }
+
     /// Replaces list `k` with what `fill` appends to the pool (the list moves to the end).
     pub(crate) fn refill(&mut self, k: K, fill: impl FnOnce(&mut Vec<T>)) {
+        self.unpack();
         self.garbage += (self.range[k].len + self.room[k]) as usize;
         let at = self.data.len();
         fill(&mut self.data);
@@ -138,6 +167,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
 
     /// Removes element `i` of list `k`, keeping the order of the rest.
     pub(crate) fn remove_at(&mut self, k: K, i: usize) -> T {
+        self.unpack();
         let list = self.get_mut(k);
         let x = list[i];
         list.copy_within(i + 1.., i);
@@ -149,11 +179,12 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
 
     /// `(key, list)` pairs in key order.
     pub(crate) fn iter_enumerated(&self) -> impl Iterator<Item = (K, &[T])> + '_ {
-        self.range.indices().map(move |k| (k, self.get(k)))
+        (0..self.num_lists()).map(move |k| (K::new(k), self.get(K::new(k))))
     }
 
     /// Makes room for `n` more lists.
     pub(crate) fn reserve_lists(&mut self, n: usize) {
+        self.unpack();
         self.range.reserve(n);
         self.room.reserve(n);
     }
@@ -180,12 +211,16 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
 
     /// Number of lists.
     pub(crate) fn num_lists(&self) -> usize {
-        self.range.len()
+        match &self.starts {
+            Some(s) => s.len() - 1,
+            None => self.range.len(),
+        }
     }
 
     /// A new list owning `data[start..start + len]` (a region nothing else owns).
     pub(crate) fn push_region(&mut self, start: usize, len: usize) -> K {
         debug_assert!(start + len <= self.data.len());
+        self.unpack();
         self.garbage -= len;
         self.room.push(0);
         self.range.push(Range {
@@ -196,6 +231,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
 
     /// A new list holding `items`, appended to the pool.
     pub(crate) fn push_list(&mut self, items: &[T]) -> K {
+        self.unpack();
         let start = self.data.len();
         self.data.extend_from_slice(items);
         self.room.push(0);
@@ -208,8 +244,8 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
     /// List `k`.
     #[inline]
     pub(crate) fn get(&self, k: K) -> &[T] {
-        let r = self.range[k];
-        &self.data[r.start as usize..(r.start + r.len) as usize]
+        let (lo, hi) = self.bounds(k);
+        &self.data[lo..hi]
     }
 
     /// Hints the cache to load list `k`'s range and first elements (see
@@ -218,9 +254,13 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
     /// (~4 % off a build of the bench's call-graph shape, PERF.md).
     #[inline]
     pub(crate) fn prefetch(&self, k: K) {
-        if let Some(r) = self.range.get(k) {
-            crate::graph::tarjan::prefetch(r);
-            if let Some(x) = self.data.get(r.start as usize) {
+        let start = match &self.starts {
+            Some(s) => s.get(k.idx()),
+            None => self.range.get(k).map(|r| &r.start),
+        };
+        if let Some(start) = start {
+            crate::graph::tarjan::prefetch(start);
+            if let Some(x) = self.data.get(*start as usize) {
                 crate::graph::tarjan::prefetch(x);
             }
         }
@@ -228,12 +268,13 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
 
     /// List `k`, mutably (same length).
     pub(crate) fn get_mut(&mut self, k: K) -> &mut [T] {
-        let r = self.range[k];
-        &mut self.data[r.start as usize..(r.start + r.len) as usize]
+        let (lo, hi) = self.bounds(k);
+        &mut self.data[lo..hi]
     }
 
     /// Makes list `k` empty (keeps its room).
     pub(crate) fn clear(&mut self, k: K) {
+        self.unpack();
         self.garbage += self.range[k].len as usize;
         self.room[k] += self.range[k].len;
         self.range[k].len = 0;
@@ -241,6 +282,7 @@ impl<K: Idx, T: Copy + Default> ListPool<K, T> {
 
     /// Ensures room for `extra` more elements in list `k`, moving it if needed.
     fn make_room(&mut self, k: K, extra: usize) {
+        self.unpack();
         let (s, l, c) = (
             self.range[k].start as usize,
             self.range[k].len as usize,
