@@ -33,8 +33,8 @@ fn counts(t: &Tally) -> Counts {
     )
 }
 
-const BOUND: &str =
-    "array bound is a dependent expression (the importer keeps the spelling, not the bound)";
+const CONCRETE: &str =
+    "pattern type holds no parameter (the importer resolved a dependent spelling to a concrete type)";
 const LOOKUP: &str = "dependent name lookup (overload resolution)";
 const OPERATOR: &str =
     "instance calls an overloaded operator, constructor or conversion function (overload resolution)";
@@ -46,7 +46,8 @@ fn kernels_fixture_agrees() {
     assert_eq!((r.routines, r.classes), (4, 1), "{r:?}");
     assert!(r.instantiations_out_of_scope.is_empty(), "{r:?}");
     assert_eq!(counts(&r.nttp), (0, 0, vec![], vec![]));
-    assert_eq!(counts(&r.decl_types), (15, 15, vec![], vec![(BOUND, 1)]));
+    // `T v[N]` of Arr<float, 4> included: the bound substituted and folded.
+    assert_eq!(counts(&r.decl_types), (16, 16, vec![], vec![]));
     // sq's two bodies agree; binary's `op(a[i], b[i])` is an overloaded operator() in
     // the instance; Arr::get's `v[i]` names a member of a dependent class.
     assert_eq!(
@@ -82,7 +83,7 @@ fn nttp_fixture_values_and_types_agree() {
     // int, bool, unsigned (4294967295u), char, enum and function-pointer arguments:
     // every substituted parameter's value and type, after folding and conversion.
     assert_eq!(counts(&r.nttp), (20, 20, vec![], vec![]));
-    assert_eq!(counts(&r.decl_types), (16, 16, vec![], vec![(BOUND, 1)]));
+    assert_eq!(counts(&r.decl_types), (17, 17, vec![], vec![]));
     // scale<float> and Ring::size agree; both mix<...> compare `L == COL` where clang's
     // replacement for the enum parameter is an unsigned literal under a cast to the enum
     // (the comparison drops arithmetic casts on both sides), ilkit's a constant of the
@@ -91,6 +92,23 @@ fn nttp_fixture_values_and_types_agree() {
         counts(&r.bodies),
         (4, 2, vec![("expression differs", 2)], vec![(LOOKUP, 1)])
     );
+}
+
+#[test]
+fn subst_fixture_dependent_types_agree() {
+    let r = check("subst.json.gz");
+    // reduce<float, 4, 2>, reduce<int, 8, 1>, first<Buf<float, 6>>; Buf<float, 6>.
+    assert_eq!((r.routines, r.classes), (3, 1), "{r:?}");
+    assert_eq!(counts(&r.nttp), (8, 8, vec![], vec![]));
+    // Every declaration type is compared. Agreeing: the dependent array bounds `T r[M]`,
+    // `int idx[per]` (a constexpr local), `float w[W - 1 > 0 ? W - 1 : 1][M]`,
+    // `V pair[2][M]` (a local alias of `typename Traits<T>::vec`: a dependent member of
+    // a dependent template-id), `int half[N / 2 + 1]` of Buf, the `auto` locals (a
+    // lambda, `M * 2`), and `typename B::value_type` (a member of the parameter's
+    // class). Differing: reduce's return type and `s`, `typename Traits<T>::acc`, which
+    // the importer resolves to `Traits<float>::acc` (the first specialization of the
+    // template it met) in the pattern: double, where reduce<int, 8, 1> has long.
+    assert_eq!(counts(&r.decl_types), (27, 25, vec![(CONCRETE, 2)], vec![]));
 }
 
 fn ilkit(args: &[&str]) -> (i32, String, String) {
@@ -119,7 +137,7 @@ fn cli_prints_agreement_per_part() {
         "{out}"
     );
     assert!(
-        out.contains("(b) declaration types: 15 of 15 agree (100.00%)"),
+        out.contains("(b) declaration types: 16 of 16 agree (100.00%)"),
         "{out}"
     );
     assert!(out.contains("(c) bodies: 2 of 2 agree (100.00%)"), "{out}");

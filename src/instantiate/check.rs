@@ -9,7 +9,12 @@
 //!   gives a reference to the parameter, after folding and conversion to the substituted
 //!   parameter type;
 //! - (b) the declaration types: return and parameter types of routines, field types of
-//!   classes, local variable types of bodies ([`Subst::subst_type`]);
+//!   classes, local variable types of bodies ([`Subst::subst_type`]): array bounds that
+//!   are expressions fold after substitution, dependent member types and template-ids
+//!   resolve in the world's specializations ([`Specializations`]), and an `auto` local
+//!   takes its initializer's type (deduction) before substitution. Every declaration is
+//!   compared (a local of an `if constexpr` branch the instance discarded has nothing
+//!   to be compared with and is counted apart);
 //! - (c) whole bodies: each expression of the pattern's body, substituted, against the
 //!   expression at the same place in the instantiation's body, with
 //!   [`crate::compare::compare_expressions`] (substituting [`Subst::unfolded`], as clang
@@ -28,7 +33,7 @@
 //! through a fresh [`ConstantSharing`]); the world's existing entries are not changed.
 //! Time is linear in the instantiations' sizes; all walks use explicit stacks.
 
-use super::{Binding, DataModel, Subst, TemplateArgs};
+use super::{Binding, DataModel, Specializations, Subst, TemplateArgs};
 use crate::il::kinds::rf;
 use crate::il::{fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, Op, TypeKind};
 use crate::share::ConstantSharing;
@@ -122,7 +127,8 @@ const ARG_COUNT: &str = "argument count differs from parameter count";
 const TEMPLATE_TEMPLATE: &str = "template template parameter";
 const EXPR_ARG: &str = "non-type argument that is not a constant or a declaration";
 const PARTIAL: &str = "partial specialization pattern (clang's JSON does not name it)";
-const DEPENDENT_TYPE: &str = "dependent type (member of a parameter, decltype)";
+const DEPENDENT_TYPE: &str =
+    "dependent type the importer keeps unresolved (decltype, a builtin template, `auto` without an initializer type)";
 const UNBOUND: &str = "template parameter left unbound";
 const SPEC_NAMED: &str = "class template specialization named through parameters";
 const ARRAY_BOUND: &str = "array bound";
@@ -133,7 +139,8 @@ const INSTANCE_PARAM: &str =
 const INJECTED: &str =
     "instance spells the injected class name (the importer resolves it to the pattern)";
 const DEPENDENT_BOUND: &str =
-    "array bound is a dependent expression (the importer keeps the spelling, not the bound)";
+    "array bound is an expression the importer could not read (a cast, sizeof, a call, a qualified name)";
+const UNFOLDED_BOUND: &str = "array bound does not fold to a value after substitution";
 const SPEC_RESOLVED: &str =
     "pattern names another specialization of the template (the importer resolved a dependent template-id)";
 const TYPE_OTHER: &str = "type differs";
@@ -174,6 +181,8 @@ struct Index {
     class_patterns: AHashSet<Eix>,
     /// The `bool` type, if the world has one (C++).
     bool_type: Option<Eix>,
+    /// Class template specializations (dependent template-ids resolve to them).
+    specs: Specializations,
 }
 
 impl Index {
@@ -182,7 +191,8 @@ impl Index {
         let mut class_of = AHashMap::new();
         for t in il.kind_list(EntryKind::Type) {
             let k = il.ty(t).type_kind();
-            if k == TypeKind::TemplateParam {
+            if k == TypeKind::TemplateParam && il.child_eix(t, F::TYPE_BASE_TYPE).is_none() {
+                // (A parameter; one with a base type is a dependent member type.)
                 tparam_types.entry(il.name(t).to_vec()).or_default().push(t);
             } else if k.is_class() {
                 if let Some(s) = il.child_eix(t, F::TYPE_SCOPE) {
@@ -208,6 +218,7 @@ impl Index {
             .kind_list(EntryKind::Type)
             .find(|&t| il.ty(t).type_kind() == TypeKind::Integer && il.name(t) == b"bool");
         Index {
+            specs: Specializations::new(il),
             bool_type,
             tparam_types,
             class_of,
@@ -264,6 +275,7 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
         args.bind_type(il.id_of(pattern), Binding::Type(il.id_of(s)));
         class_args.insert(s, args.clone());
         let mut subst = Subst::new(il, &args, DataModel::default(), &mut sharing)?;
+        subst.specializations = Some(&ix.specs);
         // Fields by name.
         for &f in &sf {
             let Some(&p) = pf.iter().find(|&&p| il.name(p) == il.name(f)) else {
@@ -454,6 +466,7 @@ fn check_routine(
     let mut subst = Subst::new(il, &pair.args, DataModel::default(), sharing)?;
     // C++: comparisons give bool.
     subst.bool_type = ix.bool_type;
+    subst.specializations = Some(&ix.specs);
     // The instance's declarations stand for the pattern's: the routine itself, the
     // class's members, parameters and locals (below).
     subst.map_entity(p, r);
@@ -519,10 +532,7 @@ fn check_routine(
         }
         for (a, b) in pairs {
             subst.map_entity(a, b);
-            let (ta, tb) = (
-                il.child_eix(a, F::VARIABLE_TYPE),
-                il.child_eix(b, F::VARIABLE_TYPE),
-            );
+            let (ta, tb) = (deduced_type(il, a), il.child_eix(b, F::VARIABLE_TYPE));
             let res = check_type(il, ix, &mut subst, ta, tb)?;
             rep.decl_types.record(res);
         }
@@ -611,15 +621,21 @@ fn check_type(
     instance: Option<Eix>,
 ) -> Result<Result<(), Outcome>, IlError> {
     if let Some(why) = pattern.and_then(|t| dependent_class(il, t)) {
-        return Ok(Err(Outcome::Skip(why)));
+        return Ok(Err(Outcome::Differ(why)));
     }
     let ours = subst.subst_type(il, pattern)?;
     if same_type(il, ours, instance) {
         return Ok(Ok(()));
     }
-    if has_dependent_bound(il, pattern) && same_type_with(il, ours, instance, true) {
-        // The element types agree; the bound is an expression the IL does not hold.
-        return Ok(Err(Outcome::Skip(DEPENDENT_BOUND)));
+    let bounds = (unbounded_array(il, pattern), unbounded_array(il, ours));
+    if bounds != (false, false) && same_type_with(il, ours, instance, true) {
+        // The element types agree; the bound did not become a value.
+        let d = if bounds.0 {
+            DEPENDENT_BOUND
+        } else {
+            UNFOLDED_BOUND
+        };
+        return Ok(Err(Outcome::Differ(d)));
     }
     let d = if ours == pattern {
         // Substitution is the identity here: the import made the pattern's type concrete.
@@ -632,8 +648,58 @@ fn check_type(
     Ok(Err(Outcome::Differ(d)))
 }
 
-/// Why a pattern type cannot be substituted here: a dependent member type or decltype
-/// (the importer keeps those as one `<dependent type>` parameter type).
+/// The declared type of the pattern's variable `v`, or for `auto` (a template
+/// parameter type named `auto`) the type deduced from its initializer: the
+/// initializer's type without top-level cv-qualifiers, an array or function decayed to
+/// a pointer (expression types are never references). Substitution then applies to it
+/// as to a declared type.
+fn deduced_type(il: &mut Il, v: Eix) -> Option<Eix> {
+    let t = il.child_eix(v, F::VARIABLE_TYPE);
+    let is_auto = t.is_some_and(|t| {
+        il.as_ty(t)
+            .is_some_and(|x| x.type_kind() == TypeKind::TemplateParam && il.name(t) == b"auto")
+    });
+    if !is_auto {
+        return t;
+    }
+    let Some(it) = il
+        .child_eix(v, F::VARIABLE_INITIALIZER)
+        .and_then(|x| il.child_eix(x, F::EXPR_NODE_TYPE))
+    else {
+        return t;
+    };
+    let mut it = it;
+    for _ in 0..64 {
+        let Some(x) = il.as_ty(it) else { break };
+        if x.type_kind() != TypeKind::Typeref || !il.name(it).is_empty() {
+            break;
+        }
+        match il.child_eix(it, F::TYPE_BASE_TYPE) {
+            Some(b) => it = b,
+            None => break,
+        }
+    }
+    let k = il.as_ty(strip(il, it).0).map(|x| x.type_kind());
+    if matches!(k, Some(TypeKind::Array | TypeKind::Routine)) {
+        let s = strip(il, it).0;
+        let target = if k == Some(TypeKind::Array) {
+            il.child_eix(s, F::TYPE_BASE_TYPE).unwrap_or(s)
+        } else {
+            s
+        };
+        let p = il.alloc_in(EntryKind::Type, crate::il::RegionIdx::FILE_SCOPE);
+        let pe = il.eix(p).ok()?;
+        crate::il::kinds::set_type_kind(il, p, TypeKind::Pointer).ok()?;
+        il.set_child_eix(pe, F::TYPE_BASE_TYPE, target).ok()?;
+        il.ty_mut(pe).set_size(8).set_alignment(8);
+        return Some(pe);
+    }
+    Some(it)
+}
+
+/// Why a pattern type cannot be substituted here: a dependent type the importer keeps
+/// as the one `<dependent type>` parameter type (decltype, ...), or `auto` left
+/// undeduced.
 fn dependent_class(il: &Il, t: Eix) -> Option<&'static str> {
     let mut stack = vec![t];
     let mut n = 0;
@@ -643,7 +709,10 @@ fn dependent_class(il: &Il, t: Eix) -> Option<&'static str> {
             continue;
         }
         let ty = il.ty(t);
-        if ty.type_kind() == TypeKind::TemplateParam && il.name(t) == b"<dependent type>" {
+        if ty.type_kind() == TypeKind::TemplateParam
+            && matches!(il.name(t), b"<dependent type>" | b"auto")
+            && il.child_eix(t, F::TYPE_BASE_TYPE).is_none()
+        {
             return Some(DEPENDENT_TYPE);
         }
         stack.extend(il.child_eix(t, F::TYPE_BASE_TYPE));
@@ -670,16 +739,19 @@ fn has_param(il: &Il, t: Option<Eix>) -> bool {
     false
 }
 
-/// Whether a pattern type holds an array whose bound is not a constant (clang's
-/// dependent-sized array: `T v[N]`, `int r[M * 4]`).
-fn has_dependent_bound(il: &Il, t: Option<Eix>) -> bool {
+/// Whether a type holds an array whose bound is not an integer constant: none (the
+/// importer could not read the bound's expression) or an expression.
+fn unbounded_array(il: &Il, t: Option<Eix>) -> bool {
     let mut cur = t;
     for _ in 0..4096 {
         let Some(t) = cur else { return false };
         if il.kind(t) != EntryKind::Type {
             return false;
         }
-        if il.ty(t).type_kind() == TypeKind::Array && il.child_eix(t, F::TYPE_ARRAY_BOUND).is_none()
+        if il.ty(t).type_kind() == TypeKind::Array
+            && il
+                .child_eix(t, F::TYPE_ARRAY_BOUND)
+                .is_none_or(|b| il.constant(b).constant_kind() != ConstantKind::Integer)
         {
             return true;
         }

@@ -33,6 +33,15 @@
 //! Conversion to `bool` gives 0 or 1 (clang dumps a `true` argument as -1: its 1-bit value
 //! sign-extended).
 //!
+//! # Dependent types and constant expressions
+//! An array type whose bound is a template-parameter constant (an expression over
+//! parameters) is rebuilt with the bound folded; inside such a bound (a constant
+//! expression) a reference to a constexpr variable folds through its substituted
+//! initializer and a call of a routine whose body is `return expr;` folds through that
+//! expression with the parameters bound to the arguments (both at most
+//! `MAX_CONST_NEST` deep). Dependent member types and template-ids resolve by lookup in
+//! [`Subst::specializations`] (module `dependent`).
+//!
 //! All traversals use explicit stacks. Errors come back as [`IlError`] with the seed's
 //! messages (`imaginary operators not implemented`,
 //! `copy_template_param_con: unexpected kind`).
@@ -113,6 +122,9 @@ impl TemplateArgs {
     }
 }
 
+/// Deepest chain of constexpr variables a constant expression folds through.
+const MAX_CONST_NEST: u32 = 32;
+
 const UNEXPECTED_CON: &str = "copy_template_param_con: unexpected kind";
 const IMAGINARY: &str = "imaginary operators not implemented";
 
@@ -138,6 +150,19 @@ pub struct Subst<'a> {
     /// substitution folds every constant operation it rebuilds.
     pub unfolded: bool,
     pack_index: Option<usize>,
+    /// The class template specializations dependent template-ids resolve to (none: a
+    /// dependent template-id stays as it is).
+    pub specializations: Option<&'a Specializations>,
+    /// Nesting of dependent-type lookups (bounded by `dependent::MAX_NEST`).
+    dep_nest: u32,
+    /// Inside a constant expression (an array bound): references to constexpr
+    /// variables fold through their initializers.
+    constant_context: bool,
+    /// Nesting of constexpr variables and calls being folded (bounded by
+    /// `MAX_CONST_NEST`).
+    const_nest: u32,
+    /// A constexpr routine's parameters bound to the values of a call being folded.
+    values: AHashMap<Eix, Eix>,
     types: AHashMap<Eix, Eix>,
     entities: AHashMap<Eix, Eix>,
 }
@@ -191,6 +216,11 @@ impl<'a> Subst<'a> {
             bool_type: None,
             unfolded: false,
             pack_index: None,
+            specializations: None,
+            dep_nest: 0,
+            constant_context: false,
+            const_nest: 0,
+            values: AHashMap::new(),
             types: AHashMap::new(),
             entities: AHashMap::new(),
         })
@@ -223,10 +253,15 @@ impl<'a> Subst<'a> {
     }
 
     /// `copy_template_param_type`: the type with template parameter types replaced by
-    /// their arguments; types built on a parameter are rebuilt (once per substitution).
+    /// their arguments; types built on a parameter, and arrays whose bound is an
+    /// expression (a template-parameter constant), are rebuilt (once per substitution).
+    /// An array's bound is folded to an integer constant where it can be (a constant
+    /// expression: references to constexpr variables fold through their substituted
+    /// initializers, [`Subst::unfolded`] or not), and the array takes bound times its
+    /// element's size.
     ///
     /// # Errors
-    /// A stale argument.
+    /// A stale argument; errors of the bound's substitution.
     pub fn subst_type(&mut self, il: &mut Il, ty: Option<Eix>) -> Result<Option<Eix>, IlError> {
         let Some(t0) = ty else { return Ok(None) };
         if self.pack_index.is_none() {
@@ -234,16 +269,24 @@ impl<'a> Subst<'a> {
                 return Ok(Some(c));
             }
         }
-        // Walk the base_type chain down to a parameter (if any).
+        // Walk the base_type chain down to a parameter (if any), noting the deepest
+        // array with a dependent bound.
         let mut chain = vec![];
         let mut cur = Some(t0);
         let mut bound = None;
+        let mut deepest_bound = None;
         while let Some(t) = cur {
             if il.kind(t) != EntryKind::Type || chain.len() > 1 << 20 {
                 break;
             }
             let ty = il.ty(t);
             let by_entry = self.args.get_type(il.id_of(t));
+            if by_entry.is_none()
+                && (Self::is_dependent_member(il, t) || Self::is_template_id(il, t))
+            {
+                bound = self.resolve_dependent(il, t)?;
+                break;
+            }
             if by_entry.is_some() || ty.type_kind() == TypeKind::TemplateParam {
                 let (d, p) = (ty.tparam_depth(), ty.tparam_position());
                 let b = match by_entry {
@@ -255,13 +298,22 @@ impl<'a> Subst<'a> {
                 }
                 break;
             }
+            if Self::dependent_bound(il, t).is_some() {
+                deepest_bound = Some(chain.len());
+            }
             chain.push(t);
             cur = il.child_eix(t, F::TYPE_BASE_TYPE);
         }
-        let Some(mut new) = bound else {
-            return Ok(Some(t0));
+        let (rebuild, mut new) = match (bound, deepest_bound) {
+            (Some(b), _) => (chain.len(), b),
+            (None, Some(i)) => (
+                i + 1,
+                il.child_eix(chain[i], F::TYPE_BASE_TYPE)
+                    .unwrap_or(Eix::NONE),
+            ),
+            (None, None) => return Ok(Some(t0)),
         };
-        for &t in chain.iter().rev() {
+        for &t in chain[..rebuild].iter().rev() {
             let id = il.alloc_in(EntryKind::Type, RegionIdx::FILE_SCOPE);
             let c = il.eix(id)?;
             il.copy_entry_data(t, c);
@@ -271,6 +323,10 @@ impl<'a> Subst<'a> {
                 let (size, align) = il.as_ty(new).map_or((0, 0), |n| (n.size(), n.alignment()));
                 il.ty_mut(c).set_size(size).set_alignment(align);
             } else if il.ty(c).type_kind() == TypeKind::Array {
+                if let Some(b) = Self::dependent_bound(il, t) {
+                    let nb = self.subst_bound(il, b)?;
+                    il.replace_child_at(c, F::TYPE_ARRAY_BOUND.slot as usize, nb);
+                }
                 // An array of a known bound takes bound times its new element's size.
                 let bound = il
                     .child_eix(c, F::TYPE_ARRAY_BOUND)
@@ -287,6 +343,30 @@ impl<'a> Subst<'a> {
             self.types.insert(t0, new);
         }
         Ok(Some(new))
+    }
+
+    /// The bound of array type `t` when it is an expression to substitute (a
+    /// template-parameter constant).
+    fn dependent_bound(il: &Il, t: Eix) -> Option<Eix> {
+        if il.ty(t).type_kind() != TypeKind::Array {
+            return None;
+        }
+        let b = il.child_eix(t, F::TYPE_ARRAY_BOUND)?;
+        (il.kind(b) == EntryKind::Constant
+            && il.constant(b).constant_kind() == ConstantKind::TemplateParam)
+            .then_some(b)
+    }
+
+    /// An array bound substituted and folded as a constant expression (whatever
+    /// [`Subst::unfolded`] says): an integer constant, or the substituted expression
+    /// constant when it does not fold.
+    fn subst_bound(&mut self, il: &mut Il, b: Eix) -> Result<Eix, IlError> {
+        let saved = (self.unfolded, self.constant_context);
+        self.unfolded = false;
+        self.constant_context = true;
+        let r = self.copy_template_param_con(il, b);
+        (self.unfolded, self.constant_context) = saved;
+        r
     }
 
     /// The type kind of `t` ([`TypeKind::Error`] for an entry that is not a type).
@@ -673,11 +753,127 @@ impl<'a> Subst<'a> {
                             };
                         }
                     }
+                    if let Some(&x) = self.values.get(&p) {
+                        return Ok(x);
+                    }
+                    if let Some(x) = self.constexpr_value(il, e, p)? {
+                        return Ok(x);
+                    }
                 }
                 self.retype(il, e)
             }
             _ => self.retype(il, e),
         }
+    }
+
+    /// In a constant expression, the value of a reference `e` to the constexpr variable
+    /// `v`: its initializer substituted and folded, converted to the variable's
+    /// (substituted) type; `None` when that does not fold (or outside constant
+    /// expressions, or past `MAX_CONST_NEST` nested variables).
+    fn constexpr_value(&mut self, il: &mut Il, e: Eix, v: Eix) -> Result<Option<Eix>, IlError> {
+        if !self.constant_context
+            || self.const_nest >= MAX_CONST_NEST
+            || il.kind(v) != EntryKind::Variable
+            || il.variable(v).decl_flags() & crate::il::kinds::vf::CONSTEXPR == 0
+        {
+            return Ok(None);
+        }
+        let Some(init) = il.child_eix(v, F::VARIABLE_INITIALIZER) else {
+            return Ok(None);
+        };
+        self.const_nest += 1;
+        let r = self.copy_template_param_expr(il, init);
+        self.const_nest -= 1;
+        let x = r?;
+        let t = self.subst_type(il, Self::expr_type(il, e))?;
+        match (Self::const_val(il, x), t) {
+            (Some(v), Some(t)) => self.const_node(il, v, t).map(Some),
+            (Some(_), None) => Ok(Some(x)),
+            _ => Ok(None),
+        }
+    }
+
+    /// In a constant expression, the value of a call (`operands`: the substituted callee
+    /// and arguments) of a routine whose body returns one expression first thing (a
+    /// constexpr function such as `ceildiv`): that expression substituted with the
+    /// routine's parameters bound to the folded arguments, converted to the call's type
+    /// `ty`. `None` when an argument or the result does not fold, or past
+    /// `MAX_CONST_NEST` nested calls and variables.
+    fn constexpr_call(
+        &mut self,
+        il: &mut Il,
+        operands: &[Eix],
+        ty: Option<Eix>,
+    ) -> Result<Option<Eix>, IlError> {
+        let Some((&callee, args)) = operands.split_first() else {
+            return Ok(None);
+        };
+        if self.const_nest >= MAX_CONST_NEST {
+            return Ok(None);
+        }
+        // The routine the callee names, through decays and casts.
+        let mut c = callee;
+        let mut routine = None;
+        for _ in 0..16 {
+            if il.kind(c) != EntryKind::ExprNode {
+                break;
+            }
+            if let Some(r) = il.ref_eix(c, F::EXPR_NODE_ENTITY) {
+                routine = Some(r);
+                break;
+            }
+            match il.list_eix(c, F::EXPR_NODE_OPERANDS) {
+                [x] => c = *x,
+                _ => break,
+            }
+        }
+        let Some(r) = routine.filter(|&r| il.kind(r) == EntryKind::Routine) else {
+            return Ok(None);
+        };
+        let params: Vec<Eix> = il.list_eix(r, F::ROUTINE_PARAMS).to_vec();
+        if params.len() != args.len() || args.iter().any(|&a| Self::const_val(il, a).is_none()) {
+            return Ok(None);
+        }
+        let Some(ret) = Self::returned_expr(il, r) else {
+            return Ok(None);
+        };
+        let saved: Vec<(Eix, Option<Eix>)> = params
+            .iter()
+            .zip(args)
+            .map(|(&p, &a)| (p, self.values.insert(p, a)))
+            .collect();
+        self.const_nest += 1;
+        let x = self.copy_template_param_expr(il, ret);
+        self.const_nest -= 1;
+        for (p, old) in saved {
+            match old {
+                Some(o) => self.values.insert(p, o),
+                None => self.values.remove(&p),
+            };
+        }
+        let x = x?;
+        match (Self::const_val(il, x), ty) {
+            (Some(v), Some(t)) => self.const_node(il, v, t).map(Some),
+            (Some(_), None) => Ok(Some(x)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The expression of the first statement of `r`'s body when it is a `return`.
+    fn returned_expr(il: &Il, r: Eix) -> Option<Eix> {
+        let scope = il.child_eix(r, F::ROUTINE_BODY_SCOPE)?;
+        let mut s = il.child_eix(scope, F::SCOPE_BLOCK)?;
+        for _ in 0..16 {
+            if il.kind(s) != EntryKind::Statement {
+                return None;
+            }
+            match il.statement(s).stmt_kind() {
+                crate::il::StmtKind::Return => return il.child_eix(s, F::STATEMENT_EXPR),
+                crate::il::StmtKind::Block => s = *il.list_eix(s, F::STATEMENT_STMTS).first()?,
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// A shallow copy of `e` with its type substituted (or `e` itself when unchanged).
@@ -792,6 +988,11 @@ impl<'a> Subst<'a> {
                 return Ok(operands[0]);
             }
             return self.same_node(il, e, ty, operands);
+        }
+        if op == Op::Call && self.constant_context {
+            if let Some(x) = self.constexpr_call(il, operands, ty)? {
+                return Ok(x);
+            }
         }
         match (op, operands) {
             (Op::Sizeof | Op::Alignof, _) if self.unfolded => self.same_node(il, e, ty, operands),
@@ -969,6 +1170,8 @@ impl<'a> Subst<'a> {
 
 mod check;
 mod constants;
+mod dependent;
 mod synth;
 pub use check::{check_instantiations, same_type, InstantiationReport, Tally};
+pub use dependent::Specializations;
 pub use synth::instantiate_synth_templates;

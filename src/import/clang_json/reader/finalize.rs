@@ -122,8 +122,13 @@ impl Builder<'_> {
         if self.frames[t].qual_pushed {
             self.types.qual.pop();
         }
+        if self.frames[t].body_qual {
+            self.types.qual.pop();
+        }
         if self.frames[t].tparams_pushed {
             self.types.tparam_scopes.pop();
+            let level = self.types.tparam_scopes.len();
+            self.types.value_params.retain(|p| p.level <= level);
         }
         if self.frames[t].pattern {
             self.pattern_depth = self.pattern_depth.saturating_sub(1);

@@ -15,8 +15,8 @@ use crate::il::kinds::vf;
 use crate::il::{
     counts, fields as F, ConstantKind, Eix, EntryKind, IlError, ScopeKind, StorageClass, TypeKind,
 };
-use crate::import::clang_json::kinds::{attr_kind, is_decl, Class, ExprClass};
-use crate::import::clang_json::types::Types;
+use crate::import::clang_json::kinds::{attr_kind, is_decl, Class, ExprClass, RecordKind};
+use crate::import::clang_json::types::{Types, ValueParam};
 
 impl Builder<'_> {
     /// Makes frame `t`'s entry (once; `off` is the byte offset for errors).
@@ -303,6 +303,10 @@ impl Builder<'_> {
         self.enter_pattern(t, pclass);
         let member = matches!(pclass, Some(Class::Record(_)));
         let constexpr = self.frames[t].flags & FL_CONSTEXPR != 0;
+        if constexpr && !name.is_empty() {
+            // A dependent array bound may name it.
+            self.types.const_vars.insert(name, e);
+        }
         let bits = [
             (in_fn, vf::LOCAL),
             (self.pattern_depth > 0, vf::PATTERN),
@@ -363,6 +367,16 @@ impl Builder<'_> {
 
     /// A typedef or alias: a tk_typeref named entry over the aliased type.
     fn materialize_typedef(&mut self, t: usize, pclass: Option<Class>) -> Result<(), IlError> {
+        if let Some(&p) = self.fn_stack.last() {
+            let nested = (p + 1..t).any(|f| self.frames[f].qual_pushed || self.frames[f].body_qual);
+            if !self.frames[p].body_qual && p < t && !nested {
+                // A local type: named inside its routine's body, so that a template's
+                // pattern and each instantiation (and two routines) have their own.
+                self.frames[p].body_qual = true;
+                let id = self.frames[p].id;
+                self.types.qual.push(format!("(body {id:x})"));
+            }
+        }
         let name = self.frames[t].name.clone();
         let q = self.qname(&name);
         let (e, existed) = self.types.named_entry(self.il, &q, TypeKind::Typeref)?;
@@ -462,7 +476,7 @@ impl Builder<'_> {
             .set_is_pack(self.frames[t].flags & FL_PACK != 0);
         if !name.is_empty() {
             if let Some(s) = self.types.tparam_scopes.last_mut() {
-                s.push(name);
+                s.push(name.clone());
             }
         }
         if pk == 1 {
@@ -473,6 +487,23 @@ impl Builder<'_> {
             self.pattern_depth -= 1;
             let ty = ty?;
             self.set_child(e, F::TEMPLATE_PARAM_TYPE, ty)?;
+            if !name.is_empty()
+                && matches!(
+                    self.parent_class(t),
+                    Some(Class::Template(_) | Class::Record(RecordKind::Partial))
+                )
+            {
+                // A dependent array bound may name it (a declaration of the template,
+                // not the parameter an instantiation's substituted expression names).
+                let level = self.types.tparam_scopes.len();
+                self.types.value_params.push(ValueParam {
+                    name,
+                    depth,
+                    position: index,
+                    ty,
+                    level,
+                });
+            }
         }
         self.frames[t].entry = e;
         self.register(t, e);

@@ -111,6 +111,9 @@ struct Frame {
     body_scope: Eix,
     locals: Vec<Eix>,
     qual_pushed: bool,
+    /// A routine whose body declared a local type: the body's own scope component is
+    /// on the qualifier stack (popped when the routine closes).
+    body_qual: bool,
     tparams_pushed: bool,
     pattern: bool,
     pattern_seen: bool,

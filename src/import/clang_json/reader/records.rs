@@ -109,6 +109,9 @@ impl Builder<'_> {
                 self.types.alias_name(self.il, &alias, e)?;
             }
         }
+        if name.starts_with("(lambda") {
+            self.types.index_lambda(self.il, name, e)?;
+        }
         if name.starts_with("(unnamed ") {
             // clang also prints "(anonymous struct at ...)".
             let alias = self.qname(&name.replacen("(unnamed", "(anonymous", 1));

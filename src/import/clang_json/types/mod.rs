@@ -16,13 +16,22 @@
 //!    tk_template_param entry;
 //! 4. `A::b`: `A` resolved (through typedefs) to a class, then its member `b` (own or
 //!    inherited); a member of a template parameter, or one a class template pattern lacks,
-//!    is the dependent type;
+//!    is a dependent member type: a tk_template_param named `b` whose base type is `A`
+//!    (for a template-id with arguments, `Traits<T>`, a dependent template-id: a typeref
+//!    over the pattern whose template_info holds the arguments as written), which
+//!    substitution resolves in the instantiated class (`instantiate`);
 //! 5. a template-id of a class or alias template without that specialization: the pattern
 //!    (of clang's builtin `__make_integer_seq` / `__type_pack_element`: the dependent type);
 //! 6. a unique unqualified last component.
 //!
-//! `typename A::b` that does not resolve is a dependent name: the dependent type
-//! (`<dependent type>`, tk_template_param). Anything else becomes a named placeholder
+//! `typename A::b` whose qualifier names nothing known is the dependent type
+//! (`<dependent type>`, tk_template_param, as are `decltype(...)` and clang's own
+//! `<dependent type>`); `auto` is one tk_template_param named `auto` (deduction from an
+//! initializer replaces it). An array bound that is an expression over non-type
+//! template parameters and constexpr variables is kept as that expression (`bound`);
+//! such a spelling is not interned (its names mean other things elsewhere). Local types
+//! of a routine body are named inside that body (a `(body ID)` scope component), so a
+//! template's pattern and each instantiation have their own. Anything else becomes a named placeholder
 //! (`tk_error`) that a later definition of that name fills in. Placeholders still unfilled
 //! at the end are the unresolved type names. An expression's type is printed in the scope
 //! of the entity it names (`traits_type::copy` has type `char_type *(char_type *, …)`):
@@ -34,17 +43,20 @@
 //! tk_void/tk_integer/tk_float with `size`; pointers are tk_pointer (`qualifiers` bit 8 =
 //! lvalue reference, bit 16 = rvalue reference); cv-qualified types are an unnamed
 //! tk_typeref with `qualifiers` (1 const, 2 volatile, 4 restrict) over the base type;
-//! arrays are tk_array with the bound as an integer constant; function types are tk_routine
+//! arrays are tk_array with the bound as an integer constant (or a template-parameter
+//! constant of sub-kind 1 over the bound's expression); function types are tk_routine
 //! with param_type entries in the routine-type supplement; template parameters are
 //! tk_template_param. Parsing recursion is bounded (depth 24); deeper input becomes a
 //! placeholder.
 //!
 //! Layout: this module owns the interned spellings (`Types`, `intern`/`intern_or`, the
 //! per-scope cache and the unresolved-reference counts); `parse` reads the type-printer
-//! syntax into type entries (lexer, declarators, builtins); `names` indexes named types
+//! syntax into type entries (lexer, declarators, builtins); `bound` reads a dependent
+//! array bound's expression; `names` indexes named types
 //! and resolves names in the enclosing scopes (steps 1–6 above, placeholders, the late
 //! pass after the import).
 
+mod bound;
 mod names;
 mod parse;
 
@@ -101,6 +113,21 @@ pub enum Alt {
     PointerTo(Eix),
 }
 
+/// A non-type template parameter in scope.
+#[derive(Clone, Debug)]
+pub struct ValueParam {
+    /// Its name.
+    pub name: String,
+    /// clang's depth and index.
+    pub depth: u16,
+    /// Its position (clang's index).
+    pub position: u16,
+    /// Its type (none when unknown).
+    pub ty: Eix,
+    /// `tparam_scopes.len()` when it was declared (it leaves scope with that scope).
+    pub level: usize,
+}
+
 /// One interned spelling: its type, its references outside and inside template
 /// patterns, and the placeholder its parse met (if any).
 #[derive(Clone, Copy, Debug)]
@@ -131,8 +158,19 @@ pub struct Types {
     tparams: AHashMap<String, Eix>,
     /// Active template parameter names (innermost last).
     pub tparam_scopes: Vec<Vec<String>>,
+    /// Non-type template parameters in scope, innermost last: what a dependent array
+    /// bound's names refer to (`bound`).
+    pub value_params: Vec<ValueParam>,
+    /// constexpr variables by name, the latest declaration of each (a dependent array
+    /// bound may name one: `int r[n_per_thread]`).
+    pub const_vars: AHashMap<String, Eix>,
+    /// Set while a parse made a type that depends on the declarations in scope beyond
+    /// the enclosing scopes' names (a dependent array bound): that spelling is not
+    /// interned.
+    uncacheable: bool,
     placeholders: Vec<Eix>,
     dependent: Option<Eix>,
+    auto: Option<Eix>,
     /// Type references interned (one per type string met).
     pub refs: u64,
     /// Type references that named a dependent type (`<dependent type>`, `typename T::x`,
@@ -152,6 +190,10 @@ pub struct Types {
     scoped_hit: bool,
     /// The qualified name each named type was first indexed under (member lookup).
     qname_of: AHashMap<Eix, Rc<str>>,
+    /// Closure types by file name, line and column (`names::lambda_key`).
+    lambdas: AHashMap<String, Eix>,
+    /// Placeholders of closure-type spellings met before their closure type, by key.
+    lambda_placeholders: AHashMap<String, Vec<Eix>>,
     /// Patterns of class and alias templates.
     patterns: AHashSet<Eix>,
 }
@@ -215,6 +257,7 @@ impl Types {
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(RegionIdx::FILE_SCOPE)?;
         }
+        self.uncacheable = false;
         let r = self.spelling(il, s, 0);
         if saved != RegionIdx::FILE_SCOPE {
             il.switch_region(saved)?;
@@ -298,13 +341,15 @@ impl Types {
                 return Ok((key, v));
             }
         }
-        let (lp, sh) = (self.last_placeholder, self.scoped_hit);
+        let (lp, sh, un) = (self.last_placeholder, self.scoped_hit, self.uncacheable);
         self.last_placeholder = Eix::NONE;
         self.scoped_hit = false;
+        self.uncacheable = false;
         let r = self.parse(il, s, depth);
-        let (ph, scoped) = (self.last_placeholder, self.scoped_hit);
+        let (ph, scoped, uncacheable) = (self.last_placeholder, self.scoped_hit, self.uncacheable);
         self.last_placeholder = lp;
         self.scoped_hit = sh;
+        self.uncacheable = un || uncacheable;
         let t = r?;
         let mut v = Spelling {
             t,
@@ -312,6 +357,10 @@ impl Types {
             pattern_hits: 0,
             ph,
         };
+        if uncacheable {
+            // Its meaning depends on the declarations in scope: parsed each time.
+            return Ok((None, v));
+        }
         if let Some(g) = global {
             if !ph.is_none() {
                 // Parsed again from this scope without resolving: the first parse stands.

@@ -7,7 +7,7 @@
 
 use super::{new_type, normalize, set_base, Types, MAX_DEPTH};
 use crate::il::kinds;
-use crate::il::{Eix, EntryKind, Il, IlError, TypeKind};
+use crate::il::{fields as F, Eix, EntryKind, Il, IlError, TypeKind};
 use std::rc::Rc;
 
 /// clang's builtin templates (`BuiltinTemplateDecl`s, never dumped).
@@ -126,6 +126,9 @@ impl Types {
         }
         let t = new_type(il, TypeKind::Error, Some(last_component(&key)))?;
         self.placeholders.push(t);
+        if let Some(k) = lambda_key(&key) {
+            self.lambda_placeholders.entry(k).or_default().push(t);
+        }
         let key: Rc<str> = key.into();
         self.placeholder_names.insert(t, key.clone());
         self.by_name.insert(key, t);
@@ -205,6 +208,14 @@ impl Types {
                     .any(|s| s.iter().any(|x| x == head_base))
             {
                 self.dependent_refs += 1;
+                if head == head_base {
+                    // `T::value_type`: a member of the parameter, found when substituted.
+                    if let Some(h) = self.lookup(il, head, depth + 1)? {
+                        if il.ty(h).type_kind() == TypeKind::TemplateParam {
+                            return self.dependent_member(il, h, member).map(Some);
+                        }
+                    }
+                }
                 return self.dependent(il).map(Some);
             }
             // A member of the class (or typedef of a class) the qualifier names.
@@ -231,6 +242,15 @@ impl Types {
             }
             if let Some(&e) = self.by_template_last.get(short) {
                 return Ok(Some(e));
+            }
+        }
+        // A closure type spelled with the path clang was given where the record's name
+        // has the file's label (`<project>/…`): by file name, line and column.
+        if let Some(k) = lambda_key(&key) {
+            if let Some(&e) = self.lambdas.get(&k) {
+                if !self.is_placeholder(il, e) {
+                    return Ok(Some(e));
+                }
             }
         }
         // A unique type with that unqualified name.
@@ -268,6 +288,23 @@ impl Types {
             }
         }
         None
+    }
+
+    /// Indexes the closure type `e` named `(lambda at FILE:L:C)` by file name, line and
+    /// column (clang spells the same closure type with the path it was given).
+    /// Placeholders made for that spelling before become aliases of it.
+    pub fn index_lambda(&mut self, il: &mut Il, name: &str, e: Eix) -> Result<(), IlError> {
+        let Some(k) = lambda_key(name) else {
+            return Ok(());
+        };
+        for ph in self.lambda_placeholders.remove(&k).unwrap_or_default() {
+            if ph != e && self.is_placeholder(il, ph) {
+                kinds::set_type_kind(il, il.id_of(ph), TypeKind::Typeref)?;
+                set_base(il, ph, e)?;
+            }
+        }
+        self.lambdas.entry(k).or_insert(e);
+        Ok(())
     }
 
     /// Records the base types of class `class` (member lookup searches them).
@@ -310,7 +347,7 @@ impl Types {
         }
         if il.ty(base).type_kind() == TypeKind::TemplateParam {
             self.dependent_refs += 1;
-            return self.dependent(il).map(Some);
+            return self.dependent_member(il, h, member).map(Some);
         }
         for owner in [base, h] {
             if let Some(e) = self.own_member(il, owner, member) {
@@ -322,9 +359,80 @@ impl Types {
         }
         if self.patterns.contains(&base) {
             self.dependent_refs += 1;
-            return self.dependent(il).map(Some);
+            // A member of a specialization named through parameters (or of the injected
+            // class name): found in the specialization substitution names.
+            let q = match self.template_id(il, head, base, depth)? {
+                Some(q) => q,
+                None => base,
+            };
+            return self.dependent_member(il, q, member).map(Some);
         }
         Ok(None)
+    }
+
+    /// The dependent member type `member` of the type `q` (a template parameter, a
+    /// dependent template-id, a class template pattern): a tk_template_param named
+    /// `member` whose base type is `q`.
+    fn dependent_member(&mut self, il: &mut Il, q: Eix, member: &str) -> Result<Eix, IlError> {
+        let t = new_type(il, TypeKind::TemplateParam, Some(member))?;
+        set_base(il, t, q)?;
+        Ok(t)
+    }
+
+    /// The template-id `head` (`ScalarType<scalar_t>`) of the class template whose
+    /// pattern is `pattern`, as a dependent template-id: a typeref named `head`'s last
+    /// component over the pattern, with a template_info holding the
+    /// arguments (types, integer constants, non-type parameters as template-parameter
+    /// constants). `None` when `head` has no arguments or one does not parse.
+    fn template_id(
+        &mut self,
+        il: &mut Il,
+        head: &str,
+        pattern: Eix,
+        depth: u32,
+    ) -> Result<Option<Eix>, IlError> {
+        let last = last_component(head);
+        let (Some(lp), true) = (last.find('<'), last.ends_with('>')) else {
+            return Ok(None);
+        };
+        if depth >= MAX_DEPTH {
+            return Ok(None);
+        }
+        let inner = &last[lp + 1..last.len() - 1];
+        let mut parts = Vec::new();
+        let (mut d, mut start) = (0i32, 0usize);
+        for (i, c) in inner.char_indices() {
+            match c {
+                '<' | '(' => d += 1,
+                '>' | ')' => d -= 1,
+                ',' if d == 0 => {
+                    parts.push(inner[start..i].trim());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        parts.push(inner[start..].trim());
+        let mut args = Vec::with_capacity(parts.len());
+        for a in parts {
+            if a.is_empty() || a.ends_with("...") {
+                return Ok(None);
+            }
+            let arg = match self.value_arg(il, a)? {
+                Some(c) => c,
+                None => self.intern_nested(il, a, depth + 1)?,
+            };
+            args.push(arg);
+        }
+        let t = new_type(il, TypeKind::Typeref, Some(last))?;
+        set_base(il, t, pattern)?;
+        let info = il.alloc(EntryKind::TemplateInfo)?;
+        for a in args {
+            let ai = il.id_of(a);
+            il.push_list(info, F::TEMPLATE_INFO_ARGS, ai)?;
+        }
+        il.set_child(il.id_of(t), F::TYPE_TEMPLATE_INFO, Some(info))?;
+        Ok(Some(t))
     }
 
     /// After the pass: placeholders whose name was defined later in the document under a
@@ -398,4 +506,11 @@ pub fn last_component(q: &str) -> &str {
         i += 1;
     }
     &q[cut..]
+}
+
+/// `FILE:L:C` of a closure type's name `(lambda at DIR/FILE:L:C)`, without directories.
+fn lambda_key(name: &str) -> Option<String> {
+    let rest = name.strip_prefix("(lambda at")?.strip_suffix(')')?.trim();
+    let file = rest.rsplit('/').next().unwrap_or(rest);
+    Some(file.to_string())
 }

@@ -256,9 +256,13 @@ impl Types {
         if depth > MAX_DEPTH {
             return self.placeholder(il, s);
         }
+        if s == "auto" {
+            // A placeholder type deduced from the initializer: one type named `auto`.
+            self.dependent_refs += 1;
+            return self.auto_type(il);
+        }
         if s.contains("<dependent type>")
             || s.starts_with("decltype(")
-            || s == "auto"
             || s.starts_with("auto ")
             || s.starts_with("const auto")
             || s.contains("type-parameter-") && !s.starts_with("type-parameter-")
@@ -377,8 +381,8 @@ impl Types {
             }
         }
         // Suffixes.
-        enum Suf {
-            Arr(Option<u64>),
+        enum Suf<'s> {
+            Arr(Option<u64>, &'s str),
             Fun(usize, usize),
         }
         let mut sufs = Vec::new();
@@ -397,7 +401,11 @@ impl Types {
                     while j < toks.len() && toks[j].t != T::RBrack {
                         j += 1;
                     }
-                    sufs.push(Suf::Arr(n));
+                    let text = match (toks.get(i), toks.get(j)) {
+                        (Some(a), Some(b)) if n.is_none() && a.b <= b.a => s[a.b..b.a].trim(),
+                        _ => "",
+                    };
+                    sufs.push(Suf::Arr(n, text));
                     i = j + 1;
                 }
                 T::LParen => {
@@ -421,7 +429,13 @@ impl Types {
         }
         for suf in sufs.iter().rev() {
             t = match *suf {
-                Suf::Arr(n) => self.array(il, t, n)?,
+                Suf::Arr(n, text) => {
+                    let a = self.array(il, t, n)?;
+                    if n.is_none() && !text.is_empty() {
+                        self.dependent_bound(il, a, text)?;
+                    }
+                    a
+                }
                 Suf::Fun(a, b) => self.function(il, s, t, &toks[a + 1..b], depth)?,
             };
         }
@@ -492,7 +506,12 @@ impl Types {
         Ok(f)
     }
 
-    fn intern_nested(&mut self, il: &mut Il, s: &str, depth: u32) -> Result<Eix, IlError> {
+    pub(super) fn intern_nested(
+        &mut self,
+        il: &mut Il,
+        s: &str,
+        depth: u32,
+    ) -> Result<Eix, IlError> {
         let (_, v) = self.spelling(il, s, depth)?;
         if !v.ph.is_none() {
             self.last_placeholder = v.ph;
@@ -590,6 +609,17 @@ impl Types {
             .set_size(size)
             .set_int_kind(if has("unsigned") { 1 } else { 0 });
         self.builtins.insert(key, t);
+        Ok(t)
+    }
+
+    /// The placeholder type `auto` (tk_template_param named `auto`): substitution leaves
+    /// it, deduction from an initializer replaces it.
+    pub(super) fn auto_type(&mut self, il: &mut Il) -> Result<Eix, IlError> {
+        if let Some(d) = self.auto {
+            return Ok(d);
+        }
+        let t = new_type(il, TypeKind::TemplateParam, Some("auto"))?;
+        self.auto = Some(t);
         Ok(t)
     }
 
