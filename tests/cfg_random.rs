@@ -2,7 +2,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use ilkit::cfg::loops::CycleIdx;
-use ilkit::cfg::{BlockIdx, Cfg, Term};
+use ilkit::cfg::{BlockIdx, Cfg, InsnIdx, Term};
 use ilkit::graph::dom::DomTree;
 use ilkit::graph::rpo::{Rpo, RpoVariant};
 use ilkit::graph::{Predecessors, Successors};
@@ -408,7 +408,9 @@ fn random_mutation_sequences_stay_consistent() {
         // give every block two instructions so splits have somewhere to cut
         let succs: Vec<Vec<BlockIdx>> =
             base.blocks().map(|b| base.successors(b).to_vec()).collect();
-        let insns = (0..n as u32).map(|b| vec![2 * b, 2 * b + 1]).collect();
+        let insns = (0..n as u32)
+            .map(|b| vec![InsnIdx(2 * b), InsnIdx(2 * b + 1)])
+            .collect();
         let mut cfg = Cfg::from_parts(
             "m".into(),
             vec![String::new(); n],

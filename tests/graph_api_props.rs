@@ -81,7 +81,7 @@ fn random_cfg(rng: &mut Rng, max: usize) -> Cfg {
         .map(|_| {
             let k = rng.below(4) as u32;
             next += k;
-            (next - k..next).collect()
+            (next - k..next).map(ilkit::cfg::InsnIdx).collect()
         })
         .collect();
     let names = (0..n)

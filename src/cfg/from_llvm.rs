@@ -7,7 +7,7 @@
 //! function's instructions, so each block owns `instruction_count` consecutive ids;
 //! `label_id` is the block's first instruction id. O(blocks + edges).
 
-use super::{Cfg, Term};
+use super::{Cfg, InsnIdx, Term};
 use crate::llvm::{Function, Module, Terminator};
 use rayon::prelude::*;
 
@@ -48,7 +48,7 @@ impl Cfg {
             label_id.push(next);
             terms.push(Term::from_llvm(b.term));
             let c = b.instruction_count;
-            insns.push((next..next + c).collect());
+            insns.push((next..next + c).map(InsnIdx).collect());
             next += c;
             succs.push(b.succs.iter().copied().filter(|s| s.idx() < n).collect());
         }

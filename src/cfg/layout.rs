@@ -33,7 +33,7 @@ pub fn place_blocks_in_source_order(cfg: &Cfg) -> Vec<BlockIdx> {
     let mut key: IndexVec<BlockIdx, (u32, u32)> = IndexVec::from_elem_n((0, 0), cfg.num_blocks());
     let mut prev = 0u32;
     for (pos, &b) in cfg.layout.iter().enumerate() {
-        let k = cfg.insns(b).iter().copied().min().unwrap_or(prev);
+        let k = cfg.insns(b).iter().map(|i| i.0).min().unwrap_or(prev);
         prev = k;
         key[b] = (k, pos as u32);
     }
@@ -116,6 +116,7 @@ pub fn fallthrough_breaks(cfg: &Cfg, order: &[BlockIdx]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cfg::InsnIdx;
 
     #[test]
     fn cold_blocks_go_last_loops_stay_hot() {
@@ -132,7 +133,7 @@ mod tests {
             Term::Trap,
             Term::Ret,
         ];
-        let insns = (0..5u32).map(|b| vec![b]).collect();
+        let insns = (0..5u32).map(|b| vec![InsnIdx(b)]).collect();
         let mut cfg = Cfg::from_parts(
             "h".into(),
             vec![String::new(); 5],

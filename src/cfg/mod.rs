@@ -160,7 +160,7 @@ pub struct Cfg {
     /// Length of each block's instruction list.
     pub(crate) insn_len: IndexVec<BlockIdx, u32>,
     /// Pooled instruction-id lists.
-    pub(crate) insn_pool: Vec<u32>,
+    pub(crate) insn_pool: Vec<InsnIdx>,
     /// Successors in the seed's order (taken target before fall-through; LLVM order).
     pub(crate) succ: Csr<BlockIdx>,
     /// Predecessors (transpose of `succ`, sources in increasing order).
@@ -210,6 +210,13 @@ impl WithStart for Cfg {
     }
 }
 
+crate::define_idx!(
+    /// An instruction of one function: its position in the function's instruction
+    /// order (PTX statement order; LLVM instruction order, from 0 at the entry block).
+    InsnIdx,
+    "i"
+);
+
 impl Cfg {
     /// [`Cfg::from_parts`] on parts the caller knows agree (importers that number the
     /// blocks themselves).
@@ -218,7 +225,7 @@ impl Cfg {
         block_name: Vec<String>,
         label_id: Vec<u32>,
         term: Vec<Term>,
-        insns: Vec<Vec<u32>>,
+        insns: Vec<Vec<InsnIdx>>,
         succs: &[Vec<BlockIdx>],
     ) -> Cfg {
         let what = name.clone();
@@ -237,7 +244,7 @@ impl Cfg {
         block_name: Vec<String>,
         label_id: Vec<u32>,
         term: Vec<Term>,
-        insns: Vec<Vec<u32>>,
+        insns: Vec<Vec<InsnIdx>>,
         succs: &[Vec<BlockIdx>],
     ) -> Result<Cfg, GraphError> {
         let n = term.len();
@@ -423,7 +430,7 @@ impl Cfg {
     }
 
     /// Instruction ids of block `b` (empty for a `b` that is not a block).
-    pub fn insns(&self, b: BlockIdx) -> &[u32] {
+    pub fn insns(&self, b: BlockIdx) -> &[InsnIdx] {
         let (Some(&s), Some(&len)) = (self.insn_start.get(b), self.insn_len.get(b)) else {
             return &[];
         };

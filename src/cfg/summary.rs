@@ -73,6 +73,7 @@ pub fn summarize(cfgs: &[Cfg]) -> CfgSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cfg::InsnIdx;
 
     #[test]
     fn summary_of_a_loop() {
@@ -82,7 +83,7 @@ mod tests {
             vec!["L1".into(), String::new()],
             vec![0, 2],
             vec![Term::CondBra, Term::Ret],
-            vec![vec![0, 1], vec![2]],
+            vec![vec![InsnIdx(0), InsnIdx(1)], vec![InsnIdx(2)]],
             &[vec![BlockIdx(0), BlockIdx(1)], vec![]],
         )
         .unwrap();

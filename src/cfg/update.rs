@@ -10,12 +10,18 @@
 //! `bb_count`) and placed in `layout` next to the block they came from. Each is O(N + E)
 //! because the CSR tables are rebuilt.
 
-use super::{Cfg, CfgInfo, Term};
+use super::{Cfg, CfgInfo, InsnIdx, Term};
 use crate::graph::{GraphError, Predecessors, Successors};
 use crate::idx::{BlockIdx, IndexVec};
 
 impl Cfg {
-    fn push_block(&mut self, name: String, label_id: u32, term: Term, insns: &[u32]) -> BlockIdx {
+    fn push_block(
+        &mut self,
+        name: String,
+        label_id: u32,
+        term: Term,
+        insns: &[InsnIdx],
+    ) -> BlockIdx {
         let b = self.block_name.push(name);
         self.label_id.push(label_id);
         self.term.push(term);
@@ -42,7 +48,7 @@ impl Cfg {
         if self.insn_len.get(b).is_none_or(|&len| k > len) {
             return None;
         }
-        let tail: Vec<u32> = self.insns(b)[k as usize..].to_vec();
+        let tail: Vec<InsnIdx> = self.insns(b)[k as usize..].to_vec();
         let old = self.edges();
         let nb = self.push_block(String::new(), self.label_id[b], self.term[b], &tail);
         self.insn_len[b] = k;
@@ -247,7 +253,9 @@ mod tests {
         // 0 -> 1; 1 -> 2, 3; 2 -> 1; 3 -> 4; 4 -> (ret); 5 -> 1 (second entry, unreachable)
         let succ = succs(&[&[1], &[2, 3], &[1], &[4], &[], &[1]]);
         let n = succ.len();
-        let insns = (0..n as u32).map(|b| vec![2 * b, 2 * b + 1]).collect();
+        let insns = (0..n as u32)
+            .map(|b| vec![InsnIdx(2 * b), InsnIdx(2 * b + 1)])
+            .collect();
         let terms = vec![
             Term::Fallthrough,
             Term::CondBra,
@@ -311,7 +319,7 @@ mod tests {
         assert!(!info.is_valid(&cfg));
         assert_eq!(cfg.successors(B(1)), bs(&[6]));
         assert_eq!(cfg.successors(B(6)), bs(&[2, 3]));
-        assert_eq!(cfg.insns(B(6)), &[3]);
+        assert_eq!(cfg.insns(B(6)), &[InsnIdx(3)]);
         assert_eq!(cfg.layout, bs(&[0, 1, 6, 2, 3, 4, 5]));
         let info = check(&cfg);
         assert_eq!(info.loops.loop_blocks(LoopIdx(0)), bs(&[1, 6, 2]));
@@ -321,12 +329,12 @@ mod tests {
         cfg.dont_merge_basicblocks = false;
         assert!(cfg.merge_blocks(B(1)));
         assert_eq!(cfg.num_blocks(), 6);
-        assert_eq!(cfg.insns(B(1)), &[2, 3]);
+        assert_eq!(cfg.insns(B(1)), &[InsnIdx(2), InsnIdx(3)]);
         assert_eq!(cfg.successors(B(1)), bs(&[2, 3]));
         check(&cfg);
         // 3 -> 4 merges, dropping 3's final bra
         assert!(cfg.merge_blocks(B(3)));
-        assert_eq!(cfg.insns(B(3)), &[6, 8, 9]);
+        assert_eq!(cfg.insns(B(3)), &[InsnIdx(6), InsnIdx(8), InsnIdx(9)]);
         assert_eq!(cfg.term[B(3)], Term::Ret);
         assert_eq!(cfg.successors(B(4)), bs(&[1])); // old block 5
         let info = check(&cfg);

@@ -543,7 +543,7 @@ impl<N: Idx> Tarjan<N> {
     /// [`Tarjan::grow`] or a reset makes a table again. After [`Tarjan::reset`] and one
     /// run, entry `n` is `n`'s component number, or `u32::MAX` where the run did not
     /// reach (a caller's dense component table with `u32::MAX` as "none", for free).
-    pub fn take_table(&mut self) -> Vec<u32> {
+    pub(crate) fn take_table(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.rindex)
     }
 

@@ -21,7 +21,7 @@
 
 use ahash::AHashMap;
 
-use crate::cfg::{Cfg, Term};
+use crate::cfg::{Cfg, InsnIdx, Term};
 use crate::idx::BlockIdx;
 
 mod parallel;
@@ -864,7 +864,7 @@ pub fn build_cfg(f: &Function) -> Cfg {
             f.labels[l as usize].name.to_string()
         });
         label_id.push(line);
-        insns.push((s..e).collect::<Vec<u32>>());
+        insns.push((s..e).map(InsnIdx).collect::<Vec<_>>());
         let fall: Vec<BlockIdx> = if b + 1 < nb {
             vec![BlockIdx::new(b + 1)]
         } else {
