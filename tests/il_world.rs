@@ -567,8 +567,8 @@ fn in_place_compaction_keeps_every_edge_and_drops_the_garbage() {
 }
 
 /// The index builder gives the world the single-step path gives: same dense indices,
-/// rows, regions, flags, positions, counters and edges, with and without reclaimed nodes
-/// to reuse; bad input allocates nothing.
+/// rows, regions, flags, positions, counters and edges, with and without reclaimed nodes,
+/// freed rows and freed dense indices to reuse; bad input allocates nothing.
 #[test]
 fn push_expr_equals_the_single_steps() {
     use ilkit::il::Eix;
@@ -584,6 +584,12 @@ fn push_expr_equals_the_single_steps() {
         let mut il = Il::new();
         let int = il.alloc(EntryKind::Type).unwrap();
         let int = il.eix(int).unwrap();
+        // A closed region leaves freed dense indices and rows to reuse first.
+        let gone = il.open_function_region(None);
+        for _ in 0..5 {
+            il.alloc_expr_node(ExprKind::Operation).unwrap();
+        }
+        il.close_function_region(gone).unwrap();
         let r = il.open_function_region(None);
         let mut made: Vec<Eix> = Vec::new();
         for i in 0..60usize {

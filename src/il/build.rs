@@ -41,8 +41,12 @@ impl Il {
                 self.check_live_target(F::EXPR_NODE_OPERANDS.target, o)?;
             }
         }
-        if !self.free_lists[FreeListKind::ExprNode as usize].is_empty() {
-            // A reclaimed node is reused first: the single-step path handles that.
+        if !(self.free_lists[FreeListKind::ExprNode as usize].is_empty()
+            & self.free_rows[EntryKind::ExprNode as usize].is_empty()
+            & self.no_free_dense_slot())
+        {
+            // A reclaimed node, a freed row or a freed dense index is reused first: the
+            // single-step path handles that.
             return self.push_expr_by_steps(kind, op, ty, operands);
         }
         let r = self.current;
@@ -51,21 +55,13 @@ impl Il {
         } else {
             0
         };
-        let e = self.next_dense_slot();
+        let e = Eix(self.cols.len() as u32);
         let word = ExprNodeRow::pack_word(kind, op, op2, false);
+        // A new row: its two columns pushed directly (the generated row push is a call).
         let t = &mut self.tables.expr_node;
-        let row = match self.free_rows[EntryKind::ExprNode as usize].pop() {
-            Some(at) => {
-                t.replace(at as usize, ExprNodeRow { eix: e, word });
-                at
-            }
-            None => {
-                // The row's two columns, pushed directly (the generated row push is a call).
-                t.eix.push(e);
-                t.word.push(word);
-                (t.eix.len() - 1) as u32
-            }
-        };
+        let row = t.eix.len() as u32;
+        t.eix.push(e);
+        t.word.push(word);
         // The block: [entity][operand count][type, constant][operands].
         let start = (self.edges.len() + 2) as u32;
         append_block(
@@ -74,7 +70,8 @@ impl Il {
             operands,
         );
         let pos = self.cursor_index();
-        self.set_dense(e, EntryKind::ExprNode, row, r, start, pos);
+        let pushed = self.push_dense(EntryKind::ExprNode, row, r, start, pos);
+        debug_assert_eq!(pushed, e);
         self.stamp_flags(e, r);
         self.enlist(EntryKind::ExprNode, e, r);
         self.count_expr_supplement(kind);

@@ -1024,6 +1024,38 @@ impl Il {
         self.free_eix.pop().unwrap_or(Eix(self.cols.len() as u32))
     }
 
+    /// Whether a new entry takes a fresh dense index (no freed one waits for reuse).
+    #[inline(always)]
+    pub(super) fn no_free_dense_slot(&self) -> bool {
+        self.free_eix.is_empty()
+    }
+
+    /// Appends the per-entry columns of a new entry at a fresh dense index (when
+    /// [`Il::no_free_dense_slot`]) and makes it live: [`Il::set_dense`] without the
+    /// recycled case.
+    #[inline(always)]
+    pub(super) fn push_dense(
+        &mut self,
+        kind: EntryKind,
+        row: u32,
+        r: RegionIdx,
+        start: u32,
+        pos: u32,
+    ) -> Eix {
+        debug_assert!(self.free_eix.is_empty());
+        let e = Eix(self.cols.len() as u32);
+        self.live += 1;
+        self.cols.push(EntryRow {
+            kind,
+            row,
+            region: r.0,
+            gen: 1,
+            start,
+            pos,
+        });
+        e
+    }
+
     /// Writes `e`'s per-entry columns and makes it live (its generation odd): in place
     /// for a recycled index, pushed with their values for a new one (no default written
     /// first).
@@ -1098,14 +1130,14 @@ impl Il {
     /// either new (past every column's end) or was released, which clears them all.
     #[inline(always)]
     pub(super) fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
-        // Straight-line: allocated always, the other two as the mask says.
-        let m = self.new_entry_flags(r);
+        // Straight-line, the rules of `new_entry_flags` one test each.
         let i = e.idx();
         self.flags[Flag::Allocated as usize].set(i, true);
-        for f in [Flag::FileScope, Flag::Language] {
-            if m & 1 << f as u8 != 0 {
-                self.flags[f as usize].set(i, true);
-            }
+        if r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode {
+            self.flags[Flag::FileScope as usize].set(i, true);
+        }
+        if self.cpp_mode {
+            self.flags[Flag::Language as usize].set(i, true);
         }
         if self.secondary_mode {
             self.secondary.insert(e.0);
