@@ -222,7 +222,7 @@ fn run(bencher: Bencher, (n, e): (usize, Vec<(u32, u32)>), algo: Algo) {
             Algo::SemiNca => dom.compute_semi_nca(&cfg),
             Algo::Petgraph | Algo::Frontiers | Algo::PostDom => unreachable!(),
         }
-        black_box(dom.idom[BlockIdx::new(n - 1)])
+        black_box(dom.idoms()[BlockIdx::new(n - 1)])
     });
 }
 
@@ -293,7 +293,7 @@ mod dominators_structured {
         let mut rpo = Rpo::new();
         bencher.bench_local(|| {
             rpo.compute_with(&cfg, v);
-            black_box(rpo.rpo_array.len())
+            black_box(rpo.order().len())
         });
     }
 }
@@ -370,7 +370,7 @@ mod corpus {
                 rpo.compute(c);
                 dom.compute_chk(c, &rpo);
             }
-            black_box(dom.idom.len())
+            black_box(dom.idoms().len())
         });
     }
 
@@ -382,7 +382,7 @@ mod corpus {
             for c in &cfgs {
                 dom.compute_semi_nca(c);
             }
-            black_box(dom.idom.len())
+            black_box(dom.idoms().len())
         });
     }
 
@@ -394,7 +394,7 @@ mod corpus {
             for c in &cfgs {
                 info.compute(c);
             }
-            black_box(info.loops.len())
+            black_box(info.loops().len())
         });
     }
 }

@@ -27,17 +27,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             println!("  idom({}) = {idom}", cfg.display_name(b));
         }
-        for l in info.loops.loops() {
-            let blocks: Vec<String> = info
-                .loops
+        let loops = info.loops();
+        for l in loops.loops() {
+            let (Some(depth), Some(header)) = (loops.depth_of(l), loops.header_of(l)) else {
+                continue;
+            };
+            let blocks: Vec<String> = loops
                 .loop_blocks(l)
                 .iter()
                 .map(|&b| cfg.display_name(b))
                 .collect();
             println!(
-                "  loop at depth {} with header {}: {}",
-                info.loops.depth[l],
-                cfg.display_name(info.loops.header[l]),
+                "  loop at depth {depth} with header {}: {}",
+                cfg.display_name(header),
                 blocks.join(" ")
             );
         }

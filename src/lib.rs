@@ -30,12 +30,13 @@
 //!     let info = cfg.analyze();             // RPO, backedges, dominator tree, loop forest
 //!     for b in cfg.blocks() {
 //!         if let Some(idom) = info.idom(b) {
-//!             assert!(info.dom.dominates(idom, b));
+//!             assert!(info.dom().dominates(idom, b));
 //!         }
 //!     }
-//!     for l in info.loops.loops() {
-//!         let header = info.loops.header[l];
-//!         assert!(info.loops.loop_blocks(l).contains(&header));
+//!     let loops = info.loops();
+//!     for l in loops.loops() {
+//!         let header = loops.header_of(l);
+//!         assert_eq!(loops.loop_blocks(l).first().copied(), header);
 //!     }
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())

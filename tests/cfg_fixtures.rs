@@ -122,13 +122,16 @@ fn hand_written_control_flow() {
             None
         ]
     );
-    assert_eq!(nums(&info.rpo.rpo_array), [0, 1, 2, 3, 4, 8, 9, 5, 6, 7]);
-    assert_eq!(info.rpo.number(BlockIdx(10)), None);
-    assert_eq!(info.backedges, [(BlockIdx(5), BlockIdx(3))]);
-    assert!(info.loops.is_empty());
-    assert_eq!(info.loops.irreducible_edges, [(BlockIdx(5), BlockIdx(3))]);
-    assert_eq!(info.loops.irreducible_count(), 1);
-    assert_eq!(nums(info.loops.cycle_blocks(CycleIdx(0))), [3, 5]);
+    assert_eq!(nums(info.rpo().order()), [0, 1, 2, 3, 4, 8, 9, 5, 6, 7]);
+    assert_eq!(info.rpo().number(BlockIdx(10)), None);
+    assert_eq!(info.backedges(), [(BlockIdx(5), BlockIdx(3))]);
+    assert!(info.loops().is_empty());
+    assert_eq!(
+        info.loops().irreducible_edges(),
+        [(BlockIdx(5), BlockIdx(3))]
+    );
+    assert_eq!(info.loops().irreducible_count(), 1);
+    assert_eq!(nums(info.loops().cycle_blocks(CycleIdx(0))), [3, 5]);
     assert!(info.verify(&cfg).is_empty());
     assert!(cfg.verify().is_empty());
     let mut s = String::new();

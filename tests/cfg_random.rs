@@ -161,12 +161,12 @@ fn dominators_and_rpo_match_oracle() {
         let cfg = random_cfg(&mut rng, n, extra);
         rpo.compute_with(&cfg, RpoVariant::Ptxas);
         rpo2.compute_with(&cfg, RpoVariant::Recursive);
-        assert_eq!(rpo.rpo_array, rpo2.rpo_array, "iter {iter}");
+        assert_eq!(rpo.order(), rpo2.order(), "iter {iter}");
         assert!(rpo.verify(&cfg).is_empty());
         // RPO validity: every non-back edge goes forward; back edges target DFS ancestors
         // (which dominate nothing in particular, but must reach the source).
         for (u, v) in cfg.edges() {
-            let (ru, rv) = (rpo.rpo_number[u], rpo.rpo_number[v]);
+            let (ru, rv) = (rpo.number(u).unwrap_or(NONE), rpo.number(v).unwrap_or(NONE));
             let (u, v) = (u.0, v.0);
             if ru != NONE && rv <= ru {
                 assert!(
@@ -190,20 +190,20 @@ fn dominators_and_rpo_match_oracle() {
         chk.compute_chk(&cfg, &rpo);
         snca.compute_semi_nca(&cfg);
         assert_eq!(
-            raw(&chk.idom),
+            raw(chk.idoms()),
             want,
             "iter {iter} CHK edges {:?}",
             cfg.edges()
         );
         assert_eq!(
-            raw(&snca.idom),
+            raw(snca.idoms()),
             want,
             "iter {iter} SNCA edges {:?}",
             cfg.edges()
         );
         auto.compute_auto(&cfg, &rpo);
         assert_eq!(
-            raw(&auto.idom),
+            raw(auto.idoms()),
             want,
             "iter {iter} auto edges {:?}",
             cfg.edges()
@@ -259,24 +259,24 @@ fn loops_match_oracle() {
             v.sort();
             v.dedup();
         }
-        let lf = &info.loops;
+        let lf = info.loops();
         let mut mine = BTreeMap::new();
         for l in lf.loops() {
             let mut bs: Vec<u32> = lf.loop_blocks(l).iter().map(|b| b.0).collect();
             bs.sort();
-            mine.insert(lf.header[l].0, bs);
+            mine.insert(lf.header_of(l).unwrap().0, bs);
         }
         assert_eq!(mine, want, "iter {iter} edges {:?}", cfg.edges());
         // depth = number of loops containing the header; parent = smallest strict container
         for l in lf.loops() {
-            let h = lf.header[l].0;
+            let h = lf.header_of(l).unwrap().0;
             let containers: Vec<u32> = want
                 .iter()
                 .filter(|(_, bs)| bs.contains(&h))
                 .map(|(&k, _)| k)
                 .collect();
             assert_eq!(
-                lf.depth[l] as usize,
+                lf.depth_of(l).unwrap() as usize,
                 containers.len(),
                 "iter {iter} depth of loop at {h}"
             );
@@ -285,7 +285,7 @@ fn loops_match_oracle() {
                 .filter(|(&k, bs)| k != h && bs.contains(&h))
                 .min_by_key(|(_, bs)| bs.len())
                 .map(|(&k, _)| k);
-            let mp = lf.parent_of(l).map(|p| lf.header[p].0);
+            let mp = lf.parent_of(l).map(|p| lf.header_of(p).unwrap().0);
             assert_eq!(mp, p, "iter {iter} parent of loop at {h}");
         }
         // irreducible iff the reachable graph minus dominator backedges has a cycle
@@ -316,7 +316,7 @@ fn loops_match_oracle() {
         }
         let reachable = ds.iter().filter(|d| d.is_some()).count();
         assert_eq!(
-            !lf.irreducible_edges.is_empty(),
+            !lf.irreducible_edges().is_empty(),
             seen != reachable,
             "iter {iter} irreducible, edges {:?}",
             cfg.edges()
@@ -353,9 +353,9 @@ fn adversarial_families_agree() {
     let mut b = DomTree::new();
     a.compute_chk(&cfg, &rpo);
     b.compute_semi_nca(&cfg);
-    assert_eq!(a.idom, b.idom);
-    assert_eq!(oracle_idom(&dom_sets(&cfg)), raw(&a.idom));
-    assert!(a.idom.raw()[1..].iter().all(|&d| d == BlockIdx(0)));
+    assert_eq!(a.idoms(), b.idoms());
+    assert_eq!(oracle_idom(&dom_sets(&cfg)), raw(a.idoms()));
+    assert!(a.idoms().raw()[1..].iter().all(|&d| d == BlockIdx(0)));
 }
 
 #[test]
@@ -373,15 +373,15 @@ fn dispatch_blocks_remove_every_irreducible_cycle() {
         let reach_before: Vec<bool> = reach(&cfg, 0, NONE);
         let mut info = cfg.analyze();
         let mut rounds = 0;
-        while info.loops.irreducible_count() > 0 {
-            let region = info.loops.cycle_blocks(CycleIdx(0)).to_vec();
+        while info.loops().irreducible_count() > 0 {
+            let region = info.loops().cycle_blocks(CycleIdx(0)).to_vec();
             let d = cfg.make_single_entry(&region);
             assert_ne!(d, None, "iter {iter}");
             assert!(cfg.verify().is_empty());
             let mut semi = CfgInfo::default();
             semi.compute_with(&cfg, DomAlgo::SemiNca);
             info = cfg.analyze();
-            assert_eq!(semi.dom.idom, info.dom.idom);
+            assert_eq!(semi.dom().idoms(), info.dom().idoms());
             assert!(
                 info.verify(&cfg).is_empty(),
                 "iter {iter}: {:?}",
@@ -438,9 +438,9 @@ fn random_mutation_sequences_stay_consistent() {
                 }
                 _ => {
                     let info = cfg.analyze();
-                    if !info.loops.is_empty() {
-                        let h =
-                            info.loops.header.raw()[rng.below(info.loops.len() as u64) as usize];
+                    if !info.loops().is_empty() {
+                        let h = info.loops().headers().raw()
+                            [rng.below(info.loops().len() as u64) as usize];
                         cfg.insert_preheader(&info, h).unwrap();
                     }
                 }
@@ -458,7 +458,7 @@ fn random_mutation_sequences_stay_consistent() {
             );
             if cfg.num_blocks() <= 64 {
                 assert_eq!(
-                    raw(&info.dom.idom),
+                    raw(info.dom().idoms()),
                     oracle_idom(&dom_sets(&cfg)),
                     "iter {iter} step {step}"
                 );

@@ -131,12 +131,12 @@ fn query_cfg(cfg: &Cfg, info: &CfgInfo, rng: &mut Rng) -> usize {
         d += info.immediate_dominator(b).is_reachable() as usize;
         d += layout::fallthrough_succ(cfg, b).is_some() as usize;
         let (l, k) = (LoopIdx(idx(rng, 4)), CycleIdx(idx(rng, 3)));
-        let loops = &info.loops;
+        let loops = info.loops();
         d += loops.loop_blocks(l).len() + loops.cycle_blocks(k).len();
         d += loops.parent_of(l).is_some() as usize + loops.preheader_of(l).is_some() as usize;
         d += loops.innermost(b).is_some() as usize + loops.contains(l, b) as usize;
-        d += info.dom.dominates(b, c) as usize + info.dom.children_of(b).len();
-        d += info.rpo.number(b).is_some() as usize;
+        d += info.dom().dominates(b, c) as usize + info.dom().children_of(b).len();
+        d += info.rpo().number(b).is_some() as usize;
     }
     d += info.backedge_map().len() + cfg.edge_map().len();
     d += cfg.dominance_frontiers(info).len() + cfg.post_dominators().roots().len();
@@ -204,8 +204,8 @@ fn mutate(cfg: &mut Cfg, other: &Cfg, rng: &mut Rng) -> Result<bool, GraphError>
         }
         3 => {
             let info = infos(cfg, other, rng).swap_remove(rng.below(4));
-            let h = match info.loops.loops().next() {
-                Some(l) if rng.coin(2) => info.loops.header[l],
+            let h = match info.loops().loops().next() {
+                Some(l) if rng.coin(2) => info.loops().header_of(l).unwrap(),
                 _ => b,
             };
             cfg.insert_preheader(&info, h)?.is_some()

@@ -190,7 +190,7 @@ fn check_queries(seed: u64, max: usize) {
         let want = if b == g.start_node() {
             Idom::Root
         } else if rpo.is_reachable(b) && (b as usize) < n {
-            Idom::Node(dom.idom[b])
+            Idom::Node(dom.idoms()[b])
         } else {
             Idom::Unreachable
         };

@@ -45,33 +45,33 @@ crate::define_idx!(
 #[derive(Clone, Debug, Default)]
 pub struct LoopForest {
     /// Header block of each loop.
-    pub header: IndexVec<LoopIdx, BlockIdx>,
+    pub(crate) header: IndexVec<LoopIdx, BlockIdx>,
     /// Enclosing loop, or `LoopIdx::NONE` for a top-level loop (see [`LoopForest::parent_of`]).
-    pub parent: IndexVec<LoopIdx, LoopIdx>,
+    pub(crate) parent: IndexVec<LoopIdx, LoopIdx>,
     /// Nesting depth, 1 = outermost.
-    pub depth: IndexVec<LoopIdx, u32>,
+    pub(crate) depth: IndexVec<LoopIdx, u32>,
     /// Blocks of each loop (header first, then RPO order; nested loops' blocks included).
-    pub blocks: Csr<LoopIdx, BlockIdx>,
+    pub(crate) blocks: Csr<LoopIdx, BlockIdx>,
     /// Latches of each loop (predecessors of the header inside the loop), in block order.
-    pub latches: Csr<LoopIdx, BlockIdx>,
+    pub(crate) latches: Csr<LoopIdx, BlockIdx>,
     /// Exit blocks: successors outside the loop of blocks inside it (sorted, unique).
-    pub exits: Csr<LoopIdx, BlockIdx>,
+    pub(crate) exits: Csr<LoopIdx, BlockIdx>,
     /// Preheader: the unique outside predecessor of the header whose only successor is
     /// the header, or `BlockIdx::NONE` (see [`LoopForest::preheader_of`]).
-    pub preheader: IndexVec<LoopIdx, BlockIdx>,
+    pub(crate) preheader: IndexVec<LoopIdx, BlockIdx>,
     /// The seed's RPO-range view: `(rpo of header, largest rpo in the loop)`. Every block
     /// of the loop has an RPO number in this range (the converse need not hold).
-    pub rpo_range: IndexVec<LoopIdx, (u32, u32)>,
+    pub(crate) rpo_range: IndexVec<LoopIdx, (u32, u32)>,
     /// Innermost loop of each block, `LoopIdx::NONE` if none (see
     /// [`LoopForest::innermost`]).
-    pub loop_of: IndexVec<BlockIdx, LoopIdx>,
+    pub(crate) loop_of: IndexVec<BlockIdx, LoopIdx>,
     /// Retreating edges whose target does not dominate their source (irreducible entries).
-    pub irreducible_edges: Vec<(BlockIdx, BlockIdx)>,
+    pub(crate) irreducible_edges: Vec<(BlockIdx, BlockIdx)>,
     /// Irreducible cycles: for each irreducible edge, the smallest strongly connected
     /// region around it that has two or more entries (SCCs by [`crate::graph::Tarjan`],
     /// peeling single-entry headers), each a sorted block list, deduplicated; computed
     /// only when `irreducible_edges` is non-empty.
-    pub irreducible_sccs: Csr<CycleIdx, BlockIdx>,
+    pub(crate) irreducible_sccs: Csr<CycleIdx, BlockIdx>,
     valid: bool,
     stack: Vec<BlockIdx>,
 }
@@ -189,6 +189,44 @@ impl LoopForest {
     /// Blocks of loop `l` (header first).
     pub fn loop_blocks(&self, l: LoopIdx) -> &[BlockIdx] {
         self.blocks.row(l)
+    }
+
+    /// Every loop's header, read-only (a scan's view).
+    pub fn headers(&self) -> &IndexVec<LoopIdx, BlockIdx> {
+        &self.header
+    }
+
+    /// The header of loop `l` (`None` for an `l` that is not a loop).
+    pub fn header_of(&self, l: LoopIdx) -> Option<BlockIdx> {
+        self.header.get(l).copied()
+    }
+
+    /// Nesting depth of loop `l` (1 for a top-level loop; `None` for an `l` that is not
+    /// a loop).
+    pub fn depth_of(&self, l: LoopIdx) -> Option<u32> {
+        self.depth.get(l).copied()
+    }
+
+    /// Latches of loop `l` (predecessors of the header inside the loop), in block order.
+    pub fn latches_of(&self, l: LoopIdx) -> &[BlockIdx] {
+        self.latches.row(l)
+    }
+
+    /// Exit blocks of loop `l`: successors outside it of blocks inside it (sorted,
+    /// unique).
+    pub fn exits_of(&self, l: LoopIdx) -> &[BlockIdx] {
+        self.exits.row(l)
+    }
+
+    /// The seed's RPO-range view of loop `l`: `(rpo of header, largest rpo in the loop)`
+    /// (`None` for an `l` that is not a loop).
+    pub fn rpo_range_of(&self, l: LoopIdx) -> Option<(u32, u32)> {
+        self.rpo_range.get(l).copied()
+    }
+
+    /// The edges that enter an irreducible cycle other than through one header.
+    pub fn irreducible_edges(&self) -> &[(BlockIdx, BlockIdx)] {
+        &self.irreducible_edges
     }
 
     /// The loop enclosing `l`, `None` for a top-level loop (or an `l` that is not a

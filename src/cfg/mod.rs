@@ -578,18 +578,38 @@ pub enum DomAlgo {
 #[derive(Clone, Debug, Default)]
 pub struct CfgInfo {
     /// Reverse post-order (ptxas traversal).
-    pub rpo: Rpo<BlockIdx>,
+    pub(crate) rpo: Rpo<BlockIdx>,
     /// DFS backedges `(src, dst)` with `rpo[dst] <= rpo[src]`, source-major.
-    pub backedges: Vec<(BlockIdx, BlockIdx)>,
+    pub(crate) backedges: Vec<(BlockIdx, BlockIdx)>,
     /// Dominator tree ([`DomAlgo::Auto`]: Semi-NCA over the RPO's DFS tree).
-    pub dom: DomTree<BlockIdx>,
+    pub(crate) dom: DomTree<BlockIdx>,
     /// Natural loops and irreducible edges.
-    pub loops: LoopForest,
+    pub(crate) loops: LoopForest,
     epoch: u64,
     valid: bool,
 }
 
 impl CfgInfo {
+    /// The reverse post-order (ptxas traversal).
+    pub fn rpo(&self) -> &Rpo<BlockIdx> {
+        &self.rpo
+    }
+
+    /// DFS backedges `(src, dst)` with `rpo[dst] <= rpo[src]`, source-major.
+    pub fn backedges(&self) -> &[(BlockIdx, BlockIdx)] {
+        &self.backedges
+    }
+
+    /// The dominator tree.
+    pub fn dom(&self) -> &DomTree<BlockIdx> {
+        &self.dom
+    }
+
+    /// The natural loops and irreducible cycles.
+    pub fn loops(&self) -> &LoopForest {
+        &self.loops
+    }
+
     /// Computes RPO, backedges, dominators ([`DomAlgo::Auto`]) and loops for `cfg`.
     pub fn compute(&mut self, cfg: &Cfg) {
         self.compute_with(cfg, DomAlgo::Auto)

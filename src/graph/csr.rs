@@ -16,9 +16,9 @@ use crate::idx::Idx;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Csr<R: Idx = u32, V: Idx = R> {
     /// Offsets into `targets`, one per row plus one (positions, not indices).
-    pub starts: Vec<u32>,
+    pub(crate) starts: Vec<u32>,
     /// Values (edge targets), grouped by row.
-    pub targets: Vec<V>,
+    pub(crate) targets: Vec<V>,
     _rows: std::marker::PhantomData<fn(R)>,
 }
 
@@ -58,7 +58,7 @@ impl<N: Idx> Csr<N, N> {
     }
 
     /// The reverse graph (predecessor lists), each list in increasing source order. A
-    /// target out of range (possible only through the public fields) is dropped.
+    /// target out of range (possible only in a table from [`Csr::from_raw`]) is dropped.
     pub fn transpose(&self) -> Self {
         let n = self.num_rows();
         let mut edges = Vec::with_capacity(self.targets.len());
@@ -167,8 +167,22 @@ impl<R: Idx, V: Idx> Csr<R, V> {
         r
     }
 
-    /// Row `r`'s values (a node's successors in a graph); empty for a row out of range
-    /// (and for any row of a table whose public fields break the invariants).
+    /// Row offsets: row `r` is `targets()[starts()[r]..starts()[r + 1]]`.
+    pub fn starts(&self) -> &[u32] {
+        &self.starts
+    }
+
+    /// Every row's values, row after row.
+    pub fn targets(&self) -> &[V] {
+        &self.targets
+    }
+
+    /// The offsets and values, taken apart (see [`Csr::from_raw`]).
+    pub fn into_raw(self) -> (Vec<u32>, Vec<V>) {
+        (self.starts, self.targets)
+    }
+
+    /// Row `r`'s values (a node's successors in a graph); empty for a row out of range.
     #[inline]
     pub fn row(&self, r: R) -> &[V] {
         let i = r.idx();

@@ -74,18 +74,18 @@ impl<N> Idom<N> {
 #[derive(Clone, Debug)]
 pub struct DomTree<N: Idx = u32> {
     /// Immediate dominator; `idom[start] == start`, `N::NONE` for unreachable nodes.
-    pub idom: IndexVec<N, N>,
+    pub(crate) idom: IndexVec<N, N>,
     /// Dominator-tree children (CSR keyed by node).
-    pub children: Csr<N>,
+    pub(crate) children: Csr<N>,
     /// Preorder number in the dominator tree (`u32::MAX` if unreachable).
-    pub pre: IndexVec<N, u32>,
+    pub(crate) pre: IndexVec<N, u32>,
     /// Largest preorder number in the node's dominator subtree.
-    pub last: IndexVec<N, u32>,
+    pub(crate) last: IndexVec<N, u32>,
     /// Depth in the dominator tree (start = 0; `u32::MAX` if unreachable).
-    pub level: IndexVec<N, u32>,
+    pub(crate) level: IndexVec<N, u32>,
     /// Passes over the RPO the last `compute_chk` made (the last one changes nothing);
     /// 0 after `compute_semi_nca`.
-    pub chk_passes: u32,
+    pub(crate) chk_passes: u32,
     start: N,
     valid: bool,
     // scratch (positions: RPO or preorder numbers)
@@ -467,6 +467,12 @@ impl<N: Idx> DomTree<N> {
             Some(_) if b == self.start => Idom::Root,
             Some(&d) => Idom::Node(d),
         }
+    }
+
+    /// The whole immediate-dominator column, read-only (a scan's view): entry `b` is
+    /// `b`'s immediate dominator, the root itself for the root, `NONE` if unreachable.
+    pub fn idoms(&self) -> &IndexVec<N, N> {
+        &self.idom
     }
 
     /// Immediate dominator of `b`: `None` for the start node *and* for unreachable

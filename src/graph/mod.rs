@@ -24,8 +24,8 @@
 //! out of scope, and an analysis handed another graph's RPO or dominator tree computes
 //! an empty result (another size) or some result that `verify` rejects (same size). Two
 //! things are outside that promise: a graph whose trait impl breaks its contract (a
-//! successor `>= num_nodes()`), and a table whose public fields (`Csr::starts`, ...)
-//! were written inconsistently; `verify` reports the latter. [`Tarjan::reset`] and its
+//! successor `>= num_nodes()`), and a table given inconsistent raw parts
+//! ([`Csr::from_raw`]); `verify` reports the latter. [`Tarjan::reset`] and its
 //! siblings panic past 2^31 - 3 nodes, a capacity limit. `tests/graph_api_props.rs`
 //! drives random call sequences to check it.
 //!

@@ -60,17 +60,17 @@ pub enum RpoVariant {
 #[derive(Clone, Debug)]
 pub struct Rpo<N: Idx = u32> {
     /// `rpo_number[node]`: RPO position, or [`UNREACHED`].
-    pub rpo_number: IndexVec<N, u32>,
+    pub(crate) rpo_number: IndexVec<N, u32>,
     /// `rpo_array[k]`: the node at RPO position `k` (reachable nodes only).
-    pub rpo_array: Vec<N>,
+    pub(crate) rpo_array: Vec<N>,
     /// The DFS tree the traversal walked, in preorder: `pre_order[k]` is the k-th node
     /// entered (`pre_order[0] == start`). Semi-NCA runs on it without a DFS of its own.
-    pub pre_order: Vec<N>,
+    pub(crate) pre_order: Vec<N>,
     /// `pre_number[node]`: the node's preorder position, [`UNREACHED`] if unreachable.
-    pub pre_number: IndexVec<N, u32>,
+    pub(crate) pre_number: IndexVec<N, u32>,
     /// `pre_parent[k]`: preorder position of the DFS-tree parent of `pre_order[k]`
     /// (`u32::MAX` for the start).
-    pub pre_parent: Vec<u32>,
+    pub(crate) pre_parent: Vec<u32>,
     valid: bool,
     // scratch
     need_expand: Vec<u64>,
@@ -267,6 +267,24 @@ impl<N: Idx> Rpo<N> {
     #[inline]
     pub fn number(&self, node: N) -> Option<u32> {
         self.rpo_number
+            .get(node)
+            .copied()
+            .filter(|&r| r != UNREACHED)
+    }
+
+    /// The reachable nodes in reverse post-order (`order()[k]` has number `k`).
+    pub fn order(&self) -> &[N] {
+        &self.rpo_array
+    }
+
+    /// The DFS tree the traversal walked, in preorder (`pre_order()[0]` is the start).
+    pub fn pre_order(&self) -> &[N] {
+        &self.pre_order
+    }
+
+    /// The preorder position of `node` in that DFS tree, `None` if it is unreachable.
+    pub fn pre_number(&self, node: N) -> Option<u32> {
+        self.pre_number
             .get(node)
             .copied()
             .filter(|&r| r != UNREACHED)

@@ -70,21 +70,24 @@ pub fn compare(
                 info.idom(b)
             ));
         }
-        if d.is_null() == info.rpo.is_reachable(b) {
+        if d.is_null() == info.rpo().is_reachable(b) {
             errs.push(format!("{name}: reachability of block {} differs", b.0));
         }
     }
     // loops keyed by header
-    let lf = &info.loops;
+    let lf = info.loops();
     let mut mine_l = BTreeMap::new();
     for l in lf.loops() {
         let mut bs: Vec<u32> = lf.loop_blocks(l).iter().map(|b| b.0).collect();
         bs.sort();
         let ph = match lf.parent_of(l) {
             None => -1,
-            Some(p) => lf.header[p].0 as i64,
+            Some(p) => lf.header_of(p).unwrap().0 as i64,
         };
-        mine_l.insert(lf.header[l].0 as i64, (lf.depth[l] as i64, ph, bs));
+        mine_l.insert(
+            lf.header_of(l).unwrap().0 as i64,
+            (lf.depth_of(l).unwrap() as i64, ph, bs),
+        );
     }
     let loops = f["loops"].as_array().unwrap();
     // latches per header
@@ -99,8 +102,11 @@ pub fn compare(
             })
             .unwrap_or_default();
         want.sort();
-        if let Some(l) = lf.loops().find(|&l: &LoopIdx| lf.header[l] == h) {
-            let mine = lf.latches.row(l).to_vec();
+        if let Some(l) = lf
+            .loops()
+            .find(|&l: &LoopIdx| lf.header_of(l).unwrap() == h)
+        {
+            let mine = lf.latches_of(l).to_vec();
             if mine != want {
                 errs.push(format!(
                     "{name}: latches of loop at {h}: {mine:?} != {want:?}"
@@ -132,11 +138,11 @@ pub fn compare(
         errs.push(format!("{name}: loops {mine_l:?} != {want_l:?}"));
     }
     let irr = f["irreducible"].as_bool().unwrap_or(false);
-    let has_irr = !lf.irreducible_edges.is_empty();
+    let has_irr = !lf.irreducible_edges().is_empty();
     if irr != has_irr {
         errs.push(format!(
             "{name}: irreducible {} != {irr}",
-            !lf.irreducible_edges.is_empty()
+            !lf.irreducible_edges().is_empty()
         ));
     }
     // RPO and DFS backedges: ilkit runs the same DFS as the answers, so both must match.
@@ -145,7 +151,7 @@ pub fn compare(
             .iter()
             .map(|x| BlockIdx(x.as_u64().unwrap() as u32))
             .collect();
-        if want == info.rpo.rpo_array {
+        if want == info.rpo().order() {
             SAME_RPO.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if let Some(be) = f["dfs_back_edges"].as_array() {
                 let mut want: Vec<(BlockIdx, BlockIdx)> = be
@@ -158,7 +164,7 @@ pub fn compare(
                     })
                     .collect();
                 want.sort();
-                let mut mine = info.backedges.clone();
+                let mut mine = info.backedges().to_vec();
                 mine.sort();
                 if mine != want {
                     errs.push(format!("{name}: dfs backedges {mine:?} != {want:?}"));
@@ -168,7 +174,7 @@ pub fn compare(
             // Same DFS (successors in stored order) as LLVM's ReversePostOrderTraversal
             // and the PTX oracle, so the orders must be identical.
             DIFF_RPO.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            errs.push(format!("{name}: rpo {:?} != {want:?}", info.rpo.rpo_array));
+            errs.push(format!("{name}: rpo {:?} != {want:?}", info.rpo().order()));
         }
     }
     errs.extend(info.verify(cfg));
