@@ -1006,7 +1006,17 @@ fn build<'a>(
     // Entries are allocated in record order into a fresh world, so record `i` becomes
     // dense index `i`: edges are written as final indices while reading (no pending
     // list, no relocation).
-    il.reserve(n, 0);
+    // A record's bytes past its head, scalars and string length words are string bytes
+    // or edge words, so a quarter of what is left bounds the edge pool (over by the string
+    // bytes): it is reserved once, never regrown and copied while building.
+    let fixed: usize = per_kind
+        .iter()
+        .zip(EntryKind::ALL)
+        .map(|(&c, k)| {
+            c * (RECORD_HEAD + SCALAR_BYTES[k as usize] as usize + 4 * k.layout().strings.len())
+        })
+        .sum();
+    il.reserve(n, (r.b.len() - r.at).saturating_sub(fixed) / 4);
     for (k, &c) in per_kind.iter().enumerate() {
         if let Some(kind) = EntryKind::from_u8(k as u8) {
             il.reserve_kind(kind, c);
@@ -1038,7 +1048,7 @@ fn build<'a>(
         let layout = kind.layout();
         // The edge block as the world stores it (references, list lengths, single slots,
         // list members; the file has the references last), appended to the world's edge
-        // pool in place; ordinal `o` is dense index `o - 1` (0 wraps to
+        // pool in place (reserved above); ordinal `o` is dense index `o - 1` (0 wraps to
         // none).
         let (kids, refs) = rec.words.split_at(rec.words.len() - 4 * layout.refs.len());
         let edges = il.edges_for_build();
