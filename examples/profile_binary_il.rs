@@ -1,5 +1,5 @@
 //! Times the parts of binary IL write and read on a scale-10 translation unit (best of
-//! five). A profiling program, not a usage example: `cargo run --release --example profile_binary_il [--scale S]`
+//! five). A profiling program, not a usage example: `cargo run --release --example profile_binary_il [--scale S] [--callgrind]`
 
 use std::time::Instant;
 
@@ -11,6 +11,17 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .map_or(10.0, |s| s.parse().expect("--scale takes a number"));
     let mut il = ilkit::il::synth::generate(7, scale);
+    if args.iter().any(|a| a == "--callgrind") {
+        // One call of each variant and nothing else, for instruction counts:
+        // `valgrind --tool=callgrind --separate-threads=yes ... --callgrind`, then the
+        // inclusive costs of `write_il_on` / `read_il_on` (and the worker threads).
+        use ilkit::import::binary_il as b;
+        let bytes = std::hint::black_box(b::write_il(&mut il, false).unwrap());
+        std::hint::black_box(b::read_il(&bytes).unwrap().len());
+        let one = std::hint::black_box(b::write_il_single_threaded(&mut il, false).unwrap());
+        std::hint::black_box(b::read_il_single_threaded(&one).unwrap().len());
+        return;
+    }
     struct Count(usize);
     impl ilkit::walk::Callbacks for Count {
         const HAS_ENTRY: bool = true;

@@ -73,6 +73,17 @@ impl Il {
         &self.edges[start..end]
     }
 
+    /// `(references, list lengths, children)` of `e`'s block from one block lookup (a
+    /// writer that copies whole blocks reads all three).
+    #[inline]
+    pub(crate) fn block_parts(&self, e: Eix) -> (&[Eix], &[Eix], &[Eix]) {
+        let (begin, start, end) = self.block(e);
+        let nl = NLISTS[self.cols.kind[e.idx()] as usize] as usize;
+        let (head, kids) = self.edges[begin..end].split_at(start - begin);
+        let (refs, lens) = head.split_at(head.len() - nl);
+        (refs, lens, kids)
+    }
+
     /// The reference slots of `e` (`Eix::NONE` when unset).
     #[inline]
     pub fn refs(&self, e: Eix) -> &[Eix] {

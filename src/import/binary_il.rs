@@ -102,10 +102,20 @@ pub fn checksum(bytes: &[u8]) -> u64 {
 }
 
 /// The writer's numbering walk: `ordinal[e]` is `e`'s position in the stream + 1 (0:
-/// not numbered), which is also how a reference to `e` is written.
+/// not numbered), which is also how a reference to `e` is written. The kind table and
+/// each record's region ordinal are taken as entries are numbered (in record order), so
+/// no later pass looks them up again.
 struct Numbering {
     ordinal: Vec<u32>,
     order: Vec<Eix>,
+    /// Kind of each numbered entry, in record order: the kind table.
+    kinds: Vec<u8>,
+    /// The file's region ordinal of each numbered entry, in record order.
+    ros: Vec<u32>,
+    /// The file's ordinal of each world region (0: file scope or not met yet), numbered
+    /// as first met in record order.
+    region_ord: Vec<u32>,
+    next_region: u32,
     device: bool,
 }
 
@@ -115,6 +125,22 @@ impl Numbering {
     #[inline(always)]
     fn ord(&self, e: Eix) -> u32 {
         self.ordinal.get(e.idx()).copied().unwrap_or(0)
+    }
+
+    /// The file's ordinal of region `r` (0 = file scope), numbered as first met.
+    #[inline]
+    fn region_ordinal(&mut self, r: RegionIdx) -> u32 {
+        if r == RegionIdx::FILE_SCOPE {
+            return 0;
+        }
+        if self.region_ord.len() <= r.idx() {
+            self.region_ord.resize(r.idx() + 1, 0);
+        }
+        if self.region_ord[r.idx()] == 0 {
+            self.region_ord[r.idx()] = self.next_region;
+            self.next_region += 1;
+        }
+        self.region_ord[r.idx()]
     }
 }
 
@@ -132,9 +158,12 @@ impl Callbacks for Numbering {
         self.ordinal[e.idx()] != 0 || (self.device && !il.flag(e, Flag::KeepInIl))
     }
     #[inline]
-    fn entry(&mut self, _il: &mut Il, e: Eix, _k: EntryKind) -> Option<Eix> {
+    fn entry(&mut self, il: &mut Il, e: Eix, k: EntryKind) -> Option<Eix> {
         self.order.push(e);
         self.ordinal[e.idx()] = self.order.len() as u32;
+        self.kinds.push(k as u8);
+        let ro = self.region_ordinal(il.region_of(e));
+        self.ros.push(ro);
         None
     }
     fn entry_filter(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> Option<Eix> {
@@ -142,47 +171,19 @@ impl Callbacks for Numbering {
     }
 }
 
-/// The records being written: the file so far, the kind table and the region ordinals.
-struct Records {
-    out: Vec<u8>,
-    /// Kind of each record, in order: the kind table.
-    kinds: Vec<u8>,
-    region_ord: Vec<u32>,
-    next_region: u32,
-}
-
-impl Records {
-    /// The file's ordinal of `e`'s region (0 = file scope), numbered as first met.
-    fn region_ordinal(&mut self, il: &Il, e: Eix) -> u32 {
-        let r = il.region_of(e);
-        if r == RegionIdx::FILE_SCOPE {
-            return 0;
-        }
-        if self.region_ord.len() <= r.idx() {
-            self.region_ord.resize(r.idx() + 1, 0);
-        }
-        if self.region_ord[r.idx()] == 0 {
-            self.region_ord[r.idx()] = self.next_region;
-            self.next_region += 1;
-        }
-        self.region_ord[r.idx()]
+/// Appends record `i` of `num.order` to `out`, its references translated through `num`.
+fn emit(out: &mut Vec<u8>, il: &Il, num: &Numbering, i: usize) {
+    let e = num.order[i];
+    let size = record_size(il, e);
+    let base = out.len();
+    // Zeroed room by copy (`resize` stores the zeros a byte at a time).
+    const ZEROS: [u8; 256] = [0; 256];
+    match ZEROS.get(..size) {
+        Some(z) => out.extend_from_slice(z),
+        None => out.resize(base + size, 0),
     }
-
-    /// Appends `e`'s record, its references translated through `num`.
-    fn emit(&mut self, il: &Il, num: &Numbering, e: Eix) {
-        self.kinds.push(il.kind(e) as u8);
-        let ro = self.region_ordinal(il, e);
-        let size = record_size(il, e);
-        let base = self.out.len();
-        // Zeroed room by copy (`resize` stores the zeros a byte at a time).
-        const ZEROS: [u8; 256] = [0; 256];
-        match ZEROS.get(..size) {
-            Some(z) => self.out.extend_from_slice(z),
-            None => self.out.resize(base + size, 0),
-        }
-        let (end, _) = write_record(il, num, ro, e, &mut self.out[base..]);
-        self.out.truncate(base + end);
-    }
+    let (end, _) = write_record(il, num, num.ros[i], e, &mut out[base..]);
+    out.truncate(base + end);
 }
 
 /// Bytes of `e`'s record with every list member present (device IL may leave some out).
@@ -209,15 +210,18 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
     let bits = (il.flag_bits(e) >> 1) & 31;
     let layout = k.layout();
     let sb = SCALAR_BYTES[k as usize] as usize;
-    let mut w = Cursor { b: buf, at: 0 };
     let p = il.pos(e);
-    w.bytes(&[bits]);
-    w.bytes(&p.col.to_le_bytes());
-    w.bytes(&p.file.to_le_bytes());
-    w.u32(ro);
-    w.u32(p.line);
-    il.write_scalar_bytes(e, &mut w.b[w.at..w.at + sb]);
-    w.at += sb;
+    let (head, rest) = buf.split_at_mut(RECORD_HEAD);
+    head[0] = bits;
+    head[1..3].copy_from_slice(&p.col.to_le_bytes());
+    head[3..5].copy_from_slice(&p.file.to_le_bytes());
+    head[5..9].copy_from_slice(&ro.to_le_bytes());
+    head[9..13].copy_from_slice(&p.line.to_le_bytes());
+    il.write_scalar_bytes(e, &mut rest[..sb]);
+    let mut w = Cursor {
+        b: buf,
+        at: RECORD_HEAD + sb,
+    };
     if !layout.strings.is_empty() {
         for &s in il.string_handles(e).as_slice() {
             if s.is_some() {
@@ -229,6 +233,12 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
             }
         }
     }
+    let (refs, lens, kids) = il.block_parts(e);
+    if !num.device {
+        if let Some(r) = write_whole_block(num, refs, lens, kids, &mut w.b[w.at..]) {
+            return (w.at + 4 * (refs.len() + lens.len() + kids.len()), r);
+        }
+    }
     let mut missing = false;
     let mut ord = |c: Eix| {
         let o = num.ord(c);
@@ -237,7 +247,6 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
         }
         o
     };
-    let kids = il.children(e);
     let (singles, items) = kids.split_at(layout.singles.len());
     let lens_at = w.at;
     w.at += 4 * layout.lists.len();
@@ -247,7 +256,7 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
     // Members no walk numbered (device IL leaves out those without keep_in_il) are left
     // out of their list.
     let mut rest = items;
-    for (l, &len) in il.list_lengths(e).iter().enumerate() {
+    for (l, &len) in lens.iter().enumerate() {
         let (members, tail) = rest.split_at(len.0 as usize);
         rest = tail;
         let mut n = 0u32;
@@ -261,10 +270,49 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
         let at = lens_at + 4 * l;
         w.b[at..at + 4].copy_from_slice(&n.to_le_bytes());
     }
-    for &r in il.refs(e) {
+    for &r in refs {
         w.u32(ord(r));
     }
     (w.at, missing)
+}
+
+/// A whole-IL record's edge block (list lengths, children, references) at the start of
+/// `buf` with every list member in its list: the block's three runs translated in tight
+/// loops. Returns whether a single slot or reference names an entry not numbered yet, or
+/// `None` when a list member has no ordinal (it is left out of its list, which only
+/// [`write_record`]'s general loop does).
+#[inline]
+fn write_whole_block(
+    num: &Numbering,
+    refs: &[Eix],
+    lens: &[Eix],
+    kids: &[Eix],
+    buf: &mut [u8],
+) -> Option<bool> {
+    let (wl, rest) = buf.split_at_mut(4 * lens.len());
+    let (wk, rest) = rest.split_at_mut(4 * kids.len());
+    let wr = &mut rest[..4 * refs.len()];
+    for (d, l) in wl.chunks_exact_mut(4).zip(lens) {
+        d.copy_from_slice(&l.0.to_le_bytes());
+    }
+    // Single slots may be none; a list member never may (it would leave its list).
+    let singles = kids.len() - lens.iter().map(|l| l.0 as usize).sum::<usize>();
+    let (mut missing, mut member_none) = (false, false);
+    for (n, (d, &c)) in wk.chunks_exact_mut(4).zip(kids).enumerate() {
+        let o = num.ord(c);
+        missing |= o == 0 && !c.is_none();
+        member_none |= o == 0 && n >= singles;
+        d.copy_from_slice(&o.to_le_bytes());
+    }
+    if member_none {
+        return None;
+    }
+    for (d, &c) in wr.chunks_exact_mut(4).zip(refs) {
+        let o = num.ord(c);
+        missing |= o == 0 && !c.is_none();
+        d.copy_from_slice(&o.to_le_bytes());
+    }
+    Some(missing)
 }
 
 /// Numbers the entries `e` points to that no walk reached (a kept template only named by
@@ -300,13 +348,14 @@ const PARALLEL_RECORDS: usize = 1 << 16;
 
 /// The records of `order` (the whole IL: no list member is left out, so every record's
 /// size is known before it is written) written in parallel stretches straight into
-/// their place after `head`. Returns the file so far and the records (indices into
-/// `order`) that name an entry no walk numbered, in order.
+/// their place after `head`. Returns the file so far (with room for `tail` more bytes),
+/// the record sizes and the records (indices into `order`) that name an entry no walk
+/// numbered, in order.
 fn write_records_parallel(
     il: &Il,
     num: &Numbering,
-    region_ord: &[u32],
     head: &[u8],
+    tail: usize,
 ) -> (Vec<u8>, Vec<u32>, Vec<usize>) {
     let order = &num.order;
     let sizes: Vec<u32> = order
@@ -314,8 +363,11 @@ fn write_records_parallel(
         .map(|&e| record_size(il, e) as u32)
         .collect();
     let total: usize = sizes.iter().map(|&s| s as usize).sum();
-    // Zeroed by the allocator (fresh pages), so the stretches fault their own pages in.
-    let mut file = vec![0u8; head.len() + total];
+    // Zeroed by the allocator (fresh pages), so the stretches fault their own pages in;
+    // the room for the tail (kind table, checksum) is allocated with them, so appending
+    // it does not move the file.
+    let mut file = vec![0u8; head.len() + total + tail];
+    file.truncate(head.len() + total);
     file[..head.len()].copy_from_slice(head);
     let stretch = (order.len() / (4 * rayon::current_num_threads().max(1))).max(1 << 12);
     let mut jobs = Vec::new();
@@ -335,8 +387,8 @@ fn write_records_parallel(
         .map(|(first, entries, buf)| {
             let mut at = 0;
             let mut missing = Vec::new();
-            for (i, &e) in entries.iter().enumerate() {
-                let ro = region_ord.get(il.region_of(e).idx()).copied().unwrap_or(0);
+            let ros = &num.ros[first..first + entries.len()];
+            for (i, (&e, &ro)) in entries.iter().zip(ros).enumerate() {
                 let (n, miss) = write_record(il, num, ro, e, &mut buf[at..]);
                 at += n;
                 if miss {
@@ -449,25 +501,21 @@ fn write_il_on(il: &mut Il, device_only: bool, min_parallel: usize) -> Result<Ve
     let mut num = Numbering {
         ordinal: vec![0; il.capacity()],
         order: Vec::new(),
+        kinds: Vec::new(),
+        ros: Vec::new(),
+        region_ord: Vec::new(),
+        next_region: 1,
         device: device_only,
     };
     let mut walker = Walker::new();
     walker.walk_file_scope_il(il, &mut num, 0)?;
-    let mut rec = Records {
-        out,
-        kinds: Vec::with_capacity(num.order.len()),
-        region_ord: Vec::new(),
-        next_region: 1,
-    };
     let mut i = 0;
     if !device_only && num.order.len() >= min_parallel {
-        for &e in &num.order {
-            rec.region_ordinal(il, e);
-        }
-        rec.kinds = num.order.iter().map(|&e| il.kind(e) as u8).collect();
-        let (file, sizes, missing) = write_records_parallel(il, &num, &rec.region_ord, &rec.out);
-        let head = rec.out.len();
-        rec.out = file;
+        // The tail: external types (a varint count and refs), kind table, checksum.
+        let tail = 5 * (il.external_types().count() + 1) + num.order.len() + 8;
+        let (file, sizes, missing) = write_records_parallel(il, &num, &out, tail);
+        let head = out.len();
+        out = file;
         // Records that name an entry no walk reached: in order, as the sequential pass
         // below does, the entry is numbered and the record written again in its place
         // (its size does not depend on ordinals).
@@ -478,19 +526,18 @@ fn write_il_on(il: &mut Il, device_only: bool, min_parallel: usize) -> Result<Ve
             next = m;
             let e = num.order[m];
             number_unreached_targets(&mut walker, il, &mut num, e)?;
-            let ro = rec.region_ordinal(il, e);
             let size = sizes[m] as usize;
-            write_record(il, &num, ro, e, &mut rec.out[at..at + size]);
+            write_record(il, &num, num.ros[m], e, &mut out[at..at + size]);
         }
         i = sizes.len();
     } else {
-        rec.out.reserve(num.order.len() * 40);
+        out.reserve(num.order.len() * 40);
     }
     while i < num.order.len() {
         let e = num.order[i];
-        i += 1;
         number_unreached_targets(&mut walker, il, &mut num, e)?;
-        rec.emit(il, &num, e);
+        emit(&mut out, il, &num, i);
+        i += 1;
     }
     let n = u32::try_from(num.order.len()).map_err(|_| WalkError {
         message: "write_il: more than 2^32 entries",
@@ -504,7 +551,6 @@ fn write_il_on(il: &mut Il, device_only: bool, min_parallel: usize) -> Result<Ve
         .map(|e| num.ord(e))
         .filter(|&o| o != 0)
         .collect();
-    let mut out = rec.out;
     out[patch_at..patch_at + 4].copy_from_slice(&main.to_le_bytes());
     out[patch_at + 4..patch_at + 8].copy_from_slice(&scope.to_le_bytes());
     out[patch_at + 8..patch_at + 12].copy_from_slice(&n.to_le_bytes());
@@ -512,7 +558,7 @@ fn write_il_on(il: &mut Il, device_only: bool, min_parallel: usize) -> Result<Ve
     for o in ext {
         put_var(&mut out, o as u64);
     }
-    out.extend_from_slice(&rec.kinds);
+    out.extend_from_slice(&num.kinds);
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     Ok(out)
@@ -960,7 +1006,17 @@ fn build<'a>(
     // Entries are allocated in record order into a fresh world, so record `i` becomes
     // dense index `i`: edges are written as final indices while reading (no pending
     // list, no relocation).
-    il.reserve(n, 0);
+    // A record's bytes past its head, scalars and string length words are string bytes
+    // or edge words, so a quarter of what is left bounds the edge pool (over by the string
+    // bytes): it is reserved once, never regrown and copied while building.
+    let fixed: usize = per_kind
+        .iter()
+        .zip(EntryKind::ALL)
+        .map(|(&c, k)| {
+            c * (RECORD_HEAD + SCALAR_BYTES[k as usize] as usize + 4 * k.layout().strings.len())
+        })
+        .sum();
+    il.reserve(n, (r.b.len() - r.at).saturating_sub(fixed) / 4);
     for (k, &c) in per_kind.iter().enumerate() {
         if let Some(kind) = EntryKind::from_u8(k as u8) {
             il.reserve_kind(kind, c);
@@ -992,7 +1048,8 @@ fn build<'a>(
         let layout = kind.layout();
         // The edge block as the world stores it (references, list lengths, single slots,
         // list members; the file has the references last), appended to the world's edge
-        // pool in place; ordinal `o` is dense index `o - 1` (0 wraps to none).
+        // pool in place (reserved above); ordinal `o` is dense index `o - 1` (0 wraps to
+        // none).
         let (kids, refs) = rec.words.split_at(rec.words.len() - 4 * layout.refs.len());
         let edges = il.edges_for_build();
         edges.extend(words(refs).map(|o| Eix(o.wrapping_sub(1))));
