@@ -317,4 +317,19 @@ impl EntryColumns<'_> {
         let n = ns + header.iter().map(|w| w.0 as usize).sum::<usize>();
         self.edges.get(s..s + n)
     }
+
+    /// `(begin, start, end)` of dense index `i`'s edge block (a live entry): it covers
+    /// `edges[begin..end]`, its children are `edges[start..end]`; `None` when the block
+    /// does not lie inside the pool.
+    #[inline(always)]
+    pub(crate) fn block_span(&self, i: usize) -> Option<(usize, usize, usize)> {
+        let k = self.kind[i];
+        let s = self.start[i] as usize;
+        let (nr, nl, ns) = super::edges::block_shape(k);
+        let begin = s.checked_sub(nl + nr)?;
+        let header = self.edges.get(s - nl..s)?;
+        let n = ns + header.iter().map(|w| w.0 as usize).sum::<usize>();
+        let end = s + n;
+        (end <= self.edges.len()).then_some((begin, s, end))
+    }
 }
