@@ -1364,8 +1364,19 @@ fn copy_twice(
     flags: u32,
     track: bool,
     fast: bool,
+    scatter: bool,
 ) -> (ilkit::il::Il, Vec<(ilkit::il::Eix, u64, u64, usize)>) {
     let mut il = il.clone();
+    if scatter {
+        // Freed dense indices that are not one run: the copies take them first.
+        let mut freed = Vec::new();
+        for _ in 0..5 {
+            let x = il.alloc_expr_node(X::Operation).unwrap();
+            freed.push(il.eix(x).unwrap());
+            il.alloc(EntryKind::Type).unwrap();
+        }
+        il.free_entries(&freed);
+    }
     let mut out = Vec::new();
     let mut prev = None;
     for _ in 0..2 {
@@ -1433,9 +1444,15 @@ fn fast_block_copy_equals_general_path_on_post_order_trees() {
             b.il.compact_edges();
         }
         let src = level[0];
-        for (flags, track) in [(0, false), (0, true), (cf::PRESERVE_SOURCE_POS, true)] {
-            let (fast, fr) = copy_twice(&b.il, src, flags, track, true);
-            let (general, gr) = copy_twice(&b.il, src, flags, track, false);
+        let cases = [
+            (0, false, false),
+            (0, true, false),
+            (0, false, true),
+            (cf::PRESERVE_SOURCE_POS, true, false),
+        ];
+        for (flags, track, scatter) in cases {
+            let (fast, fr) = copy_twice(&b.il, src, flags, track, true, scatter);
+            let (general, gr) = copy_twice(&b.il, src, flags, track, false, scatter);
             let fast_taken = if flags == 0 { 1 } else { 0 };
             for (f, g) in fr.iter().zip(&gr) {
                 assert_eq!((f.0, f.1, f.3), (g.0, g.1, g.3), "{leaves} leaves");
@@ -1454,8 +1471,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(192))]
     /// The block fast path against the general path on random trees laid out bottom-up
     /// or top-down (pooled or fresh constants, DAGs, compacted pools or not, all flags,
-    /// tracking or not): whenever either copies, the worlds after two copies (a fresh
-    /// region, then a recycled one) are equal entry by entry, and both verify.
+    /// tracking or not, freed dense indices that are or are not one run): the worlds
+    /// after two copies (a fresh region, then a recycled one) are equal entry by entry,
+    /// and they verify.
     #[test]
     fn fast_block_copies_equal_general_copies(
         recipe in prop::collection::vec((expr_kind(), 0u8..4, 0i64..6), 1..60),
@@ -1464,6 +1482,7 @@ proptest! {
         top_down in any::<bool>(),
         compact in any::<bool>(),
         track in any::<bool>(),
+        scatter in any::<bool>(),
         flags in prop::sample::select(vec![
             0u32,
             0,
@@ -1483,8 +1502,8 @@ proptest! {
             b.il.compact_edges();
         }
         let src = b.e(root);
-        let (fast, fr) = copy_twice(&b.il, src, flags, track, true);
-        let (general, gr) = copy_twice(&b.il, src, flags, track, false);
+        let (fast, fr) = copy_twice(&b.il, src, flags, track, true, scatter);
+        let (general, gr) = copy_twice(&b.il, src, flags, track, false, scatter);
         for (f, g) in fr.iter().zip(&gr) {
             prop_assert_eq!((f.0, f.1, f.3), (g.0, g.1, g.3));
             prop_assert_eq!(g.2, 0);

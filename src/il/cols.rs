@@ -102,6 +102,17 @@ impl RegionCol {
         }
     }
 
+    /// Sets the region index of entries `range` to `r` (one width check for all).
+    pub(super) fn fill(&mut self, range: std::ops::Range<usize>, r: u32) {
+        if r > u16::MAX as u32 {
+            self.widen();
+        }
+        match self {
+            RegionCol::Narrow(v) => v[range].fill(r as u16),
+            RegionCol::Wide(v) => v[range].fill(r),
+        }
+    }
+
     /// Switches to 32-bit values (keeping the capacity).
     #[cold]
     fn widen(&mut self) {

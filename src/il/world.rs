@@ -904,31 +904,59 @@ impl Il {
         self.edges.extend_from_within(begin..end);
         let delta = (at as u32).wrapping_sub(begin as u32);
         let cursor = if keep_pos { 0 } else { self.cursor_index() };
-        self.cols.region.set_many(dst, r.0);
-        let len = self.cols.len();
-        let c = &mut self.cols;
-        let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
-        let (cstart, cpos) = (&mut c.start[..len], &mut c.pos[..len]);
-        for (k, (&d, &row)) in dst.iter().zip(&to).enumerate() {
-            let (s, d) = (lo + k, d.idx());
-            ck[d] = kind;
-            crow[d] = row;
-            cgen[d] = cgen[d].wrapping_add(1);
-            cpos[d] = if keep_pos { cpos[s] } else { cursor };
-            cstart[d] = cstart[s].wrapping_add(delta);
+        // The usual case: the slots are one ascending run (fresh ones, or a closed
+        // region's, which the free list hands out in order): columns as slices.
+        let run = dst
+            .first()
+            .filter(|d| dst.iter().enumerate().all(|(k, e)| e.0 == d.0 + k as u32))
+            .map(|d| d.idx());
+        if let Some(d0) = run {
+            let (s, d) = (lo..lo + n, d0..d0 + n);
+            let c = &mut self.cols;
+            c.region.fill(d.clone(), r.0);
+            c.kind[d.clone()].fill(kind);
+            c.row[d.clone()].copy_from_slice(&to);
+            for g in &mut c.gen[d.clone()] {
+                *g = g.wrapping_add(1);
+            }
+            if keep_pos {
+                c.pos.copy_within(s.clone(), d0);
+            } else {
+                c.pos[d.clone()].fill(cursor);
+            }
+            c.start.copy_within(s, d0);
+            for st in &mut c.start[d] {
+                *st = st.wrapping_add(delta);
+            }
+        } else {
+            self.clone_block_columns(kind, lo, dst, &to, delta, keep_pos, cursor, r);
         }
         self.batch.to = to;
         self.live += n;
         // Children naming a block entry take its clone.
         let (_, nl, ns) = block_shape(kind);
         let pool = &mut self.edges[..];
-        for &d in dst {
-            let st = self.cols.start[d.idx()] as usize;
-            let nchild = ns + pool[st - nl..st].iter().map(|w| w.0 as usize).sum::<usize>();
-            for ch in &mut pool[st..st + nchild] {
-                let j = ch.0.wrapping_sub(low.0) as usize;
-                if j < n {
-                    *ch = dst[j];
+        let starts = &self.cols.start;
+        if let Some(d0) = run {
+            for st in &starts[d0..d0 + n] {
+                let st = *st as usize;
+                let nchild = ns + pool[st - nl..st].iter().map(|w| w.0 as usize).sum::<usize>();
+                for ch in &mut pool[st..st + nchild] {
+                    let j = ch.0.wrapping_sub(low.0);
+                    if (j as usize) < n {
+                        *ch = Eix(d0 as u32 + j);
+                    }
+                }
+            }
+        } else {
+            for &d in dst {
+                let st = starts[d.idx()] as usize;
+                let nchild = ns + pool[st - nl..st].iter().map(|w| w.0 as usize).sum::<usize>();
+                for ch in &mut pool[st..st + nchild] {
+                    let j = ch.0.wrapping_sub(low.0) as usize;
+                    if j < n {
+                        *ch = dst[j];
+                    }
                 }
             }
         }
@@ -936,8 +964,13 @@ impl Il {
         let mut m = self.new_entry_flags(r);
         while m != 0 {
             let col = &mut self.flags[m.trailing_zeros() as usize];
-            for &e in dst {
-                col.set(e.idx(), true);
+            match run {
+                Some(d0) => col.set_range(d0, d0 + n),
+                None => {
+                    for &e in dst {
+                        col.set(e.idx(), true);
+                    }
+                }
             }
             m &= m - 1;
         }
@@ -947,6 +980,8 @@ impl Il {
         self.counts[kind as usize] += n as u64;
         if r == RegionIdx::FILE_SCOPE {
             self.kind_lists[kind as usize].extend_from_slice(dst);
+        } else if let Some(d0) = run {
+            self.regions[r.idx()].entries.push_run(Eix(d0 as u32), n as u32);
         } else {
             self.regions[r.idx()].entries.extend_from_slice(dst);
         }
@@ -960,6 +995,34 @@ impl Il {
         }
         if !then.is_empty() {
             self.clone_into_slots(then, &out[base + n..], r, keep_pos);
+        }
+    }
+
+    /// [`Il::clone_block_in`]'s per-entry columns when the slots `dst` are not one run.
+    #[allow(clippy::too_many_arguments)]
+    fn clone_block_columns(
+        &mut self,
+        kind: EntryKind,
+        lo: usize,
+        dst: &[Eix],
+        to: &[u32],
+        delta: u32,
+        keep_pos: bool,
+        cursor: u32,
+        r: RegionIdx,
+    ) {
+        self.cols.region.set_many(dst, r.0);
+        let len = self.cols.len();
+        let c = &mut self.cols;
+        let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
+        let (cstart, cpos) = (&mut c.start[..len], &mut c.pos[..len]);
+        for (k, (&d, &row)) in dst.iter().zip(to).enumerate() {
+            let (s, d) = (lo + k, d.idx());
+            ck[d] = kind;
+            crow[d] = row;
+            cgen[d] = cgen[d].wrapping_add(1);
+            cpos[d] = if keep_pos { cpos[s] } else { cursor };
+            cstart[d] = cstart[s].wrapping_add(delta);
         }
     }
 
