@@ -1431,10 +1431,10 @@ fn fast_block_copy_equals_general_path_on_post_order_trees() {
             let next: Vec<_> = level
                 .chunks(2)
                 .map(|p| match p {
-                    [a, c] => b
-                        .il
-                        .push_expr(X::Operation, Op::Add, int, &[*a, *c])
-                        .unwrap(),
+                    [a, c] => {
+                        b.il.push_expr(X::Operation, Op::Add, int, &[*a, *c])
+                            .unwrap()
+                    }
                     _ => p[0],
                 })
                 .collect();

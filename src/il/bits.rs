@@ -151,7 +151,14 @@ impl BitSet {
 mod tests {
     #[test]
     fn set_range_equals_setting_each_bit() {
-        for (len, a, b) in [(0, 0, 1), (0, 3, 200), (64, 60, 70), (128, 0, 128), (5, 64, 64), (1, 1000, 1300)] {
+        for (len, a, b) in [
+            (0, 0, 1),
+            (0, 3, 200),
+            (64, 60, 70),
+            (128, 0, 128),
+            (5, 64, 64),
+            (1, 1000, 1300),
+        ] {
             let (mut x, mut y) = (super::BitSet::with_len(len), super::BitSet::with_len(len));
             x.set(1, true);
             y.set(1, true);

@@ -940,7 +940,11 @@ impl Il {
         if let Some(d0) = run {
             for st in &starts[d0..d0 + n] {
                 let st = *st as usize;
-                let nchild = ns + pool[st - nl..st].iter().map(|w| w.0 as usize).sum::<usize>();
+                let nchild = ns
+                    + pool[st - nl..st]
+                        .iter()
+                        .map(|w| w.0 as usize)
+                        .sum::<usize>();
                 for ch in &mut pool[st..st + nchild] {
                     let j = ch.0.wrapping_sub(low.0);
                     if (j as usize) < n {
@@ -951,7 +955,11 @@ impl Il {
         } else {
             for &d in dst {
                 let st = starts[d.idx()] as usize;
-                let nchild = ns + pool[st - nl..st].iter().map(|w| w.0 as usize).sum::<usize>();
+                let nchild = ns
+                    + pool[st - nl..st]
+                        .iter()
+                        .map(|w| w.0 as usize)
+                        .sum::<usize>();
                 for ch in &mut pool[st..st + nchild] {
                     let j = ch.0.wrapping_sub(low.0) as usize;
                     if j < n {
@@ -981,7 +989,9 @@ impl Il {
         if r == RegionIdx::FILE_SCOPE {
             self.kind_lists[kind as usize].extend_from_slice(dst);
         } else if let Some(d0) = run {
-            self.regions[r.idx()].entries.push_run(Eix(d0 as u32), n as u32);
+            self.regions[r.idx()]
+                .entries
+                .push_run(Eix(d0 as u32), n as u32);
         } else {
             self.regions[r.idx()].entries.extend_from_slice(dst);
         }
