@@ -18,6 +18,16 @@
 //! are relocated afterwards (`plan_block`); the copy is the same. Tests compare the two
 //! plans ([`DeepCopy::walk_only`]).
 //!
+//! The block fast path: a tree laid out bottom-up as a block with no holes whose edge
+//! blocks lie back to back in the pool (what a post-order or level-by-level builder
+//! leaves), needing no rule beyond operands and leaf constants, is checked by one scan
+//! (`scan_fast`) and cloned whole by `Il::clone_block_in` (one pool append with the
+//! operand slots relocated, the per-entry columns as slices when the new slots are one
+//! run); its leaf constants follow as in the general path. Anything else (sharing,
+//! resolve/instantiate/entity flags, other layouts) declines to the general path; the
+//! worlds either leaves are equal, entry by entry ([`DeepCopy::without_fast_path`];
+//! tests compare them). PERF.md ("Deep copy: block fast path") has the numbers.
+//!
 //! Per-kind rules (expressions): kinds 0, 3, 4, 16, 19, 20, 22, 30 are shallow (their
 //! operands, if any, stay shared, as the seed's "nothing beyond the shallow clone"); kind
 //! 18 (substitution slot) becomes the replacement registered for its index (`supplement`)
@@ -393,7 +403,7 @@ impl<'s> DeepCopy<'s> {
     /// as a post-order builder leaves them), whose copy needs no rule beyond its
     /// operands and its leaf constants, with no sharing attached and none of the flags
     /// [`flags::RESOLVE_REFS`], [`flags::COPY_ENTITIES`], [`flags::MARK_INSTANTIATED`],
-    /// is cloned as a block ([`DeepCopy::scan_fast`], `Il::clone_block_in`): the
+    /// is cloned as a block (`DeepCopy::scan_fast`, `Il::clone_block_in`): the
     /// same world as the general path, which everything else takes.
     ///
     /// # Errors
