@@ -1337,3 +1337,180 @@ fn cycles_are_an_error() {
     }
     assert_eq!(b.il.verify(), vec![]);
 }
+
+/// The first line where two worlds' full `Debug` dumps differ (every column, row, edge,
+/// flag, region list, position and counter), or `None` when they are equal.
+fn world_diff(a: &ilkit::il::Il, b: &ilkit::il::Il) -> Option<String> {
+    let (da, db) = (format!("{a:#?}"), format!("{b:#?}"));
+    if da == db {
+        return None;
+    }
+    let (la, lb): (Vec<&str>, Vec<&str>) = (da.lines().collect(), db.lines().collect());
+    let i = la.iter().zip(&lb).take_while(|(x, y)| x == y).count();
+    let ctx = |l: &[&str]| l[i.saturating_sub(8)..(i + 3).min(l.len())].join("\n");
+    Some(format!(
+        "line {i}:\n--- fast path\n{}\n--- general path\n{}",
+        ctx(&la),
+        ctx(&lb)
+    ))
+}
+
+/// Copies `src` twice (into a fresh region, then, after closing it, into a recycled
+/// one) in a clone of `il`, with the block fast path allowed or not; returns the world,
+/// per round the copy and the copier's counters (blocks, fast blocks, map size).
+fn copy_twice(
+    il: &ilkit::il::Il,
+    src: ilkit::il::Eix,
+    flags: u32,
+    track: bool,
+    fast: bool,
+    scatter: bool,
+) -> (ilkit::il::Il, Vec<(ilkit::il::Eix, u64, u64, usize)>) {
+    let mut il = il.clone();
+    if scatter {
+        // Freed dense indices that are not one run: the copies take them first.
+        let mut freed = Vec::new();
+        for _ in 0..5 {
+            let x = il.alloc_expr_node(X::Operation).unwrap();
+            freed.push(il.eix(x).unwrap());
+            il.alloc(EntryKind::Type).unwrap();
+        }
+        il.free_entries(&freed);
+    }
+    let mut out = Vec::new();
+    let mut prev = None;
+    for _ in 0..2 {
+        if let Some(r) = prev {
+            il.close_function_region(r).unwrap();
+        }
+        let r = il.open_function_region(None);
+        prev = Some(r);
+        let mut cp = copy::DeepCopy::new(flags, r);
+        if !track {
+            cp = cp.without_tracking();
+        }
+        if !fast {
+            cp = cp.without_fast_path();
+        }
+        let c = cp.copy_eix(&mut il, src).unwrap();
+        out.push((c, cp.blocks, cp.fast_blocks, cp.copied.len()));
+    }
+    (il, out)
+}
+
+/// The bench's tree shape (`benches/copy.rs`, `forest`): leaves (integer constants from a
+/// pool of canonical ones, or variable references) then pairs combined up to one root,
+/// all by the index builder, so the tree is one post-order block with its edge blocks
+/// back to back. The fast path copies it, and the world after the copy is the world
+/// the general path leaves, entry by entry.
+#[test]
+fn fast_block_copy_equals_general_path_on_post_order_trees() {
+    for (leaves, compact) in [(1usize, false), (2, true), (37, true), (500, false)] {
+        let mut b = B::new();
+        let int = b.e(b.int);
+        let g1 = b.e(b.g1);
+        let consts: Vec<_> = (0..4)
+            .map(|v| {
+                let c = b.int_const(v);
+                b.e(c)
+            })
+            .collect();
+        let mut level = Vec::new();
+        for i in 0..leaves {
+            let k = if i % 3 == 1 { X::Variable } else { X::Constant };
+            let x = b.il.push_expr(k, Op::Paren, int, &[]).unwrap();
+            if k == X::Constant {
+                b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, consts[i % 4])
+                    .unwrap();
+            } else {
+                b.il.set_ref_eix(x, F::EXPR_NODE_ENTITY, g1).unwrap();
+            }
+            level.push(x);
+        }
+        while level.len() > 1 {
+            let next: Vec<_> = level
+                .chunks(2)
+                .map(|p| match p {
+                    [a, c] => {
+                        b.il.push_expr(X::Operation, Op::Add, int, &[*a, *c])
+                            .unwrap()
+                    }
+                    _ => p[0],
+                })
+                .collect();
+            level = next;
+        }
+        if compact {
+            b.il.compact_edges();
+        }
+        let src = level[0];
+        let cases = [
+            (0, false, false),
+            (0, true, false),
+            (0, false, true),
+            (cf::PRESERVE_SOURCE_POS, true, false),
+        ];
+        for (flags, track, scatter) in cases {
+            let (fast, fr) = copy_twice(&b.il, src, flags, track, true, scatter);
+            let (general, gr) = copy_twice(&b.il, src, flags, track, false, scatter);
+            let fast_taken = if flags == 0 { 1 } else { 0 };
+            for (f, g) in fr.iter().zip(&gr) {
+                assert_eq!((f.0, f.1, f.3), (g.0, g.1, g.3), "{leaves} leaves");
+                assert_eq!((f.1, f.2, g.2), (1, fast_taken, 0), "{leaves} leaves");
+            }
+            if let Some(d) = world_diff(&fast, &general) {
+                panic!("{leaves} leaves, flags {flags:#x}: {d}");
+            }
+            assert_eq!(fast.verify(), vec![]);
+            assert!(compare::compare_expressions(&fast, src, fr[1].0, 0).unwrap());
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+    /// The block fast path against the general path on random trees laid out bottom-up
+    /// or top-down (pooled or fresh constants, DAGs, compacted pools or not, all flags,
+    /// tracking or not, freed dense indices that are or are not one run): the worlds
+    /// after two copies (a fresh region, then a recycled one) are equal entry by entry,
+    /// and they verify.
+    #[test]
+    fn fast_block_copies_equal_general_copies(
+        recipe in prop::collection::vec((expr_kind(), 0u8..4, 0i64..6), 1..60),
+        pooled in any::<bool>(),
+        dag in any::<bool>(),
+        top_down in any::<bool>(),
+        compact in any::<bool>(),
+        track in any::<bool>(),
+        scatter in any::<bool>(),
+        flags in prop::sample::select(vec![
+            0u32,
+            0,
+            cf::PRESERVE_SOURCE_POS,
+            cf::MARK_INSTANTIATED,
+            cf::RESOLVE_REFS,
+            cf::COPY_ENTITIES,
+        ]),
+    ) {
+        let mut b = B::new();
+        let root = if top_down {
+            top_down_tree(&mut b, &recipe, pooled, dag)
+        } else {
+            bottom_up_tree(&mut b, &recipe, pooled, dag)
+        };
+        if compact {
+            b.il.compact_edges();
+        }
+        let src = b.e(root);
+        let (fast, fr) = copy_twice(&b.il, src, flags, track, true, scatter);
+        let (general, gr) = copy_twice(&b.il, src, flags, track, false, scatter);
+        for (f, g) in fr.iter().zip(&gr) {
+            prop_assert_eq!((f.0, f.1, f.3), (g.0, g.1, g.3));
+            prop_assert_eq!(g.2, 0);
+        }
+        if let Some(d) = world_diff(&fast, &general) {
+            prop_assert!(false, "{}", d);
+        }
+        prop_assert_eq!(fast.verify(), vec![]);
+    }
+}

@@ -110,6 +110,32 @@ impl BitSet {
         })
     }
 
+    /// Sets bits `a..b`, a word at a time, growing exactly as [`BitSet::set`] of each
+    /// bit in increasing order would (so the words equal theirs).
+    pub fn set_range(&mut self, a: usize, b: usize) {
+        let mut i = a;
+        while i < b {
+            let have = self.words.len() * 64;
+            if i >= have {
+                self.grow(i + 1);
+                continue;
+            }
+            let j = b.min(have);
+            let (wa, wb) = (i >> 6, (j - 1) >> 6);
+            for w in wa..=wb {
+                let lo = if w == wa { i & 63 } else { 0 };
+                let hi = if w == wb { ((j - 1) & 63) + 1 } else { 64 };
+                let m = if hi - lo == 64 {
+                    u64::MAX
+                } else {
+                    ((1u64 << (hi - lo)) - 1) << lo
+                };
+                self.words[w] |= m;
+            }
+            i = j;
+        }
+    }
+
     /// Bytes held.
     pub fn bytes(&self) -> usize {
         self.words.len() * 8
@@ -123,6 +149,27 @@ impl BitSet {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn set_range_equals_setting_each_bit() {
+        for (len, a, b) in [
+            (0, 0, 1),
+            (0, 3, 200),
+            (64, 60, 70),
+            (128, 0, 128),
+            (5, 64, 64),
+            (1, 1000, 1300),
+        ] {
+            let (mut x, mut y) = (super::BitSet::with_len(len), super::BitSet::with_len(len));
+            x.set(1, true);
+            y.set(1, true);
+            x.set_range(a, b);
+            for i in a..b {
+                y.set(i, true);
+            }
+            assert_eq!(x, y, "{len} {a}..{b}");
+        }
+    }
+
     use super::*;
 
     #[test]

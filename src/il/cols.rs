@@ -102,6 +102,17 @@ impl RegionCol {
         }
     }
 
+    /// Sets the region index of entries `range` to `r` (one width check for all).
+    pub(super) fn fill(&mut self, range: std::ops::Range<usize>, r: u32) {
+        if r > u16::MAX as u32 {
+            self.widen();
+        }
+        match self {
+            RegionCol::Narrow(v) => v[range].fill(r as u16),
+            RegionCol::Wide(v) => v[range].fill(r),
+        }
+    }
+
     /// Switches to 32-bit values (keeping the capacity).
     #[cold]
     fn widen(&mut self) {
@@ -316,5 +327,20 @@ impl EntryColumns<'_> {
         let header = self.edges.get(s.checked_sub(nl)?..s)?;
         let n = ns + header.iter().map(|w| w.0 as usize).sum::<usize>();
         self.edges.get(s..s + n)
+    }
+
+    /// `(begin, start, end)` of dense index `i`'s edge block (a live entry): it covers
+    /// `edges[begin..end]`, its children are `edges[start..end]`; `None` when the block
+    /// does not lie inside the pool.
+    #[inline(always)]
+    pub(crate) fn block_span(&self, i: usize) -> Option<(usize, usize, usize)> {
+        let k = self.kind[i];
+        let s = self.start[i] as usize;
+        let (nr, nl, ns) = super::edges::block_shape(k);
+        let begin = s.checked_sub(nl + nr)?;
+        let header = self.edges.get(s - nl..s)?;
+        let n = ns + header.iter().map(|w| w.0 as usize).sum::<usize>();
+        let end = s + n;
+        (end <= self.edges.len()).then_some((begin, s, end))
     }
 }

@@ -48,6 +48,18 @@ impl EixRuns {
         self.len += es.len();
     }
 
+    /// Appends `start..start + n` (one run, merged with the last when it follows it).
+    pub fn push_run(&mut self, start: Eix, n: u32) {
+        if n == 0 {
+            return;
+        }
+        self.len += n as usize;
+        match self.runs.last_mut() {
+            Some(last) if last.0.wrapping_add(last.1) == start.0 => last.1 += n,
+            _ => self.runs.push((start.0, n)),
+        }
+    }
+
     /// The indices, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = Eix> + '_ {
         self.runs.iter().flat_map(|&(s, n)| (s..s + n).map(Eix))
@@ -111,6 +123,12 @@ mod tests {
         assert_eq!((b.runs(), b.len()), (5, 10));
         b.extend_from_slice(&[9].map(Eix));
         assert_eq!((b.runs(), b.len()), (5, 11));
+        let mut c = b.clone();
+        b.extend_from_slice(&[10, 11, 12, 20, 21].map(Eix));
+        c.push_run(Eix(10), 3);
+        c.push_run(Eix(20), 2);
+        c.push_run(Eix(30), 0);
+        assert_eq!(b, c);
         r.retain(|e| e.0 != 4);
         let v: Vec<u32> = r.iter().map(|e| e.0).collect();
         assert_eq!(v, [3, 5, 9, 10, 2, 3]);

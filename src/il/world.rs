@@ -86,7 +86,7 @@ pub(crate) struct BuiltEntry {
 /// One batch clone's rows grouped by kind (kept in the world for its buffers): the
 /// kinds in first-seen order, per kind its count and next slot, and per slot the source
 /// row, the clone's row and the clone.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 struct RowBatch {
     kinds: Vec<EntryKind>,
     count: Vec<u32>,
@@ -94,6 +94,14 @@ struct RowBatch {
     from: Vec<u32>,
     to: Vec<u32>,
     eix: Vec<Eix>,
+}
+
+/// Scratch buffers, not world state: left out of the world's `Debug` (which tests
+/// compare to tell two worlds apart).
+impl std::fmt::Debug for RowBatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RowBatch").finish_non_exhaustive()
+    }
 }
 
 impl RowBatch {
@@ -759,10 +767,15 @@ impl Il {
         keep_pos: bool,
         out: &mut Vec<Eix>,
     ) {
-        let n = srcs.len();
         let base = out.len();
-        // Dense slots in the order single allocations take them: freed ones (last freed
-        // first), then new ones at the end.
+        self.take_dense_slots(srcs.len(), out);
+        self.clone_into_slots(srcs, &out[base..], r, keep_pos);
+    }
+
+    /// Appends `n` dense slots to `out` in the order single allocations take them (freed
+    /// ones, last freed first, then new ones at the end), the per-entry columns grown
+    /// once for all (the new ones free until written).
+    fn take_dense_slots(&mut self, n: usize, out: &mut Vec<Eix>) {
         let take = n.min(self.free_eix.len());
         let keep = self.free_eix.len() - take;
         out.extend(self.free_eix[keep..].iter().rev());
@@ -770,7 +783,11 @@ impl Il {
         let first = self.cols.len();
         out.extend((first as u32..(first + n - take) as u32).map(Eix));
         self.grow_dense(first + n - take);
-        let dst = &out[base..];
+    }
+
+    /// [`Il::clone_many_in`] into dense slots `dst` that [`Il::take_dense_slots`] took.
+    fn clone_into_slots(&mut self, srcs: &[Eix], dst: &[Eix], r: RegionIdx, keep_pos: bool) {
+        let n = srcs.len();
         self.clone_rows_of(srcs, dst);
         let cursor = if keep_pos { 0 } else { self.cursor_index() };
         let len = self.cols.len();
@@ -834,6 +851,188 @@ impl Il {
                     }
                 }
             }
+        }
+    }
+
+    /// [`Il::clone_many_in`] of the block `low..low + n` (dense indices, every one a live
+    /// entry of `kind`, their edge blocks back to back in dense order over
+    /// `edges[begin..end]`), with the clones' children that name a block entry
+    /// relocated to that entry's clone (references, list lengths and children outside
+    /// the block are kept). The caller checked the shape (the deep copier's block fast
+    /// path); the result is what `clone_many_in` of the block's indices in order and a
+    /// relocation of every clone's in-block children give (same dense indices, rows,
+    /// columns, flags, lists, pool), in a few passes over slices: one append of the
+    /// pool range, rows copied in one group, the per-entry columns written in one loop.
+    /// Then `then` (entries of other kinds) is cloned after the block as
+    /// `clone_many_in` would: the result is that of one `clone_many_in` of the block and
+    /// `then`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn clone_block_in(
+        &mut self,
+        kind: EntryKind,
+        low: Eix,
+        n: usize,
+        (begin, end): (usize, usize),
+        r: RegionIdx,
+        keep_pos: bool,
+        then: &[Eix],
+        out: &mut Vec<Eix>,
+    ) {
+        let lo = low.idx();
+        debug_assert!(self.cols.kind[lo..lo + n].iter().all(|&k| k == kind));
+        // Constants' share keys would need the region fix-up `clone_many_in` does.
+        debug_assert!(kind != EntryKind::Constant);
+        let base = out.len();
+        // Dense slots and rows as `clone_many_in` of the block and `then` takes them.
+        self.take_dense_slots(n + then.len(), out);
+        let dst = &out[base..base + n];
+        let mut to = std::mem::take(&mut self.batch.to);
+        to.clear();
+        let free = &mut self.free_rows[kind as usize];
+        let rtake = n.min(free.len());
+        to.extend(free[free.len() - rtake..].iter().rev());
+        free.truncate(free.len() - rtake);
+        let len = self.tables.len(kind);
+        to.extend((len..len + n - rtake).map(|r| r as u32));
+        for _ in rtake..n {
+            self.tables.push_default(kind, Eix::NONE);
+        }
+        self.tables
+            .clone_rows(kind, &self.cols.row[lo..lo + n], &to, dst);
+        // The pool range, once; block `k`'s clone starts `delta` slots after it.
+        let at = self.edges.len();
+        self.edges.extend_from_within(begin..end);
+        let delta = (at as u32).wrapping_sub(begin as u32);
+        let cursor = if keep_pos { 0 } else { self.cursor_index() };
+        // The usual case: the slots are one ascending run (fresh ones, or a closed
+        // region's, which the free list hands out in order): columns as slices.
+        let run = dst
+            .first()
+            .filter(|d| dst.iter().enumerate().all(|(k, e)| e.0 == d.0 + k as u32))
+            .map(|d| d.idx());
+        if let Some(d0) = run {
+            let (s, d) = (lo..lo + n, d0..d0 + n);
+            let c = &mut self.cols;
+            c.region.fill(d.clone(), r.0);
+            c.kind[d.clone()].fill(kind);
+            c.row[d.clone()].copy_from_slice(&to);
+            for g in &mut c.gen[d.clone()] {
+                *g = g.wrapping_add(1);
+            }
+            if keep_pos {
+                c.pos.copy_within(s.clone(), d0);
+            } else {
+                c.pos[d.clone()].fill(cursor);
+            }
+            c.start.copy_within(s, d0);
+            for st in &mut c.start[d] {
+                *st = st.wrapping_add(delta);
+            }
+        } else {
+            self.clone_block_columns(kind, lo, dst, &to, delta, keep_pos, cursor, r);
+        }
+        self.batch.to = to;
+        self.live += n;
+        // Children naming a block entry take its clone.
+        let (_, nl, ns) = block_shape(kind);
+        let pool = &mut self.edges[..];
+        let starts = &self.cols.start;
+        if let Some(d0) = run {
+            for st in &starts[d0..d0 + n] {
+                let st = *st as usize;
+                let nchild = ns
+                    + pool[st - nl..st]
+                        .iter()
+                        .map(|w| w.0 as usize)
+                        .sum::<usize>();
+                for ch in &mut pool[st..st + nchild] {
+                    let j = ch.0.wrapping_sub(low.0);
+                    if (j as usize) < n {
+                        *ch = Eix(d0 as u32 + j);
+                    }
+                }
+            }
+        } else {
+            for &d in dst {
+                let st = starts[d.idx()] as usize;
+                let nchild = ns
+                    + pool[st - nl..st]
+                        .iter()
+                        .map(|w| w.0 as usize)
+                        .sum::<usize>();
+                for ch in &mut pool[st..st + nchild] {
+                    let j = ch.0.wrapping_sub(low.0) as usize;
+                    if j < n {
+                        *ch = dst[j];
+                    }
+                }
+            }
+        }
+        // Flags, counts, lists and strings as `clone_many_in` keeps them.
+        let mut m = self.new_entry_flags(r);
+        while m != 0 {
+            let col = &mut self.flags[m.trailing_zeros() as usize];
+            match run {
+                Some(d0) => col.set_range(d0, d0 + n),
+                None => {
+                    for &e in dst {
+                        col.set(e.idx(), true);
+                    }
+                }
+            }
+            m &= m - 1;
+        }
+        if self.secondary_mode {
+            self.secondary.extend(dst.iter().map(|e| e.0));
+        }
+        self.counts[kind as usize] += n as u64;
+        if r == RegionIdx::FILE_SCOPE {
+            self.kind_lists[kind as usize].extend_from_slice(dst);
+        } else if let Some(d0) = run {
+            self.regions[r.idx()]
+                .entries
+                .push_run(Eix(d0 as u32), n as u32);
+        } else {
+            self.regions[r.idx()].entries.extend_from_slice(dst);
+        }
+        if !kind.layout().strings.is_empty() {
+            for (k, &e) in dst.iter().enumerate() {
+                let row = self.cols.row[e.idx()];
+                if self.tables.has_strings(kind, row) {
+                    self.copy_strings(kind, Eix((lo + k) as u32), e, row);
+                }
+            }
+        }
+        if !then.is_empty() {
+            self.clone_into_slots(then, &out[base + n..], r, keep_pos);
+        }
+    }
+
+    /// [`Il::clone_block_in`]'s per-entry columns when the slots `dst` are not one run.
+    #[allow(clippy::too_many_arguments)]
+    fn clone_block_columns(
+        &mut self,
+        kind: EntryKind,
+        lo: usize,
+        dst: &[Eix],
+        to: &[u32],
+        delta: u32,
+        keep_pos: bool,
+        cursor: u32,
+        r: RegionIdx,
+    ) {
+        self.cols.region.set_many(dst, r.0);
+        let len = self.cols.len();
+        let c = &mut self.cols;
+        let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
+        let (cstart, cpos) = (&mut c.start[..len], &mut c.pos[..len]);
+        for (k, (&d, &row)) in dst.iter().zip(to).enumerate() {
+            let (s, d) = (lo + k, d.idx());
+            ck[d] = kind;
+            crow[d] = row;
+            cgen[d] = cgen[d].wrapping_add(1);
+            cpos[d] = if keep_pos { cpos[s] } else { cursor };
+            cstart[d] = cstart[s].wrapping_add(delta);
         }
     }
 

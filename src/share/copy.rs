@@ -18,6 +18,16 @@
 //! are relocated afterwards (`plan_block`); the copy is the same. Tests compare the two
 //! plans ([`DeepCopy::walk_only`]).
 //!
+//! The block fast path: a tree laid out bottom-up as a block with no holes whose edge
+//! blocks lie back to back in the pool (what a post-order or level-by-level builder
+//! leaves), needing no rule beyond operands and leaf constants, is checked by one scan
+//! (`scan_fast`) and cloned whole by `Il::clone_block_in` (one pool append with the
+//! operand slots relocated, the per-entry columns as slices when the new slots are one
+//! run); its leaf constants follow as in the general path. Anything else (sharing,
+//! resolve/instantiate/entity flags, other layouts) declines to the general path; the
+//! worlds either leaves are equal, entry by entry ([`DeepCopy::without_fast_path`];
+//! tests compare them). PERF.md ("Deep copy: block fast path") has the numbers.
+//!
 //! Per-kind rules (expressions): kinds 0, 3, 4, 16, 19, 20, 22, 30 are shallow (their
 //! operands, if any, stay shared, as the seed's "nothing beyond the shallow clone"); kind
 //! 18 (substitution slot) becomes the replacement registered for its index (`supplement`)
@@ -309,9 +319,21 @@ pub struct DeepCopy<'s> {
     pub instantiated: Vec<Eix>,
     /// Copies planned as a block, without a walk ([`DeepCopy::copy_eix`]).
     pub blocks: u64,
+    /// Of those, copies the block fast path made ([`DeepCopy::copy_eix`]).
+    pub fast_blocks: u64,
     plan: Plan,
     track: bool,
     walk_only: bool,
+    fast: bool,
+}
+
+/// A tree the fast path copies whole ([`DeepCopy::scan_fast`]): dense indices
+/// `low..low + n`, their edge blocks back to back over `edges[span.0..span.1]`.
+#[derive(Clone, Copy, Debug)]
+struct FastBlock {
+    low: Eix,
+    n: usize,
+    span: (usize, usize),
 }
 
 impl<'s> DeepCopy<'s> {
@@ -326,9 +348,11 @@ impl<'s> DeepCopy<'s> {
             copied: AHashMap::new(),
             instantiated: Vec::new(),
             blocks: 0,
+            fast_blocks: 0,
             plan: Plan::default(),
             track: true,
             walk_only: false,
+            fast: true,
         }
     }
 
@@ -352,6 +376,14 @@ impl<'s> DeepCopy<'s> {
         self
     }
 
+    /// Never takes the block fast path (see [`DeepCopy::copy_eix`]): copies planned as a
+    /// block go through the general plan and batch clone. The reference the fast path
+    /// is tested and benchmarked against (the worlds after either are equal).
+    pub fn without_fast_path(mut self) -> DeepCopy<'s> {
+        self.fast = false;
+        self
+    }
+
     /// Copies the subtree at `src` (an expression, constant, dynamic init, lambda capture,
     /// subobject path or template info); returns the copy of `src`. Any other kind is
     /// shared: the answer is `src` itself.
@@ -366,11 +398,24 @@ impl<'s> DeepCopy<'s> {
     /// relocated; the leaf constants it copies are cloned with it, and what else it owns
     /// outside the block is walked as above.
     ///
+    /// The fast path: a tree laid out bottom-up as one block without holes (operands
+    /// below their operation, the root last, the edge blocks back to back in the pool,
+    /// as a post-order builder leaves them), whose copy needs no rule beyond its
+    /// operands and its leaf constants, with no sharing attached and none of the flags
+    /// [`flags::RESOLVE_REFS`], [`flags::COPY_ENTITIES`], [`flags::MARK_INSTANTIATED`],
+    /// is cloned as a block (`DeepCopy::scan_fast`, `Il::clone_block_in`): the
+    /// same world as the general path, which everything else takes.
+    ///
     /// # Errors
     /// An expression kind outside 0..=35 (`i_copy_expr_tree: bad expr kind`), a cycle of
     /// child edges under `src` ([`IlError::Cycle`]; a copy would never end), both found
     /// before anything is allocated, or an error from sharing.
     pub fn copy_eix(&mut self, il: &mut Il, src: Eix) -> Result<Eix, IlError> {
+        if self.fast_path_applies() && il.kind(src) == EntryKind::ExprNode {
+            if let Some(b) = self.scan_fast(il, src) {
+                return Ok(self.copy_fast(il, b));
+            }
+        }
         let mut root = src;
         if !self.walk_only && il.kind(src) == EntryKind::ExprNode && self.plan_block(il, src) {
             self.walk(il, &mut root)?;
@@ -423,6 +468,191 @@ impl<'s> DeepCopy<'s> {
             self.resolve_refs(il);
         }
         Ok(root)
+    }
+
+    /// Whether the options allow the block fast path (see [`DeepCopy::copy_eix`]).
+    fn fast_path_applies(&self) -> bool {
+        let rules = flags::RESOLVE_REFS | flags::COPY_ENTITIES | flags::MARK_INSTANTIATED;
+        self.fast && !self.walk_only && self.sharing.is_none() && self.flags & rules == 0
+    }
+
+    /// Starts a scan: the plan cleared, a new leaf-memo generation (the world may change
+    /// between copies).
+    fn begin_scan(&mut self) {
+        let p = &mut self.plan;
+        p.clear();
+        if p.leaf_memo.is_empty() {
+            p.leaf_memo = vec![LeafMemo::default(); LEAF_MEMO];
+        }
+        p.scan = p.scan.wrapping_add(1);
+        if p.scan == 0 {
+            p.leaf_memo.fill(LeafMemo::default());
+            p.scan = 1;
+        }
+    }
+
+    /// The fast path's test: whether the tree at `src` is a block the general path would
+    /// plan by `scan_block` downwards with no hole, no walked entry and nothing but leaf
+    /// constants outside it, and whose entries' edge blocks lie back to back in the pool
+    /// in dense order. One scan down from `src`, as `scan_block`'s (the same marks): every
+    /// entry met must be an expression an entry met before named as an operand, of a
+    /// kind with no rule beyond its operands, its block ending where the previous one
+    /// began; the scan ends when no operand is pending. An operand above its operation,
+    /// a shared operand, an entry not named, a non-leaf constant or another owned kind,
+    /// or a shallow entry's child inside the block make it decline (the general path then
+    /// decides, errors included). Fills `plan.leaf_consts` (parents as offsets from
+    /// `low`), in the order `scan_block` lists them. O(block) time.
+    fn scan_fast(&mut self, il: &Il, src: Eix) -> Option<FastBlock> {
+        // `plan_block` scans upwards when the root's first expression child is above it.
+        let up = il
+            .children(src)
+            .iter()
+            .find(|c| !c.is_none() && il.kind(**c) == EntryKind::ExprNode)
+            .is_some_and(|c| c.0 > src.0);
+        if up {
+            return None;
+        }
+        self.begin_scan();
+        let p = &mut self.plan;
+        let cols = il.columns();
+        let ek_col = il.expr_columns();
+        let root = src.idx();
+        // Entries named as operands and not yet met (the root counts).
+        let mut pending = 1usize;
+        p.touched.clear();
+        // Where the block of the entry above began (its predecessor must end there).
+        let mut next_begin = 0usize;
+        let mut end = 0usize;
+        // The highest child of a shallow entry at or below the root (its slot is not
+        // relocated by the general path: inside the block it would be).
+        let mut shallow_hi: Option<usize> = None;
+        let mut i = root;
+        let ok = 'scan: loop {
+            let off = root - i;
+            let marked = i == root
+                || p.marks
+                    .get(off >> 6)
+                    .is_some_and(|&w| w & (1u64 << (off & 63)) != 0);
+            if !marked || cols.kind[i] != EntryKind::ExprNode {
+                break false;
+            }
+            let ek = ek_col.expr_kind(cols.row[i] as usize);
+            if ek == ExprKind::Reclaimed || copies_entity(ek) {
+                break false;
+            }
+            let Some((b, s, e)) = cols.block_span(i) else {
+                break false;
+            };
+            if i == root {
+                end = e;
+            } else if e != next_begin {
+                break false;
+            }
+            next_begin = b;
+            pending -= 1;
+            let ch = &cols.edges[s..e];
+            if shallow(ek) {
+                for &c in ch {
+                    if !c.is_none() && c.idx() <= root {
+                        shallow_hi = shallow_hi.max(Some(c.idx()));
+                    }
+                }
+            } else {
+                for (slot, &c) in ch.iter().enumerate() {
+                    if c.is_none() {
+                        continue;
+                    }
+                    let Some(&ck) = cols.kind.get(c.idx()) else {
+                        break 'scan false;
+                    };
+                    if ck == EntryKind::ExprNode {
+                        if c.idx() >= i {
+                            break 'scan false;
+                        }
+                        let off = root - c.idx();
+                        let (w, m) = (off >> 6, 1u64 << (off & 63));
+                        if w >= p.marks.len() {
+                            p.marks.resize(w + 1, 0);
+                        }
+                        if p.marks[w] == 0 {
+                            p.touched.push(w as u32);
+                        }
+                        if p.marks[w] & m != 0 {
+                            break 'scan false;
+                        }
+                        p.marks[w] |= m;
+                        pending += 1;
+                    } else if owned(ck) {
+                        if ck != EntryKind::Constant || !p.is_leaf_constant(il, c) {
+                            break 'scan false;
+                        }
+                        p.leaf_consts.push(Visit {
+                            src: c,
+                            parent: i as u32,
+                            slot: slot as u32,
+                        });
+                    }
+                }
+            }
+            if pending == 0 {
+                break true;
+            }
+            if i == 0 {
+                break false;
+            }
+            i -= 1;
+        };
+        for &w in &p.touched {
+            p.marks[w as usize] = 0;
+        }
+        if !ok || shallow_hi.is_some_and(|c| c >= i) {
+            p.clear();
+            return None;
+        }
+        for v in &mut p.leaf_consts {
+            v.parent -= i as u32;
+        }
+        Some(FastBlock {
+            low: Eix(i as u32),
+            n: root - i + 1,
+            span: (next_begin, end),
+        })
+    }
+
+    /// Copies the block `scan_fast` found: the block cloned whole (`Il::clone_block_in`,
+    /// which relocates its operands), then its leaf constants cloned after it, each
+    /// marked unshared and written into its parent's clone, as the general path does.
+    fn copy_fast(&mut self, il: &mut Il, b: FastBlock) -> Eix {
+        let preserve = self.flags & flags::PRESERVE_SOURCE_POS == flags::PRESERVE_SOURCE_POS;
+        let p = &mut self.plan;
+        p.dst.clear();
+        p.srcs.clear();
+        p.srcs.extend(p.leaf_consts.iter().map(|v| v.src));
+        il.clone_block_in(
+            EntryKind::ExprNode,
+            b.low,
+            b.n,
+            b.span,
+            self.region,
+            preserve,
+            &p.srcs,
+            &mut p.dst,
+        );
+        if self.track {
+            let block = (b.low.0..b.low.0 + b.n as u32).map(Eix);
+            let srcs = block.chain(p.srcs.iter().copied());
+            self.copied.extend(srcs.zip(p.dst.iter().copied()));
+        }
+        for (v, &c) in p.leaf_consts.iter().zip(&p.dst[b.n..]) {
+            let mut cm = il.constant_mut(c);
+            if cm.view().is_shared() {
+                cm.set_is_shared(false);
+            }
+            place(il, p.dst[v.parent as usize], v.slot, c);
+        }
+        self.blocks += 1;
+        self.fast_blocks += 1;
+        p.dst[b.n - 1]
     }
 
     /// Walks the original at `src` and fills the plan. `root` becomes the answer when
@@ -562,17 +792,8 @@ impl<'s> DeepCopy<'s> {
     /// [`DeepCopy::plan_block`]'s scan, upwards (`UP`: operands above their operation)
     /// or downwards from `src`.
     fn scan_block<const UP: bool>(&mut self, il: &Il, src: Eix) -> bool {
+        self.begin_scan();
         let p = &mut self.plan;
-        p.clear();
-        // A new memo generation per scan (the world may change between copies).
-        if p.leaf_memo.is_empty() {
-            p.leaf_memo = vec![LeafMemo::default(); LEAF_MEMO];
-        }
-        p.scan = p.scan.wrapping_add(1);
-        if p.scan == 0 {
-            p.leaf_memo.fill(LeafMemo::default());
-            p.scan = 1;
-        }
         let cols = il.columns();
         let ek_col = il.expr_columns();
         let root = src.idx();
