@@ -1,0 +1,432 @@
+//! Batch and block clones: the deep copier's primitives (`clone_many_in`, one entry per
+//! source, column by column; `clone_block_in`, a contiguous bottom-up block relocated at
+//! once). Both take dense slots and rows as single allocations would, so a clone is the
+//! entry a loop of single allocations gives. O(entries + edges) per call; numbers in
+//! PERF.md ("Deep copy").
+
+use super::*;
+
+impl Il {
+    /// Clones each of `srcs` into region `r`, in order, appending the clones to `out`
+    /// (the deep copier's primitive): per clone a fresh dense index and ID (free lists
+    /// first, as single allocation takes them, so the result is the one a loop of single
+    /// allocations gives), the row copied, string fields into `r`'s arena, the edge block
+    /// (list header, children, references) copied whole, and flags stamped as for a fresh
+    /// allocation. The clones' edges still point at the originals' children; callers patch
+    /// the ones they copy. Positions are the originals' when `keep_pos`, otherwise the
+    /// current one.
+    ///
+    /// Column by column, not entry by entry: the per-entry columns grow once for the
+    /// batch, the rows are grouped by kind (a counting sort) and copied kind by kind, edge
+    /// blocks that follow each other in the pool are copied as one run, and each flag
+    /// column is stamped in one pass.
+    pub(crate) fn clone_many_in(
+        &mut self,
+        srcs: &[Eix],
+        r: RegionIdx,
+        keep_pos: bool,
+        out: &mut Vec<Eix>,
+    ) {
+        let base = out.len();
+        self.take_dense_slots(srcs.len(), out);
+        self.clone_into_slots(srcs, &out[base..], r, keep_pos);
+    }
+
+    /// Appends `n` dense slots to `out` in the order single allocations take them (freed
+    /// ones, last freed first, then new ones at the end), the per-entry columns grown
+    /// once for all (the new ones free until written).
+    fn take_dense_slots(&mut self, n: usize, out: &mut Vec<Eix>) {
+        let take = n.min(self.free_eix.len());
+        let keep = self.free_eix.len() - take;
+        out.extend(self.free_eix[keep..].iter().rev());
+        self.free_eix.truncate(keep);
+        let first = self.cols.len();
+        out.extend((first as u32..(first + n - take) as u32).map(Eix));
+        self.grow_dense(first + n - take);
+    }
+
+    /// [`Il::clone_many_in`] into dense slots `dst` that [`Il::take_dense_slots`] took.
+    fn clone_into_slots(&mut self, srcs: &[Eix], dst: &[Eix], r: RegionIdx, keep_pos: bool) {
+        let n = srcs.len();
+        self.clone_rows_of(srcs, dst);
+        let cursor = if keep_pos { 0 } else { self.cursor_index() };
+        let len = self.cols.len();
+        self.cols.region.set_many(dst, r.0);
+        let (gen, pos) = (&mut self.cols.gen[..len], &mut self.cols.pos[..len]);
+        for &e in dst {
+            gen[e.idx()] = gen[e.idx()].wrapping_add(1);
+        }
+        self.live += n;
+        if keep_pos {
+            for (&s, &e) in srcs.iter().zip(dst) {
+                pos[e.idx()] = pos[s.idx()];
+            }
+        } else {
+            for &e in dst {
+                pos[e.idx()] = cursor;
+            }
+        }
+        self.clone_edge_blocks(srcs, dst);
+        // Flags, as `stamp_flags` sets them, one column at a time.
+        let mut m = self.new_entry_flags(r);
+        while m != 0 {
+            let col = &mut self.flags[m.trailing_zeros() as usize];
+            for &e in dst {
+                col.set(e.idx(), true);
+            }
+            m &= m - 1;
+        }
+        if self.secondary_mode {
+            self.secondary.extend(dst.iter().map(|e| e.0));
+        }
+        // Counts and lists, as `enlist` keeps them (per group and per batch here: a call
+        // per entry costs the copy 7 % of its instructions).
+        let b = &self.batch;
+        for &k in &b.kinds {
+            self.counts[k as usize] += b.count[k as usize] as u64;
+        }
+        if r == RegionIdx::FILE_SCOPE {
+            for &e in dst {
+                self.kind_lists[self.cols.kind[e.idx()] as usize].push(e);
+            }
+        } else {
+            self.regions[r.idx()].entries.extend_from_slice(dst);
+        }
+        let constants = self.batch.count[EntryKind::Constant as usize] != 0;
+        self.clone_strings_of(srcs, dst);
+        if constants {
+            // A clone's share key was copied from its original, which may live in
+            // another region: only the key's file-scope bit can differ.
+            let fs = if r == RegionIdx::FILE_SCOPE {
+                SHARE_KEY_FILE_SCOPE
+            } else {
+                0
+            };
+            let keys = &mut self.tables.constant.share_key;
+            for &e in dst {
+                if self.cols.kind[e.idx()] == EntryKind::Constant {
+                    let k = &mut keys[self.cols.row[e.idx()] as usize];
+                    if *k != NO_SHARE_KEY {
+                        k[0] = (k[0] & !SHARE_KEY_FILE_SCOPE) | fs;
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Il::clone_many_in`] of the block `low..low + n` (dense indices, every one a live
+    /// entry of `kind`, their edge blocks back to back in dense order over
+    /// `edges[begin..end]`), with the clones' children that name a block entry
+    /// relocated to that entry's clone (references, list lengths and children outside
+    /// the block are kept). The caller checked the shape (the deep copier's block fast
+    /// path); the result is what `clone_many_in` of the block's indices in order and a
+    /// relocation of every clone's in-block children give (same dense indices, rows,
+    /// columns, flags, lists, pool), in a few passes over slices: one append of the
+    /// pool range, rows copied in one group, the per-entry columns written in one loop.
+    /// Then `then` (entries of other kinds) is cloned after the block as
+    /// `clone_many_in` would: the result is that of one `clone_many_in` of the block and
+    /// `then`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn clone_block_in(
+        &mut self,
+        kind: EntryKind,
+        low: Eix,
+        n: usize,
+        (begin, end): (usize, usize),
+        r: RegionIdx,
+        keep_pos: bool,
+        then: &[Eix],
+        out: &mut Vec<Eix>,
+    ) {
+        let lo = low.idx();
+        debug_assert!(self.cols.kind[lo..lo + n].iter().all(|&k| k == kind));
+        // Constants' share keys would need the region fix-up `clone_many_in` does.
+        debug_assert!(kind != EntryKind::Constant);
+        let base = out.len();
+        // Dense slots and rows as `clone_many_in` of the block and `then` takes them.
+        self.take_dense_slots(n + then.len(), out);
+        let dst = &out[base..base + n];
+        let mut to = std::mem::take(&mut self.batch.to);
+        to.clear();
+        let free = &mut self.free_rows[kind as usize];
+        let rtake = n.min(free.len());
+        to.extend(free[free.len() - rtake..].iter().rev());
+        free.truncate(free.len() - rtake);
+        let len = self.tables.len(kind);
+        to.extend((len..len + n - rtake).map(|r| r as u32));
+        for _ in rtake..n {
+            self.tables.push_default(kind, Eix::NONE);
+        }
+        self.tables
+            .clone_rows(kind, &self.cols.row[lo..lo + n], &to, dst);
+        // The pool range, once; block `k`'s clone starts `delta` slots after it.
+        let at = self.edges.len();
+        self.edges.extend_from_within(begin..end);
+        let delta = (at as u32).wrapping_sub(begin as u32);
+        let cursor = if keep_pos { 0 } else { self.cursor_index() };
+        // The usual case: the slots are one ascending run (fresh ones, or a closed
+        // region's, which the free list hands out in order): columns as slices.
+        let run = dst
+            .first()
+            .filter(|d| dst.iter().enumerate().all(|(k, e)| e.0 == d.0 + k as u32))
+            .map(|d| d.idx());
+        if let Some(d0) = run {
+            let (s, d) = (lo..lo + n, d0..d0 + n);
+            let c = &mut self.cols;
+            c.region.fill(d.clone(), r.0);
+            c.kind[d.clone()].fill(kind);
+            c.row[d.clone()].copy_from_slice(&to);
+            for g in &mut c.gen[d.clone()] {
+                *g = g.wrapping_add(1);
+            }
+            if keep_pos {
+                c.pos.copy_within(s.clone(), d0);
+            } else {
+                c.pos[d.clone()].fill(cursor);
+            }
+            c.start.copy_within(s, d0);
+            for st in &mut c.start[d] {
+                *st = st.wrapping_add(delta);
+            }
+        } else {
+            self.clone_block_columns(kind, lo, dst, &to, delta, keep_pos, cursor, r);
+        }
+        self.batch.to = to;
+        self.live += n;
+        // Children naming a block entry take its clone.
+        let (_, nl, ns) = block_shape(kind);
+        let pool = &mut self.edges[..];
+        let starts = &self.cols.start;
+        if let Some(d0) = run {
+            for st in &starts[d0..d0 + n] {
+                let st = *st as usize;
+                let nchild = ns
+                    + pool[st - nl..st]
+                        .iter()
+                        .map(|w| w.0 as usize)
+                        .sum::<usize>();
+                for ch in &mut pool[st..st + nchild] {
+                    let j = ch.0.wrapping_sub(low.0);
+                    if (j as usize) < n {
+                        *ch = Eix(d0 as u32 + j);
+                    }
+                }
+            }
+        } else {
+            for &d in dst {
+                let st = starts[d.idx()] as usize;
+                let nchild = ns
+                    + pool[st - nl..st]
+                        .iter()
+                        .map(|w| w.0 as usize)
+                        .sum::<usize>();
+                for ch in &mut pool[st..st + nchild] {
+                    let j = ch.0.wrapping_sub(low.0) as usize;
+                    if j < n {
+                        *ch = dst[j];
+                    }
+                }
+            }
+        }
+        // Flags, counts, lists and strings as `clone_many_in` keeps them.
+        let mut m = self.new_entry_flags(r);
+        while m != 0 {
+            let col = &mut self.flags[m.trailing_zeros() as usize];
+            match run {
+                Some(d0) => col.set_range(d0, d0 + n),
+                None => {
+                    for &e in dst {
+                        col.set(e.idx(), true);
+                    }
+                }
+            }
+            m &= m - 1;
+        }
+        if self.secondary_mode {
+            self.secondary.extend(dst.iter().map(|e| e.0));
+        }
+        self.counts[kind as usize] += n as u64;
+        if r == RegionIdx::FILE_SCOPE {
+            self.kind_lists[kind as usize].extend_from_slice(dst);
+        } else if let Some(d0) = run {
+            self.regions[r.idx()]
+                .entries
+                .push_run(Eix(d0 as u32), n as u32);
+        } else {
+            self.regions[r.idx()].entries.extend_from_slice(dst);
+        }
+        if !kind.layout().strings.is_empty() {
+            for (k, &e) in dst.iter().enumerate() {
+                let row = self.cols.row[e.idx()];
+                if self.tables.has_strings(kind, row) {
+                    self.copy_strings(kind, Eix((lo + k) as u32), e, row);
+                }
+            }
+        }
+        if !then.is_empty() {
+            self.clone_into_slots(then, &out[base + n..], r, keep_pos);
+        }
+    }
+
+    /// [`Il::clone_block_in`]'s per-entry columns when the slots `dst` are not one run.
+    #[allow(clippy::too_many_arguments)]
+    fn clone_block_columns(
+        &mut self,
+        kind: EntryKind,
+        lo: usize,
+        dst: &[Eix],
+        to: &[u32],
+        delta: u32,
+        keep_pos: bool,
+        cursor: u32,
+        r: RegionIdx,
+    ) {
+        self.cols.region.set_many(dst, r.0);
+        let len = self.cols.len();
+        let c = &mut self.cols;
+        let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
+        let (cstart, cpos) = (&mut c.start[..len], &mut c.pos[..len]);
+        for (k, (&d, &row)) in dst.iter().zip(to).enumerate() {
+            let (s, d) = (lo + k, d.idx());
+            ck[d] = kind;
+            crow[d] = row;
+            cgen[d] = cgen[d].wrapping_add(1);
+            cpos[d] = if keep_pos { cpos[s] } else { cursor };
+            cstart[d] = cstart[s].wrapping_add(delta);
+        }
+    }
+
+    /// Grows the per-entry columns to `len` dense indices (new ones free until written;
+    /// flag columns grow as bits are set, as for single allocations).
+    fn grow_dense(&mut self, len: usize) {
+        self.cols.grow_to(len);
+    }
+
+    /// The batch clone's kinds and rows: writes each clone's kind and row, and copies the
+    /// rows grouped by kind. Leaves the grouping in `self.batch` (for counts and strings).
+    fn clone_rows_of(&mut self, srcs: &[Eix], dst: &[Eix]) {
+        let b = &mut self.batch;
+        b.reset();
+        // Kinds come in runs (a copied tree's expressions, then its constants): counted
+        // per run, not through memory per entry.
+        let n = self.cols.len();
+        let kind = &mut self.cols.kind[..n];
+        let (mut cur, mut run) = (EntryKind::None, 0);
+        for (&s, &e) in srcs.iter().zip(dst) {
+            let k = kind[s.idx()];
+            kind[e.idx()] = k;
+            if k != cur {
+                b.add_run(cur, run);
+                (cur, run) = (k, 0);
+            }
+            run += 1;
+        }
+        b.add_run(cur, run);
+        // Per kind, the rows single allocations would take: freed ones (last freed
+        // first), then new ones.
+        let mut at = 0;
+        for &k in &b.kinds {
+            let (ki, c) = (k as usize, b.count[k as usize] as usize);
+            b.at[ki] = at as u32;
+            let free = &mut self.free_rows[ki];
+            let take = c.min(free.len());
+            b.to.extend(free[free.len() - take..].iter().rev());
+            free.truncate(free.len() - take);
+            let len = self.tables.len(k);
+            b.to.extend((len..len + c - take).map(|r| r as u32));
+            for _ in take..c {
+                self.tables.push_default(k, Eix::NONE);
+            }
+            at += c;
+        }
+        b.from.resize(at, 0);
+        b.eix.resize(at, Eix::NONE);
+        let (kind, row) = (&self.cols.kind[..n], &mut self.cols.row[..n]);
+        let (from, to, eix) = (&mut b.from[..at], &b.to[..at], &mut b.eix[..at]);
+        let (mut cur, mut slot) = (EntryKind::None, 0);
+        for (&s, &e) in srcs.iter().zip(dst) {
+            let k = kind[e.idx()];
+            if k != cur {
+                if cur != EntryKind::None {
+                    b.at[cur as usize] = slot as u32;
+                }
+                cur = k;
+                slot = b.at[k as usize] as usize;
+            }
+            from[slot] = row[s.idx()];
+            eix[slot] = e;
+            row[e.idx()] = to[slot];
+            slot += 1;
+        }
+        let mut at = 0;
+        for &k in &b.kinds {
+            let c = b.count[k as usize] as usize;
+            let g = at..at + c;
+            self.tables
+                .clone_rows(k, &b.from[g.clone()], &b.to[g.clone()], &b.eix[g]);
+            at += c;
+        }
+    }
+
+    /// The batch clone's edge blocks: each source block (references, list lengths,
+    /// children) copied to the end of the pool, and each clone's start set. Source blocks
+    /// that follow each other in the pool (a tree cloned in allocation order) are copied as
+    /// one run.
+    fn clone_edge_blocks(&mut self, srcs: &[Eix], dst: &[Eix]) {
+        let n = self.cols.len();
+        let (kind, start) = (&self.cols.kind[..n], &mut self.cols.start[..n]);
+        let edges = &mut self.edges;
+        // The run being gathered: pool[run..run_end], appended when the next block does
+        // not follow it.
+        let (mut run, mut run_end, mut o) = (0, 0, edges.len());
+        for (&s, &e) in srcs.iter().zip(dst) {
+            let k = kind[s.idx()];
+            let (nr, nl, _) = block_shape(k);
+            let st = start[s.idx()] as usize;
+            let begin = st - nl - nr;
+            let end = st + nchild_at(edges, k, st);
+            if begin != run_end {
+                edges.extend_from_within(run..run_end);
+                run = begin;
+            }
+            run_end = end;
+            start[e.idx()] = (o + nr + nl) as u32;
+            o += end - begin;
+        }
+        edges.extend_from_within(run..run_end);
+        debug_assert_eq!(o, edges.len());
+    }
+
+    /// The batch clone's string fields, copied into each clone's region in `srcs` order
+    /// (the arena offsets single clones would give): through the rows grouped by kind in
+    /// `self.batch` when one kind with strings is in the batch (its group is in `srcs`
+    /// order), else entry by entry.
+    fn clone_strings_of(&mut self, srcs: &[Eix], dst: &[Eix]) {
+        let b = std::mem::take(&mut self.batch);
+        let mut with = b.kinds.iter().filter(|k| !k.layout().strings.is_empty());
+        match (with.next(), with.next()) {
+            (None, _) => {}
+            (Some(&k), None) => {
+                let at = b.kinds.iter().take_while(|&&x| x != k);
+                let at: usize = at.map(|&x| b.count[x as usize] as usize).sum();
+                for i in at..at + b.count[k as usize] as usize {
+                    let to = b.to[i];
+                    if self.tables.has_strings(k, to) {
+                        let from = self.tables.row_eix(k, b.from[i]);
+                        self.copy_strings(k, from, b.eix[i], to);
+                    }
+                }
+            }
+            _ => {
+                for (&s, &e) in srcs.iter().zip(dst) {
+                    let k = self.cols.kind[e.idx()];
+                    let row = self.cols.row[e.idx()];
+                    if !k.layout().strings.is_empty() && self.tables.has_strings(k, row) {
+                        self.copy_strings(k, s, e, row);
+                    }
+                }
+            }
+        }
+        self.batch = b;
+    }
+}
