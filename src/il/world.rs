@@ -808,9 +808,9 @@ impl Il {
         self.free_eix.is_empty()
     }
 
-    /// Appends the per-entry columns of a new entry at a fresh dense index (when
-    /// [`Il::no_free_dense_slot`]) and makes it live: [`Il::set_dense`] without the
-    /// recycled case.
+    /// Appends the per-entry columns of a new entry at a fresh dense index (one past the
+    /// end) and makes it live: [`Il::set_dense`]'s new-index case, called directly by
+    /// builders that know the index is fresh.
     #[inline(always)]
     pub(super) fn push_dense(
         &mut self,
@@ -820,7 +820,6 @@ impl Il {
         start: u32,
         pos: u32,
     ) -> Eix {
-        debug_assert!(self.free_eix.is_empty());
         let e = Eix(self.cols.len() as u32);
         self.live += 1;
         self.cols.push(EntryRow {
@@ -848,21 +847,23 @@ impl Il {
         pos: u32,
     ) {
         let i = e.idx();
-        self.live += 1;
-        let mut v = EntryRow {
-            kind,
-            row,
-            region: r.0,
-            gen: 1,
-            start,
-            pos,
-        };
         if i == self.cols.len() {
-            self.cols.push(v);
-        } else {
-            v.gen = self.cols.gen[i].wrapping_add(1);
-            self.cols.set(i, v);
+            self.push_dense(kind, row, r, start, pos);
+            return;
         }
+        self.live += 1;
+        let gen = self.cols.gen[i].wrapping_add(1);
+        self.cols.set(
+            i,
+            EntryRow {
+                kind,
+                row,
+                region: r.0,
+                gen,
+                start,
+                pos,
+            },
+        );
     }
 
     /// Copies the string fields of `from` into `to`'s region (row `tr` of `kind`).

@@ -176,10 +176,49 @@ struct Plan {
     /// With holes: plan entry by dense index minus `low` (`u32::MAX` for a hole); empty
     /// when the block's entries are all of `low..low + block`.
     rank: Vec<u32>,
-    /// The block scan's marks, by distance from the root (all clear between scans).
-    marks: Vec<u64>,
-    /// The words of `marks` the scan set.
+    /// The block scans' marks, by distance from the root.
+    marks: ScanMarks,
+}
+
+/// One bit per distance from a block scan's root, cleared in O(words set): the bits are
+/// all clear between scans.
+#[derive(Debug, Default)]
+struct ScanMarks {
+    words: Vec<u64>,
+    /// The words a scan set.
     touched: Vec<u32>,
+}
+
+impl ScanMarks {
+    #[inline]
+    fn is_marked(&self, off: usize) -> bool {
+        self.words
+            .get(off >> 6)
+            .is_some_and(|&w| w & (1u64 << (off & 63)) != 0)
+    }
+
+    /// Sets bit `off`; false when it was set already (an operand named twice).
+    #[inline]
+    fn mark(&mut self, off: usize) -> bool {
+        let (w, m) = (off >> 6, 1u64 << (off & 63));
+        if w >= self.words.len() {
+            self.words.resize(w + 1, 0);
+        }
+        if self.words[w] == 0 {
+            self.touched.push(w as u32);
+        }
+        let fresh = self.words[w] & m == 0;
+        self.words[w] |= m;
+        fresh
+    }
+
+    /// Clears every bit set since the last clear.
+    fn clear(&mut self) {
+        for &w in &self.touched {
+            self.words[w as usize] = 0;
+        }
+        self.touched.clear();
+    }
 }
 
 impl Plan {
@@ -519,7 +558,6 @@ impl<'s> DeepCopy<'s> {
         let root = src.idx();
         // Entries named as operands and not yet met (the root counts).
         let mut pending = 1usize;
-        p.touched.clear();
         // Where the block of the entry above began (its predecessor must end there).
         let mut next_begin = 0usize;
         let mut end = 0usize;
@@ -529,10 +567,7 @@ impl<'s> DeepCopy<'s> {
         let mut i = root;
         let ok = 'scan: loop {
             let off = root - i;
-            let marked = i == root
-                || p.marks
-                    .get(off >> 6)
-                    .is_some_and(|&w| w & (1u64 << (off & 63)) != 0);
+            let marked = i == root || p.marks.is_marked(off);
             if !marked || cols.kind[i] != EntryKind::ExprNode {
                 break false;
             }
@@ -569,18 +604,9 @@ impl<'s> DeepCopy<'s> {
                         if c.idx() >= i {
                             break 'scan false;
                         }
-                        let off = root - c.idx();
-                        let (w, m) = (off >> 6, 1u64 << (off & 63));
-                        if w >= p.marks.len() {
-                            p.marks.resize(w + 1, 0);
-                        }
-                        if p.marks[w] == 0 {
-                            p.touched.push(w as u32);
-                        }
-                        if p.marks[w] & m != 0 {
+                        if !p.marks.mark(root - c.idx()) {
                             break 'scan false;
                         }
-                        p.marks[w] |= m;
                         pending += 1;
                     } else if owned(ck) {
                         if ck != EntryKind::Constant || !p.is_leaf_constant(il, c) {
@@ -602,9 +628,7 @@ impl<'s> DeepCopy<'s> {
             }
             i -= 1;
         };
-        for &w in &p.touched {
-            p.marks[w as usize] = 0;
-        }
+        p.marks.clear();
         if !ok || shallow_hi.is_some_and(|c| c >= i) {
             p.clear();
             return None;
@@ -802,15 +826,11 @@ impl<'s> DeepCopy<'s> {
         let dist = |e: usize| if UP { e - root } else { root - e };
         // Block entries marked as an operand and not yet planned (the root counts).
         let mut pending = 1usize;
-        p.touched.clear();
         let mut holes = 0usize;
         let mut i = root;
         let ok = loop {
             let off = dist(i);
-            let marked = i == root
-                || p.marks
-                    .get(off >> 6)
-                    .is_some_and(|&w| w & (1u64 << (off & 63)) != 0);
+            let marked = i == root || p.marks.is_marked(off);
             if !marked {
                 // A constant the block entry just planned copies (its last child queued
                 // for the walk), with nothing of its own to copy, is a block entry too;
@@ -852,20 +872,11 @@ impl<'s> DeepCopy<'s> {
                                 pending = usize::MAX;
                                 break;
                             }
-                            let off = dist(c.idx());
-                            let (w, m) = (off >> 6, 1u64 << (off & 63));
-                            if w >= p.marks.len() {
-                                p.marks.resize(w + 1, 0);
-                            }
-                            if p.marks[w] == 0 {
-                                p.touched.push(w as u32);
-                            }
-                            if p.marks[w] & m != 0 {
+                            if !p.marks.mark(dist(c.idx())) {
                                 // Shared operand: a DAG, not a tree.
                                 pending = usize::MAX;
                                 break;
                             }
-                            p.marks[w] |= m;
                             pending += 1;
                         } else if owned(ck) {
                             // Parent by dense index until the plan's order is known.
@@ -905,9 +916,7 @@ impl<'s> DeepCopy<'s> {
             }
         };
         // Only the words marked are cleared: O(marks), however far an operand was.
-        for &w in &p.touched {
-            p.marks[w as usize] = 0;
-        }
+        p.marks.clear();
         if !ok {
             p.clear();
             return false;

@@ -194,37 +194,17 @@ impl Il {
         self.batch.to = to;
         self.live += n;
         // Children naming a block entry take its clone.
-        let (_, nl, ns) = block_shape(kind);
         let pool = &mut self.edges[..];
         let starts = &self.cols.start;
-        if let Some(d0) = run {
-            for st in &starts[d0..d0 + n] {
-                let st = *st as usize;
-                let nchild = ns
-                    + pool[st - nl..st]
-                        .iter()
-                        .map(|w| w.0 as usize)
-                        .sum::<usize>();
-                for ch in &mut pool[st..st + nchild] {
-                    let j = ch.0.wrapping_sub(low.0);
-                    if (j as usize) < n {
-                        *ch = Eix(d0 as u32 + j);
-                    }
+        match run {
+            Some(d0) => {
+                for &st in &starts[d0..d0 + n] {
+                    relocate_children(pool, kind, st as usize, low, n, |j| Eix((d0 + j) as u32));
                 }
             }
-        } else {
-            for &d in dst {
-                let st = starts[d.idx()] as usize;
-                let nchild = ns
-                    + pool[st - nl..st]
-                        .iter()
-                        .map(|w| w.0 as usize)
-                        .sum::<usize>();
-                for ch in &mut pool[st..st + nchild] {
-                    let j = ch.0.wrapping_sub(low.0) as usize;
-                    if j < n {
-                        *ch = dst[j];
-                    }
+            None => {
+                for &d in dst {
+                    relocate_children(pool, kind, starts[d.idx()] as usize, low, n, |j| dst[j]);
                 }
             }
         }
@@ -428,5 +408,25 @@ impl Il {
             }
         }
         self.batch = b;
+    }
+}
+
+/// Rewrites the children of the edge block at `start` (an entry of `kind`) that name
+/// block entry `low + j` (`j < n`) to `clone_of(j)`; other children are kept.
+#[inline(always)]
+fn relocate_children(
+    pool: &mut [Eix],
+    kind: EntryKind,
+    start: usize,
+    low: Eix,
+    n: usize,
+    clone_of: impl Fn(usize) -> Eix,
+) {
+    let nchild = super::super::edges::nchild_at(pool, kind, start);
+    for ch in &mut pool[start..start + nchild] {
+        let j = ch.0.wrapping_sub(low.0) as usize;
+        if j < n {
+            *ch = clone_of(j);
+        }
     }
 }
