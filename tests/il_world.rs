@@ -655,3 +655,73 @@ fn push_expr_equals_the_single_steps() {
         .is_err());
     assert_eq!(il.capacity(), n);
 }
+
+#[test]
+fn flags_stored_as_their_exceptions_read_as_flags() {
+    // Allocated and language are set on nearly every entry, so their columns hold the
+    // exceptions; reads, bit masks, clones and the binary IL see the flags themselves.
+    let mut il = Il::new();
+    let cpp_type = il.alloc(EntryKind::Type).unwrap();
+    il.cpp_mode = false;
+    let c_type = il.alloc(EntryKind::Type).unwrap();
+    il.cpp_mode = true;
+    let fr = il.open_function_region(None);
+    let cpp = il.alloc(EntryKind::Statement).unwrap();
+    il.cpp_mode = false;
+    let c_entry = il.alloc(EntryKind::Statement).unwrap();
+    let c_expr = il
+        .push_expr(ExprKind::Operation, Op::Add, ilkit::il::Eix::NONE, &[])
+        .unwrap();
+    il.cpp_mode = true;
+    let local = il.alloc_local_constant(ConstantKind::Integer).unwrap();
+    let (cpp, c_entry, le) = (
+        il.eix(cpp).unwrap(),
+        il.eix(c_entry).unwrap(),
+        il.eix(local).unwrap(),
+    );
+    let bit = |f: Flag| 1u8 << f as u8;
+    assert!(il.flag(cpp, Flag::Language) && il.flag(cpp, Flag::Allocated));
+    assert!(!il.flag(c_entry, Flag::Language) && !il.flag(c_expr, Flag::Language));
+    assert_eq!(
+        il.flag_bits(cpp),
+        bit(Flag::Allocated) | bit(Flag::Language)
+    );
+    assert_eq!(il.flag_bits(c_entry), bit(Flag::Allocated));
+    il.free_local_constant(local).unwrap();
+    assert!(il.is_live(le) && !il.flag(le, Flag::Allocated));
+    assert_eq!(il.flag_bits(le), bit(Flag::Language));
+    il.set_flag(c_entry, Flag::Language, true);
+    assert!(il.flag(c_entry, Flag::Language));
+    il.set_flag(c_entry, Flag::Language, false);
+    assert!(il.verify().is_empty(), "{:?}", il.verify());
+    let (cpp_type, c_type) = (il.eix(cpp_type).unwrap(), il.eix(c_type).unwrap());
+    assert!(il.flag(cpp_type, Flag::Language) && !il.flag(c_type, Flag::Language));
+    // The binary IL (file-scope entries) carries the flags themselves.
+    let back = ilkit::import::binary_il::read_il(
+        &ilkit::import::binary_il::write_il(&mut il.clone(), false).unwrap(),
+    )
+    .unwrap();
+    let masks = |il: &Il| {
+        let mut v: Vec<u8> = (0..il.capacity() as u32)
+            .map(ilkit::il::Eix)
+            .filter(|&e| il.is_live(e) && il.region_of(e) == RegionIdx::FILE_SCOPE)
+            .map(|e| il.flag_bits(e))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(masks(&back), masks(&il));
+    assert_eq!(masks(&il).len(), 2);
+    assert_eq!(masks(&il.clone()), masks(&il));
+    // A freed index has no flag at all.
+    il.close_function_region(fr).unwrap();
+    assert!(!il.flag(cpp, Flag::Allocated) && !il.flag(cpp, Flag::Language));
+    assert_eq!(il.flag_bits(cpp), 0);
+    assert!(il.verify().is_empty(), "{:?}", il.verify());
+}
+
+#[test]
+#[should_panic(expected = "stored as its exceptions")]
+fn an_inverted_flag_column_is_not_handed_out() {
+    let _ = Il::new().flag_column(Flag::Language);
+}

@@ -72,8 +72,7 @@ impl Il {
         let pos = self.cursor_index();
         let pushed = self.push_dense(EntryKind::ExprNode, row, r, start, pos);
         debug_assert_eq!(pushed, e);
-        self.stamp_flags(e, r);
-        self.enlist(EntryKind::ExprNode, e, r);
+        self.stamp_and_enlist(EntryKind::ExprNode, e, r);
         self.count_expr_supplement(kind);
         Ok(e)
     }

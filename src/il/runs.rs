@@ -3,29 +3,28 @@
 //! per run instead of four per entry.
 //!
 //! # Invariants
-//! - `len` is the sum of the runs' lengths; no run is empty.
+//! - every run `(start, end)` has `start < end`.
 
 use super::Eix;
 
-/// Dense indices in insertion order, as runs `start..start + len`.
+/// Dense indices in insertion order, as half-open runs `start..end`. Appending the index
+/// that follows the last run is one compare and one increment.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EixRuns {
     runs: Vec<(u32, u32)>,
-    len: usize,
 }
 
 impl EixRuns {
     /// Appends `e` (extending the last run when `e` follows it).
     #[inline]
     pub fn push(&mut self, e: Eix) {
-        self.len += 1;
         if let Some(last) = self.runs.last_mut() {
-            if last.0.wrapping_add(last.1) == e.0 {
+            if last.1 == e.0 {
                 last.1 += 1;
                 return;
             }
         }
-        self.runs.push((e.0, 1));
+        self.runs.push((e.0, e.0.wrapping_add(1)));
     }
 
     /// Appends every index of `es`, in order (a stretch of consecutive indices at a
@@ -38,14 +37,9 @@ impl EixRuns {
             while j < es.len() && es[j].0 == s.wrapping_add((j - i) as u32) {
                 j += 1;
             }
-            let n = (j - i) as u32;
-            match self.runs.last_mut() {
-                Some(last) if last.0.wrapping_add(last.1) == s => last.1 += n,
-                _ => self.runs.push((s, n)),
-            }
+            self.push_run(es[i], (j - i) as u32);
             i = j;
         }
-        self.len += es.len();
     }
 
     /// Appends `start..start + n` (one run, merged with the last when it follows it).
@@ -53,16 +47,16 @@ impl EixRuns {
         if n == 0 {
             return;
         }
-        self.len += n as usize;
+        let end = start.0.wrapping_add(n);
         match self.runs.last_mut() {
-            Some(last) if last.0.wrapping_add(last.1) == start.0 => last.1 += n,
-            _ => self.runs.push((start.0, n)),
+            Some(last) if last.1 == start.0 => last.1 = end,
+            _ => self.runs.push((start.0, end)),
         }
     }
 
     /// The indices, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = Eix> + '_ {
-        self.runs.iter().flat_map(|&(s, n)| (s..s + n).map(Eix))
+        self.runs.iter().flat_map(|&(s, e)| (s..e).map(Eix))
     }
 
     /// Keeps the indices for which `keep` holds (in order).
@@ -78,17 +72,16 @@ impl EixRuns {
     /// Removes every index (keeps the run buffer).
     pub fn clear(&mut self) {
         self.runs.clear();
-        self.len = 0;
     }
 
-    /// Number of indices.
+    /// Number of indices (a sum over the runs: O(runs)).
     pub fn len(&self) -> usize {
-        self.len
+        self.runs.iter().map(|&(s, e)| (e - s) as usize).sum()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.runs.is_empty()
     }
 
     /// Number of runs.

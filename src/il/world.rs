@@ -23,9 +23,13 @@ pub struct SourcePos {
 }
 
 /// The prefix flags of the seed, one bitset column each.
+///
+/// Two of them are set on nearly every entry, so their columns hold the exceptions
+/// (see [`Flag::stored_inverted`]): a new entry in the usual world stamps no bit for them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flag {
-    /// bit 0: always set on fresh allocation.
+    /// bit 0: always set on fresh allocation (cleared only on a local constant returned
+    /// to its free list).
     Allocated,
     /// bit 1: allocated in file scope outside TU-copy mode.
     FileScope,
@@ -37,6 +41,19 @@ pub enum Flag {
     KeepInIl,
     /// The stronger keep flag for class types and routines (definition needed).
     KeepDefinition,
+}
+
+impl Flag {
+    /// The flags whose column holds the entries where the flag is *clear* (bit `Flag as
+    /// u8`): allocated (clear only on a freed local constant) and language (clear only
+    /// outside C++ mode).
+    const INVERTED: u8 = 1 << Flag::Allocated as u8 | 1 << Flag::Language as u8;
+
+    /// Whether this flag's column holds the live entries where it is clear, not set:
+    /// [`Il::flag_column`] does not hand such a column out.
+    pub const fn stored_inverted(self) -> bool {
+        Flag::INVERTED & 1 << self as u8 != 0
+    }
 }
 
 /// The six free-listed kinds of the seed.
@@ -172,6 +189,9 @@ pub struct Il {
     positions: Vec<SourcePos>,
     /// Index of the cursor in `positions`, or `u32::MAX` until an entry takes it.
     cursor_pos: u32,
+    /// The dense flag columns, indexed by [`Flag`]: a live entry's bit is the flag's value,
+    /// inverted for the flags [`Flag::stored_inverted`]; a free index has no bit set.
+    /// is_in_secondary_il lives in `secondary` instead.
     flags: [BitSet; 6],
     /// is_in_secondary_il, stored sparse: most worlds have no secondary IL at all, and a
     /// secondary translation unit's entries come in long runs (see PERF.md).
@@ -413,7 +433,12 @@ impl Il {
         if f == Flag::SecondaryIl {
             return self.secondary.contains(e.0);
         }
-        self.flags[f as usize].get(e.idx())
+        let bit = self.flags[f as usize].get(e.idx());
+        if f.stored_inverted() {
+            self.is_live(e) && !bit
+        } else {
+            bit
+        }
     }
 
     /// All flags of a live entry at once: bit `Flag as u8` for each flag set.
@@ -423,6 +448,9 @@ impl Il {
         let mut m = 0u8;
         for (f, col) in self.flags.iter().enumerate() {
             m |= (col.get(i) as u8) << f;
+        }
+        if self.is_live(e) {
+            m ^= Flag::INVERTED;
         }
         // The sparse column is usually empty: no search then.
         if !self.secondary.is_empty() && self.secondary.contains(e.0) {
@@ -442,30 +470,33 @@ impl Il {
             }
             return;
         }
-        self.flags[f as usize].set(e.idx(), v)
+        self.flags[f as usize].set(e.idx(), v != f.stored_inverted())
     }
 
     /// A whole dense flag column.
     ///
     /// # Panics
-    /// For [`Flag::SecondaryIl`], which is stored sparse: use [`Il::secondary_il_entries`].
+    /// For [`Flag::SecondaryIl`], which is stored sparse: use [`Il::secondary_il_entries`];
+    /// and for a flag [`Flag::stored_inverted`] (read it with [`Il::flag`]).
     pub fn flag_column(&self, f: Flag) -> &BitSet {
         assert!(
             f != Flag::SecondaryIl,
             "is_in_secondary_il is a sparse column"
         );
+        assert!(!f.stored_inverted(), "{f:?} is stored as its exceptions");
         &self.flags[f as usize]
     }
 
     /// A whole dense flag column, mutable (marking kernels write it directly).
     ///
     /// # Panics
-    /// For [`Flag::SecondaryIl`], as [`Il::flag_column`].
+    /// As [`Il::flag_column`].
     pub fn flag_column_mut(&mut self, f: Flag) -> &mut BitSet {
         assert!(
             f != Flag::SecondaryIl,
             "is_in_secondary_il is a sparse column"
         );
+        assert!(!f.stored_inverted(), "{f:?} is stored as its exceptions");
         &mut self.flags[f as usize]
     }
 
@@ -744,8 +775,7 @@ impl Il {
         let start = self.new_block(kind);
         let pos = self.cursor_index();
         self.set_dense(e, kind, row, r, start, pos);
-        self.stamp_flags(e, r);
-        self.enlist(kind, e, r);
+        self.stamp_and_enlist(kind, e, r);
         self.id_of(e)
     }
 
@@ -767,7 +797,9 @@ impl Il {
         let pos = self.intern_position(b.pos);
         // `e` is one past the end: the per-entry columns are pushed with their values.
         self.set_dense(e, kind, b.row, b.region, start, pos);
-        let mut dense = (b.flags | 1 << Flag::Allocated as u8) & !(1 << Flag::SecondaryIl as u8);
+        // Every built entry is allocated; the inverted columns take the flags' complement.
+        let flags = b.flags | 1 << Flag::Allocated as u8;
+        let mut dense = (flags ^ Flag::INVERTED) & !(1 << Flag::SecondaryIl as u8);
         while dense != 0 {
             self.flags[dense.trailing_zeros() as usize].set(i, true);
             dense &= dense - 1;
@@ -905,17 +937,24 @@ impl Il {
         }
     }
 
-    /// Sets the prefix flags of a new entry. Its bits are clear already: a dense index is
+    /// Sets the prefix flags of a new entry, counts it and lists it (as [`Il::enlist`]):
+    /// one test of file scope for both. Its flag bits are clear already: a dense index is
     /// either new (past every column's end) or was released, which clears them all.
     #[inline(always)]
-    pub(super) fn stamp_flags(&mut self, e: Eix, r: RegionIdx) {
+    pub(super) fn stamp_and_enlist(&mut self, kind: EntryKind, e: Eix, r: RegionIdx) {
         // Straight-line, the rules of `new_entry_flags` one test each.
         let i = e.idx();
-        self.flags[Flag::Allocated as usize].set(i, true);
-        if r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode {
-            self.flags[Flag::FileScope as usize].set(i, true);
+        self.counts[kind as usize] += 1;
+        if r == RegionIdx::FILE_SCOPE {
+            if !self.tu_copy_mode {
+                self.flags[Flag::FileScope as usize].set(i, true);
+            }
+            self.kind_lists[kind as usize].push(e);
+        } else {
+            self.regions[r.idx()].entries.push(e);
         }
-        if self.cpp_mode {
+        if !self.cpp_mode {
+            // Stored inverted: the exception is an entry made outside C++ mode.
             self.flags[Flag::Language as usize].set(i, true);
         }
         if self.secondary_mode {
@@ -923,15 +962,16 @@ impl Il {
         }
     }
 
-    /// The dense flag columns a new entry in region `r` is stamped in (bit `Flag as u8`):
-    /// allocated; file scope outside TU-copy mode; the language flag in C++ mode.
+    /// The dense flag columns a new entry in region `r` gets a bit in (bit `Flag as u8`):
+    /// file scope outside TU-copy mode; language outside C++ mode (stored inverted, as is
+    /// allocated, which a new entry has).
     #[inline(always)]
     fn new_entry_flags(&self, r: RegionIdx) -> u8 {
-        let mut m = 1 << Flag::Allocated as u8;
+        let mut m = 0;
         if r == RegionIdx::FILE_SCOPE && !self.tu_copy_mode {
             m |= 1 << Flag::FileScope as u8;
         }
-        if self.cpp_mode {
+        if !self.cpp_mode {
             m |= 1 << Flag::Language as u8;
         }
         m

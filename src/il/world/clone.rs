@@ -67,7 +67,7 @@ impl Il {
             }
         }
         self.clone_edge_blocks(srcs, dst);
-        // Flags, as `stamp_flags` sets them, one column at a time.
+        // Flags, as `stamp_and_enlist` sets them, one column at a time.
         let mut m = self.new_entry_flags(r);
         while m != 0 {
             let col = &mut self.flags[m.trailing_zeros() as usize];
