@@ -75,6 +75,20 @@ impl BitSet {
         was == 0
     }
 
+    /// Sets bit `i` when it is in range; whether this call set it (false past the end).
+    #[inline(always)]
+    pub fn insert_in_range(&mut self, i: usize) -> bool {
+        match self.words.get_mut(i >> 6) {
+            Some(w) => {
+                let m = 1u64 << (i & 63);
+                let was = *w & m;
+                *w |= m;
+                was == 0
+            }
+            None => false,
+        }
+    }
+
     /// `self |= other` (grows to fit).
     pub fn union_with(&mut self, other: &BitSet) {
         if other.words.len() > self.words.len() {

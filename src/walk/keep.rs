@@ -19,7 +19,8 @@
 //! bodies of routines kept only as declarations, edges into unkept entries, and the unkept
 //! entries themselves.
 
-use crate::il::{fields as F, BitSet, Eix, EntryId, EntryKind, Flag, Il, TypeKind, NLISTS, NREFS};
+use crate::il::{fields as F, BitSet, Eix, EntryId, EntryKind, Flag, Il, TypeKind};
+use crate::il::{NLISTS, NREFS, NSINGLES};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -196,21 +197,23 @@ const PARALLEL_TASK_BUDGET: usize = 1 << 14;
 
 /// A bitset the marking kernel sets bits in.
 trait MarkBits {
-    /// Sets bit `i`; whether it was clear.
-    fn insert(&mut self, i: usize) -> bool;
+    /// Sets the bit of edge target `c`; whether this call set it. An empty slot
+    /// (`Eix::NONE`) sets nothing: the sets hold fewer than `Eix::NONE` bits (a world
+    /// holds fewer entries), so the one range test covers it.
+    fn insert_edge(&mut self, c: Eix) -> bool;
 }
 
 impl MarkBits for &mut BitSet {
     #[inline(always)]
-    fn insert(&mut self, i: usize) -> bool {
-        BitSet::insert(self, i)
+    fn insert_edge(&mut self, c: Eix) -> bool {
+        self.insert_in_range(c.idx())
     }
 }
 
 impl MarkBits for &AtomicBits {
     #[inline(always)]
-    fn insert(&mut self, i: usize) -> bool {
-        AtomicBits::insert(self, i)
+    fn insert_edge(&mut self, c: Eix) -> bool {
+        self.insert_in_range(c.idx())
     }
 }
 
@@ -232,10 +235,13 @@ impl AtomicBits {
         BitSet::from_words(self.0.into_iter().map(AtomicU64::into_inner).collect())
     }
 
-    /// Sets bit `i`; whether this call set it. A set bit costs one load.
+    /// Sets bit `i` when it is in range; whether this call set it (false past the end).
+    /// A set bit costs one load.
     #[inline(always)]
-    fn insert(&self, i: usize) -> bool {
-        let w = &self.0[i >> 6];
+    fn insert_in_range(&self, i: usize) -> bool {
+        let Some(w) = self.0.get(i >> 6) else {
+            return false;
+        };
         let m = 1u64 << (i & 63);
         w.load(Ordering::Relaxed) & m == 0 && w.fetch_or(m, Ordering::Relaxed) & m == 0
     }
@@ -251,7 +257,11 @@ fn drain_fifo<D: MarkBits, K: MarkBits>(
     marks: &mut Marks<D, K>,
 ) -> usize {
     const BASE_TYPE: usize = F::TYPE_BASE_TYPE.slot as usize;
-    let pool = il.edge_pool();
+    // The columns as slices, read once: one bounds test per entry covers kind and start.
+    let cols = il.columns();
+    let (kinds, rows, starts, pool) = (cols.kind, cols.row, cols.start, cols.edges);
+    // An empty slot must miss both bitsets' range (see `MarkBits::insert_edge`).
+    debug_assert!(kinds.len() < Eix::NONE.idx() & !63);
     let type_kind = il.ty_columns().type_kind;
     let mut head = 0;
     // The loop touches one bitset per child edge: definitions go to `def` (and are OR-ed
@@ -266,38 +276,39 @@ fn drain_fifo<D: MarkBits, K: MarkBits>(
         if let Some(&near) = queue.get(head + 16) {
             il.prefetch_edges(near);
         }
-        let e = queue[head];
+        let i = queue[head].idx();
         head += 1;
-        let (start, nchild) = il.child_span(e);
-        let kind = il.kind(e);
         // The block is [references][list lengths][children]: see `Il::child_span`.
-        let nref = NREFS[kind as usize] as usize;
-        let refs_end = start as usize - NLISTS[kind as usize] as usize;
-        let end = (start + nchild) as usize;
-        let kids = &pool[start as usize..end];
+        let kind = kinds[i];
+        let start = starts[i] as usize;
+        let k = kind as usize;
+        let (nref, nlist) = (NREFS[k] as usize, NLISTS[k] as usize);
+        let lens = &pool[start - nlist..start];
+        let nchild = lens
+            .iter()
+            .fold(NSINGLES[k] as usize, |n, w| n + w.0 as usize);
+        let kids = &pool[start..start + nchild];
         // A pointer type keeps a class it points to as a declaration only.
-        if kind == EntryKind::Type && type_kind[il.row(e) as usize] == TypeKind::Pointer {
+        if kind == EntryKind::Type && type_kind[rows[i] as usize] == TypeKind::Pointer {
             for (slot, &c) in kids.iter().enumerate() {
                 if c.is_none() {
                     continue;
                 }
                 if slot == BASE_TYPE && is_class(il, c) {
-                    marks.keep.insert(c.idx());
-                } else if marks.def.insert(c.idx()) {
+                    marks.keep.insert_edge(c);
+                } else if marks.def.insert_edge(c) {
                     queue.push(c);
                 }
             }
         } else {
             for &c in kids {
-                if !c.is_none() && marks.def.insert(c.idx()) {
+                if marks.def.insert_edge(c) {
                     queue.push(c);
                 }
             }
         }
-        for &r in &pool[refs_end - nref..refs_end] {
-            if !r.is_none() {
-                marks.keep.insert(r.idx());
-            }
+        for &r in &pool[start - nlist - nref..start - nlist] {
+            marks.keep.insert_edge(r);
         }
     }
     head
