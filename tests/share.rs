@@ -1467,6 +1467,65 @@ fn fast_block_copy_equals_general_path_on_post_order_trees() {
     }
 }
 
+/// Inner nodes of a tree built level by level: their subtrees are not one block (other
+/// nodes of the tree lie between a node and its operands, some more than 64 entries
+/// apart), so the fast path declines them; leaves and the root are blocks it copies.
+/// Either way the world after the copy is the general path's.
+#[test]
+fn fast_path_declines_subtrees_that_are_not_blocks() {
+    let mut b = B::new();
+    let int = b.e(b.int);
+    let c0 = b.int_const(0);
+    let c0 = b.e(c0);
+    let mut all = Vec::new();
+    let mut level = Vec::new();
+    for _ in 0..300 {
+        let x = b.il.push_expr(X::Constant, Op::Paren, int, &[]).unwrap();
+        b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, c0).unwrap();
+        level.push(x);
+    }
+    all.extend_from_slice(&level);
+    while level.len() > 1 {
+        let next: Vec<_> = level
+            .chunks(2)
+            .map(|p| match p {
+                [a, c] => {
+                    b.il.push_expr(X::Operation, Op::Add, int, &[*a, *c])
+                        .unwrap()
+                }
+                _ => p[0],
+            })
+            .collect();
+        all.extend(
+            next.iter()
+                .filter(|x| !all.contains(x))
+                .copied()
+                .collect::<Vec<_>>(),
+        );
+        level = next;
+    }
+    let root = *level.last().unwrap();
+    let mut fast_taken = 0;
+    for (k, &src) in all.iter().enumerate() {
+        if k % 13 != 0 && src != root {
+            continue;
+        }
+        let (fast, fr) = copy_twice(&b.il, src, 0, true, true, false);
+        let (general, gr) = copy_twice(&b.il, src, 0, true, false, false);
+        for (f, g) in fr.iter().zip(&gr) {
+            assert_eq!((f.0, f.1, f.3), (g.0, g.1, g.3));
+        }
+        let leaf = b.il.list_eix(src, F::EXPR_NODE_OPERANDS).is_empty();
+        let expect = u64::from(leaf || src == root);
+        assert_eq!(fr[0].2, expect, "node {k}");
+        fast_taken += fr[0].2;
+        if let Some(d) = world_diff(&fast, &general) {
+            panic!("node {k}: {d}");
+        }
+    }
+    assert!(fast_taken >= 2);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(192))]
     /// The block fast path against the general path on random trees laid out bottom-up

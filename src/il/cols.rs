@@ -329,12 +329,13 @@ impl EntryColumns<'_> {
         self.edges.get(s..s + n)
     }
 
-    /// `(begin, start, end)` of dense index `i`'s edge block (a live entry): it covers
-    /// `edges[begin..end]`, its children are `edges[start..end]`; `None` when the block
-    /// does not lie inside the pool.
+    /// `(begin, start, end)` of dense index `i`'s edge block (a live entry of kind `k`):
+    /// it covers `edges[begin..end]`, its children are `edges[start..end]`; `None` when
+    /// the block does not lie inside the pool. With `k` a constant, the kind's block
+    /// shape is known where the call is compiled.
     #[inline(always)]
-    pub(crate) fn block_span(&self, i: usize) -> Option<(usize, usize, usize)> {
-        let k = self.kind[i];
+    pub(crate) fn block_span_as(&self, k: EntryKind, i: usize) -> Option<(usize, usize, usize)> {
+        debug_assert_eq!(self.kind[i], k);
         let s = self.start[i] as usize;
         let (nr, nl, ns) = super::edges::block_shape(k);
         let begin = s.checked_sub(nl + nr)?;

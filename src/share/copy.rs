@@ -83,7 +83,7 @@ const REF: u32 = 1 << 31;
 /// The shallow expression kinds: their clone copies no operand (the seed's "nothing
 /// beyond the shallow clone").
 #[inline]
-fn shallow(ek: ExprKind) -> bool {
+const fn shallow(ek: ExprKind) -> bool {
     use ExprKind as X;
     matches!(
         ek,
@@ -101,9 +101,35 @@ fn shallow(ek: ExprKind) -> bool {
 /// The expression kinds whose copy copies what their entity reference names (a dynamic
 /// init, or with [`flags::COPY_ENTITIES`] the entity itself).
 #[inline]
-fn copies_entity(ek: ExprKind) -> bool {
+const fn copies_entity(ek: ExprKind) -> bool {
     matches!(ek, ExprKind::Enk5 | ExprKind::Enk17 | ExprKind::Enk18)
 }
+
+/// [`FAST_CLASS`]: the block fast path declines the kind.
+const FAST_DECLINE: u8 = 1;
+/// [`FAST_CLASS`]: the kind is [`shallow`].
+const FAST_SHALLOW: u8 = 2;
+
+/// What the block fast path does with each expression kind (by `ExprKind as usize`,
+/// padded to 64 so a masked index needs no bounds check): decline (reclaimed, or a
+/// kind that copies its entity), shallow, or copy the operands (0).
+static FAST_CLASS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut n = 0;
+    while n < 64 {
+        if let Some(ek) = ExprKind::from_raw(n as u8) {
+            t[n] = if matches!(ek, ExprKind::Reclaimed) || copies_entity(ek) {
+                FAST_DECLINE
+            } else if shallow(ek) {
+                FAST_SHALLOW
+            } else {
+                0
+            };
+        }
+        n += 1;
+    }
+    t
+};
 
 /// An entry to clone and where its clone goes: slot `slot` of the clone of plan entry
 /// `parent` ([`ROOT`]: the answer). On the planning walk's stack, `src == Eix::NONE`
@@ -197,19 +223,33 @@ impl ScanMarks {
             .is_some_and(|&w| w & (1u64 << (off & 63)) != 0)
     }
 
-    /// Sets bit `off`; false when it was set already (an operand named twice).
+    /// Whether the 64 bits of word `w` are all set.
     #[inline]
+    fn is_full(&self, w: usize) -> bool {
+        self.words.get(w) == Some(&u64::MAX)
+    }
+
+    /// Sets bit `off`; false when it was set already (an operand named twice).
+    #[inline(always)]
     fn mark(&mut self, off: usize) -> bool {
         let (w, m) = (off >> 6, 1u64 << (off & 63));
         if w >= self.words.len() {
-            self.words.resize(w + 1, 0);
+            self.grow(w);
         }
-        if self.words[w] == 0 {
+        let word = &mut self.words[w];
+        let old = *word;
+        *word = old | m;
+        if old == 0 {
             self.touched.push(w as u32);
         }
-        let fresh = self.words[w] & m == 0;
-        self.words[w] |= m;
-        fresh
+        old & m == 0
+    }
+
+    /// Makes room for word `w` (cold: the words are kept between scans).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, w: usize) {
+        self.words.resize(w + 1, 0);
     }
 
     /// Clears every bit set since the last clear.
@@ -264,7 +304,7 @@ impl Plan {
     }
 
     /// Whether constant `c` is a leaf ([`leaf_constant`]), through the memo.
-    #[inline]
+    #[inline(always)]
     fn is_leaf_constant(&mut self, il: &Il, c: Eix) -> bool {
         let slot = &mut self.leaf_memo[c.idx() % LEAF_MEMO];
         if slot.scan == self.scan && slot.e == c.0 {
@@ -327,6 +367,7 @@ fn owned(k: EntryKind) -> bool {
 
 /// Whether constant `c` has nothing of its own a copy copies: no declared type (kind 6)
 /// and no owned child.
+#[inline(never)]
 fn leaf_constant(il: &Il, c: Eix) -> bool {
     if il.constant(c).constant_kind() == ConstantKind::Address
         && il.child_eix(c, F::CONSTANT_DECLARED_TYPE).is_some()
@@ -553,94 +594,18 @@ impl<'s> DeepCopy<'s> {
         }
         self.begin_scan();
         let p = &mut self.plan;
-        let cols = il.columns();
-        let ek_col = il.expr_columns();
-        let root = src.idx();
-        // Entries named as operands and not yet met (the root counts).
-        let mut pending = 1usize;
-        // Where the block of the entry above began (its predecessor must end there).
-        let mut next_begin = 0usize;
-        let mut end = 0usize;
-        // The highest child of a shallow entry at or below the root (its slot is not
-        // relocated by the general path: inside the block it would be).
-        let mut shallow_hi: Option<usize> = None;
-        let mut i = root;
-        let ok = 'scan: loop {
-            let off = root - i;
-            let marked = i == root || p.marks.is_marked(off);
-            if !marked || cols.kind[i] != EntryKind::ExprNode {
-                break false;
-            }
-            let ek = ek_col.expr_kind(cols.row[i] as usize);
-            if ek == ExprKind::Reclaimed || copies_entity(ek) {
-                break false;
-            }
-            let Some((b, s, e)) = cols.block_span(i) else {
-                break false;
-            };
-            if i == root {
-                end = e;
-            } else if e != next_begin {
-                break false;
-            }
-            next_begin = b;
-            pending -= 1;
-            let ch = &cols.edges[s..e];
-            if shallow(ek) {
-                for &c in ch {
-                    if !c.is_none() && c.idx() <= root {
-                        shallow_hi = shallow_hi.max(Some(c.idx()));
-                    }
-                }
-            } else {
-                for (slot, &c) in ch.iter().enumerate() {
-                    if c.is_none() {
-                        continue;
-                    }
-                    let Some(&ck) = cols.kind.get(c.idx()) else {
-                        break 'scan false;
-                    };
-                    if ck == EntryKind::ExprNode {
-                        if c.idx() >= i {
-                            break 'scan false;
-                        }
-                        if !p.marks.mark(root - c.idx()) {
-                            break 'scan false;
-                        }
-                        pending += 1;
-                    } else if owned(ck) {
-                        if ck != EntryKind::Constant || !p.is_leaf_constant(il, c) {
-                            break 'scan false;
-                        }
-                        p.leaf_consts.push(Visit {
-                            src: c,
-                            parent: i as u32,
-                            slot: slot as u32,
-                        });
-                    }
-                }
-            }
-            if pending == 0 {
-                break true;
-            }
-            if i == 0 {
-                break false;
-            }
-            i -= 1;
-        };
-        p.marks.clear();
-        if !ok || shallow_hi.is_some_and(|c| c >= i) {
+        // The marks and the leaf list as locals for the loop: pushes to one do not make
+        // the compiler reload the other's buffer (the loop runs once per tree entry).
+        let mut marks = std::mem::take(&mut p.marks);
+        let mut leaves = std::mem::take(&mut p.leaf_consts);
+        let found = scan_fast_block(il, src.idx(), &mut marks, &mut leaves, p);
+        marks.clear();
+        p.marks = marks;
+        p.leaf_consts = leaves;
+        if found.is_none() {
             p.clear();
-            return None;
         }
-        for v in &mut p.leaf_consts {
-            v.parent -= i as u32;
-        }
-        Some(FastBlock {
-            low: Eix(i as u32),
-            n: root - i + 1,
-            span: (next_begin, end),
-        })
+        found
     }
 
     /// Copies the block `scan_fast` found: the block cloned whole (`Il::clone_block_in`,
@@ -1075,6 +1040,107 @@ impl<'s> DeepCopy<'s> {
     }
 }
 
+/// [`DeepCopy::scan_fast`]'s scan down from dense index `root`: `marks` clear on entry
+/// (set on return), leaf constants pushed to `leaves` (parents as offsets from the
+/// block's low end). `None` when the tree is not such a block.
+#[inline(never)]
+fn scan_fast_block(
+    il: &Il,
+    root: usize,
+    marks: &mut ScanMarks,
+    leaves: &mut Vec<Visit>,
+    memo: &mut Plan,
+) -> Option<FastBlock> {
+    let cols = il.columns();
+    let (kind, row, edges) = (cols.kind, cols.row, cols.edges);
+    let ek_col = il.expr_columns();
+    // Marks are by distance from the root; the root's own (0) completes the first word.
+    marks.mark(0);
+    // Entries named as operands and not yet met (the root counts).
+    let mut pending = 1usize;
+    // The lowest operand named (every one must lie in the block).
+    let mut lowest = root;
+    // Where the block of the entry above began (its predecessor must end there).
+    let mut next_begin = 0usize;
+    let mut end = 0usize;
+    // The highest child of a shallow entry at or below the root (its slot is not
+    // relocated by the general path: inside the block it would be).
+    let mut shallow_hi: Option<usize> = None;
+    let mut i = root;
+    loop {
+        // An entry must be named by one above it. Checked a word of marks at a time
+        // (the entries of the word just left all marked), and for the last word by
+        // counting at the end: no operand is named twice, all lie in the block, and
+        // there are as many as entries below the root, so every one is named.
+        let off = root - i;
+        if off & 63 == 0 && off != 0 && !marks.is_full((off >> 6) - 1) {
+            return None;
+        }
+        if kind[i] != EntryKind::ExprNode {
+            return None;
+        }
+        let ek = ek_col.expr_kind(row[i] as usize);
+        let class = FAST_CLASS[ek as usize & 63];
+        if class == FAST_DECLINE {
+            return None;
+        }
+        let (b, s, e) = cols.block_span_as(EntryKind::ExprNode, i)?;
+        if i == root {
+            end = e;
+        } else if e != next_begin {
+            return None;
+        }
+        next_begin = b;
+        pending -= 1;
+        let ch = &edges[s..e];
+        if class == FAST_SHALLOW {
+            for &c in ch {
+                if !c.is_none() && c.idx() <= root {
+                    shallow_hi = shallow_hi.max(Some(c.idx()));
+                }
+            }
+        } else {
+            for (slot, &c) in ch.iter().enumerate() {
+                if c.is_none() {
+                    continue;
+                }
+                let ck = *kind.get(c.idx())?;
+                if ck == EntryKind::ExprNode {
+                    if c.idx() >= i || !marks.mark(root - c.idx()) {
+                        return None;
+                    }
+                    lowest = lowest.min(c.idx());
+                    pending += 1;
+                } else if owned(ck) {
+                    if ck != EntryKind::Constant || !memo.is_leaf_constant(il, c) {
+                        return None;
+                    }
+                    leaves.push(Visit {
+                        src: c,
+                        parent: i as u32,
+                        slot: slot as u32,
+                    });
+                }
+            }
+        }
+        if pending == 0 {
+            break;
+        }
+        i = i.checked_sub(1)?;
+    }
+    if lowest < i || shallow_hi.is_some_and(|c| c >= i) {
+        return None;
+    }
+    for v in leaves.iter_mut() {
+        v.parent -= i as u32;
+    }
+    Some(FastBlock {
+        low: Eix(i as u32),
+        n: root - i + 1,
+        span: (next_begin, end),
+    })
+}
+
 /// Writes `c` into `slot` of `parent` (a reference slot when `REF` is set).
 #[inline]
 fn place(il: &mut Il, parent: Eix, slot: u32, c: Eix) {
@@ -1200,4 +1266,47 @@ pub fn copy_dynamic_init(
 /// A stale or non-capture `capture`.
 pub fn copy_lambda_capture(il: &mut Il, capture: EntryId, flags: u32) -> Result<EntryId, IlError> {
     copy_checked(il, capture, EntryKind::LambdaCapture, flags, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path's kind table says what `shallow` and `copies_entity` say, for every
+    /// expression kind.
+    #[test]
+    fn fast_class_matches_the_kind_rules() {
+        for n in 0..64u8 {
+            let Some(ek) = ExprKind::from_raw(n) else {
+                assert_eq!(FAST_CLASS[n as usize], 0);
+                continue;
+            };
+            let want = if ek == ExprKind::Reclaimed || copies_entity(ek) {
+                FAST_DECLINE
+            } else if shallow(ek) {
+                FAST_SHALLOW
+            } else {
+                0
+            };
+            assert_eq!(FAST_CLASS[ek as usize & 63], want, "{ek:?}");
+        }
+    }
+
+    /// Marks: set bits read back, a second mark of a bit says so, full words are seen,
+    /// and a clear leaves every word zero.
+    #[test]
+    fn scan_marks_mark_and_clear() {
+        let mut m = ScanMarks::default();
+        for off in 0..64 {
+            assert!(!m.is_full(0));
+            assert!(m.mark(off));
+        }
+        assert!(m.is_full(0));
+        assert!(!m.mark(5));
+        assert!(m.mark(1000));
+        assert!(m.is_marked(1000) && !m.is_marked(999));
+        m.clear();
+        assert!(m.words.iter().all(|&w| w == 0));
+        assert!(m.touched.is_empty());
+    }
 }
