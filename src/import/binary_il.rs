@@ -1380,8 +1380,8 @@ mod tests {
             for (&l, &s) in labels.iter().zip(&stmts) {
                 il.set_ref_eix(l, F::LABEL_TARGET_STMT, s).unwrap();
             }
-            let one = write_il_on(&mut il, false, usize::MAX).unwrap();
-            let all = write_il_on(&mut il, false, 0).unwrap();
+            let one = write_il_on(&il, false, usize::MAX).unwrap();
+            let all = write_il_on(&il, false, 0).unwrap();
             assert!(
                 one == all,
                 "seed {seed}: {} vs {} bytes",
