@@ -5,11 +5,11 @@
 //! and, for device IL, entries without keep_in_il, and numbers each entry it enters: its
 //! position in the stream (its ordinal). The walk only reads, so it is the walker's
 //! read-only form (`walk::preorder`, the same order as [`Walker`](crate::walk::Walker)
-//! with these callbacks). It then writes the records in walk order, translating every reference through
-//! the ordinal side table (the dense-table form of the seed's entry-replace translation)
-//! and every string with a length prefix. A whole-IL file of 2^16 entries or more has its
-//! records written in parallel stretches straight into their place (a record's size does
-//! not depend on ordinals there); the bytes are the same as
+//! with these callbacks). It then writes the records in walk order, translating every
+//! reference through the ordinal side table (the dense-table form of the seed's
+//! entry-replace translation) and every string with a length prefix. A whole-IL file of
+//! 2^16 entries or more has its records written in parallel stretches straight into their
+//! place (a record's size does not depend on ordinals there); the bytes are the same as
 //! [`write_il_single_threaded`]'s. The reader checks the checksum and every reference on
 //! a second thread while it builds (see [`read_il`]).
 //!

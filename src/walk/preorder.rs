@@ -7,7 +7,7 @@
 //! entry (a pre-walk check that also records it), with no entry replace, no string
 //! visitor and an entry filter that rejects no more than its pre-walk check, changes
 //! nothing; [`file_scope_preorder`] and [`subtree_preorder`] are that walk over `&Il`,
-//! each open entry a slice of its children and a position in it.
+//! each open entry held as the slice of its children not looked at yet.
 //!
 //! # Order
 //! The same as [`Walker::walk_file_scope_il`](super::Walker::walk_file_scope_il) with
@@ -51,7 +51,7 @@ fn constant_descends(il: &Il, e: Eix) -> Result<bool, WalkError> {
 
 /// Walks `root` and its subtree: `enter(e)` is asked for every entry met (`root` first,
 /// then each child that is not none) and returns whether to enter it, that is, to walk
-/// its children before the next sibling. `stack` is scratch, left empty.
+/// its children before the next sibling. `stack` is scratch (cleared first).
 ///
 /// # Errors
 /// A constant with a bad sub-kind (the walker's message), met as it is entered.
@@ -61,6 +61,7 @@ pub(crate) fn subtree_preorder<'a>(
     stack: &mut Vec<Open<'a>>,
     enter: &mut impl FnMut(Eix) -> bool,
 ) -> Result<(), WalkError> {
+    stack.clear();
     if !enter(root) {
         return Ok(());
     }
