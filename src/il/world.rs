@@ -786,8 +786,6 @@ impl Il {
     /// layout and its edges pointing at live entries.
     pub(crate) fn push_built_entry(&mut self, b: BuiltEntry) -> Eix {
         let kind = b.kind;
-        let e = Eix(self.cols.len() as u32);
-        let i = e.idx();
         let (nr, nl, _) = block_shape(kind);
         debug_assert!(
             self.edges.len() >= nr + nl + b.nchild as usize,
@@ -795,8 +793,10 @@ impl Il {
         );
         let start = (self.edges.len() - b.nchild as usize) as u32;
         let pos = self.intern_position(b.pos);
-        // `e` is one past the end: the per-entry columns are pushed with their values.
-        self.set_dense(e, kind, b.row, b.region, start, pos);
+        // A fresh index one past the end: the per-entry columns are pushed with their
+        // values.
+        let e = self.push_dense(kind, b.row, b.region, start, pos);
+        let i = e.idx();
         // Every built entry is allocated; the inverted columns take the flags' complement.
         let flags = b.flags | 1 << Flag::Allocated as u8;
         let mut dense = (flags ^ Flag::INVERTED) & !(1 << Flag::SecondaryIl as u8);

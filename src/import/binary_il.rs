@@ -1,14 +1,15 @@
-//! Binary IL files: a writer built on the walker and a reader that rebuilds an equal world.
+//! Binary IL files: a writer in the walker's order and a reader that rebuilds an equal world.
 //!
-//! The writer walks the file-scope IL once with three of the seed's callbacks: the
-//! pre-walk check refuses entries already numbered (no entry is serialized twice) and, for
-//! device IL, entries without keep_in_il; the entry filter drops such entries from the
-//! top-level lists; the entry visitor records each entry's position in the stream (its
-//! ordinal). It then writes the records in walk order, translating every reference through
-//! the ordinal side table (the dense-table form of the seed's entry-replace translation)
-//! and every string with a length prefix. A whole-IL file of 2^16 entries or more has its
-//! records written in parallel stretches straight into their place (a record's size does
-//! not depend on ordinals there); the bytes are the same as
+//! The writer walks the file-scope IL once in the order of the seed's walk with a
+//! pre-walk check that refuses entries already numbered (no entry is serialized twice)
+//! and, for device IL, entries without keep_in_il, and numbers each entry it enters: its
+//! position in the stream (its ordinal). The walk only reads, so it is the walker's
+//! read-only form (`walk::preorder`, the same order as [`Walker`](crate::walk::Walker)
+//! with these callbacks). It then writes the records in walk order, translating every
+//! reference through the ordinal side table (the dense-table form of the seed's
+//! entry-replace translation) and every string with a length prefix. A whole-IL file of
+//! 2^16 entries or more has its records written in parallel stretches straight into their
+//! place (a record's size does not depend on ordinals there); the bytes are the same as
 //! [`write_il_single_threaded`]'s. The reader checks the checksum and every reference on
 //! a second thread while it builds (see [`read_il`]).
 //!
@@ -43,8 +44,11 @@
 //! (`components/vocab.rs`); version 5 gave the clang importer's operators the vocabulary's
 //! one numbering (version 4 files numbered them apart), so it reads only version 5.
 
-use crate::il::{BuiltEntry, Eix, EntryKind, Flag, Il, RegionIdx, SourcePos, SCALAR_BYTES};
-use crate::walk::{Callbacks, WalkError, Walker};
+use crate::il::{
+    BuiltEntry, Eix, EntryId, EntryKind, Flag, Il, RegionIdx, SourcePos, SCALAR_BYTES,
+};
+use crate::walk::preorder::{file_scope_preorder, subtree_preorder};
+use crate::walk::WalkError;
 use rayon::prelude::*;
 use std::fmt;
 
@@ -72,6 +76,53 @@ impl fmt::Display for BinError {
 }
 
 impl std::error::Error for BinError {}
+
+/// A writer error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WriteError {
+    /// The numbering walk failed: a stale primary scope or a constant with a bad sub-kind
+    /// (the walker's messages), or the file would hold 2^32 entries or more.
+    Walk(WalkError),
+    /// A list member is none, which only a world that fails [`Il::verify`] holds: the
+    /// record would come out shorter than its size, so nothing is written.
+    NoneListMember {
+        /// The entry whose list it is.
+        entry: EntryId,
+        /// Its kind.
+        kind: EntryKind,
+        /// The list field's name.
+        list: &'static str,
+        /// The member's position in the list.
+        member: usize,
+    },
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::Walk(w) => w.fmt(f),
+            WriteError::NoneListMember {
+                entry,
+                kind,
+                list,
+                member,
+            } => write!(
+                f,
+                "write_il: member {member} of list {list} of {} entry {entry:?} is none \
+                 (the world does not verify)",
+                kind.name()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+impl From<WalkError> for WriteError {
+    fn from(w: WalkError) -> WriteError {
+        WriteError::Walk(w)
+    }
+}
 
 /// The file checksum: an FNV-1a-style hash over 64-bit little-endian words in four
 /// interleaved lanes (word `i` goes to lane `i % 4`; the lanes are independent multiply
@@ -127,6 +178,28 @@ impl Numbering {
         self.ordinal.get(e.idx()).copied().unwrap_or(0)
     }
 
+    /// The numbering walk's visitor: numbers `e` and enters it unless it is numbered
+    /// already or (for device IL) has no keep_in_il.
+    #[inline(always)]
+    fn enter(&mut self, il: &Il, e: Eix) -> bool {
+        // Most entries met are numbered already (types, say, are met once per use).
+        self.ordinal.get(e.idx()) == Some(&0) && self.number(il, e)
+    }
+
+    /// [`Numbering::enter`] for an entry not numbered yet.
+    #[inline(never)]
+    fn number(&mut self, il: &Il, e: Eix) -> bool {
+        if self.device && !il.flag(e, Flag::KeepInIl) {
+            return false;
+        }
+        self.order.push(e);
+        self.ordinal[e.idx()] = self.order.len() as u32;
+        self.kinds.push(il.kind(e) as u8);
+        let ro = self.region_ordinal(il.region_of(e));
+        self.ros.push(ro);
+        true
+    }
+
     /// The file's ordinal of region `r` (0 = file scope), numbered as first met.
     #[inline]
     fn region_ordinal(&mut self, r: RegionIdx) -> u32 {
@@ -144,35 +217,8 @@ impl Numbering {
     }
 }
 
-impl Callbacks for Numbering {
-    const HAS_ENTRY: bool = true;
-    const HAS_PRE_WALK: bool = true;
-    const HAS_FILTER: bool = true;
-    const FILTER_REMOVES: bool = false;
-
-    #[inline]
-    fn pre_walk_check(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> bool {
-        if self.ordinal.len() <= e.idx() {
-            self.ordinal.resize(il.capacity(), 0);
-        }
-        self.ordinal[e.idx()] != 0 || (self.device && !il.flag(e, Flag::KeepInIl))
-    }
-    #[inline]
-    fn entry(&mut self, il: &mut Il, e: Eix, k: EntryKind) -> Option<Eix> {
-        self.order.push(e);
-        self.ordinal[e.idx()] = self.order.len() as u32;
-        self.kinds.push(k as u8);
-        let ro = self.region_ordinal(il.region_of(e));
-        self.ros.push(ro);
-        None
-    }
-    fn entry_filter(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> Option<Eix> {
-        (!self.device || il.flag(e, Flag::KeepInIl)).then_some(e)
-    }
-}
-
 /// Appends record `i` of `num.order` to `out`, its references translated through `num`.
-fn emit(out: &mut Vec<u8>, il: &Il, num: &Numbering, i: usize) {
+fn emit(out: &mut Vec<u8>, il: &Il, num: &Numbering, i: usize) -> Refs {
     let e = num.order[i];
     let size = record_size(il, e);
     let base = out.len();
@@ -182,8 +228,42 @@ fn emit(out: &mut Vec<u8>, il: &Il, num: &Numbering, i: usize) {
         Some(z) => out.extend_from_slice(z),
         None => out.resize(base + size, 0),
     }
-    let (end, _) = write_record(il, num, num.ros[i], e, &mut out[base..]);
+    let (end, refs) = write_record(il, num, num.ros[i], e, &mut out[base..]);
     out.truncate(base + end);
+    refs
+}
+
+/// What a record's references name, besides the bytes [`write_record`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refs {
+    /// Every reference is to a numbered entry or none.
+    Numbered,
+    /// A single slot, list member or reference names an entry that belongs in the file
+    /// but has no ordinal yet (written as 0: the caller numbers it and writes the record
+    /// again).
+    Unnumbered,
+    /// Member `member` of list `list` is none (a world that fails `verify`): the record
+    /// is shorter than [`record_size`] and must not be used.
+    NoneMember { list: u32, member: u32 },
+}
+
+impl Refs {
+    /// The error for a record of `e` with a none list member, if it has one.
+    #[cold]
+    fn none_member(self, il: &Il, e: Eix) -> Result<(), WriteError> {
+        match self {
+            Refs::NoneMember { list, member } => {
+                let kind = il.kind(e);
+                Err(WriteError::NoneListMember {
+                    entry: il.id_of(e),
+                    kind,
+                    list: kind.layout().lists[list as usize].name,
+                    member: member as usize,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Bytes of `e`'s record with every list member present (device IL may leave some out).
@@ -202,9 +282,8 @@ fn record_size(il: &Il, e: Eix) -> usize {
 
 /// Writes `e`'s record (region ordinal `ro`, references translated through `num`) at
 /// the start of `buf`, which holds at least [`record_size`] bytes. Returns the bytes
-/// written and whether a reference names an entry that belongs in the file but has no
-/// ordinal yet (written as 0: the caller numbers it and writes the record again).
-fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (usize, bool) {
+/// written and what the references name.
+fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (usize, Refs) {
     let k = il.kind(e);
     // The file's bits are the world's above `allocated` (FLAG_BITS is in flag order).
     let bits = (il.flag_bits(e) >> 1) & 31;
@@ -235,7 +314,12 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
     }
     let (refs, lens, kids) = il.block_parts(e);
     if !num.device {
-        if let Some(r) = write_whole_block(num, refs, lens, kids, &mut w.b[w.at..]) {
+        if let Some(missing) = write_whole_block(num, refs, lens, kids, &mut w.b[w.at..]) {
+            let r = if missing {
+                Refs::Unnumbered
+            } else {
+                Refs::Numbered
+            };
             return (w.at + 4 * (refs.len() + lens.len() + kids.len()), r);
         }
     }
@@ -254,17 +338,23 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
         w.u32(ord(c));
     }
     // Members no walk numbered (device IL leaves out those without keep_in_il) are left
-    // out of their list.
+    // out of their list; a member that is none is reported.
+    let mut none_member = None;
     let mut rest = items;
     for (l, &len) in lens.iter().enumerate() {
         let (members, tail) = rest.split_at(len.0 as usize);
         rest = tail;
         let mut n = 0u32;
-        for &c in members {
+        for (m, &c) in members.iter().enumerate() {
             let o = ord(c);
             if o != 0 {
                 w.u32(o);
                 n += 1;
+            } else if c.is_none() && none_member.is_none() {
+                none_member = Some(Refs::NoneMember {
+                    list: l as u32,
+                    member: m as u32,
+                });
             }
         }
         let at = lens_at + 4 * l;
@@ -273,7 +363,12 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
     for &r in refs {
         w.u32(ord(r));
     }
-    (w.at, missing)
+    let r = match none_member {
+        Some(r) => r,
+        None if missing => Refs::Unnumbered,
+        None => Refs::Numbered,
+    };
+    (w.at, r)
 }
 
 /// A whole-IL record's edge block (list lengths, children, references) at the start of
@@ -318,12 +413,7 @@ fn write_whole_block(
 /// Numbers the entries `e` points to that no walk reached (a kept template only named by
 /// a reference, say; for device IL only kept ones), so no reference in its record
 /// dangles; they are written after the walk's entries.
-fn number_unreached_targets(
-    walker: &mut Walker,
-    il: &mut Il,
-    num: &mut Numbering,
-    e: Eix,
-) -> Result<(), WalkError> {
+fn number_unreached_targets(il: &Il, num: &mut Numbering, e: Eix) -> Result<(), WalkError> {
     let unnumbered = |c: &Eix| !c.is_none() && num.ord(*c) == 0;
     if !(il.children(e).iter().any(unnumbered) || il.refs(e).iter().any(unnumbered)) {
         return Ok(());
@@ -335,10 +425,9 @@ fn number_unreached_targets(
         .copied()
         .filter(unnumbered)
         .collect();
+    let mut stack = Vec::new();
     for c in targets {
-        if num.ord(c) == 0 && (!num.device || il.flag(c, Flag::KeepInIl)) {
-            walker.walk_entry_and_subtree(il, num, c)?;
-        }
+        subtree_preorder(il, c, &mut stack, &mut |e| num.enter(il, e))?;
     }
     Ok(())
 }
@@ -350,7 +439,7 @@ const PARALLEL_RECORDS: usize = 1 << 16;
 /// size is known before it is written) written in parallel stretches straight into
 /// their place after `head`. Returns the file so far (with room for `tail` more bytes),
 /// the record sizes and the records (indices into `order`) that name an entry no walk
-/// numbered, in order.
+/// numbered or have a list member that is none, in order.
 fn write_records_parallel(
     il: &Il,
     num: &Numbering,
@@ -389,9 +478,9 @@ fn write_records_parallel(
             let mut missing = Vec::new();
             let ros = &num.ros[first..first + entries.len()];
             for (i, (&e, &ro)) in entries.iter().zip(ros).enumerate() {
-                let (n, miss) = write_record(il, num, ro, e, &mut buf[at..]);
+                let (n, refs) = write_record(il, num, ro, e, &mut buf[at..]);
                 at += n;
-                if miss {
+                if refs != Refs::Numbered {
                     missing.push(first + i);
                 }
             }
@@ -476,19 +565,27 @@ const _: () = {
 
 /// Writes the file-scope IL (all of it, or with `device_only` only the keep_in_il
 /// entries) as a binary IL file.
-pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, WalkError> {
+///
+/// # Errors
+/// [`WriteError::Walk`] for a stale primary scope or a constant with a bad sub-kind,
+/// [`WriteError::NoneListMember`] for a list member that is none; both only in a world
+/// that fails [`Il::verify`].
+pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, WriteError> {
     write_il_on(il, device_only, PARALLEL_RECORDS)
 }
 
 /// [`write_il`] on the calling thread alone (for hosts that must not use the thread
 /// pool): the same bytes.
-pub fn write_il_single_threaded(il: &mut Il, device_only: bool) -> Result<Vec<u8>, WalkError> {
+///
+/// # Errors
+/// As [`write_il`].
+pub fn write_il_single_threaded(il: &mut Il, device_only: bool) -> Result<Vec<u8>, WriteError> {
     write_il_on(il, device_only, usize::MAX)
 }
 
 /// The writer; whole-IL files of at least `min_parallel` entries write their records in
 /// parallel.
-fn write_il_on(il: &mut Il, device_only: bool, min_parallel: usize) -> Result<Vec<u8>, WalkError> {
+fn write_il_on(il: &Il, device_only: bool, min_parallel: usize) -> Result<Vec<u8>, WriteError> {
     let mut out = Vec::with_capacity(1 << 16);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -507,8 +604,7 @@ fn write_il_on(il: &mut Il, device_only: bool, min_parallel: usize) -> Result<Ve
         next_region: 1,
         device: device_only,
     };
-    let mut walker = Walker::new();
-    walker.walk_file_scope_il(il, &mut num, 0)?;
+    file_scope_preorder(il, &mut |e| num.enter(il, e))?;
     let mut i = 0;
     if !device_only && num.order.len() >= min_parallel {
         // The tail: external types (a varint count and refs), kind table, checksum.
@@ -525,9 +621,10 @@ fn write_il_on(il: &mut Il, device_only: bool, min_parallel: usize) -> Result<Ve
             at += sizes[next..m].iter().map(|&s| s as usize).sum::<usize>();
             next = m;
             let e = num.order[m];
-            number_unreached_targets(&mut walker, il, &mut num, e)?;
+            number_unreached_targets(il, &mut num, e)?;
             let size = sizes[m] as usize;
-            write_record(il, &num, num.ros[m], e, &mut out[at..at + size]);
+            let (_, refs) = write_record(il, &num, num.ros[m], e, &mut out[at..at + size]);
+            refs.none_member(il, e)?;
         }
         i = sizes.len();
     } else {
@@ -535,16 +632,15 @@ fn write_il_on(il: &mut Il, device_only: bool, min_parallel: usize) -> Result<Ve
     }
     while i < num.order.len() {
         let e = num.order[i];
-        number_unreached_targets(&mut walker, il, &mut num, e)?;
-        emit(&mut out, il, &num, i);
+        number_unreached_targets(il, &mut num, e)?;
+        emit(&mut out, il, &num, i).none_member(il, e)?;
         i += 1;
     }
     let n = u32::try_from(num.order.len()).map_err(|_| WalkError {
         message: "write_il: more than 2^32 entries",
         entry: None,
     })?;
-    let header_ref =
-        |m: Option<crate::il::EntryId>| m.and_then(|m| il.eix(m).ok()).map_or(0, |e| num.ord(e));
+    let header_ref = |m: Option<EntryId>| m.and_then(|m| il.eix(m).ok()).map_or(0, |e| num.ord(e));
     let (main, scope) = (header_ref(il.main_routine), header_ref(il.primary_scope));
     let ext: Vec<u32> = il
         .external_types()
@@ -1149,6 +1245,121 @@ mod tests {
     use super::*;
     use crate::il::{fields as F, synth::generate};
 
+    /// The numbering as the generic walker makes it: the seed's pre-walk check, entry
+    /// filter and entry visitor, the form the writer had before `walk::preorder`.
+    struct WalkerNumbering(Numbering);
+
+    impl crate::walk::Callbacks for WalkerNumbering {
+        const HAS_ENTRY: bool = true;
+        const HAS_PRE_WALK: bool = true;
+        const HAS_FILTER: bool = true;
+        const FILTER_REMOVES: bool = false;
+
+        fn pre_walk_check(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> bool {
+            self.0.ordinal[e.idx()] != 0 || (self.0.device && !il.flag(e, Flag::KeepInIl))
+        }
+        fn entry(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> Option<Eix> {
+            assert!(self.0.enter(il, e));
+            None
+        }
+        fn entry_filter(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> Option<Eix> {
+            (!self.0.device || il.flag(e, Flag::KeepInIl)).then_some(e)
+        }
+    }
+
+    fn numbering(il: &Il, device: bool) -> Numbering {
+        Numbering {
+            ordinal: vec![0; il.capacity()],
+            order: Vec::new(),
+            kinds: Vec::new(),
+            ros: Vec::new(),
+            region_ord: Vec::new(),
+            next_region: 1,
+            device,
+        }
+    }
+
+    /// The read-only numbering walk enters the entries the generic walker enters, in the
+    /// same order, for whole and device IL, and so do the walks from unreached targets.
+    #[test]
+    fn preorder_numbers_as_the_walker_does() {
+        use crate::walk::keep::mark_to_keep_in_il;
+        let mut worlds: Vec<Il> = (1..6).map(|seed| generate(seed, 0.05)).collect();
+        for name in ["kernels", "nttp", "subst", "templates"] {
+            let path = format!(
+                "{}/tests/fixtures/clang/{name}.json.gz",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let mut il = Il::new();
+            crate::import::clang_json::import_file(&mut il, path.as_ref()).unwrap();
+            worlds.push(il);
+        }
+        for (w, il) in worlds.iter_mut().enumerate() {
+            mark_to_keep_in_il(il, &[]);
+            for device in [false, true] {
+                let mut walked = WalkerNumbering(numbering(il, device));
+                crate::walk::Walker::new()
+                    .walk_file_scope_il(il, &mut walked, 0)
+                    .unwrap();
+                let mut fast = numbering(il, device);
+                file_scope_preorder(il, &mut |e| fast.enter(il, e)).unwrap();
+                assert!(fast.order == walked.0.order, "world {w} device {device}");
+                assert!(fast.ros == walked.0.ros && fast.kinds == walked.0.kinds);
+                // Subtrees from entries no walk reached (each its own walk).
+                let rest: Vec<Eix> = il.entries().filter(|e| fast.ord(*e) == 0).collect();
+                let mut walker = crate::walk::Walker::new();
+                for &e in rest.iter().take(200) {
+                    walker.walk_entry_and_subtree(il, &mut walked, e).unwrap();
+                    let mut stack = Vec::new();
+                    subtree_preorder(il, e, &mut stack, &mut |e| fast.enter(il, e)).unwrap();
+                }
+                assert!(fast.order == walked.0.order, "world {w} device {device}");
+            }
+        }
+    }
+
+    /// A list member that is none (a world that fails `verify`) is an error naming the
+    /// entry and the list, on every path of the writer; no record is dropped short.
+    #[test]
+    fn a_none_list_member_is_an_error() {
+        // A source file's child files (also read for the walk's roots) and a list of
+        // another kind.
+        for source_file in [true, false] {
+            let mut il = generate(3, 0.05);
+            let (e, list) = il
+                .entries()
+                .filter(|&e| (il.kind(e) == EntryKind::SourceFileEntry) == source_file)
+                .find_map(|e| {
+                    let lens = il.list_lengths(e);
+                    let l = lens.iter().position(|l| l.0 > 1)?;
+                    Some((e, l))
+                })
+                .unwrap();
+            let kind = il.kind(e);
+            let (at, _) = il.list_pos(e, list as u32);
+            il.replace_child_at(e, at + 1, Eix::NONE);
+            assert!(!il.verify().is_empty());
+            let want = WriteError::NoneListMember {
+                entry: il.id_of(e),
+                kind,
+                list: kind.layout().lists[list].name,
+                member: 1,
+            };
+            assert_eq!(write_il_on(&il, false, usize::MAX), Err(want.clone()));
+            assert_eq!(write_il_on(&il, false, 0), Err(want.clone()));
+            assert_eq!(write_il(&mut il, false), Err(want.clone()));
+            crate::walk::keep::mark_to_keep_in_il(&mut il, &[]);
+            if il.flag(e, Flag::KeepInIl) {
+                assert_eq!(write_il(&mut il, true), Err(want.clone()));
+            }
+            let message = want.to_string();
+            assert!(
+                message.contains(kind.name()) && message.contains(kind.layout().lists[list].name),
+                "{message}"
+            );
+        }
+    }
+
     /// The parallel records pass writes the single-threaded bytes, including records
     /// that name an entry no walk reached (written again in place once it is numbered).
     #[test]
@@ -1169,8 +1380,8 @@ mod tests {
             for (&l, &s) in labels.iter().zip(&stmts) {
                 il.set_ref_eix(l, F::LABEL_TARGET_STMT, s).unwrap();
             }
-            let one = write_il_on(&mut il, false, usize::MAX).unwrap();
-            let all = write_il_on(&mut il, false, 0).unwrap();
+            let one = write_il_on(&il, false, usize::MAX).unwrap();
+            let all = write_il_on(&il, false, 0).unwrap();
             assert!(
                 one == all,
                 "seed {seed}: {} vs {} bytes",

@@ -4,6 +4,7 @@ pub mod copy;
 pub mod device;
 pub mod display;
 pub mod keep;
+pub(crate) mod preorder;
 pub mod walker;
 
 pub use walker::{walk_file_scope_il, Callbacks, WalkError, Walker};

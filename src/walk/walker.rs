@@ -129,7 +129,7 @@ impl Frame {
 
 /// What the constant sub-switch does with a constant's `operand`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Operand {
+pub(super) enum Operand {
     Skip,
     Descend,
     Remap,
@@ -402,45 +402,6 @@ impl Walker {
         Ok(())
     }
 
-    fn constant_operand(&self, il: &Il, e: Eix) -> Result<Operand, WalkError> {
-        use ConstantKind as C;
-        let c = il.constant(e);
-        let sub = c.sub_kind();
-        let err = |message| WalkError {
-            message,
-            entry: Some(il.id_of(e)),
-        };
-        Ok(match c.constant_kind() {
-            C::Error
-            | C::Integer
-            | C::String
-            | C::Float
-            | C::Imaginary
-            | C::Aggregate
-            | C::Void => Operand::Skip,
-            C::Complex
-            | C::LabelDifference
-            | C::DynamicInit
-            | C::InitRepeat
-            | C::Designator
-            | C::Reflection => Operand::Descend,
-            C::Address => match sub {
-                0 | 1 | 4 | 6 => Operand::Remap,
-                2 | 3 | 5 => Operand::Descend,
-                _ => return Err(err("walk_entry_and_subtree: bad address const kind")),
-            },
-            C::PtrToMember => Operand::Remap,
-            C::TemplateParam => {
-                if sub >= counts::TEMPLATE_PARAM_CONSTANT_KINDS {
-                    return Err(err(
-                        "walk_entry_and_subtree: bad template param constant kind",
-                    ));
-                }
-                Operand::Descend
-            }
-        })
-    }
-
     /// Runs the stack to empty. The top frame is worked in tight loops over its slots and
     /// list members until a child is pushed (its position is saved in the frame and the
     /// child runs next) or the frame is done; a frame looks up its kind, layout and list
@@ -465,7 +426,7 @@ impl Walker {
             if let Phase::Singles = phase {
                 if i == 0 && kind == EntryKind::Constant {
                     // The sub-switch validates the constant kind whatever the operand.
-                    self.constant_operand(il, e)?;
+                    constant_operand(il, e)?;
                 }
                 while (i as usize) < layout.singles.len() {
                     let slot = i;
@@ -483,7 +444,7 @@ impl Walker {
                             continue;
                         }
                         if slot as u32 == OPERAND {
-                            how = self.constant_operand(il, e)?;
+                            how = constant_operand(il, e)?;
                         }
                     }
                     self.visit_child(il, cb, e, slot as usize, c, how);
@@ -615,6 +576,43 @@ impl Walker {
             self.stack.push(Frame::new(v));
         }
     }
+}
+
+/// The seed's sub-switch on constant `e`'s kind: what happens to its `operand` (an
+/// error for a bad sub-kind, whatever the operand holds).
+pub(super) fn constant_operand(il: &Il, e: Eix) -> Result<Operand, WalkError> {
+    use ConstantKind as C;
+    let c = il.constant(e);
+    let sub = c.sub_kind();
+    let err = |message| WalkError {
+        message,
+        entry: Some(il.id_of(e)),
+    };
+    Ok(match c.constant_kind() {
+        C::Error | C::Integer | C::String | C::Float | C::Imaginary | C::Aggregate | C::Void => {
+            Operand::Skip
+        }
+        C::Complex
+        | C::LabelDifference
+        | C::DynamicInit
+        | C::InitRepeat
+        | C::Designator
+        | C::Reflection => Operand::Descend,
+        C::Address => match sub {
+            0 | 1 | 4 | 6 => Operand::Remap,
+            2 | 3 | 5 => Operand::Descend,
+            _ => return Err(err("walk_entry_and_subtree: bad address const kind")),
+        },
+        C::PtrToMember => Operand::Remap,
+        C::TemplateParam => {
+            if sub >= counts::TEMPLATE_PARAM_CONSTANT_KINDS {
+                return Err(err(
+                    "walk_entry_and_subtree: bad template param constant kind",
+                ));
+            }
+            Operand::Descend
+        }
+    })
 }
 
 /// Convenience: a file-scope walk with a fresh [`Walker`].
