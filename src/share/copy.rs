@@ -23,7 +23,8 @@
 //! leaves), needing no rule beyond operands and leaf constants, is checked by one scan
 //! (`scan_fast`) and cloned whole by `Il::clone_block_in` (one pool append with the
 //! operand slots relocated, the per-entry columns as slices when the new slots are one
-//! run); its leaf constants follow as in the general path. Anything else (sharing,
+//! run); its leaf constants follow in one pass that clones them and writes each into
+//! its parent's clone (`Il::clone_leaf_constants`). Anything else (sharing,
 //! resolve/instantiate/entity flags, other layouts) declines to the general path; the
 //! worlds either leaves are equal, entry by entry ([`DeepCopy::without_fast_path`];
 //! tests compare them). PERF.md ("Deep copy: block fast path") has the numbers.
@@ -53,7 +54,7 @@
 
 use super::ConstantSharing;
 use crate::il::{
-    fields as F, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError, RegionIdx,
+    fields as F, BlockLeaf, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError, RegionIdx,
 };
 use ahash::AHashMap;
 
@@ -190,6 +191,9 @@ struct Plan {
     /// dense index; once the scan is done, `src` holds each one's plan entry and
     /// `parent` its parent's.
     leaf_consts: Vec<Visit>,
+    /// The leaf constants the block fast path copies ([`DeepCopy::scan_fast`]), parents
+    /// as offsets from the block's low end.
+    fast_leaves: Vec<BlockLeaf>,
     /// The leaf constants in the block (a prefix of `leaf_consts` once the scan is done).
     block_leaves: Vec<Visit>,
     /// Plan entries before the walked ones: the block and its leaf constants outside it.
@@ -274,6 +278,7 @@ impl Plan {
         self.stack.clear();
         self.reloc.clear();
         self.leaf_consts.clear();
+        self.fast_leaves.clear();
         self.block_leaves.clear();
         self.head = 0;
         self.block = 0;
@@ -580,7 +585,7 @@ impl<'s> DeepCopy<'s> {
     /// began; the scan ends when no operand is pending. An operand above its operation,
     /// a shared operand, an entry not named, a non-leaf constant or another owned kind,
     /// or a shallow entry's child inside the block make it decline (the general path then
-    /// decides, errors included). Fills `plan.leaf_consts` (parents as offsets from
+    /// decides, errors included). Fills `plan.fast_leaves` (parents as offsets from
     /// `low`), in the order `scan_block` lists them. O(block) time.
     fn scan_fast(&mut self, il: &Il, src: Eix) -> Option<FastBlock> {
         // `plan_block` scans upwards when the root's first expression child is above it.
@@ -597,26 +602,25 @@ impl<'s> DeepCopy<'s> {
         // The marks and the leaf list as locals for the loop: pushes to one do not make
         // the compiler reload the other's buffer (the loop runs once per tree entry).
         let mut marks = std::mem::take(&mut p.marks);
-        let mut leaves = std::mem::take(&mut p.leaf_consts);
+        let mut leaves = std::mem::take(&mut p.fast_leaves);
         let found = scan_fast_block(il, src.idx(), &mut marks, &mut leaves, p);
         marks.clear();
         p.marks = marks;
-        p.leaf_consts = leaves;
+        p.fast_leaves = leaves;
         if found.is_none() {
             p.clear();
         }
         found
     }
 
-    /// Copies the block `scan_fast` found: the block cloned whole (`Il::clone_block_in`,
-    /// which relocates its operands), then its leaf constants cloned after it, each
-    /// marked unshared and written into its parent's clone, as the general path does.
+    /// Copies the block `scan_fast` found: the block cloned whole and its leaf constants
+    /// after it, each written into its parent's clone (`Il::clone_block_in`, which
+    /// relocates the block's operands and unshares the constants' clones, as the general
+    /// path does).
     fn copy_fast(&mut self, il: &mut Il, b: FastBlock) -> Eix {
         let preserve = self.flags & flags::PRESERVE_SOURCE_POS == flags::PRESERVE_SOURCE_POS;
         let p = &mut self.plan;
         p.dst.clear();
-        p.srcs.clear();
-        p.srcs.extend(p.leaf_consts.iter().map(|v| v.src));
         il.clone_block_in(
             EntryKind::ExprNode,
             b.low,
@@ -624,20 +628,13 @@ impl<'s> DeepCopy<'s> {
             b.span,
             self.region,
             preserve,
-            &p.srcs,
+            &p.fast_leaves,
             &mut p.dst,
         );
         if self.track {
             let block = (b.low.0..b.low.0 + b.n as u32).map(Eix);
-            let srcs = block.chain(p.srcs.iter().copied());
+            let srcs = block.chain(p.fast_leaves.iter().map(|l| l.src));
             self.copied.extend(srcs.zip(p.dst.iter().copied()));
-        }
-        for (v, &c) in p.leaf_consts.iter().zip(&p.dst[b.n..]) {
-            let mut cm = il.constant_mut(c);
-            if cm.view().is_shared() {
-                cm.set_is_shared(false);
-            }
-            place(il, p.dst[v.parent as usize], v.slot, c);
         }
         self.blocks += 1;
         self.fast_blocks += 1;
@@ -1048,7 +1045,7 @@ fn scan_fast_block(
     il: &Il,
     root: usize,
     marks: &mut ScanMarks,
-    leaves: &mut Vec<Visit>,
+    leaves: &mut Vec<BlockLeaf>,
     memo: &mut Plan,
 ) -> Option<FastBlock> {
     let cols = il.columns();
@@ -1115,7 +1112,7 @@ fn scan_fast_block(
                     if ck != EntryKind::Constant || !memo.is_leaf_constant(il, c) {
                         return None;
                     }
-                    leaves.push(Visit {
+                    leaves.push(BlockLeaf {
                         src: c,
                         parent: i as u32,
                         slot: slot as u32,
