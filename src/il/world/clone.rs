@@ -208,18 +208,41 @@ impl Il {
         }
         self.batch.to = to;
         self.live += n;
-        // Children naming a block entry take its clone.
-        let pool = &mut self.edges[..];
-        let starts = &self.cols.start;
+        // Children naming a block entry take its clone: every word of the appended range
+        // in one branch-free pass, then the words of each clone's block that are not
+        // children (references, list lengths) put back from its original.
+        let pool = &mut self.edges[at..at + (end - begin)];
+        let (low32, n32) = (low.0, n as u32);
         match run {
             Some(d0) => {
-                for &st in &starts[d0..d0 + n] {
-                    relocate_children(pool, kind, st as usize, low, n, |j| Eix((d0 + j) as u32));
+                let shift = (d0 as u32).wrapping_sub(low32);
+                for w in pool.iter_mut() {
+                    let inside = w.0.wrapping_sub(low32) < n32;
+                    w.0 = w.0.wrapping_add(shift & (inside as u32).wrapping_neg());
                 }
             }
             None => {
-                for &d in dst {
-                    relocate_children(pool, kind, starts[d.idx()] as usize, low, n, |j| dst[j]);
+                for w in pool.iter_mut() {
+                    let j = w.0.wrapping_sub(low32);
+                    if j < n32 {
+                        *w = dst[j as usize];
+                    }
+                }
+            }
+        }
+        let (nr, nl, _) = block_shape(kind);
+        let (starts, pool) = (&self.cols.start[lo..lo + n], &mut self.edges[..]);
+        match nr + nl {
+            0 => {}
+            1 => put_back_heads::<1>(pool, starts, delta),
+            2 => put_back_heads::<2>(pool, starts, delta),
+            3 => put_back_heads::<3>(pool, starts, delta),
+            h => {
+                for &st in starts {
+                    let (s, d) = (st as usize, st.wrapping_add(delta) as usize);
+                    for k in 1..=h {
+                        pool[d - k] = pool[s - k];
+                    }
                 }
             }
         }
@@ -577,22 +600,13 @@ impl Il {
     }
 }
 
-/// Rewrites the children of the edge block at `start` (an entry of `kind`) that name
-/// block entry `low + j` (`j < n`) to `clone_of(j)`; other children are kept.
+/// Copies the `H` words before each block start `st` in `starts` (references and list
+/// lengths) to the same place before `st + delta` (its clone's block).
 #[inline(always)]
-fn relocate_children(
-    pool: &mut [Eix],
-    kind: EntryKind,
-    start: usize,
-    low: Eix,
-    n: usize,
-    clone_of: impl Fn(usize) -> Eix,
-) {
-    let nchild = super::super::edges::nchild_at(pool, kind, start);
-    for ch in &mut pool[start..start + nchild] {
-        let j = ch.0.wrapping_sub(low.0) as usize;
-        if j < n {
-            *ch = clone_of(j);
-        }
+fn put_back_heads<const H: usize>(pool: &mut [Eix], starts: &[u32], delta: u32) {
+    for &st in starts {
+        let (s, d) = (st as usize, st.wrapping_add(delta) as usize);
+        let head: [Eix; H] = pool[s - H..s].try_into().expect("H words");
+        pool[d - H..d].copy_from_slice(&head);
     }
 }
