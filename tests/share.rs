@@ -901,7 +901,8 @@ fn share_all_constants_counts_as_one_by_one() {
 
 /// The constants the tree builders give a node for `v`: none for even `v`, an integer
 /// for 1 and 3, an aggregate of two integers (a constant with owned children, so walked)
-/// for 5. From `pool` (allocated before the tree) when pooled, else fresh, allocated here.
+/// for 5, and leaf constants with more to copy for 7, 9 and 11 ([`leaf_const`]). From
+/// `pool` (allocated before the tree) when pooled, else fresh, allocated here.
 fn node_const(b: &mut B, v: i64, pool: &[EntryId]) -> Option<EntryId> {
     if v % 2 == 0 {
         return None;
@@ -909,16 +910,50 @@ fn node_const(b: &mut B, v: i64, pool: &[EntryId]) -> Option<EntryId> {
     if !pool.is_empty() {
         return Some(pool[v as usize / 2]);
     }
-    if v == 5 {
-        let int = b.int;
-        let agg = b.konst(ConstantKind::Aggregate, Some(int));
-        for x in [7, 8] {
-            let e = b.int_const(x);
-            b.il.push_list(agg, F::CONSTANT_AGGREGATE, e).unwrap();
+    Some(match v {
+        5 => {
+            let int = b.int;
+            let agg = b.konst(ConstantKind::Aggregate, Some(int));
+            for x in [7, 8] {
+                let e = b.int_const(x);
+                b.il.push_list(agg, F::CONSTANT_AGGREGATE, e).unwrap();
+            }
+            agg
         }
-        Some(agg)
-    } else {
-        Some(b.int_const(v))
+        7 | 9 | 11 => leaf_const(b, v),
+        _ => b.int_const(v),
+    })
+}
+
+/// Leaf constants (nothing of their own a copy copies) whose clones take more than a row
+/// copy: for 7 a string literal with its text and a name (strings copied into the
+/// clone's region, a share key hashed from the text), for 9 an integer marked
+/// `is_shared` (a canonical constant: its clone is unshared and gets a share key), for 11
+/// an address constant whose operand is a variable (a child slot the copy keeps).
+fn leaf_const(b: &mut B, v: i64) -> EntryId {
+    let int = b.int;
+    match v {
+        7 => {
+            let c = b.konst(ConstantKind::String, Some(int));
+            b.il.set_string(c, 0, b"ab\0c").unwrap();
+            b.il.set_string(c, 1, b"name").unwrap();
+            let e = b.e(c);
+            b.il.constant_mut(e).set_text_len(4).set_sub_kind(1);
+            c
+        }
+        9 => {
+            let c = b.int_const(v);
+            let e = b.e(c);
+            b.il.constant_mut(e).set_is_shared(true);
+            c
+        }
+        _ => {
+            let c = b.konst(ConstantKind::Address, Some(int));
+            kinds::set_address_constant_kind(&mut b.il, c, 0).unwrap();
+            let g1 = b.g1;
+            b.il.set_child(c, F::CONSTANT_OPERAND, Some(g1)).unwrap();
+            c
+        }
     }
 }
 
@@ -927,7 +962,7 @@ fn const_pool(b: &mut B, pooled: bool) -> Vec<EntryId> {
     if !pooled {
         return Vec::new();
     }
-    (0..3)
+    (0..6)
         .map(|i| node_const(b, 2 * i + 1, &[]).unwrap())
         .collect()
 }
@@ -1152,7 +1187,7 @@ proptest! {
     /// reuse a closed region's dense indices and rows.
     #[test]
     fn block_copies_agree_with_walked_copies(
-        recipe in prop::collection::vec((expr_kind(), 0u8..4, 0i64..6), 1..80),
+        recipe in prop::collection::vec((expr_kind(), 0u8..4, 0i64..12), 1..80),
         pooled in any::<bool>(),
         dag in any::<bool>(),
         share in any::<bool>(),
@@ -1356,15 +1391,16 @@ fn world_diff(a: &ilkit::il::Il, b: &ilkit::il::Il) -> Option<String> {
 }
 
 /// Copies `src` twice (into a fresh region, then, after closing it, into a recycled
-/// one) in a clone of `il`, with the block fast path allowed or not; returns the world,
-/// per round the copy and the copier's counters (blocks, fast blocks, map size).
+/// one; or twice into the file scope when `file_scope`) in a clone of `il`, with the
+/// block fast path allowed or not; returns the world, per round the copy and the
+/// copier's counters (blocks, fast blocks, map size).
 fn copy_twice(
     il: &ilkit::il::Il,
     src: ilkit::il::Eix,
     flags: u32,
     track: bool,
     fast: bool,
-    scatter: bool,
+    (scatter, file_scope): (bool, bool),
 ) -> (ilkit::il::Il, Vec<(ilkit::il::Eix, u64, u64, usize)>) {
     let mut il = il.clone();
     if scatter {
@@ -1383,8 +1419,13 @@ fn copy_twice(
         if let Some(r) = prev {
             il.close_function_region(r).unwrap();
         }
-        let r = il.open_function_region(None);
-        prev = Some(r);
+        let r = if file_scope {
+            RegionIdx::FILE_SCOPE
+        } else {
+            let r = il.open_function_region(None);
+            prev = Some(r);
+            r
+        };
         let mut cp = copy::DeepCopy::new(flags, r);
         if !track {
             cp = cp.without_tracking();
@@ -1409,18 +1450,22 @@ fn fast_block_copy_equals_general_path_on_post_order_trees() {
         let mut b = B::new();
         let int = b.e(b.int);
         let g1 = b.e(b.g1);
-        let consts: Vec<_> = (0..4)
-            .map(|v| {
-                let c = b.int_const(v);
-                b.e(c)
-            })
-            .collect();
+        // Integers, a string literal, a canonical (shared) integer, an address constant.
+        let mut consts = Vec::new();
+        for v in 0..4 {
+            let c = b.int_const(v);
+            consts.push(b.e(c));
+        }
+        for v in [7, 9, 11] {
+            let c = leaf_const(&mut b, v);
+            consts.push(b.e(c));
+        }
         let mut level = Vec::new();
         for i in 0..leaves {
             let k = if i % 3 == 1 { X::Variable } else { X::Constant };
             let x = b.il.push_expr(k, Op::Paren, int, &[]).unwrap();
             if k == X::Constant {
-                b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, consts[i % 4])
+                b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, consts[i % consts.len()])
                     .unwrap();
             } else {
                 b.il.set_ref_eix(x, F::EXPR_NODE_ENTITY, g1).unwrap();
@@ -1445,14 +1490,15 @@ fn fast_block_copy_equals_general_path_on_post_order_trees() {
         }
         let src = level[0];
         let cases = [
-            (0, false, false),
-            (0, true, false),
-            (0, false, true),
-            (cf::PRESERVE_SOURCE_POS, true, false),
+            (0, false, (false, false)),
+            (0, true, (false, false)),
+            (0, false, (true, false)),
+            (0, true, (false, true)),
+            (cf::PRESERVE_SOURCE_POS, true, (false, false)),
         ];
-        for (flags, track, scatter) in cases {
-            let (fast, fr) = copy_twice(&b.il, src, flags, track, true, scatter);
-            let (general, gr) = copy_twice(&b.il, src, flags, track, false, scatter);
+        for (flags, track, layout) in cases {
+            let (fast, fr) = copy_twice(&b.il, src, flags, track, true, layout);
+            let (general, gr) = copy_twice(&b.il, src, flags, track, false, layout);
             let fast_taken = if flags == 0 { 1 } else { 0 };
             for (f, g) in fr.iter().zip(&gr) {
                 assert_eq!((f.0, f.1, f.3), (g.0, g.1, g.3), "{leaves} leaves");
@@ -1464,6 +1510,54 @@ fn fast_block_copy_equals_general_path_on_post_order_trees() {
             assert_eq!(fast.verify(), vec![]);
             assert!(compare::compare_expressions(&fast, src, fr[1].0, 0).unwrap());
         }
+    }
+}
+
+/// A tree at the start of a world, so its dense indices are as small as its list lengths
+/// (an operation's operand count names a block entry's index), whose variable leaves'
+/// entity references name the tree's first leaf: the fast path relocates child slots
+/// only, so the clones keep the originals' list lengths and references, as the general
+/// path leaves them.
+#[test]
+fn fast_block_copy_keeps_list_lengths_and_references_into_the_block() {
+    let mut il = ilkit::il::Il::new();
+    let int = il.alloc(EntryKind::Type).unwrap();
+    let int = il.eix(int).unwrap();
+    let mut level = Vec::new();
+    for i in 0..9 {
+        let x = il.push_expr(X::Variable, Op::Paren, int, &[]).unwrap();
+        if i > 0 {
+            il.set_ref_eix(x, F::EXPR_NODE_ENTITY, level[0]).unwrap();
+        }
+        level.push(x);
+    }
+    let first = level[0];
+    assert!(
+        first.idx() <= 2,
+        "the operand count 2 must name a tree entry"
+    );
+    while level.len() > 1 {
+        level = level
+            .chunks(2)
+            .map(|p| match p {
+                [a, c] => il.push_expr(X::Operation, Op::Add, int, &[*a, *c]).unwrap(),
+                _ => p[0],
+            })
+            .collect();
+    }
+    let src = level[0];
+    for layout in [(false, false), (true, false), (false, true)] {
+        let (fast, fr) = copy_twice(&il, src, 0, true, true, layout);
+        let (general, gr) = copy_twice(&il, src, 0, true, false, layout);
+        for (f, g) in fr.iter().zip(&gr) {
+            assert_eq!((f.0, f.1, f.2, f.3), (g.0, g.1, 1, g.3));
+        }
+        if let Some(d) = world_diff(&fast, &general) {
+            panic!("{layout:?}: {d}");
+        }
+        assert_eq!(fast.verify(), vec![]);
+        let copy = fr[1].0;
+        assert_eq!(fast.list_eix(copy, F::EXPR_NODE_OPERANDS).len(), 2);
     }
 }
 
@@ -1510,8 +1604,8 @@ fn fast_path_declines_subtrees_that_are_not_blocks() {
         if k % 13 != 0 && src != root {
             continue;
         }
-        let (fast, fr) = copy_twice(&b.il, src, 0, true, true, false);
-        let (general, gr) = copy_twice(&b.il, src, 0, true, false, false);
+        let (fast, fr) = copy_twice(&b.il, src, 0, true, true, (false, false));
+        let (general, gr) = copy_twice(&b.il, src, 0, true, false, (false, false));
         for (f, g) in fr.iter().zip(&gr) {
             assert_eq!((f.0, f.1, f.3), (g.0, g.1, g.3));
         }
@@ -1529,19 +1623,21 @@ fn fast_path_declines_subtrees_that_are_not_blocks() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(192))]
     /// The block fast path against the general path on random trees laid out bottom-up
-    /// or top-down (pooled or fresh constants, DAGs, compacted pools or not, all flags,
-    /// tracking or not, freed dense indices that are or are not one run): the worlds
+    /// or top-down (pooled or fresh constants of every leaf sort `node_const` makes,
+    /// DAGs, compacted pools or not, all flags, tracking or not, freed dense indices that
+    /// are or are not one run, copies into function regions or the file scope): the worlds
     /// after two copies (a fresh region, then a recycled one) are equal entry by entry,
     /// and they verify.
     #[test]
     fn fast_block_copies_equal_general_copies(
-        recipe in prop::collection::vec((expr_kind(), 0u8..4, 0i64..6), 1..60),
+        recipe in prop::collection::vec((expr_kind(), 0u8..4, 0i64..12), 1..60),
         pooled in any::<bool>(),
         dag in any::<bool>(),
         top_down in any::<bool>(),
         compact in any::<bool>(),
         track in any::<bool>(),
         scatter in any::<bool>(),
+        file_scope in any::<bool>(),
         flags in prop::sample::select(vec![
             0u32,
             0,
@@ -1561,8 +1657,9 @@ proptest! {
             b.il.compact_edges();
         }
         let src = b.e(root);
-        let (fast, fr) = copy_twice(&b.il, src, flags, track, true, scatter);
-        let (general, gr) = copy_twice(&b.il, src, flags, track, false, scatter);
+        let layout = (scatter, file_scope);
+        let (fast, fr) = copy_twice(&b.il, src, flags, track, true, layout);
+        let (general, gr) = copy_twice(&b.il, src, flags, track, false, layout);
         for (f, g) in fr.iter().zip(&gr) {
             prop_assert_eq!((f.0, f.1, f.3), (g.0, g.1, g.3));
             prop_assert_eq!(g.2, 0);

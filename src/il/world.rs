@@ -2,6 +2,8 @@
 
 mod clone;
 
+pub(crate) use clone::BlockLeaf;
+
 use super::cols::{EntryCols, EntryColumns, EntryRow};
 use super::derived::{NO_SHARE_KEY, SHARE_KEY_FILE_SCOPE};
 use super::edges::{block_shape, nchild_at};

@@ -10,7 +10,8 @@
 //! go to constant sharing in post-order, children first (when a [`ConstantSharing`] is
 //! attached), so they are deduplicated as in the seed (`i_copy_constant_full` ends in
 //! `alloc_shareable_constant`). O(nodes + edges) time, O(nodes) heap (and the block
-//! scan's marks below: one bit per dense index a block spans), no Rust recursion.
+//! scans' marks below: one bit per dense index a block spans, for the fast scan one per
+//! dense index below the root, kept between copies), no Rust recursion.
 //!
 //! An expression tree laid out as a block (its entries in a stretch of dense indices
 //! that starts or ends at its root, as front ends lay trees out) is planned by one scan
@@ -23,7 +24,8 @@
 //! leaves), needing no rule beyond operands and leaf constants, is checked by one scan
 //! (`scan_fast`) and cloned whole by `Il::clone_block_in` (one pool append with the
 //! operand slots relocated, the per-entry columns as slices when the new slots are one
-//! run); its leaf constants follow as in the general path. Anything else (sharing,
+//! run); its leaf constants follow in one pass that clones them and writes each into
+//! its parent's clone (`Il::clone_leaf_constants`). Anything else (sharing,
 //! resolve/instantiate/entity flags, other layouts) declines to the general path; the
 //! worlds either leaves are equal, entry by entry ([`DeepCopy::without_fast_path`];
 //! tests compare them). PERF.md ("Deep copy: block fast path") has the numbers.
@@ -53,7 +55,7 @@
 
 use super::ConstantSharing;
 use crate::il::{
-    fields as F, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError, RegionIdx,
+    fields as F, BlockLeaf, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError, RegionIdx,
 };
 use ahash::AHashMap;
 
@@ -190,6 +192,9 @@ struct Plan {
     /// dense index; once the scan is done, `src` holds each one's plan entry and
     /// `parent` its parent's.
     leaf_consts: Vec<Visit>,
+    /// The leaf constants the block fast path copies ([`DeepCopy::scan_fast`]), parents
+    /// as offsets from the block's low end.
+    fast_leaves: Vec<BlockLeaf>,
     /// The leaf constants in the block (a prefix of `leaf_consts` once the scan is done).
     block_leaves: Vec<Visit>,
     /// Plan entries before the walked ones: the block and its leaf constants outside it.
@@ -223,12 +228,6 @@ impl ScanMarks {
             .is_some_and(|&w| w & (1u64 << (off & 63)) != 0)
     }
 
-    /// Whether the 64 bits of word `w` are all set.
-    #[inline]
-    fn is_full(&self, w: usize) -> bool {
-        self.words.get(w) == Some(&u64::MAX)
-    }
-
     /// Sets bit `off`; false when it was set already (an operand named twice).
     #[inline(always)]
     fn mark(&mut self, off: usize) -> bool {
@@ -250,6 +249,15 @@ impl ScanMarks {
     #[inline(never)]
     fn grow(&mut self, w: usize) {
         self.words.resize(w + 1, 0);
+    }
+
+    /// The words, grown to cover distances `0..=max_off`, for a scan that sets bits
+    /// through [`mark_bit`] and clears them itself (the words it set are not listed).
+    fn cover(&mut self, max_off: usize) -> &mut [u64] {
+        if max_off >> 6 >= self.words.len() {
+            self.grow(max_off >> 6);
+        }
+        &mut self.words
     }
 
     /// Clears every bit set since the last clear.
@@ -274,6 +282,7 @@ impl Plan {
         self.stack.clear();
         self.reloc.clear();
         self.leaf_consts.clear();
+        self.fast_leaves.clear();
         self.block_leaves.clear();
         self.head = 0;
         self.block = 0;
@@ -580,7 +589,7 @@ impl<'s> DeepCopy<'s> {
     /// began; the scan ends when no operand is pending. An operand above its operation,
     /// a shared operand, an entry not named, a non-leaf constant or another owned kind,
     /// or a shallow entry's child inside the block make it decline (the general path then
-    /// decides, errors included). Fills `plan.leaf_consts` (parents as offsets from
+    /// decides, errors included). Fills `plan.fast_leaves` (parents as offsets from
     /// `low`), in the order `scan_block` lists them. O(block) time.
     fn scan_fast(&mut self, il: &Il, src: Eix) -> Option<FastBlock> {
         // `plan_block` scans upwards when the root's first expression child is above it.
@@ -597,26 +606,25 @@ impl<'s> DeepCopy<'s> {
         // The marks and the leaf list as locals for the loop: pushes to one do not make
         // the compiler reload the other's buffer (the loop runs once per tree entry).
         let mut marks = std::mem::take(&mut p.marks);
-        let mut leaves = std::mem::take(&mut p.leaf_consts);
-        let found = scan_fast_block(il, src.idx(), &mut marks, &mut leaves, p);
-        marks.clear();
+        let mut leaves = std::mem::take(&mut p.fast_leaves);
+        let words = marks.cover(src.idx());
+        let found = scan_fast_block(il, src.idx(), words, &mut leaves, p);
         p.marks = marks;
-        p.leaf_consts = leaves;
+        p.fast_leaves = leaves;
         if found.is_none() {
             p.clear();
         }
         found
     }
 
-    /// Copies the block `scan_fast` found: the block cloned whole (`Il::clone_block_in`,
-    /// which relocates its operands), then its leaf constants cloned after it, each
-    /// marked unshared and written into its parent's clone, as the general path does.
+    /// Copies the block `scan_fast` found: the block cloned whole and its leaf constants
+    /// after it, each written into its parent's clone (`Il::clone_block_in`, which
+    /// relocates the block's operands and unshares the constants' clones, as the general
+    /// path does).
     fn copy_fast(&mut self, il: &mut Il, b: FastBlock) -> Eix {
         let preserve = self.flags & flags::PRESERVE_SOURCE_POS == flags::PRESERVE_SOURCE_POS;
         let p = &mut self.plan;
         p.dst.clear();
-        p.srcs.clear();
-        p.srcs.extend(p.leaf_consts.iter().map(|v| v.src));
         il.clone_block_in(
             EntryKind::ExprNode,
             b.low,
@@ -624,20 +632,13 @@ impl<'s> DeepCopy<'s> {
             b.span,
             self.region,
             preserve,
-            &p.srcs,
+            &p.fast_leaves,
             &mut p.dst,
         );
         if self.track {
             let block = (b.low.0..b.low.0 + b.n as u32).map(Eix);
-            let srcs = block.chain(p.srcs.iter().copied());
+            let srcs = block.chain(p.fast_leaves.iter().map(|l| l.src));
             self.copied.extend(srcs.zip(p.dst.iter().copied()));
-        }
-        for (v, &c) in p.leaf_consts.iter().zip(&p.dst[b.n..]) {
-            let mut cm = il.constant_mut(c);
-            if cm.view().is_shared() {
-                cm.set_is_shared(false);
-            }
-            place(il, p.dst[v.parent as usize], v.slot, c);
         }
         self.blocks += 1;
         self.fast_blocks += 1;
@@ -1040,22 +1041,23 @@ impl<'s> DeepCopy<'s> {
     }
 }
 
-/// [`DeepCopy::scan_fast`]'s scan down from dense index `root`: `marks` clear on entry
-/// (set on return), leaf constants pushed to `leaves` (parents as offsets from the
-/// block's low end). `None` when the tree is not such a block.
+/// [`DeepCopy::scan_fast`]'s scan down from dense index `root`: `marks` (a bit per
+/// distance from the root, covering `0..=root`) clear on entry and on return, leaf
+/// constants pushed to `leaves` (parents as offsets from the block's low end). `None`
+/// when the tree is not such a block.
 #[inline(never)]
 fn scan_fast_block(
     il: &Il,
     root: usize,
-    marks: &mut ScanMarks,
-    leaves: &mut Vec<Visit>,
+    marks: &mut [u64],
+    leaves: &mut Vec<BlockLeaf>,
     memo: &mut Plan,
 ) -> Option<FastBlock> {
     let cols = il.columns();
     let (kind, row, edges) = (cols.kind, cols.row, cols.edges);
     let ek_col = il.expr_columns();
     // Marks are by distance from the root; the root's own (0) completes the first word.
-    marks.mark(0);
+    mark_bit(marks, 0);
     // Entries named as operands and not yet met (the root counts).
     let mut pending = 1usize;
     // The lowest operand named (every one must lie in the block).
@@ -1067,78 +1069,101 @@ fn scan_fast_block(
     // relocated by the general path: inside the block it would be).
     let mut shallow_hi: Option<usize> = None;
     let mut i = root;
-    loop {
-        // An entry must be named by one above it. Checked a word of marks at a time
-        // (the entries of the word just left all marked), and for the last word by
-        // counting at the end: no operand is named twice, all lie in the block, and
-        // there are as many as entries below the root, so every one is named.
-        let off = root - i;
-        if off & 63 == 0 && off != 0 && !marks.is_full((off >> 6) - 1) {
-            return None;
-        }
-        if kind[i] != EntryKind::ExprNode {
-            return None;
-        }
-        let ek = ek_col.expr_kind(row[i] as usize);
-        let class = FAST_CLASS[ek as usize & 63];
-        if class == FAST_DECLINE {
-            return None;
-        }
-        let (b, s, e) = cols.block_span_as(EntryKind::ExprNode, i)?;
-        if i == root {
-            end = e;
-        } else if e != next_begin {
-            return None;
-        }
-        next_begin = b;
-        pending -= 1;
-        let ch = &edges[s..e];
-        if class == FAST_SHALLOW {
-            for &c in ch {
-                if !c.is_none() && c.idx() <= root {
-                    shallow_hi = shallow_hi.max(Some(c.idx()));
+    // Every bit set is at a distance of at most `root - lowest` (an operand is marked,
+    // then taken into `lowest`), so that many words are cleared at the end, whichever
+    // way the scan ends.
+    let found = 'scan: {
+        loop {
+            // An entry must be named by one above it. Checked a word of marks at a time
+            // (the entries of the word just left all marked), and for the last word by
+            // counting at the end: no operand is named twice, all lie in the block, and
+            // there are as many as entries below the root, so every one is named.
+            let off = root - i;
+            if off & 63 == 0 && off != 0 && marks[(off >> 6) - 1] != u64::MAX {
+                break 'scan None;
+            }
+            if kind[i] != EntryKind::ExprNode {
+                break 'scan None;
+            }
+            let ek = ek_col.expr_kind(row[i] as usize);
+            let class = FAST_CLASS[ek as usize & 63];
+            if class == FAST_DECLINE {
+                break 'scan None;
+            }
+            let Some((b, s, e)) = cols.block_span_as(EntryKind::ExprNode, i) else {
+                break 'scan None;
+            };
+            if i == root {
+                end = e;
+            } else if e != next_begin {
+                break 'scan None;
+            }
+            next_begin = b;
+            pending -= 1;
+            let ch = &edges[s..e];
+            if class == FAST_SHALLOW {
+                for &c in ch {
+                    if !c.is_none() && c.idx() <= root {
+                        shallow_hi = shallow_hi.max(Some(c.idx()));
+                    }
+                }
+            } else {
+                for (slot, &c) in ch.iter().enumerate() {
+                    if c.is_none() {
+                        continue;
+                    }
+                    let Some(&ck) = kind.get(c.idx()) else {
+                        break 'scan None;
+                    };
+                    if ck == EntryKind::ExprNode {
+                        if c.idx() >= i || !mark_bit(marks, root - c.idx()) {
+                            break 'scan None;
+                        }
+                        lowest = lowest.min(c.idx());
+                        pending += 1;
+                    } else if owned(ck) {
+                        if ck != EntryKind::Constant || !memo.is_leaf_constant(il, c) {
+                            break 'scan None;
+                        }
+                        leaves.push(BlockLeaf {
+                            src: c,
+                            parent: i as u32,
+                            slot: slot as u32,
+                        });
+                    }
                 }
             }
-        } else {
-            for (slot, &c) in ch.iter().enumerate() {
-                if c.is_none() {
-                    continue;
-                }
-                let ck = *kind.get(c.idx())?;
-                if ck == EntryKind::ExprNode {
-                    if c.idx() >= i || !marks.mark(root - c.idx()) {
-                        return None;
-                    }
-                    lowest = lowest.min(c.idx());
-                    pending += 1;
-                } else if owned(ck) {
-                    if ck != EntryKind::Constant || !memo.is_leaf_constant(il, c) {
-                        return None;
-                    }
-                    leaves.push(Visit {
-                        src: c,
-                        parent: i as u32,
-                        slot: slot as u32,
-                    });
-                }
+            if pending == 0 {
+                break;
             }
+            let Some(next) = i.checked_sub(1) else {
+                break 'scan None;
+            };
+            i = next;
         }
-        if pending == 0 {
-            break;
+        if lowest < i || shallow_hi.is_some_and(|c| c >= i) {
+            break 'scan None;
         }
-        i = i.checked_sub(1)?;
-    }
-    if lowest < i || shallow_hi.is_some_and(|c| c >= i) {
-        return None;
-    }
-    for v in leaves.iter_mut() {
-        v.parent -= i as u32;
-    }
-    Some(FastBlock {
-        low: Eix(i as u32),
-        n: root - i + 1,
-        span: (next_begin, end),
-    })
+        for v in leaves.iter_mut() {
+            v.parent -= i as u32;
+        }
+        Some(FastBlock {
+            low: Eix(i as u32),
+            n: root - i + 1,
+            span: (next_begin, end),
+        })
+    };
+    marks[..=(root - lowest) >> 6].fill(0);
+    found
+}
+
+/// Sets bit `off` of `words`; false when it was set already (an operand named twice).
+#[inline(always)]
+fn mark_bit(words: &mut [u64], off: usize) -> bool {
+    let (w, m) = (off >> 6, 1u64 << (off & 63));
+    let old = words[w];
+    words[w] = old | m;
+    old & m == 0
 }
 
 /// Writes `c` into `slot` of `parent` (a reference slot when `REF` is set).
@@ -1292,21 +1317,25 @@ mod tests {
         }
     }
 
-    /// Marks: set bits read back, a second mark of a bit says so, full words are seen,
-    /// and a clear leaves every word zero.
+    /// Marks: set bits read back, a second mark of a bit says so, and a clear leaves
+    /// every word zero; the fast scan's words cover the distances asked for.
     #[test]
     fn scan_marks_mark_and_clear() {
         let mut m = ScanMarks::default();
         for off in 0..64 {
-            assert!(!m.is_full(0));
+            assert!(m.words.first().is_none_or(|&w| w != u64::MAX));
             assert!(m.mark(off));
         }
-        assert!(m.is_full(0));
+        assert_eq!(m.words[0], u64::MAX);
         assert!(!m.mark(5));
         assert!(m.mark(1000));
         assert!(m.is_marked(1000) && !m.is_marked(999));
         m.clear();
         assert!(m.words.iter().all(|&w| w == 0));
         assert!(m.touched.is_empty());
+        let words = m.cover(200);
+        assert!(words.len() > 200 / 64);
+        assert!(mark_bit(words, 130) && !mark_bit(words, 130));
+        assert_eq!(words[2], 1 << 2);
     }
 }

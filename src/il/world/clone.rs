@@ -1,10 +1,22 @@
 //! Batch and block clones: the deep copier's primitives (`clone_many_in`, one entry per
 //! source, column by column; `clone_block_in`, a contiguous bottom-up block relocated at
-//! once). Both take dense slots and rows as single allocations would, so a clone is the
+//! once, with the leaf constants it owns written into their parents' clones). Both take dense slots and rows as single allocations would, so a clone is the
 //! entry a loop of single allocations gives. O(entries + edges) per call; numbers in
 //! PERF.md ("Deep copy").
 
 use super::*;
+
+/// A leaf constant [`Il::clone_block_in`] clones after its block: `src`, whose clone goes
+/// to child slot `slot` of the clone of block entry `low + parent`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BlockLeaf {
+    /// The constant.
+    pub src: Eix,
+    /// Its parent's offset in the block.
+    pub parent: u32,
+    /// The parent's child slot that names it.
+    pub slot: u32,
+}
 
 impl Il {
     /// Clones each of `srcs` into region `r`, in order, appending the clones to `out`
@@ -123,9 +135,12 @@ impl Il {
     /// relocation of every clone's in-block children give (same dense indices, rows,
     /// columns, flags, lists, pool), in a few passes over slices: one append of the
     /// pool range, rows copied in one group, the per-entry columns written in one loop.
-    /// Then `then` (entries of other kinds) is cloned after the block as
-    /// `clone_many_in` would: the result is that of one `clone_many_in` of the block and
-    /// `then`.
+    /// Then the leaf constants `leaves` (constants outside the block with no owned child
+    /// and no declared type) are cloned after the block, each written into its parent's
+    /// clone (`Il::clone_leaf_constants`): the result is that of one `clone_many_in` of
+    /// the block and the leaves' sources, each leaf's clone then unshared
+    /// (`set_is_shared(false)` where it was set) and put in its slot by
+    /// `replace_child_at`, as the deep copier's general path does.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn clone_block_in(
         &mut self,
@@ -135,7 +150,7 @@ impl Il {
         (begin, end): (usize, usize),
         r: RegionIdx,
         keep_pos: bool,
-        then: &[Eix],
+        leaves: &[BlockLeaf],
         out: &mut Vec<Eix>,
     ) {
         let lo = low.idx();
@@ -143,8 +158,8 @@ impl Il {
         // Constants' share keys would need the region fix-up `clone_many_in` does.
         debug_assert!(kind != EntryKind::Constant);
         let base = out.len();
-        // Dense slots and rows as `clone_many_in` of the block and `then` takes them.
-        self.take_dense_slots(n + then.len(), out);
+        // Dense slots and rows as `clone_many_in` of the block and the leaves takes them.
+        self.take_dense_slots(n + leaves.len(), out);
         let dst = &out[base..base + n];
         let mut to = std::mem::take(&mut self.batch.to);
         to.clear();
@@ -193,18 +208,41 @@ impl Il {
         }
         self.batch.to = to;
         self.live += n;
-        // Children naming a block entry take its clone.
-        let pool = &mut self.edges[..];
-        let starts = &self.cols.start;
+        // Children naming a block entry take its clone: every word of the appended range
+        // in one branch-free pass, then the words of each clone's block that are not
+        // children (references, list lengths) put back from its original.
+        let pool = &mut self.edges[at..at + (end - begin)];
+        let (low32, n32) = (low.0, n as u32);
         match run {
             Some(d0) => {
-                for &st in &starts[d0..d0 + n] {
-                    relocate_children(pool, kind, st as usize, low, n, |j| Eix((d0 + j) as u32));
+                let shift = (d0 as u32).wrapping_sub(low32);
+                for w in pool.iter_mut() {
+                    let inside = w.0.wrapping_sub(low32) < n32;
+                    w.0 = w.0.wrapping_add(shift & (inside as u32).wrapping_neg());
                 }
             }
             None => {
-                for &d in dst {
-                    relocate_children(pool, kind, starts[d.idx()] as usize, low, n, |j| dst[j]);
+                for w in pool.iter_mut() {
+                    let j = w.0.wrapping_sub(low32);
+                    if j < n32 {
+                        *w = dst[j as usize];
+                    }
+                }
+            }
+        }
+        let (nr, nl, _) = block_shape(kind);
+        let (starts, pool) = (&self.cols.start[lo..lo + n], &mut self.edges[..]);
+        match nr + nl {
+            0 => {}
+            1 => put_back_heads::<1>(pool, starts, delta),
+            2 => put_back_heads::<2>(pool, starts, delta),
+            3 => put_back_heads::<3>(pool, starts, delta),
+            h => {
+                for &st in starts {
+                    let (s, d) = (st as usize, st.wrapping_add(delta) as usize);
+                    for k in 1..=h {
+                        pool[d - k] = pool[s - k];
+                    }
                 }
             }
         }
@@ -243,9 +281,160 @@ impl Il {
                 }
             }
         }
-        if !then.is_empty() {
-            self.clone_into_slots(then, &out[base + n..], r, keep_pos);
+        if !leaves.is_empty() {
+            let (dst, then) = out[base..].split_at(n);
+            let parent = |j: u32| match run {
+                Some(d0) => Eix(d0 as u32 + j),
+                None => dst[j as usize],
+            };
+            self.clone_leaf_constants(leaves, then, parent, r, keep_pos);
         }
+    }
+
+    /// [`Il::clone_block_in`]'s leaf constants, into the dense slots `dst` it took after
+    /// the block's: what `clone_into_slots` of their sources does (rows from the free
+    /// list first, per-entry columns, the edge blocks appended in order, merged where
+    /// they follow each other in the pool, flags, counts, lists, strings in order, the
+    /// share key's file-scope bit), specialised to one kind with a known edge-block shape,
+    /// then each clone unshared (an `is_shared` source's clone gets `is_shared` clear and
+    /// its key computed, as `set_is_shared(false)` does) and written into child slot
+    /// `slot` of `parent(leaf.parent)` (an expression: no derived column reads its
+    /// children).
+    fn clone_leaf_constants(
+        &mut self,
+        leaves: &[BlockLeaf],
+        dst: &[Eix],
+        parent: impl Fn(u32) -> Eix,
+        r: RegionIdx,
+        keep_pos: bool,
+    ) {
+        const K: EntryKind = EntryKind::Constant;
+        let n = leaves.len();
+        debug_assert_eq!(n, dst.len());
+        debug_assert!(leaves.iter().all(|l| self.cols.kind[l.src.idx()] == K));
+        // Rows as `clone_rows_of` takes them: freed ones (last freed first), then new.
+        let (mut from, mut to) = (
+            std::mem::take(&mut self.batch.from),
+            std::mem::take(&mut self.batch.to),
+        );
+        to.clear();
+        let free = &mut self.free_rows[K as usize];
+        let rtake = n.min(free.len());
+        to.extend(free[free.len() - rtake..].iter().rev());
+        free.truncate(free.len() - rtake);
+        let len = self.tables.len(K);
+        to.extend((len..len + n - rtake).map(|r| r as u32));
+        for _ in rtake..n {
+            self.tables.push_default(K, Eix::NONE);
+        }
+        from.clear();
+        from.resize(n, 0);
+        // The slots are usually one run (they follow the block's): columns, flags and
+        // lists written as ranges.
+        let seq = dst
+            .first()
+            .filter(|d| dst.iter().enumerate().all(|(k, e)| e.0 == d.0 + k as u32))
+            .map(|d| d.idx());
+        // Per-entry columns and edge blocks in one loop: a constant's block is its list
+        // header and single slots, then its list items.
+        let (nr, nl, ns) = block_shape(K);
+        let cursor = if keep_pos { 0 } else { self.cursor_index() };
+        match seq {
+            Some(d0) => self.cols.region.fill(d0..d0 + n, r.0),
+            None => self.cols.region.set_many(dst, r.0),
+        }
+        let len = self.cols.len();
+        let c = &mut self.cols;
+        let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
+        let (cstart, cpos) = (&mut c.start[..len], &mut c.pos[..len]);
+        let edges = &mut self.edges;
+        let (mut run, mut run_end, mut o) = (0, 0, edges.len());
+        for (((l, &d), &row), f) in leaves.iter().zip(dst).zip(&to).zip(&mut from) {
+            let (s, d) = (l.src.idx(), d.idx());
+            *f = crow[s];
+            ck[d] = K;
+            crow[d] = row;
+            cgen[d] = cgen[d].wrapping_add(1);
+            cpos[d] = if keep_pos { cpos[s] } else { cursor };
+            let st = cstart[s] as usize;
+            let begin = st - nl - nr;
+            let mut end = st + ns;
+            for w in &edges[st - nl..st] {
+                end += w.0 as usize;
+            }
+            if begin != run_end {
+                edges.extend_from_within(run..run_end);
+                run = begin;
+            }
+            run_end = end;
+            cstart[d] = (o + nr + nl) as u32;
+            o += end - begin;
+        }
+        edges.extend_from_within(run..run_end);
+        debug_assert_eq!(o, edges.len());
+        self.tables.clone_rows(K, &from, &to, dst);
+        self.batch.from = from;
+        self.live += n;
+        // Flags, counts and lists as `clone_into_slots` keeps them.
+        let mut m = self.new_entry_flags(r);
+        while m != 0 {
+            let col = &mut self.flags[m.trailing_zeros() as usize];
+            match seq {
+                Some(d0) => col.set_range(d0, d0 + n),
+                None => {
+                    for &e in dst {
+                        col.set(e.idx(), true);
+                    }
+                }
+            }
+            m &= m - 1;
+        }
+        if self.secondary_mode {
+            self.secondary.extend(dst.iter().map(|e| e.0));
+        }
+        self.counts[K as usize] += n as u64;
+        if r == RegionIdx::FILE_SCOPE {
+            self.kind_lists[K as usize].extend_from_slice(dst);
+        } else if let Some(d0) = seq {
+            self.regions[r.idx()]
+                .entries
+                .push_run(Eix(d0 as u32), n as u32);
+        } else {
+            self.regions[r.idx()].entries.extend_from_slice(dst);
+        }
+        // Strings in order (their arena offsets), then the share keys: a copied key
+        // differs from its original's in the file-scope bit only, and an unshared
+        // clone's key is computed from its columns, edges and text as `set_is_shared`
+        // computes it.
+        let fs = if r == RegionIdx::FILE_SCOPE {
+            SHARE_KEY_FILE_SCOPE
+        } else {
+            0
+        };
+        for (k, (l, &d)) in leaves.iter().zip(dst).enumerate() {
+            let row = to[k];
+            if self.tables.has_strings(K, row) {
+                self.copy_strings(K, l.src, d, row);
+            }
+            let ri = row as usize;
+            if self.tables.constant.is_shared[ri] {
+                self.tables.constant.is_shared[ri] = false;
+                self.tables.constant.share_key[ri] = self.compute_share_key(d);
+            } else {
+                let key = &mut self.tables.constant.share_key[ri];
+                if *key != NO_SHARE_KEY {
+                    key[0] = (key[0] & !SHARE_KEY_FILE_SCOPE) | fs;
+                }
+            }
+            let p = parent(l.parent);
+            let at = self.cols.start[p.idx()] as usize + l.slot as usize;
+            debug_assert!(
+                (l.slot as usize)
+                    < nchild_at(&self.edges, self.cols.kind[p.idx()], at - l.slot as usize)
+            );
+            self.edges[at] = d;
+        }
+        self.batch.to = to;
     }
 
     /// [`Il::clone_block_in`]'s per-entry columns when the slots `dst` are not one run.
@@ -411,22 +600,13 @@ impl Il {
     }
 }
 
-/// Rewrites the children of the edge block at `start` (an entry of `kind`) that name
-/// block entry `low + j` (`j < n`) to `clone_of(j)`; other children are kept.
+/// Copies the `H` words before each block start `st` in `starts` (references and list
+/// lengths) to the same place before `st + delta` (its clone's block).
 #[inline(always)]
-fn relocate_children(
-    pool: &mut [Eix],
-    kind: EntryKind,
-    start: usize,
-    low: Eix,
-    n: usize,
-    clone_of: impl Fn(usize) -> Eix,
-) {
-    let nchild = super::super::edges::nchild_at(pool, kind, start);
-    for ch in &mut pool[start..start + nchild] {
-        let j = ch.0.wrapping_sub(low.0) as usize;
-        if j < n {
-            *ch = clone_of(j);
-        }
+fn put_back_heads<const H: usize>(pool: &mut [Eix], starts: &[u32], delta: u32) {
+    for &st in starts {
+        let (s, d) = (st as usize, st.wrapping_add(delta) as usize);
+        let head: [Eix; H] = pool[s - H..s].try_into().expect("H words");
+        pool[d - H..d].copy_from_slice(&head);
     }
 }
