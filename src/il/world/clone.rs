@@ -1,8 +1,9 @@
 //! Batch and block clones: the deep copier's primitives (`clone_many_in`, one entry per
 //! source, column by column; `clone_block_in`, a contiguous bottom-up block relocated at
-//! once, with the leaf constants it owns written into their parents' clones). Both take dense slots and rows as single allocations would, so a clone is the
-//! entry a loop of single allocations gives. O(entries + edges) per call; numbers in
-//! PERF.md ("Deep copy").
+//! once, with the leaf constants it owns written into their parents' clones). Both take
+//! dense slots and rows as single allocations would, so a clone is the entry a loop of
+//! single allocations gives. O(entries + edges) per call; numbers in PERF.md ("Deep
+//! copy").
 
 use super::*;
 
