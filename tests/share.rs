@@ -1177,6 +1177,21 @@ fn same_shape(il: &ilkit::il::Il, a: ilkit::il::Eix, b: ilkit::il::Eix) -> bool 
     true
 }
 
+/// The tree of `recipe`, laid out top-down or bottom-up.
+fn tree(
+    b: &mut B,
+    recipe: &[(ExprKind, u8, i64)],
+    pooled: bool,
+    dag: bool,
+    top_down: bool,
+) -> EntryId {
+    if top_down {
+        top_down_tree(b, recipe, pooled, dag)
+    } else {
+        bottom_up_tree(b, recipe, pooled, dag)
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
     /// The block plan against the walk: on trees laid out bottom-up or top-down, the
@@ -1200,11 +1215,7 @@ proptest! {
         ]),
     ) {
         let mut b = B::new();
-        let root = if top_down {
-            top_down_tree(&mut b, &recipe, pooled, dag)
-        } else {
-            bottom_up_tree(&mut b, &recipe, pooled, dag)
-        };
+        let root = tree(&mut b, &recipe, pooled, dag, top_down);
         let src = b.e(root);
         let block = is_block(&b.il, src);
         let comparable = recipe.iter().all(|&(k, _, _)| k != X::Error);
@@ -1648,11 +1659,7 @@ proptest! {
         ]),
     ) {
         let mut b = B::new();
-        let root = if top_down {
-            top_down_tree(&mut b, &recipe, pooled, dag)
-        } else {
-            bottom_up_tree(&mut b, &recipe, pooled, dag)
-        };
+        let root = tree(&mut b, &recipe, pooled, dag, top_down);
         if compact {
             b.il.compact_edges();
         }

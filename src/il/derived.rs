@@ -22,6 +22,20 @@ pub(crate) const NO_SHARE_KEY: [u64; 2] = [0; 2];
 /// The bit of a share key's head set for an entry in the file-scope region.
 pub(crate) const SHARE_KEY_FILE_SCOPE: u64 = 1 << 16;
 
+/// Makes a share key copied from a constant elsewhere right for a clone in region `r`:
+/// only the file-scope bit of its head can differ ([`NO_SHARE_KEY`] stays as it is).
+#[inline(always)]
+pub(crate) fn rescope_share_key(key: &mut [u64; 2], r: RegionIdx) {
+    if *key != NO_SHARE_KEY {
+        let fs = if r == RegionIdx::FILE_SCOPE {
+            SHARE_KEY_FILE_SCOPE
+        } else {
+            0
+        };
+        key[0] = (key[0] & !SHARE_KEY_FILE_SCOPE) | fs;
+    }
+}
+
 /// The hasher of string literals' bytes in share keys (fixed seeds: keys are part of the
 /// world, not of one sharing table).
 fn text_hasher() -> ahash::RandomState {

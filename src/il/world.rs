@@ -5,7 +5,7 @@ mod clone;
 pub(crate) use clone::BlockLeaf;
 
 use super::cols::{EntryCols, EntryColumns, EntryRow};
-use super::derived::{NO_SHARE_KEY, SHARE_KEY_FILE_SCOPE};
+use super::derived::rescope_share_key;
 use super::edges::{block_shape, nchild_at};
 use super::id::generation;
 use super::{

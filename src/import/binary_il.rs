@@ -171,6 +171,19 @@ struct Numbering {
 }
 
 impl Numbering {
+    /// Nothing numbered yet, for `il` (whole, or device IL only).
+    fn new(il: &Il, device: bool) -> Numbering {
+        Numbering {
+            ordinal: vec![0; il.capacity()],
+            order: Vec::new(),
+            kinds: Vec::new(),
+            ros: Vec::new(),
+            region_ord: Vec::new(),
+            next_region: 1,
+            device,
+        }
+    }
+
     /// The reference written for `e`: ordinal + 1, 0 for none or an unnumbered entry
     /// (`Eix::NONE` is past the table's end).
     #[inline(always)]
@@ -595,15 +608,7 @@ fn write_il_on(il: &Il, device_only: bool, min_parallel: usize) -> Result<Vec<u8
     // Main routine, primary scope and the entry count are patched in after the walk.
     let patch_at = out.len();
     out.extend_from_slice(&[0u8; 12]);
-    let mut num = Numbering {
-        ordinal: vec![0; il.capacity()],
-        order: Vec::new(),
-        kinds: Vec::new(),
-        ros: Vec::new(),
-        region_ord: Vec::new(),
-        next_region: 1,
-        device: device_only,
-    };
+    let mut num = Numbering::new(il, device_only);
     file_scope_preorder(il, &mut |e| num.enter(il, e))?;
     let mut i = 0;
     if !device_only && num.order.len() >= min_parallel {
@@ -1267,18 +1272,6 @@ mod tests {
         }
     }
 
-    fn numbering(il: &Il, device: bool) -> Numbering {
-        Numbering {
-            ordinal: vec![0; il.capacity()],
-            order: Vec::new(),
-            kinds: Vec::new(),
-            ros: Vec::new(),
-            region_ord: Vec::new(),
-            next_region: 1,
-            device,
-        }
-    }
-
     /// The read-only numbering walk enters the entries the generic walker enters, in the
     /// same order, for whole and device IL, and so do the walks from unreached targets.
     #[test]
@@ -1297,11 +1290,11 @@ mod tests {
         for (w, il) in worlds.iter_mut().enumerate() {
             mark_to_keep_in_il(il, &[]);
             for device in [false, true] {
-                let mut walked = WalkerNumbering(numbering(il, device));
+                let mut walked = WalkerNumbering(Numbering::new(il, device));
                 crate::walk::Walker::new()
                     .walk_file_scope_il(il, &mut walked, 0)
                     .unwrap();
-                let mut fast = numbering(il, device);
+                let mut fast = Numbering::new(il, device);
                 file_scope_preorder(il, &mut |e| fast.enter(il, e)).unwrap();
                 assert!(fast.order == walked.0.order, "world {w} device {device}");
                 assert!(fast.ros == walked.0.ros && fast.kinds == walked.0.kinds);

@@ -593,12 +593,7 @@ impl<'s> DeepCopy<'s> {
     /// `low`), in the order `scan_block` lists them. O(block) time.
     fn scan_fast(&mut self, il: &Il, src: Eix) -> Option<FastBlock> {
         // `plan_block` scans upwards when the root's first expression child is above it.
-        let up = il
-            .children(src)
-            .iter()
-            .find(|c| !c.is_none() && il.kind(**c) == EntryKind::ExprNode)
-            .is_some_and(|c| c.0 > src.0);
-        if up {
+        if operands_above(il, src) {
             return None;
         }
         self.begin_scan();
@@ -767,12 +762,7 @@ impl<'s> DeepCopy<'s> {
     /// the farthest operand it met.
     fn plan_block(&mut self, il: &Il, src: Eix) -> bool {
         // The side the root's first expression operand lies on decides the scan's way.
-        let up = il
-            .children(src)
-            .iter()
-            .find(|c| !c.is_none() && il.kind(**c) == EntryKind::ExprNode)
-            .is_some_and(|c| c.0 > src.0);
-        if up {
+        if operands_above(il, src) {
             self.scan_block::<true>(il, src)
         } else {
             self.scan_block::<false>(il, src)
@@ -1155,6 +1145,14 @@ fn scan_fast_block(
     };
     marks[..=(root - lowest) >> 6].fill(0);
     found
+}
+
+/// Whether `src`'s first expression child lies above it (a tree laid out top-down).
+fn operands_above(il: &Il, src: Eix) -> bool {
+    il.children(src)
+        .iter()
+        .find(|c| !c.is_none() && il.kind(**c) == EntryKind::ExprNode)
+        .is_some_and(|c| c.0 > src.0)
 }
 
 /// Sets bit `off` of `words`; false when it was set already (an operand named twice).

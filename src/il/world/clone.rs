@@ -110,18 +110,10 @@ impl Il {
         if constants {
             // A clone's share key was copied from its original, which may live in
             // another region: only the key's file-scope bit can differ.
-            let fs = if r == RegionIdx::FILE_SCOPE {
-                SHARE_KEY_FILE_SCOPE
-            } else {
-                0
-            };
             let keys = &mut self.tables.constant.share_key;
             for &e in dst {
                 if self.cols.kind[e.idx()] == EntryKind::Constant {
-                    let k = &mut keys[self.cols.row[e.idx()] as usize];
-                    if *k != NO_SHARE_KEY {
-                        k[0] = (k[0] & !SHARE_KEY_FILE_SCOPE) | fs;
-                    }
+                    rescope_share_key(&mut keys[self.cols.row[e.idx()] as usize], r);
                 }
             }
         }
@@ -164,15 +156,7 @@ impl Il {
         let dst = &out[base..base + n];
         let mut to = std::mem::take(&mut self.batch.to);
         to.clear();
-        let free = &mut self.free_rows[kind as usize];
-        let rtake = n.min(free.len());
-        to.extend(free[free.len() - rtake..].iter().rev());
-        free.truncate(free.len() - rtake);
-        let len = self.tables.len(kind);
-        to.extend((len..len + n - rtake).map(|r| r as u32));
-        for _ in rtake..n {
-            self.tables.push_default(kind, Eix::NONE);
-        }
+        self.take_rows(kind, n, &mut to);
         self.tables
             .clone_rows(kind, &self.cols.row[lo..lo + n], &to, dst);
         // The pool range, once; block `k`'s clone starts `delta` slots after it.
@@ -182,10 +166,7 @@ impl Il {
         let cursor = if keep_pos { 0 } else { self.cursor_index() };
         // The usual case: the slots are one ascending run (fresh ones, or a closed
         // region's, which the free list hands out in order): columns as slices.
-        let run = dst
-            .first()
-            .filter(|d| dst.iter().enumerate().all(|(k, e)| e.0 == d.0 + k as u32))
-            .map(|d| d.idx());
+        let run = ascending_run(dst);
         if let Some(d0) = run {
             let (s, d) = (lo..lo + n, d0..d0 + n);
             let c = &mut self.cols;
@@ -248,32 +229,7 @@ impl Il {
             }
         }
         // Flags, counts, lists and strings as `clone_many_in` keeps them.
-        let mut m = self.new_entry_flags(r);
-        while m != 0 {
-            let col = &mut self.flags[m.trailing_zeros() as usize];
-            match run {
-                Some(d0) => col.set_range(d0, d0 + n),
-                None => {
-                    for &e in dst {
-                        col.set(e.idx(), true);
-                    }
-                }
-            }
-            m &= m - 1;
-        }
-        if self.secondary_mode {
-            self.secondary.extend(dst.iter().map(|e| e.0));
-        }
-        self.counts[kind as usize] += n as u64;
-        if r == RegionIdx::FILE_SCOPE {
-            self.kind_lists[kind as usize].extend_from_slice(dst);
-        } else if let Some(d0) = run {
-            self.regions[r.idx()]
-                .entries
-                .push_run(Eix(d0 as u32), n as u32);
-        } else {
-            self.regions[r.idx()].entries.extend_from_slice(dst);
-        }
+        self.stamp_and_enlist_one_kind(kind, dst, run, r);
         if !kind.layout().strings.is_empty() {
             for (k, &e) in dst.iter().enumerate() {
                 let row = self.cols.row[e.idx()];
@@ -319,23 +275,12 @@ impl Il {
             std::mem::take(&mut self.batch.to),
         );
         to.clear();
-        let free = &mut self.free_rows[K as usize];
-        let rtake = n.min(free.len());
-        to.extend(free[free.len() - rtake..].iter().rev());
-        free.truncate(free.len() - rtake);
-        let len = self.tables.len(K);
-        to.extend((len..len + n - rtake).map(|r| r as u32));
-        for _ in rtake..n {
-            self.tables.push_default(K, Eix::NONE);
-        }
+        self.take_rows(K, n, &mut to);
         from.clear();
         from.resize(n, 0);
         // The slots are usually one run (they follow the block's): columns, flags and
         // lists written as ranges.
-        let seq = dst
-            .first()
-            .filter(|d| dst.iter().enumerate().all(|(k, e)| e.0 == d.0 + k as u32))
-            .map(|d| d.idx());
+        let seq = ascending_run(dst);
         // Per-entry columns and edge blocks in one loop: a constant's block is its list
         // header and single slots, then its list items.
         let (nr, nl, ns) = block_shape(K);
@@ -377,10 +322,65 @@ impl Il {
         self.batch.from = from;
         self.live += n;
         // Flags, counts and lists as `clone_into_slots` keeps them.
+        self.stamp_and_enlist_one_kind(K, dst, seq, r);
+        // Strings in order (their arena offsets), then the share keys: a copied key
+        // differs from its original's in the file-scope bit only, and an unshared
+        // clone's key is computed from its columns, edges and text as `set_is_shared`
+        // computes it.
+        for (k, (l, &d)) in leaves.iter().zip(dst).enumerate() {
+            let row = to[k];
+            if self.tables.has_strings(K, row) {
+                self.copy_strings(K, l.src, d, row);
+            }
+            let ri = row as usize;
+            if self.tables.constant.is_shared[ri] {
+                self.tables.constant.is_shared[ri] = false;
+                self.tables.constant.share_key[ri] = self.compute_share_key(d);
+            } else {
+                rescope_share_key(&mut self.tables.constant.share_key[ri], r);
+            }
+            let p = parent(l.parent);
+            let at = self.cols.start[p.idx()] as usize + l.slot as usize;
+            debug_assert!(
+                (l.slot as usize)
+                    < nchild_at(&self.edges, self.cols.kind[p.idx()], at - l.slot as usize)
+            );
+            self.edges[at] = d;
+        }
+        self.batch.to = to;
+    }
+
+    /// Takes `c` rows of `kind`'s table for clones, appending them to `to`: freed rows
+    /// first (the last freed first, as single allocations take them), then new ones.
+    #[inline]
+    fn take_rows(&mut self, kind: EntryKind, c: usize, to: &mut Vec<u32>) {
+        let free = &mut self.free_rows[kind as usize];
+        let take = c.min(free.len());
+        to.extend(free[free.len() - take..].iter().rev());
+        free.truncate(free.len() - take);
+        let len = self.tables.len(kind);
+        to.extend((len..len + c - take).map(|r| r as u32));
+        for _ in take..c {
+            self.tables.push_default(kind, Eix::NONE);
+        }
+    }
+
+    /// Flags, counts and lists of the clones `dst` (all of `kind`, made in region `r`) as
+    /// `stamp_and_enlist` keeps them one entry at a time; `run` is `dst`'s first index when
+    /// the slots are one ascending run ([`ascending_run`]): flags and the region list are
+    /// then written as ranges.
+    fn stamp_and_enlist_one_kind(
+        &mut self,
+        kind: EntryKind,
+        dst: &[Eix],
+        run: Option<usize>,
+        r: RegionIdx,
+    ) {
+        let n = dst.len();
         let mut m = self.new_entry_flags(r);
         while m != 0 {
             let col = &mut self.flags[m.trailing_zeros() as usize];
-            match seq {
+            match run {
                 Some(d0) => col.set_range(d0, d0 + n),
                 None => {
                     for &e in dst {
@@ -393,49 +393,16 @@ impl Il {
         if self.secondary_mode {
             self.secondary.extend(dst.iter().map(|e| e.0));
         }
-        self.counts[K as usize] += n as u64;
+        self.counts[kind as usize] += n as u64;
         if r == RegionIdx::FILE_SCOPE {
-            self.kind_lists[K as usize].extend_from_slice(dst);
-        } else if let Some(d0) = seq {
+            self.kind_lists[kind as usize].extend_from_slice(dst);
+        } else if let Some(d0) = run {
             self.regions[r.idx()]
                 .entries
                 .push_run(Eix(d0 as u32), n as u32);
         } else {
             self.regions[r.idx()].entries.extend_from_slice(dst);
         }
-        // Strings in order (their arena offsets), then the share keys: a copied key
-        // differs from its original's in the file-scope bit only, and an unshared
-        // clone's key is computed from its columns, edges and text as `set_is_shared`
-        // computes it.
-        let fs = if r == RegionIdx::FILE_SCOPE {
-            SHARE_KEY_FILE_SCOPE
-        } else {
-            0
-        };
-        for (k, (l, &d)) in leaves.iter().zip(dst).enumerate() {
-            let row = to[k];
-            if self.tables.has_strings(K, row) {
-                self.copy_strings(K, l.src, d, row);
-            }
-            let ri = row as usize;
-            if self.tables.constant.is_shared[ri] {
-                self.tables.constant.is_shared[ri] = false;
-                self.tables.constant.share_key[ri] = self.compute_share_key(d);
-            } else {
-                let key = &mut self.tables.constant.share_key[ri];
-                if *key != NO_SHARE_KEY {
-                    key[0] = (key[0] & !SHARE_KEY_FILE_SCOPE) | fs;
-                }
-            }
-            let p = parent(l.parent);
-            let at = self.cols.start[p.idx()] as usize + l.slot as usize;
-            debug_assert!(
-                (l.slot as usize)
-                    < nchild_at(&self.edges, self.cols.kind[p.idx()], at - l.slot as usize)
-            );
-            self.edges[at] = d;
-        }
-        self.batch.to = to;
     }
 
     /// [`Il::clone_block_in`]'s per-entry columns when the slots `dst` are not one run.
@@ -495,20 +462,16 @@ impl Il {
         // Per kind, the rows single allocations would take: freed ones (last freed
         // first), then new ones.
         let mut at = 0;
-        for &k in &b.kinds {
-            let (ki, c) = (k as usize, b.count[k as usize] as usize);
-            b.at[ki] = at as u32;
-            let free = &mut self.free_rows[ki];
-            let take = c.min(free.len());
-            b.to.extend(free[free.len() - take..].iter().rev());
-            free.truncate(free.len() - take);
-            let len = self.tables.len(k);
-            b.to.extend((len..len + c - take).map(|r| r as u32));
-            for _ in take..c {
-                self.tables.push_default(k, Eix::NONE);
-            }
+        let mut to = std::mem::take(&mut b.to);
+        for i in 0..self.batch.kinds.len() {
+            let k = self.batch.kinds[i];
+            let c = self.batch.count[k as usize] as usize;
+            self.batch.at[k as usize] = at as u32;
+            self.take_rows(k, c, &mut to);
             at += c;
         }
+        let b = &mut self.batch;
+        b.to = to;
         b.from.resize(at, 0);
         b.eix.resize(at, Eix::NONE);
         let (kind, row) = (&self.cols.kind[..n], &mut self.cols.row[..n]);
@@ -599,6 +562,13 @@ impl Il {
         }
         self.batch = b;
     }
+}
+
+/// The first index of `dst` when its slots are one ascending run (`d0, d0 + 1, ...`).
+fn ascending_run(dst: &[Eix]) -> Option<usize> {
+    dst.first()
+        .filter(|d| dst.iter().enumerate().all(|(k, e)| e.0 == d.0 + k as u32))
+        .map(|d| d.idx())
 }
 
 /// Copies the `H` words before each block start `st` in `starts` (references and list
