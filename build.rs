@@ -361,6 +361,9 @@ fn gen_views(o: &mut String, all: &[KindDef]) {
             for &(name, _) in &k.packed {
                 let ty = scalar_ty(k, name);
                 writeln!(o, "    /// `{}.{name}` of row `r` (unpacked from `word`).\n    #[inline]\n    pub fn {name}(&self, r: usize) -> {ty} {{\n        {}\n    }}\n", k.name, read_field(k, "self", "self", name, ty, "r")).unwrap();
+                if let Store::Packed { shift, bits } = store_of(k, name) {
+                    writeln!(o, "    /// The bits of `{}.{name}` in a packed `word` as stored (no check that they name a value).\n    #[inline(always)]\n    pub fn {name}_bits(word: u32) -> u32 {{\n        (word >> {shift}) & {:#x}\n    }}\n", k.name, (1u64 << bits) - 1).unwrap();
+                }
             }
             o.push_str("}\n\n");
         }

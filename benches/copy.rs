@@ -161,6 +161,23 @@ fn main() {
     let c = cp.copy_eix(&mut il, f.roots[0]).unwrap();
     assert!(ilkit::compare::compare_expressions(&il, f.roots[0], c, 0).unwrap());
     assert_eq!(count(&il, &[c]), count(&f.il, &f.roots[..1]));
+    if std::env::var_os("ILKIT_COPY_PROFILE").is_some_and(|v| v == "subtree") {
+        // Subtree copies into recycled regions, as the subtree row's samples; the last
+        // runs in `profiled_subtree_copy` (`--toggle-collect='*profiled_subtree_copy*'`).
+        let s = forest(SUB, SUB);
+        let il = RefCell::new(s.il.clone());
+        let region = Cell::new(None);
+        for pass in 0..4 {
+            let r = next_region(&il, &region);
+            let mut cp = DeepCopy::new(0, r).without_tracking();
+            if pass < 3 {
+                black_box(cp.copy_eix(&mut il.borrow_mut(), s.roots[0]).unwrap());
+            } else {
+                profiled_subtree_copy(&mut il.borrow_mut(), &mut cp, s.roots[0]);
+            }
+        }
+        return;
+    }
     if std::env::var_os("ILKIT_COPY_PROFILE").is_some() {
         // Forest copies into recycled regions, as bench samples do; the last runs in
         // `profiled_forest_pass` (`valgrind --tool=callgrind
@@ -248,6 +265,11 @@ fn copy_forest_pass(il: &mut Il, r: RegionIdx, roots: &[Eix]) {
     assert_eq!(cp.blocks as usize, roots.len());
 }
 
+#[inline(never)]
+fn profiled_subtree_copy(il: &mut Il, cp: &mut DeepCopy, root: Eix) {
+    black_box(cp.copy_eix(il, root).unwrap());
+}
+
 fn next_region(il: &RefCell<Il>, region: &Cell<Option<RegionIdx>>) -> RegionIdx {
     let mut il = il.borrow_mut();
     if let Some(r) = region.take() {
@@ -270,7 +292,7 @@ const SUB: usize = 10_000;
 
 /// ilkit: copy of one contiguous 10^4-node subtree (into a recycled function region, as
 /// above).
-#[divan::bench(sample_count = 20, sample_size = 1)]
+#[divan::bench(sample_count = 100, sample_size = 1)]
 fn ilkit_contiguous_subtree(b: Bencher) {
     let f = forest(SUB, SUB);
     let root = f.roots[0];
@@ -285,8 +307,11 @@ fn ilkit_contiguous_subtree(b: Bencher) {
         });
 }
 
-/// Baseline: memcpy of the same subtree's bytes (nodes × ilkit bytes per node).
-#[divan::bench(sample_count = 20)]
+/// Baseline: memcpy of the same subtree's bytes (nodes × ilkit bytes per node), into one
+/// destination buffer written before the samples (as the copy writes recycled rows): a
+/// fresh buffer per sample would time the kernel's page faults too, whenever the
+/// allocator hands back pages it had returned.
+#[divan::bench(sample_count = 100)]
 fn memcpy_same_bytes(b: Bencher) {
     let f = forest(SUB, SUB);
     let bytes: usize =
@@ -295,11 +320,10 @@ fn memcpy_same_bytes(b: Bencher) {
             .map(|e| f.il.entry_bytes(e) + f.il.list_bytes(e).round() as usize)
             .sum();
     let src = vec![7u8; bytes];
-    b.counter(ItemsCount::new(SUB))
-        .with_inputs(|| vec![0u8; bytes])
-        .bench_local_refs(|dst| {
-            dst.copy_from_slice(black_box(&src));
-        });
+    let dst = RefCell::new(vec![1u8; bytes]);
+    b.counter(ItemsCount::new(SUB)).bench_local(|| {
+        black_box(&mut dst.borrow_mut()[..]).copy_from_slice(black_box(&src));
+    });
 }
 
 /// The floor under a contiguous subtree copy in this store: only the writes every copied
@@ -310,7 +334,7 @@ fn memcpy_same_bytes(b: Bencher) {
 /// no checks, no scan and no constants: the dense slots are a recycled run, as in the
 /// subtree row. Flag bits and the region's entry run are one range write each and left
 /// out. Measured against `memcpy_same_bytes`.
-#[divan::bench(sample_count = 20, sample_size = 1)]
+#[divan::bench(sample_count = 100, sample_size = 1)]
 fn floor_column_writes(b: Bencher) {
     let src = FloorWorld::subtree(SUB);
     let dst = RefCell::new(FloorWorld::subtree(SUB));

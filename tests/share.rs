@@ -1677,3 +1677,57 @@ proptest! {
         prop_assert_eq!(fast.verify(), vec![]);
     }
 }
+
+/// The fast scan marks operands without reading their kind (it reads it when the scan
+/// reaches them) and classifies the single slots by their target's kind: operand slots
+/// rewired (through the unchecked `replace_child_at`, as no checked setter allows) to a
+/// constant below the tree, a type, an expression outside the tree, the tree's own
+/// leaf twice, or none, make it decline; a type slot naming a leaf constant is copied as
+/// one, as the general path copies it: the worlds after the copies are equal, entry by entry.
+#[test]
+fn fast_path_and_general_path_agree_on_rewired_slots() {
+    let mut b = B::new();
+    let int = b.e(b.int);
+    let outside = b.il.push_expr(X::Variable, Op::Paren, int, &[]).unwrap();
+    let c = b.int_const(3);
+    let c = b.e(c);
+    let mut level = Vec::new();
+    for _ in 0..8 {
+        let x = b.il.push_expr(X::Constant, Op::Paren, int, &[]).unwrap();
+        b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, c).unwrap();
+        level.push(x);
+    }
+    let first_leaf = level[0];
+    while level.len() > 1 {
+        level = level
+            .chunks(2)
+            .map(|p| b.il.push_expr(X::Operation, Op::Add, int, p).unwrap())
+            .collect();
+    }
+    let root = level[0];
+    // Slots of the root's block: type, constant, then the two operands.
+    let op0 = F::EXPR_NODE_CONSTANT.slot as usize + 1;
+    let ty = F::EXPR_NODE_TYPE.slot as usize;
+    let rewires = [
+        (op0, c, false),
+        (op0, int, false),
+        (op0, outside, false),
+        (op0 + 1, first_leaf, false),
+        (op0, ilkit::il::Eix::NONE, false),
+        (ty, c, true),
+        (ty, int, true),
+    ];
+    for (slot, to, fast_expected) in rewires {
+        let mut il = b.il.clone();
+        il.replace_child_at(root, slot, to);
+        let (fast, fr) = copy_twice(&il, root, 0, true, true, (false, false));
+        let (general, gr) = copy_twice(&il, root, 0, true, false, (false, false));
+        for (f, g) in fr.iter().zip(&gr) {
+            assert_eq!((f.0, f.1, f.3), (g.0, g.1, g.3), "slot {slot} -> {to}");
+            assert_eq!(f.2, u64::from(fast_expected), "slot {slot} -> {to}");
+        }
+        if let Some(d) = world_diff(&fast, &general) {
+            panic!("slot {slot} -> {to}: {d}");
+        }
+    }
+}

@@ -55,7 +55,8 @@
 
 use super::ConstantSharing;
 use crate::il::{
-    fields as F, BlockLeaf, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError, RegionIdx,
+    fields as F, BlockLeaf, ConstantKind, Eix, EntryId, EntryKind, ExprKind, ExprNodeRowSlice, Il,
+    IlError, RegionIdx, NSINGLES,
 };
 use ahash::AHashMap;
 
@@ -119,6 +120,7 @@ static FAST_CLASS: [u8; 64] = {
     let mut t = [0u8; 64];
     let mut n = 0;
     while n < 64 {
+        t[n] = FAST_DECLINE;
         if let Some(ek) = ExprKind::from_raw(n as u8) {
             t[n] = if matches!(ek, ExprKind::Reclaimed) || copies_entity(ek) {
                 FAST_DECLINE
@@ -1035,6 +1037,13 @@ impl<'s> DeepCopy<'s> {
 /// distance from the root, covering `0..=root`) clear on entry and on return, leaf
 /// constants pushed to `leaves` (parents as offsets from the block's low end). `None`
 /// when the tree is not such a block.
+///
+/// The expression node's block shape is the schema's (`fast_scan_knows_the_expr_shape`
+/// checks it): single slots (type, constant), then the operand list. A single slot is
+/// classified by its target's kind (shared: skipped; a leaf constant: listed; anything
+/// else owned: decline). An operand is only marked: whether it is an expression is
+/// checked when the scan reaches it (it lies below its operation, and every operand must
+/// lie in the block), so operands cost no kind load.
 #[inline(never)]
 fn scan_fast_block(
     il: &Il,
@@ -1044,8 +1053,12 @@ fn scan_fast_block(
     memo: &mut Plan,
 ) -> Option<FastBlock> {
     let cols = il.columns();
-    let (kind, row, edges) = (cols.kind, cols.row, cols.edges);
-    let ek_col = il.expr_columns();
+    let (kind_all, edges) = (cols.kind, cols.edges);
+    // Cut to `root + 1`: every entry the scan visits lies at or below the root.
+    let kind = kind_all.get(..=root)?;
+    let row = cols.row.get(..=root)?;
+    let word = il.expr_columns().word;
+    let ns = NSINGLES[EntryKind::ExprNode as usize] as usize;
     // Marks are by distance from the root; the root's own (0) completes the first word.
     mark_bit(marks, 0);
     // Entries named as operands and not yet met (the root counts).
@@ -1055,74 +1068,76 @@ fn scan_fast_block(
     // Where the block of the entry above began (its predecessor must end there).
     let mut next_begin = 0usize;
     let mut end = 0usize;
-    // The highest child of a shallow entry at or below the root (its slot is not
-    // relocated by the general path: inside the block it would be).
-    let mut shallow_hi: Option<usize> = None;
+    // One past the highest child at or below the root of a shallow entry (its slot is
+    // not relocated by the general path: inside the block it would be); 0 for none.
+    let mut shallow_hi = 0usize;
+    // Entries left until the next word of marks is complete.
+    let mut chunk = 64usize;
     let mut i = root;
     // Every bit set is at a distance of at most `root - lowest` (an operand is marked,
     // then taken into `lowest`), so that many words are cleared at the end, whichever
     // way the scan ends.
     let found = 'scan: {
         loop {
-            // An entry must be named by one above it. Checked a word of marks at a time
-            // (the entries of the word just left all marked), and for the last word by
-            // counting at the end: no operand is named twice, all lie in the block, and
-            // there are as many as entries below the root, so every one is named.
-            let off = root - i;
-            if off & 63 == 0 && off != 0 && marks[(off >> 6) - 1] != u64::MAX {
-                break 'scan None;
-            }
             if kind[i] != EntryKind::ExprNode {
                 break 'scan None;
             }
-            let ek = ek_col.expr_kind(row[i] as usize);
-            let class = FAST_CLASS[ek as usize & 63];
+            let Some(&w) = word.get(row[i] as usize) else {
+                break 'scan None;
+            };
+            let class = FAST_CLASS[ExprNodeRowSlice::expr_kind_bits(w) as usize & 63];
             if class == FAST_DECLINE {
                 break 'scan None;
             }
             let Some((b, s, e)) = cols.block_span_as(EntryKind::ExprNode, i) else {
                 break 'scan None;
             };
+            let ch = &edges[s..e];
             if i == root {
                 end = e;
             } else if e != next_begin {
                 break 'scan None;
             }
             next_begin = b;
-            pending -= 1;
-            let ch = &edges[s..e];
             if class == FAST_SHALLOW {
+                // `Eix::NONE` lies past every root.
                 for &c in ch {
-                    if !c.is_none() && c.idx() <= root {
-                        shallow_hi = shallow_hi.max(Some(c.idx()));
+                    if c.idx() <= root {
+                        shallow_hi = shallow_hi.max(c.idx() + 1);
                     }
                 }
             } else {
-                for (slot, &c) in ch.iter().enumerate() {
+                let (singles, ops) = ch.split_at(ns);
+                for (slot, &c) in singles.iter().enumerate() {
                     if c.is_none() {
                         continue;
                     }
-                    let Some(&ck) = kind.get(c.idx()) else {
+                    let Some(&ck) = kind_all.get(c.idx()) else {
                         break 'scan None;
                     };
-                    if ck == EntryKind::ExprNode {
-                        if c.idx() >= i || !mark_bit(marks, root - c.idx()) {
-                            break 'scan None;
-                        }
-                        lowest = lowest.min(c.idx());
-                        pending += 1;
-                    } else if owned(ck) {
-                        if ck != EntryKind::Constant || !memo.is_leaf_constant(il, c) {
-                            break 'scan None;
-                        }
-                        leaves.push(BlockLeaf {
-                            src: c,
-                            parent: i as u32,
-                            slot: slot as u32,
-                        });
+                    if !owned(ck) {
+                        continue;
                     }
+                    if ck != EntryKind::Constant || !memo.is_leaf_constant(il, c) {
+                        break 'scan None;
+                    }
+                    leaves.push(BlockLeaf {
+                        src: c,
+                        parent: i as u32,
+                        slot: slot as u32,
+                    });
                 }
+                // `Eix::NONE` is not below any entry.
+                for &c in ops {
+                    let c = c.idx();
+                    if c >= i || !mark_bit(marks, root - c) {
+                        break 'scan None;
+                    }
+                    lowest = lowest.min(c);
+                }
+                pending += ops.len();
             }
+            pending -= 1;
             if pending == 0 {
                 break;
             }
@@ -1130,8 +1145,19 @@ fn scan_fast_block(
                 break 'scan None;
             };
             i = next;
+            // An entry must be named by one above it. Checked a word of marks at a time
+            // (the entries of the word just left all marked), and for the last word by
+            // counting at the end: no operand is named twice, all lie in the block, and
+            // there are as many as entries below the root, so every one is named.
+            chunk -= 1;
+            if chunk == 0 {
+                chunk = 64;
+                if marks[((root - i) >> 6) - 1] != u64::MAX {
+                    break 'scan None;
+                }
+            }
         }
-        if lowest < i || shallow_hi.is_some_and(|c| c >= i) {
+        if lowest < i || shallow_hi > i {
             break 'scan None;
         }
         for v in leaves.iter_mut() {
@@ -1301,7 +1327,7 @@ mod tests {
     fn fast_class_matches_the_kind_rules() {
         for n in 0..64u8 {
             let Some(ek) = ExprKind::from_raw(n) else {
-                assert_eq!(FAST_CLASS[n as usize], 0);
+                assert_eq!(FAST_CLASS[n as usize], FAST_DECLINE);
                 continue;
             };
             let want = if ek == ExprKind::Reclaimed || copies_entity(ek) {
@@ -1313,6 +1339,18 @@ mod tests {
             };
             assert_eq!(FAST_CLASS[ek as usize & 63], want, "{ek:?}");
         }
+    }
+
+    /// What `scan_fast_block` assumes of the expression node's block: its children are
+    /// its single slots (type and constant), then one list, the operands, of expressions.
+    #[test]
+    fn fast_scan_knows_the_expr_shape() {
+        let x = EntryKind::ExprNode as usize;
+        assert_eq!(NSINGLES[x], 2);
+        assert_eq!(crate::il::NLISTS[x], 1);
+        assert!(F::EXPR_NODE_TYPE.slot < 2 && F::EXPR_NODE_CONSTANT.slot < 2);
+        assert_eq!(F::EXPR_NODE_OPERANDS.list, 0);
+        assert_eq!(F::EXPR_NODE_OPERANDS.target, Some(EntryKind::ExprNode));
     }
 
     /// Marks: set bits read back, a second mark of a bit says so, and a clear leaves
