@@ -1348,7 +1348,7 @@ mod tests {
         let x = EntryKind::ExprNode as usize;
         assert_eq!(NSINGLES[x], 2);
         assert_eq!(crate::il::NLISTS[x], 1);
-        assert!(F::EXPR_NODE_TYPE.slot < 2 && F::EXPR_NODE_CONSTANT.slot < 2);
+        const { assert!(F::EXPR_NODE_TYPE.slot < 2 && F::EXPR_NODE_CONSTANT.slot < 2) };
         assert_eq!(F::EXPR_NODE_OPERANDS.list, 0);
         assert_eq!(F::EXPR_NODE_OPERANDS.target, Some(EntryKind::ExprNode));
     }
