@@ -1690,11 +1690,20 @@ fn fast_path_and_general_path_agree_on_rewired_slots() {
     let int = b.e(b.int);
     let outside = b.il.push_expr(X::Variable, Op::Paren, int, &[]).unwrap();
     let c = b.int_const(3);
-    let c = b.e(c);
+    // A leaf constant whose aggregate list holds a member it does not own (a type, put
+    // there unchecked): its block is longer than the constant's fixed part.
+    let listed = b.int_const(4);
+    let member = b.int_const(5);
+    b.il.push_list(listed, F::CONSTANT_AGGREGATE, member)
+        .unwrap();
+    let (c, listed) = (b.e(c), b.e(listed));
+    let n = b.il.children(listed).len();
+    b.il.replace_child_at(listed, n - 1, int);
     let mut level = Vec::new();
-    for _ in 0..8 {
+    for i in 0..8 {
         let x = b.il.push_expr(X::Constant, Op::Paren, int, &[]).unwrap();
-        b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, c).unwrap();
+        let k = if i == 5 { listed } else { c };
+        b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, k).unwrap();
         level.push(x);
     }
     let first_leaf = level[0];
