@@ -1065,9 +1065,11 @@ fn scan_fast_block(
     let mut pending = 1usize;
     // The lowest operand named (every one must lie in the block).
     let mut lowest = root;
-    // Where the block of the entry above began (its predecessor must end there).
-    let mut next_begin = 0usize;
-    let mut end = 0usize;
+    // Where the root's edge block ends (the kind is checked again in the loop).
+    let root_end = match kind[root] {
+        EntryKind::ExprNode => cols.block_span_as(EntryKind::ExprNode, root).map(|b| b.2),
+        _ => None,
+    };
     // One past the highest child at or below the root of a shallow entry (its slot is
     // not relocated by the general path: inside the block it would be); 0 for none.
     let mut shallow_hi = 0usize;
@@ -1078,6 +1080,12 @@ fn scan_fast_block(
     // then taken into `lowest`), so that many words are cleared at the end, whichever
     // way the scan ends.
     let found = 'scan: {
+        let Some(root_end) = root_end else {
+            break 'scan None;
+        };
+        // Where the block of the entry above began (its predecessor must end there); for
+        // the root, where its own block ends.
+        let mut next_begin = root_end;
         loop {
             if kind[i] != EntryKind::ExprNode {
                 break 'scan None;
@@ -1093,9 +1101,7 @@ fn scan_fast_block(
                 break 'scan None;
             };
             let ch = &edges[s..e];
-            if i == root {
-                end = e;
-            } else if e != next_begin {
+            if e != next_begin {
                 break 'scan None;
             }
             next_begin = b;
@@ -1166,7 +1172,7 @@ fn scan_fast_block(
         Some(FastBlock {
             low: Eix(i as u32),
             n: root - i + 1,
-            span: (next_begin, end),
+            span: (next_begin, root_end),
         })
     };
     marks[..=(root - lowest) >> 6].fill(0);
