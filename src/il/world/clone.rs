@@ -6,7 +6,6 @@
 //! copy").
 
 use super::*;
-use crate::il::{NLISTS, NREFS, NSINGLES};
 
 /// A leaf constant [`Il::clone_block_in`] clones after its block: `src`, whose clone goes
 /// to child slot `slot` of the clone of block entry `low + parent`.
@@ -251,7 +250,8 @@ impl Il {
 
     /// [`Il::clone_block_in`]'s leaf constants, into the dense slots `dst` it took after
     /// the block's: what `clone_into_slots` of their sources does (rows from the free
-    /// list first, per-entry columns, the edge blocks appended in order, flags, counts, lists, strings in order, the
+    /// list first, per-entry columns, the edge blocks appended in order, merged where
+    /// they follow each other in the pool, flags, counts, lists, strings in order, the
     /// share key's file-scope bit), specialised to one kind with a known edge-block shape,
     /// then each clone unshared (an `is_shared` source's clone gets `is_shared` clear and
     /// its key computed, as `set_is_shared(false)` does) and written into child slot
@@ -294,13 +294,7 @@ impl Il {
         let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
         let (cstart, cpos) = (&mut c.start[..len], &mut c.pos[..len]);
         let edges = &mut self.edges;
-        // A leaf constant's lists are empty as a rule: its block is then this many words,
-        // copied as one fixed-size piece.
-        const FIXED: usize = {
-            let k = K as usize;
-            NREFS[k] as usize + NLISTS[k] as usize + NSINGLES[k] as usize
-        };
-        edges.reserve(n * FIXED);
+        let (mut run, mut run_end, mut o) = (0, 0, edges.len());
         for (((l, &d), &row), f) in leaves.iter().zip(dst).zip(&to).zip(&mut from) {
             let (s, d) = (l.src.idx(), d.idx());
             *f = crow[s];
@@ -310,17 +304,20 @@ impl Il {
             cpos[d] = if keep_pos { cpos[s] } else { cursor };
             let st = cstart[s] as usize;
             let begin = st - nl - nr;
-            let members: usize = edges[st - nl..st].iter().map(|w| w.0 as usize).sum();
-            cstart[d] = (edges.len() + nr + nl) as u32;
-            if members == 0 {
-                let block: [Eix; FIXED] = edges[begin..begin + FIXED]
-                    .try_into()
-                    .expect("a block of the constant's shape");
-                edges.extend_from_slice(&block);
-            } else {
-                edges.extend_from_within(begin..st + ns + members);
+            let mut end = st + ns;
+            for w in &edges[st - nl..st] {
+                end += w.0 as usize;
             }
+            if begin != run_end {
+                edges.extend_from_within(run..run_end);
+                run = begin;
+            }
+            run_end = end;
+            cstart[d] = (o + nr + nl) as u32;
+            o += end - begin;
         }
+        edges.extend_from_within(run..run_end);
+        debug_assert_eq!(o, edges.len());
         self.tables.clone_rows(K, &from, &to, dst);
         self.batch.from = from;
         self.live += n;
