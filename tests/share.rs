@@ -989,10 +989,20 @@ fn bottom_up_tree(b: &mut B, recipe: &[(ExprKind, u8, i64)], pooled: bool, dag: 
         }
         let g1 = b.g1;
         b.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(g1)).unwrap();
+        rare_supplement(b, x, v);
         stack.push(x);
     }
     let int = b.int;
     b.expr(ExprKind::Operation, Some(int), &stack)
+}
+
+/// Gives every third node (by `v`) a supplement index, a field stored in a side map for
+/// the few rows that have one, so the copies' row clones carry it.
+fn rare_supplement(b: &mut B, x: EntryId, v: i64) {
+    if v % 3 == 0 {
+        let e = b.e(x);
+        b.il.expr_mut(e).set_supplement(v as u32 + 100);
+    }
 }
 
 /// Builds a random expression tree top-down (each operation allocated before its
@@ -1014,6 +1024,7 @@ fn top_down_tree(b: &mut B, recipe: &[(ExprKind, u8, i64)], pooled: bool, dag: b
         }
         let g1 = b.g1;
         b.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(g1)).unwrap();
+        rare_supplement(b, x, v);
         match open.last_mut() {
             Some((p, left, first)) => {
                 b.il.push_list(*p, F::EXPR_NODE_OPERANDS, x).unwrap();

@@ -114,8 +114,9 @@ const FAST_DECLINE: u8 = 1;
 const FAST_SHALLOW: u8 = 2;
 
 /// What the block fast path does with each expression kind (by `ExprKind as usize`,
-/// padded to 64 so a masked index needs no bounds check): decline (reclaimed, or a
-/// kind that copies its entity), shallow, or copy the operands (0).
+/// padded to 64 so a masked index needs no bounds check, and read with the stored bits,
+/// so a pattern naming no kind declines): decline (reclaimed, a kind that copies its
+/// entity, no kind), shallow, or copy the operands (0).
 static FAST_CLASS: [u8; 64] = {
     let mut t = [0u8; 64];
     let mut n = 0;
