@@ -74,6 +74,25 @@ fn value_columns(k: &KindDef) -> Vec<&'static str> {
     v
 }
 
+/// The Rust type of value column `name` of `k`'s row (see [`value_columns`]).
+fn column_ty(k: &KindDef, name: &str) -> String {
+    if name == "word" && !k.packed.is_empty() {
+        return "u32".to_string();
+    }
+    if let Some((_, ty)) = k.derived.iter().find(|d| d.0 == name) {
+        return ty.to_string();
+    }
+    for f in &k.fields {
+        match *f {
+            Field::Scalar { name: n, ty } if n == name => return ty.to_string(),
+            Field::Str { name: n, .. } if n == name => return "Str".to_string(),
+            Field::Flag { name: n } if n == name => return "bool".to_string(),
+            _ => {}
+        }
+    }
+    panic!("{}: no column {name}", k.name)
+}
+
 fn has_table(k: &KindDef) -> bool {
     !matches!(k.cat, Cat::Reserved | Cat::Text)
 }
@@ -639,6 +658,33 @@ fn main() {
             .unwrap();
         }
         o.push_str("}\n\n");
+        // The row cloner: every column cut to the table's length once, so copying a row
+        // takes one range check (the batch clones' row copy).
+        let vc = value_columns(k);
+        writeln!(o, "/// The `{}` table's columns cut to its length, to copy rows within it (side-map\n/// fields are the caller's).\npub(crate) struct {v}Cloner<'a> {{\n    n: usize,\n    eix: &'a mut [Eix],", k.name).unwrap();
+        for c in &vc {
+            writeln!(o, "    pub(crate) {c}: &'a mut [{}],", column_ty(k, c)).unwrap();
+        }
+        o.push_str("}\n\n");
+        let cuts: Vec<String> = vc
+            .iter()
+            .map(|c| format!("{c}: &mut self.{c}[..n]"))
+            .collect();
+        writeln!(o, "impl {v}RowVec {{\n    /// The cloner over these rows.\n    #[inline(always)]\n    pub(crate) fn cloner(&mut self) -> {v}Cloner<'_> {{\n        let n = self.eix.len();\n        {v}Cloner {{ n, eix: &mut self.eix[..n], {} }}\n    }}\n}}\n", cuts.join(", ")).unwrap();
+        let sets: Vec<String> = vc
+            .iter()
+            .map(|c| format!("self.{c}[r] = self.{c}[f];"))
+            .collect();
+        let strings: Vec<String> = string_fields(k)
+            .iter()
+            .map(|n| format!("self.{n}[r].is_some()"))
+            .collect();
+        let strings = if strings.is_empty() {
+            "let _ = r;\n        false".to_string()
+        } else {
+            strings.join(" || ")
+        };
+        writeln!(o, "impl {v}Cloner<'_> {{\n    /// Copies row `f` into row `r`, then owned by `e`.\n    ///\n    /// # Panics\n    /// If a row is out of range.\n    #[inline(always)]\n    pub(crate) fn clone_row(&mut self, f: usize, r: usize, e: Eix) {{\n        assert!(f < self.n && r < self.n, \"row out of range\");\n        self.eix[r] = e;\n        {}\n    }}\n\n    /// Whether any string field of row `r` is set (as [`Tables::has_strings`]).\n    #[allow(dead_code)]\n    #[inline(always)]\n    pub(crate) fn has_strings(&self, r: usize) -> bool {{\n        {strings}\n    }}\n}}\n", sets.join(" ")).unwrap();
         if !k.packed.is_empty() {
             let params: Vec<String> = k
                 .packed
@@ -822,19 +868,10 @@ fn main() {
     writeln!(o, "    /// Copies rows `from[i]` of `kind` into rows `to[i]` (rows that exist already), each\n    /// then owned by `eix[i]` (the batch clone's row copy).\n    ///\n    /// # Panics\n    /// If `kind` has no table or a row is out of range.\n    pub fn clone_rows(&mut self, kind: EntryKind, from: &[u32], to: &[u32], eix: &[Eix]) {{\n        match kind {{").unwrap();
     for k in all.iter().filter(|k| has_table(k)) {
         let t = ident(k.name);
-        let vc = value_columns(k);
-        // Every column cut to the table's length: one range check per row covers them all.
-        let cuts: Vec<String> = vc
-            .iter()
-            .map(|c| format!("let {c} = &mut t.{c}[..n];"))
-            .collect();
-        let sets: Vec<String> = vc.iter().map(|c| format!("{c}[r] = {c}[f];")).collect();
         writeln!(
             o,
-            "            EntryKind::{} => {{ {{ let t = &mut self.{t}; let n = t.eix.len(); let owner = &mut t.eix[..n]; {} for ((&f, &r), &e) in from.iter().zip(to).zip(eix) {{ let (f, r) = (f as usize, r as usize); assert!(f < n && r < n, \"row out of range\"); owner[r] = e; {} }} }} {} }}",
+            "            EntryKind::{} => {{ {{ let mut c = self.{t}.cloner(); for ((&f, &r), &e) in from.iter().zip(to).zip(eix) {{ c.clone_row(f as usize, r as usize, e); }} }} {} }}",
             variant(k),
-            cuts.join(" "),
-            sets.join(" "),
             if k.rare.is_empty() {
                 String::new()
             } else {

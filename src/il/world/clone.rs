@@ -294,10 +294,14 @@ impl Il {
         let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
         let (cstart, cpos) = (&mut c.start[..len], &mut c.pos[..len]);
         let edges = &mut self.edges;
+        let mut rows = self.tables.constant.cloner();
+        // Clones with strings or of a shared source (rare for leaves), by leaf: they get
+        // their strings and key after the loop.
+        from.clear();
         let (mut run, mut run_end, mut o) = (0, 0, edges.len());
-        for (((l, &d), &row), f) in leaves.iter().zip(dst).zip(&to).zip(&mut from) {
-            let (s, d) = (l.src.idx(), d.idx());
-            *f = crow[s];
+        for (k, ((l, &d), &row)) in leaves.iter().zip(dst).zip(&to).enumerate() {
+            let (s, d, ri) = (l.src.idx(), d.idx(), row as usize);
+            let f = crow[s] as usize;
             ck[d] = K;
             crow[d] = row;
             cgen[d] = cgen[d].wrapping_add(1);
@@ -315,20 +319,30 @@ impl Il {
             run_end = end;
             cstart[d] = (o + nr + nl) as u32;
             o += end - begin;
+            // The row; its share key differs from its original's in the file-scope bit
+            // only, unless it has strings or an unshared clone's key is computed.
+            rows.clone_row(f, ri, Eix(d as u32));
+            if rows.has_strings(ri) || rows.is_shared[ri] {
+                from.push(k as u32);
+            } else {
+                rescope_share_key(&mut rows.share_key[ri], r);
+            }
+            // Into its parent's clone (an expression: no derived column reads children).
+            let p = parent(l.parent).idx();
+            let at = cstart[p] as usize + l.slot as usize;
+            debug_assert!((l.slot as usize) < nchild_at(edges, ck[p], cstart[p] as usize));
+            edges[at] = Eix(d as u32);
         }
         edges.extend_from_within(run..run_end);
         debug_assert_eq!(o, edges.len());
-        self.tables.clone_rows(K, &from, &to, dst);
-        self.batch.from = from;
         self.live += n;
         // Flags, counts and lists as `clone_into_slots` keeps them.
         self.stamp_and_enlist_one_kind(K, dst, seq, r);
-        // Strings in order (their arena offsets), then the share keys: a copied key
-        // differs from its original's in the file-scope bit only, and an unshared
-        // clone's key is computed from its columns, edges and text as `set_is_shared`
-        // computes it.
-        for (k, (l, &d)) in leaves.iter().zip(dst).enumerate() {
-            let row = to[k];
+        // The rare clones: strings in order (their arena offsets), then the key (an
+        // unshared clone's computed from its columns, edges and text as `set_is_shared`
+        // computes it).
+        for &k in &from {
+            let (l, d, row) = (&leaves[k as usize], dst[k as usize], to[k as usize]);
             if self.tables.has_strings(K, row) {
                 self.copy_strings(K, l.src, d, row);
             }
@@ -339,14 +353,8 @@ impl Il {
             } else {
                 rescope_share_key(&mut self.tables.constant.share_key[ri], r);
             }
-            let p = parent(l.parent);
-            let at = self.cols.start[p.idx()] as usize + l.slot as usize;
-            debug_assert!(
-                (l.slot as usize)
-                    < nchild_at(&self.edges, self.cols.kind[p.idx()], at - l.slot as usize)
-            );
-            self.edges[at] = d;
         }
+        self.batch.from = from;
         self.batch.to = to;
     }
 
