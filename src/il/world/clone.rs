@@ -270,19 +270,17 @@ impl Il {
         debug_assert_eq!(n, dst.len());
         debug_assert!(leaves.iter().all(|l| self.cols.kind[l.src.idx()] == K));
         // Rows as `clone_rows_of` takes them: freed ones (last freed first), then new.
-        let (mut from, mut to) = (
+        let (mut rare, mut to) = (
             std::mem::take(&mut self.batch.from),
             std::mem::take(&mut self.batch.to),
         );
         to.clear();
         self.take_rows(K, n, &mut to);
-        from.clear();
-        from.resize(n, 0);
         // The slots are usually one run (they follow the block's): columns, flags and
         // lists written as ranges.
         let seq = ascending_run(dst);
-        // Per-entry columns and edge blocks in one loop: a constant's block is its list
-        // header and single slots, then its list items.
+        // Per-entry columns, edge blocks, rows and parents' slots in one loop: a
+        // constant's block is its list header and single slots, then its list items.
         let (nr, nl, ns) = block_shape(K);
         let cursor = if keep_pos { 0 } else { self.cursor_index() };
         match seq {
@@ -297,7 +295,7 @@ impl Il {
         let mut rows = self.tables.constant.cloner();
         // Clones with strings or of a shared source (rare for leaves), by leaf: they get
         // their strings and key after the loop.
-        from.clear();
+        rare.clear();
         let (mut run, mut run_end, mut o) = (0, 0, edges.len());
         for (k, ((l, &d), &row)) in leaves.iter().zip(dst).zip(&to).enumerate() {
             let (s, d, ri) = (l.src.idx(), d.idx(), row as usize);
@@ -323,7 +321,7 @@ impl Il {
             // only, unless it has strings or an unshared clone's key is computed.
             rows.clone_row(f, ri, Eix(d as u32));
             if rows.has_strings(ri) || rows.is_shared[ri] {
-                from.push(k as u32);
+                rare.push(k as u32);
             } else {
                 rescope_share_key(&mut rows.share_key[ri], r);
             }
@@ -341,7 +339,7 @@ impl Il {
         // The rare clones: strings in order (their arena offsets), then the key (an
         // unshared clone's computed from its columns, edges and text as `set_is_shared`
         // computes it).
-        for &k in &from {
+        for &k in &rare {
             let (l, d, row) = (&leaves[k as usize], dst[k as usize], to[k as usize]);
             if self.tables.has_strings(K, row) {
                 self.copy_strings(K, l.src, d, row);
@@ -354,7 +352,7 @@ impl Il {
                 rescope_share_key(&mut self.tables.constant.share_key[ri], r);
             }
         }
-        self.batch.from = from;
+        self.batch.from = rare;
         self.batch.to = to;
     }
 
