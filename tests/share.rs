@@ -1692,9 +1692,10 @@ proptest! {
 /// The fast scan marks operands without reading their kind (it reads it when the scan
 /// reaches them) and classifies the single slots by their target's kind: operand slots
 /// rewired (through the unchecked `replace_child_at`, as no checked setter allows) to a
-/// constant below the tree, a type, an expression outside the tree, the tree's own
-/// leaf twice, or none, make it decline; a type slot naming a leaf constant is copied as
-/// one, as the general path copies it: the worlds after the copies are equal, entry by entry.
+/// constant below the tree, a type, an expression outside the tree, the tree's own leaf
+/// twice, or none, make it decline; a type slot naming a leaf constant is copied as one,
+/// as the general path copies it, and so is a leaf constant with a list member. The
+/// worlds after the copies are equal, entry by entry.
 #[test]
 fn fast_path_and_general_path_agree_on_rewired_slots() {
     let mut b = B::new();
