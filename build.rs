@@ -632,23 +632,30 @@ fn main() {
         );
         for f in &k.fields {
             match *f {
-                Field::Scalar { name, ty } if store_of(k, name) == Store::Column => {
-                    writeln!(o, "    /// Scalar `{name}`.\n    pub {name}: {ty},").unwrap()
-                }
-                Field::Str { name, string_kind } => writeln!(
+                Field::Scalar { name, .. } if store_of(k, name) == Store::Column => writeln!(
                     o,
-                    "    /// String `{name}` (string kind {string_kind}).\n    pub {name}: Str,"
+                    "    /// Scalar `{name}`.\n    pub {name}: {},",
+                    column_ty(k, name)
                 )
                 .unwrap(),
-                Field::Flag { name } if store_of(k, name) == Store::Column => {
-                    writeln!(o, "    /// Flag `{name}`.\n    pub {name}: bool,").unwrap()
-                }
+                Field::Str { name, string_kind } => writeln!(
+                    o,
+                    "    /// String `{name}` (string kind {string_kind}).\n    pub {name}: {},",
+                    column_ty(k, name)
+                )
+                .unwrap(),
+                Field::Flag { name } if store_of(k, name) == Store::Column => writeln!(
+                    o,
+                    "    /// Flag `{name}`.\n    pub {name}: {},",
+                    column_ty(k, name)
+                )
+                .unwrap(),
                 _ => {}
             }
         }
         if !k.packed.is_empty() {
             let names: Vec<&str> = k.packed.iter().map(|p| p.0).collect();
-            writeln!(o, "    /// Packed `{}` (low bits first; read them through the views).\n    pub word: u32,", names.join("`, `")).unwrap();
+            writeln!(o, "    /// Packed `{}` (low bits first; read them through the views).\n    pub word: {},", names.join("`, `"), column_ty(k, "word")).unwrap();
         }
         for (n, ty) in &k.derived {
             writeln!(

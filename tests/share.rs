@@ -1461,6 +1461,22 @@ fn copy_twice(
     (il, out)
 }
 
+/// One level of a tree built level by level: each pair of `level` combined into an
+/// addition of type `int` by the index builder, an odd last node kept as it is.
+fn pair_up(
+    il: &mut ilkit::il::Il,
+    int: ilkit::il::Eix,
+    level: &[ilkit::il::Eix],
+) -> Vec<ilkit::il::Eix> {
+    level
+        .chunks(2)
+        .map(|p| match p {
+            [a, c] => il.push_expr(X::Operation, Op::Add, int, &[*a, *c]).unwrap(),
+            _ => p[0],
+        })
+        .collect()
+}
+
 /// The bench's tree shape (`benches/copy.rs`, `forest`): leaves (integer constants from a
 /// pool of canonical ones, or variable references) then pairs combined up to one root,
 /// all by the index builder, so the tree is one post-order block with its edge blocks
@@ -1495,17 +1511,7 @@ fn fast_block_copy_equals_general_path_on_post_order_trees() {
             level.push(x);
         }
         while level.len() > 1 {
-            let next: Vec<_> = level
-                .chunks(2)
-                .map(|p| match p {
-                    [a, c] => {
-                        b.il.push_expr(X::Operation, Op::Add, int, &[*a, *c])
-                            .unwrap()
-                    }
-                    _ => p[0],
-                })
-                .collect();
-            level = next;
+            level = pair_up(&mut b.il, int, &level);
         }
         if compact {
             b.il.compact_edges();
@@ -1559,13 +1565,7 @@ fn fast_block_copy_keeps_list_lengths_and_references_into_the_block() {
         "the operand count 2 must name a tree entry"
     );
     while level.len() > 1 {
-        level = level
-            .chunks(2)
-            .map(|p| match p {
-                [a, c] => il.push_expr(X::Operation, Op::Add, int, &[*a, *c]).unwrap(),
-                _ => p[0],
-            })
-            .collect();
+        level = pair_up(&mut il, int, &level);
     }
     let src = level[0];
     for layout in [(false, false), (true, false), (false, true)] {
@@ -1602,16 +1602,7 @@ fn fast_path_declines_subtrees_that_are_not_blocks() {
     }
     all.extend_from_slice(&level);
     while level.len() > 1 {
-        let next: Vec<_> = level
-            .chunks(2)
-            .map(|p| match p {
-                [a, c] => {
-                    b.il.push_expr(X::Operation, Op::Add, int, &[*a, *c])
-                        .unwrap()
-                }
-                _ => p[0],
-            })
-            .collect();
+        let next = pair_up(&mut b.il, int, &level);
         all.extend(
             next.iter()
                 .filter(|x| !all.contains(x))
@@ -1720,10 +1711,7 @@ fn fast_path_and_general_path_agree_on_rewired_slots() {
     }
     let first_leaf = level[0];
     while level.len() > 1 {
-        level = level
-            .chunks(2)
-            .map(|p| b.il.push_expr(X::Operation, Op::Add, int, p).unwrap())
-            .collect();
+        level = pair_up(&mut b.il, int, &level);
     }
     let root = level[0];
     // Slots of the root's block: type, constant, then the two operands.
