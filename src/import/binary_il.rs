@@ -7,10 +7,13 @@
 //! read-only form (`walk::preorder`, the same order as [`Walker`](crate::walk::Walker)
 //! with these callbacks). It then writes the records in walk order, translating every
 //! reference through the ordinal side table (the dense-table form of the seed's
-//! entry-replace translation) and every string with a length prefix. A whole-IL file of
-//! 2^16 entries or more has its records written in parallel stretches straight into their
-//! place (a record's size does not depend on ordinals there); the bytes are the same as
-//! [`write_il_single_threaded`]'s. The reader checks the checksum and every reference on
+//! entry-replace translation) and every string with a length prefix. In a whole-IL file
+//! of 2^16 entries or more the records are written on the thread pool: a trailing writer
+//! follows the numbering walk a chunk behind (a record whose references name an entry
+//! not numbered yet is written again in place once the walk is done), and the records
+//! it has not reached when the walk ends are written in parallel stretches straight into
+//! their place (a record's size does not depend on ordinals there); the bytes are the
+//! same as [`write_il_single_threaded`]'s. The reader checks the checksum and every reference on
 //! a second thread while it builds (see [`read_il`]).
 //!
 //! # Format (version 5, little-endian)
@@ -51,6 +54,8 @@ use crate::walk::preorder::{file_scope_preorder, subtree_preorder};
 use crate::walk::WalkError;
 use rayon::prelude::*;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::mpsc::{channel, Receiver};
 
 const MAGIC: &[u8; 8] = b"ILKIT-IL";
 /// The format version this build writes and reads.
@@ -152,12 +157,31 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     h
 }
 
-/// The writer's numbering walk: `ordinal[e]` is `e`'s position in the stream + 1 (0:
-/// not numbered), which is also how a reference to `e` is written. The kind table and
-/// each record's region ordinal are taken as entries are numbered (in record order), so
-/// no later pass looks them up again.
-struct Numbering {
-    ordinal: Vec<u32>,
+/// The ordinal column: `e`'s position in the stream + 1 (0: not numbered), which is
+/// also how a reference to `e` is written. Atomic so that records can be written from it
+/// on another thread while the numbering walk still fills it (an entry's ordinal is
+/// written once; a reader sees 0 or the final number). Relaxed loads and stores are
+/// plain moves on the targets ilkit builds for.
+struct Ordinals {
+    ordinal: Vec<AtomicU32>,
+    /// Device IL only: entries without keep_in_il are left out.
+    device: bool,
+}
+
+impl Ordinals {
+    /// The reference written for `e`: ordinal + 1, 0 for none or an unnumbered entry
+    /// (`Eix::NONE` is past the table's end).
+    #[inline(always)]
+    fn get(&self, e: Eix) -> u32 {
+        self.ordinal
+            .get(e.idx())
+            .map_or(0, |o| o.load(Ordering::Relaxed))
+    }
+}
+
+/// The record order the numbering walk makes, with what is taken as entries are numbered
+/// (in record order), so no later pass looks it up again.
+struct Sequence {
     order: Vec<Eix>,
     /// Kind of each numbered entry, in record order: the kind table.
     kinds: Vec<u8>,
@@ -167,46 +191,63 @@ struct Numbering {
     /// as first met in record order.
     region_ord: Vec<u32>,
     next_region: u32,
-    device: bool,
+}
+
+/// The writer's numbering walk: ordinals and the record order.
+struct Numbering {
+    ords: Ordinals,
+    seq: Sequence,
 }
 
 impl Numbering {
     /// Nothing numbered yet, for `il` (whole, or device IL only).
     fn new(il: &Il, device: bool) -> Numbering {
         Numbering {
-            ordinal: vec![0; il.capacity()],
-            order: Vec::new(),
-            kinds: Vec::new(),
-            ros: Vec::new(),
-            region_ord: Vec::new(),
-            next_region: 1,
-            device,
+            ords: Ordinals {
+                ordinal: (0..il.capacity()).map(|_| AtomicU32::new(0)).collect(),
+                device,
+            },
+            seq: Sequence {
+                order: Vec::new(),
+                kinds: Vec::new(),
+                ros: Vec::new(),
+                region_ord: Vec::new(),
+                next_region: 1,
+            },
         }
     }
 
-    /// The reference written for `e`: ordinal + 1, 0 for none or an unnumbered entry
-    /// (`Eix::NONE` is past the table's end).
     #[inline(always)]
     fn ord(&self, e: Eix) -> u32 {
-        self.ordinal.get(e.idx()).copied().unwrap_or(0)
+        self.ords.get(e)
     }
 
+    #[inline(always)]
+    fn enter(&mut self, il: &Il, e: Eix) -> bool {
+        self.seq.enter(&self.ords, il, e)
+    }
+}
+
+impl Sequence {
     /// The numbering walk's visitor: numbers `e` and enters it unless it is numbered
     /// already or (for device IL) has no keep_in_il.
     #[inline(always)]
-    fn enter(&mut self, il: &Il, e: Eix) -> bool {
+    fn enter(&mut self, ords: &Ordinals, il: &Il, e: Eix) -> bool {
         // Most entries met are numbered already (types, say, are met once per use).
-        self.ordinal.get(e.idx()) == Some(&0) && self.number(il, e)
+        ords.ordinal
+            .get(e.idx())
+            .is_some_and(|o| o.load(Ordering::Relaxed) == 0)
+            && self.number(ords, il, e)
     }
 
-    /// [`Numbering::enter`] for an entry not numbered yet.
+    /// [`Sequence::enter`] for an entry not numbered yet.
     #[inline(never)]
-    fn number(&mut self, il: &Il, e: Eix) -> bool {
-        if self.device && !il.flag(e, Flag::KeepInIl) {
+    fn number(&mut self, ords: &Ordinals, il: &Il, e: Eix) -> bool {
+        if ords.device && !il.flag(e, Flag::KeepInIl) {
             return false;
         }
         self.order.push(e);
-        self.ordinal[e.idx()] = self.order.len() as u32;
+        ords.ordinal[e.idx()].store(self.order.len() as u32, Ordering::Relaxed);
         self.kinds.push(il.kind(e) as u8);
         let ro = self.region_ordinal(il.region_of(e));
         self.ros.push(ro);
@@ -228,12 +269,29 @@ impl Numbering {
         }
         self.region_ord[r.idx()]
     }
+
+    /// Records `from..` of the order with their region ordinals, for the trailing writer.
+    fn chunk(&self, from: usize) -> Vec<(Eix, u32)> {
+        self.order[from..]
+            .iter()
+            .copied()
+            .zip(self.ros[from..].iter().copied())
+            .collect()
+    }
 }
 
-/// Appends record `i` of `num.order` to `out`, its references translated through `num`.
+/// Appends record `i` of `num`'s order to `out`, its references translated through `num`.
 fn emit(out: &mut Vec<u8>, il: &Il, num: &Numbering, i: usize) -> Refs {
-    let e = num.order[i];
-    let size = record_size(il, e);
+    let e = num.seq.order[i];
+    let base = zeroed_room(out, record_size(il, e));
+    let (end, refs) = write_record(il, &num.ords, num.seq.ros[i], e, &mut out[base..]);
+    out.truncate(base + end);
+    refs
+}
+
+/// Appends `size` zero bytes to `out` and returns where they start.
+#[inline]
+fn zeroed_room(out: &mut Vec<u8>, size: usize) -> usize {
     let base = out.len();
     // Zeroed room by copy (`resize` stores the zeros a byte at a time).
     const ZEROS: [u8; 256] = [0; 256];
@@ -241,9 +299,7 @@ fn emit(out: &mut Vec<u8>, il: &Il, num: &Numbering, i: usize) -> Refs {
         Some(z) => out.extend_from_slice(z),
         None => out.resize(base + size, 0),
     }
-    let (end, refs) = write_record(il, num, num.ros[i], e, &mut out[base..]);
-    out.truncate(base + end);
-    refs
+    base
 }
 
 /// What a record's references name, besides the bytes [`write_record`] wrote.
@@ -296,7 +352,7 @@ fn record_size(il: &Il, e: Eix) -> usize {
 /// Writes `e`'s record (region ordinal `ro`, references translated through `num`) at
 /// the start of `buf`, which holds at least [`record_size`] bytes. Returns the bytes
 /// written and what the references name.
-fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (usize, Refs) {
+fn write_record(il: &Il, ords: &Ordinals, ro: u32, e: Eix, buf: &mut [u8]) -> (usize, Refs) {
     let k = il.kind(e);
     // The file's bits are the world's above `allocated` (FLAG_BITS is in flag order).
     let bits = (il.flag_bits(e) >> 1) & 31;
@@ -326,8 +382,8 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
         }
     }
     let (refs, lens, kids) = il.block_parts(e);
-    if !num.device {
-        if let Some(missing) = write_whole_block(num, refs, lens, kids, &mut w.b[w.at..]) {
+    if !ords.device {
+        if let Some(missing) = write_whole_block(ords, refs, lens, kids, &mut w.b[w.at..]) {
             let r = if missing {
                 Refs::Unnumbered
             } else {
@@ -338,8 +394,8 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
     }
     let mut missing = false;
     let mut ord = |c: Eix| {
-        let o = num.ord(c);
-        if o == 0 && !c.is_none() && (!num.device || il.flag(c, Flag::KeepInIl)) {
+        let o = ords.get(c);
+        if o == 0 && !c.is_none() && (!ords.device || il.flag(c, Flag::KeepInIl)) {
             missing = true;
         }
         o
@@ -391,7 +447,7 @@ fn write_record(il: &Il, num: &Numbering, ro: u32, e: Eix, buf: &mut [u8]) -> (u
 /// [`write_record`]'s general loop does).
 #[inline]
 fn write_whole_block(
-    num: &Numbering,
+    ords: &Ordinals,
     refs: &[Eix],
     lens: &[Eix],
     kids: &[Eix],
@@ -407,7 +463,7 @@ fn write_whole_block(
     let singles = kids.len() - lens.iter().map(|l| l.0 as usize).sum::<usize>();
     let (mut missing, mut member_none) = (false, false);
     for (n, (d, &c)) in wk.chunks_exact_mut(4).zip(kids).enumerate() {
-        let o = num.ord(c);
+        let o = ords.get(c);
         missing |= o == 0 && !c.is_none();
         member_none |= o == 0 && n >= singles;
         d.copy_from_slice(&o.to_le_bytes());
@@ -416,7 +472,7 @@ fn write_whole_block(
         return None;
     }
     for (d, &c) in wr.chunks_exact_mut(4).zip(refs) {
-        let o = num.ord(c);
+        let o = ords.get(c);
         missing |= o == 0 && !c.is_none();
         d.copy_from_slice(&o.to_le_bytes());
     }
@@ -448,58 +504,188 @@ fn number_unreached_targets(il: &Il, num: &mut Numbering, e: Eix) -> Result<(), 
 /// Whole-IL files of at least this many entries write their records on all threads.
 const PARALLEL_RECORDS: usize = 1 << 16;
 
-/// The records of `order` (the whole IL: no list member is left out, so every record's
-/// size is known before it is written) written in parallel stretches straight into
-/// their place after `head`. Returns the file so far (with room for `tail` more bytes),
-/// the record sizes and the records (indices into `order`) that name an entry no walk
-/// numbered or have a list member that is none, in order.
+/// Entries the numbering walk hands the trailing writer at a time.
+const CHUNK: usize = 1 << 12;
+
+/// Records written on a second thread while the numbering walk runs, a chunk behind it:
+/// a record whose references name an entry not numbered yet when it is written (or a
+/// none list member) is written with 0 there and listed, to be written again in place
+/// once the walk is done. Each record gets its whole [`record_size`] (the whole IL: no
+/// list member is left out), so later records' places do not depend on what was listed.
+#[derive(Default)]
+struct Trailing {
+    /// The records written, in order.
+    out: Vec<u8>,
+    /// Their sizes.
+    sizes: Vec<u32>,
+    /// The ones to write again (indices into the order), in order.
+    deferred: Vec<usize>,
+}
+
+impl Trailing {
+    /// Writes the next records, `chunk` (entries with their region ordinals).
+    fn write(&mut self, il: &Il, ords: &Ordinals, chunk: &[(Eix, u32)]) {
+        for &(e, ro) in chunk {
+            let size = record_size(il, e);
+            let base = zeroed_room(&mut self.out, size);
+            let (_, refs) = write_record(il, ords, ro, e, &mut self.out[base..]);
+            if refs != Refs::Numbered {
+                self.deferred.push(self.sizes.len());
+            }
+            self.sizes.push(size as u32);
+        }
+    }
+
+    /// Receives chunks until the walk is done, each written once the next has come (so
+    /// most of its references are numbered); what is left when the walk is done is the
+    /// parallel pass's.
+    fn follow(
+        mut self,
+        il: &Il,
+        ords: &Ordinals,
+        rx: Receiver<Vec<(Eix, u32)>>,
+        done: &AtomicBool,
+    ) -> Trailing {
+        let mut held: Option<Vec<(Eix, u32)>> = None;
+        while let Ok(chunk) = rx.recv() {
+            if done.load(Ordering::Acquire) {
+                break;
+            }
+            if let Some(h) = held.replace(chunk) {
+                self.write(il, ords, &h);
+            }
+        }
+        self
+    }
+}
+
+/// How the whole-IL writer uses threads.
+#[derive(Clone, Copy, Debug)]
+enum Threads {
+    /// Everything on the calling thread.
+    One,
+    /// Files of at least `min_entries` live entries: the numbering walk with a trailing
+    /// writer on the pool, then the rest of the records in parallel stretches.
+    Pool { min_entries: usize },
+    /// The trailing writer's work done inside the walk, a chunk (of `chunk` entries)
+    /// behind it, then the parallel stretches: the pool's path with its interleaving
+    /// fixed, for tests.
+    #[cfg(test)]
+    Interleaved { chunk: usize },
+}
+
+/// Numbers `il`'s file-scope IL into `num` (whole IL) while a trailing writer writes
+/// records behind the walk; returns what it wrote.
+fn number_with_trailing_writer(
+    il: &Il,
+    num: &mut Numbering,
+    threads: Threads,
+) -> Result<Trailing, WalkError> {
+    let Numbering { ords, seq } = num;
+    let ords: &Ordinals = ords;
+    #[cfg(test)]
+    if let Threads::Interleaved { chunk } = threads {
+        let mut trailing = Trailing::default();
+        let (mut sent, mut held) = (0, None);
+        file_scope_preorder(il, &mut |e| {
+            let entered = seq.enter(ords, il, e);
+            if entered && seq.order.len() - sent == chunk {
+                if let Some(h) = held.replace(seq.chunk(sent)) {
+                    trailing.write(il, ords, &h);
+                }
+                sent = seq.order.len();
+            }
+            entered
+        })?;
+        return Ok(trailing);
+    }
+    let _ = threads;
+    let (tx, rx) = channel();
+    let done = &AtomicBool::new(false);
+    let (walked, trailing) = rayon::join(
+        || {
+            let mut sent = 0;
+            let walked = file_scope_preorder(il, &mut |e| {
+                let entered = seq.enter(ords, il, e);
+                if entered && seq.order.len() - sent == CHUNK {
+                    // A send fails only when the writer has stopped: nothing to do.
+                    let _ = tx.send(seq.chunk(sent));
+                    sent = seq.order.len();
+                }
+                entered
+            });
+            done.store(true, Ordering::Release);
+            drop(tx);
+            walked
+        },
+        move || Trailing::default().follow(il, ords, rx, done),
+    );
+    walked.map(|()| trailing)
+}
+
+/// The records of `num`'s order from `first` on (the whole IL: no list member is left
+/// out, so every record's size is known before it is written) written in parallel
+/// stretches straight into their place after `head` and `early` (the records before
+/// `first`), which are copied in beside them. Returns the file so far (with room for
+/// `tail` more bytes), the sizes of the records written and the records (indices into
+/// the order) that name an entry no walk numbered or have a list member that is none, in
+/// order.
 fn write_records_parallel(
     il: &Il,
     num: &Numbering,
-    head: &[u8],
+    (head, early): (&[u8], &[u8]),
+    first: usize,
     tail: usize,
 ) -> (Vec<u8>, Vec<u32>, Vec<usize>) {
-    let order = &num.order;
+    let order = &num.seq.order[first..];
     let sizes: Vec<u32> = order
         .par_iter()
         .map(|&e| record_size(il, e) as u32)
         .collect();
     let total: usize = sizes.iter().map(|&s| s as usize).sum();
+    let before = head.len() + early.len();
     // Zeroed by the allocator (fresh pages), so the stretches fault their own pages in;
     // the room for the tail (kind table, checksum) is allocated with them, so appending
     // it does not move the file.
-    let mut file = vec![0u8; head.len() + total + tail];
-    file.truncate(head.len() + total);
-    file[..head.len()].copy_from_slice(head);
+    let mut file = vec![0u8; before + total + tail];
+    file.truncate(before + total);
+    let (copied, mut rest) = file.split_at_mut(before);
     let stretch = (order.len() / (4 * rayon::current_num_threads().max(1))).max(1 << 12);
     let mut jobs = Vec::new();
-    let mut rest = &mut file[head.len()..];
     for (j, entries) in order.chunks(stretch).enumerate() {
-        let first = j * stretch;
-        let bytes: usize = sizes[first..first + entries.len()]
+        let at = j * stretch;
+        let bytes: usize = sizes[at..at + entries.len()]
             .iter()
             .map(|&s| s as usize)
             .sum();
         let (buf, tail) = rest.split_at_mut(bytes);
         rest = tail;
-        jobs.push((first, entries, buf));
+        jobs.push((first + at, entries, buf));
     }
-    let missing: Vec<Vec<usize>> = jobs
-        .into_par_iter()
-        .map(|(first, entries, buf)| {
-            let mut at = 0;
-            let mut missing = Vec::new();
-            let ros = &num.ros[first..first + entries.len()];
-            for (i, (&e, &ro)) in entries.iter().zip(ros).enumerate() {
-                let (n, refs) = write_record(il, num, ro, e, &mut buf[at..]);
-                at += n;
-                if refs != Refs::Numbered {
-                    missing.push(first + i);
-                }
-            }
-            missing
-        })
-        .collect();
+    let ((), missing) = rayon::join(
+        || {
+            let (h, e) = copied.split_at_mut(head.len());
+            h.copy_from_slice(head);
+            e.copy_from_slice(early);
+        },
+        || {
+            jobs.into_par_iter()
+                .map(|(first, entries, buf)| {
+                    let mut at = 0;
+                    let mut missing = Vec::new();
+                    let ros = &num.seq.ros[first..first + entries.len()];
+                    for (i, (&e, &ro)) in entries.iter().zip(ros).enumerate() {
+                        let (n, refs) = write_record(il, &num.ords, ro, e, &mut buf[at..]);
+                        at += n;
+                        if refs != Refs::Numbered {
+                            missing.push(first + i);
+                        }
+                    }
+                    missing
+                })
+                .collect::<Vec<Vec<usize>>>()
+        },
+    );
     (file, sizes, missing.concat())
 }
 
@@ -584,7 +770,13 @@ const _: () = {
 /// [`WriteError::NoneListMember`] for a list member that is none; both only in a world
 /// that fails [`Il::verify`].
 pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, WriteError> {
-    write_il_on(il, device_only, PARALLEL_RECORDS)
+    write_il_on(
+        il,
+        device_only,
+        Threads::Pool {
+            min_entries: PARALLEL_RECORDS,
+        },
+    )
 }
 
 /// [`write_il`] on the calling thread alone (for hosts that must not use the thread
@@ -593,12 +785,11 @@ pub fn write_il(il: &mut Il, device_only: bool) -> Result<Vec<u8>, WriteError> {
 /// # Errors
 /// As [`write_il`].
 pub fn write_il_single_threaded(il: &mut Il, device_only: bool) -> Result<Vec<u8>, WriteError> {
-    write_il_on(il, device_only, usize::MAX)
+    write_il_on(il, device_only, Threads::One)
 }
 
-/// The writer; whole-IL files of at least `min_parallel` entries write their records in
-/// parallel.
-fn write_il_on(il: &Il, device_only: bool, min_parallel: usize) -> Result<Vec<u8>, WriteError> {
+/// The writer; whole-IL files write their records on other threads as `threads` says.
+fn write_il_on(il: &Il, device_only: bool, threads: Threads) -> Result<Vec<u8>, WriteError> {
     let mut out = Vec::with_capacity(1 << 16);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -609,39 +800,64 @@ fn write_il_on(il: &Il, device_only: bool, min_parallel: usize) -> Result<Vec<u8
     let patch_at = out.len();
     out.extend_from_slice(&[0u8; 12]);
     let mut num = Numbering::new(il, device_only);
-    file_scope_preorder(il, &mut |e| num.enter(il, e))?;
+    let parallel = match threads {
+        Threads::One => false,
+        Threads::Pool { min_entries } => !device_only && il.len() >= min_entries,
+        #[cfg(test)]
+        Threads::Interleaved { .. } => !device_only,
+    };
     let mut i = 0;
-    if !device_only && num.order.len() >= min_parallel {
+    if parallel {
+        let trailing = number_with_trailing_writer(il, &mut num, threads)?;
+        let first = trailing.sizes.len();
         // The tail: external types (a varint count and refs), kind table, checksum.
-        let tail = 5 * (il.external_types().count() + 1) + num.order.len() + 8;
-        let (file, sizes, missing) = write_records_parallel(il, &num, &out, tail);
+        let tail = 5 * (il.external_types().count() + 1) + num.seq.order.len() + 8;
+        let (file, rest, late) =
+            write_records_parallel(il, &num, (&out, &trailing.out), first, tail);
         let head = out.len();
         out = file;
+        let mut sizes = trailing.sizes;
+        sizes.extend_from_slice(&rest);
+        // The trailing writer's listed records, written again now that the walk is done;
+        // those that still name an unnumbered entry join the parallel pass's.
+        let mut missing = Vec::new();
+        let (mut at, mut next) = (head, 0);
+        for &d in &trailing.deferred {
+            at += sizes[next..d].iter().map(|&s| s as usize).sum::<usize>();
+            next = d;
+            let (e, ro) = (num.seq.order[d], num.seq.ros[d]);
+            let size = sizes[d] as usize;
+            let (_, refs) = write_record(il, &num.ords, ro, e, &mut out[at..at + size]);
+            if refs != Refs::Numbered {
+                missing.push(d);
+            }
+        }
+        missing.extend(late);
         // Records that name an entry no walk reached: in order, as the sequential pass
         // below does, the entry is numbered and the record written again in its place
         // (its size does not depend on ordinals).
-        let mut at = head;
-        let mut next = 0;
+        let (mut at, mut next) = (head, 0);
         for &m in &missing {
             at += sizes[next..m].iter().map(|&s| s as usize).sum::<usize>();
             next = m;
-            let e = num.order[m];
+            let e = num.seq.order[m];
             number_unreached_targets(il, &mut num, e)?;
             let size = sizes[m] as usize;
-            let (_, refs) = write_record(il, &num, num.ros[m], e, &mut out[at..at + size]);
+            let (_, refs) = write_record(il, &num.ords, num.seq.ros[m], e, &mut out[at..at + size]);
             refs.none_member(il, e)?;
         }
         i = sizes.len();
     } else {
-        out.reserve(num.order.len() * 40);
+        file_scope_preorder(il, &mut |e| num.enter(il, e))?;
+        out.reserve(num.seq.order.len() * 40);
     }
-    while i < num.order.len() {
-        let e = num.order[i];
+    while i < num.seq.order.len() {
+        let e = num.seq.order[i];
         number_unreached_targets(il, &mut num, e)?;
         emit(&mut out, il, &num, i).none_member(il, e)?;
         i += 1;
     }
-    let n = u32::try_from(num.order.len()).map_err(|_| WalkError {
+    let n = u32::try_from(num.seq.order.len()).map_err(|_| WalkError {
         message: "write_il: more than 2^32 entries",
         entry: None,
     })?;
@@ -659,7 +875,7 @@ fn write_il_on(il: &Il, device_only: bool, min_parallel: usize) -> Result<Vec<u8
     for o in ext {
         put_var(&mut out, o as u64);
     }
-    out.extend_from_slice(&num.kinds);
+    out.extend_from_slice(&num.seq.kinds);
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     Ok(out)
@@ -1261,14 +1477,14 @@ mod tests {
         const FILTER_REMOVES: bool = false;
 
         fn pre_walk_check(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> bool {
-            self.0.ordinal[e.idx()] != 0 || (self.0.device && !il.flag(e, Flag::KeepInIl))
+            self.0.ord(e) != 0 || (self.0.ords.device && !il.flag(e, Flag::KeepInIl))
         }
         fn entry(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> Option<Eix> {
             assert!(self.0.enter(il, e));
             None
         }
         fn entry_filter(&mut self, il: &mut Il, e: Eix, _k: EntryKind) -> Option<Eix> {
-            (!self.0.device || il.flag(e, Flag::KeepInIl)).then_some(e)
+            (!self.0.ords.device || il.flag(e, Flag::KeepInIl)).then_some(e)
         }
     }
 
@@ -1296,8 +1512,11 @@ mod tests {
                     .unwrap();
                 let mut fast = Numbering::new(il, device);
                 file_scope_preorder(il, &mut |e| fast.enter(il, e)).unwrap();
-                assert!(fast.order == walked.0.order, "world {w} device {device}");
-                assert!(fast.ros == walked.0.ros && fast.kinds == walked.0.kinds);
+                assert!(
+                    fast.seq.order == walked.0.seq.order,
+                    "world {w} device {device}"
+                );
+                assert!(fast.seq.ros == walked.0.seq.ros && fast.seq.kinds == walked.0.seq.kinds);
                 // Subtrees from entries no walk reached (each its own walk).
                 let rest: Vec<Eix> = il.entries().filter(|e| fast.ord(*e) == 0).collect();
                 let mut walker = crate::walk::Walker::new();
@@ -1306,7 +1525,10 @@ mod tests {
                     let mut stack = Vec::new();
                     subtree_preorder(il, e, &mut stack, &mut |e| fast.enter(il, e)).unwrap();
                 }
-                assert!(fast.order == walked.0.order, "world {w} device {device}");
+                assert!(
+                    fast.seq.order == walked.0.seq.order,
+                    "world {w} device {device}"
+                );
             }
         }
     }
@@ -1338,8 +1560,15 @@ mod tests {
                 list: kind.layout().lists[list].name,
                 member: 1,
             };
-            assert_eq!(write_il_on(&il, false, usize::MAX), Err(want.clone()));
-            assert_eq!(write_il_on(&il, false, 0), Err(want.clone()));
+            assert_eq!(write_il_on(&il, false, Threads::One), Err(want.clone()));
+            assert_eq!(
+                write_il_on(&il, false, Threads::Pool { min_entries: 0 }),
+                Err(want.clone())
+            );
+            for chunk in [16, 1000] {
+                let threads = Threads::Interleaved { chunk };
+                assert_eq!(write_il_on(&il, false, threads), Err(want.clone()));
+            }
             assert_eq!(write_il(&mut il, false), Err(want.clone()));
             crate::walk::keep::mark_to_keep_in_il(&mut il, &[]);
             if il.flag(e, Flag::KeepInIl) {
@@ -1373,14 +1602,26 @@ mod tests {
             for (&l, &s) in labels.iter().zip(&stmts) {
                 il.set_ref_eix(l, F::LABEL_TARGET_STMT, s).unwrap();
             }
-            let one = write_il_on(&il, false, usize::MAX).unwrap();
-            let all = write_il_on(&il, false, 0).unwrap();
+            let one = write_il_on(&il, false, Threads::One).unwrap();
+            let all = write_il_on(&il, false, Threads::Pool { min_entries: 0 }).unwrap();
             assert!(
                 one == all,
                 "seed {seed}: {} vs {} bytes",
                 one.len(),
                 all.len()
             );
+            // Records written behind the walk, some of them before an entry they name
+            // was numbered (written again once it is); the labels' statements are
+            // numbered only after the walk.
+            for chunk in [16, 64, 1000] {
+                let threads = Threads::Interleaved { chunk };
+                let mut num = Numbering::new(&il, false);
+                let trailing = number_with_trailing_writer(&il, &mut num, threads).unwrap();
+                assert!(trailing.sizes.len() + 2 * chunk > num.seq.order.len());
+                assert!(!trailing.deferred.is_empty(), "seed {seed} chunk {chunk}");
+                let trailed = write_il_on(&il, false, threads).unwrap();
+                assert!(one == trailed, "seed {seed} chunk {chunk}");
+            }
             let back = read_il(&all).unwrap();
             assert!(back.verify().is_empty());
             let plain = {
