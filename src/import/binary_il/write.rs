@@ -724,21 +724,29 @@ mod tests {
         }
     }
 
+    /// The clang fixtures, imported.
+    fn imported_worlds() -> Vec<Il> {
+        ["kernels", "nttp", "subst", "templates"]
+            .iter()
+            .map(|name| {
+                let path = format!(
+                    "{}/tests/fixtures/clang/{name}.json.gz",
+                    env!("CARGO_MANIFEST_DIR")
+                );
+                let mut il = Il::new();
+                crate::import::clang_json::import_file(&mut il, path.as_ref()).unwrap();
+                il
+            })
+            .collect()
+    }
+
     /// The read-only numbering walk enters the entries the generic walker enters, in the
     /// same order, for whole and device IL, and so do the walks from unreached targets.
     #[test]
     fn preorder_numbers_as_the_walker_does() {
         use crate::walk::keep::mark_to_keep_in_il;
         let mut worlds: Vec<Il> = (1..6).map(|seed| generate(seed, 0.05)).collect();
-        for name in ["kernels", "nttp", "subst", "templates"] {
-            let path = format!(
-                "{}/tests/fixtures/clang/{name}.json.gz",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let mut il = Il::new();
-            crate::import::clang_json::import_file(&mut il, path.as_ref()).unwrap();
-            worlds.push(il);
-        }
+        worlds.extend(imported_worlds());
         for (w, il) in worlds.iter_mut().enumerate() {
             mark_to_keep_in_il(il, &[]);
             for device in [false, true] {
@@ -871,6 +879,20 @@ mod tests {
                 plain + stmts.len(),
                 "seed {seed}: the statements are written"
             );
+        }
+    }
+
+    /// Imported worlds (a real front end's shapes) written behind the walk at several
+    /// chunk sizes: the single-threaded bytes, and a world that reads back.
+    #[test]
+    fn trailing_writer_writes_imported_worlds_as_one_thread() {
+        for (w, il) in imported_worlds().iter().enumerate() {
+            let one = write_il_on(il, false, Threads::One).unwrap();
+            for chunk in [1, 7, 64] {
+                let trailed = write_il_on(il, false, Threads::Interleaved { chunk }).unwrap();
+                assert!(one == trailed, "world {w} chunk {chunk}");
+            }
+            assert!(read_il(&one).unwrap().verify().is_empty());
         }
     }
 }
