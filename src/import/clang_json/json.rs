@@ -264,13 +264,7 @@ impl<R: Read> Lexer<R> {
                     let c = chunk[i];
                     self.pos += i + 1;
                     if c == b'"' {
-                        return match std::str::from_utf8(&self.text) {
-                            Ok(_) => Ok(()),
-                            Err(e) => Err(JsonError {
-                                offset: start + e.valid_up_to() as u64,
-                                msg: "invalid UTF-8 in a string".into(),
-                            }),
-                        };
+                        return self.check_utf8(start);
                     }
                     self.escape()?;
                 }
@@ -282,6 +276,22 @@ impl<R: Read> Lexer<R> {
             if self.text.len() > MAX_TEXT {
                 return Err(self.err("string too long"));
             }
+        }
+    }
+
+    /// The string just read (which began at offset `start`) as UTF-8, or an error at its
+    /// first bad byte.
+    fn check_utf8(&self, start: u64) -> Result<(), JsonError> {
+        // Nearly every string of a dump is ASCII (keys, kinds, ids).
+        if self.text.is_ascii() {
+            return Ok(());
+        }
+        match std::str::from_utf8(&self.text) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(JsonError {
+                offset: start + e.valid_up_to() as u64,
+                msg: "invalid UTF-8 in a string".into(),
+            }),
         }
     }
 
