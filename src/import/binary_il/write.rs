@@ -358,48 +358,76 @@ const PARALLEL_RECORDS: usize = 1 << 16;
 /// Entries the numbering walk hands the trailing writer at a time.
 const CHUNK: usize = 1 << 12;
 
-/// Records written on a second thread while the numbering walk runs, a chunk behind it:
-/// a record whose references name an entry not numbered yet when it is written (or a
-/// none list member) is written with 0 there and listed, to be written again in place
-/// once the walk is done. Each record gets its whole [`record_size`] (the whole IL: no
-/// list member is left out), so later records' places do not depend on what was listed.
-#[derive(Default)]
-struct Trailing {
-    /// The records written, in order.
-    out: Vec<u8>,
-    /// Their sizes.
+/// Bytes per live entry of the zeroed room the trailing writer writes into (the file's
+/// records average ~45 B in a generated TU): the room is allocated untouched (fresh
+/// pages), so what the records do not use costs address space only. A record that does
+/// not fit stops the trailing writer; the parallel pass grows the file.
+const ROOM_PER_ENTRY: usize = 64;
+
+/// Records written on a second thread while the numbering walk runs, a chunk behind it,
+/// straight into their place in the file: a record whose references name an entry not
+/// numbered yet when it is written (or a none list member) is written with 0 there and
+/// listed, to be written again in place once the walk is done. Each record gets its
+/// whole [`record_size`] (the whole IL: no list member is left out), so later records'
+/// places do not depend on what was listed.
+struct Trailing<'b> {
+    /// The file after its header (zeroed).
+    room: &'b mut [u8],
+    /// Bytes written.
+    at: usize,
+    /// Sizes of the records written, in order.
     sizes: Vec<u32>,
     /// The ones to write again (indices into the order), in order.
     deferred: Vec<usize>,
+    /// A record did not fit: nothing more is written.
+    full: bool,
 }
 
-impl Trailing {
-    /// Writes the next records, `chunk` (entries with their region ordinals).
+impl<'b> Trailing<'b> {
+    fn new(room: &'b mut [u8]) -> Self {
+        Trailing {
+            room,
+            at: 0,
+            sizes: Vec::new(),
+            deferred: Vec::new(),
+            full: false,
+        }
+    }
+
+    /// Writes the next records, `chunk` (entries with their region ordinals), while
+    /// they fit.
     fn write(&mut self, il: &Il, ords: &Ordinals, chunk: &[(Eix, u32)]) {
+        if self.full {
+            return;
+        }
         for &(e, ro) in chunk {
             let size = record_size(il, e);
-            let base = zeroed_room(&mut self.out, size);
-            let (_, refs) = write_record(il, ords, ro, e, &mut self.out[base..]);
+            let Some(buf) = self.room.get_mut(self.at..self.at + size) else {
+                self.full = true;
+                return;
+            };
+            let (_, refs) = write_record(il, ords, ro, e, buf);
             if refs != Refs::Numbered {
                 self.deferred.push(self.sizes.len());
             }
             self.sizes.push(size as u32);
+            self.at += size;
         }
     }
 
     /// Receives chunks until the walk is done, each written once the next has come (so
-    /// most of its references are numbered); what is left when the walk is done is the
-    /// parallel pass's.
+    /// most of its references are numbered); what is left when the walk is done (or the
+    /// room is full) is the parallel pass's.
     fn follow(
         mut self,
         il: &Il,
         ords: &Ordinals,
         rx: Receiver<Vec<(Eix, u32)>>,
         done: &AtomicBool,
-    ) -> Trailing {
+    ) -> Self {
         let mut held: Option<Vec<(Eix, u32)>> = None;
         while let Ok(chunk) = rx.recv() {
-            if done.load(Ordering::Acquire) {
+            if done.load(Ordering::Acquire) || self.full {
                 break;
             }
             if let Some(h) = held.replace(chunk) {
@@ -422,21 +450,33 @@ enum Threads {
     /// behind it, then the parallel stretches: the pool's path with its interleaving
     /// fixed, for tests.
     #[cfg(test)]
-    Interleaved { chunk: usize },
+    Interleaved { chunk: usize, room: usize },
+}
+
+impl Threads {
+    /// Bytes per live entry of the trailing writer's room.
+    fn room_per_entry(self) -> usize {
+        match self {
+            #[cfg(test)]
+            Threads::Interleaved { room, .. } => room,
+            _ => ROOM_PER_ENTRY,
+        }
+    }
 }
 
 /// Numbers `il`'s file-scope IL into `num` (whole IL) while a trailing writer writes
-/// records behind the walk; returns what it wrote.
-fn number_with_trailing_writer(
+/// records behind the walk into `room`; returns what it wrote.
+fn number_with_trailing_writer<'b>(
     il: &Il,
     num: &mut Numbering,
     threads: Threads,
-) -> Result<Trailing, WalkError> {
+    room: &'b mut [u8],
+) -> Result<Trailing<'b>, WalkError> {
     let Numbering { ords, seq } = num;
     let ords: &Ordinals = ords;
     #[cfg(test)]
-    if let Threads::Interleaved { chunk } = threads {
-        let mut trailing = Trailing::default();
+    if let Threads::Interleaved { chunk, .. } = threads {
+        let mut trailing = Trailing::new(room);
         let (mut sent, mut held) = (0, None);
         file_scope_preorder(il, &mut |e| {
             let entered = seq.enter(ords, il, e);
@@ -469,40 +509,41 @@ fn number_with_trailing_writer(
             drop(tx);
             walked
         },
-        move || Trailing::default().follow(il, ords, rx, done),
+        move || Trailing::new(room).follow(il, ords, rx, done),
     );
     walked.map(|()| trailing)
 }
 
 /// The records of `num`'s order from `first` on (the whole IL: no list member is left
 /// out, so every record's size is known before it is written) written in parallel
-/// stretches straight into their place after `head` and `early` (the records before
-/// `first`), which are copied in beside them. Returns the file so far (with room for
-/// `tail` more bytes), the sizes of the records written and the records (indices into
-/// the order) that name an entry no walk numbered or have a list member that is none, in
-/// order.
+/// stretches straight into their place in `file` after its first `before` bytes (the
+/// header and the records before `first`). The file is grown (zeroed) if its room is
+/// short and cut after the records, keeping room for `tail` more bytes. Returns the
+/// sizes of the records written and the records (indices into the order) that name an
+/// entry no walk numbered or have a list member that is none, in order.
 fn write_records_parallel(
     il: &Il,
     num: &Numbering,
-    (head, early): (&[u8], &[u8]),
+    file: &mut Vec<u8>,
+    before: usize,
     first: usize,
     tail: usize,
-) -> (Vec<u8>, Vec<u32>, Vec<usize>) {
+) -> (Vec<u32>, Vec<usize>) {
     let order = &num.seq.order[first..];
     let sizes: Vec<u32> = order
         .par_iter()
         .map(|&e| record_size(il, e) as u32)
         .collect();
     let total: usize = sizes.iter().map(|&s| s as usize).sum();
-    let before = head.len() + early.len();
-    // Zeroed by the allocator (fresh pages), so the stretches fault their own pages in;
-    // the room for the tail (kind table, checksum) is allocated with them, so appending
-    // it does not move the file.
-    let mut file = vec![0u8; before + total + tail];
+    if file.len() < before + total + tail {
+        file.resize(before + total + tail, 0);
+    }
+    // The room for the tail (kind table, checksum) stays allocated, so appending it does
+    // not move the file.
     file.truncate(before + total);
-    let (copied, mut rest) = file.split_at_mut(before);
     let stretch = (order.len() / (4 * rayon::current_num_threads().max(1))).max(1 << 12);
     let mut jobs = Vec::new();
+    let mut rest = &mut file[before..];
     for (j, entries) in order.chunks(stretch).enumerate() {
         let at = j * stretch;
         let bytes: usize = sizes[at..at + entries.len()]
@@ -513,31 +554,23 @@ fn write_records_parallel(
         rest = tail;
         jobs.push((first + at, entries, buf));
     }
-    let ((), missing) = rayon::join(
-        || {
-            let (h, e) = copied.split_at_mut(head.len());
-            h.copy_from_slice(head);
-            e.copy_from_slice(early);
-        },
-        || {
-            jobs.into_par_iter()
-                .map(|(first, entries, buf)| {
-                    let mut at = 0;
-                    let mut missing = Vec::new();
-                    let ros = &num.seq.ros[first..first + entries.len()];
-                    for (i, (&e, &ro)) in entries.iter().zip(ros).enumerate() {
-                        let (n, refs) = write_record(il, &num.ords, ro, e, &mut buf[at..]);
-                        at += n;
-                        if refs != Refs::Numbered {
-                            missing.push(first + i);
-                        }
-                    }
-                    missing
-                })
-                .collect::<Vec<Vec<usize>>>()
-        },
-    );
-    (file, sizes, missing.concat())
+    let missing: Vec<Vec<usize>> = jobs
+        .into_par_iter()
+        .map(|(first, entries, buf)| {
+            let mut at = 0;
+            let mut missing = Vec::new();
+            let ros = &num.seq.ros[first..first + entries.len()];
+            for (i, (&e, &ro)) in entries.iter().zip(ros).enumerate() {
+                let (n, refs) = write_record(il, &num.ords, ro, e, &mut buf[at..]);
+                at += n;
+                if refs != Refs::Numbered {
+                    missing.push(first + i);
+                }
+            }
+            missing
+        })
+        .collect();
+    (sizes, missing.concat())
 }
 
 #[inline(always)]
@@ -623,21 +656,30 @@ fn write_il_on(il: &Il, device_only: bool, threads: Threads) -> Result<Vec<u8>, 
     };
     let mut i = 0;
     if parallel {
-        let trailing = number_with_trailing_writer(il, &mut num, threads)?;
-        let first = trailing.sizes.len();
+        // Zeroed by the allocator (fresh pages): each writer faults its own pages in.
+        let head = out.len();
+        let mut file = vec![0u8; head + threads.room_per_entry() * il.len()];
+        file[..head].copy_from_slice(&out);
+        let (room_used, first, mut sizes, deferred) = {
+            let trailing = number_with_trailing_writer(il, &mut num, threads, &mut file[head..])?;
+            (
+                trailing.at,
+                trailing.sizes.len(),
+                trailing.sizes,
+                trailing.deferred,
+            )
+        };
         // The tail: external types (a varint count and refs), kind table, checksum.
         let tail = 5 * (il.external_types().count() + 1) + num.seq.order.len() + 8;
-        let (file, rest, late) =
-            write_records_parallel(il, &num, (&out, &trailing.out), first, tail);
-        let head = out.len();
+        let (rest, late) =
+            write_records_parallel(il, &num, &mut file, head + room_used, first, tail);
         out = file;
-        let mut sizes = trailing.sizes;
         sizes.extend_from_slice(&rest);
         // The trailing writer's listed records, written again now that the walk is done;
         // those that still name an unnumbered entry join the parallel pass's.
         let mut missing = Vec::new();
         let (mut at, mut next) = (head, 0);
-        for &d in &trailing.deferred {
+        for &d in &deferred {
             at += sizes[next..d].iter().map(|&s| s as usize).sum::<usize>();
             next = d;
             let (e, ro) = (num.seq.order[d], num.seq.ros[d]);
@@ -693,6 +735,10 @@ fn write_il_on(il: &Il, device_only: bool, threads: Threads) -> Result<Vec<u8>, 
     out.extend_from_slice(&num.seq.kinds);
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
+    // The parallel path's room past the file (address space only: never touched).
+    if out.capacity() > out.len() + out.len() / 4 {
+        out.shrink_to_fit();
+    }
     Ok(out)
 }
 
@@ -809,8 +855,8 @@ mod tests {
                 write_il_on(&il, false, Threads::Pool { min_entries: 0 }),
                 Err(want.clone())
             );
-            for chunk in [16, 1000] {
-                let threads = Threads::Interleaved { chunk };
+            for (chunk, room) in [(16, ROOM_PER_ENTRY), (1000, ROOM_PER_ENTRY), (16, 8)] {
+                let threads = Threads::Interleaved { chunk, room };
                 assert_eq!(write_il_on(&il, false, threads), Err(want.clone()));
             }
             assert_eq!(write_il(&mut il, false), Err(want.clone()));
@@ -858,13 +904,31 @@ mod tests {
             // was numbered (written again once it is); the labels' statements are
             // numbered only after the walk.
             for chunk in [16, 64, 1000] {
-                let threads = Threads::Interleaved { chunk };
+                let threads = Threads::Interleaved {
+                    chunk,
+                    room: ROOM_PER_ENTRY,
+                };
                 let mut num = Numbering::new(&il, false);
-                let trailing = number_with_trailing_writer(&il, &mut num, threads).unwrap();
+                let mut room = vec![0u8; ROOM_PER_ENTRY * il.len()];
+                let trailing =
+                    number_with_trailing_writer(&il, &mut num, threads, &mut room).unwrap();
+                assert!(!trailing.full);
                 assert!(trailing.sizes.len() + 2 * chunk > num.seq.order.len());
                 assert!(!trailing.deferred.is_empty(), "seed {seed} chunk {chunk}");
                 let trailed = write_il_on(&il, false, threads).unwrap();
                 assert!(one == trailed, "seed {seed} chunk {chunk}");
+            }
+            // A room too small for every record: the trailing writer stops at the first
+            // that does not fit, the parallel pass grows the file.
+            for room in [0, 8, 30] {
+                let threads = Threads::Interleaved { chunk: 16, room };
+                let mut num = Numbering::new(&il, false);
+                let mut space = vec![0u8; room * il.len()];
+                let trailing =
+                    number_with_trailing_writer(&il, &mut num, threads, &mut space).unwrap();
+                assert!(trailing.full, "room {room}");
+                let trailed = write_il_on(&il, false, threads).unwrap();
+                assert!(one == trailed, "seed {seed} room {room}");
             }
             let back = read_il(&all).unwrap();
             assert!(back.verify().is_empty());
@@ -889,7 +953,11 @@ mod tests {
         for (w, il) in imported_worlds().iter().enumerate() {
             let one = write_il_on(il, false, Threads::One).unwrap();
             for chunk in [1, 7, 64] {
-                let trailed = write_il_on(il, false, Threads::Interleaved { chunk }).unwrap();
+                let threads = Threads::Interleaved {
+                    chunk,
+                    room: ROOM_PER_ENTRY,
+                };
+                let trailed = write_il_on(il, false, threads).unwrap();
                 assert!(one == trailed, "world {w} chunk {chunk}");
             }
             assert!(read_il(&one).unwrap().verify().is_empty());
