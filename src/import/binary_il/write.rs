@@ -134,15 +134,7 @@ impl Sequence {
 /// Appends record `i` of `num`'s order to `out`, its references translated through `num`.
 fn emit(out: &mut Vec<u8>, il: &Il, num: &Numbering, i: usize) -> Refs {
     let e = num.seq.order[i];
-    let base = zeroed_room(out, record_size(il, e));
-    let (end, refs) = write_record(il, &num.ords, num.seq.ros[i], e, &mut out[base..]);
-    out.truncate(base + end);
-    refs
-}
-
-/// Appends `size` zero bytes to `out` and returns where they start.
-#[inline]
-fn zeroed_room(out: &mut Vec<u8>, size: usize) -> usize {
+    let size = record_size(il, e);
     let base = out.len();
     // Zeroed room by copy (`resize` stores the zeros a byte at a time).
     const ZEROS: [u8; 256] = [0; 256];
@@ -150,7 +142,9 @@ fn zeroed_room(out: &mut Vec<u8>, size: usize) -> usize {
         Some(z) => out.extend_from_slice(z),
         None => out.resize(base + size, 0),
     }
-    base
+    let (end, refs) = write_record(il, &num.ords, num.seq.ros[i], e, &mut out[base..]);
+    out.truncate(base + end);
+    refs
 }
 
 /// What a record's references name, besides the bytes [`write_record`] wrote.
