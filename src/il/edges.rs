@@ -538,18 +538,6 @@ impl Il {
     pub fn shrink_edge_pool(&mut self) {
         self.edges.shrink_to_fit();
     }
-
-    /// Edge slots no entry owns any more (compaction reclaims them).
-    pub(crate) fn edge_garbage(&self) -> usize {
-        self.edge_garbage
-    }
-
-    /// The edge pool, to append the block of the next [`Il::push_built_entry`] to in
-    /// place (the bulk builder's primitive; anything else appended is garbage the
-    /// builder must not leave behind).
-    pub(crate) fn edges_for_build(&mut self) -> &mut Vec<Eix> {
-        &mut self.edges
-    }
 }
 
 /// Hints the cache to load the line holding `p`; a no-op off x86_64.

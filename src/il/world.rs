@@ -96,10 +96,10 @@ pub(crate) struct BuiltEntry {
     pub pos: SourcePos,
     /// Its row, already in `kind`'s table.
     pub row: u32,
-    /// Children (single slots, then list items); the edge block (the kind's list
-    /// lengths, these children, then its references) already ends the edge pool,
-    /// appended through [`Il::edges_for_build`].
-    pub nchild: u32,
+    /// Where its children (single slots, then list items) begin in the edge pool
+    /// [`Il::finish_build`] installs: its edge block is the kind's references and list
+    /// lengths just before, these children from here.
+    pub start: u32,
     /// Flags set besides `allocated`: bit `Flag as u8` for each.
     pub flags: u8,
 }
@@ -783,21 +783,16 @@ impl Il {
 
     /// Appends an entry built elsewhere (the bulk builder's primitive, used by the binary
     /// IL reader): a fresh dense index at the end (never a free one), its row already in
-    /// place, its edge block already at the end of the pool, flags `allocated` plus
-    /// `b.flags`, no edge garbage. The caller keeps the block consistent with the kind's
+    /// place, flags `allocated` plus `b.flags`. Its edge block comes with the whole pool
+    /// in [`Il::finish_build`], which also computes the derived columns; until then the
+    /// world is not to be read. The caller keeps the block consistent with the kind's
     /// layout and its edges pointing at live entries.
     pub(crate) fn push_built_entry(&mut self, b: BuiltEntry) -> Eix {
         let kind = b.kind;
-        let (nr, nl, _) = block_shape(kind);
-        debug_assert!(
-            self.edges.len() >= nr + nl + b.nchild as usize,
-            "the entry's block ends the pool"
-        );
-        let start = (self.edges.len() - b.nchild as usize) as u32;
         let pos = self.intern_position(b.pos);
         // A fresh index one past the end: the per-entry columns are pushed with their
         // values.
-        let e = self.push_dense(kind, b.row, b.region, start, pos);
+        let e = self.push_dense(kind, b.row, b.region, b.start, pos);
         let i = e.idx();
         // Every built entry is allocated; the inverted columns take the flags' complement.
         let flags = b.flags | 1 << Flag::Allocated as u8;
@@ -811,12 +806,41 @@ impl Il {
             self.secondary.insert(e.0);
         }
         self.enlist(kind, e, b.region);
-        self.refresh_derived(kind, e);
         e
+    }
+
+    /// Sets string field `index` of an entry of a world being built (as
+    /// [`Il::set_string`], its derived columns left to [`Il::finish_build`]).
+    pub(crate) fn set_built_string(&mut self, e: Eix, index: usize, bytes: &[u8]) {
+        self.store_string(e, index, bytes);
+    }
+
+    /// Ends a bulk build: `edges` becomes the edge pool (every built entry's block, in
+    /// order, as each [`BuiltEntry::start`] says) and the derived columns are computed.
+    /// The world held no edges before (a fresh world built with [`Il::push_built_entry`]
+    /// only).
+    pub(crate) fn finish_build(&mut self, edges: Vec<Eix>) {
+        debug_assert!(
+            self.edges.is_empty(),
+            "a bulk build starts from an empty pool"
+        );
+        self.edges = edges;
+        for i in 0..self.cols.len() {
+            let kind = self.cols.kind[i];
+            if kind == EntryKind::Constant {
+                self.refresh_derived(kind, Eix(i as u32));
+            }
+        }
     }
 
     /// Sets string field `index` of a live entry by dense index (as [`Il::set_string`]).
     pub(crate) fn set_string_eix(&mut self, e: Eix, index: usize, bytes: &[u8]) {
+        let k = self.store_string(e, index, bytes);
+        self.refresh_derived(k, e);
+    }
+
+    /// [`Il::set_string_eix`] without the derived columns; returns the entry's kind.
+    fn store_string(&mut self, e: Eix, index: usize, bytes: &[u8]) -> EntryKind {
         let k = self.kind(e);
         if k.layout().strings[index].string_kind == EntryKind::StringText as u8 {
             self.counters.string_literal_bytes += bytes.len() as u64;
@@ -826,7 +850,7 @@ impl Il {
             .push(bytes);
         let row = self.row(e);
         self.tables.set_string(k, row, index, s);
-        self.refresh_derived(k, e);
+        k
     }
 
     /// The dense index the next entry takes: a freed one, else one past the end (which

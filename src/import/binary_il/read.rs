@@ -269,14 +269,22 @@ fn words(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
 }
 
 /// Checks every record's references against the kind table: in range, none only where
-/// allowed, the field's target kind. Runs beside the builder (which copies references
-/// unchecked) and parses the records the same way, so a structural error is found by
-/// both at the same offset.
-fn check_references(records: &[u8], from: usize, kinds: &[u8]) -> Result<(), BinError> {
+/// allowed, the field's target kind; and makes the world's edge pool from them (each
+/// record's block as the world stores it: references, list lengths, single slots, list
+/// members; ordinal `o` is dense index `o - 1`, 0 wrapping to none), with room for `cap`
+/// slots. Runs beside the builder (which builds everything else) and parses the records
+/// the same way, so a structural error is found by both at the same offset.
+fn check_references(
+    records: &[u8],
+    from: usize,
+    kinds: &[u8],
+    cap: usize,
+) -> Result<Vec<Eix>, BinError> {
     let mut r = Reader {
         b: records,
         at: from,
     };
+    let mut edges = Vec::with_capacity(cap);
     for &kb in kinds {
         let kind = EntryKind::ALL[kb as usize];
         let layout = kind.layout();
@@ -297,8 +305,12 @@ fn check_references(records: &[u8], from: usize, kinds: &[u8]) -> Result<(), Bin
             check_ref(w.next().unwrap_or(0), kinds, f.target, true, at)?;
             at += 4;
         }
+        let (kids, refs) = rec.words.split_at(rec.words.len() - 4 * layout.refs.len());
+        edges.extend(words(refs).map(|o| Eix(o.wrapping_sub(1))));
+        edges.extend(words(rec.lens).map(Eix));
+        edges.extend(words(kids).map(|o| Eix(o.wrapping_sub(1))));
     }
-    Ok(())
+    Ok(edges)
 }
 
 /// Of two errors, the one a single front-to-back read meets first (the builder's on a
@@ -359,7 +371,8 @@ fn read_il_on(bytes: &[u8], parallel: bool) -> Result<Il, BinError> {
         Ok(())
     };
     // The checksum comes first: nothing in a corrupted file is reported but that. The
-    // builder copies references unchecked; `check_references` checks them. On a large
+    // builder builds everything but the edge pool; `check_references` checks the
+    // references and makes the pool from them. On a large
     // file both checks run on a second thread while the world is built, and the world is
     // dropped if either fails.
     let (checked, built) = if parallel {
@@ -369,12 +382,14 @@ fn read_il_on(bytes: &[u8], parallel: bool) -> Result<Il, BinError> {
             let checker = s.spawn(move || {
                 verify_sum()?;
                 // No records when the builder failed on the header: it reports that.
-                Ok(rx.recv().map_or(Ok(()), |(records, from, kinds)| {
-                    check_references(records, from, kinds)
-                }))
+                Ok(rx
+                    .recv()
+                    .map_or(Ok(Vec::new()), |(records, from, kinds, cap)| {
+                        check_references(records, from, kinds, cap)
+                    }))
             });
-            let built = build(body, |records, from, kinds| {
-                let _ = tx.send((records, from, kinds));
+            let built = build(body, |records, from, kinds, cap| {
+                let _ = tx.send((records, from, kinds, cap));
             });
             drop(tx);
             let checked = checker.join().unwrap_or_else(|_| {
@@ -388,32 +403,42 @@ fn read_il_on(bytes: &[u8], parallel: bool) -> Result<Il, BinError> {
     } else {
         verify_sum()?;
         let mut layout = None;
-        let built = build(body, |records, from, kinds| {
-            layout = Some((records, from, kinds))
+        let built = build(body, |records, from, kinds, cap| {
+            layout = Some((records, from, kinds, cap))
         });
-        let checked = layout.map_or(Ok(()), |(records, from, kinds)| {
-            check_references(records, from, kinds)
+        let checked = layout.map_or(Ok(Vec::new()), |(records, from, kinds, cap)| {
+            check_references(records, from, kinds, cap)
         });
         (Ok(checked), built)
     };
     match (checked?, built) {
-        (Ok(()), Ok(il)) => {
+        (Ok(edges), Ok((mut il, pool))) => {
+            // Both passes parse every record the same way, so the pool is the blocks the
+            // builder placed.
+            if edges.len() != pool {
+                return Err(BinError {
+                    offset: body_len,
+                    message: format!("edge pool of {} slots, {pool} expected", edges.len()),
+                });
+            }
+            il.finish_build(edges);
             il.debug_verify("read_il");
             Ok(il)
         }
         (Err(c), Ok(_)) => Err(c),
-        (Ok(()), Err(b)) => Err(b),
+        (Ok(_), Err(b)) => Err(b),
         (Err(c), Err(b)) => Err(first_error(b, c)),
     }
 }
 
-/// Builds the world from the body (the file without its checksum), references copied
-/// unchecked; `records` is told where the records and the kind table are once the header
-/// is read.
+/// Builds the world from the body (the file without its checksum) but for its edge pool
+/// (which [`check_references`] makes); `records` is told where the records and the kind
+/// table are once the header is read, and how many edge slots to reserve. Returns the
+/// world and the length its edge pool must have.
 fn build<'a>(
     body: &'a [u8],
-    records: impl FnOnce(&'a [u8], usize, &'a [u8]),
-) -> Result<Il, BinError> {
+    records: impl FnOnce(&'a [u8], usize, &'a [u8], usize),
+) -> Result<(Il, usize), BinError> {
     let mut r = Reader { b: body, at: 12 };
     let _flags = r.u32le()?;
     let mut il = Il::new();
@@ -441,13 +466,12 @@ fn build<'a>(
             }
         }
     }
-    records(r.b, r.at, kinds);
     // Entries are allocated in record order into a fresh world, so record `i` becomes
     // dense index `i`: edges are written as final indices while reading (no pending
     // list, no relocation).
     // A record's bytes past its head, scalars and string length words are string bytes
     // or edge words, so a quarter of what is left bounds the edge pool (over by the string
-    // bytes): it is reserved once, never regrown and copied while building.
+    // bytes): the pool's maker reserves it once, never regrown and copied.
     let fixed: usize = per_kind
         .iter()
         .zip(EntryKind::ALL)
@@ -455,13 +479,21 @@ fn build<'a>(
             c * (RECORD_HEAD + SCALAR_BYTES[k as usize] as usize + 4 * k.layout().strings.len())
         })
         .sum();
-    il.reserve(n, (r.b.len() - r.at).saturating_sub(fixed) / 4);
+    records(
+        r.b,
+        r.at,
+        kinds,
+        (r.b.len() - r.at).saturating_sub(fixed) / 4,
+    );
+    il.reserve(n, 0);
     for (k, &c) in per_kind.iter().enumerate() {
         if let Some(kind) = EntryKind::from_u8(k as u8) {
             il.reserve_kind(kind, c);
         }
     }
     let mut regions: Vec<RegionIdx> = vec![RegionIdx::FILE_SCOPE];
+    // Edge slots of the records so far.
+    let mut pool = 0usize;
     for (i, &kb) in kinds.iter().enumerate() {
         let kind = EntryKind::ALL[kb as usize];
         let at = r.at;
@@ -486,15 +518,11 @@ fn build<'a>(
         let rec = r.record_after_head(kind)?;
         let layout = kind.layout();
         // The edge block as the world stores it (references, list lengths, single slots,
-        // list members; the file has the references last), appended to the world's edge
-        // pool in place (reserved above); ordinal `o` is dense index `o - 1` (0 wraps to
-        // none).
-        let (kids, refs) = rec.words.split_at(rec.words.len() - 4 * layout.refs.len());
-        let edges = il.edges_for_build();
-        edges.extend(words(refs).map(|o| Eix(o.wrapping_sub(1))));
-        edges.extend(words(rec.lens).map(Eix));
-        edges.extend(words(kids).map(|o| Eix(o.wrapping_sub(1))));
-        let nchild = (kids.len() / 4) as u32;
+        // list members), which `check_references` writes into the pool: the children
+        // start after the references and list lengths.
+        let nchild = rec.words.len() / 4 - layout.refs.len();
+        let start = pool + layout.refs.len() + layout.lists.len();
+        pool = start + nchild;
         let e = Eix(i as u32);
         let row = il
             .push_row_from_bytes(kind, e, rec.scalars)
@@ -507,13 +535,13 @@ fn build<'a>(
             region: regions[ro],
             pos,
             row,
-            nchild,
+            start: start as u32,
             flags: FLAG_MASKS[bits as usize & 31],
         });
         debug_assert_eq!(pushed, e);
         for (s, bytes) in rec.strings.iter().enumerate() {
             if let Some(bytes) = bytes {
-                il.set_string_eix(e, s, bytes);
+                il.set_built_string(e, s, bytes);
             }
         }
     }
@@ -578,7 +606,5 @@ fn build<'a>(
     };
     il.main_routine = header(main, main_at, EntryKind::Routine, &il)?;
     il.primary_scope = header(scope, scope_at, EntryKind::Scope, &il)?;
-    // Blocks were appended in record order: the pool has no garbage to compact.
-    debug_assert_eq!(il.edge_garbage(), 0);
-    Ok(il)
+    Ok((il, pool))
 }
