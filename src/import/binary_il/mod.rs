@@ -13,8 +13,9 @@
 //! not numbered yet is written again in place once the walk is done), and the records
 //! it has not reached when the walk ends are written in parallel stretches straight into
 //! their place (a record's size does not depend on ordinals there); the bytes are the
-//! same as [`write_il_single_threaded`]'s. The reader checks the checksum and every reference on
-//! a second thread while it builds (see [`read_il`]).
+//! same as [`write_il_single_threaded`]'s. The reader checks the checksum and every
+//! reference on a second thread, which also makes the world's edge pool from them, while
+//! it builds the rest of the world (see [`read_il`]).
 //!
 //! # Format (version 5, little-endian)
 //! ```text

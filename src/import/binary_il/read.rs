@@ -323,12 +323,13 @@ fn first_error(built: BinError, checked: BinError) -> BinError {
     }
 }
 
-/// Files at least this large are checked (checksum and references) on a second thread
-/// while the world is built.
+/// Files at least this large are checked (checksum and references, which also make the
+/// edge pool) on a second thread while the rest of the world is built.
 const PARALLEL_CHECK_BYTES: usize = 1 << 20;
 
 /// Reads a binary IL file into a new world. A file of 1 MiB or more has its checksum
-/// and references checked on a second (scoped) thread while this one builds the world;
+/// and references checked, and the world's edge pool made from them, on a second
+/// (scoped) thread while this one builds the rest of the world;
 /// the result is the same as [`read_il_single_threaded`]'s: the error met first in file
 /// order, the checksum's before any other.
 ///
@@ -372,9 +373,9 @@ fn read_il_on(bytes: &[u8], parallel: bool) -> Result<Il, BinError> {
     };
     // The checksum comes first: nothing in a corrupted file is reported but that. The
     // builder builds everything but the edge pool; `check_references` checks the
-    // references and makes the pool from them. On a large
-    // file both checks run on a second thread while the world is built, and the world is
-    // dropped if either fails.
+    // references and makes the pool from them. On a large file the checksum and the
+    // references run on a second thread while the rest of the world is built, and the
+    // world is dropped if either fails.
     let (checked, built) = if parallel {
         std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::channel();
