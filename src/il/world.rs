@@ -825,10 +825,16 @@ impl Il {
             "a bulk build starts from an empty pool"
         );
         self.edges = edges;
+        self.refresh_all_derived();
+    }
+
+    /// Computes every live entry's derived columns again (a world built or laid out in
+    /// bulk).
+    fn refresh_all_derived(&mut self) {
         for i in 0..self.cols.len() {
-            let kind = self.cols.kind[i];
-            if kind == EntryKind::Constant {
-                self.refresh_derived(kind, Eix(i as u32));
+            let e = Eix(i as u32);
+            if self.is_live(e) {
+                self.refresh_derived(self.cols.kind[i], e);
             }
         }
     }
@@ -1458,10 +1464,7 @@ impl Il {
         out.primary_scope = remap_id(&out, self.primary_scope);
         out.main_routine = remap_id(&out, self.main_routine);
         out.counts = self.counts;
-        for e in out.entries().collect::<Vec<_>>() {
-            let k = out.kind(e);
-            out.refresh_derived(k, e);
-        }
+        out.refresh_all_derived();
         out.counters = self.counters;
         out.compact_edges();
         out.debug_verify("relayout");

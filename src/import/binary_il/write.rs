@@ -121,13 +121,30 @@ impl Sequence {
         self.region_ord[r.idx()]
     }
 
-    /// Records `from..` of the order with their region ordinals, for the trailing writer.
-    fn chunk(&self, from: usize) -> Vec<(Eix, u32)> {
-        self.order[from..]
-            .iter()
-            .copied()
-            .zip(self.ros[from..].iter().copied())
-            .collect()
+    /// The numbering walk over the file-scope IL, handing `publish` each `chunk` entries
+    /// it numbers, with their region ordinals, for the trailing writer.
+    fn number_in_chunks(
+        &mut self,
+        ords: &Ordinals,
+        il: &Il,
+        chunk: usize,
+        mut publish: impl FnMut(Vec<(Eix, u32)>),
+    ) -> Result<(), WalkError> {
+        let mut sent = 0;
+        file_scope_preorder(il, &mut |e| {
+            let entered = self.enter(ords, il, e);
+            if entered && self.order.len() - sent == chunk {
+                publish(
+                    self.order[sent..]
+                        .iter()
+                        .copied()
+                        .zip(self.ros[sent..].iter().copied())
+                        .collect(),
+                );
+                sent = self.order.len();
+            }
+            entered
+        })
     }
 }
 
@@ -432,6 +449,34 @@ impl<'b> Trailing<'b> {
     }
 }
 
+/// Where records lie in the file, asked for in increasing order: record `i` starts after
+/// the header (`head` bytes) and the records before it (`sizes`).
+struct Places<'s> {
+    sizes: &'s [u32],
+    at: usize,
+    next: usize,
+}
+
+impl<'s> Places<'s> {
+    fn new(head: usize, sizes: &'s [u32]) -> Self {
+        Places {
+            sizes,
+            at: head,
+            next: 0,
+        }
+    }
+
+    /// The bytes of record `i` (at or after the one asked for last).
+    fn of(&mut self, i: usize) -> std::ops::Range<usize> {
+        self.at += self.sizes[self.next..i]
+            .iter()
+            .map(|&s| s as usize)
+            .sum::<usize>();
+        self.next = i;
+        self.at..self.at + self.sizes[i] as usize
+    }
+}
+
 /// How the whole-IL writer uses threads.
 #[derive(Clone, Copy, Debug)]
 enum Threads {
@@ -471,16 +516,11 @@ fn number_with_trailing_writer<'b>(
     #[cfg(test)]
     if let Threads::Interleaved { chunk, .. } = threads {
         let mut trailing = Trailing::new(room);
-        let (mut sent, mut held) = (0, None);
-        file_scope_preorder(il, &mut |e| {
-            let entered = seq.enter(ords, il, e);
-            if entered && seq.order.len() - sent == chunk {
-                if let Some(h) = held.replace(seq.chunk(sent)) {
-                    trailing.write(il, ords, &h);
-                }
-                sent = seq.order.len();
+        let mut held = None;
+        seq.number_in_chunks(ords, il, chunk, |c| {
+            if let Some(h) = held.replace(c) {
+                trailing.write(il, ords, &h);
             }
-            entered
         })?;
         return Ok(trailing);
     }
@@ -489,15 +529,9 @@ fn number_with_trailing_writer<'b>(
     let done = &AtomicBool::new(false);
     let (walked, trailing) = rayon::join(
         || {
-            let mut sent = 0;
-            let walked = file_scope_preorder(il, &mut |e| {
-                let entered = seq.enter(ords, il, e);
-                if entered && seq.order.len() - sent == CHUNK {
-                    // A send fails only when the writer has stopped: nothing to do.
-                    let _ = tx.send(seq.chunk(sent));
-                    sent = seq.order.len();
-                }
-                entered
+            // A send fails only when the writer has stopped: nothing to do.
+            let walked = seq.number_in_chunks(ords, il, CHUNK, |c| {
+                let _ = tx.send(c);
             });
             done.store(true, Ordering::Release);
             drop(tx);
@@ -654,15 +688,13 @@ fn write_il_on(il: &Il, device_only: bool, threads: Threads) -> Result<Vec<u8>, 
         let head = out.len();
         let mut file = vec![0u8; head + threads.room_per_entry() * il.len()];
         file[..head].copy_from_slice(&out);
-        let (room_used, first, mut sizes, deferred) = {
-            let trailing = number_with_trailing_writer(il, &mut num, threads, &mut file[head..])?;
-            (
-                trailing.at,
-                trailing.sizes.len(),
-                trailing.sizes,
-                trailing.deferred,
-            )
-        };
+        let Trailing {
+            at: room_used,
+            mut sizes,
+            deferred,
+            ..
+        } = number_with_trailing_writer(il, &mut num, threads, &mut file[head..])?;
+        let first = sizes.len();
         // The tail: external types (a varint count and refs), kind table, checksum.
         let tail = 5 * (il.external_types().count() + 1) + num.seq.order.len() + 8;
         let (rest, late) =
@@ -672,13 +704,10 @@ fn write_il_on(il: &Il, device_only: bool, threads: Threads) -> Result<Vec<u8>, 
         // The trailing writer's listed records, written again now that the walk is done;
         // those that still name an unnumbered entry join the parallel pass's.
         let mut missing = Vec::new();
-        let (mut at, mut next) = (head, 0);
+        let mut places = Places::new(head, &sizes);
         for &d in &deferred {
-            at += sizes[next..d].iter().map(|&s| s as usize).sum::<usize>();
-            next = d;
             let (e, ro) = (num.seq.order[d], num.seq.ros[d]);
-            let size = sizes[d] as usize;
-            let (_, refs) = write_record(il, &num.ords, ro, e, &mut out[at..at + size]);
+            let (_, refs) = write_record(il, &num.ords, ro, e, &mut out[places.of(d)]);
             if refs != Refs::Numbered {
                 missing.push(d);
             }
@@ -687,14 +716,11 @@ fn write_il_on(il: &Il, device_only: bool, threads: Threads) -> Result<Vec<u8>, 
         // Records that name an entry no walk reached: in order, as the sequential pass
         // below does, the entry is numbered and the record written again in its place
         // (its size does not depend on ordinals).
-        let (mut at, mut next) = (head, 0);
+        let mut places = Places::new(head, &sizes);
         for &m in &missing {
-            at += sizes[next..m].iter().map(|&s| s as usize).sum::<usize>();
-            next = m;
             let e = num.seq.order[m];
             number_unreached_targets(il, &mut num, e)?;
-            let size = sizes[m] as usize;
-            let (_, refs) = write_record(il, &num.ords, num.seq.ros[m], e, &mut out[at..at + size]);
+            let (_, refs) = write_record(il, &num.ords, num.seq.ros[m], e, &mut out[places.of(m)]);
             refs.none_member(il, e)?;
         }
         i = sizes.len();
