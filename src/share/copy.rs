@@ -1199,7 +1199,8 @@ fn scan_fast_block(
             span: (next_begin, root_end),
         })
     };
-    // The kept word lies in the range (it holds the root's or the lowest operand's mark).
+    // Every word stored holds the root's mark or an operand's taken into `lowest`, so the
+    // range covers it; the kept word is not stored (its memory is cleared with the rest).
     marks[..=(root - lowest) >> 6].fill(0);
     found
 }
