@@ -202,6 +202,19 @@ fn copy_rare(k: &KindDef, dst: &str, src: &str, f: &str, t: &str) -> String {
         .join(" ")
 }
 
+/// `copy_rare` for a batch of rows of one table (`from[i]` into `to[i]`): a side map
+/// that is empty has no value to copy and none to remove, so its rows are not visited.
+fn copy_rare_rows(k: &KindDef) -> String {
+    k.rare
+        .iter()
+        .map(|n| {
+            let m = rare_map(k, n);
+            format!("if !self.{m}.is_empty() {{ for (&f, &r) in from.iter().zip(to) {{ match self.{m}.get(&f).copied() {{ Some(v) => {{ self.{m}.insert(r, v); }} None => {{ self.{m}.remove(&r); }} }} }} }}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The vocabulary a scalar column's type names, if it is one.
 fn vocab_of(ty: &str) -> Option<VocabDef> {
     vocabularies().into_iter().find(|v| v.ident == ty)
@@ -882,7 +895,7 @@ fn main() {
             if k.rare.is_empty() {
                 String::new()
             } else {
-                format!("for (&f, &r) in from.iter().zip(to) {{ {} }}", copy_rare(k, "self", "self", "f", "r"))
+                copy_rare_rows(k)
             }
         )
         .unwrap();
