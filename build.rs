@@ -189,30 +189,41 @@ fn write_field(k: &KindDef, tb: &str, tables: &str, name: &str, r: &str, v: &str
     }
 }
 
+/// One statement per rare field of `k`, each `stmt(map)` for the field's side map.
+fn per_rare_map(k: &KindDef, stmt: impl Fn(&str) -> String) -> String {
+    k.rare
+        .iter()
+        .map(|n| stmt(&rare_map(k, n)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Moves side map `m`'s value of row `f` of `src` to row `t` of `dst` (removing `t`'s
+/// when `f` has none).
+fn rare_move(m: &str, dst: &str, src: &str, f: &str, t: &str) -> String {
+    format!("match {src}.{m}.get(&({f} as u32)).copied() {{ Some(v) => {{ {dst}.{m}.insert({t} as u32, v); }} None => {{ {dst}.{m}.remove(&({t} as u32)); }} }}")
+}
+
 /// Statements copying the rare fields of row `f` of `src` to row `t` of `dst` (`Tables`
 /// expressions), cheap when no row of the kind has a rare value.
 fn copy_rare(k: &KindDef, dst: &str, src: &str, f: &str, t: &str) -> String {
-    k.rare
-        .iter()
-        .map(|n| {
-            let m = rare_map(k, n);
-            format!("if !{src}.{m}.is_empty() || !{dst}.{m}.is_empty() {{ match {src}.{m}.get(&({f} as u32)).copied() {{ Some(v) => {{ {dst}.{m}.insert({t} as u32, v); }} None => {{ {dst}.{m}.remove(&({t} as u32)); }} }} }}")
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    per_rare_map(k, |m| {
+        format!(
+            "if !{src}.{m}.is_empty() || !{dst}.{m}.is_empty() {{ {} }}",
+            rare_move(m, dst, src, f, t)
+        )
+    })
 }
 
 /// `copy_rare` for a batch of rows of one table (`from[i]` into `to[i]`): a side map
 /// that is empty has no value to copy and none to remove, so its rows are not visited.
 fn copy_rare_rows(k: &KindDef) -> String {
-    k.rare
-        .iter()
-        .map(|n| {
-            let m = rare_map(k, n);
-            format!("if !self.{m}.is_empty() {{ for (&f, &r) in from.iter().zip(to) {{ match self.{m}.get(&f).copied() {{ Some(v) => {{ self.{m}.insert(r, v); }} None => {{ self.{m}.remove(&r); }} }} }} }}")
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    per_rare_map(k, |m| {
+        format!(
+            "if !self.{m}.is_empty() {{ for (&f, &r) in from.iter().zip(to) {{ {} }} }}",
+            rare_move(m, "self", "self", "f", "r")
+        )
+    })
 }
 
 /// The vocabulary a scalar column's type names, if it is one.
