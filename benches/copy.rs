@@ -164,18 +164,26 @@ fn main() {
     if std::env::var_os("ILKIT_COPY_PROFILE").is_some_and(|v| v == "subtree") {
         // Subtree copies into recycled regions, as the subtree row's samples; the last
         // runs in `profiled_subtree_copy` (`--toggle-collect='*profiled_subtree_copy*'`).
+        // ILKIT_COPY_PASSES=N (default 4) runs more, for sampling profilers and for
+        // comparing builds: the median copy (the region's closing not timed) is printed.
         let s = forest(SUB, SUB);
         let il = RefCell::new(s.il.clone());
         let region = Cell::new(None);
-        for pass in 0..4 {
+        let passes = passes(4);
+        let mut times = Vec::with_capacity(passes);
+        for pass in 0..passes {
             let r = next_region(&il, &region);
             let mut cp = DeepCopy::new(0, r).without_tracking();
-            if pass < 3 {
+            let t = std::time::Instant::now();
+            if pass + 1 < passes {
                 black_box(cp.copy_eix(&mut il.borrow_mut(), s.roots[0]).unwrap());
             } else {
                 profiled_subtree_copy(&mut il.borrow_mut(), &mut cp, s.roots[0]);
             }
+            times.push(t.elapsed());
         }
+        times.sort();
+        println!("subtree copy: median {:?} of {passes}", times[passes / 2]);
         return;
     }
     if std::env::var_os("ILKIT_COPY_PROFILE").is_some() {
@@ -185,11 +193,7 @@ fn main() {
         let il = RefCell::new(f.il.clone());
         let region = Cell::new(None);
         // ILKIT_COPY_PASSES=N (default 3) runs more passes, for sampling profilers.
-        let passes = std::env::var("ILKIT_COPY_PASSES")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(3usize)
-            .max(1);
+        let passes = passes(3);
         for pass in 0..passes {
             let r = next_region(&il, &region);
             let t = std::time::Instant::now();
@@ -248,6 +252,15 @@ fn bench_forest_copies(b: Bencher, il: Il, roots: &[Eix], walk_only: bool) {
                 copy_forest_pass(&mut il, r, roots);
             }
         });
+}
+
+/// ILKIT_COPY_PASSES, at least 1 (`default` when unset).
+fn passes(default: usize) -> usize {
+    std::env::var("ILKIT_COPY_PASSES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+        .max(1)
 }
 
 #[inline(never)]

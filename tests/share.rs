@@ -957,24 +957,31 @@ fn leaf_const(b: &mut B, v: i64) -> EntryId {
     }
 }
 
-/// The pooled constants [`node_const`] hands out.
+/// The pooled constants [`node_const`] hands out, each at its own source line.
 fn const_pool(b: &mut B, pooled: bool) -> Vec<EntryId> {
     if !pooled {
         return Vec::new();
     }
     (0..6)
-        .map(|i| node_const(b, 2 * i + 1, &[]).unwrap())
+        .map(|i| {
+            b.il.set_position(2, i as u32 + 1, 1);
+            node_const(b, 2 * i + 1, &[]).unwrap()
+        })
         .collect()
 }
 
 /// Builds a random expression tree bottom-up (operands allocated before their operation,
 /// as a parser does): constants first in a pool (`pooled`) or each right before its
-/// node, and with `dag` one operation that names the same operand twice.
+/// node, each node at its own source line, and with `dag` one operation that names the
+/// same operand twice.
 fn bottom_up_tree(b: &mut B, recipe: &[(ExprKind, u8, i64)], pooled: bool, dag: bool) -> EntryId {
     let pool = const_pool(b, pooled);
     let mut stack: Vec<EntryId> = Vec::new();
     let mut shared_once = false;
-    for &(k, nops, v) in recipe {
+    for (line, &(k, nops, v)) in recipe.iter().enumerate() {
+        // A source position per node (and its fresh constant), so copies that keep
+        // positions are told from copies that do not.
+        b.il.set_position(1, line as u32 + 1, 1);
         let n = (nops as usize).min(stack.len());
         let mut ops = stack.split_off(stack.len() - n);
         if dag && !shared_once && !ops.is_empty() {
@@ -1147,11 +1154,14 @@ fn is_block(il: &ilkit::il::Il, root: ilkit::il::Eix) -> bool {
 /// Whether the copies `a` and `b` of one tree have the same shape: entry by entry the
 /// same kind, expression kind and operator, constant kind and value, position and
 /// instantiation stamp, and in each child slot either the same shared entry or copies
-/// of the same shape.
-fn same_shape(il: &ilkit::il::Il, a: ilkit::il::Eix, b: ilkit::il::Eix) -> bool {
+/// of the same shape. With `shared`, `a`'s constants may be canonical ones sharing
+/// found, copied from an equal constant at another position: constants' positions are
+/// not compared.
+fn same_shape(il: &ilkit::il::Il, a: ilkit::il::Eix, b: ilkit::il::Eix, shared: bool) -> bool {
     let mut stack = vec![(a, b)];
     while let Some((x, y)) = stack.pop() {
-        if il.kind(x) != il.kind(y) || il.pos(x) != il.pos(y) {
+        let pos_may_differ = shared && il.kind(x) == EntryKind::Constant;
+        if il.kind(x) != il.kind(y) || (il.pos(x) != il.pos(y) && !pos_may_differ) {
             return false;
         }
         match il.kind(x) {
@@ -1251,7 +1261,7 @@ proptest! {
             let walked = walk.copy_eix(&mut b.il, src).unwrap();
             prop_assert_eq!(listed, walk.instantiated.len());
             prop_assert_eq!(mapped, walk.copied.len());
-            prop_assert!(same_shape(&b.il, fast, walked));
+            prop_assert!(same_shape(&b.il, fast, walked, share));
             if comparable {
                 prop_assert!(compare::compare_expressions(&b.il, src, fast, 0).unwrap());
             }
@@ -1580,6 +1590,68 @@ fn fast_block_copy_keeps_list_lengths_and_references_into_the_block() {
         assert_eq!(fast.verify(), vec![]);
         let copy = fr[1].0;
         assert_eq!(fast.list_eix(copy, F::EXPR_NODE_OPERANDS).len(), 2);
+    }
+}
+
+/// The fast path's clones, leaf constants included, take the current position as the
+/// general path's do (every constant and node of the original at its own source line
+/// here), copied into a recycled region's run of dense slots and into scattered ones
+/// (freed ones, for the block and its leaves). (With `PRESERVE_SOURCE_POS`, whose bits hold `MARK_INSTANTIATED`'s, the fast path
+/// does not apply.)
+#[test]
+fn fast_path_positions_are_the_general_paths() {
+    let mut b = B::new();
+    let int = b.e(b.int);
+    let consts: Vec<_> = (0..8)
+        .map(|v| {
+            b.il.set_position(3, v as u32 + 1, 1);
+            let c = b.int_const(v);
+            b.e(c)
+        })
+        .collect();
+    let mut level = Vec::new();
+    for (k, &c) in consts.iter().enumerate() {
+        b.il.set_position(4, k as u32 + 1, 1);
+        let x = b.il.push_expr(X::Constant, Op::Paren, int, &[]).unwrap();
+        b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, c).unwrap();
+        level.push(x);
+    }
+    b.il.set_position(5, 1, 1);
+    while level.len() > 1 {
+        level = pair_up(&mut b.il, int, &level);
+    }
+    let root = level[0];
+    // Forty freed dense indices that are not one run, to scatter the leaf constants'
+    // clones too (the block's take the first fifteen).
+    let mut freed = Vec::new();
+    for _ in 0..40 {
+        let x = b.il.alloc_expr_node(X::Operation).unwrap();
+        freed.push(b.il.eix(x).unwrap());
+        b.il.alloc(EntryKind::Type).unwrap();
+    }
+    b.il.set_position(6, 1, 1);
+    for scatter in [false, true] {
+        if scatter {
+            b.il.free_entries(&freed);
+        }
+        let layout = (scatter, false);
+        let (fast, fr) = copy_twice(&b.il, root, 0, false, true, layout);
+        let (general, _) = copy_twice(&b.il, root, 0, false, false, layout);
+        assert_eq!(fr.iter().map(|r| r.2).sum::<u64>(), 2, "{scatter}");
+        if let Some(d) = world_diff(&fast, &general) {
+            panic!("{scatter}: {d}");
+        }
+        let copy = fr[1].0;
+        let mut leaf = copy;
+        for _ in 0..3 {
+            leaf = fast.list_eix(leaf, F::EXPR_NODE_OPERANDS)[0];
+        }
+        let c = fast.child_eix(leaf, F::EXPR_NODE_CONSTANT).unwrap();
+        assert_ne!(c, consts[0]);
+        assert_ne!(fast.pos(copy), b.il.pos(root));
+        assert_ne!(fast.pos(copy), b.il.pos(consts[0]));
+        assert_eq!(fast.pos(c), fast.pos(copy), "{scatter}");
+        assert_eq!(fast.pos(leaf), fast.pos(copy), "{scatter}");
     }
 }
 

@@ -20,7 +20,7 @@ use super::{
 
 /// (references, lists, single slots) of a kind's block.
 #[inline(always)]
-pub(super) fn block_shape(k: EntryKind) -> (usize, usize, usize) {
+pub(super) const fn block_shape(k: EntryKind) -> (usize, usize, usize) {
     let i = k as usize;
     (NREFS[i] as usize, NLISTS[i] as usize, NSINGLES[i] as usize)
 }

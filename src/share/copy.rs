@@ -631,7 +631,9 @@ impl<'s> DeepCopy<'s> {
     /// relocates the block's operands and unshares the constants' clones, as the general
     /// path does).
     fn copy_fast(&mut self, il: &mut Il, b: FastBlock) -> Eix {
-        let preserve = self.flags & flags::PRESERVE_SOURCE_POS == flags::PRESERVE_SOURCE_POS;
+        // The clones take the current position: `PRESERVE_SOURCE_POS` holds
+        // `MARK_INSTANTIATED`'s bit, and the fast path does not apply with it.
+        debug_assert_eq!(self.flags & flags::MARK_INSTANTIATED, 0);
         let p = &mut self.plan;
         p.dst.clear();
         il.clone_block_in(
@@ -640,7 +642,6 @@ impl<'s> DeepCopy<'s> {
             b.n,
             b.span,
             self.region,
-            preserve,
             &p.fast_leaves,
             &mut p.dst,
         );

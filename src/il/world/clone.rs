@@ -131,7 +131,8 @@ impl Il {
     /// Then the leaf constants `leaves` (constants outside the block with no owned child
     /// and no declared type) are cloned after the block, each written into its parent's
     /// clone (`Il::clone_leaf_constants`): the result is that of one `clone_many_in` of
-    /// the block and the leaves' sources, each leaf's clone then unshared
+    /// the block and the leaves' sources (clones at the current position: the deep
+    /// copier's fast path does not keep positions), each leaf's clone then unshared
     /// (`set_is_shared(false)` where it was set) and put in its slot by
     /// `replace_child_at`, as the deep copier's general path does.
     #[allow(clippy::too_many_arguments)]
@@ -142,7 +143,6 @@ impl Il {
         n: usize,
         (begin, end): (usize, usize),
         r: RegionIdx,
-        keep_pos: bool,
         leaves: &[BlockLeaf],
         out: &mut Vec<Eix>,
     ) {
@@ -163,7 +163,7 @@ impl Il {
         let at = self.edges.len();
         self.edges.extend_from_within(begin..end);
         let delta = (at as u32).wrapping_sub(begin as u32);
-        let cursor = if keep_pos { 0 } else { self.cursor_index() };
+        let cursor = self.cursor_index();
         // The usual case: the slots are one ascending run (fresh ones, or a closed
         // region's, which the free list hands out in order): columns as slices.
         let run = ascending_run(dst);
@@ -176,17 +176,13 @@ impl Il {
             for g in &mut c.gen[d.clone()] {
                 *g = g.wrapping_add(1);
             }
-            if keep_pos {
-                c.pos.copy_within(s.clone(), d0);
-            } else {
-                c.pos[d.clone()].fill(cursor);
-            }
+            c.pos[d.clone()].fill(cursor);
             c.start.copy_within(s, d0);
             for st in &mut c.start[d] {
                 *st = st.wrapping_add(delta);
             }
         } else {
-            self.clone_block_columns(kind, lo, dst, &to, delta, keep_pos, cursor, r);
+            self.clone_block_columns(kind, lo, dst, &to, delta, cursor, r);
         }
         self.batch.to = to;
         self.live += n;
@@ -244,15 +240,17 @@ impl Il {
                 Some(d0) => Eix(d0 as u32 + j),
                 None => dst[j as usize],
             };
-            self.clone_leaf_constants(leaves, then, parent, r, keep_pos);
+            self.clone_leaf_constants(leaves, then, parent, r);
         }
     }
 
     /// [`Il::clone_block_in`]'s leaf constants, into the dense slots `dst` it took after
-    /// the block's: what `clone_into_slots` of their sources does (rows from the free
-    /// list first, per-entry columns, the edge blocks appended in order, merged where
-    /// they follow each other in the pool, flags, counts, lists, strings in order, the
-    /// share key's file-scope bit), specialised to one kind with a known edge-block shape,
+    /// the block's: what `clone_into_slots` of their sources does at the current position
+    /// (rows from the free list first, per-entry columns, the edge blocks appended in
+    /// order, flags, counts, lists, strings in order, the share key's file-scope bit),
+    /// specialised to one kind with a known edge-block shape (the pool grown once, a
+    /// leaf's fixed-size block copied as one array, the per-entry columns written as
+    /// ranges when the slots are one run),
     /// then each clone unshared (an `is_shared` source's clone gets `is_shared` clear and
     /// its key computed, as `set_is_shared(false)` does) and written into child slot
     /// `slot` of `parent(leaf.parent)` (an expression: no derived column reads its
@@ -263,75 +261,103 @@ impl Il {
         dst: &[Eix],
         parent: impl Fn(u32) -> Eix,
         r: RegionIdx,
-        keep_pos: bool,
     ) {
         const K: EntryKind = EntryKind::Constant;
+        // A constant's block: its list lengths and single slots, then its list items (a
+        // leaf's are usually none: its block is `FIXED` words).
+        const SHAPE: (usize, usize, usize) = block_shape(K);
+        const FIXED: usize = SHAPE.0 + SHAPE.1 + SHAPE.2;
+        let (nr, nl, _) = SHAPE;
         let n = leaves.len();
         debug_assert_eq!(n, dst.len());
         debug_assert!(leaves.iter().all(|l| self.cols.kind[l.src.idx()] == K));
         // Rows as `clone_rows_of` takes them: freed ones (last freed first), then new.
-        let (mut rare, mut to) = (
+        let (mut rare, mut rows_to) = (
             std::mem::take(&mut self.batch.from),
             std::mem::take(&mut self.batch.to),
         );
-        to.clear();
-        self.take_rows(K, n, &mut to);
-        // The slots are usually one run (they follow the block's): columns, flags and
-        // lists written as ranges.
+        rows_to.clear();
+        self.take_rows(K, n, &mut rows_to);
+        let (leaves, dst, to) = (&leaves[..n], &dst[..n], &rows_to[..n]);
+        // The slots are usually one run (they follow the block's): per-entry columns,
+        // flags and lists written as ranges.
         let seq = ascending_run(dst);
-        // Per-entry columns, edge blocks, rows and parents' slots in one loop: a
-        // constant's block is its list header and single slots, then its list items.
-        let (nr, nl, ns) = block_shape(K);
-        let cursor = if keep_pos { 0 } else { self.cursor_index() };
-        match seq {
-            Some(d0) => self.cols.region.fill(d0..d0 + n, r.0),
-            None => self.cols.region.set_many(dst, r.0),
-        }
+        let cursor = self.cursor_index();
         let len = self.cols.len();
         let c = &mut self.cols;
-        let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
-        let (cstart, cpos) = (&mut c.start[..len], &mut c.pos[..len]);
+        match seq {
+            Some(d0) => {
+                let d = d0..d0 + n;
+                c.region.fill(d.clone(), r.0);
+                c.kind[d.clone()].fill(K);
+                c.row[d.clone()].copy_from_slice(to);
+                for g in &mut c.gen[d.clone()] {
+                    *g = g.wrapping_add(1);
+                }
+                c.pos[d].fill(cursor);
+            }
+            None => {
+                c.region.set_many(dst, r.0);
+                let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
+                let cpos = &mut c.pos[..len];
+                for (&d, &row) in dst.iter().zip(to) {
+                    let d = d.idx();
+                    ck[d] = K;
+                    crow[d] = row;
+                    cgen[d] = cgen[d].wrapping_add(1);
+                    cpos[d] = cursor;
+                }
+            }
+        }
+        // The pool grows once for all the leaves' blocks, appended in leaf order; a
+        // block of `FIXED` words is copied as one array (no call per leaf).
+        let (crow, cstart) = (&c.row[..len], &mut c.start[..len]);
         let edges = &mut self.edges;
+        let mut words = 0;
+        for l in leaves {
+            words += nchild_at(edges, K, cstart[l.src.idx()] as usize) + nr + nl;
+        }
+        let mut o = edges.len();
+        edges.resize(o + words, Eix::NONE);
         let mut rows = self.tables.constant.cloner();
         // Clones with strings or of a shared source (rare for leaves), by leaf: they get
         // their strings and key after the loop.
         rare.clear();
-        let (mut run, mut run_end, mut o) = (0, 0, edges.len());
-        for (k, ((l, &d), &row)) in leaves.iter().zip(dst).zip(&to).enumerate() {
-            let (s, d, ri) = (l.src.idx(), d.idx(), row as usize);
-            let f = crow[s] as usize;
-            ck[d] = K;
-            crow[d] = row;
-            cgen[d] = cgen[d].wrapping_add(1);
-            cpos[d] = if keep_pos { cpos[s] } else { cursor };
+        for k in 0..n {
+            let (l, d, ri) = (&leaves[k], dst[k].idx(), to[k] as usize);
+            let s = l.src.idx();
             let st = cstart[s] as usize;
             let begin = st - nl - nr;
-            let mut end = st + ns;
-            for w in &edges[st - nl..st] {
-                end += w.0 as usize;
+            let size = nchild_at(edges, K, st) + nr + nl;
+            if size == FIXED {
+                let block: [Eix; FIXED] = edges[begin..begin + FIXED].try_into().expect("FIXED");
+                edges[o..o + FIXED].copy_from_slice(&block);
+            } else {
+                edges.copy_within(begin..begin + size, o);
             }
-            if begin != run_end {
-                edges.extend_from_within(run..run_end);
-                run = begin;
-            }
-            run_end = end;
             cstart[d] = (o + nr + nl) as u32;
-            o += end - begin;
+            o += size;
             // The row; its share key differs from its original's in the file-scope bit
-            // only, unless it has strings or an unshared clone's key is computed.
-            rows.clone_row(f, ri, Eix(d as u32));
-            if rows.has_strings(ri) || rows.is_shared[ri] {
+            // only, unless it has strings or an unshared clone's key is computed (both
+            // read from the original, which the clone copies).
+            let f = crow[s] as usize;
+            if rows.has_strings(f) || rows.is_shared[f] {
+                rows.clone_row(f, ri, Eix(d as u32));
                 rare.push(k as u32);
             } else {
-                rescope_share_key(&mut rows.share_key[ri], r);
+                let mut key = rows.share_key[f];
+                rescope_share_key(&mut key, r);
+                rows.clone_row(f, ri, Eix(d as u32));
+                rows.share_key[ri] = key;
             }
             // Into its parent's clone (an expression: no derived column reads children).
             let p = parent(l.parent).idx();
             let at = cstart[p] as usize + l.slot as usize;
-            debug_assert!((l.slot as usize) < nchild_at(edges, ck[p], cstart[p] as usize));
+            debug_assert!(
+                (l.slot as usize) < nchild_at(edges, EntryKind::ExprNode, at - l.slot as usize)
+            );
             edges[at] = Eix(d as u32);
         }
-        edges.extend_from_within(run..run_end);
         debug_assert_eq!(o, edges.len());
         self.live += n;
         // Flags, counts and lists as `clone_into_slots` keeps them.
@@ -353,7 +379,7 @@ impl Il {
             }
         }
         self.batch.from = rare;
-        self.batch.to = to;
+        self.batch.to = rows_to;
     }
 
     /// Takes `c` rows of `kind`'s table for clones, appending them to `to`: freed rows
@@ -420,7 +446,6 @@ impl Il {
         dst: &[Eix],
         to: &[u32],
         delta: u32,
-        keep_pos: bool,
         cursor: u32,
         r: RegionIdx,
     ) {
@@ -434,7 +459,7 @@ impl Il {
             ck[d] = kind;
             crow[d] = row;
             cgen[d] = cgen[d].wrapping_add(1);
-            cpos[d] = if keep_pos { cpos[s] } else { cursor };
+            cpos[d] = cursor;
             cstart[d] = cstart[s].wrapping_add(delta);
         }
     }
