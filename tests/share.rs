@@ -1552,44 +1552,54 @@ fn fast_block_copy_equals_general_path_on_post_order_trees() {
 }
 
 /// A tree at the start of a world, so its dense indices are as small as its list lengths
-/// (an operation's operand count names a block entry's index), whose variable leaves'
-/// entity references name the tree's first leaf: the fast path relocates child slots
-/// only, so the clones keep the originals' list lengths and references, as the general
-/// path leaves them.
+/// (an operation's operand count names a block entry's index), or after other entries;
+/// its variable leaves' entity references name the tree's first leaf, or nothing: the
+/// fast path relocates child slots only, so the clones keep the originals' list lengths
+/// and references, as the general path leaves them (each case alone: the scan tells the
+/// block clone whether a reference or a length lies in the block's range).
 #[test]
 fn fast_block_copy_keeps_list_lengths_and_references_into_the_block() {
-    let mut il = ilkit::il::Il::new();
-    let int = il.alloc(EntryKind::Type).unwrap();
-    let int = il.eix(int).unwrap();
-    let mut level = Vec::new();
-    for i in 0..9 {
-        let x = il.push_expr(X::Variable, Op::Paren, int, &[]).unwrap();
-        if i > 0 {
-            il.set_ref_eix(x, F::EXPR_NODE_ENTITY, level[0]).unwrap();
+    for (at_start, refs) in [(true, true), (true, false), (false, true), (false, false)] {
+        let mut il = ilkit::il::Il::new();
+        let int = il.alloc(EntryKind::Type).unwrap();
+        let int = il.eix(int).unwrap();
+        if !at_start {
+            for _ in 0..10 {
+                il.alloc(EntryKind::Type).unwrap();
+            }
         }
-        level.push(x);
-    }
-    let first = level[0];
-    assert!(
-        first.idx() <= 2,
-        "the operand count 2 must name a tree entry"
-    );
-    while level.len() > 1 {
-        level = pair_up(&mut il, int, &level);
-    }
-    let src = level[0];
-    for layout in [(false, false), (true, false), (false, true)] {
-        let (fast, fr) = copy_twice(&il, src, 0, true, true, layout);
-        let (general, gr) = copy_twice(&il, src, 0, true, false, layout);
-        for (f, g) in fr.iter().zip(&gr) {
-            assert_eq!((f.0, f.1, f.2, f.3), (g.0, g.1, 1, g.3));
+        let mut level = Vec::new();
+        for i in 0..9 {
+            let x = il.push_expr(X::Variable, Op::Paren, int, &[]).unwrap();
+            if refs && i > 0 {
+                il.set_ref_eix(x, F::EXPR_NODE_ENTITY, level[0]).unwrap();
+            }
+            level.push(x);
         }
-        if let Some(d) = world_diff(&fast, &general) {
-            panic!("{layout:?}: {d}");
+        let first = level[0];
+        assert_eq!(
+            first.idx() <= 2,
+            at_start,
+            "the operand count 2 names a tree entry when the tree is at the start"
+        );
+        while level.len() > 1 {
+            level = pair_up(&mut il, int, &level);
         }
-        assert_eq!(fast.verify(), vec![]);
-        let copy = fr[1].0;
-        assert_eq!(fast.list_eix(copy, F::EXPR_NODE_OPERANDS).len(), 2);
+        let src = level[0];
+        for layout in [(false, false), (true, false), (false, true)] {
+            let case = (at_start, refs, layout);
+            let (fast, fr) = copy_twice(&il, src, 0, true, true, layout);
+            let (general, gr) = copy_twice(&il, src, 0, true, false, layout);
+            for (f, g) in fr.iter().zip(&gr) {
+                assert_eq!((f.0, f.1, f.2, f.3), (g.0, g.1, 1, g.3), "{case:?}");
+            }
+            if let Some(d) = world_diff(&fast, &general) {
+                panic!("{case:?}: {d}");
+            }
+            assert_eq!(fast.verify(), vec![]);
+            let copy = fr[1].0;
+            assert_eq!(fast.list_eix(copy, F::EXPR_NODE_OPERANDS).len(), 2);
+        }
     }
 }
 

@@ -56,7 +56,7 @@
 use super::ConstantSharing;
 use crate::il::{
     fields as F, BlockLeaf, ConstantKind, Eix, EntryId, EntryKind, ExprKind, ExprNodeRowSlice, Il,
-    IlError, RegionIdx, NSINGLES,
+    IlError, RegionIdx, NREFS, NSINGLES,
 };
 use ahash::AHashMap;
 
@@ -431,12 +431,15 @@ pub struct DeepCopy<'s> {
 }
 
 /// A tree the fast path copies whole ([`DeepCopy::scan_fast`]): dense indices
-/// `low..low + n`, their edge blocks back to back over `edges[span.0..span.1]`.
+/// `low..low + n`, their edge blocks back to back over `edges[span.0..span.1]`;
+/// `heads_inside`: some entry's reference or list length is a number in `low..low + n`
+/// (the block clone's relocation pass would change it, so it is put back).
 #[derive(Clone, Copy, Debug)]
 struct FastBlock {
     low: Eix,
     n: usize,
     span: (usize, usize),
+    heads_inside: bool,
 }
 
 impl<'s> DeepCopy<'s> {
@@ -642,6 +645,7 @@ impl<'s> DeepCopy<'s> {
             b.n,
             b.span,
             self.region,
+            b.heads_inside,
             &p.fast_leaves,
             &mut p.dst,
         );
@@ -1072,6 +1076,7 @@ fn scan_fast_block(
     let row = cols.row.get(..=root)?;
     let word = il.expr_columns().word;
     let ns = NSINGLES[EntryKind::ExprNode as usize] as usize;
+    let nr = NREFS[EntryKind::ExprNode as usize] as usize;
     // Marks are by distance from the root, a bit each; the word last marked in is kept
     // here (`cw`, `cv`) and stored when another is marked in: an operation's operands
     // usually share a word, and marking them through memory made each mark wait for the
@@ -1089,6 +1094,9 @@ fn scan_fast_block(
     // One past the highest child at or below the root of a shallow entry (its slot is
     // not relocated by the general path: inside the block it would be); 0 for none.
     let mut shallow_hi = 0usize;
+    // One past the highest reference or list length at or below the root (read as
+    // dense indices); 0 for none.
+    let mut heads_hi = 0usize;
     let mut i = root;
     // Every mark set is at a distance of at most `root - lowest` (an operand is marked,
     // then taken into `lowest`), so those are cleared at the end, whichever way the scan
@@ -1119,6 +1127,16 @@ fn scan_fast_block(
                 break 'scan None;
             }
             next_begin = b;
+            // References by value; list lengths (small) only by their largest, which
+            // puts them back whenever one could lie in the block.
+            let (refs, lens) = edges[b..s].split_at(nr);
+            for &h in refs {
+                let h = h.idx();
+                heads_hi = heads_hi.max(if h <= root { h + 1 } else { 0 });
+            }
+            for &h in lens {
+                heads_hi = heads_hi.max(h.idx() + 1);
+            }
             if class == FAST_SHALLOW {
                 // `Eix::NONE` lies past every root.
                 for &c in ch {
@@ -1198,6 +1216,7 @@ fn scan_fast_block(
             low: Eix(i as u32),
             n: root - i + 1,
             span: (next_begin, root_end),
+            heads_inside: heads_hi > i,
         })
     };
     // Every word stored holds the root's mark or an operand's taken into `lowest`, so the

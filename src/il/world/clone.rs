@@ -124,7 +124,9 @@ impl Il {
     /// `edges[begin..end]`), with the clones' children that name a block entry
     /// relocated to that entry's clone (references, list lengths and children outside
     /// the block are kept). The caller checked the shape (the deep copier's block fast
-    /// path); the result is what `clone_many_in` of the block's indices in order and a
+    /// path) and says whether some entry's reference or list length is a number in
+    /// `low..low + n` (`heads_inside`; only then are they put back after relocating);
+    /// the result is what `clone_many_in` of the block's indices in order and a
     /// relocation of every clone's in-block children give (same dense indices, rows,
     /// columns, flags, lists, pool), in a few passes over slices: one append of the
     /// pool range, rows copied in one group, the per-entry columns written in one loop.
@@ -143,6 +145,7 @@ impl Il {
         n: usize,
         (begin, end): (usize, usize),
         r: RegionIdx,
+        heads_inside: bool,
         leaves: &[BlockLeaf],
         out: &mut Vec<Eix>,
     ) {
@@ -188,7 +191,9 @@ impl Il {
         self.live += n;
         // Children naming a block entry take its clone: every word of the appended range
         // in one branch-free pass, then the words of each clone's block that are not
-        // children (references, list lengths) put back from its original.
+        // children (references, list lengths) put back from its original, when one of
+        // them is a number in the block's range (`heads_inside`: the caller knows; else
+        // the pass left them as they were).
         let pool = &mut self.edges[at..at + (end - begin)];
         let (low32, n32) = (low.0, n as u32);
         match run {
@@ -210,7 +215,16 @@ impl Il {
         }
         let (nr, nl, _) = block_shape(kind);
         let (starts, pool) = (&self.cols.start[lo..lo + n], &mut self.edges[..]);
-        match nr + nl {
+        debug_assert!(
+            heads_inside
+                || starts
+                    .iter()
+                    .all(|&st| pool[st as usize - nr - nl..st as usize]
+                        .iter()
+                        .all(|w| w.0.wrapping_sub(low32) >= n32)),
+            "a reference or list length in the block's range"
+        );
+        match if heads_inside { nr + nl } else { 0 } {
             0 => {}
             1 => put_back_heads::<1>(pool, starts, delta),
             2 => put_back_heads::<2>(pool, starts, delta),
