@@ -215,12 +215,13 @@ fn copy_rare(k: &KindDef, dst: &str, src: &str, f: &str, t: &str) -> String {
     })
 }
 
-/// `copy_rare` for a batch of rows of one table (`from[i]` into `to[i]`): a side map
-/// that is empty has no value to copy and none to remove, so its rows are not visited.
-fn copy_rare_rows(k: &KindDef) -> String {
+/// `copy_rare` for a batch of rows of one table (`pairs`: a `for` loop's pattern and
+/// iterator binding each source row `f` and target row `r`): a side map that is empty
+/// has no value to copy and none to remove, so its rows are not visited.
+fn copy_rare_rows(k: &KindDef, pairs: &str) -> String {
     per_rare_map(k, |m| {
         format!(
-            "if !self.{m}.is_empty() {{ for (&f, &r) in from.iter().zip(to) {{ {} }} }}",
+            "if !self.{m}.is_empty() {{ for {pairs} {{ {} }} }}",
             rare_move(m, "self", "self", "f", "r")
         )
     })
@@ -715,7 +716,11 @@ fn main() {
         } else {
             strings.join(" || ")
         };
-        writeln!(o, "impl {v}Cloner<'_> {{\n    /// Copies row `f` into row `r`, then owned by `e`.\n    ///\n    /// # Panics\n    /// If a row is out of range.\n    #[inline(always)]\n    pub(crate) fn clone_row(&mut self, f: usize, r: usize, e: Eix) {{\n        assert!(f < self.n && r < self.n, \"row out of range\");\n        self.eix[r] = e;\n        {}\n    }}\n\n    /// Whether any string field of row `r` is set (as [`Tables::has_strings`]).\n    #[allow(dead_code)]\n    #[inline(always)]\n    pub(crate) fn has_strings(&self, r: usize) -> bool {{\n        {strings}\n    }}\n}}\n", sets.join(" ")).unwrap();
+        let runs: Vec<String> = vc
+            .iter()
+            .map(|c| format!("self.{c}.copy_within(f0..f0 + n, r0);"))
+            .collect();
+        writeln!(o, "impl {v}Cloner<'_> {{\n    /// Copies row `f` into row `r`, then owned by `e`.\n    ///\n    /// # Panics\n    /// If a row is out of range.\n    #[inline(always)]\n    pub(crate) fn clone_row(&mut self, f: usize, r: usize, e: Eix) {{\n        assert!(f < self.n && r < self.n, \"row out of range\");\n        self.eix[r] = e;\n        {}\n    }}\n\n    /// Copies rows `f0..f0 + n` into rows `r0..r0 + n`, then owned by `e0..e0 + n`.\n    ///\n    /// # Panics\n    /// If a row is out of range.\n    #[inline(always)]\n    pub(crate) fn clone_run(&mut self, f0: usize, r0: usize, n: usize, e0: u32) {{\n        assert!(f0 <= self.n && n <= self.n - f0, \"row out of range\");\n        for (k, e) in self.eix[r0..r0 + n].iter_mut().enumerate() {{\n            *e = Eix(e0.wrapping_add(k as u32));\n        }}\n        {}\n    }}\n\n    /// Whether any string field of row `r` is set (as [`Tables::has_strings`]).\n    #[allow(dead_code)]\n    #[inline(always)]\n    pub(crate) fn has_strings(&self, r: usize) -> bool {{\n        {strings}\n    }}\n}}\n", sets.join(" "), runs.join(" ")).unwrap();
         if !k.packed.is_empty() {
             let params: Vec<String> = k
                 .packed
@@ -903,11 +908,21 @@ fn main() {
             o,
             "            EntryKind::{} => {{ {{ let mut c = self.{t}.cloner(); for ((&f, &r), &e) in from.iter().zip(to).zip(eix) {{ c.clone_row(f as usize, r as usize, e); }} }} {} }}",
             variant(k),
-            if k.rare.is_empty() {
-                String::new()
-            } else {
-                copy_rare_rows(k)
-            }
+            copy_rare_rows(k, "(&f, &r) in from.iter().zip(to)")
+        )
+        .unwrap();
+    }
+    o.push_str(
+        "            k => panic!(\"kind {} has no table\", k.name()),\n        }\n    }\n\n",
+    );
+    writeln!(o, "    /// [`Tables::clone_rows`] of the runs `from = f0..f0 + n`, `to = r0..r0 + n`, `eix =\n    /// e0..e0 + n`: each column copied as one slice.\n    ///\n    /// # Panics\n    /// If `kind` has no table or a row is out of range.\n    pub(crate) fn clone_row_run(&mut self, kind: EntryKind, f0: usize, r0: usize, n: usize, e0: u32) {{\n        match kind {{").unwrap();
+    for k in all.iter().filter(|k| has_table(k)) {
+        let t = ident(k.name);
+        writeln!(
+            o,
+            "            EntryKind::{} => {{ self.{t}.cloner().clone_run(f0, r0, n, e0); {} }}",
+            variant(k),
+            copy_rare_rows(k, "(f, r) in (f0..f0 + n).zip(r0..r0 + n)")
         )
         .unwrap();
     }

@@ -160,16 +160,24 @@ impl Il {
         let mut to = std::mem::take(&mut self.batch.to);
         to.clear();
         self.take_rows(kind, n, &mut to);
-        self.tables
-            .clone_rows(kind, &self.cols.row[lo..lo + n], &to, dst);
+        // The usual case: the slots are one ascending run (fresh ones, or a closed
+        // region's, which the free list hands out in order), and so are the rows (the
+        // original's, allocated in order, and the clones'): rows and per-entry columns
+        // copied as slices.
+        let run = ascending_run(dst);
+        let from = &self.cols.row[lo..lo + n];
+        match (run, ascending_rows(from), ascending_rows(&to)) {
+            (Some(d0), Some(f0), Some(r0)) => {
+                self.tables
+                    .clone_row_run(kind, f0 as usize, r0 as usize, n, d0 as u32)
+            }
+            _ => self.tables.clone_rows(kind, from, &to, dst),
+        }
         // The pool range, once; block `k`'s clone starts `delta` slots after it.
         let at = self.edges.len();
         self.edges.extend_from_within(begin..end);
         let delta = (at as u32).wrapping_sub(begin as u32);
         let cursor = self.cursor_index();
-        // The usual case: the slots are one ascending run (fresh ones, or a closed
-        // region's, which the free list hands out in order): columns as slices.
-        let run = ascending_run(dst);
         if let Some(d0) = run {
             let (s, d) = (lo..lo + n, d0..d0 + n);
             let c = &mut self.cols;
@@ -610,16 +618,25 @@ impl Il {
 }
 
 /// The first index of `dst` when its slots are one ascending run (`d0, d0 + 1, ...`).
-/// Tested 64 slots at a time without a branch per slot (the test of a chunk folds into
-/// vector instructions).
 fn ascending_run(dst: &[Eix]) -> Option<usize> {
-    let d0 = dst.first()?.0;
+    ascending_run_of(dst, |e| e.0)
+}
+
+/// [`ascending_run`] of rows.
+fn ascending_rows(rows: &[u32]) -> Option<usize> {
+    ascending_run_of(rows, |r| r)
+}
+
+/// The first of `v` (as numbered by `num`) when it is one ascending run. Tested 64 at a
+/// time without a branch per item (the test of a chunk folds into vector instructions).
+#[inline(always)]
+fn ascending_run_of<T: Copy>(v: &[T], num: impl Fn(T) -> u32) -> Option<usize> {
+    let d0 = num(*v.first()?);
     let mut next = d0;
-    for chunk in dst.chunks(64) {
-        let off = chunk
-            .iter()
-            .enumerate()
-            .fold(0, |acc, (j, e)| acc | (e.0 ^ next.wrapping_add(j as u32)));
+    for chunk in v.chunks(64) {
+        let off = chunk.iter().enumerate().fold(0, |acc, (j, &e)| {
+            acc | (num(e) ^ next.wrapping_add(j as u32))
+        });
         if off != 0 {
             return None;
         }
