@@ -432,7 +432,7 @@ pub struct DeepCopy<'s> {
 
 /// A tree the fast path copies whole ([`DeepCopy::scan_fast`]): dense indices
 /// `low..low + n`, their edge blocks back to back over `edges[span.0..span.1]`;
-/// `heads_inside`: some entry's reference or list length is a number in `low..low + n`
+/// `heads_inside`: some entry's reference or list length may be a number in `low..low + n`
 /// (the block clone's relocation pass would change it, so it is put back).
 #[derive(Clone, Copy, Debug)]
 struct FastBlock {

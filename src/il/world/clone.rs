@@ -167,10 +167,7 @@ impl Il {
         let run = ascending_run(dst);
         let from = &self.cols.row[lo..lo + n];
         match (run, ascending_rows(from), ascending_rows(&to)) {
-            (Some(d0), Some(f0), Some(r0)) => {
-                self.tables
-                    .clone_row_run(kind, f0 as usize, r0 as usize, n, d0 as u32)
-            }
+            (Some(d0), Some(f0), Some(r0)) => self.tables.clone_row_run(kind, f0, r0, n, d0 as u32),
             _ => self.tables.clone_rows(kind, from, &to, dst),
         }
         // The pool range, once; block `k`'s clone starts `delta` slots after it.
