@@ -227,6 +227,32 @@ fn copy_rare_rows(k: &KindDef, pairs: &str) -> String {
     })
 }
 
+/// Writes a `Tables` method that copies rows within each kind's table: `sig` (doc and
+/// signature), then per kind with a table its columns' copy (`columns` of the table's
+/// field name) and its side maps' copy over `pairs` (see `copy_rare_rows`).
+fn gen_row_copies(
+    o: &mut String,
+    all: &[KindDef],
+    sig: &str,
+    columns: impl Fn(&str) -> String,
+    pairs: &str,
+) {
+    writeln!(o, "{sig} {{\n        match kind {{").unwrap();
+    for k in all.iter().filter(|k| has_table(k)) {
+        writeln!(
+            o,
+            "            EntryKind::{} => {{ {} {} }}",
+            variant(k),
+            columns(&ident(k.name)),
+            copy_rare_rows(k, pairs)
+        )
+        .unwrap();
+    }
+    o.push_str(
+        "            k => panic!(\"kind {} has no table\", k.name()),\n        }\n    }\n\n",
+    );
+}
+
 /// The vocabulary a scalar column's type names, if it is one.
 fn vocab_of(ty: &str) -> Option<VocabDef> {
     vocabularies().into_iter().find(|v| v.ident == ty)
@@ -901,33 +927,19 @@ fn main() {
         }
         o.push_str("            _ => {}\n        }\n    }\n\n");
     }
-    writeln!(o, "    /// Copies rows `from[i]` of `kind` into rows `to[i]` (rows that exist already), each\n    /// then owned by `eix[i]` (the batch clone's row copy).\n    ///\n    /// # Panics\n    /// If `kind` has no table or a row is out of range.\n    pub fn clone_rows(&mut self, kind: EntryKind, from: &[u32], to: &[u32], eix: &[Eix]) {{\n        match kind {{").unwrap();
-    for k in all.iter().filter(|k| has_table(k)) {
-        let t = ident(k.name);
-        writeln!(
-            o,
-            "            EntryKind::{} => {{ {{ let mut c = self.{t}.cloner(); for ((&f, &r), &e) in from.iter().zip(to).zip(eix) {{ c.clone_row(f as usize, r as usize, e); }} }} {} }}",
-            variant(k),
-            copy_rare_rows(k, "(&f, &r) in from.iter().zip(to)")
-        )
-        .unwrap();
-    }
-    o.push_str(
-        "            k => panic!(\"kind {} has no table\", k.name()),\n        }\n    }\n\n",
+    gen_row_copies(
+        &mut o,
+        &all,
+        "    /// Copies rows `from[i]` of `kind` into rows `to[i]` (rows that exist already), each\n    /// then owned by `eix[i]` (the batch clone's row copy).\n    ///\n    /// # Panics\n    /// If `kind` has no table or a row is out of range.\n    pub fn clone_rows(&mut self, kind: EntryKind, from: &[u32], to: &[u32], eix: &[Eix])",
+        |t| format!("{{ let mut c = self.{t}.cloner(); for ((&f, &r), &e) in from.iter().zip(to).zip(eix) {{ c.clone_row(f as usize, r as usize, e); }} }}"),
+        "(&f, &r) in from.iter().zip(to)",
     );
-    writeln!(o, "    /// [`Tables::clone_rows`] of the runs `from = f0..f0 + n`, `to = r0..r0 + n`, `eix =\n    /// e0..e0 + n`: each column copied as one slice.\n    ///\n    /// # Panics\n    /// If `kind` has no table or a row is out of range.\n    pub(crate) fn clone_row_run(&mut self, kind: EntryKind, f0: usize, r0: usize, n: usize, e0: u32) {{\n        match kind {{").unwrap();
-    for k in all.iter().filter(|k| has_table(k)) {
-        let t = ident(k.name);
-        writeln!(
-            o,
-            "            EntryKind::{} => {{ self.{t}.cloner().clone_run(f0, r0, n, e0); {} }}",
-            variant(k),
-            copy_rare_rows(k, "(f, r) in (f0..f0 + n).zip(r0..r0 + n)")
-        )
-        .unwrap();
-    }
-    o.push_str(
-        "            k => panic!(\"kind {} has no table\", k.name()),\n        }\n    }\n\n",
+    gen_row_copies(
+        &mut o,
+        &all,
+        "    /// [`Tables::clone_rows`] of the runs `from = f0..f0 + n`, `to = r0..r0 + n`, `eix =\n    /// e0..e0 + n`: each column copied as one slice.\n    ///\n    /// # Panics\n    /// If `kind` has no table or a row is out of range.\n    pub(crate) fn clone_row_run(&mut self, kind: EntryKind, f0: usize, r0: usize, n: usize, e0: u32)",
+        |t| format!("self.{t}.cloner().clone_run(f0, r0, n, e0);"),
+        "(f, r) in (f0..f0 + n).zip(r0..r0 + n)",
     );
     o.push_str("    /// Sets string field `index` (schema order among the kind's strings) of a row.\n    pub fn set_string(&mut self, kind: EntryKind, row: u32, index: usize, s: Str) {\n        let r = row as usize;\n        match (kind, index) {\n");
     for k in all.iter().filter(|k| has_table(k)) {
