@@ -161,11 +161,14 @@ fn main() {
     let c = cp.copy_eix(&mut il, f.roots[0]).unwrap();
     assert!(ilkit::compare::compare_expressions(&il, f.roots[0], c, 0).unwrap());
     assert_eq!(count(&il, &[c]), count(&f.il, &f.roots[..1]));
-    if std::env::var_os("ILKIT_COPY_PROFILE").is_some_and(|v| v == "subtree") {
+    let profile = std::env::var("ILKIT_COPY_PROFILE").ok();
+    if let Some(mode @ ("subtree" | "subtree-first")) = profile.as_deref() {
         // Subtree copies into recycled regions, as the subtree row's samples; the last
         // runs in `profiled_subtree_copy` (`--toggle-collect='*profiled_subtree_copy*'`).
         // ILKIT_COPY_PASSES=N (default 4) runs more, for sampling profilers and for
         // comparing builds: the median copy (the region's closing not timed) is printed.
+        // `subtree-first` drops the kept proof before each copy, as the
+        // `_first_copy` row does.
         let s = forest(SUB, SUB);
         let il = RefCell::new(s.il.clone());
         let region = Cell::new(None);
@@ -173,6 +176,9 @@ fn main() {
         let mut times = Vec::with_capacity(passes);
         for pass in 0..passes {
             let r = next_region(&il, &region);
+            if mode == "subtree-first" {
+                forget_kept_proof(&mut il.borrow_mut(), s.roots[0]);
+            }
             let mut cp = DeepCopy::new(0, r).without_tracking();
             let t = std::time::Instant::now();
             if pass + 1 < passes {
@@ -183,10 +189,10 @@ fn main() {
             times.push(t.elapsed());
         }
         times.sort();
-        println!("subtree copy: median {:?} of {passes}", times[passes / 2]);
+        println!("{mode} copy: median {:?} of {passes}", times[passes / 2]);
         return;
     }
-    if std::env::var_os("ILKIT_COPY_PROFILE").is_some() {
+    if profile.is_some() {
         // Forest copies into recycled regions, as bench samples do; the last runs in
         // `profiled_forest_pass` (`valgrind --tool=callgrind
         // --toggle-collect='*profiled_forest_pass*'`).
@@ -304,7 +310,8 @@ fn box_tree_clone_forest(b: Bencher) {
 const SUB: usize = 10_000;
 
 /// ilkit: copy of one contiguous 10^4-node subtree (into a recycled function region, as
-/// above).
+/// above). The world keeps the first copy's proof that the tree is a block, so every
+/// later sample copies without it (see `ilkit_contiguous_subtree_first_copy`).
 #[divan::bench(sample_count = 100, sample_size = 1)]
 fn ilkit_contiguous_subtree(b: Bencher) {
     let f = forest(SUB, SUB);
@@ -318,6 +325,36 @@ fn ilkit_contiguous_subtree(b: Bencher) {
             let mut cp = DeepCopy::new(0, r).without_tracking();
             black_box(cp.copy_eix(&mut il, root).unwrap())
         });
+}
+
+/// ilkit: the same copy when the world has no kept proof for the tree (an edit of the
+/// root before each sample drops it, as any edit of the tree does): the scan that proves
+/// the tree a block, keeping its answer, and the block clone.
+#[divan::bench(sample_count = 100, sample_size = 1)]
+fn ilkit_contiguous_subtree_first_copy(b: Bencher) {
+    let f = forest(SUB, SUB);
+    let root = f.roots[0];
+    let il = RefCell::new(f.il.clone());
+    let region = Cell::new(None);
+    b.counter(ItemsCount::new(SUB))
+        .with_inputs(|| {
+            let r = next_region(&il, &region);
+            forget_kept_proof(&mut il.borrow_mut(), root);
+            r
+        })
+        .bench_local_values(|r| {
+            let mut il = il.borrow_mut();
+            let mut cp = DeepCopy::new(0, r).without_tracking();
+            black_box(cp.copy_eix(&mut il, root).unwrap())
+        });
+}
+
+/// Drops the world's kept proof that the tree at `root` is a block, as any edit of the
+/// tree does: here its operator set to what it is.
+fn forget_kept_proof(il: &mut Il, root: Eix) {
+    let op = il.expr(root).op();
+    il.expr_mut(root).set_op(op);
+    assert_eq!(il.kept_blocks(), 0);
 }
 
 /// Baseline: memcpy of the same subtree's bytes (nodes × ilkit bytes per node), into one

@@ -1822,3 +1822,155 @@ fn fast_path_and_general_path_agree_on_rewired_slots() {
         }
     }
 }
+
+/// What [`kept_blocks_stay_true_through_edits`] does to the world between copies, and
+/// whether it changes an entry the kept answer depends on.
+#[derive(Clone, Copy, Debug)]
+enum Edit {
+    Nothing,
+    ConstantSlot,
+    ReferenceIntoTheBlock,
+    ExprKind(ExprKind),
+    OperandAppended,
+    Compacted,
+    CompactedInPlace,
+    LeafConstantValue,
+    LeafConstantNoLongerALeaf,
+    OutsideEntry,
+    UnrelatedFree,
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        Just(Edit::Nothing),
+        Just(Edit::ConstantSlot),
+        Just(Edit::ReferenceIntoTheBlock),
+        expr_kind().prop_map(Edit::ExprKind),
+        Just(Edit::OperandAppended),
+        Just(Edit::Compacted),
+        Just(Edit::CompactedInPlace),
+        Just(Edit::LeafConstantValue),
+        Just(Edit::LeafConstantNoLongerALeaf),
+        Just(Edit::OutsideEntry),
+        Just(Edit::UnrelatedFree),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+    /// The world keeps the answer of a block copy's scan for large trees copied more
+    /// than once, and the next copy of the same tree takes it instead of scanning:
+    /// after one edit of any sort
+    /// (an entry of the tree, a leaf constant it copies, an entry outside it, a free, a
+    /// compaction that moves the tree's edge blocks), the answer is dropped exactly when
+    /// the edit changed an entry it depends on, the world verifies (which checks a kept
+    /// answer against the world), and copies with the kept answer leave the world the
+    /// general path leaves, entry by entry.
+    #[test]
+    fn kept_blocks_stay_true_through_edits(
+        leaves in 129usize..300,
+        at in any::<prop::sample::Index>(),
+        e in edit(),
+    ) {
+        let mut b = B::new();
+        let int = b.e(b.int);
+        let g1 = b.e(b.g1);
+        let outside = b.il.push_expr(X::Variable, Op::Paren, int, &[]).unwrap();
+        let mut consts = Vec::new();
+        for v in [1, 2, 3, 7, 9] {
+            let c = leaf_const(&mut b, v);
+            consts.push(b.e(c));
+        }
+        let mut level = Vec::new();
+        for i in 0..leaves {
+            let k = if i % 3 == 1 { X::Variable } else { X::Constant };
+            let x = b.il.push_expr(k, Op::Paren, int, &[]).unwrap();
+            if k == X::Constant {
+                b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, consts[i % consts.len()])
+                    .unwrap();
+            } else {
+                b.il.set_ref_eix(x, F::EXPR_NODE_ENTITY, g1).unwrap();
+            }
+            level.push(x);
+        }
+        let low = level[0];
+        while level.len() > 1 {
+            level = pair_up(&mut b.il, int, &level);
+        }
+        let src = level[0];
+        let x = ilkit::il::Eix(low.0 + at.index((src.0 - low.0 + 1) as usize) as u32);
+        // The first copy proves the tree a block, the second proves it again and keeps
+        // the answer; closing their region frees the copies, which the answer does not
+        // read.
+        let r = b.il.open_function_region(None);
+        copy::DeepCopy::new(0, r).copy_eix(&mut b.il, src).unwrap();
+        prop_assert_eq!(b.il.kept_blocks(), 0);
+        copy::DeepCopy::new(0, r).copy_eix(&mut b.il, src).unwrap();
+        prop_assert_eq!(b.il.kept_blocks(), 1);
+        b.il.close_function_region(r).unwrap();
+        prop_assert_eq!(b.il.kept_blocks(), 1);
+        let touched = match e {
+            Edit::Nothing => false,
+            Edit::ConstantSlot => {
+                b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, consts[1]).unwrap();
+                true
+            }
+            Edit::ReferenceIntoTheBlock => {
+                b.il.set_ref_eix(x, F::EXPR_NODE_ENTITY, low).unwrap();
+                true
+            }
+            Edit::ExprKind(k) => {
+                b.il.expr_mut(x).set_expr_kind(k);
+                true
+            }
+            Edit::OperandAppended => {
+                b.il.push_list_field_eix(x, F::EXPR_NODE_OPERANDS, outside).unwrap();
+                true
+            }
+            Edit::Compacted | Edit::CompactedInPlace => {
+                // Garbage below the tree's edge blocks: they slide down.
+                b.il.push_list_field_eix(outside, F::EXPR_NODE_OPERANDS, low).unwrap();
+                if matches!(e, Edit::Compacted) {
+                    b.il.compact_edges();
+                } else {
+                    b.il.compact_edges_in_place();
+                }
+                false
+            }
+            Edit::LeafConstantValue => {
+                b.il.constant_mut(consts[0]).set_value(41);
+                true
+            }
+            Edit::LeafConstantNoLongerALeaf => {
+                b.il.set_child_eix(consts[0], F::CONSTANT_EXPR, outside).unwrap();
+                true
+            }
+            Edit::OutsideEntry => {
+                b.il.expr_mut(outside).set_op(Op::Add);
+                b.il.set_child_eix(outside, F::EXPR_NODE_CONSTANT, consts[2]).unwrap();
+                false
+            }
+            Edit::UnrelatedFree => {
+                let y = b.il.push_expr(X::Variable, Op::Paren, int, &[]).unwrap();
+                b.il.free_entries(&[y]);
+                false
+            }
+        };
+        prop_assert_eq!(b.il.kept_blocks(), usize::from(!touched), "{:?}", e);
+        prop_assert_eq!(b.il.verify(), vec![]);
+        let (fast, fr) = copy_twice(&b.il, src, 0, true, true, (false, false));
+        let (general, gr) = copy_twice(&b.il, src, 0, true, false, (false, false));
+        for (f, g) in fr.iter().zip(&gr) {
+            prop_assert_eq!((f.0, f.1, f.3), (g.0, g.1, g.3));
+        }
+        if let Some(d) = world_diff(&fast, &general) {
+            prop_assert!(false, "{:?}: {}", e, d);
+        }
+        prop_assert_eq!(fast.verify(), vec![]);
+        // Still a block after the edit: the fast path took it both times, the second
+        // time from the kept answer.
+        if fr[0].2 == 1 {
+            prop_assert_eq!((fr[1].2, fast.kept_blocks()), (1, 1));
+        }
+    }
+}

@@ -253,6 +253,7 @@ impl Il {
             self.check_target(f.target, c)?;
         }
         let i = self.ref_slot(p, f.slot as usize);
+        self.touch(p);
         self.edges[i] = c;
         Ok(())
     }
@@ -436,6 +437,7 @@ impl Il {
             self.cols.kind[e.idx()] != EntryKind::Constant,
             "a constant's children feed its share key: set them through replace_child_at"
         );
+        self.touch(e);
         let (_, start, end) = self.block(e);
         &mut self.edges[start..end]
     }
@@ -443,6 +445,7 @@ impl Il {
     /// Replaces reference slot `i` of `p`.
     pub fn replace_ref_at(&mut self, p: Eix, i: usize, c: Eix) {
         let at = self.ref_slot(p, i);
+        self.touch(p);
         self.edges[at] = c;
     }
 
@@ -450,6 +453,7 @@ impl Il {
     /// (the constant sharing key) are kept in step.
     #[inline(always)]
     pub(super) fn edge_changed(&mut self, p: Eix) {
+        self.touch(p);
         let k = self.cols.kind[p.idx()];
         self.refresh_derived(k, p);
     }

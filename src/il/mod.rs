@@ -41,7 +41,7 @@ pub use id::{Eix, EntryId, RegionIdx};
 pub use runs::EixRuns;
 pub use schema::{Cat, RegionRule};
 pub use strings::{Str, StrFields, StringArena};
-pub(crate) use world::{BlockLeaf, BuiltEntry};
+pub(crate) use world::{BlockLeaf, BuiltEntry, KeptBlock, TakenBlock};
 pub use world::{Flag, FreeListKind, Il, Region, SourcePos, VerifyError};
 
 #[allow(missing_docs, unused_parens, clippy::all)]

@@ -1,8 +1,11 @@
 //! The IL world: per-entry columns, the edge pool, regions, flags and free lists.
 
 mod clone;
+mod kept;
 
 pub(crate) use clone::BlockLeaf;
+use kept::KeptBlocks;
+pub(crate) use kept::{KeptBlock, TakenBlock};
 
 use super::cols::{EntryCols, EntryColumns, EntryRow};
 use super::derived::rescope_share_key;
@@ -235,6 +238,8 @@ pub struct Il {
     /// The IL header: time of compilation (other_text).
     pub time_of_compilation: Option<Vec<u8>>,
     epoch: u64,
+    /// Trees a deep copy proved to be blocks, kept for the next copy (`kept` module).
+    kept: KeptBlocks,
 }
 
 impl Default for Il {
@@ -288,6 +293,7 @@ impl Il {
             compiler_version: None,
             time_of_compilation: None,
             epoch: 0,
+            kept: KeptBlocks::default(),
         }
     }
 
@@ -639,6 +645,7 @@ impl Il {
 
     /// Frees one dense index: drops its ID, row and edges.
     fn release(&mut self, e: Eix) {
+        self.touch(e);
         let k = self.cols.kind[e.idx()];
         let row = self.cols.row[e.idx()];
         // Even: IDs of this life stop resolving.
@@ -1028,6 +1035,7 @@ impl Il {
     /// constant at each call site): where derived columns are kept in step.
     #[inline(always)]
     pub(crate) fn row_changed(&mut self, kind: EntryKind, e: Eix) {
+        self.touch(e);
         self.refresh_derived(kind, e);
     }
 
@@ -1506,7 +1514,8 @@ impl Il {
     /// IDs and dense indices agree, rows point back at their entries, edge blocks are
     /// consistent with their list headers, every edge names a live entry of the field's
     /// kind, per-kind lists hold live file-scope entries once each, region entry lists hold
-    /// their region's entries, flag bits only on live entries.
+    /// their region's entries, flag bits only on live entries, the deep copier's kept
+    /// block proofs ([`Il::kept_blocks`]) match the entries they name and pin them.
     pub fn verify(&self) -> Vec<VerifyError> {
         let mut errs = Vec::new();
         let n = self.capacity();
@@ -1645,6 +1654,12 @@ impl Il {
             errs.push(VerifyError(format!(
                 "is_in_secondary_il set for free index {i}"
             )));
+        }
+        // The kept blocks' checks read edge blocks, which the checks above proved sound.
+        if errs.is_empty() {
+            if let Err(e) = self.verify_kept_blocks() {
+                errs.push(e);
+            }
         }
         errs
     }

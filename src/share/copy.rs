@@ -56,7 +56,7 @@
 use super::ConstantSharing;
 use crate::il::{
     fields as F, BlockLeaf, ConstantKind, Eix, EntryId, EntryKind, ExprKind, ExprNodeRowSlice, Il,
-    IlError, RegionIdx, NREFS, NSINGLES,
+    IlError, KeptBlock, RegionIdx, TakenBlock, NREFS, NSINGLES,
 };
 use ahash::AHashMap;
 
@@ -510,7 +510,10 @@ impl<'s> DeepCopy<'s> {
     /// operands and its leaf constants, with no sharing attached and none of the flags
     /// [`flags::RESOLVE_REFS`], [`flags::COPY_ENTITIES`], [`flags::MARK_INSTANTIATED`],
     /// is cloned as a block (`DeepCopy::scan_fast`, `Il::clone_block_in`): the
-    /// same world as the general path, which everything else takes.
+    /// same world as the general path, which everything else takes. The scan's proof
+    /// that a tree is such a block is kept by the world for large trees copied more than
+    /// once ([`Il::kept_blocks`]), so their later copies skip it, until an edit of an
+    /// entry the proof read.
     ///
     /// # Errors
     /// An expression kind outside 0..=35 (`i_copy_expr_tree: bad expr kind`), a cycle of
@@ -518,7 +521,19 @@ impl<'s> DeepCopy<'s> {
     /// before anything is allocated, or an error from sharing.
     pub fn copy_eix(&mut self, il: &mut Il, src: Eix) -> Result<Eix, IlError> {
         if self.fast_path_applies() && il.kind(src) == EntryKind::ExprNode {
+            if let Some(t) = il.take_kept_block(src) {
+                return Ok(self.copy_kept(il, t));
+            }
             if let Some(b) = self.scan_fast(il, src) {
+                if il.should_keep_block(src, b.n) {
+                    il.keep_block(KeptBlock {
+                        root: src,
+                        low: b.low,
+                        words: b.span.1 - b.span.0,
+                        heads_inside: b.heads_inside,
+                        leaves: self.plan.fast_leaves.clone(),
+                    });
+                }
                 return Ok(self.copy_fast(il, b));
             }
         }
@@ -657,6 +672,37 @@ impl<'s> DeepCopy<'s> {
         self.blocks += 1;
         self.fast_blocks += 1;
         p.dst[b.n - 1]
+    }
+
+    /// Copies a tree the world kept as a block (an earlier `scan_fast` of the world as it
+    /// is: `Il::keep_block`), without the scan; the answer goes back to the world.
+    fn copy_kept(&mut self, il: &mut Il, mut t: TakenBlock) -> Eix {
+        let k = &mut t.block;
+        let b = FastBlock {
+            low: k.low,
+            n: k.len(),
+            span: il.kept_block_span(k),
+            heads_inside: k.heads_inside,
+        };
+        #[cfg(debug_assertions)]
+        {
+            let scanned = self.scan_fast(il, k.root);
+            let now = scanned.map(|s| (s.low, s.n, s.span, s.heads_inside));
+            assert_eq!(
+                now,
+                Some((b.low, b.n, b.span, b.heads_inside)),
+                "a stale kept block"
+            );
+            assert_eq!(
+                self.plan.fast_leaves, k.leaves,
+                "a kept block's stale leaves"
+            );
+        }
+        std::mem::swap(&mut self.plan.fast_leaves, &mut k.leaves);
+        let root = self.copy_fast(il, b);
+        std::mem::swap(&mut self.plan.fast_leaves, &mut k.leaves);
+        il.put_back_kept_block(t);
+        root
     }
 
     /// Walks the original at `src` and fills the plan. `root` becomes the answer when
