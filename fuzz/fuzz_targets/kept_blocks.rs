@@ -1,9 +1,10 @@
 //! Kept block proofs under edits: a world with two large bottom-up trees (the shape whose
 //! copies the world keeps a proof for), then an edit script read from the input — copies,
 //! edits of the trees' entries, of the leaf constants they copy and of other entries,
-//! region closes, compactions. Every copy is made twice, on the world and on a clone of
+//! region closes, compactions. Every copy (into a fresh region, the previous copy freed)
+//! is made twice, on the world and on a clone of
 //! it copied without the fast path (so without kept proofs): the two worlds must print
-//! the same and verify.
+//! the same (capacities aside) and verify.
 #![no_main]
 
 use ilkit::il::{fields as F, Eix, ExprKind, Il, Op, RegionIdx};
@@ -72,19 +73,33 @@ fn world() -> World {
     }
 }
 
+/// The world as `Debug` prints it, without the columns' capacities (the fast path grows
+/// a column once for a batch, the general path as it goes).
+fn content(il: &Il) -> String {
+    format!("{il:#?}")
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("cap:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut w = world();
     let kinds: Vec<ExprKind> = ExprKind::ALL
         .into_iter()
         .filter(|&k| k != ExprKind::Reclaimed)
         .collect();
-    for step in data.chunks(3).take(64) {
+    for step in data.chunks(3).take(32) {
         let (op, a, b) = (step[0], *step.get(1).unwrap_or(&0), *step.get(2).unwrap_or(&0));
         let x = Eix(w.low + (u32::from(a) << 8 | u32::from(b)) % w.n);
         let c = w.consts[b as usize % w.consts.len()];
         let il = &mut w.il;
         match op % 10 {
             0..=2 => {
+                // Into a fresh region (the last copy's freed first, so its slots are
+                // reused and the world stays small).
+                il.close_function_region(w.region).unwrap();
+                w.region = il.open_function_region(None);
                 let src = w.roots[a as usize % 2];
                 let mut general = il.clone();
                 let fast = DeepCopy::new(0, w.region).copy_eix(il, src);
@@ -92,7 +107,7 @@ fuzz_target!(|data: &[u8]| {
                     .without_fast_path()
                     .copy_eix(&mut general, src);
                 assert_eq!(fast.is_ok(), slow.is_ok());
-                assert_eq!(format!("{il:?}"), format!("{general:?}"));
+                assert!(content(il) == content(&general), "the worlds differ");
             }
             3 => {
                 let _ = il.set_child_eix(x, F::EXPR_NODE_CONSTANT, c);

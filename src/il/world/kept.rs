@@ -11,9 +11,10 @@
 //! the block could be a number in its range. It stays true until one of the entries it
 //! read changes, so every dense index a kept answer depends on is *pinned*: the block's
 //! entries and its leaf constants. Every path that changes an existing entry's kind, row
-//! value, edges or references calls [`Il::touch`] first (typed setters through
-//! `row_changed`, edge setters through `edge_changed`, reference setters, `children_mut`,
-//! frees through `release`), and touching a pinned entry drops everything kept.
+//! value, edges or references calls [`Il::touch`] (typed setters through `row_changed`,
+//! edge setters through `edge_changed`, reference setters, `children_mut`, frees through
+//! `release`), and touching a pinned entry drops everything kept. PERF.md lists the
+//! audit of those paths ("Deep copy: the world keeps the proof that a tree is a block").
 //!
 //! Not a dependency: where the block's edges lie in the pool. A compaction slides live
 //! blocks down without reordering them, so a run of blocks back to back stays one; the
@@ -134,8 +135,8 @@ impl Il {
         })
     }
 
-    /// Gives back an answer [`Il::take_kept_block`] took, unless the answers were
-    /// dropped since (its pins are still set then).
+    /// Gives back an answer [`Il::take_kept_block`] took (its pins stayed set), unless
+    /// the answers were dropped meanwhile.
     pub(crate) fn put_back_kept_block(&mut self, t: TakenBlock) {
         if t.version == self.kept.version {
             self.kept.blocks.push(t.block);
