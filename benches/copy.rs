@@ -323,11 +323,7 @@ fn ilkit_contiguous_subtree(b: Bencher) {
     let region = Cell::new(None);
     b.counter(ItemsCount::new(SUB))
         .with_inputs(|| next_region(&il, &region))
-        .bench_local_values(|r| {
-            let mut il = il.borrow_mut();
-            let mut cp = DeepCopy::new(0, r).without_tracking();
-            black_box(cp.copy_eix(&mut il, root).unwrap())
-        });
+        .bench_local_values(|r| copy_subtree(&mut il.borrow_mut(), r, root));
 }
 
 /// ilkit: the same copy when the world has no kept proof for the tree (an edit of the
@@ -345,11 +341,13 @@ fn ilkit_contiguous_subtree_first_copy(b: Bencher) {
             forget_kept_proof(&mut il.borrow_mut(), root);
             r
         })
-        .bench_local_values(|r| {
-            let mut il = il.borrow_mut();
-            let mut cp = DeepCopy::new(0, r).without_tracking();
-            black_box(cp.copy_eix(&mut il, root).unwrap())
-        });
+        .bench_local_values(|r| copy_subtree(&mut il.borrow_mut(), r, root));
+}
+
+/// One subtree sample: the tree at `root` copied into region `r`, without tracking.
+fn copy_subtree(il: &mut Il, r: RegionIdx, root: Eix) -> Eix {
+    let mut cp = DeepCopy::new(0, r).without_tracking();
+    black_box(cp.copy_eix(il, root).unwrap())
 }
 
 /// Drops the world's kept proof that the tree at `root` is a block, as any edit of the

@@ -1487,6 +1487,34 @@ fn pair_up(
         .collect()
 }
 
+/// `leaves` leaves (an integer constant from `consts` by turns, every third a variable
+/// reference to `g1`) combined pairwise up to one root by the index builder: a post-order
+/// block with its edge blocks back to back. Returns the lowest entry and the root.
+fn post_order_tree(
+    b: &mut B,
+    consts: &[ilkit::il::Eix],
+    leaves: usize,
+) -> (ilkit::il::Eix, ilkit::il::Eix) {
+    let (int, g1) = (b.e(b.int), b.e(b.g1));
+    let mut level = Vec::new();
+    for i in 0..leaves {
+        let k = if i % 3 == 1 { X::Variable } else { X::Constant };
+        let x = b.il.push_expr(k, Op::Paren, int, &[]).unwrap();
+        if k == X::Constant {
+            b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, consts[i % consts.len()])
+                .unwrap();
+        } else {
+            b.il.set_ref_eix(x, F::EXPR_NODE_ENTITY, g1).unwrap();
+        }
+        level.push(x);
+    }
+    let low = level[0];
+    while level.len() > 1 {
+        level = pair_up(&mut b.il, int, &level);
+    }
+    (low, level[0])
+}
+
 /// The bench's tree shape (`benches/copy.rs`, `forest`): leaves (integer constants from a
 /// pool of canonical ones, or variable references) then pairs combined up to one root,
 /// all by the index builder, so the tree is one post-order block with its edge blocks
@@ -1496,8 +1524,6 @@ fn pair_up(
 fn fast_block_copy_equals_general_path_on_post_order_trees() {
     for (leaves, compact) in [(1usize, false), (2, true), (37, true), (500, false)] {
         let mut b = B::new();
-        let int = b.e(b.int);
-        let g1 = b.e(b.g1);
         // Integers, a string literal, a canonical (shared) integer, an address constant.
         let mut consts = Vec::new();
         for v in 0..4 {
@@ -1508,25 +1534,10 @@ fn fast_block_copy_equals_general_path_on_post_order_trees() {
             let c = leaf_const(&mut b, v);
             consts.push(b.e(c));
         }
-        let mut level = Vec::new();
-        for i in 0..leaves {
-            let k = if i % 3 == 1 { X::Variable } else { X::Constant };
-            let x = b.il.push_expr(k, Op::Paren, int, &[]).unwrap();
-            if k == X::Constant {
-                b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, consts[i % consts.len()])
-                    .unwrap();
-            } else {
-                b.il.set_ref_eix(x, F::EXPR_NODE_ENTITY, g1).unwrap();
-            }
-            level.push(x);
-        }
-        while level.len() > 1 {
-            level = pair_up(&mut b.il, int, &level);
-        }
+        let (_, src) = post_order_tree(&mut b, &consts, leaves);
         if compact {
             b.il.compact_edges();
         }
-        let src = level[0];
         let cases = [
             (0, false, (false, false)),
             (0, true, (false, false)),
@@ -1874,30 +1885,13 @@ proptest! {
     ) {
         let mut b = B::new();
         let int = b.e(b.int);
-        let g1 = b.e(b.g1);
         let outside = b.il.push_expr(X::Variable, Op::Paren, int, &[]).unwrap();
         let mut consts = Vec::new();
         for v in [1, 2, 3, 7, 9] {
             let c = leaf_const(&mut b, v);
             consts.push(b.e(c));
         }
-        let mut level = Vec::new();
-        for i in 0..leaves {
-            let k = if i % 3 == 1 { X::Variable } else { X::Constant };
-            let x = b.il.push_expr(k, Op::Paren, int, &[]).unwrap();
-            if k == X::Constant {
-                b.il.set_child_eix(x, F::EXPR_NODE_CONSTANT, consts[i % consts.len()])
-                    .unwrap();
-            } else {
-                b.il.set_ref_eix(x, F::EXPR_NODE_ENTITY, g1).unwrap();
-            }
-            level.push(x);
-        }
-        let low = level[0];
-        while level.len() > 1 {
-            level = pair_up(&mut b.il, int, &level);
-        }
-        let src = level[0];
+        let (low, src) = post_order_tree(&mut b, &consts, leaves);
         let x = ilkit::il::Eix(low.0 + at.index((src.0 - low.0 + 1) as usize) as u32);
         // The first copy proves the tree a block, the second proves it again and keeps
         // the answer; closing their region frees the copies, which the answer does not

@@ -529,7 +529,6 @@ impl<'s> DeepCopy<'s> {
                     il.keep_block(KeptBlock {
                         root: src,
                         low: b.low,
-                        words: b.span.1 - b.span.0,
                         heads_inside: b.heads_inside,
                         leaves: self.plan.fast_leaves.clone(),
                     });

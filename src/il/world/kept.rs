@@ -5,8 +5,8 @@
 //! block clone itself (PERF.md, "Deep copy").
 //!
 //! What a kept answer claims: the tree at `root` is the entries `low..=root`, all
-//! expression nodes, their edge blocks back to back in dense order over `words` pool
-//! slots; `leaves` are the constants outside it the copy clones (leaf constants, with
+//! expression nodes, their edge blocks back to back in dense order (so they span from
+//! where `low`'s begins to where `root`'s ends); `leaves` are the constants outside it the copy clones (leaf constants, with
 //! their parents and slots); `heads_inside` says whether a reference or list length in
 //! the block could be a number in its range. It stays true until one of the entries it
 //! read changes, so every dense index a kept answer depends on is *pinned*: the block's
@@ -17,8 +17,8 @@
 //! audit of those paths ("Deep copy: the world keeps the proof that a tree is a block").
 //!
 //! Not a dependency: where the block's edges lie in the pool. A compaction slides live
-//! blocks down without reordering them, so a run of blocks back to back stays one; the
-//! run's first slot is found again from the start column when the answer is used.
+//! blocks down without reordering them, so a run of blocks back to back stays one; its
+//! ends are found again from `low`'s and `root`'s blocks when the answer is used.
 //! Neither are the kinds of the entries the block shares (types, entities): in a world
 //! that passes `verify`, such an entry is freed (and its index reused) only after every
 //! edge naming it is cleared, which touches the block.
@@ -44,8 +44,6 @@ pub(crate) struct KeptBlock {
     pub root: Eix,
     /// The block's lowest entry.
     pub low: Eix,
-    /// Pool slots of the block's edge blocks, back to back.
-    pub words: usize,
     /// Whether a reference or list length in the block may be a number in `low..=root`.
     pub heads_inside: bool,
     /// The leaf constants the copy clones after the block, parents as offsets from `low`.
@@ -174,12 +172,10 @@ impl Il {
     }
 
     /// The pool range of kept block `b`'s edge blocks now: from where its lowest entry's
-    /// block begins, `b.words` slots.
+    /// block begins to where its root's ends (they lie back to back).
     #[inline]
     pub(crate) fn kept_block_span(&self, b: &KeptBlock) -> (usize, usize) {
-        let (nr, nl, _) = block_shape(EntryKind::ExprNode);
-        let begin = self.cols.start[b.low.idx()] as usize - nr - nl;
-        (begin, begin + b.words)
+        (self.block(b.low).0, self.block(b.root).2)
     }
 
     /// How many trees the world keeps a deep copy's proof for: expression trees of at
@@ -221,7 +217,7 @@ impl Il {
     }
 
     /// Checks the kept answers against the world: each block's entries are live
-    /// expression nodes whose edge blocks lie back to back in dense order over its words,
+    /// expression nodes whose edge blocks lie back to back in dense order,
     /// each leaf is a live constant named by its parent's slot, and every entry either
     /// reads is pinned. Part of [`Il::verify`].
     pub(in crate::il) fn verify_kept_blocks(&self) -> Result<(), VerifyError> {
@@ -244,10 +240,6 @@ impl Il {
                     return bad("kept block: edge blocks not back to back");
                 }
                 next = Some(end);
-            }
-            let (begin, end) = self.kept_block_span(b);
-            if next != Some(end) || self.block(b.low).0 != begin {
-                return bad("kept block: words do not match the edge blocks");
             }
             for l in &b.leaves {
                 let p = Eix(b.low.0.wrapping_add(l.parent));
@@ -311,7 +303,6 @@ mod tests {
         KeptBlock {
             root,
             low,
-            words: il.block(root).2 - il.block(low).0,
             heads_inside: false,
             leaves,
         }
@@ -319,7 +310,7 @@ mod tests {
 
     /// `verify` checks a kept answer against the world: a sound one passes; one whose
     /// entries were changed behind the setters' back (so nothing dropped it), whose
-    /// words or leaves are wrong, or whose entries are not pinned, is reported.
+    /// low end or leaves are wrong, or whose entries are not pinned, is reported.
     #[test]
     fn verify_checks_kept_blocks() {
         let mut il = Il::new();
@@ -335,7 +326,7 @@ mod tests {
         assert!(w.verify_kept_blocks().is_err());
 
         let mut w = il.clone();
-        w.kept.blocks[0].words += 1;
+        w.kept.blocks[0].low = Eix(b.low.0 - 1);
         assert!(bad(&w));
 
         let mut w = il.clone();
