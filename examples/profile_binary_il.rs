@@ -1,5 +1,5 @@
 //! Times the parts of binary IL write and read on a scale-10 translation unit (best of
-//! five). A profiling program, not a usage example: `cargo run --release --example profile_binary_il [--scale S] [--callgrind]`
+//! five, or `--runs N`). A profiling program, not a usage example: `cargo run --release --example profile_binary_il [--scale S] [--runs N] [--callgrind]`
 
 use std::time::Instant;
 
@@ -46,20 +46,32 @@ fn main() {
         best = best.min(t.elapsed());
     }
     println!("walk: {best:?} for {} entries (best of five)", c.0);
-    // Best of five (the machine may be shared).
-    let (mut w, mut r) = (std::time::Duration::MAX, std::time::Duration::MAX);
+    // Best and median of `--runs N` (five unless given; the machine may be shared).
+    let runs = args
+        .iter()
+        .position(|a| a == "--runs")
+        .and_then(|i| args.get(i + 1))
+        .map_or(5, |s| s.parse().expect("--runs takes a count"))
+        .max(1);
+    let (mut ws, mut rs) = (Vec::new(), Vec::new());
     let mut bytes = Vec::new();
     let mut back = ilkit::il::Il::new();
-    for _ in 0..5 {
+    for _ in 0..runs {
         let t = Instant::now();
         bytes = ilkit::import::binary_il::write_il(&mut il, false).unwrap();
-        w = w.min(t.elapsed());
+        ws.push(t.elapsed());
         let t = Instant::now();
         back = ilkit::import::binary_il::read_il(&bytes).unwrap();
-        r = r.min(t.elapsed());
+        rs.push(t.elapsed());
     }
+    ws.sort();
+    rs.sort();
+    let (w, r) = (ws[0], rs[0]);
     println!(
-        "write {w:?}, read {r:?}, {} bytes, {} entries; {:.0} MB/s write+read",
+        "write {w:?}, read {r:?} (best of {runs}; medians {:?}, {:?}), {} bytes, {} entries; \
+         {:.0} MB/s write+read",
+        ws[runs / 2],
+        rs[runs / 2],
         bytes.len(),
         back.len(),
         bytes.len() as f64 / 1e6 / (w + r).as_secs_f64()
