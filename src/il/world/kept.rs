@@ -6,9 +6,9 @@
 //!
 //! What a kept answer claims: the tree at `root` is the entries `low..=root`, all
 //! expression nodes, their edge blocks back to back in dense order (so they span from
-//! where `low`'s begins to where `root`'s ends); `leaves` are the constants outside it the copy clones (leaf constants, with
-//! their parents and slots); `heads_inside` says whether a reference or list length in
-//! the block could be a number in its range. It stays true until one of the entries it
+//! where `low`'s begins to where `root`'s ends); `leaves` are the constants outside it
+//! the copy clones (leaf constants, with their parents and slots); `heads_inside` says
+//! whether a reference or list length in the block could be a number in its range. It stays true until one of the entries it
 //! read changes, so every dense index a kept answer depends on is *pinned*: the block's
 //! entries and its leaf constants. Every path that changes an existing entry's kind, row
 //! value, edges or references calls [`Il::touch`] (typed setters through `row_changed`,
