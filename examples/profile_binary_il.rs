@@ -1,5 +1,6 @@
-//! Times the parts of binary IL write and read on a scale-10 translation unit (best of
-//! five, or `--runs N`). A profiling program, not a usage example: `cargo run --release --example profile_binary_il [--scale S] [--runs N] [--callgrind]`
+//! Times the parts of binary IL write and read on a scale-10 translation unit (best and
+//! median of five, or `--runs N`). A profiling program, not a usage example:
+//! `cargo run --release --example profile_binary_il [--scale S] [--runs N] [--callgrind]`
 
 use std::time::Instant;
 

@@ -5,16 +5,17 @@
 //! block clone itself (PERF.md, "Deep copy").
 //!
 //! What a kept answer claims: the tree at `root` is the entries `low..=root`, all
-//! expression nodes, their edge blocks back to back in dense order (so they span from
-//! where `low`'s begins to where `root`'s ends); `leaves` are the constants outside it
-//! the copy clones (leaf constants, with their parents and slots); `heads_inside` says
-//! whether a reference or list length in the block could be a number in its range. It stays true until one of the entries it
-//! read changes, so every dense index a kept answer depends on is *pinned*: the block's
-//! entries and its leaf constants. Every path that changes an existing entry's kind, row
-//! value, edges or references calls [`Il::touch`] (typed setters through `row_changed`,
-//! edge setters through `edge_changed`, reference setters, `children_mut`, frees through
-//! `release`), and touching a pinned entry drops everything kept. PERF.md lists the
-//! audit of those paths ("Deep copy: the world keeps the proof that a tree is a block").
+//! expression nodes, their edge blocks back to back in dense order (so they span from where
+//! `low`'s begins to where `root`'s ends); `leaves` are the constants outside it the copy
+//! clones (leaf constants, with their parents and slots); `heads_inside` says whether a
+//! reference or list length in the block could be a number in its range. It stays true
+//! until one of the entries it read changes, so every dense index a kept answer depends on
+//! is *pinned*: the block's entries and its leaf constants. Every path that changes an
+//! existing entry's kind, row value, edges or references calls [`Il::touch`] (typed setters
+//! through `row_changed`, edge setters through `edge_changed`, reference setters,
+//! `children_mut`, frees through `release`), and touching a pinned entry drops everything
+//! kept. PERF.md lists the audit of those paths ("Deep copy: the world keeps the proof that
+//! a tree is a block").
 //!
 //! Not a dependency: where the block's edges lie in the pool. A compaction slides live
 //! blocks down without reordering them, so a run of blocks back to back stays one; its
