@@ -343,16 +343,21 @@ mod adversarial {
 
 /// Every function CFG of the largest corpus module (zstd.O2.ll); empty without the corpus.
 fn corpus_cfgs() -> Vec<Cfg> {
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for base in ["../shared/corpus", "../../shared/corpus"] {
-        let p = root.join(base).join("llvm/zstd/zstd.O2.ll");
-        if let Ok(t) = std::fs::read_to_string(&p) {
-            return ilkit::llvm::Module::from_ll_str(&p.display().to_string(), &t)
-                .map(|m| Cfg::from_llvm_module(&m))
-                .unwrap_or_default();
-        }
+    match corpus_text("llvm/zstd/zstd.O2.ll.gz") {
+        Some((name, t)) => ilkit::llvm::Module::from_ll_str(&name, &t)
+            .map(|m| Cfg::from_llvm_module(&m))
+            .unwrap_or_default(),
+        None => Vec::new(),
     }
-    Vec::new()
+}
+
+/// A file of the repository's corpus (`tests/corpus/`), decompressed: (path, text).
+fn corpus_text(rel: &str) -> Option<(String, String)> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(rel);
+    let t = ilkit::import::read_text(&p).ok()?;
+    Some((p.display().to_string(), t))
 }
 
 /// Real CFGs: all functions of zstd.O2.ll (RPO + idom per function, scratch reused).
@@ -453,12 +458,8 @@ mod edges {
 }
 
 fn ptx_input() -> (String, String) {
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for base in ["../shared/corpus", "../../shared/corpus"] {
-        let p = root.join(base).join("llvm/zlib/nvptx/deflate.ptx");
-        if let Ok(t) = std::fs::read_to_string(&p) {
-            return (p.display().to_string(), t);
-        }
+    if let Some(found) = corpus_text("llvm/zlib/nvptx/deflate.ptx.gz") {
+        return found;
     }
     // generated stand-in: 200 functions of 200 blocks
     let mut s = String::from(".version 6.0\n.target sm_70\n.address_size 64\n");

@@ -1,6 +1,7 @@
 // Every IL entry kind, 0..=84, once. `build.rs` expands this list into the kind enum, the
 // per-kind SoA tables, the child-edge layout and the walk tables. See README.md here for
-// how to add a kind. Numbers, names and sizes: ../shared/seeds/KINDS.md and seed 001.
+// how to add a kind. Numbers, names and sizes: the seeds' entry-kind table and the IL
+// allocation notes (seed 001).
 //
 // Field roles: `child` and `list` are owned edges (walks descend), `reference` is a
 // non-owning edge (walks remap it, keep-in-IL marks the target as a declaration but does not

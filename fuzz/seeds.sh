@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # Builds the seed corpora of the fuzz targets under fuzz/corpus/<target> from real inputs:
-#   llvm_ir, ptx: the shared corpus's .ll/.ptx, data/default, and (if present) $EXTRA_LL_PTX
+#   llvm_ir, ptx: the corpus's .ll/.ptx (tests/corpus/llvm, gzipped there: *.ll.gz,
+#                 *.ptx.gz), data/default, the fixtures and (if present) $EXTRA_LL_PTX
 #                 folders; files over 32 KB are cut into pieces of whole functions, each
 #                 with the file's opening declarations.
 #   clang_json, world: the fixtures' JSON (minified) and, if present, the first 64 KB-ish
-#                 subtrees of the corpus dumps (filtered and full) cut at top-level decls.
+#                 subtrees of the CUDA corpus dumps (filtered: $CUDA_JSON; full: $CUDA_FULL)
+#                 cut at top-level decls; scripts/corpus/cuda.sh makes the dumps.
 #   binary_il: generated TUs and device IL of the clang fixtures (needs the ilkit binary).
 # Usage: bash fuzz/seeds.sh [ILKIT_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ILKIT=${1:-target/release/ilkit}
-SHARED=${SHARED:-../shared/corpus}
+CORPUS=${CORPUS:-tests/corpus}
 out=fuzz/corpus
 mkdir -p "$out"/{llvm_ir,ptx,clang_json,world,binary_il}
-python3 - "$SHARED" "$out" ${EXTRA_LL_PTX:-} <<'PY'
-import os, sys, hashlib, re
-shared, out = sys.argv[1], sys.argv[2]
+python3 - "$CORPUS" "$out" ${EXTRA_LL_PTX:-} <<'PY'
+import gzip, os, sys, hashlib, re
+corpus, out = sys.argv[1], sys.argv[2]
 extra = sys.argv[3:]
 def files(root, exts):
     for d, _, fs in os.walk(root):
@@ -45,15 +47,19 @@ def pieces(text, start_re, limit=32 << 10):
     if cur:
         res.append(head + '\n' + '\n'.join(cur))
     return res[:40]
-roots = [os.path.join(shared, 'llvm'), 'data/default', 'tests/fixtures'] + extra
+def text(f):
+    if f.endswith('.gz'):
+        return gzip.open(f, 'rt', errors='replace').read()
+    return open(f, errors='replace').read()
+roots = [os.path.join(corpus, 'llvm'), 'data/default', 'tests/fixtures'] + extra
 for root in roots:
     if not os.path.isdir(root):
         continue
-    for f in files(root, ('.ll',)):
-        for p in pieces(open(f, errors='replace').read(), r'define '):
+    for f in files(root, ('.ll', '.ll.gz')):
+        for p in pieces(text(f), r'define '):
             put('llvm_ir', p.encode())
-    for f in files(root, ('.ptx',)):
-        for p in pieces(open(f, errors='replace').read(), r'\.(visible |weak |extern )?\.(entry|func)'):
+    for f in files(root, ('.ptx', '.ptx.gz')):
+        for p in pieces(text(f), r'\.(visible |weak |extern )?\.(entry|func)'):
             put('ptx', p.encode())
 PY
 # clang JSON: the fixtures, minified.
@@ -69,9 +75,9 @@ if [ -x "$ILKIT" ]; then
   done
 fi
 for t in llvm_ir ptx clang_json world binary_il; do echo "$t: $(ls "$out/$t" | wc -l) seeds"; done
-# clang JSON from the corpus dumps, if present: translation units cut into pieces of
-# consecutive top-level declarations under 64 KB, from filtered dumps (build.sh's default
-# scope) and from a full dump (KEEP_FULL=1), minified.
+# clang JSON from the CUDA corpus dumps, if present: translation units cut into pieces of
+# consecutive top-level declarations under 64 KB, from filtered dumps (the default scope
+# of scripts/corpus/cuda.sh) and from a full dump (KEEP_FULL=1), minified.
 python3 - "$out" "${CUDA_JSON:-/tmp/cuda-corpus-out/json}" "${CUDA_FULL:-}" <<'PY'
 import gzip, hashlib, json, os, sys
 out, filtered, full = sys.argv[1], sys.argv[2], sys.argv[3]

@@ -72,7 +72,7 @@
 //! | middle: LLVM module model, lazy call graph, CGSCC pass manager, inliner, function-attrs | [`llvm`], [`callgraph`], [`cgscc`] | LLVM IR text |
 //! | back end: control-flow graphs, dominators, loops, layout | [`cfg`](mod@cfg) | PTX, LLVM IR |
 //!
-//! Data flows one way (`DESIGN.md`, "Layering"): [`import`] reads real formats into
+//! Data flows one way (`ARCHITECTURE.md`, "Layers"): [`import`] reads real formats into
 //! engine values (an IL world, an [`llvm::Module`], CFGs); the engine modules never import
 //! their readers; [`scan`] runs everything over a corpus in parallel. Shared graph
 //! algorithms (typed indices in [`idx`], CSR, one Tarjan, RPO, dominators, frontiers,

@@ -479,8 +479,7 @@ fn corpus_files() -> Option<Vec<std::path::PathBuf>> {
         std::env::var("ILKIT_CORPUS")
             .ok()
             .map(std::path::PathBuf::from),
-        Some(here.join("../shared/corpus")),
-        Some(here.join("../../shared/corpus")),
+        Some(here.join("tests/corpus")),
     ];
     let Some(root) = candidates
         .into_iter()
@@ -488,7 +487,7 @@ fn corpus_files() -> Option<Vec<std::path::PathBuf>> {
         .map(|c| c.join("llvm"))
         .find(|c| c.is_dir())
     else {
-        eprintln!("skipping: corpus not found (../shared/corpus or $ILKIT_CORPUS)");
+        eprintln!("skipping: corpus not found (tests/corpus or $ILKIT_CORPUS)");
         return None;
     };
     let mut out = Vec::new();
@@ -498,7 +497,9 @@ fn corpus_files() -> Option<Vec<std::path::PathBuf>> {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "ll") {
+            } else if p.to_string_lossy().ends_with(".ll")
+                || p.to_string_lossy().ends_with(".ll.gz")
+            {
                 out.push(p);
             }
         }
@@ -526,11 +527,12 @@ fn remarks_deterministic_on_corpus() {
     let Some(files) = corpus_files() else {
         return;
     };
-    for f in files
-        .iter()
-        .filter(|f| f.ends_with("zstd/zstd.O2.ll") || f.ends_with("zlib/zlib.O2.ll"))
-    {
-        let text = std::fs::read_to_string(f).unwrap();
+    for f in files.iter().filter(|f| {
+        let n = f.to_string_lossy();
+        let n = n.strip_suffix(".gz").unwrap_or(&n);
+        n.ends_with("zstd/zstd.O2.ll") || n.ends_with("zlib/zlib.O2.ll")
+    }) {
+        let text = ilkit::import::read_text(f).unwrap();
         let m = parse(&f.to_string_lossy(), &text).unwrap();
         let run = || {
             let mut cm = CgsccModule::new(&m, "m");

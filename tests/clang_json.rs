@@ -1,6 +1,6 @@
 //! The clang JSON AST importer: small checked-in fixtures (made with clang-19 from the
-//! sources in `tests/fixtures/clang/src/`, see the README there), malformed input, and —
-//! when present — the corpus dumps made by `shared/corpus/cuda/build.sh`.
+//! sources in `tests/fixtures/clang/src/`, see the README there) and malformed input. The
+//! real CUDA dumps of `tests/corpus/cuda` are checked by `tests/corpus.rs`.
 
 use ilkit::il::kinds::rf;
 use ilkit::il::TypeKind;

@@ -1,8 +1,11 @@
 //! File-driven checks against real inputs with their compilers' own answers, one test per
-//! file (a libtest-mimic harness, as cranelift's filetests are): the shared corpus's LLVM
-//! IR and PTX (`../shared/corpus`, or `$ILKIT_CORPUS`) against LLVM 14's answers, and the
-//! CUDA corpus's clang JSON dumps where `shared/corpus/cuda/build.sh` writes them
-//! (`$ILKIT_CUDA_JSON`, default `/tmp/cuda-corpus-out/json`, build.sh's `$OUT/json`).
+//! file (a libtest-mimic harness, as cranelift's filetests are): the corpus's LLVM IR and
+//! PTX (`tests/corpus/llvm`, gzipped; `$ILKIT_CORPUS` names a larger set laid out the
+//! same way, plain or gzipped) against LLVM 14's answers, and CUDA clang JSON dumps
+//! (`tests/corpus/cuda/json`; `$ILKIT_CUDA_JSON` names the full set that
+//! `scripts/corpus/cuda.sh` makes) against clang: every dump imports and verifies, its
+//! instantiations agree with clang's, and its kept device routines are the ones clang
+//! itself emits (`tests/corpus/cuda/defines`). See `tests/corpus/README.md`.
 //! When an input set is missing, the list shows one ignored test named
 //! `... (skipped: ... missing ...)` instead of passing silently.
 //!
@@ -36,20 +39,32 @@ fn skipped(group: &str, why: &str) -> Trial {
     Trial::test(format!("{group} (skipped: {why})"), || Ok(())).with_ignored_flag(true)
 }
 
+/// The repository's own corpus.
+fn own_corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
 fn corpus_dir() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     [
         std::env::var("ILKIT_CORPUS").ok().map(PathBuf::from),
-        Some(root.join("../shared/corpus")),
-        Some(root.join("../../shared/corpus")),
+        Some(own_corpus()),
     ]
     .into_iter()
     .flatten()
     .find(|p| p.join("llvm").is_dir())
 }
 
-/// Every file under `dir` (recursively) whose name ends with `suffix`, sorted.
+/// Every file under `dir` (recursively) whose name ends with `suffix` or `suffix.gz`,
+/// sorted.
 fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let gz = format!("{suffix}.gz");
+    let mut out = files_ending(dir, suffix);
+    out.extend(files_ending(dir, &gz));
+    out.sort();
+    out
+}
+
+fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -69,12 +84,20 @@ fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     out
 }
 
-/// `x.ll` -> `x.EXT` (`x.ptx` -> `x.ptx.EXT` for PTX answers).
+/// `x.ll` -> `x.EXT` (`x.ptx` -> `x.ptx.EXT` for PTX answers), either of them possibly
+/// gzipped; the answer that exists, plain or gzipped (the plain name when neither does).
 fn sibling(p: &Path, ext: &str) -> PathBuf {
     let s = p.to_string_lossy();
-    match s.strip_suffix(".ll") {
-        Some(stem) => PathBuf::from(format!("{stem}.{ext}")),
-        None => PathBuf::from(format!("{s}.{ext}")),
+    let s = s.strip_suffix(".gz").unwrap_or(&s);
+    let plain = match s.strip_suffix(".ll") {
+        Some(stem) => format!("{stem}.{ext}"),
+        None => format!("{s}.{ext}"),
+    };
+    let gz = PathBuf::from(format!("{plain}.gz"));
+    if !ext.ends_with(".gz") && gz.exists() {
+        gz
+    } else {
+        PathBuf::from(plain)
     }
 }
 
@@ -103,8 +126,9 @@ fn fail(errs: Vec<String>) -> Result<(), Failed> {
     .into())
 }
 
+/// A file's text, decompressed when it is gzipped.
 fn read(p: &Path) -> Result<String, Failed> {
-    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()).into())
+    ilkit::import::read_text(p).map_err(|e| format!("{}: {e}", p.display()).into())
 }
 
 fn load_ll(p: &Path) -> Result<Module, Failed> {
@@ -115,7 +139,7 @@ fn load_ll(p: &Path) -> Result<Module, Failed> {
 fn llvm_trials(trials: &mut Vec<Trial>) {
     let Some(root) = corpus_dir() else {
         for g in ["ptx_cfg", "ll_cfg", "lcg", "print_lcg", "cgscc"] {
-            trials.push(skipped(g, "../shared/corpus missing; set ILKIT_CORPUS"));
+            trials.push(skipped(g, "tests/corpus/llvm missing; set ILKIT_CORPUS"));
         }
         return;
     };
@@ -123,14 +147,16 @@ fn llvm_trials(trials: &mut Vec<Trial>) {
     for p in files(&llvm, ".ptx") {
         let ans = sibling(&p, "cfg.json");
         if ans.exists() {
+            let name = rel(&llvm, &p);
             trials.push(Trial::test(
-                format!("ptx_cfg::{}", rel(&llvm, &p)),
+                format!("ptx_cfg::{}", name.strip_suffix(".gz").unwrap_or(&name)),
                 move || ptx_cfg(&p, &ans),
             ));
         }
     }
     for p in files(&llvm, ".ll") {
         let name = rel(&llvm, &p);
+        let name = name.strip_suffix(".gz").unwrap_or(&name).to_string();
         let cfg_ans = sibling(&p, "cfg.json");
         if cfg_ans.exists() {
             let p = p.clone();
@@ -350,20 +376,35 @@ fn cgscc(p: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// `x.json.gz` / `x.json` -> `x`.
+fn dump_stem(p: &Path) -> String {
+    let n = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let n = n.strip_suffix(".gz").unwrap_or(&n);
+    n.strip_suffix(".json").unwrap_or(n).to_string()
+}
+
 fn cuda_trials(trials: &mut Vec<Trial>) {
-    let dir =
-        std::env::var("ILKIT_CUDA_JSON").unwrap_or_else(|_| "/tmp/cuda-corpus-out/json".into());
-    let dumps: Vec<PathBuf> = files(Path::new(&dir), ".json")
-        .into_iter()
-        .chain(files(Path::new(&dir), ".json.gz"))
-        .collect();
+    let own = own_corpus().join("cuda");
+    let dir = std::env::var("ILKIT_CUDA_JSON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| own.join("json"));
+    let defs = std::env::var("ILKIT_CUDA_DEFS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| own.join("defines"));
+    let dumps = files(&dir, ".json");
     if dumps.is_empty() {
         trials.push(skipped(
             "cuda_json",
-            &format!("no clang JSON in {dir} missing; run shared/corpus/cuda/build.sh or set ILKIT_CUDA_JSON"),
+            &format!(
+                "no clang JSON in {}; set ILKIT_CUDA_JSON (scripts/corpus/cuda.sh makes them)",
+                dir.display()
+            ),
         ));
     }
-    if dumps.len() >= 15 {
+    if dumps.len() >= 14 {
         // The whole corpus (a partial one would not be the number PERF.md states).
         let all = dumps.clone();
         trials.push(Trial::test("cuda_subst_total", move || {
@@ -371,44 +412,42 @@ fn cuda_trials(trials: &mut Vec<Trial>) {
         }));
     }
     for p in dumps {
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let stem = dump_stem(&p);
         let q = p.clone();
-        trials.push(Trial::test(format!("cuda_json::{name}"), move || {
-            cuda_json(&p)
+        trials.push(Trial::test(format!("cuda_json::{stem}"), move || {
+            cuda_json(&q)
         }));
-        trials.push(Trial::test(format!("cuda_subst::{name}"), move || {
+        let q = p.clone();
+        trials.push(Trial::test(format!("cuda_subst::{stem}"), move || {
             cuda_subst(&q)
         }));
-    }
-    match (
-        std::env::var("ILKIT_CUDA_FULL"),
-        std::env::var("ILKIT_CUDA_DEFS"),
-    ) {
-        (Ok(full), Ok(defs)) => {
-            for d in files(Path::new(&defs), ".defines.txt") {
-                let stem = d
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .and_then(|n| n.strip_suffix(".defines.txt"))
-                    .unwrap_or("")
-                    .to_string();
-                let dump = Path::new(&full).join(format!("{stem}.full.json"));
-                if stem.ends_with(".O0") || !dump.exists() {
-                    continue;
-                }
-                trials.push(Trial::test(
-                    format!("cuda_kept_vs_clang::{stem}"),
-                    move || kept_vs_clang(&dump, &d),
-                ));
-            }
+        // The filtered dump against the routines clang emits for the same TU.
+        let d = defs.join(format!("{stem}.defines.txt"));
+        if d.exists() && std::env::var("ILKIT_CUDA_FULL").is_err() {
+            trials.push(Trial::test(
+                format!("cuda_kept_vs_clang::{stem}"),
+                move || kept_vs_clang(&p, &d),
+            ));
         }
-        _ => trials.push(skipped(
-            "cuda_kept_vs_clang",
-            "ILKIT_CUDA_FULL and ILKIT_CUDA_DEFS missing (full dumps and clang's defines)",
-        )),
+    }
+    // Unfiltered dumps (`KEEP_FULL=1` keeps them), against clang's defines.
+    if let Ok(full) = std::env::var("ILKIT_CUDA_FULL") {
+        for d in files(&defs, ".defines.txt") {
+            let stem = d
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".defines.txt"))
+                .unwrap_or("")
+                .to_string();
+            let dump = Path::new(&full).join(format!("{stem}.full.json"));
+            if stem.ends_with(".O0") || !dump.exists() {
+                continue;
+            }
+            trials.push(Trial::test(
+                format!("cuda_kept_vs_clang::{stem}"),
+                move || kept_vs_clang(&dump, &d),
+            ));
+        }
     }
 }
 
@@ -459,9 +498,9 @@ fn decl_types_floor(name: &str) -> f64 {
     match name {
         // Pattern types the importer resolved to a concrete type (a dependent template-id
         // naming another specialization), injected class names.
-        "cxx_cxx.json.gz" => 91.0,
-        "ggml_gguf.json.gz" => 93.0,
-        "candle_moe_wmma.json.gz" => 98.0,
+        "cxx_cxx" => 91.0,
+        "ggml_gguf" => 93.0,
+        "candle_moe_wmma" => 98.0,
         _ => 99.0,
     }
 }
@@ -474,10 +513,7 @@ fn cuda_subst(p: &Path) -> Result<(), Failed> {
     if r.nttp.agree != r.nttp.checked {
         return Err(format!("substituted non-type parameters: {:?}", r.nttp).into());
     }
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = dump_stem(p);
     let (agree, all) = strict_decl_types(&r);
     let pct = if all == 0 {
         100.0

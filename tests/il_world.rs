@@ -9,33 +9,28 @@ use ilkit::il::{ConstantKind, ExprKind, Op, ScopeKind, StmtKind, StorageClass, T
 
 #[test]
 fn schema_has_the_seeds_kinds_with_seed_names() {
-    // Seed 000 / KINDS.md: the kinds run from `none` to the `last` sentinel (checked
-    // against KINDS.md's table when ../shared is present).
+    // The kinds run from `none` to the `last` sentinel; every kind's number, name and
+    // allocation size is the front end's (`tests/fixtures/kinds.tsv`).
     assert_eq!(EntryKind::ALL[EntryKind::COUNT - 1].name(), "last");
-    let kinds_md =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/seeds/KINDS.md");
-    match std::fs::read_to_string(&kinds_md) {
-        Ok(text) => {
-            // The first table's kind column: numbers and ranges such as `45–48`.
-            let kinds: usize = text
-                .lines()
-                .skip_while(|l| !l.starts_with("| kind"))
-                .skip(2)
-                .take_while(|l| l.starts_with('|'))
-                .map(|l| {
-                    let col = l.split('|').nth(1).unwrap_or("").trim();
-                    let mut ends = col.split('–').map(|n| n.trim().parse::<usize>().unwrap());
-                    let a = ends.next().unwrap();
-                    ends.next().unwrap_or(a) - a + 1
-                })
-                .sum();
-            assert_eq!(kinds, EntryKind::COUNT, "KINDS.md's kinds vs the schema's");
+    let table = include_str!("fixtures/kinds.tsv");
+    let mut rows = 0;
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [n, name, bytes] = cols[..] else {
+            panic!("kinds.tsv: bad line {line:?}");
+        };
+        let k = EntryKind::ALL[n.parse::<usize>().unwrap()];
+        assert_eq!(k.name(), name, "kind {n}");
+        let size = match bytes {
+            "-" | "1/byte" => 0,
+            b => b.parse().unwrap(),
+        };
+        if bytes != "1/byte" {
+            assert_eq!(k.seed_size(), size, "kind {n} ({name})");
         }
-        Err(_) => eprintln!(
-            "skipping the KINDS.md cross-check: {} is absent",
-            kinds_md.display()
-        ),
+        rows += 1;
     }
+    assert_eq!(rows, EntryKind::COUNT, "kinds.tsv's kinds vs the schema's");
     assert_eq!(EntryKind::ALL.len(), EntryKind::COUNT);
     for (i, k) in EntryKind::ALL.iter().enumerate() {
         assert_eq!(*k as usize, i);

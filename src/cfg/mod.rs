@@ -21,9 +21,9 @@
 //! single-entry dispatch), [`layout`] the block orders, [`print`](mod@print) the seed's DOT / edge /
 //! RPO dumps and JSON Lines, [`summary`] the per-file statistics for `ilkit scan`.
 //!
-//! Agreement with the shared corpus (tests/cfg_corpus.rs): blocks, successors, instruction
-//! counts, RPO, DFS backedges, idom, loops (header, depth, parent, blocks, latches) equal
-//! the answers for every function of every corpus PTX file and `.ll` module.
+//! Agreement with the corpus in `tests/corpus/` (`tests/corpus.rs`): blocks, successors,
+//! instruction counts, RPO, DFS backedges, idom, loops (header, depth, parent, blocks,
+//! latches) equal the answers for every function of every corpus PTX file and `.ll` module.
 //!
 //! # Invariants of a [`Cfg`]
 //! - every per-block column has `num_blocks()` rows; `succ` and `pred` are CSR tables with

@@ -264,7 +264,8 @@ pub struct Remark {
     /// Extra reason text.
     pub reason: &'static str,
     /// Printed in LLVM 14's own text (`--inline-model llvm14`): `remark: <unknown>:0:0: `
-    /// and LLVM's sentences, so `inline_remarks.py` reads ilkit's and opt's remarks alike.
+    /// and LLVM's sentences, so `scripts/inline_remarks.py` reads ilkit's and opt's remarks
+    /// alike.
     pub llvm14: bool,
 }
 

@@ -10,8 +10,11 @@
 
 pub mod binary_il;
 pub mod clang_json;
+pub mod format;
 pub mod llvm_ir;
 pub mod ptx;
+
+pub use format::{Detected, Format};
 
 use std::io::Read;
 use std::path::Path;
@@ -56,6 +59,11 @@ pub enum ReadError {
         /// Byte offset of the first invalid byte.
         offset: usize,
     },
+    /// A gzipped input decompresses to more than `limit` bytes.
+    TooLarge {
+        /// The limit ([`format::MAX_GUNZIPPED`]).
+        limit: u64,
+    },
 }
 
 impl std::fmt::Display for ReadError {
@@ -63,6 +71,9 @@ impl std::fmt::Display for ReadError {
         match self {
             ReadError::Io(e) => write!(f, "cannot read: {e}"),
             ReadError::NotUtf8 { offset } => write!(f, "byte {offset}: not UTF-8 text"),
+            ReadError::TooLarge { limit } => {
+                write!(f, "decompresses to more than {limit} bytes")
+            }
         }
     }
 }
@@ -81,9 +92,16 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
     std::fs::read(path).map_err(ReadError::Io)
 }
 
-/// Reads a whole file (`-` is standard input) as UTF-8 text.
+/// Reads a whole file (`-` is standard input) as UTF-8 text, decompressing it when it is
+/// gzip (`.ll.gz`, `.ptx.gz`; by its magic bytes, not its name). A `NotUtf8` offset counts
+/// decompressed bytes.
 pub fn read_text(path: &Path) -> Result<String, ReadError> {
-    String::from_utf8(read_bytes(path)?).map_err(|e| ReadError::NotUtf8 {
+    text_of(format::gunzip_if_gzip(read_bytes(path)?)?)
+}
+
+/// Bytes as UTF-8 text, or where they stop being UTF-8.
+pub fn text_of(bytes: Vec<u8>) -> Result<String, ReadError> {
+    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 {
         offset: e.utf8_error().valid_up_to(),
     })
 }

@@ -156,24 +156,9 @@ pub fn loop_depth_bucket(depth: u32) -> usize {
     (depth.max(1) as usize - 1).min(7)
 }
 
-/// Sniffs a file's format from its contents (and name as a tie-breaker).
-pub fn sniff(name: &str, text: &str) -> &'static str {
-    let head = &text[..text.len().min(4096)];
-    if name.ends_with(".ptx")
-        || head.lines().any(|l| l.trim_start().starts_with(".version")) && head.contains(".target")
-    {
-        "ptx"
-    } else if name.ends_with(".ll")
-        || head.contains("; ModuleID")
-        || head.contains("target triple")
-        || head.contains("target datalayout")
-        || text.contains("\ndefine ")
-    {
-        "ll"
-    } else {
-        "unknown"
-    }
-}
+/// What the scan says of a file that is none of the formats it reads.
+pub const NOT_AN_INPUT: &str =
+    "not an input ilkit reads (expected LLVM IR, PTX, ilkit binary IL or a clang JSON AST)";
 
 /// The embedded `.ll` and `.ptx` samples of the default corpus: (name, text).
 const EMBEDDED_SAMPLES: [(&str, &str); 4] = [
@@ -222,11 +207,18 @@ pub struct Collected {
     pub duplicates: Vec<(PathBuf, PathBuf)>,
     /// Folders entered again through a symbolic link (loops cut there).
     pub loops: Vec<PathBuf>,
+    /// Files of a folder walk left out because their first bytes are no input (a `.json`
+    /// that is not a clang AST, such as `compile_commands.json`): `(path, why)`.
+    pub skipped: Vec<(PathBuf, String)>,
 }
 
 /// Expands paths: files as they are, folders recursively (sorted, so the list is
-/// deterministic), keeping files whose names end in `.ll`, `.ptx`, `.il`, `.json` or
-/// `.json.gz`. Each real file is taken once (by canonical path): a file reached again
+/// deterministic), keeping files whose names end in `.ll`, `.ptx` (either also `.gz`),
+/// `.il`, `.json` or `.json.gz`. In a folder, a file whose name does not say its format
+/// (`.il`, `.json`) is kept only when its first bytes are an input
+/// ([`crate::import::Detected::of_file`]); the others are listed in
+/// [`Collected::skipped`]. A file named in `paths` is always kept (scanning it fails if
+/// it is no input). Each real file is taken once (by canonical path): a file reached again
 /// through another path or a symbolic link is reported in [`Collected::duplicates`], and
 /// a folder reached again (a symlink loop) is not entered twice. A path that cannot be
 /// resolved stays an input, so scanning it fails with the OS error.
@@ -280,7 +272,10 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Collected {
         }
         files.sort();
         for f in files {
-            take(&mut c, f);
+            match walked_file_verdict(&f) {
+                None => take(&mut c, f),
+                Some(why) => c.skipped.push((f, why)),
+            }
         }
     }
     c
@@ -289,9 +284,33 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Collected {
 /// Whether a file name ends in an extension the scan reads.
 pub fn has_scannable_ext(p: &Path) -> bool {
     let n = p.to_string_lossy();
-    [".ll", ".ptx", ".il", ".json", ".json.gz"]
-        .iter()
-        .any(|e| n.ends_with(e))
+    [
+        ".ll", ".ptx", ".ll.gz", ".ptx.gz", ".il", ".json", ".json.gz",
+    ]
+    .iter()
+    .any(|e| n.ends_with(e))
+}
+
+/// Why a file met in a folder walk is left out, or `None` to scan it. Names that say a
+/// text format (`.ll`, `.ptx`) are scanned without a look (a damaged one then fails with
+/// its parse error); the others are kept when their first bytes are an input.
+fn walked_file_verdict(p: &Path) -> Option<String> {
+    let n = p.to_string_lossy();
+    let n = n.strip_suffix(".gz").unwrap_or(&n);
+    if n.ends_with(".ll") || n.ends_with(".ptx") {
+        return None;
+    }
+    match crate::import::Detected::of_file(p) {
+        Ok(d) if d.format.is_some() => None,
+        Ok(_) if n.ends_with(".json") => Some(
+            "skipped: not a clang JSON AST (no top-level \"kind\": \"TranslationUnitDecl\" \
+             in its first bytes)"
+                .to_string(),
+        ),
+        Ok(_) => Some(format!("skipped: {NOT_AN_INPUT}")),
+        // Unreadable: scan it, so the OS error is reported as the file's failure.
+        Err(_) => None,
+    }
 }
 
 /// Keeps the `i`-th of `n` deterministic shards of `inputs` (round robin by position).

@@ -8,7 +8,8 @@
 //!   [`COUNTERS`] present as a non-negative integer and every histogram of [`HISTOGRAMS`]
 //!   as an array of 8 of them;
 //! - the shard trailer, last: `{"schema": "ilkit-scan-shard/1", "shard": [i, n] | null,
-//!   "files": k, "wall_seconds": w, "duplicates": [[path, first], ...], "loops": [...]}`.
+//!   "files": k, "wall_seconds": w, "duplicates": [[path, first], ...], "loops": [...],
+//!   "skipped": [[path, why], ...]}` (`skipped` may be absent in older scans' trailers).
 //!
 //! `merge` refuses a line that is not one of these (naming file and line), a file record
 //! seen twice, and reports the shards' wall times as measured (slowest shard, and their
@@ -212,6 +213,8 @@ pub struct ShardInfo {
     pub duplicates: Vec<(String, String)>,
     /// Folders not entered again (symlink loops).
     pub loops: Vec<String>,
+    /// Files of a folder walk left out as no input: `(path, why)`.
+    pub skipped: Vec<(String, String)>,
 }
 
 /// The shard trailer line.
@@ -223,6 +226,7 @@ pub fn shard_json(s: &ShardInfo) -> String {
         "wall_seconds": s.wall_seconds,
         "duplicates": s.duplicates,
         "loops": s.loops,
+        "skipped": s.skipped,
     })
     .to_string()
 }
@@ -347,6 +351,11 @@ pub fn parse_line(line: &str) -> Result<Line, String> {
                 wall_seconds: float("wall_seconds")?,
                 duplicates: pairs("duplicates")?,
                 loops,
+                skipped: if obj.contains_key("skipped") {
+                    pairs("skipped")?
+                } else {
+                    Vec::new()
+                },
             }))
         }
         other => Err(format!(

@@ -1,8 +1,9 @@
 //! The work per file: import, then the systems of the file's stage, into a
 //! [`FileRecord`].
 
-use super::{sniff, FileRecord, Input, Progress, ScanOptions};
+use super::{FileRecord, Input, Progress, ScanOptions};
 use crate::cfg::Cfg;
+use crate::import::{Detected, Format};
 use rayon::prelude::*;
 use std::path::Path;
 use std::time::Instant;
@@ -22,29 +23,17 @@ pub fn scan_one(input: &Input, opts: &ScanOptions, progress: &dyn Progress) -> F
             scan_generated(*seed, *scale, opts, &mut rec);
             Ok(())
         }
-        Input::Embedded { name, text } => scan_text(name, text, opts, &mut rec),
+        Input::Embedded { name, text } => match Format::detect(name, text.as_bytes()) {
+            Some(f) if f.is_text() => scan_text(name, f, text, opts, &mut rec),
+            _ => Err(format!("{name}: not LLVM IR or PTX text")),
+        },
         Input::EmbeddedClangJson { gz, .. } => {
             let r = flate2::read::MultiGzDecoder::new(*gz);
             scan_clang_json(&mut rec, opts, |il| {
                 crate::import::clang_json::import_reader(il, r)
             })
         }
-        Input::File(p) if is_clang_json(p) => scan_clang_json(&mut rec, opts, |il| {
-            crate::import::clang_json::import_file(il, p)
-        }),
-        Input::File(p) => match std::fs::read(p) {
-            Ok(bytes) if bytes.starts_with(b"ILKIT-IL") => {
-                scan_il_file(&name, &bytes, opts, &mut rec)
-            }
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => scan_text(&name, &text, opts, &mut rec),
-                Err(e) => Err(format!(
-                    "{name}: byte {}: not UTF-8 text",
-                    e.utf8_error().valid_up_to()
-                )),
-            },
-            Err(e) => Err(format!("{name}: cannot read: {e}")),
-        },
+        Input::File(p) => scan_file(p, &name, opts, &mut rec),
     };
     if let Err(e) = result {
         rec.error = Some(e);
@@ -54,29 +43,72 @@ pub fn scan_one(input: &Input, opts: &ScanOptions, progress: &dyn Progress) -> F
     rec
 }
 
+/// A file on disk (or `-`, standard input): its format from its first bytes, then the
+/// stage of that format. A file that is no input ilkit reads is an error here; a folder
+/// walk leaves such files out before they get here ([`super::collect_inputs`]).
+fn scan_file(p: &Path, name: &str, opts: &ScanOptions, rec: &mut FileRecord) -> Result<(), String> {
+    let stdin = p.as_os_str() == "-";
+    let read_all = || crate::import::read_bytes(p).map_err(|e| format!("{name}: {e}"));
+    // Standard input can be read once: read it whole and detect on the bytes.
+    let (detected, bytes) = if stdin {
+        let bytes = read_all()?;
+        (Detected::of_bytes(name, &bytes), Some(bytes))
+    } else {
+        (
+            Detected::of_file(p).map_err(|e| format!("{name}: {e}"))?,
+            None,
+        )
+    };
+    let Some(format) = detected.format else {
+        return Err(format!("{name}: {}", super::NOT_AN_INPUT));
+    };
+    if format == Format::ClangJson {
+        // Streamed: a dump of a gigabyte never sits in memory whole.
+        return match bytes {
+            Some(b) => scan_clang_json(rec, opts, |il| {
+                let r: Box<dyn std::io::Read> = if detected.gzip {
+                    Box::new(flate2::read::MultiGzDecoder::new(std::io::Cursor::new(b)))
+                } else {
+                    Box::new(std::io::Cursor::new(b))
+                };
+                crate::import::clang_json::import_reader(il, r)
+            }),
+            None => scan_clang_json(rec, opts, |il| {
+                crate::import::clang_json::import_file(il, p)
+            }),
+        };
+    }
+    let bytes = match bytes {
+        Some(b) => b,
+        None => read_all()?,
+    };
+    let bytes = crate::import::format::gunzip_if_gzip(bytes).map_err(|e| format!("{name}: {e}"))?;
+    if format == Format::BinaryIl {
+        return scan_il_file(name, &bytes, opts, rec);
+    }
+    let text = crate::import::text_of(bytes).map_err(|e| format!("{name}: {e}"))?;
+    scan_text(name, format, &text, opts, rec)
+}
+
 fn scan_text(
     name: &str,
+    format: Format,
     text: &str,
     opts: &ScanOptions,
     rec: &mut FileRecord,
 ) -> Result<(), String> {
     let a = opts.analyses;
     rec.bytes = text.len() as u64;
-    rec.kind = sniff(name, text);
-    match rec.kind {
-        "ptx" => {
-            let path = if name.ends_with(".ptx") {
-                name.to_string()
-            } else {
-                format!("{name}.ptx")
-            };
-            let cfgs = Cfg::from_ptx_str(&path, text).map_err(|e| e.to_string())?;
+    rec.kind = format.name();
+    match format {
+        Format::Ptx => {
+            let cfgs = Cfg::from_ptx_str(name, text).map_err(|e| e.to_string())?;
             if a.cfg {
                 cfg_stats(&cfgs, rec);
             }
             Ok(())
         }
-        "ll" => {
+        Format::LlvmIr => {
             // One parse feeds both stages.
             let m = crate::llvm::Module::from_ll_str(name, text).map_err(|e| e.to_string())?;
             // The three analyses only read the module: run them side by side.
@@ -119,9 +151,7 @@ fn scan_text(
             rec.notes.append(&mut cs.notes);
             Ok(())
         }
-        _ => Err(format!(
-            "{name}: offset 0: expected LLVM IR text, PTX or ilkit binary IL"
-        )),
+        Format::BinaryIl | Format::ClangJson => Err(format!("{name}: not LLVM IR or PTX text")),
     }
 }
 
@@ -197,12 +227,6 @@ fn scan_generated(seed: u64, scale: f64, opts: &ScanOptions, rec: &mut FileRecor
     let il = crate::il::synth::generate(seed, scale);
     rec.bytes = crate::il::stats::layout_bytes(&il).ilkit_bytes;
     il_stats(il, opts, rec);
-}
-
-/// Whether `p` is a clang JSON AST (`.json`, `.json.gz`).
-fn is_clang_json(p: &Path) -> bool {
-    let n = p.to_string_lossy();
-    n.ends_with(".json") || n.ends_with(".json.gz")
 }
 
 /// The front end on real input: a clang JSON AST imported as a stream, device code

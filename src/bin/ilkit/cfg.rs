@@ -4,6 +4,7 @@ use crate::{emit, Failure};
 use clap::{Args, ValueEnum};
 use ilkit::cfg::{print, Cfg, CfgInfo};
 use ilkit::idx::{BlockIdx, IndexVec};
+use ilkit::import::Format as InputFormat;
 use ilkit::llvm::Module;
 use std::path::{Path, PathBuf};
 
@@ -127,12 +128,16 @@ fn block_texts(text: &str, ptx: bool, cfg: &Cfg) -> Option<IndexVec<BlockIdx, Ve
     (groups.len() == n).then(|| IndexVec::from_raw(groups))
 }
 
-/// Whether `text` (named `path`) is PTX rather than LLVM IR.
-fn is_ptx(path: &Path, text: &str) -> bool {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("ptx") => true,
-        Some("ll") => false,
-        _ => ilkit::scan::sniff(&path.display().to_string(), text) == "ptx",
+/// Whether `text` (named `path`) is PTX rather than LLVM IR; an error when it is neither.
+fn is_ptx(path: &Path, text: &str) -> Result<bool, Failure> {
+    match InputFormat::detect(&path.display().to_string(), text.as_bytes()) {
+        Some(InputFormat::Ptx) => Ok(true),
+        Some(InputFormat::LlvmIr) => Ok(false),
+        _ => Err(Failure::input(format!(
+            "{}: not PTX or LLVM IR text (expected a PTX directive such as `.version`, or \
+             an LLVM IR entity such as `define`, before anything else)",
+            path.display()
+        ))),
     }
 }
 
@@ -142,7 +147,7 @@ fn load(path: &Path) -> Result<(Vec<Cfg>, String, bool), Failure> {
     let name = path.display().to_string();
     let text =
         ilkit::import::read_text(path).map_err(|e| Failure::input(format!("{name}: {e}")))?;
-    let ptx = is_ptx(path, &text);
+    let ptx = is_ptx(path, &text)?;
     let cfgs = if ptx {
         Cfg::from_ptx_str(&name, &text).map_err(Failure::input)?
     } else {

@@ -77,7 +77,7 @@ pub struct CgsccArgs {
     /// The inliner's decision procedure: `summary` (ilkit's model with the NVIDIA knobs
     /// above) or `llvm14` (LLVM 14's decision procedure and InlineCost model under LLVM's
     /// default knobs, over the instruction view; remarks in LLVM's own text, readable by
-    /// `inline_remarks.py`; `--inline-threshold` applies, the NVIDIA knobs do not).
+    /// `scripts/inline_remarks.py`; `--inline-threshold` applies, the NVIDIA knobs do not).
     #[arg(long, value_enum, default_value_t = Model::Summary)]
     inline_model: Model,
     /// Cap on the memory the run's tables may hold, in MB (default: a quarter of RAM);
@@ -95,7 +95,7 @@ enum Format {
     /// arguments, sorted, by LLVM's names).
     Json,
     /// Only `function-attrs`' changes, one line per function and position, in the
-    /// format of `fa_diff.py` (`@f fn +nofree +nosync`, `@f arg0 %p +nocapture`), so a
+    /// format of `scripts/fa_diff.py` (`@f fn +nofree +nosync`, `@f arg0 %p +nocapture`), so a
     /// comparison with `opt-14` is a diff.
     Attrs,
 }
@@ -235,7 +235,7 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
             .map(|&n| cm.graph.name(n).unwrap_or_default().to_string())
             .collect()
     };
-    // function-attrs' changes, as `fa_diff.py` prints opt's
+    // function-attrs' changes, as `scripts/fa_diff.py` prints opt's
     let fa_lines = cm
         .fn_attrs
         .as_ref()

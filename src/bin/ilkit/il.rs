@@ -8,6 +8,7 @@ use ilkit::il::stats::{dump_il_table_stats, dump_sharing_stats};
 use ilkit::il::Il;
 use ilkit::import::binary_il::{read_il, write_il};
 use ilkit::import::clang_json::{self, Import};
+use ilkit::import::{Detected, Format};
 use ilkit::walk::device::{
     kept_routine_names, kept_routine_table, mark_device, routine_flag_words, write_keep_report,
     DeviceOptions,
@@ -124,8 +125,10 @@ struct Loaded {
     import: Option<Import>,
 }
 
-/// Loads a binary IL file, or imports a clang JSON AST (by magic bytes: a binary IL file
-/// starts `ILKIT-IL`, anything else is read as JSON, gzipped or not). JSON is imported as a
+/// Loads a binary IL file, or imports a clang JSON AST (by the first bytes,
+/// [`Detected::of_bytes`]: a binary IL file starts `ILKIT-IL`; LLVM IR or PTX text is
+/// refused; anything else is read as JSON, gzipped or not, and the importer says where it
+/// is not a clang AST). JSON is imported as a
 /// stream: a 1.4 GB dump never sits in memory whole.
 fn load(path: &Path) -> Result<Loaded, Failure> {
     use std::io::{BufRead, Read};
@@ -138,13 +141,26 @@ fn load(path: &Path) -> Result<Loaded, Failure> {
     };
     let mut r = std::io::BufReader::with_capacity(1 << 20, reader);
     let head = r.fill_buf().map_err(fail)?;
-    if head.starts_with(b"ILKIT-IL") {
+    let detected = Detected::of_bytes(&name, head);
+    if detected.format == Some(Format::BinaryIl) {
         let mut bytes = Vec::new();
         r.read_to_end(&mut bytes).map_err(fail)?;
+        let bytes = ilkit::import::format::gunzip_if_gzip(bytes)
+            .map_err(|e| Failure::input(format!("{name}: {e}")))?;
         let il = read_il(&bytes).map_err(|e| Failure::input(format!("{name}: {e}")))?;
         return Ok(Loaded { il, import: None });
     }
-    let gz = head.starts_with(&[0x1f, 0x8b]);
+    if let Some(other @ (Format::LlvmIr | Format::Ptx)) = detected.format {
+        return Err(Failure::input(format!(
+            "{name}: this is {} text; `ilkit il` reads ilkit binary IL or a clang JSON AST",
+            if other == Format::Ptx {
+                "PTX"
+            } else {
+                "LLVM IR"
+            }
+        )));
+    }
+    let gz = detected.gzip;
     let mut il = Il::new();
     let imp = if gz {
         clang_json::import_reader(&mut il, flate2::read::MultiGzDecoder::new(r))

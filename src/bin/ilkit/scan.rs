@@ -102,6 +102,11 @@ pub fn run_scan(a: ScanArgs) -> Result<(), Failure> {
             .map(|(p, f)| (show(p), show(f)))
             .collect();
         info.loops = c.loops.iter().map(|p| show(p)).collect();
+        info.skipped = c
+            .skipped
+            .iter()
+            .map(|(p, why)| (show(p), why.clone()))
+            .collect();
         c.inputs
     };
     let which = match a.shard {
@@ -173,6 +178,9 @@ fn report(records: &[FileRecord], info: &ShardInfo, json: bool) -> Result<(), Fa
         errors.push_str(&format!(
             "note: {p}: a symbolic link loop; not entered again\n"
         ));
+    }
+    for (p, why) in &info.skipped {
+        errors.push_str(&format!("note: {p}: {why}\n"));
     }
     let mut failed = false;
     for r in records {

@@ -18,9 +18,9 @@
 //!    `nofree`, `norecurse`;
 //! 6. `nosync`; then the attributes others imply (`nosync`, `nofree`, `mustprogress`).
 //!
-//! The rules, with the places LLVM 14 is surprising, are in `notes/function_attrs.md`
-//! of the project notes; each file's docs say which part it implements. Agreement with
-//! `opt-14` is measured in PERF.md ("function-attrs vs LLVM 14").
+//! Each file's docs say which part of LLVM 14's pass it implements and with which of its
+//! rules. Agreement with `opt-14` is measured in PERF.md ("function-attrs against LLVM
+//! 14"), with opt's changes printed by `scripts/fa_diff.py`.
 //!
 //! # Complexity
 //! Each step scans the SCC's instructions once (capture tracking visits each use at most
@@ -84,7 +84,7 @@ pub struct FunctionChange {
 }
 
 /// `+x` for each attribute in `after` but not `before`, then `-x` for the reverse,
-/// each group sorted by name (what `fa_diff.py` prints).
+/// each group sorted by name (what `scripts/fa_diff.py` prints).
 fn diff(before: &AttrSet, after: &AttrSet) -> Vec<String> {
     let mut plus: Vec<&str> = after
         .iter()
@@ -260,7 +260,7 @@ impl Inference {
         out
     }
 
-    /// The changes as `fa_diff.py` prints them: one line per function and position
+    /// The changes as `scripts/fa_diff.py` prints them: one line per function and position
     /// (`@f fn +nofree +nosync`, `@f ret +noalias`, `@f arg0 %p +nocapture`), sorted by
     /// function name, so that a comparison with the oracle is a diff.
     pub fn diff_lines(&self, m: &Module) -> Vec<String> {
@@ -621,7 +621,7 @@ impl Inference {
     }
 }
 
-/// A function name as `fa_diff.py` prints it: bare when it is made of `[-\w$.]`,
+/// A function name as `scripts/fa_diff.py` prints it: bare when it is made of `[-\w$.]`,
 /// quoted otherwise.
 fn quoted(name: &str) -> std::borrow::Cow<'_, str> {
     if !name.is_empty()

@@ -58,7 +58,7 @@ mod write;
 pub use read::{read_il, read_il_single_threaded};
 pub use write::{write_il, write_il_single_threaded};
 
-const MAGIC: &[u8; 8] = b"ILKIT-IL";
+pub(crate) const MAGIC: &[u8; 8] = b"ILKIT-IL";
 /// The format version this build writes and reads.
 pub const VERSION: u32 = 5;
 /// Bytes of a record's fixed head: flag bits, column, file, region, line.

@@ -8,12 +8,7 @@ fn ids(v: &[BlockIdx]) -> Vec<u32> {
 }
 use std::path::PathBuf;
 
-use crate::test_support::corpus_ll_files;
-
-fn sibling(ll: &std::path::Path, ext: &str) -> PathBuf {
-    let s = ll.to_string_lossy();
-    PathBuf::from(format!("{}.{}", s.strip_suffix(".ll").unwrap_or(&s), ext))
-}
+use crate::test_support::{corpus_ll_files, read, sibling};
 
 #[test]
 fn small_module() {
@@ -84,16 +79,16 @@ fn errors_have_positions() {
 #[test]
 fn corpus_cfg_blocks_match() {
     let Some(files) = corpus_ll_files() else {
-        eprintln!("skipped: corpus not found (../shared/corpus); set ILKIT_CORPUS");
+        eprintln!("skipped: corpus not found (tests/corpus); set ILKIT_CORPUS");
         return;
     };
     let (mut modules, mut functions, mut blocks) = (0, 0, 0);
     for ll in files {
         let json = sibling(&ll, "cfg.json");
-        let Ok(js) = std::fs::read_to_string(&json) else {
+        let Ok(js) = read(&json) else {
             continue;
         };
-        let text = std::fs::read_to_string(&ll).unwrap();
+        let text = read(&ll).unwrap();
         let m = parse(&ll.to_string_lossy(), &text).unwrap_or_else(|e| panic!("{e}"));
         let v: serde_json::Value = serde_json::from_str(&js).unwrap();
         let defs: Vec<&Function> = m.functions.iter().filter(|f| f.is_definition).collect();
@@ -152,7 +147,7 @@ fn corpus_cfg_blocks_match() {
 #[ignore]
 fn dump_blocks() {
     let Ok(p) = std::env::var("LL") else { return };
-    let text = std::fs::read_to_string(&p).unwrap();
+    let text = read(p.as_ref()).unwrap();
     let m = parse(&p, &text).unwrap();
     for f in m.functions.iter().filter(|f| f.is_definition) {
         let names: Vec<&str> = f.blocks.iter().map(|b| b.name.as_str()).collect();
@@ -183,10 +178,7 @@ fn robustness_inputs() -> Vec<(String, String)> {
             .collect();
         small.sort();
         for (_, p) in small.into_iter().take(3) {
-            v.push((
-                p.display().to_string(),
-                std::fs::read_to_string(&p).unwrap(),
-            ));
+            v.push((p.display().to_string(), read(&p).unwrap()));
         }
     }
     v
@@ -349,7 +341,7 @@ fn parallel_parse_equals_sequential_on_the_corpus() {
         .build()
         .unwrap();
     for ll in files {
-        let text = std::fs::read_to_string(&ll).unwrap();
+        let text = read(&ll).unwrap();
         let name = ll.display().to_string();
         let seq = super::parse_sequential(&name, &text);
         let par = pool.install(|| super::parallel::parse(&name, &text));
@@ -374,7 +366,7 @@ fn instruction_view_agrees_with_the_first_pass() {
         .build()
         .unwrap();
     for ll in files {
-        let text = std::fs::read_to_string(&ll).unwrap();
+        let text = read(&ll).unwrap();
         let name = ll.display().to_string();
         let m = pool
             .install(|| super::parse_with(&name, &text, opts))
@@ -454,7 +446,7 @@ fn instruction_pass_cost() {
     }
     let opts = super::ParseOptions { instructions: true };
     for ll in files {
-        let text = std::fs::read_to_string(&ll).unwrap();
+        let text = read(&ll).unwrap();
         let name = ll.display().to_string();
         let best = |f: &dyn Fn()| {
             (0..5)
