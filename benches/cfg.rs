@@ -13,7 +13,7 @@
 //! - `ptx_import`: parse + build every CFG of the largest corpus PTX file (BytesCount);
 //!   a generated module stands in when the corpus is absent.
 //!
-//! Run: `CARGO_TARGET_DIR=/work/target cargo bench --bench cfg`.
+//! Run: `cargo bench --bench cfg`.
 
 use divan::{black_box, counter::BytesCount, Bencher};
 use ilkit::cfg::edgemap::FnvEdgeMap;

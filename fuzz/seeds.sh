@@ -78,7 +78,7 @@ for t in llvm_ir ptx clang_json world binary_il; do echo "$t: $(ls "$out/$t" | w
 # clang JSON from the CUDA corpus dumps, if present: translation units cut into pieces of
 # consecutive top-level declarations under 64 KB, from filtered dumps (the default scope
 # of scripts/corpus/cuda.sh) and from a full dump (KEEP_FULL=1), minified.
-python3 - "$out" "${CUDA_JSON:-/tmp/cuda-corpus-out/json}" "${CUDA_FULL:-}" <<'PY'
+python3 - "$out" "${CUDA_JSON:-tests/corpus/cuda/json}" "${CUDA_FULL:-}" <<'PY'
 import gzip, hashlib, json, os, sys
 out, filtered, full = sys.argv[1], sys.argv[2], sys.argv[3]
 def cut(tu, limit=64 << 10, most=12):

@@ -1,5 +1,5 @@
 //! CGSCC pass manager, inliner knobs, replay, re-visitation, devirt limit, pipeline
-//! errors, CLI, and the corpus (skipped when ../shared/corpus is absent).
+//! errors, CLI, and the corpus (`tests/corpus`, or `$ILKIT_CORPUS`).
 
 use ilkit::callgraph::{NodeIdx, SccIdx};
 use ilkit::cgscc::summary::{CallLoc, CallSummary, CallTarget, HistIdx, LocIdx};
