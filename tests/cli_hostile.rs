@@ -165,7 +165,7 @@ proptest! {
 fn utf8_boundary_file_through_every_entry() {
     let dir = scratch();
     let bytes = seeds().pop().unwrap();
-    for command in 0..COMMANDS.len() {
+    for (command, args) in COMMANDS.iter().enumerate() {
         for stdin in [false, true] {
             let c = Case {
                 command,
@@ -174,11 +174,7 @@ fn utf8_boundary_file_through_every_entry() {
                 bytes: bytes.clone(),
             };
             let (code, err) = run(&c, &dir);
-            assert!(
-                matches!(code, Some(0..=1)),
-                "{:?}: {code:?} {err}",
-                COMMANDS[command]
-            );
+            assert!(matches!(code, Some(0..=1)), "{args:?}: {code:?} {err}");
         }
     }
 }

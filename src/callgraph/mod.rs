@@ -103,7 +103,7 @@ mod verify;
 
 pub use builder::CallGraphBuilder;
 pub use error::LcgError;
-pub use module::{from_module, function_of_node, node_of_function};
+pub use module::{from_module, function_of_node, node_of_function, symbol_function_refs};
 pub use mutate::SccMerge;
 pub use order::PostOrderIter;
 pub use update::EdgeUpdate;

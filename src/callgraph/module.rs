@@ -142,6 +142,29 @@ fn visit_references(
     }
 }
 
+/// Per symbol of `m`: the defined functions LLVM's `visitReferences` reaches from the
+/// symbol's operand (a global variable's initializer, an alias's aliasee, an ifunc's
+/// resolver), in the walk's order; empty for functions and declarations. What a pass
+/// that recomputes a function's edges from its body (LLVM's
+/// `updateCGAndAnalysisManagerForPass`) adds as ref edges for each global it mentions.
+pub fn symbol_function_refs(m: &Module) -> IndexVec<SymbolIdx, Vec<NodeIdx>> {
+    let e = ModuleEdges::new(m);
+    let mut out = IndexVec::from_elem_n(Vec::new(), m.num_symbols());
+    let mut worklist = Vec::new();
+    for s in e.sym_operand.indices() {
+        let op = e.sym_operand[s];
+        if op.is_none() {
+            continue;
+        }
+        let mut visited = Visited::default();
+        visited.insert(&e, op);
+        worklist.push(op);
+        let found = &mut out[s];
+        visit_references(&e, &mut worklist, &mut visited, |f| found.push(f));
+    }
+    out
+}
+
 impl EdgeSource for ModuleEdges {
     fn populate(&self, node: NodeIdx, out: &mut Vec<Edge>) {
         let mut visited = Visited::default();

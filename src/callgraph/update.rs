@@ -18,6 +18,16 @@ pub struct EdgeUpdate {
     pub new_refsccs: Vec<RefSccIdx>,
     /// RefSCCs merged away by new edges to later RefSCCs (now dead).
     pub merged_refsccs: Vec<RefSccIdx>,
+    /// The SCCs LLVM 14's `updateCGAndAnalysisManagerForPass` puts on its SCC worklist,
+    /// in insertion order (a CGSCC pass manager inserts them into its worklist as they
+    /// come): on a split (`incorporateNewSCCRange`) the SCC that held the node, then the
+    /// new SCCs other than the node's, last in post-order first; after a promoted call
+    /// edge that moved SCCs below the node's (`InitialSCCIndex < NewSCCIndex`), the node's
+    /// SCC, then the moved SCCs, last first.
+    pub requeue: Vec<SccIdx>,
+    /// The RefSCCs it puts on its RefSCC worklist: the pieces of a split RefSCC other
+    /// than the node's, last in post-order first.
+    pub refscc_requeue: Vec<RefSccIdx>,
 }
 
 impl LazyCallGraph {
@@ -39,6 +49,8 @@ impl LazyCallGraph {
     ) -> Result<EdgeUpdate, LcgError> {
         self.placed(n)?;
         let mut up = EdgeUpdate::default();
+        // LLVM's current SCC `C` through the update (the SCC that holds `n`)
+        let mut c = self.scc_of(n).unwrap_or(SccIdx::NONE);
         let mut retained = AHashSet::new();
         let mut new_calls = Vec::new();
         let mut new_refs = Vec::new();
@@ -84,8 +96,8 @@ impl LazyCallGraph {
         for e in dead {
             let same_rc = self.refscc_of(n) == self.refscc_of(e.target);
             if same_rc && e.is_call() {
-                up.new_sccs
-                    .extend(self.switch_internal_edge_to_ref(n, e.target)?);
+                let new = self.switch_internal_edge_to_ref(n, e.target)?;
+                self.incorporate_new_sccs(n, &mut c, &new, &mut up);
             }
             if same_rc {
                 dead_internal.push(e.target);
@@ -94,10 +106,21 @@ impl LazyCallGraph {
             }
         }
         up.new_refsccs = self.remove_internal_ref_edge(n, &dead_internal)?;
+        if !up.new_refsccs.is_empty() {
+            let own = self.refscc_of(n);
+            up.refscc_requeue.extend(
+                up.new_refsccs
+                    .iter()
+                    .rev()
+                    .copied()
+                    .filter(|&r| Some(r) != own),
+            );
+        }
         // Demote calls that are now references.
         for t in demoted {
             if self.refscc_of(n) == self.refscc_of(t) {
-                up.new_sccs.extend(self.switch_internal_edge_to_ref(n, t)?);
+                let new = self.switch_internal_edge_to_ref(n, t)?;
+                self.incorporate_new_sccs(n, &mut c, &new, &mut up);
             } else {
                 self.switch_outgoing_edge_to_ref(n, t)?;
             }
@@ -105,12 +128,43 @@ impl LazyCallGraph {
         // Promote references (and the new calls) to calls.
         for t in promoted.into_iter().chain(new_calls) {
             if self.refscc_of(n) == self.refscc_of(t) {
+                let initial = self.scc_position(c);
                 let merged = &mut up.merged_sccs;
                 self.switch_internal_edge_to_call(n, t, |m| merged.extend_from_slice(m.sccs()))?;
+                c = self.scc_of(n).unwrap_or(c);
+                // SCCs moved below the node's: revisit it after them
+                if let (Some(i), Some(j)) = (initial, self.scc_position(c)) {
+                    if i < j {
+                        up.requeue.push(c);
+                        let rc = self.scc_refscc(c).unwrap_or(RefSccIdx::NONE);
+                        let moved = &self.refscc_sccs(rc)[i as usize..j as usize];
+                        up.requeue.extend(moved.iter().rev().copied());
+                    }
+                }
             } else {
                 self.switch_outgoing_edge_to_call(n, t)?;
             }
         }
         Ok(up)
+    }
+
+    /// LLVM 14's `incorporateNewSCCRange`: the SCC `c` that held `n` split into `new`
+    /// (post-order) besides itself; `c` is queued again, becomes the SCC that holds `n`
+    /// now, and the other new SCCs are queued, last first.
+    fn incorporate_new_sccs(
+        &self,
+        n: NodeIdx,
+        c: &mut SccIdx,
+        new: &[SccIdx],
+        up: &mut EdgeUpdate,
+    ) {
+        up.new_sccs.extend_from_slice(new);
+        if new.is_empty() {
+            return;
+        }
+        up.requeue.push(*c);
+        *c = self.scc_of(n).unwrap_or(*c);
+        up.requeue
+            .extend(new.iter().rev().copied().filter(|&s| s != *c));
     }
 }

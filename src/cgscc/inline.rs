@@ -639,8 +639,10 @@ impl CgsccPass for InlinerPass {
             if changed {
                 cx.mark_changed(n);
                 let edges = cx.m.summary_edges(n);
+                let before = cx.ur.updated_c;
                 cx.set_function_edges(scc, n, &edges);
-                if cx.ur.current_scc_changed {
+                // the SCC changed shape: the pass manager takes over
+                if cx.ur.updated_c != before || cx.m.graph.scc_of(n) != Some(scc) {
                     break;
                 }
             }
@@ -648,26 +650,12 @@ impl CgsccPass for InlinerPass {
         if cx.opts.inline.delete_dead {
             inlined_callees.sort_unstable();
             inlined_callees.dedup();
-            for f in inlined_callees {
-                let m = &mut *cx.m;
-                let g = &m.graph;
-                let Some(sf) = g.scc_of(f) else {
-                    continue;
-                };
-                if m.summ.linkage[f].is_local()
-                    && !m.is_root[f]
-                    && m.in_count[f] == 0
-                    && !g.lib_functions().contains(&f)
-                    && sf != scc
-                    && g.scc_nodes(sf).len() == 1
-                    && g.scc_refscc(sf)
-                        .is_some_and(|r| g.refscc_sccs(r).len() == 1)
-                    && !cx.ur.invalidated_sccs.contains(&sf)
-                {
-                    m.dead.push(f);
-                    cx.ur.invalidated_sccs.insert(sf);
-                }
-            }
+            let m = &*cx.m;
+            let dead: Vec<NodeIdx> = inlined_callees
+                .into_iter()
+                .filter(|&f| m.summ.linkage[f].is_local() && !m.graph.lib_functions().contains(&f))
+                .collect();
+            cx.remove_dead_functions(dead);
         }
         Ok(any)
     }

@@ -11,24 +11,35 @@
 //!   14's `function-attrs` ([`function_attrs::Inference`], see [`attrs`]).
 //! - [`PassManager`]: runs a pipeline of [`CgsccPass`]es on every SCC, callees first.
 //!
-//! # The walk (LLVM's `ModuleToPostOrderCGSCCPassAdaptor`)
-//! RefSCCs are taken from a worklist seeded with the post-order; inside one RefSCC a
-//! pending set of SCCs is visited lowest post-order position first. A pass reports graph
-//! changes in an [`UpdateResult`] (through [`PassContext::set_function_edges`], which
-//! applies `update_node_edges` and records what it did):
-//! - SCCs merged away go into the invalidated set and are never visited again; the
-//!   merged SCC is re-queued;
-//! - when the current SCC splits, every piece is re-queued and visited in post-order;
-//! - when the current RefSCC splits (or merges), its pieces are pushed on the RefSCC
-//!   worklist in post-order and the rest of the old RefSCC is abandoned (its SCCs are
-//!   visited again from their new RefSCCs);
-//! - a changed current SCC stops the pipeline for this visit: the re-queued SCCs run the
-//!   whole pipeline again, after everything they call. This keeps every visit
-//!   bottom-up (LLVM instead continues the remaining passes on the updated SCC).
+//! # The walk (LLVM 14's `ModuleToPostOrderCGSCCPassAdaptor`)
+//! RefSCCs are taken in post-order through a worklist; inside one RefSCC an SCC worklist,
+//! seeded with its SCCs in post-order, is popped from the top (both are
+//! [`worklist::PriorityStack`]s, LLVM's `SmallPriorityWorklist`). A pass reports graph
+//! changes through [`PassContext::set_function_edges`], which applies `update_node_edges`
+//! and records, in the [`UpdateResult`], what LLVM's `updateCGAndAnalysisManagerForPass`
+//! would:
+//! - SCCs and RefSCCs merged away are invalidated and never visited again;
+//! - a split SCC is queued again with its new pieces on top (the node's own piece aside),
+//!   and after a promoted call edge moved SCCs below the node's, its SCC and the moved
+//!   ones are queued; the pieces of a split RefSCC other than the node's go on the
+//!   RefSCC worklist, and the walk goes on in the node's piece;
+//! - when the node's SCC is no longer the one the pass ran on, `updated_c` names it: the
+//!   remaining passes of the pipeline run on it ([`run_passes`]), and then the whole
+//!   pipeline runs on it again, until a run moves nothing; an SCC just run that way is not
+//!   run again when it is popped (LLVM's `LastUpdatedC`);
+//! - the inliner's `InlinedInternalEdges` are forgotten when a RefSCC is done.
 //!
-//! Functions removed as dead are invalidated at once and removed from the graph in one
-//! batch at the end of the run. In debug builds (or with [`Options::verify_each`]) the
-//! graph is verified after every pass.
+//! `devirt<N>` runs its pipeline up to `N + 1` times, as LLVM 14's
+//! `DevirtSCCRepeatedPass` does. The inliner removes the functions it left dead at the end
+//! of each run, invalidating their SCC and RefSCC as LLVM's release build does; the last
+//! of them leave the graph at the end of the walk. In debug builds (or with
+//! [`Options::verify_each`]) the graph is verified after every pass.
+//!
+//! Where this still differs from LLVM 14: `update_node_edges` applies one function's edge
+//! changes as a batch, and the worklist entries of a promotion are derived per promoted
+//! edge from the positions before and after it, as LLVM does; the CGSCC-to-function
+//! adaptor runs its passes only on the functions an earlier pass changed (LLVM runs them
+//! on every function of the SCC).
 //!
 //! # Using it
 //! ```
@@ -48,8 +59,8 @@
 //! ```
 //!
 //! # Complexity
-//! One visit per SCC plus one per re-queue; a re-queue re-sorts the pending set of one
-//! RefSCC (O(k log k)). Passes cost what they touch.
+//! One visit per SCC plus one per re-queue; a worklist insert is O(1). Passes cost what
+//! they touch.
 
 pub mod attrs;
 pub mod function_attrs;
@@ -58,6 +69,7 @@ pub mod inline;
 pub(crate) mod llvm14;
 pub mod pipeline;
 pub mod summary;
+pub mod worklist;
 
 use crate::callgraph::{
     from_module, function_of_node, Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx,
@@ -66,6 +78,7 @@ use crate::idx::IndexVec;
 use crate::llvm::{ConstKind, Module, OperandRef};
 use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
+use worklist::PriorityStack;
 
 pub use inline::{
     InlineModel, InlineParams, Remark, RemarkKind, Replay, ReplayFallback, ReplayScope,
@@ -261,7 +274,8 @@ impl CgsccModule {
                 }
             }
         }
-        for &t in &self.summ.refs[n] {
+        // LLVM adds a ref edge to every defined library function to every node
+        for &t in self.summ.refs[n].iter().chain(self.graph.lib_functions()) {
             if ok(t) && seen.insert(t) {
                 out.push(Edge {
                     target: t,
@@ -345,24 +359,24 @@ fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
     out
 }
 
-/// What passes changed, LLVM's `CGSCCUpdateResult`. Lives for a whole run; the
-/// per-visit fields are reset before each pass.
+/// What passes changed, LLVM 14's `CGSCCUpdateResult`. Lives for a whole run.
 #[derive(Clone, Debug, Default)]
 pub struct UpdateResult {
     /// SCCs that must never be visited again (merged away, dead).
     pub invalidated_sccs: AHashSet<SccIdx>,
     /// RefSCCs that must never be visited again.
     pub invalidated_refsccs: AHashSet<RefSccIdx>,
-    /// SCCs to (re)visit in the current RefSCC (merge results, split pieces).
-    pub requeue_sccs: Vec<SccIdx>,
-    /// RefSCCs to (re)visit (split or merge pieces of the current RefSCC).
-    pub requeue_refsccs: Vec<RefSccIdx>,
-    /// The current SCC changed shape: stop the pipeline for this visit.
-    pub current_scc_changed: bool,
-    /// The current RefSCC changed shape.
-    pub current_refscc_changed: bool,
-    /// SCCs were merged during this visit (pending positions must be re-sorted).
-    pub merged_any: bool,
+    /// The SCC worklist of the current RefSCC (LLVM's `CWorklist`): seeded with the
+    /// RefSCC's SCCs in post-order, then split pieces and SCCs to revisit go on top.
+    pub cworklist: PriorityStack<SccIdx>,
+    /// The RefSCC worklist (LLVM's `RCWorklist`): pieces of split RefSCCs go on top.
+    pub rc_worklist: PriorityStack<RefSccIdx>,
+    /// The SCC that now holds the node a pass updated, when it is not the SCC the pass
+    /// ran on (LLVM's `UpdatedC`): the remaining passes run on it, then the whole
+    /// pipeline runs on it again.
+    pub updated_c: Option<SccIdx>,
+    /// Likewise for the RefSCC (LLVM's `UpdatedRC`).
+    pub updated_rc: Option<RefSccIdx>,
     /// Functions whose body changed during this visit and that the function adaptor has
     /// not seen yet.
     pub changed_functions: Vec<NodeIdx>,
@@ -391,14 +405,16 @@ pub struct PassContext<'a> {
 impl PassContext<'_> {
     /// Gives node `n` (of the current SCC `cur`) the edge set `edges` through
     /// [`LazyCallGraph::update_node_edges`] and records the consequences in the update
-    /// result.
+    /// result as LLVM 14's `updateCGAndAnalysisManagerForPass` does: merged SCCs and
+    /// RefSCCs are invalidated, split pieces and revisits go on the worklists, and
+    /// `updated_c` / `updated_rc` name `n`'s SCC and RefSCC when they are no longer `cur`
+    /// and its RefSCC.
     pub fn set_function_edges(&mut self, cur: SccIdx, n: NodeIdx, edges: &[Edge]) {
         let g = &mut self.m.graph;
         let old: Vec<Edge> = g.cached_edges(n).collect();
         if old.len() == edges.len() && old.iter().all(|e| edges.contains(e)) {
             return;
         }
-        let cur_nodes: Vec<NodeIdx> = g.scc_nodes(cur).to_vec();
         let cur_rc = g.scc_refscc(cur);
         // The pass manager hands over edges of live functions of the built graph, each
         // target once, which are update_node_edges' preconditions.
@@ -430,33 +446,46 @@ impl PassContext<'_> {
         self.ur
             .invalidated_refsccs
             .extend(up.merged_refsccs.iter().copied());
-        if !up.new_refsccs.is_empty() || !up.merged_refsccs.is_empty() {
-            // the pieces of the old RefSCC: the new ones, the survivor, n's
-            self.ur.current_refscc_changed = true;
-            self.ur.current_scc_changed = true;
-            let mut pieces: Vec<RefSccIdx> = up.new_refsccs.clone();
-            pieces.extend(cur_rc);
-            pieces.extend(g.refscc_of(n));
-            pieces.sort_unstable();
-            pieces.dedup();
-            self.ur.requeue_refsccs.extend(pieces);
+        for &s in &up.requeue {
+            self.ur.cworklist.insert(s);
         }
-        let shape_changed = g.scc_of(n) != Some(cur)
-            || g.scc_nodes(cur) != cur_nodes.as_slice()
-            || !up.merged_sccs.is_empty()
-            || !up.new_sccs.is_empty();
-        if shape_changed {
-            self.ur.current_scc_changed = true;
-            self.ur.merged_any |= !up.merged_sccs.is_empty();
-            let mut pieces: Vec<SccIdx> = cur_nodes
-                .iter()
-                .filter_map(|&x| g.scc_of(x))
-                .chain(g.scc_of(n))
-                .collect();
-            pieces.sort_unstable();
-            pieces.dedup();
-            self.ur.requeue_sccs.extend(pieces);
+        for &r in &up.refscc_requeue {
+            self.ur.rc_worklist.insert(r);
         }
+        if let Some(rc) = g.refscc_of(n).filter(|&r| Some(r) != cur_rc) {
+            self.ur.updated_rc = Some(rc);
+        }
+        if let Some(c) = g.scc_of(n).filter(|&c| c != cur) {
+            self.ur.updated_c = Some(c);
+        }
+    }
+
+    /// Removes the functions an inliner run left dead, as LLVM 14 does at the end of each
+    /// run: each one's SCC and RefSCC are invalidated (and are no longer `updated_c`),
+    /// and the function leaves the graph when it is no entry root, has no incoming edge
+    /// and is alone in its SCC and RefSCC. LLVM's release build invalidates the SCC and
+    /// RefSCC even when the dead function's stale edges still hold others in them (its
+    /// `removeDeadFunction` asserts they do not, then clears both); so does this, so the
+    /// same SCCs are visited.
+    pub fn remove_dead_functions(&mut self, dead: impl IntoIterator<Item = NodeIdx>) {
+        let m = &mut *self.m;
+        for nd in dead {
+            let g = &m.graph;
+            let Some(sf) = g.scc_of(nd) else { continue };
+            let Some(rf) = g.scc_refscc(sf) else { continue };
+            if m.is_root[nd] {
+                continue;
+            }
+            self.ur.invalidated_sccs.insert(sf);
+            self.ur.invalidated_refsccs.insert(rf);
+            if self.ur.updated_c == Some(sf) {
+                self.ur.updated_c = None;
+            }
+            if m.in_count[nd] == 0 && g.scc_nodes(sf).len() == 1 && g.refscc_sccs(rf).len() == 1 {
+                m.dead.push(nd);
+            }
+        }
+        m.flush_dead();
     }
 
     /// Marks `n`'s body as changed (the function adaptor runs on it).
@@ -574,24 +603,25 @@ pub struct RunReport {
     pub visits: Vec<Visit>,
 }
 
-/// Runs passes in order on one SCC, stopping when the SCC changed shape. Shared by the
-/// pass manager and `devirt<N>`.
+/// Runs passes in order on one SCC, as LLVM 14's `PassManager<SCC>::run`: after a pass
+/// moved the SCC's node to another SCC (`updated_c`), the remaining passes run on that
+/// one; an SCC that was invalidated (merged away, dead) stops the pipeline. Shared by the
+/// pass manager and `devirt<N>`; returns the SCC the pipeline ended on.
 pub fn run_passes(
     passes: &mut [Box<dyn CgsccPass>],
-    scc: SccIdx,
+    mut scc: SccIdx,
     cx: &mut PassContext<'_>,
-) -> Result<PassResult, Abort> {
+) -> Result<(PassResult, SccIdx), Abort> {
     let mut any = PassResult::Unchanged;
     for p in passes.iter_mut() {
-        if cx.ur.current_scc_changed || cx.ur.invalidated_sccs.contains(&scc) {
-            break;
-        }
         let name = p.name();
         let names: Vec<String> = cx.m.scc_names(scc).iter().map(|s| s.to_string()).collect();
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         cx.instr.before_pass(&name, &refs);
         let r = p.run(scc, cx)?;
-        let invalid = cx.ur.current_scc_changed || cx.ur.invalidated_sccs.contains(&scc);
+        let before = scc;
+        scc = cx.ur.updated_c.unwrap_or(scc);
+        let invalid = scc != before || cx.ur.invalidated_sccs.contains(&scc);
         cx.instr
             .after_pass(&name, &refs, r == PassResult::Changed, invalid);
         if r == PassResult::Changed {
@@ -609,8 +639,11 @@ pub fn run_passes(
                     .join("; ")
             );
         }
+        if cx.ur.invalidated_sccs.contains(&scc) {
+            break;
+        }
     }
-    Ok(any)
+    Ok((any, scc))
 }
 
 /// The CGSCC pass manager: a pipeline plus instrumentation.
@@ -649,7 +682,8 @@ impl PassManager {
         Ok(PassManager::new(parse_pipeline(text)?, opts))
     }
 
-    /// Runs the pipeline over every SCC of `m`, callees first.
+    /// Runs the pipeline over every SCC of `m`, callees first, with LLVM 14's
+    /// `ModuleToPostOrderCGSCCPassAdaptor` protocol (see the module docs).
     pub fn run(
         &mut self,
         m: &mut CgsccModule,
@@ -662,119 +696,101 @@ impl PassManager {
             .opts
             .max_visits
             .unwrap_or(64 * m.graph.num_nodes() + 1024);
-        let mut rc_stack: Vec<RefSccIdx> = m.graph.postorder_refsccs();
-        rc_stack.reverse();
-        'rcs: while let Some(rc) = rc_stack.pop() {
-            if ur.invalidated_refsccs.contains(&rc) || m.graph.refscc_order(rc).is_none() {
-                continue;
-            }
-            let mut pending: Vec<SccIdx> = m.graph.refscc_sccs(rc).to_vec();
-            pending.reverse();
-            while let Some(c) = pending.pop() {
-                if ur.invalidated_sccs.contains(&c)
-                    || m.graph.scc_nodes(c).is_empty()
-                    || m.graph.scc_refscc(c) != Some(rc)
+        // LLVM walks the post-order lazily with its iterator one step ahead, so RefSCCs
+        // that splits create are reached through the worklist only: a snapshot is the
+        // same walk.
+        let postorder = m.graph.postorder_refsccs();
+        'walk: for &first in &postorder {
+            ur.rc_worklist.insert(first);
+            while let Some(popped) = ur.rc_worklist.pop() {
+                if ur.invalidated_refsccs.contains(&popped)
+                    || m.graph.refscc_order(popped).is_none()
                 {
                     continue;
                 }
-                if report.visits.len() >= max_visits {
-                    let msg = format!("visit limit {max_visits} reached; run stopped");
-                    m.caps_hit.push(msg.clone());
-                    m.diagnostics.push(msg);
-                    break 'rcs;
+                let mut rc = popped;
+                let mut last_updated_c: Option<SccIdx> = None;
+                for &c in m.graph.refscc_sccs(rc).iter().rev() {
+                    ur.cworklist.insert(c);
                 }
-                // Every 64 visits: the count walks the per-function tables.
-                if let Some(cap) = self
-                    .opts
-                    .max_memory
-                    .filter(|_| report.visits.len() % 64 == 0)
-                {
-                    let used = m.heap_bytes();
-                    if used > cap {
-                        let msg = format!(
-                            "memory cap reached: the run's tables hold {} MB, over {} MB; \
-                             run stopped (--max-memory)",
-                            used >> 20,
-                            cap >> 20
-                        );
-                        m.caps_hit.push(msg.clone());
-                        m.diagnostics.push(msg);
-                        break 'rcs;
+                while let Some(popped_c) = ur.cworklist.pop() {
+                    let mut c = popped_c;
+                    if ur.invalidated_sccs.contains(&c)
+                        || m.graph.scc_nodes(c).is_empty()
+                        || Some(c) == last_updated_c
+                        || m.graph.scc_refscc(c) != Some(rc)
+                    {
+                        continue;
                     }
-                }
-                ur.current_scc_changed = false;
-                ur.current_refscc_changed = false;
-                ur.merged_any = false;
-                ur.changed_functions.clear();
-                ur.requeue_sccs.clear();
-                ur.requeue_refsccs.clear();
-                let nodes = m.graph.scc_nodes(c).to_vec();
-                let mut rec = VisitRecorder {
-                    inner: &mut *instr,
-                    passes: Vec::new(),
-                };
-                let mut cx = PassContext {
-                    m: &mut *m,
-                    ur: &mut ur,
-                    opts: &self.opts,
-                    instr: &mut rec,
-                };
-                let res = run_passes(&mut self.passes, c, &mut cx);
-                let passes = std::mem::take(&mut rec.passes);
-                report.visits.push(Visit {
-                    scc: c,
-                    nodes,
-                    passes,
-                });
-                res?;
-                if ur.current_refscc_changed {
-                    let mut pieces: Vec<RefSccIdx> = ur
-                        .requeue_refsccs
-                        .drain(..)
-                        .filter(|&r| {
-                            m.graph.refscc_order(r).is_some()
-                                && !ur.invalidated_refsccs.contains(&r)
-                        })
-                        .collect();
-                    pieces.sort_by_key(|&r| std::cmp::Reverse(m.graph.refscc_order(r)));
-                    pieces.dedup();
-                    rc_stack.extend(pieces);
-                    continue 'rcs;
-                }
-                if ur.current_scc_changed {
-                    let g = &m.graph;
-                    let live = |s: SccIdx| {
-                        !ur.invalidated_sccs.contains(&s)
-                            && !g.scc_nodes(s).is_empty()
-                            && g.scc_refscc(s) == Some(rc)
-                    };
-                    if ur.merged_any {
-                        // merges move SCCs around: drop the dead, re-sort (rare)
-                        pending.retain(|&s| live(s));
-                        pending.sort_by_key(|&s| std::cmp::Reverse(g.scc_position(s)));
-                    }
-                    // `pending` is sorted by position, highest first (popped last);
-                    // splits and merges keep the relative order of untouched SCCs, so a
-                    // binary search places each re-queued piece.
-                    for s in ur.requeue_sccs.drain(..) {
-                        if !live(s) {
-                            continue;
+                    // The pipeline runs on `c`, and again on the SCC a run moved the
+                    // node it updated to, until a run moves nothing.
+                    loop {
+                        if let Err(stop) = self.within_caps(m, report.visits.len(), max_visits) {
+                            m.caps_hit.push(stop.clone());
+                            m.diagnostics.push(stop);
+                            break 'walk;
                         }
-                        let p = g.scc_position(s);
-                        let at = pending.partition_point(|&x| g.scc_position(x) > p);
-                        if pending.get(at) != Some(&s) {
-                            pending.insert(at, s);
+                        last_updated_c = ur.updated_c.take();
+                        ur.updated_rc = None;
+                        ur.changed_functions.clear();
+                        let nodes = m.graph.scc_nodes(c).to_vec();
+                        let mut rec = VisitRecorder {
+                            inner: &mut *instr,
+                            passes: Vec::new(),
+                        };
+                        let mut cx = PassContext {
+                            m: &mut *m,
+                            ur: &mut ur,
+                            opts: &self.opts,
+                            instr: &mut rec,
+                        };
+                        let res = run_passes(&mut self.passes, c, &mut cx);
+                        let passes = std::mem::take(&mut rec.passes);
+                        report.visits.push(Visit {
+                            scc: c,
+                            nodes,
+                            passes,
+                        });
+                        res?;
+                        c = ur.updated_c.unwrap_or(c);
+                        rc = ur.updated_rc.unwrap_or(rc);
+                        if ur.invalidated_sccs.contains(&c) || ur.updated_c.is_none() {
+                            break;
                         }
                     }
                 }
+                // LLVM forgets the internal edges inlined once a RefSCC is done.
+                m.inlined_internal.clear();
             }
         }
+        ur.cworklist.clear();
+        ur.rc_worklist.clear();
         m.flush_dead();
         if self.opts.verify_each {
             let errs = m.graph.verify();
             assert!(errs.is_empty(), "call graph broken after the run: {errs:?}");
         }
         Ok(report)
+    }
+
+    /// Whether the run may make its next visit: the visit limit, and every 64 visits the
+    /// memory cap (the count walks the per-function tables). `Err` says which stopped it.
+    fn within_caps(&self, m: &CgsccModule, visits: usize, max_visits: usize) -> Result<(), String> {
+        if visits >= max_visits {
+            return Err(format!("visit limit {max_visits} reached; run stopped"));
+        }
+        if let Some(cap) = self.opts.max_memory.filter(|_| visits.is_multiple_of(64)) {
+            let used = m.heap_bytes();
+            if used > cap {
+                return Err(format!(
+                    "memory cap reached: the run's tables hold {} MB, over {} MB; \
+                     run stopped (--max-memory)",
+                    used >> 20,
+                    cap >> 20
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -796,11 +812,13 @@ impl CgsccPass for DevirtRepeated {
         format!("devirt<{}>", self.max)
     }
 
+    /// LLVM 14's `DevirtSCCRepeatedPass::run`: the pipeline runs on `scc` until a run
+    /// devirtualizes nothing, the SCC moved (`updated_c` names another SCC: the adaptor
+    /// takes over) or was invalidated; after `max` repeats (so `max + 1` runs) it stops.
     fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
         let mut any = PassResult::Unchanged;
         let mut iteration = 0;
         loop {
-            iteration += 1;
             let before = cx.ur.promoted_call_edges;
             // the LLVM 14 model counts calls as LLVM's DevirtSCCRepeatedPass does
             let llvm14 = cx.opts.inline.model == InlineModel::Llvm14 && cx.m.llvm14.is_some();
@@ -810,10 +828,13 @@ impl CgsccPass for DevirtRepeated {
             } else {
                 Vec::new()
             };
-            if run_passes(&mut self.passes, scc, cx)? == PassResult::Changed {
+            if run_passes(&mut self.passes, scc, cx)?.0 == PassResult::Changed {
                 any = PassResult::Changed;
             }
-            let changed = if llvm14 {
+            if cx.ur.updated_c.is_some_and(|u| u != scc) || cx.ur.invalidated_sccs.contains(&scc) {
+                break;
+            }
+            let devirtualized = if llvm14 {
                 let after = cx.m.llvm14.as_mut().unwrap().call_counts(&members);
                 counts_before
                     .iter()
@@ -822,7 +843,7 @@ impl CgsccPass for DevirtRepeated {
             } else {
                 cx.ur.promoted_call_edges != before
             };
-            if !changed || cx.ur.current_scc_changed || cx.ur.invalidated_sccs.contains(&scc) {
+            if !devirtualized {
                 break;
             }
             if iteration >= self.max {
@@ -834,6 +855,7 @@ impl CgsccPass for DevirtRepeated {
                 }
                 break;
             }
+            iteration += 1;
         }
         Ok(any)
     }

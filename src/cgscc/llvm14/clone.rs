@@ -262,7 +262,13 @@ pub fn inline_call(
         bmap[centry as usize].unwrap(),
         &mut rets,
     );
-    // splice: bb = [..pos] + byval copies + br clone; after = [pos+1..]
+    // splice: bb = [..pos] + byval copies + br clone; after = [pos+1..]. Static allocas
+    // of the clone went to the front of the entry block, which may be `bb`: the call's
+    // place is taken again.
+    let pos = caller.blocks[bb as usize]
+        .iter()
+        .position(|&i| i == call)
+        .unwrap_or(pos);
     let tail: Vec<u32> = caller.blocks[bb as usize].split_off(pos);
     caller.blocks[after as usize] = tail[1..].to_vec();
     for s in caller.succs(after) {

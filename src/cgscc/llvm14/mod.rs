@@ -39,6 +39,9 @@ pub struct Facts {
     pub ir: Arc<Ir>,
     /// Per symbol: the function it names.
     pub sym_func: Vec<Option<FuncIdx>>,
+    /// Per symbol: the defined functions reached through its initializer, aliasee or
+    /// resolver (LLVM's `visitReferences`), which a body mentioning it references.
+    pub sym_refs: crate::idx::IndexVec<crate::llvm::SymbolIdx, Vec<NodeIdx>>,
     /// Per symbol: a global known to be in this module (local linkage or defined), so
     /// its address needs no GOT load.
     pub sym_local: Vec<bool>,
@@ -81,6 +84,19 @@ fn expr_funcs(ir: &Ir, fx_sym: &[Option<FuncIdx>], v: Value, out: &mut Vec<FuncI
         Value::Expr(e) if depth < 16 => {
             for &o in ir.expr_operands(e) {
                 expr_funcs(ir, fx_sym, o, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The symbols a constant mentions, through constant expressions.
+fn expr_symbols(ir: &Ir, v: Value, out: &mut Vec<crate::llvm::SymbolIdx>, depth: u32) {
+    match v {
+        Value::Global(s) => out.push(s),
+        Value::Expr(e) if depth < 16 => {
+            for &o in ir.expr_operands(e) {
+                expr_symbols(ir, o, out, depth + 1);
             }
         }
         _ => {}
@@ -140,6 +156,7 @@ impl State {
             is_def: fs.iter().map(|f| f.is_definition).collect(),
             ir,
             sym_func,
+            sym_refs: crate::callgraph::symbol_function_refs(m),
             sym_local,
         };
         let n = fs.len();
@@ -210,7 +227,7 @@ impl State {
         let b = self.bodies[f.idx()].as_ref().unwrap();
         let mut calls = Vec::new();
         let mut refs = Vec::new();
-        let mut tmp = Vec::new();
+        let mut syms = Vec::new();
         for &bb in &b.layout {
             for &i in &b.blocks[bb as usize] {
                 let inst = &b.insts[i as usize];
@@ -230,12 +247,14 @@ impl State {
                             }
                         }
                     }
-                    tmp.clear();
-                    expr_funcs(&self.fx.ir, &self.fx.sym_func, kv, &mut tmp, 0);
-                    for &g in &tmp {
-                        let n = NodeIdx::new(g.idx());
-                        if !refs.contains(&n) {
-                            refs.push(n);
+                    syms.clear();
+                    expr_symbols(&self.fx.ir, kv, &mut syms, 0);
+                    for &s in &syms {
+                        let direct = self.fx.sym_func[s.idx()].map(|g| NodeIdx::new(g.idx()));
+                        for &n in direct.iter().chain(&self.fx.sym_refs[s]) {
+                            if !refs.contains(&n) {
+                                refs.push(n);
+                            }
                         }
                     }
                 }
@@ -648,6 +667,10 @@ fn run_scc(
                         st.deleted[f.idx()] = true;
                         st.bodies[f.idx()] = Some(Body::default());
                         dead_now.push(f);
+                        // LLVM erases the dead callee's queued calls, so the caller's
+                        // batches on either side of them become one
+                        let tail: Vec<_> = work.drain(i..).filter(|w| w.0 != f).collect();
+                        work.extend(tail);
                     }
                 }
             }
@@ -666,7 +689,9 @@ fn run_scc(
             let old = cur;
             cx.set_function_edges(cur, nn, &edges);
             if let Some(c) = cx.m.graph.scc_of(nn) {
-                if c != old
+                // LLVM 14: the SCC changed, or split and merged back (it is queued
+                // again), and the caller inlined a callee of the old SCC
+                if (c != old || cx.ur.cworklist.contains(old))
                     && inlined_callees
                         .iter()
                         .any(|&g| cx.m.graph.scc_of(NodeIdx::new(g.idx())) == Some(old))
@@ -677,32 +702,10 @@ fn run_scc(
             }
         }
     }
-    // LLVM continues the pipeline on the piece that holds the caller (its worklist
-    // went on above) and queues only the other pieces of a split SCC
-    if cur != scc {
-        cx.ur.requeue_sccs.retain(|&s| s != cur);
-    }
-    // dead callees leave the graph when nothing reaches them any more
+    // dead callees leave the graph at the end of the run, as in LLVM 14
     if cx.opts.inline.delete_dead {
-        for f in dead_now {
-            let nd = NodeIdx::new(f.idx());
-            let m = &mut *cx.m;
-            let g = &m.graph;
-            let Some(sf) = g.scc_of(nd) else { continue };
-            let edges: Vec<_> = g.cached_edges(nd).collect();
-            let _ = edges;
-            if !m.is_root[nd]
-                && m.in_count[nd] == 0
-                && sf != scc
-                && g.scc_nodes(sf).len() == 1
-                && g.scc_refscc(sf)
-                    .is_some_and(|r| g.refscc_sccs(r).len() == 1)
-                && !cx.ur.invalidated_sccs.contains(&sf)
-            {
-                m.dead.push(nd);
-                cx.ur.invalidated_sccs.insert(sf);
-            }
-        }
+        let dead = dead_now.iter().map(|f| NodeIdx::new(f.idx()));
+        cx.remove_dead_functions(dead);
     }
     Ok(any)
 }
