@@ -12,6 +12,12 @@ use crate::llvm::types::{TypeIdx, Types};
 pub struct Inlined {
     /// The call instructions of the cloned body, in layout order.
     pub new_calls: Vec<u32>,
+    /// The callee's blocks and their clones in the caller: (callee block, caller block).
+    pub clones: Vec<(u32, u32)>,
+    /// The caller block that held the call (it keeps what came before it).
+    pub call_block: u32,
+    /// The caller block that holds what followed the call.
+    pub after: u32,
 }
 
 fn side_effects(op: Opcode) -> bool {
@@ -351,7 +357,17 @@ pub fn inline_call(
             }
         }
     }
-    Inlined { new_calls }
+    let clones = bmap
+        .iter()
+        .enumerate()
+        .filter_map(|(cb, nb)| nb.map(|nb| (cb as u32, nb)))
+        .collect();
+    Inlined {
+        new_calls,
+        clones,
+        call_block: bb,
+        after,
+    }
 }
 
 struct CloneQueue<'a> {

@@ -20,31 +20,90 @@ use crate::llvm::ir::{Opcode, Predicate, Value};
 const DEFAULT_W: f64 = 0xfffff as f64;
 const COLD_W: f64 = 0xffff as f64;
 
-/// Whether block `bb` of `b` is a cold call site: its frequency is under 2 % of the
-/// entry's, compared as LLVM does on integer frequencies (the smallest non-zero
-/// frequency scaled to 8, or the largest to 2^64 when the spread is too wide) with the
-/// probability 2/100 as a 31-bit fraction, truncating.
-pub fn is_cold_site(freqs: &[f64], b: &Body, bb: u32) -> bool {
+/// Block frequencies of `b` as LLVM's `BlockFrequencyInfo` holds them: integers, the
+/// smallest non-zero frequency scaled to 8 (or the largest to 2^64 when the spread is too
+/// wide), at least 1 for every reachable block, 0 for the others.
+pub fn int_freqs(fx: &Facts, b: &Body) -> Vec<u64> {
+    let freqs = block_freqs(fx, b);
     let (mut min, mut max) = (f64::INFINITY, 0f64);
-    for &f in freqs {
+    for &f in &freqs {
         if f > 0.0 {
             min = min.min(f);
             max = max.max(f);
         }
     }
     if max == 0.0 {
-        return false;
+        return vec![0; freqs.len()];
     }
     let scale = if (max / min).log2() <= 61.0 {
         8.0 / min
     } else {
         2f64.powi(64) / max
     };
-    let to_int = |f: f64| (f * scale).floor();
-    let e = to_int(freqs[b.layout[0] as usize]);
-    let site = to_int(freqs[bb as usize]);
-    let n = ((2u64 << 31) + 50) / 100;
-    site < (e * n as f64 / 2f64.powi(31)).floor()
+    freqs
+        .iter()
+        .map(|&f| {
+            if f > 0.0 {
+                ((f * scale).floor() as u64).max(1)
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
+/// Whether block `bb` of `b` is a cold call site: its frequency is under 2 % of the
+/// entry's, with the probability 2/100 as a 31-bit fraction, truncating (LLVM's
+/// `isColdCallSite` without a profile).
+pub fn is_cold_site(freqs: &[u64], b: &Body, bb: u32) -> bool {
+    let e = freqs.get(b.layout[0] as usize).copied().unwrap_or(0) as u128;
+    let site = freqs.get(bb as usize).copied().unwrap_or(0) as u128;
+    let n = ((2u128 << 31) + 50) / 100;
+    site < (e * n) >> 31
+}
+
+/// LLVM's `updateCallerBFI` and the after-call block of `InlineFunction`: the caller's
+/// frequencies after a call in block `call_block` was inlined. The clones of the callee's
+/// blocks (`clones`: (callee block, caller block)) take the callee's frequencies scaled so
+/// that the clone of its entry has the call block's; the block holding what followed
+/// the call (`after`) takes the call block's.
+pub fn update_after_inline(
+    freqs: &mut Vec<u64>,
+    callee: &[u64],
+    callee_entry: u32,
+    clones: &[(u32, u32)],
+    call_block: u32,
+    after: u32,
+) {
+    let need = clones
+        .iter()
+        .map(|c| c.1 as usize + 1)
+        .chain([after as usize + 1, call_block as usize + 1])
+        .max()
+        .unwrap_or(0);
+    if freqs.len() < need {
+        freqs.resize(need, 0);
+    }
+    let at = |v: &[u64], b: u32| v.get(b as usize).copied().unwrap_or(0);
+    let mut entry_clone = None;
+    for &(cb, nb) in clones {
+        freqs[nb as usize] = at(callee, cb);
+        if cb == callee_entry {
+            entry_clone = Some(nb);
+        }
+    }
+    let site = at(freqs, call_block);
+    if let Some(ec) = entry_clone {
+        let old = at(freqs, ec) as u128;
+        for &(_, nb) in clones {
+            if nb != ec && old != 0 {
+                let f = at(freqs, nb) as u128 * site as u128 / old;
+                freqs[nb as usize] = u64::try_from(f).unwrap_or(u64::MAX);
+            }
+        }
+        freqs[ec as usize] = site;
+    }
+    freqs[after as usize] = site;
 }
 
 /// `(block, mass)` pairs.

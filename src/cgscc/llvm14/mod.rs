@@ -357,7 +357,7 @@ fn decide(
     n: FuncIdx,
     row: u32,
     f: FuncIdx,
-    freqs: &[f64],
+    freqs: &[u64],
 ) -> Decision {
     let ir = &*st.fx.ir;
     let caller = st.bodies[n.idx()].as_ref().unwrap();
@@ -524,8 +524,10 @@ fn run_scc(
     let mut any = PassResult::Unchanged;
     let mut cur = scc;
     let mut dead_now: Vec<FuncIdx> = Vec::new();
-    // the caller's block frequencies, recomputed after each inlining into it
-    let mut fcache: Option<(FuncIdx, usize, Vec<f64>)> = None;
+    // The caller's block frequencies as LLVM keeps them: computed when a batch first
+    // needs them, updated by each inlining into the caller, dropped when the batch
+    // that inlined ends (LLVM invalidates the caller's analyses there).
+    let mut fcache: Option<(FuncIdx, Vec<u64>)> = None;
     let mut i = 0;
     while i < work.len() {
         let n = work[i].0;
@@ -558,10 +560,9 @@ fn run_scc(
                 continue;
             }
             st.ensure(f);
-            let stamp = st.hist.len();
-            if fcache.as_ref().is_none_or(|c| c.0 != n || c.1 != stamp) {
-                let fr = freq::block_freqs(&st.fx, st.bodies[n.idx()].as_ref().unwrap());
-                fcache = Some((n, stamp, fr));
+            if fcache.as_ref().is_none_or(|c| c.0 != n) {
+                let fr = freq::int_freqs(&st.fx, st.bodies[n.idx()].as_ref().unwrap());
+                fcache = Some((n, fr));
             }
             let d = decide(
                 st,
@@ -570,7 +571,7 @@ fn run_scc(
                 n,
                 row,
                 f,
-                &fcache.as_ref().unwrap().2,
+                &fcache.as_ref().unwrap().1,
             );
             let mk =
                 |kind, ct: Option<(i64, i64)>, reason: &'static str, cx: &PassContext<'_>| Remark {
@@ -611,8 +612,19 @@ fn run_scc(
                         })
                         .collect();
                     let before = st.ref_counts(caller_body);
+                    let callee_freqs = freq::int_freqs(&st.fx, &callee_body);
                     let caller_body = st.bodies[n.idx()].as_mut().unwrap();
                     let out = clone::inline_call(&ir.types, caller_body, row, &callee_body, &byval);
+                    if let Some((_, fr)) = fcache.as_mut() {
+                        freq::update_after_inline(
+                            fr,
+                            &callee_freqs,
+                            callee_body.layout[0],
+                            &out.clones,
+                            out.call_block,
+                            out.after,
+                        );
+                    }
                     let after = st.ref_counts(st.bodies[n.idx()].as_ref().unwrap());
                     for (g, c) in &after {
                         st.uses[g.idx()] += c - before.get(g).copied().unwrap_or(0);
@@ -676,6 +688,7 @@ fn run_scc(
             }
         }
         if !inlined_callees.is_empty() {
+            fcache = None;
             cx.mark_changed(nn);
             let (calls, refs) = st.summarize(n);
             cx.m.summ.calls[nn] = calls;
