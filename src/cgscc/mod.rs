@@ -412,7 +412,13 @@ impl PassContext<'_> {
     pub fn set_function_edges(&mut self, cur: SccIdx, n: NodeIdx, edges: &[Edge]) {
         let g = &mut self.m.graph;
         let old: Vec<Edge> = g.cached_edges(n).collect();
-        if old.len() == edges.len() && old.iter().all(|e| edges.contains(e)) {
+        let old_kind: ahash::AHashMap<NodeIdx, EdgeKind> =
+            old.iter().map(|e| (e.target, e.kind)).collect();
+        if old.len() == edges.len()
+            && edges
+                .iter()
+                .all(|e| old_kind.get(&e.target) == Some(&e.kind))
+        {
             return;
         }
         let cur_rc = g.scc_refscc(cur);
@@ -428,13 +434,10 @@ impl PassContext<'_> {
         }
         for e in edges {
             self.m.in_count[e.target] += 1;
-            if e.kind == EdgeKind::Call
-                && !old
-                    .iter()
-                    .any(|o| o.target == e.target && o.kind == EdgeKind::Call)
-            {
+            let before = old_kind.get(&e.target);
+            if e.kind == EdgeKind::Call && before != Some(&EdgeKind::Call) {
                 self.ur.new_call_edges += 1;
-                if old.iter().any(|o| o.target == e.target) {
+                if before.is_some() {
                     self.ur.promoted_call_edges += 1;
                 }
             }

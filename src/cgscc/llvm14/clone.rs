@@ -18,6 +18,11 @@ pub struct Inlined {
     pub call_block: u32,
     /// The caller block that holds what followed the call.
     pub after: u32,
+    /// The caller's instruction rows before the inlining: rows from here on are new.
+    pub first_new_row: u32,
+    /// The call's value was replaced by a constant (its uses in old rows may now name
+    /// functions).
+    pub value_is_constant: bool,
 }
 
 fn side_effects(op: Opcode) -> bool {
@@ -59,6 +64,8 @@ pub fn inline_call(
     byval: &[Option<TypeIdx>],
 ) -> Inlined {
     let void = caller.insts[call as usize].ty;
+    let first_new_row = caller.insts.len() as u32;
+    let mut value_is_constant = false;
     let (bb, pos) = caller
         .layout
         .iter()
@@ -344,6 +351,7 @@ pub fn inline_call(
                 }
             }
         };
+        value_is_constant = matches!(v, V::K(_));
         caller.replace_uses(V::Inst(call), v);
     }
     let mut new_calls = Vec::new();
@@ -367,6 +375,8 @@ pub fn inline_call(
         clones,
         call_block: bb,
         after,
+        first_new_row,
+        value_is_constant,
     }
 }
 

@@ -204,22 +204,58 @@ impl State {
 
     /// Functions referenced by `b` (with multiplicity).
     fn ref_counts(&self, b: &Body) -> AHashMap<FuncIdx, i64> {
+        let rows = b
+            .layout
+            .iter()
+            .flat_map(|&bb| b.blocks[bb as usize].iter().copied());
+        self.ref_counts_of(b, rows)
+    }
+
+    /// Functions referenced by rows `rows` of `b` (with multiplicity).
+    fn ref_counts_of(&self, b: &Body, rows: impl Iterator<Item = u32>) -> AHashMap<FuncIdx, i64> {
         let mut out = AHashMap::new();
         let mut tmp = Vec::new();
-        for &bb in &b.layout {
-            for &i in &b.blocks[bb as usize] {
-                for &v in &b.insts[i as usize].ops {
-                    if let V::K(k) = v {
-                        tmp.clear();
-                        expr_funcs(&self.fx.ir, &self.fx.sym_func, k, &mut tmp, 0);
-                        for &g in &tmp {
-                            *out.entry(g).or_default() += 1;
-                        }
+        for i in rows {
+            for &v in &b.insts[i as usize].ops {
+                if let V::K(k) = v {
+                    tmp.clear();
+                    expr_funcs(&self.fx.ir, &self.fx.sym_func, k, &mut tmp, 0);
+                    for &g in &tmp {
+                        *out.entry(g).or_default() += 1;
                     }
                 }
             }
         }
         out
+    }
+
+    /// The references an inlining added to caller `n` and removed from it: the new live
+    /// rows against the call row (the whole body when the call's value became a
+    /// constant, which may now stand in old rows).
+    fn inline_ref_delta(
+        &self,
+        n: FuncIdx,
+        call_refs: AHashMap<FuncIdx, i64>,
+        whole_before: Option<AHashMap<FuncIdx, i64>>,
+        out: &clone::Inlined,
+    ) -> (AHashMap<FuncIdx, i64>, AHashMap<FuncIdx, i64>) {
+        let b = self.bodies[n.idx()].as_ref().unwrap();
+        if out.value_is_constant {
+            if let Some(before) = whole_before {
+                return (self.ref_counts(b), before);
+            }
+        }
+        let mut blocks: Vec<u32> = out.clones.iter().map(|c| c.1).collect();
+        blocks.extend([out.call_block, out.after, b.layout[0]]);
+        blocks.sort_unstable();
+        blocks.dedup();
+        let rows = blocks.into_iter().flat_map(|bb| {
+            b.blocks[bb as usize]
+                .iter()
+                .copied()
+                .filter(|&r| r >= out.first_new_row)
+        });
+        (self.ref_counts_of(b, rows), call_refs)
     }
 
     /// The call and reference summary of body `f` (for the call graph).
@@ -228,6 +264,7 @@ impl State {
         let mut calls = Vec::new();
         let mut refs = Vec::new();
         let mut syms = Vec::new();
+        let mut seen = vec![false; self.fx.is_def.len()];
         for &bb in &b.layout {
             for &i in &b.blocks[bb as usize] {
                 let inst = &b.insts[i as usize];
@@ -252,7 +289,7 @@ impl State {
                     for &s in &syms {
                         let direct = self.fx.sym_func[s.idx()].map(|g| NodeIdx::new(g.idx()));
                         for &n in direct.iter().chain(&self.fx.sym_refs[s]) {
-                            if !refs.contains(&n) {
+                            if !std::mem::replace(&mut seen[n.idx()], true) {
                                 refs.push(n);
                             }
                         }
@@ -301,6 +338,78 @@ impl State {
             h = p;
         }
         false
+    }
+}
+
+/// What the decisions of one caller's batch read of the caller, kept as LLVM keeps its
+/// analyses: computed when the batch first needs them, updated by each inlining into the
+/// caller, dropped when the batch that inlined ends (LLVM invalidates the caller's
+/// analyses there).
+struct CallerFacts {
+    /// The caller.
+    f: FuncIdx,
+    /// Block frequencies (LLVM's `BlockFrequencyInfo`).
+    freqs: Vec<u64>,
+    /// Per instruction row: its block.
+    block_of: Vec<u32>,
+    /// The caller calls itself (LLVM's `IsCallerRecursive`).
+    recursive: bool,
+}
+
+impl CallerFacts {
+    fn new(st: &State, f: FuncIdx) -> CallerFacts {
+        let b = st.bodies[f.idx()].as_ref().unwrap();
+        let mut block_of = vec![u32::MAX; b.insts.len()];
+        let mut recursive = false;
+        for &bb in &b.layout {
+            for &i in &b.blocks[bb as usize] {
+                block_of[i as usize] = bb;
+                recursive |=
+                    b.insts[i as usize].call.is_some() && st.direct_callee(b, i) == Some(f);
+            }
+        }
+        CallerFacts {
+            f,
+            freqs: freq::int_freqs(&st.fx, b),
+            block_of,
+            recursive,
+        }
+    }
+
+    /// After a call of the caller was inlined (`out`) with a callee of frequencies
+    /// `callee_freqs`: the frequencies as `InlineFunction` updates them, the blocks of
+    /// the rows that moved or were made, and whether the clone calls the caller.
+    fn update(
+        &mut self,
+        st: &State,
+        callee_freqs: &[u64],
+        callee_entry: u32,
+        out: &clone::Inlined,
+    ) {
+        freq::update_after_inline(
+            &mut self.freqs,
+            callee_freqs,
+            callee_entry,
+            &out.clones,
+            out.call_block,
+            out.after,
+        );
+        let b = st.bodies[self.f.idx()].as_ref().unwrap();
+        self.block_of.resize(b.insts.len(), u32::MAX);
+        let touched =
+            out.clones
+                .iter()
+                .map(|c| c.1)
+                .chain([out.call_block, out.after, b.layout[0]]);
+        for bb in touched {
+            for &i in &b.blocks[bb as usize] {
+                self.block_of[i as usize] = bb;
+            }
+        }
+        self.recursive |= out
+            .new_calls
+            .iter()
+            .any(|&i| st.direct_callee(b, i) == Some(self.f));
     }
 }
 
@@ -357,7 +466,7 @@ fn decide(
     n: FuncIdx,
     row: u32,
     f: FuncIdx,
-    freqs: &[u64],
+    facts: &CallerFacts,
 ) -> Decision {
     let ir = &*st.fx.ir;
     let caller = st.bodies[n.idx()].as_ref().unwrap();
@@ -418,26 +527,16 @@ fn decide(
             "invoke and callbr sites are not modelled",
         );
     }
-    let bb = caller
-        .layout
-        .iter()
-        .copied()
-        .find(|&b| caller.blocks[b as usize].contains(&row))
-        .unwrap();
+    let bb = facts.block_of[row as usize];
     let before_unreachable = caller
         .term(bb)
         .is_some_and(|t| caller.insts[t as usize].op == Opcode::Unreachable);
-    let caller_recursive = caller.layout.iter().any(|&b| {
-        caller.blocks[b as usize].iter().any(|&i| {
-            caller.insts[i as usize].call.is_some() && st.direct_callee(caller, i) == Some(n)
-        })
-    });
     let knobs = SiteKnobs {
         threshold: cx.opts.inline.inline_threshold,
-        cold_site: freq::is_cold_site(freqs, caller, bb),
+        cold_site: freq::is_cold_site(&facts.freqs, caller, bb),
         before_unreachable,
         last_call_to_static: st.fx.linkage[f.idx()].is_local() && st.uses[f.idx()] == 1,
-        caller_recursive,
+        caller_recursive: facts.recursive,
         cost_mult: ci.cost_mult,
     };
     let callee = st.bodies[f.idx()].as_ref().unwrap();
@@ -524,10 +623,7 @@ fn run_scc(
     let mut any = PassResult::Unchanged;
     let mut cur = scc;
     let mut dead_now: Vec<FuncIdx> = Vec::new();
-    // The caller's block frequencies as LLVM keeps them: computed when a batch first
-    // needs them, updated by each inlining into the caller, dropped when the batch
-    // that inlined ends (LLVM invalidates the caller's analyses there).
-    let mut fcache: Option<(FuncIdx, Vec<u64>)> = None;
+    let mut fcache: Option<CallerFacts> = None;
     let mut i = 0;
     while i < work.len() {
         let n = work[i].0;
@@ -560,9 +656,8 @@ fn run_scc(
                 continue;
             }
             st.ensure(f);
-            if fcache.as_ref().is_none_or(|c| c.0 != n) {
-                let fr = freq::int_freqs(&st.fx, st.bodies[n.idx()].as_ref().unwrap());
-                fcache = Some((n, fr));
+            if fcache.as_ref().is_none_or(|c| c.f != n) {
+                fcache = Some(CallerFacts::new(st, n));
             }
             let d = decide(
                 st,
@@ -571,7 +666,7 @@ fn run_scc(
                 n,
                 row,
                 f,
-                &fcache.as_ref().unwrap().1,
+                fcache.as_ref().unwrap(),
             );
             let mk =
                 |kind, ct: Option<(i64, i64)>, reason: &'static str, cx: &PassContext<'_>| Remark {
@@ -611,21 +706,24 @@ fn run_scc(
                                 .map(|a| a.ty)
                         })
                         .collect();
-                    let before = st.ref_counts(caller_body);
+                    let call_refs = st.ref_counts_of(caller_body, std::iter::once(row));
+                    // a call whose value the callee returns as a constant: count whole
+                    // bodies (its uses in old rows change)
+                    let returns_constant = callee_body.layout.iter().any(|&bb| {
+                        callee_body.blocks[bb as usize].iter().any(|&r| {
+                            let x = &callee_body.insts[r as usize];
+                            x.op == crate::llvm::ir::Opcode::Ret
+                                && matches!(x.ops.first(), Some(V::K(_)))
+                        })
+                    });
+                    let whole_before = returns_constant.then(|| st.ref_counts(caller_body));
                     let callee_freqs = freq::int_freqs(&st.fx, &callee_body);
                     let caller_body = st.bodies[n.idx()].as_mut().unwrap();
                     let out = clone::inline_call(&ir.types, caller_body, row, &callee_body, &byval);
-                    if let Some((_, fr)) = fcache.as_mut() {
-                        freq::update_after_inline(
-                            fr,
-                            &callee_freqs,
-                            callee_body.layout[0],
-                            &out.clones,
-                            out.call_block,
-                            out.after,
-                        );
+                    if let Some(c) = fcache.as_mut() {
+                        c.update(st, &callee_freqs, callee_body.layout[0], &out);
                     }
-                    let after = st.ref_counts(st.bodies[n.idx()].as_ref().unwrap());
+                    let (after, before) = st.inline_ref_delta(n, call_refs, whole_before, &out);
                     for (g, c) in &after {
                         st.uses[g.idx()] += c - before.get(g).copied().unwrap_or(0);
                     }
