@@ -72,6 +72,9 @@ pub struct State {
     pub uses: Vec<i64>,
     /// Inline history rows: (inlined callee, parent row).
     pub hist: Vec<(FuncIdx, Option<u32>)>,
+    /// Per function: its block frequencies while its body is unchanged (LLVM's cached
+    /// `BlockFrequencyInfo` of a callee).
+    bfi: Vec<Option<std::rc::Rc<Vec<u64>>>>,
 }
 
 fn expr_funcs(ir: &Ir, fx_sym: &[Option<FuncIdx>], v: Value, out: &mut Vec<FuncIdx>, depth: u32) {
@@ -183,6 +186,7 @@ impl State {
             deleted: vec![false; n],
             uses,
             hist: Vec::new(),
+            bfi: vec![None; n],
         })
     }
 
@@ -256,6 +260,14 @@ impl State {
                 .filter(|&r| r >= out.first_new_row)
         });
         (self.ref_counts_of(b, rows), call_refs)
+    }
+
+    /// Callee `f`'s block frequencies (`body` is its body), cached until its body
+    /// changes.
+    fn callee_freqs(&mut self, f: FuncIdx, body: &Body) -> std::rc::Rc<Vec<u64>> {
+        self.bfi[f.idx()]
+            .get_or_insert_with(|| std::rc::Rc::new(freq::int_freqs(&self.fx, body)))
+            .clone()
     }
 
     /// The call and reference summary of body `f` (for the call graph).
@@ -693,7 +705,13 @@ fn run_scc(
                         RemarkKind::AlwaysInline
                     };
                     let ir = st.fx.ir.clone();
-                    let callee_body = st.bodies[f.idx()].clone().unwrap();
+                    // the callee's body is lent out while the caller's is edited (a call
+                    // of a function to itself is never inlined: `decide` refuses it)
+                    let callee_body = if f == n {
+                        st.bodies[f.idx()].clone().unwrap()
+                    } else {
+                        st.bodies[f.idx()].take().unwrap()
+                    };
                     let caller_body = st.bodies[n.idx()].as_ref().unwrap();
                     let ci = caller_body.insts[row as usize].call.clone().unwrap();
                     let mult = ci.cost_mult;
@@ -717,11 +735,14 @@ fn run_scc(
                         })
                     });
                     let whole_before = returns_constant.then(|| st.ref_counts(caller_body));
-                    let callee_freqs = freq::int_freqs(&st.fx, &callee_body);
+                    let callee_freqs = st.callee_freqs(f, &callee_body);
                     let caller_body = st.bodies[n.idx()].as_mut().unwrap();
                     let out = clone::inline_call(&ir.types, caller_body, row, &callee_body, &byval);
                     if let Some(c) = fcache.as_mut() {
                         c.update(st, &callee_freqs, callee_body.layout[0], &out);
+                    }
+                    if f != n {
+                        st.bodies[f.idx()] = Some(callee_body);
                     }
                     let (after, before) = st.inline_ref_delta(n, call_refs, whole_before, &out);
                     for (g, c) in &after {
@@ -787,6 +808,7 @@ fn run_scc(
         }
         if !inlined_callees.is_empty() {
             fcache = None;
+            st.bfi[n.idx()] = None;
             cx.mark_changed(nn);
             let (calls, refs) = st.summarize(n);
             cx.m.summ.calls[nn] = calls;
