@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""The IL store's bench rows (issue 18's bars): rounds of ratios against their bars, and
-instruction counts.
+"""The IL store's bench rows: rounds of ratios against their bars, and instruction counts.
 
     scripts/bars.py run [--rounds N] [--out DIR] [--clang-dumps DIR]
     scripts/bars.py summary DIR [DIR ...] [--quiet-pointer-ms MS] [--quiet-box-ms MS]
@@ -12,7 +11,7 @@ from the divan medians of that one run, and, with `--clang-dumps`, imports every
 there with `ilkit il stats` (MB per user-CPU second). Each round's divan text goes to
 `DIR/round.N` and its ratios are printed with the host's phase indicators: the medians of
 the pointer marker and of the Box-tree clone, which run no ilkit code. The full clang
-dumps come from `../shared/corpus/cuda/build.sh` with `KEEP_FULL=1`.
+dumps come from `scripts/corpus/cuda.sh` with `KEEP_FULL=1`.
 
 `summary` prints, over the rounds in the given directories, each row's median and how many
 rounds meet its bar: over all rounds, and over the quiet ones (the pointer marker and the
