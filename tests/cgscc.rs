@@ -400,7 +400,7 @@ fn pipeline_parse_errors() {
     }
     for ok in [
         "cgscc(devirt<5>(inline,function-attrs))",
-        "cgscc(nv-early-inliner,argpromotion)",
+        "cgscc(nv-early-inliner,no-op-cgscc)",
         "cgscc(inline<only-mandatory>,function(no-op-function,print-size))",
         "inline",
     ] {
@@ -800,4 +800,50 @@ fn counted_remarks_equal_kept_remarks() {
             "{name}"
         );
     }
+}
+
+/// `--pipeline LEVEL` runs the seed's CGSCC invocations in order and prints the pipeline
+/// text it built; a known pass ilkit does not implement is refused unless allowed.
+#[test]
+fn cli_pipeline_presets_and_unimplemented_passes() {
+    let run = |args: &[&str]| {
+        ilkit()
+            .arg("cgscc")
+            .arg(fixture("merge.ll"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--pipeline", "O2"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let one = "cgscc(devirt<1>(inline,function-attrs))";
+    assert!(
+        text.starts_with(&format!("; cgscc {}", [one; 4].join(","))),
+        "{text}"
+    );
+    // four walks over {y}, {x} (the first inlines y into x and splits the RefSCC)
+    let visits = text.lines().filter(|l| l.starts_with('#')).count();
+    assert!(visits >= 8, "{text}");
+    let out = run(&["--pipeline", "tier3"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("cgscc(devirt<5>(inline,function-attrs))")
+    );
+    let out = run(&["--pipeline", "O9"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["--passes", "cgscc(inline,coro-split)"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("pass 'coro-split' is known but ilkit does not implement it"),
+        "{e}"
+    );
+    let out = run(&[
+        "--passes",
+        "cgscc(inline,coro-split)",
+        "--allow-noop",
+        "coro-split",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("inline, coro-split"));
 }

@@ -83,7 +83,7 @@ use worklist::PriorityStack;
 pub use inline::{
     InlineModel, InlineParams, Remark, RemarkKind, Replay, ReplayFallback, ReplayScope,
 };
-pub use pipeline::{parse_pipeline, PipelineError};
+pub use pipeline::{parse_pipeline, parse_pipeline_allowing, PipelineError};
 
 /// The diagnostic of `DevirtSCCRepeatedPass` when the limit is hit and the graph still
 /// changes.
@@ -906,8 +906,9 @@ impl CgsccPass for FunctionAdaptor {
     }
 }
 
-/// A registered pass that does nothing on summaries (`argpromotion`, `coro-split`, ...):
-/// it keeps its place in pipelines and instrumentation.
+/// A pass that does nothing: LLVM's `no-op-cgscc`, or a registered pass ilkit does not
+/// implement that the caller allowed to do nothing (`--allow-noop NAME`); it keeps its
+/// place in pipelines and instrumentation.
 #[derive(Debug)]
 pub struct NoOpPass(pub String);
 

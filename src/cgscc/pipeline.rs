@@ -9,6 +9,14 @@
 //! The outermost element may be `cgscc(...)`; a bare list is taken as CGSCC passes.
 //! Errors carry the 1-based column of the offending character. Parsing is iterative
 //! (an explicit stack), so deep nesting cannot overflow the native stack.
+//!
+//! A pass LLVM registers that ilkit does not implement (`argpromotion`,
+//! `attributor-cgscc`, `openmp-opt-cgscc`, `coro-split`, ...: [`NOT_IMPLEMENTED`]) is an
+//! error naming it, unless the caller allows it to do nothing on purpose
+//! ([`parse_pipeline_allowing`], the CLI's `--allow-noop NAME`).
+//!
+//! [`preset`] builds the CGSCC invocations of an optimization level the way the seed's
+//! pipeline factory does, from the passes ilkit implements.
 
 use super::inline::InlinerPass;
 use super::{
@@ -57,6 +65,40 @@ pub const CGSCC_PASSES: &[&str] = &[
     "coro-split",
     "no-op-cgscc",
 ];
+
+/// Registered CGSCC passes ilkit does not implement: naming one is an error unless it is
+/// allowed to do nothing ([`parse_pipeline_allowing`]).
+pub const NOT_IMPLEMENTED: &[&str] = &[
+    "argpromotion",
+    "attributor-cgscc",
+    "attributor-light-cgscc",
+    "openmp-opt-cgscc",
+    "coro-annotation-elide",
+    "coro-split",
+];
+
+/// The optimization levels [`preset`] knows.
+pub const PRESETS: &[&str] = &["O1", "O2", "O3", "tier3"];
+
+/// The CGSCC invocations of optimization level `level` (`O1`, `O2`, `O3`, `tier3`) as the
+/// seed's pipeline factory makes them, each a pipeline text over the passes ilkit
+/// implements (the inliner and `function-attrs`): at O1 to O3 the CGSCC pass manager runs
+/// four times (pipeline IDs 1: early, after DSE/GVN/MemCpyOpt, after ADCE/JumpThreading,
+/// and late after Sink), each with one devirtualization iteration; tier 3 adds the
+/// five-iteration invocation at the vectorizer-start extension point (pipeline ID 5).
+/// `None` for another level.
+pub fn preset(level: &str) -> Option<Vec<String>> {
+    let one = "cgscc(devirt<1>(inline,function-attrs))".to_string();
+    match level {
+        "O1" | "O2" | "O3" => Some(vec![one; 4]),
+        "tier3" => {
+            let mut v = vec![one; 4];
+            v.push("cgscc(devirt<5>(inline,function-attrs))".to_string());
+            Some(v)
+        }
+        _ => None,
+    }
+}
 
 /// Function passes the adaptor knows.
 pub const FUNCTION_PASSES: &[&str] = &["no-op-function", "print-size"];
@@ -181,8 +223,17 @@ pub fn parse_elements(text: &str) -> Result<Vec<Element>, PipelineError> {
     }
 }
 
-/// Parses pipeline text into CGSCC passes.
+/// Parses pipeline text into CGSCC passes; a pass ilkit does not implement is an error.
 pub fn parse_pipeline(text: &str) -> Result<Vec<Box<dyn CgsccPass>>, PipelineError> {
+    parse_pipeline_allowing(text, &[])
+}
+
+/// Parses pipeline text into CGSCC passes; the passes of [`NOT_IMPLEMENTED`] named in
+/// `allow_noop` do nothing, the others are errors.
+pub fn parse_pipeline_allowing(
+    text: &str,
+    allow_noop: &[String],
+) -> Result<Vec<Box<dyn CgsccPass>>, PipelineError> {
     let mut els = parse_elements(text)?;
     if els.len() == 1 && els[0].name == "cgscc" {
         let e = els.pop().unwrap();
@@ -193,10 +244,13 @@ pub fn parse_pipeline(text: &str) -> Result<Vec<Box<dyn CgsccPass>>, PipelineErr
             .inner
             .ok_or_else(|| err(e.column, "'cgscc' needs a pass list: cgscc(...)"))?;
     }
-    build_cgscc(&els)
+    build_cgscc(&els, allow_noop)
 }
 
-fn build_cgscc(els: &[Element]) -> Result<Vec<Box<dyn CgsccPass>>, PipelineError> {
+fn build_cgscc(
+    els: &[Element],
+    allow_noop: &[String],
+) -> Result<Vec<Box<dyn CgsccPass>>, PipelineError> {
     let mut out: Vec<Box<dyn CgsccPass>> = Vec::new();
     for e in els {
         let no_params = |e: &Element| match e.params {
@@ -231,7 +285,7 @@ fn build_cgscc(els: &[Element]) -> Result<Vec<Box<dyn CgsccPass>>, PipelineError
                     .ok_or_else(|| err(e.column, "'devirt' needs a pass list: devirt<N>(...)"))?;
                 out.push(Box::new(DevirtRepeated {
                     max,
-                    passes: build_cgscc(inner)?,
+                    passes: build_cgscc(inner, allow_noop)?,
                 }));
             }
             "function" => {
@@ -276,7 +330,17 @@ fn build_cgscc(els: &[Element]) -> Result<Vec<Box<dyn CgsccPass>>, PipelineError
                 no_inner(e)?;
                 out.push(Box::new(FunctionAttrs));
             }
+            name if NOT_IMPLEMENTED.contains(&name) && !allow_noop.iter().any(|a| a == name) => {
+                return Err(err(
+                    e.column,
+                    format!(
+                        "pass '{name}' is known but ilkit does not implement it \
+                         (--allow-noop {name} runs it as a no-op)"
+                    ),
+                ));
+            }
             name if CGSCC_PASSES.contains(&name) => {
+                // `no-op-cgscc`, and an allowed pass ilkit does not implement
                 no_params(e)?;
                 no_inner(e)?;
                 out.push(Box::new(NoOpPass(name.to_string())));
@@ -306,14 +370,44 @@ mod tests {
             names("cgscc(devirt<5>(inline,function-attrs))"),
             ["devirt<5>"]
         );
-        assert_eq!(
-            names("cgscc(nv-early-inliner, argpromotion)"),
-            ["nv-early-inliner", "argpromotion"]
-        );
+        let allowed = parse_pipeline_allowing(
+            "cgscc(nv-early-inliner, argpromotion)",
+            &["argpromotion".to_string()],
+        )
+        .unwrap();
+        let allowed: Vec<String> = allowed.iter().map(|p| p.name()).collect();
+        assert_eq!(allowed, ["nv-early-inliner", "argpromotion"]);
+        let e = parse_pipeline("cgscc(nv-early-inliner, argpromotion)")
+            .err()
+            .unwrap();
+        assert_eq!(e.column, 25);
+        assert!(e.message.contains("--allow-noop argpromotion"), "{e}");
+        assert_eq!(names("cgscc(no-op-cgscc)"), ["no-op-cgscc"]);
         assert_eq!(
             names("inline,function(print-size)"),
             ["inline", "function(print-size)"]
         );
+    }
+
+    #[test]
+    fn presets_parse_and_nest_their_devirt_counts() {
+        for level in PRESETS {
+            let p = preset(level).unwrap();
+            assert!(p.len() >= 4, "{level}");
+            for t in &p {
+                assert!(parse_pipeline(t).is_ok(), "{t}");
+            }
+        }
+        assert_eq!(
+            preset("O2").unwrap()[0],
+            "cgscc(devirt<1>(inline,function-attrs))"
+        );
+        assert!(preset("tier3")
+            .unwrap()
+            .last()
+            .unwrap()
+            .contains("devirt<5>"));
+        assert!(preset("O4").is_none());
     }
 
     #[test]

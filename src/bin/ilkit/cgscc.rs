@@ -4,8 +4,8 @@ use crate::{emit, Failure};
 use clap::{Args, ValueEnum};
 use ilkit::cgscc::summary::ReplayFormat;
 use ilkit::cgscc::{
-    CgsccModule, Fanout, InlineModel, Instrumentation, NoInstrumentation, Options, PassLog,
-    PassManager, Replay, ReplayFallback, ReplayScope, DEFAULT_PIPELINE,
+    parse_pipeline_allowing, CgsccModule, Fanout, InlineModel, Instrumentation, NoInstrumentation,
+    Options, PassLog, PassManager, Replay, ReplayFallback, ReplayScope, DEFAULT_PIPELINE,
 };
 use ilkit::import::llvm_ir::ParseOptions;
 use ilkit::llvm::Module;
@@ -19,6 +19,18 @@ pub struct CgsccArgs {
     /// The pipeline, in LLVM's syntax (e.g. `cgscc(devirt<5>(inline,function-attrs))`).
     #[arg(long, default_value = DEFAULT_PIPELINE)]
     passes: String,
+    /// Build the CGSCC invocations of an optimization level as the seed's pipeline
+    /// factory does (`O1`, `O2`, `O3`: four invocations of
+    /// `cgscc(devirt<1>(inline,function-attrs))`; `tier3`: those and a
+    /// `cgscc(devirt<5>(...))`), run them in order, and print the pipeline text built;
+    /// replaces `--passes`.
+    #[arg(long, value_name = "LEVEL", conflicts_with = "passes")]
+    pipeline: Option<String>,
+    /// Run a registered pass that ilkit does not implement (`argpromotion`,
+    /// `attributor-cgscc`, `openmp-opt-cgscc`, `coro-split`, ...) as a no-op instead of
+    /// refusing the pipeline; repeatable.
+    #[arg(long, value_name = "NAME")]
+    allow_noop: Vec<String>,
     /// Print the inliner's remarks (LLVM's `-pass-remarks=inline` text).
     #[arg(long)]
     remarks: bool,
@@ -203,11 +215,32 @@ impl CgsccArgs {
     }
 }
 
+/// The CGSCC invocations to run: `--pipeline LEVEL`'s, or `--passes` alone.
+fn invocations(a: &CgsccArgs) -> Result<Vec<String>, Failure> {
+    match &a.pipeline {
+        None => Ok(vec![a.passes.clone()]),
+        Some(level) => ilkit::cgscc::pipeline::preset(level).ok_or_else(|| {
+            Failure::usage(format!(
+                "--pipeline: unknown level '{level}' (expected one of {})",
+                ilkit::cgscc::pipeline::PRESETS.join(", ")
+            ))
+        }),
+    }
+}
+
 /// Runs `ilkit cgscc`.
-pub fn run(a: CgsccArgs) -> Result<(), Failure> {
-    let mut pm = PassManager::from_text(&a.passes, Options::default())
-        .map_err(|e| Failure::usage(format!("--passes: {}", e.render(&a.passes))))?;
-    pm.opts = a.options()?;
+pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
+    let texts = invocations(&a)?;
+    let mut pms = Vec::new();
+    for t in &texts {
+        let passes = parse_pipeline_allowing(t, &a.allow_noop)
+            .map_err(|e| Failure::usage(format!("--passes: {}", e.render(t))))?;
+        let mut pm = PassManager::new(passes, Options::default());
+        pm.opts = a.options()?;
+        pms.push(pm);
+    }
+    // the pipeline text as built, one CGSCC invocation after another
+    a.passes = texts.join(",");
     let file = a.file.display().to_string();
     // function-attrs runs on the instruction view (LLVM 14's rules); other passes
     // do not need it
@@ -220,7 +253,18 @@ pub fn run(a: CgsccArgs) -> Result<(), Failure> {
     let mut none = NoInstrumentation;
     let report = {
         let mut fan = Fanout(vec![&mut log as &mut dyn Instrumentation, &mut none]);
-        pm.run(&mut cm, &mut fan)
+        let mut all = ilkit::cgscc::RunReport::default();
+        let mut res = Ok(());
+        for pm in &mut pms {
+            match pm.run(&mut cm, &mut fan) {
+                Ok(r) => all.visits.extend(r.visits),
+                Err(e) => {
+                    res = Err(e);
+                    break;
+                }
+            }
+        }
+        res.map(|()| all)
     };
     let report = report.map_err(|e| {
         let mut msg = String::new();
