@@ -17,51 +17,19 @@
 
 use divan::{black_box, counter::BytesCount, Bencher};
 use ilkit::cfg::edgemap::FnvEdgeMap;
-use ilkit::cfg::{BlockIdx, Cfg, Term};
+use ilkit::cfg::{BlockIdx, Cfg};
 use ilkit::graph::dom::DomTree;
 use ilkit::graph::rpo::{Rpo, RpoVariant};
 use ilkit::graph::Successors;
 use ilkit::graph::{DomFrontiers, PostDomTree};
 use petgraph::graph::{DiGraph, NodeIndex};
 
+#[path = "support/cfg_gen.rs"]
+mod cfg_gen;
+use cfg_gen::{cfg_from, unstructured, Rng};
+
 fn main() {
     divan::main();
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn cfg_from(n: usize, edges: &[(u32, u32)]) -> Cfg {
-    let mut succs = vec![Vec::new(); n];
-    for &(a, b) in edges {
-        succs[a as usize].push(BlockIdx(b));
-    }
-    Cfg::from_parts(
-        "bench".into(),
-        vec![String::new(); n],
-        vec![0; n],
-        vec![Term::Other; n],
-        vec![vec![]; n],
-        &succs,
-    )
-    .unwrap()
-}
-
-/// An unstructured CFG: a fall-through spine with short forward branches, short
-/// backedges that overlap them (so it is heavily irreducible: ~13k irreducible edges,
-/// CHK needs 7 passes) and 10% random long jumps.
-fn unstructured(n: usize, seed: u64) -> Vec<(u32, u32)> {
-    gen(n, seed, true)
 }
 
 /// Structured (reducible) code: properly nested if-then joins and loops over a
@@ -80,21 +48,6 @@ fn structured(n: usize, seed: u64) -> Vec<(u32, u32)> {
                 Some((true, h)) if h <= b => e.push((b, h)),
                 _ => {}
             },
-            _ => {}
-        }
-    }
-    e
-}
-
-fn gen(n: usize, seed: u64, unstructured: bool) -> Vec<(u32, u32)> {
-    let mut r = Rng(seed);
-    let mut e = Vec::with_capacity(2 * n);
-    for b in 0..n as u32 - 1 {
-        e.push((b, b + 1));
-        match r.below(10) {
-            0..=2 => e.push((b, (b + 2 + r.below(8) as u32).min(n as u32 - 1))),
-            3 if b > 10 => e.push((b, b - 1 - r.below(10) as u32)),
-            4 if unstructured => e.push((b, r.below(n as u64) as u32)),
             _ => {}
         }
     }

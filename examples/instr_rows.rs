@@ -20,7 +20,10 @@
 //!   unstructured 10^5-block CFG of `benches/cfg.rs`'s `dominators` group (the same
 //!   generator and seed), whose closure `compute_auto` is inlined into.
 
-use ilkit::cfg::{BlockIdx, Cfg, Term};
+#[path = "../benches/support/cfg_gen.rs"]
+mod cfg_gen;
+use cfg_gen::{cfg_from, unstructured};
+use ilkit::cfg::{BlockIdx, Cfg};
 use ilkit::graph::dom::DomTree;
 use ilkit::graph::rpo::Rpo;
 use ilkit::il::Il;
@@ -96,50 +99,3 @@ fn idom_work(cfg: &Cfg, rpo: &mut Rpo<BlockIdx>, dom: &mut DomTree<BlockIdx>) ->
 
 /// Blocks of the `idom` row's CFG.
 const N: usize = 100_000;
-
-/// `benches/cfg.rs`'s xorshift.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// `benches/cfg.rs`'s unstructured CFG: a fall-through spine with short forward branches,
-/// short backedges that overlap them (heavily irreducible) and 10% random long jumps.
-fn unstructured(n: usize, seed: u64) -> Vec<(u32, u32)> {
-    let mut r = Rng(seed);
-    let mut e = Vec::with_capacity(2 * n);
-    for b in 0..n as u32 - 1 {
-        e.push((b, b + 1));
-        match r.below(10) {
-            0..=2 => e.push((b, (b + 2 + r.below(8) as u32).min(n as u32 - 1))),
-            3 if b > 10 => e.push((b, b - 1 - r.below(10) as u32)),
-            4 => e.push((b, r.below(n as u64) as u32)),
-            _ => {}
-        }
-    }
-    e
-}
-
-fn cfg_from(n: usize, edges: &[(u32, u32)]) -> Cfg {
-    let mut succs = vec![Vec::new(); n];
-    for &(a, b) in edges {
-        succs[a as usize].push(BlockIdx(b));
-    }
-    Cfg::from_parts(
-        "bench".into(),
-        vec![String::new(); n],
-        vec![0; n],
-        vec![Term::Other; n],
-        vec![vec![]; n],
-        &succs,
-    )
-    .expect("valid CFG")
-}

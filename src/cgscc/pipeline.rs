@@ -51,18 +51,13 @@ impl PipelineError {
     }
 }
 
-/// CGSCC passes the parser knows (besides `devirt<N>(...)` and `function(...)`).
+/// CGSCC passes ilkit implements (besides `devirt<N>(...)` and `function(...)`); the
+/// parser also knows [`NOT_IMPLEMENTED`].
 pub const CGSCC_PASSES: &[&str] = &[
     "inline",
     "nv-early-inliner",
     "inliner-wrapper",
     "function-attrs",
-    "argpromotion",
-    "attributor-cgscc",
-    "attributor-light-cgscc",
-    "openmp-opt-cgscc",
-    "coro-annotation-elide",
-    "coro-split",
     "no-op-cgscc",
 ];
 
@@ -339,8 +334,8 @@ fn build_cgscc(
                     ),
                 ));
             }
-            name if CGSCC_PASSES.contains(&name) => {
-                // `no-op-cgscc`, and an allowed pass ilkit does not implement
+            name if name == "no-op-cgscc" || NOT_IMPLEMENTED.contains(&name) => {
+                // LLVM's no-op pass, and an allowed pass ilkit does not implement
                 no_params(e)?;
                 no_inner(e)?;
                 out.push(Box::new(NoOpPass(name.to_string())));
