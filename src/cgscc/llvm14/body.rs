@@ -221,17 +221,43 @@ impl Body {
 
     /// The successors of block `bb` (duplicates kept).
     pub fn succs(&self, bb: u32) -> Vec<u32> {
-        match self.term(bb) {
-            Some(t) if self.insts[t as usize].op.is_terminator() => self.insts[t as usize]
-                .ops
-                .iter()
-                .filter_map(|v| match *v {
-                    V::Block(s) => Some(s),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
+        self.succ_iter(bb).collect()
+    }
+
+    /// The successors of block `bb`, without allocating.
+    pub fn succ_iter(&self, bb: u32) -> impl Iterator<Item = u32> + '_ {
+        let ops: &[V] = match self.term(bb) {
+            Some(t) if self.insts[t as usize].op.is_terminator() => &self.insts[t as usize].ops,
+            _ => &[],
+        };
+        ops.iter().filter_map(|v| match *v {
+            V::Block(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// The predecessors of every block as one table: block `b`'s are
+    /// `list[start[b]..start[b + 1]]`, in layout order.
+    pub fn pred_table(&self) -> (Vec<u32>, Vec<u32>) {
+        let nb = self.blocks.len();
+        let mut start = vec![0u32; nb + 1];
+        for &b in &self.layout {
+            for s in self.succ_iter(b) {
+                start[s as usize + 1] += 1;
+            }
         }
+        for k in 0..nb {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0u32; start[nb] as usize];
+        for &b in &self.layout {
+            for s in self.succ_iter(b) {
+                list[fill[s as usize] as usize] = b;
+                fill[s as usize] += 1;
+            }
+        }
+        (start, list)
     }
 
     /// Replaces every use of `from` in the body by `to`.

@@ -198,16 +198,26 @@ fn callsite_savings(fx: &Facts, caller: &Body, call: u32, callee_fn: FuncIdx) ->
     s + INSTR + CALL_PENALTY
 }
 
-/// Analyzes inlining `callee_fn` (body `callee`) at row `call` of `caller`.
+/// The function a call site would inline: its index, body and predecessor table.
+pub struct Callee<'a> {
+    /// The callee.
+    pub f: FuncIdx,
+    /// Its current body.
+    pub body: &'a Body,
+    /// Its body's predecessor table.
+    pub preds: &'a super::PredTable,
+}
+
+/// Analyzes inlining `target` at row `call` of `caller`.
 pub fn analyze(
     fx: &Facts,
     caller: &Body,
     caller_fn: FuncIdx,
     call: u32,
-    callee_fn: FuncIdx,
-    callee: &Body,
+    target: &Callee<'_>,
     k: SiteKnobs,
 ) -> Outcome {
+    let (callee_fn, callee, callee_preds) = (target.f, target.body, target.preds);
     let ir = &*fx.ir;
     let types = &ir.types;
     let callee_attrs = ir.fn_attrs(callee_fn);
@@ -286,12 +296,9 @@ pub fn analyze(
     }
     let caller_returns_twice = caller_attrs.has(Attr::ReturnsTwice);
     let nb = callee.blocks.len();
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); nb];
-    for &b in &callee.layout {
-        for s in callee.succs(b) {
-            preds[s as usize].push(b);
-        }
-    }
+    let (pred_start, pred_list) = callee_preds;
+    let preds =
+        |x: u32| &pred_list[pred_start[x as usize] as usize..pred_start[x as usize + 1] as usize];
     let mut dead = vec![false; nb];
     let mut known_succ: Vec<Option<u32>> = vec![None; nb];
     let mut seen = vec![false; nb];
@@ -744,7 +751,7 @@ pub fn analyze(
                 .filter(|&x| {
                     x != n
                         && !dead[x as usize]
-                        && preds[x as usize]
+                        && preds(x)
                             .iter()
                             .all(|&p| edge_dead(p, x, &dead, &known_succ))
                 })
@@ -754,9 +761,9 @@ pub fn analyze(
                     continue;
                 }
                 dead[d as usize] = true;
-                for x in callee.succs(d) {
+                for x in callee.succ_iter(d) {
                     if !dead[x as usize]
-                        && preds[x as usize]
+                        && preds(x)
                             .iter()
                             .all(|&p| edge_dead(p, x, &dead, &known_succ))
                     {

@@ -109,23 +109,53 @@ pub fn update_after_inline(
 /// `(block, mass)` pairs.
 type Masses = Vec<(u32, f64)>;
 
+/// Per block, a list of blocks, as one table (two allocations, not one per block).
+struct Lists {
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Lists {
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+}
+
+impl std::ops::Index<usize> for Lists {
+    type Output = [u32];
+    fn index(&self, b: usize) -> &[u32] {
+        &self.list[self.start[b] as usize..self.start[b + 1] as usize]
+    }
+}
+
 struct Cfg {
-    succs: Vec<Vec<u32>>,
-    preds: Vec<Vec<u32>>,
+    succs: Lists,
+    preds: Lists,
     rpo: Vec<u32>,
     pos: Vec<usize>,
 }
 
 fn cfg(b: &Body) -> Cfg {
     let n = b.blocks.len();
-    let mut succs = vec![Vec::new(); n];
-    let mut preds = vec![Vec::new(); n];
+    let mut live = vec![false; n];
     for &bb in &b.layout {
-        succs[bb as usize] = b.succs(bb);
-        for &s in &succs[bb as usize] {
-            preds[s as usize].push(bb);
+        live[bb as usize] = true;
+    }
+    let mut start = vec![0u32; n + 1];
+    let mut list = Vec::new();
+    for bb in 0..n as u32 {
+        start[bb as usize] = list.len() as u32;
+        if live[bb as usize] {
+            list.extend(b.succ_iter(bb));
         }
     }
+    start[n] = list.len() as u32;
+    let succs = Lists { start, list };
+    let (pstart, plist) = b.pred_table();
+    let preds = Lists {
+        start: pstart,
+        list: plist,
+    };
     // iterative DFS post-order
     let entry = b.layout[0];
     let mut seen = vec![false; n];

@@ -75,7 +75,13 @@ pub struct State {
     /// Per function: its block frequencies while its body is unchanged (LLVM's cached
     /// `BlockFrequencyInfo` of a callee).
     bfi: Vec<Option<std::rc::Rc<Vec<u64>>>>,
+    /// Per function: its blocks' predecessors ([`Body::pred_table`]) while its body is
+    /// unchanged, what every cost analysis of a call to it walks.
+    preds: Vec<Option<Box<PredTable>>>,
 }
+
+/// A body's predecessor table ([`Body::pred_table`]): (start per block, predecessors).
+pub(crate) type PredTable = (Vec<u32>, Vec<u32>);
 
 fn expr_funcs(ir: &Ir, fx_sym: &[Option<FuncIdx>], v: Value, out: &mut Vec<FuncIdx>, depth: u32) {
     match v {
@@ -187,6 +193,7 @@ impl State {
             uses,
             hist: Vec::new(),
             bfi: vec![None; n],
+            preds: vec![None; n],
         })
     }
 
@@ -552,7 +559,15 @@ fn decide(
         cost_mult: ci.cost_mult,
     };
     let callee = st.bodies[f.idx()].as_ref().unwrap();
-    match cost::analyze(&st.fx, caller, n, row, f, callee, knobs) {
+    let preds = st.preds[f.idx()]
+        .as_deref()
+        .expect("the callee's predecessor table is made before its call sites are decided");
+    let callee = cost::Callee {
+        f,
+        body: callee,
+        preds,
+    };
+    match cost::analyze(&st.fx, caller, n, row, &callee, knobs) {
         Outcome::Never(why) => Decision::No(RemarkKind::NeverInline, None, why),
         Outcome::Cost { cost, threshold } => {
             if cost < threshold.max(1) {
@@ -668,6 +683,10 @@ fn run_scc(
                 continue;
             }
             st.ensure(f);
+            if st.preds[f.idx()].is_none() {
+                st.preds[f.idx()] =
+                    Some(Box::new(st.bodies[f.idx()].as_ref().unwrap().pred_table()));
+            }
             if fcache.as_ref().is_none_or(|c| c.f != n) {
                 fcache = Some(CallerFacts::new(st, n));
             }
@@ -741,6 +760,10 @@ fn run_scc(
                     if let Some(c) = fcache.as_mut() {
                         c.update(st, &callee_freqs, callee_body.layout[0], &out);
                     }
+                    // the caller's own tables, should it be decided as a callee (a call
+                    // to itself) before the batch ends
+                    st.preds[n.idx()] = None;
+                    st.bfi[n.idx()] = None;
                     if f != n {
                         st.bodies[f.idx()] = Some(callee_body);
                     }
@@ -809,6 +832,7 @@ fn run_scc(
         if !inlined_callees.is_empty() {
             fcache = None;
             st.bfi[n.idx()] = None;
+            st.preds[n.idx()] = None;
             cx.mark_changed(nn);
             let (calls, refs) = st.summarize(n);
             cx.m.summ.calls[nn] = calls;
