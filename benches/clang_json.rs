@@ -4,18 +4,13 @@
 //! avoids) in the same run.
 
 use divan::{black_box, counter::BytesCount, Bencher};
-use std::io::Read;
 
 fn fixture() -> Vec<u8> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/clang/kernels.json.gz"
     );
-    let mut v = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).expect("fixture"))
-        .read_to_end(&mut v)
-        .expect("gzip");
-    v
+    ilkit::import::format::gunzip_if_gzip(std::fs::read(path).expect("fixture")).expect("gzip")
 }
 
 fn main() {

@@ -29,7 +29,6 @@ use ilkit::graph::rpo::Rpo;
 use ilkit::il::Il;
 use ilkit::import::binary_il;
 use std::hint::black_box;
-use std::io::Read;
 
 fn main() {
     let row = std::env::args().nth(1).unwrap_or_default();
@@ -76,11 +75,7 @@ fn clang_fixture() -> Vec<u8> {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/clang/kernels.json.gz"
     );
-    let mut v = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).expect("fixture"))
-        .read_to_end(&mut v)
-        .expect("gzip");
-    v
+    ilkit::import::format::gunzip_if_gzip(std::fs::read(path).expect("fixture")).expect("gzip")
 }
 
 #[inline(never)]

@@ -14,6 +14,8 @@ pub struct PriorityStack<I: Idx> {
     items: Vec<Option<I>>,
     /// Per index: its place in `items` plus one (0: not queued).
     at: Vec<u32>,
+    /// How many indices are queued.
+    live: usize,
 }
 
 impl<I: Idx> Default for PriorityStack<I> {
@@ -21,6 +23,7 @@ impl<I: Idx> Default for PriorityStack<I> {
         PriorityStack {
             items: Vec::new(),
             at: Vec::new(),
+            live: 0,
         }
     }
 }
@@ -43,6 +46,7 @@ impl<I: Idx> PriorityStack<I> {
         }
         self.items.push(Some(x));
         self.at[k] = self.items.len() as u32;
+        self.live += usize::from(fresh);
         fresh
     }
 
@@ -51,6 +55,7 @@ impl<I: Idx> PriorityStack<I> {
         while let Some(top) = self.items.pop() {
             if let Some(x) = top {
                 self.at[x.idx()] = 0;
+                self.live -= 1;
                 return Some(x);
             }
         }
@@ -64,7 +69,7 @@ impl<I: Idx> PriorityStack<I> {
 
     /// Whether nothing is queued.
     pub fn is_empty(&self) -> bool {
-        self.items.iter().all(Option::is_none)
+        self.live == 0
     }
 
     /// Drops everything.
