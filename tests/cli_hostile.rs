@@ -43,6 +43,8 @@ fn seeds() -> Vec<Vec<u8>> {
     vec![
         include_bytes!("fixtures/llvm/lcg_small.ll").to_vec(),
         include_bytes!("fixtures/llvm/cfg_small.ll").to_vec(),
+        // debug locations: `!dbg` on calls, scope and inlined-at chains
+        include_bytes!("fixtures/debugloc/nested.ll").to_vec(),
         include_bytes!("../data/default/adler32.ptx").to_vec(),
         json[..json.len().min(24_000)].to_vec(),
         // a multi-byte character across byte 4096 of a file whose name says nothing
@@ -72,7 +74,7 @@ struct Case {
 
 fn case() -> impl Strategy<Value = Case> {
     let damaged = (
-        0..5usize,
+        0..6usize,
         any::<prop::sample::Index>(),
         prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
         any::<bool>(),

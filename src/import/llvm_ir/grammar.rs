@@ -828,9 +828,19 @@ impl<'a> Parser<'a> {
 
     /// A module-level metadata statement (`!0 = !{...}`, `!name = !{...}`). Skipped,
     /// except that an `nvvm.annotations` operand `!{ptr @k, !"kernel", i32 1}` marks `@k`
-    /// a kernel.
+    /// a kernel, and that where a numbered node begins is kept ([`super::Spans`]) for the
+    /// instruction pass, which reads the debug locations calls name.
     pub(super) fn metadata(&mut self) -> Result<(), ParseError> {
-        let start = self.peek().start as usize;
+        let first = self.peek();
+        let start = first.start as usize;
+        let name = self.text(first);
+        if name.len() > 1 && name.as_bytes()[1..].iter().all(u8::is_ascii_digit) {
+            self.spans.metadata.push(super::Pos {
+                start: first.start,
+                line: first.line,
+                col: first.col,
+            });
+        }
         self.skip_statement()?;
         let end = self.peek().start as usize;
         let text = &self.src[start..end];

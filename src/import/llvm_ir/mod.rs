@@ -7,9 +7,10 @@
 //! with their terminators and successors, call sites, the constant operands of every
 //! instruction, the memory effect of each body and `nvvm.annotations` kernels. Types,
 //! attribute groups' contents beyond their words, metadata, comdats, debug records,
-//! `module asm` and use-list orders are skipped without being interpreted. Both
-//! typed-pointer syntax (`i8*`, `bitcast (void ()* @f to i8*)`) and opaque pointers
-//! (`ptr`) are accepted.
+//! `module asm` and use-list orders are skipped without being interpreted, except that
+//! the instruction view reads the debug locations of calls back from the metadata
+//! ([`crate::llvm::ir::debugloc`]). Both typed-pointer syntax (`i8*`,
+//! `bitcast (void ()* @f to i8*)`) and opaque pointers (`ptr`) are accepted.
 //!
 //! Files: [`lexer`] (tokens), `grammar` (types, values, module-level items), `body`
 //! (functions, blocks, instructions).
@@ -21,7 +22,7 @@
 //!
 //! | construct | checked | skipped (structure only) |
 //! |---|---|---|
-//! | top level | every statement starts with `source_filename`, `target`, `define`, `declare`, `attributes`, `module asm`, `uselistorder`, `deplibs`, `@g =`, `%T = type`, `$c = comdat` or `!m =` | the bodies of type definitions, comdats, metadata (but `nvvm.annotations` kernels are read) |
+//! | top level | every statement starts with `source_filename`, `target`, `define`, `declare`, `attributes`, `module asm`, `uselistorder`, `deplibs`, `@g =`, `%T = type`, `$c = comdat` or `!m =` | the bodies of type definitions, comdats, metadata (but `nvvm.annotations` kernels are read, and the instruction view reads the `DILocation`, `DILexicalBlock`, `DILexicalBlockFile` and `DISubprogram` nodes that `!dbg` on calls and definitions leads to) |
 //! | globals | linkage and prefix keywords (`dso_local`, visibility, `thread_local(..)`, `unnamed_addr`, `addrspace(..)`, ...), `global`/`constant`/`alias`/`ifunc`, the type, the initializer's values | trailing `, section`, `, align`, `, comdat`, attached metadata |
 //! | function headers | linkage and calling convention, return and parameter types, the parameter list, function attribute keywords (LLVM 14–19's list), `#N`, `section "s"`, `align N`, `personality`, string attributes | parameter attributes, `gc`/`prefix`/`prologue` operands beyond their value |
 //! | bodies | labels, unique block names, instruction opcodes (LangRef), operands separated by `,` up to the end of the line, atomic orderings, `br`/`switch`/`indirectbr`/`invoke`/`callbr`/pad operands and labels, defined branch targets | operand types beyond their syntax, SSA (defs before uses, types agreeing), metadata |
@@ -170,14 +171,16 @@ pub(crate) struct Pos {
 }
 
 /// The positions of the items the instruction pass re-reads, each list in text order
-/// (so in module order): functions (`define`/`declare`), global variables, aliases and
-/// named type definitions.
+/// (so in module order): functions (`define`/`declare`), global variables, aliases,
+/// named type definitions and numbered metadata (`!N = ...`, what `!dbg` attachments
+/// resolve through).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Spans {
     pub(crate) funcs: Vec<Pos>,
     pub(crate) globals: Vec<Pos>,
     pub(crate) aliases: Vec<Pos>,
     pub(crate) types: Vec<Pos>,
+    pub(crate) metadata: Vec<Pos>,
 }
 
 impl Spans {
@@ -186,6 +189,7 @@ impl Spans {
         self.globals.extend(o.globals);
         self.aliases.extend(o.aliases);
         self.types.extend(o.types);
+        self.metadata.extend(o.metadata);
     }
 }
 

@@ -493,6 +493,11 @@ fn garbled_input_instruction_view_never_panics() {
             .join(format!("tests/fixtures/function_attrs/{t}.ll"));
         inputs.push((t.to_string(), std::fs::read_to_string(p).unwrap()));
     }
+    // debug locations: calls with `!dbg`, scope and inlined-at chains
+    inputs.push((
+        "debugloc/nested.ll".to_string(),
+        include_str!("../../../tests/fixtures/debugloc/nested.ll").to_string(),
+    ));
     let opts = super::ParseOptions { instructions: true };
     let check = |name: &str, s: &str| {
         if let Ok(m) = super::parse_with(name, s, opts) {

@@ -35,6 +35,9 @@
 //!   aliasee.
 //! - **Uses**: for every argument and instruction the list of `(user, operand index)`
 //!   pairs, one per operand slot (a user that uses a value twice is listed twice).
+//! - **Debug locations** ([`debugloc`]): the `!dbg` location of each call, its
+//!   inlined-at chain and subprograms, and each definition's subprogram; what inline
+//!   replay keys its decisions by.
 //!
 //! # Operand layout per opcode
 //! | opcode | operands | `aux_ty` | `aux` |
@@ -105,6 +108,7 @@ crate::define_idx!(
     "ce"
 );
 
+pub mod debugloc;
 mod vocab;
 pub use vocab::{BundleTags, InstFlags, Intrinsic, Opcode, Ordering, Predicate, Value};
 
@@ -202,6 +206,9 @@ pub struct Ir {
     pub(crate) arg_use_start: Vec<u32>,
     pub(crate) inst_use_start: Vec<u32>,
     pub(crate) uses: Vec<Use>,
+    /// Debug locations of the calls (`!dbg`), their inlined-at chains and subprograms
+    /// ([`debugloc`]); empty without debug information.
+    pub debug_locs: debugloc::DebugLocs,
 }
 
 /// One use of a value: the user and the operand slot.
@@ -751,6 +758,12 @@ impl Ir {
             if !ok {
                 errs.push(format!("use {k} is out of range"));
             }
+        }
+        errs.extend(self.debug_locs.verify());
+        if self.debug_locs.call_rows() > self.call_inst.len()
+            || self.debug_locs.func_rows() > self.funcs.len()
+        {
+            errs.push("debug locations name calls or functions that do not exist".into());
         }
         errs
     }

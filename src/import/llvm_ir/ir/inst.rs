@@ -607,6 +607,23 @@ impl<'a> Builder<'a, '_> {
         Ok(op.is_terminator())
     }
 
+    /// After metadata attachment name `name` (just read): when it is `!dbg` and a numbered
+    /// node `!N` follows on the same line, reads it into `dbg` (`N` saturates at
+    /// `u32::MAX`, which no node defines). Anything else is left to the caller to skip.
+    pub(super) fn dbg_attachment(&mut self, name: Tok, dbg: &mut Option<(u32, Tok)>) {
+        if name.kind != Tk::Meta || self.text(name) != "!dbg" {
+            return;
+        }
+        let v = self.p.peek();
+        if v.kind != Tk::Meta || v.nl_before {
+            return;
+        }
+        if let Some(n) = super::debuginfo::md_number(self.text(v)) {
+            self.p.next();
+            *dbg = Some((n, v));
+        }
+    }
+
     /// A call, invoke or callbr after its opcode: pushes the operands and the call row;
     /// returns `(result type, function type, call row)`.
     fn call(
@@ -691,6 +708,7 @@ impl<'a> Builder<'a, '_> {
         let mut bundle_ops: Vec<(TypeIdx, Operand<'a>)> = Vec::new();
         let mut tags = 0u8;
         let mut dests: Vec<Value> = Vec::new();
+        let mut dbg: Option<(u32, Tok)> = None;
         loop {
             if op == Opcode::Call && self.p.at_eol() {
                 break;
@@ -763,10 +781,22 @@ impl<'a> Builder<'a, '_> {
                         self.p.skip_group()?;
                     }
                 }
-                // `, !dbg !12`: metadata attachments end a call
-                Tk::Meta if op == Opcode::Call => {
-                    self.p.skip_statement_rest()?;
-                    break;
+                // `, !dbg !12, !srcloc !3`: metadata attachments end a call (an invoke's
+                // or a callbr's follow its destinations, which may be on the next line)
+                Tk::Meta => {
+                    self.dbg_attachment(t, &mut dbg);
+                    if op == Opcode::Call {
+                        while !self.p.at_eol() {
+                            if self.p.is_punct("(") || self.p.is_punct("{") || self.p.is_punct("[")
+                            {
+                                self.p.skip_group()?;
+                            } else {
+                                let m = self.p.next();
+                                self.dbg_attachment(m, &mut dbg);
+                            }
+                        }
+                        break;
+                    }
                 }
                 _ => {}
             }
@@ -778,6 +808,9 @@ impl<'a> Builder<'a, '_> {
             self.ir.types.function(ret_ty, &params, false)
         };
         let c = CallIdx::new(self.ir.call_inst.len());
+        if let Some((n, at)) = dbg {
+            self.dbg_calls.push((c, n, at));
+        }
         self.ir.call_inst.push(inst);
         let fa = self.intern(fn_attrs);
         self.ir.call_attrs.push(fa);

@@ -15,7 +15,7 @@
 use super::Builder;
 use crate::import::llvm_ir::Spans;
 use crate::llvm::attrs::AttrSetIdx;
-use crate::llvm::ir::{ArgIdx, ExprIdx, FuncIr, InstIdx, Range, Value};
+use crate::llvm::ir::{ArgIdx, CallIdx, ExprIdx, FuncIr, InstIdx, Range, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
 
 /// Smallest run of function text worth a builder of its own.
@@ -92,6 +92,13 @@ impl<'a, 'm> Builder<'a, 'm> {
 
     /// Appends run `c` (forked at `marks`) to this builder's tables.
     pub(super) fn absorb(&mut self, c: Builder<'a, 'm>, marks: &Marks) {
+        let call_base = self.ir.call_inst.len() as u32;
+        self.dbg_calls.extend(
+            c.dbg_calls
+                .iter()
+                .map(|&(k, n, at)| (CallIdx(k.0 + call_base), n, at)),
+        );
+        self.dbg_funcs.extend_from_slice(&c.dbg_funcs);
         let cir = c.ir;
         let g = &mut self.ir;
         // types

@@ -12,7 +12,13 @@
 //! Errors are the first pass's kind (`file:line:col`), for the few inputs the first pass
 //! accepts but this one cannot resolve (an undefined local, a non-integer index).
 //!
-//! Cost: one more lexing pass over the function bodies and headers, O(text).
+//! Debug locations: the `!dbg` attachments of calls and definitions are collected as
+//! metadata numbers while the bodies are read and resolved at the end through the
+//! numbered metadata the first pass found (`debuginfo`).
+//!
+//! Cost: one more lexing pass over the function bodies and headers, O(text), plus, in a
+//! module with `!dbg` on calls, one read of each metadata node a call's location leads
+//! to.
 
 use super::grammar::{is_int_type, CONSTEXPR_WORDS, TYPE_WORDS};
 use super::lexer::{LexState, Tk, Tok};
@@ -20,7 +26,7 @@ use super::{name_of, ParseError, Parser, Pos, Spans, MAX_DEPTH};
 use crate::idx::{BlockIdx, IndexVec};
 use crate::llvm::attrs::{Attr, AttrSet, AttrSetIdx};
 use crate::llvm::ir::{
-    ArgIdx, ExprIdx, FuncIr, InstFlags, InstIdx, Intrinsic, Ir, Opcode, Range, Value,
+    ArgIdx, CallIdx, ExprIdx, FuncIr, InstFlags, InstIdx, Intrinsic, Ir, Opcode, Range, Value,
 };
 use crate::llvm::types::{FloatKind, TypeIdx, TypeKind};
 use crate::llvm::{AliasIdx, FuncIdx, GlobalIdx, Module};
@@ -28,6 +34,7 @@ use ahash::AHashMap;
 use rayon::prelude::*;
 use std::borrow::Cow;
 
+mod debuginfo;
 mod inst;
 mod merge;
 #[cfg(test)]
@@ -79,6 +86,7 @@ pub(super) fn build(m: &Module, file: &str, text: &str, spans: &Spans) -> Result
             b.absorb(f?, &marks);
         }
     }
+    b.resolve_debug_info(&spans.metadata)?;
     let mut ir = b.ir;
     ir.arg_name_start.push(ir.arg_names.len() as u32);
     ir.build_uses();
@@ -123,6 +131,10 @@ struct Builder<'a, 'm> {
     labels: AHashMap<&'m str, BlockIdx>,
     pending: Vec<(usize, &'a str, Tok)>,
     next_slot: u32,
+    /// `!dbg !N` of calls and of function definitions, as read (resolved when every
+    /// body is read: metadata usually follows its uses).
+    dbg_calls: Vec<(CallIdx, u32, Tok)>,
+    dbg_funcs: Vec<(FuncIdx, u32, Tok)>,
     void_ty: TypeIdx,
     label_ty: TypeIdx,
     token_ty: TypeIdx,
@@ -166,6 +178,8 @@ impl<'a, 'm> Builder<'a, 'm> {
             labels: AHashMap::new(),
             pending: Vec::new(),
             next_slot: 0,
+            dbg_calls: Vec::new(),
+            dbg_funcs: Vec::new(),
         }
     }
 
@@ -900,6 +914,13 @@ impl<'a, 'm> Builder<'a, 'm> {
                 },
                 Tk::Str if self.p.eat_punct("=") => {
                     self.p.next();
+                }
+                Tk::Meta => {
+                    let mut dbg = None;
+                    self.dbg_attachment(t, &mut dbg);
+                    if let Some((n, at)) = dbg {
+                        self.dbg_funcs.push((f, n, at));
+                    }
                 }
                 _ => {}
             }

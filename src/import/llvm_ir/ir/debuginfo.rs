@@ -1,0 +1,539 @@
+//! The debug locations of calls: resolves the `!dbg !N` attachments the instruction pass
+//! collected into [`crate::llvm::ir::debugloc::DebugLocs`], reading the numbered metadata
+//! nodes they lead to.
+//!
+//! The first pass records where each numbered node (`!N = ...`) begins; nodes may come in
+//! any order and after their uses. Only the nodes a call's location leads to are read:
+//! its `DILocation`, the `inlinedAt:` chain, and each location's scope chain
+//! (`DILexicalBlock` / `DILexicalBlockFile` up to the `DISubprogram`); and the
+//! `DISubprogram` a definition's own `!dbg` names. Every node is read at most once
+//! (memoized by number). Other node kinds and fields are never interpreted.
+//!
+//! Errors, at the reference or field they are about, as `llvm-as` (parser and verifier)
+//! would reject the module: a `!dbg` to an undefined node or to a node that is not a
+//! `DILocation` (a definition's: not a `DISubprogram`), a scope that is not a local
+//! scope, an `inlinedAt:` that is not a location, a missing required field (`scope:`,
+//! a `DILexicalBlockFile`'s `discriminator:`), a repeated field, a value out of range
+//! (`column:` is 16 bits), a metadata id defined twice. A cyclic scope or `inlinedAt:`
+//! chain is an error too; walks are iterative and stop after as many steps as there are
+//! nodes, so no input makes them recurse or run long. Inline nodes where a reference
+//! `!N` is expected (`scope: !DISubprogram(...)`, which LLVM accepts but never prints)
+//! are reported as unsupported.
+//!
+//! Cost: nothing when no call or definition has a `!dbg`; otherwise one hash map of the
+//! numbered nodes' positions and one read of each node reached.
+
+use super::Builder;
+use crate::import::llvm_ir::lexer::{unescape, Tk, Tok};
+use crate::import::llvm_ir::{unquote, ParseError, Pos};
+use crate::llvm::ir::debugloc::{base_discriminator, DebugLoc, DebugLocIdx, SubprogramIdx};
+use ahash::AHashMap;
+
+/// The number of a reference `!N` (digits only); `u32::MAX` when it does not fit, a value
+/// no definition is accepted with.
+pub(super) fn md_number(text: &str) -> Option<u32> {
+    let d = text.strip_prefix('!')?;
+    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(d.parse::<u32>().unwrap_or(u32::MAX))
+}
+
+/// A reference `!N` and where it is written.
+#[derive(Clone, Copy)]
+struct MdRef {
+    n: u32,
+    at: Tok,
+}
+
+/// The part of a node the locations need.
+enum Node<'a> {
+    Location {
+        line: u32,
+        column: u32,
+        scope: MdRef,
+        inlined_at: Option<MdRef>,
+    },
+    Subprogram {
+        name: String,
+        line: u32,
+    },
+    LexicalBlock {
+        scope: MdRef,
+    },
+    LexicalBlockFile {
+        scope: MdRef,
+        discriminator: u32,
+    },
+    /// Any other node; its kind as written (`!DIFile`; `!` for a tuple `!{...}`).
+    Other(&'a str),
+}
+
+impl Node<'_> {
+    /// What the node is, for messages.
+    fn kind(&self) -> String {
+        match self {
+            Node::Location { .. } => "a DILocation".into(),
+            Node::Subprogram { .. } => "a DISubprogram".into(),
+            Node::LexicalBlock { .. } => "a DILexicalBlock".into(),
+            Node::LexicalBlockFile { .. } => "a DILexicalBlockFile".into(),
+            Node::Other("!") => "a tuple '!{...}'".into(),
+            Node::Other(k) => format!("'{k}'"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Location,
+    Subprogram,
+    LexicalBlock,
+    LexicalBlockFile,
+}
+
+/// Field values as read.
+#[derive(Default)]
+struct Fields {
+    line: Option<u32>,
+    column: Option<u32>,
+    scope: Option<MdRef>,
+    inlined_at: Option<MdRef>,
+    name: Option<String>,
+    linkage_name: Option<String>,
+    discriminator: Option<u32>,
+}
+
+/// Memo tables of one resolution.
+struct Resolver {
+    /// Numbered node → where it begins.
+    index: AHashMap<u32, Pos>,
+    /// Location node → its row.
+    locs: AHashMap<u32, DebugLocIdx>,
+    /// Scope node → its subprogram, its own base discriminator, and whether it is the
+    /// subprogram itself.
+    scopes: AHashMap<u32, (SubprogramIdx, u32, bool)>,
+}
+
+impl<'a> Builder<'a, '_> {
+    /// Resolves the collected `!dbg` attachments into `ir.debug_locs`; `md` is where the
+    /// numbered metadata nodes begin.
+    pub(super) fn resolve_debug_info(&mut self, md: &[Pos]) -> Result<(), ParseError> {
+        if self.dbg_calls.is_empty() && self.dbg_funcs.is_empty() {
+            return Ok(());
+        }
+        let mut r = Resolver {
+            index: AHashMap::with_capacity(md.len()),
+            locs: AHashMap::new(),
+            scopes: AHashMap::new(),
+        };
+        for &p in md {
+            let at = pos_tok(p);
+            let b = self.src.as_bytes();
+            let start = p.start as usize;
+            let mut end = start + 1;
+            while end < b.len() && b[end].is_ascii_digit() {
+                end += 1;
+            }
+            let n = match md_number(&self.src[start..end.min(b.len())]) {
+                Some(n) if n != u32::MAX => n,
+                _ => return self.err(at, "metadata id out of range"),
+            };
+            if r.index.insert(n, p).is_some() {
+                return self.err(at, format!("metadata id '!{n}' is defined more than once"));
+            }
+        }
+        for (c, n, at) in std::mem::take(&mut self.dbg_calls) {
+            let l = self.location(&mut r, MdRef { n, at })?;
+            self.ir.debug_locs.set_call_loc(c, Some(l));
+        }
+        for (f, n, at) in std::mem::take(&mut self.dbg_funcs) {
+            let m = MdRef { n, at };
+            let sp = match r.scopes.get(&n) {
+                Some(&(sp, _, true)) => sp,
+                _ => match self.node(&r, m)? {
+                    Node::Subprogram { .. } => self.scope(&mut r, m)?.0,
+                    other => {
+                        return self.err(
+                            at,
+                            format!(
+                                "a function's !dbg must be a DISubprogram, '!{n}' is {}",
+                                other.kind()
+                            ),
+                        )
+                    }
+                },
+            };
+            self.ir.debug_locs.set_func_subprogram(f, Some(sp));
+        }
+        Ok(())
+    }
+
+    /// The row of location node `first`, its inlined-at chain resolved first.
+    fn location(&mut self, r: &mut Resolver, first: MdRef) -> Result<DebugLocIdx, ParseError> {
+        let mut todo: Vec<(u32, u32, u32, MdRef)> = Vec::new();
+        let mut tail = DebugLocIdx::NONE;
+        let mut cur = Some(first);
+        while let Some(m) = cur {
+            if let Some(&l) = r.locs.get(&m.n) {
+                tail = l;
+                break;
+            }
+            if todo.len() > r.index.len() {
+                return self.err(
+                    m.at,
+                    format!("the inlinedAt chain through '!{}' is cyclic", m.n),
+                );
+            }
+            match self.node(r, m)? {
+                Node::Location {
+                    line,
+                    column,
+                    scope,
+                    inlined_at,
+                } => {
+                    todo.push((m.n, line, column, scope));
+                    cur = inlined_at;
+                }
+                other => {
+                    let what = if todo.is_empty() {
+                        "a !dbg attachment"
+                    } else {
+                        "'inlinedAt:'"
+                    };
+                    return self.err(
+                        m.at,
+                        format!(
+                            "{what} must be a DILocation, '!{}' is {}",
+                            m.n,
+                            other.kind()
+                        ),
+                    );
+                }
+            }
+        }
+        for (n, line, column, scope) in todo.into_iter().rev() {
+            let (subprogram, discriminator, _) = self.scope(r, scope)?;
+            let l = self.ir.debug_locs.add_loc(DebugLoc {
+                line,
+                column,
+                subprogram,
+                discriminator,
+                inlined_at: tail.some(),
+            });
+            r.locs.insert(n, l);
+            tail = l;
+        }
+        Ok(tail)
+    }
+
+    /// Scope node `first`: the subprogram its chain leads to, its own base discriminator
+    /// (a `DILexicalBlockFile`'s, else 0), whether it is a subprogram.
+    fn scope(
+        &mut self,
+        r: &mut Resolver,
+        first: MdRef,
+    ) -> Result<(SubprogramIdx, u32, bool), ParseError> {
+        let mut path: Vec<(u32, u32)> = Vec::new();
+        let mut cur = first;
+        let sp = loop {
+            if let Some(&(sp, ..)) = r.scopes.get(&cur.n) {
+                break sp;
+            }
+            if path.len() > r.index.len() {
+                return self.err(
+                    cur.at,
+                    format!("the scope chain through '!{}' is cyclic", cur.n),
+                );
+            }
+            match self.node(r, cur)? {
+                Node::Subprogram { name, line } => {
+                    let sp = self.ir.debug_locs.add_subprogram(&name, line);
+                    r.scopes.insert(cur.n, (sp, 0, true));
+                    break sp;
+                }
+                Node::LexicalBlock { scope } => {
+                    path.push((cur.n, 0));
+                    cur = scope;
+                }
+                Node::LexicalBlockFile {
+                    scope,
+                    discriminator,
+                } => {
+                    path.push((cur.n, base_discriminator(discriminator)));
+                    cur = scope;
+                }
+                other => {
+                    return self.err(
+                        cur.at,
+                        format!(
+                            "a location's scope must be a DISubprogram, DILexicalBlock or \
+                             DILexicalBlockFile, '!{}' is {}",
+                            cur.n,
+                            other.kind()
+                        ),
+                    )
+                }
+            }
+        };
+        for (n, d) in path {
+            r.scopes.insert(n, (sp, d, false));
+        }
+        Ok(r.scopes[&first.n])
+    }
+
+    /// Reads node `m` (an error when it is not defined).
+    fn node(&mut self, r: &Resolver, m: MdRef) -> Result<Node<'a>, ParseError> {
+        match r.index.get(&m.n) {
+            Some(&p) => self.read_node(p),
+            None => self.err(m.at, format!("use of undefined metadata '!{}'", m.n)),
+        }
+    }
+
+    /// Reads the node that begins at `p`: `!N = [distinct] !Kind(field: value, ...)`.
+    fn read_node(&mut self, p: Pos) -> Result<Node<'a>, ParseError> {
+        self.seek(p);
+        self.p.next();
+        self.p.expect_punct("=")?;
+        if self.p.is_word("distinct") {
+            self.p.next();
+        }
+        let k = self.p.peek();
+        let kind_text = self.text(k);
+        let kind = match (k.kind, kind_text) {
+            (Tk::Meta, "!DILocation") => Kind::Location,
+            (Tk::Meta, "!DISubprogram") => Kind::Subprogram,
+            (Tk::Meta, "!DILexicalBlock") => Kind::LexicalBlock,
+            (Tk::Meta, "!DILexicalBlockFile") => Kind::LexicalBlockFile,
+            _ => return Ok(Node::Other(kind_text)),
+        };
+        self.p.next();
+        let open = self.p.expect_punct("(")?;
+        let mut f = Fields::default();
+        if !self.p.eat_punct(")") {
+            loop {
+                let label = self.p.next();
+                if label.kind != Tk::Label {
+                    return self.err(
+                        label,
+                        format!(
+                            "expected a field label ('name:') in {}, found {}",
+                            &kind_text[1..],
+                            self.p.describe(label)
+                        ),
+                    );
+                }
+                let name = self.text(label);
+                let name = &name[..name.len() - 1];
+                self.field(kind, name, label, &mut f)?;
+                if self.p.eat_punct(",") {
+                    continue;
+                }
+                let t = self.p.peek();
+                if t.kind == Tk::Punct && self.text(t) == ")" {
+                    self.p.next();
+                    break;
+                }
+                return self.err(
+                    t,
+                    format!(
+                        "expected ',' or ')' in {} (opened at {}:{}), found {}",
+                        &kind_text[1..],
+                        open.line,
+                        open.col,
+                        self.p.describe(t)
+                    ),
+                );
+            }
+        }
+        let missing =
+            |what: &str| format!("missing required field '{what}' in {}", &kind_text[1..]);
+        Ok(match kind {
+            Kind::Location => Node::Location {
+                line: f.line.unwrap_or(0),
+                column: f.column.unwrap_or(0),
+                scope: match f.scope {
+                    Some(s) => s,
+                    None => return self.err(k, missing("scope")),
+                },
+                inlined_at: f.inlined_at,
+            },
+            Kind::Subprogram => {
+                let linkage = f.linkage_name.unwrap_or_default();
+                Node::Subprogram {
+                    name: if linkage.is_empty() {
+                        f.name.unwrap_or_default()
+                    } else {
+                        linkage
+                    },
+                    line: f.line.unwrap_or(0),
+                }
+            }
+            Kind::LexicalBlock => Node::LexicalBlock {
+                scope: match f.scope {
+                    Some(s) => s,
+                    None => return self.err(k, missing("scope")),
+                },
+            },
+            Kind::LexicalBlockFile => match (f.scope, f.discriminator) {
+                (Some(scope), Some(discriminator)) => Node::LexicalBlockFile {
+                    scope,
+                    discriminator,
+                },
+                (None, _) => return self.err(k, missing("scope")),
+                (_, None) => return self.err(k, missing("discriminator")),
+            },
+        })
+    }
+
+    /// One field's value (after its label): the fields the locations need are checked
+    /// as LLVM checks them; any other field's value is skipped.
+    fn field(
+        &mut self,
+        kind: Kind,
+        name: &str,
+        label: Tok,
+        f: &mut Fields,
+    ) -> Result<(), ParseError> {
+        use Kind::*;
+        let file = self.p.file;
+        let dup = |set: bool| -> Result<(), ParseError> {
+            if set {
+                Err(ParseError {
+                    file: file.to_string(),
+                    line: label.line,
+                    column: label.col,
+                    message: format!("field '{name}' cannot be specified more than once"),
+                })
+            } else {
+                Ok(())
+            }
+        };
+        match (kind, name) {
+            (Location | Subprogram, "line") => {
+                dup(f.line.is_some())?;
+                f.line = Some(self.unsigned(name, u32::MAX as u64)? as u32);
+            }
+            (Location, "column") => {
+                dup(f.column.is_some())?;
+                f.column = Some(self.unsigned(name, u16::MAX as u64)? as u32);
+            }
+            (LexicalBlockFile, "discriminator") => {
+                dup(f.discriminator.is_some())?;
+                f.discriminator = Some(self.unsigned(name, u32::MAX as u64)? as u32);
+            }
+            (Location | LexicalBlock | LexicalBlockFile, "scope") => {
+                dup(f.scope.is_some())?;
+                match self.reference(name)? {
+                    Some(r) => f.scope = Some(r),
+                    None => return self.err(label, "'scope' cannot be null"),
+                }
+            }
+            (Location, "inlinedAt") => {
+                dup(f.inlined_at.is_some())?;
+                f.inlined_at = self.reference(name)?;
+            }
+            (Subprogram, "name") => {
+                dup(f.name.is_some())?;
+                f.name = Some(self.string(name)?);
+            }
+            (Subprogram, "linkageName") => {
+                dup(f.linkage_name.is_some())?;
+                f.linkage_name = Some(self.string(name)?);
+            }
+            _ => self.skip_value()?,
+        }
+        Ok(())
+    }
+
+    /// An unsigned integer value of field `name`, at most `max`.
+    fn unsigned(&mut self, name: &str, max: u64) -> Result<u64, ParseError> {
+        let t = self.p.next();
+        let v = (t.kind == Tk::Num)
+            .then(|| self.text(t).parse::<u64>().ok())
+            .flatten();
+        match v {
+            Some(v) if v <= max => Ok(v),
+            Some(_) => self.err(t, format!("value for '{name}' too large, limit is {max}")),
+            None => self.err(
+                t,
+                format!(
+                    "expected an unsigned integer for '{name}', found {}",
+                    self.p.describe(t)
+                ),
+            ),
+        }
+    }
+
+    /// A reference `!N` (or `null`) as the value of field `name`.
+    fn reference(&mut self, name: &str) -> Result<Option<MdRef>, ParseError> {
+        let t = self.p.next();
+        if t.kind == Tk::Word && self.text(t) == "null" {
+            return Ok(None);
+        }
+        if t.kind == Tk::Meta {
+            if let Some(n) = md_number(self.text(t)) {
+                return Ok(Some(MdRef { n, at: t }));
+            }
+        }
+        let msg = if t.kind == Tk::Meta && self.p.is_punct("(") {
+            format!("an inline node as '{name}' is not supported: expected a reference '!N'")
+        } else {
+            format!(
+                "expected a metadata reference '!N' for '{name}', found {}",
+                self.p.describe(t)
+            )
+        };
+        self.err(t, msg)
+    }
+
+    /// A string value of field `name`.
+    fn string(&mut self, name: &str) -> Result<String, ParseError> {
+        let t = self.p.next();
+        if t.kind != Tk::Str {
+            return self.err(
+                t,
+                format!(
+                    "expected a string for '{name}', found {}",
+                    self.p.describe(t)
+                ),
+            );
+        }
+        let s = self.text(t);
+        if s.len() < 2 || !s.ends_with('"') {
+            return self.err(t, "unterminated string");
+        }
+        Ok(unescape(unquote(s)))
+    }
+
+    /// Skips a field value: tokens up to the next `,` or `)` outside brackets.
+    fn skip_value(&mut self) -> Result<(), ParseError> {
+        loop {
+            let t = self.p.peek();
+            match t.kind {
+                Tk::Eof => return self.err(t, "unterminated metadata node"),
+                Tk::Punct => match self.text(t) {
+                    "," | ")" => return Ok(()),
+                    "(" | "[" | "{" => self.p.skip_group()?,
+                    _ => {
+                        self.p.next();
+                    }
+                },
+                _ => {
+                    self.p.next();
+                }
+            }
+        }
+    }
+}
+
+/// A token standing for position `p` (for errors).
+fn pos_tok(p: Pos) -> Tok {
+    Tok {
+        kind: Tk::Meta,
+        start: p.start,
+        end: p.start,
+        line: p.line,
+        col: p.col,
+        nl_before: true,
+    }
+}
