@@ -5,84 +5,89 @@
 
 use super::capture::Tracker;
 use super::Inference;
+use crate::graph::{CompIdx, Csr, SccGraph, Successors, Tarjan};
 use crate::llvm::attrs::Attr;
 use crate::llvm::ir::{ArgIdx, InstIdx, Opcode, Value};
 use crate::llvm::FuncIdx;
 use ahash::{AHashMap, AHashSet};
 
-/// The argument graph of one SCC: nodes are arguments, an edge `a -> b` says `a` is
-/// passed to formal `b` of an SCC member.
+/// The argument graph of one SCC: nodes are arguments, numbered as first met; an edge
+/// `a -> b` says `a` is passed to formal `b` of an SCC member. A node's edges are kept
+/// in the order they were met (the order of its uses), which is the order the SCC walk
+/// takes them.
 #[derive(Default)]
 struct ArgGraph {
     nodes: Vec<ArgIdx>,
-    index: AHashMap<ArgIdx, usize>,
-    uses: Vec<Vec<usize>>,
+    index: AHashMap<ArgIdx, u32>,
+    /// Every edge `(from, to)`, in the order met.
+    edges: Vec<(u32, u32)>,
+}
+
+/// The argument graph as [`Tarjan`] walks it, numbering the nodes in DFS preorder as the
+/// walk enters them.
+struct Preorder<'a> {
+    g: &'a Csr<u32>,
+    order: Vec<u32>,
+    next: u32,
+}
+
+impl SccGraph for Preorder<'_> {
+    type Node = u32;
+    type Edge = u32;
+    #[inline]
+    fn enter(&mut self, n: u32) {
+        self.order[n as usize] = self.next;
+        self.next += 1;
+    }
+    #[inline]
+    fn edges(&self, n: u32) -> &[u32] {
+        self.g.successors(n)
+    }
+    #[inline]
+    fn target(&self, e: u32) -> Option<u32> {
+        Some(e)
+    }
 }
 
 impl ArgGraph {
-    fn node(&mut self, a: ArgIdx) -> usize {
+    fn node(&mut self, a: ArgIdx) -> u32 {
         if let Some(&n) = self.index.get(&a) {
             return n;
         }
+        let n = self.nodes.len() as u32;
         self.nodes.push(a);
-        self.uses.push(Vec::new());
-        self.index.insert(a, self.nodes.len() - 1);
-        self.nodes.len() - 1
+        self.index.insert(a, n);
+        n
     }
 
-    /// SCCs in post-order (each after the SCCs it reaches); iterative Tarjan.
-    fn sccs(&self) -> Vec<Vec<usize>> {
+    /// The graph as CSR (each node's uses in the order met), and its SCCs in the order
+    /// LLVM's `scc_iterator` yields them: Tarjan from roots `0..n` in order, edges in
+    /// stored order, each SCC when its root finishes (every SCC after the SCCs it
+    /// reaches). Inside an SCC the members are listed in DFS preorder (its root first),
+    /// as the argument inference has always listed them (`scc_iterator` lists the
+    /// reverse; `graph::tarjan` on its own lists the root, then its pending stack from
+    /// the top, hence the sort by `enter` order); the inference does not depend on that
+    /// order (it treats an SCC as a set).
+    fn sccs(&self) -> (Csr<u32>, Csr<CompIdx, u32>) {
         let n = self.nodes.len();
-        let mut index = vec![usize::MAX; n];
-        let mut low = vec![0usize; n];
-        let mut on_stack = vec![false; n];
-        let mut stack = Vec::new();
-        let mut out = Vec::new();
-        let mut next = 0usize;
-        for root in 0..n {
-            if index[root] != usize::MAX {
-                continue;
-            }
-            let mut frames: Vec<(usize, usize)> = vec![(root, 0)];
-            index[root] = next;
-            low[root] = next;
-            next += 1;
-            stack.push(root);
-            on_stack[root] = true;
-            while let Some(&mut (v, ref mut e)) = frames.last_mut() {
-                if let Some(&w) = self.uses[v].get(*e) {
-                    *e += 1;
-                    if index[w] == usize::MAX {
-                        index[w] = next;
-                        low[w] = next;
-                        next += 1;
-                        stack.push(w);
-                        on_stack[w] = true;
-                        frames.push((w, 0));
-                    } else if on_stack[w] {
-                        low[v] = low[v].min(index[w]);
-                    }
-                    continue;
-                }
-                frames.pop();
-                if let Some(&(p, _)) = frames.last() {
-                    low[p] = low[p].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    let mut scc = Vec::new();
-                    while let Some(w) = stack.pop() {
-                        on_stack[w] = false;
-                        scc.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    scc.reverse();
-                    out.push(scc);
-                }
+        let g = Csr::from_edges_in_range(n, &self.edges);
+        let mut walk = Preorder {
+            g: &g,
+            order: vec![0; n],
+            next: 0,
+        };
+        let mut t = Tarjan::<u32>::new();
+        t.reset(n);
+        t.run(&mut walk, 0..n as u32);
+        let order = walk.order;
+        let (starts, mut members) = t.take_components().into_raw();
+        for w in starts.windows(2) {
+            let scc = &mut members[w[0] as usize..w[1] as usize];
+            if scc.len() > 1 {
+                scc.sort_unstable_by_key(|&x| order[x as usize]);
             }
         }
-        out
+        (g, Csr::from_raw(starts, members))
     }
 }
 
@@ -197,7 +202,7 @@ impl Inference {
                                 let n = ag.node(a);
                                 for u in uses {
                                     let m = ag.node(u);
-                                    ag.uses[n].push(m);
+                                    ag.edges.push((n, m));
                                     non_local |= u != a;
                                 }
                             }
@@ -211,11 +216,15 @@ impl Inference {
                 }
             }
         }
-        for scc in ag.sccs() {
-            if scc.len() == 1 {
-                let n = scc[0];
-                if ag.uses[n].len() == 1 && ag.uses[n][0] == n {
-                    let a = ag.nodes[n];
+        if ag.nodes.is_empty() {
+            return;
+        }
+        let (uses, sccs) = ag.sccs();
+        let mut members: Vec<ArgIdx> = Vec::new();
+        for scc in sccs.rows().map(|c| sccs.row(c)) {
+            if let &[n] = scc {
+                if uses.successors(n) == [n] {
+                    let a = ag.nodes[n as usize];
                     self.arg_attrs[a].add(Attr::NoCapture);
                     if let Some(r) = self.access_attr(a, &[a]) {
                         self.add_access_attr(a, r);
@@ -223,12 +232,14 @@ impl Inference {
                 }
                 continue;
             }
-            let members: Vec<ArgIdx> = scc.iter().map(|&n| ag.nodes[n]).collect();
+            members.clear();
+            members.extend(scc.iter().map(|&n| ag.nodes[n as usize]));
             let captured = scc.iter().any(|&n| {
-                ag.uses[n].is_empty() && !self.arg_attrs[ag.nodes[n]].has(Attr::NoCapture)
+                uses.successors(n).is_empty()
+                    && !self.arg_attrs[ag.nodes[n as usize]].has(Attr::NoCapture)
             }) || scc.iter().any(|&n| {
-                ag.uses[n].iter().any(|&u| {
-                    let b = ag.nodes[u];
+                uses.successors(n).iter().any(|&u| {
+                    let b = ag.nodes[u as usize];
                     !self.arg_attrs[b].has(Attr::NoCapture) && !members.contains(&b)
                 })
             });
@@ -368,5 +379,160 @@ impl Inference {
             (false, true) => Some(Attr::WriteOnly),
             (false, false) => Some(Attr::ReadNone),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(seed: &mut u64) -> u64 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *seed >> 33
+    }
+
+    /// The argument graph with `n` nodes (arguments `0..n`) and `edges` added in order.
+    fn arg_graph(n: usize, edges: &[(u32, u32)]) -> ArgGraph {
+        let mut ag = ArgGraph::default();
+        for i in 0..n {
+            ag.node(ArgIdx::new(i));
+        }
+        ag.edges.extend_from_slice(edges);
+        ag
+    }
+
+    fn sccs_of(n: usize, edges: &[(u32, u32)]) -> Vec<Vec<u32>> {
+        let (_, sccs) = arg_graph(n, edges).sccs();
+        sccs.rows().map(|c| sccs.row(c).to_vec()).collect()
+    }
+
+    /// The order oracle, from definitions rather than a Tarjan: a DFS from roots `0..n`
+    /// in order (edges in stored order) numbers nodes in preorder and finish order; the
+    /// SCCs (mutual reachability) come out in the order their first-entered member
+    /// finishes, their members in preorder.
+    fn dfs_oracle(n: usize, edges: &[(u32, u32)]) -> Vec<Vec<u32>> {
+        let succ = |v: usize| {
+            edges
+                .iter()
+                .filter(move |e| e.0 as usize == v)
+                .map(|e| e.1 as usize)
+        };
+        let mut reach = vec![vec![false; n]; n];
+        for (s, from_s) in reach.iter_mut().enumerate() {
+            let mut stack = vec![s];
+            from_s[s] = true;
+            while let Some(x) = stack.pop() {
+                for y in succ(x) {
+                    if !from_s[y] {
+                        from_s[y] = true;
+                        stack.push(y);
+                    }
+                }
+            }
+        }
+        let (mut pre, mut fin) = (vec![usize::MAX; n], vec![usize::MAX; n]);
+        let (mut next_pre, mut next_fin) = (0, 0);
+        for root in 0..n {
+            if pre[root] != usize::MAX {
+                continue;
+            }
+            pre[root] = next_pre;
+            next_pre += 1;
+            let mut stack = vec![(root, 0usize)];
+            while let Some(&mut (v, ref mut i)) = stack.last_mut() {
+                if let Some(w) = succ(v).nth(*i) {
+                    *i += 1;
+                    if pre[w] == usize::MAX {
+                        pre[w] = next_pre;
+                        next_pre += 1;
+                        stack.push((w, 0));
+                    }
+                    continue;
+                }
+                fin[v] = next_fin;
+                next_fin += 1;
+                stack.pop();
+            }
+        }
+        let mut sccs: Vec<Vec<u32>> = Vec::new();
+        let mut done = vec![false; n];
+        for v in 0..n {
+            if done[v] {
+                continue;
+            }
+            let mut c: Vec<usize> = (0..n).filter(|&w| reach[v][w] && reach[w][v]).collect();
+            c.sort_unstable_by_key(|&w| pre[w]);
+            for &w in &c {
+                done[w] = true;
+            }
+            sccs.push(c.into_iter().map(|w| w as u32).collect());
+        }
+        sccs.sort_unstable_by_key(|c| fin[c[0] as usize]);
+        sccs
+    }
+
+    fn random_graph(seed: &mut u64) -> (usize, Vec<(u32, u32)>) {
+        let n = (lcg(seed) % 24 + 1) as usize;
+        let m = (lcg(seed) % (3 * n as u64 + 1)) as usize;
+        let edges = (0..m)
+            .map(|_| ((lcg(seed) % n as u64) as u32, (lcg(seed) % n as u64) as u32))
+            .collect();
+        (n, edges)
+    }
+
+    /// The SCC order of [`ArgGraph::sccs`] is the DFS order (see [`dfs_oracle`]): the
+    /// order the private Tarjan this file once carried produced (checked equal on random
+    /// graphs before it was replaced by `graph::tarjan`).
+    #[test]
+    fn sccs_in_tarjan_order() {
+        let mut seed = 0xa59_u64;
+        for _ in 0..3000 {
+            let (n, edges) = random_graph(&mut seed);
+            assert_eq!(sccs_of(n, &edges), dfs_oracle(n, &edges), "{edges:?}");
+        }
+    }
+
+    /// Pinned cases, two where `graph::tarjan`'s own member order (root, then the
+    /// pending stack from the top) differs from the preorder kept here.
+    #[test]
+    fn sccs_pinned() {
+        // 0 -> 1, 0 -> 2, 1 -> 0, 2 -> 0: Tarjan lists [0, 2, 1]
+        assert_eq!(
+            sccs_of(3, &[(0, 1), (0, 2), (1, 0), (2, 0)]),
+            [vec![0, 1, 2]]
+        );
+        let edges = [
+            (3, 2),
+            (0, 5),
+            (6, 2),
+            (0, 2),
+            (4, 6),
+            (8, 5),
+            (2, 1),
+            (1, 7),
+            (2, 3),
+            (2, 4),
+        ];
+        // Tarjan lists [2, 4, 6, 3]
+        assert_eq!(
+            sccs_of(9, &edges),
+            [
+                vec![5],
+                vec![7],
+                vec![1],
+                vec![2, 3, 4, 6],
+                vec![0],
+                vec![8]
+            ]
+        );
+        // a self loop, a parallel edge, edges met out of source order
+        let (uses, sccs) = arg_graph(3, &[(1, 0), (0, 1), (1, 2), (0, 0), (1, 2)]).sccs();
+        assert_eq!(uses.successors(0), [1, 0]);
+        assert_eq!(uses.successors(1), [0, 2, 2]);
+        assert!(uses.successors(2).is_empty());
+        let got: Vec<Vec<u32>> = sccs.rows().map(|c| sccs.row(c).to_vec()).collect();
+        assert_eq!(got, [vec![2], vec![0, 1]]);
     }
 }
