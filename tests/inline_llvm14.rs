@@ -5,7 +5,9 @@
 //! -pass-remarks-missed=inline -disable-output small.ll`; the first test needs no
 //! opt-14. The ignored test compares with a live opt-14 when one is installed.
 
-use ilkit::cgscc::{CgsccModule, InlineModel, NoInstrumentation, Options, PassManager, RemarkKind};
+use ilkit::cgscc::{
+    CgsccModule, InlineParams, NoInstrumentation, Options, PassManager, Profile, RemarkKind,
+};
 use ilkit::import::llvm_ir::ParseOptions;
 use ilkit::llvm::Module;
 use std::path::Path;
@@ -15,16 +17,22 @@ const PIPELINE: &str = "cgscc(devirt<4>(inline))";
 /// ilkit's remarks in LLVM's text (the NoDefinition ones, which opt only writes to a
 /// YAML file, left out).
 fn ilkit_remarks(path: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(path).unwrap();
+    ilkit_remarks_with(path, InlineParams::default())
+}
+
+/// The same under knobs `params`.
+fn ilkit_remarks_with(path: &Path, params: InlineParams) -> Vec<String> {
+    let text = ilkit::import::read_text(path).unwrap();
     let m = Module::from_ll_str_with(
         &path.display().to_string(),
         &text,
         ParseOptions { instructions: true },
     )
     .unwrap();
-    let mut opts = Options::default();
-    opts.inline.model = InlineModel::Llvm14;
-    opts.inline.inline_budget = None;
+    let opts = Options {
+        inline: params,
+        ..Options::default()
+    };
     let mut pm = PassManager::from_text(PIPELINE, opts).unwrap();
     let mut cm = CgsccModule::new(&m, "m");
     pm.run(&mut cm, &mut NoInstrumentation).unwrap();
@@ -89,4 +97,226 @@ fn decisions_match_live_opt14() {
     let text = String::from_utf8_lossy(&out.stderr);
     let want: Vec<&str> = text.lines().filter(|l| l.starts_with("remark: ")).collect();
     assert_eq!(ilkit_remarks(&fixture()), want);
+}
+
+/// (callee, caller, inlined) of a remark line in LLVM's text, `None` for other lines.
+fn decision(line: &str) -> Option<(String, String, bool)> {
+    let body = line.strip_prefix("remark: ")?;
+    let q = body.find('\'')?;
+    let rest = &body[q + 1..];
+    let (callee, rest) = rest.split_once('\'')?;
+    let inlined = rest.starts_with(" inlined into '");
+    let (_, after) = rest.split_once(" into '")?;
+    let caller = after.split('\'').next()?;
+    Some((callee.to_string(), caller.to_string(), inlined))
+}
+
+/// Share of `a`'s decisions (a multiset) that `b` also makes.
+fn agreement(a: &[String], b: &[String]) -> f64 {
+    let mut pool = std::collections::HashMap::new();
+    for d in b.iter().filter_map(|l| decision(l)) {
+        *pool.entry(d).or_insert(0usize) += 1;
+    }
+    let mut total = 0usize;
+    let mut hit = 0usize;
+    for d in a.iter().filter_map(|l| decision(l)) {
+        total += 1;
+        if let Some(c) = pool.get_mut(&d).filter(|c| **c > 0) {
+            *c -= 1;
+            hit += 1;
+        }
+    }
+    hit as f64 / total.max(1) as f64
+}
+
+fn corpus_inline(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/llvm/zlib/inline")
+        .join(name)
+}
+
+fn gunzipped_lines(path: &Path) -> Vec<String> {
+    let text = ilkit::import::read_text(path).unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("remark: "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// zlib, prepared as PERF.md documents, against opt-14's remarks under both profiles
+/// (`cicc`: the budget 20,000 as the threshold, `opt -inline-threshold=20000`).
+#[test]
+fn zlib_decisions_agree_with_opt14_under_both_profiles() {
+    let module = corpus_inline("zlib.prep.ll.gz");
+    for (profile, oracle) in [
+        (Profile::Llvm, "opt14.remarks.txt.gz"),
+        (Profile::Cicc, "opt14.t20000.remarks.txt.gz"),
+    ] {
+        let want = gunzipped_lines(&corpus_inline(oracle));
+        let got = ilkit_remarks_with(&module, InlineParams::for_profile(profile));
+        let (ab, ba) = (agreement(&want, &got), agreement(&got, &want));
+        assert!(
+            ab >= 0.99 && ba >= 0.99,
+            "{profile:?}: opt's reproduced {ab:.4}, ilkit's made by opt {ba:.4}"
+        );
+    }
+}
+
+/// The small fixture under `cicc` gives opt-14's `-inline-threshold=20000` remarks.
+#[test]
+fn cicc_profile_matches_opt14_with_threshold_20000() {
+    let oracle =
+        std::fs::read_to_string(fixture().with_file_name("small.cicc.remarks.txt")).unwrap();
+    let want: Vec<&str> = oracle
+        .lines()
+        .filter(|l| l.starts_with("remark: "))
+        .collect();
+    let got = ilkit_remarks_with(&fixture(), InlineParams::for_profile(Profile::Cicc));
+    assert_eq!(got, want);
+}
+
+/// NVIDIA's knobs on LLVM's model: `nv-inline-all` inlines without a cost,
+/// `aggressive-inline` raises the threshold to 40,000, and an explicit threshold lifts
+/// the `optsize` cap as LLVM's command-line threshold does.
+#[test]
+fn nvidia_knobs_on_the_llvm_model() {
+    let text = "define internal i32 @big(i32 %x) optsize {\n".to_string()
+        + &(0..80)
+            .map(|i| format!("  %v{i} = mul i32 %x, {}\n", i + 3))
+            .collect::<String>()
+        + "  ret i32 %v79\n}\n\
+           define i32 @a(i32 %x) optsize {\n  %r = call i32 @big(i32 %x)\n  ret i32 %r\n}\n\
+           define i32 @b(i32 %x) optsize {\n  %r = call i32 @big(i32 %x)\n  ret i32 %r\n}\n";
+    let dir = std::env::temp_dir().join(format!("ilkit-knobs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("knobs.ll");
+    std::fs::write(&path, text).unwrap();
+    // opt-14's answers on this module, without and with -inline-threshold=1000 / 40000
+    let big_into = |caller: &str, cost: i64, t: i64, inlined: bool| {
+        if inlined {
+            format!("remark: <unknown>:0:0: 'big' inlined into '{caller}' with (cost={cost}, threshold={t})")
+        } else {
+            format!("remark: <unknown>:0:0: 'big' not inlined into '{caller}' because too costly to inline (cost={cost}, threshold={t})")
+        }
+    };
+    // stock: the optsize caller caps the threshold at 50 (75 with the single-block bonus)
+    let stock = ilkit_remarks_with(&path, InlineParams::default());
+    assert_eq!(
+        stock,
+        [big_into("a", 365, 75, false), big_into("b", 365, 75, false)]
+    );
+    // an explicit threshold is not capped
+    let p = InlineParams {
+        inline_threshold: Some(1000),
+        ..InlineParams::default()
+    };
+    let explicit = ilkit_remarks_with(&path, p);
+    assert_eq!(
+        explicit,
+        [
+            big_into("a", 365, 1500, true),
+            big_into("b", -14635, 1500, true)
+        ]
+    );
+    // aggressive-inline: 40,000, explicit
+    let p = InlineParams {
+        aggressive_inline: true,
+        ..InlineParams::for_profile(Profile::Cicc)
+    };
+    let aggressive = ilkit_remarks_with(&path, p);
+    assert_eq!(
+        aggressive,
+        [
+            big_into("a", 365, 60000, true),
+            big_into("b", -14635, 60000, true)
+        ]
+    );
+    // nv-inline-all: both calls inlined without a cost analysis
+    let p = InlineParams {
+        nv_inline_all: true,
+        ..InlineParams::default()
+    };
+    let all = ilkit_remarks_with(&path, p);
+    assert_eq!(all.len(), 2, "{all:#?}");
+    assert!(
+        all.iter()
+            .all(|l| l.ends_with("(cost=always): nv-inline-all")),
+        "{all:#?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A remark line without its `remark: file:line:col: ` prefix (ilkit does not print the
+/// source file of a location).
+fn unprefixed(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("remark: ")?;
+    let (_, text) = rest.split_once(": ")?;
+    // InlineCost's own analysis remark, which ilkit does not print
+    (!text.contains("has uninlinable pattern")).then(|| text.to_string())
+}
+
+/// ilkit's remarks on `nested.ll` (a `-g` module) with `params`, unprefixed.
+fn nested_remarks(params: InlineParams) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/debugloc");
+    let mut p = params;
+    p.remark_locations = true;
+    ilkit_remarks_with(&dir.join("nested.ll"), p)
+        .iter()
+        .filter_map(|l| unprefixed(l))
+        .collect()
+}
+
+fn nested_oracle(name: &str) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/debugloc");
+    std::fs::read_to_string(dir.join(name))
+        .unwrap()
+        .lines()
+        .filter_map(unprefixed)
+        .collect()
+}
+
+/// On a `-g` module the inlined remarks carry LLVM's `at callsite` locations, through
+/// inlined-at chains (`mid:5:12 @ main:1:11`) and discriminators (`loop:2:57.3`).
+#[test]
+fn remarks_carry_llvm_call_site_locations() {
+    assert_eq!(
+        nested_remarks(InlineParams::default()),
+        nested_oracle("remarks.txt")
+    );
+}
+
+/// Replay keyed by debug locations, as `opt-14 -cgscc-inline-replay=FILE` does: a
+/// positive line inlines "previously inlined", a negative one keeps the call silently,
+/// the fallback decides the rest of the callers the file names, and scope `Function`
+/// leaves other callers to the cost model.
+#[test]
+fn replay_follows_llvm_replay_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/debugloc");
+    for (file, oracle) in [
+        ("replay_pos.txt", "replay_pos.remarks.txt"),
+        ("replay_neg.txt", "replay_neg.remarks.txt"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let replay = ilkit::cgscc::ReplayFile::parse(&text)
+            .unwrap()
+            .with_fallback(ilkit::cgscc::ReplayFallback::NeverInline);
+        let params = InlineParams {
+            replay: Some(replay),
+            ..InlineParams::default()
+        };
+        assert_eq!(nested_remarks(params), nested_oracle(oracle), "{file}");
+    }
+}
+
+/// LLVM's load elimination only counts unordered loads: repeated volatile loads from one
+/// address cost an instruction each (opt-14 gives `big` cost 270 on `nested.ll`).
+#[test]
+fn volatile_loads_are_not_load_elimination_savings() {
+    let got = nested_remarks(InlineParams::default());
+    assert!(
+        got.iter()
+            .any(|l| l
+                .contains("'big' not inlined into 'mid' because too costly to inline (cost=270")),
+        "{got:#?}"
+    );
 }

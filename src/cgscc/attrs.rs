@@ -16,7 +16,7 @@
 
 use super::summary::{CallTarget, MemEffect};
 use super::{Abort, CgsccPass, PassContext, PassResult};
-use crate::callgraph::SccIdx;
+use crate::callgraph::{function_of_node, SccIdx};
 use crate::llvm::attrs::Attr;
 use crate::llvm::FuncIdx;
 
@@ -33,7 +33,7 @@ impl CgsccPass for FunctionAttrs {
         let nodes = cx.m.graph.scc_nodes(scc).to_vec();
         if let Some(inf) = cx.m.fn_attrs.as_mut() {
             if !nodes.iter().any(|&n| cx.m.summ.inlined_into[n]) {
-                let members: Vec<FuncIdx> = nodes.iter().map(|n| FuncIdx::new(n.idx())).collect();
+                let members: Vec<FuncIdx> = nodes.iter().map(|&n| function_of_node(n)).collect();
                 let changed = inf.run_scc(&members);
                 for (&n, &f) in nodes.iter().zip(&members) {
                     let a = inf.fn_attrs(f);

@@ -1,7 +1,8 @@
 //! The CGSCC pass manager over the lazy call graph: bottom-up SCC walk, LLVM's
 //! worklist protocol under graph mutation, `DevirtSCCRepeatedPass`, the CGSCC-to-function
-//! adaptor, pass instrumentation, the pipeline text parser, the inliner and
-//! `function-attrs` (seed 003).
+//! adaptor, pass instrumentation and the pipeline text parser ([`pipeline`]); the passes
+//! are the inliner ([`inliner`]) and `function-attrs` ([`attrs`], [`function_attrs`])
+//! (seed 003).
 //!
 //! # What it owns
 //! - [`CgsccModule`]: one module's call graph ([`LazyCallGraph`]) plus its
@@ -37,16 +38,17 @@
 //!
 //! Where this still differs from LLVM 14: `update_node_edges` applies one function's edge
 //! changes as a batch, and the worklist entries of a promotion are derived per promoted
-//! edge from the positions before and after it, as LLVM does; the CGSCC-to-function
-//! adaptor runs its passes only on the functions an earlier pass changed (LLVM runs them
-//! on every function of the SCC).
+//! edge from the positions before and after it, as LLVM does. The function passes ilkit
+//! has (`no-op-function`, `print-size`) never change the call graph, so the
+//! CGSCC-to-function adaptor has no update to make after them.
 //!
 //! # Using it
 //! ```
 //! use ilkit::cgscc::{CgsccModule, NoInstrumentation, Options, PassManager};
 //! let text = "define internal void @leaf() {\n  ret void\n}\n\
 //!             define void @root() {\n  call void @leaf()\n  ret void\n}\n";
-//! let m = ilkit::llvm::Module::from_ll_str("m.ll", text).unwrap();
+//! let opts = ilkit::import::llvm_ir::ParseOptions { instructions: true };
+//! let m = ilkit::llvm::Module::from_ll_str_with("m.ll", text, opts).unwrap();
 //! let mut cm = CgsccModule::new(&m, "m.ll");
 //! let mut pm = PassManager::from_text("cgscc(devirt<5>(inline,function-attrs))",
 //!                                     Options::default()).unwrap();
@@ -54,8 +56,8 @@
 //! assert_eq!(report.visits.len(), 2);                  // leaf, then root
 //! assert!(cm.remarks[0].to_string().contains("'leaf' inlined into 'root'"));
 //! use ilkit::callgraph::NodeIdx;
-//! assert!(cm.graph.is_removed(NodeIdx(0)));             // leaf had no other use
-//! assert_eq!(cm.inferred_attrs(NodeIdx(1)), "norecurse readnone");
+//! assert!(cm.graph.is_removed(NodeIdx::new(0)));        // leaf had no other use
+//! assert_eq!(cm.inferred_attrs(NodeIdx::new(1)), "norecurse readnone");
 //! ```
 //!
 //! # Complexity
@@ -65,8 +67,7 @@
 pub mod attrs;
 pub mod function_attrs;
 
-pub mod inline;
-pub(crate) mod llvm14;
+pub mod inliner;
 pub mod pipeline;
 pub mod summary;
 pub mod worklist;
@@ -80,8 +81,9 @@ use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
 use worklist::PriorityStack;
 
-pub use inline::{
-    InlineModel, InlineParams, Remark, RemarkKind, Replay, ReplayFallback, ReplayScope,
+pub use inliner::{
+    InlineModel, InlineParams, Profile, Remark, RemarkKind, ReplayError, ReplayFallback,
+    ReplayFile, ReplayScope,
 };
 pub use pipeline::{parse_pipeline, parse_pipeline_allowing, PipelineError};
 
@@ -178,12 +180,12 @@ pub struct CgsccModule {
     /// module was read with it ([`function_attrs::Inference`]).
     pub fn_attrs: Option<function_attrs::Inference>,
     /// The LLVM 14 inline model's bodies and use counts (with the instruction view).
-    pub llvm14: Option<Box<llvm14::State>>,
+    pub llvm14: Option<Box<inliner::llvm14::State>>,
 }
 
 impl CgsccModule {
     /// Counts `r` under its kind and keeps it when `keep` (the inliner's
-    /// [`InlineParams::keep_remarks`](inline::InlineParams::keep_remarks)).
+    /// [`InlineParams::keep_remarks`](inliner::InlineParams::keep_remarks)).
     pub fn record_remark(&mut self, keep: bool, r: Remark) {
         self.remark_counts[r.kind as usize] += 1;
         if keep {
@@ -249,7 +251,7 @@ impl CgsccModule {
             inlined_internal: AHashSet::new(),
             function_log: Vec::new(),
             fn_attrs: function_attrs::Inference::new(m),
-            llvm14: llvm14::State::new(m, &referenced).map(Box::new),
+            llvm14: inliner::llvm14::State::new(m, &referenced).map(Box::new),
         }
     }
 
@@ -864,8 +866,9 @@ impl CgsccPass for DevirtRepeated {
     }
 }
 
-/// `function(...)`: the CGSCC-to-function adaptor. Runs its function passes on every
-/// function of the SCC that an earlier CGSCC pass changed (then forgets them).
+/// `function(...)`: the CGSCC-to-function adaptor (LLVM's
+/// `CGSCCToFunctionPassAdaptor`). Runs its function passes on every function of the SCC,
+/// in the SCC's order.
 #[derive(Debug)]
 pub struct FunctionAdaptor {
     /// Function passes, in order.
@@ -881,15 +884,10 @@ impl CgsccPass for FunctionAdaptor {
     fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
         let nodes = cx.m.graph.scc_nodes(scc).to_vec();
         let mut any = PassResult::Unchanged;
-        let changed: Vec<NodeIdx> = cx
-            .ur
-            .changed_functions
-            .iter()
-            .copied()
-            .filter(|n| nodes.contains(n))
-            .collect();
-        cx.ur.changed_functions.retain(|n| !nodes.contains(n));
-        for f in changed {
+        for f in nodes {
+            if cx.m.graph.is_removed(f) {
+                continue;
+            }
             for p in &mut self.passes {
                 let name = p.name();
                 let fname = cx.m.graph.name_in_range(f).to_string();
@@ -1055,8 +1053,8 @@ pub struct PipelineSummary {
     pub order_errors: usize,
 }
 
-/// The default pipeline `cgscc(devirt<1>(inline,function-attrs))` with NVIDIA knobs
-/// (budget 20,000), as `ilkit scan` runs it per `.ll` file.
+/// The default pipeline `cgscc(devirt<1>(inline,function-attrs))`, which `ilkit scan`
+/// runs per `.ll` file with NVIDIA's knobs (budget 20,000) on the summary estimate.
 pub const DEFAULT_PIPELINE: &str = "cgscc(devirt<1>(inline,function-attrs))";
 
 /// Runs [`DEFAULT_PIPELINE`] on `m` and summarizes the outcome: remarks are counted,
@@ -1065,10 +1063,16 @@ pub fn run_default_pipeline(
     m: &Module,
     max_memory: Option<usize>,
 ) -> Result<PipelineSummary, Abort> {
-    let mut opts = Options::default();
-    opts.inline.remark_locations = false;
-    opts.inline.keep_remarks = false;
-    opts.max_memory = max_memory;
+    let opts = Options {
+        inline: InlineParams {
+            model: InlineModel::Summary,
+            remark_locations: false,
+            keep_remarks: false,
+            ..InlineParams::for_profile(Profile::Cicc)
+        },
+        max_memory,
+        ..Options::default()
+    };
     let mut pm = PassManager::from_text(DEFAULT_PIPELINE, opts)
         .unwrap_or_else(|e| unreachable!("the default pipeline parses: {e}"));
     run_pipeline_summary(m, &mut pm)

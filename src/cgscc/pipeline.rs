@@ -18,7 +18,7 @@
 //! [`preset`] builds the CGSCC invocations of an optimization level the way the seed's
 //! pipeline factory does, from the passes ilkit implements.
 
-use super::inline::InlinerPass;
+use super::inliner::InlinerPass;
 use super::{
     attrs::FunctionAttrs, CgsccPass, DevirtRepeated, FunctionAdaptor, FunctionPass, NoOpFunction,
     NoOpPass, PrintSize,

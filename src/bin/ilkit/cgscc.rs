@@ -2,12 +2,13 @@
 
 use crate::{emit, Failure};
 use clap::{Args, ValueEnum};
-use ilkit::cgscc::summary::ReplayFormat;
 use ilkit::cgscc::{
-    parse_pipeline_allowing, CgsccModule, Fanout, InlineModel, Instrumentation, NoInstrumentation,
-    Options, PassLog, PassManager, Replay, ReplayFallback, ReplayScope, DEFAULT_PIPELINE,
+    parse_pipeline_allowing, CgsccModule, Fanout, InlineModel, InlineParams, Instrumentation,
+    NoInstrumentation, Options, PassLog, PassManager, Profile, ReplayFallback, ReplayFile,
+    ReplayScope, DEFAULT_PIPELINE,
 };
 use ilkit::import::llvm_ir::ParseOptions;
+use ilkit::llvm::ir::debugloc::CallSiteFormat;
 use ilkit::llvm::Module;
 use std::path::PathBuf;
 
@@ -40,16 +41,23 @@ pub struct CgsccArgs {
     /// Print the pass instrumentation lines (before/after each pass, invalidations).
     #[arg(long)]
     pass_log: bool,
-    /// NVIDIA's per-caller inline budget, or `none` for the stock LLVM threshold.
-    #[arg(long, value_name = "N|none", value_parser = parse_budget, default_value = "20000")]
-    inline_budget: Budget,
-    /// The stock LLVM inline threshold (`-inline-threshold`).
-    #[arg(long, value_name = "N", default_value_t = 225)]
-    inline_threshold: i64,
+    /// The knobs' settings: `llvm` (stock LLVM 14: threshold 225, the default, so
+    /// answers compare with `opt-14` run on the same pipeline) or `cicc` (NVIDIA's: the
+    /// inline budget is the threshold).
+    #[arg(long, value_enum, default_value_t = ProfileArg::Llvm)]
+    profile: ProfileArg,
+    /// NVIDIA's inline budget (`inline-budget`): the threshold under `--profile cicc`,
+    /// and the per-caller budget of the summary estimate.
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    inline_budget: i64,
+    /// The inline threshold under either profile (LLVM's `-inline-threshold`; given
+    /// explicitly, so the `optsize` caps do not apply, as in LLVM).
+    #[arg(long, value_name = "N")]
+    inline_threshold: Option<i64>,
     /// Inline every defined callee that is not `noinline` (`nv-inline-all`).
     #[arg(long)]
     nv_inline_all: bool,
-    /// Raise the budget to 40,000 (`aggressive-inline`).
+    /// Raise the budget and threshold to 40,000 (`aggressive-inline`).
     #[arg(long)]
     aggressive_inline: bool,
     /// Cost multiplier for calls inside one SCC (`intra-scc-cost-multiplier`).
@@ -61,7 +69,9 @@ pub struct CgsccArgs {
     /// Fail when `devirt<N>` runs out of iterations and the graph still changes.
     #[arg(long)]
     abort_on_max_devirt_iterations_reached: bool,
-    /// Replay inlining decisions from an LLVM inline-replay file.
+    /// Replay inlining decisions from an LLVM inline-replay file (the text of
+    /// `-pass-remarks=inline` remarks of a `-g` module, keyed by the `at callsite`
+    /// locations; LLVM 14's `ReplayInlineAdvisor`).
     #[arg(long, value_name = "FILE")]
     cgscc_inline_replay: Option<PathBuf>,
     /// Where replay applies.
@@ -70,9 +80,11 @@ pub struct CgsccArgs {
     /// What replay does for call sites the file does not list.
     #[arg(long, value_enum, default_value_t = Fallback::Original)]
     cgscc_inline_replay_fallback: Fallback,
-    /// The location format of the replay file.
-    #[arg(long, value_enum, default_value_t = LocFormat::Line)]
-    cgscc_inline_replay_format: LocFormat,
+    /// The call-site format of the replay file's `at callsite` locations (default:
+    /// `LineColumnDiscriminator` as in LLVM 14; `Line` under `--profile cicc`, as in
+    /// cicc).
+    #[arg(long, value_enum)]
+    cgscc_inline_replay_format: Option<LocFormat>,
     /// Keep local callees left without uses (the inliner deletes them by default).
     #[arg(long)]
     no_delete_dead: bool,
@@ -86,11 +98,12 @@ pub struct CgsccArgs {
     /// Cap on a caller's size (instructions) after inlining.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     inline_max_caller_size: u32,
-    /// The inliner's decision procedure: `summary` (ilkit's model with the NVIDIA knobs
-    /// above) or `llvm14` (LLVM 14's decision procedure and InlineCost model under LLVM's
-    /// default knobs, over the instruction view; remarks in LLVM's own text, readable by
-    /// `scripts/inline_remarks.py`; `--inline-threshold` applies, the NVIDIA knobs do not).
-    #[arg(long, value_enum, default_value_t = Model::Summary)]
+    /// The inliner's decision procedure: `llvm14` (LLVM 14's decision procedure and
+    /// InlineCost model over the instruction view, with the profile's knobs; remarks in
+    /// LLVM's own text, readable by `scripts/inline_remarks.py`) or `summary` (the size
+    /// estimate `ilkit scan` runs on modules read without their instruction view;
+    /// remarks in the old CGSCC inliner's text).
+    #[arg(long, value_enum, default_value_t = Model::Llvm14)]
     inline_model: Model,
     /// Cap on the memory the run's tables may hold, in MB (default: a quarter of RAM);
     /// when exceeded the run stops and says so.
@@ -115,11 +128,20 @@ enum Format {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 #[value(rename_all = "verbatim")]
 enum Model {
-    /// ilkit's summary model.
+    /// The summary estimate.
+    #[value(name = "summary")]
     Summary,
-    /// LLVM 14's model (default knobs).
+    /// LLVM 14's model.
     #[value(name = "llvm14")]
     Llvm14,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ProfileArg {
+    /// Stock LLVM 14.
+    Llvm,
+    /// NVIDIA's settings (seed 003).
+    Cicc,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -151,26 +173,21 @@ enum LocFormat {
     LineColumn,
     /// `func:line.discriminator`.
     LineDiscriminator,
-}
-
-/// `--inline-budget`: a number or `none`.
-#[derive(Clone, Copy, Debug)]
-struct Budget(Option<i64>);
-
-fn parse_budget(s: &str) -> Result<Budget, String> {
-    if s == "none" {
-        return Ok(Budget(None));
-    }
-    s.parse()
-        .map(|n| Budget(Some(n)))
-        .map_err(|_| format!("expected a number or 'none', found '{s}'"))
+    /// `func:line:column.discriminator`.
+    LineColumnDiscriminator,
 }
 
 impl CgsccArgs {
     /// The knobs as pass-manager options.
     fn options(&self) -> Result<Options, Failure> {
-        let mut o = Options::default();
-        o.inline.inline_budget = self.inline_budget.0;
+        let mut o = Options {
+            inline: InlineParams::for_profile(match self.profile {
+                ProfileArg::Llvm => Profile::Llvm,
+                ProfileArg::Cicc => Profile::Cicc,
+            }),
+            ..Options::default()
+        };
+        o.inline.inline_budget = self.inline_budget;
         o.inline.inline_threshold = self.inline_threshold;
         o.inline.nv_inline_all = self.nv_inline_all;
         o.inline.aggressive_inline = self.aggressive_inline;
@@ -182,19 +199,28 @@ impl CgsccArgs {
         o.inline.max_total_inlines = self.inline_max_total;
         o.inline.max_caller_size = self.inline_max_caller_size;
         o.inline.max_scc_churn = self.inline_max_scc_churn;
-        if self.inline_model == Model::Llvm14 {
-            o.inline.model = InlineModel::Llvm14;
-            o.inline.inline_budget = None;
-        }
+        o.inline.model = match self.inline_model {
+            Model::Llvm14 => InlineModel::Llvm14,
+            Model::Summary => InlineModel::Summary,
+        };
         o.max_memory = Some(
             self.max_memory
                 .map_or_else(crate::default_memory_cap, |mb| mb << 20),
         );
         o.abort_on_max_devirt_iterations = self.abort_on_max_devirt_iterations_reached;
         if let Some(path) = &self.cgscc_inline_replay {
+            if self.inline_model == Model::Summary {
+                return Err(Failure::usage(
+                    "--cgscc-inline-replay: replay keys call sites by debug locations, which \
+                     only LLVM 14's model reads (drop --inline-model summary)"
+                        .to_string(),
+                ));
+            }
             let text = ilkit::import::read_text(path).map_err(|e| {
                 Failure::input(format!("{}: cannot read replay file: {e}", path.display()))
             })?;
+            let file = ReplayFile::parse(&text)
+                .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
             let scope = match self.cgscc_inline_replay_scope {
                 Scope::Function => ReplayScope::Function,
                 Scope::Module => ReplayScope::Module,
@@ -204,12 +230,20 @@ impl CgsccArgs {
                 Fallback::AlwaysInline => ReplayFallback::AlwaysInline,
                 Fallback::NeverInline => ReplayFallback::NeverInline,
             };
-            let format = match self.cgscc_inline_replay_format {
-                LocFormat::Line => ReplayFormat::Line,
-                LocFormat::LineColumn => ReplayFormat::LineColumn,
-                LocFormat::LineDiscriminator => ReplayFormat::LineDiscriminator,
+            // LLVM 14's default is LineColumnDiscriminator; cicc's (seed 003) is Line
+            let format = match (self.cgscc_inline_replay_format, self.profile) {
+                (Some(LocFormat::Line), _) | (None, ProfileArg::Cicc) => CallSiteFormat::Line,
+                (Some(LocFormat::LineColumn), _) => CallSiteFormat::LineColumn,
+                (Some(LocFormat::LineDiscriminator), _) => CallSiteFormat::LineDiscriminator,
+                (Some(LocFormat::LineColumnDiscriminator), _) | (None, ProfileArg::Llvm) => {
+                    CallSiteFormat::LineColumnDiscriminator
+                }
             };
-            o.inline.replay = Some(Replay::parse(&text, scope, fallback, format));
+            o.inline.replay = Some(
+                file.with_scope(scope)
+                    .with_fallback(fallback)
+                    .with_format(format),
+            );
         }
         Ok(o)
     }
@@ -307,13 +341,6 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
                 "message": r.to_string()})
             })
             .collect();
-        let mut attrs = serde_json::Map::new();
-        for n in cm.graph.nodes() {
-            let s = cm.inferred_attrs(n);
-            if !s.is_empty() && !cm.graph.is_removed(n) {
-                attrs.insert(cm.graph.name(n).unwrap_or_default().to_string(), s.into());
-            }
-        }
         let mut fa = serde_json::Map::new();
         if let Some(inf) = &cm.fn_attrs {
             let mut changes = inf.changes(&m);
@@ -337,9 +364,17 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
                 );
             }
         }
+        // functions whose bodies the inliner changed get the summary's estimate, marked
+        for (name, words) in estimated_attrs(&cm) {
+            let fnw: Vec<String> = words.split(' ').map(|w| format!("+{w}")).collect();
+            fa.insert(
+                name,
+                serde_json::json!({"fn": fnw, "ret": [], "args": {}, "estimated": true}),
+            );
+        }
         let v = serde_json::json!({
             "module": file,
-            "function_attrs": if cm.fn_attrs.is_some() { serde_json::Value::from(fa) } else { serde_json::Value::Null },
+            "function_attrs": fa,
             "function_attrs_lines": fa_lines,
             "pipeline": a.passes,
             "visits": visits,
@@ -347,7 +382,6 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
             "diagnostics": cm.diagnostics,
             "pass_log": if a.pass_log { serde_json::Value::from(log.lines.clone()) } else { serde_json::Value::Null },
             "function_log": cm.function_log,
-            "attrs": attrs,
             "refsccs": cm.graph.postorder_names(),
             "verify": cm.graph.verify().iter().map(|e| e.to_string()).collect::<Vec<_>>(),
         });
@@ -365,7 +399,12 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
         out.push_str("; remarks\n");
         for r in &cm.remarks {
             // opt prints the NoDefinition remarks only into a YAML file
-            if r.llvm14 && r.kind == ilkit::cgscc::RemarkKind::NoDefinition {
+            if a.inline_model == Model::Summary {
+                out.push_str(&r.legacy().to_string());
+                out.push('\n');
+                continue;
+            }
+            if r.kind == ilkit::cgscc::RemarkKind::NoDefinition {
                 continue;
             }
             out.push_str(&r.to_string());
@@ -391,15 +430,11 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
             v.passes.join(", ")
         ));
     }
-    let mut header = false;
-    for n in cm.graph.nodes() {
-        let s = cm.inferred_attrs(n);
-        if !s.is_empty() && !cm.graph.is_removed(n) {
-            if !header {
-                out.push_str("; inferred attributes\n");
-                header = true;
-            }
-            out.push_str(&format!("{}: {s}\n", cm.graph.name(n).unwrap_or_default()));
+    let estimated = estimated_attrs(&cm);
+    if !estimated.is_empty() {
+        out.push_str("; attributes estimated for bodies the inliner changed\n");
+        for (name, words) in &estimated {
+            out.push_str(&format!("{name}: {words}\n"));
         }
     }
     if !fa_lines.is_empty() {
@@ -412,4 +447,19 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
     out.push_str("; call graph after the pipeline\n");
     out.push_str(&cm.graph.print_text());
     emit(&out)
+}
+
+/// The attributes the summary estimate inferred for functions LLVM 14's rules did not
+/// run on (bodies the inliner changed, or every function of a module read without its
+/// instruction view): (name, `norecurse readnone`-style words), in node order.
+fn estimated_attrs(cm: &CgsccModule) -> Vec<(String, String)> {
+    cm.graph
+        .nodes()
+        .filter(|&n| !cm.graph.is_removed(n))
+        .filter(|&n| cm.fn_attrs.is_none() || cm.summ.inlined_into[n])
+        .filter_map(|n| {
+            let s = cm.inferred_attrs(n);
+            (!s.is_empty()).then(|| (cm.graph.name(n).unwrap_or_default().to_string(), s))
+        })
+        .collect()
 }

@@ -158,7 +158,7 @@ impl Inference {
             .map(|s| {
                 g.scc_nodes(s)
                     .iter()
-                    .map(|&n| FuncIdx::new(n.idx()))
+                    .map(|&n| crate::callgraph::function_of_node(n))
                     .collect()
             })
             .collect();

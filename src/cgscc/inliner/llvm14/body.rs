@@ -6,6 +6,7 @@
 //! post-inline body, as LLVM's inliner sees it.
 
 use crate::llvm::attrs::AttrSetIdx;
+use crate::llvm::ir::debugloc::DebugLocIdx;
 use crate::llvm::ir::{InstFlags, Intrinsic, Ir, Opcode, Predicate, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
 use crate::llvm::FuncIdx;
@@ -49,6 +50,9 @@ pub struct CallInfo {
     pub synthetic: Intrinsic,
     /// `function-inline-cost-multiplier` of the call (1 = none).
     pub cost_mult: i64,
+    /// The call's debug location (`!dbg`), in the inliner's location table
+    /// ([`super::State`]; inlined calls get their inlined-at chains there).
+    pub dbg: Option<DebugLocIdx>,
 }
 
 /// One instruction.
@@ -196,6 +200,7 @@ impl Body {
                         .collect(),
                     synthetic: Intrinsic::None,
                     cost_mult: 1,
+                    dbg: ir.debug_locs.call_loc(c),
                 })
             });
             let row = b.insts.len() as u32;

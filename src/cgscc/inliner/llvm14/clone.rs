@@ -63,9 +63,7 @@ pub fn inline_call(
     callee: &Body,
     byval: &[Option<TypeIdx>],
 ) -> Inlined {
-    let void = caller.insts[call as usize].ty;
     let first_new_row = caller.insts.len() as u32;
-    let mut value_is_constant = false;
     let (bb, pos) = caller
         .layout
         .iter()
@@ -76,12 +74,80 @@ pub fn inline_call(
                 .map(|p| (b, p))
         })
         .expect("the call is in a live block");
-    let ci = caller.insts[call as usize].call.clone().expect("a call");
-    let mut args: Vec<V> = caller.insts[call as usize].ops[..ci.nargs as usize].to_vec();
-    let arg_tys: Vec<TypeIdx> = caller.insts[call as usize].tys[..ci.nargs as usize].to_vec();
+    let nargs = caller.insts[call as usize]
+        .call
+        .as_ref()
+        .expect("a call")
+        .nargs as usize;
+    let mut args: Vec<V> = caller.insts[call as usize].ops[..nargs].to_vec();
+    let (pre, entry_allocas) = copy_byval_args(types, caller, call, byval, &mut args);
+    // the blocks: before the call (bb), the clone, after the call
+    let after = caller.blocks.len() as u32;
+    caller.blocks.push(Vec::new());
+    let mut cl = Cloner {
+        types,
+        callee,
+        void: caller.insts[call as usize].ty,
+        entry: caller.layout[0],
+        entry_allocas,
+        args,
+        after,
+        vmap: vec![None; callee.insts.len()],
+        bmap: vec![None; callee.blocks.len()],
+        queue: Vec::new(),
+        new_blocks: Vec::new(),
+        phis: Vec::new(),
+        rets: Vec::new(),
+    };
+    cl.clone_blocks(caller);
+    cl.wire_phis(caller);
+    let cl_entry = cl.bmap[callee.layout[0] as usize].unwrap();
+    cleanup(types, caller, &cl.new_blocks, cl_entry, &mut cl.rets);
+    let ins = cl.split_call_block(caller, call, bb, pos, pre);
+    let value_is_constant = cl.replace_call_value(caller, call);
+    let mut new_calls = Vec::new();
+    for &b in &ins {
+        if b == after {
+            continue;
+        }
+        for &i in &caller.blocks[b as usize] {
+            if caller.insts[i as usize].call.is_some() {
+                new_calls.push(i);
+            }
+        }
+    }
+    let clones = cl
+        .bmap
+        .iter()
+        .enumerate()
+        .filter_map(|(cb, nb)| nb.map(|nb| (cb as u32, nb)))
+        .collect();
+    Inlined {
+        new_calls,
+        clones,
+        call_block: bb,
+        after,
+        first_new_row,
+        value_is_constant,
+    }
+}
+
+/// `HandleByValArgument` and `HandleByValArgumentInit`: each `byval` argument copied
+/// into a new alloca at the front of the caller's entry block and replaced by it in
+/// `args`; returns the copies (memcpy calls, to go before the clone) and the number of
+/// allocas placed.
+fn copy_byval_args(
+    types: &Types,
+    caller: &mut Body,
+    call: u32,
+    byval: &[Option<TypeIdx>],
+    args: &mut [V],
+) -> (Vec<u32>, usize) {
+    let void = caller.insts[call as usize].ty;
+    let nargs = args.len();
+    let arg_tys: Vec<TypeIdx> = caller.insts[call as usize].tys[..nargs].to_vec();
     let entry = caller.layout[0];
     let mut entry_allocas = 0usize;
-    // byval: a copy in a new alloca of the caller
     let mut pre: Vec<u32> = Vec::new();
     for (k, t) in byval.iter().enumerate() {
         let (Some(t), Some(&src)) = (t, args.get(k)) else {
@@ -128,267 +194,47 @@ pub fn inline_call(
                 params: vec![AttrSets::EMPTY; 4],
                 synthetic: Intrinsic::Memcpy,
                 cost_mult: 1,
+                dbg: None,
             })),
         });
         pre.push(m);
         args[k] = V::Inst(a);
     }
-    // the blocks: before the call (bb), the clone, after the call
-    let after = caller.blocks.len() as u32;
-    caller.blocks.push(Vec::new());
-    let mut vmap: Vec<Option<V>> = vec![None; callee.insts.len()];
-    let mut bmap: Vec<Option<u32>> = vec![None; callee.blocks.len()];
-    let mut queue: Vec<u32> = Vec::new();
-    let mut new_blocks: Vec<u32> = Vec::new();
-    let mut phis: Vec<(u32, u32)> = Vec::new(); // (new row, callee row)
-    let mut rets: Vec<(V, u32)> = Vec::new();
-    let centry = callee.layout[0];
-    let mut cq = CloneQueue {
-        bmap: &mut bmap,
-        queue: &mut queue,
-        new_blocks: &mut new_blocks,
-    };
-    cq.get(centry, caller);
-    let mut qi = 0;
-    while qi < cq.queue.len() {
-        let cb = cq.queue[qi];
-        qi += 1;
-        let nbb = cq.bmap[cb as usize].unwrap();
-        for &r in &callee.blocks[cb as usize] {
-            let src = &callee.insts[r as usize];
-            let map = |v: V, vmap: &Vec<Option<V>>| match v {
-                V::Arg(p) => args.get(p as usize).copied().unwrap_or(V::K(Value::Undef)),
-                V::Inst(j) => vmap[j as usize].unwrap_or(V::K(Value::Undef)),
-                o => o,
-            };
-            if src.op == Opcode::Phi {
-                let row = caller.insts.len() as u32;
-                caller.insts.push(src.clone());
-                caller.blocks[nbb as usize].push(row);
-                vmap[r as usize] = Some(V::Inst(row));
-                phis.push((row, r));
-                continue;
-            }
-            if src.op.is_terminator() && !src.op.is_call() {
-                match src.op {
-                    Opcode::Ret => {
-                        let v = src.ops.first().map(|&v| map(v, &vmap)).unwrap_or(V::None);
-                        rets.push((v, nbb));
-                        let row = caller.insts.len() as u32;
-                        caller.insts.push(br(after, void));
-                        caller.blocks[nbb as usize].push(row);
-                        continue;
-                    }
-                    Opcode::Br if src.ops.len() == 3 => {
-                        if let V::Int(c) = map(src.ops[0], &vmap) {
-                            let V::Block(t) = src.ops[if c & 1 != 0 { 1 } else { 2 }] else {
-                                unreachable!()
-                            };
-                            let t = cq.get(t, caller);
-                            let row = caller.insts.len() as u32;
-                            caller.insts.push(br(t, void));
-                            caller.blocks[nbb as usize].push(row);
-                            continue;
-                        }
-                    }
-                    Opcode::Switch => {
-                        if let V::Int(c) = map(src.ops[0], &vmap) {
-                            let mut dest = src.ops[1];
-                            for k in (2..src.ops.len()).step_by(2) {
-                                if src.ops[k] == V::Int(c) {
-                                    dest = src.ops[k + 1];
-                                    break;
-                                }
-                            }
-                            let V::Block(t) = dest else { unreachable!() };
-                            let t = cq.get(t, caller);
-                            let row = caller.insts.len() as u32;
-                            caller.insts.push(br(t, void));
-                            caller.blocks[nbb as usize].push(row);
-                            continue;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let mut ni = src.clone();
-            for v in ni.ops.iter_mut() {
-                *v = match *v {
-                    V::Block(t) => V::Block(cq.get(t, caller)),
-                    o => map(o, &vmap),
-                };
-            }
-            let row = caller.insts.len() as u32;
-            let static_alloca = ni.op == Opcode::Alloca
-                && cb == centry
-                && ni.ops.first().is_none_or(|v| matches!(v, V::Int(_)));
-            caller.insts.push(ni);
-            if !side_effects(caller.insts[row as usize].op) {
-                if let Some(s) = simplify(types, caller, row) {
-                    caller.insts.pop();
-                    vmap[r as usize] = Some(s);
-                    continue;
-                }
-            }
-            vmap[r as usize] = Some(V::Inst(row));
-            if static_alloca {
-                caller.blocks[entry as usize].insert(entry_allocas, row);
-                entry_allocas += 1;
-            } else {
-                caller.blocks[nbb as usize].push(row);
-            }
-        }
-    }
-    // phis: incoming values of the cloned predecessors that still branch here
-    for &(row, r) in &phis {
-        let src = &callee.insts[r as usize];
-        let here = caller.insts[row as usize].ops.clone();
-        let _ = here;
-        let mut ops = Vec::new();
-        let mut tys = Vec::new();
-        let dest = bmap[callee_block_of(callee, r) as usize].unwrap();
-        for k in (0..src.ops.len()).step_by(2) {
-            let V::Block(p) = src.ops[k + 1] else {
-                continue;
-            };
-            let Some(np) = bmap[p as usize] else { continue };
-            if !caller.succs(np).contains(&dest) {
-                continue;
-            }
-            let v = match src.ops[k] {
-                V::Arg(a) => args.get(a as usize).copied().unwrap_or(V::K(Value::Undef)),
-                V::Inst(j) => vmap[j as usize].unwrap_or(V::K(Value::Undef)),
-                o => o,
-            };
-            ops.push(v);
-            ops.push(V::Block(np));
-            tys.push(src.tys[k]);
-            tys.push(TypeIdx::NONE);
-        }
-        caller.insts[row as usize].ops = ops;
-        caller.insts[row as usize].tys = tys;
-    }
-    cleanup(
-        types,
-        caller,
-        &new_blocks,
-        bmap[centry as usize].unwrap(),
-        &mut rets,
-    );
-    // splice: bb = [..pos] + byval copies + br clone; after = [pos+1..]. Static allocas
-    // of the clone went to the front of the entry block, which may be `bb`: the call's
-    // place is taken again.
-    let pos = caller.blocks[bb as usize]
-        .iter()
-        .position(|&i| i == call)
-        .unwrap_or(pos);
-    let tail: Vec<u32> = caller.blocks[bb as usize].split_off(pos);
-    caller.blocks[after as usize] = tail[1..].to_vec();
-    for s in caller.succs(after) {
-        for &i in &caller.blocks[s as usize].clone() {
-            if caller.insts[i as usize].op != Opcode::Phi {
-                continue;
-            }
-            for v in caller.insts[i as usize].ops.iter_mut() {
-                if *v == V::Block(bb) {
-                    *v = V::Block(after);
-                }
-            }
-        }
-    }
-    caller.blocks[bb as usize].extend(pre);
-    let cl_entry = bmap[centry as usize].unwrap();
-    let row = caller.insts.len() as u32;
-    caller.insts.push(br(cl_entry, void));
-    caller.blocks[bb as usize].push(row);
-    // layout: bb, the clone in the callee's order, after
-    let at = caller.layout.iter().position(|&b| b == bb).unwrap() + 1;
-    let mut ins: Vec<u32> = callee
-        .layout
-        .iter()
-        .filter_map(|&cb| bmap[cb as usize])
-        .filter(|&b| !caller.blocks[b as usize].is_empty())
-        .collect();
-    ins.push(after);
-    caller.layout.splice(at..at, ins.iter().copied());
-    // the call's value
-    let has_value = !caller.insts[call as usize].ty.is_none() && {
-        let t = caller.insts[call as usize].ty;
-        !types.is_void(t)
-    };
-    if has_value {
-        let live_rets: Vec<(V, u32)> = rets.clone();
-        let v = match live_rets.len() {
-            0 => V::K(Value::Undef),
-            1 => live_rets[0].0,
-            _ => {
-                let mut ops = Vec::new();
-                let mut tys = Vec::new();
-                for (v, b) in &live_rets {
-                    ops.push(*v);
-                    ops.push(V::Block(*b));
-                    tys.push(caller.insts[call as usize].ty);
-                    tys.push(TypeIdx::NONE);
-                }
-                let p = caller.insts.len() as u32;
-                caller.insts.push(Inst {
-                    op: Opcode::Phi,
-                    ty: caller.insts[call as usize].ty,
-                    aux_ty: TypeIdx::NONE,
-                    aux: 0,
-                    flags: InstFlags::default(),
-                    ops,
-                    tys,
-                    call: None,
-                });
-                caller.blocks[after as usize].insert(0, p);
-                match simplify(types, caller, p) {
-                    Some(s) => {
-                        caller.blocks[after as usize].remove(0);
-                        s
-                    }
-                    None => V::Inst(p),
-                }
-            }
-        };
-        value_is_constant = matches!(v, V::K(_));
-        caller.replace_uses(V::Inst(call), v);
-    }
-    let mut new_calls = Vec::new();
-    for &b in &ins {
-        if b == after {
-            continue;
-        }
-        for &i in &caller.blocks[b as usize] {
-            if caller.insts[i as usize].call.is_some() {
-                new_calls.push(i);
-            }
-        }
-    }
-    let clones = bmap
-        .iter()
-        .enumerate()
-        .filter_map(|(cb, nb)| nb.map(|nb| (cb as u32, nb)))
-        .collect();
-    Inlined {
-        new_calls,
-        clones,
-        call_block: bb,
-        after,
-        first_new_row,
-        value_is_constant,
-    }
+    (pre, entry_allocas)
 }
 
-struct CloneQueue<'a> {
-    bmap: &'a mut Vec<Option<u32>>,
-    queue: &'a mut Vec<u32>,
-    new_blocks: &'a mut Vec<u32>,
+/// The state of one inlining: LLVM's value map (`VMap`) and the pruning cloner's
+/// block map and worklist, the collected phis and returns.
+struct Cloner<'a> {
+    types: &'a Types,
+    callee: &'a Body,
+    /// The call's type, given to the branches the inlining makes.
+    void: TypeIdx,
+    /// The caller's entry block.
+    entry: u32,
+    /// The allocas already moved to the front of the caller's entry block.
+    entry_allocas: usize,
+    /// The actual arguments (byval ones replaced by their copies).
+    args: Vec<V>,
+    /// The caller block that holds what followed the call.
+    after: u32,
+    /// Per callee row: its value in the caller.
+    vmap: Vec<Option<V>>,
+    /// Per callee block: its clone.
+    bmap: Vec<Option<u32>>,
+    /// The callee blocks whose clones were made, in that order (the worklist).
+    queue: Vec<u32>,
+    /// The clones, in the order they were made.
+    new_blocks: Vec<u32>,
+    /// The cloned phis: (new row, callee row).
+    phis: Vec<(u32, u32)>,
+    /// The returns: (returned value, clone block).
+    rets: Vec<(V, u32)>,
 }
 
-impl CloneQueue<'_> {
+impl Cloner<'_> {
     /// The clone of callee block `cb` (made and queued when first asked for).
-    fn get(&mut self, cb: u32, caller: &mut Body) -> u32 {
+    fn block(&mut self, cb: u32, caller: &mut Body) -> u32 {
         if let Some(b) = self.bmap[cb as usize] {
             return b;
         }
@@ -398,6 +244,251 @@ impl CloneQueue<'_> {
         self.queue.push(cb);
         self.new_blocks.push(b);
         b
+    }
+
+    /// `RemapInstruction` for one operand: an argument or a cloned row's value.
+    fn map(&self, v: V) -> V {
+        match v {
+            V::Arg(p) => self
+                .args
+                .get(p as usize)
+                .copied()
+                .unwrap_or(V::K(Value::Undef)),
+            V::Inst(j) => self.vmap[j as usize].unwrap_or(V::K(Value::Undef)),
+            o => o,
+        }
+    }
+
+    /// `CloneAndPruneIntoFromInst`'s worklist: the callee's blocks cloned from its
+    /// entry, each as its first reaching branch asks for it.
+    fn clone_blocks(&mut self, caller: &mut Body) {
+        let centry = self.callee.layout[0];
+        self.block(centry, caller);
+        let mut qi = 0;
+        while qi < self.queue.len() {
+            let cb = self.queue[qi];
+            qi += 1;
+            self.clone_block(caller, cb, cb == centry);
+        }
+    }
+
+    /// `PruningFunctionCloner::CloneBlock`: callee block `cb` cloned into its caller
+    /// block, each instruction remapped and simplified (`SimplifyInstruction`), static
+    /// allocas of the entry moved to the caller's entry, terminators on constants folded.
+    fn clone_block(&mut self, caller: &mut Body, cb: u32, is_entry: bool) {
+        let callee = self.callee;
+        let nbb = self.bmap[cb as usize].unwrap();
+        for &r in &callee.blocks[cb as usize] {
+            let src = &callee.insts[r as usize];
+            if src.op == Opcode::Phi {
+                let row = caller.insts.len() as u32;
+                caller.insts.push(src.clone());
+                caller.blocks[nbb as usize].push(row);
+                self.vmap[r as usize] = Some(V::Inst(row));
+                self.phis.push((row, r));
+                continue;
+            }
+            if src.op.is_terminator()
+                && !src.op.is_call()
+                && self.clone_folded_terminator(caller, nbb, src)
+            {
+                continue;
+            }
+            let mut ni = src.clone();
+            for v in ni.ops.iter_mut() {
+                *v = match *v {
+                    V::Block(t) => V::Block(self.block(t, caller)),
+                    o => self.map(o),
+                };
+            }
+            let row = caller.insts.len() as u32;
+            let static_alloca = ni.op == Opcode::Alloca
+                && is_entry
+                && ni.ops.first().is_none_or(|v| matches!(v, V::Int(_)));
+            caller.insts.push(ni);
+            if !side_effects(caller.insts[row as usize].op) {
+                if let Some(s) = simplify(self.types, caller, row) {
+                    caller.insts.pop();
+                    self.vmap[r as usize] = Some(s);
+                    continue;
+                }
+            }
+            self.vmap[r as usize] = Some(V::Inst(row));
+            if static_alloca {
+                caller.blocks[self.entry as usize].insert(self.entry_allocas, row);
+                self.entry_allocas += 1;
+            } else {
+                caller.blocks[nbb as usize].push(row);
+            }
+        }
+    }
+
+    /// The terminator step of `CloneBlock`: a return becomes a branch to `after` (its
+    /// value noted), a conditional branch or switch on a constant a branch to the one
+    /// live successor. False when the terminator is cloned as it is.
+    fn clone_folded_terminator(&mut self, caller: &mut Body, nbb: u32, src: &Inst) -> bool {
+        let to = match src.op {
+            Opcode::Ret => {
+                let v = src.ops.first().map(|&v| self.map(v)).unwrap_or(V::None);
+                self.rets.push((v, nbb));
+                self.after
+            }
+            Opcode::Br if src.ops.len() == 3 => {
+                let V::Int(c) = self.map(src.ops[0]) else {
+                    return false;
+                };
+                let V::Block(t) = src.ops[if c & 1 != 0 { 1 } else { 2 }] else {
+                    unreachable!()
+                };
+                self.block(t, caller)
+            }
+            Opcode::Switch => {
+                let V::Int(c) = self.map(src.ops[0]) else {
+                    return false;
+                };
+                let mut dest = src.ops[1];
+                for k in (2..src.ops.len()).step_by(2) {
+                    if src.ops[k] == V::Int(c) {
+                        dest = src.ops[k + 1];
+                        break;
+                    }
+                }
+                let V::Block(t) = dest else { unreachable!() };
+                self.block(t, caller)
+            }
+            _ => return false,
+        };
+        let row = caller.insts.len() as u32;
+        caller.insts.push(br(to, self.void));
+        caller.blocks[nbb as usize].push(row);
+        true
+    }
+
+    /// The deferred phi remapping of `CloneAndPruneIntoFromInst`: each cloned phi keeps
+    /// the incoming values of the cloned predecessors that still branch to it.
+    fn wire_phis(&self, caller: &mut Body) {
+        let callee = self.callee;
+        for &(row, r) in &self.phis {
+            let src = &callee.insts[r as usize];
+            let mut ops = Vec::new();
+            let mut tys = Vec::new();
+            let dest = self.bmap[callee_block_of(callee, r) as usize].unwrap();
+            for k in (0..src.ops.len()).step_by(2) {
+                let V::Block(p) = src.ops[k + 1] else {
+                    continue;
+                };
+                let Some(np) = self.bmap[p as usize] else {
+                    continue;
+                };
+                if !caller.succs(np).contains(&dest) {
+                    continue;
+                }
+                ops.push(self.map(src.ops[k]));
+                ops.push(V::Block(np));
+                tys.push(src.tys[k]);
+                tys.push(TypeIdx::NONE);
+            }
+            caller.insts[row as usize].ops = ops;
+            caller.insts[row as usize].tys = tys;
+        }
+    }
+
+    /// `splitBasicBlock` at the call and the branch into the clone: the call block `bb`
+    /// keeps what came before the call (at `pos`), then the byval copies `pre` and a
+    /// branch to the clone's entry; `after` takes what followed. The clone's non-empty
+    /// blocks and `after` are placed after `bb` in the layout and returned.
+    fn split_call_block(
+        &self,
+        caller: &mut Body,
+        call: u32,
+        bb: u32,
+        pos: usize,
+        pre: Vec<u32>,
+    ) -> Vec<u32> {
+        let after = self.after;
+        // Static allocas of the clone went to the front of the entry block, which may be
+        // `bb`: the call's place is taken again.
+        let pos = caller.blocks[bb as usize]
+            .iter()
+            .position(|&i| i == call)
+            .unwrap_or(pos);
+        let tail: Vec<u32> = caller.blocks[bb as usize].split_off(pos);
+        caller.blocks[after as usize] = tail[1..].to_vec();
+        for s in caller.succs(after) {
+            for &i in &caller.blocks[s as usize].clone() {
+                if caller.insts[i as usize].op != Opcode::Phi {
+                    continue;
+                }
+                for v in caller.insts[i as usize].ops.iter_mut() {
+                    if *v == V::Block(bb) {
+                        *v = V::Block(after);
+                    }
+                }
+            }
+        }
+        caller.blocks[bb as usize].extend(pre);
+        let cl_entry = self.bmap[self.callee.layout[0] as usize].unwrap();
+        let row = caller.insts.len() as u32;
+        caller.insts.push(br(cl_entry, self.void));
+        caller.blocks[bb as usize].push(row);
+        // layout: bb, the clone in the callee's order, after
+        let at = caller.layout.iter().position(|&b| b == bb).unwrap() + 1;
+        let mut ins: Vec<u32> = self
+            .callee
+            .layout
+            .iter()
+            .filter_map(|&cb| self.bmap[cb as usize])
+            .filter(|&b| !caller.blocks[b as usize].is_empty())
+            .collect();
+        ins.push(after);
+        caller.layout.splice(at..at, ins.iter().copied());
+        ins
+    }
+
+    /// The return handling of `InlineFunction`: the call's uses take the one returned
+    /// value, or a phi of the returned values at the front of `after` (kept unless it
+    /// simplifies), or undef. Returns whether that value is a constant.
+    fn replace_call_value(&self, caller: &mut Body, call: u32) -> bool {
+        let ty = caller.insts[call as usize].ty;
+        if ty.is_none() || self.types.is_void(ty) {
+            return false;
+        }
+        let after = self.after;
+        let v = match self.rets.len() {
+            0 => V::K(Value::Undef),
+            1 => self.rets[0].0,
+            _ => {
+                let mut ops = Vec::new();
+                let mut tys = Vec::new();
+                for (v, b) in &self.rets {
+                    ops.push(*v);
+                    ops.push(V::Block(*b));
+                    tys.push(ty);
+                    tys.push(TypeIdx::NONE);
+                }
+                let p = caller.insts.len() as u32;
+                caller.insts.push(Inst {
+                    op: Opcode::Phi,
+                    ty,
+                    aux_ty: TypeIdx::NONE,
+                    aux: 0,
+                    flags: InstFlags::default(),
+                    ops,
+                    tys,
+                    call: None,
+                });
+                caller.blocks[after as usize].insert(0, p);
+                match simplify(self.types, caller, p) {
+                    Some(s) => {
+                        caller.blocks[after as usize].remove(0);
+                        s
+                    }
+                    None => V::Inst(p),
+                }
+            }
+        };
+        caller.replace_uses(V::Inst(call), v);
+        matches!(v, V::K(_))
     }
 }
 

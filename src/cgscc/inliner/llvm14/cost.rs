@@ -2,9 +2,11 @@
 //! constants propagated into the callee, live blocks only, per-instruction costs,
 //! call-site savings, SROA and load-elimination savings, the threshold rules.
 
-use super::body::{binop, bool_v, icmp, nonnull_const, sext, type_size, zext, Body, V};
-use super::Facts;
-use crate::llvm::attrs::Attr;
+use super::body::{
+    binop, bool_v, icmp, nonnull_const, sext, type_size, zext, Body, CallInfo, Inst, V,
+};
+use super::{Facts, PredTable};
+use crate::llvm::attrs::{Attr, AttrSet};
 use crate::llvm::ir::{Intrinsic, Opcode, Predicate, Value};
 use crate::llvm::types::TypeKind;
 use crate::llvm::FuncIdx;
@@ -76,6 +78,9 @@ const FREE_INTRINSICS: &[&str] = &[
 pub struct SiteKnobs {
     /// Base threshold (`-inline-threshold`, 225).
     pub threshold: i64,
+    /// The threshold was given explicitly (LLVM's `-inline-threshold` on the command
+    /// line): the `optsize` / `minsize` caps do not apply.
+    pub threshold_explicit: bool,
     /// The call's block frequency is below 2 % of the caller's entry.
     pub cold_site: bool,
     /// The call's block ends in `unreachable`.
@@ -102,26 +107,127 @@ pub enum Outcome {
     Never(&'static str),
 }
 
-struct St<'a> {
-    callee: &'a Body,
+/// The analyzer's state for one call site: LLVM's `CallAnalyzer` and
+/// `InlineCostCallAnalyzer` members (simplified values, SROA candidates, the cost, the
+/// threshold and its bonuses, the blocks found dead, the instruction counts).
+/// The tables one analysis fills, kept between analyses so each call site's analysis
+/// reuses their memory instead of allocating its own (one per decision, tens of
+/// thousands per module).
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
     consts: AHashMap<V, V>,
     nonnull: AHashSet<V>,
     sroa: AHashMap<V, u32>,
     sroa_cost: AHashMap<u32, i64>,
     sroa_on: AHashSet<u32>,
-    cost: i64,
-    le_on: bool,
-    le_cost: i64,
     load_addrs: AHashSet<V>,
+    dead: Vec<bool>,
+    known_succ: Vec<Option<u32>>,
+    seen: Vec<bool>,
+    work: Vec<u32>,
+    succs: Vec<u32>,
+    stack: Vec<u32>,
 }
 
+struct St<'a> {
+    fx: &'a Facts,
+    callee: &'a Body,
+    callee_fn: FuncIdx,
+    /// The caller is `returns_twice`.
+    caller_returns_twice: bool,
+    /// [`SiteKnobs::caller_recursive`].
+    caller_recursive: bool,
+    /// Values simplified to constants (`SimplifiedValues`).
+    consts: AHashMap<V, V>,
+    /// Values known not to be null.
+    nonnull: AHashSet<V>,
+    /// Values pointing into a caller alloca (`SROAArgValues`), by alloca row.
+    sroa: AHashMap<V, u32>,
+    /// Per alloca, the cost saved while SROA stays possible (`SROAArgCosts`).
+    sroa_cost: AHashMap<u32, i64>,
+    /// The allocas SROA is still possible for.
+    sroa_on: AHashSet<u32>,
+    cost: i64,
+    /// Load elimination is still possible (`EnableLoadElimination`).
+    le_on: bool,
+    /// The cost saved by load elimination (`LoadEliminationCost`).
+    le_cost: i64,
+    /// Addresses loaded from (`LoadAddrSet`).
+    load_addrs: AHashSet<V>,
+    /// The threshold with both bonuses still in.
+    threshold: i64,
+    single_bonus: i64,
+    vector_bonus: i64,
+    /// Per callee block: dead (`DeadBlocks`).
+    dead: Vec<bool>,
+    /// Per callee block: the one successor its folded terminator takes (`KnownSuccessors`).
+    known_succ: Vec<Option<u32>>,
+    /// A return was seen (the first one is free).
+    has_ret: bool,
+    /// Bytes of static allocas (`AllocatedSize`).
+    allocated: u64,
+    /// `NumInstructions`.
+    n_inst: i64,
+    /// `NumVectorInstructions`.
+    n_vec: i64,
+    /// The walk's worklist, blocks seen, a block's successors and the dead-block stack
+    /// (buffers).
+    seen: Vec<bool>,
+    work: Vec<u32>,
+    succs: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+/// The SROA and load-elimination bookkeeping of `St`, and the constants an operand
+/// stands for.
 impl St<'_> {
+    /// Returns the tables to `scratch`, emptied, for the next analysis.
+    fn give_back(self, scratch: &mut Scratch) {
+        let St {
+            mut consts,
+            mut nonnull,
+            mut sroa,
+            mut sroa_cost,
+            mut sroa_on,
+            mut load_addrs,
+            dead,
+            known_succ,
+            seen,
+            work,
+            succs,
+            stack,
+            ..
+        } = self;
+        consts.clear();
+        nonnull.clear();
+        sroa.clear();
+        sroa_cost.clear();
+        sroa_on.clear();
+        load_addrs.clear();
+        *scratch = Scratch {
+            consts,
+            nonnull,
+            sroa,
+            sroa_cost,
+            sroa_on,
+            load_addrs,
+            dead,
+            known_succ,
+            seen,
+            work,
+            succs,
+            stack,
+        };
+    }
+
+    /// `disableLoadElimination`: the load-elimination savings become cost.
     fn disable_le(&mut self) {
         if self.le_on {
             self.cost += self.le_cost;
             self.le_on = false;
         }
     }
+    /// `disableSROA`: the savings of the alloca behind `v` become cost.
     fn disable(&mut self, v: V) {
         if let Some(&b) = self.sroa.get(&v) {
             if self.sroa_on.remove(&b) {
@@ -130,6 +236,8 @@ impl St<'_> {
             }
         }
     }
+    /// `onAggregateSROAUse` / `accumulateSROACost`: a use SROA would remove, if `v`
+    /// points into a live SROA candidate.
     fn sroa_use(&mut self, v: V) -> bool {
         if let Some(&b) = self.sroa.get(&v) {
             if self.sroa_on.contains(&b) {
@@ -147,6 +255,7 @@ impl St<'_> {
             _ => None,
         }
     }
+    /// The integer constant `v` stands for, if any (null and zero are 0).
     fn ival(&self, v: V) -> Option<i64> {
         match self.cval(v)? {
             V::Int(x) => Some(x),
@@ -205,7 +314,7 @@ pub struct Callee<'a> {
     /// Its current body.
     pub body: &'a Body,
     /// Its body's predecessor table.
-    pub preds: &'a super::PredTable,
+    pub preds: &'a PredTable,
 }
 
 /// Analyzes inlining `target` at row `call` of `caller`.
@@ -216,13 +325,76 @@ pub fn analyze(
     call: u32,
     target: &Callee<'_>,
     k: SiteKnobs,
+    scratch: &mut Scratch,
 ) -> Outcome {
-    let (callee_fn, callee, callee_preds) = (target.f, target.body, target.preds);
     let ir = &*fx.ir;
-    let types = &ir.types;
-    let callee_attrs = ir.fn_attrs(callee_fn);
     let caller_attrs = ir.fn_attrs(caller_fn);
-    // threshold (updateThreshold)
+    let th = update_threshold(&k, caller_attrs, ir.fn_attrs(target.f));
+    let nb = target.body.blocks.len();
+    let mut st = St {
+        fx,
+        callee: target.body,
+        callee_fn: target.f,
+        caller_returns_twice: caller_attrs.has(Attr::ReturnsTwice),
+        caller_recursive: k.caller_recursive,
+        consts: std::mem::take(&mut scratch.consts),
+        nonnull: std::mem::take(&mut scratch.nonnull),
+        sroa: std::mem::take(&mut scratch.sroa),
+        sroa_cost: std::mem::take(&mut scratch.sroa_cost),
+        sroa_on: std::mem::take(&mut scratch.sroa_on),
+        cost: 0,
+        le_on: true,
+        le_cost: 0,
+        load_addrs: std::mem::take(&mut scratch.load_addrs),
+        threshold: th.threshold,
+        single_bonus: th.single_bonus,
+        vector_bonus: th.vector_bonus,
+        dead: refill(&mut scratch.dead, nb, false),
+        known_succ: refill(&mut scratch.known_succ, nb, None),
+        has_ret: false,
+        allocated: 0,
+        n_inst: 0,
+        n_vec: 0,
+        seen: refill(&mut scratch.seen, nb, false),
+        work: refill(&mut scratch.work, 0, 0),
+        succs: refill(&mut scratch.succs, 0, 0),
+        stack: refill(&mut scratch.stack, 0, 0),
+    };
+    st.on_analysis_start(caller, call, th.last_call_to_static);
+    st.seed_args(caller, call);
+    let out = match st.walk(target.preds) {
+        Err(why) => Outcome::Never(why),
+        Ok(()) => st.finalize_analysis(k.cost_mult),
+    };
+    st.give_back(scratch);
+    out
+}
+
+/// `buf` taken out of the scratch tables, cleared and filled with `n` copies of `x`.
+fn refill<T: Clone>(buf: &mut Vec<T>, n: usize, x: T) -> Vec<T> {
+    let mut v = std::mem::take(buf);
+    v.clear();
+    v.resize(n, x);
+    v
+}
+
+/// A site's threshold as `updateThreshold` leaves it, with the bonuses
+/// `onAnalysisStart` adds up front.
+struct Threshold {
+    /// The threshold with both bonuses added.
+    threshold: i64,
+    /// The single-block bonus (taken back at the first block with several live
+    /// successors).
+    single_bonus: i64,
+    /// The vector bonus (taken back, in whole or half, by `finalizeAnalysis`).
+    vector_bonus: i64,
+    /// The last-call-to-static bonus applies.
+    last_call_to_static: bool,
+}
+
+/// `updateThreshold`: the site's threshold from the knobs and the caller's and
+/// callee's attributes, and whether the bonuses apply.
+fn update_threshold(k: &SiteKnobs, caller_attrs: &AttrSet, callee_attrs: &AttrSet) -> Threshold {
     let mut t = k.threshold;
     let mut bonuses = true;
     let mut lcs = k.last_call_to_static;
@@ -231,10 +403,13 @@ pub fn analyze(
         bonuses = false;
         lcs = false;
     } else {
+        // LLVM sets the size thresholds only when `-inline-threshold` is not given
         if caller_attrs.has(Attr::MinSize) {
-            t = t.min(5);
+            if !k.threshold_explicit {
+                t = t.min(5);
+            }
             bonuses = false;
-        } else if caller_attrs.has(Attr::OptSize) {
+        } else if caller_attrs.has(Attr::OptSize) && !k.threshold_explicit {
             t = t.min(50);
         }
         if !caller_attrs.has(Attr::MinSize) {
@@ -253,474 +428,113 @@ pub fn analyze(
     } else {
         (0, 0)
     };
-    let mut st = St {
-        callee,
-        consts: AHashMap::new(),
-        nonnull: AHashSet::new(),
-        sroa: AHashMap::new(),
-        sroa_cost: AHashMap::new(),
-        sroa_on: AHashSet::new(),
-        cost: 0,
-        le_on: true,
-        le_cost: 0,
-        load_addrs: AHashSet::new(),
-    };
-    if lcs {
-        st.cost -= 15_000;
+    Threshold {
+        threshold: t + single_bonus + vector_bonus,
+        single_bonus,
+        vector_bonus,
+        last_call_to_static: lcs,
     }
-    let mut threshold = t + single_bonus + vector_bonus;
-    st.cost -= callsite_savings(fx, caller, call, callee_fn);
-    if fx.coldcc[callee_fn.idx()] {
-        st.cost += 2000;
-    }
-    // argument seeding
-    let ci = caller.insts[call as usize].call.as_ref().unwrap();
-    for p in 0..(callee.nargs.min(ci.nargs)) {
-        let a = caller.insts[call as usize].ops[p as usize];
-        let pv = V::Arg(p);
-        let call_nonnull = ir.attr_sets.get(ci.params[p as usize]).has(Attr::NonNull);
-        let decl_nonnull = ir
-            .arg(callee_fn, p as usize)
-            .is_some_and(|x| ir.arg_attrs(x).has(Attr::NonNull));
-        if call_nonnull || decl_nonnull {
-            st.nonnull.insert(pv);
+}
+
+/// The phases of `CallAnalyzer::analyze` and its instruction visitor.
+impl St<'_> {
+    /// `onAnalysisStart`: the last-call-to-static bonus, the call site's own cost
+    /// (`getCallsiteCost`, subtracted) and the `coldcc` penalty.
+    fn on_analysis_start(&mut self, caller: &Body, call: u32, last_call_to_static: bool) {
+        if last_call_to_static {
+            self.cost -= 15_000;
         }
-        if a.is_const() {
-            st.consts.insert(pv, a);
-        }
-        if let Some(base) = alloca_base(caller, a) {
-            st.sroa.insert(pv, base);
-            st.sroa_on.insert(base);
-            st.nonnull.insert(pv);
+        self.cost -= callsite_savings(self.fx, caller, call, self.callee_fn);
+        if self.fx.coldcc[self.callee_fn.idx()] {
+            self.cost += 2000;
         }
     }
-    let caller_returns_twice = caller_attrs.has(Attr::ReturnsTwice);
-    let nb = callee.blocks.len();
-    let (pred_start, pred_list) = callee_preds;
-    let preds =
-        |x: u32| &pred_list[pred_start[x as usize] as usize..pred_start[x as usize + 1] as usize];
-    let mut dead = vec![false; nb];
-    let mut known_succ: Vec<Option<u32>> = vec![None; nb];
-    let mut seen = vec![false; nb];
-    let entry = callee.layout[0];
-    let mut work = vec![entry];
-    seen[entry as usize] = true;
-    let mut wi = 0;
-    let mut single_bb = true;
-    let mut has_ret = false;
-    let mut allocated: u64 = 0;
-    let (mut n_inst, mut n_vec) = (0i64, 0i64);
-    while wi < work.len() {
-        let bb = work[wi];
-        wi += 1;
-        for &r in &callee.blocks[bb as usize] {
-            let inst = &callee.insts[r as usize];
-            let res = V::Inst(r);
-            let ops = &inst.ops;
-            // debug intrinsics are not counted
-            if let Some(ci) = &inst.call {
-                if let V::K(Value::Global(s)) = ops[ci.callee_op as usize] {
-                    if let Some(f) = fx.sym_func[s.idx()] {
-                        if ir.intrinsic[f] == Intrinsic::Debug
-                            || ir.intrinsic[f] == Intrinsic::PseudoProbe
-                        {
-                            continue;
-                        }
-                    }
-                }
+
+    /// The argument setup of `CallAnalyzer::analyze`: constant arguments simplified,
+    /// `nonnull` ones noted, pointers into a caller alloca made SROA candidates.
+    fn seed_args(&mut self, caller: &Body, call: u32) {
+        let ir = &*self.fx.ir;
+        let ci = caller.insts[call as usize].call.as_ref().unwrap();
+        for p in 0..(self.callee.nargs.min(ci.nargs)) {
+            let a = caller.insts[call as usize].ops[p as usize];
+            let pv = V::Arg(p);
+            let call_nonnull = ir.attr_sets.get(ci.params[p as usize]).has(Attr::NonNull);
+            let decl_nonnull = ir
+                .arg(self.callee_fn, p as usize)
+                .is_some_and(|x| ir.arg_attrs(x).has(Attr::NonNull));
+            if call_nonnull || decl_nonnull {
+                self.nonnull.insert(pv);
             }
-            n_inst += 1;
-            if matches!(types.kind(inst.ty), TypeKind::Vector { .. })
-                || inst.op == Opcode::ExtractElement
-            {
-                n_vec += 1;
+            if a.is_const() {
+                self.consts.insert(pv, a);
             }
-            let mut c = 0;
-            match inst.op {
-                Opcode::Call | Opcode::Invoke | Opcode::CallBr => {
-                    let ci = inst.call.as_ref().unwrap();
-                    let nargs = ci.nargs as usize;
-                    let callee_v = ops[ci.callee_op as usize];
-                    let target = match callee_v {
-                        V::K(Value::Global(s)) => fx.sym_func[s.idx()],
-                        _ => None,
-                    };
-                    let site_attrs = ir.attr_sets.get(ci.attrs);
-                    let intr_name = target.map(|f| fx.names[f.idx()].as_str());
-                    let is_intr = ci.synthetic != Intrinsic::None
-                        || intr_name.is_some_and(|n| n.starts_with("llvm."));
-                    if target == Some(callee_fn) {
-                        return Outcome::Never("recursive");
-                    }
-                    let rt = site_attrs.has(Attr::ReturnsTwice)
-                        || target.is_some_and(|f| ir.fn_attrs(f).has(Attr::ReturnsTwice));
-                    if rt && !caller_returns_twice {
-                        return Outcome::Never("exposes returns twice");
-                    }
-                    if site_attrs.has(Attr::NoDuplicate)
-                        || target.is_some_and(|f| ir.fn_attrs(f).has(Attr::NoDuplicate))
-                    {
-                        return Outcome::Never("noduplicate");
-                    }
-                    let readonly = |a: &crate::llvm::attrs::AttrSet| {
-                        a.has(Attr::ReadOnly) || a.has(Attr::ReadNone)
-                    };
-                    let ro =
-                        readonly(site_attrs) || target.is_some_and(|f| readonly(ir.fn_attrs(f)));
-                    if is_intr {
-                        let name = intr_name.unwrap_or("llvm.memcpy");
-                        if ci.synthetic.is_mem_intrinsic()
-                            || name.starts_with("llvm.memcpy")
-                            || name.starts_with("llvm.memset")
-                            || name.starts_with("llvm.memmove")
-                        {
-                            st.disable_le();
-                            c = INSTR;
-                        } else if FREE_INTRINSICS.iter().any(|p| name.starts_with(p)) {
-                            c = 0;
-                        } else if name == "llvm.va_start" {
-                            return Outcome::Never("varargs");
-                        } else if name == "llvm.localescape" {
-                            return Outcome::Never("disallowed inlining of @llvm.localescape");
-                        } else if name.starts_with("llvm.icall.branch.funnel") {
-                            return Outcome::Never(
-                                "disallowed inlining of @llvm.icall.branch.funnel",
-                            );
-                        } else if name.starts_with("llvm.load.relative") {
-                            c = 4 * INSTR;
-                        } else {
-                            c = INSTR;
-                            for &a in &ops[..nargs] {
-                                st.disable(a);
-                            }
-                            if !ro {
-                                st.disable_le();
-                            }
-                        }
-                    } else {
-                        c = match target {
-                            None => INSTR * nargs as i64 + INSTR,
-                            Some(f) if NOT_LOWERED.contains(&fx.names[f.idx()].as_str()) => INSTR,
-                            Some(_) => INSTR * nargs as i64 + CALL_PENALTY + INSTR,
-                        };
-                        if !ro {
-                            st.disable_le();
-                        }
-                        for &a in &ops[..nargs] {
-                            st.disable(a);
-                        }
-                    }
-                }
-                Opcode::Ret => {
-                    c = if has_ret { INSTR } else { 0 };
-                    has_ret = true;
-                }
-                Opcode::Br => {
-                    if ops.len() == 3 && st.ival(ops[0]).is_none() {
-                        c = INSTR;
-                    }
-                }
-                Opcode::Unreachable => {}
-                Opcode::Switch => {
-                    if st.ival(ops[0]).is_none() {
-                        let mut vals = Vec::new();
-                        let mut dests = AHashSet::new();
-                        for k in (2..ops.len()).step_by(2) {
-                            if let V::Int(x) = ops[k] {
-                                vals.push(x as i128);
-                            }
-                            dests.insert(ops[k + 1]);
-                        }
-                        let n = vals.len() as i128;
-                        let mut clusters = n;
-                        let mut jt: i128 = 0;
-                        if n >= 1 {
-                            let rng = vals.iter().max().unwrap() - vals.iter().min().unwrap() + 1;
-                            let nd = dests.len();
-                            let bt = rng <= 64
-                                && ((nd == 1 && n >= 3)
-                                    || (nd == 2 && n >= 5)
-                                    || (nd == 3 && n >= 6));
-                            if n <= 64 && bt {
-                                clusters = 1;
-                            } else if n >= 4 && n * 100 >= rng * 10 {
-                                clusters = 1;
-                                jt = rng;
-                            }
-                        }
-                        let sw = if jt > 0 {
-                            (jt * INSTR as i128 + 4 * INSTR as i128).min(i64::MAX as i128 / 2)
-                        } else if clusters <= 3 {
-                            clusters * 2 * INSTR as i128
-                        } else {
-                            (3 * clusters / 2 - 1) * 2 * INSTR as i128
-                        };
-                        c = INSTR + sw as i64;
-                    }
-                }
-                Opcode::Phi => {
-                    let mut cv: Option<V> = None;
-                    let mut ok = true;
-                    for k in (0..ops.len()).step_by(2) {
-                        let V::Block(pb) = ops[k + 1] else { continue };
-                        if dead[pb as usize] || known_succ[pb as usize].is_some_and(|s| s != bb) {
-                            continue;
-                        }
-                        if ops[k] == res {
-                            continue;
-                        }
-                        match st.cval(ops[k]) {
-                            None => {
-                                ok = false;
-                                break;
-                            }
-                            Some(x) => {
-                                if cv.is_some_and(|y| y != x) {
-                                    ok = false;
-                                    break;
-                                }
-                                cv = Some(x);
-                            }
-                        }
-                    }
-                    if ok {
-                        if let Some(x) = cv {
-                            st.consts.insert(res, x);
-                        }
-                    }
-                }
-                Opcode::BitCast | Opcode::PtrToInt | Opcode::IntToPtr | Opcode::AddrSpaceCast => {
-                    let sv = ops[0];
-                    let x = st.cval(sv);
-                    if let Some(x) = x {
-                        let x = match (inst.op, x) {
-                            (Opcode::PtrToInt, V::K(Value::Null)) => V::Int(0),
-                            (Opcode::IntToPtr, V::Int(0)) => V::K(Value::Null),
-                            _ => x,
-                        };
-                        st.consts.insert(res, x);
-                    } else if let Some(&b) = st.sroa.get(&sv) {
-                        st.sroa.insert(res, b);
-                    }
-                    if inst.op == Opcode::BitCast {
-                        c = 0;
-                    } else if x.is_none() {
-                        c = if inst.op == Opcode::PtrToInt && types.int_bits(inst.ty) != Some(64) {
-                            INSTR
-                        } else {
-                            0
-                        };
-                    }
-                    if st.nonnull.contains(&sv) && inst.op == Opcode::BitCast {
-                        st.nonnull.insert(res);
-                    }
-                }
-                Opcode::Freeze | Opcode::ExtractValue => {}
-                Opcode::GetElementPtr => {
-                    let base = ops[0];
-                    let allc = ops[1..].iter().all(|&o| st.ival(o).is_some());
-                    let bc = st.cval(base);
-                    if allc && bc.is_some_and(nonnull_const) {
-                        st.consts.insert(res, bc.unwrap());
-                    } else if allc {
-                        if let Some(&b) = st.sroa.get(&base) {
-                            st.sroa.insert(res, b);
-                        }
-                    } else {
-                        st.disable(base);
-                        c = if gep_free(fx, callee, r, &st) {
-                            0
-                        } else {
-                            INSTR
-                        };
-                    }
-                }
-                Opcode::Trunc
-                | Opcode::ZExt
-                | Opcode::SExt
-                | Opcode::FpTrunc
-                | Opcode::FpExt
-                | Opcode::SiToFp
-                | Opcode::UiToFp
-                | Opcode::FpToSi
-                | Opcode::FpToUi => {
-                    let sv = ops[0];
-                    let (sb, db) = (types.int_bits(inst.tys[0]), types.int_bits(inst.ty));
-                    let v = st.ival(sv);
-                    if let (Some(v), Some(sb), Some(db)) = (v, sb, db) {
-                        let r = match inst.op {
-                            Opcode::SExt => sext(sext(v, sb), db),
-                            Opcode::ZExt => sext(zext(v, sb) as i64, db),
-                            _ => sext(v, db),
-                        };
-                        st.consts.insert(res, V::Int(r));
-                    } else {
-                        st.disable(sv);
-                        let from_load =
-                            matches!(sv, V::Inst(j) if callee.insts[j as usize].op == Opcode::Load);
-                        c = match inst.op {
-                            Opcode::Trunc => 0,
-                            Opcode::ZExt if sb == Some(32) && db == Some(64) => 0,
-                            Opcode::ZExt | Opcode::SExt if from_load => 0,
-                            _ => INSTR,
-                        };
-                    }
-                }
-                Opcode::ICmp => {
-                    let p = Predicate(inst.aux as u8);
-                    let (a, b2) = (ops[0], ops[1]);
-                    let bits = types.int_bits(inst.tys[0]).unwrap_or(64);
-                    let (va, vb) = (st.ival(a), st.ival(b2));
-                    let is_null = |v: V| matches!(v, V::K(Value::Null) | V::K(Value::Zero));
-                    if let (Some(x), Some(y)) = (va, vb) {
-                        st.consts.insert(res, bool_v(icmp(p, x, y, bits)));
-                    } else if (p.0 == 32 || p.0 == 33)
-                        && is_null(b2)
-                        && (st.cval(a).is_some_and(nonnull_const)
-                            || st.nonnull.contains(&a)
-                            || st.sroa.contains_key(&a))
-                    {
-                        st.consts.insert(res, bool_v(p.0 == 33));
-                    } else if is_null(b2) && st.sroa_use(a) {
-                        c = 0;
-                    } else {
-                        st.disable(a);
-                        c = INSTR;
-                    }
-                }
-                Opcode::FCmp => {
-                    st.disable(ops[0]);
-                    c = INSTR;
-                }
-                op if op.is_int_binary() => {
-                    let (a, b2) = (ops[0], ops[1]);
-                    let (va, vb) = (st.ival(a), st.ival(b2));
-                    let bits = types.int_bits(inst.ty).unwrap_or(64);
-                    let op = inst.op;
-                    // Some(Some(c)): a constant; Some(None): an identity (x + 0)
-                    let r: Option<Option<i64>> = if let (Some(x), Some(y)) = (va, vb) {
-                        binop(op, x, y, bits).map(Some)
-                    } else if matches!(op, Opcode::And | Opcode::Mul)
-                        && (va == Some(0) || vb == Some(0))
-                    {
-                        Some(Some(0))
-                    } else if op == Opcode::Or
-                        && bits == 1
-                        && (va == Some(-1) || vb == Some(-1) || va == Some(1) || vb == Some(1))
-                    {
-                        Some(Some(sext(1, 1)))
-                    } else if identity(op, bits, va, vb) {
-                        Some(None)
-                    } else {
-                        None
-                    };
-                    match r {
-                        Some(Some(x)) => {
-                            st.consts.insert(res, V::Int(x));
-                        }
-                        Some(None) => {}
-                        None => {
-                            st.disable(a);
-                            st.disable(b2);
-                            c = INSTR;
-                        }
-                    }
-                }
-                Opcode::FAdd
-                | Opcode::FSub
-                | Opcode::FMul
-                | Opcode::FDiv
-                | Opcode::FRem
-                | Opcode::FNeg => {
-                    for &a in ops.iter() {
-                        st.disable(a);
-                    }
-                    c = INSTR;
-                }
-                Opcode::Select => {
-                    let cv = st.ival(ops[0]);
-                    let (tv, fv) = (ops[1], ops[2]);
-                    if let Some(cv) = cv {
-                        let chosen = if cv & 1 != 0 { tv } else { fv };
-                        if chosen.is_const() {
-                            st.consts.insert(res, chosen);
-                        }
-                    } else if st.cval(tv).is_some() && st.cval(tv) == st.cval(fv) {
-                        st.consts.insert(res, st.cval(tv).unwrap());
-                    } else {
-                        c = INSTR;
-                    }
-                }
-                Opcode::Load => {
-                    let ptr = ops[0];
-                    let simple = !inst.flags.is_volatile() && !inst.flags.is_atomic();
-                    if simple && st.sroa_use(ptr) {
-                        c = 0;
-                    } else {
-                        if !simple {
-                            st.disable(ptr);
-                        }
-                        if st.le_on && st.load_addrs.contains(&ptr) && !inst.flags.is_atomic() {
-                            st.le_cost += INSTR;
-                            c = 0;
-                        } else {
-                            st.load_addrs.insert(ptr);
-                            c = INSTR;
-                        }
-                    }
-                }
-                Opcode::Store => {
-                    let ptr = ops[1];
-                    let simple = !inst.flags.is_volatile() && !inst.flags.is_atomic();
-                    if simple && st.sroa_use(ptr) {
-                        c = 0;
-                    } else {
-                        if !simple {
-                            st.disable(ptr);
-                        }
-                        st.disable_le();
-                        c = INSTR;
-                    }
-                }
-                Opcode::Alloca => {
-                    match ops.first() {
-                        Some(&n) if st.ival(n).is_none() => {
-                            return Outcome::Never("dynamic alloca");
-                        }
-                        Some(&n) => {
-                            allocated += type_size(types, inst.aux_ty)
-                                * st.ival(n).unwrap_or(1).max(0) as u64;
-                        }
-                        None => allocated += type_size(types, inst.aux_ty),
-                    }
-                    if k.caller_recursive && allocated > 1024 {
-                        return Outcome::Never("recursive and allocates too much stack space");
-                    }
-                    c = INSTR;
-                }
-                Opcode::IndirectBr => return Outcome::Never("indirect branch"),
-                _ => {
-                    for &a in ops.iter() {
-                        st.disable(a);
-                    }
-                    c = INSTR;
-                }
+            if let Some(base) = alloca_base(caller, a) {
+                self.sroa.insert(pv, base);
+                self.sroa_on.insert(base);
+                self.nonnull.insert(pv);
             }
-            st.cost += c;
         }
-        // terminator folding
-        let Some(tr) = callee.term(bb) else { continue };
-        let tinst = &callee.insts[tr as usize];
-        let mut nxt: Option<u32> = None;
+    }
+
+    /// The block walk of `CallAnalyzer::analyze`: live blocks breadth-first from the
+    /// entry, each analyzed; after a terminator that folds only its known successor is
+    /// queued and the blocks it leaves without live predecessors are dead.
+    fn walk(&mut self, preds: &PredTable) -> Result<(), &'static str> {
+        let callee = self.callee;
+        let entry = callee.layout[0];
+        self.work.push(entry);
+        self.seen[entry as usize] = true;
+        let mut wi = 0;
+        let mut single_bb = true;
+        let mut succs = std::mem::take(&mut self.succs);
+        while wi < self.work.len() {
+            let bb = self.work[wi];
+            wi += 1;
+            if let Err(why) = self.analyze_block(bb) {
+                self.succs = succs;
+                return Err(why);
+            }
+            let Some(tr) = callee.term(bb) else { continue };
+            let nxt = self.known_successor(tr);
+            succs.clear();
+            succs.extend(callee.succ_iter(bb));
+            if let Some(n) = nxt {
+                self.known_succ[bb as usize] = Some(n);
+                if !self.seen[n as usize] {
+                    self.seen[n as usize] = true;
+                    self.work.push(n);
+                }
+                self.find_dead_blocks(preds, &succs, n);
+                continue;
+            }
+            for &x in &succs {
+                if !self.seen[x as usize] {
+                    self.seen[x as usize] = true;
+                    self.work.push(x);
+                }
+            }
+            if succs.len() > 1 && single_bb {
+                single_bb = false;
+                self.threshold -= self.single_bonus;
+            }
+        }
+        self.succs = succs;
+        Ok(())
+    }
+
+    /// The terminator simplification of `CallAnalyzer::analyze`: the one successor a
+    /// conditional branch or a switch on a known constant takes.
+    fn known_successor(&self, tr: u32) -> Option<u32> {
+        let tinst = &self.callee.insts[tr as usize];
         if tinst.op == Opcode::Br && tinst.ops.len() == 3 {
-            if let Some(v) = st.ival(tinst.ops[0]) {
+            if let Some(v) = self.ival(tinst.ops[0]) {
                 if let V::Block(b) = tinst.ops[if v & 1 != 0 { 1 } else { 2 }] {
-                    nxt = Some(b);
+                    return Some(b);
                 }
             }
         } else if tinst.op == Opcode::Switch {
-            if let Some(v) = st.ival(tinst.ops[0]) {
-                let bits = types.int_bits(tinst.tys[0]).unwrap_or(64);
+            if let Some(v) = self.ival(tinst.ops[0]) {
+                let bits = self.fx.ir.types.int_bits(tinst.tys[0]).unwrap_or(64);
                 let mut d = tinst.ops[1];
                 for k in (2..tinst.ops.len()).step_by(2) {
                     if let V::Int(x) = tinst.ops[k] {
@@ -731,73 +545,530 @@ pub fn analyze(
                     }
                 }
                 if let V::Block(b) = d {
-                    nxt = Some(b);
+                    return Some(b);
                 }
             }
         }
-        let succs = callee.succs(bb);
-        if let Some(n) = nxt {
-            known_succ[bb as usize] = Some(n);
-            if !seen[n as usize] {
-                seen[n as usize] = true;
-                work.push(n);
+        None
+    }
+
+    /// `findDeadBlocks`: the successors other than `known` whose incoming edges are all
+    /// dead become dead, and so on down the graph.
+    fn find_dead_blocks(&mut self, preds: &PredTable, succs: &[u32], known: u32) {
+        let callee = self.callee;
+        let (pred_start, pred_list) = preds;
+        let preds = |x: u32| {
+            &pred_list[pred_start[x as usize] as usize..pred_start[x as usize + 1] as usize]
+        };
+        let (dead, known_succ) = (&mut self.dead, &self.known_succ);
+        let edge_dead = |p: u32, s: u32, dead: &[bool]| {
+            dead[p as usize] || known_succ[p as usize].is_some_and(|x| x != s)
+        };
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
+        stack.extend(succs.iter().copied().filter(|&x| {
+            x != known && !dead[x as usize] && preds(x).iter().all(|&p| edge_dead(p, x, dead))
+        }));
+        while let Some(d) = stack.pop() {
+            if dead[d as usize] {
+                continue;
             }
-            let edge_dead = |p: u32, s: u32, dead: &Vec<bool>, ks: &Vec<Option<u32>>| {
-                dead[p as usize] || ks[p as usize].is_some_and(|x| x != s)
-            };
-            let mut stack: Vec<u32> = succs
-                .iter()
-                .copied()
-                .filter(|&x| {
-                    x != n
-                        && !dead[x as usize]
-                        && preds(x)
-                            .iter()
-                            .all(|&p| edge_dead(p, x, &dead, &known_succ))
-                })
-                .collect();
-            while let Some(d) = stack.pop() {
-                if dead[d as usize] {
-                    continue;
+            dead[d as usize] = true;
+            for x in callee.succ_iter(d) {
+                if !dead[x as usize] && preds(x).iter().all(|&p| edge_dead(p, x, dead)) {
+                    stack.push(x);
                 }
-                dead[d as usize] = true;
-                for x in callee.succ_iter(d) {
-                    if !dead[x as usize]
-                        && preds(x)
-                            .iter()
-                            .all(|&p| edge_dead(p, x, &dead, &known_succ))
-                    {
-                        stack.push(x);
+            }
+        }
+        self.stack = stack;
+    }
+
+    /// `analyzeBlock`: each instruction of block `bb` counted, visited and its cost
+    /// added (debug intrinsics are neither counted nor visited).
+    fn analyze_block(&mut self, bb: u32) -> Result<(), &'static str> {
+        let (fx, callee) = (self.fx, self.callee);
+        let types = &fx.ir.types;
+        for &r in &callee.blocks[bb as usize] {
+            let inst = &callee.insts[r as usize];
+            if self.is_debug_intrinsic(inst) {
+                continue;
+            }
+            self.n_inst += 1;
+            if matches!(types.kind(inst.ty), TypeKind::Vector { .. })
+                || inst.op == Opcode::ExtractElement
+            {
+                self.n_vec += 1;
+            }
+            let c = self.visit(bb, r, inst)?;
+            self.cost += c;
+        }
+        Ok(())
+    }
+
+    /// A call of a debug or pseudo-probe intrinsic (`isa<DbgInfoIntrinsic>` and
+    /// `PseudoProbeInst`, skipped by `analyzeBlock`).
+    fn is_debug_intrinsic(&self, inst: &Inst) -> bool {
+        let Some(ci) = &inst.call else { return false };
+        let V::K(Value::Global(s)) = inst.ops[ci.callee_op as usize] else {
+            return false;
+        };
+        let Some(f) = self.fx.sym_func[s.idx()] else {
+            return false;
+        };
+        let intr = self.fx.ir.intrinsic[f];
+        intr == Intrinsic::Debug || intr == Intrinsic::PseudoProbe
+    }
+
+    /// The `InstVisitor` dispatch: the cost of instruction `r` of block `bb` (0 when it
+    /// simplifies or SROA removes it), or why the callee can never be inlined.
+    fn visit(&mut self, bb: u32, r: u32, inst: &Inst) -> Result<i64, &'static str> {
+        let res = V::Inst(r);
+        let ops = &inst.ops;
+        let c = match inst.op {
+            Opcode::Call | Opcode::Invoke | Opcode::CallBr => self.visit_call_base(inst)?,
+            Opcode::Ret => {
+                let c = if self.has_ret { INSTR } else { 0 };
+                self.has_ret = true;
+                c
+            }
+            Opcode::Br if ops.len() == 3 && self.ival(ops[0]).is_none() => INSTR,
+            Opcode::Br | Opcode::Unreachable => 0,
+            Opcode::Switch if self.ival(ops[0]).is_none() => INSTR + switch_cost(ops),
+            Opcode::Switch => 0,
+            Opcode::Phi => {
+                self.visit_phi(bb, res, ops);
+                0
+            }
+            Opcode::BitCast | Opcode::PtrToInt | Opcode::IntToPtr | Opcode::AddrSpaceCast => {
+                self.visit_ptr_cast(res, inst)
+            }
+            Opcode::Freeze | Opcode::ExtractValue => 0,
+            Opcode::GetElementPtr => self.visit_get_element_ptr(r, inst),
+            Opcode::Trunc
+            | Opcode::ZExt
+            | Opcode::SExt
+            | Opcode::FpTrunc
+            | Opcode::FpExt
+            | Opcode::SiToFp
+            | Opcode::UiToFp
+            | Opcode::FpToSi
+            | Opcode::FpToUi => self.visit_cast_inst(res, inst),
+            Opcode::ICmp => self.visit_icmp(res, inst),
+            Opcode::FCmp => {
+                self.disable(ops[0]);
+                INSTR
+            }
+            op if op.is_int_binary() => self.visit_binary_operator(res, inst),
+            Opcode::FAdd
+            | Opcode::FSub
+            | Opcode::FMul
+            | Opcode::FDiv
+            | Opcode::FRem
+            | Opcode::FNeg => self.visit_instruction(ops),
+            Opcode::Select => self.visit_select_inst(res, ops),
+            Opcode::Load => self.visit_load(inst),
+            Opcode::Store => self.visit_store(inst),
+            Opcode::Alloca => self.visit_alloca(inst)?,
+            Opcode::IndirectBr => return Err("indirect branch"),
+            _ => self.visit_instruction(ops),
+        };
+        Ok(c)
+    }
+
+    /// `visitCallBase`: the uninlinable patterns, then the cost of an intrinsic or of a
+    /// call; a call's arguments lose SROA, a call that may write loses load elimination.
+    fn visit_call_base(&mut self, inst: &Inst) -> Result<i64, &'static str> {
+        let fx = self.fx;
+        let ir = &*fx.ir;
+        let ops = &inst.ops;
+        let ci = inst.call.as_ref().unwrap();
+        let nargs = ci.nargs as usize;
+        let callee_v = ops[ci.callee_op as usize];
+        let target = match callee_v {
+            V::K(Value::Global(s)) => fx.sym_func[s.idx()],
+            _ => None,
+        };
+        let site_attrs = ir.attr_sets.get(ci.attrs);
+        let intr_name = target.map(|f| fx.names[f.idx()].as_str());
+        let is_intr =
+            ci.synthetic != Intrinsic::None || intr_name.is_some_and(|n| n.starts_with("llvm."));
+        if target == Some(self.callee_fn) {
+            return Err("recursive");
+        }
+        let rt = site_attrs.has(Attr::ReturnsTwice)
+            || target.is_some_and(|f| ir.fn_attrs(f).has(Attr::ReturnsTwice));
+        if rt && !self.caller_returns_twice {
+            return Err("exposes returns twice");
+        }
+        if site_attrs.has(Attr::NoDuplicate)
+            || target.is_some_and(|f| ir.fn_attrs(f).has(Attr::NoDuplicate))
+        {
+            return Err("noduplicate");
+        }
+        let readonly = |a: &AttrSet| a.has(Attr::ReadOnly) || a.has(Attr::ReadNone);
+        let ro = readonly(site_attrs) || target.is_some_and(|f| readonly(ir.fn_attrs(f)));
+        if is_intr {
+            return self.visit_intrinsic(ci, intr_name, &ops[..nargs], ro);
+        }
+        let c = match target {
+            None => INSTR * nargs as i64 + INSTR,
+            Some(f) if NOT_LOWERED.contains(&fx.names[f.idx()].as_str()) => INSTR,
+            Some(_) => INSTR * nargs as i64 + CALL_PENALTY + INSTR,
+        };
+        if !ro {
+            self.disable_le();
+        }
+        for &a in &ops[..nargs] {
+            self.disable(a);
+        }
+        Ok(c)
+    }
+
+    /// The intrinsic switch of `visitCallBase`: memory intrinsics, free intrinsics, the
+    /// ones that forbid inlining, `llvm.load.relative`, and any other as a plain
+    /// instruction.
+    fn visit_intrinsic(
+        &mut self,
+        ci: &CallInfo,
+        intr_name: Option<&str>,
+        args: &[V],
+        ro: bool,
+    ) -> Result<i64, &'static str> {
+        let name = intr_name.unwrap_or("llvm.memcpy");
+        if ci.synthetic.is_mem_intrinsic()
+            || name.starts_with("llvm.memcpy")
+            || name.starts_with("llvm.memset")
+            || name.starts_with("llvm.memmove")
+        {
+            self.disable_le();
+            Ok(INSTR)
+        } else if FREE_INTRINSICS.iter().any(|p| name.starts_with(p)) {
+            Ok(0)
+        } else if name == "llvm.va_start" {
+            Err("varargs")
+        } else if name == "llvm.localescape" {
+            Err("disallowed inlining of @llvm.localescape")
+        } else if name.starts_with("llvm.icall.branch.funnel") {
+            Err("disallowed inlining of @llvm.icall.branch.funnel")
+        } else if name.starts_with("llvm.load.relative") {
+            Ok(4 * INSTR)
+        } else {
+            for &a in args {
+                self.disable(a);
+            }
+            if !ro {
+                self.disable_le();
+            }
+            Ok(INSTR)
+        }
+    }
+
+    /// `visitPHI`: a phi whose incoming values over live edges are all the same
+    /// constant is that constant (it is free either way).
+    fn visit_phi(&mut self, bb: u32, res: V, ops: &[V]) {
+        let mut cv: Option<V> = None;
+        for k in (0..ops.len()).step_by(2) {
+            let V::Block(pb) = ops[k + 1] else { continue };
+            if self.dead[pb as usize] || self.known_succ[pb as usize].is_some_and(|s| s != bb) {
+                continue;
+            }
+            if ops[k] == res {
+                continue;
+            }
+            match self.cval(ops[k]) {
+                None => return,
+                Some(x) => {
+                    if cv.is_some_and(|y| y != x) {
+                        return;
                     }
+                    cv = Some(x);
                 }
             }
-            continue;
         }
-        for &x in &succs {
-            if !seen[x as usize] {
-                seen[x as usize] = true;
-                work.push(x);
+        if let Some(x) = cv {
+            self.consts.insert(res, x);
+        }
+    }
+
+    /// `visitBitCast`, `visitPtrToInt`, `visitIntToPtr` and address-space casts:
+    /// constants and SROA candidates pass through; only a `ptrtoint` to a narrower
+    /// integer costs.
+    fn visit_ptr_cast(&mut self, res: V, inst: &Inst) -> i64 {
+        let sv = inst.ops[0];
+        let x = self.cval(sv);
+        if let Some(x) = x {
+            let x = match (inst.op, x) {
+                (Opcode::PtrToInt, V::K(Value::Null)) => V::Int(0),
+                (Opcode::IntToPtr, V::Int(0)) => V::K(Value::Null),
+                _ => x,
+            };
+            self.consts.insert(res, x);
+        } else if let Some(&b) = self.sroa.get(&sv) {
+            self.sroa.insert(res, b);
+        }
+        let mut c = 0;
+        if inst.op != Opcode::BitCast && x.is_none() {
+            let types = &self.fx.ir.types;
+            c = if inst.op == Opcode::PtrToInt && types.int_bits(inst.ty) != Some(64) {
+                INSTR
+            } else {
+                0
+            };
+        }
+        if self.nonnull.contains(&sv) && inst.op == Opcode::BitCast {
+            self.nonnull.insert(res);
+        }
+        c
+    }
+
+    /// `visitGetElementPtr`: constant indices keep a constant base or an SROA
+    /// candidate; variable ones disable SROA and cost unless the addressing mode is
+    /// free.
+    fn visit_get_element_ptr(&mut self, r: u32, inst: &Inst) -> i64 {
+        let res = V::Inst(r);
+        let base = inst.ops[0];
+        let allc = inst.ops[1..].iter().all(|&o| self.ival(o).is_some());
+        let bc = self.cval(base);
+        if allc && bc.is_some_and(nonnull_const) {
+            self.consts.insert(res, bc.unwrap());
+        } else if allc {
+            if let Some(&b) = self.sroa.get(&base) {
+                self.sroa.insert(res, b);
+            }
+        } else {
+            self.disable(base);
+            return if gep_free(self.fx, self.callee, r, self) {
+                0
+            } else {
+                INSTR
+            };
+        }
+        0
+    }
+
+    /// `visitCastInst`: integer and floating-point conversions folded on constants,
+    /// else free when x86-64 gives them for nothing.
+    fn visit_cast_inst(&mut self, res: V, inst: &Inst) -> i64 {
+        let types = &self.fx.ir.types;
+        let sv = inst.ops[0];
+        let (sb, db) = (types.int_bits(inst.tys[0]), types.int_bits(inst.ty));
+        let v = self.ival(sv);
+        if let (Some(v), Some(sb), Some(db)) = (v, sb, db) {
+            let r = match inst.op {
+                Opcode::SExt => sext(sext(v, sb), db),
+                Opcode::ZExt => sext(zext(v, sb) as i64, db),
+                _ => sext(v, db),
+            };
+            self.consts.insert(res, V::Int(r));
+            return 0;
+        }
+        self.disable(sv);
+        let from_load =
+            matches!(sv, V::Inst(j) if self.callee.insts[j as usize].op == Opcode::Load);
+        match inst.op {
+            Opcode::Trunc => 0,
+            Opcode::ZExt if sb == Some(32) && db == Some(64) => 0,
+            Opcode::ZExt | Opcode::SExt if from_load => 0,
+            _ => INSTR,
+        }
+    }
+
+    /// `visitCmpInst` for `icmp`: folded on constants, a non-null pointer compared with
+    /// null, or an SROA candidate compared with null (free).
+    fn visit_icmp(&mut self, res: V, inst: &Inst) -> i64 {
+        let p = Predicate(inst.aux as u8);
+        let (a, b2) = (inst.ops[0], inst.ops[1]);
+        let bits = self.fx.ir.types.int_bits(inst.tys[0]).unwrap_or(64);
+        let (va, vb) = (self.ival(a), self.ival(b2));
+        let is_null = |v: V| matches!(v, V::K(Value::Null) | V::K(Value::Zero));
+        if let (Some(x), Some(y)) = (va, vb) {
+            self.consts.insert(res, bool_v(icmp(p, x, y, bits)));
+        } else if (p.0 == 32 || p.0 == 33)
+            && is_null(b2)
+            && (self.cval(a).is_some_and(nonnull_const)
+                || self.nonnull.contains(&a)
+                || self.sroa.contains_key(&a))
+        {
+            self.consts.insert(res, bool_v(p.0 == 33));
+        } else if is_null(b2) && self.sroa_use(a) {
+            return 0;
+        } else {
+            self.disable(a);
+            return INSTR;
+        }
+        0
+    }
+
+    /// `visitBinaryOperator` for integers: folded on constants, `x & 0`, `x * 0`,
+    /// `x | true` (i1) and identities free, else SROA disabled on both operands.
+    fn visit_binary_operator(&mut self, res: V, inst: &Inst) -> i64 {
+        let (a, b2) = (inst.ops[0], inst.ops[1]);
+        let (va, vb) = (self.ival(a), self.ival(b2));
+        let bits = self.fx.ir.types.int_bits(inst.ty).unwrap_or(64);
+        let op = inst.op;
+        // Some(Some(c)): a constant; Some(None): an identity (x + 0)
+        let r: Option<Option<i64>> = if let (Some(x), Some(y)) = (va, vb) {
+            binop(op, x, y, bits).map(Some)
+        } else if matches!(op, Opcode::And | Opcode::Mul) && (va == Some(0) || vb == Some(0)) {
+            Some(Some(0))
+        } else if op == Opcode::Or
+            && bits == 1
+            && (va == Some(-1) || vb == Some(-1) || va == Some(1) || vb == Some(1))
+        {
+            Some(Some(sext(1, 1)))
+        } else if identity(op, bits, va, vb) {
+            Some(None)
+        } else {
+            None
+        };
+        match r {
+            Some(Some(x)) => {
+                self.consts.insert(res, V::Int(x));
+                0
+            }
+            Some(None) => 0,
+            None => {
+                self.disable(a);
+                self.disable(b2);
+                INSTR
             }
         }
-        if succs.len() > 1 && single_bb {
-            single_bb = false;
-            threshold -= single_bonus;
+    }
+
+    /// `visitSelectInst`: a select on a constant condition, or between equal
+    /// constants, is free.
+    fn visit_select_inst(&mut self, res: V, ops: &[V]) -> i64 {
+        let cv = self.ival(ops[0]);
+        let (tv, fv) = (ops[1], ops[2]);
+        if let Some(cv) = cv {
+            let chosen = if cv & 1 != 0 { tv } else { fv };
+            if chosen.is_const() {
+                self.consts.insert(res, chosen);
+            }
+        } else if self.cval(tv).is_some() && self.cval(tv) == self.cval(fv) {
+            self.consts.insert(res, self.cval(tv).unwrap());
+        } else {
+            return INSTR;
+        }
+        0
+    }
+
+    /// `visitLoad`: free through an SROA candidate, or as a repeated load while load
+    /// elimination is possible (then counted as its savings).
+    fn visit_load(&mut self, inst: &Inst) -> i64 {
+        let ptr = inst.ops[0];
+        let simple = !inst.flags.is_volatile() && !inst.flags.is_atomic();
+        if simple && self.sroa_use(ptr) {
+            return 0;
+        }
+        if !simple {
+            self.disable(ptr);
+        }
+        // LLVM records every address while load elimination is on, but only an
+        // unordered load (not volatile, at most `unordered`) can be the redundant one
+        if self.le_on && !self.load_addrs.insert(ptr) && inst.flags.is_unordered() {
+            self.le_cost += INSTR;
+            0
+        } else {
+            INSTR
         }
     }
-    let _ = st.callee;
-    if caller_attrs.has(Attr::MinSize) {
-        // loops of the callee are not counted here (no minsize callers in C at -O0)
+
+    /// `visitStore`: free through an SROA candidate; any other store ends load
+    /// elimination.
+    fn visit_store(&mut self, inst: &Inst) -> i64 {
+        let ptr = inst.ops[1];
+        let simple = !inst.flags.is_volatile() && !inst.flags.is_atomic();
+        if simple && self.sroa_use(ptr) {
+            return 0;
+        }
+        if !simple {
+            self.disable(ptr);
+        }
+        self.disable_le();
+        INSTR
     }
-    if n_vec <= n_inst / 10 {
-        threshold -= vector_bonus;
-    } else if n_vec <= n_inst / 2 {
-        threshold -= vector_bonus / 2;
+
+    /// `visitAlloca`: a dynamic alloca, or a recursive caller's stack over 1 KiB, forbids
+    /// inlining; static sizes are added up.
+    fn visit_alloca(&mut self, inst: &Inst) -> Result<i64, &'static str> {
+        let types = &self.fx.ir.types;
+        match inst.ops.first() {
+            Some(&n) if self.ival(n).is_none() => {
+                return Err("dynamic alloca");
+            }
+            Some(&n) => {
+                self.allocated +=
+                    type_size(types, inst.aux_ty) * self.ival(n).unwrap_or(1).max(0) as u64;
+            }
+            None => self.allocated += type_size(types, inst.aux_ty),
+        }
+        if self.caller_recursive && self.allocated > 1024 {
+            return Err("recursive and allocates too much stack space");
+        }
+        Ok(INSTR)
     }
-    let mut cost = st.cost;
-    if k.cost_mult > 1 {
-        cost = cost.saturating_mul(k.cost_mult);
+
+    /// `visitInstruction`, and the floating-point operators: SROA disabled on every
+    /// operand, one instruction's cost.
+    fn visit_instruction(&mut self, ops: &[V]) -> i64 {
+        for &a in ops.iter() {
+            self.disable(a);
+        }
+        INSTR
     }
-    Outcome::Cost { cost, threshold }
+
+    /// `finalizeAnalysis`: the unused part of the vector bonus taken back from the
+    /// threshold and the cost multiplier applied.
+    fn finalize_analysis(&self, cost_mult: i64) -> Outcome {
+        // a minsize caller's loop penalty is not modelled (no minsize callers in C at -O0)
+        let mut threshold = self.threshold;
+        if self.n_vec <= self.n_inst / 10 {
+            threshold -= self.vector_bonus;
+        } else if self.n_vec <= self.n_inst / 2 {
+            threshold -= self.vector_bonus / 2;
+        }
+        let mut cost = self.cost;
+        if cost_mult > 1 {
+            cost = cost.saturating_mul(cost_mult);
+        }
+        Outcome::Cost { cost, threshold }
+    }
+}
+
+/// `visitSwitchInst` on an unknown condition: the cost of the case clusters, a jump
+/// table or a bit test as x86-64 lowers them (without the instruction itself).
+fn switch_cost(ops: &[V]) -> i64 {
+    let mut vals = Vec::new();
+    let mut dests = AHashSet::new();
+    for k in (2..ops.len()).step_by(2) {
+        if let V::Int(x) = ops[k] {
+            vals.push(x as i128);
+        }
+        dests.insert(ops[k + 1]);
+    }
+    let n = vals.len() as i128;
+    let mut clusters = n;
+    let mut jt: i128 = 0;
+    if n >= 1 {
+        let rng = vals.iter().max().unwrap() - vals.iter().min().unwrap() + 1;
+        let nd = dests.len();
+        let bt = rng <= 64 && ((nd == 1 && n >= 3) || (nd == 2 && n >= 5) || (nd == 3 && n >= 6));
+        if n <= 64 && bt {
+            clusters = 1;
+        } else if n >= 4 && n * 100 >= rng * 10 {
+            clusters = 1;
+            jt = rng;
+        }
+    }
+    let sw = if jt > 0 {
+        (jt * INSTR as i128 + 4 * INSTR as i128).min(i64::MAX as i128 / 2)
+    } else if clusters <= 3 {
+        clusters * 2 * INSTR as i128
+    } else {
+        (3 * clusters / 2 - 1) * 2 * INSTR as i128
+    };
+    sw as i64
 }
 
 /// `x + 0`, `0 | x`, `x & true` (i1) and the like: the result is an operand.

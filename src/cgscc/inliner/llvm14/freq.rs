@@ -10,10 +10,15 @@
 //! `x == -1`, `x < 1` unlikely; `!=`, `x > 0`, `x > -1` likely, unless `x` is a single
 //! bit test), the floating-point heuristic, else uniform. Frequencies: loops innermost
 //! first, each scaled by `1 / (1 - back-edge mass)` (at most 4096), exits carried to
-//! the enclosing level in reverse post-order.
+//! the enclosing level in reverse post-order. The reverse post-order, the dominators and
+//! the natural loops are the crate's own ([`crate::graph`], [`crate::cfg::loops`]).
 
 use super::body::{Body, V};
 use super::Facts;
+use crate::cfg::loops::{LoopForest, LoopIdx};
+use crate::graph::rpo::Rpo;
+use crate::graph::{Csr, CsrGraph, DomTree, Successors};
+use crate::idx::BlockIdx;
 use crate::llvm::attrs::Attr;
 use crate::llvm::ir::{Opcode, Predicate, Value};
 
@@ -109,248 +114,165 @@ pub fn update_after_inline(
 /// `(block, mass)` pairs.
 type Masses = Vec<(u32, f64)>;
 
-/// Per block, a list of blocks, as one table (two allocations, not one per block).
-struct Lists {
-    start: Vec<u32>,
-    list: Vec<u32>,
+/// The nodes of one level in the order visited: `(block, mass, the loop it packages)`.
+type Visited = Vec<(u32, f64, Option<LoopIdx>)>;
+
+/// One body's control flow, analysed by the crate's graph layer: the graph of its
+/// blocks (the successors of the blocks in the layout, in LLVM's order, duplicates
+/// kept), its reverse post-order (the DFS from the entry that takes successors in
+/// order), and its natural loops (`LoopInfo`: one loop per header, with the blocks of
+/// the loops nested in it; numbered by their headers' reverse post-order, outer first).
+struct Flow {
+    g: CsrGraph<BlockIdx>,
+    rpo: Rpo<BlockIdx>,
+    loops: LoopForest,
 }
 
-impl Lists {
-    fn len(&self) -> usize {
-        self.start.len() - 1
-    }
-}
-
-impl std::ops::Index<usize> for Lists {
-    type Output = [u32];
-    fn index(&self, b: usize) -> &[u32] {
-        &self.list[self.start[b] as usize..self.start[b + 1] as usize]
-    }
-}
-
-struct Cfg {
-    succs: Lists,
-    preds: Lists,
-    rpo: Vec<u32>,
-    pos: Vec<usize>,
-}
-
-fn cfg(b: &Body) -> Cfg {
-    let n = b.blocks.len();
-    let mut live = vec![false; n];
-    for &bb in &b.layout {
-        live[bb as usize] = true;
-    }
-    let mut start = vec![0u32; n + 1];
-    let mut list = Vec::new();
-    for bb in 0..n as u32 {
-        start[bb as usize] = list.len() as u32;
-        if live[bb as usize] {
-            list.extend(b.succ_iter(bb));
+impl Flow {
+    fn new(b: &Body) -> Flow {
+        let n = b.blocks.len();
+        let mut live = vec![false; n];
+        for &bb in &b.layout {
+            live[bb as usize] = true;
         }
-    }
-    start[n] = list.len() as u32;
-    let succs = Lists { start, list };
-    let (pstart, plist) = b.pred_table();
-    let preds = Lists {
-        start: pstart,
-        list: plist,
-    };
-    // iterative DFS post-order
-    let entry = b.layout[0];
-    let mut seen = vec![false; n];
-    let mut post = Vec::new();
-    let mut st: Vec<(u32, usize)> = vec![(entry, 0)];
-    seen[entry as usize] = true;
-    while let Some(&mut (x, ref mut k)) = st.last_mut() {
-        if *k < succs[x as usize].len() {
-            let s = succs[x as usize][*k];
-            *k += 1;
-            if !seen[s as usize] {
-                seen[s as usize] = true;
-                st.push((s, 0));
+        let mut starts = Vec::with_capacity(n + 1);
+        let mut targets = Vec::new();
+        starts.push(0u32);
+        for bb in 0..n as u32 {
+            if live[bb as usize] {
+                targets.extend(b.succ_iter(bb).map(BlockIdx));
             }
-        } else {
-            post.push(x);
-            st.pop();
+            starts.push(targets.len() as u32);
         }
+        let g = CsrGraph::from_csr(Csr::from_raw(starts, targets), BlockIdx(b.layout[0]))
+            .expect("a body's branches target its blocks");
+        let mut rpo = Rpo::new();
+        rpo.compute(&g);
+        let mut dom = DomTree::new();
+        dom.compute_auto(&g, &rpo);
+        let mut loops = LoopForest::new();
+        loops.compute(&g, &rpo, &dom);
+        Flow { g, rpo, loops }
     }
-    post.reverse();
-    let mut pos = vec![usize::MAX; n];
-    for (i, &x) in post.iter().enumerate() {
-        pos[x as usize] = i;
-    }
-    Cfg {
-        succs,
-        preds,
-        rpo: post,
-        pos,
-    }
-}
 
-fn idoms(c: &Cfg) -> Vec<u32> {
-    let n = c.succs.len();
-    let mut idom = vec![u32::MAX; n];
-    let entry = c.rpo[0];
-    idom[entry as usize] = entry;
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in &c.rpo[1..] {
-            let mut new: Option<u32> = None;
-            for &p in &c.preds[b as usize] {
-                if idom[p as usize] == u32::MAX {
-                    continue;
-                }
-                new = Some(match new {
-                    None => p,
-                    Some(mut a) => {
-                        let mut bb = p;
-                        while a != bb {
-                            while c.pos[a as usize] > c.pos[bb as usize] {
-                                a = idom[a as usize];
-                            }
-                            while c.pos[bb as usize] > c.pos[a as usize] {
-                                bb = idom[bb as usize];
-                            }
-                        }
-                        a
-                    }
-                });
-            }
-            if let Some(x) = new {
-                if idom[b as usize] != x {
-                    idom[b as usize] = x;
-                    changed = true;
-                }
-            }
-        }
+    /// The successors of block `x`.
+    fn succs(&self, x: u32) -> &[BlockIdx] {
+        self.g.successors(BlockIdx(x))
     }
-    idom
-}
 
-fn dominates(idom: &[u32], a: u32, mut b: u32) -> bool {
-    loop {
-        if a == b {
-            return true;
-        }
-        let d = idom[b as usize];
-        if d == b || d == u32::MAX {
-            return false;
-        }
-        b = d;
+    /// `LoopInfo::getLoopFor`: the innermost loop of block `x`.
+    fn inner(&self, x: u32) -> Option<LoopIdx> {
+        self.loops.innermost(BlockIdx(x))
     }
-}
-
-struct Loop {
-    header: u32,
-    blocks: Vec<bool>,
-    size: usize,
 }
 
 /// Block frequencies of `b`, relative to an entry frequency of 1 (indexed by block row;
 /// 0 for unreachable blocks).
 pub fn block_freqs(fx: &Facts, b: &Body) -> Vec<f64> {
     let n = b.blocks.len();
-    let c = cfg(b);
-    let idom = idoms(&c);
-    // natural loops
-    let mut loops: Vec<Loop> = Vec::new();
-    for &h in &c.rpo {
-        let backs: Vec<u32> = c.preds[h as usize]
-            .iter()
-            .copied()
-            .filter(|&u| c.pos[u as usize] != usize::MAX && dominates(&idom, h, u))
-            .collect();
-        if backs.is_empty() {
-            continue;
-        }
-        let mut blocks = vec![false; n];
-        blocks[h as usize] = true;
-        let mut st = backs.clone();
-        while let Some(x) = st.pop() {
-            if blocks[x as usize] {
-                continue;
-            }
-            blocks[x as usize] = true;
-            for &p in &c.preds[x as usize] {
-                if c.pos[p as usize] != usize::MAX && !blocks[p as usize] {
-                    st.push(p);
-                }
-            }
-        }
-        let size = blocks.iter().filter(|&&x| x).count();
-        loops.push(Loop {
-            header: h,
-            blocks,
-            size,
-        });
-    }
-    // innermost loop of each block
-    let mut inner: Vec<Option<usize>> = vec![None; n];
-    for (li, l) in loops.iter().enumerate() {
-        for (x, slot) in inner.iter_mut().enumerate() {
-            if l.blocks[x] && slot.is_none_or(|o| loops[o].size > l.size) {
-                *slot = Some(li);
-            }
-        }
-    }
-    let probs = branch_probs(fx, b, &c, &loops, &inner);
-    // loops innermost first
-    let mut order: Vec<usize> = (0..loops.len()).collect();
-    order.sort_by_key(|&l| loops[l].size);
-    // per loop: local frequencies of its blocks (header = scale) and exit masses
-    let mut local: Vec<Vec<(u32, f64)>> = vec![Vec::new(); loops.len()];
-    let mut exits: Vec<Vec<(u32, f64)>> = vec![Vec::new(); loops.len()];
-    // the loop directly containing a loop (parent), by containment
-    let parent_of = |li: usize| -> Option<usize> {
-        let h = loops[li].header as usize;
-        loops
-            .iter()
-            .enumerate()
-            .filter(|(k, l)| *k != li && l.blocks[h] && l.size > loops[li].size)
-            .min_by_key(|(_, l)| l.size)
-            .map(|(k, _)| k)
+    let c = Flow::new(b);
+    let probs = branch_probs(fx, b, &c);
+    let nl = c.loops.len();
+    let mut mf = MassFlow {
+        c: &c,
+        probs,
+        local: vec![Vec::new(); nl],
+        exits: vec![Vec::new(); nl],
+        mass: vec![0f64; n],
     };
-    let parents: Vec<Option<usize>> = (0..loops.len()).map(parent_of).collect();
-    // a block's representative at level `lvl` (None = function): the header of the
-    // outermost loop strictly inside `lvl` containing it, or itself
-    let rep = |x: u32, lvl: Option<usize>| -> (u32, Option<usize>) {
-        let mut cur = inner[x as usize];
-        let mut last: Option<usize> = None;
+    // loops innermost first (a loop is larger than the loops inside it), the loops of
+    // one size in reverse post-order of their headers
+    let mut order: Vec<LoopIdx> = c.loops.loops().collect();
+    order.sort_by_key(|&l| c.loops.loop_blocks(l).len());
+    for &li in &order {
+        let (loc, out) = mf.compute_mass(Some(li));
+        mf.local[li.idx()] = loc;
+        mf.exits[li.idx()] = out;
+    }
+    let (loc, _) = mf.compute_mass(None);
+    let mut freqs = vec![0f64; n];
+    for (x, f) in loc {
+        freqs[x as usize] = f;
+    }
+    freqs
+}
+
+/// The mass propagation of `BlockFrequencyInfoImpl`: the loops, the branch
+/// probabilities, and per loop already solved its local frequencies (header = its
+/// scale) and exit masses.
+struct MassFlow<'a> {
+    c: &'a Flow,
+    probs: Probs,
+    local: Vec<Masses>,
+    exits: Vec<Masses>,
+    /// Per block, the mass reaching it at the level being solved (zero between levels).
+    mass: Vec<f64>,
+}
+
+impl MassFlow<'_> {
+    /// A block's representative at level `lvl` (None = function), `None` if the block
+    /// is not in that level (unreachable, or outside the loop): the header of the
+    /// outermost loop strictly inside `lvl` containing it (packaged as one node, with
+    /// that loop), or itself.
+    fn rep(&self, x: u32, lvl: Option<LoopIdx>) -> Option<(u32, Option<LoopIdx>)> {
+        if lvl.is_none() && !self.c.rpo.is_reachable(BlockIdx(x)) {
+            return None;
+        }
+        let mut cur = self.c.inner(x);
+        let mut last: Option<LoopIdx> = None;
         while cur != lvl {
-            match cur {
-                None => break,
+            let l = cur?;
+            last = Some(l);
+            cur = self.c.loops.parent_of(l);
+        }
+        Some(match last {
+            Some(l) => (self.c.loops.headers()[l].0, Some(l)),
+            None => (x, None),
+        })
+    }
+
+    /// `computeMassInLoop` / `computeMassInFunction`: the local frequencies of level
+    /// `lvl`'s blocks from its header (the entry for the function), scaled by the loop
+    /// scale, and its exit masses.
+    fn compute_mass(&mut self, lvl: Option<LoopIdx>) -> (Masses, Masses) {
+        let (visited, back, out) = self.distribute_mass(lvl);
+        let scale = loop_scale(lvl, back);
+        let mut loc = Vec::new();
+        for (x, m, sub) in visited {
+            let m = m * scale;
+            match sub {
                 Some(l) => {
-                    last = Some(l);
-                    cur = parents[l];
+                    for &(y, f) in &self.local[l.idx()] {
+                        loc.push((y, m * f));
+                    }
                 }
+                None => loc.push((x, m)),
             }
         }
-        match last {
-            Some(l) if cur == lvl => (loops[l].header, Some(l)),
-            _ => (x, None),
-        }
-    };
-    let solve = |lvl: Option<usize>,
-                 start: u32,
-                 local: &mut Vec<Vec<(u32, f64)>>,
-                 exits: &Vec<Vec<(u32, f64)>>|
-     -> (Masses, Masses) {
-        let inside = |x: u32| match lvl {
-            None => c.pos[x as usize] != usize::MAX,
-            Some(l) => loops[l].blocks[x as usize],
+        let out: Vec<(u32, f64)> = out.into_iter().map(|(t, m)| (t, m * scale)).collect();
+        (loc, out)
+    }
+
+    /// `distributeMass` over level `lvl` in reverse post-order, unit mass at its first
+    /// block: the nodes visited with their masses (a packaged loop sends its exit masses),
+    /// the mass back to the first block and the masses leaving the level.
+    fn distribute_mass(&mut self, lvl: Option<LoopIdx>) -> (Visited, f64, Masses) {
+        let c = self.c;
+        // the level's blocks in reverse post-order (a loop's header first)
+        let blocks: &[BlockIdx] = match lvl {
+            Some(l) => c.loops.loop_blocks(l),
+            None => c.rpo.order(),
         };
-        let mut mass = vec![0f64; n];
+        let start = blocks[0].0;
+        let mut mass = std::mem::take(&mut self.mass);
         mass[start as usize] = 1.0;
         let mut back = 0f64;
         let mut out: Vec<(u32, f64)> = Vec::new();
-        let mut visited: Vec<(u32, f64, Option<usize>)> = Vec::new();
-        for &x in &c.rpo {
-            if !inside(x) {
+        let mut visited: Visited = Vec::new();
+        for &BlockIdx(x) in blocks {
+            let Some((r, sub)) = self.rep(x, lvl) else {
                 continue;
-            }
-            let (r, sub) = rep(x, lvl);
+            };
             if r != x {
                 continue;
             }
@@ -360,72 +282,77 @@ pub fn block_freqs(fx: &Facts, b: &Body) -> Vec<f64> {
                 continue;
             }
             visited.push((x, m, sub));
-            let dist: Vec<(u32, f64)> = match sub {
-                Some(l) => exits[l].clone(),
-                None => probs[x as usize].clone(),
+            let dist: &[(u32, f64)] = match sub {
+                Some(l) => &self.exits[l.idx()],
+                None => self.probs.of(x),
             };
-            for (t, p) in dist {
+            for &(t, p) in dist {
                 let mm = m * p;
                 if t == start && lvl.is_some() {
                     back += mm;
-                } else if inside(t) {
-                    let (rt, _) = rep(t, lvl);
+                } else if let Some((rt, _)) = self.rep(t, lvl) {
                     mass[rt as usize] += mm;
                 } else {
                     out.push((t, mm));
                 }
             }
         }
-        let scale = if lvl.is_some() {
-            if back >= 1.0 - 1.0 / 4096.0 {
-                4096.0
-            } else {
-                1.0 / (1.0 - back)
-            }
-        } else {
-            1.0
-        };
-        let mut loc = Vec::new();
-        for (x, m, sub) in visited {
-            let m = m * scale;
-            match sub {
-                Some(l) => {
-                    for &(y, f) in &local[l] {
-                        loc.push((y, m * f));
-                    }
-                }
-                None => loc.push((x, m)),
-            }
+        for &b in blocks {
+            mass[b.idx()] = 0.0;
         }
-        let out: Vec<(u32, f64)> = out.into_iter().map(|(t, m)| (t, m * scale)).collect();
-        let _ = &mut *local;
-        (loc, out)
-    };
-    for &li in &order {
-        let (loc, out) = solve(Some(li), loops[li].header, &mut local, &exits);
-        local[li] = loc;
-        exits[li] = out;
+        self.mass = mass;
+        (visited, back, out)
     }
-    let (loc, _) = solve(None, c.rpo[0], &mut local, &exits);
-    let mut freqs = vec![0f64; n];
-    for (x, f) in loc {
-        freqs[x as usize] = f;
-    }
-    freqs
 }
 
-fn branch_probs(
-    fx: &Facts,
-    b: &Body,
-    c: &Cfg,
-    loops: &[Loop],
-    inner: &[Option<usize>],
-) -> Vec<Vec<(u32, f64)>> {
+/// `computeLoopScale`: `1 / (1 - back-edge mass)` for a loop, at most 4096; 1 for the
+/// function.
+fn loop_scale(lvl: Option<LoopIdx>, back: f64) -> f64 {
+    if lvl.is_some() {
+        if back >= 1.0 - 1.0 / 4096.0 {
+            4096.0
+        } else {
+            1.0 / (1.0 - back)
+        }
+    } else {
+        1.0
+    }
+}
+
+/// Branch probabilities: per block, its successors (each once, in successor order) with
+/// the probability of going there, as one table.
+struct Probs {
+    /// Block `x`'s entries are `list[at[x].0..at[x].1]`.
+    at: Vec<(u32, u32)>,
+    list: Vec<(u32, f64)>,
+}
+
+impl Probs {
+    fn of(&self, x: u32) -> &[(u32, f64)] {
+        let (a, e) = self.at[x as usize];
+        &self.list[a as usize..e as usize]
+    }
+
+    /// Sets block `x`'s probabilities: `ps` pairs with `succs`, and a successor listed
+    /// twice gets the sum.
+    fn set(&mut self, x: u32, succs: &[BlockIdx], ps: impl Iterator<Item = f64>) {
+        let begin = self.list.len();
+        for (&BlockIdx(s), p) in succs.iter().zip(ps) {
+            match self.list[begin..].iter_mut().find(|e| e.0 == s) {
+                Some(e) => e.1 += p,
+                None => self.list.push((s, p)),
+            }
+        }
+        self.at[x as usize] = (begin as u32, self.list.len() as u32);
+    }
+}
+
+fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
     let n = b.blocks.len();
     let ir = &*fx.ir;
     // initial estimated weights
     let mut w: Vec<Option<f64>> = vec![None; n];
-    for &x in &c.rpo {
+    for &BlockIdx(x) in c.rpo.order() {
         let insts = &b.blocks[x as usize];
         let Some(&t) = insts.last() else { continue };
         let mut noreturn = false;
@@ -453,24 +380,20 @@ fn branch_probs(
             w[x as usize] = Some(COLD_W);
         }
     }
-    let same_loop = |a: u32, s: u32| {
-        inner[a as usize] == inner[s as usize] || {
-            // an edge into a loop nested in a's loop, or out of it, crosses loops
-            false
-        }
-    };
+    // an edge into a loop nested in a's loop, or out of it, crosses loops
+    let same_loop = |a: u32, s: u32| c.inner(a) == c.inner(s);
     // propagate: a block whose successors all have weights (within its loop) takes
     // their maximum
     let mut changed = true;
     while changed {
         changed = false;
-        for &x in c.rpo.iter().rev() {
-            if w[x as usize].is_some() || c.succs[x as usize].is_empty() {
+        for &BlockIdx(x) in c.rpo.order().iter().rev() {
+            if w[x as usize].is_some() || c.succs(x).is_empty() {
                 continue;
             }
             let mut mx: Option<f64> = None;
             let mut ok = true;
-            for &s in &c.succs[x as usize] {
+            for &BlockIdx(s) in c.succs(x) {
                 match w[s as usize] {
                     Some(v) if same_loop(x, s) => mx = Some(mx.map_or(v, |m: f64| m.max(v))),
                     _ => {
@@ -485,36 +408,29 @@ fn branch_probs(
             }
         }
     }
-    let in_loop = |x: u32, l: usize| loops[l].blocks[x as usize];
-    let exiting = |x: u32, s: u32| match inner[x as usize] {
-        Some(l) => !in_loop(s, l),
+    let exiting = |x: u32, s: u32| match c.inner(x) {
+        Some(l) => !c.loops.contains(l, BlockIdx(s)),
         None => false,
     };
-    let mut probs: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
-    for &x in &c.rpo {
-        let succs = &c.succs[x as usize];
+    let mut probs = Probs {
+        at: vec![(0, 0); n],
+        list: Vec::with_capacity(c.g.num_edges()),
+    };
+    let mut ws: Vec<f64> = Vec::new();
+    for &BlockIdx(x) in c.rpo.order() {
+        let succs = c.succs(x);
         if succs.is_empty() {
             continue;
         }
         let k = succs.len();
-        let mut set = |ps: Vec<f64>| {
-            let mut out: Vec<(u32, f64)> = Vec::new();
-            for (&s, p) in succs.iter().zip(ps) {
-                match out.iter_mut().find(|e| e.0 == s) {
-                    Some(e) => e.1 += p,
-                    None => out.push((s, p)),
-                }
-            }
-            probs[x as usize] = out;
-        };
         if k == 1 {
-            set(vec![1.0]);
+            probs.set(x, succs, [1.0].into_iter());
             continue;
         }
         // estimated weights
         let mut found = false;
-        let mut ws = Vec::with_capacity(k);
-        for &s in succs {
+        ws.clear();
+        for &BlockIdx(s) in succs {
             let mut wt = w[s as usize];
             if exiting(x, s) && wt != Some(0.0) {
                 wt = Some((wt.unwrap_or(DEFAULT_W) / 31.0).floor().max(1.0));
@@ -526,18 +442,18 @@ fn branch_probs(
         }
         let total: f64 = ws.iter().sum();
         if found && total > 0.0 {
-            set(ws.iter().map(|v| v / total).collect());
+            probs.set(x, succs, ws.iter().map(|v| v / total));
             continue;
         }
         let t = *b.blocks[x as usize].last().unwrap();
         let term = &b.insts[t as usize];
         if term.op == Opcode::Br && k == 2 {
             if let Some(p_true) = cond_heuristic(fx, b, term.ops[0]) {
-                set(vec![p_true, 1.0 - p_true]);
+                probs.set(x, succs, [p_true, 1.0 - p_true].into_iter());
                 continue;
             }
         }
-        set(vec![1.0 / k as f64; k]);
+        probs.set(x, succs, std::iter::repeat(1.0 / k as f64));
     }
     probs
 }

@@ -1,0 +1,215 @@
+//! One call site's decision: LLVM 14's attribute checks, then the cost analysis.
+
+use super::cost::{self, Outcome, SiteKnobs};
+use super::{freq, CallerFacts, State};
+use crate::cgscc::inliner::remark::RemarkKind;
+use crate::cgscc::PassContext;
+use crate::llvm::attrs::Attr;
+use crate::llvm::ir::debugloc::DebugLocIdx;
+use crate::llvm::ir::{Intrinsic, Opcode};
+use crate::llvm::{FuncIdx, Linkage};
+
+/// A call site's decision.
+pub(super) enum Decision {
+    /// Inline: `Some((cost, threshold))` from the cost analysis, or `None` without one
+    /// (`cost=always`) with the reason.
+    Inline(Option<(i64, i64)>, &'static str),
+    /// Do not inline: the remark kind, cost and threshold if analyzed, and the reason.
+    No(RemarkKind, Option<(i64, i64)>, &'static str),
+}
+
+fn interposable(l: Linkage) -> bool {
+    matches!(
+        l,
+        Linkage::Weak | Linkage::Linkonce | Linkage::ExternWeak | Linkage::Common
+    )
+}
+
+fn inline_viable(st: &State, f: FuncIdx) -> Result<(), &'static str> {
+    let b = st.bodies[f.idx()].as_ref().unwrap();
+    let ir = &st.fx.ir;
+    for &bb in &b.layout {
+        for &i in &b.blocks[bb as usize] {
+            let inst = &b.insts[i as usize];
+            if inst.op == Opcode::IndirectBr {
+                return Err("contains indirect branches");
+            }
+            if inst.call.is_some() {
+                if let Some(g) = st.direct_callee(b, i) {
+                    if g == f {
+                        return Err("recursive call");
+                    }
+                    if ir.fn_attrs(g).has(Attr::ReturnsTwice) {
+                        return Err("exposes returns-twice attribute");
+                    }
+                    if ir.intrinsic[g] == Intrinsic::VaStart {
+                        return Err("contains VarArgs initialized with va_start");
+                    }
+                    let n = &st.fx.names[g.idx()];
+                    if n == "llvm.localescape" {
+                        return Err("disallowed inlining of @llvm.localescape");
+                    }
+                    if n.starts_with("llvm.icall.branch.funnel") {
+                        return Err("disallowed inlining of @llvm.icall.branch.funnel");
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decides call row `row` of caller `n` to callee `f` (`(n, row, f)`) as LLVM 14's
+/// `InlinerPass` and `getInlineCost` do, with the profile's knobs.
+pub(super) fn decide(
+    st: &State,
+    cx: &PassContext<'_>,
+    only_mandatory: bool,
+    (n, row, f): (FuncIdx, u32, FuncIdx),
+    facts: &CallerFacts,
+    scratch: &mut cost::Scratch,
+) -> Decision {
+    let ir = &*st.fx.ir;
+    let caller = st.bodies[n.idx()].as_ref().unwrap();
+    let inst = &caller.insts[row as usize];
+    let ci = inst.call.as_ref().unwrap();
+    let site = ir.attr_sets.get(ci.attrs);
+    if !only_mandatory {
+        if let Some(d) = replay(st, cx, (n, f), ci.dbg) {
+            return d;
+        }
+    }
+    let fa = ir.fn_attrs(f);
+    let ca = ir.fn_attrs(n);
+    if fa.has(Attr::PresplitCoroutine) {
+        return Decision::No(RemarkKind::NeverInline, None, "unsplited coroutine call");
+    }
+    if site.has(Attr::AlwaysInline) || fa.has(Attr::AlwaysInline) {
+        return match inline_viable(st, f) {
+            Ok(()) => Decision::Inline(None, "always inline attribute"),
+            Err(why) => Decision::No(RemarkKind::NeverInline, None, why),
+        };
+    }
+    if only_mandatory {
+        return Decision::No(RemarkKind::NotInlined, None, "");
+    }
+    if !st.fx.features[f.idx()]
+        .iter()
+        .all(|x| st.fx.features[n.idx()].binary_search(x).is_ok())
+    {
+        return Decision::No(RemarkKind::NeverInline, None, "conflicting attributes");
+    }
+    if ca.has(Attr::OptNone) {
+        return Decision::No(RemarkKind::NeverInline, None, "optnone attribute");
+    }
+    if fa.has(Attr::NullPointerIsValid) && !ca.has(Attr::NullPointerIsValid) {
+        return Decision::No(
+            RemarkKind::NeverInline,
+            None,
+            "nullptr definitions incompatible",
+        );
+    }
+    if interposable(st.fx.linkage[f.idx()])
+        || (ir.semantic_interposition
+            && !ir.func(f).dso_local
+            && !st.fx.linkage[f.idx()].is_local())
+    {
+        return Decision::No(RemarkKind::NeverInline, None, "interposable");
+    }
+    if fa.has(Attr::NoInline) {
+        return Decision::No(RemarkKind::NeverInline, None, "noinline function attribute");
+    }
+    if site.has(Attr::NoInline) {
+        return Decision::No(
+            RemarkKind::NeverInline,
+            None,
+            "noinline call site attribute",
+        );
+    }
+    if cx.opts.inline.nv_inline_all {
+        return match inline_viable(st, f) {
+            Ok(()) => Decision::Inline(None, "nv-inline-all"),
+            Err(why) => Decision::No(RemarkKind::NeverInline, None, why),
+        };
+    }
+    if inst.op != Opcode::Call {
+        return Decision::No(
+            RemarkKind::NotInlined,
+            None,
+            "invoke and callbr sites are not modelled",
+        );
+    }
+    let bb = facts.block_of[row as usize];
+    let before_unreachable = caller
+        .term(bb)
+        .is_some_and(|t| caller.insts[t as usize].op == Opcode::Unreachable);
+    let (threshold, threshold_explicit) = cx.opts.inline.threshold();
+    let mut cost_mult = ci.cost_mult;
+    if cx.opts.inline.function_inline_cost_multiplier != 1 && recursive(cx, f) {
+        cost_mult = cost_mult.saturating_mul(cx.opts.inline.function_inline_cost_multiplier);
+    }
+    let knobs = SiteKnobs {
+        threshold,
+        threshold_explicit,
+        cold_site: freq::is_cold_site(&facts.freqs, caller, bb),
+        before_unreachable,
+        last_call_to_static: st.fx.linkage[f.idx()].is_local() && st.uses[f.idx()] == 1,
+        caller_recursive: facts.recursive,
+        cost_mult,
+    };
+    let callee = st.bodies[f.idx()].as_ref().unwrap();
+    let preds = st.preds[f.idx()]
+        .as_deref()
+        .expect("the callee's predecessor table is made before its call sites are decided");
+    let callee = cost::Callee {
+        f,
+        body: callee,
+        preds,
+    };
+    match cost::analyze(&st.fx, caller, n, row, &callee, knobs, scratch) {
+        Outcome::Never(why) => Decision::No(RemarkKind::NeverInline, None, why),
+        Outcome::Cost { cost, threshold } => {
+            if cost < threshold.max(1) {
+                Decision::Inline(Some((cost, threshold)), "")
+            } else {
+                Decision::No(
+                    RemarkKind::TooBig,
+                    Some((cost, threshold)),
+                    "too costly to inline",
+                )
+            }
+        }
+    }
+}
+
+/// `f` is in a cycle of calls: its SCC has other members or it calls itself.
+fn recursive(cx: &PassContext<'_>, f: FuncIdx) -> bool {
+    let g = &cx.m.graph;
+    let n = crate::callgraph::node_of_function(f);
+    g.scc_of(n)
+        .is_some_and(|s| g.scc_nodes(s).len() > 1 || g.edge(n, n).is_some())
+}
+
+/// LLVM 14's `ReplayInlineAdvisor`, ahead of every other check: the replay file's sign
+/// for the call of `f` in `n` at location `dbg` (inlined as if the cost were "always",
+/// or not inlined without a remark), or its fallback; `None` when the original advisor
+/// decides.
+fn replay(
+    st: &State,
+    cx: &PassContext<'_>,
+    (n, f): (FuncIdx, FuncIdx),
+    dbg: Option<DebugLocIdx>,
+) -> Option<Decision> {
+    let file = cx.opts.inline.replay.as_ref()?;
+    let (caller, callee) = (&st.fx.names[n.idx()], &st.fx.names[f.idx()]);
+    if !file.covers(caller) {
+        return None;
+    }
+    let site = dbg.map_or_else(String::new, |l| st.locs.format_callsite(l, file.format));
+    let listed = file.site(callee, &site).is_some();
+    match file.advice(caller, callee, &site)? {
+        true if listed => Some(Decision::Inline(None, "previously inlined")),
+        true => Some(Decision::Inline(None, "AlwaysInline Fallback")),
+        false => Some(Decision::No(RemarkKind::NotInlined, None, "")),
+    }
+}

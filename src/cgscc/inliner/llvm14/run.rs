@@ -1,0 +1,392 @@
+//! The inliner's walk over one SCC: LLVM 14's `InlinerPass::run` — the worklist of call
+//! sites, one batch of decisions per caller, the inlining itself with its use-count and
+//! frequency updates, the caller's new edges to the call graph after each batch, and the
+//! dead callees left at the end.
+
+use super::body::{Body, V};
+use super::decide::{decide, Decision};
+use super::{clone, CallerFacts, State};
+use crate::callgraph::{function_of_node, node_of_function, SccIdx};
+use crate::cgscc::inliner::remark::{Remark, RemarkKind};
+use crate::cgscc::{Abort, PassContext, PassResult};
+use crate::llvm::attrs::Attr;
+use crate::llvm::ir::debugloc::{CallSiteFormat, DebugLocIdx};
+use crate::llvm::ir::{Intrinsic, Opcode};
+use crate::llvm::{FuncIdx, Linkage};
+use std::sync::Arc;
+
+/// A queued call site: the caller, its call row and the call's inline history row.
+type Work = (FuncIdx, u32, Option<u32>);
+
+/// One run of the inliner on one SCC.
+struct Run {
+    /// The pass name remarks carry.
+    pass: Arc<str>,
+    /// `inline<only-mandatory>`.
+    only_mandatory: bool,
+    /// The SCC being walked (it changes as the caller's edges change).
+    cur: SccIdx,
+    /// The queued call sites and the next to take.
+    work: Vec<Work>,
+    next: usize,
+    /// Callees this run left dead, removed from the graph at its end.
+    dead: Vec<FuncIdx>,
+    /// The current caller's facts while its batch runs.
+    facts: Option<CallerFacts>,
+    /// Whether anything was inlined.
+    changed: PassResult,
+}
+
+/// Runs the LLVM 14 inliner on SCC `scc` as pass `name`.
+pub(crate) fn run(
+    name: &str,
+    only_mandatory: bool,
+    scc: SccIdx,
+    cx: &mut PassContext<'_>,
+) -> Result<PassResult, Abort> {
+    let Some(mut st) = cx.m.llvm14.take() else {
+        return Err(Abort(
+            "the inliner needs the module's instruction view (read the module with \
+             ParseOptions { instructions: true }, or choose the summary estimate)"
+                .into(),
+        ));
+    };
+    let mut r = Run {
+        pass: Arc::from(name),
+        only_mandatory,
+        cur: scc,
+        work: Vec::new(),
+        next: 0,
+        dead: Vec::new(),
+        facts: None,
+        changed: PassResult::Unchanged,
+    };
+    seed(&mut st, &mut r, cx);
+    while r.next < r.work.len() {
+        let n = r.work[r.next].0;
+        if cx.m.graph.scc_of(node_of_function(n)) != Some(r.cur) || st.deleted[n.idx()] {
+            r.next += 1;
+            continue;
+        }
+        let inlined = caller_batch(&mut st, &mut r, n, cx);
+        if !inlined.is_empty() {
+            after_batch(&mut st, &mut r, n, &inlined, cx);
+        }
+    }
+    // dead callees leave the graph at the end of the run, as in LLVM 14
+    if cx.opts.inline.delete_dead {
+        cx.remove_dead_functions(r.dead.iter().map(|&f| node_of_function(f)));
+    }
+    cx.m.llvm14 = Some(st);
+    Ok(r.changed)
+}
+
+/// The remark of a decision about the call of `f` in `n`.
+fn remark(
+    r: &Run,
+    cx: &PassContext<'_>,
+    (n, f): (FuncIdx, FuncIdx),
+    kind: RemarkKind,
+    ct: Option<(i64, i64)>,
+    reason: &'static str,
+) -> Remark {
+    let names = &cx.m.summ.names;
+    Remark {
+        kind,
+        pass: r.pass.clone(),
+        caller: names[node_of_function(n)].clone(),
+        callee: names[node_of_function(f)].clone(),
+        cost: ct.map(|x| x.0),
+        threshold: ct.map(|x| x.1),
+        loc: String::new(),
+        reason,
+    }
+}
+
+/// The SCC's direct calls to defined functions, functions in SCC order and calls in
+/// layout order; a call to a declaration gets its `NoDefinition` remark here.
+fn seed(st: &mut State, r: &mut Run, cx: &mut PassContext<'_>) {
+    let nodes = cx.m.graph.scc_nodes(r.cur).to_vec();
+    for nd in nodes {
+        let f = function_of_node(nd);
+        if cx.m.graph.is_removed(nd) || st.deleted[f.idx()] || !st.fx.is_def[f.idx()] {
+            continue;
+        }
+        st.ensure(f);
+        let b = st.bodies[f.idx()].as_ref().unwrap();
+        for &bb in &b.layout {
+            for &i in &b.blocks[bb as usize] {
+                if b.insts[i as usize].call.is_none() {
+                    continue;
+                }
+                let Some(g) = st.direct_callee(b, i) else {
+                    continue;
+                };
+                if st.fx.is_def[g.idx()] && !st.deleted[g.idx()] {
+                    r.work.push((f, i, None));
+                } else if st.fx.ir.intrinsic[g] == Intrinsic::None
+                    && !st.fx.names[g.idx()].starts_with("llvm.")
+                {
+                    let rm = remark(r, cx, (f, g), RemarkKind::NoDefinition, None, "");
+                    cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
+                }
+            }
+        }
+    }
+}
+
+/// Decides (and inlines) the queued calls of caller `n` that come next in the worklist;
+/// returns the callees inlined.
+fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_>) -> Vec<FuncIdx> {
+    let nn = node_of_function(n);
+    let mut inlined = Vec::new();
+    while r.next < r.work.len() && r.work[r.next].0 == n {
+        let (_, row, h) = r.work[r.next];
+        r.next += 1;
+        if st.deleted[n.idx()] || cx.m.inliner_stopped {
+            continue;
+        }
+        let Some(f) = st.direct_callee(st.bodies[n.idx()].as_ref().unwrap(), row) else {
+            continue;
+        };
+        if st.deleted[f.idx()] || !st.fx.is_def[f.idx()] {
+            continue;
+        }
+        if h.is_some() && st.history_contains(h, f) {
+            continue;
+        }
+        let f_in_cur = cx.m.graph.scc_of(node_of_function(f)) == Some(r.cur);
+        if f_in_cur && cx.m.inlined_internal.contains(&(nn, r.cur)) {
+            continue;
+        }
+        st.ensure(f);
+        if st.preds[f.idx()].is_none() {
+            let t = st.bodies[f.idx()].as_ref().unwrap().pred_table();
+            st.preds[f.idx()] = Some(Box::new(t));
+        }
+        if r.facts.as_ref().is_none_or(|c| c.f != n) {
+            // a batch that inlined nothing leaves its caller's frequencies as computed
+            // from the unchanged body: they serve its next batch or its callers
+            if let Some(old) = r.facts.take() {
+                let slot = &mut st.bfi[old.f.idx()];
+                if slot.is_none() {
+                    *slot = Some(std::rc::Rc::new(old.freqs));
+                }
+            }
+            r.facts = Some(CallerFacts::new(st, n));
+        }
+        let facts = r.facts.as_ref().unwrap();
+        let mut scratch = std::mem::take(&mut st.scratch);
+        let d = decide(st, cx, r.only_mandatory, (n, row, f), facts, &mut scratch);
+        st.scratch = scratch;
+        match d {
+            Decision::No(RemarkKind::NotInlined, _, "") => {}
+            Decision::No(kind, ct, why) => {
+                let rm = remark(r, cx, (n, f), kind, ct, why);
+                cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
+            }
+            Decision::Inline(ct, why) => {
+                let kind = if ct.is_some() {
+                    RemarkKind::Inlined
+                } else {
+                    RemarkKind::AlwaysInline
+                };
+                let dbg = st.bodies[n.idx()].as_ref().unwrap().insts[row as usize]
+                    .call
+                    .as_ref()
+                    .and_then(|c| c.dbg);
+                inline_site(st, r, (n, row, h), f, cx);
+                let mut rm = remark(r, cx, (n, f), kind, ct, why);
+                // LLVM's `addLocationToRemarks`: the call's location, when it has one
+                if let Some(l) = dbg.filter(|_| cx.opts.inline.remark_locations) {
+                    rm.loc = st
+                        .locs
+                        .format_callsite(l, CallSiteFormat::LineColumnDiscriminator);
+                }
+                cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
+                inlined.push(f);
+                cx.m.inlines_done += 1;
+                r.changed = PassResult::Changed;
+                delete_if_dead(st, r, f, cx);
+            }
+        }
+    }
+    inlined
+}
+
+/// Inlines `f` at `row` of `n` (history `h`): the body clone, the caller's facts and
+/// tables, live-use counts, the inline history and the calls the clone exposes (queued,
+/// with the intra-SCC cost multiplier where LLVM sets it).
+fn inline_site(
+    st: &mut State,
+    r: &mut Run,
+    (n, row, h): Work,
+    f: FuncIdx,
+    cx: &mut PassContext<'_>,
+) {
+    let ir = st.fx.ir.clone();
+    // the callee's body is lent out while the caller's is edited (a call of a function
+    // to itself is never inlined: `decide` refuses it)
+    let callee_body = if f == n {
+        st.bodies[f.idx()].clone().unwrap()
+    } else {
+        st.bodies[f.idx()].take().unwrap()
+    };
+    let caller_body = st.bodies[n.idx()].as_ref().unwrap();
+    let ci = caller_body.insts[row as usize].call.clone().unwrap();
+    let byval: Vec<_> = (0..callee_body.nargs as usize)
+        .map(|k| {
+            let site = ci.params.get(k).map(|&a| ir.attr_sets.get(a));
+            let decl = ir.arg(f, k).map(|a| ir.arg_attrs(a));
+            site.filter(|a| a.has(Attr::ByVal))
+                .or(decl.filter(|a| a.has(Attr::ByVal)))
+                .map(|a| a.ty)
+        })
+        .collect();
+    let call_refs = st.ref_counts_of(caller_body, std::iter::once(row));
+    // a call whose value the callee returns as a constant: count whole bodies (its uses
+    // in old rows change)
+    let returns_constant = callee_body.layout.iter().any(|&bb| {
+        callee_body.blocks[bb as usize].iter().any(|&x| {
+            let x = &callee_body.insts[x as usize];
+            x.op == Opcode::Ret && matches!(x.ops.first(), Some(V::K(_)))
+        })
+    });
+    let whole_before = returns_constant.then(|| st.ref_counts(caller_body));
+    let callee_freqs = st.callee_freqs(f, &callee_body);
+    let caller_body = st.bodies[n.idx()].as_mut().unwrap();
+    let out = clone::inline_call(&ir.types, caller_body, row, &callee_body, &byval);
+    if let Some(c) = r.facts.as_mut() {
+        c.update(st, &callee_freqs, callee_body.layout[0], &out);
+    }
+    // the caller's own tables, should it be decided as a callee (a call to itself)
+    // before the batch ends
+    st.preds[n.idx()] = None;
+    st.bfi[n.idx()] = None;
+    if f != n {
+        st.bodies[f.idx()] = Some(callee_body);
+    }
+    let (after, before) = st.inline_ref_delta(n, call_refs, whole_before, &out);
+    for (g, c) in &after {
+        st.uses[g.idx()] += c - before.get(g).copied().unwrap_or(0);
+    }
+    for (g, c) in &before {
+        if !after.contains_key(g) {
+            st.uses[g.idx()] -= c;
+        }
+    }
+    inline_debug_locs(st, (n, f), ci.dbg, &out.new_calls);
+    let hid = st.hist.len() as u32;
+    st.hist.push((f, h));
+    let f_scc = cx.m.graph.scc_of(node_of_function(f));
+    let mult = ci.cost_mult;
+    for &nc in out.new_calls.iter().rev() {
+        let b = st.bodies[n.idx()].as_ref().unwrap();
+        let Some(g) = st.direct_callee(b, nc) else {
+            continue;
+        };
+        if !st.fx.is_def[g.idx()] || st.deleted[g.idx()] {
+            continue;
+        }
+        if f_scc.is_some_and(|s| s != r.cur) && cx.m.graph.scc_of(node_of_function(g)) == f_scc {
+            let b = st.bodies[n.idx()].as_mut().unwrap();
+            if let Some(c) = b.insts[nc as usize].call.as_mut() {
+                c.cost_mult = mult.saturating_mul(cx.opts.inline.intra_scc_cost_multiplier);
+            }
+        }
+        r.work.push((n, nc, Some(hid)));
+    }
+}
+
+/// Deletes callee `f` when inlining left it discardable and without uses (LLVM erases
+/// its body at once and its queued calls with it).
+fn delete_if_dead(st: &mut State, r: &mut Run, f: FuncIdx, cx: &PassContext<'_>) {
+    let l = st.fx.linkage[f.idx()];
+    let discardable = l.is_local()
+        || matches!(
+            l,
+            Linkage::Linkonce | Linkage::LinkonceOdr | Linkage::AvailableExternally
+        );
+    if !discardable
+        || st.uses[f.idx()] != 0
+        || cx.m.graph.lib_functions().contains(&node_of_function(f))
+    {
+        return;
+    }
+    let rc = st.ref_counts(st.bodies[f.idx()].as_ref().unwrap());
+    for (g, c) in rc {
+        st.uses[g.idx()] -= c;
+    }
+    st.deleted[f.idx()] = true;
+    st.bodies[f.idx()] = Some(Body::default());
+    r.dead.push(f);
+    // LLVM erases the dead callee's queued calls, so the caller's batches on either
+    // side of them become one
+    let tail: Vec<_> = r.work.drain(r.next..).filter(|w| w.0 != f).collect();
+    r.work.extend(tail);
+}
+
+/// After caller `n` inlined `inlined`: its analyses are dropped, its new edges go to the
+/// call graph (SCCs merge and split), and LLVM 14's `InlinedInternalEdges` records a
+/// split of a recursive group.
+fn after_batch(
+    st: &mut State,
+    r: &mut Run,
+    n: FuncIdx,
+    inlined: &[FuncIdx],
+    cx: &mut PassContext<'_>,
+) {
+    let nn = node_of_function(n);
+    r.facts = None;
+    st.bfi[n.idx()] = None;
+    st.preds[n.idx()] = None;
+    cx.mark_changed(nn);
+    let (calls, refs) = st.summarize(n);
+    cx.m.summ.calls[nn] = calls;
+    cx.m.summ.refs[nn] = refs;
+    for &g in &r.dead {
+        let gn = node_of_function(g);
+        cx.m.summ.calls[gn].clear();
+        cx.m.summ.refs[gn].clear();
+    }
+    let edges = cx.m.summary_edges(nn);
+    let old = r.cur;
+    cx.set_function_edges(old, nn, &edges);
+    if let Some(c) = cx.m.graph.scc_of(nn) {
+        // LLVM 14: the SCC changed, or split and merged back (it is queued again), and
+        // the caller inlined a callee of the old SCC
+        if (c != old || cx.ur.cworklist.contains(old))
+            && inlined
+                .iter()
+                .any(|&g| cx.m.graph.scc_of(node_of_function(g)) == Some(old))
+        {
+            cx.m.inlined_internal.insert((nn, old));
+        }
+        r.cur = c;
+    }
+}
+
+/// The locations of the calls an inlining of `f` into `n` at a call located at `site`
+/// cloned (LLVM 14's `fixupLineNumbers`): a located clone gets the call site appended
+/// to its inlined-at chain; an unlocated clone takes the call site's location unless
+/// the callee has debug information; without a call-site location nothing changes.
+fn inline_debug_locs(
+    st: &mut State,
+    (n, f): (FuncIdx, FuncIdx),
+    site: Option<DebugLocIdx>,
+    new_calls: &[u32],
+) {
+    let Some(site) = site else { return };
+    let callee_has_di = st.locs.func_subprogram(f).is_some();
+    let b = st.bodies[n.idx()].as_mut().unwrap();
+    for &nc in new_calls {
+        let Some(c) = b.insts[nc as usize].call.as_mut() else {
+            continue;
+        };
+        c.dbg = match c.dbg {
+            Some(l) => Some(st.locs.inline_at(l, site)),
+            None if callee_has_di => None,
+            None => Some(site),
+        };
+    }
+}
