@@ -54,8 +54,8 @@
 //! assert_eq!(report.visits.len(), 2);                  // leaf, then root
 //! assert!(cm.remarks[0].to_string().contains("'leaf' inlined into 'root'"));
 //! use ilkit::callgraph::NodeIdx;
-//! assert!(cm.graph.is_removed(NodeIdx(0)));             // leaf had no other use
-//! assert_eq!(cm.inferred_attrs(NodeIdx(1)), "norecurse readnone");
+//! assert!(cm.graph.is_removed(NodeIdx::new(0)));        // leaf had no other use
+//! assert_eq!(cm.inferred_attrs(NodeIdx::new(1)), "norecurse readnone");
 //! ```
 //!
 //! # Complexity
