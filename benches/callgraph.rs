@@ -201,20 +201,20 @@ mod scc_random_1m_4m {
 fn lcg_with_cycle16(kind: EdgeKind) -> Vec<Vec<Edge>> {
     let mut lists = vec![Vec::new(); N];
     for (a, b) in callgraph_edges(N) {
-        if a >= 16 && b >= 16 && !lists[a as usize].iter().any(|e: &Edge| e.target.0 == b) {
+        if a >= 16 && b >= 16 && !lists[a as usize].iter().any(|e: &Edge| e.target.raw() == b) {
             lists[a as usize].push(Edge {
-                target: NodeIdx(b),
+                target: NodeIdx::from_raw(b),
                 kind: EdgeKind::Call,
             });
         }
     }
     for i in 0..16u32 {
         lists[i as usize].push(Edge {
-            target: NodeIdx((i + 1) % 16),
+            target: NodeIdx::from_raw((i + 1) % 16),
             kind,
         });
         lists[i as usize].push(Edge {
-            target: NodeIdx(16 + i),
+            target: NodeIdx::from_raw(16 + i),
             kind: EdgeKind::Call,
         });
     }
@@ -231,7 +231,7 @@ mod split_cycle16_in_1m {
     fn scc_split_then_merge(b: Bencher) {
         let mut g = LazyCallGraph::from_edge_lists(lcg_with_cycle16(EdgeKind::Call)).unwrap();
         g.build_ref_sccs();
-        let (last, first) = (NodeIdx(15), NodeIdx(0));
+        let (last, first) = (NodeIdx::new(15), NodeIdx::new(0));
         b.bench_local(|| {
             let n = g.switch_internal_edge_to_ref(last, first).unwrap().len();
             g.switch_internal_edge_to_call(last, first, |_| {}).unwrap();
@@ -245,7 +245,7 @@ mod split_cycle16_in_1m {
     fn refscc_split_then_merge(b: Bencher) {
         let mut g = LazyCallGraph::from_edge_lists(lcg_with_cycle16(EdgeKind::Ref)).unwrap();
         g.build_ref_sccs();
-        let (last, first) = (NodeIdx(15), NodeIdx(0));
+        let (last, first) = (NodeIdx::new(15), NodeIdx::new(0));
         b.bench_local(|| {
             let n = g.remove_internal_ref_edges(&[(last, first)]).unwrap().len();
             g.insert_incoming_ref_edge(last, first).unwrap();

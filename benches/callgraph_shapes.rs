@@ -45,7 +45,7 @@ pub fn edge_lists(n: usize, edges: &[(u32, u32)], ref_every: usize) -> Vec<Vec<E
     let mut lists: Vec<Vec<Edge>> = vec![Vec::new(); n];
     for (k, &(a, b)) in edges.iter().enumerate() {
         let list = &mut lists[a as usize];
-        if list.iter().any(|e| e.target.0 == b) {
+        if list.iter().any(|e| e.target.raw() == b) {
             continue;
         }
         let kind = if ref_every > 0 && k % ref_every == 0 {
@@ -54,7 +54,7 @@ pub fn edge_lists(n: usize, edges: &[(u32, u32)], ref_every: usize) -> Vec<Vec<E
             EdgeKind::Call
         };
         list.push(Edge {
-            target: NodeIdx(b),
+            target: NodeIdx::from_raw(b),
             kind,
         });
     }

@@ -368,7 +368,7 @@ mod edges {
             let mut s = 0u64;
             for b in cfg.blocks() {
                 for &t in cfg.successors(b) {
-                    s += t.0 as u64;
+                    s += t.raw() as u64;
                 }
             }
             black_box(s)
@@ -383,7 +383,7 @@ mod edges {
             let mut s = 0u64;
             for b in cfg.blocks() {
                 for &t in map.get(b).unwrap_or(&[]) {
-                    s += t.0 as u64;
+                    s += t.raw() as u64;
                 }
             }
             black_box(s)

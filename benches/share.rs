@@ -134,7 +134,9 @@ fn owned_key(il: &Il, e: Eix) -> OwnedConstant {
     let kind = t.constant_kind();
     OwnedConstant {
         kind,
-        ty: il.child_eix(e, F::CONSTANT_TYPE).map_or(u32::MAX, |t| t.0),
+        ty: il
+            .child_eix(e, F::CONSTANT_TYPE)
+            .map_or(u32::MAX, |t| t.raw()),
         value: t.value(),
         value2: t.value2(),
         flags: t.ptm_flags(),

@@ -54,7 +54,7 @@ fn fixture() -> &'static Fixture {
         let edges_visited = probe
             .flag_column(Flag::KeepInIl)
             .iter()
-            .map(|e| probe.children(Eix(e as u32)).len() + probe.refs(Eix(e as u32)).len())
+            .map(|e| probe.children(Eix::new(e)).len() + probe.refs(Eix::new(e)).len())
             .sum();
         Fixture {
             fresh,
@@ -152,17 +152,21 @@ impl Csr {
             roots: vec![],
         };
         for i in 0..n {
-            let e = Eix(i as u32);
+            let e = Eix::new(i);
             if il.is_live(e) {
-                c.children
-                    .extend(il.children(e).iter().filter(|x| !x.is_none()).map(|x| x.0));
+                c.children.extend(
+                    il.children(e)
+                        .iter()
+                        .filter(|x| !x.is_none())
+                        .map(|x| x.raw()),
+                );
                 c.refs
-                    .extend(il.refs(e).iter().filter(|x| !x.is_none()).map(|x| x.0));
+                    .extend(il.refs(e).iter().filter(|x| !x.is_none()).map(|x| x.raw()));
             }
             c.child_start.push(c.children.len() as u32);
             c.ref_start.push(c.refs.len() as u32);
         }
-        c.roots = device_roots(il).iter().map(|r| r.0).collect();
+        c.roots = device_roots(il).iter().map(|r| r.raw()).collect();
         c
     }
 

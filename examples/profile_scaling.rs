@@ -39,7 +39,7 @@ fn main() {
             mark_from(&mut il, roots.clone())
         });
         for e in il.flag_column(Flag::KeepInIl).iter() {
-            edges += il.children(Eix(e as u32)).len() + il.refs(Eix(e as u32)).len();
+            edges += il.children(Eix::new(e)).len() + il.refs(Eix::new(e)).len();
         }
         struct Count(usize);
         impl ilkit::walk::Callbacks for Count {

@@ -13,7 +13,7 @@
 //!     SccIdx, "scc"
 //! );
 //! let v: IndexVec<BlockIdx, u8> = IndexVec::from_elem_n(0, 3);
-//! let _ = v[SccIdx(1)]; // a BlockIdx table cannot be indexed by an SccIdx
+//! let _ = v[SccIdx::new(1)]; // a BlockIdx table cannot be indexed by an SccIdx
 //! ```
 //!
 //! Graph algorithms are generic over [`Idx`]; plain `u32` implements it too, for hosts and
@@ -56,12 +56,15 @@ impl Idx for u32 {
 
 /// Defines a dense `u32` index newtype with a display prefix; `NONE == u32::MAX`.
 ///
+/// The field is private: other modules convert through `new`/`idx`, or through
+/// `from_raw`/`raw` where the raw `u32` is meant.
+///
 /// ```
 /// ilkit::define_idx!(
 ///     /// A row of some table.
 ///     RowIdx, "row"
 /// );
-/// assert_eq!(RowIdx(3).to_string(), "row3");
+/// assert_eq!(RowIdx::new(3).to_string(), "row3");
 /// assert_eq!(RowIdx::NONE.to_string(), "row-");
 /// ```
 #[macro_export]
@@ -70,7 +73,7 @@ macro_rules! define_idx {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(transparent)]
-        pub struct $name(pub u32);
+        pub struct $name(u32);
 
         impl $name {
             /// The reserved "none" value.
@@ -80,6 +83,16 @@ macro_rules! define_idx {
             pub fn new(i: usize) -> $name {
                 debug_assert!(i < u32::MAX as usize, "index {i} does not fit in u32");
                 $name(i as u32)
+            }
+            /// The index whose raw `u32` is `i` (`u32::MAX` is the "none" value).
+            #[inline]
+            pub const fn from_raw(i: u32) -> $name {
+                $name(i)
+            }
+            /// The raw `u32` of this index (`u32::MAX` for the "none" value).
+            #[inline]
+            pub const fn raw(self) -> u32 {
+                self.0
             }
             /// Whether this is the "none" value.
             #[inline]
@@ -388,5 +401,13 @@ mod tests {
         assert_eq!(v.get(TIdx(2)), None);
         assert_eq!(TIdx::NONE.some(), None);
         assert_eq!(<TIdx as Idx>::new(4).idx(), 4);
+    }
+
+    #[test]
+    fn raw_round_trip() {
+        const T3: TIdx = TIdx::from_raw(3);
+        const R3: u32 = T3.raw();
+        assert_eq!((T3, R3), (TIdx::new(3), 3));
+        assert_eq!(TIdx::NONE.raw(), u32::MAX);
     }
 }

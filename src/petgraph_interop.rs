@@ -17,9 +17,9 @@
 //!
 //! ```
 //! use ilkit::cfg::{BlockIdx as B, Cfg};
-//! let cfg = Cfg::from_edges(4, &[(B(0), B(1)), (B(1), B(2)), (B(2), B(1)), (B(1), B(3))], B(0)).unwrap();
+//! let cfg = Cfg::from_edges(4, &[(B::new(0), B::new(1)), (B::new(1), B::new(2)), (B::new(2), B::new(1)), (B::new(1), B::new(3))], B::new(0)).unwrap();
 //! let doms = petgraph::algo::dominators::simple_fast(&cfg, cfg.entry());
-//! assert_eq!(doms.immediate_dominator(B(3)), Some(B(1)));
+//! assert_eq!(doms.immediate_dominator(B::new(3)), Some(B::new(1)));
 //! assert_eq!(petgraph::algo::tarjan_scc(&cfg).len(), 3);
 //! ```
 
@@ -241,7 +241,7 @@ impl<'a> CallGraphView<'a> {
         }
         let pred_start = indeg.clone();
         let mut fill = indeg;
-        let mut pred = vec![NodeIdx(0); succ.len()];
+        let mut pred = vec![NodeIdx::new(0); succ.len()];
         for x in 0..n {
             for &t in &succ[succ_start[x] as usize..succ_start[x + 1] as usize] {
                 pred[fill[t.idx()] as usize] = NodeIdx::new(x);

@@ -7,7 +7,7 @@ use ilkit::graph::Successors;
 
 /// Plain block numbers, for comparing with literal answers.
 fn nums(bs: &[BlockIdx]) -> Vec<u32> {
-    bs.iter().map(|b| b.0).collect()
+    bs.iter().map(|b| b.raw()).collect()
 }
 use ilkit::import::ptx;
 use serde_json::Value;
@@ -83,7 +83,9 @@ fn hand_written_control_flow() {
             Fallthrough
         ]
     );
-    let succ: Vec<Vec<u32>> = (0..11).map(|b| nums(cfg.successors(BlockIdx(b)))).collect();
+    let succ: Vec<Vec<u32>> = (0..11)
+        .map(|b| nums(cfg.successors(BlockIdx::from_raw(b))))
+        .collect();
     let want: Vec<Vec<u32>> = vec![
         vec![3, 1],
         vec![2],
@@ -104,7 +106,7 @@ fn hand_written_control_flow() {
     );
     let info = cfg.analyze();
     let idom: Vec<Option<u32>> = (0..11)
-        .map(|b| info.idom(BlockIdx(b)).map(|d| d.0))
+        .map(|b| info.idom(BlockIdx::from_raw(b)).map(|d| d.raw()))
         .collect();
     assert_eq!(
         idom,
@@ -123,15 +125,15 @@ fn hand_written_control_flow() {
         ]
     );
     assert_eq!(nums(info.rpo().order()), [0, 1, 2, 3, 4, 8, 9, 5, 6, 7]);
-    assert_eq!(info.rpo().number(BlockIdx(10)), None);
-    assert_eq!(info.backedges(), [(BlockIdx(5), BlockIdx(3))]);
+    assert_eq!(info.rpo().number(BlockIdx::new(10)), None);
+    assert_eq!(info.backedges(), [(BlockIdx::new(5), BlockIdx::new(3))]);
     assert!(info.loops().is_empty());
     assert_eq!(
         info.loops().irreducible_edges(),
-        [(BlockIdx(5), BlockIdx(3))]
+        [(BlockIdx::new(5), BlockIdx::new(3))]
     );
     assert_eq!(info.loops().irreducible_count(), 1);
-    assert_eq!(nums(info.loops().cycle_blocks(CycleIdx(0))), [3, 5]);
+    assert_eq!(nums(info.loops().cycle_blocks(CycleIdx::new(0))), [3, 5]);
     assert!(info.verify(&cfg).is_empty());
     assert!(cfg.verify().is_empty());
     let mut s = String::new();

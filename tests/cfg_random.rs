@@ -13,12 +13,12 @@ use std::collections::BTreeMap;
 const NONE: u32 = u32::MAX;
 
 fn b(i: u32) -> BlockIdx {
-    BlockIdx(i)
+    BlockIdx::from_raw(i)
 }
 
 /// A block-keyed table of blocks as plain numbers (`BlockIdx::NONE` is `NONE`).
 fn raw(v: &IndexVec<BlockIdx, BlockIdx>) -> Vec<u32> {
-    v.iter().map(|x| x.0).collect()
+    v.iter().map(|x| x.raw()).collect()
 }
 
 struct Rng(u64);
@@ -45,7 +45,7 @@ fn random_cfg(rng: &mut Rng, n: usize, extra: usize) -> Cfg {
     for _ in 0..extra {
         let a = rng.below(n as u64) as usize;
         let b = rng.below(n as u64) as u32;
-        succs[a].push(BlockIdx(b));
+        succs[a].push(BlockIdx::from_raw(b));
     }
     Cfg::from_parts(
         "r".into(),
@@ -68,7 +68,7 @@ fn reach(cfg: &Cfg, from: u32, avoid: u32) -> Vec<bool> {
     seen[from as usize] = true;
     while let Some(x) = st.pop() {
         for &s in cfg.successors(b(x)) {
-            let s = s.0;
+            let s = s.raw();
             if s != avoid && !seen[s as usize] {
                 seen[s as usize] = true;
                 st.push(s);
@@ -167,7 +167,7 @@ fn dominators_and_rpo_match_oracle() {
         // (which dominate nothing in particular, but must reach the source).
         for (u, v) in cfg.edges() {
             let (ru, rv) = (rpo.number(u).unwrap_or(NONE), rpo.number(v).unwrap_or(NONE));
-            let (u, v) = (u.0, v.0);
+            let (u, v) = (u.raw(), v.raw());
             if ru != NONE && rv <= ru {
                 assert!(
                     reach(&cfg, v, NONE)[u as usize],
@@ -241,7 +241,7 @@ fn loops_match_oracle() {
         // Oracle: natural loop of header h = h + blocks reaching a latch without h.
         let mut want: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
         for (u, h) in cfg.edges() {
-            let (u, h) = (u.0, h.0);
+            let (u, h) = (u.raw(), h.raw());
             if ds[u as usize].is_some() && dominates(h as usize, u as usize) {
                 let e = want.entry(h).or_default();
                 e.push(h);
@@ -262,14 +262,14 @@ fn loops_match_oracle() {
         let lf = info.loops();
         let mut mine = BTreeMap::new();
         for l in lf.loops() {
-            let mut bs: Vec<u32> = lf.loop_blocks(l).iter().map(|b| b.0).collect();
+            let mut bs: Vec<u32> = lf.loop_blocks(l).iter().map(|b| b.raw()).collect();
             bs.sort();
-            mine.insert(lf.header_of(l).unwrap().0, bs);
+            mine.insert(lf.header_of(l).unwrap().raw(), bs);
         }
         assert_eq!(mine, want, "iter {iter} edges {:?}", cfg.edges());
         // depth = number of loops containing the header; parent = smallest strict container
         for l in lf.loops() {
-            let h = lf.header_of(l).unwrap().0;
+            let h = lf.header_of(l).unwrap().raw();
             let containers: Vec<u32> = want
                 .iter()
                 .filter(|(_, bs)| bs.contains(&h))
@@ -285,7 +285,7 @@ fn loops_match_oracle() {
                 .filter(|(&k, bs)| k != h && bs.contains(&h))
                 .min_by_key(|(_, bs)| bs.len())
                 .map(|(&k, _)| k);
-            let mp = lf.parent_of(l).map(|p| lf.header_of(p).unwrap().0);
+            let mp = lf.parent_of(l).map(|p| lf.header_of(p).unwrap().raw());
             assert_eq!(mp, p, "iter {iter} parent of loop at {h}");
         }
         // irreducible iff the reachable graph minus dominator backedges has a cycle
@@ -293,7 +293,7 @@ fn loops_match_oracle() {
         let fwd: Vec<(u32, u32)> = cfg
             .edges()
             .into_iter()
-            .map(|(u, v)| (u.0, v.0))
+            .map(|(u, v)| (u.raw(), v.raw()))
             .filter(|&(u, v)| ds[u as usize].is_some() && !dominates(v as usize, u as usize))
             .collect();
         for &(_, v) in &fwd {
@@ -355,7 +355,7 @@ fn adversarial_families_agree() {
     b.compute_semi_nca(&cfg);
     assert_eq!(a.idoms(), b.idoms());
     assert_eq!(oracle_idom(&dom_sets(&cfg)), raw(a.idoms()));
-    assert!(a.idoms().raw()[1..].iter().all(|&d| d == BlockIdx(0)));
+    assert!(a.idoms().raw()[1..].iter().all(|&d| d == BlockIdx::new(0)));
 }
 
 #[test]
@@ -374,7 +374,7 @@ fn dispatch_blocks_remove_every_irreducible_cycle() {
         let mut info = cfg.analyze();
         let mut rounds = 0;
         while info.loops().irreducible_count() > 0 {
-            let region = info.loops().cycle_blocks(CycleIdx(0)).to_vec();
+            let region = info.loops().cycle_blocks(CycleIdx::new(0)).to_vec();
             let d = cfg.make_single_entry(&region);
             assert_ne!(d, None, "iter {iter}");
             assert!(cfg.verify().is_empty());
@@ -409,7 +409,7 @@ fn random_mutation_sequences_stay_consistent() {
         let succs: Vec<Vec<BlockIdx>> =
             base.blocks().map(|b| base.successors(b).to_vec()).collect();
         let insns = (0..n as u32)
-            .map(|b| vec![InsnIdx(2 * b), InsnIdx(2 * b + 1)])
+            .map(|b| vec![InsnIdx::from_raw(2 * b), InsnIdx::from_raw(2 * b + 1)])
             .collect();
         let mut cfg = Cfg::from_parts(
             "m".into(),
@@ -422,7 +422,7 @@ fn random_mutation_sequences_stay_consistent() {
         .unwrap();
         for step in 0..12 {
             let nb = cfg.num_blocks() as u64;
-            let b = BlockIdx(rng.below(nb) as u32);
+            let b = BlockIdx::from_raw(rng.below(nb) as u32);
             match rng.below(4) {
                 0 => {
                     let k = rng.below(cfg.insns(b).len() as u64 + 1) as u32;
@@ -433,7 +433,7 @@ fn random_mutation_sequences_stay_consistent() {
                 }
                 2 => {
                     if let Some(&t) = cfg.successors(b).first() {
-                        cfg.redirect_edge(b, t, BlockIdx(rng.below(nb) as u32));
+                        cfg.redirect_edge(b, t, BlockIdx::from_raw(rng.below(nb) as u32));
                     }
                 }
                 _ => {

@@ -683,15 +683,15 @@ fn random_modules_against_reachability_oracle() {
             let mut got: Vec<_> = g.cached_edges(a).collect();
             want.sort_by_key(|e| e.target);
             got.sort_by_key(|e| e.target);
-            assert_eq!(got, want, "edges of f{}\n{ctx}", a.0);
+            assert_eq!(got, want, "edges of f{}\n{ctx}", a.raw());
             for (j, &b) in live.iter().enumerate() {
                 let mutual = a == b || (reaches[i][b.idx()] && reaches[j][a.idx()]);
                 assert_eq!(
                     g.scc_of(a) == g.scc_of(b),
                     mutual,
                     "f{} f{}\n{ctx}",
-                    a.0,
-                    b.0
+                    a.raw(),
+                    b.raw()
                 );
             }
         }

@@ -61,7 +61,7 @@ fn idx(rng: &mut Rng, n: usize) -> u32 {
 }
 
 fn blk(rng: &mut Rng, n: usize) -> BlockIdx {
-    BlockIdx(idx(rng, n))
+    BlockIdx::from_raw(idx(rng, n))
 }
 
 /// A random CFG of 0..=max blocks (edges biased to neighbours, some back edges).
@@ -81,7 +81,9 @@ fn random_cfg(rng: &mut Rng, max: usize) -> Cfg {
         .map(|_| {
             let k = rng.below(4) as u32;
             next += k;
-            (next - k..next).map(ilkit::cfg::InsnIdx).collect()
+            (next - k..next)
+                .map(ilkit::cfg::InsnIdx::from_raw)
+                .collect()
         })
         .collect();
     let names = (0..n)
@@ -114,7 +116,7 @@ fn infos(cfg: &Cfg, other: &Cfg, rng: &mut Rng) -> Vec<CfgInfo> {
     own.compute_with(cfg, algo);
     let theirs = other.analyze();
     let mut stale = cfg.clone();
-    let _ = stale.set_entry(BlockIdx(0));
+    let _ = stale.set_entry(BlockIdx::new(0));
     let stale = stale.analyze();
     vec![own, theirs, stale, CfgInfo::default()]
 }
@@ -130,7 +132,10 @@ fn query_cfg(cfg: &Cfg, info: &CfgInfo, rng: &mut Rng) -> usize {
         d += info.idom(b).is_some() as usize + info.is_reachable(b) as usize;
         d += info.immediate_dominator(b).is_reachable() as usize;
         d += layout::fallthrough_succ(cfg, b).is_some() as usize;
-        let (l, k) = (LoopIdx(idx(rng, 4)), CycleIdx(idx(rng, 3)));
+        let (l, k) = (
+            LoopIdx::from_raw(idx(rng, 4)),
+            CycleIdx::from_raw(idx(rng, 3)),
+        );
         let loops = info.loops();
         d += loops.loop_blocks(l).len() + loops.cycle_blocks(k).len();
         d += loops.parent_of(l).is_some() as usize + loops.preheader_of(l).is_some() as usize;
@@ -172,7 +177,9 @@ fn mixed_analyses(cfg: &Cfg, other: &Cfg, rng: &mut Rng) -> usize {
     other_dom.compute_semi_nca(other);
     let mut df = DomFrontiers::new();
     df.compute(cfg, &other_dom);
-    d += df.verify(cfg, &other_dom).len() + df.iterated([BlockIdx(0), BlockIdx(u32::MAX)]).len();
+    d += df.verify(cfg, &other_dom).len()
+        + df.iterated([BlockIdx::new(0), BlockIdx::from_raw(u32::MAX)])
+            .len();
     let mut loops = LoopForest::new();
     loops.compute(cfg, &theirs, &other_dom);
     d += loops.verify(cfg, &other_dom).len() + loops.len();
@@ -278,7 +285,7 @@ fn graph_layer(rng: &mut Rng, max: usize) -> usize {
         d += g.successors(a).len() + g.predecessors(a).len() + g.succ().row(a).len();
         d += rpo.is_reachable(a) as usize + dom.dominates(a, b) as usize;
         d += pdt.post_dominates(a, b) as usize + pdt.children_of(a).len();
-        d += t.comp_of(a).is_some() as usize + t.scc(CompIdx(idx(rng, n))).len();
+        d += t.comp_of(a).is_some() as usize + t.scc(CompIdx::from_raw(idx(rng, n))).len();
         d += t.is_unvisited(a) as usize;
     }
     // scoped runs: open / close / roots / sink beyond the table
@@ -337,9 +344,9 @@ fn sequence(seed: u64, steps: usize) {
     // constructors with mismatched columns
     let bad = Cfg::from_parts("g".into(), vec![String::new()], vec![], vec![], vec![], &[]);
     assert!(matches!(bad, Err(GraphError::ColumnLengths { .. })));
-    let bad = Cfg::from_edges(2, &[(BlockIdx(0), BlockIdx(2))], BlockIdx(0));
+    let bad = Cfg::from_edges(2, &[(BlockIdx::new(0), BlockIdx::new(2))], BlockIdx::new(0));
     assert!(matches!(bad, Err(GraphError::EdgeOutOfRange { .. })));
-    let bad = Cfg::from_edges(2, &[], BlockIdx(5));
+    let bad = Cfg::from_edges(2, &[], BlockIdx::new(5));
     assert!(matches!(bad, Err(GraphError::StartOutOfRange { .. })));
     assert!(d > 0);
 }

@@ -219,14 +219,19 @@ fn check_queries(seed: u64, max: usize) {
     let _ = df.iterated([u32::MAX, 0, n as u32]);
     let info = CfgInfo::default();
     for b in [0, 1, u32::MAX] {
-        assert_eq!(info.idom(BlockIdx(b)), None);
-        assert_eq!(info.immediate_dominator(BlockIdx(b)), Idom::Unreachable);
-        assert!(!info.is_reachable(BlockIdx(b)));
+        assert_eq!(info.idom(BlockIdx::from_raw(b)), None);
+        assert_eq!(
+            info.immediate_dominator(BlockIdx::from_raw(b)),
+            Idom::Unreachable
+        );
+        assert!(!info.is_reachable(BlockIdx::from_raw(b)));
     }
     // The same graph as a CFG entered at the same node gives the same tree.
-    let edges: Vec<(BlockIdx, BlockIdx)> =
-        g.edges().map(|(a, b)| (BlockIdx(a), BlockIdx(b))).collect();
-    let cfg = Cfg::from_edges(n, &edges, BlockIdx(g.start_node())).unwrap();
+    let edges: Vec<(BlockIdx, BlockIdx)> = g
+        .edges()
+        .map(|(a, b)| (BlockIdx::from_raw(a), BlockIdx::from_raw(b)))
+        .collect();
+    let cfg = Cfg::from_edges(n, &edges, BlockIdx::from_raw(g.start_node())).unwrap();
     let info = cfg.analyze();
     assert!(
         info.verify(&cfg).is_empty(),
@@ -235,16 +240,21 @@ fn check_queries(seed: u64, max: usize) {
     );
     for b in 0..n as u32 {
         let want = match dom.idom(b) {
-            Idom::Node(d) => Idom::Node(BlockIdx(d)),
+            Idom::Node(d) => Idom::Node(BlockIdx::from_raw(d)),
             Idom::Root => Idom::Root,
             _ => Idom::Unreachable,
         };
-        assert_eq!(info.immediate_dominator(BlockIdx(b)), want, "seed {seed}");
         assert_eq!(
-            cfg.dominance_frontiers(&info).frontier(BlockIdx(b)),
+            info.immediate_dominator(BlockIdx::from_raw(b)),
+            want,
+            "seed {seed}"
+        );
+        assert_eq!(
+            cfg.dominance_frontiers(&info)
+                .frontier(BlockIdx::from_raw(b)),
             df.frontier(b)
                 .iter()
-                .map(|&y| BlockIdx(y))
+                .map(|&y| BlockIdx::from_raw(y))
                 .collect::<Vec<_>>()
         );
     }

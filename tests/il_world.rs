@@ -646,7 +646,7 @@ fn push_expr_equals_the_single_steps() {
         .push_expr(ExprKind::Operation, Op::Add, Eix::NONE, &[t])
         .is_err());
     assert!(il
-        .push_expr(ExprKind::Operation, Op::Add, Eix::NONE, &[Eix(99)])
+        .push_expr(ExprKind::Operation, Op::Add, Eix::NONE, &[Eix::new(99)])
         .is_err());
     assert_eq!(il.capacity(), n);
 }
@@ -698,7 +698,7 @@ fn flags_stored_as_their_exceptions_read_as_flags() {
     .unwrap();
     let masks = |il: &Il| {
         let mut v: Vec<u8> = (0..il.capacity() as u32)
-            .map(ilkit::il::Eix)
+            .map(ilkit::il::Eix::from_raw)
             .filter(|&e| il.is_live(e) && il.region_of(e) == RegionIdx::FILE_SCOPE)
             .map(|e| il.flag_bits(e))
             .collect();

@@ -109,7 +109,10 @@ fn basic_graph_formation_relations() {
     assert!(g.refscc_is_ancestor_of(ra, rd) && g.refscc_is_descendant_of(rd, ra));
     assert!(!g.refscc_is_parent_of(ra, ra) && !g.refscc_is_ancestor_of(ra, ra));
     // out-of-range and dead indices are simply false
-    assert!(!g.scc_is_parent_of(SccIdx(999), d) && !g.refscc_is_ancestor_of(ra, RefSccIdx(999)));
+    assert!(
+        !g.scc_is_parent_of(SccIdx::new(999), d)
+            && !g.refscc_is_ancestor_of(ra, RefSccIdx::new(999))
+    );
 }
 
 #[test]
@@ -547,8 +550,8 @@ fn dead_function_preconditions_leave_graph_unchanged() {
         Err(LcgError::DeadFunctionCalls { dead: a, callee: b })
     );
     assert_eq!(
-        g.mark_dead_function(NodeIdx(77)),
-        Err(LcgError::UnknownNode(NodeIdx(77)))
+        g.mark_dead_function(NodeIdx::new(77)),
+        Err(LcgError::UnknownNode(NodeIdx::new(77)))
     );
     assert_eq!((po_str(&mut g), edge_names(&g, "a")), before);
     // b is called by a (a stale call edge: LLVM would require no IR uses); removing it
@@ -798,7 +801,7 @@ fn name_index_follows_mutations() {
     // &self queries after populate
     assert!(g.is_populated(n(&g, "a")));
     assert_eq!(g.populated_edges(n(&g, "a")).unwrap().count(), 0);
-    assert!(g.populated_edges(NodeIdx(99)).is_none());
+    assert!(g.populated_edges(NodeIdx::new(99)).is_none());
 }
 
 #[test]
@@ -813,7 +816,7 @@ fn checked_operations_refuse_bad_calls() {
         .build()
         .unwrap();
     let (a, b, c) = (n(&g, "a"), n(&g, "b"), n(&g, "c"));
-    let bad = NodeIdx(1000);
+    let bad = NodeIdx::new(1000);
     let before = po_str(&mut g);
     assert_eq!(
         g.switch_internal_edge_to_call(a, b, |_| {}),
@@ -863,11 +866,11 @@ fn checked_operations_refuse_bad_calls() {
     ok(&g);
     let mut u = LazyCallGraph::from_edge_lists(vec![vec![], vec![]]).unwrap();
     assert_eq!(
-        u.switch_outgoing_edge_to_call(NodeIdx(0), NodeIdx(1)),
+        u.switch_outgoing_edge_to_call(NodeIdx::new(0), NodeIdx::new(1)),
         Err(LcgError::NotBuilt)
     );
     assert_eq!(
-        u.remove_dead_functions(&[NodeIdx(0)]),
+        u.remove_dead_functions(&[NodeIdx::new(0)]),
         Err(LcgError::NotBuilt)
     );
 }

@@ -127,7 +127,7 @@ fn pick(g: &LazyCallGraph, rng: &mut Rng) -> NodeIdx {
         return NodeIdx::new(g.num_nodes() + rng.next(3));
     }
     if rng.coin(60) {
-        return NodeIdx(u32::MAX - rng.next(2) as u32);
+        return NodeIdx::from_raw(u32::MAX - rng.next(2) as u32);
     }
     if rng.coin(30) {
         return NodeIdx::new(rng.next(64));
@@ -151,7 +151,7 @@ fn pick_scc(g: &LazyCallGraph, rng: &mut Rng) -> SccIdx {
         .collect();
     if live.is_empty() || rng.coin(5) {
         return match rng.next(3) {
-            0 => SccIdx(u32::MAX),
+            0 => SccIdx::from_raw(u32::MAX),
             1 => SccIdx::new(rng.next(64)),
             _ => SccIdx::new(rng.next(2 * g.num_nodes() + 2)),
         };
@@ -164,7 +164,7 @@ fn pick_rc(g: &LazyCallGraph, rng: &mut Rng) -> RefSccIdx {
     let live: Vec<RefSccIdx> = g.built_refsccs().collect();
     if live.is_empty() || rng.coin(5) {
         return match rng.next(3) {
-            0 => RefSccIdx(u32::MAX),
+            0 => RefSccIdx::from_raw(u32::MAX),
             1 => RefSccIdx::new(rng.next(64)),
             _ => RefSccIdx::new(rng.next(2 * g.num_nodes() + 2)),
         };
@@ -800,19 +800,19 @@ fn random_sequences_many() {
 #[test]
 fn constructors_never_panic() {
     let e = |t: u32, kind| Edge {
-        target: NodeIdx(t),
+        target: NodeIdx::from_raw(t),
         kind,
     };
     let (call, rf) = (EdgeKind::Call, EdgeKind::Ref);
     assert_eq!(
         LazyCallGraph::from_edge_lists(vec![vec![e(1, call)], vec![e(2, rf)]]).unwrap_err(),
-        LcgError::UnknownNode(NodeIdx(2))
+        LcgError::UnknownNode(NodeIdx::new(2))
     );
     assert_eq!(
         LazyCallGraph::from_edge_lists(vec![vec![e(0, call), e(0, rf)]]).unwrap_err(),
         LcgError::RepeatedEdge {
-            src: NodeIdx(0),
-            tgt: NodeIdx(0)
+            src: NodeIdx::new(0),
+            tgt: NodeIdx::new(0)
         }
     );
     let none = vec![vec![e(u32::MAX, call)]];
@@ -824,10 +824,27 @@ fn constructors_never_panic() {
         bad_len,
         Err(LcgError::ColumnLength { len: 1, .. })
     ));
-    let bad_root = LazyCallGraph::new("m", names(), vec![true; 2], vec![NodeIdx(2)], vec![], src());
-    assert_eq!(bad_root.unwrap_err(), LcgError::UnknownNode(NodeIdx(2)));
-    let bad_lib = LazyCallGraph::new("m", names(), vec![true; 2], vec![], vec![NodeIdx(9)], src());
-    assert_eq!(bad_lib.unwrap_err(), LcgError::UnknownNode(NodeIdx(9)));
+    let bad_root = LazyCallGraph::new(
+        "m",
+        names(),
+        vec![true; 2],
+        vec![NodeIdx::new(2)],
+        vec![],
+        src(),
+    );
+    assert_eq!(
+        bad_root.unwrap_err(),
+        LcgError::UnknownNode(NodeIdx::new(2))
+    );
+    let bad_lib = LazyCallGraph::new(
+        "m",
+        names(),
+        vec![true; 2],
+        vec![],
+        vec![NodeIdx::new(9)],
+        src(),
+    );
+    assert_eq!(bad_lib.unwrap_err(), LcgError::UnknownNode(NodeIdx::new(9)));
     // a random builder script: names from a small pool, so repeats and unknown names
     // happen; every outcome is a graph that verifies or an error
     let pool = ["a", "b", "c", "d", "e"];

@@ -42,7 +42,7 @@ fn fixtures_match_llvm() {
                         .iter()
                         .map(|x| x.as_u64().unwrap() as u32)
                         .collect();
-                    let got: Vec<u32> = b.succs.iter().map(|x| x.0).collect();
+                    let got: Vec<u32> = b.succs.iter().map(|x| x.raw()).collect();
                     assert_eq!(got, s, "{}: {}:{}", ll.display(), f.name, b.name);
                 }
             }

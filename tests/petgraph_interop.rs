@@ -94,18 +94,29 @@ fn simple_fast_agrees_with_ilkit_dominators() {
 
 #[test]
 fn neighbors_directed_are_succs_and_preds() {
-    let cfg = Cfg::from_edges(3, &[(B(0), B(1)), (B(0), B(2)), (B(1), B(2))], B(0)).unwrap();
+    let cfg = Cfg::from_edges(
+        3,
+        &[
+            (B::new(0), B::new(1)),
+            (B::new(0), B::new(2)),
+            (B::new(1), B::new(2)),
+        ],
+        B::new(0),
+    )
+    .unwrap();
     let out: Vec<B> = (&cfg)
-        .neighbors_directed(B(0), petgraph::Outgoing)
+        .neighbors_directed(B::new(0), petgraph::Outgoing)
         .collect();
     let inc: Vec<B> = (&cfg)
-        .neighbors_directed(B(2), petgraph::Incoming)
+        .neighbors_directed(B::new(2), petgraph::Incoming)
         .collect();
-    assert_eq!(out, [B(1), B(2)]);
-    assert_eq!(inc, [B(0), B(1)]);
+    assert_eq!(out, [B::new(1), B::new(2)]);
+    assert_eq!(inc, [B::new(0), B::new(1)]);
     assert_eq!(cfg.node_bound(), 3);
     assert_eq!(
-        (&cfg).neighbors_directed(B(9), petgraph::Outgoing).count(),
+        (&cfg)
+            .neighbors_directed(B::new(9), petgraph::Outgoing)
+            .count(),
         0
     );
 }

@@ -82,19 +82,19 @@ fn postdom_is_dom_of_reverse_graph_when_exits_are_the_roots() {
         let mut edges: Vec<(u32, u32)> = Vec::new();
         for b in cfg.blocks() {
             for &p in cfg.predecessors(b) {
-                edges.push((b.0, p.0));
+                edges.push((b.raw(), p.raw()));
             }
             if cfg.successors(b).is_empty() {
-                edges.push((n as u32, b.0));
+                edges.push((n as u32, b.raw()));
             }
         }
         let rev = ilkit::graph::CsrGraph::from_edges(n + 1, &edges, n as u32).unwrap();
         let mut dom = DomTree::new();
         dom.compute_semi_nca(&rev);
         for b in cfg.blocks() {
-            let want = match dom.idom(b.0) {
+            let want = match dom.idom(b.raw()) {
                 Idom::Node(d) if d as usize == n => Idom::VirtualExit,
-                Idom::Node(d) => Idom::Node(BlockIdx(d)),
+                Idom::Node(d) => Idom::Node(BlockIdx::from_raw(d)),
                 other => panic!("{}: {b} is {other:?} in the reverse tree", cfg.name()),
             };
             assert_eq!(pdt.ipdom(b), want, "{}: {b}", cfg.name());

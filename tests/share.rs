@@ -1070,7 +1070,7 @@ fn is_block(il: &ilkit::il::Il, root: ilkit::il::Eix) -> bool {
     let (mut up, mut down) = (true, true);
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
-        exprs.push(e.0);
+        exprs.push(e.raw());
         let ek = il.expr(e).expr_kind();
         if matches!(ek, X::Enk5 | X::Enk17 | X::Enk18) {
             return false;
@@ -1094,8 +1094,8 @@ fn is_block(il: &ilkit::il::Il, root: ilkit::il::Eix) -> bool {
             }
             match il.kind(c) {
                 EntryKind::ExprNode => {
-                    up &= c.0 > e.0;
-                    down &= c.0 < e.0;
+                    up &= c.raw() > e.raw();
+                    down &= c.raw() < e.raw();
                     stack.push(c);
                 }
                 EntryKind::Constant => {
@@ -1104,7 +1104,7 @@ fn is_block(il: &ilkit::il::Il, root: ilkit::il::Eix) -> bool {
                             || !matches!(il.kind(*x), EntryKind::ExprNode | EntryKind::Constant)
                     });
                     if leaf {
-                        own_consts.push((e.0, c.0));
+                        own_consts.push((e.raw(), c.raw()));
                     }
                 }
                 _ => {}
@@ -1118,7 +1118,7 @@ fn is_block(il: &ilkit::il::Il, root: ilkit::il::Eix) -> bool {
         return false;
     }
     let (lo, hi) = (*exprs.iter().min().unwrap(), *exprs.iter().max().unwrap());
-    if !((up && lo == root.0) || (down && hi == root.0)) {
+    if !((up && lo == root.raw()) || (down && hi == root.raw())) {
         return false;
     }
     let mut members = exprs;
@@ -1892,7 +1892,7 @@ proptest! {
             consts.push(b.e(c));
         }
         let (low, src) = post_order_tree(&mut b, &consts, leaves);
-        let x = ilkit::il::Eix(low.0 + at.index((src.0 - low.0 + 1) as usize) as u32);
+        let x = ilkit::il::Eix::from_raw(low.raw() + at.index((src.raw() - low.raw() + 1) as usize) as u32);
         // The first copy proves the tree a block, the second proves it again and keeps
         // the answer; closing their region frees the copies, which the answer does not
         // read.

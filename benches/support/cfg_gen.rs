@@ -22,7 +22,7 @@ impl Rng {
 pub fn cfg_from(n: usize, edges: &[(u32, u32)]) -> Cfg {
     let mut succs = vec![Vec::new(); n];
     for &(a, b) in edges {
-        succs[a as usize].push(BlockIdx(b));
+        succs[a as usize].push(BlockIdx::from_raw(b));
     }
     Cfg::from_parts(
         "bench".into(),

@@ -32,7 +32,7 @@ fn world() -> World {
             il.eix(c).unwrap()
         })
         .collect();
-    let low = outside.0 + 1 + consts.len() as u32;
+    let low = outside.raw() + 1 + consts.len() as u32;
     let mut roots = [Eix::NONE; 2];
     for (t, root) in roots.iter_mut().enumerate() {
         let mut level = Vec::new();
@@ -60,7 +60,7 @@ fn world() -> World {
         }
         *root = level[0];
     }
-    let n = roots[1].0 + 1 - low;
+    let n = roots[1].raw() + 1 - low;
     let region = il.open_function_region(None);
     World {
         il,
@@ -91,7 +91,7 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     for step in data.chunks(3).take(32) {
         let (op, a, b) = (step[0], *step.get(1).unwrap_or(&0), *step.get(2).unwrap_or(&0));
-        let x = Eix(w.low + (u32::from(a) << 8 | u32::from(b)) % w.n);
+        let x = Eix::from_raw(w.low + (u32::from(a) << 8 | u32::from(b)) % w.n);
         let c = w.consts[b as usize % w.consts.len()];
         let il = &mut w.il;
         match op % 10 {
@@ -113,7 +113,7 @@ fuzz_target!(|data: &[u8]| {
                 let _ = il.set_child_eix(x, F::EXPR_NODE_CONSTANT, c);
             }
             4 => {
-                let target = Eix(w.low + u32::from(b) % w.n);
+                let target = Eix::from_raw(w.low + u32::from(b) % w.n);
                 let _ = il.set_ref_eix(x, F::EXPR_NODE_ENTITY, target);
             }
             5 => {

@@ -23,13 +23,13 @@ use ahash::AHashSet;
 /// [`NodeIdx`].
 #[inline]
 pub fn node_of_function(f: FuncIdx) -> NodeIdx {
-    NodeIdx(f.0)
+    NodeIdx::from_raw(f.raw())
 }
 
 /// The module function of call-graph node `n` (the inverse of [`node_of_function`]).
 #[inline]
 pub fn function_of_node(n: NodeIdx) -> FuncIdx {
-    FuncIdx(n.0)
+    FuncIdx::from_raw(n.raw())
 }
 
 use node_of_function as node;

@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn cold_blocks_go_last_loops_stay_hot() {
         // 0 -@-> 3 / fall 1; 1 -> 2 (loop 1<->2); 2 -@-> 1 / fall 4; 3: trap; 4: ret
-        let bs = |v: &[u32]| v.iter().map(|&b| BlockIdx(b)).collect::<Vec<_>>();
+        let bs = |v: &[u32]| v.iter().map(|&b| BlockIdx::from_raw(b)).collect::<Vec<_>>();
         let succ: Vec<Vec<BlockIdx>> = [&[3, 1][..], &[2], &[1, 4], &[], &[]]
             .iter()
             .map(|l| bs(l))
@@ -146,7 +146,7 @@ mod tests {
         let info = cfg.analyze();
         let cold = default_cold(&cfg, &info);
         assert_eq!(cold.raw(), [false, false, false, true, false]);
-        let order = hot_cold_layout(&cfg, &info, &|b| cold[b] || b == BlockIdx(2));
+        let order = hot_cold_layout(&cfg, &info, &|b| cold[b] || b == BlockIdx::new(2));
         assert_eq!(order, bs(&[0, 1, 2, 4, 3]));
         assert_eq!(fallthrough_breaks(&cfg, &order), 0);
         cfg.layout = bs(&[0, 3, 2, 1, 4]);

@@ -474,14 +474,17 @@ impl LoopForest {
             if bs.first() != Some(&h) {
                 errs.push(format!(
                     "loops: loop {} does not list its header bix{} first",
-                    l.0, h.0
+                    l.raw(),
+                    h.raw()
                 ));
             }
             for &b in bs {
                 if b.idx() >= g.num_nodes() || !dom.dominates(h, b) {
                     errs.push(format!(
                         "loops: header bix{} does not dominate bix{} of loop {}",
-                        h.0, b.0, l.0
+                        h.raw(),
+                        b.raw(),
+                        l.raw()
                     ));
                 }
             }
@@ -489,7 +492,9 @@ impl LoopForest {
                 if !g.successors(x).contains(&h) {
                     errs.push(format!(
                         "loops: latch bix{} of loop {} has no edge to bix{}",
-                        x.0, l.0, h.0
+                        x.raw(),
+                        l.raw(),
+                        h.raw()
                     ));
                 }
             }

@@ -289,7 +289,7 @@ impl Cfg {
             layout: (0..n).map(BlockIdx::new).collect(),
             dont_merge_basicblocks: false,
             epoch: 0,
-            entry: BlockIdx(0),
+            entry: BlockIdx::new(0),
         })
     }
 
@@ -301,10 +301,10 @@ impl Cfg {
     /// use ilkit::cfg::{BlockIdx as B, Cfg};
     /// use ilkit::graph::Idom;
     /// // 2 -> 0 -> 1, entered at block 2
-    /// let cfg = Cfg::from_edges(3, &[(B(2), B(0)), (B(0), B(1))], B(2)).unwrap();
+    /// let cfg = Cfg::from_edges(3, &[(B::new(2), B::new(0)), (B::new(0), B::new(1))], B::new(2)).unwrap();
     /// let info = cfg.analyze();
-    /// assert_eq!(info.immediate_dominator(B(2)), Idom::Root);
-    /// assert_eq!(info.immediate_dominator(B(1)), Idom::Node(B(0)));
+    /// assert_eq!(info.immediate_dominator(B::new(2)), Idom::Root);
+    /// assert_eq!(info.immediate_dominator(B::new(1)), Idom::Node(B::new(0)));
     /// ```
     pub fn from_edges(
         num_blocks: usize,
@@ -425,7 +425,7 @@ impl Cfg {
     pub fn display_name(&self, b: BlockIdx) -> String {
         match self.block_name.get(b) {
             Some(n) if !n.is_empty() => n.clone(),
-            _ => format!("bix{}", b.0),
+            _ => format!("bix{}", b.raw()),
         }
     }
 
@@ -510,7 +510,8 @@ impl Cfg {
             if let Some(&t) = c.targets.iter().find(|&&t| t.idx() >= n) {
                 errs.push(format!(
                     "cfg {}: {what} target {} out of range",
-                    self.name, t.0
+                    self.name,
+                    t.raw()
                 ));
                 return errs;
             }
@@ -526,7 +527,8 @@ impl Cfg {
             if map.get(b) != Some(self.successors(b)) {
                 errs.push(format!(
                     "cfg {}: edge map disagrees with succ at bix{}",
-                    self.name, b.0
+                    self.name,
+                    b.raw()
                 ));
             }
         }
@@ -534,7 +536,8 @@ impl Cfg {
             if (self.insn_start[b] as u64 + self.insn_len[b] as u64) > self.insn_pool.len() as u64 {
                 errs.push(format!(
                     "cfg {}: bix{} instruction range out of the pool",
-                    self.name, b.0
+                    self.name,
+                    b.raw()
                 ));
             }
         }

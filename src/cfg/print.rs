@@ -17,10 +17,10 @@ pub fn dot(cfg: &Cfg, out: &mut String) {
     out.push_str("digraph f {\n");
     out.push_str("node [fontname=\"Courier\",fontsize=10,shape=Mrecord];\n");
     for b in cfg.blocks() {
-        let _ = writeln!(out, "\"bix{}\"", b.0);
-        let _ = writeln!(out, "[label=\"bix{}(L{:x})\"]", b.0, cfg.label_id[b]);
+        let _ = writeln!(out, "\"bix{}\"", b.raw());
+        let _ = writeln!(out, "[label=\"bix{}(L{:x})\"]", b.raw(), cfg.label_id[b]);
         for &s in cfg.successors(b) {
-            let _ = writeln!(out, "bix{} -> bix{}", b.0, s.0);
+            let _ = writeln!(out, "bix{} -> bix{}", b.raw(), s.raw());
         }
     }
     out.push_str("}\n");
@@ -30,7 +30,7 @@ pub fn dot(cfg: &Cfg, out: &mut String) {
 pub fn edges(cfg: &Cfg, out: &mut String) {
     for b in cfg.blocks() {
         for &s in cfg.successors(b) {
-            let _ = writeln!(out, "bix{} -> bix{}", b.0, s.0);
+            let _ = writeln!(out, "bix{} -> bix{}", b.raw(), s.raw());
         }
     }
 }
@@ -41,10 +41,10 @@ pub fn rpo(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     for b in cfg.blocks() {
         match info.rpo.number(b) {
             None => {
-                let _ = writeln!(out, "bix{} -> RPONum: -1", b.0);
+                let _ = writeln!(out, "bix{} -> RPONum: -1", b.raw());
             }
             Some(r) => {
-                let _ = writeln!(out, "bix{} -> RPONum: {r}", b.0);
+                let _ = writeln!(out, "bix{} -> RPONum: {r}", b.raw());
             }
         }
     }
@@ -53,12 +53,17 @@ pub fn rpo(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
         if i > 0 {
             out.push_str(", ");
         }
-        let _ = write!(out, "{}", b.0);
+        let _ = write!(out, "{}", b.raw());
     }
     out.push_str("]\n");
     out.push_str("Showing backedge info:\n");
     for &(a, b) in &info.backedges {
-        let _ = writeln!(out, "bix{} -> backedge's successor BB: {}", a.0, b.0);
+        let _ = writeln!(
+            out,
+            "bix{} -> backedge's successor BB: {}",
+            a.raw(),
+            b.raw()
+        );
     }
 }
 
@@ -156,12 +161,12 @@ pub fn llvm_dot(
             attrs.push_str(",style=dashed,color=\"#909090\"");
         }
         if ports.is_empty() {
-            let _ = writeln!(out, "\tNode{} [label=\"{{{label}}}\"{attrs}];", b.0);
+            let _ = writeln!(out, "\tNode{} [label=\"{{{label}}}\"{attrs}];", b.raw());
         } else {
             let _ = writeln!(
                 out,
                 "\tNode{} [label=\"{{{label}|{{{}}}}}\"{attrs}];",
-                b.0,
+                b.raw(),
                 ports.join("|")
             );
         }
@@ -179,7 +184,7 @@ pub fn llvm_dot(
             } else {
                 ""
             };
-            let _ = writeln!(out, "\tNode{}{port} -> Node{}{back};", b.0, t.0);
+            let _ = writeln!(out, "\tNode{}{port} -> Node{}{back};", b.raw(), t.raw());
         }
     }
     out.push_str("}\n");
@@ -235,7 +240,7 @@ fn list(out: &mut String, it: impl IntoIterator<Item = BlockIdx>) {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{}", x.0);
+        let _ = write!(out, "{}", x.raw());
     }
     out.push(']');
 }
@@ -246,7 +251,7 @@ fn pairs(out: &mut String, it: &[(BlockIdx, BlockIdx)]) {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "[{},{}]", a.0, b.0);
+        let _ = write!(out, "[{},{}]", a.raw(), b.raw());
     }
     out.push(']');
 }
@@ -269,7 +274,7 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     out.push_str(&serde_json::Value::from(cfg.name.as_str()).to_string());
     out.push_str(",\"blocks\":[");
     for b in cfg.blocks() {
-        if b.0 > 0 {
+        if b.raw() > 0 {
             out.push(',');
         }
         out.push_str(&serde_json::Value::from(cfg.display_name(b)).to_string());
@@ -280,23 +285,23 @@ pub fn json(cfg: &Cfg, info: &CfgInfo, out: &mut String) {
     list(out, info.rpo.rpo_array.iter().copied());
     out.push_str(",\"idom\":[");
     for b in cfg.blocks() {
-        if b.0 > 0 {
+        if b.raw() > 0 {
             out.push(',');
         }
-        opt(out, info.idom(b).map(|d| d.0));
+        opt(out, info.idom(b).map(|d| d.raw()));
     }
     out.push_str("],\"backedges\":");
     pairs(out, &info.backedges);
     out.push_str(",\"loops\":[");
     let lf = &info.loops;
     for l in lf.loops() {
-        if l.0 > 0 {
+        if l.raw() > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{{\"header\":{},\"blocks\":", lf.header[l].0);
+        let _ = write!(out, "{{\"header\":{},\"blocks\":", lf.header[l].raw());
         list(out, lf.loop_blocks(l).iter().copied());
         let _ = write!(out, ",\"depth\":{},\"parent\":", lf.depth[l]);
-        opt(out, lf.parent_of(l).map(|p| p.0));
+        opt(out, lf.parent_of(l).map(|p| p.raw()));
         out.push('}');
     }
     out.push_str("],\"unreachable\":");
@@ -325,7 +330,8 @@ mod tests {
             vec![0, 0x10, 0x20, 0x30],
             vec![Term::CondBra, Term::Fallthrough, Term::CondBra, Term::Ret],
             vec![vec![]; 4],
-            &[&[1, 3][..], &[2], &[1, 3], &[]].map(|l| l.iter().map(|&b| BlockIdx(b)).collect()),
+            &[&[1, 3][..], &[2], &[1, 3], &[]]
+                .map(|l| l.iter().map(|&b| BlockIdx::from_raw(b)).collect()),
         )
         .unwrap();
         let mut s = String::new();

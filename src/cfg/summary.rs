@@ -84,7 +84,7 @@ mod tests {
             vec![0, 2],
             vec![Term::CondBra, Term::Ret],
             vec![vec![InsnIdx(0), InsnIdx(1)], vec![InsnIdx(2)]],
-            &[vec![BlockIdx(0), BlockIdx(1)], vec![]],
+            &[vec![BlockIdx::new(0), BlockIdx::new(1)], vec![]],
         )
         .unwrap();
         let s = summarize(std::slice::from_ref(&cfg));

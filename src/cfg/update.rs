@@ -90,7 +90,13 @@ impl Cfg {
         self.insn_len[b] = list.len() as u32;
         self.insn_pool.extend_from_slice(&list);
         self.term[b] = self.term[c];
-        let fix = |x: BlockIdx| if x > c { BlockIdx(x.0 - 1) } else { x };
+        let fix = |x: BlockIdx| {
+            if x > c {
+                BlockIdx::from_raw(x.raw() - 1)
+            } else {
+                x
+            }
+        };
         let edges: Vec<(BlockIdx, BlockIdx)> = self
             .edges()
             .into_iter()
@@ -242,12 +248,12 @@ mod tests {
 
     /// Blocks from plain numbers.
     fn bs(v: &[u32]) -> Vec<BlockIdx> {
-        v.iter().map(|&b| BlockIdx(b)).collect()
+        v.iter().map(|&b| BlockIdx::from_raw(b)).collect()
     }
     fn succs(v: &[&[u32]]) -> Vec<Vec<BlockIdx>> {
         v.iter().map(|l| bs(l)).collect()
     }
-    const B: fn(u32) -> BlockIdx = BlockIdx;
+    const B: fn(u32) -> BlockIdx = BlockIdx::from_raw;
 
     fn sample() -> Cfg {
         // 0 -> 1; 1 -> 2, 3; 2 -> 1; 3 -> 4; 4 -> (ret); 5 -> 1 (second entry, unreachable)
@@ -290,7 +296,7 @@ mod tests {
         .unwrap();
         let info = check(&cfg);
         assert_eq!(info.loops.irreducible_count(), 1);
-        let region = info.loops.irreducible_sccs.row(CycleIdx(0)).to_vec();
+        let region = info.loops.irreducible_sccs.row(CycleIdx::new(0)).to_vec();
         let d = cfg.make_single_entry(&region).unwrap();
         assert_eq!(d, B(4));
         assert_eq!(cfg.successors(d), bs(&[1, 2]));
@@ -298,7 +304,7 @@ mod tests {
         let info = check(&cfg);
         assert_eq!(info.loops.irreducible_count(), 0);
         assert_eq!(info.loops.header.raw(), [d]);
-        assert_eq!(info.loops.loop_blocks(LoopIdx(0)), bs(&[4, 2, 1]));
+        assert_eq!(info.loops.loop_blocks(LoopIdx::new(0)), bs(&[4, 2, 1]));
         assert_eq!(cfg.make_single_entry(&bs(&[4, 1, 2])), None);
     }
 
@@ -322,7 +328,7 @@ mod tests {
         assert_eq!(cfg.insns(B(6)), &[InsnIdx(3)]);
         assert_eq!(cfg.layout, bs(&[0, 1, 6, 2, 3, 4, 5]));
         let info = check(&cfg);
-        assert_eq!(info.loops.loop_blocks(LoopIdx(0)), bs(&[1, 6, 2]));
+        assert_eq!(info.loops.loop_blocks(LoopIdx::new(0)), bs(&[1, 6, 2]));
         // merge back: 1 -> 6 only edge, 6's only pred is 1? no: 6 has preds [1] only.
         cfg.dont_merge_basicblocks = true;
         assert!(!cfg.merge_blocks(B(1)));

@@ -349,7 +349,7 @@ mod tests {
                     !nvvm.annotations = !{!0}\n!0 = !{ptr @annotated, !\"kernel\", i32 1}\n";
         let m = parse("t.ll", text);
         let s = Summaries::from_module(&m);
-        let n = NodeIdx;
+        let n = NodeIdx::from_raw;
         assert_eq!(s.is_kernel.raw(), vec![false, true, true, false]);
         assert!(s.always_inline[n(0)] && !s.always_inline[n(1)]);
         assert_eq!(
@@ -375,8 +375,8 @@ mod tests {
         let text = "define void @a() {\n  call void @b()\n  ret void\n}\ndefine void @b() {\n  call void @c()\n  ret void\n}\ndefine void @c() {\n  ret void\n}\n";
         let m = parse("t.ll", text);
         let mut s = Summaries::from_module(&m);
-        let at = s.calls[NodeIdx(0)][0].loc;
-        let inner = s.calls[NodeIdx(1)][0].loc;
+        let at = s.calls[NodeIdx::new(0)][0].loc;
+        let inner = s.calls[NodeIdx::new(1)][0].loc;
         let l = s.rebase_loc(inner, at);
         assert_eq!(s.format_loc(l, ReplayFormat::Line), "b:1 @ a:1");
     }

@@ -55,7 +55,7 @@ impl Il {
         } else {
             0
         };
-        let e = Eix(self.cols.len() as u32);
+        let e = Eix::new(self.cols.len());
         let word = ExprNodeRow::pack_word(kind, op, op2, false);
         // A new row: its two columns pushed directly (the generated row push is a call).
         let t = &mut self.tables.expr_node;
@@ -66,7 +66,7 @@ impl Il {
         let start = (self.edges.len() + 2) as u32;
         append_block(
             &mut self.edges,
-            [Eix::NONE, Eix(operands.len() as u32), ty, Eix::NONE],
+            [Eix::NONE, Eix::new(operands.len()), ty, Eix::NONE],
             operands,
         );
         let pos = self.cursor_index();

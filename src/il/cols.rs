@@ -325,7 +325,7 @@ impl EntryColumns<'_> {
         let s = self.start[i] as usize;
         let (_, nl, ns) = super::edges::block_shape(k);
         let header = self.edges.get(s.checked_sub(nl)?..s)?;
-        let n = ns + header.iter().map(|w| w.0 as usize).sum::<usize>();
+        let n = ns + header.iter().map(|w| w.idx()).sum::<usize>();
         self.edges.get(s..s + n)
     }
 
@@ -340,7 +340,7 @@ impl EntryColumns<'_> {
         let (nr, nl, ns) = super::edges::block_shape(k);
         let begin = s.checked_sub(nl + nr)?;
         let header = self.edges.get(s - nl..s)?;
-        let n = ns + header.iter().map(|w| w.0 as usize).sum::<usize>();
+        let n = ns + header.iter().map(|w| w.idx()).sum::<usize>();
         let end = s + n;
         (end <= self.edges.len()).then_some((begin, s, end))
     }

@@ -78,12 +78,12 @@ impl Il {
             return NO_SHARE_KEY;
         }
         let ty = slot(F::CONSTANT_TYPE);
-        let fs = if self.cols.region.get(e.idx()) == RegionIdx::FILE_SCOPE.0 {
+        let fs = if self.cols.region.get(e.idx()) == RegionIdx::FILE_SCOPE.raw() {
             SHARE_KEY_FILE_SCOPE
         } else {
             0
         };
-        let head = k as u64 | ((flags as u64) << 8) | fs | ((ty.0 as u64) << 32);
+        let head = k as u64 | ((flags as u64) << 8) | fs | ((ty.raw() as u64) << 32);
         if leaf {
             return [head, t.value[r] as u64];
         }

@@ -32,7 +32,7 @@ pub(super) fn nchild_at(pool: &[Eix], k: EntryKind, start: usize) -> usize {
     let (_, nl, ns) = block_shape(k);
     let mut n = ns;
     for w in &pool[start - nl..start] {
-        n += w.0 as usize;
+        n += w.idx();
     }
     n
 }
@@ -59,7 +59,7 @@ impl Il {
         let pool = &mut self.edges;
         pool.reserve(nr + nl + ns);
         pool.extend(std::iter::repeat_n(Eix::NONE, nr));
-        pool.extend(std::iter::repeat_n(Eix(0), nl));
+        pool.extend(std::iter::repeat_n(Eix::new(0), nl));
         let start = pool.len() as u32;
         pool.extend(std::iter::repeat_n(Eix::NONE, ns));
         start
@@ -282,9 +282,9 @@ impl Il {
         let header = start - nl;
         let mut off = start + ns;
         for i in 0..list as usize {
-            off += self.edges[header + i].0 as usize;
+            off += self.edges[header + i].idx();
         }
-        (off, off + self.edges[header + list as usize].0 as usize)
+        (off, off + self.edges[header + list as usize].idx())
     }
 
     /// The items of a list field by dense index.
@@ -355,7 +355,8 @@ impl Il {
             debug_assert!(at <= end);
             self.edges.insert(at, c);
         }
-        self.edges[start - nl + list as usize].0 += 1;
+        let len = &mut self.edges[start - nl + list as usize];
+        *len = Eix::from_raw(len.raw() + 1);
         self.edge_changed(p);
     }
 
@@ -379,7 +380,8 @@ impl Il {
         self.edges.copy_within(b..end, w);
         self.forget_tail(end - removed, end);
         let nl = NLISTS[self.cols.kind[p.idx()] as usize] as usize;
-        self.edges[start - nl + f.list as usize].0 -= removed as u32;
+        let len = &mut self.edges[start - nl + f.list as usize];
+        *len = Eix::from_raw(len.raw() - removed as u32);
         self.edge_changed(p);
     }
 
@@ -417,7 +419,8 @@ impl Il {
         self.edges.copy_within(a + item + 1..end, a + item);
         self.forget_tail(end - 1, end);
         let nl = NLISTS[self.cols.kind[p.idx()] as usize] as usize;
-        self.edges[start - nl + list as usize].0 -= 1;
+        let len = &mut self.edges[start - nl + list as usize];
+        *len = Eix::from_raw(len.raw() - 1);
         self.edge_changed(p);
     }
 
@@ -473,7 +476,7 @@ impl Il {
             if k == EntryKind::None {
                 continue;
             }
-            let (begin, start, end) = self.block(Eix(i as u32));
+            let (begin, start, end) = self.block(Eix::new(i));
             let new_start = pool.len() + (start - begin);
             pool.extend_from_slice(&self.edges[begin..end]);
             self.cols.start[i] = new_start as u32;
@@ -493,7 +496,7 @@ impl Il {
         let mut prev = 0;
         let mut in_order = true;
         for i in live.clone() {
-            let (b, _, _) = self.block(Eix(i as u32));
+            let (b, _, _) = self.block(Eix::new(i));
             if b < prev {
                 in_order = false;
                 break;
@@ -504,11 +507,11 @@ impl Il {
         if !in_order {
             // By where each block begins, so a block never slides over one not yet copied.
             order = live.clone().map(|i| i as u32).collect();
-            order.sort_unstable_by_key(|&i| self.block(Eix(i)).0);
+            order.sort_unstable_by_key(|&i| self.block(Eix::from_raw(i)).0);
         }
         let mut w = 0usize;
         let mut slide = |il: &mut Il, i: usize| {
-            let (begin, start, end) = il.block(Eix(i as u32));
+            let (begin, start, end) = il.block(Eix::new(i));
             il.edges.copy_within(begin..end, w);
             il.cols.start[i] = (w + (start - begin)) as u32;
             w += end - begin;

@@ -13,7 +13,7 @@
 //! ```compile_fail
 //! use ilkit::il::{Eix, RegionIdx};
 //! fn takes_region(_: RegionIdx) {}
-//! takes_region(Eix(3));
+//! takes_region(Eix::new(3));
 //! ```
 
 slotmap::new_key_type! {

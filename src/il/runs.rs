@@ -19,12 +19,12 @@ impl EixRuns {
     #[inline]
     pub fn push(&mut self, e: Eix) {
         if let Some(last) = self.runs.last_mut() {
-            if last.1 == e.0 {
+            if last.1 == e.raw() {
                 last.1 += 1;
                 return;
             }
         }
-        self.runs.push((e.0, e.0.wrapping_add(1)));
+        self.runs.push((e.raw(), e.raw().wrapping_add(1)));
     }
 
     /// Appends every index of `es`, in order (a stretch of consecutive indices at a
@@ -32,9 +32,9 @@ impl EixRuns {
     pub fn extend_from_slice(&mut self, es: &[Eix]) {
         let mut i = 0;
         while i < es.len() {
-            let s = es[i].0;
+            let s = es[i].raw();
             let mut j = i + 1;
-            while j < es.len() && es[j].0 == s.wrapping_add((j - i) as u32) {
+            while j < es.len() && es[j].raw() == s.wrapping_add((j - i) as u32) {
                 j += 1;
             }
             self.push_run(es[i], (j - i) as u32);
@@ -47,16 +47,18 @@ impl EixRuns {
         if n == 0 {
             return;
         }
-        let end = start.0.wrapping_add(n);
+        let end = start.raw().wrapping_add(n);
         match self.runs.last_mut() {
-            Some(last) if last.1 == start.0 => last.1 = end,
-            _ => self.runs.push((start.0, end)),
+            Some(last) if last.1 == start.raw() => last.1 = end,
+            _ => self.runs.push((start.raw(), end)),
         }
     }
 
     /// The indices, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = Eix> + '_ {
-        self.runs.iter().flat_map(|&(s, e)| (s..e).map(Eix))
+        self.runs
+            .iter()
+            .flat_map(|&(s, e)| (s..e).map(Eix::from_raw))
     }
 
     /// Keeps the indices for which `keep` holds (in order).
@@ -103,27 +105,27 @@ mod tests {
     fn runs_keep_order_and_merge_consecutive() {
         let mut r = EixRuns::default();
         for i in [3, 4, 5, 9, 10, 2, 3] {
-            r.push(Eix(i));
+            r.push(Eix::from_raw(i));
         }
         assert_eq!(r.runs(), 3);
         assert_eq!(r.len(), 7);
-        let v: Vec<u32> = r.iter().map(|e| e.0).collect();
+        let v: Vec<u32> = r.iter().map(|e| e.raw()).collect();
         assert_eq!(v, [3, 4, 5, 9, 10, 2, 3]);
         let mut b = EixRuns::default();
-        b.extend_from_slice(&[3, 4, 5, 9, 10, 2, 3].map(Eix));
+        b.extend_from_slice(&[3, 4, 5, 9, 10, 2, 3].map(Eix::from_raw));
         assert_eq!(b, r);
-        b.extend_from_slice(&[3, 4, 8].map(Eix));
+        b.extend_from_slice(&[3, 4, 8].map(Eix::from_raw));
         assert_eq!((b.runs(), b.len()), (5, 10));
-        b.extend_from_slice(&[9].map(Eix));
+        b.extend_from_slice(&[9].map(Eix::from_raw));
         assert_eq!((b.runs(), b.len()), (5, 11));
         let mut c = b.clone();
-        b.extend_from_slice(&[10, 11, 12, 20, 21].map(Eix));
-        c.push_run(Eix(10), 3);
-        c.push_run(Eix(20), 2);
-        c.push_run(Eix(30), 0);
+        b.extend_from_slice(&[10, 11, 12, 20, 21].map(Eix::from_raw));
+        c.push_run(Eix::new(10), 3);
+        c.push_run(Eix::new(20), 2);
+        c.push_run(Eix::new(30), 0);
         assert_eq!(b, c);
-        r.retain(|e| e.0 != 4);
-        let v: Vec<u32> = r.iter().map(|e| e.0).collect();
+        r.retain(|e| e.raw() != 4);
+        let v: Vec<u32> = r.iter().map(|e| e.raw()).collect();
         assert_eq!(v, [3, 5, 9, 10, 2, 3]);
         assert_eq!(r.len(), 6);
         r.clear();

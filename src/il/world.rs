@@ -371,7 +371,7 @@ impl Il {
     /// Region of a live entry.
     #[inline]
     pub fn region_of(&self, e: Eix) -> RegionIdx {
-        RegionIdx(self.cols.region.get(e.idx()))
+        RegionIdx::from_raw(self.cols.region.get(e.idx()))
     }
 
     /// Source position of a live entry.
@@ -399,7 +399,7 @@ impl Il {
     /// Live entries in dense order.
     pub fn entries(&self) -> impl Iterator<Item = Eix> + '_ {
         (0..self.cols.len() as u32)
-            .map(Eix)
+            .map(Eix::from_raw)
             .filter(|&e| self.is_live(e))
     }
 
@@ -439,7 +439,7 @@ impl Il {
     #[inline]
     pub fn flag(&self, e: Eix, f: Flag) -> bool {
         if f == Flag::SecondaryIl {
-            return self.secondary.contains(e.0);
+            return self.secondary.contains(e.raw());
         }
         let bit = self.flags[f as usize].get(e.idx());
         if f.stored_inverted() {
@@ -461,7 +461,7 @@ impl Il {
             m ^= Flag::INVERTED;
         }
         // The sparse column is usually empty: no search then.
-        if !self.secondary.is_empty() && self.secondary.contains(e.0) {
+        if !self.secondary.is_empty() && self.secondary.contains(e.raw()) {
             m |= 1 << Flag::SecondaryIl as u8;
         }
         m
@@ -472,9 +472,9 @@ impl Il {
     pub fn set_flag(&mut self, e: Eix, f: Flag, v: bool) {
         if f == Flag::SecondaryIl {
             if v {
-                self.secondary.insert(e.0);
+                self.secondary.insert(e.raw());
             } else {
-                self.secondary.remove(e.0);
+                self.secondary.remove(e.raw());
             }
             return;
         }
@@ -586,14 +586,14 @@ impl Il {
                 (self.regions.len() - 1) as u32
             }
         };
-        self.current = RegionIdx(r);
+        self.current = RegionIdx::from_raw(r);
         self.current
     }
 
     /// Makes `r` the current region (file scope or an open function region).
     pub fn switch_region(&mut self, r: RegionIdx) -> Result<(), IlError> {
         if self.region(r).is_none() {
-            return Err(IlError::BadRegion(r.0));
+            return Err(IlError::BadRegion(r.raw()));
         }
         self.current = r;
         Ok(())
@@ -610,14 +610,14 @@ impl Il {
     /// is freed all the same.
     pub fn close_function_region(&mut self, r: RegionIdx) -> Result<(), IlError> {
         if r == RegionIdx::FILE_SCOPE || self.region(r).is_none() {
-            return Err(IlError::BadRegion(r.0));
+            return Err(IlError::BadRegion(r.raw()));
         }
         let entries = std::mem::take(&mut self.regions[r.idx()].entries);
         // Last first: the free list then hands the indices out in ascending order again,
         // so the next region's entries form runs too.
         let order: Vec<Eix> = entries.iter().collect();
         for &e in order.iter().rev() {
-            if self.is_live(e) && self.cols.region.get(e.idx()) == r.0 {
+            if self.is_live(e) && self.cols.region.get(e.idx()) == r.raw() {
                 self.release(e);
             }
         }
@@ -628,7 +628,7 @@ impl Il {
         let mut recycled = entries;
         recycled.clear();
         reg.entries = recycled;
-        self.free_regions.push(r.0);
+        self.free_regions.push(r.raw());
         if self.current == r {
             self.current = RegionIdx::FILE_SCOPE;
         }
@@ -659,7 +659,7 @@ impl Il {
         for f in &mut self.flags {
             f.set(e.idx(), false);
         }
-        self.secondary.remove(e.0);
+        self.secondary.remove(e.raw());
         self.free_eix.push(e);
     }
 
@@ -810,7 +810,7 @@ impl Il {
         }
         if b.flags & (1 << Flag::SecondaryIl as u8) != 0 {
             // Secondary IL lives in its sparse column.
-            self.secondary.insert(e.0);
+            self.secondary.insert(e.raw());
         }
         self.enlist(kind, e, b.region);
         e
@@ -839,7 +839,7 @@ impl Il {
     /// bulk).
     fn refresh_all_derived(&mut self) {
         for i in 0..self.cols.len() {
-            let e = Eix(i as u32);
+            let e = Eix::new(i);
             if self.is_live(e) {
                 self.refresh_derived(self.cols.kind[i], e);
             }
@@ -870,7 +870,7 @@ impl Il {
     /// [`Il::set_dense`] then appends).
     #[inline]
     pub(super) fn next_dense_slot(&mut self) -> Eix {
-        self.free_eix.pop().unwrap_or(Eix(self.cols.len() as u32))
+        self.free_eix.pop().unwrap_or(Eix::new(self.cols.len()))
     }
 
     /// Whether a new entry takes a fresh dense index (no freed one waits for reuse).
@@ -891,12 +891,12 @@ impl Il {
         start: u32,
         pos: u32,
     ) -> Eix {
-        let e = Eix(self.cols.len() as u32);
+        let e = Eix::new(self.cols.len());
         self.live += 1;
         self.cols.push(EntryRow {
             kind,
             row,
-            region: r.0,
+            region: r.raw(),
             gen: 1,
             start,
             pos,
@@ -929,7 +929,7 @@ impl Il {
             EntryRow {
                 kind,
                 row,
-                region: r.0,
+                region: r.raw(),
                 gen,
                 start,
                 pos,
@@ -997,7 +997,7 @@ impl Il {
             self.flags[Flag::Language as usize].set(i, true);
         }
         if self.secondary_mode {
-            self.secondary.insert(e.0);
+            self.secondary.insert(e.raw());
         }
     }
 
@@ -1129,7 +1129,7 @@ impl Il {
     pub fn free_expr_node(&mut self, id: EntryId) -> Result<(), IlError> {
         let e = self.expect(id, EntryKind::ExprNode)?;
         self.expr_mut(e).set_expr_kind(ExprKind::Reclaimed);
-        self.free_lists[FreeListKind::ExprNode as usize].push(e.0);
+        self.free_lists[FreeListKind::ExprNode as usize].push(e.raw());
         Ok(())
     }
 
@@ -1169,7 +1169,7 @@ impl Il {
             return Err(IlError::Assert("free_local_constant: constant not in use"));
         }
         self.set_flag(e, Flag::Allocated, false);
-        self.free_lists[FreeListKind::Constant as usize].push(e.0);
+        self.free_lists[FreeListKind::Constant as usize].push(e.raw());
         self.borrowed_local_constants -= 1;
         Ok(())
     }
@@ -1188,7 +1188,7 @@ impl Il {
     pub fn free_param_type_list(&mut self, ids: &[EntryId]) -> Result<(), IlError> {
         for &id in ids {
             let e = self.expect(id, EntryKind::ParamType)?;
-            self.free_lists[FreeListKind::ParamType as usize].push(e.0);
+            self.free_lists[FreeListKind::ParamType as usize].push(e.raw());
         }
         Ok(())
     }
@@ -1205,7 +1205,7 @@ impl Il {
     /// Returns a source_sequence_entry to its free list.
     pub fn free_source_seq_entry(&mut self, id: EntryId) -> Result<(), IlError> {
         let e = self.expect(id, EntryKind::SourceSequenceEntry)?;
-        self.free_lists[FreeListKind::SourceSeqEntry as usize].push(e.0);
+        self.free_lists[FreeListKind::SourceSeqEntry as usize].push(e.raw());
         Ok(())
     }
 
@@ -1282,7 +1282,7 @@ impl Il {
     ) -> Result<EntryId, IlError> {
         // Entries on a free list may have been freed with their region: skip dead ones.
         while let Some(raw) = self.free_lists[l as usize].pop() {
-            let e = Eix(raw);
+            let e = Eix::from_raw(raw);
             if !self.is_live(e) || self.kind(e) != kind {
                 continue;
             }
@@ -1317,7 +1317,7 @@ impl Il {
     ) -> Result<EntryId, IlError> {
         let e = self.expect(id, EntryKind::Constant)?;
         if self.region(to).is_none() {
-            return Err(IlError::BadRegion(to.0));
+            return Err(IlError::BadRegion(to.raw()));
         }
         if self.region_of(e) == to {
             return Ok(id);
@@ -1325,7 +1325,7 @@ impl Il {
         let nid = self.alloc_in(EntryKind::Constant, to);
         let ne = self.eix(nid)?;
         self.copy_entry_data(e, ne);
-        self.free_lists[FreeListKind::Constant as usize].push(e.0);
+        self.free_lists[FreeListKind::Constant as usize].push(e.raw());
         Ok(nid)
     }
 
@@ -1430,8 +1430,8 @@ impl Il {
             for (i, f) in self.flags.iter().enumerate() {
                 out.flags[i].set(ne.idx(), f.get(e.idx()));
             }
-            if self.secondary.contains(e.0) {
-                out.secondary.insert(ne.0);
+            if self.secondary.contains(e.raw()) {
+                out.secondary.insert(ne.raw());
             }
         }
         out.current = RegionIdx::FILE_SCOPE;
@@ -1521,7 +1521,7 @@ impl Il {
         let n = self.capacity();
         let mut live = 0usize;
         for i in 0..n {
-            let e = Eix(i as u32);
+            let e = Eix::new(i);
             let k = self.cols.kind[i];
             if k == EntryKind::None {
                 continue;
@@ -1553,7 +1553,7 @@ impl Il {
                 errs.push(VerifyError(format!("{e}: edge block out of the pool")));
                 continue;
             };
-            let list_total: usize = self.edges[header..start].iter().map(|x| x.0 as usize).sum();
+            let list_total: usize = self.edges[header..start].iter().map(|x| x.idx()).sum();
             if start + ns + list_total > self.edges.len() {
                 errs.push(VerifyError(format!(
                     "{e}: list headers sum to {list_total}, past the end of the pool"
@@ -1650,7 +1650,11 @@ impl Il {
                 )));
             }
         }
-        if let Some(i) = self.secondary.iter().find(|&i| !self.is_live(Eix(i))) {
+        if let Some(i) = self
+            .secondary
+            .iter()
+            .find(|&i| !self.is_live(Eix::from_raw(i)))
+        {
             errs.push(VerifyError(format!(
                 "is_in_secondary_il set for free index {i}"
             )));
@@ -1692,7 +1696,7 @@ mod tests {
         for _ in 0..70_000 {
             last = il.open_function_region(None);
         }
-        assert!(last.0 > u16::MAX as u32);
+        assert!(last.raw() > u16::MAX as u32);
         let y = il
             .push_expr(ExprKind::Constant, crate::il::Op::Paren, Eix::NONE, &[])
             .unwrap();

@@ -864,7 +864,7 @@ pub fn build_cfg(f: &Function) -> Cfg {
             f.labels[l as usize].name.to_string()
         });
         label_id.push(line);
-        insns.push((s..e).map(InsnIdx).collect::<Vec<_>>());
+        insns.push((s..e).map(InsnIdx::from_raw).collect::<Vec<_>>());
         let fall: Vec<BlockIdx> = if b + 1 < nb {
             vec![BlockIdx::new(b + 1)]
         } else {
@@ -1037,7 +1037,7 @@ $L__func_end0:
             names,
             ["$L__func_begin0", "$L__BB0_1", "$L__BB0_2", "$L__func_end0"]
         );
-        assert_eq!(cfg.succ.targets, [2, 1, 1, 2].map(BlockIdx));
+        assert_eq!(cfg.succ.targets, [2, 1, 1, 2].map(BlockIdx::from_raw));
         assert_eq!(cfg.succ.starts, [0, 2, 4, 4, 4]);
     }
 

@@ -319,12 +319,12 @@ impl Plan {
     #[inline(always)]
     fn is_leaf_constant(&mut self, il: &Il, c: Eix) -> bool {
         let slot = &mut self.leaf_memo[c.idx() % LEAF_MEMO];
-        if slot.scan == self.scan && slot.e == c.0 {
+        if slot.scan == self.scan && slot.e == c.raw() {
             return slot.leaf;
         }
         let leaf = leaf_constant(il, c);
         *slot = LeafMemo {
-            e: c.0,
+            e: c.raw(),
             scan: self.scan,
             leaf,
         };
@@ -558,7 +558,7 @@ impl<'s> DeepCopy<'s> {
             }
         }
         if p.block > 0 {
-            root = p.dst[p.plan_entry(src.0) as usize];
+            root = p.dst[p.plan_entry(src.raw()) as usize];
         } else if p.visits.first().is_some_and(|v| v.parent == ROOT) {
             root = p.dst[0];
         }
@@ -664,7 +664,7 @@ impl<'s> DeepCopy<'s> {
             &mut p.dst,
         );
         if self.track {
-            let block = (b.low.0..b.low.0 + b.n as u32).map(Eix);
+            let block = (b.low.raw()..b.low.raw() + b.n as u32).map(Eix::from_raw);
             let srcs = block.chain(p.fast_leaves.iter().map(|l| l.src));
             self.copied.extend(srcs.zip(p.dst.iter().copied()));
         }
@@ -858,7 +858,7 @@ impl<'s> DeepCopy<'s> {
                 // operand is planned already): a hole, a few of which are allowed.
                 if p.leaf_consts.last().is_some_and(|v| v.src.idx() == i) {
                     p.block_leaves.extend(p.leaf_consts.pop());
-                    p.srcs.push(Eix(i as u32));
+                    p.srcs.push(Eix::new(i));
                 } else {
                     holes += 1;
                     if holes > p.srcs.len() + MAX_EXTRA_HOLES {
@@ -873,7 +873,7 @@ impl<'s> DeepCopy<'s> {
                 if ek == ExprKind::Reclaimed || copies_entity(ek) {
                     break false;
                 }
-                p.srcs.push(Eix(i as u32));
+                p.srcs.push(Eix::new(i));
                 pending -= 1;
                 if !shallow(ek) {
                     let before = pending;
@@ -946,14 +946,14 @@ impl<'s> DeepCopy<'s> {
         if !UP {
             p.srcs.reverse();
         }
-        let low = p.srcs[0].0;
+        let low = p.srcs[0].raw();
         p.block = p.srcs.len();
         p.low = low;
         p.rank.clear();
         if holes > 0 {
             p.rank.resize(dist(i) + 1, u32::MAX);
             for (k, &m) in p.srcs.iter().enumerate() {
-                p.rank[(m.0 - low) as usize] = k as u32;
+                p.rank[(m.raw() - low) as usize] = k as u32;
             }
         }
         for k in 0..p.stack.len() {
@@ -964,13 +964,13 @@ impl<'s> DeepCopy<'s> {
         let outside = std::mem::take(&mut p.leaf_consts);
         let mut leaves = std::mem::take(&mut p.block_leaves);
         for v in &mut leaves {
-            v.src = Eix(p.plan_entry(v.src.0));
+            v.src = Eix::from_raw(p.plan_entry(v.src.raw()));
         }
         p.head = p.block;
         for v in outside {
             p.srcs.push(v.src);
             leaves.push(Visit {
-                src: Eix(p.head as u32),
+                src: Eix::new(p.head),
                 ..v
             });
             p.head += 1;
@@ -992,7 +992,7 @@ impl<'s> DeepCopy<'s> {
         let p = &self.plan;
         for &k in &p.reloc {
             for c in il.children_mut(p.dst[k as usize]) {
-                if let Some(j) = p.block_entry(c.0) {
+                if let Some(j) = p.block_entry(c.raw()) {
                     *c = p.dst[j as usize];
                 }
             }
@@ -1012,7 +1012,7 @@ impl<'s> DeepCopy<'s> {
                 .extend(p.srcs.iter().copied().zip(p.dst.iter().copied()));
         }
         // Copies are not canonical constants (until sharing says so).
-        let leaves = p.leaf_consts.iter().map(|v| v.src.0);
+        let leaves = p.leaf_consts.iter().map(|v| v.src.raw());
         for i in p.constants.iter().copied().chain(leaves) {
             let mut c = il.constant_mut(p.dst[i as usize]);
             // Through the setters only when a value changes (each recomputes the key).
@@ -1258,7 +1258,7 @@ fn scan_fast_block(
             v.parent -= i as u32;
         }
         Some(FastBlock {
-            low: Eix(i as u32),
+            low: Eix::new(i),
             n: root - i + 1,
             span: (next_begin, root_end),
             heads_inside: heads_hi > i,
@@ -1275,7 +1275,7 @@ fn operands_above(il: &Il, src: Eix) -> bool {
     il.children(src)
         .iter()
         .find(|c| !c.is_none() && il.kind(**c) == EntryKind::ExprNode)
-        .is_some_and(|c| c.0 > src.0)
+        .is_some_and(|c| c.raw() > src.raw())
 }
 
 /// Writes `c` into `slot` of `parent` (a reference slot when `REF` is set).

@@ -468,7 +468,7 @@ pub fn write_keep_report(
 fn kept_per_kind(il: &Il) -> Vec<(EntryKind, usize)> {
     let mut per_kind = vec![0usize; EntryKind::ALL.len()];
     for i in il.flag_column(Flag::KeepInIl).iter() {
-        let e = Eix(i as u32);
+        let e = Eix::new(i);
         if il.is_live(e) {
             per_kind[il.kind(e) as usize] += 1;
         }
@@ -485,7 +485,7 @@ fn kept_per_kind(il: &Il) -> Vec<(EntryKind, usize)> {
 fn kept_per_file(il: &Il) -> Vec<(u16, usize)> {
     let mut per_file: ahash::AHashMap<u16, usize> = ahash::AHashMap::new();
     for i in il.flag_column(Flag::KeepInIl).iter() {
-        let e = Eix(i as u32);
+        let e = Eix::new(i);
         if il.is_live(e) {
             *per_file.entry(il.pos(e).file).or_default() += 1;
         }

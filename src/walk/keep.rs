@@ -78,7 +78,7 @@ pub fn mark_to_keep_in_il(il: &mut Il, extra_roots: &[EntryId]) -> KeepReport {
     let kept = mark_from_parallel(il, roots) + mark_using_declarations(il);
     let mut per_kind = vec![0usize; EntryKind::COUNT];
     for e in il.flag_column(Flag::KeepInIl).iter() {
-        let e = Eix(e as u32);
+        let e = Eix::new(e);
         if il.is_live(e) {
             per_kind[il.kind(e) as usize] += 1;
         }
@@ -284,9 +284,7 @@ fn drain_fifo<D: MarkBits, K: MarkBits>(
         let k = kind as usize;
         let (nref, nlist) = (NREFS[k] as usize, NLISTS[k] as usize);
         let lens = &pool[start - nlist..start];
-        let nchild = lens
-            .iter()
-            .fold(NSINGLES[k] as usize, |n, w| n + w.0 as usize);
+        let nchild = lens.iter().fold(NSINGLES[k] as usize, |n, w| n + w.idx());
         let kids = &pool[start..start + nchild];
         // A pointer type keeps a class it points to as a declaration only.
         if kind == EntryKind::Type && type_kind[rows[i] as usize] == TypeKind::Pointer {
@@ -428,7 +426,7 @@ pub fn eliminate_unneeded_il_entries(il: &mut Il) -> EliminationReport {
 /// rout / namespace NAME" and "Setting keep_definition_in_il on ..." for class types and
 /// routines whose definition is kept, in dense order.
 pub fn trace_keep(il: &Il, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    for e in il.flag_column(Flag::KeepInIl).iter().map(|i| Eix(i as u32)) {
+    for e in il.flag_column(Flag::KeepInIl).iter().map(Eix::new) {
         if !il.is_live(e) {
             continue;
         }
@@ -476,7 +474,7 @@ mod tests {
         let got: std::collections::HashSet<_> = il
             .flag_column(Flag::KeepInIl)
             .iter()
-            .map(|i| Eix(i as u32))
+            .map(Eix::new)
             .collect();
         assert_eq!(got, expected);
         // The parallel kernel marks the same sets.

@@ -468,7 +468,7 @@ impl Walker {
                 // `off` is where list `i` starts among the children: only this entry's
                 // filter changes the lengths of its lists, and only of the current one.
                 while (i as usize) < layout.lists.len() {
-                    let mut len = il.list_lengths(e)[i as usize].0;
+                    let mut len = il.list_lengths(e)[i as usize].raw();
                     while j < len {
                         let at = (off + j) as usize;
                         let c = il.children(e)[at];

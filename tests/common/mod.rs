@@ -32,7 +32,7 @@ pub fn compare(
         .blocks()
         .map(|b| {
             if cfg.block_name(b).is_empty() {
-                unnamed(b.0)
+                unnamed(b.raw())
             } else {
                 cfg.block_name(b).to_string()
             }
@@ -47,7 +47,7 @@ pub fn compare(
             .as_array()
             .unwrap()
             .iter()
-            .map(|x| BlockIdx(x.as_u64().unwrap() as u32))
+            .map(|x| BlockIdx::from_raw(x.as_u64().unwrap() as u32))
             .collect();
         if cfg.successors(BlockIdx::new(b)) != want.as_slice() {
             errs.push(format!(
@@ -60,44 +60,44 @@ pub fn compare(
         let want = match d.as_i64() {
             None => None,
             Some(-1) => None,
-            Some(x) => Some(BlockIdx(x as u32)),
+            Some(x) => Some(BlockIdx::from_raw(x as u32)),
         };
         let b = BlockIdx::new(b);
         if info.idom(b) != want {
             errs.push(format!(
                 "{name}: idom[{}] {:?} != {want:?}",
-                b.0,
+                b.raw(),
                 info.idom(b)
             ));
         }
         if d.is_null() == info.rpo().is_reachable(b) {
-            errs.push(format!("{name}: reachability of block {} differs", b.0));
+            errs.push(format!("{name}: reachability of block {} differs", b.raw()));
         }
     }
     // loops keyed by header
     let lf = info.loops();
     let mut mine_l = BTreeMap::new();
     for l in lf.loops() {
-        let mut bs: Vec<u32> = lf.loop_blocks(l).iter().map(|b| b.0).collect();
+        let mut bs: Vec<u32> = lf.loop_blocks(l).iter().map(|b| b.raw()).collect();
         bs.sort();
         let ph = match lf.parent_of(l) {
             None => -1,
-            Some(p) => lf.header_of(p).unwrap().0 as i64,
+            Some(p) => lf.header_of(p).unwrap().raw() as i64,
         };
         mine_l.insert(
-            lf.header_of(l).unwrap().0 as i64,
+            lf.header_of(l).unwrap().raw() as i64,
             (lf.depth_of(l).unwrap() as i64, ph, bs),
         );
     }
     let loops = f["loops"].as_array().unwrap();
     // latches per header
     for lp in loops {
-        let h = BlockIdx(lp["header"].as_u64().unwrap() as u32);
+        let h = BlockIdx::from_raw(lp["header"].as_u64().unwrap() as u32);
         let mut want: Vec<BlockIdx> = lp["latches"]
             .as_array()
             .map(|a| {
                 a.iter()
-                    .map(|x| BlockIdx(x.as_u64().unwrap() as u32))
+                    .map(|x| BlockIdx::from_raw(x.as_u64().unwrap() as u32))
                     .collect()
             })
             .unwrap_or_default();
@@ -149,7 +149,7 @@ pub fn compare(
     if let Some(rpo) = f["rpo"].as_array() {
         let want: Vec<BlockIdx> = rpo
             .iter()
-            .map(|x| BlockIdx(x.as_u64().unwrap() as u32))
+            .map(|x| BlockIdx::from_raw(x.as_u64().unwrap() as u32))
             .collect();
         if want == info.rpo().order() {
             SAME_RPO.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -158,8 +158,8 @@ pub fn compare(
                     .iter()
                     .map(|e| {
                         (
-                            BlockIdx(e[0].as_u64().unwrap() as u32),
-                            BlockIdx(e[1].as_u64().unwrap() as u32),
+                            BlockIdx::from_raw(e[0].as_u64().unwrap() as u32),
+                            BlockIdx::from_raw(e[1].as_u64().unwrap() as u32),
                         )
                     })
                     .collect();

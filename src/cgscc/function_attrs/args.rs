@@ -144,7 +144,7 @@ impl Inference {
         if ir.num_blocks(f) == 0 {
             return;
         }
-        for i in ir.block_insts(f, crate::idx::BlockIdx(0)) {
+        for i in ir.block_insts(f, crate::idx::BlockIdx::new(0)) {
             if let Some(c) = ir.call_of(i) {
                 if let Some(callee) = self.called_function(c) {
                     for (j, p) in ir.args(callee).enumerate() {

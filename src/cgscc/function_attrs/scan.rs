@@ -198,7 +198,7 @@ impl Inference {
             return false;
         }
         let mut seen = vec![false; n];
-        let mut stack = vec![BlockIdx(0)];
+        let mut stack = vec![BlockIdx::new(0)];
         seen[0] = true;
         while let Some(b) = stack.pop() {
             let returns = ir.terminator(f, b).is_some_and(|t| ir.op(t) == Opcode::Ret)
@@ -258,7 +258,7 @@ impl Inference {
         let mut state = vec![0u8; n];
         let succs = |b: BlockIdx| -> Vec<BlockIdx> { ir.successors(f, b).collect() };
         let mut stack: Vec<(BlockIdx, Vec<BlockIdx>, usize)> =
-            vec![(BlockIdx(0), succs(BlockIdx(0)), 0)];
+            vec![(BlockIdx::new(0), succs(BlockIdx::new(0)), 0)];
         state[0] = 1;
         while let Some((b, ss, k)) = stack.last_mut() {
             if *k < ss.len() {

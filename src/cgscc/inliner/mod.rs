@@ -1,5 +1,5 @@
 //! The inliner (`inline`, `nv-early-inliner`, `inliner-wrapper`): LLVM 14's decision
-//! procedure and `InlineCost` model ([`llvm14`]) with NVIDIA's knobs as parameters
+//! procedure and `InlineCost` model (`llvm14`) with NVIDIA's knobs as parameters
 //! ([`InlineParams`], [`Profile`]).
 //!
 //! - [`params`]: the knobs and the two profiles (`llvm`, the default, and `cicc`);

@@ -54,7 +54,7 @@ impl Il {
         out.extend(self.free_eix[keep..].iter().rev());
         self.free_eix.truncate(keep);
         let first = self.cols.len();
-        out.extend((first as u32..(first + n - take) as u32).map(Eix));
+        out.extend((first as u32..(first + n - take) as u32).map(Eix::from_raw));
         self.grow_dense(first + n - take);
     }
 
@@ -64,7 +64,7 @@ impl Il {
         self.clone_rows_of(srcs, dst);
         let cursor = if keep_pos { 0 } else { self.cursor_index() };
         let len = self.cols.len();
-        self.cols.region.set_many(dst, r.0);
+        self.cols.region.set_many(dst, r.raw());
         let (gen, pos) = (&mut self.cols.gen[..len], &mut self.cols.pos[..len]);
         for &e in dst {
             gen[e.idx()] = gen[e.idx()].wrapping_add(1);
@@ -90,7 +90,7 @@ impl Il {
             m &= m - 1;
         }
         if self.secondary_mode {
-            self.secondary.extend(dst.iter().map(|e| e.0));
+            self.secondary.extend(dst.iter().map(|e| e.raw()));
         }
         // Counts and lists, as `enlist` keeps them (per group and per batch here: a call
         // per entry costs the copy 7 % of its instructions).
@@ -178,7 +178,7 @@ impl Il {
         if let Some(d0) = run {
             let (s, d) = (lo..lo + n, d0..d0 + n);
             let c = &mut self.cols;
-            c.region.fill(d.clone(), r.0);
+            c.region.fill(d.clone(), r.raw());
             c.kind[d.clone()].fill(kind);
             c.row[d.clone()].copy_from_slice(&to);
             for g in &mut c.gen[d.clone()] {
@@ -200,18 +200,19 @@ impl Il {
         // them is a number in the block's range (`heads_inside`: the caller knows; else
         // the pass left them as they were).
         let pool = &mut self.edges[at..at + (end - begin)];
-        let (low32, n32) = (low.0, n as u32);
+        let (low32, n32) = (low.raw(), n as u32);
         match run {
             Some(d0) => {
                 let shift = (d0 as u32).wrapping_sub(low32);
                 for w in pool.iter_mut() {
-                    let inside = w.0.wrapping_sub(low32) < n32;
-                    w.0 = w.0.wrapping_add(shift & (inside as u32).wrapping_neg());
+                    let inside = w.raw().wrapping_sub(low32) < n32;
+                    *w =
+                        Eix::from_raw(w.raw().wrapping_add(shift & (inside as u32).wrapping_neg()));
                 }
             }
             None => {
                 for w in pool.iter_mut() {
-                    let j = w.0.wrapping_sub(low32);
+                    let j = w.raw().wrapping_sub(low32);
                     if j < n32 {
                         *w = dst[j as usize];
                     }
@@ -226,7 +227,7 @@ impl Il {
                     .iter()
                     .all(|&st| pool[st as usize - nr - nl..st as usize]
                         .iter()
-                        .all(|w| w.0.wrapping_sub(low32) >= n32)),
+                        .all(|w| w.raw().wrapping_sub(low32) >= n32)),
             "a reference or list length in the block's range"
         );
         match if heads_inside { nr + nl } else { 0 } {
@@ -249,14 +250,14 @@ impl Il {
             for (k, &e) in dst.iter().enumerate() {
                 let row = self.cols.row[e.idx()];
                 if self.tables.has_strings(kind, row) {
-                    self.copy_strings(kind, Eix((lo + k) as u32), e, row);
+                    self.copy_strings(kind, Eix::new(lo + k), e, row);
                 }
             }
         }
         if !leaves.is_empty() {
             let (dst, then) = out[base..].split_at(n);
             let parent = |j: u32| match run {
-                Some(d0) => Eix(d0 as u32 + j),
+                Some(d0) => Eix::from_raw(d0 as u32 + j),
                 None => dst[j as usize],
             };
             self.clone_leaf_constants(leaves, then, parent, r);
@@ -307,7 +308,7 @@ impl Il {
         match seq {
             Some(d0) => {
                 let d = d0..d0 + n;
-                c.region.fill(d.clone(), r.0);
+                c.region.fill(d.clone(), r.raw());
                 c.kind[d.clone()].fill(K);
                 c.row[d.clone()].copy_from_slice(to);
                 for g in &mut c.gen[d.clone()] {
@@ -316,7 +317,7 @@ impl Il {
                 c.pos[d].fill(cursor);
             }
             None => {
-                c.region.set_many(dst, r.0);
+                c.region.set_many(dst, r.raw());
                 let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
                 let cpos = &mut c.pos[..len];
                 for (&d, &row) in dst.iter().zip(to) {
@@ -361,12 +362,12 @@ impl Il {
             // read from the original, which the clone copies).
             let f = crow[s] as usize;
             if rows.has_strings(f) || rows.is_shared[f] {
-                rows.clone_row(f, ri, Eix(d as u32));
+                rows.clone_row(f, ri, Eix::new(d));
                 rare.push(k as u32);
             } else {
                 let mut key = rows.share_key[f];
                 rescope_share_key(&mut key, r);
-                rows.clone_row(f, ri, Eix(d as u32));
+                rows.clone_row(f, ri, Eix::new(d));
                 rows.share_key[ri] = key;
             }
             // Into its parent's clone (an expression: no derived column reads children).
@@ -375,7 +376,7 @@ impl Il {
             debug_assert!(
                 (l.slot as usize) < nchild_at(edges, EntryKind::ExprNode, at - l.slot as usize)
             );
-            edges[at] = Eix(d as u32);
+            edges[at] = Eix::new(d);
         }
         debug_assert_eq!(o, edges.len());
         self.live += n;
@@ -442,7 +443,7 @@ impl Il {
             m &= m - 1;
         }
         if self.secondary_mode {
-            self.secondary.extend(dst.iter().map(|e| e.0));
+            self.secondary.extend(dst.iter().map(|e| e.raw()));
         }
         self.counts[kind as usize] += n as u64;
         if r == RegionIdx::FILE_SCOPE {
@@ -450,7 +451,7 @@ impl Il {
         } else if let Some(d0) = run {
             self.regions[r.idx()]
                 .entries
-                .push_run(Eix(d0 as u32), n as u32);
+                .push_run(Eix::new(d0), n as u32);
         } else {
             self.regions[r.idx()].entries.extend_from_slice(dst);
         }
@@ -468,7 +469,7 @@ impl Il {
         cursor: u32,
         r: RegionIdx,
     ) {
-        self.cols.region.set_many(dst, r.0);
+        self.cols.region.set_many(dst, r.raw());
         let len = self.cols.len();
         let c = &mut self.cols;
         let (ck, crow, cgen) = (&mut c.kind[..len], &mut c.row[..len], &mut c.gen[..len]);
@@ -616,7 +617,7 @@ impl Il {
 
 /// The first index of `dst` when its slots are one ascending run (`d0, d0 + 1, ...`).
 fn ascending_run(dst: &[Eix]) -> Option<usize> {
-    ascending_run_of(dst, |e| e.0)
+    ascending_run_of(dst, |e| e.raw())
 }
 
 /// [`ascending_run`] of rows.
@@ -663,16 +664,16 @@ mod tests {
     fn ascending_run_finds_runs_and_only_runs() {
         assert_eq!(ascending_run(&[]), None);
         for n in [1usize, 2, 63, 64, 65, 130, 200] {
-            let run: Vec<Eix> = (0..n as u32).map(|k| Eix(1000 + k)).collect();
+            let run: Vec<Eix> = (0..n as u32).map(|k| Eix::from_raw(1000 + k)).collect();
             assert_eq!(ascending_run(&run), Some(1000), "{n}");
             for at in [1, n / 2, n - 1].into_iter().filter(|&at| at > 0 && at < n) {
-                for bad in [run[at].0 + 1, run[at].0 - 1, 0] {
+                for bad in [run[at].raw() + 1, run[at].raw() - 1, 0] {
                     let mut v = run.clone();
-                    v[at] = Eix(bad);
+                    v[at] = Eix::from_raw(bad);
                     assert_eq!(ascending_run(&v), None, "{n} {at} {bad}");
                 }
             }
         }
-        assert_eq!(ascending_run(&[Eix(5), Eix(4)]), None);
+        assert_eq!(ascending_run(&[Eix::new(5), Eix::new(4)]), None);
     }
 }

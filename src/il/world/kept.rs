@@ -55,7 +55,7 @@ impl KeptBlock {
     /// Entries in the block.
     #[inline]
     pub fn len(&self) -> usize {
-        (self.root.0 - self.low.0) as usize + 1
+        (self.root.raw() - self.low.raw()) as usize + 1
     }
 }
 
@@ -224,12 +224,12 @@ impl Il {
     pub(in crate::il) fn verify_kept_blocks(&self) -> Result<(), VerifyError> {
         let bad = |what: &str| Err(VerifyError(what.to_string()));
         for b in &self.kept.blocks {
-            if b.low.0 > b.root.0 || b.root.idx() >= self.cols.len() {
+            if b.low.raw() > b.root.raw() || b.root.idx() >= self.cols.len() {
                 return bad("kept block: bad range");
             }
             let mut next = None;
             for i in b.low.idx()..=b.root.idx() {
-                let e = Eix(i as u32);
+                let e = Eix::new(i);
                 if self.cols.kind[i] != EntryKind::ExprNode || !self.is_live(e) {
                     return bad("kept block: an entry is not a live expression");
                 }
@@ -243,8 +243,8 @@ impl Il {
                 next = Some(end);
             }
             for l in &b.leaves {
-                let p = Eix(b.low.0.wrapping_add(l.parent));
-                if p.0 > b.root.0
+                let p = Eix::from_raw(b.low.raw().wrapping_add(l.parent));
+                if p.raw() > b.root.raw()
                     || l.src.idx() >= self.cols.len()
                     || self.cols.kind[l.src.idx()] != EntryKind::Constant
                     || !self.is_live(l.src)
@@ -327,7 +327,7 @@ mod tests {
         assert!(w.verify_kept_blocks().is_err());
 
         let mut w = il.clone();
-        w.kept.blocks[0].low = Eix(b.low.0 - 1);
+        w.kept.blocks[0].low = Eix::from_raw(b.low.raw() - 1);
         assert!(bad(&w));
 
         let mut w = il.clone();

@@ -204,7 +204,7 @@ fn check_ref(
                 ),
                 at,
             )),
-            _ => Ok(Eix(o - 1)),
+            _ => Ok(Eix::from_raw(o - 1)),
         },
     }
 }
@@ -306,9 +306,9 @@ fn check_references(
             at += 4;
         }
         let (kids, refs) = rec.words.split_at(rec.words.len() - 4 * layout.refs.len());
-        edges.extend(words(refs).map(|o| Eix(o.wrapping_sub(1))));
-        edges.extend(words(rec.lens).map(Eix));
-        edges.extend(words(kids).map(|o| Eix(o.wrapping_sub(1))));
+        edges.extend(words(refs).map(|o| Eix::from_raw(o.wrapping_sub(1))));
+        edges.extend(words(rec.lens).map(Eix::from_raw));
+        edges.extend(words(kids).map(|o| Eix::from_raw(o.wrapping_sub(1))));
     }
     Ok(edges)
 }
@@ -524,7 +524,7 @@ fn build<'a>(
         let nchild = rec.words.len() / 4 - layout.refs.len();
         let start = pool + layout.refs.len() + layout.lists.len();
         pool = start + nchild;
-        let e = Eix(i as u32);
+        let e = Eix::new(i);
         let row = il
             .push_row_from_bytes(kind, e, rec.scalars)
             .map_err(|m| BinError {
@@ -558,7 +558,7 @@ fn build<'a>(
                 message: format!("reference to entry {o} of {n}"),
             });
         }
-        Ok(Eix(o - 1))
+        Ok(Eix::from_raw(o - 1))
     };
     let check = |il: &Il, target: Option<EntryKind>, c: Eix, at: usize| -> Result<(), BinError> {
         match target {

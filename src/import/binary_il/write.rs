@@ -273,7 +273,7 @@ fn write_record(il: &Il, ords: &Ordinals, ro: u32, e: Eix, buf: &mut [u8]) -> (u
     let mut none_member = None;
     let mut rest = items;
     for (l, &len) in lens.iter().enumerate() {
-        let (members, tail) = rest.split_at(len.0 as usize);
+        let (members, tail) = rest.split_at(len.idx());
         rest = tail;
         let mut n = 0u32;
         for (m, &c) in members.iter().enumerate() {
@@ -319,10 +319,10 @@ fn write_whole_block(
     let (wk, rest) = rest.split_at_mut(4 * kids.len());
     let wr = &mut rest[..4 * refs.len()];
     for (d, l) in wl.chunks_exact_mut(4).zip(lens) {
-        d.copy_from_slice(&l.0.to_le_bytes());
+        d.copy_from_slice(&l.raw().to_le_bytes());
     }
     // Single slots may be none; a list member never may (it would leave its list).
-    let singles = kids.len() - lens.iter().map(|l| l.0 as usize).sum::<usize>();
+    let singles = kids.len() - lens.iter().map(|l| l.idx()).sum::<usize>();
     let (mut missing, mut member_none) = (false, false);
     for (n, (d, &c)) in wk.chunks_exact_mut(4).zip(kids).enumerate() {
         let o = ords.get(c);
@@ -856,7 +856,7 @@ mod tests {
                 .filter(|&e| (il.kind(e) == EntryKind::SourceFileEntry) == source_file)
                 .find_map(|e| {
                     let lens = il.list_lengths(e);
-                    let l = lens.iter().position(|l| l.0 > 1)?;
+                    let l = lens.iter().position(|l| l.raw() > 1)?;
                     Some((e, l))
                 })
                 .unwrap();

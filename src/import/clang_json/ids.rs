@@ -33,14 +33,18 @@ fn mix(k: u64) -> u64 {
 }
 
 fn pack((e, full): (Eix, bool)) -> u32 {
-    debug_assert!(e.0 < FULL || e.is_none());
-    (e.0 & !FULL) | if full { FULL } else { 0 }
+    debug_assert!(e.raw() < FULL || e.is_none());
+    (e.raw() & !FULL) | if full { FULL } else { 0 }
 }
 
 fn unpack(v: u32) -> (Eix, bool) {
     let e = v & !FULL;
     // `Eix::NONE` loses its top bit when packed: give it back.
-    let e = if e == !FULL { Eix::NONE } else { Eix(e) };
+    let e = if e == !FULL {
+        Eix::NONE
+    } else {
+        Eix::from_raw(e)
+    };
     (e, v & FULL != 0)
 }
 
@@ -144,7 +148,14 @@ mod tests {
                 1 => 0,
                 _ => (x >> 20) << 4,
             };
-            let v = (if i % 7 == 0 { Eix::NONE } else { Eix(i) }, i % 3 == 0);
+            let v = (
+                if i % 7 == 0 {
+                    Eix::NONE
+                } else {
+                    Eix::from_raw(i)
+                },
+                i % 3 == 0,
+            );
             idx.insert(id, v);
             map.insert(id, v);
             assert_eq!(idx.get(id), Some(v));
@@ -154,8 +165,8 @@ mod tests {
             assert_eq!(idx.get(k), Some(v));
         }
         assert_eq!(idx.get(0x123), map.get(&0x123).copied());
-        let mut a: Vec<_> = idx.values().map(|(e, f)| (e.0, f)).collect();
-        let mut b: Vec<_> = map.values().map(|&(e, f)| (e.0, f)).collect();
+        let mut a: Vec<_> = idx.values().map(|(e, f)| (e.raw(), f)).collect();
+        let mut b: Vec<_> = map.values().map(|&(e, f)| (e.raw(), f)).collect();
         a.sort_unstable();
         b.sort_unstable();
         assert_eq!(a, b);

@@ -4,7 +4,7 @@ use crate::llvm::{CallKind, FuncIdx, Function, GlobalIdx};
 
 /// Successor indices as plain numbers.
 fn ids(v: &[BlockIdx]) -> Vec<u32> {
-    v.iter().map(|b| b.0).collect()
+    v.iter().map(|b| b.raw()).collect()
 }
 use std::path::PathBuf;
 
@@ -40,19 +40,19 @@ attributes #0 = { noinline nounwind }
 "#;
     let m = parse("x.ll", text).unwrap();
     assert_eq!(m.functions.len(), 3);
-    let g = &m.functions[FuncIdx(2)];
+    let g = &m.functions[FuncIdx::new(2)];
     assert_eq!(g.name, "g h");
     let names: Vec<&str> = g.blocks.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["1", "3", "x y"]);
-    assert_eq!(ids(&g.blocks[BlockIdx(0)].succs), [1, 2]);
-    assert_eq!(ids(&g.blocks[BlockIdx(1)].succs), [2, 1, 2]);
-    assert_eq!(g.blocks[BlockIdx(1)].term.as_str(), "switch");
+    assert_eq!(ids(&g.blocks[BlockIdx::new(0)].succs), [1, 2]);
+    assert_eq!(ids(&g.blocks[BlockIdx::new(1)].succs), [2, 1, 2]);
+    assert_eq!(g.blocks[BlockIdx::new(1)].term.as_str(), "switch");
     assert_eq!(g.call_sites.len(), 2);
     assert_eq!(g.call_sites[1].arg_count, 2);
     assert_eq!(g.instruction_count, 6);
-    assert!(m.function_has_attr(FuncIdx(1), "noinline"));
+    assert!(m.function_has_attr(FuncIdx::new(1), "noinline"));
     assert_eq!(
-        m.globals[GlobalIdx(0)]
+        m.globals[GlobalIdx::new(0)]
             .initializer
             .map(|c| m.consts.operands_of(c).len()),
         Some(2)
@@ -246,12 +246,12 @@ fn fixture_cfg_shapes() {
         vec![vec![3, 1, 2, 1], vec![3], vec![4], vec![4], vec![]]
     );
     let ibr = f("ibr");
-    assert_eq!(ibr.blocks[BlockIdx(0)].term.as_str(), "indirectbr");
-    assert_eq!(ids(&ibr.blocks[BlockIdx(0)].succs), [1, 2]);
+    assert_eq!(ibr.blocks[BlockIdx::new(0)].term.as_str(), "indirectbr");
+    assert_eq!(ids(&ibr.blocks[BlockIdx::new(0)].succs), [1, 2]);
     let inv = f("inv");
-    assert_eq!(inv.blocks[BlockIdx(0)].term.as_str(), "invoke");
-    assert_eq!(ids(&inv.blocks[BlockIdx(0)].succs), [1, 2]);
-    assert_eq!(inv.blocks[BlockIdx(2)].term.as_str(), "resume");
+    assert_eq!(inv.blocks[BlockIdx::new(0)].term.as_str(), "invoke");
+    assert_eq!(ids(&inv.blocks[BlockIdx::new(0)].succs), [1, 2]);
+    assert_eq!(inv.blocks[BlockIdx::new(2)].term.as_str(), "resume");
     assert_eq!(inv.call_sites[0].kind, CallKind::Invoke);
 }
 
@@ -269,7 +269,7 @@ fn deep_nesting_within_limit() {
     }
     let text = format!("@g = global {v}\ndefine void @f() {{\n  ret void\n}}\n");
     let m = parse("deep.ll", &text).unwrap_or_else(|e| panic!("{e}"));
-    assert!(m.globals[GlobalIdx(0)].initializer.is_some());
+    assert!(m.globals[GlobalIdx::new(0)].initializer.is_some());
     let big = format!(
         "@g = global {}ptr{} zeroinitializer\n",
         "[1 x ".repeat(300),

@@ -140,12 +140,15 @@ impl Flow {
         starts.push(0u32);
         for bb in 0..n as u32 {
             if live[bb as usize] {
-                targets.extend(b.succ_iter(bb).map(BlockIdx));
+                targets.extend(b.succ_iter(bb).map(BlockIdx::from_raw));
             }
             starts.push(targets.len() as u32);
         }
-        let g = CsrGraph::from_csr(Csr::from_raw(starts, targets), BlockIdx(b.layout[0]))
-            .expect("a body's branches target its blocks");
+        let g = CsrGraph::from_csr(
+            Csr::from_raw(starts, targets),
+            BlockIdx::from_raw(b.layout[0]),
+        )
+        .expect("a body's branches target its blocks");
         let mut rpo = Rpo::new();
         rpo.compute(&g);
         let mut dom = DomTree::new();
@@ -157,12 +160,12 @@ impl Flow {
 
     /// The successors of block `x`.
     fn succs(&self, x: u32) -> &[BlockIdx] {
-        self.g.successors(BlockIdx(x))
+        self.g.successors(BlockIdx::from_raw(x))
     }
 
     /// `LoopInfo::getLoopFor`: the innermost loop of block `x`.
     fn inner(&self, x: u32) -> Option<LoopIdx> {
-        self.loops.innermost(BlockIdx(x))
+        self.loops.innermost(BlockIdx::from_raw(x))
     }
 }
 
@@ -215,7 +218,7 @@ impl MassFlow<'_> {
     /// outermost loop strictly inside `lvl` containing it (packaged as one node, with
     /// that loop), or itself.
     fn rep(&self, x: u32, lvl: Option<LoopIdx>) -> Option<(u32, Option<LoopIdx>)> {
-        if lvl.is_none() && !self.c.rpo.is_reachable(BlockIdx(x)) {
+        if lvl.is_none() && !self.c.rpo.is_reachable(BlockIdx::from_raw(x)) {
             return None;
         }
         let mut cur = self.c.inner(x);
@@ -226,7 +229,7 @@ impl MassFlow<'_> {
             cur = self.c.loops.parent_of(l);
         }
         Some(match last {
-            Some(l) => (self.c.loops.headers()[l].0, Some(l)),
+            Some(l) => (self.c.loops.headers()[l].raw(), Some(l)),
             None => (x, None),
         })
     }
@@ -263,13 +266,13 @@ impl MassFlow<'_> {
             Some(l) => c.loops.loop_blocks(l),
             None => c.rpo.order(),
         };
-        let start = blocks[0].0;
+        let start = blocks[0].raw();
         let mut mass = std::mem::take(&mut self.mass);
         mass[start as usize] = 1.0;
         let mut back = 0f64;
         let mut out: Vec<(u32, f64)> = Vec::new();
         let mut visited: Visited = Vec::new();
-        for &BlockIdx(x) in blocks {
+        for x in blocks.iter().map(|b| b.raw()) {
             let Some((r, sub)) = self.rep(x, lvl) else {
                 continue;
             };
@@ -337,7 +340,7 @@ impl Probs {
     /// twice gets the sum.
     fn set(&mut self, x: u32, succs: &[BlockIdx], ps: impl Iterator<Item = f64>) {
         let begin = self.list.len();
-        for (&BlockIdx(s), p) in succs.iter().zip(ps) {
+        for (s, p) in succs.iter().map(|b| b.raw()).zip(ps) {
             match self.list[begin..].iter_mut().find(|e| e.0 == s) {
                 Some(e) => e.1 += p,
                 None => self.list.push((s, p)),
@@ -352,7 +355,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
     let ir = &*fx.ir;
     // initial estimated weights
     let mut w: Vec<Option<f64>> = vec![None; n];
-    for &BlockIdx(x) in c.rpo.order() {
+    for x in c.rpo.order().iter().map(|b| b.raw()) {
         let insts = &b.blocks[x as usize];
         let Some(&t) = insts.last() else { continue };
         let mut noreturn = false;
@@ -387,13 +390,13 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
     let mut changed = true;
     while changed {
         changed = false;
-        for &BlockIdx(x) in c.rpo.order().iter().rev() {
+        for x in c.rpo.order().iter().rev().map(|b| b.raw()) {
             if w[x as usize].is_some() || c.succs(x).is_empty() {
                 continue;
             }
             let mut mx: Option<f64> = None;
             let mut ok = true;
-            for &BlockIdx(s) in c.succs(x) {
+            for s in c.succs(x).iter().map(|b| b.raw()) {
                 match w[s as usize] {
                     Some(v) if same_loop(x, s) => mx = Some(mx.map_or(v, |m: f64| m.max(v))),
                     _ => {
@@ -409,7 +412,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
         }
     }
     let exiting = |x: u32, s: u32| match c.inner(x) {
-        Some(l) => !c.loops.contains(l, BlockIdx(s)),
+        Some(l) => !c.loops.contains(l, BlockIdx::from_raw(s)),
         None => false,
     };
     let mut probs = Probs {
@@ -417,7 +420,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
         list: Vec::with_capacity(c.g.num_edges()),
     };
     let mut ws: Vec<f64> = Vec::new();
-    for &BlockIdx(x) in c.rpo.order() {
+    for x in c.rpo.order().iter().map(|b| b.raw()) {
         let succs = c.succs(x);
         if succs.is_empty() {
             continue;
@@ -430,7 +433,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
         // estimated weights
         let mut found = false;
         ws.clear();
-        for &BlockIdx(s) in succs {
+        for s in succs.iter().map(|b| b.raw()) {
             let mut wt = w[s as usize];
             if exiting(x, s) && wt != Some(0.0) {
                 wt = Some((wt.unwrap_or(DEFAULT_W) / 31.0).floor().max(1.0));

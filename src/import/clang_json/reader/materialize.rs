@@ -241,7 +241,7 @@ impl Builder<'_> {
             if sub == 2 {
                 let rec = self.frames[t - 1].entry;
                 let key = strip_fn_type(&self.frames[t].qual_type);
-                self.ctors.entry((rec.0, key)).or_insert(e);
+                self.ctors.entry((rec.raw(), key)).or_insert(e);
             }
         }
         self.enter_pattern(t, pclass);
@@ -358,7 +358,7 @@ impl Builder<'_> {
         if matches!(pclass, Some(Class::Record(_))) {
             let rec = self.frames[t - 1].entry;
             if !rec.is_none() {
-                self.members.entry((rec.0, name)).or_insert(e);
+                self.members.entry((rec.raw(), name)).or_insert(e);
             }
         }
         self.register(t, e);

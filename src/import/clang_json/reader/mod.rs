@@ -432,7 +432,7 @@ impl<'a> Builder<'a> {
             } else {
                 Types::strip(self.il, ty)
             };
-            match self.ctors.get(&(cls.0, sig)) {
+            match self.ctors.get(&(cls.raw(), sig)) {
                 Some(&c) => self.set_ref(x, F::EXPR_NODE_ENTITY, c)?,
                 None => ctor_unresolved += 1,
             }
@@ -443,7 +443,7 @@ impl<'a> Builder<'a> {
             let bt = base.and_then(|b| self.il.child_eix(b, F::EXPR_NODE_TYPE));
             if let Some(bt) = bt {
                 let cls = Types::strip(self.il, bt);
-                if let Some(&m) = self.members.get(&(cls.0, name)) {
+                if let Some(&m) = self.members.get(&(cls.raw(), name)) {
                     self.set_ref(x, F::EXPR_NODE_ENTITY, m)?;
                 }
             }

@@ -226,7 +226,7 @@ impl<'a> Builder<'a, '_> {
                 let (rt, fty, c) = self.call(op, inst)?;
                 ty = rt;
                 aux_ty = fty;
-                aux = c.0;
+                aux = c.raw();
             }
             Opcode::Resume => {
                 self.push_typed()?;

@@ -96,7 +96,7 @@ impl<'a, 'm> Builder<'a, 'm> {
         self.dbg_calls.extend(
             c.dbg_calls
                 .iter()
-                .map(|&(k, n, at)| (CallIdx(k.0 + call_base), n, at)),
+                .map(|&(k, n, at)| (CallIdx::from_raw(k.raw() + call_base), n, at)),
         );
         self.dbg_funcs.extend_from_slice(&c.dbg_funcs);
         let cir = c.ir;
