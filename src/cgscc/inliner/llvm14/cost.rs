@@ -957,12 +957,8 @@ impl St<'_> {
     /// elimination is possible (then counted as its savings).
     fn visit_load(&mut self, inst: &Inst) -> i64 {
         let ptr = inst.ops[0];
-        let simple = !inst.flags.is_volatile() && !inst.flags.is_atomic();
-        if simple && self.sroa_use(ptr) {
+        if self.sroa_access(inst, ptr) {
             return 0;
-        }
-        if !simple {
-            self.disable(ptr);
         }
         // LLVM records every address while load elimination is on, but only an
         // unordered load (not volatile, at most `unordered`) can be the redundant one
@@ -978,15 +974,24 @@ impl St<'_> {
     /// elimination.
     fn visit_store(&mut self, inst: &Inst) -> i64 {
         let ptr = inst.ops[1];
+        if self.sroa_access(inst, ptr) {
+            return 0;
+        }
+        self.disable_le();
+        INSTR
+    }
+
+    /// `handleSROA(ptr, I.isSimple())` of a load or store: a simple access through an
+    /// SROA candidate is free (true); a volatile or atomic one disables SROA for it.
+    fn sroa_access(&mut self, inst: &Inst, ptr: V) -> bool {
         let simple = !inst.flags.is_volatile() && !inst.flags.is_atomic();
         if simple && self.sroa_use(ptr) {
-            return 0;
+            return true;
         }
         if !simple {
             self.disable(ptr);
         }
-        self.disable_le();
-        INSTR
+        false
     }
 
     /// `visitAlloca`: a dynamic alloca, or a recursive caller's stack over 1 KiB, forbids
