@@ -320,3 +320,27 @@ fn volatile_loads_are_not_load_elimination_savings() {
         "{got:#?}"
     );
 }
+
+/// A definition without blocks (LLVM's reader refuses it; ilkit's reads it) is never
+/// inlined and never stops the run (a panic the front-door fuzzer found in the cost
+/// analysis once the inliner became LLVM 14's model).
+#[test]
+fn a_definition_without_blocks_is_not_inlined() {
+    let dir = std::env::temp_dir().join(format!("ilkit-noblocks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("noblocks.ll");
+    std::fs::write(
+        &path,
+        "define internal void @leaf() {\n}\n\
+         define void @f() {\n  call void @leaf()\n  ret void\n}\n",
+    )
+    .unwrap();
+    for profile in [Profile::Llvm, Profile::Cicc] {
+        let got = ilkit_remarks_with(&path, InlineParams::for_profile(profile));
+        assert!(
+            got.iter().all(|l| !l.contains("'leaf' inlined")),
+            "{got:#?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

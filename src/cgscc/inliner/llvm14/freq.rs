@@ -29,6 +29,9 @@ const COLD_W: f64 = 0xffff as f64;
 /// smallest non-zero frequency scaled to 8 (or the largest to 2^64 when the spread is too
 /// wide), at least 1 for every reachable block, 0 for the others.
 pub fn int_freqs(fx: &Facts, b: &Body) -> Vec<u64> {
+    if b.layout.is_empty() {
+        return vec![0; b.blocks.len()];
+    }
     let freqs = block_freqs(fx, b);
     let (mut min, mut max) = (f64::INFINITY, 0f64);
     for &f in &freqs {
