@@ -221,7 +221,6 @@ impl CgsccPass for Promote {
         self.done += 1;
         let edges = cx.m.summary_edges(n);
         cx.set_function_edges(scc, n, &edges);
-        cx.mark_changed(n);
         Ok(PassResult::Changed)
     }
 }

@@ -379,9 +379,6 @@ pub struct UpdateResult {
     pub updated_c: Option<SccIdx>,
     /// Likewise for the RefSCC (LLVM's `UpdatedRC`).
     pub updated_rc: Option<RefSccIdx>,
-    /// Functions whose body changed during this visit and that the function adaptor has
-    /// not seen yet.
-    pub changed_functions: Vec<NodeIdx>,
     /// New call edges reported (to targets with no edge or a ref edge before).
     pub new_call_edges: u64,
     /// Ref edges promoted to call edges: a reference became a direct call, what LLVM's
@@ -491,13 +488,6 @@ impl PassContext<'_> {
             }
         }
         m.flush_dead();
-    }
-
-    /// Marks `n`'s body as changed (the function adaptor runs on it).
-    pub fn mark_changed(&mut self, n: NodeIdx) {
-        if !self.ur.changed_functions.contains(&n) {
-            self.ur.changed_functions.push(n);
-        }
     }
 }
 
@@ -737,7 +727,6 @@ impl PassManager {
                         }
                         last_updated_c = ur.updated_c.take();
                         ur.updated_rc = None;
-                        ur.changed_functions.clear();
                         let nodes = m.graph.scc_nodes(c).to_vec();
                         let mut rec = VisitRecorder {
                             inner: &mut *instr,

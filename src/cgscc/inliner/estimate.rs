@@ -275,7 +275,6 @@ pub(super) fn run(
             }
         }
         if changed {
-            cx.mark_changed(n);
             let edges = cx.m.summary_edges(n);
             let before = cx.ur.updated_c;
             cx.set_function_edges(scc, n, &edges);

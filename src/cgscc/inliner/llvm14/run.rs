@@ -344,7 +344,6 @@ fn after_batch(
     r.facts = None;
     st.bfi[n.idx()] = None;
     st.preds[n.idx()] = None;
-    cx.mark_changed(nn);
     let (calls, refs) = st.summarize(n);
     cx.m.summ.calls[nn] = calls;
     cx.m.summ.refs[nn] = refs;
