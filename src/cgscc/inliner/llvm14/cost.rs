@@ -115,28 +115,6 @@ pub enum Outcome {
 /// thousands per module).
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
-    consts: AHashMap<V, V>,
-    nonnull: AHashSet<V>,
-    sroa: AHashMap<V, u32>,
-    sroa_cost: AHashMap<u32, i64>,
-    sroa_on: AHashSet<u32>,
-    load_addrs: AHashSet<V>,
-    dead: Vec<bool>,
-    known_succ: Vec<Option<u32>>,
-    seen: Vec<bool>,
-    work: Vec<u32>,
-    succs: Vec<u32>,
-    stack: Vec<u32>,
-}
-
-struct St<'a> {
-    fx: &'a Facts,
-    callee: &'a Body,
-    callee_fn: FuncIdx,
-    /// The caller is `returns_twice`.
-    caller_returns_twice: bool,
-    /// [`SiteKnobs::caller_recursive`].
-    caller_recursive: bool,
     /// Values simplified to constants (`SimplifiedValues`).
     consts: AHashMap<V, V>,
     /// Values known not to be null.
@@ -147,21 +125,39 @@ struct St<'a> {
     sroa_cost: AHashMap<u32, i64>,
     /// The allocas SROA is still possible for.
     sroa_on: AHashSet<u32>,
+    /// Addresses loaded from (`LoadAddrSet`).
+    load_addrs: AHashSet<V>,
+    /// Per callee block: dead (`DeadBlocks`).
+    dead: Vec<bool>,
+    /// Per callee block: the one successor its folded terminator takes (`KnownSuccessors`).
+    known_succ: Vec<Option<u32>>,
+    /// The block walk's blocks seen and worklist, a block's successors and the
+    /// dead-block stack (buffers).
+    seen: Vec<bool>,
+    work: Vec<u32>,
+    succs: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+struct St<'a> {
+    /// The analysis' tables (taken from and given back to the caller's [`Scratch`]).
+    t: Scratch,
+    fx: &'a Facts,
+    callee: &'a Body,
+    callee_fn: FuncIdx,
+    /// The caller is `returns_twice`.
+    caller_returns_twice: bool,
+    /// [`SiteKnobs::caller_recursive`].
+    caller_recursive: bool,
     cost: i64,
     /// Load elimination is still possible (`EnableLoadElimination`).
     le_on: bool,
     /// The cost saved by load elimination (`LoadEliminationCost`).
     le_cost: i64,
-    /// Addresses loaded from (`LoadAddrSet`).
-    load_addrs: AHashSet<V>,
     /// The threshold with both bonuses still in.
     threshold: i64,
     single_bonus: i64,
     vector_bonus: i64,
-    /// Per callee block: dead (`DeadBlocks`).
-    dead: Vec<bool>,
-    /// Per callee block: the one successor its folded terminator takes (`KnownSuccessors`).
-    known_succ: Vec<Option<u32>>,
     /// A return was seen (the first one is free).
     has_ret: bool,
     /// Bytes of static allocas (`AllocatedSize`).
@@ -170,12 +166,6 @@ struct St<'a> {
     n_inst: i64,
     /// `NumVectorInstructions`.
     n_vec: i64,
-    /// The walk's worklist, blocks seen, a block's successors and the dead-block stack
-    /// (buffers).
-    seen: Vec<bool>,
-    work: Vec<u32>,
-    succs: Vec<u32>,
-    stack: Vec<u32>,
 }
 
 /// The SROA and load-elimination bookkeeping of `St`, and the constants an operand
@@ -183,41 +173,14 @@ struct St<'a> {
 impl St<'_> {
     /// Returns the tables to `scratch`, emptied, for the next analysis.
     fn give_back(self, scratch: &mut Scratch) {
-        let St {
-            mut consts,
-            mut nonnull,
-            mut sroa,
-            mut sroa_cost,
-            mut sroa_on,
-            mut load_addrs,
-            dead,
-            known_succ,
-            seen,
-            work,
-            succs,
-            stack,
-            ..
-        } = self;
-        consts.clear();
-        nonnull.clear();
-        sroa.clear();
-        sroa_cost.clear();
-        sroa_on.clear();
-        load_addrs.clear();
-        *scratch = Scratch {
-            consts,
-            nonnull,
-            sroa,
-            sroa_cost,
-            sroa_on,
-            load_addrs,
-            dead,
-            known_succ,
-            seen,
-            work,
-            succs,
-            stack,
-        };
+        let mut t = self.t;
+        t.consts.clear();
+        t.nonnull.clear();
+        t.sroa.clear();
+        t.sroa_cost.clear();
+        t.sroa_on.clear();
+        t.load_addrs.clear();
+        *scratch = t;
     }
 
     /// `disableLoadElimination`: the load-elimination savings become cost.
@@ -229,9 +192,9 @@ impl St<'_> {
     }
     /// `disableSROA`: the savings of the alloca behind `v` become cost.
     fn disable(&mut self, v: V) {
-        if let Some(&b) = self.sroa.get(&v) {
-            if self.sroa_on.remove(&b) {
-                self.cost += self.sroa_cost.get(&b).copied().unwrap_or(0);
+        if let Some(&b) = self.t.sroa.get(&v) {
+            if self.t.sroa_on.remove(&b) {
+                self.cost += self.t.sroa_cost.get(&b).copied().unwrap_or(0);
                 self.disable_le();
             }
         }
@@ -239,9 +202,9 @@ impl St<'_> {
     /// `onAggregateSROAUse` / `accumulateSROACost`: a use SROA would remove, if `v`
     /// points into a live SROA candidate.
     fn sroa_use(&mut self, v: V) -> bool {
-        if let Some(&b) = self.sroa.get(&v) {
-            if self.sroa_on.contains(&b) {
-                *self.sroa_cost.entry(b).or_default() += INSTR;
+        if let Some(&b) = self.t.sroa.get(&v) {
+            if self.t.sroa_on.contains(&b) {
+                *self.t.sroa_cost.entry(b).or_default() += INSTR;
                 return true;
             }
         }
@@ -251,7 +214,7 @@ impl St<'_> {
     fn cval(&self, v: V) -> Option<V> {
         match v {
             V::Int(_) | V::K(_) => Some(v),
-            V::Arg(_) | V::Inst(_) => self.consts.get(&v).copied(),
+            V::Arg(_) | V::Inst(_) => self.t.consts.get(&v).copied(),
             _ => None,
         }
     }
@@ -331,34 +294,30 @@ pub fn analyze(
     let caller_attrs = ir.fn_attrs(caller_fn);
     let th = update_threshold(&k, caller_attrs, ir.fn_attrs(target.f));
     let nb = target.body.blocks.len();
+    let mut t = std::mem::take(scratch);
+    refill(&mut t.dead, nb, false);
+    refill(&mut t.known_succ, nb, None);
+    refill(&mut t.seen, nb, false);
+    t.work.clear();
+    t.succs.clear();
+    t.stack.clear();
     let mut st = St {
         fx,
         callee: target.body,
         callee_fn: target.f,
         caller_returns_twice: caller_attrs.has(Attr::ReturnsTwice),
         caller_recursive: k.caller_recursive,
-        consts: std::mem::take(&mut scratch.consts),
-        nonnull: std::mem::take(&mut scratch.nonnull),
-        sroa: std::mem::take(&mut scratch.sroa),
-        sroa_cost: std::mem::take(&mut scratch.sroa_cost),
-        sroa_on: std::mem::take(&mut scratch.sroa_on),
+        t,
         cost: 0,
         le_on: true,
         le_cost: 0,
-        load_addrs: std::mem::take(&mut scratch.load_addrs),
         threshold: th.threshold,
         single_bonus: th.single_bonus,
         vector_bonus: th.vector_bonus,
-        dead: refill(&mut scratch.dead, nb, false),
-        known_succ: refill(&mut scratch.known_succ, nb, None),
         has_ret: false,
         allocated: 0,
         n_inst: 0,
         n_vec: 0,
-        seen: refill(&mut scratch.seen, nb, false),
-        work: refill(&mut scratch.work, 0, 0),
-        succs: refill(&mut scratch.succs, 0, 0),
-        stack: refill(&mut scratch.stack, 0, 0),
     };
     st.on_analysis_start(caller, call, th.last_call_to_static);
     st.seed_args(caller, call);
@@ -370,12 +329,10 @@ pub fn analyze(
     out
 }
 
-/// `buf` taken out of the scratch tables, cleared and filled with `n` copies of `x`.
-fn refill<T: Clone>(buf: &mut Vec<T>, n: usize, x: T) -> Vec<T> {
-    let mut v = std::mem::take(buf);
-    v.clear();
-    v.resize(n, x);
-    v
+/// `buf` cleared and filled with `n` copies of `x`, keeping its memory.
+fn refill<T: Clone>(buf: &mut Vec<T>, n: usize, x: T) {
+    buf.clear();
+    buf.resize(n, x);
 }
 
 /// A site's threshold as `updateThreshold` leaves it, with the bonuses
@@ -463,15 +420,15 @@ impl St<'_> {
                 .arg(self.callee_fn, p as usize)
                 .is_some_and(|x| ir.arg_attrs(x).has(Attr::NonNull));
             if call_nonnull || decl_nonnull {
-                self.nonnull.insert(pv);
+                self.t.nonnull.insert(pv);
             }
             if a.is_const() {
-                self.consts.insert(pv, a);
+                self.t.consts.insert(pv, a);
             }
             if let Some(base) = alloca_base(caller, a) {
-                self.sroa.insert(pv, base);
-                self.sroa_on.insert(base);
-                self.nonnull.insert(pv);
+                self.t.sroa.insert(pv, base);
+                self.t.sroa_on.insert(base);
+                self.t.nonnull.insert(pv);
             }
         }
     }
@@ -482,16 +439,16 @@ impl St<'_> {
     fn walk(&mut self, preds: &PredTable) -> Result<(), &'static str> {
         let callee = self.callee;
         let entry = callee.layout[0];
-        self.work.push(entry);
-        self.seen[entry as usize] = true;
+        self.t.work.push(entry);
+        self.t.seen[entry as usize] = true;
         let mut wi = 0;
         let mut single_bb = true;
-        let mut succs = std::mem::take(&mut self.succs);
-        while wi < self.work.len() {
-            let bb = self.work[wi];
+        let mut succs = std::mem::take(&mut self.t.succs);
+        while wi < self.t.work.len() {
+            let bb = self.t.work[wi];
             wi += 1;
             if let Err(why) = self.analyze_block(bb) {
-                self.succs = succs;
+                self.t.succs = succs;
                 return Err(why);
             }
             let Some(tr) = callee.term(bb) else { continue };
@@ -499,18 +456,18 @@ impl St<'_> {
             succs.clear();
             succs.extend(callee.succ_iter(bb));
             if let Some(n) = nxt {
-                self.known_succ[bb as usize] = Some(n);
-                if !self.seen[n as usize] {
-                    self.seen[n as usize] = true;
-                    self.work.push(n);
+                self.t.known_succ[bb as usize] = Some(n);
+                if !self.t.seen[n as usize] {
+                    self.t.seen[n as usize] = true;
+                    self.t.work.push(n);
                 }
                 self.find_dead_blocks(preds, &succs, n);
                 continue;
             }
             for &x in &succs {
-                if !self.seen[x as usize] {
-                    self.seen[x as usize] = true;
-                    self.work.push(x);
+                if !self.t.seen[x as usize] {
+                    self.t.seen[x as usize] = true;
+                    self.t.work.push(x);
                 }
             }
             if succs.len() > 1 && single_bb {
@@ -518,7 +475,7 @@ impl St<'_> {
                 self.threshold -= self.single_bonus;
             }
         }
-        self.succs = succs;
+        self.t.succs = succs;
         Ok(())
     }
 
@@ -560,11 +517,11 @@ impl St<'_> {
         let preds = |x: u32| {
             &pred_list[pred_start[x as usize] as usize..pred_start[x as usize + 1] as usize]
         };
-        let (dead, known_succ) = (&mut self.dead, &self.known_succ);
+        let (dead, known_succ) = (&mut self.t.dead, &self.t.known_succ);
         let edge_dead = |p: u32, s: u32, dead: &[bool]| {
             dead[p as usize] || known_succ[p as usize].is_some_and(|x| x != s)
         };
-        let mut stack = std::mem::take(&mut self.stack);
+        let mut stack = std::mem::take(&mut self.t.stack);
         stack.clear();
         stack.extend(succs.iter().copied().filter(|&x| {
             x != known && !dead[x as usize] && preds(x).iter().all(|&p| edge_dead(p, x, dead))
@@ -580,7 +537,7 @@ impl St<'_> {
                 }
             }
         }
-        self.stack = stack;
+        self.t.stack = stack;
     }
 
     /// `analyzeBlock`: each instruction of block `bb` counted, visited and its cost
@@ -769,7 +726,7 @@ impl St<'_> {
         let mut cv: Option<V> = None;
         for k in (0..ops.len()).step_by(2) {
             let V::Block(pb) = ops[k + 1] else { continue };
-            if self.dead[pb as usize] || self.known_succ[pb as usize].is_some_and(|s| s != bb) {
+            if self.t.dead[pb as usize] || self.t.known_succ[pb as usize].is_some_and(|s| s != bb) {
                 continue;
             }
             if ops[k] == res {
@@ -786,7 +743,7 @@ impl St<'_> {
             }
         }
         if let Some(x) = cv {
-            self.consts.insert(res, x);
+            self.t.consts.insert(res, x);
         }
     }
 
@@ -802,9 +759,9 @@ impl St<'_> {
                 (Opcode::IntToPtr, V::Int(0)) => V::K(Value::Null),
                 _ => x,
             };
-            self.consts.insert(res, x);
-        } else if let Some(&b) = self.sroa.get(&sv) {
-            self.sroa.insert(res, b);
+            self.t.consts.insert(res, x);
+        } else if let Some(&b) = self.t.sroa.get(&sv) {
+            self.t.sroa.insert(res, b);
         }
         let mut c = 0;
         if inst.op != Opcode::BitCast && x.is_none() {
@@ -815,8 +772,8 @@ impl St<'_> {
                 0
             };
         }
-        if self.nonnull.contains(&sv) && inst.op == Opcode::BitCast {
-            self.nonnull.insert(res);
+        if self.t.nonnull.contains(&sv) && inst.op == Opcode::BitCast {
+            self.t.nonnull.insert(res);
         }
         c
     }
@@ -830,10 +787,10 @@ impl St<'_> {
         let allc = inst.ops[1..].iter().all(|&o| self.ival(o).is_some());
         let bc = self.cval(base);
         if allc && bc.is_some_and(nonnull_const) {
-            self.consts.insert(res, bc.unwrap());
+            self.t.consts.insert(res, bc.unwrap());
         } else if allc {
-            if let Some(&b) = self.sroa.get(&base) {
-                self.sroa.insert(res, b);
+            if let Some(&b) = self.t.sroa.get(&base) {
+                self.t.sroa.insert(res, b);
             }
         } else {
             self.disable(base);
@@ -859,7 +816,7 @@ impl St<'_> {
                 Opcode::ZExt => sext(zext(v, sb) as i64, db),
                 _ => sext(v, db),
             };
-            self.consts.insert(res, V::Int(r));
+            self.t.consts.insert(res, V::Int(r));
             return 0;
         }
         self.disable(sv);
@@ -882,14 +839,14 @@ impl St<'_> {
         let (va, vb) = (self.ival(a), self.ival(b2));
         let is_null = |v: V| matches!(v, V::K(Value::Null) | V::K(Value::Zero));
         if let (Some(x), Some(y)) = (va, vb) {
-            self.consts.insert(res, bool_v(icmp(p, x, y, bits)));
+            self.t.consts.insert(res, bool_v(icmp(p, x, y, bits)));
         } else if (p.0 == 32 || p.0 == 33)
             && is_null(b2)
             && (self.cval(a).is_some_and(nonnull_const)
-                || self.nonnull.contains(&a)
-                || self.sroa.contains_key(&a))
+                || self.t.nonnull.contains(&a)
+                || self.t.sroa.contains_key(&a))
         {
-            self.consts.insert(res, bool_v(p.0 == 33));
+            self.t.consts.insert(res, bool_v(p.0 == 33));
         } else if is_null(b2) && self.sroa_use(a) {
             return 0;
         } else {
@@ -923,7 +880,7 @@ impl St<'_> {
         };
         match r {
             Some(Some(x)) => {
-                self.consts.insert(res, V::Int(x));
+                self.t.consts.insert(res, V::Int(x));
                 0
             }
             Some(None) => 0,
@@ -943,10 +900,10 @@ impl St<'_> {
         if let Some(cv) = cv {
             let chosen = if cv & 1 != 0 { tv } else { fv };
             if chosen.is_const() {
-                self.consts.insert(res, chosen);
+                self.t.consts.insert(res, chosen);
             }
         } else if self.cval(tv).is_some() && self.cval(tv) == self.cval(fv) {
-            self.consts.insert(res, self.cval(tv).unwrap());
+            self.t.consts.insert(res, self.cval(tv).unwrap());
         } else {
             return INSTR;
         }
@@ -962,7 +919,7 @@ impl St<'_> {
         }
         // LLVM records every address while load elimination is on, but only an
         // unordered load (not volatile, at most `unordered`) can be the redundant one
-        if self.le_on && !self.load_addrs.insert(ptr) && inst.flags.is_unordered() {
+        if self.le_on && !self.t.load_addrs.insert(ptr) && inst.flags.is_unordered() {
             self.le_cost += INSTR;
             0
         } else {
