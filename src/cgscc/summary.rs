@@ -20,6 +20,7 @@
 
 use crate::callgraph::{node_of_function, NodeIdx};
 use crate::idx::IndexVec;
+use crate::llvm::ir::debugloc::CallSiteFormat;
 pub use crate::llvm::MemEffect;
 use crate::llvm::{Callee, Linkage, Module};
 
@@ -278,10 +279,11 @@ impl Summaries {
         })
     }
 
-    /// Formats location `loc` like LLVM's inline replay (`f:3 @ g:1`), innermost first;
-    /// `format` adds the column (`:0`) and discriminator (`.0`) fields, which summaries
-    /// do not know and print as 0.
-    pub fn format_loc(&self, loc: LocIdx, format: ReplayFormat) -> String {
+    /// Formats location `loc` as LLVM formats a call site (`f:3 @ g:1`), innermost first,
+    /// with call ordinals for lines; summaries know no columns or discriminators, so a
+    /// column format prints `:0` and the discriminator (0) is left out, as LLVM leaves
+    /// out a zero one.
+    pub fn format_loc(&self, loc: LocIdx, format: CallSiteFormat) -> String {
         let mut out = String::new();
         for (func, ordinal) in self.loc_chain(loc) {
             if !out.is_empty() {
@@ -290,10 +292,9 @@ impl Summaries {
             out.push_str(&self.names[func]);
             out.push(':');
             out.push_str(&ordinal.to_string());
-            match format {
-                ReplayFormat::Line => {}
-                ReplayFormat::LineColumn => out.push_str(":0"),
-                ReplayFormat::LineDiscriminator => out.push_str(".0"),
+            // no column, and a discriminator of 0, which LLVM leaves out
+            if format.output_column() {
+                out.push_str(":0");
             }
         }
         out
@@ -317,18 +318,6 @@ impl Summaries {
             + self.locs.capacity() * size_of::<CallLoc>()
             + self.history.capacity() * size_of::<(NodeIdx, HistIdx)>()
     }
-}
-
-/// Replay location format (`cgscc-inline-replay-format`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ReplayFormat {
-    /// `func:line`.
-    #[default]
-    Line,
-    /// `func:line:column`.
-    LineColumn,
-    /// `func:line.discriminator`.
-    LineDiscriminator,
 }
 
 #[cfg(test)]
@@ -365,7 +354,7 @@ mod tests {
         assert_eq!(s.calls[n(1)][0].arg_count, 1);
         assert_eq!(s.instructions[n(1)], 3);
         assert_eq!(
-            s.format_loc(s.calls[n(1)][0].loc, ReplayFormat::LineColumn),
+            s.format_loc(s.calls[n(1)][0].loc, CallSiteFormat::LineColumn),
             "k:1:0"
         );
     }
@@ -378,6 +367,6 @@ mod tests {
         let at = s.calls[NodeIdx::new(0)][0].loc;
         let inner = s.calls[NodeIdx::new(1)][0].loc;
         let l = s.rebase_loc(inner, at);
-        assert_eq!(s.format_loc(l, ReplayFormat::Line), "b:1 @ a:1");
+        assert_eq!(s.format_loc(l, CallSiteFormat::Line), "b:1 @ a:1");
     }
 }

@@ -202,7 +202,7 @@ pub(super) fn run(
     cx: &mut PassContext<'_>,
 ) -> Result<PassResult, Abort> {
     let nodes = cx.m.graph.scc_nodes(scc).to_vec();
-    let format = crate::cgscc::summary::ReplayFormat::default();
+    let format = crate::llvm::ir::debugloc::CallSiteFormat::Line;
     let mut any = PassResult::Unchanged;
     let mut inlined_callees = Vec::new();
     let pass: Arc<str> = Arc::from(name);
