@@ -3,6 +3,7 @@
 use super::cost::{self, Outcome, SiteKnobs};
 use super::{freq, CallerFacts, State};
 use crate::cgscc::inliner::remark::RemarkKind;
+use crate::cgscc::inliner::replay::Fallback as ReplayFallback;
 use crate::cgscc::PassContext;
 use crate::llvm::attrs::Attr;
 use crate::llvm::ir::debugloc::DebugLocIdx;
@@ -206,10 +207,15 @@ fn replay(
         return None;
     }
     let site = dbg.map_or_else(String::new, |l| st.locs.format_callsite(l, file.format));
-    let listed = file.site(callee, &site).is_some();
-    match file.advice(caller, callee, &site)? {
-        true if listed => Some(Decision::Inline(None, "previously inlined")),
-        true => Some(Decision::Inline(None, "AlwaysInline Fallback")),
-        false => Some(Decision::No(RemarkKind::NotInlined, None, "")),
+    // `ReplayFile::advice`, with the reason LLVM gives a listed site and a fallback
+    match (file.site(callee, &site), file.fallback) {
+        (Some(true), _) => Some(Decision::Inline(None, "previously inlined")),
+        (Some(false), _) | (None, ReplayFallback::NeverInline) => {
+            Some(Decision::No(RemarkKind::NotInlined, None, ""))
+        }
+        (None, ReplayFallback::AlwaysInline) => {
+            Some(Decision::Inline(None, "AlwaysInline Fallback"))
+        }
+        (None, ReplayFallback::Original) => None,
     }
 }
