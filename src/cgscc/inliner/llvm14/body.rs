@@ -5,7 +5,7 @@
 //! became unreachable dropped), so a caller's cost is always computed on the callee's
 //! post-inline body, as LLVM's inliner sees it.
 
-use crate::llvm::attrs::AttrSetIdx;
+use crate::llvm::attrs::{AttrSetIdx, AttrSets};
 use crate::llvm::ir::debugloc::DebugLocIdx;
 use crate::llvm::ir::{InstFlags, Intrinsic, Ir, Opcode, Predicate, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
@@ -36,7 +36,7 @@ impl V {
 }
 
 /// Call details of a call-like instruction.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct CallInfo {
     /// Number of call arguments (operands `0..nargs`).
     pub nargs: u32,
@@ -44,8 +44,9 @@ pub struct CallInfo {
     pub callee_op: u32,
     /// Call-site function attributes.
     pub attrs: AttrSetIdx,
-    /// Call-site parameter attributes.
-    pub params: Vec<AttrSetIdx>,
+    /// Call-site parameter attributes: `nargs` rows of the body's parameter pool from
+    /// here ([`Body::params`]).
+    params: u32,
     /// A memory intrinsic made by inlining (byval copy).
     pub synthetic: Intrinsic,
     /// `function-inline-cost-multiplier` of the call (1 = none).
@@ -55,9 +56,37 @@ pub struct CallInfo {
     pub dbg: Option<DebugLocIdx>,
 }
 
-/// One instruction.
-#[derive(Clone, Debug)]
-pub struct Inst {
+/// The fixed-width fields of an instruction row.
+#[derive(Clone, Copy, Debug)]
+pub struct Head {
+    /// Opcode.
+    pub op: Opcode,
+    /// Result type.
+    pub ty: TypeIdx,
+    /// Auxiliary type (see the view's operand layout).
+    pub aux_ty: TypeIdx,
+    /// Auxiliary word (predicate).
+    pub aux: u32,
+    /// Flags.
+    pub flags: InstFlags,
+}
+
+impl Head {
+    /// A row of opcode `op` and type `ty` with no auxiliary fields or flags.
+    pub fn new(op: Opcode, ty: TypeIdx) -> Head {
+        Head {
+            op,
+            ty,
+            aux_ty: TypeIdx::NONE,
+            aux: 0,
+            flags: InstFlags::default(),
+        }
+    }
+}
+
+/// A read-only view of one instruction row.
+#[derive(Clone, Copy, Debug)]
+pub struct Inst<'a> {
     /// Opcode.
     pub op: Opcode,
     /// Result type.
@@ -69,20 +98,89 @@ pub struct Inst {
     /// Flags.
     pub flags: InstFlags,
     /// Operands.
-    pub ops: Vec<V>,
+    pub ops: &'a [V],
     /// Operand types.
-    pub tys: Vec<TypeIdx>,
+    pub tys: &'a [TypeIdx],
     /// Call details.
-    pub call: Option<Box<CallInfo>>,
+    pub call: Option<&'a CallInfo>,
 }
 
-/// A function body.
+impl Inst<'_> {
+    /// The row's fixed-width fields.
+    pub fn head(&self) -> Head {
+        Head {
+            op: self.op,
+            ty: self.ty,
+            aux_ty: self.aux_ty,
+            aux: self.aux,
+            flags: self.flags,
+        }
+    }
+}
+
+impl CallInfo {
+    /// A call the inliner makes (`intr`, with `nargs` arguments and the callee after
+    /// them), without attributes or location.
+    pub fn synthetic(intr: Intrinsic, nargs: u32) -> CallInfo {
+        CallInfo {
+            nargs,
+            callee_op: nargs,
+            attrs: AttrSets::EMPTY,
+            params: 0,
+            synthetic: intr,
+            cost_mult: 1,
+            dbg: None,
+        }
+    }
+}
+
+/// No call row / the end of a use chain.
+const NONE: u32 = u32::MAX;
+
+/// The fields of a row that every walk reads, kept together (one cache line holds
+/// three rows); the auxiliary words are columns of their own.
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    /// The first operand slot and the operand count.
+    ops_at: u32,
+    ops_len: u32,
+    /// Result type.
+    ty: TypeIdx,
+    /// The call row, or `NONE`.
+    call: u32,
+    op: Opcode,
+    flags: InstFlags,
+}
+
+/// A function body, columnar: one row per instruction (the fields every walk reads in
+/// one column, the auxiliary words in columns of their own), every row's operands a
+/// slice of one operand pool, calls in a side table, and for every
+/// instruction value a chain of the operand slots that hold it (its uses), so that
+/// replacing a value's uses costs its uses, not the body.
+///
+/// Rows are appended and never renumbered: a row that leaves its block is dead and
+/// stays. An edit that changes a row's operand count moves its operands to the end of
+/// the pool. Use chains are kept lazily: every write of an instruction value into a
+/// slot links the slot into that value's chain, and a chain entry whose slot no longer
+/// holds the value is skipped when the chain is walked.
 #[derive(Clone, Debug, Default)]
 pub struct Body {
     /// Number of formal arguments.
     pub nargs: u32,
-    /// Instruction arena (rows not in a block are dead).
-    pub insts: Vec<Inst>,
+    rows: Vec<Row>,
+    aux_ty: Vec<TypeIdx>,
+    aux: Vec<u32>,
+    /// The operand pool and its types.
+    pool: Vec<V>,
+    pool_ty: Vec<TypeIdx>,
+    /// Per row: the head of its value's use chain in `uses`, or `NONE`.
+    first_use: Vec<u32>,
+    /// Use chain entries: (operand slot, next entry).
+    uses: Vec<(u32, u32)>,
+    /// Call rows.
+    calls: Vec<CallInfo>,
+    /// Call-site parameter attributes of every call row.
+    params: Vec<AttrSetIdx>,
     /// Block contents (instruction rows, in order).
     pub blocks: Vec<Vec<u32>>,
     /// Block layout order; the first is the entry.
@@ -175,48 +273,258 @@ impl Body {
         let first = fr.insts.start.idx();
         let arg0 = fr.args.start.idx();
         let nb = ir.num_blocks(f);
+        let n = fr.insts.len as usize;
         let mut b = Body {
             nargs: fr.args.len,
-            insts: Vec::with_capacity(fr.insts.len as usize),
             blocks: vec![Vec::new(); nb],
             layout: (0..nb as u32).collect(),
+            ..Body::default()
         };
+        b.reserve(n);
         for i in ir.insts(f) {
-            let tys = ir.operand_types(i).to_vec();
-            let ops = ir
-                .operands(i)
-                .iter()
-                .zip(&tys)
-                .map(|(&v, &t)| conv(ir, v, t, first, arg0))
-                .collect();
-            let call = ir.call_of(i).map(|c| {
-                let n = ir.call_arg_count(c);
-                Box::new(CallInfo {
-                    nargs: n as u32,
-                    callee_op: ir.callee_operand_index(c) as u32,
-                    attrs: ir.call_attrs[c],
-                    params: (0..n)
-                        .map(|k| ir.call_params[ir.call_param_start[c] as usize + k])
-                        .collect(),
-                    synthetic: Intrinsic::None,
-                    cost_mult: 1,
-                    dbg: ir.debug_locs.call_loc(c),
-                })
-            });
-            let row = b.insts.len() as u32;
-            b.insts.push(Inst {
+            let head = Head {
                 op: ir.op(i),
                 ty: ir.ty(i),
                 aux_ty: ir.aux_ty(i),
                 aux: ir.aux(i),
                 flags: ir.flags(i),
-                ops,
-                tys,
-                call,
+            };
+            let tys = ir.operand_types(i);
+            let ops = ir.operands(i).iter().zip(tys);
+            let call = ir.call_of(i).map(|c| {
+                let k = ir.call_arg_count(c);
+                let at = ir.call_param_start[c] as usize;
+                let ci = CallInfo {
+                    nargs: k as u32,
+                    callee_op: ir.callee_operand_index(c) as u32,
+                    attrs: ir.call_attrs[c],
+                    params: 0,
+                    synthetic: Intrinsic::None,
+                    cost_mult: 1,
+                    dbg: ir.debug_locs.call_loc(c),
+                };
+                (ci, &ir.call_params[at..at + k])
             });
+            let row = b.push(
+                head,
+                ops.map(|(&v, &t)| (conv(ir, v, t, first, arg0), t)),
+                call,
+            );
             b.blocks[ir.block(i).idx()].push(row);
         }
         b
+    }
+
+    fn reserve(&mut self, n: usize) {
+        self.rows.reserve(n);
+        self.aux_ty.reserve(n);
+        self.aux.reserve(n);
+        self.first_use.reserve(n);
+    }
+
+    /// Number of rows, dead ones included (the next row's number).
+    pub fn num_rows(&self) -> u32 {
+        self.rows.len() as u32
+    }
+
+    /// Row `i`.
+    #[inline]
+    pub fn inst(&self, i: u32) -> Inst<'_> {
+        let i = i as usize;
+        let row = self.rows[i];
+        let (a, n) = (row.ops_at as usize, row.ops_len as usize);
+        Inst {
+            op: row.op,
+            ty: row.ty,
+            aux_ty: self.aux_ty[i],
+            aux: self.aux[i],
+            flags: row.flags,
+            ops: &self.pool[a..a + n],
+            tys: &self.pool_ty[a..a + n],
+            call: match row.call {
+                NONE => None,
+                c => Some(&self.calls[c as usize]),
+            },
+        }
+    }
+
+    /// The opcode of row `i`.
+    #[inline]
+    pub fn op(&self, i: u32) -> Opcode {
+        self.rows[i as usize].op
+    }
+
+    /// The result type of row `i`.
+    #[inline]
+    pub fn ty(&self, i: u32) -> TypeIdx {
+        self.rows[i as usize].ty
+    }
+
+    /// The operands of row `i`.
+    #[inline]
+    pub fn ops(&self, i: u32) -> &[V] {
+        let row = &self.rows[i as usize];
+        &self.pool[row.ops_at as usize..][..row.ops_len as usize]
+    }
+
+    /// The operand types of row `i`.
+    #[inline]
+    pub fn tys(&self, i: u32) -> &[TypeIdx] {
+        let row = &self.rows[i as usize];
+        &self.pool_ty[row.ops_at as usize..][..row.ops_len as usize]
+    }
+
+    /// The call details of row `i`, if it is a call.
+    #[inline]
+    pub fn call_of(&self, i: u32) -> Option<&CallInfo> {
+        match self.rows[i as usize].call {
+            NONE => None,
+            c => Some(&self.calls[c as usize]),
+        }
+    }
+
+    /// The call details of row `i`, to edit.
+    pub fn call_mut(&mut self, i: u32) -> Option<&mut CallInfo> {
+        match self.rows[i as usize].call {
+            NONE => None,
+            c => Some(&mut self.calls[c as usize]),
+        }
+    }
+
+    /// The call-site parameter attributes of call `ci` (of this body).
+    pub fn params(&self, ci: &CallInfo) -> &[AttrSetIdx] {
+        &self.params[ci.params as usize..][..ci.nargs as usize]
+    }
+
+    /// Links operand slot `s`, which holds `v`, into `v`'s use chain.
+    #[inline]
+    fn link(&mut self, s: usize, v: V) {
+        if let V::Inst(x) = v {
+            let x = x as usize;
+            if x >= self.first_use.len() {
+                self.first_use.resize(x + 1, NONE);
+            }
+            self.uses.push((s as u32, self.first_use[x]));
+            self.first_use[x] = (self.uses.len() - 1) as u32;
+        }
+    }
+
+    /// Appends operands at the end of the pool; returns where they start.
+    fn push_ops(&mut self, ops: impl IntoIterator<Item = (V, TypeIdx)>) -> (u32, u32) {
+        let at = self.pool.len();
+        for (v, t) in ops {
+            self.link(self.pool.len(), v);
+            self.pool.push(v);
+            self.pool_ty.push(t);
+        }
+        (at as u32, (self.pool.len() - at) as u32)
+    }
+
+    /// Appends a row (in no block yet) with operands `ops` and, for a call, its details
+    /// and parameter attributes; returns its number.
+    pub fn push(
+        &mut self,
+        h: Head,
+        ops: impl IntoIterator<Item = (V, TypeIdx)>,
+        call: Option<(CallInfo, &[AttrSetIdx])>,
+    ) -> u32 {
+        let row = self.rows.len() as u32;
+        let (ops_at, ops_len) = self.push_ops(ops);
+        self.aux_ty.push(h.aux_ty);
+        self.aux.push(h.aux);
+        if self.first_use.len() <= row as usize {
+            self.first_use.resize(row as usize + 1, NONE);
+        }
+        let call = match call {
+            None => NONE,
+            Some((mut ci, params)) => {
+                ci.params = self.params.len() as u32;
+                self.params.extend_from_slice(params);
+                self.params
+                    .resize(ci.params as usize + ci.nargs as usize, AttrSets::EMPTY);
+                self.calls.push(ci);
+                (self.calls.len() - 1) as u32
+            }
+        };
+        self.rows.push(Row {
+            ops_at,
+            ops_len,
+            ty: h.ty,
+            call,
+            op: h.op,
+            flags: h.flags,
+        });
+        row
+    }
+
+    /// Appends a copy of row `r` of `src` with each operand passed through `map`;
+    /// returns its number.
+    pub fn push_copy(&mut self, src: &Body, r: u32, mut map: impl FnMut(V) -> V) -> u32 {
+        let i = src.inst(r);
+        let ops = i.ops.iter().zip(i.tys).map(|(&v, &t)| (map(v), t));
+        self.push(i.head(), ops, i.call.map(|c| (*c, src.params(c))))
+    }
+
+    /// Removes the last row, which nothing uses yet (a clone that simplified away).
+    pub fn pop(&mut self) {
+        let Some(last) = self.rows.pop() else { return };
+        let row = self.rows.len();
+        debug_assert_eq!(self.first_use.get(row).copied().unwrap_or(NONE), NONE);
+        self.aux_ty.pop();
+        self.aux.pop();
+        let (at, len) = (last.ops_at as usize, last.ops_len as usize);
+        if at + len == self.pool.len() {
+            self.pool.truncate(at);
+            self.pool_ty.truncate(at);
+        }
+        if let Some(c) = Some(last.call).filter(|&c| c != NONE) {
+            let ci = self.calls.pop().unwrap();
+            debug_assert_eq!(c as usize, self.calls.len());
+            self.params.truncate(ci.params as usize);
+        }
+        self.first_use.truncate(row);
+    }
+
+    /// Sets operand `k` of row `i` to `v`.
+    pub fn set_operand(&mut self, i: u32, k: usize, v: V) {
+        debug_assert!(k < self.rows[i as usize].ops_len as usize);
+        let s = self.rows[i as usize].ops_at as usize + k;
+        self.pool[s] = v;
+        self.link(s, v);
+    }
+
+    /// Replaces the operands of row `i`.
+    pub fn set_operands(&mut self, i: u32, ops: impl IntoIterator<Item = (V, TypeIdx)>) {
+        let (at, n) = self.push_ops(ops);
+        let row = &mut self.rows[i as usize];
+        row.ops_at = at;
+        row.ops_len = n;
+    }
+
+    /// Turns row `i` into `br label %to` (keeping its type).
+    pub fn set_br(&mut self, i: u32, to: u32) {
+        let r = i as usize;
+        self.rows[r].op = Opcode::Br;
+        self.rows[r].flags = InstFlags::default();
+        self.rows[r].call = NONE;
+        self.aux_ty[r] = TypeIdx::NONE;
+        self.aux[r] = 0;
+        self.set_operands(i, [(V::Block(to), TypeIdx::NONE)]);
+    }
+
+    /// Removes operands `k` and `k + 1` of row `i` (a phi's incoming pair).
+    pub fn remove_operand_pair(&mut self, i: u32, k: usize) {
+        let (at, n) = (
+            self.rows[i as usize].ops_at as usize,
+            self.rows[i as usize].ops_len as usize,
+        );
+        debug_assert!(k + 2 <= n);
+        self.pool.copy_within(at + k + 2..at + n, at + k);
+        self.pool_ty.copy_within(at + k + 2..at + n, at + k);
+        for s in at + k..at + n - 2 {
+            self.link(s, self.pool[s]);
+        }
+        self.rows[i as usize].ops_len -= 2;
     }
 
     /// The terminator of block `bb`.
@@ -232,7 +540,7 @@ impl Body {
     /// The successors of block `bb`, without allocating.
     pub fn succ_iter(&self, bb: u32) -> impl Iterator<Item = u32> + '_ {
         let ops: &[V] = match self.term(bb) {
-            Some(t) if self.insts[t as usize].op.is_terminator() => &self.insts[t as usize].ops,
+            Some(t) if self.op(t).is_terminator() => self.ops(t),
             _ => &[],
         };
         ops.iter().filter_map(|v| match *v {
@@ -265,16 +573,22 @@ impl Body {
         (start, list)
     }
 
-    /// Replaces every use of `from` in the body by `to`.
-    pub fn replace_uses(&mut self, from: V, to: V) {
-        for &bb in &self.layout {
-            for &i in &self.blocks[bb as usize] {
-                for v in &mut self.insts[i as usize].ops {
-                    if *v == from {
-                        *v = to;
-                    }
-                }
+    /// Replaces every use of row `from`'s value by `to`, walking `from`'s use chain.
+    pub fn replace_uses(&mut self, from: u32, to: V) {
+        let old = V::Inst(from);
+        if to == old {
+            return;
+        }
+        let mut e = self.first_use.get(from as usize).copied().unwrap_or(NONE);
+        self.first_use[from as usize] = NONE;
+        while e != NONE {
+            let (s, next) = self.uses[e as usize];
+            // a slot past the pool was freed by `pop`
+            if self.pool.get(s as usize) == Some(&old) {
+                self.pool[s as usize] = to;
+                self.link(s as usize, to);
             }
+            e = next;
         }
     }
 
@@ -284,6 +598,57 @@ impl Body {
             .iter()
             .map(|&b| self.blocks[b as usize].len())
             .sum()
+    }
+
+    /// Checks the columnar invariants: every row's operands lie in the pool, every call
+    /// row names a call and its parameters, and every slot that holds an instruction
+    /// value is on that value's use chain.
+    pub fn verify(&self) -> Result<(), String> {
+        let n = self.rows.len();
+        for col in [self.aux_ty.len(), self.aux.len()] {
+            if col != n {
+                return Err(format!("a row column has {col} rows, not {n}"));
+            }
+        }
+        let mut on_chain = vec![false; self.pool.len()];
+        for (x, &head) in self.first_use.iter().enumerate() {
+            let mut e = head;
+            while e != NONE {
+                let (s, next) = self.uses[e as usize];
+                if self.pool.get(s as usize) == Some(&V::Inst(x as u32)) {
+                    on_chain[s as usize] = true;
+                }
+                e = next;
+            }
+        }
+        for i in 0..n as u32 {
+            let (at, len) = (self.rows[i as usize].ops_at, self.rows[i as usize].ops_len);
+            let (at, len) = (at as usize, len as usize);
+            if at + len > self.pool.len() {
+                return Err(format!("row {i}: operands past the pool"));
+            }
+            for (&v, &chained) in self.pool[at..at + len].iter().zip(&on_chain[at..]) {
+                if let V::Inst(x) = v {
+                    if x as usize >= n {
+                        return Err(format!("row {i}: operand names row {x} of {n}"));
+                    }
+                    if !chained {
+                        return Err(format!("row {i}: its use of row {x} is not on a chain"));
+                    }
+                }
+            }
+            if let Some(c) = self.call_of(i) {
+                if c.params as usize + c.nargs as usize > self.params.len() {
+                    return Err(format!("row {i}: parameter attributes past the pool"));
+                }
+            }
+        }
+        for (b, rows) in self.blocks.iter().enumerate() {
+            if let Some(&r) = rows.iter().find(|&&r| r as usize >= n) {
+                return Err(format!("block {b}: row {r} of {n}"));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -356,8 +721,8 @@ pub fn nonnull_const(v: V) -> bool {
 /// InstSimplify-like folding of instruction `i` of `b` with its current operands: the
 /// value it is equal to, if any (constants, and identities such as `x + 0`).
 pub fn simplify(types: &Types, b: &Body, i: u32) -> Option<V> {
-    let inst = &b.insts[i as usize];
-    let ops = &inst.ops;
+    let inst = b.inst(i);
+    let ops = inst.ops;
     let int = |v: V| match v {
         V::Int(x) => Some(x),
         _ => None,

@@ -2,9 +2,9 @@
 //! `CloneAndPruneFunctionInto` as far as the cost model can see it (what the cloned
 //! body looks like afterwards).
 
-use super::body::{simplify, Body, CallInfo, Inst, V};
+use super::body::{simplify, Body, CallInfo, Head, Inst, V};
 use crate::llvm::attrs::AttrSets;
-use crate::llvm::ir::{InstFlags, Intrinsic, Opcode, Value};
+use crate::llvm::ir::{Intrinsic, Opcode, Value};
 use crate::llvm::types::{TypeIdx, Types};
 
 /// What an inlining produced.
@@ -41,17 +41,13 @@ fn side_effects(op: Opcode) -> bool {
         )
 }
 
-fn br(to: u32, void: TypeIdx) -> Inst {
-    Inst {
-        op: Opcode::Br,
-        ty: void,
-        aux_ty: TypeIdx::NONE,
-        aux: 0,
-        flags: InstFlags::default(),
-        ops: vec![V::Block(to)],
-        tys: vec![TypeIdx::NONE],
-        call: None,
-    }
+/// Appends `br label %to` (of type `void`) to `b`; returns its row.
+fn push_br(b: &mut Body, to: u32, void: TypeIdx) -> u32 {
+    b.push(
+        Head::new(Opcode::Br, void),
+        [(V::Block(to), TypeIdx::NONE)],
+        None,
+    )
 }
 
 /// Inlines the call at row `call` of `caller` (a `call`, not an `invoke`) with the body
@@ -63,7 +59,7 @@ pub fn inline_call(
     callee: &Body,
     byval: &[Option<TypeIdx>],
 ) -> Inlined {
-    let first_new_row = caller.insts.len() as u32;
+    let first_new_row = caller.num_rows();
     let (bb, pos) = caller
         .layout
         .iter()
@@ -74,12 +70,8 @@ pub fn inline_call(
                 .map(|p| (b, p))
         })
         .expect("the call is in a live block");
-    let nargs = caller.insts[call as usize]
-        .call
-        .as_ref()
-        .expect("a call")
-        .nargs as usize;
-    let mut args: Vec<V> = caller.insts[call as usize].ops[..nargs].to_vec();
+    let nargs = caller.call_of(call).expect("a call").nargs as usize;
+    let mut args: Vec<V> = caller.ops(call)[..nargs].to_vec();
     let (pre, entry_allocas) = copy_byval_args(types, caller, call, byval, &mut args);
     // the blocks: before the call (bb), the clone, after the call
     let after = caller.blocks.len() as u32;
@@ -87,12 +79,12 @@ pub fn inline_call(
     let mut cl = Cloner {
         types,
         callee,
-        void: caller.insts[call as usize].ty,
+        void: caller.ty(call),
         entry: caller.layout[0],
         entry_allocas,
         args,
         after,
-        vmap: vec![None; callee.insts.len()],
+        vmap: vec![None; callee.num_rows() as usize],
         bmap: vec![None; callee.blocks.len()],
         queue: Vec::new(),
         new_blocks: Vec::new(),
@@ -111,7 +103,7 @@ pub fn inline_call(
             continue;
         }
         for &i in &caller.blocks[b as usize] {
-            if caller.insts[i as usize].call.is_some() {
+            if caller.call_of(i).is_some() {
                 new_calls.push(i);
             }
         }
@@ -143,9 +135,9 @@ fn copy_byval_args(
     byval: &[Option<TypeIdx>],
     args: &mut [V],
 ) -> (Vec<u32>, usize) {
-    let void = caller.insts[call as usize].ty;
+    let void = caller.ty(call);
     let nargs = args.len();
-    let arg_tys: Vec<TypeIdx> = caller.insts[call as usize].tys[..nargs].to_vec();
+    let arg_tys: Vec<TypeIdx> = caller.tys(call)[..nargs].to_vec();
     let entry = caller.layout[0];
     let mut entry_allocas = 0usize;
     let mut pre: Vec<u32> = Vec::new();
@@ -153,50 +145,26 @@ fn copy_byval_args(
         let (Some(t), Some(&src)) = (t, args.get(k)) else {
             continue;
         };
-        let a = caller.insts.len() as u32;
-        caller.insts.push(Inst {
-            op: Opcode::Alloca,
-            ty: arg_tys[k],
+        let head = Head {
             aux_ty: *t,
-            aux: 0,
-            flags: InstFlags::default(),
-            ops: vec![],
-            tys: vec![],
-            call: None,
-        });
+            ..Head::new(Opcode::Alloca, arg_tys[k])
+        };
+        let a = caller.push(head, [], None);
         caller.blocks[entry as usize].insert(entry_allocas, a);
         entry_allocas += 1;
-        let m = caller.insts.len() as u32;
-        caller.insts.push(Inst {
-            op: Opcode::Call,
-            ty: void,
-            aux_ty: TypeIdx::NONE,
-            aux: 0,
-            flags: InstFlags::default(),
-            ops: vec![
-                V::Inst(a),
-                src,
-                V::Int(type_size_i(types, *t)),
-                V::Int(0),
-                V::None,
-            ],
-            tys: vec![
-                arg_tys[k],
-                arg_tys[k],
-                TypeIdx::NONE,
-                TypeIdx::NONE,
-                TypeIdx::NONE,
-            ],
-            call: Some(Box::new(CallInfo {
-                nargs: 4,
-                callee_op: 4,
-                attrs: AttrSets::EMPTY,
-                params: vec![AttrSets::EMPTY; 4],
-                synthetic: Intrinsic::Memcpy,
-                cost_mult: 1,
-                dbg: None,
-            })),
-        });
+        let ops = [
+            (V::Inst(a), arg_tys[k]),
+            (src, arg_tys[k]),
+            (V::Int(type_size_i(types, *t)), TypeIdx::NONE),
+            (V::Int(0), TypeIdx::NONE),
+            (V::None, TypeIdx::NONE),
+        ];
+        let ci = CallInfo::synthetic(Intrinsic::Memcpy, 4);
+        let m = caller.push(
+            Head::new(Opcode::Call, void),
+            ops,
+            Some((ci, &[AttrSets::EMPTY; 4])),
+        );
         pre.push(m);
         args[k] = V::Inst(a);
     }
@@ -279,10 +247,10 @@ impl Cloner<'_> {
         let callee = self.callee;
         let nbb = self.bmap[cb as usize].unwrap();
         for &r in &callee.blocks[cb as usize] {
-            let src = &callee.insts[r as usize];
+            let src = callee.inst(r);
             if src.op == Opcode::Phi {
-                let row = caller.insts.len() as u32;
-                caller.insts.push(src.clone());
+                // its incoming values are wired once every block is cloned
+                let row = caller.push(src.head(), [], None);
                 caller.blocks[nbb as usize].push(row);
                 self.vmap[r as usize] = Some(V::Inst(row));
                 self.phis.push((row, r));
@@ -294,21 +262,25 @@ impl Cloner<'_> {
             {
                 continue;
             }
-            let mut ni = src.clone();
-            for v in ni.ops.iter_mut() {
-                *v = match *v {
-                    V::Block(t) => V::Block(self.block(t, caller)),
-                    o => self.map(o),
-                };
+            // the successors' clones first: the row's operands are then one pass
+            for &v in src.ops {
+                if let V::Block(t) = v {
+                    self.block(t, caller);
+                }
             }
-            let row = caller.insts.len() as u32;
-            let static_alloca = ni.op == Opcode::Alloca
+            let row = caller.push_copy(callee, r, |v| match v {
+                V::Block(t) => V::Block(self.bmap[t as usize].unwrap()),
+                o => self.map(o),
+            });
+            let static_alloca = src.op == Opcode::Alloca
                 && is_entry
-                && ni.ops.first().is_none_or(|v| matches!(v, V::Int(_)));
-            caller.insts.push(ni);
-            if !side_effects(caller.insts[row as usize].op) {
+                && caller
+                    .ops(row)
+                    .first()
+                    .is_none_or(|v| matches!(v, V::Int(_)));
+            if !side_effects(src.op) {
                 if let Some(s) = simplify(self.types, caller, row) {
-                    caller.insts.pop();
+                    caller.pop();
                     self.vmap[r as usize] = Some(s);
                     continue;
                 }
@@ -326,7 +298,7 @@ impl Cloner<'_> {
     /// The terminator step of `CloneBlock`: a return becomes a branch to `after` (its
     /// value noted), a conditional branch or switch on a constant a branch to the one
     /// live successor. False when the terminator is cloned as it is.
-    fn clone_folded_terminator(&mut self, caller: &mut Body, nbb: u32, src: &Inst) -> bool {
+    fn clone_folded_terminator(&mut self, caller: &mut Body, nbb: u32, src: Inst<'_>) -> bool {
         let to = match src.op {
             Opcode::Ret => {
                 let v = src.ops.first().map(|&v| self.map(v)).unwrap_or(V::None);
@@ -358,8 +330,7 @@ impl Cloner<'_> {
             }
             _ => return false,
         };
-        let row = caller.insts.len() as u32;
-        caller.insts.push(br(to, self.void));
+        let row = push_br(caller, to, self.void);
         caller.blocks[nbb as usize].push(row);
         true
     }
@@ -369,9 +340,8 @@ impl Cloner<'_> {
     fn wire_phis(&self, caller: &mut Body) {
         let callee = self.callee;
         for &(row, r) in &self.phis {
-            let src = &callee.insts[r as usize];
+            let src = callee.inst(r);
             let mut ops = Vec::new();
-            let mut tys = Vec::new();
             let dest = self.bmap[callee_block_of(callee, r) as usize].unwrap();
             for k in (0..src.ops.len()).step_by(2) {
                 let V::Block(p) = src.ops[k + 1] else {
@@ -383,13 +353,10 @@ impl Cloner<'_> {
                 if !caller.succs(np).contains(&dest) {
                     continue;
                 }
-                ops.push(self.map(src.ops[k]));
-                ops.push(V::Block(np));
-                tys.push(src.tys[k]);
-                tys.push(TypeIdx::NONE);
+                ops.push((self.map(src.ops[k]), src.tys[k]));
+                ops.push((V::Block(np), TypeIdx::NONE));
             }
-            caller.insts[row as usize].ops = ops;
-            caller.insts[row as usize].tys = tys;
+            caller.set_operands(row, ops);
         }
     }
 
@@ -415,21 +382,21 @@ impl Cloner<'_> {
         let tail: Vec<u32> = caller.blocks[bb as usize].split_off(pos);
         caller.blocks[after as usize] = tail[1..].to_vec();
         for s in caller.succs(after) {
-            for &i in &caller.blocks[s as usize].clone() {
-                if caller.insts[i as usize].op != Opcode::Phi {
+            for k in 0..caller.blocks[s as usize].len() {
+                let i = caller.blocks[s as usize][k];
+                if caller.op(i) != Opcode::Phi {
                     continue;
                 }
-                for v in caller.insts[i as usize].ops.iter_mut() {
-                    if *v == V::Block(bb) {
-                        *v = V::Block(after);
+                for j in 0..caller.ops(i).len() {
+                    if caller.ops(i)[j] == V::Block(bb) {
+                        caller.set_operand(i, j, V::Block(after));
                     }
                 }
             }
         }
         caller.blocks[bb as usize].extend(pre);
         let cl_entry = self.bmap[self.callee.layout[0] as usize].unwrap();
-        let row = caller.insts.len() as u32;
-        caller.insts.push(br(cl_entry, self.void));
+        let row = push_br(caller, cl_entry, self.void);
         caller.blocks[bb as usize].push(row);
         // layout: bb, the clone in the callee's order, after
         let at = caller.layout.iter().position(|&b| b == bb).unwrap() + 1;
@@ -449,7 +416,7 @@ impl Cloner<'_> {
     /// value, or a phi of the returned values at the front of `after` (kept unless it
     /// simplifies), or undef. Returns whether that value is a constant.
     fn replace_call_value(&self, caller: &mut Body, call: u32) -> bool {
-        let ty = caller.insts[call as usize].ty;
+        let ty = caller.ty(call);
         if ty.is_none() || self.types.is_void(ty) {
             return false;
         }
@@ -458,25 +425,11 @@ impl Cloner<'_> {
             0 => V::K(Value::Undef),
             1 => self.rets[0].0,
             _ => {
-                let mut ops = Vec::new();
-                let mut tys = Vec::new();
-                for (v, b) in &self.rets {
-                    ops.push(*v);
-                    ops.push(V::Block(*b));
-                    tys.push(ty);
-                    tys.push(TypeIdx::NONE);
-                }
-                let p = caller.insts.len() as u32;
-                caller.insts.push(Inst {
-                    op: Opcode::Phi,
-                    ty,
-                    aux_ty: TypeIdx::NONE,
-                    aux: 0,
-                    flags: InstFlags::default(),
-                    ops,
-                    tys,
-                    call: None,
-                });
+                let ops = self
+                    .rets
+                    .iter()
+                    .flat_map(|&(v, b)| [(v, ty), (V::Block(b), TypeIdx::NONE)]);
+                let p = caller.push(Head::new(Opcode::Phi, ty), ops, None);
                 caller.blocks[after as usize].insert(0, p);
                 match simplify(self.types, caller, p) {
                     Some(s) => {
@@ -487,7 +440,7 @@ impl Cloner<'_> {
                 }
             }
         };
-        caller.replace_uses(V::Inst(call), v);
+        caller.replace_uses(call, v);
         matches!(v, V::K(_))
     }
 }
@@ -518,7 +471,7 @@ fn cleanup(types: &Types, c: &mut Body, blocks: &[u32], entry: u32, rets: &mut V
                 let mut k = 0;
                 while k < c.blocks[b as usize].len() {
                     let i = c.blocks[b as usize][k];
-                    let op = c.insts[i as usize].op;
+                    let op = c.op(i);
                     if side_effects(op) {
                         k += 1;
                         continue;
@@ -526,15 +479,8 @@ fn cleanup(types: &Types, c: &mut Body, blocks: &[u32], entry: u32, rets: &mut V
                     if let Some(s) = simplify(types, c, i) {
                         if s != V::Inst(i) {
                             c.blocks[b as usize].remove(k);
-                            for &bb in blocks {
-                                for &j in &c.blocks[bb as usize] {
-                                    for v in c.insts[j as usize].ops.iter_mut() {
-                                        if *v == V::Inst(i) {
-                                            *v = s;
-                                        }
-                                    }
-                                }
-                            }
+                            // a clone's value is used only by the clone's rows
+                            c.replace_uses(i, s);
                             for r in rets.iter_mut() {
                                 if r.0 == V::Inst(i) {
                                     r.0 = s;
@@ -555,7 +501,7 @@ fn cleanup(types: &Types, c: &mut Body, blocks: &[u32], entry: u32, rets: &mut V
         // fold terminators
         for &b in blocks {
             let Some(t) = c.term(b) else { continue };
-            let inst = &c.insts[t as usize];
+            let inst = c.inst(t);
             let target = match inst.op {
                 Opcode::Br if inst.ops.len() == 3 => match inst.ops[0] {
                     V::Int(x) => Some(inst.ops[if x & 1 != 0 { 1 } else { 2 }]),
@@ -579,8 +525,7 @@ fn cleanup(types: &Types, c: &mut Body, blocks: &[u32], entry: u32, rets: &mut V
             };
             let Some(V::Block(to)) = target else { continue };
             let old = c.succs(b);
-            let ty = c.insts[t as usize].ty;
-            c.insts[t as usize] = br(to, ty);
+            c.set_br(t, to);
             for s in old {
                 if s != to {
                     drop_incoming(c, s, b);
@@ -616,20 +561,15 @@ fn cleanup(types: &Types, c: &mut Body, blocks: &[u32], entry: u32, rets: &mut V
 }
 
 fn drop_incoming(c: &mut Body, s: u32, from: u32) {
-    for &i in &c.blocks[s as usize].clone() {
-        let inst = &mut c.insts[i as usize];
-        if inst.op != Opcode::Phi {
+    for x in 0..c.blocks[s as usize].len() {
+        let i = c.blocks[s as usize][x];
+        if c.op(i) != Opcode::Phi {
             continue;
         }
-        let mut k = 0;
-        while k + 1 < inst.ops.len() {
-            if inst.ops[k + 1] == V::Block(from) {
-                inst.ops.drain(k..k + 2);
-                inst.tys.drain(k..k + 2);
-                // LLVM removes one incoming entry per dropped edge
-                break;
-            }
-            k += 2;
+        let ops = c.ops(i);
+        // LLVM removes one incoming entry per dropped edge
+        if let Some(k) = (0..ops.len() / 2).find(|&k| ops[2 * k + 1] == V::Block(from)) {
+            c.remove_operand_pair(i, 2 * k);
         }
     }
 }

@@ -115,12 +115,9 @@ pub enum Outcome {
 /// thousands per module).
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
-    /// Values simplified to constants (`SimplifiedValues`).
-    consts: AHashMap<V, V>,
-    /// Values known not to be null.
-    nonnull: AHashSet<V>,
-    /// Values pointing into a caller alloca (`SROAArgValues`), by alloca row.
-    sroa: AHashMap<V, u32>,
+    /// What is known of the callee's arguments and rows: constants
+    /// (`SimplifiedValues`), non-null values, SROA candidates (`SROAArgValues`).
+    vals: ValueFacts,
     /// Per alloca, the cost saved while SROA stays possible (`SROAArgCosts`).
     sroa_cost: AHashMap<u32, i64>,
     /// The allocas SROA is still possible for.
@@ -137,6 +134,88 @@ pub struct Scratch {
     work: Vec<u32>,
     succs: Vec<u32>,
     stack: Vec<u32>,
+}
+
+/// What one analysis knows of a callee value.
+#[derive(Clone, Copy, Debug)]
+struct Fact {
+    /// The constant it simplified to (`V::None`: none).
+    konst: V,
+    /// The caller alloca it points into (`u32::MAX`: none).
+    sroa: u32,
+    /// It is known not to be null.
+    nonnull: bool,
+}
+
+const NO_FACT: Fact = Fact {
+    konst: V::None,
+    sroa: u32::MAX,
+    nonnull: false,
+};
+
+/// [`Fact`]s of the callee's values (arguments, then instruction rows), a dense table
+/// emptied in O(1) for the next analysis by a generation stamp.
+#[derive(Clone, Debug, Default)]
+struct ValueFacts {
+    /// The current analysis' stamp.
+    gen: u32,
+    /// The callee's argument count (rows start after the arguments).
+    nargs: u32,
+    /// Per value: the stamp its fact was written under (older facts are void).
+    stamp: Vec<u32>,
+    fact: Vec<Fact>,
+}
+
+impl ValueFacts {
+    /// Empties the table for a callee of `nargs` arguments and `rows` rows.
+    fn reset(&mut self, nargs: u32, rows: u32) {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.stamp.fill(0);
+            self.gen = 1;
+        }
+        self.nargs = nargs;
+        let n = nargs as usize + rows as usize;
+        if self.stamp.len() < n {
+            self.stamp.resize(n, 0);
+            self.fact.resize(n, NO_FACT);
+        }
+    }
+
+    #[inline]
+    fn slot(&self, v: V) -> Option<usize> {
+        match v {
+            V::Arg(p) => Some(p as usize),
+            V::Inst(r) => Some(self.nargs as usize + r as usize),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn get(&self, v: V) -> Fact {
+        match self.slot(v) {
+            Some(k) if self.stamp[k] == self.gen => self.fact[k],
+            _ => NO_FACT,
+        }
+    }
+
+    #[inline]
+    fn entry(&mut self, v: V) -> &mut Fact {
+        let k = self.slot(v).expect("facts are kept for arguments and rows");
+        if self.stamp[k] != self.gen {
+            self.stamp[k] = self.gen;
+            self.fact[k] = NO_FACT;
+        }
+        &mut self.fact[k]
+    }
+
+    fn konst(&self, v: V) -> Option<V> {
+        Some(self.get(v).konst).filter(|&k| k != V::None)
+    }
+
+    fn sroa(&self, v: V) -> Option<u32> {
+        Some(self.get(v).sroa).filter(|&b| b != u32::MAX)
+    }
 }
 
 struct St<'a> {
@@ -174,9 +253,6 @@ impl St<'_> {
     /// Returns the tables to `scratch`, emptied, for the next analysis.
     fn give_back(self, scratch: &mut Scratch) {
         let mut t = self.t;
-        t.consts.clear();
-        t.nonnull.clear();
-        t.sroa.clear();
         t.sroa_cost.clear();
         t.sroa_on.clear();
         t.load_addrs.clear();
@@ -192,7 +268,7 @@ impl St<'_> {
     }
     /// `disableSROA`: the savings of the alloca behind `v` become cost.
     fn disable(&mut self, v: V) {
-        if let Some(&b) = self.t.sroa.get(&v) {
+        if let Some(b) = self.t.vals.sroa(v) {
             if self.t.sroa_on.remove(&b) {
                 self.cost += self.t.sroa_cost.get(&b).copied().unwrap_or(0);
                 self.disable_le();
@@ -202,7 +278,7 @@ impl St<'_> {
     /// `onAggregateSROAUse` / `accumulateSROACost`: a use SROA would remove, if `v`
     /// points into a live SROA candidate.
     fn sroa_use(&mut self, v: V) -> bool {
-        if let Some(&b) = self.t.sroa.get(&v) {
+        if let Some(b) = self.t.vals.sroa(v) {
             if self.t.sroa_on.contains(&b) {
                 *self.t.sroa_cost.entry(b).or_default() += INSTR;
                 return true;
@@ -214,7 +290,7 @@ impl St<'_> {
     fn cval(&self, v: V) -> Option<V> {
         match v {
             V::Int(_) | V::K(_) => Some(v),
-            V::Arg(_) | V::Inst(_) => self.t.consts.get(&v).copied(),
+            V::Arg(_) | V::Inst(_) => self.t.vals.konst(v),
             _ => None,
         }
     }
@@ -232,7 +308,7 @@ impl St<'_> {
 pub fn alloca_base(b: &Body, mut v: V) -> Option<u32> {
     for _ in 0..64 {
         let V::Inst(i) = v else { return None };
-        let inst = &b.insts[i as usize];
+        let inst = b.inst(i);
         match inst.op {
             Opcode::Alloca => return Some(i),
             Opcode::BitCast | Opcode::AddrSpaceCast => v = inst.ops[0],
@@ -250,11 +326,11 @@ pub fn alloca_base(b: &Body, mut v: V) -> Option<u32> {
 
 /// `getCallsiteCost`: what the call itself costs (subtracted before the walk).
 fn callsite_savings(fx: &Facts, caller: &Body, call: u32, callee_fn: FuncIdx) -> i64 {
-    let inst = &caller.insts[call as usize];
-    let ci = inst.call.as_ref().unwrap();
+    let inst = caller.inst(call);
+    let ci = inst.call.unwrap();
     let mut s = 0;
     for k in 0..ci.nargs as usize {
-        let mut t = fx.ir.attr_sets.get(ci.params[k]);
+        let mut t = fx.ir.attr_sets.get(caller.params(ci)[k]);
         if !t.has(Attr::ByVal) {
             if let Some(a) = fx.ir.arg(callee_fn, k) {
                 t = fx.ir.arg_attrs(a);
@@ -295,6 +371,7 @@ pub fn analyze(
     let th = update_threshold(&k, caller_attrs, ir.fn_attrs(target.f));
     let nb = target.body.blocks.len();
     let mut t = std::mem::take(scratch);
+    t.vals.reset(target.body.nargs, target.body.num_rows());
     refill(&mut t.dead, nb, false);
     refill(&mut t.known_succ, nb, None);
     refill(&mut t.seen, nb, false);
@@ -411,24 +488,27 @@ impl St<'_> {
     /// `nonnull` ones noted, pointers into a caller alloca made SROA candidates.
     fn seed_args(&mut self, caller: &Body, call: u32) {
         let ir = &*self.fx.ir;
-        let ci = caller.insts[call as usize].call.as_ref().unwrap();
+        let ci = caller.call_of(call).unwrap();
         for p in 0..(self.callee.nargs.min(ci.nargs)) {
-            let a = caller.insts[call as usize].ops[p as usize];
+            let a = caller.ops(call)[p as usize];
             let pv = V::Arg(p);
-            let call_nonnull = ir.attr_sets.get(ci.params[p as usize]).has(Attr::NonNull);
+            let call_nonnull = ir
+                .attr_sets
+                .get(caller.params(ci)[p as usize])
+                .has(Attr::NonNull);
             let decl_nonnull = ir
                 .arg(self.callee_fn, p as usize)
                 .is_some_and(|x| ir.arg_attrs(x).has(Attr::NonNull));
             if call_nonnull || decl_nonnull {
-                self.t.nonnull.insert(pv);
+                self.t.vals.entry(pv).nonnull = true;
             }
             if a.is_const() {
-                self.t.consts.insert(pv, a);
+                self.t.vals.entry(pv).konst = a;
             }
             if let Some(base) = alloca_base(caller, a) {
-                self.t.sroa.insert(pv, base);
+                self.t.vals.entry(pv).sroa = base;
                 self.t.sroa_on.insert(base);
-                self.t.nonnull.insert(pv);
+                self.t.vals.entry(pv).nonnull = true;
             }
         }
     }
@@ -482,7 +562,7 @@ impl St<'_> {
     /// The terminator simplification of `CallAnalyzer::analyze`: the one successor a
     /// conditional branch or a switch on a known constant takes.
     fn known_successor(&self, tr: u32) -> Option<u32> {
-        let tinst = &self.callee.insts[tr as usize];
+        let tinst = self.callee.inst(tr);
         if tinst.op == Opcode::Br && tinst.ops.len() == 3 {
             if let Some(v) = self.ival(tinst.ops[0]) {
                 if let V::Block(b) = tinst.ops[if v & 1 != 0 { 1 } else { 2 }] {
@@ -546,7 +626,7 @@ impl St<'_> {
         let (fx, callee) = (self.fx, self.callee);
         let types = &fx.ir.types;
         for &r in &callee.blocks[bb as usize] {
-            let inst = &callee.insts[r as usize];
+            let inst = callee.inst(r);
             if self.is_debug_intrinsic(inst) {
                 continue;
             }
@@ -564,8 +644,8 @@ impl St<'_> {
 
     /// A call of a debug or pseudo-probe intrinsic (`isa<DbgInfoIntrinsic>` and
     /// `PseudoProbeInst`, skipped by `analyzeBlock`).
-    fn is_debug_intrinsic(&self, inst: &Inst) -> bool {
-        let Some(ci) = &inst.call else { return false };
+    fn is_debug_intrinsic(&self, inst: Inst<'_>) -> bool {
+        let Some(ci) = inst.call else { return false };
         let V::K(Value::Global(s)) = inst.ops[ci.callee_op as usize] else {
             return false;
         };
@@ -578,9 +658,9 @@ impl St<'_> {
 
     /// The `InstVisitor` dispatch: the cost of instruction `r` of block `bb` (0 when it
     /// simplifies or SROA removes it), or why the callee can never be inlined.
-    fn visit(&mut self, bb: u32, r: u32, inst: &Inst) -> Result<i64, &'static str> {
+    fn visit(&mut self, bb: u32, r: u32, inst: Inst<'_>) -> Result<i64, &'static str> {
         let res = V::Inst(r);
-        let ops = &inst.ops;
+        let ops = inst.ops;
         let c = match inst.op {
             Opcode::Call | Opcode::Invoke | Opcode::CallBr => self.visit_call_base(inst)?,
             Opcode::Ret => {
@@ -634,11 +714,11 @@ impl St<'_> {
 
     /// `visitCallBase`: the uninlinable patterns, then the cost of an intrinsic or of a
     /// call; a call's arguments lose SROA, a call that may write loses load elimination.
-    fn visit_call_base(&mut self, inst: &Inst) -> Result<i64, &'static str> {
+    fn visit_call_base(&mut self, inst: Inst<'_>) -> Result<i64, &'static str> {
         let fx = self.fx;
         let ir = &*fx.ir;
-        let ops = &inst.ops;
-        let ci = inst.call.as_ref().unwrap();
+        let ops = inst.ops;
+        let ci = inst.call.unwrap();
         let nargs = ci.nargs as usize;
         let callee_v = ops[ci.callee_op as usize];
         let target = match callee_v {
@@ -743,14 +823,14 @@ impl St<'_> {
             }
         }
         if let Some(x) = cv {
-            self.t.consts.insert(res, x);
+            self.t.vals.entry(res).konst = x;
         }
     }
 
     /// `visitBitCast`, `visitPtrToInt`, `visitIntToPtr` and address-space casts:
     /// constants and SROA candidates pass through; only a `ptrtoint` to a narrower
     /// integer costs.
-    fn visit_ptr_cast(&mut self, res: V, inst: &Inst) -> i64 {
+    fn visit_ptr_cast(&mut self, res: V, inst: Inst<'_>) -> i64 {
         let sv = inst.ops[0];
         let x = self.cval(sv);
         if let Some(x) = x {
@@ -759,9 +839,9 @@ impl St<'_> {
                 (Opcode::IntToPtr, V::Int(0)) => V::K(Value::Null),
                 _ => x,
             };
-            self.t.consts.insert(res, x);
-        } else if let Some(&b) = self.t.sroa.get(&sv) {
-            self.t.sroa.insert(res, b);
+            self.t.vals.entry(res).konst = x;
+        } else if let Some(b) = self.t.vals.sroa(sv) {
+            self.t.vals.entry(res).sroa = b;
         }
         let mut c = 0;
         if inst.op != Opcode::BitCast && x.is_none() {
@@ -772,8 +852,8 @@ impl St<'_> {
                 0
             };
         }
-        if self.t.nonnull.contains(&sv) && inst.op == Opcode::BitCast {
-            self.t.nonnull.insert(res);
+        if self.t.vals.get(sv).nonnull && inst.op == Opcode::BitCast {
+            self.t.vals.entry(res).nonnull = true;
         }
         c
     }
@@ -781,16 +861,16 @@ impl St<'_> {
     /// `visitGetElementPtr`: constant indices keep a constant base or an SROA
     /// candidate; variable ones disable SROA and cost unless the addressing mode is
     /// free.
-    fn visit_get_element_ptr(&mut self, r: u32, inst: &Inst) -> i64 {
+    fn visit_get_element_ptr(&mut self, r: u32, inst: Inst<'_>) -> i64 {
         let res = V::Inst(r);
         let base = inst.ops[0];
         let allc = inst.ops[1..].iter().all(|&o| self.ival(o).is_some());
         let bc = self.cval(base);
         if allc && bc.is_some_and(nonnull_const) {
-            self.t.consts.insert(res, bc.unwrap());
+            self.t.vals.entry(res).konst = bc.unwrap();
         } else if allc {
-            if let Some(&b) = self.t.sroa.get(&base) {
-                self.t.sroa.insert(res, b);
+            if let Some(b) = self.t.vals.sroa(base) {
+                self.t.vals.entry(res).sroa = b;
             }
         } else {
             self.disable(base);
@@ -805,7 +885,7 @@ impl St<'_> {
 
     /// `visitCastInst`: integer and floating-point conversions folded on constants,
     /// else free when x86-64 gives them for nothing.
-    fn visit_cast_inst(&mut self, res: V, inst: &Inst) -> i64 {
+    fn visit_cast_inst(&mut self, res: V, inst: Inst<'_>) -> i64 {
         let types = &self.fx.ir.types;
         let sv = inst.ops[0];
         let (sb, db) = (types.int_bits(inst.tys[0]), types.int_bits(inst.ty));
@@ -816,12 +896,11 @@ impl St<'_> {
                 Opcode::ZExt => sext(zext(v, sb) as i64, db),
                 _ => sext(v, db),
             };
-            self.t.consts.insert(res, V::Int(r));
+            self.t.vals.entry(res).konst = V::Int(r);
             return 0;
         }
         self.disable(sv);
-        let from_load =
-            matches!(sv, V::Inst(j) if self.callee.insts[j as usize].op == Opcode::Load);
+        let from_load = matches!(sv, V::Inst(j) if self.callee.op(j) == Opcode::Load);
         match inst.op {
             Opcode::Trunc => 0,
             Opcode::ZExt if sb == Some(32) && db == Some(64) => 0,
@@ -832,21 +911,21 @@ impl St<'_> {
 
     /// `visitCmpInst` for `icmp`: folded on constants, a non-null pointer compared with
     /// null, or an SROA candidate compared with null (free).
-    fn visit_icmp(&mut self, res: V, inst: &Inst) -> i64 {
+    fn visit_icmp(&mut self, res: V, inst: Inst<'_>) -> i64 {
         let p = Predicate(inst.aux as u8);
         let (a, b2) = (inst.ops[0], inst.ops[1]);
         let bits = self.fx.ir.types.int_bits(inst.tys[0]).unwrap_or(64);
         let (va, vb) = (self.ival(a), self.ival(b2));
         let is_null = |v: V| matches!(v, V::K(Value::Null) | V::K(Value::Zero));
         if let (Some(x), Some(y)) = (va, vb) {
-            self.t.consts.insert(res, bool_v(icmp(p, x, y, bits)));
+            self.t.vals.entry(res).konst = bool_v(icmp(p, x, y, bits));
         } else if (p.0 == 32 || p.0 == 33)
             && is_null(b2)
             && (self.cval(a).is_some_and(nonnull_const)
-                || self.t.nonnull.contains(&a)
-                || self.t.sroa.contains_key(&a))
+                || self.t.vals.get(a).nonnull
+                || self.t.vals.sroa(a).is_some())
         {
-            self.t.consts.insert(res, bool_v(p.0 == 33));
+            self.t.vals.entry(res).konst = bool_v(p.0 == 33);
         } else if is_null(b2) && self.sroa_use(a) {
             return 0;
         } else {
@@ -858,7 +937,7 @@ impl St<'_> {
 
     /// `visitBinaryOperator` for integers: folded on constants, `x & 0`, `x * 0`,
     /// `x | true` (i1) and identities free, else SROA disabled on both operands.
-    fn visit_binary_operator(&mut self, res: V, inst: &Inst) -> i64 {
+    fn visit_binary_operator(&mut self, res: V, inst: Inst<'_>) -> i64 {
         let (a, b2) = (inst.ops[0], inst.ops[1]);
         let (va, vb) = (self.ival(a), self.ival(b2));
         let bits = self.fx.ir.types.int_bits(inst.ty).unwrap_or(64);
@@ -880,7 +959,7 @@ impl St<'_> {
         };
         match r {
             Some(Some(x)) => {
-                self.t.consts.insert(res, V::Int(x));
+                self.t.vals.entry(res).konst = V::Int(x);
                 0
             }
             Some(None) => 0,
@@ -900,10 +979,10 @@ impl St<'_> {
         if let Some(cv) = cv {
             let chosen = if cv & 1 != 0 { tv } else { fv };
             if chosen.is_const() {
-                self.t.consts.insert(res, chosen);
+                self.t.vals.entry(res).konst = chosen;
             }
         } else if self.cval(tv).is_some() && self.cval(tv) == self.cval(fv) {
-            self.t.consts.insert(res, self.cval(tv).unwrap());
+            self.t.vals.entry(res).konst = self.cval(tv).unwrap();
         } else {
             return INSTR;
         }
@@ -912,7 +991,7 @@ impl St<'_> {
 
     /// `visitLoad`: free through an SROA candidate, or as a repeated load while load
     /// elimination is possible (then counted as its savings).
-    fn visit_load(&mut self, inst: &Inst) -> i64 {
+    fn visit_load(&mut self, inst: Inst<'_>) -> i64 {
         let ptr = inst.ops[0];
         if self.sroa_access(inst, ptr) {
             return 0;
@@ -929,7 +1008,7 @@ impl St<'_> {
 
     /// `visitStore`: free through an SROA candidate; any other store ends load
     /// elimination.
-    fn visit_store(&mut self, inst: &Inst) -> i64 {
+    fn visit_store(&mut self, inst: Inst<'_>) -> i64 {
         let ptr = inst.ops[1];
         if self.sroa_access(inst, ptr) {
             return 0;
@@ -940,7 +1019,7 @@ impl St<'_> {
 
     /// `handleSROA(ptr, I.isSimple())` of a load or store: a simple access through an
     /// SROA candidate is free (true); a volatile or atomic one disables SROA for it.
-    fn sroa_access(&mut self, inst: &Inst, ptr: V) -> bool {
+    fn sroa_access(&mut self, inst: Inst<'_>, ptr: V) -> bool {
         let simple = !inst.flags.is_volatile() && !inst.flags.is_atomic();
         if simple && self.sroa_use(ptr) {
             return true;
@@ -953,7 +1032,7 @@ impl St<'_> {
 
     /// `visitAlloca`: a dynamic alloca, or a recursive caller's stack over 1 KiB, forbids
     /// inlining; static sizes are added up.
-    fn visit_alloca(&mut self, inst: &Inst) -> Result<i64, &'static str> {
+    fn visit_alloca(&mut self, inst: Inst<'_>) -> Result<i64, &'static str> {
         let types = &self.fx.ir.types;
         match inst.ops.first() {
             Some(&n) if self.ival(n).is_none() => {
@@ -1055,7 +1134,7 @@ fn identity(op: Opcode, bits: u32, va: Option<i64>, vb: Option<i64>) -> bool {
 /// x86-64 addressing-mode rule for a GEP with variable indices.
 fn gep_free(fx: &Facts, b: &Body, r: u32, st: &St<'_>) -> bool {
     let types = &fx.ir.types;
-    let inst = &b.insts[r as usize];
+    let inst = b.inst(r);
     let base = inst.ops[0];
     let is_global = matches!(base, V::K(Value::Global(_)));
     if let V::K(Value::Global(s)) = base {

@@ -31,7 +31,7 @@ fn inline_viable(st: &State, f: FuncIdx) -> Result<(), &'static str> {
     let ir = &st.fx.ir;
     for &bb in &b.layout {
         for &i in &b.blocks[bb as usize] {
-            let inst = &b.insts[i as usize];
+            let inst = b.inst(i);
             if inst.op == Opcode::IndirectBr {
                 return Err("contains indirect branches");
             }
@@ -72,8 +72,7 @@ pub(super) fn decide(
 ) -> Decision {
     let ir = &*st.fx.ir;
     let caller = st.bodies[n.idx()].as_ref().unwrap();
-    let inst = &caller.insts[row as usize];
-    let ci = inst.call.as_ref().unwrap();
+    let ci = caller.call_of(row).unwrap();
     let site = ir.attr_sets.get(ci.attrs);
     if !only_mandatory {
         if let Some(d) = replay(st, cx, (n, f), ci.dbg) {
@@ -133,7 +132,7 @@ pub(super) fn decide(
             Err(why) => Decision::No(RemarkKind::NeverInline, None, why),
         };
     }
-    if inst.op != Opcode::Call {
+    if caller.op(row) != Opcode::Call {
         return Decision::No(
             RemarkKind::NotInlined,
             None,
@@ -143,7 +142,7 @@ pub(super) fn decide(
     let bb = facts.block_of[row as usize];
     let before_unreachable = caller
         .term(bb)
-        .is_some_and(|t| caller.insts[t as usize].op == Opcode::Unreachable);
+        .is_some_and(|t| caller.op(t) == Opcode::Unreachable);
     let (threshold, threshold_explicit) = cx.opts.inline.threshold();
     let mut cost_mult = ci.cost_mult;
     if cx.opts.inline.function_inline_cost_multiplier != 1 && recursive(cx, f) {

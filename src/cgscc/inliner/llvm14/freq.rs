@@ -364,8 +364,8 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
         let mut noreturn = false;
         let mut cold = false;
         for &i in insts {
-            let inst = &b.insts[i as usize];
-            if let Some(ci) = &inst.call {
+            let inst = b.inst(i);
+            if let Some(ci) = inst.call {
                 let site = ir.attr_sets.get(ci.attrs);
                 let f = match inst.ops[ci.callee_op as usize] {
                     V::K(Value::Global(s)) => fx.sym_func[s.idx()],
@@ -380,7 +380,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
                 }
             }
         }
-        if b.insts[t as usize].op == Opcode::Unreachable {
+        if b.op(t) == Opcode::Unreachable {
             w[x as usize] = Some(if noreturn { 1.0 } else { 0.0 });
         } else if cold {
             w[x as usize] = Some(COLD_W);
@@ -452,7 +452,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
             continue;
         }
         let t = *b.blocks[x as usize].last().unwrap();
-        let term = &b.insts[t as usize];
+        let term = b.inst(t);
         if term.op == Opcode::Br && k == 2 {
             if let Some(p_true) = cond_heuristic(fx, b, term.ops[0]) {
                 probs.set(x, succs, [p_true, 1.0 - p_true].into_iter());
@@ -468,7 +468,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
 /// floating-point heuristics.
 fn cond_heuristic(fx: &Facts, b: &Body, cond: V) -> Option<f64> {
     let V::Inst(ci) = cond else { return None };
-    let inst = &b.insts[ci as usize];
+    let inst = b.inst(ci);
     let (likely, unlikely) = (20.0 / 32.0, 12.0 / 32.0);
     let types = &fx.ir.types;
     match inst.op {
@@ -487,7 +487,7 @@ fn cond_heuristic(fx: &Facts, b: &Body, cond: V) -> Option<f64> {
                 _ => return None,
             };
             if let V::Inst(li) = l {
-                let li = &b.insts[li as usize];
+                let li = b.inst(li);
                 if li.op == Opcode::And {
                     if let V::Int(m) = li.ops[1] {
                         if m > 0 && (m & (m - 1)) == 0 {

@@ -21,6 +21,8 @@ pub mod cost;
 mod decide;
 pub mod freq;
 mod run;
+#[cfg(test)]
+mod tests;
 
 pub(crate) use run::run;
 
@@ -79,6 +81,8 @@ pub struct State {
     /// Per function: its blocks' predecessors ([`Body::pred_table`]) while its body is
     /// unchanged, what every cost analysis of a call to it walks.
     preds: Vec<Option<Box<PredTable>>>,
+    /// Per function: its body's (direct, indirect) call counts, until the body changes.
+    call_counts: Vec<Option<(u32, u32)>>,
     /// The cost analysis' tables, reused from one call site to the next.
     scratch: cost::Scratch,
     /// Debug locations: the module's, plus the inlined-at chains of inlined calls.
@@ -200,9 +204,17 @@ impl State {
             hist: Vec::new(),
             bfi: vec![None; n],
             preds: vec![None; n],
+            call_counts: vec![None; n],
             scratch: cost::Scratch::default(),
             locs,
         })
+    }
+
+    /// Drops what was computed from `f`'s body, which changed.
+    fn body_changed(&mut self, f: FuncIdx) {
+        self.preds[f.idx()] = None;
+        self.bfi[f.idx()] = None;
+        self.call_counts[f.idx()] = None;
     }
 
     fn ensure(&mut self, f: FuncIdx) {
@@ -213,9 +225,8 @@ impl State {
 
     /// The direct callee of call row `i` of `b`.
     pub fn direct_callee(&self, b: &Body, i: u32) -> Option<FuncIdx> {
-        let inst = &b.insts[i as usize];
-        let ci = inst.call.as_ref()?;
-        match inst.ops[ci.callee_op as usize] {
+        let ci = b.call_of(i)?;
+        match b.ops(i)[ci.callee_op as usize] {
             V::K(Value::Global(s)) => self.fx.sym_func[s.idx()],
             _ => None,
         }
@@ -235,7 +246,7 @@ impl State {
         let mut out = AHashMap::new();
         let mut tmp = Vec::new();
         for i in rows {
-            for &v in &b.insts[i as usize].ops {
+            for &v in b.ops(i) {
                 if let V::K(k) = v {
                     tmp.clear();
                     expr_funcs(&self.fx.ir, &self.fx.sym_func, k, &mut tmp, 0);
@@ -294,8 +305,8 @@ impl State {
         let mut seen = vec![false; self.fx.is_def.len()];
         for &bb in &b.layout {
             for &i in &b.blocks[bb as usize] {
-                let inst = &b.insts[i as usize];
-                let callee_op = inst.call.as_ref().map(|c| c.callee_op as usize);
+                let inst = b.inst(i);
+                let callee_op = inst.call.map(|c| c.callee_op as usize);
                 for (k, &v) in inst.ops.iter().enumerate() {
                     let V::K(kv) = v else { continue };
                     if Some(k) == callee_op {
@@ -303,7 +314,7 @@ impl State {
                             if let Some(g) = self.fx.sym_func[s.idx()] {
                                 calls.push(CallSummary {
                                     callee: CallTarget::Function(node_of_function(g)),
-                                    arg_count: inst.call.as_ref().unwrap().nargs,
+                                    arg_count: inst.call.unwrap().nargs,
                                     loc: LocIdx::NONE,
                                     history: HistIdx::NONE,
                                 });
@@ -337,12 +348,15 @@ impl State {
                 if !self.fx.is_def[f.idx()] || self.deleted[f.idx()] {
                     return (0, 0);
                 }
+                if let Some(c) = self.call_counts[f.idx()] {
+                    return c;
+                }
                 self.ensure(f);
                 let b = self.bodies[f.idx()].as_ref().unwrap();
                 let mut c = (0, 0);
                 for &bb in &b.layout {
                     for &i in &b.blocks[bb as usize] {
-                        if b.insts[i as usize].call.is_some() {
+                        if b.call_of(i).is_some() {
                             if self.direct_callee(b, i).is_some() {
                                 c.0 += 1;
                             } else {
@@ -351,6 +365,7 @@ impl State {
                         }
                     }
                 }
+                self.call_counts[f.idx()] = Some(c);
                 c
             })
             .collect()
@@ -386,13 +401,12 @@ struct CallerFacts {
 impl CallerFacts {
     fn new(st: &State, f: FuncIdx) -> CallerFacts {
         let b = st.bodies[f.idx()].as_ref().unwrap();
-        let mut block_of = vec![u32::MAX; b.insts.len()];
+        let mut block_of = vec![u32::MAX; b.num_rows() as usize];
         let mut recursive = false;
         for &bb in &b.layout {
             for &i in &b.blocks[bb as usize] {
                 block_of[i as usize] = bb;
-                recursive |=
-                    b.insts[i as usize].call.is_some() && st.direct_callee(b, i) == Some(f);
+                recursive |= b.call_of(i).is_some() && st.direct_callee(b, i) == Some(f);
             }
         }
         CallerFacts {
@@ -427,7 +441,7 @@ impl CallerFacts {
             out.after,
         );
         let b = st.bodies[self.f.idx()].as_ref().unwrap();
-        self.block_of.resize(b.insts.len(), u32::MAX);
+        self.block_of.resize(b.num_rows() as usize, u32::MAX);
         let touched =
             out.clones
                 .iter()

@@ -116,7 +116,7 @@ fn seed(st: &mut State, r: &mut Run, cx: &mut PassContext<'_>) {
         let b = st.bodies[f.idx()].as_ref().unwrap();
         for &bb in &b.layout {
             for &i in &b.blocks[bb as usize] {
-                if b.insts[i as usize].call.is_none() {
+                if b.call_of(i).is_none() {
                     continue;
                 }
                 let Some(g) = st.direct_callee(b, i) else {
@@ -195,9 +195,10 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
                 } else {
                     RemarkKind::AlwaysInline
                 };
-                let dbg = st.bodies[n.idx()].as_ref().unwrap().insts[row as usize]
-                    .call
+                let dbg = st.bodies[n.idx()]
                     .as_ref()
+                    .unwrap()
+                    .call_of(row)
                     .and_then(|c| c.dbg);
                 inline_site(st, r, (n, row, h), f, cx);
                 let mut rm = remark(r, cx, (n, f), kind, ct, why);
@@ -237,10 +238,11 @@ fn inline_site(
         st.bodies[f.idx()].take().unwrap()
     };
     let caller_body = st.bodies[n.idx()].as_ref().unwrap();
-    let ci = caller_body.insts[row as usize].call.clone().unwrap();
+    let ci = *caller_body.call_of(row).unwrap();
+    let site_params = caller_body.params(&ci).to_vec();
     let byval: Vec<_> = (0..callee_body.nargs as usize)
         .map(|k| {
-            let site = ci.params.get(k).map(|&a| ir.attr_sets.get(a));
+            let site = site_params.get(k).map(|&a| ir.attr_sets.get(a));
             let decl = ir.arg(f, k).map(|a| ir.arg_attrs(a));
             site.filter(|a| a.has(Attr::ByVal))
                 .or(decl.filter(|a| a.has(Attr::ByVal)))
@@ -252,7 +254,7 @@ fn inline_site(
     // in old rows change)
     let returns_constant = callee_body.layout.iter().any(|&bb| {
         callee_body.blocks[bb as usize].iter().any(|&x| {
-            let x = &callee_body.insts[x as usize];
+            let x = callee_body.inst(x);
             x.op == Opcode::Ret && matches!(x.ops.first(), Some(V::K(_)))
         })
     });
@@ -265,8 +267,7 @@ fn inline_site(
     }
     // the caller's own tables, should it be decided as a callee (a call to itself)
     // before the batch ends
-    st.preds[n.idx()] = None;
-    st.bfi[n.idx()] = None;
+    st.body_changed(n);
     if f != n {
         st.bodies[f.idx()] = Some(callee_body);
     }
@@ -294,7 +295,7 @@ fn inline_site(
         }
         if f_scc.is_some_and(|s| s != r.cur) && cx.m.graph.scc_of(node_of_function(g)) == f_scc {
             let b = st.bodies[n.idx()].as_mut().unwrap();
-            if let Some(c) = b.insts[nc as usize].call.as_mut() {
+            if let Some(c) = b.call_mut(nc) {
                 c.cost_mult = mult.saturating_mul(cx.opts.inline.intra_scc_cost_multiplier);
             }
         }
@@ -342,8 +343,7 @@ fn after_batch(
 ) {
     let nn = node_of_function(n);
     r.facts = None;
-    st.bfi[n.idx()] = None;
-    st.preds[n.idx()] = None;
+    st.body_changed(n);
     let (calls, refs) = st.summarize(n);
     cx.m.summ.calls[nn] = calls;
     cx.m.summ.refs[nn] = refs;
@@ -383,7 +383,7 @@ fn inline_debug_locs(
     let callee_has_di = st.locs.func_subprogram(f).is_some();
     let b = st.bodies[n.idx()].as_mut().unwrap();
     for &nc in new_calls {
-        let Some(c) = b.insts[nc as usize].call.as_mut() else {
+        let Some(c) = b.call_mut(nc) else {
             continue;
         };
         c.dbg = match c.dbg {

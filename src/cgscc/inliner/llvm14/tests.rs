@@ -1,0 +1,98 @@
+//! The columnar body's edits, and every body's invariants after a real inlining run.
+
+use super::body::{Body, Head, V};
+use crate::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
+use crate::import::llvm_ir::ParseOptions;
+use crate::llvm::ir::Opcode;
+use crate::llvm::types::TypeIdx;
+use crate::llvm::Module;
+
+fn add(b: &mut Body, x: V, y: V) -> u32 {
+    let t = TypeIdx::NONE;
+    b.push(Head::new(Opcode::Add, t), [(x, t), (y, t)], None)
+}
+
+/// Every slot naming `row`, found by scanning the whole pool through the rows.
+fn users(b: &Body, row: u32) -> Vec<(u32, usize)> {
+    (0..b.num_rows())
+        .flat_map(|i| {
+            b.ops(i)
+                .iter()
+                .enumerate()
+                .filter(move |(_, &v)| v == V::Inst(row))
+                .map(move |(k, _)| (i, k))
+        })
+        .collect()
+}
+
+#[test]
+fn edits_keep_use_chains_exact() {
+    let mut b = Body::default();
+    let a = add(&mut b, V::Arg(0), V::Int(1));
+    let c = add(&mut b, V::Inst(a), V::Inst(a));
+    let d = add(&mut b, V::Inst(c), V::Inst(a));
+    b.verify().unwrap();
+    assert_eq!(users(&b, a), [(c, 0), (c, 1), (d, 1)]);
+    // a row that simplified away leaves no trace
+    let e = add(&mut b, V::Inst(d), V::Int(0));
+    b.pop();
+    assert_eq!(b.num_rows(), e);
+    b.verify().unwrap();
+    // a rewritten operand joins its new value's chain
+    b.set_operand(d, 0, V::Inst(a));
+    b.verify().unwrap();
+    assert_eq!(users(&b, a).len(), 4);
+    assert!(users(&b, c).is_empty());
+    // replacing `a` everywhere reaches the slot written after the chain began
+    b.replace_uses(a, V::Int(7));
+    assert!(users(&b, a).is_empty());
+    assert_eq!(b.ops(d), [V::Int(7), V::Int(7)]);
+    b.verify().unwrap();
+    // a phi losing an incoming pair keeps its remaining uses on their chains
+    let t = TypeIdx::NONE;
+    let p = b.push(
+        Head::new(Opcode::Phi, t),
+        [
+            (V::Inst(c), t),
+            (V::Block(0), t),
+            (V::Inst(d), t),
+            (V::Block(1), t),
+        ],
+        None,
+    );
+    b.remove_operand_pair(p, 0);
+    b.verify().unwrap();
+    assert_eq!(b.ops(p), [V::Inst(d), V::Block(1)]);
+    b.replace_uses(d, V::Inst(c));
+    assert_eq!(b.ops(p), [V::Inst(c), V::Block(1)]);
+    assert_eq!(users(&b, c), [(p, 0)]);
+    b.verify().unwrap();
+}
+
+#[test]
+fn every_body_verifies_after_inlining_zlib_at_the_nvidia_budget() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/llvm/zlib/inline/zlib.prep.ll.gz"
+    );
+    let text = crate::import::read_text(std::path::Path::new(path)).unwrap();
+    let m = Module::from_ll_str_with(path, &text, ParseOptions { instructions: true }).unwrap();
+    let opts = Options {
+        inline: InlineParams {
+            inline_threshold: Some(20000),
+            ..InlineParams::default()
+        },
+        ..Options::default()
+    };
+    let mut pm = PassManager::from_text("cgscc(devirt<4>(inline))", opts).unwrap();
+    let mut cm = CgsccModule::new(&m, "m");
+    pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+    assert!(cm.inlines_done > 100, "{} inlined", cm.inlines_done);
+    let st = cm.llvm14.as_ref().unwrap();
+    let mut edited = 0;
+    for b in st.bodies.iter().flatten() {
+        b.verify().unwrap();
+        edited += (b.num_rows() as usize > b.size()) as usize;
+    }
+    assert!(edited > 10, "{edited} bodies edited");
+}
