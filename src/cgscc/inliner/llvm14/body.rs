@@ -328,7 +328,7 @@ impl Body {
     }
 
     /// Row `i`.
-    #[inline]
+    #[inline(always)]
     pub fn inst(&self, i: u32) -> Inst<'_> {
         let i = i as usize;
         let row = self.rows[i];
