@@ -171,6 +171,22 @@ def test_inputs_convert_and_errors_are_exceptions():
     assert issubclass(ilkit.GraphError, ValueError)
 
 
+def test_networkx_of_cfgs_and_call_graphs():
+    cfg = ilkit.cfgs_from_ptx(PTX)[0]
+    g = graph.to_networkx(cfg)
+    assert g.number_of_nodes() == cfg.num_blocks and g.number_of_edges() == len(set(zip(
+        np.repeat(np.arange(cfg.num_blocks), np.diff(cfg.succ_starts.astype(np.int64))).tolist(),
+        cfg.succ_nodes.tolist())))
+    assert [g.nodes[b]["name"] for b in range(cfg.num_blocks)] == cfg.block_names
+    cg = ilkit.Module.from_ll(LL).call_graph()
+    h = graph.to_networkx(cg)
+    kinds = {d["kind"] for _, _, d in h.edges(data=True)}
+    assert kinds <= {"call", "ref"} and "call" in kinds
+    assert h.nodes[0]["name"] == cg.names[0]
+    with pytest.raises(TypeError):
+        graph.to_networkx(42)
+
+
 def test_networkx_round_trip():
     indptr, indices = GRAPHS[3]
     g = graph.to_networkx(indptr, indices)

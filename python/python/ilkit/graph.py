@@ -69,11 +69,29 @@ def csr_from_edges(num_nodes, sources, targets):
     return indptr, _as_u32(targets[order], "targets")
 
 
-def to_networkx(indptr, indices, names=None):
-    """A ``networkx.DiGraph`` of the CSR graph: nodes ``0..n-1`` (with a ``name``
-    attribute when ``names`` is given), edges in CSR order."""
+def to_networkx(indptr, indices=None, names=None):
+    """A ``networkx.DiGraph`` of a CSR graph: nodes ``0..n-1`` (with a ``name``
+    attribute when ``names`` is given), edges in CSR order.
+
+    Also takes an ``ilkit.Cfg`` (blocks named by their labels) or an
+    ``ilkit.CallGraph`` (functions named, edges with ``kind`` ``"call"`` or ``"ref"``)
+    as its one argument."""
     import networkx as nx
 
+    from ._native import CallGraph, Cfg
+
+    if indices is None:
+        obj = indptr
+        if isinstance(obj, Cfg):
+            return to_networkx(obj.succ_starts, obj.succ_nodes, obj.block_names)
+        if isinstance(obj, CallGraph):
+            starts, targets, is_call = obj.edges()
+            g = to_networkx(starts, targets, obj.names)
+            src = np.repeat(np.arange(len(starts) - 1), np.diff(starts.astype(np.int64)))
+            for u, v, c in zip(src.tolist(), targets.tolist(), is_call.tolist()):
+                g.edges[u, v]["kind"] = "call" if c else "ref"
+            return g
+        raise TypeError("to_networkx takes CSR arrays, an ilkit.Cfg or an ilkit.CallGraph")
     indptr = _as_u32(indptr, "indptr")
     indices = _as_u32(indices, "indices")
     n = len(indptr) - 1
