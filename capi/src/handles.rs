@@ -1,6 +1,7 @@
 //! The registry of live handles: every handle the library gives out is recorded with its
 //! type, so a null, freed, foreign or mistyped pointer is answered with an error code
-//! instead of being dereferenced.
+//! instead of being dereferenced. (A freed handle whose address a new handle of the same
+//! type has taken since is that new handle: addresses are all the registry knows.)
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};

@@ -10,7 +10,9 @@
 //!   by the caller until its `*_free` function; arrays, names and bytes read from a
 //!   handle stay valid (and unchanged) until that handle is freed. Freeing NULL does
 //!   nothing; using or freeing a freed, foreign or mistyped handle answers
-//!   `ILKIT_STATUS_BAD_HANDLE` (every live handle is registered), never a crash.
+//!   `ILKIT_STATUS_BAD_HANDLE` (every live handle is registered), never a crash — unless
+//!   the memory of a freed handle has since been reused for a new handle of the same
+//!   type, which the library cannot tell from the old one.
 //! - Node and block numbers are dense `uint32_t` indices; `ILKIT_NONE` (`UINT32_MAX`)
 //!   means "no node" and `ILKIT_VIRTUAL_EXIT` (`UINT32_MAX - 1`) is the
 //!   post-dominator tree's virtual exit. Tables of lists are CSR: a `*_STARTS` array of
