@@ -652,7 +652,9 @@ impl Body {
     }
 }
 
-fn conv(ir: &Ir, v: Value, t: TypeIdx, first: usize, arg0: usize) -> V {
+/// `v` (of type `t`) as an operand of a body whose first instruction and argument are
+/// `first` and `arg0` in the view.
+pub(super) fn conv(ir: &Ir, v: Value, t: TypeIdx, first: usize, arg0: usize) -> V {
     let bits = ir.types.int_bits(t);
     match v {
         Value::None => V::None,
@@ -718,6 +720,29 @@ pub fn nonnull_const(v: V) -> bool {
     matches!(v, V::K(Value::Global(_)) | V::K(Value::Expr(_)))
 }
 
+/// A cast of a cast that gives back the first cast's operand (`isEliminableCastPair`
+/// yielding no cast): `trunc (zext/sext x)` and `bitcast (bitcast x)` to `x`'s type,
+/// `ptrtoint (inttoptr x)` and `inttoptr (ptrtoint x)` through a pointer-sized integer.
+fn cast_pair(types: &Types, b: &Body, inst: Inst<'_>) -> Option<V> {
+    if !inst.op.is_cast() {
+        return None;
+    }
+    let V::Inst(j) = inst.ops[0] else { return None };
+    let inner = b.inst(j);
+    let (x, x_ty) = (*inner.ops.first()?, *inner.tys.first()?);
+    if x_ty != inst.ty {
+        return None;
+    }
+    let pointer_sized = |t: TypeIdx| types.int_bits(t) == Some(64);
+    let eliminable = match (inner.op, inst.op) {
+        (Opcode::ZExt | Opcode::SExt, Opcode::Trunc) | (Opcode::BitCast, Opcode::BitCast) => true,
+        (Opcode::IntToPtr, Opcode::PtrToInt) => pointer_sized(x_ty),
+        (Opcode::PtrToInt, Opcode::IntToPtr) => pointer_sized(inner.ty),
+        _ => false,
+    };
+    eliminable.then_some(x)
+}
+
 /// InstSimplify-like folding of instruction `i` of `b` with its current operands: the
 /// value it is equal to, if any (constants, and identities such as `x + 0`).
 pub fn simplify(types: &Types, b: &Body, i: u32) -> Option<V> {
@@ -727,6 +752,9 @@ pub fn simplify(types: &Types, b: &Body, i: u32) -> Option<V> {
         V::Int(x) => Some(x),
         _ => None,
     };
+    if let Some(x) = cast_pair(types, b, inst) {
+        return Some(x);
+    }
     match inst.op {
         op if op.is_int_binary() => {
             let bits = types.int_bits(inst.ty)?;

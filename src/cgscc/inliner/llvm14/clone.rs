@@ -3,8 +3,9 @@
 //! body looks like afterwards).
 
 use super::body::{simplify, Body, CallInfo, Head, Inst, V};
+use super::fold::Folds;
 use crate::llvm::attrs::AttrSets;
-use crate::llvm::ir::{Intrinsic, Opcode, Value};
+use crate::llvm::ir::{Intrinsic, Ir, Opcode, Value};
 use crate::llvm::types::{TypeIdx, Types};
 
 /// What an inlining produced.
@@ -53,12 +54,14 @@ fn push_br(b: &mut Body, to: u32, void: TypeIdx) -> u32 {
 /// Inlines the call at row `call` of `caller` (a `call`, not an `invoke`) with the body
 /// `callee`; `byval[k]` is the type of parameter `k` when it is passed `byval`.
 pub fn inline_call(
-    types: &Types,
+    ir: &Ir,
+    folds: &mut Folds,
     caller: &mut Body,
     call: u32,
     callee: &Body,
     byval: &[Option<TypeIdx>],
 ) -> Inlined {
+    let types = &ir.types;
     let first_new_row = caller.num_rows();
     let (bb, pos) = caller
         .layout
@@ -77,7 +80,8 @@ pub fn inline_call(
     let after = caller.blocks.len() as u32;
     caller.blocks.push(Vec::new());
     let mut cl = Cloner {
-        types,
+        ir,
+        folds,
         callee,
         void: caller.ty(call),
         entry: caller.layout[0],
@@ -94,7 +98,7 @@ pub fn inline_call(
     cl.clone_blocks(caller);
     cl.wire_phis(caller);
     let cl_entry = cl.bmap[callee.layout[0] as usize].unwrap();
-    cleanup(types, caller, &cl.new_blocks, cl_entry, &mut cl.rets);
+    cleanup(ir, cl.folds, caller, &cl.new_blocks, cl_entry, &mut cl.rets);
     let ins = cl.split_call_block(caller, call, bb, pos, pre);
     let value_is_constant = cl.replace_call_value(caller, call);
     let mut new_calls = Vec::new();
@@ -174,7 +178,8 @@ fn copy_byval_args(
 /// The state of one inlining: LLVM's value map (`VMap`) and the pruning cloner's
 /// block map and worklist, the collected phis and returns.
 struct Cloner<'a> {
-    types: &'a Types,
+    ir: &'a Ir,
+    folds: &'a mut Folds,
     callee: &'a Body,
     /// The call's type, given to the branches the inlining makes.
     void: TypeIdx,
@@ -279,7 +284,9 @@ impl Cloner<'_> {
                     .first()
                     .is_none_or(|v| matches!(v, V::Int(_)));
             if !side_effects(src.op) {
-                if let Some(s) = simplify(self.types, caller, row) {
+                let s = simplify(&self.ir.types, caller, row)
+                    .or_else(|| self.folds.fold(self.ir, caller, row));
+                if let Some(s) = s {
                     caller.pop();
                     self.vmap[r as usize] = Some(s);
                     continue;
@@ -417,7 +424,7 @@ impl Cloner<'_> {
     /// simplifies), or undef. Returns whether that value is a constant.
     fn replace_call_value(&self, caller: &mut Body, call: u32) -> bool {
         let ty = caller.ty(call);
-        if ty.is_none() || self.types.is_void(ty) {
+        if ty.is_none() || self.ir.types.is_void(ty) {
             return false;
         }
         let after = self.after;
@@ -431,7 +438,7 @@ impl Cloner<'_> {
                     .flat_map(|&(v, b)| [(v, ty), (V::Block(b), TypeIdx::NONE)]);
                 let p = caller.push(Head::new(Opcode::Phi, ty), ops, None);
                 caller.blocks[after as usize].insert(0, p);
-                match simplify(self.types, caller, p) {
+                match simplify(&self.ir.types, caller, p) {
                     Some(s) => {
                         caller.blocks[after as usize].remove(0);
                         s
@@ -461,7 +468,14 @@ fn callee_block_of(callee: &Body, r: u32) -> u32 {
 /// Simplifies the cloned blocks after the phis are wired: instructions that fold are
 /// replaced by their values (recursively), conditional terminators on constants become
 /// branches, blocks no longer reached from the clone's entry are dropped.
-fn cleanup(types: &Types, c: &mut Body, blocks: &[u32], entry: u32, rets: &mut Vec<(V, u32)>) {
+fn cleanup(
+    ir: &Ir,
+    folds: &mut Folds,
+    c: &mut Body,
+    blocks: &[u32],
+    entry: u32,
+    rets: &mut Vec<(V, u32)>,
+) {
     for _round in 0..8 {
         let mut changed = false;
         // fold instructions
@@ -476,7 +490,8 @@ fn cleanup(types: &Types, c: &mut Body, blocks: &[u32], entry: u32, rets: &mut V
                         k += 1;
                         continue;
                     }
-                    if let Some(s) = simplify(types, c, i) {
+                    let s = simplify(&ir.types, c, i).or_else(|| folds.fold(ir, c, i));
+                    if let Some(s) = s {
                         if s != V::Inst(i) {
                             c.blocks[b as usize].remove(k);
                             // a clone's value is used only by the clone's rows

@@ -19,6 +19,7 @@ pub mod body;
 pub mod clone;
 pub mod cost;
 mod decide;
+pub mod fold;
 pub mod freq;
 mod run;
 #[cfg(test)]
@@ -81,6 +82,8 @@ pub struct State {
     /// Per function: its blocks' predecessors ([`Body::pred_table`]) while its body is
     /// unchanged, what every cost analysis of a call to it walks.
     preds: Vec<Option<Box<PredTable>>>,
+    /// The constant expressions inlining made, interned with the module's.
+    folds: fold::Folds,
     /// Per function: its body's (direct, indirect) call counts, until the body changes.
     call_counts: Vec<Option<(u32, u32)>>,
     /// The cost analysis' tables, reused from one call site to the next.
@@ -92,31 +95,46 @@ pub struct State {
 /// A body's predecessor table ([`Body::pred_table`]): (start per block, predecessors).
 pub(crate) type PredTable = (Vec<u32>, Vec<u32>);
 
-fn expr_funcs(ir: &Ir, fx_sym: &[Option<FuncIdx>], v: Value, out: &mut Vec<FuncIdx>, depth: u32) {
-    match v {
-        Value::Global(s) => {
-            if let Some(f) = fx_sym[s.idx()] {
-                out.push(f);
-            }
-        }
-        Value::Expr(e) if depth < 16 => {
-            for &o in ir.expr_operands(e) {
-                expr_funcs(ir, fx_sym, o, out, depth + 1);
-            }
-        }
-        _ => {}
-    }
+fn expr_funcs(
+    ir: &Ir,
+    folds: &fold::Folds,
+    fx_sym: &[Option<FuncIdx>],
+    v: Value,
+    out: &mut Vec<FuncIdx>,
+) {
+    for_each_symbol(ir, folds, v, 0, &mut |s| out.extend(fx_sym[s.idx()]));
 }
 
 /// The symbols a constant mentions, through constant expressions.
-fn expr_symbols(ir: &Ir, v: Value, out: &mut Vec<crate::llvm::SymbolIdx>, depth: u32) {
+fn expr_symbols(ir: &Ir, folds: &fold::Folds, v: Value, out: &mut Vec<crate::llvm::SymbolIdx>) {
+    for_each_symbol(ir, folds, v, 0, &mut |s| out.push(s));
+}
+
+/// Calls `f` on each symbol constant `v` mentions, through the module's constant
+/// expressions and the ones inlining made.
+fn for_each_symbol(
+    ir: &Ir,
+    folds: &fold::Folds,
+    v: Value,
+    depth: u32,
+    f: &mut impl FnMut(crate::llvm::SymbolIdx),
+) {
     match v {
-        Value::Global(s) => out.push(s),
-        Value::Expr(e) if depth < 16 => {
-            for &o in ir.expr_operands(e) {
-                expr_symbols(ir, o, out, depth + 1);
+        Value::Global(s) => f(s),
+        Value::Expr(e) if depth < 16 => match folds.made_operands(e) {
+            Some(ops) => {
+                for &o in ops {
+                    if let V::K(k) = o {
+                        for_each_symbol(ir, folds, k, depth + 1, f);
+                    }
+                }
             }
-        }
+            None => {
+                for &o in ir.expr_operands(e) {
+                    for_each_symbol(ir, folds, o, depth + 1, f);
+                }
+            }
+        },
         _ => {}
     }
 }
@@ -178,6 +196,7 @@ impl State {
             sym_local,
         };
         let n = fs.len();
+        let folds = fold::Folds::new(&fx.ir);
         let mut uses = vec![0i64; n];
         let mut tmp = Vec::new();
         for f in 0..n {
@@ -185,7 +204,7 @@ impl State {
             for i in fx.ir.insts(f) {
                 for &v in fx.ir.operands(i) {
                     tmp.clear();
-                    expr_funcs(&fx.ir, &fx.sym_func, v, &mut tmp, 0);
+                    expr_funcs(&fx.ir, &folds, &fx.sym_func, v, &mut tmp);
                     for &g in &tmp {
                         uses[g.idx()] += 1;
                     }
@@ -205,6 +224,7 @@ impl State {
             bfi: vec![None; n],
             preds: vec![None; n],
             call_counts: vec![None; n],
+            folds,
             scratch: cost::Scratch::default(),
             locs,
         })
@@ -249,7 +269,7 @@ impl State {
             for &v in b.ops(i) {
                 if let V::K(k) = v {
                     tmp.clear();
-                    expr_funcs(&self.fx.ir, &self.fx.sym_func, k, &mut tmp, 0);
+                    expr_funcs(&self.fx.ir, &self.folds, &self.fx.sym_func, k, &mut tmp);
                     for &g in &tmp {
                         *out.entry(g).or_default() += 1;
                     }
@@ -323,7 +343,7 @@ impl State {
                         }
                     }
                     syms.clear();
-                    expr_symbols(&self.fx.ir, kv, &mut syms, 0);
+                    expr_symbols(&self.fx.ir, &self.folds, kv, &mut syms);
                     for &s in &syms {
                         let direct = self.fx.sym_func[s.idx()].map(node_of_function);
                         for &n in direct.iter().chain(&self.fx.sym_refs[s]) {

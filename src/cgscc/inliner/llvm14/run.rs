@@ -261,7 +261,7 @@ fn inline_site(
     let whole_before = returns_constant.then(|| st.ref_counts(caller_body));
     let callee_freqs = st.callee_freqs(f, &callee_body);
     let caller_body = st.bodies[n.idx()].as_mut().unwrap();
-    let out = clone::inline_call(&ir.types, caller_body, row, &callee_body, &byval);
+    let out = clone::inline_call(&ir, &mut st.folds, caller_body, row, &callee_body, &byval);
     if let Some(c) = r.facts.as_mut() {
         c.update(st, &callee_freqs, callee_body.layout[0], &out);
     }

@@ -1,6 +1,6 @@
 //! The columnar body's edits, and every body's invariants after a real inlining run.
 
-use super::body::{Body, Head, V};
+use super::body::{simplify, Body, Head, V};
 use crate::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
 use crate::import::llvm_ir::ParseOptions;
 use crate::llvm::ir::Opcode;
@@ -67,6 +67,29 @@ fn edits_keep_use_chains_exact() {
     assert_eq!(b.ops(p), [V::Inst(c), V::Block(1)]);
     assert_eq!(users(&b, c), [(p, 0)]);
     b.verify().unwrap();
+}
+
+#[test]
+fn cast_pairs_give_back_the_first_casts_operand() {
+    let mut types = crate::llvm::types::Types::default();
+    let (i32_, i64_) = (types.int(32), types.int(64));
+    let mut b = Body::default();
+    let cast = |op, ty| Head::new(op, ty);
+    let w = b.push(cast(Opcode::SExt, i64_), [(V::Arg(0), i32_)], None);
+    let t = b.push(cast(Opcode::Trunc, i32_), [(V::Inst(w), i64_)], None);
+    assert_eq!(simplify(&types, &b, t), Some(V::Arg(0)));
+    // a trunc to another width is not a pair
+    let i16_ = types.int(16);
+    let t16 = b.push(cast(Opcode::Trunc, i16_), [(V::Inst(w), i64_)], None);
+    assert_eq!(simplify(&types, &b, t16), None);
+    // ptrtoint (inttoptr x) through i64 is x; through i32 it is not
+    let p = types.ptr(i32_, 0);
+    let ip = b.push(cast(Opcode::IntToPtr, p), [(V::Arg(1), i64_)], None);
+    let pi = b.push(cast(Opcode::PtrToInt, i64_), [(V::Inst(ip), p)], None);
+    assert_eq!(simplify(&types, &b, pi), Some(V::Arg(1)));
+    let ip32 = b.push(cast(Opcode::IntToPtr, p), [(V::Arg(2), i32_)], None);
+    let pi32 = b.push(cast(Opcode::PtrToInt, i32_), [(V::Inst(ip32), p)], None);
+    assert_eq!(simplify(&types, &b, pi32), None);
 }
 
 #[test]

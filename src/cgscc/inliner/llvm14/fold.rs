@@ -1,0 +1,103 @@
+//! Constant expressions made by inlining. LLVM's cloner folds a cloned instruction whose
+//! operands all became constants into a constant (`ConstantFoldInstruction`): a
+//! `getelementptr` or a cast over a global becomes a constant expression, and because
+//! LLVM's constants are uniqued, it is then the very value the same expression written
+//! in the module is (two loads from it are one address to load elimination, say).
+//!
+//! [`Folds`] numbers the expressions inlining makes after the module's own and interns
+//! both by structure, so that equal constant expressions are one [`V`].
+
+use super::body::{conv, Body, V};
+use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
+use crate::llvm::types::TypeIdx;
+use ahash::AHashMap;
+
+/// A constant expression's structure: opcode, type, auxiliary type, flags, operands and
+/// their types.
+type Key = (
+    Opcode,
+    TypeIdx,
+    TypeIdx,
+    InstFlags,
+    Box<[V]>,
+    Box<[TypeIdx]>,
+);
+
+/// The module's constant expressions by structure, and the ones inlining made.
+#[derive(Clone, Debug, Default)]
+pub struct Folds {
+    /// Every expression by structure (the module's are indexed when the first fold
+    /// asks).
+    index: Option<AHashMap<Key, ExprIdx>>,
+    /// The module's expression count: made expressions are numbered from here.
+    base: usize,
+    /// Operands of the made expressions.
+    made: Vec<Box<[V]>>,
+}
+
+impl Folds {
+    /// No expression made yet for a module of `ir`.
+    pub fn new(ir: &Ir) -> Folds {
+        Folds {
+            base: ir.num_exprs(),
+            ..Folds::default()
+        }
+    }
+
+    /// The operands of made expression `e`, or `None` for one of the module's.
+    pub fn made_operands(&self, e: ExprIdx) -> Option<&[V]> {
+        e.idx()
+            .checked_sub(self.base)
+            .and_then(|k| self.made.get(k))
+            .map(|ops| &ops[..])
+    }
+
+    fn index(&mut self, ir: &Ir) -> &mut AHashMap<Key, ExprIdx> {
+        self.index.get_or_insert_with(|| {
+            let mut index = AHashMap::with_capacity(ir.num_exprs());
+            for k in 0..ir.num_exprs() {
+                let e = ExprIdx::new(k);
+                let tys = ir.expr_operand_types(e);
+                let ops = ir.expr_operands(e).iter().zip(tys);
+                let key = (
+                    ir.expr_op(e),
+                    ir.expr_ty(e),
+                    ir.expr_aux_ty(e),
+                    ir.expr_flags(e),
+                    ops.map(|(&v, &t)| conv(ir, v, t, 0, 0)).collect(),
+                    tys.into(),
+                );
+                // the first of equal texts stands for them all
+                index.entry(key).or_insert(e);
+            }
+            index
+        })
+    }
+
+    /// Row `i` of `b` as a constant expression, if LLVM's cloner would fold it into one:
+    /// a `getelementptr`, a cast, or an integer operation over a constant that is not a
+    /// plain integer, with every operand constant.
+    pub fn fold(&mut self, ir: &Ir, b: &Body, i: u32) -> Option<V> {
+        let inst = b.inst(i);
+        let folds = inst.op == Opcode::GetElementPtr
+            || inst.op.is_cast()
+            || (inst.op.is_int_binary() && inst.ops.iter().any(|v| matches!(v, V::K(_))));
+        if !folds || inst.ops.is_empty() || !inst.ops.iter().all(|v| v.is_const()) {
+            return None;
+        }
+        let key: Key = (
+            inst.op,
+            inst.ty,
+            inst.aux_ty,
+            inst.flags,
+            inst.ops.into(),
+            inst.tys.into(),
+        );
+        let next = ExprIdx::new(self.base + self.made.len());
+        let e = *self.index(ir).entry(key).or_insert(next);
+        if e == next {
+            self.made.push(inst.ops.into());
+        }
+        Some(V::K(Value::Expr(e)))
+    }
+}
