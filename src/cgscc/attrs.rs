@@ -36,6 +36,9 @@ impl CgsccPass for FunctionAttrs {
                 let members: Vec<FuncIdx> = nodes.iter().map(|&n| function_of_node(n)).collect();
                 let changed = inf.run_scc(&members);
                 for (&n, &f) in nodes.iter().zip(&members) {
+                    cx.m.work[n] += inf.body_rows(f);
+                }
+                for (&n, &f) in nodes.iter().zip(&members) {
                     let a = inf.fn_attrs(f);
                     cx.m.inferred_mem[n] = Some(if a.has(Attr::ReadNone) {
                         MemEffect::None

@@ -69,6 +69,7 @@ pub mod function_attrs;
 
 pub mod inliner;
 pub mod pipeline;
+pub mod schedule;
 pub mod summary;
 pub mod worklist;
 
@@ -148,6 +149,13 @@ pub struct CgsccModule {
     pub inferred_mem: IndexVec<NodeIdx, Option<MemEffect>>,
     /// Inferred `norecurse` per node.
     pub inferred_norecurse: IndexVec<NodeIdx, bool>,
+    /// Work done per node, in instruction rows visited ([`schedule`]).
+    pub work: IndexVec<NodeIdx, u64>,
+    /// The RefSCC DAG of the module as read, what [`CgsccModule::schedule_stats`]
+    /// weighs.
+    pub dag: schedule::Dag,
+    /// The call-SCC DAG of the module as read ([`schedule::Grain::Scc`]).
+    pub scc_dag: schedule::Dag,
     /// Inline cost already spent per caller (NVIDIA budget).
     pub budget_used: IndexVec<NodeIdx, i64>,
     /// Incoming edges per node.
@@ -212,6 +220,8 @@ impl CgsccModule {
         let mut graph = from_module(m, module_id);
         graph.build_ref_sccs();
         graph.populate_all();
+        let dag = schedule::Dag::of(&mut graph);
+        let scc_dag = schedule::Dag::at(&mut graph, schedule::Grain::Scc);
         let mut summ = Summaries::from_module(m);
         let n = graph.num_nodes();
         let mut in_count = IndexVec::from_elem_n(0u32, n);
@@ -239,6 +249,9 @@ impl CgsccModule {
             inferred_mem: IndexVec::from_elem_n(None, n),
             inferred_norecurse: IndexVec::from_elem_n(false, n),
             budget_used: IndexVec::from_elem_n(0, n),
+            work: IndexVec::from_elem_n(0, n),
+            dag,
+            scc_dag,
             in_count,
             remarks: Vec::new(),
             remark_counts: [0; 6],
@@ -286,6 +299,18 @@ impl CgsccModule {
             }
         }
         out
+    }
+
+    /// Work, span and available parallelism of the walk so far, over the RefSCC DAG of
+    /// the module as read.
+    pub fn schedule_stats(&self) -> schedule::ScheduleStats {
+        self.dag.stats(&self.work)
+    }
+
+    /// The same over the call-SCC DAG, ordered by call edges only: the bound a walk
+    /// that ordered promoted ref edges otherwise could reach.
+    pub fn scc_schedule_stats(&self) -> schedule::ScheduleStats {
+        self.scc_dag.stats(&self.work)
     }
 
     /// Names of the nodes of SCC `s`.
@@ -1040,6 +1065,8 @@ pub struct PipelineSummary {
     pub verify_errors: usize,
     /// Violations of the bottom-up visit order.
     pub order_errors: usize,
+    /// Work, span and parallelism of the walk over the module's RefSCC DAG.
+    pub schedule: schedule::ScheduleStats,
 }
 
 /// The default pipeline `cgscc(devirt<1>(inline,function-attrs))`, which `ilkit scan`
@@ -1096,5 +1123,6 @@ pub fn run_pipeline_summary(m: &Module, pm: &mut PassManager) -> Result<Pipeline
     s.caps_hit = cm.caps_hit.clone();
     s.verify_errors = cm.graph.verify().len();
     s.order_errors = check_visit_order(&initial, &cm.summ, &report.visits).len();
+    s.schedule = cm.schedule_stats();
     Ok(s)
 }

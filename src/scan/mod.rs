@@ -121,6 +121,12 @@ pub struct FileRecord {
     /// 1 when a cap stopped the default pipeline early (the inliner's caps, the memory
     /// cap); the cap is named in the file's notes.
     pub cgscc_capped: u64,
+    /// The default pipeline's work, in the rows its decisions read
+    /// ([`crate::cgscc::schedule`]).
+    pub cgscc_work: u64,
+    /// The heaviest chain of RefSCCs through the module's RefSCC DAG, in the same unit
+    /// (work / span bounds what a parallel walk could gain).
+    pub cgscc_span: u64,
     /// IL entries.
     pub il_entries: u64,
     /// IL entries marked keep_in_il.

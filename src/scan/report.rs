@@ -52,7 +52,8 @@ macro_rules! counters {
 counters! {
     bytes: Sum, functions: Sum, blocks: Sum, edges: Sum, unreachable: Sum, loops: Sum,
     deepest_loop: Max, irreducible_functions: Sum, cgscc_visits: Sum, cgscc_inlined: Sum,
-    call_edges_before: Sum, call_edges_after: Sum, cgscc_capped: Sum, cg_nodes: Sum, sccs: Sum,
+    call_edges_before: Sum, call_edges_after: Sum, cgscc_capped: Sum, cgscc_work: Sum,
+    cgscc_span: Max, cg_nodes: Sum, sccs: Sum,
     largest_scc: Max, refsccs: Sum, il_entries: Sum, il_kept: Sum, il_constants: Sum,
     il_constants_shared: Sum,
 }

@@ -148,6 +148,8 @@ fn scan_text(
             rec.call_edges_before = cs.call_edges_before;
             rec.call_edges_after = cs.call_edges_after;
             rec.cgscc_capped = cs.cgscc_capped;
+            rec.cgscc_work = cs.cgscc_work;
+            rec.cgscc_span = cs.cgscc_span;
             rec.notes.append(&mut cs.notes);
             Ok(())
         }
@@ -198,6 +200,8 @@ fn cgscc_stats(
     rec.call_edges_before = s.initial_call_edges as u64;
     rec.call_edges_after = s.call_edges as u64;
     rec.cgscc_capped = u64::from(!s.caps_hit.is_empty());
+    rec.cgscc_work = s.schedule.work;
+    rec.cgscc_span = s.schedule.span;
     rec.notes.extend(
         s.caps_hit
             .iter()

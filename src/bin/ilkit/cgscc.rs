@@ -2,6 +2,7 @@
 
 use crate::{emit, Failure};
 use clap::{Args, ValueEnum};
+use ilkit::cgscc::schedule::ScheduleStats;
 use ilkit::cgscc::{
     parse_pipeline_allowing, CgsccModule, Fanout, InlineModel, InlineParams, Instrumentation,
     NoInstrumentation, Options, PassLog, PassManager, Profile, ReplayFallback, ReplayFile,
@@ -109,6 +110,11 @@ pub struct CgsccArgs {
     /// when exceeded the run stops and says so.
     #[arg(long, value_name = "MB")]
     max_memory: Option<usize>,
+    /// Print where the walk's parallelism is: its work (instruction rows visited), the
+    /// span of the RefSCC DAG in the same unit, work / span, and the speedup that
+    /// predicts for 2, 8, 16 and 64 workers (the JSON output always has them).
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -374,6 +380,8 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
         }
         let v = serde_json::json!({
             "module": file,
+            "schedule": schedule_json(&cm.schedule_stats()),
+            "scc_schedule": schedule_json(&cm.scc_schedule_stats()),
             "function_attrs": fa,
             "function_attrs_lines": fa_lines,
             "pipeline": a.passes,
@@ -389,6 +397,10 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
     }
     let mut out = String::new();
     out.push_str(&format!("; cgscc {} on {file}\n", a.passes));
+    if a.stats {
+        out.push_str(&schedule_text("RefSCC DAG", &cm.schedule_stats()));
+        out.push_str(&schedule_text("call-SCC DAG", &cm.scc_schedule_stats()));
+    }
     for d in &cm.diagnostics {
         out.push_str(&format!("warning: {d}\n"));
     }
@@ -452,6 +464,42 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
 /// The attributes the summary estimate inferred for functions LLVM 14's rules did not
 /// run on (bodies the inliner changed, or every function of a module read without its
 /// instruction view): (name, `norecurse readnone`-style words), in node order.
+/// Worker counts the schedule's predicted speedups are given for.
+const WORKERS: [u32; 4] = [2, 8, 16, 64];
+
+fn schedule_json(s: &ScheduleStats) -> serde_json::Value {
+    let predicted: serde_json::Map<String, serde_json::Value> = WORKERS
+        .iter()
+        .map(|&w| {
+            let (lo, hi) = s.predicted_speedup(w);
+            (
+                w.to_string(),
+                serde_json::json!({"at_least": lo, "at_most": hi}),
+            )
+        })
+        .collect();
+    serde_json::json!({"refsccs": s.refsccs, "work": s.work, "span": s.span,
+        "parallelism": s.parallelism(), "predicted_speedup": predicted})
+}
+
+fn schedule_text(dag: &str, s: &ScheduleStats) -> String {
+    let predicted: Vec<String> = WORKERS
+        .iter()
+        .map(|&w| {
+            let (lo, hi) = s.predicted_speedup(w);
+            format!("{lo:.2}-{hi:.2}x")
+        })
+        .collect();
+    format!(
+        "; schedule over the {dag}: {} units, work {} rows, span {} rows, parallelism {:.2} (speedup on 2, 8, 16, 64 workers: {})\n",
+        s.refsccs,
+        s.work,
+        s.span,
+        s.parallelism(),
+        predicted.join(", ")
+    )
+}
+
 fn estimated_attrs(cm: &CgsccModule) -> Vec<(String, String)> {
     cm.graph
         .nodes()

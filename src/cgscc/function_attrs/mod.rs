@@ -183,6 +183,11 @@ impl Inference {
         &self.arg_attrs[a]
     }
 
+    /// The instruction rows of `f`'s body.
+    pub fn body_rows(&self, f: FuncIdx) -> u64 {
+        self.ir.func(f).insts.len as u64
+    }
+
     /// Infers the attributes of one call-graph SCC, `members` in the LazyCallGraph's
     /// member order; returns whether anything changed.
     pub fn run_scc(&mut self, members: &[FuncIdx]) -> bool {

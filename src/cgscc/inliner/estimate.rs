@@ -229,6 +229,8 @@ pub(super) fn run(
                 String::new()
             };
             let d = decide(only_mandatory, cx, scc, n, &call, f);
+            // the estimate reads the callee's summary, its rows' stand-in
+            cx.m.work[n] += u64::from(cx.m.summ.instructions[f]);
             let remark = |kind, cost, threshold, reason: &'static str| Remark {
                 kind,
                 pass: pass.clone(),
@@ -263,6 +265,7 @@ pub(super) fn run(
                     if cx.m.graph.scc_of(f) == Some(scc) {
                         cx.m.inlined_internal.insert((n, scc));
                     }
+                    cx.m.work[n] += u64::from(cx.m.summ.instructions[f]);
                     inline_call(&mut cx.m.summ, n, CallIdx::new(i), f);
                     inlined_callees.push(f);
                     changed = true;

@@ -115,6 +115,8 @@ pub enum Outcome {
 /// thousands per module).
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
+    /// Rows the analyses walked since the count was last taken ([`Scratch::take_walked`]).
+    walked: u64,
     /// What is known of the callee's arguments and rows: constants
     /// (`SimplifiedValues`), non-null values, SROA candidates (`SROAArgValues`).
     vals: ValueFacts,
@@ -134,6 +136,13 @@ pub struct Scratch {
     work: Vec<u32>,
     succs: Vec<u32>,
     stack: Vec<u32>,
+}
+
+impl Scratch {
+    /// The rows the analyses walked since the last call.
+    pub fn take_walked(&mut self) -> u64 {
+        std::mem::take(&mut self.walked)
+    }
 }
 
 /// What one analysis knows of a callee value.
@@ -253,6 +262,7 @@ impl St<'_> {
     /// Returns the tables to `scratch`, emptied, for the next analysis.
     fn give_back(self, scratch: &mut Scratch) {
         let mut t = self.t;
+        t.walked += self.n_inst as u64;
         t.sroa_cost.clear();
         t.sroa_on.clear();
         t.load_addrs.clear();

@@ -114,6 +114,7 @@ fn seed(st: &mut State, r: &mut Run, cx: &mut PassContext<'_>) {
         }
         st.ensure(f);
         let b = st.bodies[f.idx()].as_ref().unwrap();
+        cx.m.work[nd] += b.size() as u64;
         for &bb in &b.layout {
             for &i in &b.blocks[bb as usize] {
                 if b.call_of(i).is_none() {
@@ -182,6 +183,7 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
         let facts = r.facts.as_ref().unwrap();
         let mut scratch = std::mem::take(&mut st.scratch);
         let d = decide(st, cx, r.only_mandatory, (n, row, f), facts, &mut scratch);
+        cx.m.work[nn] += scratch.take_walked();
         st.scratch = scratch;
         match d {
             Decision::No(RemarkKind::NotInlined, _, "") => {}
@@ -261,7 +263,9 @@ fn inline_site(
     let whole_before = returns_constant.then(|| st.ref_counts(caller_body));
     let callee_freqs = st.callee_freqs(f, &callee_body);
     let caller_body = st.bodies[n.idx()].as_mut().unwrap();
+    let rows_before = caller_body.num_rows();
     let out = clone::inline_call(&ir, &mut st.folds, caller_body, row, &callee_body, &byval);
+    cx.m.work[node_of_function(n)] += u64::from(caller_body.num_rows() - rows_before);
     if let Some(c) = r.facts.as_mut() {
         c.update(st, &callee_freqs, callee_body.layout[0], &out);
     }

@@ -1,0 +1,231 @@
+//! Where the parallelism of a CGSCC walk is: the RefSCC DAG of the module as read, each
+//! RefSCC weighted by the work the walk did for its functions.
+//!
+//! A RefSCC may run once every RefSCC it references (by a call or a ref edge) has
+//! finished: a pass over one RefSCC reads only its own functions' bodies and, for
+//! decisions, the bodies of what they reference. Under that rule the walk's **work**
+//! is the sum of the RefSCCs' work, its **span** the heaviest chain of RefSCCs through
+//! the DAG, and work / span the speedup no number of workers can exceed. The work unit
+//! is an instruction row: rows an inlining decision's cost analysis walked, rows an
+//! inlining cloned, rows the inliner and `function-attrs` scanned (the summary estimate
+//! counts the callee's instruction count per decision and per inlining instead).
+//!
+//! This is an upper bound for a schedule that also orders what crosses the DAG (the
+//! last-call-to-static bonus of a local callee shared by callers in different RefSCCs,
+//! the deferred deletion of dead functions): those orderings can only lengthen the
+//! span.
+
+use crate::callgraph::{LazyCallGraph, NodeIdx};
+use crate::idx::IndexVec;
+
+/// Work, span and available parallelism of a walk ([`Dag::stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScheduleStats {
+    /// Units of the DAG (RefSCCs, or call SCCs) of the module as read.
+    pub refsccs: usize,
+    /// Instruction rows the walk visited, in all.
+    pub work: u64,
+    /// The heaviest chain of RefSCCs, in the same unit.
+    pub span: u64,
+}
+
+impl ScheduleStats {
+    /// `work / span`: the most a parallel schedule of the RefSCC DAG could gain.
+    pub fn parallelism(&self) -> f64 {
+        if self.span == 0 {
+            1.0
+        } else {
+            self.work as f64 / self.span as f64
+        }
+    }
+
+    /// The speedup `workers` workers could reach on this DAG: at most
+    /// `min(workers, work / span)`, and a greedy schedule reaches at least Brent's
+    /// `work / (work / workers + span)` (never below 1); returns (at least, at most).
+    pub fn predicted_speedup(&self, workers: u32) -> (f64, f64) {
+        let p = workers.max(1) as f64;
+        let w = self.work as f64;
+        let t = w / p + self.span as f64;
+        let lower = if t == 0.0 { 1.0 } else { (w / t).max(1.0) };
+        (lower, p.min(self.parallelism()))
+    }
+}
+
+/// How finely [`Dag::at`] cuts the call graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grain {
+    /// RefSCCs, ordered by call and ref edges: the schedule LLVM's protocol allows
+    /// (a ref edge may become a call edge, which only a RefSCC contains).
+    RefScc,
+    /// Call SCCs, ordered by call edges only: what a walk could reach if ref edges
+    /// that become calls were ordered some other way (an optimistic bound).
+    Scc,
+}
+
+/// The RefSCC DAG of a call graph: per node its RefSCC (in post-order numbering) and
+/// per RefSCC the RefSCCs it references (or the same for call SCCs, [`Grain::Scc`]).
+#[derive(Clone, Debug, Default)]
+pub struct Dag {
+    /// Per node: its RefSCC's post-order position (`u32::MAX`: in none).
+    refscc_of: IndexVec<NodeIdx, u32>,
+    /// Per RefSCC (post-order): the RefSCCs it references, as `deps[start[r]..start[r + 1]]`.
+    start: Vec<u32>,
+    deps: Vec<u32>,
+}
+
+impl Dag {
+    /// The DAG of `g`'s RefSCCs (built if they were not), over call and ref edges.
+    pub fn of(g: &mut LazyCallGraph) -> Dag {
+        Dag::at(g, Grain::RefScc)
+    }
+
+    /// The DAG of `g`'s units of `grain`.
+    pub fn at(g: &mut LazyCallGraph, grain: Grain) -> Dag {
+        let units: Vec<Vec<NodeIdx>> = match grain {
+            Grain::RefScc => g
+                .postorder_refsccs()
+                .into_iter()
+                .map(|r| g.refscc_nodes(r).collect())
+                .collect(),
+            Grain::Scc => g
+                .postorder_refsccs()
+                .into_iter()
+                .flat_map(|r| g.refscc_sccs(r).to_vec())
+                .map(|s| g.scc_nodes(s).to_vec())
+                .collect(),
+        };
+        let mut refscc_of = IndexVec::from_elem_n(u32::MAX, g.num_nodes());
+        for (k, nodes) in units.iter().enumerate() {
+            for &n in nodes {
+                refscc_of[n] = k as u32;
+            }
+        }
+        let mut start = vec![0u32];
+        let mut deps = Vec::new();
+        for (k, nodes) in units.iter().enumerate() {
+            let row = deps.len();
+            for &n in nodes {
+                for e in g.edges(n) {
+                    if grain == Grain::Scc && !e.is_call() {
+                        continue;
+                    }
+                    let d = refscc_of[e.target];
+                    if d != u32::MAX && d != k as u32 {
+                        debug_assert!(d < k as u32, "post-order puts what is referenced first");
+                        deps.push(d);
+                    }
+                }
+            }
+            deps[row..].sort_unstable();
+            let mut w = row;
+            for i in row..deps.len() {
+                if i == row || deps[i] != deps[w - 1] {
+                    deps[w] = deps[i];
+                    w += 1;
+                }
+            }
+            deps.truncate(w);
+            start.push(deps.len() as u32);
+        }
+        Dag {
+            refscc_of,
+            start,
+            deps,
+        }
+    }
+
+    /// Number of RefSCCs.
+    pub fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    /// Whether the graph has no RefSCC.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The RefSCCs RefSCC `r` (post-order position) references.
+    pub fn deps(&self, r: usize) -> &[u32] {
+        &self.deps[self.start[r] as usize..self.start[r + 1] as usize]
+    }
+
+    /// Work, span and RefSCC count when node `n` did `work[n]` rows of work (nodes
+    /// past `work`'s end or in no RefSCC count nothing).
+    pub fn stats(&self, work: &IndexVec<NodeIdx, u64>) -> ScheduleStats {
+        let mut own = vec![0u64; self.len()];
+        for (n, &w) in work.iter_enumerated() {
+            if let Some(&r) = self.refscc_of.get(n) {
+                if r != u32::MAX {
+                    own[r as usize] += w;
+                }
+            }
+        }
+        // post-order: every RefSCC's dependencies come before it
+        let mut finish = vec![0u64; self.len()];
+        for r in 0..self.len() {
+            let before = self.deps(r).iter().map(|&d| finish[d as usize]).max();
+            finish[r] = own[r] + before.unwrap_or(0);
+        }
+        ScheduleStats {
+            refsccs: self.len(),
+            work: own.iter().sum(),
+            span: finish.iter().copied().max().unwrap_or(0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::callgraph::{Edge, EdgeKind};
+
+    fn edge(t: usize, kind: EdgeKind) -> Edge {
+        Edge {
+            target: NodeIdx::new(t),
+            kind,
+        }
+    }
+
+    /// 0 calls 1, 1 calls 2; 3 stands alone; 4 and 5 reference each other (one RefSCC,
+    /// two call SCCs) and 5 calls 2.
+    fn graph() -> LazyCallGraph {
+        use EdgeKind::{Call, Ref};
+        LazyCallGraph::from_edge_lists(vec![
+            vec![edge(1, Call)],
+            vec![edge(2, Call)],
+            vec![],
+            vec![],
+            vec![edge(5, Ref)],
+            vec![edge(4, Ref), edge(2, Call)],
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn span_is_the_heaviest_chain_and_work_the_sum() {
+        let mut g = graph();
+        let work: IndexVec<NodeIdx, u64> = [10u64, 20, 30, 100, 5, 7].into_iter().collect();
+        let s = Dag::of(&mut g).stats(&work);
+        assert_eq!(s.refsccs, 5);
+        assert_eq!(s.work, 172);
+        // 3 alone (100) outweighs 0 -> 1 -> 2 (60) and {4, 5} -> 2 (42)
+        assert_eq!(s.span, 100);
+        assert!((s.parallelism() - 1.72).abs() < 1e-9);
+        let (lo, hi) = s.predicted_speedup(2);
+        assert!((hi - 1.72).abs() < 1e-9 && lo >= 1.0 && lo <= hi);
+        // the call chain becomes the span when it is heavier
+        let work: IndexVec<NodeIdx, u64> = [50u64, 50, 50, 100, 5, 7].into_iter().collect();
+        assert_eq!(Dag::of(&mut g).stats(&work).span, 150);
+    }
+
+    #[test]
+    fn call_scc_grain_splits_a_refscc_its_ref_edges_hold_together() {
+        let mut g = graph();
+        let work: IndexVec<NodeIdx, u64> = [0u64, 0, 1, 0, 40, 50].into_iter().collect();
+        // {4, 5} is one RefSCC: 1 + 40 + 50 in a chain
+        assert_eq!(Dag::of(&mut g).stats(&work).span, 91);
+        // as call SCCs, 4 no longer waits for 5: 5 -> 2 is the heaviest chain
+        let s = Dag::at(&mut g, Grain::Scc).stats(&work);
+        assert_eq!((s.refsccs, s.span), (6, 51));
+    }
+}
