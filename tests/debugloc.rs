@@ -246,7 +246,8 @@ fn metadata_in_any_order_and_layout() {
         ok:\n  call void @g(), !dbg !{}\n  ret void\n\
         bad:\n  %l = landingpad { ptr, i32 } cleanup\n  resume { ptr, i32 } %l\n}\n\
         declare void @g()\ndeclare i32 @p(...)\n\
-        !7 = !DILocation(line: 9, scope: !3, inlinedAt: !5)\n";
+        !7 = !DILocation(line: 9, scope: !3, inlinedAt: !5)\n\
+        !1 = !DIFile(filename: \"f.c\", directory: \"/src\")\n";
     let m = read(text).unwrap();
     let ir = m.ir().unwrap();
     assert!(ir.verify().is_empty(), "{:?}", ir.verify());
@@ -261,6 +262,13 @@ fn metadata_in_any_order_and_layout() {
         })
         .collect();
     assert_eq!(printed, ["f:2:4.4", "f:4294967295:0 @ f:2:4.4", "-"]);
+    // a remark's prefix: the file of the location's own scope (the block file's; the
+    // subprogram names none), the location's own line and column
+    let src: Vec<String> = calls
+        .iter()
+        .map(|&c| d.call_loc(c).map_or("-".into(), |l| d.source_location(l)))
+        .collect();
+    assert_eq!(src, ["f.c:12:4", ":9:0", "-"]);
     assert_eq!(
         d.func_subprogram(f).map(|s| d.subprogram_name(s)),
         Some("f")
@@ -405,6 +413,18 @@ fn hostile_metadata_is_an_error_not_a_panic() {
             "!7 = !DILocation(line: 1, scope: !4)\n!7 = !DILocation(line: 2, scope: !4)\n",
             "defined more than once",
             7,
+        ),
+        // a scope's file must be a DIFile, with a filename
+        (
+            "!5 = !DILexicalBlock(scope: !4, file: !4)\n!7 = !DILocation(line: 1, scope: !5)\n",
+            "'file:' must be a DIFile",
+            6,
+        ),
+        (
+            "!3 = !DIFile(directory: \"/\")\n!5 = !DILexicalBlock(scope: !4, file: !3)\n\
+             !7 = !DILocation(line: 1, scope: !5)\n",
+            "missing required field 'filename'",
+            6,
         ),
         (
             "!7 = !DILocation(line: 1, scope: !99999999999)\n",

@@ -246,23 +246,22 @@ fn nvidia_knobs_on_the_llvm_model() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// A remark line without its `remark: file:line:col: ` prefix (ilkit does not print the
-/// source file of a location).
-fn unprefixed(line: &str) -> Option<String> {
+/// An inliner remark line, `remark: file:line:col: ` prefix included (InlineCost's own
+/// analysis remarks, which ilkit does not print, are left out).
+fn inliner_remark(line: &str) -> Option<String> {
     let rest = line.strip_prefix("remark: ")?;
     let (_, text) = rest.split_once(": ")?;
-    // InlineCost's own analysis remark, which ilkit does not print
-    (!text.contains("has uninlinable pattern")).then(|| text.to_string())
+    (!text.contains("has uninlinable pattern")).then(|| line.to_string())
 }
 
-/// ilkit's remarks on `nested.ll` (a `-g` module) with `params`, unprefixed.
+/// ilkit's remarks on `nested.ll` (a `-g` module) with `params`.
 fn nested_remarks(params: InlineParams) -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/debugloc");
     let mut p = params;
     p.remark_locations = true;
     ilkit_remarks_with(&dir.join("nested.ll"), p)
         .iter()
-        .filter_map(|l| unprefixed(l))
+        .filter_map(|l| inliner_remark(l))
         .collect()
 }
 
@@ -271,12 +270,14 @@ fn nested_oracle(name: &str) -> Vec<String> {
     std::fs::read_to_string(dir.join(name))
         .unwrap()
         .lines()
-        .filter_map(unprefixed)
+        .filter_map(inliner_remark)
         .collect()
 }
 
-/// On a `-g` module the inlined remarks carry LLVM's `at callsite` locations, through
-/// inlined-at chains (`mid:5:12 @ main:1:11`) and discriminators (`loop:2:57.3`).
+/// On a `-g` module the remarks carry the call's `file:line:col` as their prefix, and the
+/// inlined ones LLVM's `at callsite` locations, through inlined-at chains
+/// (`mid:5:12 @ main:1:11`) and discriminators (`loop:2:57.3`): opt-14's lines, byte
+/// for byte.
 #[test]
 fn remarks_carry_llvm_call_site_locations() {
     assert_eq!(

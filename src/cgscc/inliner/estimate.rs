@@ -239,6 +239,7 @@ pub(super) fn run(
                 cost,
                 threshold,
                 loc: loc.clone(),
+                src: String::new(),
                 reason,
             };
             match d {

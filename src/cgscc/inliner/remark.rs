@@ -60,18 +60,26 @@ pub struct Remark {
     /// Call-site location (LLVM's `at callsite` text); empty when the module has no
     /// debug locations or locations are not formatted.
     pub loc: String,
+    /// The call's source location, `file:line:column` (LLVM's remark prefix); empty
+    /// prints LLVM's `<unknown>:0:0`.
+    pub src: String,
     /// Why: LLVM's reason text (`always inline attribute`, `noinline function
     /// attribute`, ...).
     pub reason: &'static str,
 }
 
 /// LLVM 14's remark text, as `opt -pass-remarks=inline -pass-remarks-missed=inline`
-/// prints it (`remark: <unknown>:0:0: ` without debug information), so
+/// prints it (`remark: file:line:col: `, `remark: <unknown>:0:0: ` without debug
+/// information), so
 /// `scripts/inline_remarks.py` reads ilkit's remarks and opt's alike.
 impl std::fmt::Display for Remark {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (callee, caller) = (&self.callee, &self.caller);
-        f.write_str("remark: <unknown>:0:0: ")?;
+        if self.src.is_empty() {
+            f.write_str("remark: <unknown>:0:0: ")?;
+        } else {
+            write!(f, "remark: {}: ", self.src)?;
+        }
         match (self.kind, self.cost, self.threshold) {
             (RemarkKind::Inlined, Some(c), Some(t)) => {
                 write!(f, "'{callee}' inlined into '{caller}' with (cost={c}, threshold={t})")?

@@ -11,8 +11,10 @@
 //! discriminator, printed only when non-zero.
 //!
 //! # What is recorded
-//! - **Locations** ([`DebugLocIdx`]): line, column, subprogram, base discriminator and
-//!   inlined-at location (NONE at the end of a chain). The `.ll` reader records the
+//! - **Locations** ([`DebugLocIdx`]): line, column, subprogram, base discriminator,
+//!   inlined-at location (NONE at the end of a chain) and the file of the location's own
+//!   scope ([`FileIdx`], a `DIFile`'s `filename:`), which LLVM's remarks print as
+//!   `file:line:col` ([`DebugLocs::source_location`]). The `.ll` reader records the
 //!   locations that `call` / `invoke` / `callbr` instructions name with `!dbg`, and their
 //!   inlined-at chains; locations of other instructions are not read.
 //! - **Subprograms** ([`SubprogramIdx`]): the name `formatCallSiteLocation` prints and the
@@ -103,6 +105,11 @@ crate::define_idx!(
     /// A subprogram (a `DISubprogram`) of [`DebugLocs`].
     SubprogramIdx,
     "sp"
+);
+crate::define_idx!(
+    /// A source file name (a `DIFile`'s `filename:`) of [`DebugLocs`].
+    FileIdx,
+    "file"
 );
 
 /// How a call site's location is printed: LLVM 14's `CallSiteFormat::Format`, the
@@ -203,6 +210,9 @@ pub struct DebugLoc {
     pub discriminator: u32,
     /// `inlinedAt:`: the location this one was inlined at, if any.
     pub inlined_at: Option<DebugLocIdx>,
+    /// The file of the location's own scope (`DILocation::getFile()`), NONE when the
+    /// scope names none.
+    pub file: FileIdx,
 }
 
 impl DebugLoc {
@@ -214,6 +224,7 @@ impl DebugLoc {
             subprogram,
             discriminator: 0,
             inlined_at: None,
+            file: FileIdx::NONE,
         }
     }
 }
@@ -226,6 +237,10 @@ pub struct DebugLocs {
     subprogram: IndexVec<DebugLocIdx, SubprogramIdx>,
     discriminator: IndexVec<DebugLocIdx, u32>,
     inlined_at: IndexVec<DebugLocIdx, DebugLocIdx>,
+    file: IndexVec<DebugLocIdx, FileIdx>,
+    /// File names, concatenated as the subprogram names are.
+    file_names: String,
+    file_start: Vec<u32>,
     /// Subprogram names, concatenated; subprogram `s` is
     /// `sp_names[sp_name_start[s]..sp_name_start[s + 1]]` (`sp_name_start` has an end row
     /// once the table is non-empty).
@@ -249,6 +264,9 @@ impl PartialEq for DebugLocs {
             && self.subprogram == o.subprogram
             && self.discriminator == o.discriminator
             && self.inlined_at == o.inlined_at
+            && self.file == o.file
+            && self.file_names == o.file_names
+            && self.file_start == o.file_start
             && self.sp_names == o.sp_names
             && self.sp_name_start == o.sp_name_start
             && self.sp_line == o.sp_line
@@ -273,6 +291,16 @@ impl DebugLocs {
         self.sp_line.push(line)
     }
 
+    /// Adds a source file name (what a remark's `file:line:col` prefix prints).
+    pub fn add_file(&mut self, name: &str) -> FileIdx {
+        if self.file_start.is_empty() {
+            self.file_start.push(0);
+        }
+        self.file_names.push_str(name);
+        self.file_start.push(self.file_names.len() as u32);
+        FileIdx::new(self.file_start.len() - 2)
+    }
+
     /// Adds a location.
     ///
     /// # Panics
@@ -289,6 +317,12 @@ impl DebugLocs {
             ia.is_none() || ia.idx() < self.line.len(),
             "inlined-at location {ia} does not exist"
         );
+        assert!(
+            loc.file.is_none() || loc.file.idx() + 1 < self.file_start.len(),
+            "{} is not a file of the table",
+            loc.file
+        );
+        self.file.push(loc.file);
         self.column.push(loc.column);
         self.subprogram.push(loc.subprogram);
         self.discriminator.push(loc.discriminator);
@@ -423,7 +457,29 @@ impl DebugLocs {
             subprogram: self.subprogram[l],
             discriminator: self.discriminator[l],
             inlined_at: self.inlined_at[l].some(),
+            file: self.file[l],
         }
+    }
+
+    /// The file name of `l`'s scope, if it names one.
+    pub fn filename(&self, l: DebugLocIdx) -> Option<&str> {
+        let f = self.file[l].some()?;
+        Some(
+            &self.file_names
+                [self.file_start[f.idx()] as usize..self.file_start[f.idx() + 1] as usize],
+        )
+    }
+
+    /// `file:line:column` of `l`, as LLVM's diagnostics print a location
+    /// (`DiagnosticInfoWithLocationBase::getLocationStr`: the scope's file name as
+    /// written, the location's own line and column, not its inlined-at ones).
+    pub fn source_location(&self, l: DebugLocIdx) -> String {
+        format!(
+            "{}:{}:{}",
+            self.filename(l).unwrap_or(""),
+            self.line[l],
+            self.column[l]
+        )
     }
 
     /// `line:` of `l`.
@@ -541,6 +597,7 @@ impl DebugLocs {
             ("subprogram", self.subprogram.len()),
             ("discriminator", self.discriminator.len()),
             ("inlined_at", self.inlined_at.len()),
+            ("file", self.file.len()),
         ] {
             if len != n {
                 errs.push(format!("location column {what} has {len} rows, not {n}"));
@@ -566,7 +623,24 @@ impl DebugLocs {
             errs.push("subprogram name offsets do not cover the names".into());
             return errs;
         }
+        let nf = self.file_start.len().saturating_sub(1);
+        let files_ok = self.file_start.is_empty() && self.file_names.is_empty()
+            || (self.file_start[0] == 0
+                && self.file_start.windows(2).all(|w| w[0] <= w[1])
+                && self.file_start[nf] as usize == self.file_names.len()
+                && self
+                    .file_start
+                    .iter()
+                    .all(|&s| self.file_names.is_char_boundary(s as usize)));
+        if !files_ok {
+            errs.push("file name offsets do not cover the names".into());
+            return errs;
+        }
         for l in self.line.indices() {
+            let f = self.file[l];
+            if !f.is_none() && f.idx() >= nf {
+                errs.push(format!("{l}: file {f} out of range"));
+            }
             if self.subprogram[l].idx() >= ns {
                 errs.push(format!(
                     "{l}: subprogram {} out of range",

@@ -10,7 +10,7 @@ use crate::callgraph::{function_of_node, node_of_function, SccIdx};
 use crate::cgscc::inliner::remark::{Remark, RemarkKind};
 use crate::cgscc::{Abort, PassContext, PassResult};
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::debugloc::{CallSiteFormat, DebugLocIdx};
+use crate::llvm::ir::debugloc::{CallSiteFormat, DebugLocIdx, DebugLocs};
 use crate::llvm::ir::{Intrinsic, Opcode};
 use crate::llvm::{FuncIdx, Linkage};
 use std::sync::Arc;
@@ -81,11 +81,11 @@ pub(crate) fn run(
     Ok(r.changed)
 }
 
-/// The remark of a decision about the call of `f` in `n`.
+/// The remark of a decision about the call of `f` in `n` whose location is `dbg`.
 fn remark(
     r: &Run,
-    cx: &PassContext<'_>,
-    (n, f): (FuncIdx, FuncIdx),
+    (cx, locs): (&PassContext<'_>, &DebugLocs),
+    (n, f, dbg): (FuncIdx, FuncIdx, Option<DebugLocIdx>),
     kind: RemarkKind,
     ct: Option<(i64, i64)>,
     reason: &'static str,
@@ -98,6 +98,10 @@ fn remark(
         callee: names[node_of_function(f)].clone(),
         cost: ct.map(|x| x.0),
         threshold: ct.map(|x| x.1),
+        src: dbg
+            .filter(|_| cx.opts.inline.remark_locations)
+            .map(|l| locs.source_location(l))
+            .unwrap_or_default(),
         loc: String::new(),
         reason,
     }
@@ -128,7 +132,15 @@ fn seed(st: &mut State, r: &mut Run, cx: &mut PassContext<'_>) {
                 } else if st.fx.ir.intrinsic[g] == Intrinsic::None
                     && !st.fx.names[g.idx()].starts_with("llvm.")
                 {
-                    let rm = remark(r, cx, (f, g), RemarkKind::NoDefinition, None, "");
+                    let dbg = b.call_of(i).and_then(|c| c.dbg);
+                    let rm = remark(
+                        r,
+                        (cx, &st.locs),
+                        (f, g, dbg),
+                        RemarkKind::NoDefinition,
+                        None,
+                        "",
+                    );
                     cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
                 }
             }
@@ -188,7 +200,12 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
         match d {
             Decision::No(RemarkKind::NotInlined, _, "") => {}
             Decision::No(kind, ct, why) => {
-                let rm = remark(r, cx, (n, f), kind, ct, why);
+                let dbg = st.bodies[n.idx()]
+                    .as_ref()
+                    .unwrap()
+                    .call_of(row)
+                    .and_then(|c| c.dbg);
+                let rm = remark(r, (cx, &st.locs), (n, f, dbg), kind, ct, why);
                 cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
             }
             Decision::Inline(ct, why) => {
@@ -203,7 +220,7 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
                     .call_of(row)
                     .and_then(|c| c.dbg);
                 inline_site(st, r, (n, row, h), f, cx);
-                let mut rm = remark(r, cx, (n, f), kind, ct, why);
+                let mut rm = remark(r, (cx, &st.locs), (n, f, dbg), kind, ct, why);
                 // LLVM's `addLocationToRemarks`: the call's location, when it has one
                 if let Some(l) = dbg.filter(|_| cx.opts.inline.remark_locations) {
                     rm.loc = st

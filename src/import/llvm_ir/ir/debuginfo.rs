@@ -5,15 +5,17 @@
 //! The first pass records where each numbered node (`!N = ...`) begins; nodes may come in
 //! any order and after their uses. Only the nodes a call's location leads to are read:
 //! its `DILocation`, the `inlinedAt:` chain, and each location's scope chain
-//! (`DILexicalBlock` / `DILexicalBlockFile` up to the `DISubprogram`); and the
-//! `DISubprogram` a definition's own `!dbg` names. Every node is read at most once
+//! (`DILexicalBlock` / `DILexicalBlockFile` up to the `DISubprogram`) with the `DIFile`
+//! each scope's `file:` names (a location's file is its own scope's, what LLVM's remarks
+//! print before the line); and the `DISubprogram` a definition's own `!dbg` names. Every node is read at most once
 //! (memoized by number). Other node kinds and fields are never interpreted.
 //!
 //! Errors, at the reference or field they are about, as `llvm-as` (parser and verifier)
 //! would reject the module: a `!dbg` to an undefined node or to a node that is not a
 //! `DILocation` (a definition's: not a `DISubprogram`), a scope that is not a local
-//! scope, an `inlinedAt:` that is not a location, a missing required field (`scope:`,
-//! a `DILexicalBlockFile`'s `discriminator:`), a repeated field, a value out of range
+//! scope, an `inlinedAt:` that is not a location, a scope's `file:` that is not a
+//! `DIFile`, a missing required field (`scope:`, a `DILexicalBlockFile`'s
+//! `discriminator:`, a `DIFile`'s `filename:`), a repeated field, a value out of range
 //! (`column:` is 16 bits), a metadata id defined twice. A cyclic scope or `inlinedAt:`
 //! chain is an error too; walks are iterative and stop after as many steps as there are
 //! nodes, so no input makes them recurse or run long. Inline nodes where a reference
@@ -26,7 +28,9 @@
 use super::Builder;
 use crate::import::llvm_ir::lexer::{unescape, Tk, Tok};
 use crate::import::llvm_ir::{unquote, ParseError, Pos};
-use crate::llvm::ir::debugloc::{base_discriminator, DebugLoc, DebugLocIdx, SubprogramIdx};
+use crate::llvm::ir::debugloc::{
+    base_discriminator, DebugLoc, DebugLocIdx, FileIdx, SubprogramIdx,
+};
 use ahash::AHashMap;
 
 /// The number of a reference `!N` (digits only); `u32::MAX` when it does not fit, a value
@@ -57,13 +61,19 @@ enum Node<'a> {
     Subprogram {
         name: String,
         line: u32,
+        file: Option<MdRef>,
     },
     LexicalBlock {
         scope: MdRef,
+        file: Option<MdRef>,
     },
     LexicalBlockFile {
         scope: MdRef,
         discriminator: u32,
+        file: Option<MdRef>,
+    },
+    File {
+        filename: String,
     },
     /// Any other node; its kind as written (`!DIFile`; `!` for a tuple `!{...}`).
     Other(&'a str),
@@ -77,6 +87,7 @@ impl Node<'_> {
             Node::Subprogram { .. } => "a DISubprogram".into(),
             Node::LexicalBlock { .. } => "a DILexicalBlock".into(),
             Node::LexicalBlockFile { .. } => "a DILexicalBlockFile".into(),
+            Node::File { .. } => "a DIFile".into(),
             Node::Other("!") => "a tuple '!{...}'".into(),
             Node::Other(k) => format!("'{k}'"),
         }
@@ -89,6 +100,7 @@ enum Kind {
     Subprogram,
     LexicalBlock,
     LexicalBlockFile,
+    File,
 }
 
 /// Field values as read.
@@ -101,6 +113,8 @@ struct Fields {
     name: Option<String>,
     linkage_name: Option<String>,
     discriminator: Option<u32>,
+    file: Option<MdRef>,
+    filename: Option<String>,
 }
 
 /// Memo tables of one resolution.
@@ -109,9 +123,20 @@ struct Resolver {
     index: AHashMap<u32, Pos>,
     /// Location node → its row.
     locs: AHashMap<u32, DebugLocIdx>,
-    /// Scope node → its subprogram, its own base discriminator, and whether it is the
-    /// subprogram itself.
-    scopes: AHashMap<u32, (SubprogramIdx, u32, bool)>,
+    /// Scope node → its subprogram, its own base discriminator, whether it is the
+    /// subprogram itself, and its own file.
+    scopes: AHashMap<u32, Scope>,
+    /// File node → its row.
+    files: AHashMap<u32, FileIdx>,
+}
+
+/// What a location takes from its scope.
+#[derive(Clone, Copy)]
+struct Scope {
+    subprogram: SubprogramIdx,
+    discriminator: u32,
+    is_subprogram: bool,
+    file: FileIdx,
 }
 
 impl<'a> Builder<'a, '_> {
@@ -125,6 +150,7 @@ impl<'a> Builder<'a, '_> {
             index: AHashMap::with_capacity(md.len()),
             locs: AHashMap::new(),
             scopes: AHashMap::new(),
+            files: AHashMap::new(),
         };
         for &p in md {
             let at = pos_tok(p);
@@ -149,9 +175,9 @@ impl<'a> Builder<'a, '_> {
         for (f, n, at) in std::mem::take(&mut self.dbg_funcs) {
             let m = MdRef { n, at };
             let sp = match r.scopes.get(&n) {
-                Some(&(sp, _, true)) => sp,
+                Some(s) if s.is_subprogram => s.subprogram,
                 _ => match self.node(&r, m)? {
-                    Node::Subprogram { .. } => self.scope(&mut r, m)?.0,
+                    Node::Subprogram { .. } => self.scope(&mut r, m)?.subprogram,
                     other => {
                         return self.err(
                             at,
@@ -212,13 +238,14 @@ impl<'a> Builder<'a, '_> {
             }
         }
         for (n, line, column, scope) in todo.into_iter().rev() {
-            let (subprogram, discriminator, _) = self.scope(r, scope)?;
+            let sc = self.scope(r, scope)?;
             let l = self.ir.debug_locs.add_loc(DebugLoc {
                 line,
                 column,
-                subprogram,
-                discriminator,
+                subprogram: sc.subprogram,
+                discriminator: sc.discriminator,
                 inlined_at: tail.some(),
+                file: sc.file,
             });
             r.locs.insert(n, l);
             tail = l;
@@ -227,17 +254,13 @@ impl<'a> Builder<'a, '_> {
     }
 
     /// Scope node `first`: the subprogram its chain leads to, its own base discriminator
-    /// (a `DILexicalBlockFile`'s, else 0), whether it is a subprogram.
-    fn scope(
-        &mut self,
-        r: &mut Resolver,
-        first: MdRef,
-    ) -> Result<(SubprogramIdx, u32, bool), ParseError> {
-        let mut path: Vec<(u32, u32)> = Vec::new();
+    /// (a `DILexicalBlockFile`'s, else 0), whether it is a subprogram, its own file.
+    fn scope(&mut self, r: &mut Resolver, first: MdRef) -> Result<Scope, ParseError> {
+        let mut path: Vec<(u32, u32, FileIdx)> = Vec::new();
         let mut cur = first;
         let sp = loop {
-            if let Some(&(sp, ..)) = r.scopes.get(&cur.n) {
-                break sp;
+            if let Some(s) = r.scopes.get(&cur.n) {
+                break s.subprogram;
             }
             if path.len() > r.index.len() {
                 return self.err(
@@ -246,20 +269,29 @@ impl<'a> Builder<'a, '_> {
                 );
             }
             match self.node(r, cur)? {
-                Node::Subprogram { name, line } => {
+                Node::Subprogram { name, line, file } => {
+                    let file = self.file(r, file)?;
                     let sp = self.ir.debug_locs.add_subprogram(&name, line);
-                    r.scopes.insert(cur.n, (sp, 0, true));
+                    let s = Scope {
+                        subprogram: sp,
+                        discriminator: 0,
+                        is_subprogram: true,
+                        file,
+                    };
+                    r.scopes.insert(cur.n, s);
                     break sp;
                 }
-                Node::LexicalBlock { scope } => {
-                    path.push((cur.n, 0));
+                Node::LexicalBlock { scope, file } => {
+                    path.push((cur.n, 0, self.file(r, file)?));
                     cur = scope;
                 }
                 Node::LexicalBlockFile {
                     scope,
                     discriminator,
+                    file,
                 } => {
-                    path.push((cur.n, base_discriminator(discriminator)));
+                    let file = self.file(r, file)?;
+                    path.push((cur.n, base_discriminator(discriminator), file));
                     cur = scope;
                 }
                 other => {
@@ -275,10 +307,42 @@ impl<'a> Builder<'a, '_> {
                 }
             }
         };
-        for (n, d) in path {
-            r.scopes.insert(n, (sp, d, false));
+        for (n, discriminator, file) in path {
+            let s = Scope {
+                subprogram: sp,
+                discriminator,
+                is_subprogram: false,
+                file,
+            };
+            r.scopes.insert(n, s);
         }
         Ok(r.scopes[&first.n])
+    }
+
+    /// The row of a scope's `file:` (NONE when it has none); a reference that is not a
+    /// `DIFile` is an error.
+    fn file(&mut self, r: &mut Resolver, file: Option<MdRef>) -> Result<FileIdx, ParseError> {
+        let Some(m) = file else {
+            return Ok(FileIdx::NONE);
+        };
+        if let Some(&f) = r.files.get(&m.n) {
+            return Ok(f);
+        }
+        let f = match self.node(r, m)? {
+            Node::File { filename } => self.ir.debug_locs.add_file(&filename),
+            other => {
+                return self.err(
+                    m.at,
+                    format!(
+                        "a scope's 'file:' must be a DIFile, '!{}' is {}",
+                        m.n,
+                        other.kind()
+                    ),
+                )
+            }
+        };
+        r.files.insert(m.n, f);
+        Ok(f)
     }
 
     /// Reads node `m` (an error when it is not defined).
@@ -304,6 +368,7 @@ impl<'a> Builder<'a, '_> {
             (Tk::Meta, "!DISubprogram") => Kind::Subprogram,
             (Tk::Meta, "!DILexicalBlock") => Kind::LexicalBlock,
             (Tk::Meta, "!DILexicalBlockFile") => Kind::LexicalBlockFile,
+            (Tk::Meta, "!DIFile") => Kind::File,
             _ => return Ok(Node::Other(kind_text)),
         };
         self.p.next();
@@ -366,6 +431,7 @@ impl<'a> Builder<'a, '_> {
                         linkage
                     },
                     line: f.line.unwrap_or(0),
+                    file: f.file,
                 }
             }
             Kind::LexicalBlock => Node::LexicalBlock {
@@ -373,14 +439,20 @@ impl<'a> Builder<'a, '_> {
                     Some(s) => s,
                     None => return self.err(k, missing("scope")),
                 },
+                file: f.file,
             },
             Kind::LexicalBlockFile => match (f.scope, f.discriminator) {
                 (Some(scope), Some(discriminator)) => Node::LexicalBlockFile {
                     scope,
                     discriminator,
+                    file: f.file,
                 },
                 (None, _) => return self.err(k, missing("scope")),
                 (_, None) => return self.err(k, missing("discriminator")),
+            },
+            Kind::File => match f.filename {
+                Some(filename) => Node::File { filename },
+                None => return self.err(k, missing("filename")),
             },
         })
     }
@@ -435,6 +507,14 @@ impl<'a> Builder<'a, '_> {
             (Subprogram, "name") => {
                 dup(f.name.is_some())?;
                 f.name = Some(self.string(name)?);
+            }
+            (Subprogram | LexicalBlock | LexicalBlockFile, "file") => {
+                dup(f.file.is_some())?;
+                f.file = self.reference(name)?;
+            }
+            (File, "filename") => {
+                dup(f.filename.is_some())?;
+                f.filename = Some(self.string(name)?);
             }
             (Subprogram, "linkageName") => {
                 dup(f.linkage_name.is_some())?;
