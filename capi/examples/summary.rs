@@ -3,6 +3,10 @@
 //! `capi/run-examples.sh` compares the three outputs line by line.
 //!
 //! `cargo run -p ilkit-capi --example summary -- REPO_ROOT`
+//!
+//! The same lines are `python/tests/summary.golden.txt`, which the Python module's
+//! `python/tests/summary.py` must reproduce; `capi/tests/summary_golden.rs` (which
+//! includes this file as a module and calls [`lines`]) keeps that file current.
 
 use std::path::Path;
 
@@ -55,17 +59,17 @@ fn lists(rows: impl Iterator<Item = Vec<u32>>) -> (Vec<u32>, Vec<u32>) {
     (starts, values)
 }
 
-fn known_graphs() {
+fn known_graphs() -> String {
     // the diamond of the C example: 0 -> {1, 2} -> 3, 4 -> 3
     let g: CsrGraph<u32> =
         CsrGraph::from_edges(5, &[(0, 1), (0, 2), (1, 3), (2, 3), (4, 3)], 0).unwrap();
     let mut dom = DomTree::new();
     dom.compute_semi_nca(&g);
     assert_eq!(dom.idoms().raw(), [0, 0, 0, 0, NONE]);
-    println!("graphs: ok");
+    "graphs: ok".to_string()
 }
 
-fn call_graph(root: &Path, rel: &str) {
+fn call_graph(root: &Path, rel: &str) -> String {
     let path = root.join(rel);
     let module = Module::from_ll_file(&path).unwrap();
     let mut g = callgraph::from_module(&module, &path.display().to_string());
@@ -83,15 +87,15 @@ fn call_graph(root: &Path, rel: &str) {
         h.bytes(&[0xfe]);
     }
     let defined = g.nodes().filter(|&n| g.is_defined(n)).count();
-    println!(
+    format!(
         "callgraph {rel}: nodes {} defined {defined} sccs {sccs} refsccs {} hash {:016x}",
         g.num_nodes(),
         order.len(),
         h.0
-    );
+    )
 }
 
-fn cfgs(root: &Path, kind: &str, rel: &str) {
+fn cfgs(root: &Path, kind: &str, rel: &str) -> String {
     let path = root.join(rel);
     let cfgs = if kind == "ptx" {
         Cfg::from_ptx_file(&path).unwrap()
@@ -168,14 +172,14 @@ fn cfgs(root: &Path, kind: &str, rel: &str) {
             h.name(&cfg.display_name(b));
         }
     }
-    println!(
+    format!(
         "cfgs {rel}: functions {} blocks {blocks} loops {loops} hash {:016x}",
         cfgs.len(),
         h.0
-    );
+    )
 }
 
-fn device_il(root: &Path, rel: &str) {
+fn device_il(root: &Path, rel: &str) -> String {
     let mut il = Il::new();
     clang_json::import_file(&mut il, &root.join(rel)).unwrap();
     let keep = mark_device(&mut il, DeviceOptions::default());
@@ -186,31 +190,39 @@ fn device_il(root: &Path, rel: &str) {
         h.name(n);
     }
     h.bytes(&bytes);
-    println!(
+    format!(
         "il {rel}: kept {} live {} routines {} bytes {} hash {:016x}",
         keep.kept,
         keep.live,
         names.len(),
         bytes.len(),
         h.0
-    );
+    )
 }
 
-fn errors(root: &Path) {
+fn errors(root: &Path) -> String {
     let e = Module::from_ll_file(root.join("tests/fixtures/clang/kernels.json.gz")).unwrap_err();
     assert!(e.line >= 1 && e.column >= 1);
-    println!("errors: ok");
+    "errors: ok".to_string()
+}
+
+/// Every summary line, in order, for the repository at `root`.
+pub fn lines(root: &Path) -> Vec<String> {
+    vec![
+        known_graphs(),
+        call_graph(root, "tests/corpus/llvm/zlib/zlib.O2.ll.gz"),
+        cfgs(root, "ll", "tests/corpus/llvm/zlib/zlib.O2.ll.gz"),
+        cfgs(root, "ptx", "tests/corpus/llvm/zlib/nvptx/deflate.ptx.gz"),
+        device_il(root, "tests/fixtures/clang/kernels.json.gz"),
+        errors(root),
+    ]
 }
 
 fn main() {
     let root = std::env::args()
         .nth(1)
         .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/..").to_string());
-    let root = Path::new(&root);
-    known_graphs();
-    call_graph(root, "tests/corpus/llvm/zlib/zlib.O2.ll.gz");
-    cfgs(root, "ll", "tests/corpus/llvm/zlib/zlib.O2.ll.gz");
-    cfgs(root, "ptx", "tests/corpus/llvm/zlib/nvptx/deflate.ptx.gz");
-    device_il(root, "tests/fixtures/clang/kernels.json.gz");
-    errors(root);
+    for line in lines(Path::new(&root)) {
+        println!("{line}");
+    }
 }

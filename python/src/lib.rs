@@ -1,7 +1,7 @@
 //! The native part of the Python module `ilkit` (`ilkit._native`; the package in
 //! `python/python/ilkit` re-exports it): ilkit's graph analyses over numpy CSR arrays,
-//! LLVM IR modules and their call graphs, PTX / LLVM IR CFGs with their analyses, and
-//! the corpus scan.
+//! LLVM IR modules and their call graphs, PTX / LLVM IR CFGs with their analyses, device
+//! IL from clang JSON ASTs, and the corpus scan.
 //!
 //! Arrays come in as numpy `uint32` arrays, read in place when they are one-dimensional
 //! and contiguous (anything else is converted once, by `ilkit.graph._as_u32`), and go
@@ -16,8 +16,11 @@ use std::path::PathBuf;
 
 use ilkit::cfg::Cfg as RustCfg;
 use ilkit::graph::GraphError as RustGraphError;
+use ilkit::il::Il;
+use ilkit::import::{binary_il, clang_json};
 use ilkit::llvm::Module as RustModule;
 use ilkit::scan;
+use ilkit::walk::device::{kept_routine_names, mark_device, DeviceOptions};
 use ilkit_capi::flat::{self, CsrRef};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::create_exception;
@@ -502,6 +505,31 @@ fn cfgs_from_ll(py: Python<'_>, path: PathBuf) -> PyResult<Vec<Cfg>> {
     Ok(cfgs.into_iter().map(|a| Cfg { a }).collect())
 }
 
+/// Imports a clang JSON AST (`clang -Xclang -ast-dump=json`, `.json` or gzipped
+/// `.json.gz`), marks what device compilation keeps and writes the device IL, as the C
+/// ABI's `ilkit_il_from_clang_json` and `ilkit_il_keep_device` do. Returns a dict:
+/// `kept` (entries kept in IL), `live` (live entries), `routines` (the kept routines'
+/// names) and `il` (the ilkit binary IL file, `bytes`).
+#[pyfunction]
+fn device_il(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    readable(&path)?;
+    let (kept, live, names, bytes) = py.detach(|| {
+        let mut il = Il::new();
+        clang_json::import_file(&mut il, &path).map_err(|e| ParseError::new_err(e.to_string()))?;
+        let keep = mark_device(&mut il, DeviceOptions::default());
+        let names = kept_routine_names(&il, &keep);
+        let bytes =
+            binary_il::write_il(&mut il, true).map_err(|e| IlkitError::new_err(e.to_string()))?;
+        Ok::<_, PyErr>((keep.kept, keep.live, names, bytes))
+    })?;
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("kept", kept)?;
+    d.set_item("live", live)?;
+    d.set_item("routines", names)?;
+    d.set_item("il", pyo3::types::PyBytes::new(py, &bytes))?;
+    Ok(d)
+}
+
 /// Scans files and folders as `ilkit scan --json` does (`analyses`: a comma-separated
 /// list of `cfg`, `callgraph`, `cgscc`, `il` or `all`; `jobs` 0 = one per core) and
 /// returns one JSON record per file, in input order (`ilkit.scan` parses them).
@@ -595,6 +623,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(loops, m)?,
         wrap_pyfunction!(cfgs_from_ptx, m)?,
         wrap_pyfunction!(cfgs_from_ll, m)?,
+        wrap_pyfunction!(device_il, m)?,
         wrap_pyfunction!(scan_json, m)?,
         wrap_pyfunction!(_noop, m)?,
         wrap_pyfunction!(_rust_ns_per_call, m)?,

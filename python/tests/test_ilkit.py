@@ -1,5 +1,6 @@
 """The Python module on the repository's corpus: answers equal networkx's (computed
-here), LLVM 14's stored answers and the Rust API's (through the scan records)."""
+here), LLVM 14's stored answers and the Rust API's (through the scan records here;
+``test_summary.py`` compares them with the Rust API's own output line by line)."""
 
 import gzip
 import os
@@ -333,3 +334,15 @@ def test_threads_run_in_parallel_without_errors():
     for t in ts:
         t.join()
     assert len(out) == 4 and all((o == want).all() for o in out)
+
+
+def test_device_il_of_a_clang_json_ast(tmp_path):
+    d = ilkit.device_il(ROOT / "tests/fixtures/clang/kernels.json.gz")
+    assert set(d) == {"kept", "live", "routines", "il"}
+    assert 0 < d["kept"] <= d["live"] and d["routines"] and isinstance(d["il"], bytes)
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json")
+    with pytest.raises(ilkit.ParseError, match=r"bad\.json: byte \d+"):
+        ilkit.device_il(bad)
+    with pytest.raises(FileNotFoundError):
+        ilkit.device_il(tmp_path / "missing.json")

@@ -13,6 +13,8 @@ and LLVM IR control-flow graphs with their analyses, and corpus scans.
   conversions to and from networkx graphs;
 - ``ilkit.Module.from_ll(path)``, ``.call_graph()`` (SCCs, RefSCCs) and ``.cfgs()``;
 - ``ilkit.cfgs_from_ptx(path)``, ``ilkit.cfgs_from_ll(path)``: one ``Cfg`` per function;
+- ``ilkit.device_il(path)``: a clang JSON AST's device IL (kept and live entries, kept
+  routines, the binary IL file's bytes);
 - ``ilkit.scan(paths, jobs=0)``: one record per file, as ``ilkit scan --json``.
 
 The GIL is released while ilkit works. Errors are ``ilkit.ParseError`` (with file and
@@ -32,6 +34,7 @@ from ._native import (
     __version__,
     cfgs_from_ll,
     cfgs_from_ptx,
+    device_il,
 )
 from . import graph
 from .scan import scan
@@ -48,6 +51,7 @@ __all__ = [
     "__version__",
     "cfgs_from_ll",
     "cfgs_from_ptx",
+    "device_il",
     "graph",
     "scan",
 ]
