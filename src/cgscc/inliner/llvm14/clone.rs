@@ -99,6 +99,7 @@ pub fn inline_call(
     cl.wire_phis(caller);
     let cl_entry = cl.bmap[callee.layout[0] as usize].unwrap();
     cleanup(ir, cl.folds, caller, &cl.new_blocks, cl_entry, &mut cl.rets);
+    let merges = zap_fall_through(caller, &cl.new_blocks, &mut cl.rets);
     let ins = cl.split_call_block(caller, call, bb, pos, pre);
     let value_is_constant = cl.replace_call_value(caller, call);
     let mut new_calls = Vec::new();
@@ -112,11 +113,19 @@ pub fn inline_call(
             }
         }
     }
+    // a callee block whose clone another absorbed maps to the absorbing block
+    let mut into: Vec<u32> = (0..caller.blocks.len() as u32).collect();
+    for &(dest, b) in &merges {
+        for x in into.iter_mut().filter(|x| **x == dest) {
+            *x = b;
+        }
+        into[dest as usize] = b;
+    }
     let clones = cl
         .bmap
         .iter()
         .enumerate()
-        .filter_map(|(cb, nb)| nb.map(|nb| (cb as u32, nb)))
+        .filter_map(|(cb, nb)| nb.map(|nb| (cb as u32, into[nb as usize])))
         .collect();
     Inlined {
         new_calls,
@@ -571,6 +580,62 @@ fn cleanup(
         }
         if !changed {
             break;
+        }
+    }
+}
+
+/// The last step of `CloneAndPruneIntoFromInst`: in the order the clones were made, a
+/// clone ending in an unconditional branch to a block whose one incoming edge that is
+/// absorbs it (its rows appended, its successors' phis told), again and again. Returns
+/// the merges, `(absorbed, into)`, in order; LLVM's value map then maps the absorbed
+/// block's callee block to the merged one.
+fn zap_fall_through(c: &mut Body, blocks: &[u32], rets: &mut [(V, u32)]) -> Vec<(u32, u32)> {
+    let mut preds: ahash::AHashMap<u32, u32> = ahash::AHashMap::new();
+    for &b in blocks {
+        for s in c.succ_iter(b) {
+            *preds.entry(s).or_default() += 1;
+        }
+    }
+    let mut merges = Vec::new();
+    for &b in blocks {
+        while let Some(t) = c.term(b) {
+            let dest = match (c.op(t), c.ops(t)) {
+                (Opcode::Br, &[V::Block(d)]) => d,
+                _ => break,
+            };
+            let first = c.blocks[dest as usize].first().copied();
+            if dest == b
+                || preds.get(&dest) != Some(&1)
+                || first.is_none_or(|r| c.op(r) == Opcode::Phi)
+            {
+                break;
+            }
+            c.blocks[b as usize].pop();
+            let rows = std::mem::take(&mut c.blocks[dest as usize]);
+            c.blocks[b as usize].extend(rows);
+            for s in c.succs(b) {
+                redirect_incoming(c, s, dest, b);
+            }
+            for r in rets.iter_mut().filter(|r| r.1 == dest) {
+                r.1 = b;
+            }
+            merges.push((dest, b));
+        }
+    }
+    merges
+}
+
+/// The phis of block `s` take their incoming values from `to` where they named `from`.
+fn redirect_incoming(c: &mut Body, s: u32, from: u32, to: u32) {
+    for x in 0..c.blocks[s as usize].len() {
+        let i = c.blocks[s as usize][x];
+        if c.op(i) != Opcode::Phi {
+            break;
+        }
+        for k in 0..c.ops(i).len() {
+            if c.ops(i)[k] == V::Block(from) {
+                c.set_operand(i, k, V::Block(to));
+            }
         }
     }
 }

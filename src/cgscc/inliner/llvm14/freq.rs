@@ -94,8 +94,13 @@ pub fn update_after_inline(
     }
     let at = |v: &[u64], b: u32| v.get(b as usize).copied().unwrap_or(0);
     let mut entry_clone = None;
+    // callee blocks merged into one clone give it the largest of their frequencies
+    let mut seen = ahash::AHashSet::with_capacity(clones.len());
     for &(cb, nb) in clones {
-        freqs[nb as usize] = at(callee, cb);
+        let f = at(callee, cb);
+        if seen.insert(nb) || f > freqs[nb as usize] {
+            freqs[nb as usize] = f;
+        }
         if cb == callee_entry {
             entry_clone = Some(nb);
         }
@@ -103,8 +108,9 @@ pub fn update_after_inline(
     let site = at(freqs, call_block);
     if let Some(ec) = entry_clone {
         let old = at(freqs, ec) as u128;
+        let mut scaled = ahash::AHashSet::with_capacity(clones.len());
         for &(_, nb) in clones {
-            if nb != ec && old != 0 {
+            if nb != ec && old != 0 && scaled.insert(nb) {
                 let f = at(freqs, nb) as u128 * site as u128 / old;
                 freqs[nb as usize] = u64::try_from(f).unwrap_or(u64::MAX);
             }

@@ -119,3 +119,37 @@ fn every_body_verifies_after_inlining_zlib_at_the_nvidia_budget() {
     }
     assert!(edited > 10, "{edited} bodies edited");
 }
+
+#[test]
+fn a_clone_absorbs_the_fall_through_blocks_its_folded_branches_leave() {
+    // `pick(true, x)`: the branch on %c folds, so `a` and `join` each have one incoming
+    // edge in the clone and `CloneAndPruneIntoFromInst` merges them into the entry's clone
+    let text = "define internal i32 @pick(i1 %c, i32 %x) {\n\
+        entry:\n  br i1 %c, label %a, label %join\n\
+        a:\n  %y = mul i32 %x, 3\n  br label %join\n\
+        join:\n  %r = phi i32 [ %y, %a ], [ %x, %entry ]\n  %s = add i32 %r, 1\n  ret i32 %s\n}\n\
+        define i32 @top(i32 %x) {\n\
+        entry:\n  %v = call i32 @pick(i1 true, i32 %x)\n  ret i32 %v\n}\n";
+    let m = Module::from_ll_str_with("t.ll", text, ParseOptions { instructions: true }).unwrap();
+    let mut pm = PassManager::from_text("cgscc(inline)", Options::default()).unwrap();
+    let mut cm = CgsccModule::new(&m, "m");
+    pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+    assert_eq!(cm.inlines_done, 1);
+    let st = cm.llvm14.as_ref().unwrap();
+    let top = (0..st.fx.names.len())
+        .find(|&k| st.fx.names[k] == "top")
+        .unwrap();
+    let b = st.bodies[top].as_ref().unwrap();
+    b.verify().unwrap();
+    let live: Vec<u32> = b
+        .layout
+        .iter()
+        .copied()
+        .filter(|&bb| !b.blocks[bb as usize].is_empty())
+        .collect();
+    // the call block, the one merged clone (mul, add, branch to after), after
+    assert_eq!(live.len(), 3, "{live:?}");
+    let clone = &b.blocks[live[1] as usize];
+    let ops: Vec<Opcode> = clone.iter().map(|&r| b.op(r)).collect();
+    assert_eq!(ops, [Opcode::Mul, Opcode::Add, Opcode::Br]);
+}
