@@ -110,3 +110,30 @@ if full and os.path.isfile(full):
     emit(json.load(open(full)))
 PY
 for t in clang_json world; do echo "$t: $(ls "$out/$t" | wc -l) seeds"; done
+# C ABI: the first byte picks the input (0 a CSR graph as little-endian u32s: node count,
+# root, indptr, indices; 1 `.ll`, 2 `.ptx`, 3 clang JSON), then the bytes.
+python3 - "$out" <<'PY'
+import glob, gzip, os, struct, sys
+out = os.path.join(sys.argv[1], 'capi')
+os.makedirs(out, exist_ok=True)
+def put(name, mode, data):
+    open(os.path.join(out, name), 'wb').write(bytes([mode]) + data)
+graphs = {
+    'diamond': [4, 0, 0, 2, 3, 4, 4, 1, 2, 3, 3],
+    'cycle': [3, 0, 0, 1, 2, 3, 1, 2, 0],
+    'loop_with_exit': [4, 0, 0, 1, 3, 4, 4, 1, 2, 3, 1],
+    'unreachable': [3, 0, 0, 1, 1, 1, 1],
+}
+for name, words in graphs.items():
+    put('graph_' + name, 0, b''.join(struct.pack('<I', w) for w in words))
+for mode, pattern in ((1, 'data/default/*.ll'), (2, 'data/default/*.ptx')):
+    for p in sorted(glob.glob(pattern)):
+        data = open(p, 'rb').read()
+        if len(data) <= 64 << 10:
+            put(os.path.basename(p), mode, data)
+for p in sorted(glob.glob('tests/fixtures/clang/*.json.gz')):
+    data = gzip.open(p).read()
+    if len(data) <= 64 << 10:
+        put(os.path.basename(p)[:-3], 3, data)
+print(f"capi: {len(os.listdir(out))} seeds")
+PY
