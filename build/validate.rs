@@ -3,13 +3,60 @@
 use std::collections::HashSet;
 
 use crate::common::{field_name, scalar_ty, vocab_of};
-use crate::{KindDef, VocabDef};
+use crate::{KindDef, VocabDef, SUB_KIND_COUNTS};
 
 /// Checks the kinds and the vocabularies.
 pub fn check(all: &[KindDef], vocabs: &[VocabDef]) {
     check_kinds(all);
     check_packed(all);
+    check_sub_kinds(all);
     check_vocabs(vocabs);
+    check_counts(vocabs);
+}
+
+/// Each typed reading names a byte column, a vocabulary column and a variant of it.
+fn check_sub_kinds(all: &[KindDef]) {
+    for k in all {
+        for s in &k.sub_kinds {
+            assert_eq!(
+                scalar_ty(k, s.column),
+                "u8",
+                "schema: {}: {} is not a byte",
+                k.name,
+                s.column
+            );
+            let by = vocab_of(scalar_ty(k, s.by))
+                .unwrap_or_else(|| panic!("schema: {}: {} has no vocabulary", k.name, s.by));
+            assert!(
+                by.variants.iter().any(|x| x.ident == s.when),
+                "schema: {}: {} has no variant {}",
+                k.name,
+                s.by,
+                s.when
+            );
+            assert!(
+                s.vocab == "EntryKind" || vocab_of(s.vocab).is_some_and(|v| v.repr == "u8"),
+                "schema: {}: {} is not a byte vocabulary",
+                k.name,
+                s.vocab
+            );
+        }
+    }
+}
+
+/// A count the seeds give matches the size of its vocabulary.
+fn check_counts(vocabs: &[VocabDef]) {
+    for &(name, n, _, voc) in SUB_KIND_COUNTS {
+        let v = vocabs
+            .iter()
+            .find(|v| v.ident == voc)
+            .unwrap_or_else(|| panic!("counts: {name}: no vocabulary {voc}"));
+        assert_eq!(
+            v.variants.len(),
+            n as usize,
+            "counts: {name}: {voc} has another size"
+        );
+    }
 }
 
 /// Kinds 0..=84 in number order, no field name twice in a kind.
@@ -97,6 +144,14 @@ fn check_vocabs(vocabs: &[VocabDef]) {
                 voc.ident,
                 x.ident
             );
+            for p in x.props {
+                assert!(
+                    voc.props.iter().any(|d| d.0 == *p),
+                    "vocab {}: {}: undeclared property {p}",
+                    voc.ident,
+                    x.ident
+                );
+            }
             last = Some(x.number);
         }
     }

@@ -110,6 +110,37 @@ fn gen_read_view(k: &KindDef) -> TokenStream {
         }
         _ => quote!(),
     });
+    let sub_kinds = k.sub_kinds.iter().map(|s| {
+        let d = doc(&format!(
+            "`{}.{}` as a `{}`: `Some` when `{}` is `{}` and the byte names a value.",
+            k.name, s.column, s.vocab, s.by, s.when
+        ));
+        let (f, col, by) = (
+            field_ident(s.accessor),
+            field_ident(s.column),
+            field_ident(s.by),
+        );
+        let (voc, by_ty, when) = (
+            ty(s.vocab),
+            ty(scalar_ty(k, s.by)),
+            format_ident!("{}", s.when),
+        );
+        let from = format_ident!(
+            "{}",
+            if s.vocab == "EntryKind" {
+                "from_u8"
+            } else {
+                "from_raw"
+            }
+        );
+        quote! {
+            #d
+            #[inline]
+            pub fn #f(&self) -> Option<#voc> {
+                if self.#by() == #by_ty::#when { #voc::#from(self.#col()) } else { None }
+            }
+        }
+    });
     quote! {
         #head
         #[derive(Clone, Copy, Debug)]
@@ -127,6 +158,7 @@ fn gen_read_view(k: &KindDef) -> TokenStream {
             }
 
             #(#getters)*
+            #(#sub_kinds)*
         }
     }
 }
@@ -195,7 +227,25 @@ fn gen_edit_view(k: &KindDef) -> TokenStream {
         }
         _ => quote!(),
     });
-    let setters: Vec<TokenStream> = setters.collect();
+    let mut setters: Vec<TokenStream> = setters.collect();
+    for s in &k.sub_kinds {
+        let d = doc(&format!(
+            "Sets `{}.{}` to a `{}` (the entry's `{}` should be `{}`).",
+            k.name, s.column, s.vocab, s.by, s.when
+        ));
+        let (set, set_col, voc) = (
+            format_ident!("set_{}", s.accessor),
+            format_ident!("set_{}", s.column),
+            ty(s.vocab),
+        );
+        setters.push(quote! {
+            #d
+            #[inline]
+            pub fn #set(&mut self, v: #voc) -> &mut Self {
+                self.#set_col(v as u8)
+            }
+        });
+    }
     quote! {
         #head
         #[derive(Debug)]

@@ -35,6 +35,38 @@ fn gen_vocab(voc: &VocabDef) -> TokenStream {
         .collect();
     let nums = voc.variants.iter().map(|x| lit(x.number));
     let names = voc.variants.iter().map(|x| x.name);
+    let props = voc.props.iter().map(|&(prop, text)| {
+        let (d, f) = (doc(text), format_ident!("{prop}"));
+        let has: Vec<_> = voc
+            .variants
+            .iter()
+            .filter(|x| x.props.contains(&prop))
+            .map(|x| format_ident!("{}", x.ident))
+            .collect();
+        let body = if has.is_empty() {
+            quote!(false)
+        } else {
+            quote!(matches!(self, #( #t::#has )|*))
+        };
+        quote! {
+            #d
+            #[inline]
+            pub const fn #f(self) -> bool {
+                #body
+            }
+        }
+    });
+    let checked = voc.bad_kind.map(|message| {
+        let d = doc(&format!(
+            "The variant numbered `n`, or the seed's error for a bad one.\n\n# Errors\n[`IlError::BadKind`] (\"{message}\")."
+        ));
+        quote! {
+            #d
+            pub fn checked(n: #r) -> Result<#t, IlError> {
+                #t::from_raw(n).ok_or(IlError::BadKind(#message))
+            }
+        }
+    });
     quote! {
         #head
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -68,6 +100,10 @@ fn gen_vocab(voc: &VocabDef) -> TokenStream {
                     #( #t::#vs => #names, )*
                 }
             }
+
+            #checked
+
+            #(#props)*
         }
 
         impl std::fmt::Display for #t {
@@ -80,7 +116,7 @@ fn gen_vocab(voc: &VocabDef) -> TokenStream {
 
 /// `counts`: the sub-kind ranges the seeds give only as counts.
 fn gen_counts() -> TokenStream {
-    let consts = SUB_KIND_COUNTS.iter().map(|&(name, n, text)| {
+    let consts = SUB_KIND_COUNTS.iter().map(|&(name, n, text, _)| {
         let (d, name, n) = (doc(text), format_ident!("{name}"), lit(n));
         quote!( #d pub const #name: u8 = #n; )
     });

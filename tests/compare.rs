@@ -5,8 +5,9 @@ mod common_il;
 
 use common_il::B;
 use ilkit::compare::{self, flags, Comparer};
+use ilkit::il::TemplateParamConstantKind;
 use ilkit::il::{fields as F, kinds, EntryId, EntryKind, IlError};
-use ilkit::il::{ConstantEdit, ConstantKind, ExprKind, Op, TypeKind};
+use ilkit::il::{AddressKind, ConstantEdit, ConstantKind, ExprKind, Op, TypeKind};
 
 /// What to vary between the two sides of a per-kind test.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -98,8 +99,8 @@ fn build(b: &mut B, lam: &Lambdas, kind: ExprKind, p: P, side: bool) -> EntryId 
     b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
     use ExprKind as X;
     let ent = match kind {
-        X::Enk5 | X::Enk18 => b.dyn_init(p.init, 9),
-        X::Enk25 => {
+        X::DynamicInit | X::DynamicInit2 => b.dyn_init(p.init, 9),
+        X::ClosureAddress => {
             if p.ent2 {
                 lam.c
             } else if side {
@@ -109,7 +110,12 @@ fn build(b: &mut B, lam: &Lambdas, kind: ExprKind, p: P, side: bool) -> EntryId 
             }
         }
         // Kinds comparing by identity get the same entity on both sides.
-        X::Enk17 | X::TypeOperand | X::Enk22 | X::Enk24 | X::Enk35 | X::Enk30 => {
+        X::OpaqueOperand
+        | X::TypeOperand
+        | X::OpaqueTypeRef
+        | X::ExprPair
+        | X::OpaqueOperand2
+        | X::PackExpansion => {
             if p.ent2 {
                 b.g2
             } else {
@@ -140,38 +146,38 @@ fn cases() -> Vec<(ExprKind, Vary, bool)> {
         (X::Operation, Ty, false),
         (X::Constant, CVal, false),
         (X::Variable, Ent, false),
-        (X::Enk4, Ty, false),
+        (X::TypeRef, Ty, false),
         (X::Routine, Ty, false),
-        (X::Enk5, Init, false),
-        (X::Enk18, Init, false),
+        (X::DynamicInit, Init, false),
+        (X::DynamicInit2, Init, false),
         (X::Lambda, Sup, false),
         (X::NewDelete, Op2, false),
         (X::NewDelete, Val, false),
         (X::Throw, Val, false),
         (X::Condition, Val, false),
         (X::ObjectLifetime, Val, false),
-        (X::Enk33, Val, false),
-        (X::Enk11, Op, false),
-        (X::Enk32, Op, false),
-        (X::Enk12, CVal, false),
-        (X::Enk14, Op, false),
-        (X::Enk15, Val, false),
-        (X::Enk13, Op2, false),
+        (X::SubExpr, Val, false),
+        (X::AddressOf, Op, false),
+        (X::AddressOf2, Op, false),
+        (X::Cast, CVal, false),
+        (X::ValueCast, Op, false),
+        (X::ValueCast2, Val, false),
+        (X::KeyedCast, Op2, false),
         (X::AddressOfEllipsis, Op, true),
-        (X::Enk17, Ent, false),
-        (X::Enk22, Ent, false),
-        (X::Enk35, Ent, false),
+        (X::OpaqueOperand, Ent, false),
+        (X::OpaqueTypeRef, Ent, false),
+        (X::OpaqueOperand2, Ent, false),
         (X::TypeOperand, Ent, false),
         (X::BuiltinOperation, Op, false),
-        (X::Enk23, Val, false),
-        (X::Enk24, Ent, false),
-        (X::Enk25, Ent, false),
-        (X::Enk26, Val, false),
-        (X::Enk27, Op, false),
+        (X::ExprWrapper, Val, false),
+        (X::ExprPair, Ent, false),
+        (X::ClosureAddress, Ent, false),
+        (X::ComplexOperand, Val, false),
+        (X::ComplexOperand2, Op, false),
         (X::FoldExpression, Op, false),
-        (X::Enk29, Val, false),
-        (X::Enk30, Sup, false),
-        (X::Enk31, Ty, false),
+        (X::SimpleOperand, Val, false),
+        (X::PackExpansion, Sup, false),
+        (X::DependentEntity, Ty, false),
         (X::ConstEvalDeferred, CVal, false),
     ]
 }
@@ -212,7 +218,7 @@ fn kind_mismatch_is_unequal() {
     let mut b = B::new();
     let lam = lambdas(&mut b);
     let x = build(&mut b, &lam, ExprKind::ObjectLifetime, BASE, false);
-    let y = build(&mut b, &lam, ExprKind::Enk23, BASE, false);
+    let y = build(&mut b, &lam, ExprKind::ExprWrapper, BASE, false);
     assert!(!compare::compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
 }
 
@@ -240,8 +246,14 @@ fn entity_refs_identity_sharing_symbol_type() {
 fn allow_specialization_and_constraints_flags() {
     let mut b = B::new();
     let lam = lambdas(&mut b);
-    let x = build(&mut b, &lam, ExprKind::Enk30, BASE, false);
-    let y = build(&mut b, &lam, ExprKind::Enk30, vary(BASE, Vary::Sup), false);
+    let x = build(&mut b, &lam, ExprKind::PackExpansion, BASE, false);
+    let y = build(
+        &mut b,
+        &lam,
+        ExprKind::PackExpansion,
+        vary(BASE, Vary::Sup),
+        false,
+    );
     let (ex, ey) = (b.e(x), b.e(y));
     assert!(!compare::compare_expressions(&b.il, ex, ey, 0).unwrap());
     assert!(compare::compare_expressions_for_equivalence(&b.il, ex, ey).unwrap());
@@ -367,12 +379,12 @@ fn every_constant_kind_equal_and_unequal() {
     check_const(&b, c, "address sub-kind 0");
     let c = const_case(&mut b, ConstantKind::Address, &|b, c, d| {
         let inner = b.int_const(7 + d as i64);
-        kinds::set_address_constant_kind(&mut b.il, c, 2).unwrap();
+        kinds::set_address_constant_kind(&mut b.il, c, AddressKind::Constant).unwrap();
         b.il.set_child(c, F::CONSTANT_OPERAND, Some(inner)).unwrap();
     });
     check_const(&b, c, "address sub-kind 2");
     let c = const_case(&mut b, ConstantKind::Address, &|b, c, d| {
-        kinds::set_address_constant_kind(&mut b.il, c, 5).unwrap();
+        kinds::set_address_constant_kind(&mut b.il, c, AddressKind::Uuidof).unwrap();
         let t = if d { b.dbl } else { b.int };
         b.il.set_child(c, F::CONSTANT_DECLARED_TYPE, Some(t))
             .unwrap();
@@ -421,27 +433,28 @@ fn every_constant_kind_equal_and_unequal() {
     });
     check_const(&b, c, "init repeat");
     // 12: template parameter sub-kinds.
-    for sub in 0u8..=13 {
+    for sub in TemplateParamConstantKind::ALL {
+        use TemplateParamConstantKind as P;
         let c = const_case(&mut b, ConstantKind::TemplateParam, &|b, c, d| {
             kinds::set_template_param_constant_kind(&mut b.il, c, sub).unwrap();
             match sub {
-                0 => set(b, c, |t| {
+                P::Value => set(b, c, |t| {
                     t.set_value(d as i64);
                 }),
-                1 | 5..=10 => {
+                _ if sub.has_expression() => {
                     let x = b.int_leaf(d as i64);
                     b.il.set_child(c, F::CONSTANT_EXPR, Some(x)).unwrap();
                 }
-                2 | 3 => {
+                P::NonMemberEntity | P::MemberEntity => {
                     let t = if d { b.dbl } else { b.int };
                     b.il.set_child(c, F::CONSTANT_DECLARED_TYPE, Some(t))
                         .unwrap();
                 }
-                4 | 12 => {
+                _ if sub.wraps_constant() => {
                     let e = b.int_const(d as i64);
                     b.il.set_child(c, F::CONSTANT_OPERAND, Some(e)).unwrap();
                 }
-                11 => {
+                P::EntityWithArgs => {
                     let info = b.il.alloc(EntryKind::TemplateInfo).unwrap();
                     let t = if d { b.dbl } else { b.int };
                     b.il.push_list(info, F::TEMPLATE_INFO_ARGS, t).unwrap();
@@ -456,7 +469,11 @@ fn every_constant_kind_equal_and_unequal() {
                 }
             }
         });
-        check_const(&b, c, &format!("template param sub-kind {sub}"));
+        check_const(
+            &b,
+            c,
+            &format!("template param sub-kind {sub} ({})", sub.raw()),
+        );
     }
     let c = const_case(&mut b, ConstantKind::Designator, &|b, c, d| {
         b.il.set_child(c, F::CONSTANT_OPERAND, Some(b.g1)).unwrap();
@@ -514,7 +531,7 @@ fn dynamic_inits() {
 fn chain(b: &mut B, n: usize, leaf: i64) -> EntryId {
     let mut x = b.int_leaf(leaf);
     for _ in 0..n {
-        x = b.expr(ExprKind::Enk23, None, &[x]);
+        x = b.expr(ExprKind::ExprWrapper, None, &[x]);
     }
     x
 }
@@ -546,7 +563,7 @@ fn address_and_designator_chains_iterate() {
             };
             let n = b.konst(k, Some(int));
             if k == ConstantKind::Address {
-                kinds::set_address_constant_kind(&mut b.il, n, 2).unwrap();
+                kinds::set_address_constant_kind(&mut b.il, n, AddressKind::Constant).unwrap();
             }
             b.il.set_child(n, F::CONSTANT_OPERAND, Some(c)).unwrap();
             c = n;

@@ -26,8 +26,9 @@
 //! | `init` (kinds 5, 18) | the `entity` reference, naming a `dynamic_init` |
 //!
 //! Constants: `value` (integer value, float/real bits), `value2` (imaginary bits),
-//! `ptm_flags` (the flags byte), `sub_kind` (address / template-parameter sub-kind, string
-//! character kind, the scope byte of kind 11), `operand` (entity, sub-constant or dynamic
+//! `ptm_flags` (the flags byte), `sub_kind` (read as an `AddressKind` or a
+//! `TemplateParamConstantKind`; a string's character kind, the scope byte of kind 11),
+//! `operand` (entity, sub-constant or dynamic
 //! init), `aggregate` (elements; a kind-8 pair is its first two), `declared_type`,
 //! `expr`, `template_info`, `text`/`text_len`. Every constant comparison first requires
 //! equivalent `type` children (EDG compares the constant's type before its switch).
@@ -37,7 +38,8 @@
 //! (`ek_reclaimed`) is `compare_expressions: bad expr kind`.
 
 use crate::il::{
-    counts, fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, RegionIdx, TypeKind,
+    fields as F, AddressKind, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, RegionIdx,
+    TemplateParamConstantKind, TypeKind,
 };
 use std::fmt::Write as _;
 
@@ -54,7 +56,6 @@ pub mod flags {
 
 const BAD_EXPR: &str = "compare_expressions: bad expr kind";
 const BAD_CONST: &str = "compare_constants: bad constant kind";
-const BAD_INIT: &str = "compare_dynamic_inits: bad init kind";
 
 #[derive(Clone, Copy, Debug)]
 enum Task {
@@ -263,10 +264,10 @@ impl Comparer {
                 }
             }
             X::Variable => self.entity_equiv(il, ent(a), ent(b), strict, true),
-            X::Enk4 | X::Routine => {
+            X::TypeRef | X::Routine => {
                 (ty(a) == ty(b) || types()) && self.entity_equiv(il, ent(a), ent(b), strict, false)
             }
-            X::Enk5 | X::Enk18 => {
+            X::DynamicInit | X::DynamicInit2 => {
                 let r = self.push_opt(ent(a), ent(b), |x, y| Task::Init(x, y, 0));
                 fix_depth(&mut self.stack, n);
                 r
@@ -280,11 +281,13 @@ impl Comparer {
                     && self.push_lists(ops(a), ops(b), n, true)
             }
             X::Throw => constraints && self.push_lists(ops(a), ops(b), n, true),
-            X::ObjectLifetime | X::Enk33 | X::Enk23 => self.push_lists(ops(a), ops(b), n, true),
-            X::Enk11 | X::Enk32 | X::BuiltinOperation | X::FoldExpression => {
+            X::ObjectLifetime | X::SubExpr | X::ExprWrapper => {
+                self.push_lists(ops(a), ops(b), n, true)
+            }
+            X::AddressOf | X::AddressOf2 | X::BuiltinOperation | X::FoldExpression => {
                 op_eq && self.push_lists(ops(a), ops(b), n, true)
             }
-            X::Enk12 | X::Enk14 | X::Enk15 => {
+            X::Cast | X::ValueCast | X::ValueCast2 => {
                 op_eq
                     && types()
                     && self.push_opt(konst(a), konst(b), |x, y| Task::Const(x, y, 0))
@@ -293,19 +296,19 @@ impl Comparer {
                         self.push_lists(ops(a), ops(b), n, true)
                     }
             }
-            X::Enk13 => op_eq && xa.op2() == xb.op2(),
+            X::KeyedCast => op_eq && xa.op2() == xb.op2(),
             X::AddressOfEllipsis => true,
-            X::Enk17 | X::Enk22 | X::Enk35 => ent(a) == ent(b),
+            X::OpaqueOperand | X::OpaqueTypeRef | X::OpaqueOperand2 => ent(a) == ent(b),
             X::TypeOperand => ent(a) == ent(b) || (ty(a).is_some() && types()),
-            X::Enk24 => op_eq && ent(a) == ent(b) && self.push_lists(ops(a), ops(b), n, true),
-            X::Enk25 => same_closure(il, ent(a), ent(b)),
-            X::Enk30 => {
+            X::ExprPair => op_eq && ent(a) == ent(b) && self.push_lists(ops(a), ops(b), n, true),
+            X::ClosureAddress => same_closure(il, ent(a), ent(b)),
+            X::PackExpansion => {
                 (flags & flags::ALLOW_SPECIALIZATION != 0 || xa.supplement() == xb.supplement())
                     && constraints
                     && ent(a) == ent(b)
                     && self.push_lists(ops(a), ops(b), n, true)
             }
-            X::Enk31 => {
+            X::DependentEntity => {
                 let (x, y) = (ops(a), ops(b));
                 constraints
                     && x.len() == y.len()
@@ -313,7 +316,7 @@ impl Comparer {
                         .zip(y)
                         .all(|(&p, &q)| equiv_types(il, ty(p), ty(q)))
             }
-            X::Condition | X::Enk26 | X::Enk27 | X::Enk29 => {
+            X::Condition | X::ComplexOperand | X::ComplexOperand2 | X::SimpleOperand => {
                 op_eq && types() && self.push_lists(ops(a), ops(b), n, true)
             }
             X::ConstEvalDeferred => {
@@ -437,21 +440,21 @@ impl Comparer {
                 C::Float | C::Imaginary => val_eq,
                 C::Complex => val_eq && t.value2[ra] == t.value2[rb],
                 C::Address => {
-                    let s = t.sub_kind[ra];
                     if !(sub_eq && val_eq && same_path(il, a, b)) {
                         return Ok(false);
                     }
-                    match s {
-                        0 | 1 => self.entity_match(il, opnd(a), opnd(b)),
-                        2 if is_const(opnd(a)) && is_const(opnd(b)) => {
+                    use AddressKind as A;
+                    match il.constant(a).address_kind() {
+                        Some(A::Routine | A::Variable) => self.entity_match(il, opnd(a), opnd(b)),
+                        Some(A::Constant) if is_const(opnd(a)) && is_const(opnd(b)) => {
                             a = opnd(a).unwrap_or(a);
                             b = opnd(b).unwrap_or(b);
                             continue;
                         }
-                        2 | 3 | 6 => opnd(a) == opnd(b),
-                        4 => opnd(a) == opnd(b) && t.value2[ra] == t.value2[rb],
-                        5 => equiv_types(il, dty(a), dty(b)),
-                        _ => return Err(IlError::BadKind(BAD_CONST)),
+                        Some(A::Constant | A::Call | A::Label) => opnd(a) == opnd(b),
+                        Some(A::Typeid) => opnd(a) == opnd(b) && t.value2[ra] == t.value2[rb],
+                        Some(A::Uuidof) => equiv_types(il, dty(a), dty(b)),
+                        None => return Err(IlError::BadKind(BAD_CONST)),
                     }
                 }
                 C::PtrToMember => {
@@ -483,21 +486,30 @@ impl Comparer {
                     if !sub_eq {
                         return Ok(false);
                     }
-                    match t.sub_kind[ra] {
-                        0 => val_eq && flags_eq && opnd(a) == opnd(b),
-                        1 => {
+                    use TemplateParamConstantKind as P;
+                    let Some(tpck) = il.constant(a).template_param_constant_kind() else {
+                        return Err(IlError::BadKind(BAD_CONST));
+                    };
+                    match tpck {
+                        P::Value => val_eq && flags_eq && opnd(a) == opnd(b),
+                        P::Expression => {
                             let r = self.push_opt(cexpr(a), cexpr(b), |x, y| Task::Expr(x, y, 0));
                             fix_depth(&mut self.stack, n);
                             r
                         }
-                        2 => equiv_types(il, dty(a), dty(b)),
-                        3 => equiv_types(il, dty(a), dty(b)) && flags_eq,
-                        4 | 12 => {
+                        P::NonMemberEntity => equiv_types(il, dty(a), dty(b)),
+                        P::MemberEntity => equiv_types(il, dty(a), dty(b)) && flags_eq,
+                        P::Nested | P::NestedRecursive => {
                             let r = self.push_opt(opnd(a), opnd(b), |x, y| Task::Const(x, y, 0));
                             fix_depth(&mut self.stack, n);
                             r
                         }
-                        5..=10 => {
+                        P::Sizeof
+                        | P::Alignof
+                        | P::Scalar7
+                        | P::Scalar8
+                        | P::Scalar9
+                        | P::Scalar10 => {
                             equiv_types(il, dty(a), dty(b)) && {
                                 let r =
                                     self.push_opt(cexpr(a), cexpr(b), |x, y| Task::Expr(x, y, 0));
@@ -505,7 +517,7 @@ impl Comparer {
                                 r
                             }
                         }
-                        11 => {
+                        P::EntityWithArgs => {
                             let ti = |e| il.child_eix(e, F::CONSTANT_TEMPLATE_INFO);
                             match (ti(a), ti(b)) {
                                 (None, None) => true,
@@ -524,8 +536,7 @@ impl Comparer {
                                 _ => false,
                             }
                         }
-                        13 => true,
-                        _ => return Err(IlError::BadKind(BAD_CONST)),
+                        P::TypeOnly => true,
                     }
                 }
                 C::Designator => {
@@ -557,9 +568,6 @@ impl Comparer {
         if k != t.init_kind[rb] {
             return Ok(false);
         }
-        if k >= counts::DYNAMIC_INIT_KINDS {
-            return Err(IlError::BadKind(BAD_INIT));
-        }
         let var = |e| il.ref_eix(e, F::DYNAMIC_INIT_VARIABLE);
         let rtn = |e| il.ref_eix(e, F::DYNAMIC_INIT_ROUTINE);
         if !self.entity_match(il, var(a), var(b)) || !self.entity_match(il, rtn(a), rtn(b)) {
@@ -568,15 +576,8 @@ impl Comparer {
         let n = d + 1;
         let ce = |e| il.child_eix(e, F::DYNAMIC_INIT_CONSTANT);
         let ex = |e| il.child_eix(e, F::DYNAMIC_INIT_EXPR);
-        let r = match k {
-            0 | 1 => true,
-            2 | 6 => self.push_opt(ce(a), ce(b), |x, y| Task::Const(x, y, 0)),
-            3..=5 => self.push_opt(ex(a), ex(b), |x, y| Task::Expr(x, y, 0)),
-            _ => {
-                self.push_opt(ce(a), ce(b), |x, y| Task::Const(x, y, 0))
-                    && self.push_opt(ex(a), ex(b), |x, y| Task::Expr(x, y, 0))
-            }
-        };
+        let r = (!k.has_constant() || self.push_opt(ce(a), ce(b), |x, y| Task::Const(x, y, 0)))
+            && (!k.has_expression() || self.push_opt(ex(a), ex(b), |x, y| Task::Expr(x, y, 0)));
         fix_depth(&mut self.stack, n);
         Ok(r)
     }
