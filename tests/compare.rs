@@ -3,7 +3,7 @@
 
 mod common_il;
 
-use common_il::B;
+use common_il::{ty, B};
 use ilkit::compare::{self, flags, Comparer};
 use ilkit::il::TemplateParamConstantKind;
 use ilkit::il::{fields as F, kinds, EntryId, EntryKind, IlError};
@@ -261,7 +261,9 @@ fn allow_specialization_and_constraints_flags() {
     let w = build(&mut b, &lam, ExprKind::Throw, vary(BASE, Vary::Op2), false);
     let (ez, ew) = (b.e(z), b.e(w));
     assert!(compare::compare_expressions(&b.il, ez, ew, 0).unwrap());
-    assert!(!compare::compare_expressions(&b.il, ez, ew, flags::CHECK_CONSTRAINTS).unwrap());
+    // `op2` is no constraint: checking constraints compares requires-clauses (see
+    // `constraints_compare_as_constraints`), and these throws have none.
+    assert!(compare::compare_expressions(&b.il, ez, ew, flags::CHECK_CONSTRAINTS).unwrap());
 }
 
 #[test]
@@ -607,21 +609,220 @@ fn depth_counter_indents_the_trace() {
     );
 }
 
-/// Two cyclic operand graphs of the same shape: the comparison stops with the cycle
-/// error instead of comparing forever.
+/// Two cyclic operand graphs: pairs met again are assumed equal (seed 002), so the same
+/// shape compares equal and a difference on the cycle still shows.
 #[test]
-fn cycles_are_an_error() {
+fn cycles_compare_with_assumed_equal_pairs() {
     let mut b = B::new();
     let int = b.int;
     let mut roots = Vec::new();
-    for _ in 0..2 {
+    for op in [Op::Add, Op::Add, Op::Sub] {
+        // x = op(y), y = op(x): a cycle of two operations.
         let x = b.expr(ExprKind::Operation, Some(int), &[]);
         let y = b.expr(ExprKind::Operation, Some(int), &[x]);
+        b.set_op(x, op);
+        b.set_op(y, Op::Add);
         b.il.push_list(x, F::EXPR_NODE_OPERANDS, y).unwrap();
         roots.push(b.e(x));
     }
-    let err = compare::compare_expressions(&b.il, roots[0], roots[1], 0).unwrap_err();
-    assert!(matches!(err, IlError::Cycle(_)), "{err}");
-    // The same cycle on both sides is equal at once (identity).
+    assert!(compare::compare_expressions(&b.il, roots[0], roots[1], 0).unwrap());
+    assert!(!compare::compare_expressions(&b.il, roots[0], roots[2], 0).unwrap());
     assert!(compare::compare_expressions(&b.il, roots[0], roots[0], 0).unwrap());
+}
+
+/// A class type `name` that is an instance of `template` with arguments `args`.
+fn instance(b: &mut B, name: &str, template: EntryId, args: &[EntryId]) -> EntryId {
+    let t = ty(&mut b.il, name, TypeKind::Struct, 8);
+    let info = b.il.alloc(EntryKind::TemplateInfo).unwrap();
+    b.il.set_ref(info, F::TEMPLATE_INFO_TEMPLATE, Some(template))
+        .unwrap();
+    for &a in args {
+        b.il.push_list(info, F::TEMPLATE_INFO_ARGS, a).unwrap();
+    }
+    b.il.set_child(t, F::TYPE_TEMPLATE_INFO, Some(info))
+        .unwrap();
+    t
+}
+
+fn equiv(b: &B, x: EntryId, y: EntryId) -> bool {
+    compare::equiv_types(&b.il, Some(b.e(x)), Some(b.e(y)))
+}
+
+/// Classes are equivalent as the same entity or as instances of one template with
+/// equivalent arguments; a name is not enough.
+#[test]
+fn class_types_compare_by_entity_and_template_arguments() {
+    let mut b = B::new();
+    let (int, dbl) = (b.int, b.dbl);
+    let a1 = ty(&mut b.il, "Impl", TypeKind::Class, 8);
+    let a2 = ty(&mut b.il, "Impl", TypeKind::Class, 8);
+    assert!(equiv(&b, a1, a1));
+    assert!(!equiv(&b, a1, a2), "two classes named Impl are two classes");
+    let e1 = ty(&mut b.il, "E", TypeKind::Integer, 4);
+    let e2 = ty(&mut b.il, "E", TypeKind::Integer, 4);
+    for e in [e1, e2] {
+        let x = b.e(e);
+        b.il.ty_mut(x).set_format(1);
+    }
+    assert!(!equiv(&b, e1, e2), "two enums are two entities");
+    let t1 = b.il.alloc(EntryKind::Template).unwrap();
+    let t2 = b.il.alloc(EntryKind::Template).unwrap();
+    let s_int = instance(&mut b, "S<int>", t1, &[int]);
+    let s_int2 = instance(&mut b, "S<int>", t1, &[int]);
+    let s_dbl = instance(&mut b, "S<double>", t1, &[dbl]);
+    let u_int = instance(&mut b, "S<int>", t2, &[int]);
+    assert!(equiv(&b, s_int, s_int2), "one template, equal arguments");
+    assert!(!equiv(&b, s_int, s_dbl), "other arguments");
+    assert!(!equiv(&b, s_int, u_int), "another template");
+    // Constant arguments compare as constants.
+    let (c1, c2, c3) = (b.int_const(3), b.int_const(3), b.int_const(4));
+    let n1 = instance(&mut b, "N<3>", t1, &[c1]);
+    let n2 = instance(&mut b, "N<3>", t1, &[c2]);
+    let n3 = instance(&mut b, "N<4>", t1, &[c3]);
+    assert!(equiv(&b, n1, n2));
+    assert!(!equiv(&b, n1, n3));
+}
+
+/// A routine type with return type `ret` and parameters `params` (`None`: `...`).
+fn routine_type(b: &mut B, ret: EntryId, params: &[Option<EntryId>]) -> EntryId {
+    let f = ty(&mut b.il, "", TypeKind::Routine, 0);
+    b.il.set_child(f, F::TYPE_BASE_TYPE, Some(ret)).unwrap();
+    let supp = b.il.child(f, F::TYPE_ROUTINE_SUPPLEMENT).unwrap().unwrap();
+    for &p in params {
+        let pt = b.il.alloc_param_type().unwrap();
+        match p {
+            Some(t) => b.il.set_child(pt, F::PARAM_TYPE_TYPE, Some(t)).unwrap(),
+            None => {
+                let e = b.e(pt);
+                b.il.param_type_mut(e).set_is_pack(true);
+            }
+        }
+        b.il.push_list(supp, F::ROUTINE_TYPE_SUPPLEMENT_PARAMS, pt)
+            .unwrap();
+    }
+    f
+}
+
+/// Routine types are equivalent by signature: parameters and return type.
+#[test]
+fn routine_types_compare_by_signature() {
+    let mut b = B::new();
+    let (int, dbl) = (b.int, b.dbl);
+    let f1 = routine_type(&mut b, int, &[Some(int), Some(dbl)]);
+    let f2 = routine_type(&mut b, int, &[Some(int), Some(dbl)]);
+    let other_param = routine_type(&mut b, int, &[Some(int), Some(int)]);
+    let other_ret = routine_type(&mut b, dbl, &[Some(int), Some(dbl)]);
+    let variadic = routine_type(&mut b, int, &[Some(int), None]);
+    let fewer = routine_type(&mut b, int, &[Some(int)]);
+    assert!(equiv(&b, f1, f2));
+    for (g, what) in [
+        (other_param, "parameter"),
+        (other_ret, "return type"),
+        (variadic, "pack"),
+        (fewer, "count"),
+    ] {
+        assert!(!equiv(&b, f1, g), "{what}");
+    }
+    // Pointers to equivalent routine types are equivalent.
+    let (p1, p2) = (
+        ty(&mut b.il, "", TypeKind::Pointer, 8),
+        ty(&mut b.il, "", TypeKind::Pointer, 8),
+    );
+    b.il.set_child(p1, F::TYPE_BASE_TYPE, Some(f1)).unwrap();
+    b.il.set_child(p2, F::TYPE_BASE_TYPE, Some(f2)).unwrap();
+    assert!(equiv(&b, p1, p2));
+}
+
+/// `S<S<...>*>`-like graphs that lead back to themselves: the pair met again is assumed
+/// equal, so two such graphs of one shape are equivalent, and a difference elsewhere shows.
+#[test]
+fn cyclic_type_graphs_use_assumed_equal_pairs() {
+    let mut b = B::new();
+    let int = b.int;
+    let t = b.il.alloc(EntryKind::Template).unwrap();
+    let make = |b: &mut B, extra: Option<EntryId>| {
+        let p = ty(&mut b.il, "", TypeKind::Pointer, 8);
+        let mut args = vec![p];
+        args.extend(extra);
+        let s = instance(b, "S", t, &args);
+        b.il.set_child(p, F::TYPE_BASE_TYPE, Some(s)).unwrap();
+        s
+    };
+    let (s1, s2) = (make(&mut b, None), make(&mut b, None));
+    let s3 = make(&mut b, Some(int));
+    assert!(equiv(&b, s1, s2));
+    assert!(!equiv(&b, s1, s3));
+}
+
+/// Typedefs are looked through, their qualifiers kept.
+#[test]
+fn typedefs_are_looked_through() {
+    let mut b = B::new();
+    let int = b.int;
+    let i = ty(&mut b.il, "I", TypeKind::Typeref, 4);
+    b.il.set_child(i, F::TYPE_BASE_TYPE, Some(int)).unwrap();
+    let ci = ty(&mut b.il, "CI", TypeKind::Typeref, 4);
+    b.il.set_child(ci, F::TYPE_BASE_TYPE, Some(int)).unwrap();
+    let e = b.e(ci);
+    b.il.ty_mut(e).set_qualifiers(kinds::qual::CONST);
+    let const_int = ty(&mut b.il, "int", TypeKind::Integer, 4);
+    let e = b.e(const_int);
+    b.il.ty_mut(e).set_qualifiers(kinds::qual::CONST);
+    assert!(equiv(&b, i, int));
+    assert!(!equiv(&b, ci, int));
+    assert!(equiv(&b, ci, const_int));
+}
+
+/// Strict mode (flag 0x01): entity operands of constants and dynamic inits must be the
+/// same entity; lenient mode also takes the same sharing symbol.
+#[test]
+fn strict_mode_wants_identical_entities() {
+    let mut b = B::new();
+    let int = b.int;
+    let (g1, g1b) = (b.g1, b.g1b);
+    let addr = |b: &mut B, g| {
+        let c = b.konst(ConstantKind::Address, Some(int));
+        kinds::set_address_constant_kind(&mut b.il, c, AddressKind::Variable).unwrap();
+        b.il.set_child(c, F::CONSTANT_OPERAND, Some(g)).unwrap();
+        b.e(c)
+    };
+    let (x, y) = (addr(&mut b, g1), addr(&mut b, g1b));
+    assert!(compare::compare_constants(&b.il, x, y, 0).unwrap());
+    assert!(!compare::compare_constants(&b.il, x, y, flags::STRICT).unwrap());
+    let init = |b: &mut B, g| {
+        let d = b.dyn_init(2, 1);
+        b.il.set_ref(d, F::DYNAMIC_INIT_VARIABLE, Some(g)).unwrap();
+        b.e(d)
+    };
+    let (x, y) = (init(&mut b, g1), init(&mut b, g1b));
+    assert!(compare::compare_dynamic_inits(&b.il, x, y, 0).unwrap());
+    assert!(!compare::compare_dynamic_inits(&b.il, x, y, flags::STRICT).unwrap());
+}
+
+/// Check-constraints mode (flag 0x02) compares the requires-clauses of the templates two
+/// dependent-entity nodes name, as expressions.
+#[test]
+fn constraints_compare_as_constraints() {
+    let mut b = B::new();
+    let int = b.int;
+    let template = |b: &mut B, v: i64| {
+        let t = b.il.alloc(EntryKind::Template).unwrap();
+        let rc = b.il.alloc(EntryKind::RequiresClause).unwrap();
+        let x = b.int_leaf(v);
+        b.il.set_child(rc, F::REQUIRES_CLAUSE_EXPR, Some(x))
+            .unwrap();
+        b.il.set_child(t, F::TEMPLATE_REQUIRES, Some(rc)).unwrap();
+        let n = b.expr(ExprKind::DependentEntity, Some(int), &[]);
+        b.il.set_ref(n, F::EXPR_NODE_ENTITY, Some(t)).unwrap();
+        b.e(n)
+    };
+    let (one, one_again, two) = (
+        template(&mut b, 1),
+        template(&mut b, 1),
+        template(&mut b, 2),
+    );
+    let check = flags::CHECK_CONSTRAINTS;
+    assert!(compare::compare_expressions(&b.il, one, two, 0).unwrap());
+    assert!(compare::compare_expressions(&b.il, one, one_again, check).unwrap());
+    assert!(!compare::compare_expressions(&b.il, one, two, check).unwrap());
 }
