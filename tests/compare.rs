@@ -771,6 +771,10 @@ fn typedefs_are_looked_through() {
     assert!(equiv(&b, i, int));
     assert!(!equiv(&b, ci, int));
     assert!(equiv(&b, ci, const_int));
+    // Sharing hashes types by shape: equivalent types hash alike.
+    let shape = |t| compare::type_shape(&b.il, Some(b.e(t)));
+    assert_eq!(shape(i), shape(int));
+    assert_eq!(shape(ci), shape(const_int));
 }
 
 /// Strict mode (flag 0x01): entity operands of constants and dynamic inits must be the

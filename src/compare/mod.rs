@@ -938,20 +938,22 @@ fn same_bound(il: &Il, x: Eix, y: Eix) -> bool {
     }
 }
 
-/// Shape of a type for hashing: equal for every pair [`equiv_types`] accepts.
+/// Shape of a type for hashing: equal for every pair [`equiv_types`] accepts (typedefs
+/// looked through, as it does).
 pub fn type_shape(il: &Il, t: Option<Eix>) -> u64 {
-    match t {
-        None => 0,
-        Some(x) if il.kind(x) == EntryKind::Type => {
-            let r = il.row(x) as usize;
-            let t = il.ty_columns();
-            1 + (t.type_kind[r] as u64)
-                + ((t.qualifiers[r] as u64) << 8)
-                + ((t.int_kind[r] as u64) << 16)
-                + (t.size[r] << 24)
-        }
-        Some(_) => 1,
+    let Some(t) = t else {
+        return 0;
+    };
+    let (x, q) = through_typedefs(il, t);
+    if il.kind(x) != EntryKind::Type {
+        return 1;
     }
+    let r = il.row(x) as usize;
+    let t = il.ty_columns();
+    1 + (t.type_kind[r] as u64)
+        + ((q as u64) << 8)
+        + ((t.int_kind[r] as u64) << 16)
+        + (t.size[r] << 24)
 }
 
 /// [`Comparer::compare_expressions`] with a fresh comparer.
