@@ -40,7 +40,16 @@ pub fn entries() -> Vec<KindDef> {
             // Added for the clang importer: the name of an enumerator constant.
             string("name", 24),
         ])
-        .derived(&[("share_key", "[u64; 2]")]),
+        .derived(&[("share_key", "[u64; 2]")])
+        // `sub_kind` is one byte whose vocabulary the constant kind picks (seed 000's
+        // walk reads it under ck_address, ck_template_param and ck_reflection; a string
+        // keeps its character kind there).
+        .sub_kinds(&[
+            sub_kind("sub_kind", "constant_kind", "Address", "AddressKind", "address_kind"),
+            sub_kind("sub_kind", "constant_kind", "TemplateParam", "TemplateParamConstantKind",
+                "template_param_constant_kind"),
+            sub_kind("sub_kind", "constant_kind", "Reflection", "EntryKind", "reflected_kind"),
+        ]),
         kind(3, "param_type", Object, 80, "param type", Dual, true,
             "One parameter of a routine type.", &[
             string("name", 24), child("type", "type"), child("declared_type", "type"),
@@ -96,7 +105,7 @@ pub fn entries() -> Vec<KindDef> {
         kind(11, "routine", Routine, 288, "routine", FileScope, true,
             "A function: return type, parameters, body scope, template info, attributes.", &[
             string("name", 24), string("mangled_name", 26),
-            scalar("special_kind", "u8"), scalar("special_data", "u64"),
+            scalar("special_kind", "RoutineSpecialKind"), scalar("special_data", "u64"),
             scalar("storage_class", "StorageClass"), scalar("gnu_supplement", "u32"),
             child("type", "type"), child("return_type", "type"),
             list("params", "param_type", "next param_type"),
@@ -132,7 +141,9 @@ pub fn entries() -> Vec<KindDef> {
             flag("is_lvalue"),
         ])
         .packed(&[("expr_kind", 6), ("op", 8), ("op2", 8), ("is_lvalue", 1)])
-        .rare(&["supplement"]),
+        .rare(&["supplement"])
+        // `op2` is the cast kind of a cast (other operations keep their own byte there).
+        .sub_kinds(&[sub_kind("op2", "op", "Cast", "CastKind", "cast_kind")]),
         reserved(14),
         reserved(15),
         kind(16, "switch_case_entry", Statement, 56, "switch case entry", Dual, true,
@@ -192,7 +203,7 @@ pub fn entries() -> Vec<KindDef> {
         kind(27, "template_parameter", Template, 136, "template parameter", FileScope, false,
             "A template parameter supplement: default, constraint.", &[
             string("name", 24), scalar("position", "u16"), scalar("depth", "u16"),
-            scalar("param_kind", "u8"), child("default_value", "any"),
+            scalar("param_kind", "TemplateParamKind"), child("default_value", "any"),
             child("constraint", "requires_clause"),
         ]),
         kind(28, "namespace", Scope, 128, "namespace", FileScope, true,
@@ -205,7 +216,7 @@ pub fn entries() -> Vec<KindDef> {
         ]),
         kind(30, "dynamic_init", Object, 104, "dynamic init", Dual, true,
             "A dynamic initialization (10 kinds).", &[
-            scalar("init_kind", "u8"), child("expr", "expr_node"), child("constant", "constant"),
+            scalar("init_kind", "DynamicInitKind"), child("expr", "expr_node"), child("constant", "constant"),
             reference("variable", "variable"), reference("routine", "routine"),
         ]),
         kind(31, "local_static_variable_init", Object, 40, "local static var init", Dual, true,
@@ -274,11 +285,11 @@ pub fn entries() -> Vec<KindDef> {
             "A name hidden in a scope.", &[string("name", 24), reference("entity", "any")]),
         kind(57, "pragma", Misc, 64, "pragma", SameRegionAs, true,
             "A pragma (43 kinds).", &[
-            scalar("pragma_kind", "u8"), scalar("payload", "u32"), string("text", 26),
+            scalar("pragma_kind", "PragmaKind"), scalar("payload", "u32"), string("text", 26),
         ]),
         kind(58, "template", Template, 208, "template", FileScope, true,
             "A template: parameters, pattern, constraint.", &[
-            string("name", 24), scalar("template_kind", "u8"),
+            string("name", 24), scalar("template_kind", "TemplateKind"),
             list("params", "template_param", "next template param"),
             child("pattern", "any"), child("requires", "requires_clause"),
         ]),
@@ -291,7 +302,7 @@ pub fn entries() -> Vec<KindDef> {
         kind(61, "template_param", Template, 136, "template parameters", FileScope, true,
             "A template parameter (type, non-type or template), possibly a pack.", &[
             string("name", 24), scalar("position", "u16"), scalar("depth", "u16"),
-            scalar("param_kind", "u8"), child("type", "type"), child("default_arg", "any"),
+            scalar("param_kind", "TemplateParamKind"), child("type", "type"), child("default_arg", "any"),
             flag("is_pack"),
         ]),
         kind(62, "name_reference", Misc, 40, "name reference", Dual, true,

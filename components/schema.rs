@@ -88,6 +88,28 @@ pub struct KindDef {
     /// Columns derived from the entry (name, Rust type): kept true by the world (its
     /// setters recompute them), copied with the row, never written by hand or to files.
     pub derived: Vec<(&'static str, &'static str)>,
+    /// Typed readings of a scalar column whose meaning depends on another column (see
+    /// [`SubKindDef`]).
+    pub sub_kinds: Vec<SubKindDef>,
+}
+
+/// A typed reading of a byte column that holds a different vocabulary depending on the
+/// entry's variant (a constant's `sub_kind` is an address kind under `ck_address`, a
+/// template-parameter-constant kind under `ck_template_param`). The column keeps its
+/// byte (files and display are unchanged); the views get `accessor()` (`Some` when the
+/// entry has that variant and the byte names a value) and `set_accessor(v)`.
+#[derive(Clone, Copy, Debug)]
+pub struct SubKindDef {
+    /// The byte column (`sub_kind`).
+    pub column: &'static str,
+    /// The column that picks the vocabulary (`constant_kind`).
+    pub by: &'static str,
+    /// The variant of `by`'s vocabulary under which the reading holds (`Address`).
+    pub when: &'static str,
+    /// The vocabulary the byte holds then (`AddressKind`).
+    pub vocab: &'static str,
+    /// The getter's name (`address_kind`); the setter is `set_` and it.
+    pub accessor: &'static str,
 }
 
 impl KindDef {
@@ -107,6 +129,29 @@ impl KindDef {
     pub fn rare(mut self, fields: &[&'static str]) -> KindDef {
         self.rare = fields.to_vec();
         self
+    }
+
+    /// Adds typed readings of a byte column (see [`SubKindDef`]).
+    pub fn sub_kinds(mut self, defs: &[SubKindDef]) -> KindDef {
+        self.sub_kinds = defs.to_vec();
+        self
+    }
+}
+
+/// `column` read as `vocab` (through `accessor`) when `by` is `when`.
+pub fn sub_kind(
+    column: &'static str,
+    by: &'static str,
+    when: &'static str,
+    vocab: &'static str,
+    accessor: &'static str,
+) -> SubKindDef {
+    SubKindDef {
+        column,
+        by,
+        when,
+        vocab,
+        accessor,
     }
 }
 
@@ -155,6 +200,7 @@ pub fn kind(
         packed: Vec::new(),
         rare: Vec::new(),
         derived: Vec::new(),
+        sub_kinds: Vec::new(),
     }
 }
 
@@ -173,6 +219,7 @@ pub fn reserved(number: u8) -> KindDef {
         packed: Vec::new(),
         rare: Vec::new(),
         derived: Vec::new(),
+        sub_kinds: Vec::new(),
     }
 }
 
@@ -185,6 +232,16 @@ pub struct VariantDef {
     /// The name display and messages print.
     pub name: &'static str,
     pub doc: &'static str,
+    /// The vocabulary's properties (see [`VocabDef::props`]) this value has.
+    pub props: &'static [&'static str],
+}
+
+impl VariantDef {
+    /// Gives the value properties `props` of its vocabulary.
+    pub const fn with(mut self, props: &'static [&'static str]) -> VariantDef {
+        self.props = props;
+        self
+    }
 }
 
 /// A sub-kind vocabulary: a `#[repr]` enum over the numbers one column holds.
@@ -198,6 +255,26 @@ pub struct VocabDef {
     pub column: &'static str,
     pub doc: &'static str,
     pub variants: Vec<VariantDef>,
+    /// Properties a value may have (method name, doc): each becomes a `const fn` on the
+    /// enum, true for the values declared `with` it.
+    pub props: Vec<(&'static str, &'static str)>,
+    /// The seed's message for a number the vocabulary does not have: given, the enum gets
+    /// `checked(n)`, the value or `IlError::BadKind(message)`.
+    pub bad_kind: Option<&'static str>,
+}
+
+impl VocabDef {
+    /// The seed's message for a bad number (see [`VocabDef::bad_kind`]).
+    pub fn checked(mut self, message: &'static str) -> VocabDef {
+        self.bad_kind = Some(message);
+        self
+    }
+
+    /// Declares the properties its values may have (see [`VocabDef::props`]).
+    pub fn props(mut self, props: &[(&'static str, &'static str)]) -> VocabDef {
+        self.props = props.to_vec();
+        self
+    }
 }
 
 pub fn vocab(
@@ -213,14 +290,22 @@ pub fn vocab(
         column,
         doc,
         variants: variants.to_vec(),
+        props: Vec::new(),
+        bad_kind: None,
     }
 }
 
-pub fn v(number: u16, ident: &'static str, name: &'static str, doc: &'static str) -> VariantDef {
+pub const fn v(
+    number: u16,
+    ident: &'static str,
+    name: &'static str,
+    doc: &'static str,
+) -> VariantDef {
     VariantDef {
         number,
         ident,
         name,
         doc,
+        props: &[],
     }
 }

@@ -3,9 +3,9 @@
 //! real CUDA dumps of `tests/corpus/cuda` are checked by `tests/corpus.rs`.
 
 use ilkit::il::kinds::rf;
-use ilkit::il::TypeKind;
 use ilkit::il::{fields as F, EntryKind, Il};
 use ilkit::il::{ExprKind, Op};
+use ilkit::il::{TemplateKind, TypeKind};
 use ilkit::import::clang_json::{import_file, import_reader, Import};
 use ilkit::walk::device::{
     kept_routine_names, kept_routine_table, mark_device, routine_flag_words, DeviceOptions,
@@ -330,7 +330,7 @@ fn templates_fixture_resolves_types_and_matches_clang() {
     // The partial specialization is a template of kind 6 with one parameter.
     let partial = il
         .kind_list(EntryKind::Template)
-        .find(|&t| il.template(t).template_kind() == 6)
+        .find(|&t| il.template(t).template_kind() == TemplateKind::PartialSpecialization)
         .expect("partial specialization template");
     assert_eq!(il.list_eix(partial, F::TEMPLATE_PARAMS).len(), 1);
     // `lib::Vec<float>` (printed without its default `Alloc<float>`) is the specialization

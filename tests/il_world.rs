@@ -3,8 +3,10 @@
 use ilkit::il::schema::{PHASE5_WALK_ORDER, PHASE6_WALK_ORDER};
 use ilkit::il::stats::{dump_il_table_stats, il_table_stats, layout_bytes};
 use ilkit::il::synth::generate;
+use ilkit::il::TemplateParamConstantKind;
 use ilkit::il::{counts, kinds};
 use ilkit::il::{fields as F, EntryKind, Flag, FreeListKind, Il, IlError, RegionIdx};
+use ilkit::il::{AddressKind, DynamicInitKind, PragmaKind, RoutineSpecialKind};
 use ilkit::il::{ConstantKind, ExprKind, Op, ScopeKind, StmtKind, StorageClass, TypeKind};
 
 #[test]
@@ -182,18 +184,43 @@ fn expr_statement_constant_dispatchers() {
     // Template-param constant sub-kinds only under ck_template_param.
     kinds::set_constant_kind(&mut il, c, ConstantKind::Integer).unwrap();
     assert!(matches!(
-        kinds::set_template_param_constant_kind(&mut il, c, 0),
+        kinds::set_template_param_constant_kind(&mut il, c, TemplateParamConstantKind::Value),
         Err(IlError::Assert(_))
     ));
     kinds::set_constant_kind(&mut il, c, ConstantKind::TemplateParam).unwrap();
-    for sub in 0..counts::TEMPLATE_PARAM_CONSTANT_KINDS {
+    for sub in TemplateParamConstantKind::ALL {
         kinds::set_template_param_constant_kind(&mut il, c, sub).unwrap();
+        let e = il.eix(c).unwrap();
+        assert_eq!(il.constant(e).template_param_constant_kind(), Some(sub));
+        assert_eq!(il.constant(e).address_kind(), None);
     }
     assert_eq!(
-        kinds::set_template_param_constant_kind(&mut il, c, counts::TEMPLATE_PARAM_CONSTANT_KINDS)
+        TemplateParamConstantKind::ALL.len(),
+        counts::TEMPLATE_PARAM_CONSTANT_KINDS as usize
+    );
+    assert_eq!(
+        TemplateParamConstantKind::checked(counts::TEMPLATE_PARAM_CONSTANT_KINDS)
             .unwrap_err()
             .to_string(),
         "set_template_param_constant_kind: bad kind"
+    );
+    // Address sub-kinds only under ck_address; the byte is the seed's number.
+    assert!(matches!(
+        kinds::set_address_constant_kind(&mut il, c, AddressKind::Label),
+        Err(IlError::Assert(_))
+    ));
+    kinds::set_constant_kind(&mut il, c, ConstantKind::Address).unwrap();
+    for sub in AddressKind::ALL {
+        kinds::set_address_constant_kind(&mut il, c, sub).unwrap();
+        let e = il.eix(c).unwrap();
+        assert_eq!(il.constant(e).address_kind(), Some(sub));
+        assert_eq!(il.constant(e).sub_kind(), sub.raw());
+    }
+    assert_eq!(
+        AddressKind::checked(counts::ADDRESS_CONSTANT_KINDS)
+            .unwrap_err()
+            .to_string(),
+        "set_address_constant_kind: bad kind"
     );
 }
 
@@ -201,30 +228,37 @@ fn expr_statement_constant_dispatchers() {
 fn routine_dynamic_init_pragma_scope_gnu_dispatchers() {
     let mut il = Il::new();
     let r = il.alloc(EntryKind::Routine).unwrap();
-    for k in 0..counts::ROUTINE_SPECIAL_KINDS {
+    for k in RoutineSpecialKind::ALL {
         kinds::set_routine_special_kind(&mut il, r, k).unwrap();
     }
     assert_eq!(
-        kinds::set_routine_special_kind(&mut il, r, counts::ROUTINE_SPECIAL_KINDS)
+        RoutineSpecialKind::checked(counts::ROUTINE_SPECIAL_KINDS)
             .unwrap_err()
             .to_string(),
         "set_routine_special_kind: bad kind"
     );
     let d = il.alloc(EntryKind::DynamicInit).unwrap();
-    for k in 0..counts::DYNAMIC_INIT_KINDS {
+    for k in DynamicInitKind::ALL {
         kinds::set_dynamic_init_kind(&mut il, d, k).unwrap();
     }
     assert_eq!(
-        kinds::set_dynamic_init_kind(&mut il, d, counts::DYNAMIC_INIT_KINDS)
+        DynamicInitKind::checked(counts::DYNAMIC_INIT_KINDS)
             .unwrap_err()
             .to_string(),
         "set_dynamic_init_kind: bad kind"
     );
-    for k in 0..counts::PRAGMA_KINDS {
-        kinds::alloc_pragma(&mut il, k, None, 7).unwrap();
+    for k in PragmaKind::ALL {
+        let p = kinds::alloc_pragma(&mut il, k, None, 7).unwrap();
+        let p = il.eix(p).unwrap();
+        let payload = if k.has_payload() { 7 } else { 0 };
+        assert_eq!(il.pragma(p).payload(), payload, "{k}");
+        assert_eq!(
+            k.has_payload(),
+            counts::PRAGMA_KINDS_WITH_PAYLOAD.contains(&k.raw())
+        );
     }
     assert!(matches!(
-        kinds::alloc_pragma(&mut il, counts::PRAGMA_KINDS, None, 0),
+        PragmaKind::checked(counts::PRAGMA_KINDS),
         Err(IlError::BadKind(_))
     ));
     assert_eq!(

@@ -6,7 +6,7 @@ mod common_il;
 use common_il::{ty, B};
 use ilkit::il::Op;
 use ilkit::il::{fields as F, kinds, Eix, EntryId, EntryKind, IlError};
-use ilkit::il::{ConstantKind, ExprKind, TypeKind};
+use ilkit::il::{AddressKind, ConstantKind, ExprKind, TemplateParamConstantKind, TypeKind};
 use ilkit::instantiate::{Binding, DataModel, Subst, TemplateArgs};
 use ilkit::share::ConstantSharing;
 
@@ -383,7 +383,7 @@ fn packs_expand_in_lists_and_fold() {
     let _ = ts;
     let pack = t.ts;
     let pat = t.param_ref(pack);
-    let exp = t.b.expr(ExprKind::Enk30, None, &[pat]);
+    let exp = t.b.expr(ExprKind::PackExpansion, None, &[pat]);
     t.b.il
         .set_ref(exp, F::EXPR_NODE_ENTITY, Some(pack))
         .unwrap();
@@ -429,11 +429,13 @@ fn constant_substitution_conversion_and_decay() {
     let (int, long, chr, tp) = (t.b.int, t.b.long, t.chr, t.t);
     // A value parameter constant (12/0) for N, converted to long.
     let pc = t.b.konst(ConstantKind::TemplateParam, Some(int));
-    kinds::set_template_param_constant_kind(&mut t.b.il, pc, 0).unwrap();
+    kinds::set_template_param_constant_kind(&mut t.b.il, pc, TemplateParamConstantKind::Value)
+        .unwrap();
     t.b.il.constant_mut(t.b.e(pc)).set_value(2);
     // sizeof(T) as a constant (12/5).
     let sz = t.b.konst(ConstantKind::TemplateParam, Some(int));
-    kinds::set_template_param_constant_kind(&mut t.b.il, sz, 5).unwrap();
+    kinds::set_template_param_constant_kind(&mut t.b.il, sz, TemplateParamConstantKind::Sizeof)
+        .unwrap();
     t.b.il
         .set_child(sz, F::CONSTANT_DECLARED_TYPE, Some(tp))
         .unwrap();
@@ -448,7 +450,8 @@ fn constant_substitution_conversion_and_decay() {
         a
     };
     let sp = t.b.konst(ConstantKind::TemplateParam, Some(int));
-    kinds::set_template_param_constant_kind(&mut t.b.il, sp, 0).unwrap();
+    kinds::set_template_param_constant_kind(&mut t.b.il, sp, TemplateParamConstantKind::Value)
+        .unwrap();
     t.b.il.constant_mut(t.b.e(sp)).set_value(4);
     let mut sh = ConstantSharing::new();
     let (pce, sze, spe, le) = (t.b.e(pc), t.b.e(sz), t.b.e(sp), t.b.e(long));
@@ -477,7 +480,7 @@ fn constant_substitution_conversion_and_decay() {
         ConstantKind::Address,
         "array decays to an address"
     );
-    assert_eq!(il.constant(d).sub_kind(), 2);
+    assert_eq!(il.constant(d).address_kind(), Some(AddressKind::Constant));
     let pt = il.child_eix(d, F::CONSTANT_TYPE).unwrap();
     assert_eq!(il.ty(pt).type_kind(), TypeKind::Pointer, "pointer");
     assert_eq!(
@@ -500,7 +503,8 @@ fn function_to_pointer_decay() {
     let mut args = t.args(int, int, 0, &[]);
     args.bind(0, 5, Binding::Value(fc));
     let p = t.b.konst(ConstantKind::TemplateParam, Some(int));
-    kinds::set_template_param_constant_kind(&mut t.b.il, p, 0).unwrap();
+    kinds::set_template_param_constant_kind(&mut t.b.il, p, TemplateParamConstantKind::Value)
+        .unwrap();
     t.b.il.constant_mut(t.b.e(p)).set_value(5);
     let mut sh = ConstantSharing::new();
     let pe = t.b.e(p);
@@ -510,7 +514,7 @@ fn function_to_pointer_decay() {
         .unwrap();
     let il = &t.b.il;
     assert_eq!(il.constant(d).constant_kind(), ConstantKind::Address);
-    assert_eq!(il.constant(d).sub_kind(), 0);
+    assert_eq!(il.constant(d).address_kind(), Some(AddressKind::Routine));
     assert_eq!(il.child_eix(d, F::CONSTANT_OPERAND), Some(t.b.e(f)));
     let pt = il.child_eix(d, F::CONSTANT_TYPE).unwrap();
     assert_eq!(il.child_eix(pt, F::TYPE_BASE_TYPE), Some(t.b.e(rt)));

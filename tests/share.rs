@@ -8,8 +8,8 @@ use ilkit::compare;
 use ilkit::il::stats::dump_sharing_stats;
 use ilkit::il::Op;
 use ilkit::il::{fields as F, kinds, EntryId, RegionIdx};
+use ilkit::il::{AddressKind, ConstantKind, ExprKind, TemplateParamConstantKind, TypeKind};
 use ilkit::il::{ConstantKind as C, ExprKind as X};
-use ilkit::il::{ConstantKind, ExprKind, TypeKind};
 use ilkit::share::{constant_is_shareable, ConstantSharing, SharingConfig};
 use proptest::prelude::*;
 
@@ -276,7 +276,8 @@ fn build(b: &mut B, s: &Spec) -> EntryId {
         }
         C::Address | C::PtrToMember | C::InitRepeat | C::Designator | C::Reflection => {
             if s.kind == C::Address {
-                kinds::set_address_constant_kind(&mut b.il, c, s.sub).unwrap();
+                let sub = AddressKind::checked(s.sub).unwrap();
+                kinds::set_address_constant_kind(&mut b.il, c, sub).unwrap();
             } else if s.kind == C::InitRepeat {
                 b.il.constant_mut(b.e(c)).set_sub_kind(s.sub);
             }
@@ -460,7 +461,7 @@ fn node(b: &mut B, kind: ExprKind) -> EntryId {
     let x = b.expr(kind, Some(int), &[leaf]);
     let c = b.int_const(5);
     b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
-    let ent = if matches!(kind, X::Enk5 | X::Enk18) {
+    let ent = if matches!(kind, X::DynamicInit | X::DynamicInit2) {
         b.dyn_init(2, 9)
     } else {
         b.g1
@@ -492,19 +493,19 @@ fn copy_every_expression_kind() {
             k,
             X::Error
                 | X::Variable
-                | X::Enk4
+                | X::TypeRef
                 | X::AddressOfEllipsis
                 | X::Routine
                 | X::TypeOperand
-                | X::Enk22
-                | X::Enk30
+                | X::OpaqueTypeRef
+                | X::PackExpansion
         );
         assert_eq!(ox == oy, shallow, "kind {k}: operands shared iff shallow");
         let ix = b.il.ref_eix(ex, F::EXPR_NODE_ENTITY);
         let iy = b.il.ref_eix(ey, F::EXPR_NODE_ENTITY);
         assert_eq!(
             ix == iy,
-            !matches!(k, X::Enk5 | X::Enk18),
+            !matches!(k, X::DynamicInit | X::DynamicInit2),
             "kind {k}: dynamic init copied"
         );
     }
@@ -552,7 +553,12 @@ fn copy_every_constant_kind() {
                 b.il.set_child(c, F::CONSTANT_OPERAND, Some(e)).unwrap();
             }
             C::TemplateParam => {
-                kinds::set_template_param_constant_kind(&mut b.il, c, 1).unwrap();
+                kinds::set_template_param_constant_kind(
+                    &mut b.il,
+                    c,
+                    TemplateParamConstantKind::Expression,
+                )
+                .unwrap();
                 let x = b.int_leaf(6);
                 b.il.set_child(c, F::CONSTANT_EXPR, Some(x)).unwrap();
             }
@@ -596,7 +602,7 @@ fn a_type_definition_referenced_twice_is_copied_once() {
     let agg = b.konst(ConstantKind::Aggregate, Some(int));
     for _ in 0..2 {
         let a = b.konst(ConstantKind::Address, Some(int));
-        kinds::set_address_constant_kind(&mut b.il, a, 5).unwrap();
+        kinds::set_address_constant_kind(&mut b.il, a, AddressKind::Uuidof).unwrap();
         b.il.set_child(a, F::CONSTANT_DECLARED_TYPE, Some(tdef))
             .unwrap();
         b.il.push_list(agg, F::CONSTANT_AGGREGATE, a).unwrap();
@@ -641,7 +647,7 @@ fn copied_constants_go_through_sharing() {
 fn copy_entities_and_resolve_refs() {
     let mut b = B::new();
     let (g1, int) = (b.g1, b.int);
-    let e17 = b.expr(ExprKind::Enk17, Some(int), &[]);
+    let e17 = b.expr(ExprKind::OpaqueOperand, Some(int), &[]);
     b.il.set_ref(e17, F::EXPR_NODE_ENTITY, Some(g1)).unwrap();
     let r3 = b.var_ref(g1, int);
     let x = b.expr(ExprKind::ObjectLifetime, Some(int), &[e17, r3]);
@@ -691,7 +697,7 @@ fn copy_lists_inits_captures_and_deep_chains() {
     // A 10^5-deep chain copies without recursion.
     let mut x = b.int_leaf(1);
     for _ in 0..100_000 {
-        x = b.expr(ExprKind::Enk23, None, &[x]);
+        x = b.expr(ExprKind::ExprWrapper, None, &[x]);
     }
     let y = copy::copy_expr_tree(&mut b.il, x, 0, None).unwrap();
     assert!(compare::compare_expressions(&b.il, b.e(x), b.e(y), 0).unwrap());
@@ -709,10 +715,10 @@ fn copies_into_recycled_regions() {
                 &mut b,
                 [
                     X::Operation,
-                    X::Enk5,
+                    X::DynamicInit,
                     X::NewDelete,
-                    X::Enk17,
-                    X::Enk18,
+                    X::OpaqueOperand,
+                    X::DynamicInit2,
                     X::BuiltinOperation,
                 ][k as usize],
             )
@@ -762,7 +768,7 @@ fn owned_entries(il: &ilkit::il::Il, root: ilkit::il::Eix) -> Vec<ilkit::il::Eix
         let k = il.kind(e);
         if k == EntryKind::ExprNode {
             let ek = il.expr(e).expr_kind();
-            if matches!(ek, X::Enk5 | X::Enk18) {
+            if matches!(ek, X::DynamicInit | X::DynamicInit2) {
                 if let Some(d) = il.ref_eix(e, F::EXPR_NODE_ENTITY) {
                     if il.kind(d) == EntryKind::DynamicInit {
                         stack.push(d);
@@ -773,12 +779,12 @@ fn owned_entries(il: &ilkit::il::Il, root: ilkit::il::Eix) -> Vec<ilkit::il::Eix
                 ek,
                 X::Error
                     | X::Variable
-                    | X::Enk4
+                    | X::TypeRef
                     | X::AddressOfEllipsis
                     | X::Routine
                     | X::TypeOperand
-                    | X::Enk22
-                    | X::Enk30
+                    | X::OpaqueTypeRef
+                    | X::PackExpansion
             ) {
                 continue;
             }
@@ -831,7 +837,7 @@ proptest! {
                 let c = b.int_const(v);
                 b.il.set_child(x, F::EXPR_NODE_CONSTANT, Some(c)).unwrap();
             }
-            let ent = if matches!(k, X::Enk5 | X::Enk18) && v >= 2 { b.dyn_init(2, v) } else { b.g1 };
+            let ent = if matches!(k, X::DynamicInit | X::DynamicInit2) && v >= 2 { b.dyn_init(2, v) } else { b.g1 };
             b.il.set_ref(x, F::EXPR_NODE_ENTITY, Some(ent)).unwrap();
             stack.push(x);
         }
@@ -949,7 +955,7 @@ fn leaf_const(b: &mut B, v: i64) -> EntryId {
         }
         _ => {
             let c = b.konst(ConstantKind::Address, Some(int));
-            kinds::set_address_constant_kind(&mut b.il, c, 0).unwrap();
+            kinds::set_address_constant_kind(&mut b.il, c, AddressKind::Routine).unwrap();
             let g1 = b.g1;
             b.il.set_child(c, F::CONSTANT_OPERAND, Some(g1)).unwrap();
             c
@@ -1072,19 +1078,19 @@ fn is_block(il: &ilkit::il::Il, root: ilkit::il::Eix) -> bool {
     while let Some(e) = stack.pop() {
         exprs.push(e.raw());
         let ek = il.expr(e).expr_kind();
-        if matches!(ek, X::Enk5 | X::Enk17 | X::Enk18) {
+        if matches!(ek, X::DynamicInit | X::OpaqueOperand | X::DynamicInit2) {
             return false;
         }
         if matches!(
             ek,
             X::Error
                 | X::Variable
-                | X::Enk4
+                | X::TypeRef
                 | X::AddressOfEllipsis
                 | X::Routine
                 | X::TypeOperand
-                | X::Enk22
-                | X::Enk30
+                | X::OpaqueTypeRef
+                | X::PackExpansion
         ) {
             continue;
         }

@@ -6,7 +6,9 @@
 //! The seed's three mutually recursive functions become one work-stack machine: a
 //! comparison is a conjunction of pair comparisons, so [`Comparer`] pops a pair, checks its
 //! local fields, and pushes the sub-pairs; the first unequal pair ends the run. No Rust
-//! recursion, so a 10^6-deep operand chain compares in O(nodes) time and O(depth) heap.
+//! recursion, so a 10^6-deep operand chain compares in O(nodes) time and heap. Pairs
+//! nested deeper than a few dozen levels are recorded, and one met again is assumed equal
+//! (seed 002's assumed-equal pairs), so a cycle in the compared graph ends.
 //! Address-constant and entity-ref chains (constant kinds 6 sub-kind 2 and 13) are
 //! followed by a loop inside one step (the seed's `while(2)` tail call), not pushed.
 //! Each pushed pair carries its nesting depth: [`Comparer::depth`] is the seed's recursion
@@ -26,8 +28,9 @@
 //! | `init` (kinds 5, 18) | the `entity` reference, naming a `dynamic_init` |
 //!
 //! Constants: `value` (integer value, float/real bits), `value2` (imaginary bits),
-//! `ptm_flags` (the flags byte), `sub_kind` (address / template-parameter sub-kind, string
-//! character kind, the scope byte of kind 11), `operand` (entity, sub-constant or dynamic
+//! `ptm_flags` (the flags byte), `sub_kind` (read as an `AddressKind` or a
+//! `TemplateParamConstantKind`; a string's character kind, the scope byte of kind 11),
+//! `operand` (entity, sub-constant or dynamic
 //! init), `aggregate` (elements; a kind-8 pair is its first two), `declared_type`,
 //! `expr`, `template_info`, `text`/`text_len`. Every constant comparison first requires
 //! equivalent `type` children (EDG compares the constant's type before its switch).
@@ -37,7 +40,8 @@
 //! (`ek_reclaimed`) is `compare_expressions: bad expr kind`.
 
 use crate::il::{
-    counts, fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, RegionIdx, TypeKind,
+    fields as F, AddressKind, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, RegionIdx,
+    TemplateParamConstantKind, TypeKind,
 };
 use std::fmt::Write as _;
 
@@ -45,16 +49,20 @@ use std::fmt::Write as _;
 pub mod flags {
     /// Strict mode: entity references must be identical, not just equivalent.
     pub const STRICT: u32 = 0x01;
-    /// Check constraints: template kinds (8, 30, 31) also compare `op2`.
+    /// Check constraints: template kinds (8, 30, 31) also compare the requires-clauses of
+    /// the templates their entities name, as expressions.
     pub const CHECK_CONSTRAINTS: u32 = 0x02;
     /// Allow specialization: kind 30 matches specializations whose hashes differ
     /// (used by [`super::compare_expressions_for_equivalence`]).
     pub const ALLOW_SPECIALIZATION: u32 = 0x04;
 }
 
+/// The depth from which [`Comparer`] records the pairs it meets: shallower comparisons
+/// (nearly all, in sharing lookups) record nothing, and a cycle reaches it.
+const ASSUME_FROM: u32 = 32;
+
 const BAD_EXPR: &str = "compare_expressions: bad expr kind";
 const BAD_CONST: &str = "compare_constants: bad constant kind";
-const BAD_INIT: &str = "compare_dynamic_inits: bad init kind";
 
 #[derive(Clone, Copy, Debug)]
 enum Task {
@@ -68,6 +76,9 @@ enum Task {
 #[derive(Clone, Debug)]
 pub struct Comparer {
     stack: Vec<Task>,
+    /// Pairs met deeper than [`ASSUME_FROM`] in this run: met again, a pair is assumed
+    /// equal (its comparison is under way or has succeeded), so a cycle ends.
+    met: ahash::AHashSet<(u8, Eix, Eix)>,
     /// Nesting depth of the pair being compared (the seed's recursion counter); 0 between
     /// calls.
     pub depth: u32,
@@ -91,6 +102,7 @@ impl Comparer {
     pub fn new() -> Comparer {
         Comparer {
             stack: Vec::new(),
+            met: ahash::AHashSet::new(),
             depth: 0,
             max_depth: 0,
             sharing_enabled: true,
@@ -101,9 +113,9 @@ impl Comparer {
     /// `compare_expressions`: structural equality of two expression trees.
     ///
     /// # Errors
-    /// An entry that is not an expression node ([`IlError::WrongTarget`]), an
-    /// expression kind outside 0..=35 (`compare_expressions: bad expr kind`), or a cycle
-    /// of child edges under both sides ([`IlError::Cycle`]).
+    /// An entry that is not an expression node ([`IlError::WrongTarget`]) or an
+    /// expression kind outside 0..=35 (`compare_expressions: bad expr kind`). A cycle of
+    /// child edges under both sides is no error: a pair met again is assumed equal.
     pub fn compare_expressions(
         &mut self,
         il: &Il,
@@ -117,8 +129,8 @@ impl Comparer {
     /// `compare_constants`: structural equality of two constants (16 kinds).
     ///
     /// # Errors
-    /// A non-constant entry, a constant kind outside 0..=15
-    /// (`compare_constants: bad constant kind`), or a cycle ([`IlError::Cycle`]).
+    /// A non-constant entry or a constant kind outside 0..=15
+    /// (`compare_constants: bad constant kind`).
     pub fn compare_constants(
         &mut self,
         il: &Il,
@@ -139,8 +151,7 @@ impl Comparer {
     /// `compare_dynamic_inits`: equality of two dynamic initializers.
     ///
     /// # Errors
-    /// A non-dynamic-init entry, an init kind outside 0..=9, or a cycle
-    /// ([`IlError::Cycle`]).
+    /// A non-dynamic-init entry.
     pub fn compare_dynamic_inits(
         &mut self,
         il: &Il,
@@ -153,15 +164,19 @@ impl Comparer {
 
     fn run(&mut self, il: &Il, first: Task, flags: u32) -> Result<bool, IlError> {
         self.stack.clear();
+        self.met.clear();
         self.stack.push(first);
         let mut result = Ok(true);
-        // No pair on a path without a cycle is nested deeper than the world has entries.
-        let limit = il.len() as u32 + 1;
         while let Some(t) = self.stack.pop() {
-            let (Task::Expr(a, _, d) | Task::Const(a, _, d) | Task::Init(a, _, d)) = t;
-            if d > limit {
-                result = Err(IlError::Cycle(a));
-                break;
+            let (tag, a, b, d) = match t {
+                Task::Expr(a, b, d) => (0u8, a, b, d),
+                Task::Const(a, b, d) => (1, a, b, d),
+                Task::Init(a, b, d) => (2, a, b, d),
+            };
+            // Seed 002's assumed-equal pairs: a pair met again deep in the comparison is
+            // part of a cycle (or compared already), and is taken as equal.
+            if d > ASSUME_FROM && !self.met.insert((tag, a, b)) {
+                continue;
             }
             let step = match t {
                 Task::Expr(a, b, d) => self.expr_step(il, a, b, d, flags),
@@ -252,7 +267,6 @@ impl Comparer {
         let types = || equiv_types(il, ty(a), ty(b));
         let n = d + 1;
         let strict = flags & flags::STRICT != 0;
-        let constraints = flags & flags::CHECK_CONSTRAINTS == 0 || xa.op2() == xb.op2();
         Ok(match k {
             X::Error => false,
             X::Operation => op_eq && types() && self.push_lists(ops(a), ops(b), n, true),
@@ -263,10 +277,10 @@ impl Comparer {
                 }
             }
             X::Variable => self.entity_equiv(il, ent(a), ent(b), strict, true),
-            X::Enk4 | X::Routine => {
+            X::TypeRef | X::Routine => {
                 (ty(a) == ty(b) || types()) && self.entity_equiv(il, ent(a), ent(b), strict, false)
             }
-            X::Enk5 | X::Enk18 => {
+            X::DynamicInit | X::DynamicInit2 => {
                 let r = self.push_opt(ent(a), ent(b), |x, y| Task::Init(x, y, 0));
                 fix_depth(&mut self.stack, n);
                 r
@@ -279,12 +293,17 @@ impl Comparer {
                     && types()
                     && self.push_lists(ops(a), ops(b), n, true)
             }
-            X::Throw => constraints && self.push_lists(ops(a), ops(b), n, true),
-            X::ObjectLifetime | X::Enk33 | X::Enk23 => self.push_lists(ops(a), ops(b), n, true),
-            X::Enk11 | X::Enk32 | X::BuiltinOperation | X::FoldExpression => {
+            X::Throw => {
+                self.constraints(il, flags, ent(a), ent(b), n)
+                    && self.push_lists(ops(a), ops(b), n, true)
+            }
+            X::ObjectLifetime | X::SubExpr | X::ExprWrapper => {
+                self.push_lists(ops(a), ops(b), n, true)
+            }
+            X::AddressOf | X::AddressOf2 | X::BuiltinOperation | X::FoldExpression => {
                 op_eq && self.push_lists(ops(a), ops(b), n, true)
             }
-            X::Enk12 | X::Enk14 | X::Enk15 => {
+            X::Cast | X::ValueCast | X::ValueCast2 => {
                 op_eq
                     && types()
                     && self.push_opt(konst(a), konst(b), |x, y| Task::Const(x, y, 0))
@@ -293,27 +312,27 @@ impl Comparer {
                         self.push_lists(ops(a), ops(b), n, true)
                     }
             }
-            X::Enk13 => op_eq && xa.op2() == xb.op2(),
+            X::KeyedCast => op_eq && xa.op2() == xb.op2(),
             X::AddressOfEllipsis => true,
-            X::Enk17 | X::Enk22 | X::Enk35 => ent(a) == ent(b),
+            X::OpaqueOperand | X::OpaqueTypeRef | X::OpaqueOperand2 => ent(a) == ent(b),
             X::TypeOperand => ent(a) == ent(b) || (ty(a).is_some() && types()),
-            X::Enk24 => op_eq && ent(a) == ent(b) && self.push_lists(ops(a), ops(b), n, true),
-            X::Enk25 => same_closure(il, ent(a), ent(b)),
-            X::Enk30 => {
+            X::ExprPair => op_eq && ent(a) == ent(b) && self.push_lists(ops(a), ops(b), n, true),
+            X::ClosureAddress => same_closure(il, ent(a), ent(b)),
+            X::PackExpansion => {
                 (flags & flags::ALLOW_SPECIALIZATION != 0 || xa.supplement() == xb.supplement())
-                    && constraints
+                    && self.constraints(il, flags, ent(a), ent(b), n)
                     && ent(a) == ent(b)
                     && self.push_lists(ops(a), ops(b), n, true)
             }
-            X::Enk31 => {
+            X::DependentEntity => {
                 let (x, y) = (ops(a), ops(b));
-                constraints
+                self.constraints(il, flags, ent(a), ent(b), n)
                     && x.len() == y.len()
                     && x.iter()
                         .zip(y)
                         .all(|(&p, &q)| equiv_types(il, ty(p), ty(q)))
             }
-            X::Condition | X::Enk26 | X::Enk27 | X::Enk29 => {
+            X::Condition | X::ComplexOperand | X::ComplexOperand2 | X::SimpleOperand => {
                 op_eq && types() && self.push_lists(ops(a), ops(b), n, true)
             }
             X::ConstEvalDeferred => {
@@ -324,6 +343,19 @@ impl Comparer {
             }
             X::Reclaimed => return Err(IlError::BadKind(BAD_EXPR)),
         })
+    }
+
+    /// With [`flags::CHECK_CONSTRAINTS`], queues the comparison of the requires-clauses of
+    /// the templates entities `a` and `b` name (false when only one has one).
+    fn constraints(&mut self, il: &Il, flags: u32, a: Option<Eix>, b: Option<Eix>, n: u32) -> bool {
+        if flags & flags::CHECK_CONSTRAINTS == 0 {
+            return true;
+        }
+        let r = self.push_opt(constraint_of(il, a), constraint_of(il, b), |x, y| {
+            Task::Expr(x, y, 0)
+        });
+        fix_depth(&mut self.stack, n);
+        r
     }
 
     /// Entity-reference equality: identity, then (non-strict) the sharing symbol, then
@@ -350,11 +382,14 @@ impl Comparer {
         }
     }
 
-    /// Pointer equality or sharing-symbol match (constants' entity operands).
-    fn entity_match(&self, il: &Il, a: Option<Eix>, b: Option<Eix>) -> bool {
+    /// Pointer equality, or (not `strict`) a sharing-symbol match: constants' and dynamic
+    /// inits' entity operands.
+    fn entity_match(&self, il: &Il, a: Option<Eix>, b: Option<Eix>, strict: bool) -> bool {
         match (a, b) {
             (None, None) => true,
-            (Some(x), Some(y)) => x == y || (self.sharing_enabled && same_sharing_symbol(il, x, y)),
+            (Some(x), Some(y)) => {
+                x == y || (!strict && self.sharing_enabled && same_sharing_symbol(il, x, y))
+            }
             _ => false,
         }
     }
@@ -395,12 +430,13 @@ impl Comparer {
         mut a: Eix,
         mut b: Eix,
         d: u32,
-        _flags: u32,
+        flags: u32,
     ) -> Result<bool, IlError> {
         self.enter(d);
         let n = d + 1;
+        let strict = flags & flags::STRICT != 0;
         // The seed's `while(2)`: chains of address / entity-ref constants loop here.
-        loop {
+        for _ in 0..=il.len() {
             if a == b {
                 return Ok(true);
             }
@@ -437,27 +473,29 @@ impl Comparer {
                 C::Float | C::Imaginary => val_eq,
                 C::Complex => val_eq && t.value2[ra] == t.value2[rb],
                 C::Address => {
-                    let s = t.sub_kind[ra];
                     if !(sub_eq && val_eq && same_path(il, a, b)) {
                         return Ok(false);
                     }
-                    match s {
-                        0 | 1 => self.entity_match(il, opnd(a), opnd(b)),
-                        2 if is_const(opnd(a)) && is_const(opnd(b)) => {
+                    use AddressKind as A;
+                    match il.constant(a).address_kind() {
+                        Some(A::Routine | A::Variable) => {
+                            self.entity_match(il, opnd(a), opnd(b), strict)
+                        }
+                        Some(A::Constant) if is_const(opnd(a)) && is_const(opnd(b)) => {
                             a = opnd(a).unwrap_or(a);
                             b = opnd(b).unwrap_or(b);
                             continue;
                         }
-                        2 | 3 | 6 => opnd(a) == opnd(b),
-                        4 => opnd(a) == opnd(b) && t.value2[ra] == t.value2[rb],
-                        5 => equiv_types(il, dty(a), dty(b)),
-                        _ => return Err(IlError::BadKind(BAD_CONST)),
+                        Some(A::Constant | A::Call | A::Label) => opnd(a) == opnd(b),
+                        Some(A::Typeid) => opnd(a) == opnd(b) && t.value2[ra] == t.value2[rb],
+                        Some(A::Uuidof) => equiv_types(il, dty(a), dty(b)),
+                        None => return Err(IlError::BadKind(BAD_CONST)),
                     }
                 }
                 C::PtrToMember => {
                     flags_eq
                         && val_eq
-                        && self.entity_match(il, opnd(a), opnd(b))
+                        && self.entity_match(il, opnd(a), opnd(b), strict)
                         && il.child_eix(a, F::CONSTANT_TEMPLATE_INFO)
                             == il.child_eix(b, F::CONSTANT_TEMPLATE_INFO)
                 }
@@ -483,21 +521,30 @@ impl Comparer {
                     if !sub_eq {
                         return Ok(false);
                     }
-                    match t.sub_kind[ra] {
-                        0 => val_eq && flags_eq && opnd(a) == opnd(b),
-                        1 => {
+                    use TemplateParamConstantKind as P;
+                    let Some(tpck) = il.constant(a).template_param_constant_kind() else {
+                        return Err(IlError::BadKind(BAD_CONST));
+                    };
+                    match tpck {
+                        P::Value => val_eq && flags_eq && opnd(a) == opnd(b),
+                        P::Expression => {
                             let r = self.push_opt(cexpr(a), cexpr(b), |x, y| Task::Expr(x, y, 0));
                             fix_depth(&mut self.stack, n);
                             r
                         }
-                        2 => equiv_types(il, dty(a), dty(b)),
-                        3 => equiv_types(il, dty(a), dty(b)) && flags_eq,
-                        4 | 12 => {
+                        P::NonMemberEntity => equiv_types(il, dty(a), dty(b)),
+                        P::MemberEntity => equiv_types(il, dty(a), dty(b)) && flags_eq,
+                        P::Nested | P::NestedRecursive => {
                             let r = self.push_opt(opnd(a), opnd(b), |x, y| Task::Const(x, y, 0));
                             fix_depth(&mut self.stack, n);
                             r
                         }
-                        5..=10 => {
+                        P::Sizeof
+                        | P::Alignof
+                        | P::Scalar7
+                        | P::Scalar8
+                        | P::Scalar9
+                        | P::Scalar10 => {
                             equiv_types(il, dty(a), dty(b)) && {
                                 let r =
                                     self.push_opt(cexpr(a), cexpr(b), |x, y| Task::Expr(x, y, 0));
@@ -505,27 +552,17 @@ impl Comparer {
                                 r
                             }
                         }
-                        11 => {
+                        P::EntityWithArgs => {
                             let ti = |e| il.child_eix(e, F::CONSTANT_TEMPLATE_INFO);
                             match (ti(a), ti(b)) {
                                 (None, None) => true,
                                 (Some(x), Some(y)) => {
-                                    let (p, q) = (
-                                        il.list_eix(x, F::TEMPLATE_INFO_ARGS),
-                                        il.list_eix(y, F::TEMPLATE_INFO_ARGS),
-                                    );
-                                    p.len() == q.len()
-                                        && p.iter().zip(q).all(|(&p, &q)| {
-                                            p == q
-                                                || (il.kind(p) == EntryKind::Type
-                                                    && equiv_types(il, Some(p), Some(q)))
-                                        })
+                                    same_args(il, x, y, |p, q| equiv_types(il, Some(p), Some(q)))
                                 }
                                 _ => false,
                             }
                         }
-                        13 => true,
-                        _ => return Err(IlError::BadKind(BAD_CONST)),
+                        P::TypeOnly => true,
                     }
                 }
                 C::Designator => {
@@ -537,14 +574,18 @@ impl Comparer {
                         b = opnd(b).unwrap_or(b);
                         continue;
                     }
-                    self.entity_match(il, opnd(a), opnd(b))
+                    self.entity_match(il, opnd(a), opnd(b), strict)
                 }
                 C::Reflection => val_eq && opnd(a) == opnd(b),
             });
         }
+        // A chain longer than the world has entries went round a cycle: its pairs are
+        // assumed equal.
+        Ok(true)
     }
 
-    fn init_step(&mut self, il: &Il, a: Eix, b: Eix, d: u32, _flags: u32) -> Result<bool, IlError> {
+    fn init_step(&mut self, il: &Il, a: Eix, b: Eix, d: u32, flags: u32) -> Result<bool, IlError> {
+        let strict = flags & flags::STRICT != 0;
         if a == b {
             return Ok(true);
         }
@@ -557,26 +598,18 @@ impl Comparer {
         if k != t.init_kind[rb] {
             return Ok(false);
         }
-        if k >= counts::DYNAMIC_INIT_KINDS {
-            return Err(IlError::BadKind(BAD_INIT));
-        }
         let var = |e| il.ref_eix(e, F::DYNAMIC_INIT_VARIABLE);
         let rtn = |e| il.ref_eix(e, F::DYNAMIC_INIT_ROUTINE);
-        if !self.entity_match(il, var(a), var(b)) || !self.entity_match(il, rtn(a), rtn(b)) {
+        if !self.entity_match(il, var(a), var(b), strict)
+            || !self.entity_match(il, rtn(a), rtn(b), strict)
+        {
             return Ok(false);
         }
         let n = d + 1;
         let ce = |e| il.child_eix(e, F::DYNAMIC_INIT_CONSTANT);
         let ex = |e| il.child_eix(e, F::DYNAMIC_INIT_EXPR);
-        let r = match k {
-            0 | 1 => true,
-            2 | 6 => self.push_opt(ce(a), ce(b), |x, y| Task::Const(x, y, 0)),
-            3..=5 => self.push_opt(ex(a), ex(b), |x, y| Task::Expr(x, y, 0)),
-            _ => {
-                self.push_opt(ce(a), ce(b), |x, y| Task::Const(x, y, 0))
-                    && self.push_opt(ex(a), ex(b), |x, y| Task::Expr(x, y, 0))
-            }
-        };
+        let r = (!k.has_constant() || self.push_opt(ce(a), ce(b), |x, y| Task::Const(x, y, 0)))
+            && (!k.has_expression() || self.push_opt(ex(a), ex(b), |x, y| Task::Expr(x, y, 0)));
         fix_depth(&mut self.stack, n);
         Ok(r)
     }
@@ -673,61 +706,254 @@ fn same_path(il: &Il, a: Eix, b: Eix) -> bool {
     }
 }
 
-/// `equiv_types`: identical, or the same shape (kind, qualifiers, size, alignment,
-/// integer kind, format) all along the `base_type` chain; class types (9..=11) are
-/// equivalent only when identical or of the same non-empty name; template parameter types
-/// by position and depth. Iterative.
-pub fn equiv_types(il: &Il, mut a: Option<Eix>, mut b: Option<Eix>) -> bool {
-    loop {
-        let (x, y) = match (a, b) {
-            (None, None) => return true,
-            (Some(x), Some(y)) if x == y => return true,
-            (Some(x), Some(y)) => (x, y),
-            _ => return false,
+/// `equiv_types`: whether two types are the same type, compared structurally through the
+/// type graph.
+///
+/// Typedefs are looked through (their qualifiers added to the type they name). Two types
+/// are then equivalent when they have the same kind, qualifiers, size, alignment, integer
+/// kind and format, and:
+/// - classes, structs, unions and enums are the same entity, or instances of the same
+///   template with equivalent arguments (types equivalent, constants equal);
+/// - routine types have the same calling convention and parameter flags, equivalent
+///   parameter types (pack parameters alike) and equivalent return types;
+/// - template parameter types have the same position and depth;
+/// - arrays have equal bounds (when they have bound constants);
+/// - pointers and the rest have equivalent base types.
+///
+/// A cycle in the compared graph (a type reached again through template arguments or
+/// parameters while its own comparison is under way) takes the pair as equal: the pairs
+/// met so far are assumed equal, and the answer is false only when some pair differs.
+/// Iterative.
+pub fn equiv_types(il: &Il, a: Option<Eix>, b: Option<Eix>) -> bool {
+    TypeEquiv::default().run(il, a, b)
+}
+
+/// The state of one [`equiv_types`] run: the type pairs still to compare and the pairs
+/// already met (assumed equal while their comparison is under way). The common case, one
+/// chain of base types, touches neither.
+#[derive(Default)]
+struct TypeEquiv {
+    todo: Vec<(Eix, Eix)>,
+    met: ahash::AHashSet<(Eix, Eix)>,
+}
+
+impl TypeEquiv {
+    fn run(mut self, il: &Il, a: Option<Eix>, b: Option<Eix>) -> bool {
+        let (mut a, mut b) = (a, b);
+        loop {
+            if !self.chain(il, a, b) {
+                return false;
+            }
+            match self.todo.pop() {
+                Some((x, y)) => (a, b) = (Some(x), Some(y)),
+                None => return true,
+            }
+        }
+    }
+
+    /// Queues a pair met off the base-type chain (template arguments, parameters); a pair
+    /// met before is assumed equal.
+    fn defer(&mut self, a: Option<Eix>, b: Option<Eix>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(x), Some(y)) => {
+                if x != y && self.met.insert((x, y)) {
+                    self.todo.push((x, y));
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Compares two types and their base-type chains, queueing the pairs off the chain.
+    fn chain(&mut self, il: &Il, mut a: Option<Eix>, mut b: Option<Eix>) -> bool {
+        // A chain longer than the world has entries has a cycle of base types.
+        for _ in 0..=il.len() {
+            let (x, y) = match (a, b) {
+                (None, None) => return true,
+                (Some(x), Some(y)) if x == y => return true,
+                (Some(x), Some(y)) => (x, y),
+                _ => return false,
+            };
+            let ((x, qx), (y, qy)) = (through_typedefs(il, x), through_typedefs(il, y));
+            if x == y {
+                return qx == qy;
+            }
+            if il.kind(x) != EntryKind::Type || il.kind(y) != EntryKind::Type {
+                return false;
+            }
+            let t = il.ty_columns();
+            let (rx, ry) = (il.row(x) as usize, il.row(y) as usize);
+            let k = t.type_kind[rx];
+            if k != t.type_kind[ry]
+                || qx != qy
+                || t.size[rx] != t.size[ry]
+                || t.alignment[rx] != t.alignment[ry]
+                || t.int_kind[rx] != t.int_kind[ry]
+                || t.format[rx] != t.format[ry]
+            {
+                return false;
+            }
+            let same = match k {
+                k if k.is_class() || is_enum(il, x) => return self.same_entity(il, x, y),
+                TypeKind::TemplateParam => {
+                    return t.tparam_position[rx] == t.tparam_position[ry]
+                        && t.tparam_depth[rx] == t.tparam_depth[ry]
+                }
+                TypeKind::Routine => self.same_signature(il, x, y),
+                TypeKind::Array => same_bound(il, x, y),
+                _ => true,
+            };
+            if !same {
+                return false;
+            }
+            a = il.child_eix(x, F::TYPE_BASE_TYPE);
+            b = il.child_eix(y, F::TYPE_BASE_TYPE);
+        }
+        false
+    }
+
+    /// Two distinct class or enum types: the same entity only as instances of the same
+    /// template with equivalent arguments.
+    fn same_entity(&mut self, il: &Il, x: Eix, y: Eix) -> bool {
+        let (Some(ix), Some(iy)) = (
+            il.child_eix(x, F::TYPE_TEMPLATE_INFO),
+            il.child_eix(y, F::TYPE_TEMPLATE_INFO),
+        ) else {
+            return false;
         };
-        if il.kind(x) != EntryKind::Type || il.kind(y) != EntryKind::Type {
+        let template = |i| il.ref_eix(i, F::TEMPLATE_INFO_TEMPLATE);
+        if template(ix).is_none() || template(ix) != template(iy) {
             return false;
         }
-        let t = il.ty_columns();
-        let (rx, ry) = (il.row(x) as usize, il.row(y) as usize);
-        let k = t.type_kind[rx];
-        if k != t.type_kind[ry]
-            || t.qualifiers[rx] != t.qualifiers[ry]
-            || t.size[rx] != t.size[ry]
-            || t.alignment[rx] != t.alignment[ry]
-            || t.int_kind[rx] != t.int_kind[ry]
-            || t.format[rx] != t.format[ry]
+        same_args(il, ix, iy, |p, q| self.defer(Some(p), Some(q)))
+    }
+
+    /// Two routine types' signatures but the return type (their base types).
+    fn same_signature(&mut self, il: &Il, x: Eix, y: Eix) -> bool {
+        let (sx, sy) = match (
+            il.child_eix(x, F::TYPE_ROUTINE_SUPPLEMENT),
+            il.child_eix(y, F::TYPE_ROUTINE_SUPPLEMENT),
+        ) {
+            (None, None) => return true,
+            (Some(sx), Some(sy)) => (sx, sy),
+            _ => return false,
+        };
+        let (vx, vy) = (
+            il.routine_type_supplement(sx),
+            il.routine_type_supplement(sy),
+        );
+        if vx.calling_convention() != vy.calling_convention()
+            || vx.param_flags() != vy.param_flags()
         {
             return false;
         }
-        match k {
-            TypeKind::Routine => return false,
-            k if k.is_class() => return !il.name(x).is_empty() && il.name(x) == il.name(y),
-            TypeKind::TemplateParam => {
-                return t.tparam_position[rx] == t.tparam_position[ry]
-                    && t.tparam_depth[rx] == t.tparam_depth[ry]
-            }
-            _ => {}
-        }
-        a = il.child_eix(x, F::TYPE_BASE_TYPE);
-        b = il.child_eix(y, F::TYPE_BASE_TYPE);
+        let (p, q) = (
+            il.list_eix(sx, F::ROUTINE_TYPE_SUPPLEMENT_PARAMS),
+            il.list_eix(sy, F::ROUTINE_TYPE_SUPPLEMENT_PARAMS),
+        );
+        p.len() == q.len()
+            && p.iter().zip(q).all(|(&p, &q)| {
+                let ty = |e| il.child_eix(e, F::PARAM_TYPE_TYPE);
+                il.param_type(p).is_pack() == il.param_type(q).is_pack() && self.defer(ty(p), ty(q))
+            })
     }
 }
 
-/// Shape of a type for hashing: equal for every pair [`equiv_types`] accepts.
-pub fn type_shape(il: &Il, t: Option<Eix>) -> u64 {
-    match t {
-        None => 0,
-        Some(x) if il.kind(x) == EntryKind::Type => {
-            let r = il.row(x) as usize;
-            let t = il.ty_columns();
-            1 + (t.type_kind[r] as u64)
-                + ((t.qualifiers[r] as u64) << 8)
-                + ((t.int_kind[r] as u64) << 16)
-                + (t.size[r] << 24)
+/// The arguments of two template infos: as many, and pairwise the same entry, types
+/// `types` accepts, or equal constants.
+fn same_args(il: &Il, x: Eix, y: Eix, mut types: impl FnMut(Eix, Eix) -> bool) -> bool {
+    let (p, q) = (
+        il.list_eix(x, F::TEMPLATE_INFO_ARGS),
+        il.list_eix(y, F::TEMPLATE_INFO_ARGS),
+    );
+    p.len() == q.len()
+        && p.iter().zip(q).all(|(&p, &q)| {
+            p == q
+                || match (il.kind(p), il.kind(q)) {
+                    (EntryKind::Type, EntryKind::Type) => types(p, q),
+                    (EntryKind::Constant, EntryKind::Constant) => {
+                        compare_constants(il, p, q, 0) == Ok(true)
+                    }
+                    _ => false,
+                }
+        })
+}
+
+/// The requires-clause expression of the template entity `e` names: `e` itself, a
+/// routine's primary template, or the template a type is an instance of.
+fn constraint_of(il: &Il, e: Option<Eix>) -> Option<Eix> {
+    let e = e?;
+    let t = match il.kind(e) {
+        EntryKind::Template => e,
+        EntryKind::Routine => il.ref_eix(e, F::ROUTINE_PRIMARY_TEMPLATE)?,
+        EntryKind::Type => il.ref_eix(
+            il.child_eix(e, F::TYPE_TEMPLATE_INFO)?,
+            F::TEMPLATE_INFO_TEMPLATE,
+        )?,
+        _ => return None,
+    };
+    il.child_eix(
+        il.child_eix(t, F::TEMPLATE_REQUIRES)?,
+        F::REQUIRES_CLAUSE_EXPR,
+    )
+}
+
+/// `t` with its typedefs looked through, and the qualifiers they and it carry.
+fn through_typedefs(il: &Il, mut t: Eix) -> (Eix, u8) {
+    let mut q = 0;
+    for _ in 0..=il.len() {
+        let Some(v) = il.as_ty(t) else {
+            return (t, q);
+        };
+        q |= v.qualifiers();
+        if v.type_kind() != TypeKind::Typeref {
+            return (t, q);
         }
-        Some(_) => 1,
+        match il.child_eix(t, F::TYPE_BASE_TYPE) {
+            Some(b) => t = b,
+            None => return (t, q),
+        }
     }
+    (t, q)
+}
+
+/// An enum type (an integer type of format 1, as the importer makes one), compared by
+/// entity as classes are.
+fn is_enum(il: &Il, t: Eix) -> bool {
+    let v = il.ty(t);
+    v.type_kind() == TypeKind::Integer && v.format() == 1
+}
+
+/// Two array types' bounds: both absent, the same constant, or equal constants.
+fn same_bound(il: &Il, x: Eix, y: Eix) -> bool {
+    match (
+        il.child_eix(x, F::TYPE_ARRAY_BOUND),
+        il.child_eix(y, F::TYPE_ARRAY_BOUND),
+    ) {
+        (None, None) => true,
+        (Some(p), Some(q)) => p == q || compare_constants(il, p, q, 0) == Ok(true),
+        _ => false,
+    }
+}
+
+/// Shape of a type for hashing: equal for every pair [`equiv_types`] accepts (typedefs
+/// looked through, as it does).
+pub fn type_shape(il: &Il, t: Option<Eix>) -> u64 {
+    let Some(t) = t else {
+        return 0;
+    };
+    let (x, q) = through_typedefs(il, t);
+    if il.kind(x) != EntryKind::Type {
+        return 1;
+    }
+    let r = il.row(x) as usize;
+    let t = il.ty_columns();
+    1 + (t.type_kind[r] as u64)
+        + ((q as u64) << 8)
+        + ((t.int_kind[r] as u64) << 16)
+        + (t.size[r] << 24)
 }
 
 /// [`Comparer::compare_expressions`] with a fresh comparer.

@@ -1,14 +1,17 @@
 //! Kind dispatchers: the sub-kind bytes of types, expressions, statements, constants,
 //! routines, dynamic inits, pragmas and scopes, with the supplements each kind allocates
-//! (seed 001). Each rejects an out-of-range value with the seed's message; none panics.
+//! (seed 001). A sub-kind is passed as its generated enum, so an out-of-range number
+//! cannot reach a dispatcher (reading one from a file is an error there); none panics.
 //!
 //! The vocabularies themselves (`TypeKind`, `ExprKind`, `Op`, `ConstantKind`, `StmtKind`,
-//! `ScopeKind`, `AttrKind`) are declared in `components/vocab.rs` and generated; this
-//! module holds what the dispatchers do with them.
+//! `ScopeKind`, `AttrKind`, `AddressKind`, `TemplateParamConstantKind`, `DynamicInitKind`,
+//! `RoutineSpecialKind`, `PragmaKind`, ...) are declared in `components/vocab.rs` and
+//! generated; this module holds what the dispatchers do with them.
 
 use super::{
-    counts, fields as F, AttrKind, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError,
-    Op, ScopeKind, StmtKind, StorageClass, TypeKind,
+    fields as F, AddressKind, ConstantKind, DynamicInitKind, Eix, EntryId, EntryKind, ExprKind, Il,
+    IlError, Op, PragmaKind, RoutineSpecialKind, ScopeKind, StmtKind, StorageClass,
+    TemplateParamConstantKind, TypeKind,
 };
 
 /// Type qualifier bits (`type.qualifiers`).
@@ -45,41 +48,12 @@ pub fn strip_typerefs(il: &Il, mut t: Eix) -> Eix {
     t
 }
 
-impl TypeKind {
-    /// A class, struct or union (the kinds with a class type supplement).
-    #[inline]
-    pub fn is_class(self) -> bool {
-        matches!(self, TypeKind::Class | TypeKind::Struct | TypeKind::Union)
-    }
-
-    /// The type kind numbered `n`, or the seed's error for a bad one.
-    ///
-    /// # Errors
-    /// [`IlError::BadKind`] ("set_type_kind: bad type kind").
-    pub fn checked(n: u8) -> Result<TypeKind, IlError> {
-        TypeKind::from_raw(n).ok_or(IlError::BadKind("set_type_kind: bad type kind"))
-    }
-}
-
 impl StorageClass {
     /// Auto, register or parameter: lives in the current region (seed 001,
     /// `alloc_variable`: storage classes past parameter live in file scope).
     #[inline]
     pub fn is_local(self) -> bool {
         self <= StorageClass::Parameter
-    }
-}
-
-impl AttrKind {
-    /// An attribute that makes what it is on a device root (`__global__`, `__device__`,
-    /// `__shared__`, `__constant__`, `__managed__`).
-    #[inline]
-    pub fn is_device_root(self) -> bool {
-        use AttrKind as A;
-        matches!(
-            self,
-            A::Global | A::Device | A::Shared | A::Constant | A::Managed
-        )
     }
 }
 
@@ -94,34 +68,6 @@ impl ExprKind {
             Some(k) if k != ExprKind::Reclaimed => Ok(k),
             _ => Err(IlError::BadKind("set_expr_node_kind: bad kind")),
         }
-    }
-}
-
-impl StmtKind {
-    /// The statement kind numbered `n`, or the seed's error.
-    ///
-    /// # Errors
-    /// [`IlError::BadKind`] ("set_statement_kind: bad kind").
-    pub fn checked(n: u8) -> Result<StmtKind, IlError> {
-        StmtKind::from_raw(n).ok_or(IlError::BadKind("set_statement_kind: bad kind"))
-    }
-}
-
-impl ConstantKind {
-    /// Integer, float, complex, imaginary: values with no children besides the type,
-    /// which the sharing memo keys exactly.
-    #[inline]
-    pub fn is_leaf(self) -> bool {
-        use ConstantKind as C;
-        matches!(self, C::Integer | C::Float | C::Complex | C::Imaginary)
-    }
-
-    /// The constant kind numbered `n`, or the seed's error.
-    ///
-    /// # Errors
-    /// [`IlError::BadKind`] ("set_constant_kind: bad kind").
-    pub fn checked(n: u8) -> Result<ConstantKind, IlError> {
-        ConstantKind::from_raw(n).ok_or(IlError::BadKind("set_constant_kind: bad kind"))
     }
 }
 
@@ -256,70 +202,80 @@ pub fn set_constant_kind(il: &mut Il, c: EntryId, k: ConstantKind) -> Result<(),
     Ok(())
 }
 
-/// `set_template_param_constant_kind`: sub-kinds 0..=13, only under
-/// [`ConstantKind::TemplateParam`].
-pub fn set_template_param_constant_kind(il: &mut Il, c: EntryId, sub: u8) -> Result<(), IlError> {
+/// `set_template_param_constant_kind`: the sub-kind of a
+/// [`ConstantKind::TemplateParam`] constant.
+///
+/// # Errors
+/// A stale `c`; a constant of another kind.
+pub fn set_template_param_constant_kind(
+    il: &mut Il,
+    c: EntryId,
+    sub: TemplateParamConstantKind,
+) -> Result<(), IlError> {
     let e = eix_of(il, c, EntryKind::Constant)?;
     if il.constant(e).constant_kind() != ConstantKind::TemplateParam {
         return Err(IlError::Assert(
             "set_template_param_constant_kind: constant is not ck_template_param",
         ));
     }
-    if sub >= counts::TEMPLATE_PARAM_CONSTANT_KINDS {
-        return Err(IlError::BadKind(
-            "set_template_param_constant_kind: bad kind",
-        ));
-    }
-    il.constant_mut(e).set_sub_kind(sub);
+    il.constant_mut(e).set_template_param_constant_kind(sub);
     Ok(())
 }
 
-/// Sets the address sub-kind (0..=6) of an address constant.
-pub fn set_address_constant_kind(il: &mut Il, c: EntryId, sub: u8) -> Result<(), IlError> {
+/// Sets what an address constant takes the address of.
+///
+/// # Errors
+/// A stale `c`; a constant of another kind.
+pub fn set_address_constant_kind(il: &mut Il, c: EntryId, sub: AddressKind) -> Result<(), IlError> {
     let e = eix_of(il, c, EntryKind::Constant)?;
     if il.constant(e).constant_kind() != ConstantKind::Address {
         return Err(IlError::Assert(
             "set_address_constant_kind: constant is not ck_address",
         ));
     }
-    if sub >= counts::ADDRESS_CONSTANT_KINDS {
-        return Err(IlError::BadKind("set_address_constant_kind: bad kind"));
-    }
-    il.constant_mut(e).set_sub_kind(sub);
+    il.constant_mut(e).set_address_kind(sub);
     Ok(())
 }
 
-/// `set_routine_special_kind`: 0..=7.
-pub fn set_routine_special_kind(il: &mut Il, routine: EntryId, k: u8) -> Result<(), IlError> {
-    if k >= counts::ROUTINE_SPECIAL_KINDS {
-        return Err(IlError::BadKind("set_routine_special_kind: bad kind"));
-    }
+/// `set_routine_special_kind`: the kind and cleared special data.
+///
+/// # Errors
+/// A stale `routine`.
+pub fn set_routine_special_kind(
+    il: &mut Il,
+    routine: EntryId,
+    k: RoutineSpecialKind,
+) -> Result<(), IlError> {
     let e = eix_of(il, routine, EntryKind::Routine)?;
     il.routine_mut(e).set_special_kind(k).set_special_data(0);
     Ok(())
 }
 
-/// `set_dynamic_init_kind`: 0..=9.
-pub fn set_dynamic_init_kind(il: &mut Il, init: EntryId, k: u8) -> Result<(), IlError> {
-    if k >= counts::DYNAMIC_INIT_KINDS {
-        return Err(IlError::BadKind("set_dynamic_init_kind: bad kind"));
-    }
+/// `set_dynamic_init_kind`.
+///
+/// # Errors
+/// A stale `init`.
+pub fn set_dynamic_init_kind(
+    il: &mut Il,
+    init: EntryId,
+    k: DynamicInitKind,
+) -> Result<(), IlError> {
     let e = eix_of(il, init, EntryKind::DynamicInit)?;
     il.dynamic_init_mut(e).set_init_kind(k);
     Ok(())
 }
 
-/// `alloc_pragma`: pragma kinds 0..=42, in the region of `same_region_as` when given
-/// (file scope otherwise). Kinds 19, 21, 26, 28, 29 carry a payload.
+/// `alloc_pragma`: in the region of `same_region_as` when given (file scope otherwise);
+/// the kinds that carry a payload ([`PragmaKind::has_payload`]) store `payload`.
+///
+/// # Errors
+/// Allocation errors; a stale `same_region_as`.
 pub fn alloc_pragma(
     il: &mut Il,
-    k: u8,
+    k: PragmaKind,
     same_region_as: Option<EntryId>,
     payload: u32,
 ) -> Result<EntryId, IlError> {
-    if k >= counts::PRAGMA_KINDS {
-        return Err(IlError::BadKind("alloc_pragma: bad pragma kind"));
-    }
     let id = match same_region_as {
         Some(o) => il.alloc_same_region_as(EntryKind::Pragma, o)?,
         None => il.alloc(EntryKind::Pragma)?,
@@ -327,7 +283,7 @@ pub fn alloc_pragma(
     let e = il.eix(id)?;
     let mut p = il.pragma_mut(e);
     p.set_pragma_kind(k);
-    if counts::PRAGMA_KINDS_WITH_PAYLOAD.contains(&k) {
+    if k.has_payload() {
         p.set_payload(payload);
     }
     Ok(id)

@@ -47,8 +47,8 @@ pub use world::{Flag, FreeListKind, Il, Region, SourcePos, VerifyError};
 #[allow(missing_docs, unused_parens, clippy::all)]
 mod generated {
     use super::{
-        Cat, ChildField, Eix, FieldInfo, Il, KindLayout, ListField, RefField, RegionRule, Str,
-        StrFieldInfo, StrFields,
+        Cat, ChildField, Eix, FieldInfo, Il, IlError, KindLayout, ListField, RefField, RegionRule,
+        Str, StrFieldInfo, StrFields,
     };
     use soa_derive::StructOfArray;
     include!(concat!(env!("OUT_DIR"), "/il_schema.rs"));

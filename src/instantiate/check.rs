@@ -35,7 +35,10 @@
 
 use super::{Binding, DataModel, Specializations, Subst, TemplateArgs};
 use crate::il::kinds::rf;
-use crate::il::{fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, Op, TypeKind};
+use crate::il::{
+    fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, Op, TemplateKind,
+    TemplateParamKind, TypeKind,
+};
 use crate::share::ConstantSharing;
 use ahash::{AHashMap, AHashSet};
 use std::collections::BTreeMap;
@@ -205,7 +208,7 @@ impl Index {
         let mut partial = AHashSet::new();
         let mut class_patterns = AHashSet::new();
         for t in il.kind_list(EntryKind::Template) {
-            if il.template(t).template_kind() == 6 {
+            if il.template(t).template_kind() == TemplateKind::PartialSpecialization {
                 partial.insert(il.name(t).to_vec());
             }
             if let Some(p) = il.child_eix(t, F::TEMPLATE_PATTERN) {
@@ -413,7 +416,7 @@ fn bind(
         let tp = il.template_param(p);
         let (d, pos, pk) = (tp.depth(), tp.position(), tp.param_kind());
         let b = match (pk, il.kind(a)) {
-            (0, EntryKind::Type) => {
+            (TemplateParamKind::Type, EntryKind::Type) => {
                 let b = Binding::Type(il.id_of(a));
                 let canonical = format!("type-parameter-{d}-{pos}").into_bytes();
                 for name in [il.name(p).to_vec(), canonical] {
@@ -423,12 +426,12 @@ fn bind(
                 }
                 b
             }
-            (1, EntryKind::Constant) => Binding::Value(il.id_of(a)),
-            (1, EntryKind::ExprNode) => match value_arg(il, a)? {
+            (TemplateParamKind::NonType, EntryKind::Constant) => Binding::Value(il.id_of(a)),
+            (TemplateParamKind::NonType, EntryKind::ExprNode) => match value_arg(il, a)? {
                 Some(c) => Binding::Value(il.id_of(c)),
                 None => return Ok(Err(EXPR_ARG)),
             },
-            (2, _) => return Ok(Err(TEMPLATE_TEMPLATE)),
+            (TemplateParamKind::Template, _) => return Ok(Err(TEMPLATE_TEMPLATE)),
             _ => return Ok(Err(EXPR_ARG)),
         };
         out.bind(d, pos, b);
@@ -437,7 +440,8 @@ fn bind(
 }
 
 /// The constant a non-type argument given as an expression stands for: its constant, or
-/// the address of the routine or variable it names (an address constant, sub-kind 0).
+/// the address of the routine or variable it names (an address constant of
+/// [`AddressKind::Routine`](crate::il::AddressKind::Routine)).
 fn value_arg(il: &mut Il, a: Eix) -> Result<Option<Eix>, IlError> {
     let x = il.expr(a);
     match x.expr_kind() {
@@ -577,7 +581,7 @@ fn calls_operator(il: &Il, e: Eix) -> bool {
         }
         let ex = il.expr(x);
         if ex.expr_kind() == ExprKind::Operation
-            && (ex.op() == Op::Construct || (ex.op() == Op::Cast && matches!(ex.op2(), 12 | 13)))
+            && (ex.op() == Op::Construct || ex.cast_kind().is_some_and(|c| c.calls_conversion()))
         {
             // A constructor or conversion function chosen for a conversion.
             return true;
@@ -1092,7 +1096,7 @@ fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
                 let ops = il.list_eix(e, F::EXPR_NODE_OPERANDS);
                 let transparent = x.expr_kind() == ExprKind::Operation
                     && ops.len() == 1
-                    && ((x.op() == Op::Cast && matches!(x.op2(), 1..=8 | 21))
+                    && (x.cast_kind().is_some_and(|c| c.is_transparent())
                         || x.op() == Op::ImplicitConv
                         || x.op() == Op::SubstNttp
                         || x.op() == Op::Paren);

@@ -4,7 +4,8 @@
 
 use super::{Binding, Subst, Val, UNEXPECTED_CON};
 use crate::il::{
-    fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, RegionIdx, TypeKind,
+    fields as F, AddressKind, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, RegionIdx,
+    TemplateParamConstantKind, TypeKind,
 };
 
 impl Subst<'_> {
@@ -23,21 +24,21 @@ impl Subst<'_> {
         // Kinds 12/4, 12/12 and 15/2 wrap another constant: unwrap iteratively.
         for _ in 0..1 << 20 {
             let t = il.constant(c);
-            let (k, sub) = (t.constant_kind(), t.sub_kind());
-            let inner = il.child_eix(c, F::CONSTANT_OPERAND);
-            match (k, sub, inner) {
-                (C::TemplateParam, 4 | 12, Some(i)) | (C::Reflection, 2, Some(i))
-                    if il.kind(i) == EntryKind::Constant =>
-                {
-                    c = i
-                }
+            let wraps = t
+                .template_param_constant_kind()
+                .is_some_and(|p| p.wraps_constant())
+                || t.reflected_kind() == Some(EntryKind::Constant);
+            match il.child_eix(c, F::CONSTANT_OPERAND) {
+                Some(i) if wraps && il.kind(i) == EntryKind::Constant => c = i,
                 _ => break,
             }
         }
         let t = il.constant(c);
-        let (k, sub, value, value2) = (t.constant_kind(), t.sub_kind(), t.value(), t.value2());
-        match (k, sub) {
-            (C::TemplateParam, 0) => {
+        let (k, value, value2) = (t.constant_kind(), t.value(), t.value2());
+        let (tp, reflected) = (t.template_param_constant_kind(), t.reflected_kind());
+        use TemplateParamConstantKind as P;
+        match (k, tp, reflected) {
+            (_, Some(P::Value), _) => {
                 let (pos, depth) = (value as u16, value2 as u16);
                 match self.tparam_binding(depth, pos) {
                     Some(Binding::Value(v)) => il.eix(*v),
@@ -46,7 +47,7 @@ impl Subst<'_> {
                     )),
                 }
             }
-            (C::TemplateParam, 1) => {
+            (_, Some(P::Expression), _) => {
                 if let Some(x) = self.copy_template_param_con_overload_resolution(il, c)? {
                     return Ok(x);
                 }
@@ -56,24 +57,31 @@ impl Subst<'_> {
                 let n = self.copy_template_param_expr(il, x)?;
                 self.expr_to_constant(il, n)
             }
-            (C::TemplateParam, 2 | 3) => {
-                self.copy_template_param_unknown_entity_con(il, c, sub == 3)
+            (_, Some(p @ (P::NonMemberEntity | P::MemberEntity)), _) => {
+                self.copy_template_param_unknown_entity_con(il, c, p == P::MemberEntity)
             }
-            (C::TemplateParam, 5..=10) | (C::Reflection, 6) => {
+            (
+                _,
+                Some(P::Sizeof | P::Alignof | P::Scalar7 | P::Scalar8 | P::Scalar9 | P::Scalar10),
+                _,
+            )
+            | (_, _, Some(EntryKind::Type)) => {
                 let dt = self.subst_type(il, il.child_eix(c, F::CONSTANT_DECLARED_TYPE))?;
                 let Some(dt) = dt else {
                     return Err(IlError::BadKind(UNEXPECTED_CON));
                 };
-                let v = match sub {
-                    6 if k == C::TemplateParam => self.align_of(il, dt),
+                let v = match tp {
+                    Some(P::Alignof) => self.align_of(il, dt),
                     _ => self.size_of(il, dt),
                 };
                 let st = self.size_type;
                 let x = self.const_node(il, Val::Int(v as i128), st)?;
                 self.expr_to_constant(il, x)
             }
-            (C::TemplateParam, 11 | 13) | (C::Address, _) => self.retype_constant(il, c),
-            (C::Reflection, 13) => {
+            (_, Some(P::EntityWithArgs | P::TypeOnly), _) | (C::Address, _, _) => {
+                self.retype_constant(il, c)
+            }
+            (_, _, Some(EntryKind::ExprNode)) => {
                 let (pos, depth) = (value as u16, value2 as u16);
                 match self.tparam_binding(depth, pos) {
                     Some(Binding::Value(v)) => il.eix(*v),
@@ -91,7 +99,11 @@ impl Subst<'_> {
                 // Not constant after substitution: a kind-12/1 constant holding the tree.
                 let c = il.alloc(EntryKind::Constant)?;
                 crate::il::kinds::set_constant_kind(il, c, ConstantKind::TemplateParam)?;
-                crate::il::kinds::set_template_param_constant_kind(il, c, 1)?;
+                crate::il::kinds::set_template_param_constant_kind(
+                    il,
+                    c,
+                    TemplateParamConstantKind::Expression,
+                )?;
                 il.set_child(c, F::CONSTANT_EXPR, Some(il.id_of(x)))?;
                 let t = Self::expr_type(il, x);
                 il.set_child(c, F::CONSTANT_TYPE, t.map(|t| il.id_of(t)))?;
@@ -236,14 +248,15 @@ impl Subst<'_> {
         match Self::tk(il, st) {
             TypeKind::Array | TypeKind::Routine => {
                 let (target, sub) = if Self::tk(il, st) == TypeKind::Array {
-                    (il.child_eix(st, F::TYPE_BASE_TYPE).unwrap_or(st), 2)
+                    let element = il.child_eix(st, F::TYPE_BASE_TYPE).unwrap_or(st);
+                    (element, AddressKind::Constant)
                 } else {
-                    (st, 0)
+                    (st, AddressKind::Routine)
                 };
                 let p = self.pointer_to(il, target)?;
                 let a = il.alloc_local_constant(ConstantKind::Address)?;
                 crate::il::kinds::set_address_constant_kind(il, a, sub)?;
-                let operand = if sub == 2 {
+                let operand = if sub == AddressKind::Constant {
                     Some(res)
                 } else {
                     il.child_eix(res, F::CONSTANT_OPERAND)

@@ -651,7 +651,7 @@ impl<'a> Subst<'a> {
                     let x = il.expr(e);
                     let (k, op) = (x.expr_kind(), x.op());
                     match k {
-                        X::Enk30 => {
+                        X::PackExpansion => {
                             let pattern = il.list_eix(e, F::EXPR_NODE_OPERANDS).first().copied();
                             let (Some(n), Some(pat)) = (self.pack_len(il, e), pattern) else {
                                 res.push(e);
@@ -667,15 +667,15 @@ impl<'a> Subst<'a> {
                         X::Operation
                         | X::Condition
                         | X::ObjectLifetime
-                        | X::Enk11
+                        | X::AddressOf
                         | X::BuiltinOperation
-                        | X::Enk23
-                        | X::Enk26
-                        | X::Enk27
+                        | X::ExprWrapper
+                        | X::ComplexOperand
+                        | X::ComplexOperand2
                         | X::FoldExpression
-                        | X::Enk29
-                        | X::Enk32
-                        | X::Enk33 => {
+                        | X::SimpleOperand
+                        | X::AddressOf2
+                        | X::SubExpr => {
                             if k == X::Operation && matches!(op, Op::ImagA | Op::ImagB) {
                                 return Err(IlError::Assert(IMAGINARY));
                             }
@@ -981,7 +981,7 @@ impl<'a> Subst<'a> {
             if operands.len() == 1
                 && matches!(
                     k,
-                    ExprKind::ObjectLifetime | ExprKind::Enk23 | ExprKind::Enk33
+                    ExprKind::ObjectLifetime | ExprKind::ExprWrapper | ExprKind::SubExpr
                 )
                 && ty.is_none()
             {

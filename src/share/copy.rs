@@ -83,34 +83,9 @@ const MAX_EXTRA_HOLES: usize = 32;
 /// Marks a slot as a reference slot (otherwise a child slot).
 const REF: u32 = 1 << 31;
 
-/// The shallow expression kinds: their clone copies no operand (the seed's "nothing
-/// beyond the shallow clone").
-#[inline]
-const fn shallow(ek: ExprKind) -> bool {
-    use ExprKind as X;
-    matches!(
-        ek,
-        X::Error
-            | X::Variable
-            | X::Enk4
-            | X::AddressOfEllipsis
-            | X::Routine
-            | X::TypeOperand
-            | X::Enk22
-            | X::Enk30
-    )
-}
-
-/// The expression kinds whose copy copies what their entity reference names (a dynamic
-/// init, or with [`flags::COPY_ENTITIES`] the entity itself).
-#[inline]
-const fn copies_entity(ek: ExprKind) -> bool {
-    matches!(ek, ExprKind::Enk5 | ExprKind::Enk17 | ExprKind::Enk18)
-}
-
 /// [`FAST_CLASS`]: the block fast path declines the kind.
 const FAST_DECLINE: u8 = 1;
-/// [`FAST_CLASS`]: the kind is [`shallow`].
+/// [`FAST_CLASS`]: the kind is shallow ([`ExprKind::is_shallow`]).
 const FAST_SHALLOW: u8 = 2;
 
 /// What the block fast path does with each expression kind (by `ExprKind as usize`,
@@ -123,9 +98,9 @@ static FAST_CLASS: [u8; 64] = {
     while n < 64 {
         t[n] = FAST_DECLINE;
         if let Some(ek) = ExprKind::from_raw(n as u8) {
-            t[n] = if matches!(ek, ExprKind::Reclaimed) || copies_entity(ek) {
+            t[n] = if matches!(ek, ExprKind::Reclaimed) || ek.copies_entity() {
                 FAST_DECLINE
-            } else if shallow(ek) {
+            } else if ek.is_shallow() {
                 FAST_SHALLOW
             } else {
                 0
@@ -735,7 +710,7 @@ impl<'s> DeepCopy<'s> {
                     if ek == ExprKind::Reclaimed {
                         return Err(IlError::BadKind(BAD_EXPR));
                     }
-                    if ek == ExprKind::Enk18 {
+                    if ek == ExprKind::DynamicInit2 {
                         let idx = x.supplement();
                         if let Some(&rep) = self.slots.get(&idx) {
                             p.replaced.push(Visit { src: rep, ..v });
@@ -743,14 +718,14 @@ impl<'s> DeepCopy<'s> {
                         }
                     }
                     let i = p.add(v, limit)?;
-                    if !shallow(ek) {
+                    if !ek.is_shallow() {
                         p.push_children(il, s, i);
                     }
                     // Only these kinds copy what their entity reference names; a dynamic
                     // init is cloned before the operands (it is queued last).
-                    if copies_entity(ek) {
+                    if ek.copies_entity() {
                         match (ek, il.ref_eix(s, F::EXPR_NODE_ENTITY)) {
-                            (ExprKind::Enk5 | ExprKind::Enk18, Some(init))
+                            (ExprKind::DynamicInit | ExprKind::DynamicInit2, Some(init))
                                 if il.kind(init) == EntryKind::DynamicInit =>
                             {
                                 p.stack.push(Visit {
@@ -759,7 +734,9 @@ impl<'s> DeepCopy<'s> {
                                     slot: REF | F::EXPR_NODE_ENTITY.slot,
                                 });
                             }
-                            (ExprKind::Enk17, Some(_)) if copy_entities => p.entities.push(i),
+                            (ExprKind::OpaqueOperand, Some(_)) if copy_entities => {
+                                p.entities.push(i)
+                            }
                             _ => {}
                         }
                     }
@@ -773,14 +750,15 @@ impl<'s> DeepCopy<'s> {
                         slot: 0,
                     });
                     let c = il.constant(s);
-                    let (ck, sub) = (c.constant_kind(), c.sub_kind());
-                    if ck == ConstantKind::Address
+                    if c.constant_kind() == ConstantKind::Address
                         && il.child_eix(s, F::CONSTANT_DECLARED_TYPE).is_some()
                     {
                         p.declared.push(i);
                     }
-                    // Template-parameter sub-kinds 0, 2, 3, 13 carry nothing to copy.
-                    if !(ck == ConstantKind::TemplateParam && matches!(sub, 0 | 2 | 3 | 13)) {
+                    if !c
+                        .template_param_constant_kind()
+                        .is_some_and(|k| k.copies_nothing())
+                    {
                         p.push_children(il, s, i);
                     }
                 }
@@ -870,12 +848,12 @@ impl<'s> DeepCopy<'s> {
                     break false;
                 }
                 let ek = ek_col.expr_kind(cols.row[i] as usize);
-                if ek == ExprKind::Reclaimed || copies_entity(ek) {
+                if ek == ExprKind::Reclaimed || ek.copies_entity() {
                     break false;
                 }
                 p.srcs.push(Eix::new(i));
                 pending -= 1;
-                if !shallow(ek) {
+                if !ek.is_shallow() {
                     let before = pending;
                     let Some(ch) = cols.children(i) else {
                         break false;
@@ -1418,9 +1396,9 @@ mod tests {
                 assert_eq!(FAST_CLASS[n as usize], FAST_DECLINE);
                 continue;
             };
-            let want = if ek == ExprKind::Reclaimed || copies_entity(ek) {
+            let want = if ek == ExprKind::Reclaimed || ek.copies_entity() {
                 FAST_DECLINE
-            } else if shallow(ek) {
+            } else if ek.is_shallow() {
                 FAST_SHALLOW
             } else {
                 0

@@ -43,8 +43,8 @@ const SHARE_TASK: usize = 1 << 13;
 use crate::compare::{self, type_shape, Comparer};
 use crate::il::stats::SharingCounters;
 use crate::il::{
-    fields as F, ConstantKind, Eix, EntryId, EntryKind, Il, IlError, RegionIdx, NO_SHARE_KEY,
-    SHARE_KEY_FILE_SCOPE,
+    fields as F, AddressKind, ConstantKind, Eix, EntryId, EntryKind, Il, IlError, RegionIdx,
+    NO_SHARE_KEY, SHARE_KEY_FILE_SCOPE,
 };
 use std::hash::{BuildHasher, Hasher};
 
@@ -238,7 +238,7 @@ pub fn constant_is_shareable(il: &Il, config: &SharingConfig, c: Eix) -> bool {
         ConstantKind::String => config.strings,
         ConstantKind::Address => {
             il.child_eix(c, F::CONSTANT_SUBOBJECT_PATH).is_none()
-                && !(t.sub_kind() == 4 && t.value2() != 0)
+                && !(t.address_kind() == Some(AddressKind::Typeid) && t.value2() != 0)
         }
         ConstantKind::Aggregate | ConstantKind::TemplateParam => false,
         _ => true,

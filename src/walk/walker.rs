@@ -28,7 +28,7 @@
 //! stack. Constants follow the seed's sub-switch on the constant kind. O(entries + edges).
 
 use crate::il::schema::{PHASE5_WALK_ORDER, PHASE6_WALK_ORDER};
-use crate::il::{counts, fields as F, ConstantKind, Eix, EntryId, EntryKind, Flag, Il};
+use crate::il::{fields as F, ConstantKind, Eix, EntryId, EntryKind, Flag, Il};
 use std::io::Write;
 
 /// The callback protocol of a walk. Each `HAS_*` constant says whether the slot is
@@ -583,7 +583,6 @@ impl Walker {
 pub(super) fn constant_operand(il: &Il, e: Eix) -> Result<Operand, WalkError> {
     use ConstantKind as C;
     let c = il.constant(e);
-    let sub = c.sub_kind();
     let err = |message| WalkError {
         message,
         entry: Some(il.id_of(e)),
@@ -598,14 +597,14 @@ pub(super) fn constant_operand(il: &Il, e: Eix) -> Result<Operand, WalkError> {
         | C::InitRepeat
         | C::Designator
         | C::Reflection => Operand::Descend,
-        C::Address => match sub {
-            0 | 1 | 4 | 6 => Operand::Remap,
-            2 | 3 | 5 => Operand::Descend,
-            _ => return Err(err("walk_entry_and_subtree: bad address const kind")),
+        C::Address => match c.address_kind() {
+            Some(a) if a.owns_operand() => Operand::Descend,
+            Some(_) => Operand::Remap,
+            None => return Err(err("walk_entry_and_subtree: bad address const kind")),
         },
         C::PtrToMember => Operand::Remap,
         C::TemplateParam => {
-            if sub >= counts::TEMPLATE_PARAM_CONSTANT_KINDS {
+            if c.template_param_constant_kind().is_none() {
                 return Err(err(
                     "walk_entry_and_subtree: bad template param constant kind",
                 ));

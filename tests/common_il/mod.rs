@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use ilkit::il::{
-    fields as F, kinds, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, Op, StorageClass,
-    TypeKind,
+    fields as F, kinds, ConstantKind, DynamicInitKind, Eix, EntryId, EntryKind, ExprKind, Il, Op,
+    StorageClass, TypeKind,
 };
 
 /// A world with builtin types and two named globals.
@@ -120,6 +120,7 @@ impl B {
 
     pub fn dyn_init(&mut self, kind: u8, v: i64) -> EntryId {
         let d = self.il.alloc(EntryKind::DynamicInit).unwrap();
+        let kind = DynamicInitKind::checked(kind).unwrap();
         kinds::set_dynamic_init_kind(&mut self.il, d, kind).unwrap();
         let c = self.int_const(v);
         self.il

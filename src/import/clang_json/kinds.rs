@@ -1,6 +1,6 @@
 //! Classification of clang AST node kinds: what each becomes in the IL.
 
-use crate::il::{Op, StmtKind};
+use crate::il::{Op, RoutineSpecialKind, StmtKind, TemplateKind, TemplateParamKind};
 
 /// The role a clang node kind plays in the import.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,7 +12,7 @@ pub enum Class {
     /// LinkageSpecDecl, ExportDecl: transparent, members go to the enclosing scope.
     Transparent,
     /// FunctionDecl and the C++ method kinds.
-    Function(u8),
+    Function(RoutineSpecialKind),
     /// VarDecl and kin.
     Var,
     /// ParmVarDecl.
@@ -27,11 +27,11 @@ pub enum Class {
     Enum,
     /// EnumConstantDecl.
     EnumConst,
-    /// ClassTemplateDecl (1), FunctionTemplateDecl (2), VarTemplateDecl (3),
-    /// TypeAliasTemplateDecl (4), ConceptDecl (5).
-    Template(u8),
-    /// Template parameter decls: type (0), non-type (1), template (2).
-    TemplateParm(u8),
+    /// ClassTemplateDecl, FunctionTemplateDecl, VarTemplateDecl, TypeAliasTemplateDecl,
+    /// ConceptDecl.
+    Template(TemplateKind),
+    /// Template parameter decls: type, non-type, template.
+    TemplateParm(TemplateParamKind),
     /// TemplateArgument.
     TemplateArg,
     /// UsingDecl / UsingShadowDecl / UsingDirectiveDecl / NamespaceAliasDecl.
@@ -197,12 +197,12 @@ pub fn classify(k: &str) -> Class {
         "TranslationUnitDecl" => Tu,
         "NamespaceDecl" => Namespace,
         "LinkageSpecDecl" | "ExportDecl" => Transparent,
-        "FunctionDecl" => Function(0),
-        "CXXMethodDecl" => Function(1),
-        "CXXConstructorDecl" => Function(2),
-        "CXXDestructorDecl" => Function(3),
-        "CXXConversionDecl" => Function(4),
-        "CXXDeductionGuideDecl" => Function(5),
+        "FunctionDecl" => Function(RoutineSpecialKind::Function),
+        "CXXMethodDecl" => Function(RoutineSpecialKind::Method),
+        "CXXConstructorDecl" => Function(RoutineSpecialKind::Constructor),
+        "CXXDestructorDecl" => Function(RoutineSpecialKind::Destructor),
+        "CXXConversionDecl" => Function(RoutineSpecialKind::Conversion),
+        "CXXDeductionGuideDecl" => Function(RoutineSpecialKind::DeductionGuide),
         "VarDecl"
         | "VarTemplateSpecializationDecl"
         | "VarTemplatePartialSpecializationDecl"
@@ -216,14 +216,14 @@ pub fn classify(k: &str) -> Class {
         "TypedefDecl" | "TypeAliasDecl" => Typedef,
         "EnumDecl" => Enum,
         "EnumConstantDecl" => EnumConst,
-        "ClassTemplateDecl" => Template(1),
-        "FunctionTemplateDecl" => Template(2),
-        "VarTemplateDecl" => Template(3),
-        "TypeAliasTemplateDecl" => Template(4),
-        "ConceptDecl" => Template(5),
-        "TemplateTypeParmDecl" => TemplateParm(0),
-        "NonTypeTemplateParmDecl" => TemplateParm(1),
-        "TemplateTemplateParmDecl" => TemplateParm(2),
+        "ClassTemplateDecl" => Template(TemplateKind::Class),
+        "FunctionTemplateDecl" => Template(TemplateKind::Function),
+        "VarTemplateDecl" => Template(TemplateKind::Variable),
+        "TypeAliasTemplateDecl" => Template(TemplateKind::Alias),
+        "ConceptDecl" => Template(TemplateKind::Concept),
+        "TemplateTypeParmDecl" => TemplateParm(TemplateParamKind::Type),
+        "NonTypeTemplateParmDecl" => TemplateParm(TemplateParamKind::NonType),
+        "TemplateTemplateParmDecl" => TemplateParm(TemplateParamKind::Template),
         "TemplateArgument" => TemplateArg,
         "UsingDecl"
         | "UsingShadowDecl"

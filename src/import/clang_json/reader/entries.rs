@@ -87,14 +87,6 @@ impl Builder<'_> {
         self.il.push_list_field_eix(p, f, c)
     }
 
-    pub(super) fn set_str(&mut self, e: Eix, index: usize, s: &str) -> Result<(), IlError> {
-        if e.is_none() || s.is_empty() {
-            return Ok(());
-        }
-        let id = self.il.id_of(e);
-        self.il.set_string(id, index, s.as_bytes())
-    }
-
     pub(super) fn alloc(&mut self, k: EntryKind) -> Result<Eix, IlError> {
         let id = self.il.alloc(k)?;
         self.il.eix(id)
@@ -154,16 +146,17 @@ impl Builder<'_> {
                 let e = self.alloc(EntryKind::NameReference)?;
                 if let Some(n) = self.kind_names.get(kind as usize) {
                     let n = n.clone();
-                    self.set_str(e, 1, &n)?;
+                    if let Some(b) = text(e, &n) {
+                        self.il.name_reference_mut(e).set_clang_kind(b);
+                    }
                 }
                 e
             }
         };
-        let si = match self.il.kind(e) {
-            EntryKind::Constant => 1,
-            _ => 0,
-        };
-        self.set_str(e, si, name)?;
+        if let Some(b) = text(e, name) {
+            // Every kind a placeholder takes has a `name` string.
+            self.il.set_string_named(self.il.id_of(e), "name", b)?;
+        }
         self.il.switch_region(saved)?;
         self.placeholders_made += 1;
         self.ids.insert(id, (e, false));
@@ -204,12 +197,22 @@ impl Builder<'_> {
         self.opaque_counts[k] += 1;
         let kn = self.kind_names[k].clone();
         let name = self.frames[t].name.clone();
-        self.set_str(e, 0, &name)?;
-        self.set_str(e, 1, &kn)?;
+        if let Some(b) = text(e, &name) {
+            self.il.name_reference_mut(e).set_name(b);
+        }
+        if let Some(b) = text(e, &kn) {
+            self.il.name_reference_mut(e).set_clang_kind(b);
+        }
         if self.frames[t].ref_id != 0 {
             let r = self.frame_ref(t)?;
             self.set_ref(e, F::NAME_REFERENCE_ENTITY, r)?;
         }
         Ok(e)
     }
+}
+
+/// The bytes to store as a string field of `e`: `None` for no entry or an empty string
+/// (an unset string stays unset).
+pub(super) fn text(e: Eix, s: &str) -> Option<&[u8]> {
+    (!e.is_none() && !s.is_empty()).then_some(s.as_bytes())
 }

@@ -8,10 +8,13 @@
 //! (parentheses, cleanups, `ConstantExpr`, opaque and pseudo-object expressions) stand
 //! for their operand.
 
+use super::entries::text;
 use super::finalize::Closed;
 use super::{strip_fn_type, Builder, Kid};
 use crate::il::kinds as K;
-use crate::il::{fields as F, ConstantKind, Eix, EntryKind, ExprKind, IlError, Op, TypeKind};
+use crate::il::{
+    fields as F, CastKind, ConstantKind, Eix, EntryKind, ExprKind, IlError, Op, TypeKind,
+};
 use crate::import::clang_json::json::parse_int;
 use crate::import::clang_json::kinds::{op_of, Class, ExprClass, BINARY_OPS, UNARY_OPS};
 use crate::import::clang_json::types::{qual, Alt, Types};
@@ -31,7 +34,7 @@ impl Builder<'_> {
             let mut x = self.il.expr_mut(e);
             x.set_op(opc);
             if ec == E::Cast {
-                x.set_op2(cast_code(&self.frames[t].opcode));
+                x.set_cast_kind(cast_kind(&self.frames[t].opcode));
             }
         }
         let referenced = match ec {
@@ -148,13 +151,15 @@ impl Builder<'_> {
             }
             E::StrLit => {
                 K::set_constant_kind(self.il, cid, ConstantKind::String)?;
-                let text = v
+                let literal = v
                     .strip_prefix('"')
                     .and_then(|s| s.strip_suffix('"'))
-                    .unwrap_or(&v);
-                self.il.constant_mut(c).set_text_len(text.len() as u32);
-                let text = text.to_string();
-                self.set_str(c, 0, &text)?;
+                    .unwrap_or(&v)
+                    .to_string();
+                self.il.constant_mut(c).set_text_len(literal.len() as u32);
+                if let Some(b) = text(c, &literal) {
+                    self.il.constant_mut(c).set_text(b);
+                }
             }
             _ => {
                 K::set_constant_kind(self.il, cid, ConstantKind::Integer)?;
@@ -362,39 +367,10 @@ impl Builder<'_> {
     }
 }
 
-/// A small code for a cast kind (`expr_node.op2` of a cast).
-fn cast_code(k: &str) -> u8 {
-    const CASTS: &[&str] = &[
-        "LValueToRValue",
-        "NoOp",
-        "IntegralCast",
-        "FunctionToPointerDecay",
-        "ArrayToPointerDecay",
-        "IntegralToFloating",
-        "FloatingToIntegral",
-        "FloatingCast",
-        "BitCast",
-        "DerivedToBase",
-        "UncheckedDerivedToBase",
-        "ConstructorConversion",
-        "UserDefinedConversion",
-        "NullToPointer",
-        "PointerToBoolean",
-        "IntegralToBoolean",
-        "FloatingToBoolean",
-        "IntegralToPointer",
-        "PointerToIntegral",
-        "ToVoid",
-        "Dependent",
-        "BaseToDerived",
-        "AddressSpaceConversion",
-        "BuiltinFnToFnPtr",
-        "LValueBitCast",
-        "VectorSplat",
-    ];
-    CASTS
-        .iter()
-        .position(|&c| c == k)
-        .map(|i| i as u8 + 1)
-        .unwrap_or(255)
+/// The cast kind clang names `k` (`expr_node.op2` of a cast).
+fn cast_kind(k: &str) -> CastKind {
+    CastKind::ALL
+        .into_iter()
+        .find(|c| c.name() == k)
+        .unwrap_or(CastKind::Other)
 }

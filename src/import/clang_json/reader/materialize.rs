@@ -6,6 +6,7 @@
 //! the semantic parent's scopes) that `finalize` pops when it closes; the first statement
 //! or constructor initializer under a routine opens its function region.
 
+use super::entries::text;
 use super::{
     ie, rf, strip_fn_type, Builder, Fail, FL_CONSTEXPR, FL_IMPLICIT, FL_INHERITED, FL_INLINE,
     FL_PACK,
@@ -13,7 +14,8 @@ use super::{
 use crate::il::kinds as K;
 use crate::il::kinds::vf;
 use crate::il::{
-    counts, fields as F, ConstantKind, Eix, EntryKind, IlError, ScopeKind, StorageClass, TypeKind,
+    fields as F, ConstantKind, Eix, EntryKind, IlError, RoutineSpecialKind, ScopeKind,
+    StorageClass, TemplateKind, TemplateParamKind, TypeKind,
 };
 use crate::import::clang_json::kinds::{attr_kind, is_decl, Class, ExprClass, RecordKind};
 use crate::import::clang_json::types::{Types, ValueParam};
@@ -155,7 +157,9 @@ impl Builder<'_> {
     fn materialize_namespace(&mut self, t: usize) -> Result<(), IlError> {
         let e = self.alloc(EntryKind::Namespace)?;
         let name = self.frames[t].name.clone();
-        self.set_str(e, 0, &name)?;
+        if let Some(b) = text(e, &name) {
+            self.il.namespace_mut(e).set_name(b);
+        }
         let s = K::alloc_scope(self.il, ScopeKind::Namespace, None)?;
         let se = self.il.eix(s)?;
         self.set_child(e, F::NAMESPACE_SCOPE, se)?;
@@ -183,7 +187,7 @@ impl Builder<'_> {
     fn materialize_function(
         &mut self,
         t: usize,
-        sub: u8,
+        sub: RoutineSpecialKind,
         pclass: Option<Class>,
     ) -> Result<(), IlError> {
         let reused = self.reuse(t, EntryKind::Routine);
@@ -200,10 +204,14 @@ impl Builder<'_> {
         self.frames[t].entry = e;
         let (name, mangled) = (self.frames[t].name.clone(), self.frames[t].mangled.clone());
         if self.il.name(e).is_empty() {
-            self.set_str(e, 0, &name)?;
+            if let Some(b) = text(e, &name) {
+                self.il.routine_mut(e).set_name(b);
+            }
         }
         if !mangled.is_empty() && self.il.string(e, 1).is_empty() {
-            self.set_str(e, 1, &mangled)?;
+            if let Some(b) = text(e, &mangled) {
+                self.il.routine_mut(e).set_mangled_name(b);
+            }
         }
         let ty = self.type_of(t)?;
         if !ty.is_none() && self.il.child_eix(e, F::ROUTINE_TYPE).is_none() {
@@ -221,7 +229,7 @@ impl Builder<'_> {
         self.il
             .routine_mut(e)
             .set_storage_class(sc)
-            .set_special_kind(sub.min(counts::ROUTINE_SPECIAL_KINDS - 1));
+            .set_special_kind(sub);
         let f = self.frames[t].flags;
         if f & (FL_INLINE | FL_CONSTEXPR) != 0 {
             self.il.routine_mut(e).set_is_inline(true);
@@ -238,7 +246,7 @@ impl Builder<'_> {
         }
         if matches!(pclass, Some(Class::Record(_))) {
             bits |= rf::MEMBER;
-            if sub == 2 {
+            if sub == RoutineSpecialKind::Constructor {
                 let rec = self.frames[t - 1].entry;
                 let key = strip_fn_type(&self.frames[t].qual_type);
                 self.ctors.entry((rec.raw(), key)).or_insert(e);
@@ -291,10 +299,14 @@ impl Builder<'_> {
         self.frames[t].entry = e;
         let (name, mangled) = (self.frames[t].name.clone(), self.frames[t].mangled.clone());
         if self.il.name(e).is_empty() {
-            self.set_str(e, 0, &name)?;
+            if let Some(b) = text(e, &name) {
+                self.il.variable_mut(e).set_name(b);
+            }
         }
         if !mangled.is_empty() && self.il.string(e, 1).is_empty() {
-            self.set_str(e, 1, &mangled)?;
+            if let Some(b) = text(e, &mangled) {
+                self.il.variable_mut(e).set_mangled_name(b);
+            }
         }
         let ty = self.type_of(t)?;
         if self.il.child_eix(e, F::VARIABLE_TYPE).is_none() {
@@ -334,7 +346,9 @@ impl Builder<'_> {
         };
         self.frames[t].entry = e;
         let name = self.frames[t].name.clone();
-        self.set_str(e, 0, &name)?;
+        if let Some(b) = text(e, &name) {
+            self.il.param_type_mut(e).set_name(b);
+        }
         let ty = self.type_of(t)?;
         self.set_child(e, F::PARAM_TYPE_TYPE, ty)?;
         if self.frames[t].flags & FL_PACK != 0 {
@@ -352,7 +366,9 @@ impl Builder<'_> {
         };
         self.frames[t].entry = e;
         let name = self.frames[t].name.clone();
-        self.set_str(e, 0, &name)?;
+        if let Some(b) = text(e, &name) {
+            self.il.field_mut(e).set_name(b);
+        }
         let ty = self.type_of(t)?;
         self.set_child(e, F::FIELD_TYPE, ty)?;
         if matches!(pclass, Some(Class::Record(_))) {
@@ -380,7 +396,9 @@ impl Builder<'_> {
         let name = self.frames[t].name.clone();
         let q = self.qname(&name);
         let (e, existed) = self.types.named_entry(self.il, &q, TypeKind::Typeref)?;
-        if matches!(pclass, Some(Class::Template(4))) && !self.frames[t - 1].pattern_seen {
+        if matches!(pclass, Some(Class::Template(TemplateKind::Alias)))
+            && !self.frames[t - 1].pattern_seen
+        {
             // The pattern of an alias template: `_If_sv<_Tp, int>` names it.
             self.types.template_name(self.il, &q, e)?;
         }
@@ -430,14 +448,16 @@ impl Builder<'_> {
             }
         };
         let name = self.frames[t].name.clone();
-        self.set_str(e, 1, &name)?;
+        if let Some(b) = text(e, &name) {
+            self.il.constant_mut(e).set_name(b);
+        }
         self.frames[t].entry = e;
         self.register(t, e);
         Ok(())
     }
 
     /// A template (`tk`: its kind); its parameters get a scope of their own.
-    fn materialize_template(&mut self, t: usize, tk: u8) -> Result<(), IlError> {
+    fn materialize_template(&mut self, t: usize, tk: TemplateKind) -> Result<(), IlError> {
         let e = match self.reuse(t, EntryKind::Template) {
             Some(e) => e,
             None => self.alloc(EntryKind::Template)?,
@@ -449,7 +469,9 @@ impl Builder<'_> {
             .unwrap_or(false);
         let name = self.frames[t].name.clone();
         if self.il.name(e).is_empty() {
-            self.set_str(e, 0, &name)?;
+            if let Some(b) = text(e, &name) {
+                self.il.template_mut(e).set_name(b);
+            }
         }
         self.il.template_mut(e).set_template_kind(tk);
         self.frames[t].entry = e;
@@ -460,13 +482,19 @@ impl Builder<'_> {
     }
 
     /// A template parameter (`pk`: type, non-type, template).
-    fn materialize_template_parm(&mut self, t: usize, pk: u8) -> Result<(), IlError> {
+    fn materialize_template_parm(
+        &mut self,
+        t: usize,
+        pk: TemplateParamKind,
+    ) -> Result<(), IlError> {
         let e = match self.reuse(t, EntryKind::TemplateParam) {
             Some(e) => e,
             None => self.alloc(EntryKind::TemplateParam)?,
         };
         let name = self.frames[t].name.clone();
-        self.set_str(e, 0, &name)?;
+        if let Some(b) = text(e, &name) {
+            self.il.template_param_mut(e).set_name(b);
+        }
         let (index, depth) = (self.frames[t].index, self.frames[t].depth);
         self.il
             .template_param_mut(e)
@@ -479,7 +507,7 @@ impl Builder<'_> {
                 s.push(name.clone());
             }
         }
-        if pk == 1 {
+        if pk == TemplateParamKind::NonType {
             // A template parameter's type is part of the template, not of an
             // instantiation.
             self.pattern_depth += 1;
@@ -519,7 +547,9 @@ impl Builder<'_> {
             .attribute_mut(e)
             .set_attr_kind(attr_kind::of(&kn, f & FL_IMPLICIT != 0))
             .set_flags((f & FL_IMPLICIT != 0) as u8 | (((f & FL_INHERITED != 0) as u8) << 1));
-        self.set_str(e, 0, &kn)?;
+        if let Some(b) = text(e, &kn) {
+            self.il.attribute_mut(e).set_name(b);
+        }
         self.frames[t].entry = e;
         Ok(())
     }

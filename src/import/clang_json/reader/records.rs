@@ -7,10 +7,11 @@
 //! base classes, fields, members into its scope, its parent scope, and a partial
 //! specialization becomes a template over it.
 
+use super::entries::text;
 use super::finalize::Closed;
 use super::{ie, Builder, Fail, Kid, FL_COMPLETE, FL_IMPLICIT};
 use crate::il::kinds as K;
-use crate::il::{fields as F, Eix, EntryKind, IlError, ScopeKind, TypeKind};
+use crate::il::{fields as F, Eix, EntryKind, IlError, ScopeKind, TemplateKind, TypeKind};
 use crate::import::clang_json::kinds::{Class, ExprClass, RecordKind};
 use crate::import::clang_json::types::last_component;
 
@@ -49,7 +50,9 @@ impl Builder<'_> {
         }
         let name = self.record_name(t, pclass);
         self.define_record(t, &name)?;
-        if matches!(pclass, Some(Class::Template(1))) && !self.frames[t - 1].pattern_seen {
+        if matches!(pclass, Some(Class::Template(TemplateKind::Class)))
+            && !self.frames[t - 1].pattern_seen
+        {
             let q = self.qname(&self.frames[t].name.clone());
             self.types
                 .template_name(self.il, &q, self.frames[t].entry)?;
@@ -201,12 +204,16 @@ impl Builder<'_> {
     ) -> Result<(), IlError> {
         self.finish_record(t, e, kids)?;
         if rk == RecordKind::Partial && !e.is_none() {
-            // A partial specialization: a template (kind 6) with its own
-            // parameters and the specialized record as its pattern.
+            // A partial specialization: a template with its own parameters and the
+            // specialized record as its pattern.
             let tm = self.alloc(EntryKind::Template)?;
             let name = self.frames[t].name.clone();
-            self.set_str(tm, 0, &name)?;
-            self.il.template_mut(tm).set_template_kind(6);
+            if let Some(b) = text(tm, &name) {
+                self.il.template_mut(tm).set_name(b);
+            }
+            self.il
+                .template_mut(tm)
+                .set_template_kind(TemplateKind::PartialSpecialization);
             for k in kids {
                 if !k.e.is_none() && self.il.kind(k.e) == EntryKind::TemplateParam {
                     self.push(tm, F::TEMPLATE_PARAMS, k.e)?;

@@ -13,7 +13,9 @@
 
 use super::Types;
 use crate::il::kinds;
-use crate::il::{fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, Op};
+use crate::il::{
+    fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, Op, TemplateParamConstantKind,
+};
 
 /// Deepest nesting of parentheses and operators a bound may have.
 const MAX_NEST: u32 = 64;
@@ -131,7 +133,7 @@ impl Types {
         let int = self.builtin(il, &["int"])?;
         let c = il.alloc(EntryKind::Constant)?;
         kinds::set_constant_kind(il, c, ConstantKind::TemplateParam)?;
-        kinds::set_template_param_constant_kind(il, c, 1)?;
+        kinds::set_template_param_constant_kind(il, c, TemplateParamConstantKind::Expression)?;
         il.set_child(c, F::CONSTANT_EXPR, Some(il.id_of(x)))?;
         il.set_child(c, F::CONSTANT_TYPE, Some(il.id_of(int)))?;
         il.set_child(il.id_of(a), F::TYPE_ARRAY_BOUND, Some(c))?;
@@ -276,7 +278,11 @@ impl Types {
                     };
                     let c = il.alloc(EntryKind::Constant)?;
                     kinds::set_constant_kind(il, c, ConstantKind::TemplateParam)?;
-                    kinds::set_template_param_constant_kind(il, c, 0)?;
+                    kinds::set_template_param_constant_kind(
+                        il,
+                        c,
+                        TemplateParamConstantKind::Value,
+                    )?;
                     let ce = il.eix(c)?;
                     il.constant_mut(ce)
                         .set_value(pos as i64)
@@ -345,7 +351,10 @@ mod tests {
         let a = ty.intern(&mut il, "float[M * (4 + 1) - -M]").unwrap();
         let b = il.child_eix(a, F::TYPE_ARRAY_BOUND).unwrap();
         assert_eq!(il.constant(b).constant_kind(), ConstantKind::TemplateParam);
-        assert_eq!(il.constant(b).sub_kind(), 1);
+        assert_eq!(
+            il.constant(b).template_param_constant_kind(),
+            Some(TemplateParamConstantKind::Expression)
+        );
         let x = il.child_eix(b, F::CONSTANT_EXPR).unwrap();
         assert_eq!(il.expr(x).op(), Op::Sub);
         // Not interned: the next spelling is parsed again.
