@@ -27,7 +27,7 @@ fn main() {
         let each = ilkit::il::stats::il_table_stats(&il)
             .into_iter()
             .find(|r| r.name == ilkit::il::EntryKind::STATS_NAMES[k as usize])
-            .map_or(0, |r| r.each);
+            .map_or(0, |r| r.ilkit_each);
         let prefix = if matches!(k.region_rule(), ilkit::il::RegionRule::FileScope) {
             24
         } else {

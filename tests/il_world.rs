@@ -468,11 +468,29 @@ fn stats_table_has_the_seed_format() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "IL table use:");
     let header: Vec<&str> = lines[1].split_whitespace().collect();
-    assert_eq!(header, ["Table", "Number", "Each", "Total"]);
+    assert_eq!(header, ["Table", "Number", "Each", "Total", "ilkit"]);
     assert_eq!(
         lines[2].split_whitespace().collect::<Vec<_>>(),
-        ["-----", "------", "----", "-----"]
+        ["-----", "------", "----", "-----", "-----"]
     );
+    // the Each column is seed 001's size table; ilkit's own bytes stand beside it
+    for r in il_table_stats(&il) {
+        if let Some(k) = EntryKind::ALL
+            .into_iter()
+            .find(|k| EntryKind::STATS_NAMES[*k as usize] == r.name)
+        {
+            assert_eq!(r.each, u64::from(k.seed_size()), "{}", r.name);
+        }
+        assert_eq!(r.total, r.number * r.each, "{}", r.name);
+    }
+    for (name, size) in [("expr node", 72), ("constant", 184), ("routine", 288)] {
+        let row = lines
+            .iter()
+            .find(|l| l.get(..32).map(str::trim_end) == Some(name))
+            .unwrap();
+        let fields: Vec<&str> = row[32..].split_whitespace().collect();
+        assert_eq!(fields[1], size.to_string(), "{row}");
+    }
     assert!(text.contains("expr node") && text.contains("source file") && text.contains("routine"));
     let total_line = lines.iter().find(|l| l.starts_with("Total")).unwrap();
     let total: u64 = total_line

@@ -1,5 +1,6 @@
-//! `dump_il_table_stats`: the seed's "IL table use:" table, with the world's counts and
-//! the bytes per entry of ilkit's layout, and the same numbers as data.
+//! `dump_il_table_stats`: the seed's "IL table use:" table — the world's counts with the
+//! seed's bytes per entry and their totals, and beside them the bytes per entry of
+//! ilkit's layout — and the same numbers as data.
 
 use super::{EntryKind, Flag, FreeListKind, Il, Tables};
 use std::io::{self, Write};
@@ -11,10 +12,13 @@ pub struct TableStat {
     pub name: &'static str,
     /// Allocations counted.
     pub number: u64,
-    /// Bytes per entry in ilkit's layout.
+    /// Bytes per entry in the seed's layout (seed 001's size table; 0 where it gives none).
     pub each: u64,
-    /// `number * each`.
+    /// `number * each`: what the seed's allocator would have used.
     pub total: u64,
+    /// Bytes per entry in ilkit's layout (0 for a supplement ilkit keeps in its owner's
+    /// columns).
+    pub ilkit_each: u64,
 }
 
 /// Layout comparison of live entries: ilkit bytes against the seed's size plus prefix.
@@ -79,7 +83,7 @@ pub fn il_table_stats(il: &Il) -> Vec<TableStat> {
             continue;
         }
         let l = k.layout();
-        let each = if live[k as usize] > 0 {
+        let ilkit_each = if live[k as usize] > 0 {
             (live_bytes[k as usize] / live[k as usize] as f64).ceil() as u64
         } else {
             (Il::per_entry_column_bytes()
@@ -88,35 +92,45 @@ pub fn il_table_stats(il: &Il) -> Vec<TableStat> {
                 + 4 * (l.lists.len() + l.singles.len() + l.refs.len())) as u64
         };
         let number = il.alloc_count(k);
+        let each = u64::from(k.seed_size());
         rows.push(TableStat {
             name: EntryKind::STATS_NAMES[k as usize],
             number,
             each,
             total: number * each,
+            ilkit_each,
         });
     }
     let c = &il.counters;
-    let extra: [(&'static str, u64, u64); 12] = [
-        ("integer type supplement", c.type_supplements[0], 0),
-        ("typeref type supplement", c.type_supplements[3], 0),
-        ("templ param supplement", c.type_supplements[4], 0),
-        ("new/delete supplement", c.expr_supplements[0], 0),
-        ("throw supplement", c.expr_supplements[1], 0),
-        ("condition supplement", c.expr_supplements[2], 0),
-        ("statement supplement", c.stmt_supplements.iter().sum(), 0),
-        ("gnu supplement", c.gnu_supplements, 0),
-        ("template arg", c.template_args, 5),
-        ("constant list entry", c.constant_list_entries, 4),
-        ("string literal text", c.string_literal_bytes, 1),
-        ("recycled entries", c.recycled, 0),
+    // (name, count, seed 001's size, ilkit's bytes per entry)
+    // (routine and class type supplements are entry kinds of their own, counted above)
+    let extra: [(&'static str, u64, u64, u64); 17] = [
+        ("integer type supplement", c.type_supplements[0], 32, 0),
+        ("typeref type supplement", c.type_supplements[3], 56, 0),
+        ("templ param supplement", c.type_supplements[4], 40, 0),
+        ("new/delete supplement", c.expr_supplements[0], 56, 0),
+        ("throw supplement", c.expr_supplements[1], 24, 0),
+        ("condition supplement", c.expr_supplements[2], 32, 0),
+        ("constexpr if supplement", c.stmt_supplements[0], 24, 0),
+        ("block supplement", c.stmt_supplements[1], 32, 0),
+        ("for loop supplement", c.stmt_supplements[2], 24, 0),
+        ("try supplement", c.stmt_supplements[3], 32, 0),
+        ("switch stmt descr", c.stmt_supplements[4], 24, 0),
+        ("coroutine descr", c.stmt_supplements[5], 128, 0),
+        ("gnu supplement", c.gnu_supplements, 40, 0),
+        ("template arg", c.template_args, 64, 5),
+        ("constant list entry", c.constant_list_entries, 16, 4),
+        ("string literal text", c.string_literal_bytes, 1, 1),
+        ("recycled entries", c.recycled, 0, 0),
     ];
-    for (name, number, each) in extra {
+    for (name, number, each, ilkit_each) in extra {
         if number > 0 {
             rows.push(TableStat {
                 name,
                 number,
                 each,
                 total: number * each,
+                ilkit_each,
             });
         }
     }
@@ -130,20 +144,20 @@ pub fn dump_il_table_stats(il: &Il, extra: u64, out: &mut dyn Write) -> io::Resu
     writeln!(out, "IL table use:")?;
     writeln!(
         out,
-        "{:<32}{:>10}{:>8}{:>14}",
-        "Table", "Number", "Each", "Total"
+        "{:<32}{:>10}{:>8}{:>14}{:>8}",
+        "Table", "Number", "Each", "Total", "ilkit"
     )?;
     writeln!(
         out,
-        "{:<32}{:>10}{:>8}{:>14}",
-        "-----", "------", "----", "-----"
+        "{:<32}{:>10}{:>8}{:>14}{:>8}",
+        "-----", "------", "----", "-----", "-----"
     )?;
     let mut total = extra;
     for r in &rows {
         writeln!(
             out,
-            "{:<32}{:>10}{:>8}{:>14}",
-            r.name, r.number, r.each, r.total
+            "{:<32}{:>10}{:>8}{:>14}{:>8}",
+            r.name, r.number, r.each, r.total, r.ilkit_each
         )?;
         total += r.total;
     }
