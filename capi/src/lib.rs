@@ -323,6 +323,18 @@ unsafe fn path_arg(p: *const c_char) -> Result<PathBuf, Failure> {
     }
 }
 
+/// A caller's path to an input file: [`path_arg`], then `ILKIT_STATUS_IO` when it
+/// cannot be opened for reading.
+///
+/// # Safety
+/// As [`path_arg`].
+unsafe fn input_path(p: *const c_char) -> Result<PathBuf, Failure> {
+    // SAFETY: the caller's contract.
+    let path = unsafe { path_arg(p) }?;
+    readable(&path)?;
+    Ok(path)
+}
+
 /// Fails with `ILKIT_STATUS_IO` when `path` cannot be opened for reading.
 fn readable(path: &std::path::Path) -> Result<(), Failure> {
     std::fs::File::open(path).map(drop).map_err(|e| Failure {
@@ -905,8 +917,7 @@ pub unsafe extern "C" fn ilkit_module_from_ll(
         // SAFETY: the caller's contract.
         unsafe { clear_out(out) }?;
         // SAFETY: the caller's contract.
-        let path = unsafe { path_arg(path) }?;
-        readable(&path)?;
+        let path = unsafe { input_path(path) }?;
         let module = Module::from_ll_file(&path).map_err(Failure::parse)?;
         let name = path.display().to_string();
         // SAFETY: checked above.
@@ -1009,8 +1020,7 @@ pub unsafe extern "C" fn ilkit_cfgs_from_ptx(
         // SAFETY: the caller's contract.
         unsafe { clear_out(out) }?;
         // SAFETY: the caller's contract.
-        let path = unsafe { path_arg(path) }?;
-        readable(&path)?;
+        let path = unsafe { input_path(path) }?;
         let cfgs = Cfg::from_ptx_file(&path).map_err(Failure::parse)?;
         // SAFETY: checked above.
         unsafe { give(out, IlkitCfgs::new(cfgs)) }
@@ -1033,8 +1043,7 @@ pub unsafe extern "C" fn ilkit_cfgs_from_ll(
         // SAFETY: the caller's contract.
         unsafe { clear_out(out) }?;
         // SAFETY: the caller's contract.
-        let path = unsafe { path_arg(path) }?;
-        readable(&path)?;
+        let path = unsafe { input_path(path) }?;
         let module = Module::from_ll_file(&path).map_err(Failure::parse)?;
         // SAFETY: checked above.
         unsafe { give(out, IlkitCfgs::new(Cfg::from_llvm_module(&module))) }
@@ -1162,8 +1171,7 @@ pub unsafe extern "C" fn ilkit_il_from_clang_json(
         // SAFETY: the caller's contract.
         unsafe { clear_out(out) }?;
         // SAFETY: the caller's contract.
-        let path = unsafe { path_arg(path) }?;
-        readable(&path)?;
+        let path = unsafe { input_path(path) }?;
         let mut il = Il::new();
         clang_json::import_file(&mut il, &path).map_err(|e| Failure {
             message: e.to_string(),

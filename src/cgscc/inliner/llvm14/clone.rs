@@ -398,17 +398,7 @@ impl Cloner<'_> {
         let tail: Vec<u32> = caller.blocks[bb as usize].split_off(pos);
         caller.blocks[after as usize] = tail[1..].to_vec();
         for s in caller.succs(after) {
-            for k in 0..caller.blocks[s as usize].len() {
-                let i = caller.blocks[s as usize][k];
-                if caller.op(i) != Opcode::Phi {
-                    continue;
-                }
-                for j in 0..caller.ops(i).len() {
-                    if caller.ops(i)[j] == V::Block(bb) {
-                        caller.set_operand(i, j, V::Block(after));
-                    }
-                }
-            }
+            redirect_incoming(caller, s, bb, after);
         }
         caller.blocks[bb as usize].extend(pre);
         let cl_entry = self.bmap[self.callee.layout[0] as usize].unwrap();
@@ -590,10 +580,10 @@ fn cleanup(
 /// the merges, `(absorbed, into)`, in order; LLVM's value map then maps the absorbed
 /// block's callee block to the merged one.
 fn zap_fall_through(c: &mut Body, blocks: &[u32], rets: &mut [(V, u32)]) -> Vec<(u32, u32)> {
-    let mut preds: ahash::AHashMap<u32, u32> = ahash::AHashMap::new();
+    let mut preds = vec![0u32; c.blocks.len()];
     for &b in blocks {
         for s in c.succ_iter(b) {
-            *preds.entry(s).or_default() += 1;
+            preds[s as usize] += 1;
         }
     }
     let mut merges = Vec::new();
@@ -605,7 +595,7 @@ fn zap_fall_through(c: &mut Body, blocks: &[u32], rets: &mut [(V, u32)]) -> Vec<
             };
             let first = c.blocks[dest as usize].first().copied();
             if dest == b
-                || preds.get(&dest) != Some(&1)
+                || preds[dest as usize] != 1
                 || first.is_none_or(|r| c.op(r) == Opcode::Phi)
             {
                 break;
@@ -630,7 +620,7 @@ fn redirect_incoming(c: &mut Body, s: u32, from: u32, to: u32) {
     for x in 0..c.blocks[s as usize].len() {
         let i = c.blocks[s as usize][x];
         if c.op(i) != Opcode::Phi {
-            break;
+            continue;
         }
         for k in 0..c.ops(i).len() {
             if c.ops(i)[k] == V::Block(from) {

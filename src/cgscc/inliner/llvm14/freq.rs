@@ -95,10 +95,10 @@ pub fn update_after_inline(
     let at = |v: &[u64], b: u32| v.get(b as usize).copied().unwrap_or(0);
     let mut entry_clone = None;
     // callee blocks merged into one clone give it the largest of their frequencies
-    let mut seen = ahash::AHashSet::with_capacity(clones.len());
+    let mut seen = vec![false; freqs.len()];
     for &(cb, nb) in clones {
         let f = at(callee, cb);
-        if seen.insert(nb) || f > freqs[nb as usize] {
+        if !std::mem::replace(&mut seen[nb as usize], true) || f > freqs[nb as usize] {
             freqs[nb as usize] = f;
         }
         if cb == callee_entry {
@@ -108,9 +108,9 @@ pub fn update_after_inline(
     let site = at(freqs, call_block);
     if let Some(ec) = entry_clone {
         let old = at(freqs, ec) as u128;
-        let mut scaled = ahash::AHashSet::with_capacity(clones.len());
+        let mut scaled = vec![false; freqs.len()];
         for &(_, nb) in clones {
-            if nb != ec && old != 0 && scaled.insert(nb) {
+            if nb != ec && old != 0 && !std::mem::replace(&mut scaled[nb as usize], true) {
                 let f = at(freqs, nb) as u128 * site as u128 / old;
                 freqs[nb as usize] = u64::try_from(f).unwrap_or(u64::MAX);
             }
