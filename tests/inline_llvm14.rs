@@ -337,6 +337,20 @@ fn cloned_constants_fold_into_the_modules_constant_expressions() {
     assert_eq!(ilkit_remarks(&path), want);
 }
 
+/// What x86-64 gives for nothing: extensions by their legalized types and extending
+/// loads, and a GEP off a global only when the global cannot be preempted
+/// (`x86costs.ll`; opt-14's remarks beside it).
+#[test]
+fn free_extensions_and_global_addressing_follow_x86_64() {
+    let path = fixture().with_file_name("x86costs.ll");
+    let oracle = std::fs::read_to_string(path.with_file_name("x86costs.remarks.txt")).unwrap();
+    let want: Vec<&str> = oracle
+        .lines()
+        .filter(|l| l.starts_with("remark: "))
+        .collect();
+    assert_eq!(ilkit_remarks(&path), want);
+}
+
 /// A definition without blocks (LLVM's reader refuses it; ilkit's reads it) is never
 /// inlined and never stops the run (a panic the front-door fuzzer found in the cost
 /// analysis once the inliner became LLVM 14's model).

@@ -222,6 +222,9 @@ pub struct GlobalVar {
     pub has_initializer: bool,
     /// The initializer when it mentions globals.
     pub initializer: Option<ConstIdx>,
+    /// Cannot be preempted: `dso_local`, local linkage, or `hidden`/`protected`
+    /// visibility (which imply it).
+    pub dso_local: bool,
 }
 
 /// `@a = alias T, ptr @aliasee` or `@i = ifunc T, ptr @resolver`.

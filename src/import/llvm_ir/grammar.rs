@@ -703,6 +703,8 @@ impl<'a> Parser<'a> {
         self.expect_punct("=")?;
         let mut linkage = Linkage::External;
         let mut explicit_external = false;
+        // `dso_local`, or implied by a non-default visibility (as LLParser sets it).
+        let mut dso_local = false;
         loop {
             let t = self.next();
             if t.kind != Tk::Word || (t.nl_before && t.kind == Tk::Eof) {
@@ -745,6 +747,7 @@ impl<'a> Parser<'a> {
                         is_constant: w == "constant",
                         has_initializer: has_init,
                         initializer: init,
+                        dso_local: dso_local || linkage.is_local(),
                     });
                     self.skip_statement_rest()?;
                     return Ok(());
@@ -783,6 +786,7 @@ impl<'a> Parser<'a> {
                     return Ok(());
                 }
                 _ if GLOBAL_PREFIX_WORDS.contains(&w) => {
+                    dso_local |= matches!(w, "dso_local" | "hidden" | "protected");
                     if self.is_punct("(") {
                         self.skip_group()?;
                     }

@@ -911,11 +911,17 @@ impl St<'_> {
         }
         self.disable(sv);
         let from_load = matches!(sv, V::Inst(j) if self.callee.op(j) == Opcode::Load);
-        match inst.op {
-            Opcode::Trunc => 0,
-            Opcode::ZExt if sb == Some(32) && db == Some(64) => 0,
-            Opcode::ZExt | Opcode::SExt if from_load => 0,
-            _ => INSTR,
+        let free = match (inst.op, sb, db) {
+            (Opcode::Trunc, ..) => true,
+            (Opcode::ZExt | Opcode::SExt, Some(s), Some(d)) => {
+                ext_free(inst.op == Opcode::SExt, s, d, from_load)
+            }
+            _ => false,
+        };
+        if free {
+            0
+        } else {
+            INSTR
         }
     }
 
@@ -1184,4 +1190,31 @@ fn gep_free(fx: &Facts, b: &Body, r: u32, st: &St<'_>) -> bool {
     } else {
         matches!(scale, 0 | 1 | 2 | 4 | 8)
     }
+}
+
+/// x86-64's scalar integer legalization: the register type an `iN` lives in (`i1` is
+/// promoted to `i8`, `i24` to `i32`, `i40` to `i64`, wider types split into `i64`s),
+/// and how many of them.
+fn legal_int(bits: u32) -> (u32, u32) {
+    match bits {
+        0..=8 => (8, 1),
+        9..=16 => (16, 1),
+        17..=32 => (32, 1),
+        33..=64 => (64, 1),
+        _ => (64, bits.div_ceil(64).next_power_of_two()),
+    }
+}
+
+/// Whether x86-64's TTI gives an integer extension from `src` to `dst` bits for
+/// nothing (`BasicTTIImpl::getCastInstrCost`): a `zext` whose legalized types are
+/// `i32` → `i64` (the upper half is zeroed implicitly), or an extension of a load
+/// when both are simple types in the same number of registers and the extending load
+/// is legal (every one but `sextload` from `i1`).
+pub(super) fn ext_free(sext: bool, src: u32, dst: u32, of_load: bool) -> bool {
+    let (ls, ld) = (legal_int(src), legal_int(dst));
+    if !sext && ls.0 == 32 && ld.0 == 64 {
+        return true;
+    }
+    let simple = |b: u32| matches!(b, 1 | 8 | 16 | 32 | 64 | 128);
+    of_load && simple(src) && simple(dst) && ls.1 == ld.1 && !(sext && src == 1)
 }

@@ -46,8 +46,9 @@ pub struct Facts {
     /// Per symbol: the defined functions reached through its initializer, aliasee or
     /// resolver (LLVM's `visitReferences`), which a body mentioning it references.
     pub sym_refs: crate::idx::IndexVec<crate::llvm::SymbolIdx, Vec<NodeIdx>>,
-    /// Per symbol: a global known to be in this module (local linkage or defined), so
-    /// its address needs no GOT load.
+    /// Per symbol: its address needs no GOT load, so it folds into an addressing mode
+    /// (variables: `dso_local`, as opt-14 prices a GEP off them; functions: local or
+    /// defined).
     pub sym_local: Vec<bool>,
     /// Function names.
     pub names: Vec<String>,
@@ -156,7 +157,7 @@ impl State {
                 }
                 SymbolDef::Global(g) => {
                     let gv = &m.globals()[g];
-                    sym_local[s] = gv.linkage.is_local() || gv.has_initializer;
+                    sym_local[s] = gv.dso_local;
                 }
                 _ => {}
             }

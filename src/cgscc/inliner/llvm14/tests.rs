@@ -153,3 +153,38 @@ fn a_clone_absorbs_the_fall_through_blocks_its_folded_branches_leave() {
     let ops: Vec<Opcode> = clone.iter().map(|&r| b.op(r)).collect();
     assert_eq!(ops, [Opcode::Mul, Opcode::Add, Opcode::Br]);
 }
+
+/// Which integer extensions are free, as opt-14 prices them for x86-64 (each case
+/// read from the inline cost of a callee holding the extension alone).
+#[test]
+fn extension_costs_follow_x86_64_legalization() {
+    use super::cost::ext_free;
+    // (sext, src, dst, of a load, free)
+    let cases = [
+        (false, 32, 64, false, true),
+        (false, 32, 128, false, true),
+        (false, 24, 40, false, true),
+        (false, 8, 64, false, false),
+        (false, 64, 128, false, false),
+        (true, 32, 64, false, false),
+        (false, 1, 16, true, true),
+        (true, 1, 16, true, false),
+        (false, 1, 40, true, false),
+        (true, 8, 64, true, true),
+        (true, 16, 32, true, true),
+        (false, 24, 32, true, false),
+        (true, 24, 64, true, false),
+        (false, 32, 96, true, true),
+        (true, 32, 96, true, false),
+        (true, 32, 128, true, false),
+        (false, 48, 64, true, false),
+        (false, 64, 128, true, false),
+    ];
+    for (sext, s, d, load, free) in cases {
+        assert_eq!(
+            ext_free(sext, s, d, load),
+            free,
+            "{sext} i{s} -> i{d} load {load}"
+        );
+    }
+}
