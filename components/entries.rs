@@ -67,7 +67,7 @@ pub fn entries() -> Vec<KindDef> {
         kind(6, "type", Type, 176, "type", FileScope, true,
             "A type; type_kind picks the variant (22 tk_* kinds) and the supplement.", &[
             scalar("type_kind", "TypeKind"), scalar("qualifiers", "u8"), scalar("size", "u64"),
-            scalar("alignment", "u32"), scalar("int_kind", "u8"), scalar("supp_access", "u8"),
+            scalar("alignment", "u32"), scalar("int_kind", "IntKind"), scalar("supp_access", "u8"),
             scalar("format", "u8"), scalar("tparam_position", "u16"), scalar("tparam_depth", "u16"),
             string("name", 24),
             child("base_type", "type"), child("routine_supplement", "routine_type_supplement"),

@@ -410,7 +410,7 @@ impl Comparer {
         }
         let same = match k {
             C::Integer => t.value[ra] == t.value[rb] && t.ptm_flags[ra] == t.ptm_flags[rb],
-            C::Float | C::Imaginary => t.value[ra] == t.value[rb],
+            C::Float | C::Imaginary => t.value[ra] == t.value[rb] && same_text(il, a, b),
             C::Complex => t.value[ra] == t.value[rb] && t.value2[ra] == t.value2[rb],
             C::String => {
                 let len = t.text_len[ra] as usize;
@@ -470,7 +470,7 @@ impl Comparer {
                         x.get(..len.min(x.len())) == y.get(..len.min(y.len()))
                     }
                 }
-                C::Float | C::Imaginary => val_eq,
+                C::Float | C::Imaginary => val_eq && same_text(il, a, b),
                 C::Complex => val_eq && t.value2[ra] == t.value2[rb],
                 C::Address => {
                     if !(sub_eq && val_eq && same_path(il, a, b)) {
@@ -1000,4 +1000,15 @@ pub fn compare_dynamic_inits(il: &Il, a: Eix, b: Eix, flags: u32) -> Result<bool
 /// Constant kind names for messages (re-exported for tests and traces).
 pub fn constant_kind_name(k: u8) -> &'static str {
     ConstantKind::from_raw(k).map_or("ck_bad", ConstantKind::name)
+}
+
+/// Whether two constants carry the same text (a string's bytes; a floating value wider
+/// than `double` as written), both none included.
+fn same_text(il: &Il, a: Eix, b: Eix) -> bool {
+    let (ca, cb) = (il.constant(a), il.constant(b));
+    let (la, lb) = (ca.text_len() as usize, cb.text_len() as usize);
+    la == lb && {
+        let (x, y) = (ca.text(), cb.text());
+        x.get(..la.min(x.len())) == y.get(..lb.min(y.len()))
+    }
 }

@@ -5,7 +5,7 @@
 //!
 //! `constant.share_key` is the exact key of constant sharing's memo, 16 bytes: for a plain
 //! leaf constant (integer, float, complex, imaginary: no `expr` or `template_info` child,
-//! not `is_shared`, flag bit 0x02 clear, `value2` zero) `[head, value]`; for a string
+//! not `is_shared`, flag bit 0x02 clear, `value2` zero, no text) `[head, value]`; for a string
 //! literal `[head, hash of (length, char kind, bytes)]`; `head` is the constant kind,
 //! `ptm_flags << 8`, [`SHARE_KEY_FILE_SCOPE`] for an entry in the file-scope region (what
 //! the sharing counters tell apart; not part of the memo's key), and the type child's
@@ -68,7 +68,7 @@ impl Il {
         let t = &self.tables.constant;
         let k = t.constant_kind[r];
         let flags = t.ptm_flags[r];
-        let leaf = k.is_leaf() && t.value2[r] == 0;
+        let leaf = k.is_leaf() && t.value2[r] == 0 && t.text_len[r] == 0;
         if !(leaf || k == ConstantKind::String) || t.is_shared[r] || flags & 0x02 != 0 {
             return NO_SHARE_KEY;
         }

@@ -145,6 +145,35 @@ pub struct Import {
     pub report: ImportReport,
     /// Source files, by ordinal (positions' `file`).
     pub files: Vec<String>,
+    /// Every literal's constant with clang's own type and value, when
+    /// [`ImportOptions::record_literals`] asked for them (empty otherwise).
+    pub literals: Vec<LiteralOrigin>,
+}
+
+/// What an import keeps beyond the IL.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Keep, per literal (`IntegerLiteral`, `CharacterLiteral`, `CXXBoolLiteralExpr`,
+    /// `FloatingLiteral`, `StringLiteral`, null literals), its constant with clang's
+    /// canonical type spelling and value: the oracle of
+    /// [`crate::share::check::check_sharing`].
+    pub record_literals: bool,
+}
+
+/// A literal as clang wrote it, with the constant the import made of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiteralOrigin {
+    /// The constant entry.
+    pub constant: crate::il::EntryId,
+    /// The node's id as the dump gives it.
+    pub clang_id: u64,
+    /// Clang's canonical type: `desugaredQualType` when the dump has one, else
+    /// `qualType`.
+    pub clang_type: String,
+    /// Clang's `value` (`"true"` for a bool, the quoted text for a string).
+    pub value: String,
+    /// The line clang gives (0 when the node carries none).
+    pub line: u32,
 }
 
 /// An import error: file, byte offset and what was expected.
@@ -188,8 +217,21 @@ impl<R: Read> Read for Counting<R> {
 /// Malformed JSON (truncated, wrong types) gives an [`ImportError`] with the byte offset;
 /// unknown node kinds and dangling ids never do.
 pub fn import_reader<R: Read>(il: &mut Il, r: R) -> Result<Import, ImportError> {
+    import_reader_with(il, r, ImportOptions::default())
+}
+
+/// [`import_reader`] keeping what `opts` asks for.
+///
+/// # Errors
+/// As [`import_reader`].
+pub fn import_reader_with<R: Read>(
+    il: &mut Il,
+    r: R,
+    opts: ImportOptions,
+) -> Result<Import, ImportError> {
     let mut lx = json::Lexer::new(Counting { inner: r, n: 0 });
     let mut b = reader::Builder::new(il);
+    b.record_literals = opts.record_literals;
     let res = b.run(&mut lx);
     let off = lx.offset();
     if let Err(reader::Fail(e)) = res {
@@ -211,6 +253,18 @@ pub fn import_reader<R: Read>(il: &mut Il, r: R) -> Result<Import, ImportError> 
 /// # Errors
 /// I/O errors and malformed input, naming the file.
 pub fn import_file(il: &mut Il, path: &Path) -> Result<Import, ImportError> {
+    import_file_with(il, path, ImportOptions::default())
+}
+
+/// [`import_file`] keeping what `opts` asks for.
+///
+/// # Errors
+/// As [`import_file`].
+pub fn import_file_with(
+    il: &mut Il,
+    path: &Path,
+    opts: ImportOptions,
+) -> Result<Import, ImportError> {
     let name = path.display().to_string();
     let io = |e: std::io::Error| ImportError {
         file: Some(name.clone()),
@@ -225,9 +279,9 @@ pub fn import_file(il: &mut Il, path: &Path) -> Result<Import, ImportError> {
     let gz = n == 2 && magic == [0x1f, 0x8b];
     let r = if gz {
         let d = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 20, f));
-        import_reader(il, d)
+        import_reader_with(il, d, opts)
     } else {
-        import_reader(il, f)
+        import_reader_with(il, f, opts)
     };
     r.map_err(|mut e| {
         e.file = Some(name.clone());

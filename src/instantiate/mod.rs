@@ -28,7 +28,7 @@
 //! # Target data model
 //! [`DataModel`] (LP64 by default): sizes and alignments of builtin and class types come
 //! from the type table (`size`, `alignment`; alignment 0 means `min(size, 8)`); pointers
-//! are `pointer_size`. Integer types are signed unless `int_kind & 1`. Folding is exact
+//! are `pointer_size`. Integer types are signed unless their `int_kind` is unsigned. Folding is exact
 //! integer arithmetic wrapped to the result type's width; division by zero is not folded.
 //! Conversion to `bool` gives 0 or 1 (clang dumps a `true` argument as -1: its 1-bit value
 //! sign-extended).
@@ -419,7 +419,7 @@ impl<'a> Subst<'a> {
 
     fn is_unsigned(il: &Il, t: Eix) -> bool {
         let t = Self::strip(il, t);
-        il.as_ty(t).is_some_and(|t| t.int_kind() & 1 == 1)
+        il.as_ty(t).is_some_and(|t| t.int_kind().is_unsigned())
     }
 
     /// Integer promotion: types narrower than int become int.

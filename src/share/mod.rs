@@ -29,6 +29,7 @@
 //!   recorded hash is `constant_hash` of its current fields.
 //! - no two canonical constants compare equal.
 
+pub mod check;
 pub mod copy;
 
 /// Streams this long share on the rayon pool ([`ConstantSharing::share_many`]).
@@ -266,7 +267,12 @@ pub fn constant_hash(il: &Il, state: &ahash::RandomState, c: Eix) -> u64 {
             h.write_u64(len as u64 | ((t.sub_kind() as u64) << 32));
             h.write(&s[..len.min(s.len())]);
         }
-        C::Float | C::Imaginary | C::Reflection => h.write_i64(t.value()),
+        C::Float | C::Imaginary => {
+            let len = t.text_len() as usize;
+            h.write_i64(t.value());
+            h.write(&t.text()[..len.min(t.text().len())]);
+        }
+        C::Reflection => h.write_i64(t.value()),
         C::Complex => {
             h.write_i64(t.value());
             h.write_i64(t.value2());
@@ -771,6 +777,14 @@ impl ConstantSharing {
 /// A constant the table cannot take (a bad kind) stays unshared and the stream goes on
 /// after it.
 pub fn share_all_constants(il: &mut Il) -> crate::il::stats::SharingCounters {
+    share_all_constants_mapped(il).0
+}
+
+/// [`share_all_constants`], also returning each constant with the constant it became
+/// (itself when it stayed unshared), in entry order.
+pub fn share_all_constants_mapped(
+    il: &mut Il,
+) -> (crate::il::stats::SharingCounters, Vec<(Eix, Eix)>) {
     let constants: Vec<Eix> = il
         .entries()
         .filter(|&e| il.kind(e) == crate::il::EntryKind::Constant)
@@ -782,10 +796,16 @@ pub fn share_all_constants(il: &mut Il) -> crate::il::stats::SharingCounters {
         let before = out.len();
         match sharing.share_many(il, rest, true, &mut out) {
             Ok(()) => break,
-            Err(_) => rest = &rest[out.len() - before + 1..],
+            Err(_) => {
+                let done = out.len() - before;
+                // the constant the table refused stays itself
+                out.push(rest[done]);
+                rest = &rest[done + 1..];
+            }
         }
     }
-    sharing.counters
+    let map = constants.into_iter().zip(out).collect();
+    (sharing.counters, map)
 }
 
 /// `alloc_constant`: the non-shared path. A new constant in the current region with

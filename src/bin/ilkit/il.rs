@@ -32,6 +32,10 @@ pub enum IlCommand {
     /// compare with the instantiation: (a) substituted non-type parameters, (b)
     /// declaration types, (c) bodies.
     CheckInstantiations(CheckArgs),
+    /// Share every constant and measure the literals' groups against clang's canonical
+    /// types and values (precision: shared literals clang agrees are equal; recall:
+    /// literals clang calls equal that ilkit shares).
+    CheckSharing(CheckArgs),
 }
 
 /// Arguments of `ilkit il check-instantiations`.
@@ -116,6 +120,7 @@ pub fn run(c: IlCommand) -> Result<(), Failure> {
         IlCommand::Keep(a) => keep(a),
         IlCommand::Verify(a) => verify(a),
         IlCommand::CheckInstantiations(a) => check_instantiations(a),
+        IlCommand::CheckSharing(a) => check_sharing(a),
     }
 }
 
@@ -131,6 +136,11 @@ struct Loaded {
 /// is not a clang AST). JSON is imported as a
 /// stream: a 1.4 GB dump never sits in memory whole.
 fn load(path: &Path) -> Result<Loaded, Failure> {
+    load_with(path, clang_json::ImportOptions::default())
+}
+
+/// [`load`], the JSON import keeping what `opts` asks for.
+fn load_with(path: &Path, opts: clang_json::ImportOptions) -> Result<Loaded, Failure> {
     use std::io::{BufRead, Read};
     let name = path.display().to_string();
     let fail = |e: std::io::Error| Failure::input(format!("{name}: cannot read: {e}"));
@@ -163,9 +173,9 @@ fn load(path: &Path) -> Result<Loaded, Failure> {
     let gz = detected.gzip;
     let mut il = Il::new();
     let imp = if gz {
-        clang_json::import_reader(&mut il, flate2::read::MultiGzDecoder::new(r))
+        clang_json::import_reader_with(&mut il, flate2::read::MultiGzDecoder::new(r), opts)
     } else {
-        clang_json::import_reader(&mut il, r)
+        clang_json::import_reader_with(&mut il, r, opts)
     }
     .map_err(|mut e| {
         e.file = Some(name.clone());
@@ -285,6 +295,61 @@ fn keep(a: KeepArgs) -> Result<(), Failure> {
         dk.live,
         bytes.len()
     ))
+}
+
+fn check_sharing(a: CheckArgs) -> Result<(), Failure> {
+    let opts = clang_json::ImportOptions {
+        record_literals: true,
+    };
+    let mut l = load_with(&a.file, opts)?;
+    let name = a.file.display().to_string();
+    let Some(imp) = l.import.take() else {
+        return Err(Failure::input(format!(
+            "{name}: binary IL keeps no clang literals; give the clang JSON AST"
+        )));
+    };
+    let r = ilkit::share::check::check_sharing(&mut l.il, &imp.literals);
+    match a.format {
+        CheckFormat::Text => {
+            let mut s = format!(
+                "{name}: {} literals, {} not shareable by configuration\n",
+                r.literals, r.not_shareable
+            );
+            s.push_str(&format!(
+                "precision: {} of {} shared literals equal to clang's ({:.3}%); {} groups mix clang types\n",
+                r.shared - r.wrongly_shared,
+                r.shared,
+                r.precision(),
+                r.groups_mixing_types
+            ));
+            s.push_str(&format!(
+                "recall: {} of {} literals clang calls equal are shared ({:.3}%)\n",
+                r.clang_shared - r.missed,
+                r.clang_shared,
+                r.recall()
+            ));
+            for e in &r.examples {
+                s.push_str(&format!("  {e}\n"));
+            }
+            emit(&s)
+        }
+        CheckFormat::Json => {
+            let v = serde_json::json!({
+                "file": name,
+                "literals": r.literals,
+                "not_shareable": r.not_shareable,
+                "shared": r.shared,
+                "wrongly_shared": r.wrongly_shared,
+                "groups_mixing_types": r.groups_mixing_types,
+                "clang_shared": r.clang_shared,
+                "missed": r.missed,
+                "precision": r.precision(),
+                "recall": r.recall(),
+                "examples": r.examples,
+            });
+            emit(&format!("{v}\n"))
+        }
+    }
 }
 
 fn check_instantiations(a: CheckArgs) -> Result<(), Failure> {

@@ -148,6 +148,19 @@ impl Builder<'_> {
                 K::set_constant_kind(self.il, cid, ConstantKind::Float)?;
                 let f: f64 = v.trim().parse().unwrap_or(0.0);
                 self.il.constant_mut(c).set_value(f.to_bits() as i64);
+                // A type wider than `double` keeps clang's exact value as text: its
+                // nearest double may be shared by several (both underflow to 0).
+                let fr = &self.frames[t];
+                if [&fr.qual_type, &fr.desugared]
+                    .iter()
+                    .any(|s| s.contains("long double") || s.contains("128"))
+                {
+                    let exact = v.trim();
+                    self.il.constant_mut(c).set_text_len(exact.len() as u32);
+                    if let Some(b) = text(c, exact) {
+                        self.il.constant_mut(c).set_text(b);
+                    }
+                }
             }
             E::StrLit => {
                 K::set_constant_kind(self.il, cid, ConstantKind::String)?;
@@ -173,6 +186,22 @@ impl Builder<'_> {
         }
         self.set_child(c, F::CONSTANT_TYPE, ty)?;
         self.set_child(e, F::EXPR_NODE_CONSTANT, c)?;
+        if self.record_literals {
+            let f = &self.frames[t];
+            let ty = if f.desugared.is_empty() {
+                &f.qual_type
+            } else {
+                &f.desugared
+            };
+            self.literals
+                .push(crate::import::clang_json::LiteralOrigin {
+                    constant: cid,
+                    clang_id: f.id,
+                    clang_type: ty.clone(),
+                    value: v,
+                    line: if f.has_pos { f.pos.1 } else { 0 },
+                });
+        }
         Ok(())
     }
 

@@ -217,6 +217,10 @@ pub(crate) struct Builder<'a> {
     placeholders_made: u64,
     nodes: u64,
     offset_err_ctx: u64,
+    /// Keep every literal's constant with clang's type and value
+    /// ([`super::ImportOptions::record_literals`]).
+    pub(super) record_literals: bool,
+    literals: Vec<super::LiteralOrigin>,
 }
 
 fn ie(lx_off: u64, e: IlError) -> Fail {
@@ -267,6 +271,8 @@ impl<'a> Builder<'a> {
             placeholders_made: 0,
             nodes: 0,
             offset_err_ctx: 0,
+            record_literals: false,
+            literals: Vec::new(),
         }
     }
 
@@ -500,6 +506,7 @@ impl<'a> Builder<'a> {
         Ok(Import {
             report,
             files: self.files,
+            literals: self.literals,
         })
     }
 }

@@ -8,7 +8,7 @@
 
 use super::{new_type, qual, set_base, Types, MAX_DEPTH};
 use crate::il::kinds;
-use crate::il::{fields as F, ConstantKind, Eix, EntryKind, Il, IlError, TypeKind};
+use crate::il::{fields as F, ConstantKind, Eix, EntryKind, Il, IlError, IntKind, TypeKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum T {
@@ -605,9 +605,7 @@ impl Types {
             (TypeKind::Integer, 4)
         };
         let t = new_type(il, k, Some(&key))?;
-        il.ty_mut(t)
-            .set_size(size)
-            .set_int_kind(if has("unsigned") { 1 } else { 0 });
+        il.ty_mut(t).set_size(size).set_int_kind(int_kind(words));
         self.builtins.insert(key, t);
         Ok(t)
     }
@@ -630,6 +628,43 @@ impl Types {
         let t = new_type(il, TypeKind::TemplateParam, Some("<dependent type>"))?;
         self.dependent = Some(t);
         Ok(t)
+    }
+}
+
+/// Which builtin integer type the words of a builtin spelling name (`Int` for the
+/// non-integer builtins, whose kind says what they are).
+fn int_kind(words: &[&str]) -> IntKind {
+    use IntKind as K;
+    let has = |w: &str| words.contains(&w);
+    let unsigned = has("unsigned");
+    let pick = |s: K, u: K| if unsigned { u } else { s };
+    let longs = words.iter().filter(|&&w| w == "long").count();
+    if has("bool") || has("_Bool") {
+        K::Bool
+    } else if has("char8_t") {
+        K::Char8
+    } else if has("char16_t") {
+        K::Char16
+    } else if has("char32_t") {
+        K::Char32
+    } else if has("wchar_t") {
+        K::WChar
+    } else if has("char") {
+        if has("signed") {
+            K::SignedChar
+        } else {
+            pick(K::Char, K::UnsignedChar)
+        }
+    } else if has("short") {
+        pick(K::Short, K::UnsignedShort)
+    } else if has("__int128") {
+        pick(K::Int128, K::UnsignedInt128)
+    } else if longs >= 2 {
+        pick(K::LongLong, K::UnsignedLongLong)
+    } else if longs == 1 && !has("double") {
+        pick(K::Long, K::UnsignedLong)
+    } else {
+        pick(K::Int, K::UnsignedInt)
     }
 }
 
