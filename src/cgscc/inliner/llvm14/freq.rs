@@ -5,15 +5,20 @@
 //! applies: estimated block weights (blocks that end in `unreachable` weigh 0, or 1
 //! with a `noreturn` call; blocks calling a `cold` function 0xffff; a block whose
 //! successors all have weights takes their maximum; a loop-exiting edge weighs its
-//! target's weight, or the default 0xfffff, divided by 31), the pointer heuristic
+//! target's weight, or the default 0xfffff, divided by 31; an edge to a successor that
+//! makes a loop branch's condition false by being taken, halved), the pointer heuristic
 //! (`==` between pointers unlikely, 12:20), the zero heuristic (`x == 0`, `x < 0`,
 //! `x == -1`, `x < 1` unlikely; `!=`, `x > 0`, `x > -1` likely, unless `x` is a single
 //! bit test), the floating-point heuristic, else uniform. Frequencies: loops innermost
 //! first, each scaled by `1 / (1 - back-edge mass)` (at most 4096), exits carried to
-//! the enclosing level in reverse post-order. The reverse post-order, the dominators and
-//! the natural loops are the crate's own ([`crate::graph`], [`crate::cfg::loops`]).
+//! the enclosing level in reverse post-order. All of it in LLVM's own fixed-point
+//! arithmetic ([`super::scaled`]), so the integers agree with opt-14's
+//! `print<block-freq>` block for block (an ignored test compares whole modules). The
+//! reverse post-order, the dominators and the natural loops are the crate's own
+//! ([`crate::graph`], [`crate::cfg::loops`]).
 
-use super::body::{Body, V};
+use super::body::{binop, icmp, Body, V};
+use super::scaled::{prob, scale_by_prob, Scaled, FULL_MASS, PROB_ONE};
 use super::Facts;
 use crate::cfg::loops::{LoopForest, LoopIdx};
 use crate::graph::rpo::Rpo;
@@ -24,39 +29,31 @@ use crate::llvm::ir::{Opcode, Predicate, Value};
 
 const DEFAULT_W: f64 = 0xfffff as f64;
 const COLD_W: f64 = 0xffff as f64;
+/// `FPH_ORD_WEIGHT`: an ordered comparison is this much likelier than an unordered one.
+const FP_ORD: u32 = 1024 * 1024 - 1;
 
-/// Block frequencies of `b` as LLVM's `BlockFrequencyInfo` holds them: integers, the
-/// smallest non-zero frequency scaled to 8 (or the largest to 2^64 when the spread is too
-/// wide), at least 1 for every reachable block, 0 for the others.
+/// Block frequencies of `b` as LLVM's `BlockFrequencyInfo` holds them, computed in its
+/// fixed-point arithmetic ([`super::scaled`]): integers, the smallest frequency scaled to
+/// 8 (or the largest to 2^64 when the spread is too wide), at least 1 for every reachable
+/// block, 0 for the others.
 pub fn int_freqs(fx: &Facts, b: &Body) -> Vec<u64> {
     if b.layout.is_empty() {
         return vec![0; b.blocks.len()];
     }
     let freqs = block_freqs(fx, b);
-    let (mut min, mut max) = (f64::INFINITY, 0f64);
-    for &f in &freqs {
-        if f > 0.0 {
-            min = min.min(f);
-            max = max.max(f);
-        }
-    }
-    if max == 0.0 {
+    let live = || freqs.iter().flatten();
+    let (Some(min), Some(max)) = (live().min(), live().max()) else {
         return vec![0; freqs.len()];
-    }
-    let scale = if (max / min).log2() <= 61.0 {
-        8.0 / min
+    };
+    let spread = max.div(*min).lg();
+    let factor = if (0..=61).contains(&spread) {
+        min.inverse().shl(3)
     } else {
-        2f64.powi(64) / max
+        Scaled::new(1, 64).div(*max)
     };
     freqs
         .iter()
-        .map(|&f| {
-            if f > 0.0 {
-                ((f * scale).floor() as u64).max(1)
-            } else {
-                0
-            }
-        })
+        .map(|f| f.map_or(0, |f| f.mul(factor).to_u64().max(1)))
         .collect()
 }
 
@@ -120,12 +117,6 @@ pub fn update_after_inline(
     freqs[after as usize] = site;
 }
 
-/// `(block, mass)` pairs.
-type Masses = Vec<(u32, f64)>;
-
-/// The nodes of one level in the order visited: `(block, mass, the loop it packages)`.
-type Visited = Vec<(u32, f64, Option<LoopIdx>)>;
-
 /// One body's control flow, analysed by the crate's graph layer: the graph of its
 /// blocks (the successors of the blocks in the layout, in LLVM's order, duplicates
 /// kept), its reverse post-order (the DFS from the entry that takes successors in
@@ -178,47 +169,98 @@ impl Flow {
     }
 }
 
-/// Block frequencies of `b`, relative to an entry frequency of 1 (indexed by block row;
-/// 0 for unreachable blocks).
-pub fn block_freqs(fx: &Facts, b: &Body) -> Vec<f64> {
+/// Block frequencies of `b` as LLVM's scaled numbers before the conversion to integers
+/// (indexed by block row; `None` for unreachable blocks): loops innermost first, each
+/// solved from a full mass at its header (`computeMassInLoop`), then the function
+/// (`computeMassInFunction`), then the loop scales multiplied in, outer loops first
+/// (`unwrapLoops`).
+fn block_freqs(fx: &Facts, b: &Body) -> Vec<Option<Scaled>> {
     let n = b.blocks.len();
     let c = Flow::new(b);
     let probs = branch_probs(fx, b, &c);
     let nl = c.loops.len();
+    let mut rpo_ix = vec![u32::MAX; n];
+    for (k, x) in c.rpo.order().iter().enumerate() {
+        rpo_ix[x.idx()] = k as u32;
+    }
     let mut mf = MassFlow {
         c: &c,
         probs,
-        local: vec![Vec::new(); nl],
+        rpo_ix,
+        mass: vec![0; n],
+        loop_mass: vec![0; nl],
+        loop_scale: vec![Scaled::ZERO; nl],
         exits: vec![Vec::new(); nl],
-        mass: vec![0f64; n],
+        dist: Vec::new(),
     };
-    // loops innermost first (a loop is larger than the loops inside it), the loops of
-    // one size in reverse post-order of their headers
+    // loops innermost first (a loop is larger than the loops inside it)
     let mut order: Vec<LoopIdx> = c.loops.loops().collect();
     order.sort_by_key(|&l| c.loops.loop_blocks(l).len());
     for &li in &order {
-        let (loc, out) = mf.compute_mass(Some(li));
-        mf.local[li.idx()] = loc;
-        mf.exits[li.idx()] = out;
+        mf.compute_mass(Some(li));
     }
-    let (loc, _) = mf.compute_mass(None);
-    let mut freqs = vec![0f64; n];
-    for (x, f) in loc {
-        freqs[x as usize] = f;
+    mf.compute_mass(None);
+    // unwrapLoops
+    let mut freqs: Vec<Option<Scaled>> = vec![None; n];
+    for &x in c.rpo.order() {
+        freqs[x.idx()] = Some(Scaled::of_mass(mf.mass[x.idx()]));
+    }
+    let mut scale = mf.loop_scale;
+    for l in c.loops.loops() {
+        scale[l.idx()] = scale[l.idx()].mul(Scaled::of_mass(mf.loop_mass[l.idx()]));
+        let ls = scale[l.idx()];
+        let header = c.loops.headers()[l];
+        for &x in c.loops.loop_blocks(l) {
+            match c.inner(x.raw()) {
+                Some(il) if il == l => {
+                    if let Some(f) = &mut freqs[x.idx()] {
+                        *f = ls.mul(*f);
+                    }
+                }
+                Some(il)
+                    if x != header
+                        && c.loops.parent_of(il) == Some(l)
+                        && c.loops.headers()[il] == x =>
+                {
+                    scale[il.idx()] = ls.mul(scale[il.idx()]);
+                }
+                _ => {}
+            }
+        }
     }
     freqs
 }
 
-/// The mass propagation of `BlockFrequencyInfoImpl`: the loops, the branch
-/// probabilities, and per loop already solved its local frequencies (header = its
-/// scale) and exit masses.
+/// One successor weight of a node being distributed (`Weight`): where it goes, how
+/// much, and as what.
+#[derive(Clone, Copy, Debug)]
+struct Weight {
+    /// The reverse post-order number of the (resolved) target: what LLVM sorts by.
+    key: u32,
+    target: u32,
+    amount: u64,
+    kind: WeightKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WeightKind {
+    Local,
+    Backedge,
+    Exit,
+}
+
+/// The mass propagation of `BlockFrequencyInfoImpl` in its own arithmetic: per block the
+/// mass reaching it at its level, per loop its mass as a package one level out, its
+/// scale and its exits.
 struct MassFlow<'a> {
     c: &'a Flow,
     probs: Probs,
-    local: Vec<Masses>,
-    exits: Vec<Masses>,
-    /// Per block, the mass reaching it at the level being solved (zero between levels).
-    mass: Vec<f64>,
+    rpo_ix: Vec<u32>,
+    mass: Vec<u64>,
+    loop_mass: Vec<u64>,
+    loop_scale: Vec<Scaled>,
+    exits: Vec<Vec<(u32, u64)>>,
+    dist: Vec<Weight>,
 }
 
 impl MassFlow<'_> {
@@ -243,44 +285,38 @@ impl MassFlow<'_> {
         })
     }
 
-    /// `computeMassInLoop` / `computeMassInFunction`: the local frequencies of level
-    /// `lvl`'s blocks from its header (the entry for the function), scaled by the loop
-    /// scale, and its exit masses.
-    fn compute_mass(&mut self, lvl: Option<LoopIdx>) -> (Masses, Masses) {
-        let (visited, back, out) = self.distribute_mass(lvl);
-        let scale = loop_scale(lvl, back);
-        let mut loc = Vec::new();
-        for (x, m, sub) in visited {
-            let m = m * scale;
-            match sub {
-                Some(l) => {
-                    for &(y, f) in &self.local[l.idx()] {
-                        loc.push((y, m * f));
-                    }
-                }
-                None => loc.push((x, m)),
-            }
-        }
-        let out: Vec<(u32, f64)> = out.into_iter().map(|(t, m)| (t, m * scale)).collect();
-        (loc, out)
+    /// `addToDist`: a weight to successor `t` (a zero weight counts as 1): back to the
+    /// level's header, out of the level, or to the block (or package) that stands for
+    /// `t` in it.
+    fn add_to_dist(&mut self, lvl: Option<LoopIdx>, start: u32, t: u32, w: u64) {
+        let amount = w.max(1);
+        let (target, kind) = match self.rep(t, lvl) {
+            Some((r, _)) if lvl.is_some() && r == start => (r, WeightKind::Backedge),
+            Some((r, _)) => (r, WeightKind::Local),
+            None => (t, WeightKind::Exit),
+        };
+        let key = self.rpo_ix[target as usize];
+        self.dist.push(Weight {
+            key,
+            target,
+            amount,
+            kind,
+        });
     }
 
-    /// `distributeMass` over level `lvl` in reverse post-order, unit mass at its first
-    /// block: the nodes visited with their masses (a packaged loop sends its exit masses),
-    /// the mass back to the first block and the masses leaving the level.
-    fn distribute_mass(&mut self, lvl: Option<LoopIdx>) -> (Visited, f64, Masses) {
+    /// `computeMassInLoop` / `computeMassInFunction`: a full mass at level `lvl`'s first
+    /// block, every node's mass sent to its successors in reverse post-order; for a loop,
+    /// its scale (`computeLoopScale`) and exits.
+    fn compute_mass(&mut self, lvl: Option<LoopIdx>) {
         let c = self.c;
-        // the level's blocks in reverse post-order (a loop's header first)
         let blocks: &[BlockIdx] = match lvl {
             Some(l) => c.loops.loop_blocks(l),
             None => c.rpo.order(),
         };
         let start = blocks[0].raw();
-        let mut mass = std::mem::take(&mut self.mass);
-        mass[start as usize] = 1.0;
-        let mut back = 0f64;
-        let mut out: Vec<(u32, f64)> = Vec::new();
-        let mut visited: Visited = Vec::new();
+        self.mass[start as usize] = FULL_MASS;
+        let mut back = 0u64;
+        let mut out: Vec<(u32, u64)> = Vec::new();
         for x in blocks.iter().map(|b| b.raw()) {
             let Some((r, sub)) = self.rep(x, lvl) else {
                 continue;
@@ -288,73 +324,131 @@ impl MassFlow<'_> {
             if r != x {
                 continue;
             }
-            let m = mass[x as usize];
-            if m == 0.0 && x != start {
-                visited.push((x, 0.0, sub));
-                continue;
-            }
-            visited.push((x, m, sub));
-            let dist: &[(u32, f64)] = match sub {
-                Some(l) => &self.exits[l.idx()],
-                None => self.probs.of(x),
+            let m = match sub {
+                Some(l) => self.loop_mass[l.idx()],
+                None => self.mass[x as usize],
             };
-            for &(t, p) in dist {
-                let mm = m * p;
-                if t == start && lvl.is_some() {
-                    back += mm;
-                } else if let Some((rt, _)) = self.rep(t, lvl) {
-                    mass[rt as usize] += mm;
-                } else {
-                    out.push((t, mm));
+            self.dist.clear();
+            match sub {
+                Some(l) => {
+                    for k in 0..self.exits[l.idx()].len() {
+                        let (t, em) = self.exits[l.idx()][k];
+                        self.add_to_dist(lvl, start, t, em);
+                    }
+                }
+                None => {
+                    for k in self.probs.range(x) {
+                        let (t, p) = self.probs.list[k];
+                        self.add_to_dist(lvl, start, t, u64::from(p));
+                    }
                 }
             }
+            let dist = std::mem::take(&mut self.dist);
+            for (w, taken) in distribute(dist.clone(), m) {
+                match w.kind {
+                    WeightKind::Local => {
+                        let slot = match self.rep(w.target, lvl) {
+                            Some((_, Some(l))) => &mut self.loop_mass[l.idx()],
+                            _ => &mut self.mass[w.target as usize],
+                        };
+                        *slot = slot.saturating_add(taken);
+                    }
+                    WeightKind::Backedge => back = back.saturating_add(taken),
+                    WeightKind::Exit => out.push((w.target, taken)),
+                }
+            }
+            self.dist = dist;
         }
-        for &b in blocks {
-            mass[b.idx()] = 0.0;
+        if let Some(l) = lvl {
+            let exit = FULL_MASS.saturating_sub(back);
+            self.loop_scale[l.idx()] = if exit == 0 {
+                Scaled::new(1, 12)
+            } else {
+                Scaled::of_mass(exit).inverse()
+            };
+            self.exits[l.idx()] = out;
         }
-        self.mass = mass;
-        (visited, back, out)
     }
 }
 
-/// `computeLoopScale`: `1 / (1 - back-edge mass)` for a loop, at most 4096; 1 for the
-/// function.
-fn loop_scale(lvl: Option<LoopIdx>, back: f64) -> f64 {
-    if lvl.is_some() {
-        if back >= 1.0 - 1.0 / 4096.0 {
-            4096.0
-        } else {
-            1.0 / (1.0 - back)
+/// `Distribution::normalize` and the `DitheringDistributer`: the weights combined per
+/// target (sorted by the targets' reverse post-order numbers), scaled into 32 bits, and
+/// mass `m` handed out in that order, each share taken from what is left.
+fn distribute(mut ws: Vec<Weight>, m: u64) -> Vec<(Weight, u64)> {
+    if ws.is_empty() {
+        return Vec::new();
+    }
+    let mut total = 0u64;
+    let mut overflow = false;
+    for w in &ws {
+        let (t, o) = total.overflowing_add(w.amount);
+        total = t;
+        overflow |= o;
+    }
+    if ws.len() > 1 {
+        ws.sort_by_key(|w| w.key);
+        let mut merged: Vec<Weight> = Vec::with_capacity(ws.len());
+        for w in ws {
+            match merged.last_mut() {
+                Some(last) if last.key == w.key => {
+                    last.amount = last.amount.saturating_add(w.amount);
+                }
+                _ => merged.push(w),
+            }
         }
+        ws = merged;
+    }
+    if ws.len() == 1 {
+        ws[0].amount = 1;
+        total = 1;
     } else {
-        1.0
+        let shift = if overflow {
+            33
+        } else if total > u64::from(u32::MAX) {
+            33 - total.leading_zeros()
+        } else {
+            0
+        };
+        if shift != 0 {
+            total = 0;
+            for w in &mut ws {
+                let a = (w.amount >> shift) + (1 & (w.amount >> (shift - 1)));
+                w.amount = a.max(1);
+                total += w.amount;
+            }
+        }
     }
+    let (mut rem_w, mut rem_m) = (total as u32, m);
+    ws.into_iter()
+        .map(|w| {
+            let p = prob(w.amount as u32, rem_w);
+            let taken = scale_by_prob(rem_m, p);
+            rem_w -= w.amount as u32;
+            rem_m = rem_m.saturating_sub(taken);
+            (w, taken)
+        })
+        .collect()
 }
 
-/// Branch probabilities: per block, its successors (each once, in successor order) with
-/// the probability of going there, as one table.
+/// Branch probabilities: per block, one entry per successor edge (in successor order,
+/// a successor listed twice twice) with its probability as a numerator over 2^31, as
+/// LLVM's `BranchProbabilityInfo` gives them.
 struct Probs {
     /// Block `x`'s entries are `list[at[x].0..at[x].1]`.
     at: Vec<(u32, u32)>,
-    list: Vec<(u32, f64)>,
+    list: Vec<(u32, u32)>,
 }
 
 impl Probs {
-    fn of(&self, x: u32) -> &[(u32, f64)] {
+    fn range(&self, x: u32) -> std::ops::Range<usize> {
         let (a, e) = self.at[x as usize];
-        &self.list[a as usize..e as usize]
+        a as usize..e as usize
     }
 
-    /// Sets block `x`'s probabilities: `ps` pairs with `succs`, and a successor listed
-    /// twice gets the sum.
-    fn set(&mut self, x: u32, succs: &[BlockIdx], ps: impl Iterator<Item = f64>) {
+    /// Sets block `x`'s probabilities: `ps` pairs with `succs`.
+    fn set(&mut self, x: u32, succs: &[BlockIdx], ps: impl Iterator<Item = u32>) {
         let begin = self.list.len();
-        for (s, p) in succs.iter().map(|b| b.raw()).zip(ps) {
-            match self.list[begin..].iter_mut().find(|e| e.0 == s) {
-                Some(e) => e.1 += p,
-                None => self.list.push((s, p)),
-            }
-        }
+        self.list.extend(succs.iter().map(|b| b.raw()).zip(ps));
         self.at[x as usize] = (begin as u32, self.list.len() as u32);
     }
 }
@@ -428,7 +522,14 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
         at: vec![(0, 0); n],
         list: Vec::with_capacity(c.g.num_edges()),
     };
-    let mut ws: Vec<f64> = Vec::new();
+    let mut ws: Vec<u64> = Vec::new();
+    let mut unlikely: Vec<u32> = Vec::new();
+    let mut block_of = vec![u32::MAX; b.num_rows() as usize];
+    for &bb in &b.layout {
+        for &r in &b.blocks[bb as usize] {
+            block_of[r as usize] = bb;
+        }
+    }
     for x in c.rpo.order().iter().map(|b| b.raw()) {
         let succs = c.succs(x);
         if succs.is_empty() {
@@ -436,46 +537,194 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
         }
         let k = succs.len();
         if k == 1 {
-            probs.set(x, succs, [1.0].into_iter());
+            probs.set(x, succs, [PROB_ONE].into_iter());
             continue;
         }
-        // estimated weights
+        // estimated weights (`calcEstimatedHeuristics`)
         let mut found = false;
         ws.clear();
+        unlikely.clear();
+        if let Some(l) = c.inner(x) {
+            unlikely_successors(fx, b, c, x, l, &block_of, &mut unlikely);
+        }
         for s in succs.iter().map(|b| b.raw()) {
-            let mut wt = w[s as usize];
-            if exiting(x, s) && wt != Some(0.0) {
-                wt = Some((wt.unwrap_or(DEFAULT_W) / 31.0).floor().max(1.0));
+            let mut wt = w[s as usize].map(|v| v as u64);
+            if exiting(x, s) && wt != Some(0) {
+                wt = Some((wt.unwrap_or(DEFAULT_W as u64) / 31).max(1));
+            }
+            if unlikely.contains(&s) && wt != Some(0) {
+                wt = Some((wt.unwrap_or(DEFAULT_W as u64) / 2).max(1));
             }
             if wt.is_some() {
                 found = true;
             }
-            ws.push(wt.unwrap_or(DEFAULT_W));
+            ws.push(wt.unwrap_or(DEFAULT_W as u64));
         }
-        let total: f64 = ws.iter().sum();
-        if found && total > 0.0 {
-            probs.set(x, succs, ws.iter().map(|v| v / total));
+        let mut total: u64 = ws.iter().sum();
+        if found && total > 0 {
+            if total > u64::from(u32::MAX) {
+                let factor = total / u64::from(u32::MAX) + 1;
+                total = 0;
+                for v in &mut ws {
+                    *v = (*v / factor).max(1);
+                    total += *v;
+                }
+            }
+            probs.set(x, succs, ws.iter().map(|&v| prob(v as u32, total as u32)));
             continue;
         }
         let t = *b.blocks[x as usize].last().unwrap();
         let term = b.inst(t);
         if term.op == Opcode::Br && k == 2 {
-            if let Some(p_true) = cond_heuristic(fx, b, term.ops[0]) {
-                probs.set(x, succs, [p_true, 1.0 - p_true].into_iter());
+            if let Some((taken, untaken)) = cond_heuristic(fx, b, term.ops[0]) {
+                probs.set(x, succs, [taken, untaken].into_iter());
                 continue;
             }
         }
-        probs.set(x, succs, std::iter::repeat(1.0 / k as f64));
+        probs.set(x, succs, std::iter::repeat(prob(1, k as u32)));
     }
     probs
 }
 
-/// The probability of the true edge of a branch on `cond` by the pointer, zero and
-/// floating-point heuristics.
-fn cond_heuristic(fx: &Facts, b: &Body, cond: V) -> Option<f64> {
+/// `computeUnlikelySuccessors`: the successors of block `x` (in loop `l`) that make its
+/// branch condition false by being taken. The condition compares with a constant a phi
+/// of the loop (through a chain of binary operations with constant right operands);
+/// a constant the phi web takes from a successor of `x` decides the comparison, and when
+/// that sends the branch away from the successor, the successor is unlikely.
+fn unlikely_successors(
+    fx: &Facts,
+    b: &Body,
+    c: &Flow,
+    x: u32,
+    l: LoopIdx,
+    block_of: &[u32],
+    out: &mut Vec<u32>,
+) {
+    let Some(&t) = b.blocks[x as usize].last() else {
+        return;
+    };
+    let term = b.inst(t);
+    if term.op != Opcode::Br || term.ops.len() != 3 {
+        return;
+    }
+    let (V::Block(s0), V::Block(s1)) = (term.ops[1], term.ops[2]) else {
+        return;
+    };
+    let V::Inst(ci) = term.ops[0] else { return };
+    let cmp = b.inst(ci);
+    if cmp.op != Opcode::ICmp {
+        return;
+    }
+    let Some(rhs) = const_int(cmp.ops[1]) else {
+        return;
+    };
+    let types = &fx.ir.types;
+    let bits = types.int_bits(cmp.tys[0]).unwrap_or(64);
+    let in_loop = |r: u32| {
+        let bb = block_of.get(r as usize).copied().unwrap_or(u32::MAX);
+        bb != u32::MAX && c.loops.contains(l, BlockIdx::from_raw(bb))
+    };
+    // the chain of binary operations down to a phi
+    let mut chain: Vec<(Opcode, i64, u32)> = Vec::new();
+    let mut cur = cmp.ops[0];
+    let phi = loop {
+        let V::Inst(r) = cur else { return };
+        let inst = b.inst(r);
+        if inst.op == Opcode::Phi {
+            break r;
+        }
+        let is_binop = matches!(
+            inst.op,
+            Opcode::Add
+                | Opcode::Sub
+                | Opcode::Mul
+                | Opcode::And
+                | Opcode::Or
+                | Opcode::Xor
+                | Opcode::Shl
+                | Opcode::LShr
+                | Opcode::AShr
+                | Opcode::UDiv
+                | Opcode::SDiv
+                | Opcode::URem
+                | Opcode::SRem
+        );
+        let Some(k) = inst.ops.get(1).copied().and_then(const_int) else {
+            return;
+        };
+        if !is_binop || !in_loop(r) || chain.len() > 64 {
+            return;
+        }
+        chain.push((inst.op, k, types.int_bits(inst.ty).unwrap_or(64)));
+        cur = inst.ops[0];
+    };
+    if !in_loop(phi) {
+        return;
+    }
+    let mut seen = vec![phi];
+    let mut work = vec![phi];
+    while let Some(p) = work.pop() {
+        let ops = b.inst(p).ops;
+        for k in (0..ops.len()).step_by(2) {
+            let Some(&V::Block(pb)) = ops.get(k + 1) else {
+                continue;
+            };
+            if !c.loops.contains(l, BlockIdx::from_raw(pb)) {
+                continue;
+            }
+            let v = ops[k];
+            if let V::Inst(r) = v {
+                if b.inst(r).op == Opcode::Phi {
+                    if !seen.contains(&r) {
+                        seen.push(r);
+                        work.push(r);
+                    }
+                    continue;
+                }
+            }
+            let Some(mut val) = const_int(v) else {
+                continue;
+            };
+            if pb != s0 && pb != s1 {
+                continue;
+            }
+            let mut folded = true;
+            for &(op, k, w) in chain.iter().rev() {
+                match binop(op, val, k, w) {
+                    Some(r) => val = r,
+                    None => {
+                        folded = false;
+                        break;
+                    }
+                }
+            }
+            if !folded {
+                continue;
+            }
+            let taken = icmp(Predicate(cmp.aux as u8), val, rhs, bits);
+            if ((!taken && pb == s0) || (taken && pb == s1)) && !out.contains(&pb) {
+                out.push(pb);
+            }
+        }
+    }
+}
+
+/// An integer constant operand (a null pointer counts as 0).
+fn const_int(v: V) -> Option<i64> {
+    match v {
+        V::Int(x) => Some(x),
+        V::K(Value::Null) | V::K(Value::Zero) => Some(0),
+        _ => None,
+    }
+}
+
+/// The probabilities of the true and false edges of a branch on `cond` by the pointer,
+/// zero and floating-point heuristics (numerators over 2^31, each rounded on its own).
+fn cond_heuristic(fx: &Facts, b: &Body, cond: V) -> Option<(u32, u32)> {
     let V::Inst(ci) = cond else { return None };
     let inst = b.inst(ci);
-    let (likely, unlikely) = (20.0 / 32.0, 12.0 / 32.0);
+    let likely = (prob(20, 32), prob(12, 32));
+    let unlikely = (likely.1, likely.0);
     let types = &fx.ir.types;
     match inst.op {
         Opcode::ICmp => {
@@ -526,10 +775,13 @@ fn cond_heuristic(fx: &Facts, b: &Body, cond: V) -> Option<f64> {
         Opcode::FCmp => {
             let p = inst.aux as u8;
             match p {
-                7 => Some(1.0 - 1.0 / (1u64 << 20) as f64),
-                8 => Some(1.0 / (1u64 << 20) as f64),
-                1 | 9 => Some(unlikely),
-                6 | 14 => Some(likely),
+                7 => Some((prob(FP_ORD, FP_ORD + 1), prob(1, FP_ORD + 1))),
+                8 => Some((prob(1, FP_ORD + 1), prob(FP_ORD, FP_ORD + 1))),
+                // `isEquality` predicates: likely unless `isTrueWhenEqual`, which of
+                // the four only `ueq` is (opt-14's `print<branch-prob>`: `oeq`, `one`
+                // and `une` 62.5 %, `ueq` 37.5 %)
+                1 | 6 | 14 => Some(likely),
+                9 => Some(unlikely),
                 _ => None,
             }
         }

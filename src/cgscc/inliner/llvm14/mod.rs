@@ -22,6 +22,7 @@ mod decide;
 pub mod fold;
 pub mod freq;
 mod run;
+pub mod scaled;
 #[cfg(test)]
 mod tests;
 

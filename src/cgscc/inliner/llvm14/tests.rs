@@ -188,3 +188,101 @@ fn extension_costs_follow_x86_64_legalization() {
         );
     }
 }
+
+/// Compares the integer block frequencies of every function of module `text` with
+/// opt-14's `print<block-freq>` report of it: `(functions compared, differences)`.
+fn block_freqs_against(path: &str, text: &str, report: &str) -> (usize, Vec<String>) {
+    let m = Module::from_ll_str_with(path, text, ParseOptions { instructions: true }).unwrap();
+    let nf = m.functions().len();
+    let st = super::State::new(&m, &vec![false; nf]).unwrap();
+    // per function: its blocks' integer frequencies, in layout order
+    let mut want: Vec<(String, Vec<u64>)> = Vec::new();
+    for line in report.lines() {
+        if let Some(name) = line.strip_prefix("block-frequency-info: ") {
+            want.push((name.to_string(), Vec::new()));
+        } else if let (Some(p), Some(last)) = (line.rfind(", int = "), want.last_mut()) {
+            last.1.push(line[p + 8..].trim().parse().unwrap());
+        }
+    }
+    let by_name: std::collections::HashMap<&str, &Vec<u64>> =
+        want.iter().map(|(n, v)| (n.as_str(), v)).collect();
+    let (mut funcs, mut differ) = (0, Vec::new());
+    for (f, fun) in m.functions().iter_enumerated() {
+        let Some(w) = by_name.get(fun.name.as_str()) else {
+            continue;
+        };
+        let b = super::body::Body::from_ir(&st.fx.ir, f);
+        let got = super::freq::int_freqs(&st.fx, &b);
+        funcs += 1;
+        if &&got != w {
+            differ.push(format!("{}: ilkit {:?} opt {:?}", fun.name, got, w));
+        }
+    }
+    (funcs, differ)
+}
+
+/// Block frequencies against opt-14's, kept beside the inputs: a fixture of the
+/// heuristics (the floating-point predicates, an unlikely loop successor, nested loops,
+/// a switch, a cold call) and the corpus's zlib module, every block of every function.
+#[test]
+fn block_frequencies_agree_with_opt14_reports() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for (module, report) in [
+        (
+            "tests/fixtures/bfi/heuristics.ll",
+            "tests/fixtures/bfi/heuristics.bfi.txt",
+        ),
+        (
+            "tests/corpus/llvm/zlib/zlib.O0.ll.gz",
+            "tests/fixtures/bfi/zlib.O0.bfi.txt.gz",
+        ),
+    ] {
+        let read = |p: &str| {
+            crate::import::read_text(std::path::Path::new(&format!("{root}/{p}"))).unwrap()
+        };
+        let (funcs, differ) = block_freqs_against(module, &read(module), &read(report));
+        assert!(funcs >= 3, "{module}: {funcs} functions compared");
+        assert!(differ.is_empty(), "{module}:\n{}", differ.join("\n"));
+    }
+}
+
+/// The same against a live opt-14 on any module (`ILKIT_BFI_MODULE`, default the
+/// corpus's zlib; `ILKIT_OPT14` names opt).
+#[test]
+#[ignore = "runs opt-14; cargo test --release -- --ignored block_frequencies"]
+fn block_frequencies_match_opt14() {
+    let opt = std::env::var("ILKIT_OPT14").unwrap_or_else(|_| "/usr/bin/opt-14".into());
+    let path = std::env::var("ILKIT_BFI_MODULE").unwrap_or_else(|_| {
+        format!(
+            "{}/tests/corpus/llvm/zlib/zlib.O0.ll.gz",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    });
+    let text = crate::import::read_text(std::path::Path::new(&path)).unwrap();
+    let out = std::process::Command::new(&opt)
+        .args(["-passes=print<block-freq>", "-disable-output", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(text.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stderr);
+    let (funcs, differ) = block_freqs_against(&path, &text, &report);
+    assert!(funcs > 0);
+    assert!(
+        differ.is_empty(),
+        "{} of {funcs} functions differ:\n{}",
+        differ.len(),
+        differ
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
