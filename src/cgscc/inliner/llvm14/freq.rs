@@ -385,7 +385,9 @@ fn distribute(mut ws: Vec<Weight>, m: u64) -> Vec<(Weight, u64)> {
         total = t;
         overflow |= o;
     }
-    if ws.len() > 1 {
+    if ws.len() > 128 {
+        ws = combine_by_hashing(ws);
+    } else if ws.len() > 1 {
         ws.sort_by_key(|w| w.key);
         let mut merged: Vec<Weight> = Vec::with_capacity(ws.len());
         for w in ws {
@@ -428,6 +430,42 @@ fn distribute(mut ws: Vec<Weight>, m: u64) -> Vec<(Weight, u64)> {
             (w, taken)
         })
         .collect()
+}
+
+/// `combineWeightsByHashing`, for more than 128 weights: combined per target in a
+/// `DenseMap<unsigned, Weight>` sized for twice as many, so the order they come out in
+/// (the order mass is dithered in) is that table's bucket order: hash `key * 37`,
+/// quadratic probing. Without duplicates the list stays as it was.
+fn combine_by_hashing(ws: Vec<Weight>) -> Vec<Weight> {
+    let reserve = (2 * ws.len() as u64 + 1).next_power_of_two();
+    let nbuckets = (reserve * 4 / 3 + 2).next_power_of_two() as usize;
+    let mut table: Vec<Option<Weight>> = vec![None; nbuckets];
+    let mut distinct = 0;
+    for w in &ws {
+        let mut at = (w.key.wrapping_mul(37) as usize) & (nbuckets - 1);
+        let mut probe = 1;
+        loop {
+            match &mut table[at] {
+                Some(x) if x.key == w.key => {
+                    x.amount = x.amount.saturating_add(w.amount);
+                    break;
+                }
+                Some(_) => {
+                    at = (at + probe) & (nbuckets - 1);
+                    probe += 1;
+                }
+                slot @ None => {
+                    *slot = Some(*w);
+                    distinct += 1;
+                    break;
+                }
+            }
+        }
+    }
+    if distinct == ws.len() {
+        return ws;
+    }
+    table.into_iter().flatten().collect()
 }
 
 /// Branch probabilities: per block, one entry per successor edge (in successor order,
@@ -709,6 +747,29 @@ fn unlikely_successors(
     }
 }
 
+/// Whether `v` is the result of a direct call of a library comparison of strings or
+/// memory (`strcmp`, `strncmp`, `strcasecmp`, `strncasecmp`, `memcmp`, `bcmp`, as
+/// `TargetLibraryInfo` names them: not local, returning an integer).
+fn compares_memory(fx: &Facts, b: &Body, v: V) -> bool {
+    let V::Inst(r) = v else { return false };
+    let inst = b.inst(r);
+    let Some(ci) = inst.call else { return false };
+    if inst.op != Opcode::Call {
+        return false;
+    }
+    let V::K(Value::Global(s)) = inst.ops[ci.callee_op as usize] else {
+        return false;
+    };
+    let Some(f) = fx.sym_func[s.idx()] else {
+        return false;
+    };
+    matches!(
+        fx.names[f.idx()].as_str(),
+        "strcmp" | "strncmp" | "strcasecmp" | "strncasecmp" | "memcmp" | "bcmp"
+    ) && !fx.linkage[f.idx()].is_local()
+        && fx.ir.types.int_bits(inst.ty).is_some()
+}
+
 /// An integer constant operand (a null pointer counts as 0).
 fn const_int(v: V) -> Option<i64> {
     match v {
@@ -750,6 +811,15 @@ fn cond_heuristic(fx: &Facts, b: &Body, cond: V) -> Option<(u32, u32)> {
                         }
                     }
                 }
+            }
+            // a string or memory comparison's result against 0: only `==` and `!=`
+            // have a heuristic (`ICmpWithLibCallTable`)
+            if compares_memory(fx, b, l) {
+                return match (cv, p.0) {
+                    (0, 32) => Some(unlikely),
+                    (0, 33) => Some(likely),
+                    _ => None,
+                };
             }
             let bits = types.int_bits(inst.tys[0]).unwrap_or(64);
             let minus_one = cv == -1 || (bits == 1 && cv == 1);
