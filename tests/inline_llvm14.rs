@@ -351,6 +351,19 @@ fn free_extensions_and_global_addressing_follow_x86_64() {
     assert_eq!(ilkit_remarks(&path), want);
 }
 
+/// Floating-point conversions and arithmetic on constants fold to constants the
+/// analysis does not price (`fpfold.ll`; opt-14's remarks beside it).
+#[test]
+fn floating_point_operations_on_constants_are_free() {
+    let path = fixture().with_file_name("fpfold.ll");
+    let oracle = std::fs::read_to_string(path.with_file_name("fpfold.remarks.txt")).unwrap();
+    let want: Vec<&str> = oracle
+        .lines()
+        .filter(|l| l.starts_with("remark: "))
+        .collect();
+    assert_eq!(ilkit_remarks(&path), want);
+}
+
 /// A definition without blocks (LLVM's reader refuses it; ilkit's reads it) is never
 /// inlined and never stops the run (a panic the front-door fuzzer found in the cost
 /// analysis once the inliner became LLVM 14's model).

@@ -706,6 +706,19 @@ impl St<'_> {
                 INSTR
             }
             op if op.is_int_binary() => self.visit_binary_operator(res, inst),
+            // `visitBinaryOperator` / `visitUnaryInstruction` on floating point: on
+            // constants they fold (to a constant whose value is not tracked)
+            Opcode::FAdd
+            | Opcode::FSub
+            | Opcode::FMul
+            | Opcode::FDiv
+            | Opcode::FRem
+            | Opcode::FNeg
+                if ops.iter().all(|&o| self.cval(o).is_some()) =>
+            {
+                self.t.vals.entry(res).konst = V::K(Value::Other);
+                0
+            }
             Opcode::FAdd
             | Opcode::FSub
             | Opcode::FMul
@@ -898,6 +911,20 @@ impl St<'_> {
     fn visit_cast_inst(&mut self, res: V, inst: Inst<'_>) -> i64 {
         let types = &self.fx.ir.types;
         let sv = inst.ops[0];
+        if matches!(
+            inst.op,
+            Opcode::SiToFp
+                | Opcode::UiToFp
+                | Opcode::FpToSi
+                | Opcode::FpToUi
+                | Opcode::FpExt
+                | Opcode::FpTrunc
+        ) && self.cval(sv).is_some()
+        {
+            // a conversion of a constant folds (its value is not tracked)
+            self.t.vals.entry(res).konst = V::K(Value::Other);
+            return 0;
+        }
         let (sb, db) = (types.int_bits(inst.tys[0]), types.int_bits(inst.ty));
         let v = self.ival(sv);
         if let (Some(v), Some(sb), Some(db)) = (v, sb, db) {
