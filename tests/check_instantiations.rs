@@ -111,6 +111,17 @@ fn subst_fixture_dependent_types_agree() {
     assert_eq!(counts(&r.decl_types), (27, 25, vec![(CONCRETE, 2)], vec![]));
 }
 
+/// `specs.cu`: a specialization's members spell it unqualified and without its
+/// defaulted arguments (`iter<char *, str<char>>`); the importer finds the
+/// specialization, not the pattern, so their declaration types agree with
+/// substitution's.
+#[test]
+fn specialization_spelled_without_defaults_resolves() {
+    let r = check("specs.json.gz");
+    assert_eq!((r.routines, r.classes), (3, 3), "{r:?}");
+    assert_eq!(counts(&r.decl_types), (7, 7, vec![], vec![]));
+}
+
 fn ilkit(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_ilkit"))
         .args(args)

@@ -94,7 +94,13 @@ impl Types {
         if let Some(p) = key.find('<') {
             self.by_template.entry(key[..p].to_string()).or_insert(e);
             let last = last_component(&key[..p]).to_string();
-            self.by_template_last.entry(last).or_insert(e);
+            self.by_template_last.entry(last.clone()).or_insert(e);
+            if key.ends_with('>') && !key.contains("<partial#") {
+                self.specs_by_last
+                    .entry(last)
+                    .or_default()
+                    .push((key.clone(), e));
+            }
         }
         self.by_last
             .entry(last)
@@ -237,6 +243,9 @@ impl Types {
                 self.dependent_refs += 1;
                 return self.dependent(il).map(Some);
             }
+            if let Some(e) = self.match_specialization(il, &key) {
+                return Ok(Some(e));
+            }
             if let Some(&e) = self.by_template.get(name) {
                 return Ok(Some(e));
             }
@@ -262,6 +271,34 @@ impl Types {
             }
         }
         Ok(None)
+    }
+
+    /// The one indexed specialization a template-id spelling names when clang printed it
+    /// without its defaulted trailing arguments or with unqualified names (as it prints
+    /// a class's own specialization inside its members: `__normal_iterator<char *,
+    /// basic_string<char>>`): the specializations of the template whose arguments the
+    /// spelled ones match, position by position and recursively, as a prefix and with
+    /// qualifiers dropped. `None` when none or several match.
+    pub(super) fn match_specialization(&self, il: &Il, key: &str) -> Option<Eix> {
+        let spelled = Spelled::parse(key, 0)?;
+        spelled.args.as_ref()?;
+        let cands = self.specs_by_last.get(spelled.head.as_str())?;
+        let mut found: Option<Eix> = None;
+        for (k, e) in cands {
+            if self.is_placeholder(il, *e) {
+                continue;
+            }
+            let Some(reg) = Spelled::parse(k, 0) else {
+                continue;
+            };
+            if spelled.matches(&reg) {
+                match found {
+                    Some(f) if f != *e => return None,
+                    _ => found = Some(*e),
+                }
+            }
+        }
+        found
     }
 
     /// The member type `member` declared in the class `class`.
@@ -513,4 +550,104 @@ fn lambda_key(name: &str) -> Option<String> {
     let rest = name.strip_prefix("(lambda at")?.strip_suffix(')')?.trim();
     let file = rest.rsplit('/').next().unwrap_or(rest);
     Some(file.to_string())
+}
+
+/// A type spelling as a tree of template-ids, qualifiers dropped: what
+/// [`Types::match_specialization`] compares.
+#[derive(Debug, PartialEq, Eq)]
+struct Spelled {
+    head: String,
+    args: Option<Vec<Spelled>>,
+    tail: String,
+}
+
+impl Spelled {
+    fn parse(s: &str, depth: u32) -> Option<Spelled> {
+        if depth > 32 {
+            return None;
+        }
+        let s = s.trim();
+        let b = s.as_bytes();
+        let Some(lt) = s.find('<') else {
+            return Some(Spelled {
+                head: unqualified(s),
+                args: None,
+                tail: String::new(),
+            });
+        };
+        // the matching '>' and the top-level commas inside
+        let (mut d, mut gt, mut cuts) = (0i32, None, vec![lt]);
+        for (i, &c) in b.iter().enumerate().skip(lt) {
+            match c {
+                b'<' | b'(' | b'[' => d += 1,
+                b'>' | b')' | b']' => {
+                    d -= 1;
+                    if d == 0 {
+                        gt = Some(i);
+                        break;
+                    }
+                }
+                b',' if d == 1 => cuts.push(i),
+                _ => {}
+            }
+        }
+        let gt = gt?;
+        cuts.push(gt);
+        let mut args = Vec::new();
+        if gt > lt + 1 {
+            for w in cuts.windows(2) {
+                args.push(Spelled::parse(&s[w[0] + 1..w[1]], depth + 1)?);
+            }
+        }
+        Some(Spelled {
+            head: last_component(&unqualified(&s[..lt])).to_string(),
+            args: Some(args),
+            tail: unqualified(&s[gt + 1..]),
+        })
+    }
+
+    /// `self` (as spelled) names `reg` (as indexed): same heads and tails, and every
+    /// spelled argument matches the indexed one at its position (trailing ones may be
+    /// left out).
+    fn matches(&self, reg: &Spelled) -> bool {
+        if self.head != reg.head || self.tail != reg.tail {
+            return false;
+        }
+        match (&self.args, &reg.args) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.len() <= b.len() && a.iter().zip(b).all(|(x, y)| x.matches(y)),
+            _ => false,
+        }
+    }
+}
+
+/// `s` with every `name::` qualifier (and `(anonymous namespace)::`) removed.
+fn unqualified(s: &str) -> String {
+    let s = s.replace("(anonymous namespace)::", "");
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        // an identifier followed by `::` is a qualifier
+        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            if s[i..].starts_with("::") {
+                i += 2;
+            } else {
+                out.push_str(&s[start..i]);
+            }
+            continue;
+        }
+        if s[i..].starts_with("::") {
+            i += 2;
+            continue;
+        }
+        let c = s[i..].chars().next().unwrap_or(' ');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
 }
