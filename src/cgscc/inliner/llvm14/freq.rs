@@ -192,6 +192,7 @@ fn block_freqs(fx: &Facts, b: &Body) -> Vec<Option<Scaled>> {
         loop_scale: vec![Scaled::ZERO; nl],
         exits: vec![Vec::new(); nl],
         dist: Vec::new(),
+        shares: Vec::new(),
     };
     // loops innermost first (a loop is larger than the loops inside it)
     let mut order: Vec<LoopIdx> = c.loops.loops().collect();
@@ -261,6 +262,7 @@ struct MassFlow<'a> {
     loop_scale: Vec<Scaled>,
     exits: Vec<Vec<(u32, u64)>>,
     dist: Vec<Weight>,
+    shares: Vec<(Weight, u64)>,
 }
 
 impl MassFlow<'_> {
@@ -343,8 +345,10 @@ impl MassFlow<'_> {
                     }
                 }
             }
-            let dist = std::mem::take(&mut self.dist);
-            for (w, taken) in distribute(dist.clone(), m) {
+            let mut dist = std::mem::take(&mut self.dist);
+            let mut shares = std::mem::take(&mut self.shares);
+            distribute(&mut dist, m, &mut shares);
+            for &(w, taken) in &shares {
                 match w.kind {
                     WeightKind::Local => {
                         let slot = match self.rep(w.target, lvl) {
@@ -358,6 +362,7 @@ impl MassFlow<'_> {
                 }
             }
             self.dist = dist;
+            self.shares = shares;
         }
         if let Some(l) = lvl {
             let exit = FULL_MASS.saturating_sub(back);
@@ -373,32 +378,31 @@ impl MassFlow<'_> {
 
 /// `Distribution::normalize` and the `DitheringDistributer`: the weights combined per
 /// target (sorted by the targets' reverse post-order numbers), scaled into 32 bits, and
-/// mass `m` handed out in that order, each share taken from what is left.
-fn distribute(mut ws: Vec<Weight>, m: u64) -> Vec<(Weight, u64)> {
+/// mass `m` handed out in that order, each share taken from what is left; the shares in
+/// `out` (both buffers reused from node to node).
+fn distribute(ws: &mut Vec<Weight>, m: u64, out: &mut Vec<(Weight, u64)>) {
+    out.clear();
     if ws.is_empty() {
-        return Vec::new();
+        return;
     }
     let mut total = 0u64;
     let mut overflow = false;
-    for w in &ws {
+    for w in ws.iter() {
         let (t, o) = total.overflowing_add(w.amount);
         total = t;
         overflow |= o;
     }
     if ws.len() > 128 {
-        ws = combine_by_hashing(ws);
+        *ws = combine_by_hashing(std::mem::take(ws));
     } else if ws.len() > 1 {
-        ws.sort_by_key(|w| w.key);
-        let mut merged: Vec<Weight> = Vec::with_capacity(ws.len());
-        for w in ws {
-            match merged.last_mut() {
-                Some(last) if last.key == w.key => {
-                    last.amount = last.amount.saturating_add(w.amount);
-                }
-                _ => merged.push(w),
+        ws.sort_unstable_by_key(|w| w.key);
+        ws.dedup_by(|later, kept| {
+            let same = later.key == kept.key;
+            if same {
+                kept.amount = kept.amount.saturating_add(later.amount);
             }
-        }
-        ws = merged;
+            same
+        });
     }
     if ws.len() == 1 {
         ws[0].amount = 1;
@@ -413,7 +417,7 @@ fn distribute(mut ws: Vec<Weight>, m: u64) -> Vec<(Weight, u64)> {
         };
         if shift != 0 {
             total = 0;
-            for w in &mut ws {
+            for w in ws.iter_mut() {
                 let a = (w.amount >> shift) + (1 & (w.amount >> (shift - 1)));
                 w.amount = a.max(1);
                 total += w.amount;
@@ -421,15 +425,13 @@ fn distribute(mut ws: Vec<Weight>, m: u64) -> Vec<(Weight, u64)> {
         }
     }
     let (mut rem_w, mut rem_m) = (total as u32, m);
-    ws.into_iter()
-        .map(|w| {
-            let p = prob(w.amount as u32, rem_w);
-            let taken = scale_by_prob(rem_m, p);
-            rem_w -= w.amount as u32;
-            rem_m = rem_m.saturating_sub(taken);
-            (w, taken)
-        })
-        .collect()
+    for &w in ws.iter() {
+        let p = prob(w.amount as u32, rem_w);
+        let taken = scale_by_prob(rem_m, p);
+        rem_w -= w.amount as u32;
+        rem_m = rem_m.saturating_sub(taken);
+        out.push((w, taken));
+    }
 }
 
 /// `combineWeightsByHashing`, for more than 128 weights: combined per target in a
