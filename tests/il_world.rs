@@ -504,6 +504,30 @@ fn stats_table_has_the_seed_format() {
     assert!(lines.last().unwrap().starts_with("(avail. fs expr node)"));
 }
 
+/// Seed 001's bookkeeping rows: every file-scope allocation writes a next-in-list slot
+/// and a prefix flags word, and outside TU-copy mode a TU-copy address slot; a
+/// function-scope allocation writes none of them.
+#[test]
+fn stats_bookkeeping_rows_count_file_scope_prefixes() {
+    let mut il = Il::new();
+    for _ in 0..3 {
+        il.alloc(EntryKind::Type).unwrap();
+    }
+    il.alloc_in_scratch_region(EntryKind::Type).unwrap();
+    let r = il.open_function_region(None);
+    il.alloc(EntryKind::ExprNode).unwrap();
+    il.close_function_region(r).unwrap();
+    let rows = il_table_stats(&il);
+    let row = |name: &str| {
+        rows.iter()
+            .find(|x| x.name == name)
+            .map(|x| (x.number, x.each))
+    };
+    assert_eq!(row("fs orphan pointers"), Some((4, 8)));
+    assert_eq!(row("trans unit copy addr"), Some((3, 8)));
+    assert_eq!(row("IL entry prefix"), Some((4, 4)));
+}
+
 #[test]
 fn generator_is_deterministic_and_realistic() {
     let a = generate(1, 0.1);

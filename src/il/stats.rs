@@ -104,7 +104,7 @@ pub fn il_table_stats(il: &Il) -> Vec<TableStat> {
     let c = &il.counters;
     // (name, count, seed 001's size, ilkit's bytes per entry)
     // (routine and class type supplements are entry kinds of their own, counted above)
-    let extra: [(&'static str, u64, u64, u64); 17] = [
+    let extra: [(&'static str, u64, u64, u64); 20] = [
         ("integer type supplement", c.type_supplements[0], 32, 0),
         ("typeref type supplement", c.type_supplements[3], 56, 0),
         ("templ param supplement", c.type_supplements[4], 40, 0),
@@ -121,6 +121,10 @@ pub fn il_table_stats(il: &Il) -> Vec<TableStat> {
         ("template arg", c.template_args, 64, 5),
         ("constant list entry", c.constant_list_entries, 16, 4),
         ("string literal text", c.string_literal_bytes, 1, 1),
+        // seed 001's bookkeeping counters: the prefix slots file-scope entries carry
+        ("fs orphan pointers", c.fs_prefixes, 8, 0),
+        ("trans unit copy addr", c.tu_copy_addrs, 8, 0),
+        ("IL entry prefix", c.fs_prefixes, 4, 0),
         ("recycled entries", c.recycled, 0, 0),
     ];
     for (name, number, each, ilkit_each) in extra {

@@ -175,6 +175,12 @@ pub struct AllocCounters {
     pub string_literal_bytes: u64,
     /// Entries allocated by reusing a free-list entry.
     pub recycled: u64,
+    /// File-scope allocations: each writes a next-in-list slot (seed 001's
+    /// `fs_orphan_pointers`) and a prefix flags word (`IL_entry_prefix`).
+    pub fs_prefixes: u64,
+    /// File-scope allocations outside TU-copy mode, which also write a TU-copy address
+    /// slot (`trans_unit_copy_addr`).
+    pub tu_copy_addrs: u64,
 }
 
 /// The IL world. See the module docs of [`crate::il`].
@@ -985,8 +991,10 @@ impl Il {
         let i = e.idx();
         self.counts[kind as usize] += 1;
         if r == RegionIdx::FILE_SCOPE {
+            self.counters.fs_prefixes += 1;
             if !self.tu_copy_mode {
                 self.flags[Flag::FileScope as usize].set(i, true);
+                self.counters.tu_copy_addrs += 1;
             }
             self.kind_lists[kind as usize].push(e);
         } else {
