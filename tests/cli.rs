@@ -105,3 +105,62 @@ fn missing_input_names_the_os_error() {
     assert!(err.starts_with("/nonexistent/x.ll: cannot read: "), "{err}");
     assert!(!err.contains(":1:1"), "{err}");
 }
+
+const KERNELS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/clang/kernels.json.gz"
+);
+
+/// `il keep --eliminate` frees what is not kept from the world itself and writes the
+/// same device IL as without it; it says what went.
+#[test]
+fn il_keep_eliminate_writes_the_same_device_il() {
+    let dir = std::env::temp_dir().join(format!("ilkit-elim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.il"), dir.join("b.il"));
+    let (code, _, err) = run(&["il", "keep", KERNELS, "-o", a.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(
+        &[
+            "il",
+            "keep",
+            KERNELS,
+            "-o",
+            b.to_str().unwrap(),
+            "--eliminate",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("eliminated: ") && out.contains("entries freed"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `il dump --routine NAME` walks one routine's body as `walk_routine_scope_il` does:
+/// only function-region entries; a name without a body is an input error.
+#[test]
+fn il_dump_routine_walks_one_body() {
+    let (code, out, err) = run(&["il", "dump", KERNELS, "--routine", "fill"], None);
+    assert_eq!(code, 0, "{err}");
+    let entries: Vec<&str> = out.lines().filter(|l| l.starts_with("[#")).collect();
+    assert!(entries.len() > 10, "{out}");
+    assert!(
+        entries[0].contains("scope (function region)"),
+        "{}",
+        entries[0]
+    );
+    assert!(
+        entries.iter().all(|l| l.contains("(function region)")),
+        "{out}"
+    );
+    let (code, _, err) = run(
+        &["il", "dump", KERNELS, "--routine", "no_such_routine"],
+        None,
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("no routine named 'no_such_routine'"), "{err}");
+}

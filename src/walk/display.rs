@@ -17,6 +17,9 @@ pub struct Display {
     seen: Vec<bool>,
     next: u32,
     keep_only: bool,
+    /// A routine-scope walk: file-scope entries are not entered (the walker leaves that
+    /// test to a visitor with a pre-walk check, as seed 000's entry protocol does).
+    skip_file_scope: bool,
 }
 
 impl Display {
@@ -29,6 +32,7 @@ impl Display {
             seen: Vec::new(),
             next: 1,
             keep_only,
+            skip_file_scope: false,
         }
     }
 
@@ -75,7 +79,10 @@ impl Callbacks for Display {
         if self.seen.len() <= e.idx() {
             self.seen.resize(il.capacity().max(e.idx() + 1), false);
         }
-        if self.seen[e.idx()] || (self.keep_only && !il.flag(e, Flag::KeepInIl)) {
+        if self.seen[e.idx()]
+            || (self.keep_only && !il.flag(e, Flag::KeepInIl))
+            || (self.skip_file_scope && il.flag(e, Flag::FileScope))
+        {
             return true;
         }
         self.seen[e.idx()] = true;
@@ -161,6 +168,18 @@ pub fn dump_il(il: &mut Il, keep_only: bool) -> Result<String, WalkError> {
         escape(il.time_of_compilation.as_deref().unwrap_or_default())
     );
     Walker::new().walk_file_scope_il(il, &mut d, 0)?;
+    Ok(d.out)
+}
+
+/// The display of routine `routine`'s body as `walk_routine_scope_il` walks it: its body
+/// scope and what the body owns, file-scope entries left out (numbering starts at #1).
+///
+/// # Errors
+/// A stale entry or one that is not a routine.
+pub fn dump_routine(il: &mut Il, routine: crate::il::EntryId) -> Result<String, WalkError> {
+    let mut d = Display::new(false);
+    d.skip_file_scope = true;
+    Walker::new().walk_routine_scope_il(il, &mut d, routine)?;
     Ok(d.out)
 }
 

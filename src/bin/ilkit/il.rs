@@ -82,6 +82,11 @@ pub struct DumpArgs {
     /// First instantiate the generator's templates (substitute, fold, convert uses of T).
     #[arg(long)]
     instantiate: bool,
+    /// Only the body of the routine with this name (or mangled name), as
+    /// `walk_routine_scope_il` walks it (file-scope entries left out); every routine of
+    /// that name with a body, in walk order.
+    #[arg(long, value_name = "NAME")]
+    routine: Option<String>,
 }
 
 /// Arguments of `ilkit il stats`.
@@ -109,6 +114,12 @@ pub struct KeepArgs {
     /// `__device__` definition (clang JSON input).
     #[arg(long)]
     no_strong_device_roots: bool,
+    /// Eliminate what is not kept from the world itself before writing
+    /// (`eliminate_unneeded_il_entries`: unkept entries freed, bodies of routines kept as
+    /// declarations dropped, edges to unkept entries cleared) and say what went; the file
+    /// written is the same.
+    #[arg(long)]
+    eliminate: bool,
 }
 
 /// Runs `ilkit il ...`.
@@ -217,6 +228,32 @@ fn dump(a: DumpArgs) -> Result<(), Failure> {
     if a.device {
         mark_device(&mut l.il, DeviceOptions::default());
     }
+    if let Some(name) = &a.routine {
+        let il = &l.il;
+        let targets: Vec<_> = il
+            .kind_list(ilkit::il::EntryKind::Routine)
+            .filter(|&r| {
+                (il.name(r) == name.as_bytes() || il.routine(r).mangled_name() == name.as_bytes())
+                    && il
+                        .child_eix(r, ilkit::il::fields::ROUTINE_BODY_SCOPE)
+                        .is_some()
+            })
+            .map(|r| il.id_of(r))
+            .collect();
+        if targets.is_empty() {
+            return Err(Failure::input(format!(
+                "{}: no routine named '{name}' with a body",
+                a.file.display()
+            )));
+        }
+        let mut text = String::new();
+        for r in targets {
+            text.push_str(
+                &ilkit::walk::display::dump_routine(&mut l.il, r).map_err(Failure::input)?,
+            );
+        }
+        return emit(&text);
+    }
     let text = ilkit::walk::display::dump_il(&mut l.il, a.device).map_err(Failure::input)?;
     emit(&text)
 }
@@ -275,6 +312,25 @@ fn keep(a: KeepArgs) -> Result<(), Failure> {
     };
     let dk = mark_device(&mut l.il, opts);
     let names = kept_routine_names(&l.il, &dk);
+    let mut eliminated = String::new();
+    if a.eliminate {
+        let r = ilkit::walk::keep::eliminate_unneeded_il_entries(&mut l.il);
+        let errs = l.il.verify();
+        if !errs.is_empty() {
+            return Err(Failure::input(format!(
+                "{}: the world after elimination does not verify: {}",
+                a.file.display(),
+                errs[0]
+            )));
+        }
+        eliminated = format!(
+            "eliminated: {} entries freed, {} bodies dropped, {} edges cleared; {} entries left\n",
+            r.freed,
+            r.bodies_dropped,
+            r.edges_cleared,
+            l.il.len()
+        );
+    }
     let bytes = write_il(&mut l.il, true).map_err(Failure::input)?;
     std::fs::write(&a.out, &bytes).map_err(io(&a.out))?;
     if let Some(list) = &a.kept_routines {
@@ -289,7 +345,7 @@ fn keep(a: KeepArgs) -> Result<(), Failure> {
         std::fs::write(detail, s).map_err(io(detail))?;
     }
     emit(&format!(
-        "{}: {} of {} entries kept, {} bytes\n",
+        "{}: {} of {} entries kept, {} bytes\n{eliminated}",
         a.out.display(),
         dk.kept,
         dk.live,
