@@ -186,7 +186,7 @@ pub struct Types {
     /// Specializations (qualified name with arguments) by their template's last name
     /// component: what a template-id spelled with its defaulted arguments left out or
     /// its arguments unqualified is matched against ([`Types::match_specialization`]).
-    specs_by_last: AHashMap<String, Vec<(Rc<str>, Eix)>>,
+    specs_by_last: AHashMap<String, Vec<(names::Spelled, Eix)>>,
     /// The enclosing scopes' name components (namespaces, classes), innermost last,
     /// maintained by the importer: unqualified names are looked up from the innermost
     /// scope outwards.

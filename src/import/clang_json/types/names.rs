@@ -96,10 +96,9 @@ impl Types {
             let last = last_component(&key[..p]).to_string();
             self.by_template_last.entry(last.clone()).or_insert(e);
             if key.ends_with('>') && !key.contains("<partial#") {
-                self.specs_by_last
-                    .entry(last)
-                    .or_default()
-                    .push((key.clone(), e));
+                if let Some(sp) = Spelled::parse(&key, 0) {
+                    self.specs_by_last.entry(last).or_default().push((sp, e));
+                }
             }
         }
         self.by_last
@@ -284,14 +283,11 @@ impl Types {
         spelled.args.as_ref()?;
         let cands = self.specs_by_last.get(spelled.head.as_str())?;
         let mut found: Option<Eix> = None;
-        for (k, e) in cands {
+        for (reg, e) in cands {
             if self.is_placeholder(il, *e) {
                 continue;
             }
-            let Some(reg) = Spelled::parse(k, 0) else {
-                continue;
-            };
-            if spelled.matches(&reg) {
+            if spelled.matches(reg) {
                 match found {
                     Some(f) if f != *e => return None,
                     _ => found = Some(*e),
@@ -555,7 +551,7 @@ fn lambda_key(name: &str) -> Option<String> {
 /// A type spelling as a tree of template-ids, qualifiers dropped: what
 /// [`Types::match_specialization`] compares.
 #[derive(Debug, PartialEq, Eq)]
-struct Spelled {
+pub(super) struct Spelled {
     head: String,
     args: Option<Vec<Spelled>>,
     tail: String,
