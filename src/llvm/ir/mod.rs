@@ -209,6 +209,9 @@ pub struct Ir {
     /// Debug locations of the calls (`!dbg`), their inlined-at chains and subprograms
     /// ([`debugloc`]); empty without debug information.
     pub debug_locs: debugloc::DebugLocs,
+    /// `!prof !{!"branch_weights", ...}` of terminators (`br`, `switch`), by
+    /// instruction: one weight per successor operand, as written.
+    pub branch_weights: ahash::AHashMap<InstIdx, Box<[u32]>>,
 }
 
 /// One use of a value: the user and the operand slot.

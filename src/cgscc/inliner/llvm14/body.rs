@@ -185,6 +185,8 @@ pub struct Body {
     pub blocks: Vec<Vec<u32>>,
     /// Block layout order; the first is the entry.
     pub layout: Vec<u32>,
+    /// `!prof` branch weights of terminator rows (the module's, carried by clones).
+    prof: ahash::AHashMap<u32, Box<[u32]>>,
 }
 
 /// Sign-extends `x` from `bits`.
@@ -310,6 +312,9 @@ impl Body {
                 ops.map(|(&v, &t)| (conv(ir, v, t, first, arg0), t)),
                 call,
             );
+            if let Some(w) = ir.branch_weights.get(&i) {
+                b.prof.insert(row, w.clone());
+            }
             b.blocks[ir.block(i).idx()].push(row);
         }
         b
@@ -462,7 +467,16 @@ impl Body {
     pub fn push_copy(&mut self, src: &Body, r: u32, mut map: impl FnMut(V) -> V) -> u32 {
         let i = src.inst(r);
         let ops = i.ops.iter().zip(i.tys).map(|(&v, &t)| (map(v), t));
-        self.push(i.head(), ops, i.call.map(|c| (*c, src.params(c))))
+        let row = self.push(i.head(), ops, i.call.map(|c| (*c, src.params(c))));
+        if let Some(w) = src.prof.get(&r) {
+            self.prof.insert(row, w.clone());
+        }
+        row
+    }
+
+    /// The `!prof` branch weights of terminator row `r`, one per successor operand.
+    pub fn branch_weights(&self, r: u32) -> Option<&[u32]> {
+        self.prof.get(&r).map(|w| &w[..])
     }
 
     /// Removes the last row, which nothing uses yet (a clone that simplified away).
@@ -483,6 +497,7 @@ impl Body {
             self.params.truncate(ci.params as usize);
         }
         self.first_use.truncate(row);
+        self.prof.remove(&(row as u32));
     }
 
     /// Sets operand `k` of row `i` to `v`.

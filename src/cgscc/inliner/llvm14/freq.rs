@@ -580,6 +580,14 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
             probs.set(x, succs, [PROB_ONE].into_iter());
             continue;
         }
+        let t = *b.blocks[x as usize].last().unwrap();
+        if let Some(ws) = b.branch_weights(t).filter(|ws| {
+            ws.len() == k && matches!(b.op(t), Opcode::Br | Opcode::Switch | Opcode::IndirectBr)
+        }) {
+            let unreachable: Vec<bool> = succs.iter().map(|s| w[s.idx()] == Some(0.0)).collect();
+            probs.set(x, succs, metadata_probs(ws, &unreachable).into_iter());
+            continue;
+        }
         // estimated weights (`calcEstimatedHeuristics`)
         let mut found = false;
         ws.clear();
@@ -613,7 +621,6 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
             probs.set(x, succs, ws.iter().map(|&v| prob(v as u32, total as u32)));
             continue;
         }
-        let t = *b.blocks[x as usize].last().unwrap();
         let term = b.inst(t);
         if term.op == Opcode::Br && k == 2 {
             if let Some((taken, untaken)) = cond_heuristic(fx, b, term.ops[0]) {
@@ -624,6 +631,60 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
         probs.set(x, succs, std::iter::repeat(prob(1, k as u32)));
     }
     probs
+}
+
+/// `calcMetadataWeights`: probabilities from a terminator's `!prof` branch weights
+/// (scaled into 32 bits; all 1 when they sum to 0 or every successor is unreachable);
+/// an edge to an unreachable block keeps at most the smallest probability, and what it
+/// gives up goes to the others in proportion.
+fn metadata_probs(ws: &[u32], unreachable: &[bool]) -> Vec<u32> {
+    let n = ws.len();
+    let mut w: Vec<u64> = ws.iter().map(|&v| u64::from(v)).collect();
+    let mut sum: u64 = w.iter().sum();
+    if sum > u64::from(u32::MAX) {
+        let factor = sum / u64::from(u32::MAX) + 1;
+        sum = 0;
+        for v in &mut w {
+            *v /= factor;
+            sum += *v;
+        }
+    }
+    let reachable = unreachable.iter().filter(|&&u| !u).count();
+    if sum == 0 || reachable == 0 {
+        w.iter_mut().for_each(|v| *v = 1);
+        sum = n as u64;
+    }
+    let mut bp: Vec<u32> = w.iter().map(|&v| prob(v as u32, sum as u32)).collect();
+    if reachable == n || reachable == 0 {
+        return bp;
+    }
+    let sat_sum = |it: &mut dyn Iterator<Item = u32>| {
+        it.fold(0u32, |a, v| {
+            (a as u64 + v as u64).min(PROB_ONE as u64) as u32
+        })
+    };
+    for (p, &u) in bp.iter_mut().zip(unreachable) {
+        if u && *p > 1 {
+            *p = 1;
+        }
+    }
+    let new_unreachable = sat_sum(&mut bp.iter().zip(unreachable).filter(|x| *x.1).map(|x| *x.0));
+    let new_reachable = PROB_ONE - new_unreachable;
+    let old_reachable = sat_sum(&mut bp.iter().zip(unreachable).filter(|x| !*x.1).map(|x| *x.0));
+    if old_reachable != new_reachable {
+        for (p, &u) in bp.iter_mut().zip(unreachable) {
+            if u {
+                continue;
+            }
+            *p = if old_reachable == 0 {
+                new_reachable / reachable as u32
+            } else {
+                let mul = u64::from(new_reachable) * u64::from(*p);
+                ((mul + u64::from(old_reachable) / 2) / u64::from(old_reachable)) as u32
+            };
+        }
+    }
+    bp
 }
 
 /// `computeUnlikelySuccessors`: the successors of block `x` (in loop `l`) that make its

@@ -617,3 +617,58 @@ fn pos_tok(p: Pos) -> Tok {
         nl_before: true,
     }
 }
+
+impl Builder<'_, '_> {
+    /// Resolves the collected `!prof !N` attachments of terminators into
+    /// `ir.branch_weights`: node `!N` read as `!{!"branch_weights", i32 W, ...}`. Any other
+    /// node (value profiles, an undefined number, a weight over 32 bits) is not branch
+    /// weights and is left out, as BranchProbabilityInfo leaves it.
+    pub(super) fn resolve_branch_weights(&mut self, md: &[Pos]) {
+        if self.prof_terms.is_empty() {
+            return;
+        }
+        let b = self.src.as_bytes();
+        let mut at: AHashMap<u32, usize> = AHashMap::with_capacity(md.len());
+        for &p in md {
+            let start = p.start as usize;
+            let mut end = start + 1;
+            while end < b.len() && b[end].is_ascii_digit() {
+                end += 1;
+            }
+            if let Some(n) = md_number(&self.src[start..end.min(b.len())]) {
+                at.entry(n).or_insert(start);
+            }
+        }
+        let mut weights: AHashMap<u32, Option<Box<[u32]>>> = AHashMap::new();
+        for (inst, n) in std::mem::take(&mut self.prof_terms) {
+            let w = weights
+                .entry(n)
+                .or_insert_with(|| at.get(&n).and_then(|&p| branch_weights_at(self.src, p)));
+            if let Some(w) = w {
+                self.ir.branch_weights.insert(inst, w.clone());
+            }
+        }
+    }
+}
+
+/// The weights of the node whose text starts at `start` if it is `!{!"branch_weights",
+/// i32 W, ...}` (after `!N = `, possibly `distinct`).
+fn branch_weights_at(src: &str, start: usize) -> Option<Box<[u32]>> {
+    let line = src[start..].lines().next()?;
+    let open = line.find("!{")?;
+    let close = line[open..].find('}')? + open;
+    let mut items = line[open + 2..close].split(',').map(str::trim);
+    if items.next()? != "!\"branch_weights\"" {
+        return None;
+    }
+    items
+        .map(|it| {
+            let v = it
+                .strip_prefix("i32 ")
+                .or_else(|| it.strip_prefix("i64 "))?;
+            u32::try_from(v.trim().parse::<u64>().ok()?).ok()
+        })
+        .collect::<Option<Vec<u32>>>()
+        .filter(|w| !w.is_empty())
+        .map(Vec::into_boxed_slice)
+}

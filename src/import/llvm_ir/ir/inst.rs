@@ -120,11 +120,22 @@ impl<'a> Builder<'a, '_> {
 
     /// The rest of an instruction's line: `, align N`, metadata attachments (`!nonnull`
     /// sets a flag).
-    fn rest(&mut self, flags: &mut InstFlags) -> Result<(), ParseError> {
+    fn rest(&mut self, flags: &mut InstFlags, inst: InstIdx) -> Result<(), ParseError> {
         while !self.p.at_eol() {
             let t = self.p.peek();
             if t.kind == Tk::Meta && self.text(t) == "!nonnull" {
                 flags.0 |= InstFlags::NONNULL_MD;
+            }
+            if t.kind == Tk::Meta && self.text(t) == "!prof" {
+                self.p.next();
+                let v = self.p.peek();
+                if v.kind == Tk::Meta && !v.nl_before {
+                    if let Some(n) = super::debuginfo::md_number(self.text(v)) {
+                        self.p.next();
+                        self.prof_terms.push((inst, n));
+                    }
+                }
+                continue;
             }
             if self.p.is_punct("(") || self.p.is_punct("{") || self.p.is_punct("[") {
                 self.p.skip_group()?;
@@ -586,7 +597,7 @@ impl<'a> Builder<'a, '_> {
                 return self.err(e, format!("unhandled opcode '{}'", op.name()));
             }
         }
-        self.rest(&mut flags)?;
+        self.rest(&mut flags, inst)?;
         self.ir.flags.push(flags);
         self.ir.ty.push(ty);
         self.ir.aux_ty.push(aux_ty);

@@ -99,6 +99,12 @@ impl<'a, 'm> Builder<'a, 'm> {
                 .map(|&(k, n, at)| (CallIdx::from_raw(k.raw() + call_base), n, at)),
         );
         self.dbg_funcs.extend_from_slice(&c.dbg_funcs);
+        let inst_base = self.ir.op.len();
+        self.prof_terms.extend(
+            c.prof_terms
+                .iter()
+                .map(|&(i, n)| (InstIdx::new(i.idx() + inst_base), n)),
+        );
         let cir = c.ir;
         let g = &mut self.ir;
         // types

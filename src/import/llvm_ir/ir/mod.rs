@@ -87,6 +87,7 @@ pub(super) fn build(m: &Module, file: &str, text: &str, spans: &Spans) -> Result
         }
     }
     b.resolve_debug_info(&spans.metadata)?;
+    b.resolve_branch_weights(&spans.metadata);
     let mut ir = b.ir;
     ir.arg_name_start.push(ir.arg_names.len() as u32);
     ir.build_uses();
@@ -135,6 +136,8 @@ struct Builder<'a, 'm> {
     /// body is read: metadata usually follows its uses).
     dbg_calls: Vec<(CallIdx, u32, Tok)>,
     dbg_funcs: Vec<(FuncIdx, u32, Tok)>,
+    /// `!prof !N` of terminators, as read (resolved with the debug information).
+    prof_terms: Vec<(InstIdx, u32)>,
     void_ty: TypeIdx,
     label_ty: TypeIdx,
     token_ty: TypeIdx,
@@ -179,6 +182,7 @@ impl<'a, 'm> Builder<'a, 'm> {
             pending: Vec::new(),
             next_slot: 0,
             dbg_calls: Vec::new(),
+            prof_terms: Vec::new(),
             dbg_funcs: Vec::new(),
         }
     }
