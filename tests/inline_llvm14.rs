@@ -322,19 +322,26 @@ fn volatile_loads_are_not_load_elimination_savings() {
     );
 }
 
+/// ilkit's remarks on fixture `NAME.ll` are opt-14's (`NAME.remarks.txt` beside it),
+/// line for line.
+fn assert_remarks_match_opt14(name: &str) {
+    let path = fixture().with_file_name(format!("{name}.ll"));
+    let oracle =
+        std::fs::read_to_string(path.with_file_name(format!("{name}.remarks.txt"))).unwrap();
+    let want: Vec<&str> = oracle
+        .lines()
+        .filter(|l| l.starts_with("remark: "))
+        .collect();
+    assert_eq!(ilkit_remarks(&path), want);
+}
+
 /// A cloned `getelementptr` over an argument that became a global is a constant
 /// expression, the same constant as that expression written in the caller, so the
 /// second load from it is load elimination's (opt-14's remarks of `fold.ll` give
 /// `reader` cost -5 in `top`; an instruction kept in its place gave 0).
 #[test]
 fn cloned_constants_fold_into_the_modules_constant_expressions() {
-    let path = fixture().with_file_name("fold.ll");
-    let oracle = std::fs::read_to_string(path.with_file_name("fold.remarks.txt")).unwrap();
-    let want: Vec<&str> = oracle
-        .lines()
-        .filter(|l| l.starts_with("remark: "))
-        .collect();
-    assert_eq!(ilkit_remarks(&path), want);
+    assert_remarks_match_opt14("fold");
 }
 
 /// What x86-64 gives for nothing: extensions by their legalized types and extending
@@ -342,26 +349,14 @@ fn cloned_constants_fold_into_the_modules_constant_expressions() {
 /// (`x86costs.ll`; opt-14's remarks beside it).
 #[test]
 fn free_extensions_and_global_addressing_follow_x86_64() {
-    let path = fixture().with_file_name("x86costs.ll");
-    let oracle = std::fs::read_to_string(path.with_file_name("x86costs.remarks.txt")).unwrap();
-    let want: Vec<&str> = oracle
-        .lines()
-        .filter(|l| l.starts_with("remark: "))
-        .collect();
-    assert_eq!(ilkit_remarks(&path), want);
+    assert_remarks_match_opt14("x86costs");
 }
 
 /// Floating-point conversions and arithmetic on constants fold to constants the
 /// analysis does not price (`fpfold.ll`; opt-14's remarks beside it).
 #[test]
 fn floating_point_operations_on_constants_are_free() {
-    let path = fixture().with_file_name("fpfold.ll");
-    let oracle = std::fs::read_to_string(path.with_file_name("fpfold.remarks.txt")).unwrap();
-    let want: Vec<&str> = oracle
-        .lines()
-        .filter(|l| l.starts_with("remark: "))
-        .collect();
-    assert_eq!(ilkit_remarks(&path), want);
+    assert_remarks_match_opt14("fpfold");
 }
 
 /// A definition without blocks (LLVM's reader refuses it; ilkit's reads it) is never

@@ -160,21 +160,9 @@ pub struct ImportOptions {
     pub record_literals: bool,
 }
 
-/// A literal as clang wrote it, with the constant the import made of it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LiteralOrigin {
-    /// The constant entry.
-    pub constant: crate::il::EntryId,
-    /// The node's id as the dump gives it.
-    pub clang_id: u64,
-    /// Clang's canonical type: `desugaredQualType` when the dump has one, else
-    /// `qualType`.
-    pub clang_type: String,
-    /// Clang's `value` (`"true"` for a bool, the quoted text for a string).
-    pub value: String,
-    /// The line clang gives (0 when the node carries none).
-    pub line: u32,
-}
+/// A literal as clang wrote it, with the constant the import made of it (the sharing
+/// check's record, [`crate::share::check`]).
+pub use crate::share::check::LiteralOrigin;
 
 /// An import error: file, byte offset and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,9 +13,26 @@
 //! Literals whose constant sharing does not take (strings when the configuration keeps
 //! them apart) are counted on their own and left out of both.
 
-use crate::il::{Eix, EntryKind, Il};
-use crate::import::clang_json::LiteralOrigin;
+use crate::il::{Eix, EntryId, EntryKind, Il};
 use ahash::AHashMap;
+
+/// A literal as its front end wrote it, with the constant made of it: what
+/// [`check_sharing`] measures (the clang importer fills these with
+/// `ImportOptions::record_literals`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiteralOrigin {
+    /// The constant entry.
+    pub constant: EntryId,
+    /// The node's id as the dump gives it.
+    pub clang_id: u64,
+    /// Clang's canonical type: `desugaredQualType` when the dump has one, else
+    /// `qualType`.
+    pub clang_type: String,
+    /// Clang's `value` (`"true"` for a bool, the quoted text for a string).
+    pub value: String,
+    /// The line clang gives (0 when the node carries none).
+    pub line: u32,
+}
 
 /// The result of [`check_sharing`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

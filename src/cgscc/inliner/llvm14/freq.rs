@@ -734,22 +734,7 @@ fn unlikely_successors(
         if inst.op == Opcode::Phi {
             break r;
         }
-        let is_binop = matches!(
-            inst.op,
-            Opcode::Add
-                | Opcode::Sub
-                | Opcode::Mul
-                | Opcode::And
-                | Opcode::Or
-                | Opcode::Xor
-                | Opcode::Shl
-                | Opcode::LShr
-                | Opcode::AShr
-                | Opcode::UDiv
-                | Opcode::SDiv
-                | Opcode::URem
-                | Opcode::SRem
-        );
+        let is_binop = inst.op.is_int_binary();
         let Some(k) = inst.ops.get(1).copied().and_then(const_int) else {
             return;
         };
