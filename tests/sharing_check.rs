@@ -2,12 +2,14 @@
 //! and the fixtures, literals ilkit shares have clang's canonical type and value
 //! (precision) and literals clang calls equal are shared (recall).
 
-use ilkit::import::clang_json::{import_file_with, import_reader_with, ImportOptions};
+use ilkit::import::clang_json::{import_file_with, import_reader_with, Bodies, ImportOptions};
 use ilkit::share::check::{check_sharing, SharingCheck};
-use std::path::PathBuf;
+
+mod common;
 
 const RECORD: ImportOptions = ImportOptions {
     record_literals: true,
+    bodies: Bodies::All,
 };
 
 fn check_file(path: &std::path::Path) -> SharingCheck {
@@ -22,24 +24,9 @@ fn check_json(json: &str) -> SharingCheck {
     check_sharing(&mut il, &imp.literals)
 }
 
-fn asts() -> Vec<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut v = Vec::new();
-    for dir in ["tests/corpus/cuda/json", "tests/fixtures/clang"] {
-        for e in std::fs::read_dir(root.join(dir)).unwrap() {
-            let p = e.unwrap().path();
-            if p.to_string_lossy().ends_with(".json.gz") {
-                v.push(p);
-            }
-        }
-    }
-    v.sort();
-    v
-}
-
 #[test]
 fn corpus_sharing_agrees_with_clangs_canonical_types_and_values() {
-    let files = asts();
+    let files = common::clang_asts();
     assert!(files.len() >= 10, "{files:?}");
     let (mut shared, mut wrong, mut clang_shared, mut missed) = (0, 0, 0, 0);
     for f in &files {

@@ -197,6 +197,7 @@ impl Il {
         }
         let s = self.cols.start[p.idx()];
         self.edges[(s + f.slot) as usize] = c;
+        self.note_edge(p, c);
         self.edge_changed(p);
         Ok(())
     }
@@ -255,6 +256,7 @@ impl Il {
         let i = self.ref_slot(p, f.slot as usize);
         self.touch(p);
         self.edges[i] = c;
+        self.note_edge(p, c);
         Ok(())
     }
 
@@ -357,12 +359,18 @@ impl Il {
         }
         let len = &mut self.edges[start - nl + list as usize];
         *len = Eix::from_raw(len.raw() + 1);
+        self.note_edge(p, c);
         self.edge_changed(p);
     }
 
     /// Removes list items for which `keep` returns false (an entry filter on a list).
-    pub fn retain_list(&mut self, p: Eix, f: ListField, mut keep: impl FnMut(Eix) -> bool) {
-        let (a, b) = self.list_bounds(p, f.list);
+    pub fn retain_list(&mut self, p: Eix, f: ListField, keep: impl FnMut(Eix) -> bool) {
+        self.retain_list_at(p, f.list, keep)
+    }
+
+    /// [`Il::retain_list`] by list number.
+    pub(super) fn retain_list_at(&mut self, p: Eix, list: u32, mut keep: impl FnMut(Eix) -> bool) {
+        let (a, b) = self.list_bounds(p, list);
         let (_, start, end) = self.block(p);
         let mut w = a;
         for i in a..b {
@@ -380,7 +388,7 @@ impl Il {
         self.edges.copy_within(b..end, w);
         self.forget_tail(end - removed, end);
         let nl = NLISTS[self.cols.kind[p.idx()] as usize] as usize;
-        let len = &mut self.edges[start - nl + f.list as usize];
+        let len = &mut self.edges[start - nl + list as usize];
         *len = Eix::from_raw(len.raw() - removed as u32);
         self.edge_changed(p);
     }

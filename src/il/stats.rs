@@ -104,7 +104,7 @@ pub fn il_table_stats(il: &Il) -> Vec<TableStat> {
     let c = &il.counters;
     // (name, count, seed 001's size, ilkit's bytes per entry)
     // (routine and class type supplements are entry kinds of their own, counted above)
-    let extra: [(&'static str, u64, u64, u64); 20] = [
+    let extra: [(&'static str, u64, u64, u64); 23] = [
         ("integer type supplement", c.type_supplements[0], 32, 0),
         ("typeref type supplement", c.type_supplements[3], 56, 0),
         ("templ param supplement", c.type_supplements[4], 40, 0),
@@ -125,6 +125,10 @@ pub fn il_table_stats(il: &Il) -> Vec<TableStat> {
         ("fs orphan pointers", c.fs_prefixes, 8, 0),
         ("trans unit copy addr", c.tu_copy_addrs, 8, 0),
         ("IL entry prefix", c.fs_prefixes, 4, 0),
+        // ilkit's region and free-list bookkeeping (no seed size)
+        ("function regions", c.function_regions, 0, 0),
+        ("closed function regions", c.closed_regions, 0, 0),
+        ("entries freed with regions", c.region_entries_freed, 0, 0),
         ("recycled entries", c.recycled, 0, 0),
     ];
     for (name, number, each, ilkit_each) in extra {

@@ -90,6 +90,9 @@ pub struct Region {
     pub strings: StringArena,
     /// The function scope it belongs to (none for file scope).
     pub scope: Option<EntryId>,
+    /// Entries of other regions given an edge into this one while freed indices are held
+    /// ([`Il::hold_freed_indices`]): closing the region clears those edges.
+    incoming: Vec<Eix>,
 }
 
 /// An entry for [`Il::push_built_entry`].
@@ -181,6 +184,15 @@ pub struct AllocCounters {
     /// File-scope allocations outside TU-copy mode, which also write a TU-copy address
     /// slot (`trans_unit_copy_addr`).
     pub tu_copy_addrs: u64,
+    /// Function regions opened ([`Il::open_function_region`]).
+    pub function_regions: u64,
+    /// Function regions closed ([`Il::close_function_region`]).
+    pub closed_regions: u64,
+    /// Entries freed by closing their function region.
+    pub region_entries_freed: u64,
+    /// Edges into closed regions cleared (when the region closed, or by
+    /// [`Il::release_held_indices`]).
+    pub region_edges_cleared: u64,
 }
 
 /// The IL world. See the module docs of [`crate::il`].
@@ -190,7 +202,8 @@ pub struct AllocCounters {
 ///   generation equals `gen[e]`; `live` counts the live entries.
 /// - for every live `e`: `tables.<kind[e]>.eix[row[e]] == e`.
 /// - every edge in the pool is `Eix::NONE` or a live entry (checked by `verify`).
-/// - `kind[e] == EntryKind::None` exactly for free dense indices (in `free_eix`).
+/// - `kind[e] == EntryKind::None` exactly for free dense indices (in `free_eix`, or held
+///   back from reuse by [`Il::hold_freed_indices`]).
 #[derive(Clone, Debug)]
 pub struct Il {
     /// The per-entry columns (kind, row, region, generation, block start, position).
@@ -212,6 +225,9 @@ pub struct Il {
     pub(crate) tables: Tables,
     pub(super) free_rows: [Vec<u32>; EntryKind::COUNT],
     free_eix: Vec<Eix>,
+    /// Dense indices freed while [`Il::hold_freed_indices`] is on: not reused until
+    /// [`Il::release_held_indices`] has cleared the edges still pointing at them.
+    held_eix: Option<Vec<Eix>>,
     /// The edge pool (see the `edges` module).
     pub(super) edges: Vec<Eix>,
     pub(super) edge_garbage: usize,
@@ -269,6 +285,7 @@ impl Il {
             tables: Tables::default(),
             free_rows: std::array::from_fn(|_| Vec::new()),
             free_eix: Vec::new(),
+            held_eix: None,
             edges: Vec::new(),
             edge_garbage: 0,
             kind_lists: vec![Vec::new(); EntryKind::COUNT],
@@ -576,6 +593,7 @@ impl Il {
     /// Opens a function region for the body of the routine whose scope is `scope`, and
     /// makes it current.
     pub fn open_function_region(&mut self, scope: Option<EntryId>) -> RegionIdx {
+        self.counters.function_regions += 1;
         let r = match self.free_regions.pop() {
             Some(r) => {
                 let reg = &mut self.regions[r as usize];
@@ -618,6 +636,7 @@ impl Il {
         if r == RegionIdx::FILE_SCOPE || self.region(r).is_none() {
             return Err(IlError::BadRegion(r.raw()));
         }
+        self.clear_edges_into(r);
         let entries = std::mem::take(&mut self.regions[r.idx()].entries);
         // Last first: the free list then hands the indices out in ascending order again,
         // so the next region's entries form runs too.
@@ -625,6 +644,7 @@ impl Il {
         for &e in order.iter().rev() {
             if self.is_live(e) && self.cols.region.get(e.idx()) == r.raw() {
                 self.release(e);
+                self.counters.region_entries_freed += 1;
             }
         }
         let reg = &mut self.regions[r.idx()];
@@ -635,6 +655,7 @@ impl Il {
         recycled.clear();
         reg.entries = recycled;
         self.free_regions.push(r.raw());
+        self.counters.closed_regions += 1;
         if self.current == r {
             self.current = RegionIdx::FILE_SCOPE;
         }
@@ -666,7 +687,157 @@ impl Il {
             f.set(e.idx(), false);
         }
         self.secondary.remove(e.raw());
-        self.free_eix.push(e);
+        match &mut self.held_eix {
+            Some(held) => held.push(e),
+            None => self.free_eix.push(e),
+        }
+    }
+
+    /// From now on, dense indices freed (by [`Il::close_function_region`],
+    /// [`Il::free_entries`]) are held back instead of reused, so an edge or a caller's
+    /// table that still holds one keeps naming a dead entry ([`Il::is_live`] is false)
+    /// rather than whatever a later allocation puts there. A reader that closes regions
+    /// while references into them may still be pending (an importer resolving ids at the
+    /// end) turns this on first and calls [`Il::release_held_indices`] when done.
+    pub fn hold_freed_indices(&mut self) {
+        if self.held_eix.is_none() {
+            self.held_eix = Some(Vec::new());
+        }
+    }
+
+    /// Records that `p` was given an edge to `c` (while indices are held): when `c` lives
+    /// in another function region, closing that region clears the edge.
+    #[inline(always)]
+    pub(super) fn note_edge(&mut self, p: Eix, c: Eix) {
+        if self.held_eix.is_some() && !c.is_none() {
+            self.note_cross_region(p, c);
+        }
+    }
+
+    fn note_cross_region(&mut self, p: Eix, c: Eix) {
+        let rc = self.cols.region.get(c.idx());
+        if rc != RegionIdx::FILE_SCOPE.raw() && rc != self.cols.region.get(p.idx()) {
+            self.regions[rc as usize].incoming.push(p);
+        }
+    }
+
+    /// Clears the edges of the entries recorded in `r`'s incoming list that point into `r`.
+    fn clear_edges_into(&mut self, r: RegionIdx) {
+        let incoming = std::mem::take(&mut self.regions[r.idx()].incoming);
+        let into = |il: &Il, c: Eix| {
+            !c.is_none() && il.is_live(c) && il.cols.region.get(c.idx()) == r.raw()
+        };
+        for &p in &incoming {
+            if !self.is_live(p) || self.cols.region.get(p.idx()) == r.raw() {
+                continue;
+            }
+            let k = self.cols.kind[p.idx()];
+            let (nr, nl, ns) = block_shape(k);
+            let start = self.cols.start[p.idx()] as usize;
+            let mut changed = false;
+            for slot in (start - nl - nr..start - nl).chain(start..start + ns) {
+                if into(self, self.edges[slot]) {
+                    self.edges[slot] = Eix::NONE;
+                    self.counters.region_edges_cleared += 1;
+                    changed = true;
+                }
+            }
+            for list in 0..nl as u32 {
+                let (a, b) = self.list_bounds(p, list);
+                if self.edges[a..b].iter().any(|&c| into(self, c)) {
+                    let region = &self.cols.region;
+                    let kinds = &self.cols.kind;
+                    let keep: Vec<bool> = self.edges[a..b]
+                        .iter()
+                        .map(|&c| {
+                            kinds[c.idx()] == EntryKind::None || region.get(c.idx()) != r.raw()
+                        })
+                        .collect();
+                    self.counters.region_edges_cleared +=
+                        keep.iter().filter(|&&k| !k).count() as u64;
+                    let mut i = 0;
+                    self.retain_list_at(p, list, |_| {
+                        i += 1;
+                        keep[i - 1]
+                    });
+                    changed = true;
+                }
+            }
+            if changed {
+                self.edge_changed(p);
+            }
+        }
+        let mut incoming = incoming;
+        incoming.clear();
+        self.regions[r.idx()].incoming = incoming;
+    }
+
+    /// Ends [`Il::hold_freed_indices`]: clears every edge of a live entry that points at a
+    /// dead one (single and reference slots become none, list items are removed), then
+    /// makes the held indices reusable. Returns the number of edges cleared. O(entries +
+    /// edges) when indices were held, O(1) otherwise.
+    pub fn release_held_indices(&mut self) -> usize {
+        let Some(held) = self.held_eix.take() else {
+            return 0;
+        };
+        let cleared = if held.is_empty() {
+            0
+        } else {
+            self.clear_dangling_edges()
+        };
+        self.counters.region_edges_cleared += cleared as u64;
+        self.free_eix.extend(held);
+        for slot in [&mut self.primary_scope, &mut self.main_routine] {
+            if slot.is_some_and(|id| generation::resolve(&self.cols.gen, id).is_none()) {
+                *slot = None;
+            }
+        }
+        cleared
+    }
+
+    /// Clears the edges of live entries that point at dead entries; returns how many.
+    fn clear_dangling_edges(&mut self) -> usize {
+        let mut cleared = 0;
+        let mut live = BitSet::with_len(self.capacity());
+        for i in 0..self.capacity() {
+            if self.cols.kind[i] != EntryKind::None {
+                live.set(i, true);
+            }
+        }
+        for i in 0..self.capacity() {
+            let e = Eix::new(i);
+            let k = self.cols.kind[i];
+            if k == EntryKind::None {
+                continue;
+            }
+            let (nr, nl, ns) = block_shape(k);
+            let start = self.cols.start[i] as usize;
+            let mut changed = false;
+            for slot in (start - nl - nr..start - nl).chain(start..start + ns) {
+                let c = self.edges[slot];
+                if !c.is_none() && !self.is_live(c) {
+                    self.edges[slot] = Eix::NONE;
+                    cleared += 1;
+                    changed = true;
+                }
+            }
+            for list in 0..nl as u32 {
+                let (a, b) = self.list_bounds(e, list);
+                let dead = self.edges[a..b]
+                    .iter()
+                    .filter(|&&c| !self.is_live(c))
+                    .count();
+                if dead > 0 {
+                    self.retain_list_at(e, list, |c| live.get(c.idx()));
+                    cleared += dead;
+                    changed = true;
+                }
+            }
+            if changed {
+                self.edge_changed(e);
+            }
+        }
+        cleared
     }
 
     /// Frees individual entries (the elimination pass): their IDs stop resolving, their

@@ -122,6 +122,11 @@ pub struct ImportReport {
     pub dangling_ids: u64,
     /// Construct expressions whose constructor was not found.
     pub unresolved_ctor_refs: u64,
+    /// Function bodies whose region the import closed ([`Bodies::Device`]).
+    pub bodies_closed: u64,
+    /// Edges into closed bodies cleared at the end of the import (a routine's body scope,
+    /// references from kept code to a closed body's entries).
+    pub edges_cut: u64,
     /// Source files, by ordinal.
     pub files: Vec<String>,
 }
@@ -158,6 +163,30 @@ pub struct ImportOptions {
     /// canonical type spelling and value: the oracle of
     /// [`crate::share::check::check_sharing`].
     pub record_literals: bool,
+    /// Which function bodies outlive the import.
+    pub bodies: Bodies,
+}
+
+/// Which function bodies the import keeps.
+///
+/// Each body is allocated in a function region of its own (seed 001's lifecycle). Under
+/// [`Bodies::Device`] the region of a body that device compilation cannot need — a
+/// routine with neither `__global__`, `__device__` nor clang's implicit host-device
+/// attributes (constexpr functions, lambdas, inferred special members) — is closed when
+/// the body ends: its entries are freed, the free lists cleared, and at the end of the
+/// import the edges still pointing into it (the routine's body scope, a kept entry's
+/// reference to a freed local) are cleared; the routine stays, as a declaration with its
+/// definition's facts. Device-capable bodies keep their regions open for the device IL's
+/// walks. [`Bodies::All`] keeps every region open: what comparison, sharing and the
+/// instantiation check read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Bodies {
+    /// Every body stays (the default).
+    #[default]
+    All,
+    /// Only bodies device compilation may need stay; host-only bodies are freed when
+    /// they end.
+    Device,
 }
 
 /// A literal as clang wrote it, with the constant the import made of it (the sharing
@@ -217,9 +246,24 @@ pub fn import_reader_with<R: Read>(
     r: R,
     opts: ImportOptions,
 ) -> Result<Import, ImportError> {
+    let device = opts.bodies == Bodies::Device;
+    if device {
+        // Ids of freed bodies stay dead until every pending reference has been resolved.
+        il.hold_freed_indices();
+    }
+    let before = il.counters.region_edges_cleared;
+    let res = import_pass(il, r, opts);
+    il.release_held_indices();
+    let mut import = res?;
+    import.report.edges_cut = il.counters.region_edges_cleared - before;
+    Ok(import)
+}
+
+fn import_pass<R: Read>(il: &mut Il, r: R, opts: ImportOptions) -> Result<Import, ImportError> {
     let mut lx = json::Lexer::new(Counting { inner: r, n: 0 });
     let mut b = reader::Builder::new(il);
     b.record_literals = opts.record_literals;
+    b.close_host_bodies = opts.bodies == Bodies::Device;
     let res = b.run(&mut lx);
     let off = lx.offset();
     if let Err(reader::Fail(e)) = res {
@@ -300,6 +344,13 @@ pub fn write_import_report(r: &ImportReport, out: &mut dyn Write) -> std::io::Re
         r.dangling_ids,
         r.unresolved_ctor_refs
     )?;
+    if r.bodies_closed > 0 {
+        writeln!(
+            out,
+            "bodies: {} host-only bodies closed with their regions, {} edges into them cleared",
+            r.bodies_closed, r.edges_cut
+        )?;
+    }
     let opaque: Vec<_> = r.kinds.iter().filter(|k| k.2 > 0).collect();
     writeln!(
         out,

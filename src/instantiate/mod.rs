@@ -47,8 +47,8 @@
 //! `copy_template_param_con: unexpected kind`).
 
 use crate::il::{
-    fields as F, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError, Op, RegionIdx,
-    TypeKind,
+    fields as F, BitSet, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError, Op,
+    RegionIdx, TypeKind,
 };
 use crate::share::ConstantSharing;
 use ahash::AHashMap;
@@ -163,6 +163,9 @@ pub struct Subst<'a> {
     const_nest: u32,
     /// A constexpr routine's parameters bound to the values of a call being folded.
     values: AHashMap<Eix, Eix>,
+    /// Constant nodes this substitution made that nothing holds yet: folded into another
+    /// constant, such a node goes to the expression free list ([`Subst::discard`]).
+    fresh: BitSet,
     types: AHashMap<Eix, Eix>,
     entities: AHashMap<Eix, Eix>,
 }
@@ -221,6 +224,7 @@ impl<'a> Subst<'a> {
             constant_context: false,
             const_nest: 0,
             values: AHashMap::new(),
+            fresh: BitSet::default(),
             types: AHashMap::new(),
             entities: AHashMap::new(),
         })
@@ -536,7 +540,29 @@ impl<'a> Subst<'a> {
         let x = il.alloc_expr_node(ExprKind::Constant)?;
         il.set_child(x, F::EXPR_NODE_CONSTANT, Some(shared))?;
         il.set_child(x, F::EXPR_NODE_TYPE, Some(il.id_of(t)))?;
-        il.eix(x)
+        let xe = il.eix(x)?;
+        self.fresh.grow(xe.idx() + 1);
+        self.fresh.set(xe.idx(), true);
+        Ok(xe)
+    }
+
+    /// `e` was folded into another constant: when it is a constant node this
+    /// substitution made and nothing holds, it goes to the expression free list (the
+    /// folding of seed 000's instantiation frees the operand nodes it replaces).
+    fn discard(&mut self, il: &mut Il, e: Eix) -> Result<(), IlError> {
+        if !e.is_none() && self.fresh.get(e.idx()) {
+            self.fresh.set(e.idx(), false);
+            il.free_expr_node(il.id_of(e))?;
+        }
+        Ok(())
+    }
+
+    /// `e` is held somewhere a fold cannot see (a binding reused at every use): never
+    /// discarded.
+    fn hold(&mut self, e: Eix) {
+        if !e.is_none() && self.fresh.get(e.idx()) {
+            self.fresh.set(e.idx(), false);
+        }
     }
 
     fn op_node(
@@ -559,7 +585,9 @@ impl<'a> Subst<'a> {
             return Ok(e);
         }
         if let Some(v) = self.folded(il, e) {
-            return self.const_node(il, v, t);
+            let c = self.const_node(il, v, t)?;
+            self.discard(il, e)?;
+            return Ok(c);
         }
         self.op_node(il, Op::ImplicitConv, Some(t), &[e])
     }
@@ -842,6 +870,9 @@ impl<'a> Subst<'a> {
             .zip(args)
             .map(|(&p, &a)| (p, self.values.insert(p, a)))
             .collect();
+        for &a in args {
+            self.hold(a);
+        }
         self.const_nest += 1;
         let x = self.copy_template_param_expr(il, ret);
         self.const_nest -= 1;
@@ -1015,7 +1046,9 @@ impl<'a> Subst<'a> {
             (Op::Cast | Op::ImplicitConv, [x]) => {
                 let t = ty.unwrap_or_else(|| optype(il, *x));
                 if let Some(v) = self.folded(il, *x) {
-                    return self.const_node(il, v, t);
+                    let c = self.const_node(il, v, t)?;
+                    self.discard(il, *x)?;
+                    return Ok(c);
                 }
                 self.same_node(il, e, Some(t), &[*x])
             }
@@ -1038,7 +1071,9 @@ impl<'a> Subst<'a> {
                             _ => (i == 0) as i128,
                         };
                         let v = self.wrap(il, v, t);
-                        self.const_node(il, Val::Int(v), t)
+                        let c = self.const_node(il, Val::Int(v), t)?;
+                        self.discard(il, x)?;
+                        Ok(c)
                     }
                     Some(Val::Float(f)) if op != Op::Compl => {
                         let v = if op == Op::Neg {
@@ -1046,7 +1081,9 @@ impl<'a> Subst<'a> {
                         } else {
                             Val::Int((f == 0.0) as i128)
                         };
-                        self.const_node(il, v, t)
+                        let c = self.const_node(il, v, t)?;
+                        self.discard(il, x)?;
+                        Ok(c)
                     }
                     _ => self.op_node(il, op, Some(t), &[x]),
                 }
@@ -1070,7 +1107,10 @@ impl<'a> Subst<'a> {
                         } else {
                             x != 0 || y != 0
                         };
-                        self.const_node(il, Val::Int(v as i128), t)
+                        let c = self.const_node(il, Val::Int(v as i128), t)?;
+                        self.discard(il, *a)?;
+                        self.discard(il, *b)?;
+                        Ok(c)
                     }
                     _ => self.same_node(il, e, Some(t), operands),
                 }
@@ -1150,7 +1190,10 @@ impl<'a> Subst<'a> {
         };
         if let (Some(x), Some(y)) = (self.folded(il, a), self.folded(il, b)) {
             if let Some(v) = self.fold_binary(il, op, x, y, t_ops) {
-                return self.const_node(il, v, t_res);
+                let c = self.const_node(il, v, t_res)?;
+                self.discard(il, a)?;
+                self.discard(il, b)?;
+                return Ok(c);
             }
         }
         self.op_node(il, op, Some(t_res), &[a, b])

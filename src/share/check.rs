@@ -86,7 +86,7 @@ fn pct(a: usize, b: usize) -> f64 {
 ///   {"id":"0x4","kind":"VarDecl","name":"b","type":{"qualType":"int"},"init":"c",
 ///    "inner":[{"id":"0x5","kind":"IntegerLiteral","type":{"qualType":"int"},"value":"7"}]}]}"#;
 /// let mut il = ilkit::il::Il::new();
-/// let opts = ImportOptions { record_literals: true };
+/// let opts = ImportOptions { record_literals: true, ..Default::default() };
 /// let imp = import_reader_with(&mut il, &json[..], opts).unwrap();
 /// let check = ilkit::share::check::check_sharing(&mut il, &imp.literals);
 /// assert_eq!((check.literals, check.clang_shared, check.missed), (2, 2, 0));

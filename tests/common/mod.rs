@@ -1,4 +1,5 @@
-//! Shared by the CFG integration tests: compare a CFG with a corpus-format answer.
+//! Shared by integration tests: compare a CFG with a corpus-format answer; list the
+//! clang JSON ASTs of the corpus and fixtures.
 #![allow(dead_code)]
 
 use ilkit::cfg::loops::LoopIdx;
@@ -180,4 +181,20 @@ pub fn compare(
     errs.extend(info.verify(cfg));
     errs.extend(cfg.verify());
     errs
+}
+
+/// Every clang JSON AST of the corpus and the fixtures (`*.json.gz`), sorted.
+pub fn clang_asts() -> Vec<std::path::PathBuf> {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut v = Vec::new();
+    for dir in ["tests/corpus/cuda/json", "tests/fixtures/clang"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.to_string_lossy().ends_with(".json.gz") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
 }

@@ -94,6 +94,31 @@ pub struct DumpArgs {
 pub struct StatsArgs {
     /// A binary IL file or a clang JSON AST (`.json`, `.json.gz`); `-` reads stdin.
     file: PathBuf,
+    /// Which function bodies a clang JSON import keeps.
+    #[arg(long, value_enum, default_value_t = BodiesArg::Device)]
+    bodies: BodiesArg,
+}
+
+/// `--bodies`: which function bodies a clang JSON import keeps.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum BodiesArg {
+    /// Every body.
+    All,
+    /// Bodies device compilation may need; a host-only body's function region is closed
+    /// when it ends, as the front end's allocator does.
+    Device,
+}
+
+impl BodiesArg {
+    fn options(self) -> clang_json::ImportOptions {
+        clang_json::ImportOptions {
+            bodies: match self {
+                BodiesArg::All => clang_json::Bodies::All,
+                BodiesArg::Device => clang_json::Bodies::Device,
+            },
+            ..Default::default()
+        }
+    }
 }
 
 /// Arguments of `ilkit il keep`.
@@ -120,6 +145,10 @@ pub struct KeepArgs {
     /// written is the same.
     #[arg(long)]
     eliminate: bool,
+    /// Which function bodies a clang JSON import keeps (the device IL is the same either
+    /// way).
+    #[arg(long, value_enum, default_value_t = BodiesArg::Device)]
+    bodies: BodiesArg,
 }
 
 /// Runs `ilkit il ...`.
@@ -259,7 +288,7 @@ fn dump(a: DumpArgs) -> Result<(), Failure> {
 }
 
 fn stats(a: StatsArgs) -> Result<(), Failure> {
-    let mut l = load(&a.file)?;
+    let mut l = load_with(&a.file, a.bodies.options())?;
     let mut out: Vec<u8> = Vec::new();
     let w = |r: std::io::Result<()>| r.map_err(|e| Failure::input(e.to_string()));
     if let Some(imp) = &l.import {
@@ -289,7 +318,7 @@ fn stats(a: StatsArgs) -> Result<(), Failure> {
 }
 
 fn verify(a: StatsArgs) -> Result<(), Failure> {
-    let l = load(&a.file)?;
+    let l = load_with(&a.file, a.bodies.options())?;
     let errs = l.il.verify();
     if errs.is_empty() {
         return emit(&format!(
@@ -306,7 +335,7 @@ fn verify(a: StatsArgs) -> Result<(), Failure> {
 }
 
 fn keep(a: KeepArgs) -> Result<(), Failure> {
-    let mut l = load(&a.file)?;
+    let mut l = load_with(&a.file, a.bodies.options())?;
     let opts = DeviceOptions {
         strong_device_roots: !a.no_strong_device_roots,
     };
@@ -356,6 +385,7 @@ fn keep(a: KeepArgs) -> Result<(), Failure> {
 fn check_sharing(a: CheckArgs) -> Result<(), Failure> {
     let opts = clang_json::ImportOptions {
         record_literals: true,
+        ..Default::default()
     };
     let mut l = load_with(&a.file, opts)?;
     let name = a.file.display().to_string();

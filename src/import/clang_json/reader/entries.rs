@@ -109,13 +109,21 @@ impl Builder<'_> {
         r
     }
 
+    /// The entry of clang id `id` and whether its node was seen in full; `None` for an
+    /// unknown id, or one whose entry was freed with a closed body.
+    pub(super) fn lookup(&self, id: u64) -> Option<(Eix, bool)> {
+        self.ids
+            .get(id)
+            .filter(|&(e, _)| e.is_none() || self.il.is_live(e))
+    }
+
     /// Resolves a referenced declaration, making a placeholder from the inline payload when
     /// the id was not dumped (yet).
     pub(super) fn resolve_ref(&mut self, id: u64, kind: u16, name: &str) -> Result<Eix, IlError> {
         if id == 0 {
             return Ok(Eix::NONE);
         }
-        if let Some((e, _)) = self.ids.get(id) {
+        if let Some((e, _)) = self.lookup(id) {
             return Ok(e);
         }
         let class = if kind == u16::MAX {
@@ -170,7 +178,7 @@ impl Builder<'_> {
             if id == 0 {
                 continue;
             }
-            if let Some((e, _)) = self.ids.get(id) {
+            if let Some((e, _)) = self.lookup(id) {
                 if self.il.is_live(e) && self.il.kind(e) == k {
                     return Some(e);
                 }

@@ -67,7 +67,7 @@ impl Builder<'_> {
             }
             E::Member => {
                 let id = self.frames[t].member_ref;
-                if let Some((m, _)) = self.ids.get(id) {
+                if let Some((m, _)) = self.lookup(id) {
                     self.set_ref(e, F::EXPR_NODE_ENTITY, m)?;
                 } else if id != 0 {
                     self.fix_member.push((e, id));
@@ -208,7 +208,7 @@ impl Builder<'_> {
     /// The declared type of the declaration with clang id `id`, if it was built (the
     /// referent's type when that is a reference): what an expression naming it has.
     fn declared_type(&self, id: u64) -> Eix {
-        let Some((d, _)) = self.ids.get(id) else {
+        let Some((d, _)) = self.lookup(id) else {
             return Eix::NONE;
         };
         if !self.il.is_live(d) {

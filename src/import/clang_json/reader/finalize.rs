@@ -7,7 +7,9 @@
 
 use super::{rf, Builder, Kid, FL_INHERITED};
 use crate::il::kinds as K;
-use crate::il::{fields as F, AttrKind, ConstantKind, Eix, EntryKind, ExprKind, IlError};
+use crate::il::{
+    fields as F, AttrKind, ConstantKind, Eix, EntryKind, ExprKind, IlError, RegionIdx,
+};
 use crate::import::clang_json::json::parse_int;
 use crate::import::clang_json::kinds::{Class, ExprClass};
 
@@ -493,11 +495,18 @@ impl Builder<'_> {
         }
         let has_body = !body.is_none();
         let replace_params = has_body && has_params && reused;
+        // The definition's parameters replace an earlier declaration's, which go to the
+        // param_type free list once the definition is done (as a redeclaration's
+        // redundant parameter list is freed) when the import runs the allocator's
+        // lifecycle (`Bodies::Device`, where freed indices are held until the end, so a
+        // recycled parameter never takes the dense index of the one it replaces).
+        let mut replaced: Vec<Eix> = Vec::new();
         if replace_params {
-            let id = self.il.id_of(e);
-            let _ = id;
-            let eid = self.il.eix(self.il.id_of(e))?;
-            self.il.retain_list(eid, F::ROUTINE_PARAMS, |_| false);
+            if self.close_host_bodies {
+                replaced.extend_from_slice(self.il.list_eix(e, F::ROUTINE_PARAMS));
+                replaced.retain(|p| !kids.iter().any(|k| k.e == *p));
+            }
+            self.il.retain_list(e, F::ROUTINE_PARAMS, |_| false);
         }
         for k in kids {
             if k.e.is_none() {
@@ -554,12 +563,37 @@ impl Builder<'_> {
             self.frames[t].locals = locals;
         }
         self.rflag(e, bits);
-        if let Some(saved) = self.frames[t].saved_region.take() {
+        if let Some((saved, region)) = self.frames[t].saved_region.take() {
             self.il.switch_region(saved)?;
             if self.fn_stack.last() == Some(&t) {
                 self.fn_stack.pop();
             }
+            if self.close_host_bodies && !self.device_capable(e) {
+                self.close_body(t, region)?;
+            }
         }
+        if !replaced.is_empty() {
+            let ids: Vec<_> = replaced.iter().map(|&p| self.il.id_of(p)).collect();
+            self.il.free_param_type_list(&ids)?;
+        }
+        Ok(())
+    }
+
+    /// Whether device compilation may need `e`'s body: `__global__`, `__device__`, or
+    /// clang's implicit host-device attributes (constexpr functions, lambdas, inferred
+    /// special members), on this declaration or inherited by it.
+    fn device_capable(&self, e: Eix) -> bool {
+        self.il.routine(e).decl_flags() & (rf::GLOBAL | rf::DEVICE | rf::IMPLICIT_HD) != 0
+    }
+
+    /// Closes the region of the body frame `t` read (a host-only routine's,
+    /// [`crate::import::clang_json::Bodies::Device`]): its entries are freed; the routine's
+    /// edges into it are cleared with every other such edge at the end of the import.
+    fn close_body(&mut self, t: usize, region: RegionIdx) -> Result<(), IlError> {
+        self.frames[t].locals.clear();
+        self.frames[t].body_scope = Eix::NONE;
+        self.il.close_function_region(region)?;
+        self.bodies_closed += 1;
         Ok(())
     }
 }

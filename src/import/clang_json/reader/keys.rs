@@ -249,7 +249,7 @@ impl Builder<'_> {
         }
         let id = self.frames[t].id;
         if id != 0 {
-            if let Some((e, full)) = self.ids.get(id) {
+            if let Some((e, full)) = self.lookup(id) {
                 if full && !matches!(class, Class::Tu) {
                     let kid = Kid {
                         e,

@@ -121,7 +121,7 @@ impl Builder<'_> {
             let (id, kind, name) = (f.id, f.kind, f.name.clone());
             let e = if matches!(class, Class::Record(_)) {
                 // Records are found by name when their full node comes.
-                self.ids.get(id).map(|x| x.0).unwrap_or(Eix::NONE)
+                self.lookup(id).map(|x| x.0).unwrap_or(Eix::NONE)
             } else {
                 self.resolve_ref(id, kind, &name)?
             };
@@ -143,9 +143,10 @@ impl Builder<'_> {
         if routine.is_none() {
             return Ok(());
         }
-        self.frames[p].saved_region = Some(self.il.current_region());
+        let saved = self.il.current_region();
         let rid = self.il.id_of(routine);
-        self.il.open_function_region(None);
+        let body = self.il.open_function_region(None);
+        self.frames[p].saved_region = Some((saved, body));
         let scope = K::alloc_scope(self.il, ScopeKind::Function, Some(rid))?;
         let se = self.il.eix(scope)?;
         self.frames[p].body_scope = se;
@@ -561,7 +562,7 @@ impl Builder<'_> {
         if id == 0 || self.frames[t].saved_qual.is_some() {
             return;
         }
-        let Some((e, _)) = self.ids.get(id) else {
+        let Some((e, _)) = self.lookup(id) else {
             return;
         };
         if let Some(scopes) = self.types.scopes_of(e) {

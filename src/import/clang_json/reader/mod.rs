@@ -107,7 +107,8 @@ struct Frame {
     has_pos: bool,
     kids: Vec<Kid>,
     nkids: u32,
-    saved_region: Option<RegionIdx>,
+    /// A routine whose body is being read: the region current before it, and the body's.
+    saved_region: Option<(RegionIdx, RegionIdx)>,
     body_scope: Eix,
     locals: Vec<Eix>,
     qual_pushed: bool,
@@ -220,6 +221,10 @@ pub(crate) struct Builder<'a> {
     /// Keep every literal's constant with clang's type and value
     /// ([`super::ImportOptions::record_literals`]).
     pub(super) record_literals: bool,
+    /// Close the region of a body device code cannot need when it ends
+    /// ([`super::Bodies::Device`]).
+    pub(super) close_host_bodies: bool,
+    bodies_closed: u64,
     literals: Vec<super::LiteralOrigin>,
 }
 
@@ -272,6 +277,8 @@ impl<'a> Builder<'a> {
             nodes: 0,
             offset_err_ctx: 0,
             record_literals: false,
+            close_host_bodies: false,
+            bodies_closed: 0,
             literals: Vec::new(),
         }
     }
@@ -402,6 +409,13 @@ impl<'a> Builder<'a> {
         }
         let r = self.finalize(t);
         r.map_err(|e| ie(off, e))?;
+        if t > 0 && matches!(self.frames[t].class, Some(Class::Stmt(_))) {
+            if let Some((saved, _)) = self.frames[t - 1].saved_region {
+                // The body ended: what the routine's node lists after it (attributes)
+                // belongs to the routine, not to the body's region.
+                self.il.switch_region(saved).map_err(|e| ie(off, e))?;
+            }
+        }
         if let Some(q) = self.frames[t].saved_qual.take() {
             self.types.qual = q;
         }
@@ -420,8 +434,12 @@ impl<'a> Builder<'a> {
     pub fn finish(mut self, bytes: u64) -> Result<Import, IlError> {
         // Member references to ids dumped later (or never).
         let mut dangling = 0u64;
+        // (Fix-ups of expressions freed with a closed body are dropped.)
         for (x, id) in std::mem::take(&mut self.fix_member) {
-            match self.ids.get(id) {
+            if !self.il.is_live(x) {
+                continue;
+            }
+            match self.lookup(id) {
                 Some((m, _)) => self.set_ref(x, F::EXPR_NODE_ENTITY, m)?,
                 None => {
                     let m = self.resolve_ref(id, u16::MAX, "")?;
@@ -432,6 +450,9 @@ impl<'a> Builder<'a> {
         // Constructors by class and signature.
         let mut ctor_unresolved = 0u64;
         for (x, sig) in std::mem::take(&mut self.fix_ctor) {
+            if !self.il.is_live(x) {
+                continue;
+            }
             let ty = self.il.child_eix(x, F::EXPR_NODE_TYPE).unwrap_or(Eix::NONE);
             let cls = if ty.is_none() {
                 ty
@@ -445,6 +466,9 @@ impl<'a> Builder<'a> {
         }
         // Builtin-variable properties: threadIdx.x → the field x of its struct.
         for (x, name) in std::mem::take(&mut self.fix_prop) {
+            if !self.il.is_live(x) {
+                continue;
+            }
             let base = self.il.list_eix(x, F::EXPR_NODE_OPERANDS).first().copied();
             let bt = base.and_then(|b| self.il.child_eix(b, F::EXPR_NODE_TYPE));
             if let Some(bt) = bt {
@@ -501,6 +525,8 @@ impl<'a> Builder<'a> {
             placeholders: self.placeholders_made,
             dangling_ids: dangling,
             unresolved_ctor_refs: ctor_unresolved,
+            bodies_closed: self.bodies_closed,
+            edges_cut: 0,
             files: self.files.clone(),
         };
         Ok(Import {
