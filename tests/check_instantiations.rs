@@ -122,6 +122,17 @@ fn specialization_spelled_without_defaults_resolves() {
     assert_eq!(counts(&r.decl_types), (7, 7, vec![], vec![]));
 }
 
+/// `depid.cu`: inside a class template pattern, `iter<pointer, vec>` (an argument
+/// dependent only through a member typedef and the injected class name, as libstdc++'s
+/// vector spells its iterator) is a dependent template-id; substitution resolves it to
+/// the specialization each instantiation names.
+#[test]
+fn dependent_template_id_in_a_pattern_resolves() {
+    let r = check("depid.json.gz");
+    assert_eq!((r.routines, r.classes), (4, 4), "{r:?}");
+    assert_eq!(counts(&r.decl_types), (10, 10, vec![], vec![]));
+}
+
 fn ilkit(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_ilkit"))
         .args(args)

@@ -20,8 +20,11 @@
 //!    (for a template-id with arguments, `Traits<T>`, a dependent template-id: a typeref
 //!    over the pattern whose template_info holds the arguments as written), which
 //!    substitution resolves in the instantiated class (`instantiate`);
-//! 5. a template-id of a class or alias template without that specialization: the pattern
-//!    (of clang's builtin `__make_integer_seq` / `__type_pack_element`: the dependent type);
+//! 5. a template-id of a class or alias template without that specialization: inside a
+//!    template pattern, a dependent template-id over the class template's pattern (its
+//!    arguments may depend on the parameters through member typedefs or the injected
+//!    class name: `iter<pointer, vec>`); elsewhere the pattern (of clang's builtin
+//!    `__make_integer_seq` / `__type_pack_element`: the dependent type);
 //! 6. a unique unqualified last component.
 //!
 //! `typename A::b` whose qualifier names nothing known is the dependent type

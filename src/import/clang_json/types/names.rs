@@ -245,10 +245,25 @@ impl Types {
             if let Some(e) = self.match_specialization(il, &key) {
                 return Ok(Some(e));
             }
-            if let Some(&e) = self.by_template.get(name) {
-                return Ok(Some(e));
+            let named = self.by_template.get(name).copied();
+            let by_last = self.by_template_last.get(short).copied();
+            if self.in_pattern && depth < MAX_DEPTH {
+                // Inside a template pattern the arguments may depend on its parameters:
+                // a dependent template-id over the class template's pattern, which
+                // substitution resolves to the specialization its substituted arguments
+                // name.
+                let pattern = [named, by_last]
+                    .into_iter()
+                    .flatten()
+                    .find(|p| self.patterns.contains(p));
+                if let Some(p) = pattern {
+                    self.dependent_refs += 1;
+                    if let Some(t) = self.template_id(il, &key, p, depth)? {
+                        return Ok(Some(t));
+                    }
+                }
             }
-            if let Some(&e) = self.by_template_last.get(short) {
+            if let Some(e) = named.or(by_last) {
                 return Ok(Some(e));
             }
         }
