@@ -959,6 +959,11 @@ impl<'a> Sq<'a> {
                 {
                     return Some(self.here(bool_v(p == 33)));
                 }
+                // the same constant twice (`icmp eq ptr null, null`): ConstantFold
+                // decides it as for equal operands
+                if l == r && !matches!(l.v, V::K(Value::Undef | Value::Poison)) {
+                    return Some(self.here(bool_v(matches!(p, 32 | 35 | 37 | 39 | 41))));
+                }
                 return None;
             }
             std::mem::swap(&mut l, &mut r);
