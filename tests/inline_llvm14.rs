@@ -359,6 +359,27 @@ fn floating_point_operations_on_constants_are_free() {
     assert_remarks_match_opt14("fpfold");
 }
 
+/// A cloned compare of a phi folds when each incoming value decides it the same way
+/// (`icmp_thread_phi.ll`: `@caller` costs 70 as a callee, as opt-14 has it).
+#[test]
+fn cloned_compare_of_a_phi_threads_over_its_incoming_values() {
+    assert_remarks_match_opt14("icmp_thread_phi");
+}
+
+/// A cloned `icmp ne (zext i1 %c), 0` is `%c` (`icmp_zext_bool.ll`: `@caller` costs 90
+/// as a callee, as opt-14 has it).
+#[test]
+fn cloned_compare_of_a_zext_bool_with_zero_is_the_bool() {
+    assert_remarks_match_opt14("icmp_zext_bool");
+}
+
+/// A cloned compare of the same constant twice folds (`icmp_const_same.ll`: the clone of
+/// `@mr` with a null `%db` keeps no call of `@nn`, as opt-14 has it).
+#[test]
+fn cloned_compare_of_a_constant_with_itself_folds() {
+    assert_remarks_match_opt14("icmp_const_same");
+}
+
 /// A definition without blocks (LLVM's reader refuses it; ilkit's reads it) is never
 /// inlined and never stops the run (a panic the front-door fuzzer found in the cost
 /// analysis once the inliner became LLVM 14's model).

@@ -2,7 +2,7 @@
 //! `CloneAndPruneFunctionInto` as far as the cost model can see it (what the cloned
 //! body looks like afterwards).
 
-use super::body::{simplify, Body, CallInfo, Head, Inst, V};
+use super::body::{simplify, simplify_with, Body, CallInfo, Head, Inst, Sq, V};
 use super::fold::Folds;
 use crate::llvm::attrs::AttrSets;
 use crate::llvm::ir::{Intrinsic, Ir, Opcode, Value};
@@ -98,7 +98,14 @@ pub fn inline_call(
     cl.clone_blocks(caller);
     cl.wire_phis(caller);
     let cl_entry = cl.bmap[callee.layout[0] as usize].unwrap();
-    cleanup(ir, cl.folds, caller, &cl.new_blocks, cl_entry, &mut cl.rets);
+    cleanup(
+        ir,
+        cl.folds,
+        caller,
+        &cl.new_blocks,
+        (cl_entry, first_new_row),
+        &mut cl.rets,
+    );
     let merges = zap_fall_through(caller, &cl.new_blocks, &mut cl.rets);
     let ins = cl.split_call_block(caller, call, bb, pos, pre);
     let value_is_constant = cl.replace_call_value(caller, call);
@@ -293,8 +300,18 @@ impl Cloner<'_> {
                     .first()
                     .is_none_or(|v| matches!(v, V::Int(_)));
             if !side_effects(src.op) {
-                let s = simplify(&self.ir.types, caller, row)
-                    .or_else(|| self.folds.fold(self.ir, caller, row));
+                let q = Sq {
+                    types: &self.ir.types,
+                    caller,
+                    unwired: Some((callee, &self.phis)),
+                    no_thread_from: u32::MAX,
+                };
+                let vmap = &self.vmap;
+                let s = simplify_with(&q, row, |v| match v {
+                    V::Inst(j) => vmap[j as usize],
+                    o => Some(self.map(o)),
+                })
+                .or_else(|| self.folds.fold(self.ir, caller, row));
                 if let Some(s) = s {
                     caller.pop();
                     self.vmap[r as usize] = Some(s);
@@ -472,7 +489,7 @@ fn cleanup(
     folds: &mut Folds,
     c: &mut Body,
     blocks: &[u32],
-    entry: u32,
+    (entry, first_new_row): (u32, u32),
     rets: &mut Vec<(V, u32)>,
 ) {
     for _round in 0..8 {
@@ -489,7 +506,13 @@ fn cleanup(
                         k += 1;
                         continue;
                     }
-                    let s = simplify(&ir.types, c, i).or_else(|| folds.fold(ir, c, i));
+                    // the clone's phis are wired now: LLVM's cloner does not thread
+                    // compares over them with the caller's values
+                    let q = Sq {
+                        no_thread_from: first_new_row,
+                        ..Sq::new(&ir.types, c)
+                    };
+                    let s = simplify_with(&q, i, Some).or_else(|| folds.fold(ir, c, i));
                     if let Some(s) = s {
                         if s != V::Inst(i) {
                             c.blocks[b as usize].remove(k);
