@@ -8,6 +8,9 @@ use crate::il::{
     TemplateParamConstantKind, TypeKind,
 };
 
+/// The error of a template-parameter constant whose parameter has no value bound.
+pub(super) const NO_VALUE: &str = "copy_template_param_con: no value bound to the parameter";
+
 impl Subst<'_> {
     /// `copy_template_param_con`: the substituted constant for a template-parameter
     /// constant (kind 12), an address constant (6) or an expression constant (15).
@@ -42,9 +45,7 @@ impl Subst<'_> {
                 let (pos, depth) = (value as u16, value2 as u16);
                 match self.tparam_binding(depth, pos) {
                     Some(Binding::Value(v)) => il.eix(*v),
-                    _ => Err(IlError::Assert(
-                        "copy_template_param_con: no value bound to the parameter",
-                    )),
+                    _ => Err(IlError::Assert(NO_VALUE)),
                 }
             }
             (_, Some(P::Expression), _) => {

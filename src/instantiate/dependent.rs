@@ -171,7 +171,15 @@ impl Subst<'_> {
                 },
                 EntryKind::Constant => {
                     let c = if il.constant(a).constant_kind() == ConstantKind::TemplateParam {
-                        self.subst_bound(il, a)?
+                        match self.subst_bound(il, a) {
+                            Ok(c) => c,
+                            // A parameter of an enclosing template this substitution
+                            // does not bind: the template-id stays dependent.
+                            Err(IlError::Assert(m)) if m == super::constants::NO_VALUE => {
+                                return Ok(None)
+                            }
+                            Err(e) => return Err(e),
+                        }
                     } else {
                         a
                     };
