@@ -332,6 +332,36 @@ fn freeing_a_region_invalidates_its_ids_without_aliasing() {
     assert!(il.close_function_region(RegionIdx::FILE_SCOPE).is_err());
 }
 
+/// While freed indices are held, closing a region clears the edges other regions hold
+/// into it, a dead index is never reused, and the release sweeps what is left.
+#[test]
+fn held_indices_keep_closed_regions_from_aliasing() {
+    let mut il = Il::new();
+    il.hold_freed_indices();
+    let var = il.alloc_variable(StorageClass::Static).unwrap();
+    let fr = il.open_function_region(None);
+    let init = il.alloc_expr_node(ExprKind::Constant).unwrap();
+    let ie = il.eix(init).unwrap();
+    il.set_child(var, F::VARIABLE_INITIALIZER, Some(init))
+        .unwrap();
+    assert_ne!(il.region_of(ie), RegionIdx::FILE_SCOPE);
+    il.close_function_region(fr).unwrap();
+    // The file-scope variable's edge into the closed region is gone, and the world holds.
+    assert_eq!(il.child(var, F::VARIABLE_INITIALIZER).unwrap(), None);
+    assert!(il.verify().is_empty(), "{:?}", il.verify());
+    // The freed index is not handed out again while held.
+    let fr2 = il.open_function_region(None);
+    let next = il.alloc(EntryKind::Statement).unwrap();
+    assert_ne!(il.eix(next).unwrap(), ie);
+    il.close_function_region(fr2).unwrap();
+    il.release_held_indices();
+    assert!(il.verify().is_empty());
+    let stats = ilkit::il::stats::il_table_stats(&il);
+    let row = |n: &str| stats.iter().find(|r| r.name == n).map_or(0, |r| r.number);
+    assert_eq!(row("closed function regions"), 2);
+    assert_eq!(row("entries freed with regions"), 2);
+}
+
 #[test]
 fn expr_free_list_reuses_nodes_as_reclaimed_then_new() {
     let mut il = Il::new();

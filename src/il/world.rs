@@ -624,7 +624,9 @@ impl Il {
     }
 
     /// Ends a function region: frees every entry in it (their IDs stop resolving) and its
-    /// strings, clears the free lists (`clear_free_lists`), checks the borrowed
+    /// strings, clears the edges into it that entries of other regions were given while
+    /// freed indices were held ([`Il::hold_freed_indices`]), clears the free lists
+    /// (`clear_free_lists`), checks the borrowed
     /// local-constant balance, and makes file scope current. O(entries in the region),
     /// amortized over pool compaction.
     ///

@@ -587,8 +587,9 @@ impl Builder<'_> {
     }
 
     /// Closes the region of the body frame `t` read (a host-only routine's,
-    /// [`crate::import::clang_json::Bodies::Device`]): its entries are freed; the routine's
-    /// edges into it are cleared with every other such edge at the end of the import.
+    /// [`crate::import::clang_json::Bodies::Device`]): its entries are freed, and the edges
+    /// other regions hold into it (the routine's body scope, a static local's
+    /// initializer) are cleared as it closes.
     fn close_body(&mut self, t: usize, region: RegionIdx) -> Result<(), IlError> {
         self.frames[t].locals.clear();
         self.frames[t].body_scope = Eix::NONE;
