@@ -8,8 +8,10 @@
 //!   end's replacement): the value and type [`Subst::copy_template_param_value_expr`]
 //!   gives a reference to the parameter, after folding and conversion to the substituted
 //!   parameter type;
-//! - (b) the declaration types: return and parameter types of routines, field types of
-//!   classes, local variable types of bodies ([`Subst::subst_type`]): array bounds that
+//! - (b) the declaration types: return and parameter types of routines, field types and
+//!   member typedef definitions of classes, local variable types of bodies
+//!   ([`Subst::subst_type`]; a member typedef of the class being instantiated names the
+//!   instance's typedef of that name, a member of the current instantiation): array bounds that
 //!   are expressions fold after substitution, dependent member types and template-ids
 //!   resolve in the world's specializations ([`Specializations`]), and an `auto` local
 //!   takes its initializer's type (deduction) before substitution. Every declaration is
@@ -274,11 +276,25 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
         }
         rep.classes += 1;
         let mut args = args;
-        // The injected class name: the pattern stands for this instance.
+        // The injected class name: the pattern stands for this instance; and so do its
+        // member typedefs (a member of the current instantiation names the instance's).
         args.bind_type(il.id_of(pattern), Binding::Type(il.id_of(s)));
+        let typedefs = member_typedefs(il, pattern, s);
+        for &(a, b) in &typedefs {
+            args.bind_type(il.id_of(a), Binding::Type(il.id_of(b)));
+        }
         class_args.insert(s, args.clone());
         let mut subst = Subst::new(il, &args, DataModel::default(), &mut sharing)?;
         subst.specializations = Some(&ix.specs);
+        // Each member typedef's definition, substituted against the instance's.
+        for &(a, b) in &typedefs {
+            let (ta, tb) = (
+                il.child_eix(a, F::TYPE_BASE_TYPE),
+                il.child_eix(b, F::TYPE_BASE_TYPE),
+            );
+            let r = check_type(il, &ix, &mut subst, ta, tb)?;
+            rep.decl_types.record(r);
+        }
         // Fields by name.
         for &f in &sf {
             let Some(&p) = pf.iter().find(|&&p| il.name(p) == il.name(f)) else {
@@ -456,6 +472,39 @@ fn value_arg(il: &mut Il, a: Eix) -> Result<Option<Eix>, IlError> {
         }
         _ => Ok(None),
     }
+}
+
+/// The member typedefs of class template `pattern` with their counterparts of the same
+/// name in its instance `inst` (typerefs declared in each class's scope).
+fn member_typedefs(il: &Il, pattern: Eix, inst: Eix) -> Vec<(Eix, Eix)> {
+    let (Some(ps), Some(ss)) = (
+        il.child_eix(pattern, F::TYPE_SCOPE),
+        il.child_eix(inst, F::TYPE_SCOPE),
+    ) else {
+        return Vec::new();
+    };
+    let typedefs = |scope: Eix| -> Vec<Eix> {
+        il.list_eix(scope, F::SCOPE_TYPES)
+            .iter()
+            .copied()
+            .filter(|&t| {
+                il.ty(t).type_kind() == TypeKind::Typeref
+                    && !il.name(t).is_empty()
+                    && il.child_eix(t, F::TYPE_BASE_TYPE).is_some()
+            })
+            .collect()
+    };
+    let theirs = typedefs(ss);
+    typedefs(ps)
+        .into_iter()
+        .filter_map(|a| {
+            theirs
+                .iter()
+                .find(|&&b| il.name(b) == il.name(a))
+                .map(|&b| (a, b))
+        })
+        .filter(|&(a, b)| a != b)
+        .collect()
 }
 
 /// (a), (b) and (c) for one routine pair.
