@@ -380,6 +380,29 @@ fn cloned_compare_of_a_constant_with_itself_folds() {
     assert_remarks_match_opt14("icmp_const_same");
 }
 
+/// A call cloned from an inlined callee stays before the caller's `unreachable`: in the
+/// call block when the clone is one block with one return, in the block after the call
+/// when the one return block is spliced into it (`unreachable_after_inline.ll`: @big gets
+/// threshold 0 in @f and @f3, as opt-14 has it).
+#[test]
+fn calls_cloned_before_unreachable_get_threshold_zero() {
+    assert_remarks_match_opt14("unreachable_after_inline");
+}
+
+/// The return block's rows go after every other cloned block (`return_block_layout.ll`:
+/// @outer collects @caller's calls of @five and @nine in opt-14's order).
+#[test]
+fn the_return_block_follows_the_other_cloned_blocks() {
+    assert_remarks_match_opt14("return_block_layout");
+}
+
+/// The return block's rows take the call block's frequency (`return_block_frequency.ll`:
+/// @mid, cold in @w, is not cold once @w is inlined into @caller).
+#[test]
+fn the_return_block_takes_the_call_blocks_frequency() {
+    assert_remarks_match_opt14("return_block_frequency");
+}
+
 /// A definition without blocks (LLVM's reader refuses it; ilkit's reads it) is never
 /// inlined and never stops the run (a panic the front-door fuzzer found in the cost
 /// analysis once the inliner became LLVM 14's model).

@@ -542,6 +542,30 @@ impl Body {
         self.rows[i as usize].ops_len -= 2;
     }
 
+    /// The phis of block `s` take their incoming values from `to` where they named `from`.
+    pub fn redirect_incoming(&mut self, s: u32, from: u32, to: u32) {
+        for x in 0..self.blocks[s as usize].len() {
+            let i = self.blocks[s as usize][x];
+            if self.op(i) != Opcode::Phi {
+                continue;
+            }
+            for k in 0..self.ops(i).len() {
+                if self.ops(i)[k] == V::Block(from) {
+                    self.set_operand(i, k, V::Block(to));
+                }
+            }
+        }
+    }
+
+    /// Terminator row `t` branches to `to` wherever it branched to `from`.
+    pub fn retarget(&mut self, t: u32, from: u32, to: u32) {
+        for k in 0..self.ops(t).len() {
+            if self.ops(t)[k] == V::Block(from) {
+                self.set_operand(t, k, V::Block(to));
+            }
+        }
+    }
+
     /// The terminator of block `bb`.
     pub fn term(&self, bb: u32) -> Option<u32> {
         self.blocks[bb as usize].last().copied()

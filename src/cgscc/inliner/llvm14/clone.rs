@@ -13,11 +13,15 @@ use crate::llvm::types::{TypeIdx, Types};
 pub struct Inlined {
     /// The call instructions of the cloned body, in layout order.
     pub new_calls: Vec<u32>,
-    /// The callee's blocks and their clones in the caller: (callee block, caller block).
+    /// The callee's blocks and their clones in the caller: (callee block, caller block),
+    /// as cloned and merged, before `InlineFunction`'s splices (the entry clone's and
+    /// the return block's rows may since have moved to `call_block` and `after`, their
+    /// blocks left empty and out of the layout).
     pub clones: Vec<(u32, u32)>,
     /// The caller block that held the call (it keeps what came before it).
     pub call_block: u32,
-    /// The caller block that holds what followed the call.
+    /// The caller block that holds what followed the call (`call_block` itself when the
+    /// clone took the call's place).
     pub after: u32,
     /// The caller's instruction rows before the inlining: rows from here on are new.
     pub first_new_row: u32,
@@ -107,19 +111,27 @@ pub fn inline_call(
         &mut cl.rets,
     );
     let merges = zap_fall_through(caller, &cl.new_blocks, &mut cl.rets);
-    let ins = cl.split_call_block(caller, call, bb, pos, pre);
+    // the clone's blocks in the callee's order; its call sites, collected before the
+    // blocks are spliced (InlineFunction.cpp:2442-2456)
+    let live: Vec<u32> = callee
+        .layout
+        .iter()
+        .filter_map(|&cb| cl.bmap[cb as usize])
+        .filter(|&b| !caller.blocks[b as usize].is_empty())
+        .collect();
+    let new_calls = live
+        .iter()
+        .flat_map(|&b| caller.blocks[b as usize].iter().copied())
+        .filter(|&i| caller.call_of(i).is_some())
+        .collect();
+    let after = if live.len() == 1 && cl.rets.len() == 1 {
+        cl.splice_single_block(caller, call, bb, pre, live[0]);
+        bb
+    } else {
+        cl.split_call_block(caller, call, (bb, pos), pre, &live);
+        after
+    };
     let value_is_constant = cl.replace_call_value(caller, call);
-    let mut new_calls = Vec::new();
-    for &b in &ins {
-        if b == after {
-            continue;
-        }
-        for &i in &caller.blocks[b as usize] {
-            if caller.call_of(i).is_some() {
-                new_calls.push(i);
-            }
-        }
-    }
     // a callee block whose clone another absorbed maps to the absorbing block
     let mut into: Vec<u32> = (0..caller.blocks.len() as u32).collect();
     for &(dest, b) in &merges {
@@ -393,46 +405,81 @@ impl Cloner<'_> {
         }
     }
 
-    /// `splitBasicBlock` at the call and the branch into the clone: the call block `bb`
-    /// keeps what came before the call (at `pos`), then the byval copies `pre` and a
-    /// branch to the clone's entry; `after` takes what followed. The clone's non-empty
-    /// blocks and `after` are placed after `bb` in the layout and returned.
-    fn split_call_block(
-        &self,
-        caller: &mut Body,
-        call: u32,
-        bb: u32,
-        pos: usize,
-        pre: Vec<u32>,
-    ) -> Vec<u32> {
-        let after = self.after;
-        // Static allocas of the clone went to the front of the entry block, which may be
-        // `bb`: the call's place is taken again.
-        let pos = caller.blocks[bb as usize]
+    /// The position of the call in its block `bb` (static allocas of the clone went to
+    /// the front of the entry block, which may be `bb`).
+    fn call_pos(caller: &Body, call: u32, bb: u32, pos: usize) -> usize {
+        caller.blocks[bb as usize]
             .iter()
             .position(|&i| i == call)
-            .unwrap_or(pos);
+            .unwrap_or(pos)
+    }
+
+    /// `InlineFunction`'s fast path (InlineFunction.cpp:2461-2492): a clone of one block
+    /// with one return goes in place of the call in the call block `bb`, the byval
+    /// copies `pre` first; the return (the branch to `after`) is dropped, no block is
+    /// added.
+    fn splice_single_block(&self, caller: &mut Body, call: u32, bb: u32, pre: Vec<u32>, only: u32) {
+        let mut rows = std::mem::take(&mut caller.blocks[only as usize]);
+        let ret = rows.pop();
+        debug_assert!(ret.is_some_and(|t| caller.ops(t) == [V::Block(self.after)]));
+        let pos = Self::call_pos(caller, call, bb, 0);
+        caller.blocks[bb as usize].splice(pos..pos + 1, pre.into_iter().chain(rows));
+    }
+
+    /// `splitBasicBlock` at the call (at `pos` of `bb`) and the splices of
+    /// `InlineFunction` (InlineFunction.cpp:2514-2638): `after` takes what followed the
+    /// call; with one return, the return block's rows go to the front of `after` and its
+    /// predecessors branch there; the entry clone's rows (its terminator included) are
+    /// appended to `bb` after the byval copies `pre`. The other clones (`live`: the
+    /// clone's blocks in the callee's order) and `after` follow `bb` in the layout.
+    fn split_call_block(
+        &mut self,
+        caller: &mut Body,
+        call: u32,
+        (bb, pos): (u32, usize),
+        pre: Vec<u32>,
+        live: &[u32],
+    ) {
+        let after = self.after;
+        let pos = Self::call_pos(caller, call, bb, pos);
         let tail: Vec<u32> = caller.blocks[bb as usize].split_off(pos);
         caller.blocks[after as usize] = tail[1..].to_vec();
         for s in caller.succs(after) {
-            redirect_incoming(caller, s, bb, after);
+            caller.redirect_incoming(s, bb, after);
         }
-        caller.blocks[bb as usize].extend(pre);
         let cl_entry = self.bmap[self.callee.layout[0] as usize].unwrap();
-        let row = push_br(caller, cl_entry, self.void);
-        caller.blocks[bb as usize].push(row);
-        // layout: bb, the clone in the callee's order, after
+        // (a return in the entry clone leaves one block: the fast path)
+        let ret_bb = match self.rets[..] {
+            [(_, r)] if r != cl_entry => Some(r),
+            _ => None,
+        };
+        if let Some(ret_bb) = ret_bb {
+            caller.blocks[ret_bb as usize].pop();
+            for &b in live.iter().filter(|&&b| b != ret_bb) {
+                if let Some(t) = caller.term(b) {
+                    caller.retarget(t, ret_bb, after);
+                }
+            }
+            let rows = std::mem::take(&mut caller.blocks[ret_bb as usize]);
+            caller.blocks[after as usize].splice(0..0, rows);
+            self.rets[0].1 = after;
+        }
+        for s in caller.succs(cl_entry) {
+            caller.redirect_incoming(s, cl_entry, bb);
+        }
+        for r in self.rets.iter_mut().filter(|r| r.1 == cl_entry) {
+            r.1 = bb;
+        }
+        let rows = std::mem::take(&mut caller.blocks[cl_entry as usize]);
+        caller.blocks[bb as usize].extend(pre.into_iter().chain(rows));
+        // layout: bb, the other clones in the callee's order, after
         let at = caller.layout.iter().position(|&b| b == bb).unwrap() + 1;
-        let mut ins: Vec<u32> = self
-            .callee
-            .layout
+        let ins = live
             .iter()
-            .filter_map(|&cb| self.bmap[cb as usize])
+            .copied()
             .filter(|&b| !caller.blocks[b as usize].is_empty())
-            .collect();
-        ins.push(after);
-        caller.layout.splice(at..at, ins.iter().copied());
-        ins
+            .chain([after]);
+        caller.layout.splice(at..at, ins);
     }
 
     /// The return handling of `InlineFunction`: the call's uses take the one returned
@@ -627,7 +674,7 @@ fn zap_fall_through(c: &mut Body, blocks: &[u32], rets: &mut [(V, u32)]) -> Vec<
             let rows = std::mem::take(&mut c.blocks[dest as usize]);
             c.blocks[b as usize].extend(rows);
             for s in c.succs(b) {
-                redirect_incoming(c, s, dest, b);
+                c.redirect_incoming(s, dest, b);
             }
             for r in rets.iter_mut().filter(|r| r.1 == dest) {
                 r.1 = b;
@@ -636,21 +683,6 @@ fn zap_fall_through(c: &mut Body, blocks: &[u32], rets: &mut [(V, u32)]) -> Vec<
         }
     }
     merges
-}
-
-/// The phis of block `s` take their incoming values from `to` where they named `from`.
-fn redirect_incoming(c: &mut Body, s: u32, from: u32, to: u32) {
-    for x in 0..c.blocks[s as usize].len() {
-        let i = c.blocks[s as usize][x];
-        if c.op(i) != Opcode::Phi {
-            continue;
-        }
-        for k in 0..c.ops(i).len() {
-            if c.ops(i)[k] == V::Block(from) {
-                c.set_operand(i, k, V::Block(to));
-            }
-        }
-    }
 }
 
 fn drop_incoming(c: &mut Body, s: u32, from: u32) {
