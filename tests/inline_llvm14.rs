@@ -403,6 +403,13 @@ fn the_return_block_takes_the_call_blocks_frequency() {
     assert_remarks_match_opt14("return_block_frequency");
 }
 
+/// The verdict is `Cost < Threshold`: cost 0 at threshold 0 is not inlined
+/// (`cost0_threshold0.ll`: @w stays in @f, so its call in @g is not the last one).
+#[test]
+fn cost_zero_at_threshold_zero_is_not_inlined() {
+    assert_remarks_match_opt14("cost0_threshold0");
+}
+
 /// A definition without blocks (LLVM's reader refuses it; ilkit's reads it) is never
 /// inlined and never stops the run (a panic the front-door fuzzer found in the cost
 /// analysis once the inliner became LLVM 14's model).

@@ -169,7 +169,10 @@ pub(super) fn decide(
     match cost::analyze(&st.fx, caller, n, row, &callee, knobs, scratch) {
         Outcome::Never(why) => Decision::No(RemarkKind::NeverInline, None, why),
         Outcome::Cost { cost, threshold } => {
-            if cost < threshold.max(1) {
+            // `InlineCost::operator bool`: `Cost < Threshold`, so cost 0 at threshold 0
+            // is not inlined (`finalizeAnalysis`' `Cost < max(1, Threshold)` only makes
+            // the `InlineResult`, which the threshold's verdict overrides)
+            if cost < threshold {
                 Decision::Inline(Some((cost, threshold)), "")
             } else {
                 Decision::No(
