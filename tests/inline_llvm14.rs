@@ -410,6 +410,13 @@ fn cost_zero_at_threshold_zero_is_not_inlined() {
     assert_remarks_match_opt14("cost0_threshold0");
 }
 
+/// A moved static alloca left without uses is erased (`dead_alloca.ll`: @caller costs
+/// 165 as a callee of @outer, not 170, as opt-14 has it).
+#[test]
+fn a_static_alloca_without_uses_is_erased() {
+    assert_remarks_match_opt14("dead_alloca");
+}
+
 /// A definition without blocks (LLVM's reader refuses it; ilkit's reads it) is never
 /// inlined and never stops the run (a panic the front-door fuzzer found in the cost
 /// analysis once the inliner became LLVM 14's model).

@@ -7,6 +7,7 @@ use super::fold::Folds;
 use crate::llvm::attrs::AttrSets;
 use crate::llvm::ir::{Intrinsic, Ir, Opcode, Value};
 use crate::llvm::types::{TypeIdx, Types};
+use std::ops::Range;
 
 /// What an inlining produced.
 #[derive(Debug, Default)]
@@ -79,7 +80,7 @@ pub fn inline_call(
         .expect("the call is in a live block");
     let nargs = caller.call_of(call).expect("a call").nargs as usize;
     let mut args: Vec<V> = caller.ops(call)[..nargs].to_vec();
-    let (pre, entry_allocas) = copy_byval_args(types, caller, call, byval, &mut args);
+    let (pre, n_byval) = copy_byval_args(types, caller, call, byval, &mut args);
     // the blocks: before the call (bb), the clone, after the call
     let after = caller.blocks.len() as u32;
     caller.blocks.push(Vec::new());
@@ -89,7 +90,7 @@ pub fn inline_call(
         callee,
         void: caller.ty(call),
         entry: caller.layout[0],
-        entry_allocas,
+        entry_allocas: n_byval,
         args,
         after,
         vmap: vec![None; callee.num_rows() as usize],
@@ -111,6 +112,7 @@ pub fn inline_call(
         &mut cl.rets,
     );
     let merges = zap_fall_through(caller, &cl.new_blocks, &mut cl.rets);
+    drop_dead_allocas(caller, (cl.entry, n_byval..cl.entry_allocas), &cl);
     // the clone's blocks in the callee's order; its call sites, collected before the
     // blocks are spliced (InlineFunction.cpp:2442-2456)
     let live: Vec<u32> = callee
@@ -642,6 +644,38 @@ fn cleanup(
             break;
         }
     }
+}
+
+/// `InlineFunction`'s move of the entry clone's allocas (InlineFunction.cpp:2063-2098):
+/// a moved static alloca (at `moved` of the caller's entry block `entry`) that no row of
+/// a live clone block and no return uses any more (its users were pruned or folded) is
+/// erased.
+fn drop_dead_allocas(c: &mut Body, (entry, moved): (u32, Range<usize>), cl: &Cloner<'_>) {
+    if moved.is_empty() {
+        return;
+    }
+    let mut allocas: Vec<u32> = c.blocks[entry as usize][moved.clone()].to_vec();
+    allocas.sort_unstable();
+    let mut used = vec![false; allocas.len()];
+    let mut mark = |v: V| {
+        if let V::Inst(x) = v {
+            if let Ok(k) = allocas.binary_search(&x) {
+                used[k] = true;
+            }
+        }
+    };
+    for &b in &cl.new_blocks {
+        for &r in &c.blocks[b as usize] {
+            c.ops(r).iter().for_each(|&v| mark(v));
+        }
+    }
+    cl.rets.iter().for_each(|&(v, _)| mark(v));
+    let keep: Vec<u32> = c.blocks[entry as usize][moved.clone()]
+        .iter()
+        .copied()
+        .filter(|a| allocas.binary_search(a).is_ok_and(|k| used[k]))
+        .collect();
+    c.blocks[entry as usize].splice(moved, keep);
 }
 
 /// The last step of `CloneAndPruneIntoFromInst`: in the order the clones were made, a
