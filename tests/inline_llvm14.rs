@@ -417,14 +417,6 @@ fn a_static_alloca_without_uses_is_erased() {
     assert_remarks_match_opt14("dead_alloca");
 }
 
-/// The clean-up after cloning does not simplify what folding a terminator leaves
-/// (`no_resimplify.ll`: `icmp eq i32 7, 7` keeps its branch, and the call of @leaf it
-/// guards is decided again in @caller, as opt-14 has it).
-#[test]
-fn what_a_folded_terminator_leaves_is_not_simplified_again() {
-    assert_remarks_match_opt14("no_resimplify");
-}
-
 /// A definition without blocks (LLVM's reader refuses it; ilkit's reads it) is never
 /// inlined and never stops the run (a panic the front-door fuzzer found in the cost
 /// analysis once the inliner became LLVM 14's model).

@@ -530,11 +530,9 @@ fn callee_block_of(callee: &Body, r: u32) -> u32 {
     0
 }
 
-/// `CloneAndPruneIntoFromInst`'s clean-up once the phis are wired, each step once:
-/// instructions that fold are replaced by their values (recursively), then conditional
-/// terminators on constants become branches, then blocks no longer reached from the
-/// clone's entry are dropped. What the dropped edges leave (a phi collapsing to one
-/// value, a compare of constants) is not simplified again.
+/// Simplifies the cloned blocks after the phis are wired: instructions that fold are
+/// replaced by their values (recursively), conditional terminators on constants become
+/// branches, blocks no longer reached from the clone's entry are dropped.
 fn cleanup(
     ir: &Ir,
     folds: &mut Folds,
@@ -543,98 +541,107 @@ fn cleanup(
     (entry, first_new_row): (u32, u32),
     rets: &mut Vec<(V, u32)>,
 ) {
-    // fold instructions
-    loop {
-        let mut any = false;
-        for &b in blocks {
-            let mut k = 0;
-            while k < c.blocks[b as usize].len() {
-                let i = c.blocks[b as usize][k];
-                let op = c.op(i);
-                if side_effects(op) {
-                    k += 1;
-                    continue;
-                }
-                // the clone's phis are wired now: LLVM's cloner does not thread
-                // compares over them with the caller's values
-                let q = Sq {
-                    no_thread_from: first_new_row,
-                    ..Sq::new(&ir.types, c)
-                };
-                let s = simplify_with(&q, i, Some).or_else(|| folds.fold(ir, c, i));
-                if let Some(s) = s {
-                    if s != V::Inst(i) {
-                        c.blocks[b as usize].remove(k);
-                        // a clone's value is used only by the clone's rows
-                        c.replace_uses(i, s);
-                        for r in rets.iter_mut() {
-                            if r.0 == V::Inst(i) {
-                                r.0 = s;
-                            }
-                        }
-                        any = true;
+    for _round in 0..8 {
+        let mut changed = false;
+        // fold instructions
+        loop {
+            let mut any = false;
+            for &b in blocks {
+                let mut k = 0;
+                while k < c.blocks[b as usize].len() {
+                    let i = c.blocks[b as usize][k];
+                    let op = c.op(i);
+                    if side_effects(op) {
+                        k += 1;
                         continue;
                     }
-                }
-                k += 1;
-            }
-        }
-        if !any {
-            break;
-        }
-    }
-    // fold terminators
-    for &b in blocks {
-        let Some(t) = c.term(b) else { continue };
-        let inst = c.inst(t);
-        let target = match inst.op {
-            Opcode::Br if inst.ops.len() == 3 => match inst.ops[0] {
-                V::Int(x) => Some(inst.ops[if x & 1 != 0 { 1 } else { 2 }]),
-                _ if inst.ops[1] == inst.ops[2] => Some(inst.ops[1]),
-                _ => None,
-            },
-            Opcode::Switch => match inst.ops[0] {
-                V::Int(x) => {
-                    let mut d = inst.ops[1];
-                    for k in (2..inst.ops.len()).step_by(2) {
-                        if inst.ops[k] == V::Int(x) {
-                            d = inst.ops[k + 1];
-                            break;
+                    // the clone's phis are wired now: LLVM's cloner does not thread
+                    // compares over them with the caller's values
+                    let q = Sq {
+                        no_thread_from: first_new_row,
+                        ..Sq::new(&ir.types, c)
+                    };
+                    let s = simplify_with(&q, i, Some).or_else(|| folds.fold(ir, c, i));
+                    if let Some(s) = s {
+                        if s != V::Inst(i) {
+                            c.blocks[b as usize].remove(k);
+                            // a clone's value is used only by the clone's rows
+                            c.replace_uses(i, s);
+                            for r in rets.iter_mut() {
+                                if r.0 == V::Inst(i) {
+                                    r.0 = s;
+                                }
+                            }
+                            any = true;
+                            continue;
                         }
                     }
-                    Some(d)
+                    k += 1;
                 }
+            }
+            if !any {
+                break;
+            }
+            changed = true;
+        }
+        // fold terminators
+        for &b in blocks {
+            let Some(t) = c.term(b) else { continue };
+            let inst = c.inst(t);
+            let target = match inst.op {
+                Opcode::Br if inst.ops.len() == 3 => match inst.ops[0] {
+                    V::Int(x) => Some(inst.ops[if x & 1 != 0 { 1 } else { 2 }]),
+                    _ if inst.ops[1] == inst.ops[2] => Some(inst.ops[1]),
+                    _ => None,
+                },
+                Opcode::Switch => match inst.ops[0] {
+                    V::Int(x) => {
+                        let mut d = inst.ops[1];
+                        for k in (2..inst.ops.len()).step_by(2) {
+                            if inst.ops[k] == V::Int(x) {
+                                d = inst.ops[k + 1];
+                                break;
+                            }
+                        }
+                        Some(d)
+                    }
+                    _ => None,
+                },
                 _ => None,
-            },
-            _ => None,
-        };
-        let Some(V::Block(to)) = target else { continue };
-        let old = c.succs(b);
-        c.set_br(t, to);
-        for s in old {
-            if s != to {
-                drop_incoming(c, s, b, rets);
+            };
+            let Some(V::Block(to)) = target else { continue };
+            let old = c.succs(b);
+            c.set_br(t, to);
+            for s in old {
+                if s != to {
+                    drop_incoming(c, s, b);
+                }
             }
+            changed = true;
         }
-    }
-    // unreachable clone blocks
-    let mut reach = ahash::AHashSet::new();
-    let mut st = vec![entry];
-    reach.insert(entry);
-    while let Some(b) = st.pop() {
-        for s in c.succs(b) {
-            if blocks.contains(&s) && reach.insert(s) {
-                st.push(s);
-            }
-        }
-    }
-    for &b in blocks {
-        if !reach.contains(&b) && !c.blocks[b as usize].is_empty() {
+        // unreachable clone blocks
+        let mut reach = ahash::AHashSet::new();
+        let mut st = vec![entry];
+        reach.insert(entry);
+        while let Some(b) = st.pop() {
             for s in c.succs(b) {
-                drop_incoming(c, s, b, rets);
+                if blocks.contains(&s) && reach.insert(s) {
+                    st.push(s);
+                }
             }
-            c.blocks[b as usize].clear();
-            rets.retain(|r| r.1 != b);
+        }
+        for &b in blocks {
+            if !reach.contains(&b) && !c.blocks[b as usize].is_empty() {
+                for s in c.succs(b) {
+                    drop_incoming(c, s, b);
+                }
+                c.blocks[b as usize].clear();
+                rets.retain(|r| r.1 != b);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
         }
     }
 }
@@ -712,42 +719,16 @@ fn zap_fall_through(c: &mut Body, blocks: &[u32], rets: &mut [(V, u32)]) -> Vec<
     merges
 }
 
-/// `removePredecessor`: one incoming entry of `from` dropped from each phi of `s`; a phi
-/// that had several entries and whose remaining ones are one value
-/// (`hasConstantValue`) is replaced by it and erased, and nothing is re-simplified.
-fn drop_incoming(c: &mut Body, s: u32, from: u32, rets: &mut [(V, u32)]) {
-    let mut x = 0;
-    while x < c.blocks[s as usize].len() {
+fn drop_incoming(c: &mut Body, s: u32, from: u32) {
+    for x in 0..c.blocks[s as usize].len() {
         let i = c.blocks[s as usize][x];
         if c.op(i) != Opcode::Phi {
-            x += 1;
             continue;
         }
         let ops = c.ops(i);
-        let n = ops.len() / 2;
         // LLVM removes one incoming entry per dropped edge
-        if let Some(k) = (0..n).find(|&k| ops[2 * k + 1] == V::Block(from)) {
+        if let Some(k) = (0..ops.len() / 2).find(|&k| ops[2 * k + 1] == V::Block(from)) {
             c.remove_operand_pair(i, 2 * k);
-        }
-        let ops = c.ops(i);
-        let mut vals = (0..ops.len() / 2)
-            .map(|k| ops[2 * k])
-            .filter(|&v| v != V::Inst(i));
-        let first = vals.next();
-        let one = match first {
-            Some(v) if vals.all(|w| w == v) => Some(v),
-            None => Some(V::K(Value::Undef)),
-            _ => None,
-        };
-        match one {
-            Some(v) if n >= 2 => {
-                c.blocks[s as usize].remove(x);
-                c.replace_uses(i, v);
-                for r in rets.iter_mut().filter(|r| r.0 == V::Inst(i)) {
-                    r.0 = v;
-                }
-            }
-            _ => x += 1,
         }
     }
 }
