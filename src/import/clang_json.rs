@@ -173,9 +173,10 @@ pub struct ImportOptions {
 /// [`Bodies::Device`] the region of a body that device compilation cannot need — a
 /// routine with neither `__global__`, `__device__` nor clang's implicit host-device
 /// attributes (constexpr functions, lambdas, inferred special members) — is closed when
-/// the body ends: its entries are freed, the free lists cleared, and at the end of the
-/// import the edges still pointing into it (the routine's body scope, a kept entry's
-/// reference to a freed local) are cleared; the routine stays, as a declaration with its
+/// the body ends: its entries are freed, the free lists cleared, and the edges other
+/// regions hold into it (the routine's body scope, a static local's initializer) cleared
+/// as it closes (any left are swept at the end of the import); the routine stays, as a
+/// declaration with its
 /// definition's facts. Device-capable bodies keep their regions open for the device IL's
 /// walks. [`Bodies::All`] keeps every region open: what comparison, sharing and the
 /// instantiation check read.
