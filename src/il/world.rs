@@ -725,51 +725,16 @@ impl Il {
 
     /// Clears the edges of the entries recorded in `r`'s incoming list that point into `r`.
     fn clear_edges_into(&mut self, r: RegionIdx) {
-        let incoming = std::mem::take(&mut self.regions[r.idx()].incoming);
-        let into = |il: &Il, c: Eix| {
-            !c.is_none() && il.is_live(c) && il.cols.region.get(c.idx()) == r.raw()
-        };
+        let mut incoming = std::mem::take(&mut self.regions[r.idx()].incoming);
         for &p in &incoming {
             if !self.is_live(p) || self.cols.region.get(p.idx()) == r.raw() {
                 continue;
             }
-            let k = self.cols.kind[p.idx()];
-            let (nr, nl, ns) = block_shape(k);
-            let start = self.cols.start[p.idx()] as usize;
-            let mut changed = false;
-            for slot in (start - nl - nr..start - nl).chain(start..start + ns) {
-                if into(self, self.edges[slot]) {
-                    self.edges[slot] = Eix::NONE;
-                    self.counters.region_edges_cleared += 1;
-                    changed = true;
-                }
-            }
-            for list in 0..nl as u32 {
-                let (a, b) = self.list_bounds(p, list);
-                if self.edges[a..b].iter().any(|&c| into(self, c)) {
-                    let region = &self.cols.region;
-                    let kinds = &self.cols.kind;
-                    let keep: Vec<bool> = self.edges[a..b]
-                        .iter()
-                        .map(|&c| {
-                            kinds[c.idx()] == EntryKind::None || region.get(c.idx()) != r.raw()
-                        })
-                        .collect();
-                    self.counters.region_edges_cleared +=
-                        keep.iter().filter(|&&k| !k).count() as u64;
-                    let mut i = 0;
-                    self.retain_list_at(p, list, |_| {
-                        i += 1;
-                        keep[i - 1]
-                    });
-                    changed = true;
-                }
-            }
-            if changed {
-                self.edge_changed(p);
-            }
+            let n = self.clear_edges_of(p, |il, c| {
+                il.is_live(c) && il.cols.region.get(c.idx()) == r.raw()
+            });
+            self.counters.region_edges_cleared += n as u64;
         }
-        let mut incoming = incoming;
         incoming.clear();
         self.regions[r.idx()].incoming = incoming;
     }
@@ -800,44 +765,43 @@ impl Il {
     /// Clears the edges of live entries that point at dead entries; returns how many.
     fn clear_dangling_edges(&mut self) -> usize {
         let mut cleared = 0;
-        let mut live = BitSet::with_len(self.capacity());
         for i in 0..self.capacity() {
             if self.cols.kind[i] != EntryKind::None {
-                live.set(i, true);
+                cleared += self.clear_edges_of(Eix::new(i), |il, c| !il.is_live(c));
             }
         }
-        for i in 0..self.capacity() {
-            let e = Eix::new(i);
-            let k = self.cols.kind[i];
-            if k == EntryKind::None {
-                continue;
+        cleared
+    }
+
+    /// Clears the edges of `p` whose target `cut` picks (single and reference slots
+    /// become none, list items are removed); returns how many.
+    fn clear_edges_of(&mut self, p: Eix, cut: impl Fn(&Il, Eix) -> bool) -> usize {
+        let k = self.cols.kind[p.idx()];
+        let (nr, nl, ns) = block_shape(k);
+        let start = self.cols.start[p.idx()] as usize;
+        let mut cleared = 0;
+        for slot in (start - nl - nr..start - nl).chain(start..start + ns) {
+            let c = self.edges[slot];
+            if !c.is_none() && cut(self, c) {
+                self.edges[slot] = Eix::NONE;
+                cleared += 1;
             }
-            let (nr, nl, ns) = block_shape(k);
-            let start = self.cols.start[i] as usize;
-            let mut changed = false;
-            for slot in (start - nl - nr..start - nl).chain(start..start + ns) {
-                let c = self.edges[slot];
-                if !c.is_none() && !self.is_live(c) {
-                    self.edges[slot] = Eix::NONE;
-                    cleared += 1;
-                    changed = true;
-                }
+        }
+        for list in 0..nl as u32 {
+            let (a, b) = self.list_bounds(p, list);
+            let keep: Vec<bool> = self.edges[a..b].iter().map(|&c| !cut(self, c)).collect();
+            let dead = keep.iter().filter(|&&k| !k).count();
+            if dead > 0 {
+                let mut i = 0;
+                self.retain_list_at(p, list, |_| {
+                    i += 1;
+                    keep[i - 1]
+                });
+                cleared += dead;
             }
-            for list in 0..nl as u32 {
-                let (a, b) = self.list_bounds(e, list);
-                let dead = self.edges[a..b]
-                    .iter()
-                    .filter(|&&c| !self.is_live(c))
-                    .count();
-                if dead > 0 {
-                    self.retain_list_at(e, list, |c| live.get(c.idx()));
-                    cleared += dead;
-                    changed = true;
-                }
-            }
-            if changed {
-                self.edge_changed(e);
-            }
+        }
+        if cleared > 0 {
+            self.edge_changed(p);
         }
         cleared
     }
