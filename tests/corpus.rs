@@ -551,13 +551,20 @@ fn subst_report(p: &Path) -> Result<ilkit::instantiate::InstantiationReport, Fai
 /// counted strictly.
 fn cuda_subst_total(dumps: &[PathBuf]) -> Result<(), Failed> {
     let (mut agree, mut all) = (0u64, 0u64);
+    let (mut bodies_agree, mut bodies) = (0u64, 0u64);
     for p in dumps {
-        let (a, n) = strict_decl_types(&subst_report(p)?);
+        let r = subst_report(p)?;
+        let (a, n) = strict_decl_types(&r);
         agree += a;
         all += n;
+        bodies_agree += r.bodies.agree;
+        bodies += r.bodies.checked;
     }
     if agree * 100 < all * 99 {
         return Err(format!("declaration types {agree}/{all} over the corpus (under 99%)").into());
+    }
+    if bodies_agree * 100 < bodies * 95 {
+        return Err(format!("bodies {bodies_agree}/{bodies} over the corpus (under 95%)").into());
     }
     Ok(())
 }

@@ -38,8 +38,8 @@
 use super::{Binding, DataModel, Specializations, Subst, TemplateArgs};
 use crate::il::kinds::rf;
 use crate::il::{
-    fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, Op, TemplateKind,
-    TemplateParamKind, TypeKind,
+    fields as F, AddressKind, CastKind, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, Op,
+    TemplateKind, TemplateParamKind, TypeKind,
 };
 use crate::share::ConstantSharing;
 use ahash::{AHashMap, AHashSet};
@@ -162,6 +162,7 @@ const EXPR_DIFF: &str = "expression differs";
 const LAMBDA: &str = "lambda in body";
 const OVERLOADED: &str =
     "instance calls an overloaded operator, constructor or conversion function (overload resolution)";
+const BUILTIN: &str = "instance checks a builtin call against the builtin's prototype (clang's own; overload resolution for `__builtin_operator_new`/`delete`)";
 const DISCARDED: &str = "local of a discarded branch (if constexpr), not in the instantiation";
 const OUTSIDE: &str = "outside the bodies of paired routine instantiations";
 
@@ -186,6 +187,8 @@ struct Index {
     class_patterns: AHashSet<Eix>,
     /// The `bool` type, if the world has one (C++).
     bool_type: Option<Eix>,
+    /// The `long` type (`ptrdiff_t` on the LP64 data model), if the world has one.
+    long_type: Option<Eix>,
     /// Class template specializations (dependent template-ids resolve to them).
     specs: Specializations,
 }
@@ -219,12 +222,14 @@ impl Index {
                 }
             }
         }
-        let bool_type = il
-            .kind_list(EntryKind::Type)
-            .find(|&t| il.ty(t).type_kind() == TypeKind::Integer && il.name(t) == b"bool");
+        let int_named = |name: &[u8]| {
+            il.kind_list(EntryKind::Type)
+                .find(|&t| il.ty(t).type_kind() == TypeKind::Integer && il.name(t) == name)
+        };
         Index {
             specs: Specializations::new(il),
-            bool_type,
+            bool_type: int_named(b"bool"),
+            long_type: int_named(b"long"),
             tparam_types,
             class_of,
             partial,
@@ -519,6 +524,9 @@ fn check_routine(
     let mut subst = Subst::new(il, &pair.args, DataModel::default(), sharing)?;
     // C++: comparisons give bool.
     subst.bool_type = ix.bool_type;
+    if let Some(l) = ix.long_type {
+        subst.ptrdiff_type = l;
+    }
     subst.specializations = Some(&ix.specs);
     // The instance's declarations stand for the pattern's: the routine itself, the
     // class's members, parameters and locals (below).
@@ -612,32 +620,45 @@ fn check_routine(
     Ok(())
 }
 
-/// Whether the tree at `e` names a routine called `operator...` (an overloaded operator
-/// the front end chose), constructs an object or converts through a constructor or a
-/// conversion function (clang's cast codes 12 and 13): what overload resolution chose.
-fn calls_operator(il: &Il, e: Eix) -> bool {
+/// How many expression nodes of the tree at `e` satisfy `pred` (a bounded walk).
+fn count_nodes(il: &Il, e: Eix, pred: impl Fn(Eix) -> usize) -> usize {
     let mut stack = vec![e];
-    let mut n = 0;
+    let (mut n, mut found) = (0, 0);
     while let Some(x) = stack.pop() {
         n += 1;
         if n > 1 << 20 || il.kind(x) != EntryKind::ExprNode {
             continue;
         }
-        if let Some(r) = il.ref_eix(x, F::EXPR_NODE_ENTITY) {
-            if il.kind(r) == EntryKind::Routine && il.name(r).starts_with(b"operator") {
-                return true;
-            }
-        }
-        let ex = il.expr(x);
-        if ex.expr_kind() == ExprKind::Operation
-            && (ex.op() == Op::Construct || ex.cast_kind().is_some_and(|c| c.calls_conversion()))
-        {
-            // A constructor or conversion function chosen for a conversion.
-            return true;
-        }
+        found += pred(x);
         stack.extend(il.list_eix(x, F::EXPR_NODE_OPERANDS));
     }
-    false
+    found
+}
+
+/// How many choices of overload resolution the tree at `e` holds: routines called
+/// `operator...` it names (an overloaded operator the front end chose), objects it
+/// constructs, conversions through a constructor or a conversion function (clang's cast
+/// codes 12 and 13).
+fn overload_choices(il: &Il, e: Eix) -> usize {
+    count_nodes(il, e, |x| {
+        let operator = il.ref_eix(x, F::EXPR_NODE_ENTITY).is_some_and(|r| {
+            il.kind(r) == EntryKind::Routine && il.name(r).starts_with(b"operator")
+        });
+        let ex = il.expr(x);
+        let conversion = ex.expr_kind() == ExprKind::Operation
+            && (ex.op() == Op::Construct || ex.cast_kind().is_some_and(|c| c.calls_conversion()));
+        operator as usize + conversion as usize
+    })
+}
+
+/// How many builtin calls of the tree at `e` were checked against the builtin's
+/// prototype: clang's `BuiltinFnToFnPtr` conversions of the callee, which the
+/// instantiation of a call with dependent arguments adds (and its arguments' conversions
+/// to the prototype's parameter types).
+fn builtin_checks(il: &Il, e: Eix) -> usize {
+    count_nodes(il, e, |x| {
+        (il.expr(x).cast_kind() == Some(CastKind::BuiltinFnToFnPtr)) as usize
+    })
 }
 
 fn is_subst_nttp(il: &Il, x: Eix) -> bool {
@@ -1106,11 +1127,14 @@ fn check_body(
             }
             EntryKind::ExprNode => {
                 let ours = subst.copy_template_param_expr(il, a)?;
-                let ours = drop_implicit(il, ours)?;
-                let theirs = drop_implicit(il, b)?;
+                let ours = drop_implicit(il, subst, ours)?;
+                let theirs = drop_implicit(il, subst, b)?;
                 if !cmp.compare_expressions(il, ours, theirs, 0)? {
-                    if calls_operator(il, theirs) && !calls_operator(il, ours) {
+                    if overload_choices(il, theirs) > overload_choices(il, ours) {
                         return Ok(Err(Outcome::Skip(OVERLOADED)));
+                    }
+                    if builtin_checks(il, theirs) > builtin_checks(il, ours) {
+                        return Ok(Err(Outcome::Skip(BUILTIN)));
                     }
                     return Ok(Err(Outcome::Differ(EXPR_DIFF)));
                 }
@@ -1121,13 +1145,103 @@ fn check_body(
     Ok(Ok(()))
 }
 
+/// Whether comparison looks through node `e`: a conversion that keeps the value (clang's
+/// lvalue-to-rvalue, no-op, decay and arithmetic casts, implicit or written; a pattern's
+/// dependent cast), ilkit's implicit conversion, a substituted parameter (its replacement
+/// stands) or parentheses.
+fn is_transparent(il: &Il, e: Eix) -> bool {
+    let x = il.expr(e);
+    x.expr_kind() == ExprKind::Operation
+        && il.list_eix(e, F::EXPR_NODE_OPERANDS).len() == 1
+        && (x.cast_kind().is_some_and(|c| c.is_transparent())
+            || x.op() == Op::ImplicitConv
+            || x.op() == Op::SubstNttp
+            || x.op() == Op::Paren)
+}
+
+/// A conversion `e` of an integer constant to another integral type (an enumeration's
+/// value written as an integer converted to it, as clang spells an enumerator argument,
+/// or an enumerator converted to `int`), through other transparent nodes, folded to a
+/// constant node of the target type; `None` for any other node.
+fn folded_integral_conversion(
+    il: &mut Il,
+    subst: &mut Subst<'_>,
+    e: Eix,
+) -> Result<Option<Eix>, IlError> {
+    let mut o = e;
+    for _ in 0..64 {
+        match il.list_eix(o, F::EXPR_NODE_OPERANDS) {
+            &[x] if il.kind(x) == EntryKind::ExprNode && is_transparent(il, o) => o = x,
+            _ => break,
+        }
+    }
+    if o == e {
+        return Ok(None);
+    }
+    let (Some(t), Some(c)) = (
+        il.child_eix(e, F::EXPR_NODE_TYPE),
+        il.child_eix(o, F::EXPR_NODE_CONSTANT),
+    ) else {
+        return Ok(None);
+    };
+    let integral = |t: Option<Eix>| {
+        t.map(|t| crate::il::kinds::strip_typerefs(il, t))
+            .and_then(|t| il.as_ty(t))
+            .is_some_and(|t| t.type_kind() == TypeKind::Integer)
+    };
+    if il.kind(o) != EntryKind::ExprNode
+        || il.constant(c).constant_kind() != ConstantKind::Integer
+        || !integral(Some(t))
+        || !integral(il.child_eix(c, F::CONSTANT_TYPE))
+        || same_type(il, Some(t), il.child_eix(c, F::CONSTANT_TYPE))
+    {
+        return Ok(None);
+    }
+    let v = il.constant(c).value();
+    subst
+        .const_node(il, super::Val::Int(v as i128), t)
+        .map(Some)
+}
+
+/// The routine whose address expression node `e` is: `&f` (an address-of over a
+/// reference to routine `f`) or a constant node holding an address constant of `f`
+/// without a subobject path.
+fn routine_address(il: &Il, e: Eix) -> Option<Eix> {
+    let x = il.expr(e);
+    match x.expr_kind() {
+        ExprKind::Operation if x.op() == Op::AddrOf => {
+            let &[o] = il.list_eix(e, F::EXPR_NODE_OPERANDS) else {
+                return None;
+            };
+            let r = il.ref_eix(o, F::EXPR_NODE_ENTITY)?;
+            (il.kind(o) == EntryKind::ExprNode
+                && il.expr(o).expr_kind() == ExprKind::Routine
+                && il.kind(r) == EntryKind::Routine)
+                .then_some(r)
+        }
+        ExprKind::Constant => {
+            let c = il.child_eix(e, F::EXPR_NODE_CONSTANT)?;
+            let k = il.constant(c);
+            if k.address_kind() != Some(AddressKind::Routine)
+                || il.child_eix(c, F::CONSTANT_SUBOBJECT_PATH).is_some()
+                || k.value() != 0
+            {
+                return None;
+            }
+            let r = il.child_eix(c, F::CONSTANT_OPERAND)?;
+            (il.kind(r) == EntryKind::Routine).then_some(r)
+        }
+        _ => None,
+    }
+}
+
 /// A copy of the tree at `e` without the conversions a pattern cannot hold: clang's
 /// lvalue-to-rvalue, no-op, decay and arithmetic casts (cast codes 1..=8, implicit or
 /// written), a pattern's dependent casts (code 21: the instance gives them a kind) and
 /// ilkit's implicit conversion nodes (the types of the nodes around them
 /// still say what was converted to what), and substituted
 /// parameters (their replacement stands): the form both sides are compared in.
-fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
+fn drop_implicit(il: &mut Il, subst: &mut Subst<'_>, root: Eix) -> Result<Eix, IlError> {
     enum Fr {
         Enter(Eix),
         Exit(Eix, usize),
@@ -1141,16 +1255,23 @@ fn drop_implicit(il: &mut Il, root: Eix) -> Result<Eix, IlError> {
                     res.push(e);
                     continue;
                 }
-                let x = il.expr(e);
+                if let Some(r) = routine_address(il, e) {
+                    // `&f` and an address constant of `f` (how a routine argument of a
+                    // non-type parameter is substituted) are one value: both sides
+                    // compare as a reference to `f`.
+                    let id = il.alloc_expr_node(ExprKind::Routine)?;
+                    il.set_ref(id, F::EXPR_NODE_ENTITY, Some(il.id_of(r)))?;
+                    res.push(il.eix(id)?);
+                    continue;
+                }
                 let ops = il.list_eix(e, F::EXPR_NODE_OPERANDS);
-                let transparent = x.expr_kind() == ExprKind::Operation
-                    && ops.len() == 1
-                    && (x.cast_kind().is_some_and(|c| c.is_transparent())
-                        || x.op() == Op::ImplicitConv
-                        || x.op() == Op::SubstNttp
-                        || x.op() == Op::Paren);
-                if transparent {
-                    stack.push(Fr::Enter(ops[0]));
+                if is_transparent(il, e) {
+                    let inner = ops[0];
+                    if let Some(c) = folded_integral_conversion(il, subst, e)? {
+                        res.push(c);
+                        continue;
+                    }
+                    stack.push(Fr::Enter(inner));
                     continue;
                 }
                 stack.push(Fr::Exit(e, res.len()));

@@ -47,8 +47,8 @@
 //! `copy_template_param_con: unexpected kind`).
 
 use crate::il::{
-    fields as F, BitSet, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError, Op,
-    RegionIdx, TypeKind,
+    fields as F, BitSet, CastKind, ConstantKind, Eix, EntryId, EntryKind, ExprKind, Il, IlError,
+    Op, RegionIdx, TypeKind,
 };
 use crate::share::ConstantSharing;
 use ahash::AHashMap;
@@ -141,6 +141,8 @@ pub struct Subst<'a> {
     pub int_type: Eix,
     /// The type of sizeof/alignof results (defaults to `int_type`).
     pub size_type: Eix,
+    /// The type of a difference of two pointers, `ptrdiff_t` (defaults to `int_type`).
+    pub ptrdiff_type: Eix,
     /// The type of comparison and logical results: `None` gives `int_type` (C, the
     /// seed's rule); C++ sets `bool`.
     pub bool_type: Option<Eix>,
@@ -216,6 +218,7 @@ impl<'a> Subst<'a> {
             sharing,
             int_type,
             size_type: int_type,
+            ptrdiff_type: int_type,
             bool_type: None,
             unfolded: false,
             pack_index: None,
@@ -788,7 +791,8 @@ impl<'a> Subst<'a> {
                         return Ok(x);
                     }
                 }
-                self.retype(il, e)
+                let x = self.retype(il, e)?;
+                self.routine_ref_type(il, x)
             }
             _ => self.retype(il, e),
         }
@@ -905,6 +909,35 @@ impl<'a> Subst<'a> {
             }
         }
         None
+    }
+
+    /// A reference `x` to a routine, typed with a routine type, retyped as the routine
+    /// is declared (substituted), as a front end types a reference to a declaration: the
+    /// pattern's reference may carry another spelling of it. Any other node is returned
+    /// as is.
+    fn routine_ref_type(&mut self, il: &mut Il, x: Eix) -> Result<Eix, IlError> {
+        let Some(r) = il.ref_eix(x, F::EXPR_NODE_ENTITY) else {
+            return Ok(x);
+        };
+        let typed_as_routine = Self::expr_type(il, x)
+            .is_some_and(|t| Self::tk(il, Self::strip(il, t)) == TypeKind::Routine);
+        if il.expr(x).expr_kind() != ExprKind::Routine
+            || il.kind(r) != EntryKind::Routine
+            || !typed_as_routine
+        {
+            // (A builtin is referred to with clang's special builtin type, kept.)
+            return Ok(x);
+        }
+        let declared = il.child_eix(r, F::ROUTINE_TYPE);
+        let t = self.subst_type(il, declared)?;
+        if t.is_none() || t == Self::expr_type(il, x) {
+            return Ok(x);
+        }
+        let id = il.alloc_in(EntryKind::ExprNode, il.current_region());
+        let c = il.eix(id)?;
+        il.copy_entry_data(x, c);
+        il.replace_child_at(c, F::EXPR_NODE_TYPE.slot as usize, t.unwrap_or(Eix::NONE));
+        Ok(c)
     }
 
     /// A shallow copy of `e` with its type substituted (or `e` itself when unchanged).
@@ -1050,7 +1083,13 @@ impl<'a> Subst<'a> {
                     self.discard(il, *x)?;
                     return Ok(c);
                 }
-                self.same_node(il, e, Some(t), &[*x])
+                let n = self.same_node(il, e, Some(t), &[*x])?;
+                if il.expr(e).cast_kind() == Some(CastKind::Dependent) {
+                    if let Some(k) = casts::explicit_cast_kind(il, optype(il, *x), t) {
+                        il.expr_mut(n).set_cast_kind(k);
+                    }
+                }
+                Ok(n)
             }
             (Op::Neg | Op::Compl | Op::Not, [x]) => {
                 let t = if op == Op::Not {
@@ -1089,7 +1128,14 @@ impl<'a> Subst<'a> {
                 }
             }
             (Op::Cond, [c, a, b]) => {
-                let t = self.common_type(il, optype(il, *a), optype(il, *b));
+                // Arms of one type give that type ([expr.cond]); arithmetic arms of two
+                // types their common type.
+                let (ta, tb) = (optype(il, *a), optype(il, *b));
+                let t = if crate::compare::equiv_types(il, Some(ta), Some(tb)) {
+                    ta
+                } else {
+                    self.common_type(il, ta, tb)
+                };
                 let (a, b) = (self.convert(il, *a, t)?, self.convert(il, *b, t)?);
                 match self.folded(il, *c) {
                     Some(Val::Int(i)) => Ok(if i != 0 { a } else { b }),
@@ -1134,8 +1180,16 @@ impl<'a> Subst<'a> {
                 | Op::Ge,
                 [a, b],
             ) => self.binary(il, op, *a, *b),
-            // Calls, subscripts, assignments, members, ...: the same node on the
-            // substituted operands and type.
+            (Op::Subscript, [a, b]) => {
+                let t = Self::subscript_type(il, *a, *b).or(ty);
+                self.same_node(il, e, t, operands)
+            }
+            (Op::Call, [callee, ..]) => {
+                let t = Self::call_type(il, *callee).or(ty);
+                self.same_node(il, e, t, operands)
+            }
+            // Assignments, members, ...: the same node on the substituted operands and
+            // type.
             _ => self.same_node(il, e, ty, operands),
         }
     }
@@ -1175,6 +1229,11 @@ impl<'a> Subst<'a> {
         let int = self.int_type;
         let ta = Self::expr_type(il, a).unwrap_or(int);
         let tb = Self::expr_type(il, b).unwrap_or(int);
+        if let Some(t) = self.pointer_arithmetic(il, op, ta, tb) {
+            // The operands stay as they are (an array or function operand decays,
+            // which comparison does not see).
+            return self.op_node(il, op, Some(t), &[a, b]);
+        }
         let (a, b, t_ops, t_res) = if matches!(op, Op::Shl | Op::Shr) {
             let t = self.promote(il, ta);
             let pb = self.promote(il, tb);
@@ -1199,6 +1258,72 @@ impl<'a> Subst<'a> {
         self.op_node(il, op, Some(t_res), &[a, b])
     }
 
+    /// The result type of a binary operator with a pointer operand ([expr.add],
+    /// [expr.rel], [expr.eq]): the difference of two pointers is `ptrdiff_t`, a pointer
+    /// plus or minus an integer is the pointer's type, a comparison is the truth type.
+    /// `None` when neither operand is a pointer, or for an operator pointers do not take.
+    fn pointer_arithmetic(&self, il: &Il, op: Op, ta: Eix, tb: Eix) -> Option<Eix> {
+        let is_ptr = |t: Eix| {
+            matches!(
+                Self::tk(il, crate::il::kinds::strip_typerefs(il, t)),
+                TypeKind::Pointer | TypeKind::Array
+            )
+        };
+        let (pa, pb) = (is_ptr(ta), is_ptr(tb));
+        if !pa && !pb {
+            return None;
+        }
+        let pointer = |t: Eix| {
+            // An array operand decays: its element type's pointer is not at hand, so
+            // the result names the array's type only when the other operand is the
+            // pointer.
+            (Self::tk(il, crate::il::kinds::strip_typerefs(il, t)) == TypeKind::Pointer)
+                .then_some(t)
+        };
+        match op {
+            Op::Sub if pa && pb => Some(self.ptrdiff_type),
+            Op::Add | Op::Sub if pa && !pb => pointer(ta),
+            Op::Add if pb && !pa => pointer(tb),
+            Op::Eq | Op::Ne | Op::Lt | Op::Gt | Op::Le | Op::Ge => Some(self.truth_type()),
+            _ => None,
+        }
+    }
+
+    /// The type a subscript `a[b]` has: the element type of whichever operand is an
+    /// array or a pointer (qualifiers kept), `None` when neither is.
+    fn subscript_type(il: &Il, a: Eix, b: Eix) -> Option<Eix> {
+        [a, b].into_iter().find_map(|x| {
+            let t = crate::il::kinds::strip_typerefs(il, Self::expr_type(il, x)?);
+            match Self::tk(il, t) {
+                TypeKind::Pointer | TypeKind::Array => il.child_eix(t, F::TYPE_BASE_TYPE),
+                _ => None,
+            }
+        })
+    }
+
+    /// The type a call has when its callee names a routine or a pointer to one: the
+    /// routine type's return type, a reference return giving the referred type.
+    /// `None` when the callee's type is not a routine type (a builtin, a dependent
+    /// callee).
+    fn call_type(il: &Il, callee: Eix) -> Option<Eix> {
+        let mut t = crate::il::kinds::strip_typerefs(il, Self::expr_type(il, callee)?);
+        if Self::tk(il, t) == TypeKind::Pointer {
+            t = crate::il::kinds::strip_typerefs(il, il.child_eix(t, F::TYPE_BASE_TYPE)?);
+        }
+        if Self::tk(il, t) != TypeKind::Routine {
+            return None;
+        }
+        let r = il.child_eix(t, F::TYPE_BASE_TYPE)?;
+        let rt = il.as_ty(r)?;
+        let is_ref = rt.type_kind() == TypeKind::Pointer
+            && rt.qualifiers() & (crate::il::kinds::qual::LREF | crate::il::kinds::qual::RREF) != 0;
+        if is_ref {
+            il.child_eix(r, F::TYPE_BASE_TYPE)
+        } else {
+            Some(r)
+        }
+    }
+
     // ---- constants -------------------------------------------------------------------------
 
     fn value_of_constant(il: &Il, c: Eix) -> Option<Val> {
@@ -1211,6 +1336,7 @@ impl<'a> Subst<'a> {
     }
 }
 
+mod casts;
 mod check;
 mod constants;
 mod dependent;
