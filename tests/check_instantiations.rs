@@ -37,6 +37,8 @@ const CONCRETE: &str =
     "pattern type holds no parameter (the importer resolved a dependent spelling to a concrete type)";
 const LOOKUP: &str = "dependent name lookup (overload resolution)";
 const BUILTIN: &str = "instance checks a builtin call against the builtin's prototype (clang's own; overload resolution for `__builtin_operator_new`/`delete`)";
+const OTHER_TEMPLATE: &str = "a parameter of another template (a callee's default argument, a nested template), substituted where clang used it";
+const AUTO: &str = "dependent type the importer keeps unresolved (decltype, a builtin template, `auto` without an initializer type)";
 const OPERATOR: &str =
     "instance calls an overloaded operator, constructor or conversion function (overload resolution)";
 
@@ -143,16 +145,34 @@ fn dependent_template_id_in_a_pattern_resolves() {
 /// element's `const` kept), a call of a static member typed as declared, a conditional
 /// of two `bool` arms, an enumerator argument compared with an enumerator. Set aside: a
 /// builtin call clang checks against its prototype (`__builtin_memcpy`), an assignment
-/// converting through a constructor overload resolution picks.
+/// converting through a constructor overload resolution picks. A parameter typed with an
+/// alias template's function pointer over the template's parameter (`store_t<T>`: the
+/// routine type's parameters substituted) is called with its arguments converted to the
+/// parameter types.
 #[test]
 fn conversions_and_result_types_agree() {
     let r = check("conv.json.gz");
-    assert_eq!((r.routines, r.classes), (13, 1), "{r:?}");
-    assert_eq!(counts(&r.nttp), (4, 4, vec![], vec![]));
-    assert_eq!(counts(&r.decl_types), (38, 38, vec![], vec![]));
+    assert_eq!((r.routines, r.classes), (16, 1), "{r:?}");
+    // The generic lambda's call operator names `N`, its enclosing template's parameter.
+    assert_eq!(counts(&r.nttp), (5, 5, vec![], vec![(OTHER_TEMPLATE, 1)]));
+    // The lambda's `auto v` and its deduced return type are what (b) misses.
+    assert_eq!(
+        counts(&r.decl_types),
+        (46, 44, vec![(AUTO, 1), (CONCRETE, 1)], vec![])
+    );
     assert_eq!(
         counts(&r.bodies),
-        (9, 9, vec![], vec![(LOOKUP, 2), (OPERATOR, 1), (BUILTIN, 1)])
+        (
+            11,
+            11,
+            vec![],
+            vec![
+                (LOOKUP, 2),
+                (OPERATOR, 1),
+                (BUILTIN, 1),
+                ("lambda in body", 1)
+            ]
+        )
     );
 }
 

@@ -14,6 +14,11 @@ use super::{
     TemplateParamConstantKind, TypeKind,
 };
 
+/// `type.tparam_depth` of a `tk_template_param` type that stands for no parameter by
+/// position: a placeholder (`auto`, a dependent type the importer could not spell).
+/// Substitution binds such a type by its entry, never by position.
+pub const UNPOSITIONED: u16 = u16::MAX;
+
 /// Type qualifier bits (`type.qualifiers`).
 pub mod qual {
     /// `const`.

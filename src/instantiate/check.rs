@@ -164,6 +164,8 @@ const OVERLOADED: &str =
     "instance calls an overloaded operator, constructor or conversion function (overload resolution)";
 const BUILTIN: &str = "instance checks a builtin call against the builtin's prototype (clang's own; overload resolution for `__builtin_operator_new`/`delete`)";
 const DISCARDED: &str = "local of a discarded branch (if constexpr), not in the instantiation";
+const OTHER_TEMPLATE: &str =
+    "a parameter of another template (a callee's default argument, a nested template), substituted where clang used it";
 const OUTSIDE: &str = "outside the bodies of paired routine instantiations";
 
 /// One instantiation paired with its pattern.
@@ -173,6 +175,9 @@ struct Pair {
     args: TemplateArgs,
     /// The enclosing class instantiation's members: (pattern's, instance's).
     members: Vec<(Eix, Eix)>,
+    /// The template parameters the arguments bind: the routine template's and the
+    /// enclosing class template's.
+    params: Vec<Eix>,
 }
 
 /// What the check knows of the world's templates.
@@ -252,6 +257,7 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
     let mut routine_pairs: Vec<Pair> = Vec::new();
     let mut class_args: AHashMap<Eix, TemplateArgs> = AHashMap::new();
     let mut class_members: AHashMap<Eix, Vec<(Eix, Eix)>> = AHashMap::new();
+    let mut class_params: AHashMap<Eix, Vec<Eix>> = AHashMap::new();
     // Class template instantiations.
     let types: Vec<Eix> = il.kind_list(EntryKind::Type).collect();
     for s in types {
@@ -289,6 +295,7 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
             args.bind_type(il.id_of(a), Binding::Type(il.id_of(b)));
         }
         class_args.insert(s, args.clone());
+        class_params.insert(s, il.list_eix(tmpl, F::TEMPLATE_PARAMS).to_vec());
         let mut subst = Subst::new(il, &args, DataModel::default(), &mut sharing)?;
         subst.specializations = Some(&ix.specs);
         // Each member typedef's definition, substituted against the instance's.
@@ -353,6 +360,7 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
                     instance: r,
                     args: args.clone(),
                     members: Vec::new(),
+                    params: il.list_eix(tmpl, F::TEMPLATE_PARAMS).to_vec(),
                 });
             }
         }
@@ -376,15 +384,25 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
         let class = ix.class_of.get(&r);
         let outer = class.and_then(|c| class_args.get(c));
         match bind(il, &ix, tmpl, info, outer)? {
-            Ok(args) => routine_pairs.push(Pair {
-                pattern,
-                instance: r,
-                args,
-                members: class
-                    .and_then(|c| class_members.get(c))
-                    .cloned()
-                    .unwrap_or_default(),
-            }),
+            Ok(args) => {
+                let mut params = il.list_eix(tmpl, F::TEMPLATE_PARAMS).to_vec();
+                params.extend(
+                    class
+                        .and_then(|c| class_params.get(c))
+                        .into_iter()
+                        .flatten(),
+                );
+                routine_pairs.push(Pair {
+                    pattern,
+                    instance: r,
+                    args,
+                    members: class
+                        .and_then(|c| class_members.get(c))
+                        .cloned()
+                        .unwrap_or_default(),
+                    params,
+                })
+            }
             Err(why) => *rep.instantiations_out_of_scope.entry(why).or_default() += 1,
         }
     }
@@ -601,7 +619,7 @@ fn check_routine(
     // (a) substituted non-type parameters of the instantiation's body.
     for x in body_exprs(il, rs) {
         if is_subst_nttp(il, x) {
-            let res = check_nttp(il, &mut subst, x)?;
+            let res = check_nttp(il, &mut subst, &pair.params, x)?;
             rep.nttp.record(res);
         }
     }
@@ -1038,12 +1056,20 @@ fn designated(il: &Il, mut e: Eix) -> Option<Designated> {
 
 /// (a) for one substituted parameter `x`: a reference to its parameter, substituted,
 /// against clang's replacement (value) and the substitution node (type).
-fn check_nttp(il: &mut Il, subst: &mut Subst<'_>, x: Eix) -> Result<Result<(), Outcome>, IlError> {
+fn check_nttp(
+    il: &mut Il,
+    subst: &mut Subst<'_>,
+    params: &[Eix],
+    x: Eix,
+) -> Result<Result<(), Outcome>, IlError> {
     let Some(p) = il.ref_eix(x, F::EXPR_NODE_ENTITY) else {
         return Ok(Err(Outcome::Differ(NO_PARAM)));
     };
     if il.kind(p) != EntryKind::TemplateParam {
         return Ok(Err(Outcome::Differ(NO_PARAM)));
+    }
+    if !params.contains(&p) {
+        return Ok(Err(Outcome::Skip(OTHER_TEMPLATE)));
     }
     let tp = il.template_param(p);
     if subst.args.get(tp.depth(), tp.position()).is_none() {

@@ -19,7 +19,7 @@ use crate::il::{fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError
 use ahash::AHashMap;
 
 /// Deepest nesting of dependent lookups in one substitution.
-const MAX_NEST: u32 = 32;
+pub(super) const MAX_NEST: u32 = 32;
 
 /// Class template specializations by the template's pattern type: what a dependent
 /// template-id resolves to.

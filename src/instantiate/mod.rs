@@ -282,6 +282,7 @@ impl<'a> Subst<'a> {
         let mut cur = Some(t0);
         let mut bound = None;
         let mut deepest_bound = None;
+        let mut supplements: Vec<(Eix, Eix)> = Vec::new();
         while let Some(t) = cur {
             if il.kind(t) != EntryKind::Type || chain.len() > 1 << 20 {
                 break;
@@ -308,6 +309,12 @@ impl<'a> Subst<'a> {
             if Self::dependent_bound(il, t).is_some() {
                 deepest_bound = Some(chain.len());
             }
+            if let Some(sup) = self.subst_routine_params(il, t)? {
+                // A routine type whose parameter types change: rebuilt from here up,
+                // with the substituted supplement.
+                deepest_bound = deepest_bound.or(Some(chain.len()));
+                supplements.push((t, sup));
+            }
             chain.push(t);
             cur = il.child_eix(t, F::TYPE_BASE_TYPE);
         }
@@ -325,6 +332,9 @@ impl<'a> Subst<'a> {
             let c = il.eix(id)?;
             il.copy_entry_data(t, c);
             il.replace_child_at(c, F::TYPE_BASE_TYPE.slot as usize, new);
+            if let Some(&(_, sup)) = supplements.iter().find(|(r, _)| *r == t) {
+                il.replace_child_at(c, F::TYPE_ROUTINE_SUPPLEMENT.slot as usize, sup);
+            }
             if il.ty(c).type_kind() == TypeKind::Typeref {
                 // A typeref takes the size of what it names.
                 let (size, align) = il.as_ty(new).map_or((0, 0), |n| (n.size(), n.alignment()));
@@ -350,6 +360,59 @@ impl<'a> Subst<'a> {
             self.types.insert(t0, new);
         }
         Ok(Some(new))
+    }
+
+    /// For a routine type `t` some of whose parameter types substitution changes, a new
+    /// supplement with the substituted parameters (names, defaults and attributes kept);
+    /// `None` for any other type, or when no parameter type changes.
+    fn subst_routine_params(&mut self, il: &mut Il, t: Eix) -> Result<Option<Eix>, IlError> {
+        if il.ty(t).type_kind() != TypeKind::Routine {
+            return Ok(None);
+        }
+        let Some(sup) = il.child_eix(t, F::TYPE_ROUTINE_SUPPLEMENT) else {
+            return Ok(None);
+        };
+        if self.dep_nest >= dependent::MAX_NEST {
+            return Ok(None);
+        }
+        let params: Vec<Eix> = il.list_eix(sup, F::ROUTINE_TYPE_SUPPLEMENT_PARAMS).to_vec();
+        let mut types = Vec::with_capacity(params.len());
+        self.dep_nest += 1;
+        for &p in &params {
+            let pt = il.child_eix(p, F::PARAM_TYPE_TYPE);
+            let r = self.subst_type(il, pt);
+            types.push(match r {
+                Ok(nt) => nt,
+                Err(e) => {
+                    self.dep_nest -= 1;
+                    return Err(e);
+                }
+            });
+        }
+        self.dep_nest -= 1;
+        let changed = params
+            .iter()
+            .zip(&types)
+            .any(|(&p, &nt)| nt != il.child_eix(p, F::PARAM_TYPE_TYPE));
+        if !changed {
+            return Ok(None);
+        }
+        let id = il.alloc_in(EntryKind::RoutineTypeSupplement, RegionIdx::FILE_SCOPE);
+        let ns = il.eix(id)?;
+        il.copy_entry_data(sup, ns);
+        il.retain_list(ns, F::ROUTINE_TYPE_SUPPLEMENT_PARAMS, |_| false);
+        for (&p, nt) in params.iter().zip(types) {
+            let pid = il.alloc_in(EntryKind::ParamType, RegionIdx::FILE_SCOPE);
+            let np = il.eix(pid)?;
+            il.copy_entry_data(p, np);
+            il.replace_child_at(
+                np,
+                F::PARAM_TYPE_TYPE.slot as usize,
+                nt.unwrap_or(Eix::NONE),
+            );
+            il.push_list(id, F::ROUTINE_TYPE_SUPPLEMENT_PARAMS, pid)?;
+        }
+        Ok(Some(ns))
     }
 
     /// The bound of array type `t` when it is an expression to substitute (a
@@ -1184,10 +1247,7 @@ impl<'a> Subst<'a> {
                 let t = Self::subscript_type(il, *a, *b).or(ty);
                 self.same_node(il, e, t, operands)
             }
-            (Op::Call, [callee, ..]) => {
-                let t = Self::call_type(il, *callee).or(ty);
-                self.same_node(il, e, t, operands)
-            }
+            (Op::Call, [_, ..]) => self.call(il, e, ty, operands),
             // Assignments, members, ...: the same node on the substituted operands and
             // type.
             _ => self.same_node(il, e, ty, operands),
@@ -1301,26 +1361,101 @@ impl<'a> Subst<'a> {
         })
     }
 
-    /// The type a call has when its callee names a routine or a pointer to one: the
-    /// routine type's return type, a reference return giving the referred type.
-    /// `None` when the callee's type is not a routine type (a builtin, a dependent
-    /// callee).
-    fn call_type(il: &Il, callee: Eix) -> Option<Eix> {
-        let mut t = crate::il::kinds::strip_typerefs(il, Self::expr_type(il, callee)?);
+    /// The routine type a callee has: its type, through a pointer to it (and for an
+    /// address constant of a routine, the routine's declared type). `None` when it has
+    /// none (a builtin, a dependent callee).
+    fn callee_routine_type(il: &Il, callee: Eix) -> Option<Eix> {
+        let declared = || {
+            let c = il.child_eix(callee, F::EXPR_NODE_CONSTANT)?;
+            (il.constant(c).address_kind() == Some(crate::il::AddressKind::Routine))
+                .then(|| il.child_eix(c, F::CONSTANT_OPERAND))
+                .flatten()
+                .filter(|&r| il.kind(r) == EntryKind::Routine)
+                .and_then(|r| il.child_eix(r, F::ROUTINE_TYPE))
+        };
+        let mut t =
+            crate::il::kinds::strip_typerefs(il, Self::expr_type(il, callee).or_else(declared)?);
         if Self::tk(il, t) == TypeKind::Pointer {
             t = crate::il::kinds::strip_typerefs(il, il.child_eix(t, F::TYPE_BASE_TYPE)?);
         }
-        if Self::tk(il, t) != TypeKind::Routine {
-            return None;
-        }
-        let r = il.child_eix(t, F::TYPE_BASE_TYPE)?;
-        let rt = il.as_ty(r)?;
-        let is_ref = rt.type_kind() == TypeKind::Pointer
-            && rt.qualifiers() & (crate::il::kinds::qual::LREF | crate::il::kinds::qual::RREF) != 0;
+        (Self::tk(il, t) == TypeKind::Routine).then_some(t)
+    }
+
+    /// The type a call of a routine of type `rt` has: its return type, a reference
+    /// return giving the referred type.
+    fn return_type(il: &Il, rt: Eix) -> Option<Eix> {
+        let r = il.child_eix(rt, F::TYPE_BASE_TYPE)?;
+        let t = il.as_ty(r)?;
+        let is_ref = t.type_kind() == TypeKind::Pointer
+            && t.qualifiers() & (crate::il::kinds::qual::LREF | crate::il::kinds::qual::RREF) != 0;
         if is_ref {
             il.child_eix(r, F::TYPE_BASE_TYPE)
         } else {
             Some(r)
+        }
+    }
+
+    /// A call on substituted `operands` (callee first): when the callee's routine type
+    /// is known, its return type, and each argument converted to its parameter's type (a
+    /// constant folded to it), as overload resolution's chosen conversion sequence does
+    /// for a non-overloaded callee; the variadic tail and a callee with a parameter pack
+    /// keep their arguments.
+    fn call(
+        &mut self,
+        il: &mut Il,
+        e: Eix,
+        ty: Option<Eix>,
+        operands: &[Eix],
+    ) -> Result<Eix, IlError> {
+        let Some((&callee, args)) = operands.split_first() else {
+            return self.same_node(il, e, ty, operands);
+        };
+        let Some(rt) = Self::callee_routine_type(il, callee) else {
+            return self.same_node(il, e, ty, operands);
+        };
+        let t = Self::return_type(il, rt).or(ty);
+        let params: Vec<Eix> = il
+            .child_eix(rt, F::TYPE_ROUTINE_SUPPLEMENT)
+            .map(|s| il.list_eix(s, F::ROUTINE_TYPE_SUPPLEMENT_PARAMS).to_vec())
+            .unwrap_or_default();
+        if params.iter().any(|&p| il.param_type(p).is_pack()) {
+            return self.same_node(il, e, t, operands);
+        }
+        let mut ops = Vec::with_capacity(operands.len());
+        ops.push(callee);
+        for (i, &a) in args.iter().enumerate() {
+            let pt = params
+                .get(i)
+                .and_then(|&p| il.child_eix(p, F::PARAM_TYPE_TYPE));
+            ops.push(match pt {
+                Some(pt) => self.convert_argument(il, a, pt)?,
+                None => a,
+            });
+        }
+        self.same_node(il, e, t, &ops)
+    }
+
+    /// Argument `a` converted to parameter type `pt`: nothing when their types agree but
+    /// for typedefs, qualifiers and references (a reference binds; a parameter's
+    /// top-level qualifiers are not its function type's); a cast of the standard
+    /// conversion's kind when that kind changes the representation (`BitCast` of a
+    /// pointer, `DerivedToBase`, ...), as clang records it; else [`Subst::convert`].
+    fn convert_argument(&mut self, il: &mut Il, a: Eix, pt: Eix) -> Result<Eix, IlError> {
+        use crate::il::kinds::strip_typerefs;
+        let Some(at) = Self::expr_type(il, a) else {
+            return Ok(a);
+        };
+        let (ua, up) = (strip_typerefs(il, at), strip_typerefs(il, pt));
+        if ua == up || crate::compare::equiv_types(il, Some(ua), Some(up)) {
+            return Ok(a);
+        }
+        match casts::explicit_cast_kind(il, at, pt) {
+            Some(k) if !k.is_transparent() => {
+                let x = self.op_node(il, Op::Cast, Some(pt), &[a])?;
+                il.expr_mut(x).set_cast_kind(k);
+                Ok(x)
+            }
+            _ => self.convert(il, a, pt),
         }
     }
 

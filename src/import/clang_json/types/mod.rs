@@ -211,7 +211,30 @@ fn new_type(il: &mut Il, k: TypeKind, name: Option<&str>) -> Result<Eix, IlError
     if let Some(n) = name {
         il.set_string(id, 0, n.as_bytes())?;
     }
-    il.eix(id)
+    let e = il.eix(id)?;
+    if k == TypeKind::TemplateParam {
+        // A placeholder stands for no parameter: never bound by position. clang's
+        // canonical `type-parameter-D-I` gives its position. A parameter known by name is
+        // one entry for every template that uses the name, so it has no position of its
+        // own: it keeps depth 0, position 0 (substitution binds it by entry where the
+        // arguments name it; the positional fallback reads the first argument, what a
+        // single-parameter template means).
+        let (depth, position) = match name {
+            Some("auto" | "<dependent type>") => (kinds::UNPOSITIONED, 0),
+            n => n.and_then(canonical_position).unwrap_or((0, 0)),
+        };
+        il.ty_mut(e)
+            .set_tparam_depth(depth)
+            .set_tparam_position(position);
+    }
+    Ok(e)
+}
+
+/// The depth and index clang's canonical spelling of a template type parameter
+/// (`type-parameter-1-0`) gives.
+fn canonical_position(name: &str) -> Option<(u16, u16)> {
+    let (d, i) = name.strip_prefix("type-parameter-")?.split_once('-')?;
+    Some((d.parse().ok()?, i.parse().ok()?))
 }
 
 fn set_base(il: &mut Il, t: Eix, base: Eix) -> Result<(), IlError> {

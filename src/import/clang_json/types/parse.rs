@@ -265,7 +265,6 @@ impl Types {
             || s.starts_with("decltype(")
             || s.starts_with("auto ")
             || s.starts_with("const auto")
-            || s.contains("type-parameter-") && !s.starts_with("type-parameter-")
         {
             self.dependent_refs += 1;
             return self.dependent(il);
