@@ -21,11 +21,18 @@
 //!   expression at the same place in the instantiation's body, with
 //!   [`crate::compare::compare_expressions`] (substituting [`Subst::unfolded`], as clang
 //!   records) after both sides drop the conversions a pattern cannot hold (lvalue-to-
-//!   rvalue, no-op, decay and arithmetic conversions of dependent operands); the pattern's parameters, locals, routine and class members
-//!   are mapped to the instance's ([`Subst::map_entity`]). A pattern body holding a
-//!   dependent name lookup, or an expression the instance resolved to an overloaded
-//!   operator, is out of scope: which function is called is overload resolution, the
-//!   front end's business.
+//!   rvalue, no-op, decay and arithmetic conversions of dependent operands; an integral
+//!   conversion of an integer constant is folded into it, and `&f` equals the address
+//!   constant of `f`); the pattern's parameters, locals, routine and class members are
+//!   mapped to the instance's ([`Subst::map_entity`]). A pattern body holding a
+//!   dependent name lookup, an expression the instance resolved to an overloaded
+//!   operator, a constructor or a conversion function, or a builtin call the instance
+//!   checked against the builtin's prototype, is out of scope: which function is called
+//!   is overload resolution, the front end's business.
+//!
+//! A class instantiation of a template with partial specializations is checked against
+//! the partial specialization it came from, recognised by deduction and partial
+//! ordering ([`partial`]; clang's JSON names only the primary template).
 //!
 //! Every comparison lands in a [`Tally`]: agreements, differences by named class, and
 //! cases out of scope by named class. Nothing is printed; the CLI prints the report.
@@ -35,7 +42,7 @@
 //! through a fresh [`ConstantSharing`]); the world's existing entries are not changed.
 //! Time is linear in the instantiations' sizes; all walks use explicit stacks.
 
-use super::{Binding, DataModel, Specializations, Subst, TemplateArgs};
+use super::{partial, Binding, DataModel, Specializations, Subst, TemplateArgs};
 use crate::il::kinds::rf;
 use crate::il::{
     fields as F, AddressKind, CastKind, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, Op,
@@ -131,7 +138,10 @@ const PACK: &str = "parameter pack";
 const ARG_COUNT: &str = "argument count differs from parameter count";
 const TEMPLATE_TEMPLATE: &str = "template template parameter";
 const EXPR_ARG: &str = "non-type argument that is not a constant or a declaration";
-const PARTIAL: &str = "partial specialization pattern (clang's JSON does not name it)";
+const PARTIAL: &str =
+    "partial specialization not recognised (no partial specialization's arguments match, yet the fields are not the primary's)";
+const AMBIGUOUS: &str =
+    "several partial specializations match and none is more specialized than the others";
 const DEPENDENT_TYPE: &str =
     "dependent type the importer keeps unresolved (decltype, a builtin template, `auto` without an initializer type)";
 const UNBOUND: &str = "template parameter left unbound";
@@ -186,8 +196,13 @@ struct Index {
     tparam_types: AHashMap<Vec<u8>, Vec<Eix>>,
     /// The class type whose scope lists a routine.
     class_of: AHashMap<Eix, Eix>,
-    /// Names of templates that have partial specializations (template kind 6).
-    partial: AHashSet<Vec<u8>>,
+    /// Partial specializations (template kind 6) by name.
+    partials: AHashMap<Vec<u8>, Vec<Eix>>,
+    /// The patterns of partial specializations (not instantiations themselves).
+    partial_patterns: AHashSet<Eix>,
+    /// The scope whose types list holds a type (a partial specialization belongs to the
+    /// primary template declared in its scope).
+    scope_of_type: AHashMap<Eix, Eix>,
     /// Types that are the pattern of a class template.
     class_patterns: AHashSet<Eix>,
     /// The `bool` type, if the world has one (C++).
@@ -215,11 +230,13 @@ impl Index {
                 }
             }
         }
-        let mut partial = AHashSet::new();
+        let mut partials: AHashMap<Vec<u8>, Vec<Eix>> = AHashMap::new();
+        let mut partial_patterns = AHashSet::new();
         let mut class_patterns = AHashSet::new();
         for t in il.kind_list(EntryKind::Template) {
             if il.template(t).template_kind() == TemplateKind::PartialSpecialization {
-                partial.insert(il.name(t).to_vec());
+                partials.entry(il.name(t).to_vec()).or_default().push(t);
+                partial_patterns.extend(il.child_eix(t, F::TEMPLATE_PATTERN));
             }
             if let Some(p) = il.child_eix(t, F::TEMPLATE_PATTERN) {
                 if il.kind(p) == EntryKind::Type {
@@ -231,13 +248,21 @@ impl Index {
             il.kind_list(EntryKind::Type)
                 .find(|&t| il.ty(t).type_kind() == TypeKind::Integer && il.name(t) == name)
         };
+        let mut scope_of_type = AHashMap::new();
+        for sc in il.kind_list(EntryKind::Scope) {
+            for &t in il.list_eix(sc, F::SCOPE_TYPES) {
+                scope_of_type.entry(t).or_insert(sc);
+            }
+        }
         Index {
+            scope_of_type,
             specs: Specializations::new(il),
             bool_type: int_named(b"bool"),
             long_type: int_named(b"long"),
             tparam_types,
             class_of,
-            partial,
+            partials,
+            partial_patterns,
             class_patterns,
         }
     }
@@ -268,10 +293,19 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
         else {
             continue;
         };
-        if il.kind(pattern) != EntryKind::Type || pattern == s {
+        if il.kind(pattern) != EntryKind::Type || pattern == s || ix.partial_patterns.contains(&s) {
             continue;
         }
-        let args = match bind(il, &ix, tmpl, info, None)? {
+        let (tmpl, pattern, bound) = match which_specialization(il, &ix, tmpl, info) {
+            Ok(Some((spec, deduced))) => {
+                let params = il.list_eix(spec, F::TEMPLATE_PARAMS).to_vec();
+                let pattern = il.child_eix(spec, F::TEMPLATE_PATTERN).unwrap_or(pattern);
+                (spec, pattern, bind_list(il, &ix, &params, &deduced, None)?)
+            }
+            Ok(None) => (tmpl, pattern, bind(il, &ix, tmpl, info, None)?),
+            Err(why) => (tmpl, pattern, Err(why)),
+        };
+        let args = match bound {
             Ok(a) => a,
             Err(why) => {
                 *rep.instantiations_out_of_scope.entry(why).or_default() += 1;
@@ -281,7 +315,7 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
         let pf: Vec<Eix> = il.list_eix(pattern, F::TYPE_FIELDS).to_vec();
         let sf: Vec<Eix> = il.list_eix(s, F::TYPE_FIELDS).to_vec();
         let names = |v: &[Eix]| v.iter().map(|&f| il.name(f).to_vec()).collect::<Vec<_>>();
-        if ix.partial.contains(il.name(tmpl)) && names(&pf) != names(&sf) {
+        if ix.partials.contains_key(il.name(tmpl)) && names(&pf) != names(&sf) {
             *rep.instantiations_out_of_scope.entry(PARTIAL).or_default() += 1;
             continue;
         }
@@ -444,6 +478,69 @@ fn bind(
 ) -> Result<Result<TemplateArgs, &'static str>, IlError> {
     let params: Vec<Eix> = il.list_eix(tmpl, F::TEMPLATE_PARAMS).to_vec();
     let args: Vec<Eix> = il.list_eix(info, F::TEMPLATE_INFO_ARGS).to_vec();
+    bind_list(il, ix, &params, &args, outer)
+}
+
+/// The partial specialization of `tmpl` the instantiation with template info `info`
+/// comes from, with the arguments deduced for its parameters ([`partial::deduce`]);
+/// `None` when `tmpl` has none that matches (the primary template's pattern stands);
+/// why not when several match.
+fn which_specialization(
+    il: &Il,
+    ix: &Index,
+    tmpl: Eix,
+    info: Eix,
+) -> Result<Option<(Eix, Vec<Eix>)>, &'static str> {
+    let Some(specs) = ix.partials.get(il.name(tmpl)) else {
+        return Ok(None);
+    };
+    let args = il.list_eix(info, F::TEMPLATE_INFO_ARGS);
+    // The partial specializations declared where the primary template is (another
+    // template of the same name elsewhere is not this one's): in the same scope when
+    // the world says, and at the same template depth.
+    let scope = |t: Eix| {
+        il.child_eix(t, F::TEMPLATE_PATTERN)
+            .and_then(|p| ix.scope_of_type.get(&p).copied())
+    };
+    let depth = |t: Eix| {
+        il.list_eix(t, F::TEMPLATE_PARAMS)
+            .first()
+            .map(|&p| il.template_param(p).depth())
+    };
+    let (home, home_depth) = (scope(tmpl), depth(tmpl));
+    let found: Vec<(Eix, Vec<Eix>)> = specs
+        .iter()
+        .filter(|&&spec| home.is_none() || scope(spec).is_none() || scope(spec) == home)
+        .filter(|&&spec| home_depth.is_none() || depth(spec).is_none() || depth(spec) == home_depth)
+        .filter_map(|&spec| match partial::deduce(il, spec, args) {
+            partial::Match::Deduced(v) => Some((spec, v)),
+            partial::Match::No => None,
+        })
+        .collect();
+    if found.len() < 2 {
+        return Ok(found.into_iter().next());
+    }
+    // Partial ordering: the one at least as specialized as every other.
+    let mut best = found.iter().filter(|(a, _)| {
+        found
+            .iter()
+            .all(|(b, _)| a == b || partial::at_least_as_specialized(il, *a, *b))
+    });
+    match (best.next(), best.next()) {
+        (Some(m), None) => Ok(Some(m.clone())),
+        _ => Err(AMBIGUOUS),
+    }
+}
+
+/// The arguments `args` bound to the parameters `params` (by depth and position, and
+/// type parameters by their type entries), on top of `outer`; or why not.
+fn bind_list(
+    il: &mut Il,
+    ix: &Index,
+    params: &[Eix],
+    args: &[Eix],
+    outer: Option<&TemplateArgs>,
+) -> Result<Result<TemplateArgs, &'static str>, IlError> {
     let mut out = outer.cloned().unwrap_or_default();
     if params.iter().any(|&p| il.template_param(p).is_pack()) {
         return Ok(Err(PACK));
@@ -451,7 +548,7 @@ fn bind(
     if params.len() != args.len() {
         return Ok(Err(ARG_COUNT));
     }
-    for (&p, &a) in params.iter().zip(&args) {
+    for (&p, &a) in params.iter().zip(args) {
         let tp = il.template_param(p);
         let (d, pos, pk) = (tp.depth(), tp.position(), tp.param_kind());
         let b = match (pk, il.kind(a)) {
@@ -903,7 +1000,7 @@ fn type_difference(il: &Il, ix: &Index, ours: Option<Eix>, theirs: Option<Eix>) 
 }
 
 /// `t` without typerefs, and the qualifiers they carried.
-fn strip(il: &Il, mut t: Eix) -> (Eix, u8) {
+pub(super) fn strip(il: &Il, mut t: Eix) -> (Eix, u8) {
     let mut q = 0u8;
     for _ in 0..64 {
         let Some(ty) = il.as_ty(t) else { break };

@@ -1475,6 +1475,7 @@ mod casts;
 mod check;
 mod constants;
 mod dependent;
+mod partial;
 mod synth;
 pub use check::{check_instantiations, same_type, InstantiationReport, Tally};
 pub use dependent::Specializations;
