@@ -141,26 +141,27 @@ fn dependent_template_id_in_a_pattern_resolves() {
 /// converting through a constructor overload resolution picks. A parameter typed with an
 /// alias template's function pointer over the template's parameter (`store_t<T>`: the
 /// routine type's parameters substituted) is called with its arguments converted to the
-/// parameter types.
+/// parameter types. `arm<2>` and `arm<1>`: the arm `if constexpr` discards is an empty
+/// block in clang's instance, and is not compared.
 #[test]
 fn conversions_and_result_types_agree() {
     let r = check("conv.json.gz");
     // pick<int *, int *> from pick<A *, A *> (more specialized than pick<A, A>, which
     // matches too), pick<int, int> from pick<A, A>, pick<int, float> from the primary.
-    assert_eq!((r.routines, r.classes), (16, 4), "{r:?}");
+    assert_eq!((r.routines, r.classes), (18, 4), "{r:?}");
     assert!(r.instantiations_out_of_scope.is_empty(), "{r:?}");
     // The generic lambda's call operator names `N`, its enclosing template's parameter.
-    assert_eq!(counts(&r.nttp), (5, 5, vec![], vec![(OTHER_TEMPLATE, 1)]));
+    assert_eq!(counts(&r.nttp), (8, 8, vec![], vec![(OTHER_TEMPLATE, 1)]));
     // The lambda's `auto v` and its deduced return type are what (b) misses.
     assert_eq!(
         counts(&r.decl_types),
-        (50, 48, vec![(AUTO, 1), (CONCRETE, 1)], vec![])
+        (54, 52, vec![(AUTO, 1), (CONCRETE, 1)], vec![])
     );
     assert_eq!(
         counts(&r.bodies),
         (
-            11,
-            11,
+            13,
+            13,
             vec![],
             vec![
                 (LOOKUP, 2),

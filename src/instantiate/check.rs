@@ -46,7 +46,7 @@ use super::{partial, Binding, DataModel, Specializations, Subst, TemplateArgs};
 use crate::il::kinds::rf;
 use crate::il::{
     fields as F, AddressKind, CastKind, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, Op,
-    TemplateKind, TemplateParamKind, TypeKind,
+    StmtKind, TemplateKind, TemplateParamKind, TypeKind,
 };
 use crate::share::ConstantSharing;
 use ahash::{AHashMap, AHashSet};
@@ -1235,12 +1235,17 @@ fn check_body(
                 if il.statement(a).stmt_kind() != il.statement(b).stmt_kind() {
                     return Ok(Err(Outcome::Differ(SHAPE)));
                 }
+                let discarded = discarded_arm(il, subst, a)?;
                 let ca: Vec<Eix> = il.children(a).to_vec();
                 let cb: Vec<Eix> = il.children(b).to_vec();
                 if ca.len() != cb.len() {
                     return Ok(Err(Outcome::Differ(SHAPE)));
                 }
                 for (&x, &y) in ca.iter().zip(&cb).rev() {
+                    if Some(x) == discarded && is_empty_block(il, y) {
+                        // The arm `if constexpr` discarded: clang leaves an empty block.
+                        continue;
+                    }
                     match (x.is_none(), y.is_none()) {
                         (true, true) => {}
                         (false, false) => stack.push((x, y)),
@@ -1356,6 +1361,35 @@ fn routine_address(il: &Il, e: Eix) -> Option<Eix> {
         }
         _ => None,
     }
+}
+
+/// The arm of pattern statement `a` an `if` whose condition folds discards (the then arm
+/// when the condition is false, the else arm when it is true): [stmt.if] does not
+/// instantiate it, and clang leaves an empty compound statement in its place. `None`
+/// for any other statement, or when the condition does not fold.
+fn discarded_arm(il: &mut Il, subst: &mut Subst<'_>, a: Eix) -> Result<Option<Eix>, IlError> {
+    if il.statement(a).stmt_kind() != StmtKind::If {
+        return Ok(None);
+    }
+    let Some(cond) = il.child_eix(a, F::STATEMENT_EXPR) else {
+        return Ok(None);
+    };
+    let arms = il.list_eix(a, F::STATEMENT_STMTS).to_vec();
+    Ok(match subst.fold_condition(il, cond)? {
+        Some(true) => arms.get(1).copied(),
+        Some(false) => arms.first().copied(),
+        None => None,
+    })
+}
+
+/// A compound statement with no statements and no locals.
+fn is_empty_block(il: &Il, s: Eix) -> bool {
+    il.kind(s) == EntryKind::Statement
+        && il.statement(s).stmt_kind() == StmtKind::Block
+        && il.list_eix(s, F::STATEMENT_STMTS).is_empty()
+        && il
+            .child_eix(s, F::STATEMENT_SCOPE)
+            .is_none_or(|sc| il.list_eix(sc, F::SCOPE_VARIABLES).is_empty())
 }
 
 /// A copy of the tree at `e` without the conversions a pattern cannot hold: clang's

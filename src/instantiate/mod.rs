@@ -439,6 +439,21 @@ impl<'a> Subst<'a> {
         r
     }
 
+    /// The truth value of condition `e` substituted and folded as a constant expression
+    /// (an `if constexpr` condition), `None` when it does not fold.
+    pub(super) fn fold_condition(&mut self, il: &mut Il, e: Eix) -> Result<Option<bool>, IlError> {
+        let saved = (self.unfolded, self.constant_context);
+        self.unfolded = false;
+        self.constant_context = true;
+        let r = self.copy_template_param_expr(il, e);
+        (self.unfolded, self.constant_context) = saved;
+        Ok(match Self::const_val(il, r?) {
+            Some(Val::Int(i)) => Some(i != 0),
+            Some(Val::Float(f)) => Some(f != 0.0),
+            None => None,
+        })
+    }
+
     /// The type kind of `t` ([`TypeKind::Error`] for an entry that is not a type).
     fn tk(il: &Il, t: Eix) -> TypeKind {
         il.as_ty(t).map_or(TypeKind::Error, |t| t.type_kind())
