@@ -677,9 +677,13 @@ impl<'a> Subst<'a> {
 
     /// `copy_template_param_expr`: the substituted copy of an expression tree (the
     /// template's tree is left untouched; untouched leaves are shared with it, and with
-    /// [`Subst::unfolded`] so are unchanged subtrees, unfolded). Only arithmetic,
-    /// shift and comparison operators take the usual arithmetic conversions; other
-    /// nodes keep their operators (a cast its cast code) over substituted operands.
+    /// [`Subst::unfolded`] so are unchanged subtrees, unfolded). Arithmetic, shift and
+    /// comparison operators take the usual arithmetic conversions (with a pointer
+    /// operand, pointer arithmetic's types); a call takes its callee's return type and
+    /// converts its arguments to the parameter types; a subscript is its element type; a
+    /// dependent cast takes the kind its substituted types give; a reference to a routine
+    /// is typed as the routine is declared; other nodes keep their operators (a cast its
+    /// cast code) over substituted operands.
     ///
     /// # Errors
     /// `imaginary operators not implemented`; `copy_template_param_con: unexpected kind`;
