@@ -32,7 +32,11 @@
 //!
 //! A class instantiation of a template with partial specializations is checked against
 //! the partial specialization it came from, recognised by deduction and partial
-//! ordering ([`partial`]; clang's JSON names only the primary template).
+//! ordering ([`partial`]; clang's JSON names only the primary template). A parameter
+//! pack binds the pack argument's elements (the importer records a pack argument as a
+//! template info listing them); an instantiation of a function template with a
+//! parameter pack is set aside (its pattern's function parameter pack would have to be
+//! expanded to the instance's parameters).
 //!
 //! Every comparison lands in a [`Tally`]: agreements, differences by named class, and
 //! cases out of scope by named class. Nothing is printed; the CLI prints the report.
@@ -417,6 +421,17 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
         }
         let class = ix.class_of.get(&r);
         let outer = class.and_then(|c| class_args.get(c));
+        if il
+            .list_eix(tmpl, F::TEMPLATE_PARAMS)
+            .iter()
+            .any(|&p| il.template_param(p).is_pack())
+        {
+            // A routine template with a parameter pack: its pattern's function parameter
+            // pack and the expansions over it would need expanding to the instance's
+            // parameters, which the check does not do.
+            *rep.instantiations_out_of_scope.entry(PACK).or_default() += 1;
+            continue;
+        }
         match bind(il, &ix, tmpl, info, outer)? {
             Ok(args) => {
                 let mut params = il.list_eix(tmpl, F::TEMPLATE_PARAMS).to_vec();
@@ -542,37 +557,61 @@ fn bind_list(
     outer: Option<&TemplateArgs>,
 ) -> Result<Result<TemplateArgs, &'static str>, IlError> {
     let mut out = outer.cloned().unwrap_or_default();
-    if params.iter().any(|&p| il.template_param(p).is_pack()) {
-        return Ok(Err(PACK));
-    }
     if params.len() != args.len() {
         return Ok(Err(ARG_COUNT));
     }
     for (&p, &a) in params.iter().zip(args) {
         let tp = il.template_param(p);
-        let (d, pos, pk) = (tp.depth(), tp.position(), tp.param_kind());
-        let b = match (pk, il.kind(a)) {
-            (TemplateParamKind::Type, EntryKind::Type) => {
-                let b = Binding::Type(il.id_of(a));
-                let canonical = format!("type-parameter-{d}-{pos}").into_bytes();
-                for name in [il.name(p).to_vec(), canonical] {
-                    for &t in ix.tparam_types.get(&name).into_iter().flatten() {
-                        out.bind_type(il.id_of(t), b.clone());
-                    }
-                }
-                b
+        let (d, pos, pk, is_pack) = (tp.depth(), tp.position(), tp.param_kind(), tp.is_pack());
+        let b = if is_pack {
+            // A pack: the importer records its elements in a template info of their own.
+            if il.kind(a) != EntryKind::TemplateInfo {
+                return Ok(Err(PACK));
             }
-            (TemplateParamKind::NonType, EntryKind::Constant) => Binding::Value(il.id_of(a)),
-            (TemplateParamKind::NonType, EntryKind::ExprNode) => match value_arg(il, a)? {
-                Some(c) => Binding::Value(il.id_of(c)),
-                None => return Ok(Err(EXPR_ARG)),
-            },
-            (TemplateParamKind::Template, _) => return Ok(Err(TEMPLATE_TEMPLATE)),
-            _ => return Ok(Err(EXPR_ARG)),
+            let elems = il.list_eix(a, F::TEMPLATE_INFO_ARGS).to_vec();
+            let mut v = Vec::with_capacity(elems.len());
+            for x in elems {
+                match arg_binding(il, pk, x)? {
+                    Ok(b) => v.push(b),
+                    Err(why) => return Ok(Err(why)),
+                }
+            }
+            Binding::Pack(v)
+        } else {
+            match arg_binding(il, pk, a)? {
+                Ok(b) => b,
+                Err(why) => return Ok(Err(why)),
+            }
         };
+        if pk == TemplateParamKind::Type {
+            let canonical = format!("type-parameter-{d}-{pos}").into_bytes();
+            for name in [il.name(p).to_vec(), canonical] {
+                for &t in ix.tparam_types.get(&name).into_iter().flatten() {
+                    out.bind_type(il.id_of(t), b.clone());
+                }
+            }
+        }
         out.bind(d, pos, b);
     }
     Ok(Ok(out))
+}
+
+/// The binding of one argument `a` of a parameter of kind `pk`, or why not.
+fn arg_binding(
+    il: &mut Il,
+    pk: TemplateParamKind,
+    a: Eix,
+) -> Result<Result<Binding, &'static str>, IlError> {
+    Ok(Ok(match (pk, il.kind(a)) {
+        (TemplateParamKind::Type, EntryKind::Type) => Binding::Type(il.id_of(a)),
+        (TemplateParamKind::NonType, EntryKind::Constant) => Binding::Value(il.id_of(a)),
+        (TemplateParamKind::NonType, EntryKind::ExprNode) => match value_arg(il, a)? {
+            Some(c) => Binding::Value(il.id_of(c)),
+            None => return Ok(Err(EXPR_ARG)),
+        },
+        (TemplateParamKind::Template, _) => return Ok(Err(TEMPLATE_TEMPLATE)),
+        _ => return Ok(Err(EXPR_ARG)),
+    }))
 }
 
 /// The constant a non-type argument given as an expression stands for: its constant, or

@@ -5,7 +5,7 @@
 //! declaration does not get its lists filled twice (inherited attributes, template
 //! parameters, enumerators).
 
-use super::{rf, Builder, Kid, FL_INHERITED};
+use super::{rf, Builder, Kid, FL_INHERITED, FL_PACK};
 use crate::il::kinds as K;
 use crate::il::{
     fields as F, AttrKind, ConstantKind, Eix, EntryKind, ExprKind, IlError, RegionIdx,
@@ -326,6 +326,14 @@ impl Builder<'_> {
     /// A template argument: its spelling and entry join the owner's argument list (the
     /// node itself is not delivered).
     fn finish_template_arg(&mut self, t: usize, kids: &[Kid]) -> Result<(), IlError> {
+        if self.frames[t].flags & FL_PACK != 0 {
+            // A pack argument (`"isPack": true`): its elements, which the nested
+            // arguments gave this frame, in a template info of their own.
+            let info = self.template_info(t)?;
+            let spelling = std::mem::take(&mut self.frames[t].targs);
+            self.join_owner_args(t, &spelling, info);
+            return Ok(());
+        }
         let f = &self.frames[t];
         let spelling = if !f.qual_type.is_empty() {
             f.qual_type.clone()
@@ -358,15 +366,20 @@ impl Builder<'_> {
         } else {
             Eix::NONE
         };
+        self.join_owner_args(t, &spelling, ent);
+        Ok(())
+    }
+
+    /// Adds argument `ent`, spelled `spelling`, to the argument list of frame `t`'s owner.
+    fn join_owner_args(&mut self, t: usize, spelling: &str, ent: Eix) {
         if t > 0 {
             let p = &mut self.frames[t - 1];
             if !p.targs.is_empty() {
                 p.targs.push_str(", ");
             }
-            p.targs.push_str(&spelling);
+            p.targs.push_str(spelling);
             p.targ_entries.push(ent);
         }
-        Ok(())
     }
 
     /// The expression a declaration template argument stands for: a routine or variable
