@@ -1148,14 +1148,14 @@ fn same_type_with(il: &Il, a: Option<Eix>, b: Option<Eix>, loose_bounds: bool) -
 /// What a value expression designates: an integer or floating value, or an entity
 /// whose address it is.
 #[derive(Debug, PartialEq)]
-enum Designated {
+pub(super) enum Designated {
     Value(i64),
     Address(Eix),
 }
 
 /// The value an expression holds, through conversions: a constant's value, an address
 /// constant's entity, `&entity`.
-fn designated(il: &Il, mut e: Eix) -> Option<Designated> {
+pub(super) fn designated(il: &Il, mut e: Eix) -> Option<Designated> {
     for _ in 0..64 {
         if il.kind(e) != EntryKind::ExprNode {
             return None;

@@ -15,8 +15,10 @@
 //! other's deduction succeeds from its written arguments, [temp.class.order]); when
 //! none is, the match is reported ambiguous, not guessed.
 
-use super::check::{same_type, strip};
-use crate::il::{fields as F, Eix, EntryKind, ExprKind, Il, TemplateParamKind, TypeKind};
+use super::check::{designated, same_type, strip, Designated};
+use crate::il::{
+    fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, TemplateParamKind, TypeKind,
+};
 
 /// How a partial specialization matched an instantiation's arguments.
 pub(super) enum Match {
@@ -210,28 +212,20 @@ fn template_id(il: &Il, mut t: Eix) -> Option<Eix> {
     None
 }
 
-/// The integer value an argument (a constant, or an expression holding one) has.
-fn value(il: &Il, mut e: Eix) -> Option<i64> {
-    for _ in 0..16 {
-        match il.kind(e) {
-            EntryKind::Constant => {
-                let c = il.constant(e);
-                return (c.constant_kind() == crate::il::ConstantKind::Integer).then(|| c.value());
-            }
-            EntryKind::ExprNode => {
-                if let Some(c) = il.child_eix(e, F::EXPR_NODE_CONSTANT) {
-                    e = c;
-                    continue;
-                }
-                match il.list_eix(e, F::EXPR_NODE_OPERANDS) {
-                    [x] => e = *x,
-                    _ => return None,
-                }
-            }
-            _ => return None,
-        }
+/// The value a non-type argument stands for: a constant entry's (an integer, or the
+/// entity of an address), or an expression's through its conversions ([`designated`]).
+fn value(il: &Il, e: Eix) -> Option<Designated> {
+    if il.kind(e) != EntryKind::Constant {
+        return designated(il, e);
     }
-    None
+    let c = il.constant(e);
+    match c.constant_kind() {
+        ConstantKind::Integer | ConstantKind::Float => Some(Designated::Value(c.value())),
+        ConstantKind::Address => il
+            .child_eix(e, F::CONSTANT_OPERAND)
+            .map(Designated::Address),
+        _ => None,
+    }
 }
 
 /// Matches partial specialization `spec` (a template of kind `PartialSpecialization`)
