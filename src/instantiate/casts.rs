@@ -4,8 +4,10 @@
 //! yet (clang's `Dependent`); instantiation gives it one, as clang's `Sema` does when it
 //! rebuilds the cast: the kind of the conversion's last step (the decays before it are
 //! separate implicit steps, which comparison drops). Only the standard conversions are
-//! classified; a cast that needs overload resolution (through a constructor or a
-//! conversion function, between related classes) keeps `Dependent`.
+//! classified (a pointer between classes by their bases: derived-to-base,
+//! base-to-derived, else a reinterpretation); a cast that needs overload resolution
+//! (through a constructor or a conversion function), or of a reference, vector or
+//! pointer to member, keeps `Dependent`.
 
 use crate::compare::equiv_types;
 use crate::il::kinds::{qual, strip_typerefs};
