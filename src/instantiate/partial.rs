@@ -87,14 +87,19 @@ impl Deduction<'_> {
         let il = self.il;
         match (il.kind(a), il.kind(b)) {
             (EntryKind::Type, EntryKind::Type) => same_type(il, Some(a), Some(b)),
-            _ => value(il, a).is_some() && value(il, a) == value(il, b),
+            _ => same_value(il, a, b),
         }
+    }
+
+    /// Counts one step of the match; false past [`MAX_STEPS`].
+    fn step(&mut self) -> bool {
+        self.steps += 1;
+        self.steps <= MAX_STEPS
     }
 
     /// Matches one written argument `p` against the instantiation's `a`.
     fn arg(&mut self, p: Eix, a: Eix) -> bool {
-        self.steps += 1;
-        if self.steps > MAX_STEPS {
+        if !self.step() {
             return false;
         }
         let il = self.il;
@@ -103,15 +108,14 @@ impl Deduction<'_> {
             (EntryKind::Type, _) | (_, EntryKind::Type) => false,
             _ => match self.param_of_expr(p) {
                 Some(i) => self.bind(i, a),
-                None => value(il, p).is_some() && value(il, p) == value(il, a),
+                None => same_value(il, p, a),
             },
         }
     }
 
     /// Matches written type `p` against type `a`, part by part.
     fn ty(&mut self, p: Eix, a: Eix) -> bool {
-        self.steps += 1;
-        if self.steps > MAX_STEPS {
+        if !self.step() {
             return false;
         }
         let il = self.il;
@@ -210,6 +214,12 @@ fn template_id(il: &Il, mut t: Eix) -> Option<Eix> {
         t = il.child_eix(t, F::TYPE_BASE_TYPE)?;
     }
     None
+}
+
+/// Whether two non-type arguments stand for one known value.
+fn same_value(il: &Il, a: Eix, b: Eix) -> bool {
+    let v = value(il, a);
+    v.is_some() && v == value(il, b)
 }
 
 /// The value a non-type argument stands for: a constant entry's (an integer, or the
