@@ -253,6 +253,13 @@ fn malformed_input_gives_errors_not_panics() {
             "UTF-8",
             55,
         ),
+        // Keys out of clang's order (a JSON tool that sorts them): a node's "kind" after
+        // its "inner" (it was read as `{}`), an error, never a panic.
+        (
+            br#"{"id":"0x1","kind":"TranslationUnitDecl","inner":[{"id":"0x2","inner":[{"id":"0x3","kind":"ParmVarDecl","name":"x"}],"kind":"FunctionDecl","name":"f"}]}"#,
+            "expected clang's key order",
+            138,
+        ),
     ] {
         let mut il = Il::new();
         let e = import_reader(&mut il, bad).unwrap_err();

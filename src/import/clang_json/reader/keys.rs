@@ -116,6 +116,17 @@ impl Builder<'_> {
                         ))
                         .into());
                 }
+                if self.frames[t].materialized || self.frames[t].class.is_some() {
+                    // The node was taken for `{}` when its children came first: clang
+                    // prints "kind" before "inner" (and once).
+                    return Err(lx
+                        .err(format!(
+                            "\"kind\" ({}) after the node's \"inner\" or a second \"kind\": \
+                             expected clang's key order (kind before inner)",
+                            String::from_utf8_lossy(&text)
+                        ))
+                        .into());
+                }
                 let k = self.intern_kind(&text);
                 lx.text = text;
                 self.nodes += 1;
