@@ -144,6 +144,7 @@ pub fn vocabularies() -> Vec<VocabDef> {
             v(65, "CoAwait", "co_await", "`co_await`."),
             v(71, "Sizeof", "sizeof", "sizeof(type operand)."),
             v(72, "Alignof", "alignof", "alignof(type operand)."),
+            v(73, "SizeofPack", "sizeof_pack", "`sizeof...(pack)`; `entity`: the pack (a template parameter pack, or a function parameter pack of the pattern)."),
             v(87, "BitOr", "bitor", "Bitwise or."),
             v(88, "BitXor", "bitxor", "Bitwise xor."),
             v(103, "ImplicitConv", "implicit_conv", "An implicit conversion inserted by the usual arithmetic conversions."),

@@ -354,3 +354,77 @@ fn templates_fixture_resolves_types_and_matches_clang() {
     let dk = mark_device(&mut il, DeviceOptions::default());
     assert_eq!(kept_routine_names(&il, &dk), lines("templates.defines.txt"));
 }
+
+/// The routine named `name` that has template arguments (an instantiation), or the one
+/// without (the pattern).
+fn routine(il: &Il, name: &str, instance: bool) -> ilkit::il::Eix {
+    il.kind_list(EntryKind::Routine)
+        .find(|&r| {
+            il.name(r) == name.as_bytes()
+                && il.child_eix(r, F::ROUTINE_TEMPLATE_INFO).is_some() == instance
+        })
+        .unwrap_or_else(|| panic!("routine {name} (instance: {instance})"))
+}
+
+/// The expression nodes of routine `r`'s body (statements, scopes, variables and their
+/// initializers; not types or other routines).
+fn body_exprs(il: &Il, r: ilkit::il::Eix) -> Vec<ilkit::il::Eix> {
+    let mut out = Vec::new();
+    let mut stack: Vec<_> = il.child_eix(r, F::ROUTINE_BODY_SCOPE).into_iter().collect();
+    while let Some(e) = stack.pop() {
+        match il.kind(e) {
+            EntryKind::Type | EntryKind::Routine | EntryKind::Template => continue,
+            EntryKind::ExprNode => out.push(e),
+            _ => {}
+        }
+        stack.extend(il.children(e).iter().copied().filter(|c| !c.is_none()));
+    }
+    out
+}
+
+/// `packs.cu`: a pack expansion is a node of its own over its pattern, a `sizeof...`
+/// names its pack (clang's dump gives only the name): the template parameter pack `Ts`,
+/// or the function parameter pack `args` of the pattern (in the instance too, whose own
+/// parameters are the expanded ones). Every routine clang defines is kept.
+#[test]
+fn packs_fixture_imports_expansions() {
+    let (mut il, _) = import("packs.json.gz");
+    let exprs: Vec<_> = il
+        .kind_list(EntryKind::Routine)
+        .flat_map(|r| body_exprs(&il, r))
+        .collect();
+    let expansion = exprs
+        .iter()
+        .find(|&&e| il.expr(e).expr_kind() == ExprKind::PackExpansion)
+        .expect("a pack expansion");
+    assert_eq!(il.list_eix(*expansion, F::EXPR_NODE_OPERANDS).len(), 1);
+    let sizeof_packs: Vec<_> = exprs
+        .iter()
+        .filter(|&&e| {
+            il.expr(e).expr_kind() == ExprKind::Operation && il.expr(e).op() == Op::SizeofPack
+        })
+        .map(|&e| il.ref_eix(e, F::EXPR_NODE_ENTITY).expect("the pack"))
+        .collect();
+    // call_with's `sizeof...(Ts)`, count's `sizeof...(args)`, total's `sizeof...(Ns)`, in
+    // the 3 patterns and their 4 instances.
+    assert_eq!(sizeof_packs.len(), 7, "{sizeof_packs:?}");
+    let args_pack = il.list_eix(routine(&il, "count", false), F::ROUTINE_PARAMS)[0];
+    assert!(il.param_type(args_pack).is_pack());
+    for p in sizeof_packs {
+        match il.kind(p) {
+            EntryKind::TemplateParam => {
+                assert!(il.template_param(p).is_pack());
+                assert!([&b"Ts"[..], b"Ns"].contains(&il.name(p)));
+            }
+            k => assert_eq!((k, p), (EntryKind::ParamType, args_pack)),
+        }
+    }
+    // The fold keeps its operands; its operator is not in the dump.
+    let fold = exprs
+        .iter()
+        .find(|&&e| il.expr(e).expr_kind() == ExprKind::FoldExpression)
+        .expect("a fold");
+    assert_eq!(il.expr(*fold).op(), Op::Dependent);
+    let dk = mark_device(&mut il, DeviceOptions::default());
+    assert_eq!(kept_routine_names(&il, &dk), lines("packs.defines.txt"));
+}

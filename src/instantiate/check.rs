@@ -164,6 +164,7 @@ const SPEC_RESOLVED: &str =
     "pattern names another specialization of the template (the importer resolved a dependent template-id)";
 const TYPE_OTHER: &str = "type differs";
 const PARAM_COUNT: &str = "parameter count differs";
+const PACKS: &str = "several function parameter packs";
 const LOCALS: &str = "local variables differ";
 const NO_PARAM: &str = "substituted parameter not recorded";
 const VALUE: &str = "value differs";
@@ -171,6 +172,7 @@ const NTTP_TYPE: &str = "type of the value differs";
 const NOT_CONST: &str = "replacement is not a constant";
 const DEPENDENT_LOOKUP: &str = "dependent name lookup (overload resolution)";
 const NO_BODY: &str = "no body";
+const FOLD: &str = "fold expression (clang's JSON does not record its operator)";
 const SHAPE: &str = "statement structure differs";
 const EXPR_DIFF: &str = "expression differs";
 const LAMBDA: &str = "lambda in body";
@@ -421,17 +423,6 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
         }
         let class = ix.class_of.get(&r);
         let outer = class.and_then(|c| class_args.get(c));
-        if il
-            .list_eix(tmpl, F::TEMPLATE_PARAMS)
-            .iter()
-            .any(|&p| il.template_param(p).is_pack())
-        {
-            // A routine template with a parameter pack: its pattern's function parameter
-            // pack and the expansions over it would need expanding to the instance's
-            // parameters, which the check does not do.
-            *rep.instantiations_out_of_scope.entry(PACK).or_default() += 1;
-            continue;
-        }
         match bind(il, &ix, tmpl, info, outer)? {
             Ok(args) => {
                 let mut params = il.list_eix(tmpl, F::TEMPLATE_PARAMS).to_vec();
@@ -697,19 +688,29 @@ fn check_routine(
     rep.decl_types.record(res);
     let pp: Vec<Eix> = il.list_eix(p, F::ROUTINE_PARAMS).to_vec();
     let rp: Vec<Eix> = il.list_eix(r, F::ROUTINE_PARAMS).to_vec();
-    if pp.iter().any(|&x| il.param_type(x).is_pack()) {
-        rep.decl_types.skip(PACK);
-    } else if pp.len() != rp.len() {
-        rep.decl_types.differ(PARAM_COUNT);
-    } else {
-        for (&a, &b) in pp.iter().zip(&rp) {
-            subst.map_entity(a, b);
-            let (ta, tb) = (
-                il.child_eix(a, F::PARAM_TYPE_TYPE),
-                il.child_eix(b, F::PARAM_TYPE_TYPE),
-            );
-            let res = check_type(il, ix, &mut subst, ta, tb)?;
-            rep.decl_types.record(res);
+    match param_pairs(il, &pp, &rp) {
+        Err(PACKS) => rep.decl_types.skip(PACKS),
+        Err(why) => rep.decl_types.differ(why),
+        Ok(pairs) => {
+            for (a, expanded) in pairs {
+                match expanded {
+                    Expanded::One(b) => {
+                        subst.map_entity(a, b);
+                        let res = check_param_type(il, ix, &mut subst, a, b)?;
+                        rep.decl_types.record(res);
+                    }
+                    Expanded::Pack(bs) => {
+                        // A function parameter pack: its type once per element.
+                        subst.map_entity_pack(a, bs.clone());
+                        for (i, b) in bs.into_iter().enumerate() {
+                            subst.set_pack_index(Some(i));
+                            let res = check_param_type(il, ix, &mut subst, a, b);
+                            subst.set_pack_index(None);
+                            rep.decl_types.record(res?);
+                        }
+                    }
+                }
+            }
         }
     }
     let pscope = il.child_eix(p, F::ROUTINE_BODY_SCOPE);
@@ -747,8 +748,15 @@ fn check_routine(
         }
         for (a, b) in pairs {
             subst.map_entity(a, b);
-            let (ta, tb) = (deduced_type(il, a), il.child_eix(b, F::VARIABLE_TYPE));
-            let res = check_type(il, ix, &mut subst, ta, tb)?;
+            let tb = il.child_eix(b, F::VARIABLE_TYPE);
+            let res = match bound_from_initializer(il, &mut subst, a)? {
+                Some(ours) if same_type(il, Some(ours), tb) => Ok(()),
+                Some(_) => Err(Outcome::Differ(UNFOLDED_BOUND)),
+                None => {
+                    let ta = deduced_type(il, a);
+                    check_type(il, ix, &mut subst, ta, tb)?
+                }
+            };
             rep.decl_types.record(res);
         }
     }
@@ -772,6 +780,62 @@ fn check_routine(
     let res = check_body(il, &mut subst, ps, pb, rb)?;
     rep.bodies.record(res);
     Ok(())
+}
+
+/// What a pattern's function parameter became in the instance.
+enum Expanded {
+    /// One parameter.
+    One(Eix),
+    /// A function parameter pack: the parameters it expanded to.
+    Pack(Vec<Eix>),
+}
+
+/// The pattern's parameters `pp` with the instance's `rp` they became: in order, a
+/// function parameter pack taking as many as the instance has beyond the pattern's
+/// other parameters ([temp.deduct.call]: the pack is the last; one pack at most is
+/// paired); or why not.
+fn param_pairs(il: &Il, pp: &[Eix], rp: &[Eix]) -> Result<Vec<(Eix, Expanded)>, &'static str> {
+    let packs: Vec<usize> = (0..pp.len())
+        .filter(|&k| il.param_type(pp[k]).is_pack())
+        .collect();
+    match packs[..] {
+        [] if pp.len() == rp.len() => Ok(pp
+            .iter()
+            .zip(rp)
+            .map(|(&a, &b)| (a, Expanded::One(b)))
+            .collect()),
+        [k] if rp.len() + 1 >= pp.len() => {
+            let n = rp.len() + 1 - pp.len();
+            let mut out: Vec<(Eix, Expanded)> = Vec::with_capacity(pp.len());
+            out.extend(pp[..k].iter().zip(rp).map(|(&a, &b)| (a, Expanded::One(b))));
+            out.push((pp[k], Expanded::Pack(rp[k..k + n].to_vec())));
+            out.extend(
+                pp[k + 1..]
+                    .iter()
+                    .zip(&rp[k + n..])
+                    .map(|(&a, &b)| (a, Expanded::One(b))),
+            );
+            Ok(out)
+        }
+        [_, _, ..] => Err(PACKS),
+        _ => Err(PARAM_COUNT),
+    }
+}
+
+/// (b) for one parameter: the pattern parameter `a`'s type substituted against the
+/// instance parameter `b`'s.
+fn check_param_type(
+    il: &mut Il,
+    ix: &Index,
+    subst: &mut Subst<'_>,
+    a: Eix,
+    b: Eix,
+) -> Result<Result<(), Outcome>, IlError> {
+    let (ta, tb) = (
+        il.child_eix(a, F::PARAM_TYPE_TYPE),
+        il.child_eix(b, F::PARAM_TYPE_TYPE),
+    );
+    check_type(il, ix, subst, ta, tb)
 }
 
 /// How many expression nodes of the tree at `e` satisfy `pred` (a bounded walk).
@@ -874,6 +938,43 @@ fn check_type(
         type_difference(il, ix, ours, instance)
     };
     Ok(Err(Outcome::Differ(d)))
+}
+
+/// For the pattern's variable `v` declared as an array of unknown bound with an
+/// initializer list, its type substituted and completed by the substituted
+/// initializer's element count (a pack expansion gives one element per pack element);
+/// `None` for any other variable.
+fn bound_from_initializer(
+    il: &mut Il,
+    subst: &mut Subst<'_>,
+    v: Eix,
+) -> Result<Option<Eix>, IlError> {
+    let t = il.child_eix(v, F::VARIABLE_TYPE);
+    let init = il.child_eix(v, F::VARIABLE_INITIALIZER);
+    let (Some(t), Some(init)) = (t, init) else {
+        return Ok(None);
+    };
+    let is_list = |il: &Il, x: Eix| {
+        il.kind(x) == EntryKind::ExprNode
+            && il.expr(x).expr_kind() == ExprKind::Operation
+            && il.expr(x).op() == Op::InitList
+    };
+    let unbounded = il
+        .as_ty(t)
+        .is_some_and(|x| x.type_kind() == TypeKind::Array)
+        && il.child_eix(t, F::TYPE_ARRAY_BOUND).is_none();
+    if !unbounded || !is_list(il, init) {
+        return Ok(None);
+    }
+    let Some(ours) = subst.subst_type(il, Some(t))? else {
+        return Ok(None);
+    };
+    let list = subst.copy_template_param_expr(il, init)?;
+    if !is_list(il, list) {
+        return Ok(None);
+    }
+    let n = il.list_eix(list, F::EXPR_NODE_OPERANDS).len() as u64;
+    subst.with_bound(il, ours, n).map(Some)
 }
 
 /// The declared type of the pattern's variable `v`, or for `auto` (a template
@@ -1208,9 +1309,37 @@ fn check_nttp(
         return Ok(Err(Outcome::Skip(OTHER_TEMPLATE)));
     }
     let tp = il.template_param(p);
-    if subst.args.get(tp.depth(), tp.position()).is_none() {
-        return Ok(Err(Outcome::Differ(UNBOUND)));
+    let pack = match subst.args.get(tp.depth(), tp.position()) {
+        None => return Ok(Err(Outcome::Differ(UNBOUND))),
+        Some(Binding::Pack(v)) => Some(v.len()),
+        Some(_) => None,
+    };
+    if let Some(n) = pack {
+        // An element of a pack: clang's dump does not say which, so the replacement
+        // must be one of the elements, with its type (the body's comparison checks
+        // each expansion element by element).
+        for i in 0..n {
+            subst.set_pack_index(Some(i));
+            let r = check_nttp_value(il, subst, p, x);
+            subst.set_pack_index(None);
+            if r?.is_ok() {
+                return Ok(Ok(()));
+            }
+        }
+        return Ok(Err(Outcome::Differ(VALUE)));
     }
+    check_nttp_value(il, subst, p, x)
+}
+
+/// (a) for the substituted parameter `x` of template parameter `p`: `p` substituted
+/// (as the element the substitution's pack index says, for a pack) against `x`'s
+/// replacement, value and type.
+fn check_nttp_value(
+    il: &mut Il,
+    subst: &mut Subst<'_>,
+    p: Eix,
+    x: Eix,
+) -> Result<Result<(), Outcome>, IlError> {
     // The pattern's reference to the parameter.
     let r = il.alloc_expr_node(ExprKind::Variable)?;
     il.set_ref(r, F::EXPR_NODE_ENTITY, Some(il.id_of(p)))?;
@@ -1252,6 +1381,9 @@ fn check_body(
         let x = il.expr(e);
         if x.expr_kind() == ExprKind::Lambda {
             return Ok(Err(Outcome::Skip(LAMBDA)));
+        }
+        if x.expr_kind() == ExprKind::FoldExpression && x.op() == Op::Dependent {
+            return Ok(Err(Outcome::Skip(FOLD)));
         }
         let dependent =
             x.expr_kind() == ExprKind::Operation && matches!(x.op(), Op::Dependent | Op::Other);

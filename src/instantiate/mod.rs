@@ -170,6 +170,10 @@ pub struct Subst<'a> {
     fresh: BitSet,
     types: AHashMap<Eix, Eix>,
     entities: AHashMap<Eix, Eix>,
+    /// A function parameter pack of the pattern and the instance's parameters it
+    /// expanded to: a reference to it inside the expansion of element `i` refers to the
+    /// `i`-th.
+    entity_packs: AHashMap<Eix, Vec<Eix>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -230,6 +234,7 @@ impl<'a> Subst<'a> {
             fresh: BitSet::default(),
             types: AHashMap::new(),
             entities: AHashMap::new(),
+            entity_packs: AHashMap::new(),
         })
     }
 
@@ -238,6 +243,30 @@ impl<'a> Subst<'a> {
     /// remaps the declarations it copies.
     pub fn map_entity(&mut self, from: Eix, to: Eix) {
         self.entities.insert(from, to);
+    }
+
+    /// Makes references to the pattern's function parameter pack `from` refer, inside
+    /// the expansion of pack element `i`, to the instance's parameter `to[i]` (the
+    /// parameters the pack expanded to).
+    pub fn map_entity_pack(&mut self, from: Eix, to: Vec<Eix>) {
+        self.entity_packs.insert(from, to);
+    }
+
+    /// Substitutes as inside the expansion of pack element `i` (`None`: outside every
+    /// expansion), for a declaration whose type expands a pack (a function parameter
+    /// pack's type, once per element).
+    pub fn set_pack_index(&mut self, i: Option<usize>) {
+        self.pack_index = i;
+    }
+
+    /// What a reference to the pattern's entity `x` refers to in the instance, if
+    /// substitution remaps it (an element of a function parameter pack inside an
+    /// expansion).
+    fn mapped_entity(&self, x: Eix) -> Option<Eix> {
+        match (self.entity_packs.get(&x), self.pack_index) {
+            (Some(v), Some(i)) => v.get(i).copied(),
+            _ => self.entities.get(&x).copied(),
+        }
     }
 
     /// The type of comparison and logical results.
@@ -328,6 +357,10 @@ impl<'a> Subst<'a> {
             (None, None) => return Ok(Some(t0)),
         };
         for &t in chain[..rebuild].iter().rev() {
+            if let Some(c) = Self::collapse_reference(il, t, new)? {
+                new = c;
+                continue;
+            }
             let id = il.alloc_in(EntryKind::Type, RegionIdx::FILE_SCOPE);
             let c = il.eix(id)?;
             il.copy_entry_data(t, c);
@@ -360,6 +393,34 @@ impl<'a> Subst<'a> {
             self.types.insert(t0, new);
         }
         Ok(Some(new))
+    }
+
+    /// Reference collapsing ([dcl.ref]): the reference type `outer` rebuilt over
+    /// `inner`, itself a reference (through typedefs), is `inner` when either is an
+    /// lvalue reference to begin with or both are rvalue references (`T& &&`, `T&& &&`,
+    /// `T& &`), and an lvalue reference to what `inner` refers to for `T&& &`. `None`
+    /// when `outer` or `inner` is not a reference.
+    fn collapse_reference(il: &mut Il, outer: Eix, inner: Eix) -> Result<Option<Eix>, IlError> {
+        use crate::il::kinds::qual::{LREF, RREF};
+        let refs = |il: &Il, t: Eix| {
+            il.as_ty(t)
+                .filter(|x| x.type_kind() == TypeKind::Pointer)
+                .map_or(0, |x| x.qualifiers() & (LREF | RREF))
+        };
+        let r = Self::strip(il, inner);
+        let (oq, iq) = (refs(il, outer), refs(il, r));
+        if oq == 0 || iq == 0 {
+            return Ok(None);
+        }
+        if oq & RREF != 0 || iq & LREF != 0 {
+            return Ok(Some(inner));
+        }
+        let id = il.alloc_in(EntryKind::Type, RegionIdx::FILE_SCOPE);
+        let c = il.eix(id)?;
+        il.copy_entry_data(r, c);
+        let q = (il.ty(c).qualifiers() & !RREF) | LREF;
+        il.ty_mut(c).set_qualifiers(q);
+        Ok(Some(c))
     }
 
     /// For a routine type `t` some of whose parameter types substitution changes, a new
@@ -437,6 +498,30 @@ impl<'a> Subst<'a> {
         let r = self.copy_template_param_con(il, b);
         (self.unfolded, self.constant_context) = saved;
         r
+    }
+
+    /// The array of unknown bound `arr` (its element type already substituted) with
+    /// bound `n`, as an initializer of `n` elements completes it ([dcl.array]:
+    /// `int a[] = {Ns...}` has one element per pack element), sized as `n` times its
+    /// element's size.
+    ///
+    /// # Errors
+    /// Allocation errors.
+    pub(super) fn with_bound(&mut self, il: &mut Il, arr: Eix, n: u64) -> Result<Eix, IlError> {
+        let id = il.alloc_in(EntryKind::Type, RegionIdx::FILE_SCOPE);
+        let c = il.eix(id)?;
+        il.copy_entry_data(arr, c);
+        let k = il.alloc_in(EntryKind::Constant, RegionIdx::FILE_SCOPE);
+        crate::il::kinds::set_constant_kind(il, k, ConstantKind::Integer)?;
+        let ke = il.eix(k)?;
+        il.constant_mut(ke).set_value(n as i64);
+        il.set_child(k, F::CONSTANT_TYPE, Some(il.id_of(self.size_type)))?;
+        il.replace_child_at(c, F::TYPE_ARRAY_BOUND.slot as usize, ke);
+        let elem = il.child_eix(c, F::TYPE_BASE_TYPE).unwrap_or(Eix::NONE);
+        let size = n.saturating_mul(self.size_of(il, elem));
+        let align = self.align_of(il, elem) as u32;
+        il.ty_mut(c).set_size(size).set_alignment(align);
+        Ok(c)
     }
 
     /// The truth value of condition `e` substituted and folded as a constant expression
@@ -735,16 +820,79 @@ impl<'a> Subst<'a> {
         self.op_node(il, Op::TypeExpr, t, &[])
     }
 
+    /// The number of elements the pack expansion `e` expands to: of the pack its
+    /// `entity` names (a template parameter), or else of the first pack its pattern
+    /// refers to (a function parameter pack, a template parameter pack named as a value,
+    /// or an expression typed with a type parameter pack), the nearest first.
     fn pack_len(&self, il: &Il, e: Eix) -> Option<usize> {
-        let p = il.ref_eix(e, F::EXPR_NODE_ENTITY)?;
-        if il.kind(p) != EntryKind::TemplateParam {
-            return None;
+        if let Some(n) = il
+            .ref_eix(e, F::EXPR_NODE_ENTITY)
+            .and_then(|p| self.entity_pack_len(il, p))
+        {
+            return Some(n);
         }
-        let t = il.template_param(p);
+        let mut queue: std::collections::VecDeque<Eix> = il
+            .list_eix(e, F::EXPR_NODE_OPERANDS)
+            .iter()
+            .copied()
+            .collect();
+        let mut seen = 0;
+        while let Some(x) = queue.pop_front() {
+            seen += 1;
+            if seen > 1 << 16 || il.kind(x) != EntryKind::ExprNode {
+                continue;
+            }
+            if il.expr(x).expr_kind() == ExprKind::PackExpansion {
+                // A nested expansion expands its own packs.
+                continue;
+            }
+            let by_entity = il
+                .ref_eix(x, F::EXPR_NODE_ENTITY)
+                .and_then(|p| self.entity_pack_len(il, p));
+            if let Some(n) = by_entity.or_else(|| self.type_pack_len(il, Self::expr_type(il, x))) {
+                return Some(n);
+            }
+            queue.extend(il.list_eix(x, F::EXPR_NODE_OPERANDS));
+        }
+        None
+    }
+
+    /// The length of the pack entity `p` stands for: a template parameter pack's
+    /// argument, or a function parameter pack's instance parameters.
+    fn entity_pack_len(&self, il: &Il, p: Eix) -> Option<usize> {
+        if let Some(v) = self.entity_packs.get(&p) {
+            return Some(v.len());
+        }
+        let t = il.as_template_param(p)?;
         match self.args.get(t.depth(), t.position()) {
             Some(Binding::Pack(v)) => Some(v.len()),
             _ => None,
         }
+    }
+
+    /// The length of the type parameter pack type `t` is built on (through pointers,
+    /// references, qualifiers and typerefs), if any.
+    fn type_pack_len(&self, il: &Il, t: Option<Eix>) -> Option<usize> {
+        let mut cur = t;
+        for _ in 0..64 {
+            let t = cur?;
+            if il.kind(t) != EntryKind::Type {
+                return None;
+            }
+            let ty = il.ty(t);
+            let b = match self.args.get_type(il.id_of(t)) {
+                Some(b) => Some(b),
+                None if ty.type_kind() == TypeKind::TemplateParam => {
+                    self.args.get(ty.tparam_depth(), ty.tparam_position())
+                }
+                None => None,
+            };
+            if let Some(Binding::Pack(v)) = b {
+                return Some(v.len());
+            }
+            cur = il.child_eix(t, F::TYPE_BASE_TYPE);
+        }
+        None
     }
 
     fn expr_list(&mut self, il: &mut Il, roots: &[Eix]) -> Result<Vec<Eix>, IlError> {
@@ -1027,7 +1175,7 @@ impl<'a> Subst<'a> {
         let t = Self::expr_type(il, e);
         let nt = self.subst_type(il, t)?;
         let ent = il.ref_eix(e, F::EXPR_NODE_ENTITY);
-        let nent = ent.and_then(|x| self.entities.get(&x).copied());
+        let nent = ent.and_then(|x| self.mapped_entity(x));
         if nt == t && nent.is_none() {
             return Ok(e);
         }
@@ -1100,7 +1248,16 @@ impl<'a> Subst<'a> {
         let t0 = Self::expr_type(il, e);
         let ty = self.subst_type(il, t0)?;
         let ent = il.ref_eix(e, F::EXPR_NODE_ENTITY);
-        let nent = ent.and_then(|x| self.entities.get(&x).copied());
+        if k == ExprKind::Operation && op == Op::SizeofPack {
+            // `sizeof...(pack)` names the pack itself, never an element: folded to its
+            // length, or kept as written (what a front end that folds on demand records).
+            let n = ent.and_then(|p| self.entity_pack_len(il, p));
+            return match (n, ty) {
+                (Some(n), Some(t)) if !self.unfolded => self.const_node(il, Val::Int(n as i128), t),
+                _ => Ok(e),
+            };
+        }
+        let nent = ent.and_then(|x| self.mapped_entity(x));
         if self.unfolded
             && ty == t0
             && nent.is_none()
@@ -1111,8 +1268,10 @@ impl<'a> Subst<'a> {
         }
         let int = self.int_type;
         let optype = |il: &Il, x: Eix| Self::expr_type(il, x).unwrap_or(int);
-        if k == ExprKind::FoldExpression {
-            // Fold expression: op over the expanded elements, left to right.
+        if k == ExprKind::FoldExpression && op != Op::Dependent {
+            // Fold expression: op over the expanded elements, left to right (an importer
+            // that does not know the operator records `Dependent`: the node is kept, its
+            // operands expanded).
             let Some((&first, rest)) = operands.split_first() else {
                 return Ok(e);
             };
@@ -1289,7 +1448,7 @@ impl<'a> Subst<'a> {
         il.expr_mut(xe).set_op(op).set_op2(op2);
         il.set_child(x, F::EXPR_NODE_TYPE, ty.map(|t| il.id_of(t)))?;
         if let Some(ent) = il.ref_eix(e, F::EXPR_NODE_ENTITY) {
-            let n = self.entities.get(&ent).copied().unwrap_or(ent);
+            let n = self.mapped_entity(ent).unwrap_or(ent);
             il.set_ref_eix(xe, F::EXPR_NODE_ENTITY, n)?;
         }
         for &o in operands {

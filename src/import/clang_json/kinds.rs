@@ -119,6 +119,12 @@ pub enum ExprClass {
     InitList,
     /// Dependent forms in patterns.
     Dependent,
+    /// PackExpansionExpr: its pattern, expanded once per pack element.
+    PackExpansion,
+    /// SizeOfPackExpr: the pack by name.
+    SizeofPack,
+    /// CXXFoldExpr (clang's JSON does not print its operator).
+    Fold,
     /// UnaryExprOrTypeTraitExpr, type traits.
     TypeOperand,
     /// CXXThrowExpr.
@@ -297,11 +303,11 @@ pub fn classify(k: &str) -> Class {
         | "CXXDependentScopeMemberExpr"
         | "DependentScopeDeclRefExpr"
         | "CXXUnresolvedConstructExpr"
-        | "PackExpansionExpr"
-        | "SizeOfPackExpr"
-        | "CXXFoldExpr"
         | "UnresolvedMemberExpr"
         | "RecoveryExpr" => Expr(E::Dependent),
+        "PackExpansionExpr" => Expr(E::PackExpansion),
+        "SizeOfPackExpr" => Expr(E::SizeofPack),
+        "CXXFoldExpr" => Expr(E::Fold),
         "UnaryExprOrTypeTraitExpr"
         | "TypeTraitExpr"
         | "CXXTypeidExpr"

@@ -30,7 +30,7 @@ impl Builder<'_> {
         let x = self.il.alloc_expr_node(ek)?;
         let e = self.il.eix(x)?;
         self.frames[t].entry = e;
-        if ek == ExprKind::Operation {
+        if matches!(ek, ExprKind::Operation | ExprKind::FoldExpression) {
             let mut x = self.il.expr_mut(e);
             x.set_op(opc);
             if ec == E::Cast {
@@ -88,9 +88,44 @@ impl Builder<'_> {
             E::IntLit | E::FloatLit | E::StrLit | E::NullLit => {
                 self.literal_constant(t, ec, e, ty)?;
             }
+            E::SizeofPack => {
+                let pack = self.pack_named(t);
+                self.set_ref(e, F::EXPR_NODE_ENTITY, pack)?;
+            }
             _ => {}
         }
         Ok(())
+    }
+
+    /// The pack `sizeof...` frame `t` names (clang's dump gives only its name): in the
+    /// innermost enclosing declaration that has one of that name, a template parameter,
+    /// a function parameter pack, or a function parameter pack of a template's pattern
+    /// (an instance's body names the pattern's pack: its own parameters are the
+    /// expanded ones); `Eix::NONE` when none is found.
+    fn pack_named(&self, t: usize) -> Eix {
+        let name = self.frames[t].name.as_bytes();
+        let il = &*self.il;
+        let is_pack_param = |p: Eix| il.param_type(p).is_pack() && il.name(p) == name;
+        for f in self.frames[..t].iter().rev() {
+            for k in &f.kids {
+                let e = k.e;
+                if e.is_none() || !il.is_live(e) {
+                    continue;
+                }
+                match il.kind(e) {
+                    EntryKind::TemplateParam if il.name(e) == name => return e,
+                    EntryKind::ParamType if is_pack_param(e) => return e,
+                    EntryKind::Routine if matches!(f.class, Some(Class::Template(_))) => {
+                        let params = il.list_eix(e, F::ROUTINE_PARAMS);
+                        if let Some(&p) = params.iter().find(|&&p| is_pack_param(p)) {
+                            return p;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Eix::NONE
     }
 
     /// The expr_node kind and operator of an expression of class `ec`: `None` for the
@@ -112,6 +147,10 @@ impl Builder<'_> {
             E::InitList => operation(Op::InitList),
             E::SubstNttp => operation(Op::SubstNttp),
             E::Dependent => operation(Op::Dependent),
+            E::PackExpansion => (X::PackExpansion, Op::Paren),
+            E::SizeofPack => operation(Op::SizeofPack),
+            // The operator is not in the dump: a fold of an unknown operator.
+            E::Fold => (X::FoldExpression, Op::Dependent),
             E::Other => operation(Op::Other),
             E::DeclRef => {
                 let rc = self.class_of(self.frames[t].ref_kind);
