@@ -100,10 +100,8 @@ fn subst_fixture_dependent_types_agree() {
     // a dependent template-id), `int half[N / 2 + 1]` of Buf, the `auto` locals (a
     // lambda, `M * 2`), and `typename B::value_type` (a member of the parameter's
     // class). `typename Traits<T>::acc` is spelled twice (reduce's return type and `s`):
-    // one spelling is now a dependent template-id and agrees; the other the importer
-    // still resolves to `Traits<float>::acc` (the first specialization of the template
-    // it met) in the pattern: double, where reduce<int, 8, 1> has long.
-    assert_eq!(counts(&r.decl_types), (28, 27, vec![(CONCRETE, 1)], vec![]));
+    // both are dependent template-ids (the routine's own type is read as a pattern's).
+    assert_eq!(counts(&r.decl_types), (28, 28, vec![], vec![]));
 }
 
 /// `specs.cu`: a specialization's members spell it unqualified and without its
@@ -203,6 +201,46 @@ fn parameter_packs_expand() {
             )]
         )
     );
+}
+
+/// A dump that leaves a function template's pattern out (the corpus's filtered dumps
+/// drop external headers' declarations) starts the template with an instantiation: a
+/// declaration with a mangled name is never taken for the pattern, so nothing is
+/// compared against an instance standing in for it. `packs_nopattern.json.gz` is
+/// `packs.json.gz` without the pattern of `first` (see the fixtures' README).
+#[test]
+fn an_instantiation_is_never_the_pattern() {
+    let r = check("packs_nopattern.json.gz");
+    // `first<float>` and `first<float, int, char>` have no pattern to be checked against.
+    assert_eq!((r.routines, r.classes), (7, 0), "{r:?}");
+    assert!(r.decl_types.differences.is_empty(), "{r:?}");
+    assert!(r.bodies.differences.is_empty(), "{r:?}");
+}
+
+/// `spell.cu`: spellings substitution must resolve as clang does. `Box<T>` in `unbox`
+/// names `Box<T, false>` (its defaulted argument left out); `constant<bool, true>` is the
+/// specialization clang lists with the argument -1 (a 1-bit `true`); `Box<struct item>`
+/// inside a pattern depends on no parameter and names the one specialization, in the
+/// pattern as in the instance; `c.value && x` converts `x` to `bool`; `b.v.k + n` is an
+/// `int`, not the `const int` of its operand.
+#[test]
+fn library_spellings_resolve() {
+    let r = check("spell.json.gz");
+    assert_eq!((r.routines, r.classes), (4, 4), "{r:?}");
+    assert_eq!(counts(&r.decl_types), (14, 14, vec![], vec![]));
+    assert_eq!(counts(&r.bodies), (3, 3, vec![], vec![(LOOKUP, 1)]));
+}
+
+/// `spell_nopattern.json.gz` is `spell.json.gz` without `Box`'s pattern (as a filtered
+/// dump leaves out a library's templates, keeping the specializations the TU uses):
+/// `Box<T>` in `unbox`'s pattern is still a dependent template-id, resolved among the
+/// specializations of that name; no specialization of `Box` stands in for its pattern.
+#[test]
+fn template_ids_resolve_without_the_class_pattern() {
+    let r = check("spell_nopattern.json.gz");
+    assert_eq!((r.routines, r.classes), (4, 1), "{r:?}");
+    assert_eq!(counts(&r.decl_types), (11, 11, vec![], vec![]));
+    assert_eq!(counts(&r.bodies), (3, 3, vec![], vec![(LOOKUP, 1)]));
 }
 
 fn ilkit(args: &[&str]) -> (i32, String, String) {

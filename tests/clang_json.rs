@@ -428,3 +428,48 @@ fn packs_fixture_imports_expansions() {
     let dk = mark_device(&mut il, DeviceOptions::default());
     assert_eq!(kept_routine_names(&il, &dk), lines("packs.defines.txt"));
 }
+
+/// `spell.cu`: `const Box<struct item> &` names the specialization `Box<item, false>`,
+/// in `count_items`' pattern and in its instance alike (inside a pattern a template-id
+/// over no parameter is not a dependent one, and a dependent one made there does not
+/// stand for the spelling outside); `constant<bool, true>` names the specialization clang
+/// lists with the argument -1. Without `Box`'s pattern in the dump
+/// (`spell_nopattern.json.gz`) no specialization stands in for it.
+#[test]
+fn spell_fixture_resolves_library_spellings() {
+    let (mut il, _) = import("spell.json.gz");
+    let class_of_param = |il: &Il, r, n: usize| {
+        let p = il.list_eix(r, F::ROUTINE_PARAMS)[n];
+        let t = il.child_eix(p, F::PARAM_TYPE_TYPE).unwrap();
+        ilkit::import::clang_json::types::Types::strip(il, t)
+    };
+    for instance in [false, true] {
+        let c = class_of_param(&il, routine(&il, "count_items", instance), 0);
+        assert_eq!(
+            il.ty(c).type_kind(),
+            TypeKind::Struct,
+            "instance: {instance}"
+        );
+        assert!(il.child_eix(c, F::TYPE_TEMPLATE_INFO).is_some());
+        assert!(
+            il.name(c).starts_with(b"Box<item"),
+            "{:?}",
+            String::from_utf8_lossy(il.name(c))
+        );
+    }
+    let c = class_of_param(&il, routine(&il, "flag", true), 0);
+    assert_eq!(il.ty(c).type_kind(), TypeKind::Struct);
+    assert!(il.child_eix(c, F::TYPE_TEMPLATE_INFO).is_some());
+    let dk = mark_device(&mut il, DeviceOptions::default());
+    assert_eq!(kept_routine_names(&il, &dk), lines("spell.defines.txt"));
+
+    let (il, _) = import("spell_nopattern.json.gz");
+    let boxes: Vec<_> = il
+        .kind_list(EntryKind::Template)
+        .filter(|&t| il.name(t) == b"Box")
+        .collect();
+    assert!(!boxes.is_empty());
+    for t in boxes {
+        assert_eq!(il.child_eix(t, F::TEMPLATE_PATTERN), None);
+    }
+}

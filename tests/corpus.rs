@@ -503,35 +503,24 @@ fn strict_decl_types(r: &ilkit::instantiate::InstantiationReport) -> (u64, u64) 
 }
 
 /// The least share of declaration types (in percent, counted strictly) that must agree
-/// per TU: 99 where the TU reaches it, else just under what it reaches now (PERF.md has
-/// the per-TU numbers and the classes of the rest).
-fn decl_types_floor(name: &str) -> f64 {
-    match name {
-        // Pattern types the importer resolved to a concrete type (a dependent template-id
-        // naming another specialization), injected class names.
-        "cxx_cxx" => 91.0,
-        "ggml_gguf" => 93.0,
-        "candle_moe_wmma" => 98.0,
-        _ => 99.0,
-    }
-}
+/// in every TU (PERF.md has the per-TU numbers and the classes of the rest).
+const DECL_TYPES_FLOOR: f64 = 99.0;
 
 /// ilkit's substitution agrees with every SubstNonTypeTemplateParmExpr clang recorded
 /// (value and type), and with the declaration types of the instantiations at least
-/// [`decl_types_floor`] (PERF.md has the per-TU numbers).
+/// [`DECL_TYPES_FLOOR`] (PERF.md has the per-TU numbers).
 fn cuda_subst(p: &Path) -> Result<(), Failed> {
     let r = subst_report(p)?;
     if r.nttp.agree != r.nttp.checked {
         return Err(format!("substituted non-type parameters: {:?}", r.nttp).into());
     }
-    let name = dump_stem(p);
     let (agree, all) = strict_decl_types(&r);
     let pct = if all == 0 {
         100.0
     } else {
         agree as f64 * 100.0 / all as f64
     };
-    if pct < decl_types_floor(&name) {
+    if pct < DECL_TYPES_FLOOR {
         return Err(format!(
             "declaration types {agree}/{all} ({pct:.2}%): {:?}",
             r.decl_types

@@ -26,6 +26,15 @@ pub(super) const MAX_NEST: u32 = 32;
 #[derive(Clone, Debug, Default)]
 pub struct Specializations {
     by_pattern: AHashMap<Eix, Vec<Eix>>,
+    /// Every class specialization by its template's name (the name before `<`): the
+    /// candidates of a template-id made over a specialization where the dump holds no
+    /// pattern.
+    by_base_name: AHashMap<Vec<u8>, Vec<Eix>>,
+}
+
+/// A template-id name's template name: before its first `<`.
+fn base_name(n: &[u8]) -> &[u8] {
+    &n[..n.iter().position(|&c| c == b'<').unwrap_or(n.len())]
 }
 
 impl Specializations {
@@ -51,6 +60,7 @@ impl Specializations {
             }
         }
         let mut by_pattern: AHashMap<Eix, Vec<Eix>> = AHashMap::new();
+        let mut by_base_name: AHashMap<Vec<u8>, Vec<Eix>> = AHashMap::new();
         for t in il.kind_list(EntryKind::Type) {
             if !il.ty(t).type_kind().is_class() {
                 continue;
@@ -58,15 +68,15 @@ impl Specializations {
             let Some(info) = il.child_eix(t, F::TYPE_TEMPLATE_INFO) else {
                 continue;
             };
+            by_base_name
+                .entry(base_name(il.name(t)).to_vec())
+                .or_default()
+                .push(t);
             let pattern = match il.ref_eix(info, F::TEMPLATE_INFO_TEMPLATE) {
                 Some(tmpl) if il.kind(tmpl) == EntryKind::Template => {
                     il.child_eix(tmpl, F::TEMPLATE_PATTERN)
                 }
-                _ => {
-                    let n = il.name(t);
-                    let base = &n[..n.iter().position(|&c| c == b'<').unwrap_or(n.len())];
-                    by_name.get(base).copied().flatten()
-                }
+                _ => by_name.get(base_name(il.name(t))).copied().flatten(),
             };
             match pattern {
                 Some(p) if p != t && il.kind(p) == EntryKind::Type => {
@@ -75,12 +85,29 @@ impl Specializations {
                 _ => {}
             }
         }
-        Specializations { by_pattern }
+        Specializations {
+            by_pattern,
+            by_base_name,
+        }
     }
 
     /// The specializations of the template whose pattern is `pattern`.
     pub fn of(&self, pattern: Eix) -> &[Eix] {
         self.by_pattern.get(&pattern).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The candidates of a template-id over `base`: the specializations of the template
+    /// whose pattern `base` is, or, when `base` is itself a specialization (the dump
+    /// holds no pattern of its template), every specialization of that template's name.
+    fn candidates(&self, il: &Il, base: Eix) -> &[Eix] {
+        if self.by_pattern.contains_key(&base)
+            || il.child_eix(base, F::TYPE_TEMPLATE_INFO).is_none()
+        {
+            return self.of(base);
+        }
+        self.by_base_name
+            .get(base_name(il.name(base)))
+            .map_or(&[], |v| v.as_slice())
     }
 }
 
@@ -88,8 +115,22 @@ impl Specializations {
 #[derive(Debug, PartialEq)]
 enum Arg {
     Type(Eix),
-    Value(i128),
+    /// An integral value, and whether it is typed `bool`.
+    Value(i128, bool),
     Other,
+}
+
+impl Arg {
+    /// Two values are one argument: equal, or both of a `bool` the same truth (clang's
+    /// dump prints `true` as the 1-bit value -1 in a specialization's arguments).
+    fn same_value(&self, other: &Arg) -> bool {
+        match (self, other) {
+            (Arg::Value(x, bx), Arg::Value(y, by)) => {
+                x == y || ((*bx || *by) && (*x != 0) == (*y != 0))
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Subst<'_> {
@@ -189,40 +230,59 @@ impl Subst<'_> {
             };
             args.push(arg);
         }
-        'spec: for &s in specs.of(pattern) {
+        let cands = specs.candidates(il, pattern);
+        // The specialization whose arguments are the substituted ones; else the only one
+        // whose leading arguments are (the rest defaulted: `std::vector<T>` names
+        // `vector<T, allocator<T>>`).
+        let mut prefixed = None;
+        for &s in cands {
             let Some(si) = il.child_eix(s, F::TYPE_TEMPLATE_INFO) else {
                 continue;
             };
-            let theirs = il.list_eix(si, F::TEMPLATE_INFO_ARGS);
-            if theirs.len() != args.len() {
+            let n = il.list_eix(si, F::TEMPLATE_INFO_ARGS).len();
+            if n < args.len() || !Self::args_match(il, &args, si) {
                 continue;
             }
-            for (ours, &b) in args.iter().zip(theirs) {
-                let ok = match (ours, il.kind(b)) {
-                    (Arg::Type(x), EntryKind::Type) => same_type(il, Some(*x), Some(b)),
-                    (Arg::Value(v), EntryKind::Constant) => {
-                        Self::arg_value(il, b) == Arg::Value(*v)
-                    }
-                    (Arg::Value(v), EntryKind::ExprNode) => {
-                        il.expr(b).expr_kind() == ExprKind::Constant
-                            && il
-                                .child_eix(b, F::EXPR_NODE_CONSTANT)
-                                .is_some_and(|c| Self::arg_value(il, c) == Arg::Value(*v))
-                    }
-                    _ => false,
-                };
-                if !ok {
-                    continue 'spec;
-                }
+            if n == args.len() {
+                return Ok(Some(s));
             }
-            return Ok(Some(s));
+            prefixed = match prefixed {
+                None => Some(Some(s)),
+                Some(_) => Some(None),
+            };
         }
-        Ok(None)
+        Ok(prefixed.flatten())
+    }
+
+    /// Whether the leading arguments of template info `si` are `args`.
+    fn args_match(il: &Il, args: &[Arg], si: Eix) -> bool {
+        let theirs = il.list_eix(si, F::TEMPLATE_INFO_ARGS);
+        args.iter()
+            .zip(theirs)
+            .all(|(ours, &b)| match (ours, il.kind(b)) {
+                (Arg::Type(x), EntryKind::Type) => same_type(il, Some(*x), Some(b)),
+                (Arg::Value(..), EntryKind::Constant) => ours.same_value(&Self::arg_value(il, b)),
+                (Arg::Value(..), EntryKind::ExprNode) => {
+                    il.expr(b).expr_kind() == ExprKind::Constant
+                        && il
+                            .child_eix(b, F::EXPR_NODE_CONSTANT)
+                            .is_some_and(|c| ours.same_value(&Self::arg_value(il, c)))
+                }
+                _ => false,
+            })
     }
 
     fn arg_value(il: &Il, c: Eix) -> Arg {
+        let is_bool = il
+            .child_eix(c, F::CONSTANT_TYPE)
+            .map(|t| crate::il::kinds::strip_typerefs(il, t))
+            .is_some_and(|t| {
+                il.as_ty(t)
+                    .is_some_and(|x| x.type_kind() == TypeKind::Integer)
+                    && il.name(t) == b"bool"
+            });
         match Self::value_of_constant(il, c) {
-            Some(Val::Int(v)) => Arg::Value(v),
+            Some(Val::Int(v)) => Arg::Value(v, is_bool),
             _ => Arg::Other,
         }
     }

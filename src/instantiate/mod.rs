@@ -594,6 +594,7 @@ impl<'a> Subst<'a> {
 
     /// Integer promotion: types narrower than int become int.
     fn promote(&self, il: &Il, t: Eix) -> Eix {
+        let t = Self::unqualified(il, t);
         if !Self::is_float(il, t) && self.size_of(il, t) < 4 {
             self.int_type
         } else {
@@ -601,8 +602,28 @@ impl<'a> Subst<'a> {
         }
     }
 
-    /// The usual arithmetic conversions: the common type of two operand types.
+    /// `t` without its cv-qualifiers (the unnamed typerefs that carry them): the type of
+    /// an arithmetic result ([expr.arith.conv] yields a prvalue of the unqualified type).
+    fn unqualified(il: &Il, mut t: Eix) -> Eix {
+        for _ in 0..64 {
+            if il.kind(t) != EntryKind::Type
+                || Self::tk(il, t) != TypeKind::Typeref
+                || !il.name(t).is_empty()
+            {
+                break;
+            }
+            match il.child_eix(t, F::TYPE_BASE_TYPE) {
+                Some(b) => t = b,
+                None => break,
+            }
+        }
+        t
+    }
+
+    /// The usual arithmetic conversions: the common type of two operand types, without
+    /// cv-qualifiers.
     pub fn common_type(&self, il: &Il, a: Eix, b: Eix) -> Eix {
+        let (a, b) = (Self::unqualified(il, a), Self::unqualified(il, b));
         match (Self::is_float(il, a), Self::is_float(il, b)) {
             (true, false) => return a,
             (false, true) => return b,
@@ -1339,7 +1360,7 @@ impl<'a> Subst<'a> {
                     self.promote(il, optype(il, *x))
                 };
                 let x = if op == Op::Not {
-                    *x
+                    self.contextual_bool(il, *x)?
                 } else {
                     self.convert(il, *x, t)?
                 };
@@ -1387,6 +1408,8 @@ impl<'a> Subst<'a> {
             (Op::Paren, [x]) => Ok(*x),
             (Op::LogAnd | Op::LogOr, [a, b]) => {
                 let t = self.truth_type();
+                let (a, b) = (self.contextual_bool(il, *a)?, self.contextual_bool(il, *b)?);
+                let (a, b) = (&a, &b);
                 match (self.folded(il, *a), self.folded(il, *b)) {
                     (Some(Val::Int(x)), Some(Val::Int(y))) => {
                         let v = if op == Op::LogAnd {
@@ -1399,7 +1422,7 @@ impl<'a> Subst<'a> {
                         self.discard(il, *b)?;
                         Ok(c)
                     }
-                    _ => self.same_node(il, e, Some(t), operands),
+                    _ => self.same_node(il, e, Some(t), &[*a, *b]),
                 }
             }
             (
@@ -1618,6 +1641,16 @@ impl<'a> Subst<'a> {
     /// top-level qualifiers are not its function type's); a cast of the standard
     /// conversion's kind when that kind changes the representation (`BitCast` of a
     /// pointer, `DerivedToBase`, ...), as clang records it; else [`Subst::convert`].
+    /// The operand `x` of a logical operator converted to `bool` in C++ ([expr.log.and],
+    /// [expr.log.or], [expr.unary.op]: contextually converted, clang's
+    /// `IntegralToBoolean` and the like); as it is in C (the seed's `int` truth values).
+    fn contextual_bool(&mut self, il: &mut Il, x: Eix) -> Result<Eix, IlError> {
+        match self.bool_type {
+            Some(b) => self.convert_argument(il, x, b),
+            None => Ok(x),
+        }
+    }
+
     fn convert_argument(&mut self, il: &mut Il, a: Eix, pt: Eix) -> Result<Eix, IlError> {
         use crate::il::kinds::strip_typerefs;
         let Some(at) = Self::expr_type(il, a) else {

@@ -292,7 +292,7 @@ impl Builder<'_> {
                     self.push(e, F::TEMPLATE_PARAMS, k.e)?;
                 }
                 EntryKind::Routine | EntryKind::Type | EntryKind::Variable
-                    if !pattern_done && !k.reused =>
+                    if !pattern_done && !k.reused && !self.is_instance(k.e) =>
                 {
                     pattern_done = true;
                     if self.il.child_eix(e, F::TEMPLATE_PATTERN).is_none() {
@@ -321,6 +321,18 @@ impl Builder<'_> {
             out.e = Eix::NONE;
         }
         Ok(())
+    }
+
+    /// An instantiation or specialization, never a template's pattern: a routine with a
+    /// mangled name (clang mangles no templated declaration), a class with template
+    /// arguments. A dump that leaves a template's pattern out (a filtered one) starts
+    /// the template with one.
+    fn is_instance(&self, e: Eix) -> bool {
+        match self.il.kind(e) {
+            EntryKind::Routine => !self.il.routine(e).mangled_name().is_empty(),
+            EntryKind::Type => self.il.child_eix(e, F::TYPE_TEMPLATE_INFO).is_some(),
+            _ => false,
+        }
     }
 
     /// A template argument: its spelling and entry join the owner's argument list (the

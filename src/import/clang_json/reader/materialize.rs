@@ -214,6 +214,9 @@ impl Builder<'_> {
                 self.il.routine_mut(e).set_mangled_name(b);
             }
         }
+        // A template's pattern: its own type is read as a pattern's (template-ids over
+        // its parameters stay dependent).
+        self.enter_pattern(t, pclass);
         let ty = self.type_of(t)?;
         if !ty.is_none() && self.il.child_eix(e, F::ROUTINE_TYPE).is_none() {
             self.set_child(e, F::ROUTINE_TYPE, ty)?;
@@ -253,7 +256,6 @@ impl Builder<'_> {
                 self.ctors.entry((rec.raw(), key)).or_insert(e);
             }
         }
-        self.enter_pattern(t, pclass);
         if self.pattern_depth > 0 {
             bits |= rf::PATTERN;
         }
@@ -570,7 +572,18 @@ impl Builder<'_> {
         }
     }
 
+    /// Frame `t`, a child of a template, is its pattern when it is the first templated
+    /// declaration there (a routine with a mangled name is an instantiation: clang
+    /// mangles no templated declaration; a class template specialization is one too).
     pub(super) fn enter_pattern(&mut self, t: usize, pclass: Option<Class>) {
+        let instance = match self.frames[t].class {
+            Some(Class::Function(_)) => !self.frames[t].mangled.is_empty(),
+            Some(Class::Record(rk)) => rk == RecordKind::Spec,
+            _ => false,
+        };
+        if instance {
+            return;
+        }
         if let Some(Class::Template(_)) = pclass {
             let p = t - 1;
             if !self.frames[p].pattern_seen {

@@ -148,6 +148,16 @@ impl Types {
         let Some(toks) = lex(a) else {
             return Ok(None);
         };
+        if let [Tok::Name(n @ ("true" | "false"))] = toks.as_slice() {
+            // A boolean argument (`integral_constant<bool, true>`).
+            let ty = self.builtin(il, &["bool"])?;
+            let c = il.alloc(EntryKind::Constant)?;
+            kinds::set_constant_kind(il, c, ConstantKind::Integer)?;
+            let ce = il.eix(c)?;
+            il.constant_mut(ce).set_value((*n == "true") as i64);
+            il.set_child(c, F::CONSTANT_TYPE, Some(il.id_of(ty)))?;
+            return Ok(Some(ce));
+        }
         let x = match toks.as_slice() {
             [Tok::Num(..)] => {
                 let mut p = Parser {

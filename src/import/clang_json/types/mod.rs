@@ -72,6 +72,9 @@ use std::rc::Rc;
 
 const MAX_DEPTH: u32 = 24;
 
+/// Prefixes the cache key of a spelling read as a dependent type inside a pattern.
+const PATTERN_MARK: &str = "\u{1}";
+
 pub use crate::il::kinds::qual;
 
 /// Normalizes a type or name spelling: drops spaces that are not between two identifier
@@ -358,7 +361,15 @@ impl Types {
         s: &str,
         depth: u32,
     ) -> Result<(Option<String>, Spelling), IlError> {
-        let global = self.by_spelling.get(s).copied();
+        // Inside a pattern, a spelling read as a dependent type first (its own cache
+        // entries: a dependent template-id must not stand for the same spelling outside
+        // a pattern), else as anywhere.
+        let pattern_key = self.in_pattern.then(|| format!("{PATTERN_MARK}{s}"));
+        let global = pattern_key
+            .as_deref()
+            .and_then(|k| self.by_spelling.get(k))
+            .or_else(|| self.by_spelling.get(s))
+            .copied();
         if let Some(v) = global {
             if self.qual.is_empty() || !self.unresolved(il, &v) {
                 return Ok((None, v));
@@ -366,11 +377,18 @@ impl Types {
         }
         let key = (!self.qual.is_empty()).then(|| self.scope_key(s));
         if let Some(k) = &key {
-            if let Some(v) = self.by_scope.get(k.as_str()).copied() {
+            let dependent = pattern_key.is_some().then(|| format!("{PATTERN_MARK}{k}"));
+            let found = dependent
+                .as_deref()
+                .and_then(|d| self.by_scope.get(d))
+                .or_else(|| self.by_scope.get(k.as_str()))
+                .copied();
+            if let Some(v) = found {
                 self.scoped_hit = true;
                 return Ok((key, v));
             }
         }
+        let dependent_before = self.dependent_refs;
         let (lp, sh, un) = (self.last_placeholder, self.scoped_hit, self.uncacheable);
         self.last_placeholder = Eix::NONE;
         self.scoped_hit = false;
@@ -404,14 +422,20 @@ impl Types {
         if !v.ph.is_none() {
             self.ph_of.insert(v.t, v.ph);
         }
+        // A spelling that made a dependent form inside a pattern is cached for patterns.
+        let mark = if pattern_key.is_some() && self.dependent_refs > dependent_before {
+            PATTERN_MARK
+        } else {
+            ""
+        };
         match key {
             Some(k) if scoped || global.is_some() => {
-                self.by_scope.insert(k.clone().into(), v);
+                self.by_scope.insert(format!("{mark}{k}").into(), v);
                 self.scoped_hit = true;
                 Ok((Some(k), v))
             }
             _ => {
-                self.by_spelling.insert(s.into(), v);
+                self.by_spelling.insert(format!("{mark}{s}").into(), v);
                 Ok((None, v))
             }
         }

@@ -264,7 +264,26 @@ impl Types {
                 }
             }
             if let Some(e) = named.or(by_last) {
-                return Ok(Some(e));
+                if self.in_pattern
+                    && depth < MAX_DEPTH
+                    && !self.patterns.contains(&e)
+                    && self.mentions_tparam(&last[lp..])
+                {
+                    // No pattern of the template in the dump (a filtered one leaves out
+                    // external headers' templates), only specializations: arguments
+                    // naming the pattern's parameters still make a dependent template-id,
+                    // over the first specialization met; substitution resolves it among
+                    // that template's specializations.
+                    self.dependent_refs += 1;
+                    if let Some(t) = self.template_id(il, &key, e, depth)? {
+                        return Ok(Some(t));
+                    }
+                }
+                if self.patterns.contains(&e) {
+                    return Ok(Some(e));
+                }
+                // Only specializations of the template are known (its pattern is not in
+                // the dump) and none has these arguments: not one of them.
             }
         }
         // A closure type spelled with the path clang was given where the record's name
@@ -285,6 +304,19 @@ impl Types {
             }
         }
         Ok(None)
+    }
+
+    /// Whether the spelling `s` names a template parameter in scope (by name, or as
+    /// clang's canonical `type-parameter-D-I`).
+    fn mentions_tparam(&self, s: &str) -> bool {
+        s.contains("type-parameter-")
+            || s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .any(|w| {
+                    self.tparam_scopes
+                        .iter()
+                        .any(|sc| sc.iter().any(|x| x == w))
+                })
     }
 
     /// The one indexed specialization a template-id spelling names when clang printed it
@@ -621,7 +653,14 @@ impl Spelled {
     /// spelled argument matches the indexed one at its position (trailing ones may be
     /// left out).
     fn matches(&self, reg: &Spelled) -> bool {
-        if self.head != reg.head || self.tail != reg.tail {
+        // clang prints a `bool` argument as `true` / `false` in a type's spelling and as
+        // the 1-bit value -1 / 0 in the specialization's arguments.
+        let same_head = self.head == reg.head
+            || matches!(
+                (self.head.as_str(), reg.head.as_str()),
+                ("true", "-1" | "1") | ("false", "0")
+            );
+        if !same_head || self.tail != reg.tail {
             return false;
         }
         match (&self.args, &reg.args) {
@@ -634,6 +673,12 @@ impl Spelled {
 
 /// `s` with every `name::` qualifier (and `(anonymous namespace)::`) removed.
 fn unqualified(s: &str) -> String {
+    let s = s.trim();
+    // An elaborated type specifier names the same type (`struct gguf_kv` is `gguf_kv`).
+    let s = ["struct ", "class ", "union ", "enum "]
+        .iter()
+        .find_map(|k| s.strip_prefix(k))
+        .unwrap_or(s);
     let s = s.replace("(anonymous namespace)::", "");
     let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
