@@ -64,8 +64,18 @@ fn templates_fixture_agrees() {
     let r = check("templates.json.gz");
     // lib::Vec<int *> comes from the partial specialization Vec<T *, Alloc<T *>>,
     // recognised by deducing T = int from its arguments: its field `T **data` checks.
-    assert_eq!((r.routines, r.classes), (1, 4), "{r:?}");
-    assert!(r.instantiations_out_of_scope.is_empty(), "{r:?}");
+    // `Alloc<float>` and `Alloc<int *>` are named (default arguments) and never
+    // instantiated: clang declares them only, and there is nothing to compare.
+    assert_eq!((r.routines, r.classes), (1, 2), "{r:?}");
+    assert_eq!(
+        r.instantiations_out_of_scope
+            .into_iter()
+            .collect::<Vec<_>>(),
+        vec![(
+            "class specialization declared only (clang instantiated no definition: nothing to compare)",
+            2
+        )]
+    );
     assert_eq!(counts(&r.nttp), (0, 0, vec![], vec![]));
     assert_eq!(counts(&r.decl_types), (7, 7, vec![], vec![]));
     assert_eq!(counts(&r.bodies), (0, 0, vec![], vec![(LOOKUP, 1)]));

@@ -144,6 +144,8 @@ const TEMPLATE_TEMPLATE: &str = "template template parameter";
 const EXPR_ARG: &str = "non-type argument that is not a constant or a declaration";
 const PARTIAL: &str =
     "partial specialization not recognised (no partial specialization's arguments match, yet the fields are not the primary's)";
+const DECLARED_ONLY: &str =
+    "class specialization declared only (clang instantiated no definition: nothing to compare)";
 const AMBIGUOUS: &str =
     "several partial specializations match and none is more specialized than the others";
 const DEPENDENT_TYPE: &str =
@@ -300,6 +302,13 @@ pub fn check_instantiations(il: &mut Il) -> Result<InstantiationReport, IlError>
             continue;
         };
         if il.kind(pattern) != EntryKind::Type || pattern == s || ix.partial_patterns.contains(&s) {
+            continue;
+        }
+        if !il.ty(s).is_defined() {
+            // Named, never instantiated: clang declared the specialization only.
+            *rep.instantiations_out_of_scope
+                .entry(DECLARED_ONLY)
+                .or_default() += 1;
             continue;
         }
         let (tmpl, pattern, bound) = match which_specialization(il, &ix, tmpl, info) {
