@@ -429,6 +429,14 @@ impl Types {
             self.dependent_refs += 1;
             return self.dependent_member(il, h, member).map(Some);
         }
+        if self.in_pattern && self.patterns.contains(&base) && Self::names_template_id(il, h) {
+            // A member of a dependent template-id (`typename _Alloc_traits::size_type`,
+            // `_Alloc_traits` naming `__alloc_traits<_Alloc>`): the class template's
+            // pattern declares it in terms of its own parameters, so it is found in the
+            // specialization substitution names.
+            self.dependent_refs += 1;
+            return self.dependent_member(il, h, member).map(Some);
+        }
         for owner in [base, h] {
             if let Some(e) = self.own_member(il, owner, member) {
                 return Ok(Some(e));
@@ -448,6 +456,26 @@ impl Types {
             return self.dependent_member(il, q, member).map(Some);
         }
         Ok(None)
+    }
+
+    /// Whether `t` is a dependent template-id or a typedef of one (through typedefs).
+    fn names_template_id(il: &Il, mut t: Eix) -> bool {
+        for _ in 0..64 {
+            if !il.is_live(t) || il.kind(t) != EntryKind::Type {
+                return false;
+            }
+            if il.child_eix(t, F::TYPE_TEMPLATE_INFO).is_some() {
+                return il.ty(t).type_kind() == TypeKind::Typeref;
+            }
+            if il.ty(t).type_kind() != TypeKind::Typeref {
+                return false;
+            }
+            match il.child_eix(t, F::TYPE_BASE_TYPE) {
+                Some(b) => t = b,
+                None => return false,
+            }
+        }
+        false
     }
 
     /// The dependent member type `member` of the type `q` (a template parameter, a
@@ -530,7 +558,10 @@ impl Types {
                 continue;
             };
             let last = last_component(&key);
+            // A template-id names the specialization dumped later, if one matches.
+            let spec = self.match_specialization(il, &key).filter(|&e| e != ph);
             let target = match self.by_last.get(last) {
+                _ if spec.is_some() => spec,
                 Some(&e) if !e.is_none() && e != ph && !self.is_placeholder(il, e) => Some(e),
                 _ => match last.find('<') {
                     Some(p) => self
