@@ -15,7 +15,9 @@
 //! world whose types refer to themselves ends in the unresolved type, not the stack.
 
 use super::{check::same_type, Subst, Val};
-use crate::il::{fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, TypeKind};
+use crate::il::{
+    fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, IntKind, TypeKind,
+};
 use ahash::AHashMap;
 
 /// Deepest nesting of dependent lookups in one substitution.
@@ -276,11 +278,8 @@ impl Subst<'_> {
         let is_bool = il
             .child_eix(c, F::CONSTANT_TYPE)
             .map(|t| crate::il::kinds::strip_typerefs(il, t))
-            .is_some_and(|t| {
-                il.as_ty(t)
-                    .is_some_and(|x| x.type_kind() == TypeKind::Integer)
-                    && il.name(t) == b"bool"
-            });
+            .and_then(|t| il.as_ty(t))
+            .is_some_and(|x| x.type_kind() == TypeKind::Integer && x.int_kind() == IntKind::Bool);
         match Self::value_of_constant(il, c) {
             Some(Val::Int(v)) => Arg::Value(v, is_bool),
             _ => Arg::Other,

@@ -545,8 +545,9 @@ impl Types {
 
     /// After the pass: placeholders whose name was defined later in the document under a
     /// qualified name (instantiations are dumped under their template, before some of the
-    /// declarations they use) become aliases of the unique type with that last component,
-    /// or of the class template pattern for a template-id. Returns how many resolved.
+    /// declarations they use) become aliases of the specialization a template-id names,
+    /// else of the unique type with that last component, or of the class template
+    /// pattern for a template-id. Returns how many resolved.
     pub fn late_resolve(&mut self, il: &mut Il) -> Result<usize, IlError> {
         let mut n = 0;
         let phs = std::mem::take(&mut self.placeholders);
@@ -558,10 +559,7 @@ impl Types {
                 continue;
             };
             let last = last_component(&key);
-            // A template-id names the specialization dumped later, if one matches.
-            let spec = self.match_specialization(il, &key).filter(|&e| e != ph);
-            let target = match self.by_last.get(last) {
-                _ if spec.is_some() => spec,
+            let unique = || match self.by_last.get(last) {
                 Some(&e) if !e.is_none() && e != ph && !self.is_placeholder(il, e) => Some(e),
                 _ => match last.find('<') {
                     Some(p) => self
@@ -572,6 +570,11 @@ impl Types {
                     None => None,
                 },
             };
+            // A template-id names the specialization dumped later, if one matches.
+            let target = self
+                .match_specialization(il, &key)
+                .filter(|&e| e != ph)
+                .or_else(unique);
             if let Some(t) = target {
                 kinds::set_type_kind(il, il.id_of(ph), TypeKind::Typeref)?;
                 set_base(il, ph, t)?;
