@@ -106,7 +106,12 @@ impl Builder<'_> {
         let name = self.frames[t].name.as_bytes();
         let il = &*self.il;
         let is_pack_param = |p: Eix| il.param_type(p).is_pack() && il.name(p) == name;
-        for f in self.frames[..t].iter().rev() {
+        // Only templates (parameters, the pattern) and routines (parameters) declare
+        // packs: other frames (records, namespaces, the TU) are not searched.
+        let declares = |f: &&super::Frame| {
+            matches!(f.class, Some(Class::Template(_)) | Some(Class::Function(_)))
+        };
+        for f in self.frames[..t].iter().rev().filter(declares) {
             for k in &f.kids {
                 let e = k.e;
                 if e.is_none() || !il.is_live(e) {
