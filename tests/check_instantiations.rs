@@ -256,6 +256,19 @@ fn template_ids_resolve_without_the_class_pattern() {
     assert_eq!(counts(&r.bodies), (4, 4, vec![], vec![(LOOKUP, 1)]));
 }
 
+/// `consteval.cu`: `float t[r][N]` with `constexpr int r = rows(N, false)`, `rows` a
+/// constexpr function with an `if`, a `switch` whose labels fall through and whose
+/// `default` leaves with `break`, and a local: the bound is evaluated for each of
+/// `fill<1>`, `fill<2>`, `fill<5>`, `fill<200>` (1, 2, 1, 7). Before the body was
+/// evaluated only a `return expr;` body folded, and the four arrays differed.
+#[test]
+fn constexpr_functions_evaluate_in_array_bounds() {
+    let r = check("consteval.json.gz");
+    assert_eq!((r.routines, r.classes), (4, 0), "{r:?}");
+    assert_eq!(counts(&r.nttp), (4, 4, vec![], vec![]));
+    assert_eq!(counts(&r.decl_types), (16, 16, vec![], vec![]));
+}
+
 fn ilkit(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_ilkit"))
         .args(args)

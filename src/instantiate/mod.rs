@@ -37,9 +37,9 @@
 //! An array type whose bound is a template-parameter constant (an expression over
 //! parameters) is rebuilt with the bound folded; inside such a bound (a constant
 //! expression) a reference to a constexpr variable folds through its substituted
-//! initializer and a call of a routine whose body is `return expr;` folds through that
-//! expression with the parameters bound to the arguments (both at most
-//! `MAX_CONST_NEST` deep). Dependent member types and template-ids resolve by lookup in
+//! initializer and a call of a constexpr routine folds through its body evaluated with
+//! the parameters bound to the arguments (`if`, `switch`, `return`, constant locals;
+//! module `consteval`; both at most `MAX_CONST_NEST` deep). Dependent member types and template-ids resolve by lookup in
 //! [`Subst::specializations`] (module `dependent`).
 //!
 //! All traversals use explicit stacks. Errors come back as [`IlError`] with the seed's
@@ -1077,11 +1077,10 @@ impl<'a> Subst<'a> {
     }
 
     /// In a constant expression, the value of a call (`operands`: the substituted callee
-    /// and arguments) of a routine whose body returns one expression first thing (a
-    /// constexpr function such as `ceildiv`): that expression substituted with the
-    /// routine's parameters bound to the folded arguments, converted to the call's type
-    /// `ty`. `None` when an argument or the result does not fold, or past
-    /// `MAX_CONST_NEST` nested calls and variables.
+    /// and arguments) of a constexpr routine: its body evaluated with the parameters
+    /// bound to the folded arguments ([`Subst::eval_call`], module `consteval`),
+    /// converted to the call's type `ty`. `None` when an argument or the result does not
+    /// fold, or past `MAX_CONST_NEST` nested calls and variables.
     fn constexpr_call(
         &mut self,
         il: &mut Il,
@@ -1113,53 +1112,17 @@ impl<'a> Subst<'a> {
         let Some(r) = routine.filter(|&r| il.kind(r) == EntryKind::Routine) else {
             return Ok(None);
         };
-        let params: Vec<Eix> = il.list_eix(r, F::ROUTINE_PARAMS).to_vec();
-        if params.len() != args.len() || args.iter().any(|&a| Self::const_val(il, a).is_none()) {
+        if args.iter().any(|&a| Self::const_val(il, a).is_none()) {
             return Ok(None);
         }
-        let Some(ret) = Self::returned_expr(il, r) else {
+        let Some(x) = self.eval_call(il, r, args)? else {
             return Ok(None);
         };
-        let saved: Vec<(Eix, Option<Eix>)> = params
-            .iter()
-            .zip(args)
-            .map(|(&p, &a)| (p, self.values.insert(p, a)))
-            .collect();
-        for &a in args {
-            self.hold(a);
-        }
-        self.const_nest += 1;
-        let x = self.copy_template_param_expr(il, ret);
-        self.const_nest -= 1;
-        for (p, old) in saved {
-            match old {
-                Some(o) => self.values.insert(p, o),
-                None => self.values.remove(&p),
-            };
-        }
-        let x = x?;
         match (Self::const_val(il, x), ty) {
             (Some(v), Some(t)) => self.const_node(il, v, t).map(Some),
             (Some(_), None) => Ok(Some(x)),
             _ => Ok(None),
         }
-    }
-
-    /// The expression of the first statement of `r`'s body when it is a `return`.
-    fn returned_expr(il: &Il, r: Eix) -> Option<Eix> {
-        let scope = il.child_eix(r, F::ROUTINE_BODY_SCOPE)?;
-        let mut s = il.child_eix(scope, F::SCOPE_BLOCK)?;
-        for _ in 0..16 {
-            if il.kind(s) != EntryKind::Statement {
-                return None;
-            }
-            match il.statement(s).stmt_kind() {
-                crate::il::StmtKind::Return => return il.child_eix(s, F::STATEMENT_EXPR),
-                crate::il::StmtKind::Block => s = *il.list_eix(s, F::STATEMENT_STMTS).first()?,
-                _ => return None,
-            }
-        }
-        None
     }
 
     /// A reference `x` to a routine, typed with a routine type, retyped as the routine
@@ -1685,6 +1648,7 @@ impl<'a> Subst<'a> {
 mod casts;
 mod check;
 mod constants;
+mod consteval;
 mod dependent;
 mod partial;
 mod synth;
