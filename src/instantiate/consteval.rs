@@ -13,15 +13,17 @@
 //! (seed 001's payload-free 10), so one is taken as leaving a `switch` only where all
 //! three would: as the last statement of the switch's body.
 //!
-//! Bounded: at most `MAX_STEPS` statements per call, calls nested at most
-//! `MAX_CONST_NEST` deep (as constexpr variables are); statements are walked with an
-//! explicit stack.
+//! Bounded: at most `MAX_STEPS` statements per constant expression (an array bound, an
+//! `if constexpr` condition: every call it makes included),
+//! calls nested at most `MAX_CONST_NEST` deep (as constexpr variables are); statements
+//! are walked with an explicit stack.
 
 use super::{Subst, Val, MAX_CONST_NEST};
 use crate::il::{fields as F, Eix, EntryKind, Il, IlError, StmtKind};
 
-/// Statements one evaluated call may run.
-const MAX_STEPS: u32 = 10_000;
+/// Statements one evaluated call may run, the calls it makes included (a recursive
+/// constexpr function such as a naive Fibonacci stops here, not after 2^depth calls).
+pub(super) const MAX_STEPS: u32 = 100_000;
 
 /// How a statement ended.
 enum Flow {
@@ -86,15 +88,14 @@ impl Subst<'_> {
     ) -> Result<Flow, IlError> {
         // A stack of statement sequences still to run: (statements, next index).
         let mut stack: Vec<(Vec<Eix>, usize)> = vec![(vec![s], 0)];
-        let mut steps = 0;
         while let Some((seq, i)) = stack.last_mut() {
             let Some(&s) = seq.get(*i) else {
                 stack.pop();
                 continue;
             };
             *i += 1;
-            steps += 1;
-            if steps > MAX_STEPS || il.kind(s) != EntryKind::Statement {
+            self.const_steps += 1;
+            if self.const_steps > MAX_STEPS || il.kind(s) != EntryKind::Statement {
                 return Ok(Flow::GiveUp);
             }
             let stmts = il.list_eix(s, F::STATEMENT_STMTS).to_vec();

@@ -165,6 +165,9 @@ pub struct Subst<'a> {
     const_nest: u32,
     /// A constexpr routine's parameters bound to the values of a call being folded.
     values: AHashMap<Eix, Eix>,
+    /// Statements run by the constant expression being evaluated, every call it makes
+    /// included (bounded by `consteval::MAX_STEPS`).
+    const_steps: u32,
     /// Constant nodes this substitution made that nothing holds yet: folded into another
     /// constant, such a node goes to the expression free list ([`Subst::discard`]).
     fresh: BitSet,
@@ -231,6 +234,7 @@ impl<'a> Subst<'a> {
             constant_context: false,
             const_nest: 0,
             values: AHashMap::new(),
+            const_steps: 0,
             fresh: BitSet::default(),
             types: AHashMap::new(),
             entities: AHashMap::new(),
@@ -493,6 +497,10 @@ impl<'a> Subst<'a> {
     /// constant when it does not fold.
     fn subst_bound(&mut self, il: &mut Il, b: Eix) -> Result<Eix, IlError> {
         let saved = (self.unfolded, self.constant_context);
+        if !self.constant_context {
+            // A constant expression begins: its evaluation budget with it.
+            self.const_steps = 0;
+        }
         self.unfolded = false;
         self.constant_context = true;
         let r = self.copy_template_param_con(il, b);
@@ -528,6 +536,9 @@ impl<'a> Subst<'a> {
     /// (an `if constexpr` condition), `None` when it does not fold.
     pub(super) fn fold_condition(&mut self, il: &mut Il, e: Eix) -> Result<Option<bool>, IlError> {
         let saved = (self.unfolded, self.constant_context);
+        if !self.constant_context {
+            self.const_steps = 0;
+        }
         self.unfolded = false;
         self.constant_context = true;
         let r = self.copy_template_param_expr(il, e);
