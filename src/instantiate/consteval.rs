@@ -228,12 +228,7 @@ impl Subst<'_> {
     /// Expression `e` substituted and folded as a constant expression: its constant
     /// node, or `None` when it does not fold.
     fn folded_value(&mut self, il: &mut Il, e: Eix) -> Result<Option<Eix>, IlError> {
-        let saved = (self.unfolded, self.constant_context);
-        self.unfolded = false;
-        self.constant_context = true;
-        let r = self.copy_template_param_expr(il, e);
-        (self.unfolded, self.constant_context) = saved;
-        let x = r?;
+        let x = self.as_constant(il, e, Self::copy_template_param_expr)?;
         Ok(Self::const_val(il, x).map(|_| x))
     }
 }

@@ -496,14 +496,26 @@ impl<'a> Subst<'a> {
     /// [`Subst::unfolded`] says): an integer constant, or the substituted expression
     /// constant when it does not fold.
     fn subst_bound(&mut self, il: &mut Il, b: Eix) -> Result<Eix, IlError> {
+        self.as_constant(il, b, Self::copy_template_param_con)
+    }
+
+    /// Runs `f` on `e` as a constant expression: folding on (whatever
+    /// [`Subst::unfolded`] says), references to constexpr variables through their
+    /// initializers, and, when a constant expression begins here, a fresh evaluation
+    /// budget (module `consteval`).
+    pub(super) fn as_constant<T>(
+        &mut self,
+        il: &mut Il,
+        e: Eix,
+        f: impl FnOnce(&mut Self, &mut Il, Eix) -> Result<T, IlError>,
+    ) -> Result<T, IlError> {
         let saved = (self.unfolded, self.constant_context);
         if !self.constant_context {
-            // A constant expression begins: its evaluation budget with it.
             self.const_steps = 0;
         }
         self.unfolded = false;
         self.constant_context = true;
-        let r = self.copy_template_param_con(il, b);
+        let r = f(self, il, e);
         (self.unfolded, self.constant_context) = saved;
         r
     }
@@ -535,15 +547,8 @@ impl<'a> Subst<'a> {
     /// The truth value of condition `e` substituted and folded as a constant expression
     /// (an `if constexpr` condition), `None` when it does not fold.
     pub(super) fn fold_condition(&mut self, il: &mut Il, e: Eix) -> Result<Option<bool>, IlError> {
-        let saved = (self.unfolded, self.constant_context);
-        if !self.constant_context {
-            self.const_steps = 0;
-        }
-        self.unfolded = false;
-        self.constant_context = true;
-        let r = self.copy_template_param_expr(il, e);
-        (self.unfolded, self.constant_context) = saved;
-        Ok(match Self::const_val(il, r?) {
+        let r = self.as_constant(il, e, Self::copy_template_param_expr)?;
+        Ok(match Self::const_val(il, r) {
             Some(Val::Int(i)) => Some(i != 0),
             Some(Val::Float(f)) => Some(f != 0.0),
             None => None,
