@@ -3,12 +3,14 @@
 
 Usage:
     fa_agree.py run M.ll[.gz] [M2.ll ...] [--require PCT] [--diff N] [--json]
-                    [--opt OPT] [--ilkit ILKIT]
+                    [--opt OPT] [--ilkit ILKIT] [--passes PIPELINE]
     fa_agree.py compare OPT_LINES ILKIT_LINES [--require PCT] [--diff N] [--json]
 
 `run` runs, for each module, `opt-14 -passes='cgscc(function-attrs)' -S` (its
 changes read by `fa_diff.py`) and `ilkit cgscc M.ll --passes 'cgscc(function-attrs)'
---format attrs`; `compare` takes the two sets of change lines already made (the
+--format attrs` (`--passes` runs another pipeline on both sides, e.g.
+`'cgscc(devirt<4>(inline,function-attrs))'`: items are then counted on the functions
+opt-14 keeps); `compare` takes the two sets of change lines already made (the
 output of `fa_diff.py` and of `ilkit ... --format attrs`).
 
 An item is one (function, position, signed attribute): `@f arg0 %p +nocapture
@@ -45,18 +47,25 @@ from tools import default_ilkit, plain_file  # noqa: E402  (same folder)
 PASSES = "cgscc(function-attrs)"
 
 
-def opt_lines(module, opt, tmpdir):
-    """opt-14's changes to `module`, as `fa_diff.py` prints them."""
+def opt_lines(module, opt, tmpdir, passes=PASSES):
+    """opt-14's changes to `module`, as `fa_diff.py` prints them, and the names of the
+    functions its output defines (as the lines print them)."""
     after = os.path.join(tmpdir, "opt-output.ll")
-    subprocess.run([opt, f"-passes={PASSES}", "-S", module, "-o", after], check=True)
-    return fa_diff.change_lines(fa_diff.read_module(module), fa_diff.read_module(after))
+    subprocess.run([opt, f"-passes={passes}", "-S", module, "-o", after], check=True)
+    out = fa_diff.read_module(after)
+    kept = {"@" + fa_diff.print_name(n) for n in out}
+    return fa_diff.change_lines(fa_diff.read_module(module), out), kept
 
 
-def ilkit_lines(module, ilkit):
-    """ilkit's changes to `module` (`--format attrs`)."""
-    out = subprocess.run([ilkit, "cgscc", module, "--passes", PASSES, "--format", "attrs"],
+def ilkit_lines(module, ilkit, passes=PASSES, kept=None):
+    """ilkit's changes to `module` (`--format attrs`), on the functions in `kept` when
+    given."""
+    out = subprocess.run([ilkit, "cgscc", module, "--passes", passes, "--format", "attrs"],
                          check=True, capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if line.strip()]
+    lines = [line for line in out.splitlines() if line.strip()]
+    if kept is not None:
+        lines = [line for line in lines if line.split()[0] in kept]
+    return lines
 
 
 def read_lines(path):
@@ -156,13 +165,14 @@ def report_json(t):
     }
 
 
-def run_modules(paths, opt, ilkit):
+def run_modules(paths, opt, ilkit, passes=PASSES):
     t = Tally()
     for path in paths:
         with tempfile.TemporaryDirectory() as tmp:
             module = plain_file(path, tmp)
             name = os.path.basename(module)
-            t.add(name, opt_lines(module, opt, tmp), ilkit_lines(module, ilkit))
+            ours, kept = opt_lines(module, opt, tmp, passes)
+            t.add(name, ours, ilkit_lines(module, ilkit, passes, kept))
     return t
 
 
@@ -174,6 +184,8 @@ def parse_args(argv):
     r.add_argument("modules", nargs="+")
     r.add_argument("--opt", default=os.environ.get("OPT14", "opt-14"))
     r.add_argument("--ilkit", default=default_ilkit())
+    r.add_argument("--passes", default=PASSES,
+                   help=f"the pipeline both sides run (default {PASSES})")
     c = sub.add_parser("compare", help="compare two files of change lines")
     c.add_argument("opt_lines", help="fa_diff.py's output")
     c.add_argument("ilkit_lines", help="ilkit cgscc ... --format attrs output")
@@ -189,7 +201,7 @@ def parse_args(argv):
 def main(argv=None):
     a = parse_args(argv)
     if a.cmd == "run":
-        t = run_modules(a.modules, a.opt, a.ilkit)
+        t = run_modules(a.modules, a.opt, a.ilkit, a.passes)
     else:
         t = Tally()
         t.add(os.path.basename(a.opt_lines), read_lines(a.opt_lines), read_lines(a.ilkit_lines))

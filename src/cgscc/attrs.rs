@@ -2,9 +2,10 @@
 //!
 //! When the module was read with its instruction view, the pass is LLVM 14's
 //! `function-attrs` ([`super::function_attrs`]), exactly: each SCC's functions are
-//! inferred in the graph's member order, callees first. A body the inliner has changed
-//! is no longer described by the instruction view, so an SCC holding one (and every SCC
-//! of a module read without the view) falls back to the summary approximation below.
+//! inferred in the graph's member order, callees first, on their bodies as the passes
+//! before left them (the inliner's, [`crate::llvm::ir::body`]). A module read without
+//! the view, and an SCC the summary estimate inlined into (it changes no body), fall
+//! back to the summary approximation below.
 //!
 //! Summary approximation: `norecurse` and a `readnone`/`readonly` memory summary. For
 //! SCC `S`: the memory effect is the join of the bodies' own effects, of every
@@ -31,10 +32,11 @@ impl CgsccPass for FunctionAttrs {
 
     fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
         let nodes = cx.m.graph.scc_nodes(scc).to_vec();
-        if let Some(inf) = cx.m.fn_attrs.as_mut() {
+        if let (Some(inf), Some(st)) = (cx.m.fn_attrs.as_mut(), cx.m.llvm14.as_mut()) {
             if !nodes.iter().any(|&n| cx.m.summ.inlined_into[n]) {
                 let members: Vec<FuncIdx> = nodes.iter().map(|&n| function_of_node(n)).collect();
-                let changed = inf.run_scc(&members);
+                let (bodies, made) = st.body_store();
+                let changed = inf.run_scc(&members, bodies, made);
                 for (&n, &f) in nodes.iter().zip(&members) {
                     cx.m.work[n] += inf.body_rows(f);
                 }

@@ -172,6 +172,23 @@ impl Types {
         self.intern(Key::Leaf(k), k)
     }
 
+    /// `void`, if the module has it (without interning it).
+    pub fn find_void(&self) -> Option<TypeIdx> {
+        self.index.get(&Key::Leaf(TypeKind::Void)).copied()
+    }
+
+    /// `iN`, if the module has it (without interning it).
+    pub fn find_int(&self, bits: u32) -> Option<TypeIdx> {
+        self.index.get(&Key::Leaf(TypeKind::Int(bits))).copied()
+    }
+
+    /// A pointer to `pointee` in address space `addrspace`, if the module has it
+    /// (without interning it).
+    pub fn find_ptr(&self, pointee: TypeIdx, addrspace: u32) -> Option<TypeIdx> {
+        let k = TypeKind::Ptr { addrspace, pointee };
+        self.index.get(&Key::Leaf(k)).copied()
+    }
+
     /// Interns `void`.
     pub fn void(&mut self) -> TypeIdx {
         self.leaf(TypeKind::Void)

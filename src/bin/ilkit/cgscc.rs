@@ -319,11 +319,13 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
             .map(|&n| cm.graph.name(n).unwrap_or_default().to_string())
             .collect()
     };
-    // function-attrs' changes, as `scripts/fa_diff.py` prints opt's
+    // function-attrs' changes, as `scripts/fa_diff.py` prints opt's, of the functions
+    // the pipeline kept
+    let kept = |f| !cm.graph.is_removed(ilkit::callgraph::node_of_function(f));
     let fa_lines = cm
         .fn_attrs
         .as_ref()
-        .map(|inf| inf.diff_lines(&m))
+        .map(|inf| inf.diff_lines_of(&m, kept))
         .unwrap_or_default();
     if a.format == Format::Attrs {
         let mut out = fa_lines.join("\n");

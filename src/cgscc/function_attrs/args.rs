@@ -7,7 +7,8 @@ use super::capture::Tracker;
 use super::Inference;
 use crate::graph::{CompIdx, Csr, SccGraph, Successors, Tarjan};
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::{ArgIdx, InstIdx, Opcode, Value};
+use crate::llvm::ir::body::V;
+use crate::llvm::ir::{ArgIdx, Opcode};
 use crate::llvm::FuncIdx;
 use ahash::{AHashMap, AHashSet};
 
@@ -110,28 +111,18 @@ impl Inference {
     }
 
     /// `isGuaranteedToTransferExecutionToSuccessor`.
-    pub(super) fn transfers_to_successor(&self, f: FuncIdx, i: InstIdx) -> bool {
-        match self.ir.op(i) {
+    pub(super) fn transfers_to_successor(&self, f: FuncIdx, i: u32) -> bool {
+        let b = self.body(f);
+        match b.op(i) {
             Opcode::Ret | Opcode::Unreachable => false,
             Opcode::CatchPad => self.personality_is_coreclr(f),
-            _ => !self.may_throw(i) && self.inst_will_return(i),
+            _ => !self.may_throw(b, i) && self.inst_will_return(b, i),
         }
     }
 
     fn personality_is_coreclr(&self, f: FuncIdx) -> bool {
-        let mut v = self.ir.func(f).personality;
-        if let Value::Expr(e) = v {
-            if self.ir.expr_op(e) == Opcode::BitCast {
-                v = self
-                    .ir
-                    .expr_operands(e)
-                    .first()
-                    .copied()
-                    .unwrap_or(Value::None);
-            }
-        }
-        match v {
-            Value::Global(s) => self.facts.coreclr_personality == Some(s),
+        match self.strip_one_bitcast(V::K(self.ir.func(f).personality)) {
+            V::K(crate::llvm::ir::Value::Global(s)) => self.facts.coreclr_personality == Some(s),
             _ => false,
         }
     }
@@ -140,20 +131,23 @@ impl Inference {
     /// anything that may not continue, to a callee parameter that is non-null gets
     /// `nonnull`.
     fn nonnull_from_callsites(&mut self, f: FuncIdx) {
-        let ir = self.ir.clone();
-        if ir.num_blocks(f) == 0 {
+        let b = self.body(f);
+        let Some(&entry) = b.layout.first() else {
             return;
-        }
-        for i in ir.block_insts(f, crate::idx::BlockIdx::new(0)) {
-            if let Some(c) = ir.call_of(i) {
+        };
+        // adding `nonnull` changes no answer below but the one it answers
+        let mut found = Vec::new();
+        for &i in &b.blocks[entry as usize] {
+            if let Some(c) = Self::call_at(b, i) {
                 if let Some(callee) = self.called_function(c) {
-                    for (j, p) in ir.args(callee).enumerate() {
+                    for (j, p) in self.ir.args(callee).enumerate() {
                         if !self.arg_nonnull(callee, p, false) {
                             continue;
                         }
-                        if let Some(Value::Arg(fa)) = ir.call_args(c).get(j).copied() {
+                        if let Some(V::Arg(n)) = c.args().get(j).copied() {
+                            let fa = self.arg_of(f, n);
                             if !self.arg_nonnull(f, fa, true) {
-                                self.arg_attrs[fa].add(Attr::NonNull);
+                                found.push(fa);
                             }
                         }
                     }
@@ -162,6 +156,9 @@ impl Inference {
             if !self.transfers_to_successor(f, i) {
                 break;
             }
+        }
+        for fa in found {
+            self.arg_attrs[fa].add(Attr::NonNull);
         }
     }
 
@@ -183,7 +180,7 @@ impl Inference {
                 }
                 continue;
             }
-            for a in ir.args(f) {
+            for (n, a) in ir.args(f).enumerate() {
                 if !ir.types.is_pointer(ir.arg_ty(a)) {
                     continue;
                 }
@@ -193,7 +190,7 @@ impl Inference {
                         uses: Vec::new(),
                         captured: false,
                     };
-                    self.capture_walk(f, Value::Arg(a), &mut t);
+                    self.capture_walk(f, V::Arg(n as u32), &mut t);
                     if let Tracker::Args { uses, captured } = t {
                         if !captured {
                             if uses.is_empty() {
@@ -288,10 +285,13 @@ impl Inference {
         if s.has(Attr::InAlloca) || s.has(Attr::Preallocated) {
             return None;
         }
+        let f = ir.arg_func(a);
+        let (b, uses) = (self.body(f), self.uses(f));
+        let n = (a.idx() - ir.func(f).args.start.idx()) as u32;
         let (mut read, mut write) = (false, false);
         let mut visited: AHashSet<usize> = AHashSet::new();
         let mut worklist: Vec<usize> = Vec::new();
-        for k in ir.use_rows(Value::Arg(a)) {
+        for k in uses.rows_of(V::Arg(n)) {
             visited.insert(k);
             worklist.push(k);
         }
@@ -299,24 +299,23 @@ impl Inference {
             if read && write {
                 return None;
             }
-            let u = ir.use_at(k);
-            let i = u.user;
-            match ir.op(i) {
+            let (i, op) = uses.at(k);
+            match b.op(i) {
                 Opcode::BitCast
                 | Opcode::GetElementPtr
                 | Opcode::Phi
                 | Opcode::Select
                 | Opcode::AddrSpaceCast => {
-                    for k2 in ir.use_rows(Value::Inst(i)) {
+                    for k2 in uses.rows_of(V::Inst(i)) {
                         if visited.insert(k2) {
                             worklist.push(k2);
                         }
                     }
                 }
                 Opcode::Call | Opcode::Invoke => {
-                    let c = ir.call_of(i)?;
-                    let j = u.op as usize;
-                    if j == ir.callee_operand_index(c) {
+                    let c = Self::call_at(b, i)?;
+                    let j = op as usize;
+                    if j == c.callee_index() {
                         read = true;
                         continue;
                     }
@@ -324,8 +323,8 @@ impl Inference {
                         if !self.call_only_reads(c) {
                             return None;
                         }
-                        if !ir.types.is_void(ir.ty(i)) {
-                            for k2 in ir.use_rows(Value::Inst(i)) {
+                        if !ir.types.is_void(b.ty(i)) {
+                            for k2 in uses.rows_of(V::Inst(i)) {
                                 if visited.insert(k2) {
                                     worklist.push(k2);
                                 }
@@ -336,7 +335,7 @@ impl Inference {
                         continue;
                     }
                     if let Some(callee) = self.called_function(c) {
-                        if j < ir.call_arg_count(c)
+                        if j < c.nargs()
                             && j < ir.num_args(callee)
                             && scc.contains(&ir.arg(callee, j)?)
                         {
@@ -356,15 +355,14 @@ impl Inference {
                     }
                 }
                 Opcode::Load => {
-                    if ir.flags(i).is_volatile() {
+                    if b.flags(i).is_volatile() {
                         return None;
                     }
                     read = true;
                 }
                 Opcode::Store => {
                     // the stored value is the argument itself: untrackable
-                    if ir.operand(i, 0) == ir.operand(i, u.op as usize) || ir.flags(i).is_volatile()
-                    {
+                    if b.ops(i)[0] == b.ops(i)[op as usize] || b.flags(i).is_volatile() {
                         return None;
                     }
                     write = true;

@@ -9,7 +9,8 @@
 
 use super::Inference;
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::{ArgIdx, InstIdx, Intrinsic, Opcode, Use, Value};
+use crate::llvm::ir::body::{Body, V};
+use crate::llvm::ir::{ArgIdx, Intrinsic, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use crate::llvm::FuncIdx;
 use ahash::AHashSet;
@@ -44,21 +45,21 @@ impl Tracker {
 
 impl Inference {
     /// The tracker's verdict on use `u` that may capture; true stops the walk.
-    fn report(&self, t: &mut Tracker, u: Use) -> bool {
+    fn report(&self, b: &Body, t: &mut Tracker, u: (u32, u32)) -> bool {
         let ir = &*self.ir;
         match t {
             Tracker::Simple {
                 return_captures,
                 captured,
             } => {
-                if ir.op(u.user) == Opcode::Ret && !*return_captures {
+                if b.op(u.0) == Opcode::Ret && !*return_captures {
                     return false;
                 }
                 *captured = true;
                 true
             }
             Tracker::Args { uses, captured } => {
-                let Some(c) = ir.call_of(u.user) else {
+                let Some(c) = Self::call_at(b, u.0) else {
                     *captured = true;
                     return true;
                 };
@@ -69,8 +70,8 @@ impl Inference {
                         return true;
                     }
                 };
-                let j = u.op as usize;
-                if j >= ir.call_arg_count(c) {
+                let j = u.1 as usize;
+                if j >= c.nargs() {
                     *captured = true;
                     return true;
                 }
@@ -89,40 +90,41 @@ impl Inference {
     }
 
     /// `PointerMayBeCaptured(v, tracker)` for a pointer `v` used in function `f`.
-    pub(super) fn capture_walk(&self, f: FuncIdx, v: Value, t: &mut Tracker) {
+    pub(super) fn capture_walk(&self, f: FuncIdx, v: V, t: &mut Tracker) {
         let ir = &*self.ir;
+        let (b, uses) = (self.body(f), self.uses(f));
         let mut worklist: Vec<usize> = Vec::new();
         let mut visited: AHashSet<usize> = AHashSet::new();
         // AddUses: false when the value has too many uses.
-        let add_uses = |v: Value,
-                        worklist: &mut Vec<usize>,
-                        visited: &mut AHashSet<usize>,
-                        t: &mut Tracker| {
-            for (count, k) in ir.use_rows(v).enumerate() {
-                if count >= MAX_USES {
-                    t.too_many_uses();
-                    return false;
+        let add_uses =
+            |v: V, worklist: &mut Vec<usize>, visited: &mut AHashSet<usize>, t: &mut Tracker| {
+                for (count, k) in uses.rows_of(v).enumerate() {
+                    if count >= MAX_USES {
+                        t.too_many_uses();
+                        return false;
+                    }
+                    if visited.insert(k) {
+                        worklist.push(k);
+                    }
                 }
-                if visited.insert(k) {
-                    worklist.push(k);
-                }
-            }
-            true
-        };
+                true
+            };
         if !add_uses(v, &mut worklist, &mut visited, t) {
             return;
         }
         while let Some(k) = worklist.pop() {
-            let u = ir.use_at(k);
-            let i = u.user;
-            let op = ir.op(i);
-            let flags = ir.flags(i);
+            let u = uses.at(k);
+            let i = u.0;
+            let op = b.op(i);
+            let flags = b.flags(i);
             match op {
                 Opcode::Call | Opcode::Invoke => {
-                    let Some(c) = ir.call_of(i) else { continue };
+                    let Some(c) = Self::call_at(b, i) else {
+                        continue;
+                    };
                     if self.call_only_reads(c)
                         && self.call_has(c, Attr::NoUnwind)
-                        && ir.types.is_void(ir.ty(i))
+                        && ir.types.is_void(b.ty(i))
                     {
                         continue;
                     }
@@ -130,44 +132,44 @@ impl Inference {
                         self.call_intrinsic(c),
                         Intrinsic::LaunderInvariantGroup | Intrinsic::StripInvariantGroup
                     ) {
-                        if !add_uses(Value::Inst(i), &mut worklist, &mut visited, t) {
+                        if !add_uses(V::Inst(i), &mut worklist, &mut visited, t) {
                             return;
                         }
                         continue;
                     }
-                    if self.mem_intrinsic_volatile(c) == Some(true) && self.report(t, u) {
+                    if self.mem_intrinsic_volatile(c) == Some(true) && self.report(b, t, u) {
                         return;
                     }
-                    let j = u.op as usize;
-                    if j == ir.callee_operand_index(c) {
+                    let j = u.1 as usize;
+                    if j == c.callee_index() {
                         continue;
                     }
-                    let data = ir.call_arg_count(c) + ir.call_bundle_ops(c);
+                    let data = c.nargs() + c.bundle_ops();
                     if j < data
                         && !self.data_operand_has(c, j, Attr::NoCapture)
-                        && self.report(t, u)
+                        && self.report(b, t, u)
                     {
                         return;
                     }
                 }
                 Opcode::Load => {
-                    if flags.is_volatile() && self.report(t, u) {
+                    if flags.is_volatile() && self.report(b, t, u) {
                         return;
                     }
                 }
                 Opcode::VaArg => {}
                 Opcode::Store => {
-                    if (u.op == 0 || flags.is_volatile()) && self.report(t, u) {
+                    if (u.1 == 0 || flags.is_volatile()) && self.report(b, t, u) {
                         return;
                     }
                 }
                 Opcode::AtomicRmw => {
-                    if (u.op == 1 || flags.is_volatile()) && self.report(t, u) {
+                    if (u.1 == 1 || flags.is_volatile()) && self.report(b, t, u) {
                         return;
                     }
                 }
                 Opcode::AtomicCmpXchg => {
-                    if (u.op == 1 || u.op == 2 || flags.is_volatile()) && self.report(t, u) {
+                    if (u.1 == 1 || u.1 == 2 || flags.is_volatile()) && self.report(b, t, u) {
                         return;
                     }
                 }
@@ -176,20 +178,20 @@ impl Inference {
                 | Opcode::Phi
                 | Opcode::Select
                 | Opcode::AddrSpaceCast => {
-                    if !add_uses(Value::Inst(i), &mut worklist, &mut visited, t) {
+                    if !add_uses(V::Inst(i), &mut worklist, &mut visited, t) {
                         return;
                     }
                 }
                 Opcode::ICmp => {
-                    if self.icmp_does_not_capture(f, i, u) {
+                    if self.icmp_does_not_capture(f, i, u.1) {
                         continue;
                     }
-                    if self.report(t, u) {
+                    if self.report(b, t, u) {
                         return;
                     }
                 }
                 _ => {
-                    if self.report(t, u) {
+                    if self.report(b, t, u) {
                         return;
                     }
                 }
@@ -200,20 +202,21 @@ impl Inference {
     /// The `icmp` cases of capture tracking that are not captures: a `noalias` call or
     /// a dereferenceable-or-null pointer compared with null, and a comparison with a
     /// value loaded from a global variable.
-    fn icmp_does_not_capture(&self, f: FuncIdx, i: InstIdx, u: Use) -> bool {
+    fn icmp_does_not_capture(&self, f: FuncIdx, i: u32, op: u32) -> bool {
         let ir = &*self.ir;
-        let idx = u.op as usize;
+        let b = self.body(f);
+        let idx = op as usize;
         if idx > 1 {
             return false;
         }
-        let other = ir.operand(i, 1 - idx);
-        let tys = ir.operand_types(i);
-        if other == Value::Null {
-            let me = ir.operand(i, idx);
+        let other = b.ops(i)[1 - idx];
+        let tys = b.tys(i);
+        if other == V::K(Value::Null) {
+            let me = b.ops(i)[idx];
             if ir.types.addrspace(tys[1 - idx]) == 0 {
-                let s = self.strip_pointer_casts(me, tys[idx]);
-                if let Value::Inst(j) = s {
-                    if let Some(c) = ir.call_of(j) {
+                let s = self.strip_pointer_casts(f, me, tys[idx]);
+                if let V::Inst(j) = s {
+                    if let Some(c) = Self::call_at(b, j) {
                         if self.ret_has(c, Attr::NoAlias) {
                             return true;
                         }
@@ -221,14 +224,14 @@ impl Inference {
                 }
             }
             if !self.has(f, Attr::NullPointerIsValid) {
-                let o = self.strip_same_representation(me, tys[idx]);
-                if self.dereferenceable_or_null(o) {
+                let o = self.strip_same_representation(f, me, tys[idx]);
+                if self.dereferenceable_or_null(f, o) {
                     return true;
                 }
             }
         }
-        if let Value::Inst(l) = other {
-            if ir.op(l) == Opcode::Load && self.global_var(ir.operand(l, 0)).is_some() {
+        if let V::Inst(l) = other {
+            if b.op(l) == Opcode::Load && self.global_var(b.ops(l)[0]).is_some() {
                 return true;
             }
         }
@@ -237,23 +240,26 @@ impl Inference {
 
     /// `CaptureTracker::isDereferenceableOrNull`: an inbounds GEP instruction, or a
     /// pointer with dereferenceable bytes.
-    fn dereferenceable_or_null(&self, v: Value) -> bool {
+    fn dereferenceable_or_null(&self, f: FuncIdx, v: V) -> bool {
         let ir = &*self.ir;
+        let b = self.body(f);
         match v {
-            Value::Inst(i) => match ir.op(i) {
-                Opcode::GetElementPtr => ir.flags(i).has(crate::llvm::ir::InstFlags::INBOUNDS),
+            V::Inst(i) => match b.op(i) {
+                Opcode::GetElementPtr => b.flags(i).has(crate::llvm::ir::InstFlags::INBOUNDS),
                 Opcode::Alloca => {
-                    let array = !matches!(ir.operands(i), [] | [Value::Int(1)]);
-                    !array && ir.types.has_nonzero_size(ir.aux_ty(i))
+                    let array = !matches!(b.ops(i), [] | [V::Int(1)]);
+                    !array && ir.types.has_nonzero_size(b.aux_ty(i))
                 }
                 op if op.is_call() => {
-                    let Some(c) = ir.call_of(i) else { return false };
+                    let Some(c) = Self::call_at(b, i) else {
+                        return false;
+                    };
                     let callee = self.called_function(c);
-                    let deref = ir
+                    let deref = self
                         .call_ret_attrs(c)
                         .dereferenceable
                         .max(callee.map_or(0, |g| self.ret_attrs[g].dereferenceable));
-                    let or_null = ir
+                    let or_null = self
                         .call_ret_attrs(c)
                         .dereferenceable_or_null
                         .max(callee.map_or(0, |g| self.ret_attrs[g].dereferenceable_or_null));
@@ -261,8 +267,8 @@ impl Inference {
                 }
                 _ => false,
             },
-            Value::Arg(a) => {
-                let s = &self.arg_attrs[a];
+            V::Arg(n) => {
+                let s = &self.arg_attrs[self.arg_of(f, n)];
                 s.dereferenceable > 0
                     || s.dereferenceable_or_null > 0
                     || (!s.ty.is_none()
@@ -273,7 +279,7 @@ impl Inference {
                             || s.has(Attr::StructRet))
                         && ir.types.has_nonzero_size(s.ty))
             }
-            Value::Global(_) => match self.global_var(v) {
+            V::K(Value::Global(_)) => match self.global_var(v) {
                 Some(g) => {
                     self.facts.global_linkage[g] != crate::llvm::Linkage::ExternWeak
                         && ir.types.has_nonzero_size(ir.global_ty(g))
@@ -286,40 +292,41 @@ impl Inference {
 
     /// `stripPointerCasts`: through zero-index GEPs, bitcasts, addrspacecasts and calls
     /// with a `returned` argument.
-    pub(super) fn strip_pointer_casts(&self, v: Value, ty: TypeIdx) -> Value {
-        self.strip(v, ty, true)
+    pub(super) fn strip_pointer_casts(&self, f: FuncIdx, v: V, ty: TypeIdx) -> V {
+        self.strip(f, v, ty, true)
     }
 
     /// `stripPointerCastsSameRepresentation`: as [`Self::strip_pointer_casts`], but not
     /// through addrspacecasts.
-    fn strip_same_representation(&self, v: Value, ty: TypeIdx) -> Value {
-        self.strip(v, ty, false)
+    fn strip_same_representation(&self, f: FuncIdx, v: V, ty: TypeIdx) -> V {
+        self.strip(f, v, ty, false)
     }
 
-    fn strip(&self, mut v: Value, ty: TypeIdx, addrspace_casts: bool) -> Value {
-        if !self.is_ptr(v, ty) {
+    fn strip(&self, f: FuncIdx, mut v: V, ty: TypeIdx, addrspace_casts: bool) -> V {
+        if !self.is_ptr(f, v, ty) {
             return v;
         }
-        let mut visited: Vec<Value> = vec![v];
+        let b = self.body(f);
+        let mut visited: Vec<V> = vec![v];
         loop {
-            match self.opcode_of(v) {
+            match self.opcode_of(f, v) {
                 Some(Opcode::GetElementPtr) => {
-                    if !self.gep_all_zero(v) {
+                    if !self.gep_all_zero(f, v) {
                         return v;
                     }
-                    v = self.operand_of(v, 0).0;
+                    v = self.operand_of(f, v, 0).0;
                 }
                 Some(Opcode::BitCast) => {
-                    let (o, ot) = self.operand_of(v, 0);
+                    let (o, ot) = self.operand_of(f, v, 0);
                     v = o;
-                    if !self.is_ptr(v, ot) {
+                    if !self.is_ptr(f, v, ot) {
                         return v;
                     }
                 }
-                Some(Opcode::AddrSpaceCast) if addrspace_casts => v = self.operand_of(v, 0).0,
+                Some(Opcode::AddrSpaceCast) if addrspace_casts => v = self.operand_of(f, v, 0).0,
                 Some(op) if op.is_call() => {
-                    let Value::Inst(i) = v else { return v };
-                    match self.ir.call_of(i).and_then(|c| self.returned_arg(c)) {
+                    let V::Inst(i) = v else { return v };
+                    match Self::call_at(b, i).and_then(|c| self.returned_arg(c)) {
                         Some(a) => v = a,
                         None => return v,
                     }

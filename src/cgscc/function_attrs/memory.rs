@@ -4,9 +4,11 @@
 //! their declared mod/ref behaviour (BasicAA's `getModRefBehavior`, call site and
 //! callee intersected).
 
+use super::Call;
 use super::Inference;
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::{InstIdx, Intrinsic, Opcode, Value};
+use crate::llvm::ir::body::V;
+use crate::llvm::ir::{Intrinsic, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use crate::llvm::{FuncIdx, Linkage, SymbolDef};
 
@@ -73,7 +75,7 @@ impl Inference {
 
     /// BasicAA's behaviour of call `c`: the call site's attributes (callee through a
     /// bitcast) intersected with the direct callee's, unless the call has bundles.
-    fn call_mrb(&self, c: crate::llvm::ir::CallIdx) -> Mrb {
+    fn call_mrb(&self, c: Call<'_>) -> Mrb {
         if self.call_has(c, Attr::ReadNone) {
             return Mrb::NONE;
         }
@@ -94,7 +96,7 @@ impl Inference {
             LOC_ANYWHERE
         };
         let mut m = Mrb { loc, mr };
-        if !self.ir.call_bundles(c).any() {
+        if !c.ci.bundles.any() {
             if let Some(f) = self.called_function(c) {
                 m = m.and(self.fn_mrb(f));
             }
@@ -119,13 +121,12 @@ impl Inference {
             };
         }
         let ir = &*self.ir;
+        let b = self.body(f);
         let (mut reads, mut writes) = (false, false);
-        for i in ir.insts(f) {
-            let op = ir.op(i);
-            if let Some(c) = ir.call_of(i) {
-                if !ir.call_bundles(c).any()
-                    && self.called_function(c).is_some_and(|g| self.in_scc[g])
-                {
+        for i in b.live_rows() {
+            let op = b.op(i);
+            if let Some(c) = Self::call_at(b, i) {
+                if !c.ci.bundles.any() && self.called_function(c).is_some_and(|g| self.in_scc[g]) {
                     continue;
                 }
                 let m = self.call_mrb(c);
@@ -137,12 +138,12 @@ impl Inference {
                     reads |= m.mr & REF != 0;
                     continue;
                 }
-                let tys = ir.operand_types(i);
-                for (k, &a) in ir.call_args(c).iter().enumerate() {
-                    if !ir.types.is_ptr_or_ptr_vector(self.ty_of(a, tys[k])) {
+                let tys = c.arg_tys();
+                for (k, &a) in c.args().iter().enumerate() {
+                    if !ir.types.is_ptr_or_ptr_vector(self.ty_of(f, a, tys[k])) {
                         continue;
                     }
-                    if self.local_or_const(a, tys[k]) {
+                    if self.local_or_const(f, a, tys[k]) {
                         continue;
                     }
                     writes |= m.mr & MOD != 0;
@@ -150,11 +151,11 @@ impl Inference {
                 }
                 continue;
             }
-            let flags = ir.flags(i);
+            let flags = b.flags(i);
             let skip = match op {
-                Opcode::Load => !flags.is_volatile() && self.local_or_const_operand(i, 0),
-                Opcode::Store => !flags.is_volatile() && self.local_or_const_operand(i, 1),
-                Opcode::VaArg => self.local_or_const_operand(i, 0),
+                Opcode::Load => !flags.is_volatile() && self.local_or_const_operand(f, i, 0),
+                Opcode::Store => !flags.is_volatile() && self.local_or_const_operand(f, i, 1),
+                Opcode::VaArg => self.local_or_const_operand(f, i, 0),
                 _ => false,
             };
             if skip {
@@ -231,47 +232,43 @@ impl Inference {
         }
     }
 
-    fn local_or_const_operand(&self, i: InstIdx, n: usize) -> bool {
-        let ty = self
-            .ir
-            .operand_types(i)
-            .get(n)
-            .copied()
-            .unwrap_or(TypeIdx::NONE);
-        self.local_or_const(self.ir.operand(i, n), ty)
+    fn local_or_const_operand(&self, f: FuncIdx, i: u32, n: usize) -> bool {
+        let (v, ty) = self.operand_of(f, V::Inst(i), n);
+        self.local_or_const(f, v, ty)
     }
 
     /// BasicAA's `pointsToConstantMemory(ptr, OrLocal = true)`: every underlying object
     /// is an `alloca` or a `constant` global, looking through selects and phis of at
     /// most 8 incoming values; at most 8 objects are looked at, and reaching one twice
     /// fails.
-    pub(super) fn local_or_const(&self, ptr: Value, ty: TypeIdx) -> bool {
-        let mut worklist: Vec<(Value, TypeIdx)> = vec![(ptr, ty)];
-        let mut visited: Vec<Value> = Vec::with_capacity(8);
+    pub(super) fn local_or_const(&self, f: FuncIdx, ptr: V, ty: TypeIdx) -> bool {
+        let b = self.body(f);
+        let mut worklist: Vec<(V, TypeIdx)> = vec![(ptr, ty)];
+        let mut visited: Vec<V> = Vec::with_capacity(8);
         let mut budget = 8u32;
         while let Some((p, pt)) = worklist.pop() {
-            let v = self.underlying_object(p, pt);
+            let v = self.underlying_object(f, p, pt);
             if visited.contains(&v) {
                 return false;
             }
             visited.push(v);
             match v {
-                Value::Inst(i) if self.ir.op(i) == Opcode::Alloca => {}
-                Value::Global(s) => match self.facts.sym_def[s] {
+                V::Inst(i) if b.op(i) == Opcode::Alloca => {}
+                V::K(Value::Global(s)) => match self.facts.sym_def[s] {
                     SymbolDef::Global(g) if self.facts.global_constant[g] => {}
                     _ => return false,
                 },
-                Value::Inst(i) if self.ir.op(i) == Opcode::Select => {
-                    let tys = self.ir.operand_types(i);
-                    worklist.push((self.ir.operand(i, 1), tys[1]));
-                    worklist.push((self.ir.operand(i, 2), tys[2]));
+                V::Inst(i) if b.op(i) == Opcode::Select => {
+                    let (ops, tys) = (b.ops(i), b.tys(i));
+                    worklist.push((ops[1], tys[1]));
+                    worklist.push((ops[2], tys[2]));
                 }
-                Value::Inst(i) if self.ir.op(i) == Opcode::Phi => {
-                    let ops = self.ir.operands(i);
+                V::Inst(i) if b.op(i) == Opcode::Phi => {
+                    let ops = b.ops(i);
                     if ops.len() / 2 > 8 {
                         return false;
                     }
-                    let tys = self.ir.operand_types(i);
+                    let tys = b.tys(i);
                     for k in (0..ops.len()).step_by(2) {
                         worklist.push((ops[k], tys[k]));
                     }
@@ -288,31 +285,32 @@ impl Inference {
 
     /// `getUnderlyingObject(v, 6)`: through GEPs, bitcasts, addrspacecasts,
     /// non-interposable aliases, one-input phis and calls returning an argument.
-    pub(super) fn underlying_object(&self, mut v: Value, ty: TypeIdx) -> Value {
-        if !self.is_ptr(v, ty) {
+    pub(super) fn underlying_object(&self, f: FuncIdx, mut v: V, ty: TypeIdx) -> V {
+        if !self.is_ptr(f, v, ty) {
             return v;
         }
+        let b = self.body(f);
         for _ in 0..6 {
-            match self.opcode_of(v) {
-                Some(Opcode::GetElementPtr) => v = self.operand_of(v, 0).0,
+            match self.opcode_of(f, v) {
+                Some(Opcode::GetElementPtr) => v = self.operand_of(f, v, 0).0,
                 Some(Opcode::BitCast) | Some(Opcode::AddrSpaceCast) => {
-                    let (o, ot) = self.operand_of(v, 0);
+                    let (o, ot) = self.operand_of(f, v, 0);
                     v = o;
-                    if !self.is_ptr(v, ot) {
+                    if !self.is_ptr(f, v, ot) {
                         return v;
                     }
                 }
                 Some(Opcode::Phi) => {
-                    let Value::Inst(i) = v else { return v };
-                    let ops = self.ir.operands(i);
+                    let V::Inst(i) = v else { return v };
+                    let ops = b.ops(i);
                     if ops.len() != 2 {
                         return v;
                     }
                     v = ops[0];
                 }
                 Some(op) if op.is_call() => {
-                    let Value::Inst(i) = v else { return v };
-                    let Some(c) = self.ir.call_of(i) else {
+                    let V::Inst(i) = v else { return v };
+                    let Some(c) = Self::call_at(b, i) else {
                         return v;
                     };
                     match self.aliasing_returned_arg(c, false) {
@@ -321,7 +319,7 @@ impl Inference {
                     }
                 }
                 _ => {
-                    if let Value::Global(s) = v {
+                    if let V::K(Value::Global(s)) = v {
                         if let SymbolDef::Alias(a) = self.facts.sym_def[s] {
                             let l = self.facts.alias_linkage[a];
                             if matches!(
@@ -333,7 +331,7 @@ impl Inference {
                             ) {
                                 return v;
                             }
-                            v = self.ir.alias_target(a);
+                            v = V::K(self.ir.alias_target(a));
                             continue;
                         }
                     }

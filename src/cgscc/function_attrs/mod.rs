@@ -37,7 +37,8 @@ mod tests;
 
 use crate::idx::IndexVec;
 use crate::llvm::attrs::{Attr, AttrSet};
-use crate::llvm::ir::{ArgIdx, CallIdx, InstIdx, Intrinsic, Ir, Opcode, Value};
+use crate::llvm::ir::body::{Body, CallInfo, Exprs, MadeExprs, Uses, V};
+use crate::llvm::ir::{ArgIdx, Intrinsic, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use crate::llvm::{FuncIdx, GlobalIdx, Linkage, Module, SymbolDef, SymbolIdx};
 use std::sync::Arc;
@@ -59,7 +60,8 @@ struct Facts {
 ///
 /// # Invariants
 /// - `fn_attrs` / `ret_attrs` have a row per function, `arg_attrs` a row per argument
-///   of the instruction view; `in_scc` is all false between SCCs.
+///   of the instruction view; `in_scc` is all false and `slot` all `NO_SLOT`, and
+///   `cur` is empty, between SCCs.
 #[derive(Clone, Debug)]
 pub struct Inference {
     ir: Arc<Ir>,
@@ -68,7 +70,17 @@ pub struct Inference {
     ret_attrs: IndexVec<FuncIdx, AttrSet>,
     arg_attrs: IndexVec<ArgIdx, AttrSet>,
     in_scc: IndexVec<FuncIdx, bool>,
+    /// While an SCC is inferred: its members' bodies with their use lists, moved in
+    /// from the caller's store and back when done.
+    cur: Vec<(Body, Uses)>,
+    /// Per function: its row of `cur`, or `NO_SLOT`.
+    slot: IndexVec<FuncIdx, u32>,
+    /// While an SCC is inferred: the constant expressions inlining made.
+    made: MadeExprs,
 }
+
+/// No row of `Inference::cur`.
+const NO_SLOT: u32 = u32::MAX;
 
 /// The attributes one function gained (`+x`) or lost (`-x`), by position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,6 +146,8 @@ impl Inference {
             .map(|a| *ir.arg_attrs(ArgIdx::new(a)))
             .collect();
         let in_scc = IndexVec::from_elem_n(false, ir.funcs.len());
+        let slot = IndexVec::from_elem_n(NO_SLOT, ir.funcs.len());
+        let made = MadeExprs::new(&ir);
         Some(Inference {
             ir,
             facts,
@@ -141,6 +155,9 @@ impl Inference {
             ret_attrs,
             arg_attrs,
             in_scc,
+            cur: Vec::new(),
+            slot,
+            made,
         })
     }
 
@@ -162,8 +179,10 @@ impl Inference {
                     .collect()
             })
             .collect();
+        let mut bodies = vec![None; inf.ir.funcs.len()];
+        let mut made = MadeExprs::new(&inf.ir);
         for members in &order {
-            inf.run_scc(members);
+            inf.run_scc(members, &mut bodies, &mut made);
         }
         Some(inf)
     }
@@ -190,7 +209,40 @@ impl Inference {
 
     /// Infers the attributes of one call-graph SCC, `members` in the LazyCallGraph's
     /// member order; returns whether anything changed.
-    pub fn run_scc(&mut self, members: &[FuncIdx]) -> bool {
+    ///
+    /// The members' bodies are read from `bodies` (indexed by function: the bodies as a
+    /// pass left them), a member without one from the module's instruction view (that
+    /// copy is not kept); `made` holds the constant expressions those bodies name
+    /// beyond the module's.
+    pub fn run_scc(
+        &mut self,
+        members: &[FuncIdx],
+        bodies: &mut [Option<Body>],
+        made: &mut MadeExprs,
+    ) -> bool {
+        let mut kept = Vec::with_capacity(members.len());
+        for &f in members {
+            let stored = bodies.get_mut(f.idx()).and_then(Option::take);
+            kept.push(stored.is_some());
+            let b = stored.unwrap_or_else(|| Body::from_ir(&self.ir, f));
+            let uses = b.use_table();
+            self.slot[f] = self.cur.len() as u32;
+            self.cur.push((b, uses));
+        }
+        std::mem::swap(&mut self.made, made);
+        let changed = self.infer_scc(members);
+        std::mem::swap(&mut self.made, made);
+        for (k, (b, _)) in std::mem::take(&mut self.cur).into_iter().enumerate() {
+            let f = members[k];
+            self.slot[f] = NO_SLOT;
+            if kept[k] {
+                bodies[f.idx()] = Some(b);
+            }
+        }
+        changed
+    }
+
+    fn infer_scc(&mut self, members: &[FuncIdx]) -> bool {
         let (nodes, has_unknown_call) = self.node_set(members);
         if nodes.is_empty() {
             return false;
@@ -240,9 +292,18 @@ impl Inference {
 
     /// What changed for every function, in module order (unchanged functions left out).
     pub fn changes(&self, m: &Module) -> Vec<FunctionChange> {
+        self.changes_of(m, |_| true)
+    }
+
+    /// What changed for every function `keep` accepts, in module order (unchanged
+    /// functions left out).
+    pub fn changes_of(&self, m: &Module, keep: impl Fn(FuncIdx) -> bool) -> Vec<FunctionChange> {
         let ir = &*self.ir;
         let mut out = Vec::new();
         for (f, func) in m.functions().iter_enumerated() {
+            if !keep(f) {
+                continue;
+            }
             let fc = diff(ir.fn_attrs(f), &self.fn_attrs[f]);
             let rc = diff(ir.ret_attrs(f), &self.ret_attrs[f]);
             let args: Vec<(usize, String, Vec<String>)> = ir
@@ -269,7 +330,13 @@ impl Inference {
     /// (`@f fn +nofree +nosync`, `@f ret +noalias`, `@f arg0 %p +nocapture`), sorted by
     /// function name, so that a comparison with the oracle is a diff.
     pub fn diff_lines(&self, m: &Module) -> Vec<String> {
-        let mut changes = self.changes(m);
+        self.diff_lines_of(m, |_| true)
+    }
+
+    /// [`Inference::diff_lines`] of the functions `keep` accepts (say, those a pipeline
+    /// did not delete).
+    pub fn diff_lines_of(&self, m: &Module, keep: impl Fn(FuncIdx) -> bool) -> Vec<String> {
+        let mut changes = self.changes_of(m, keep);
         changes.sort_by(|a, b| quoted(&a.name).cmp(&quoted(&b.name)));
         let mut out = Vec::new();
         for c in changes {
@@ -328,14 +395,49 @@ impl Inference {
         addrspace != 0 || self.has(f, Attr::NullPointerIsValid)
     }
 
+    // ------------------------------------------------------------ bodies
+
+    /// `f`'s body (a member of the SCC being inferred).
+    #[inline]
+    fn body(&self, f: FuncIdx) -> &Body {
+        &self.cur[self.slot[f] as usize].0
+    }
+
+    /// The use lists of `f`'s body.
+    #[inline]
+    fn uses(&self, f: FuncIdx) -> &Uses {
+        &self.cur[self.slot[f] as usize].1
+    }
+
+    /// The module's constant expressions and the ones inlining made.
+    #[inline]
+    fn exprs(&self) -> Exprs<'_> {
+        Exprs {
+            ir: &self.ir,
+            made: &self.made,
+        }
+    }
+
+    /// Argument `n` of `f` in the module's argument table.
+    #[inline]
+    fn arg_of(&self, f: FuncIdx, n: u32) -> ArgIdx {
+        ArgIdx::new(self.ir.func(f).args.start.idx() + n as usize)
+    }
+
+    /// Row `i` of `b` as a call, if it is one.
+    #[inline]
+    fn call_at<'b>(b: &'b Body, i: u32) -> Option<Call<'b>> {
+        b.call_of(i).map(|ci| Call { b, row: i, ci })
+    }
+
     // ------------------------------------------------------------ call queries
 
     /// `CallBase::getCalledFunction`: the callee operand is a function of the call's
     /// function type.
-    fn called_function(&self, c: CallIdx) -> Option<FuncIdx> {
-        match self.ir.callee(c) {
-            Value::Global(s) => match self.facts.sym_def[s] {
-                SymbolDef::Function(f) if self.ir.func(f).fn_ty == self.ir.call_fn_ty(c) => Some(f),
+    fn called_function(&self, c: Call<'_>) -> Option<FuncIdx> {
+        match c.callee() {
+            V::K(Value::Global(s)) => match self.facts.sym_def[s] {
+                SymbolDef::Function(f) if self.ir.func(f).fn_ty == c.fn_ty() => Some(f),
                 _ => None,
             },
             _ => None,
@@ -345,20 +447,9 @@ impl Inference {
     /// The function whose attributes a call-site attribute query falls back to: the
     /// callee operand with one constant-expression bitcast stripped, whatever its type
     /// (`hasFnAttrOnCalledFunction`).
-    fn attr_callee(&self, c: CallIdx) -> Option<FuncIdx> {
-        let mut v = self.ir.callee(c);
-        if let Value::Expr(e) = v {
-            if self.ir.expr_op(e) == Opcode::BitCast {
-                v = self
-                    .ir
-                    .expr_operands(e)
-                    .first()
-                    .copied()
-                    .unwrap_or(Value::None);
-            }
-        }
-        match v {
-            Value::Global(s) => match self.facts.sym_def[s] {
+    fn attr_callee(&self, c: Call<'_>) -> Option<FuncIdx> {
+        match self.strip_one_bitcast(c.callee()) {
+            V::K(Value::Global(s)) => match self.facts.sym_def[s] {
                 SymbolDef::Function(f) => Some(f),
                 _ => None,
             },
@@ -366,16 +457,43 @@ impl Inference {
         }
     }
 
+    /// `v` with one constant-expression bitcast stripped.
+    fn strip_one_bitcast(&self, v: V) -> V {
+        match v {
+            V::K(Value::Expr(e)) if self.exprs().op(e) == Some(Opcode::BitCast) => {
+                self.exprs().operand(e, 0).0
+            }
+            v => v,
+        }
+    }
+
     /// The intrinsic a call calls directly.
-    fn call_intrinsic(&self, c: CallIdx) -> Intrinsic {
-        self.called_function(c)
-            .map(|f| self.ir.intrinsic[f])
-            .unwrap_or(Intrinsic::None)
+    fn call_intrinsic(&self, c: Call<'_>) -> Intrinsic {
+        match self.called_function(c) {
+            Some(f) => self.ir.intrinsic[f],
+            None => self.undeclared(c),
+        }
+    }
+
+    /// The intrinsic a call inlining made calls when the module has no declaration of
+    /// it (its callee operand is then empty; LLVM would have added the declaration);
+    /// `Intrinsic::None` for every other call.
+    fn undeclared(&self, c: Call<'_>) -> Intrinsic {
+        match c.callee() {
+            V::None => c.ci.synthetic,
+            _ => Intrinsic::None,
+        }
+    }
+
+    /// A call with no callee the analysis knows: indirect, inline assembly, through a
+    /// cast (not a call of an intrinsic inlining added).
+    fn is_unknown_call(&self, c: Call<'_>) -> bool {
+        self.called_function(c).is_none() && self.undeclared(c) == Intrinsic::None
     }
 
     /// Whether operand bundles override the callee's attribute `a` (memory attributes).
-    fn disallowed_by_bundle(&self, c: CallIdx, a: Attr) -> bool {
-        let tags = self.ir.call_bundles(c);
+    fn disallowed_by_bundle(&self, c: Call<'_>, a: Attr) -> bool {
+        let tags = c.ci.bundles;
         if !tags.any() {
             return false;
         }
@@ -397,56 +515,74 @@ impl Inference {
 
     /// `CallBase::hasFnAttr`: on the call site, else (unless bundles override it) on the
     /// callee seen through one bitcast.
-    fn call_has(&self, c: CallIdx, a: Attr) -> bool {
-        if self.ir.call_attrs(c).has(a) {
+    fn call_has(&self, c: Call<'_>, a: Attr) -> bool {
+        if self.ir.attr_sets.get(c.ci.attrs).has(a) {
             return true;
         }
         if self.disallowed_by_bundle(c, a) {
             return false;
         }
-        self.attr_callee(c).is_some_and(|f| self.has(f, a))
+        match self.attr_callee(c) {
+            Some(f) => self.has(f, a),
+            None => added_decl_has(self.undeclared(c), a),
+        }
     }
 
-    fn call_only_reads(&self, c: CallIdx) -> bool {
+    fn call_only_reads(&self, c: Call<'_>) -> bool {
         self.call_has(c, Attr::ReadNone) || self.call_has(c, Attr::ReadOnly)
     }
 
-    fn call_only_writes(&self, c: CallIdx) -> bool {
+    fn call_only_writes(&self, c: Call<'_>) -> bool {
         self.call_has(c, Attr::ReadNone) || self.call_has(c, Attr::WriteOnly)
+    }
+
+    /// The call site's attributes of argument `j` (empty past the arguments).
+    fn call_param_attrs(&self, c: Call<'_>, j: usize) -> &AttrSet {
+        let set =
+            c.b.params(c.ci)
+                .get(j)
+                .copied()
+                .unwrap_or(crate::llvm::attrs::AttrSets::EMPTY);
+        self.ir.attr_sets.get(set)
     }
 
     /// `paramHasAttr(j, a)`: on the call site's argument `j`, or the direct callee's
     /// parameter `j`.
-    fn param_has(&self, c: CallIdx, j: usize, a: Attr) -> bool {
-        if j >= self.ir.call_arg_count(c) {
+    fn param_has(&self, c: Call<'_>, j: usize, a: Attr) -> bool {
+        if j >= c.nargs() {
             return false;
         }
-        self.ir.call_param_attrs(c, j).has(a)
-            || self
-                .called_function(c)
-                .and_then(|f| self.ir.arg(f, j))
-                .is_some_and(|p| self.arg_attrs[p].has(a))
+        self.call_param_attrs(c, j).has(a)
+            || match self.called_function(c) {
+                Some(f) => self.ir.arg(f, j).is_some_and(|p| self.arg_attrs[p].has(a)),
+                None => added_decl_param_has(self.undeclared(c), j, a),
+            }
     }
 
     /// `dataOperandHasImpliedAttr(j, a)`: a call argument's attribute; bundle operands
     /// carry none.
-    fn data_operand_has(&self, c: CallIdx, j: usize, a: Attr) -> bool {
-        j < self.ir.call_arg_count(c) && self.param_has(c, j, a)
+    fn data_operand_has(&self, c: Call<'_>, j: usize, a: Attr) -> bool {
+        j < c.nargs() && self.param_has(c, j, a)
+    }
+
+    /// The call site's return attributes.
+    fn call_ret_attrs(&self, c: Call<'_>) -> &AttrSet {
+        self.ir.attr_sets.get(c.ci.ret_attrs)
     }
 
     /// `hasRetAttr(a)`: on the call site's return, or the direct callee's.
-    fn ret_has(&self, c: CallIdx, a: Attr) -> bool {
-        self.ir.call_ret_attrs(c).has(a)
+    fn ret_has(&self, c: Call<'_>, a: Attr) -> bool {
+        self.call_ret_attrs(c).has(a)
             || self
                 .called_function(c)
                 .is_some_and(|f| self.ret_attrs[f].has(a))
     }
 
     /// `getReturnedArgOperand`: the argument a `returned` parameter passes back.
-    fn returned_arg(&self, c: CallIdx) -> Option<Value> {
-        let n = self.ir.call_arg_count(c);
-        let args = self.ir.call_args(c);
-        if let Some(j) = (0..n).find(|&j| self.ir.call_param_attrs(c, j).has(Attr::Returned)) {
+    fn returned_arg(&self, c: Call<'_>) -> Option<V> {
+        let args = c.args();
+        if let Some(j) = (0..args.len()).find(|&j| self.call_param_attrs(c, j).has(Attr::Returned))
+        {
             return Some(args[j]);
         }
         let f = self.called_function(c)?;
@@ -460,57 +596,51 @@ impl Inference {
     /// `getArgumentAliasingToReturnedPointer`: the returned argument, or the first
     /// argument of `launder/strip.invariant.group` (and `ptrmask` unless nullness must
     /// be preserved).
-    fn aliasing_returned_arg(&self, c: CallIdx, preserve_nullness: bool) -> Option<Value> {
+    fn aliasing_returned_arg(&self, c: Call<'_>, preserve_nullness: bool) -> Option<V> {
         if let Some(v) = self.returned_arg(c) {
             return Some(v);
         }
         match self.call_intrinsic(c) {
             Intrinsic::LaunderInvariantGroup | Intrinsic::StripInvariantGroup => {
-                self.ir.call_args(c).first().copied()
+                c.args().first().copied()
             }
-            Intrinsic::PtrMask if !preserve_nullness => self.ir.call_args(c).first().copied(),
+            Intrinsic::PtrMask if !preserve_nullness => c.args().first().copied(),
             _ => None,
         }
     }
 
     /// A `MemIntrinsic` call's volatile flag; `None` for other calls.
-    fn mem_intrinsic_volatile(&self, c: CallIdx) -> Option<bool> {
+    fn mem_intrinsic_volatile(&self, c: Call<'_>) -> Option<bool> {
         self.call_intrinsic(c)
             .is_mem_intrinsic()
-            .then(|| self.ir.call_args(c).get(3) == Some(&Value::Int(1)))
+            .then(|| is_true(c.args().get(3)))
     }
 
     /// `isa<IntrinsicInst>`: a `call` whose direct callee is an intrinsic.
-    fn is_intrinsic_call(&self, i: InstIdx) -> bool {
-        self.ir.op(i) == Opcode::Call
-            && self
-                .ir
-                .call_of(i)
-                .is_some_and(|c| self.call_intrinsic(c) != Intrinsic::None)
+    fn is_intrinsic_call(&self, b: &Body, i: u32) -> bool {
+        b.op(i) == Opcode::Call
+            && Self::call_at(b, i).is_some_and(|c| self.call_intrinsic(c) != Intrinsic::None)
     }
 
     // ------------------------------------------------------------ instruction queries
 
     /// `Instruction::isVolatile`.
-    fn inst_volatile(&self, i: InstIdx) -> bool {
-        match self.ir.op(i) {
+    fn inst_volatile(&self, b: &Body, i: u32) -> bool {
+        match b.op(i) {
             Opcode::Load | Opcode::Store | Opcode::AtomicRmw | Opcode::AtomicCmpXchg => {
-                self.ir.flags(i).is_volatile()
+                b.flags(i).is_volatile()
             }
-            Opcode::Call | Opcode::Invoke => {
-                let Some(c) = self.ir.call_of(i) else {
+            Opcode::Call => {
+                let Some(c) = Self::call_at(b, i) else {
                     return false;
                 };
-                if self.ir.op(i) != Opcode::Call {
-                    return false;
-                }
                 if let Some(v) = self.mem_intrinsic_volatile(c) {
                     return v;
                 }
-                let args = self.ir.call_args(c);
+                let args = c.args();
                 match self.call_intrinsic(c) {
-                    Intrinsic::MatrixLoad => args.get(2) == Some(&Value::Int(1)),
-                    Intrinsic::MatrixStore => args.get(3) == Some(&Value::Int(1)),
+                    Intrinsic::MatrixLoad => is_true(args.get(2)),
+                    Intrinsic::MatrixStore => is_true(args.get(3)),
                     _ => false,
                 }
             }
@@ -519,31 +649,27 @@ impl Inference {
     }
 
     /// `Instruction::mayThrow`.
-    fn may_throw(&self, i: InstIdx) -> bool {
-        match self.ir.op(i) {
-            Opcode::Call => self
-                .ir
-                .call_of(i)
-                .is_some_and(|c| !self.call_has(c, Attr::NoUnwind)),
-            Opcode::CleanupRet | Opcode::CatchSwitch => self
-                .ir
-                .flags(i)
-                .has(crate::llvm::ir::InstFlags::UNWIND_TO_CALLER),
+    fn may_throw(&self, b: &Body, i: u32) -> bool {
+        match b.op(i) {
+            Opcode::Call => Self::call_at(b, i).is_some_and(|c| !self.call_has(c, Attr::NoUnwind)),
+            Opcode::CleanupRet | Opcode::CatchSwitch => {
+                b.flags(i).has(crate::llvm::ir::InstFlags::UNWIND_TO_CALLER)
+            }
             Opcode::Resume => true,
             _ => false,
         }
     }
 
     /// `Instruction::willReturn`.
-    fn inst_will_return(&self, i: InstIdx) -> bool {
-        match self.ir.op(i) {
-            Opcode::Store => !self.ir.flags(i).is_volatile(),
+    fn inst_will_return(&self, b: &Body, i: u32) -> bool {
+        match b.op(i) {
+            Opcode::Store => !b.flags(i).is_volatile(),
             op if op.is_call() => {
-                let Some(c) = self.ir.call_of(i) else {
+                let Some(c) = Self::call_at(b, i) else {
                     return true;
                 };
                 self.call_has(c, Attr::WillReturn)
-                    || (self.is_intrinsic_call(i) && self.call_only_reads(c))
+                    || (self.is_intrinsic_call(b, i) && self.call_only_reads(c))
             }
             _ => true,
         }
@@ -551,9 +677,14 @@ impl Inference {
 
     // ------------------------------------------------------------ values
 
-    /// The type of value `v` read from an operand slot of type `slot`.
-    fn ty_of(&self, v: Value, slot: TypeIdx) -> TypeIdx {
-        let t = self.ir.value_ty(v);
+    /// The type of value `v` of `f`'s body read from an operand slot of type `slot`.
+    fn ty_of(&self, f: FuncIdx, v: V, slot: TypeIdx) -> TypeIdx {
+        let t = match v {
+            V::Arg(n) => self.ir.arg_ty(self.arg_of(f, n)),
+            V::Inst(i) => self.body(f).ty(i),
+            V::K(Value::Expr(e)) => self.exprs().ty(e),
+            _ => TypeIdx::NONE,
+        };
         if t.is_none() {
             slot
         } else {
@@ -562,67 +693,154 @@ impl Inference {
     }
 
     /// Whether `v` (from a slot of type `slot`) is a scalar pointer.
-    fn is_ptr(&self, v: Value, slot: TypeIdx) -> bool {
-        matches!(v, Value::Global(_)) || self.ir.types.is_pointer(self.ty_of(v, slot))
+    fn is_ptr(&self, f: FuncIdx, v: V, slot: TypeIdx) -> bool {
+        matches!(v, V::K(Value::Global(_))) || self.ir.types.is_pointer(self.ty_of(f, v, slot))
     }
 
     /// Operand `n` of instruction or expression `v` with its slot type.
-    fn operand_of(&self, v: Value, n: usize) -> (Value, TypeIdx) {
+    fn operand_of(&self, f: FuncIdx, v: V, n: usize) -> (V, TypeIdx) {
         match v {
-            Value::Inst(i) => (
-                self.ir.operand(i, n),
-                self.ir
-                    .operand_types(i)
-                    .get(n)
-                    .copied()
-                    .unwrap_or(TypeIdx::NONE),
-            ),
-            Value::Expr(e) => (
-                self.ir
-                    .expr_operands(e)
-                    .get(n)
-                    .copied()
-                    .unwrap_or(Value::None),
-                self.ir
-                    .expr_operand_types(e)
-                    .get(n)
-                    .copied()
-                    .unwrap_or(TypeIdx::NONE),
-            ),
-            _ => (Value::None, TypeIdx::NONE),
+            V::Inst(i) => {
+                let b = self.body(f);
+                match (b.ops(i).get(n), b.tys(i).get(n)) {
+                    (Some(&o), Some(&t)) => (o, t),
+                    _ => (V::None, TypeIdx::NONE),
+                }
+            }
+            V::K(Value::Expr(e)) => self.exprs().operand(e, n),
+            _ => (V::None, TypeIdx::NONE),
         }
     }
 
     /// The opcode of an instruction or constant expression (`Operator::getOpcode`).
-    fn opcode_of(&self, v: Value) -> Option<Opcode> {
+    fn opcode_of(&self, f: FuncIdx, v: V) -> Option<Opcode> {
         match v {
-            Value::Inst(i) => Some(self.ir.op(i)),
-            Value::Expr(e) => Some(self.ir.expr_op(e)),
+            V::Inst(i) => Some(self.body(f).op(i)),
+            V::K(Value::Expr(e)) => self.exprs().op(e),
             _ => None,
         }
     }
 
     /// A GEP (instruction or expression) whose indices are all constant zero.
-    fn gep_all_zero(&self, v: Value) -> bool {
-        let ops = match v {
-            Value::Inst(i) => self.ir.operands(i),
-            Value::Expr(e) => self.ir.expr_operands(e),
-            _ => return false,
-        };
-        ops.iter()
-            .skip(1)
-            .all(|o| matches!(o, Value::Int(0) | Value::Zero))
+    fn gep_all_zero(&self, f: FuncIdx, v: V) -> bool {
+        let zero = |o: V| matches!(o, V::Int(0) | V::K(Value::Zero));
+        match v {
+            V::Inst(i) => self.body(f).ops(i).iter().skip(1).all(|&o| zero(o)),
+            V::K(Value::Expr(e)) => {
+                let x = self.exprs();
+                (1..x.num_operands(e)).all(|k| zero(x.operand(e, k).0))
+            }
+            _ => false,
+        }
     }
 
     /// The global variable a symbol names.
-    fn global_var(&self, v: Value) -> Option<GlobalIdx> {
+    fn global_var(&self, v: V) -> Option<GlobalIdx> {
         match v {
-            Value::Global(s) => match self.facts.sym_def[s] {
+            V::K(Value::Global(s)) => match self.facts.sym_def[s] {
                 SymbolDef::Global(g) => Some(g),
                 _ => None,
             },
             _ => None,
         }
+    }
+}
+
+/// A call row of a body being inferred.
+#[derive(Clone, Copy)]
+struct Call<'a> {
+    b: &'a Body,
+    row: u32,
+    ci: &'a CallInfo,
+}
+
+impl<'a> Call<'a> {
+    /// Number of call arguments.
+    fn nargs(&self) -> usize {
+        self.ci.nargs as usize
+    }
+
+    /// The call arguments.
+    fn args(&self) -> &'a [V] {
+        &self.b.ops(self.row)[..self.ci.nargs as usize]
+    }
+
+    /// The call arguments' slot types.
+    fn arg_tys(&self) -> &'a [TypeIdx] {
+        &self.b.tys(self.row)[..self.ci.nargs as usize]
+    }
+
+    /// The callee operand.
+    fn callee(&self) -> V {
+        self.b.ops(self.row)[self.ci.callee_op as usize]
+    }
+
+    /// The callee operand's index (after the arguments and bundle operands).
+    fn callee_index(&self) -> usize {
+        self.ci.callee_op as usize
+    }
+
+    /// The number of operand-bundle operands.
+    fn bundle_ops(&self) -> usize {
+        (self.ci.callee_op - self.ci.nargs) as usize
+    }
+
+    /// The call's function type.
+    fn fn_ty(&self) -> TypeIdx {
+        self.b.aux_ty(self.row)
+    }
+}
+
+/// LLVM 14's attributes of the declaration of `intr` (an intrinsic inlining calls,
+/// `Intrinsics.td`), for a module that has none: `llvm.memcpy` is `argmemonly nofree
+/// nounwind willreturn`, `llvm.lifetime.start/end` `argmemonly nofree nosync nounwind
+/// willreturn`, `llvm.experimental.noalias.scope.decl` `inaccessiblememonly nofree
+/// nosync nounwind willreturn`.
+fn added_decl_has(intr: Intrinsic, a: Attr) -> bool {
+    let common = [Attr::NoFree, Attr::NoUnwind, Attr::WillReturn];
+    match intr {
+        Intrinsic::Memcpy => common.contains(&a) || a == Attr::ArgMemOnly,
+        Intrinsic::Lifetime => common.contains(&a) || matches!(a, Attr::ArgMemOnly | Attr::NoSync),
+        Intrinsic::NoAliasScopeDecl => {
+            common.contains(&a) || matches!(a, Attr::InaccessibleMemOnly | Attr::NoSync)
+        }
+        _ => false,
+    }
+}
+
+/// Parameter `j`'s attributes in the declaration of `intr` ([`added_decl_has`]):
+/// `llvm.memcpy(noalias nocapture writeonly, noalias nocapture readonly, _, immarg)`,
+/// `llvm.lifetime.*(immarg, nocapture)`.
+fn added_decl_param_has(intr: Intrinsic, j: usize, a: Attr) -> bool {
+    match (intr, j) {
+        (Intrinsic::Memcpy, 0) => matches!(a, Attr::NoAlias | Attr::NoCapture | Attr::WriteOnly),
+        (Intrinsic::Memcpy, 1) => matches!(a, Attr::NoAlias | Attr::NoCapture | Attr::ReadOnly),
+        (Intrinsic::Memcpy, 3) | (Intrinsic::Lifetime, 0) => a == Attr::ImmArg,
+        (Intrinsic::Lifetime, 1) => a == Attr::NoCapture,
+        _ => false,
+    }
+}
+
+/// An `i1` operand that is the constant true (body integers are sign-extended: -1).
+fn is_true(v: Option<&V>) -> bool {
+    matches!(v, Some(V::Int(x)) if *x != 0)
+}
+
+/// A constant (`Value::is_constant`) as a body value.
+fn is_constant(v: V) -> bool {
+    match v {
+        V::Int(_) => true,
+        V::K(k) => k.is_constant(),
+        _ => false,
+    }
+}
+
+/// A null or zero constant (`Constant::isNullValue`) as a body value.
+fn is_null_value(v: V) -> bool {
+    match v {
+        V::Int(x) => x == 0,
+        V::K(k) => k.is_null_value(),
+        _ => false,
     }
 }
 

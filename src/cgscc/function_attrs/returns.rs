@@ -4,9 +4,10 @@
 
 use super::capture::Tracker;
 use super::Inference;
-use crate::idx::BlockIdx;
+use super::{is_constant, is_null_value};
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::{InstFlags, InstIdx, Opcode, Value};
+use crate::llvm::ir::body::V;
+use crate::llvm::ir::{InstFlags, Opcode, Value};
 use crate::llvm::types::{TypeIdx, TypeKind};
 use crate::llvm::{FuncIdx, Linkage, SymbolDef};
 
@@ -17,12 +18,13 @@ const POINTER_BITS: u32 = 64;
 
 impl Inference {
     /// The operand of every `ret` of `f`, with its type.
-    fn returned_values(&self, f: FuncIdx) -> Vec<(Value, TypeIdx)> {
-        let ir = &*self.ir;
-        (0..ir.num_blocks(f))
-            .filter_map(|b| ir.terminator(f, BlockIdx::new(b)))
-            .filter(|&t| ir.op(t) == Opcode::Ret && !ir.operands(t).is_empty())
-            .map(|t| (ir.operand(t, 0), ir.operand_types(t)[0]))
+    fn returned_values(&self, f: FuncIdx) -> Vec<(V, TypeIdx)> {
+        let b = self.body(f);
+        b.layout
+            .iter()
+            .filter_map(|&bb| b.term(bb))
+            .filter(|&t| b.op(t) == Opcode::Ret && !b.ops(t).is_empty())
+            .map(|t| (b.ops(t)[0], b.tys(t)[0]))
             .collect()
     }
 
@@ -40,8 +42,10 @@ impl Inference {
             let mut found = None;
             let mut ok = true;
             for (v, t) in self.returned_values(f) {
-                match self.strip_pointer_casts(v, t) {
-                    Value::Arg(a) if ir.arg_ty(a) == ret_ty => {
+                let stripped = self.strip_pointer_casts(f, v, t);
+                match stripped {
+                    V::Arg(n) if ir.arg_ty(self.arg_of(f, n)) == ret_ty => {
+                        let a = self.arg_of(f, n);
                         if found.is_some_and(|b| b != a) {
                             ok = false;
                             break;
@@ -89,9 +93,9 @@ impl Inference {
     /// `isFunctionMallocLike`: every returned value is null, undef, or a fresh
     /// allocation (alloca, `noalias` call, call to an SCC member) that is not captured.
     fn malloc_like(&self, f: FuncIdx) -> bool {
-        let ir = &*self.ir;
-        let mut flows: Vec<Value> = Vec::new();
-        let push = |flows: &mut Vec<Value>, v: Value| {
+        let b = self.body(f);
+        let mut flows: Vec<V> = Vec::new();
+        let push = |flows: &mut Vec<V>, v: V| {
             if !flows.contains(&v) {
                 flows.push(v);
             }
@@ -103,28 +107,28 @@ impl Inference {
         while k < flows.len() {
             let v = flows[k];
             k += 1;
-            if v.is_constant() {
-                if !(v.is_null_value() || matches!(v, Value::Undef | Value::Poison)) {
+            if is_constant(v) {
+                if !(is_null_value(v) || matches!(v, V::K(Value::Undef | Value::Poison))) {
                     return false;
                 }
                 continue;
             }
             let i = match v {
-                Value::Inst(i) => i,
+                V::Inst(i) => i,
                 _ => return false,
             };
-            match ir.op(i) {
+            match b.op(i) {
                 Opcode::BitCast | Opcode::GetElementPtr | Opcode::AddrSpaceCast => {
-                    push(&mut flows, ir.operand(i, 0));
+                    push(&mut flows, b.ops(i)[0]);
                     continue;
                 }
                 Opcode::Select => {
-                    push(&mut flows, ir.operand(i, 1));
-                    push(&mut flows, ir.operand(i, 2));
+                    push(&mut flows, b.ops(i)[1]);
+                    push(&mut flows, b.ops(i)[2]);
                     continue;
                 }
                 Opcode::Phi => {
-                    let ops = ir.operands(i);
+                    let ops = b.ops(i);
                     for j in (0..ops.len()).step_by(2) {
                         push(&mut flows, ops[j]);
                     }
@@ -132,7 +136,7 @@ impl Inference {
                 }
                 Opcode::Alloca => {}
                 Opcode::Call | Opcode::Invoke => {
-                    let c = ir.call_of(i).expect("a call has a call row");
+                    let c = Self::call_at(b, i).expect("a call has a call row");
                     let source = self.ret_has(c, Attr::NoAlias)
                         || self.called_function(c).is_some_and(|g| self.in_scc[g]);
                     if !source {
@@ -189,10 +193,10 @@ impl Inference {
     /// `isReturnNonNull`: `Some(speculative)` when every returned value is non-null
     /// (speculative: some come from calls to SCC members), `None` otherwise.
     fn return_nonnull(&self, f: FuncIdx) -> Option<bool> {
-        let ir = &*self.ir;
+        let b = self.body(f);
         let mut speculative = false;
-        let mut flows: Vec<(Value, TypeIdx)> = Vec::new();
-        let push = |flows: &mut Vec<(Value, TypeIdx)>, v: (Value, TypeIdx)| {
+        let mut flows: Vec<(V, TypeIdx)> = Vec::new();
+        let push = |flows: &mut Vec<(V, TypeIdx)>, v: (V, TypeIdx)| {
             if !flows.iter().any(|x| x.0 == v.0) {
                 flows.push(v);
             }
@@ -207,24 +211,24 @@ impl Inference {
             if self.known_non_zero(f, v, t, 0) {
                 continue;
             }
-            let Value::Inst(i) = v else { return None };
-            match ir.op(i) {
+            let V::Inst(i) = v else { return None };
+            match b.op(i) {
                 Opcode::BitCast | Opcode::GetElementPtr | Opcode::AddrSpaceCast => {
-                    push(&mut flows, (ir.operand(i, 0), ir.operand_types(i)[0]));
+                    push(&mut flows, (b.ops(i)[0], b.tys(i)[0]));
                 }
                 Opcode::Select => {
-                    let tys = ir.operand_types(i);
-                    push(&mut flows, (ir.operand(i, 1), tys[1]));
-                    push(&mut flows, (ir.operand(i, 2), tys[2]));
+                    let (ops, tys) = (b.ops(i), b.tys(i));
+                    push(&mut flows, (ops[1], tys[1]));
+                    push(&mut flows, (ops[2], tys[2]));
                 }
                 Opcode::Phi => {
-                    let (ops, tys) = (ir.operands(i), ir.operand_types(i));
+                    let (ops, tys) = (b.ops(i), b.tys(i));
                     for j in (0..ops.len()).step_by(2) {
                         push(&mut flows, (ops[j], tys[j]));
                     }
                 }
                 Opcode::Call | Opcode::Invoke => {
-                    let c = ir.call_of(i)?;
+                    let c = Self::call_at(b, i)?;
                     if self.called_function(c).is_some_and(|g| self.in_scc[g]) {
                         speculative = true;
                     } else {
@@ -239,18 +243,17 @@ impl Inference {
 
     /// `isKnownNonZero(v)` without a context instruction, dominator tree or
     /// assumptions, for a value used in function `f`.
-    pub(super) fn known_non_zero(&self, f: FuncIdx, v: Value, ty: TypeIdx, depth: u32) -> bool {
+    pub(super) fn known_non_zero(&self, f: FuncIdx, v: V, ty: TypeIdx, depth: u32) -> bool {
         let ir = &*self.ir;
-        if v.is_constant() {
+        if is_constant(v) {
             return match v {
-                Value::Int(x) => x != 0,
-                Value::WideInt(w) => ir.wide_int(w) != 0,
-                Value::Global(s) => self.global_value_nonnull(s),
-                Value::Expr(e) => {
-                    let op = ir.expr_op(e);
-                    if matches!(op, Opcode::IntToPtr | Opcode::PtrToInt) {
-                        let (o, ot) = self.operand_of(v, 0);
-                        let (sb, db) = (self.bits(ot), self.bits(ir.expr_ty(e)));
+                V::Int(x) => x != 0,
+                V::K(Value::Global(s)) => self.global_value_nonnull(s),
+                V::K(Value::Expr(e)) => {
+                    let op = self.exprs().op(e);
+                    if matches!(op, Some(Opcode::IntToPtr | Opcode::PtrToInt)) {
+                        let (o, ot) = self.operand_of(f, v, 0);
+                        let (sb, db) = (self.bits(ot), self.bits(self.exprs().ty(e)));
                         if sb.is_some() && db.is_some() && sb <= db {
                             return self.known_non_zero(f, o, ot, depth);
                         }
@@ -264,11 +267,13 @@ impl Inference {
             return false;
         }
         let depth = depth + 1;
-        let vty = self.ty_of(v, ty);
+        let vty = self.ty_of(f, v, ty);
+        let b = self.body(f);
         if ir.types.is_pointer(vty) {
             match v {
-                Value::Inst(i) if ir.op(i) == Opcode::Alloca => return true,
-                Value::Arg(a) => {
+                V::Inst(i) if b.op(i) == Opcode::Alloca => return true,
+                V::Arg(n) => {
+                    let a = self.arg_of(f, n);
                     let s = &self.arg_attrs[a];
                     let by_value =
                         s.has(Attr::ByVal) || s.has(Attr::InAlloca) || s.has(Attr::Preallocated);
@@ -280,34 +285,32 @@ impl Inference {
                         return true;
                     }
                 }
-                Value::Inst(i)
-                    if ir.op(i) == Opcode::Load && ir.flags(i).has(InstFlags::NONNULL_MD) =>
-                {
+                V::Inst(i) if b.op(i) == Opcode::Load && b.flags(i).has(InstFlags::NONNULL_MD) => {
                     return true;
                 }
-                Value::Inst(i) if ir.op(i).is_call() => {
-                    if let Some(c) = ir.call_of(i) {
+                V::Inst(i) if b.op(i).is_call() => {
+                    if let Some(c) = Self::call_at(b, i) {
                         if self.call_returns_nonnull(f, c, vty) {
                             return true;
                         }
                         if let Some(a) = self.aliasing_returned_arg(c, true) {
-                            let at = ir.call_args(c).iter().position(|&x| x == a);
-                            let aty = at.map_or(TypeIdx::NONE, |k| ir.operand_types(i)[k]);
+                            let at = c.args().iter().position(|&x| x == a);
+                            let aty = at.map_or(TypeIdx::NONE, |k| c.arg_tys()[k]);
                             return self.known_non_zero(f, a, aty, depth);
                         }
                     }
                 }
                 _ => {}
             }
-            if let Value::Inst(i) = v {
-                match ir.op(i) {
+            if let V::Inst(i) = v {
+                match b.op(i) {
                     Opcode::GetElementPtr => return self.gep_known_non_null(f, i, depth),
                     Opcode::BitCast => {
-                        let (o, ot) = self.operand_of(v, 0);
+                        let (o, ot) = self.operand_of(f, v, 0);
                         return self.known_non_zero(f, o, ot, depth);
                     }
                     Opcode::IntToPtr => {
-                        let (o, ot) = self.operand_of(v, 0);
+                        let (o, ot) = self.operand_of(f, v, 0);
                         let (sb, db) = (self.bits(ot), self.bits(vty));
                         if sb.is_some() && db.is_some() && sb <= db {
                             return self.known_non_zero(f, o, ot, depth);
@@ -343,11 +346,11 @@ impl Inference {
     }
 
     /// `CallBase::isReturnNonNull`.
-    fn call_returns_nonnull(&self, f: FuncIdx, c: crate::llvm::ir::CallIdx, ty: TypeIdx) -> bool {
+    fn call_returns_nonnull(&self, f: FuncIdx, c: super::Call<'_>, ty: TypeIdx) -> bool {
         if self.ret_has(c, Attr::NonNull) {
             return true;
         }
-        let deref = self.ir.call_ret_attrs(c).dereferenceable.max(
+        let deref = self.call_ret_attrs(c).dereferenceable.max(
             self.called_function(c)
                 .map_or(0, |g| self.ret_attrs[g].dereferenceable),
         );
@@ -355,17 +358,22 @@ impl Inference {
     }
 
     /// `isGEPKnownNonNull` for GEP instruction `i`.
-    fn gep_known_non_null(&self, f: FuncIdx, i: InstIdx, mut depth: u32) -> bool {
+    fn gep_known_non_null(&self, f: FuncIdx, i: u32, mut depth: u32) -> bool {
         let ir = &*self.ir;
-        let (ops, tys) = (ir.operands(i), ir.operand_types(i));
-        if !ir.flags(i).has(InstFlags::INBOUNDS) || self.null_defined(f, ir.types.addrspace(tys[0]))
+        let b = self.body(f);
+        let (ops, tys) = (b.ops(i), b.tys(i));
+        let int_value = |v: V| match v {
+            V::Int(x) => Some(x),
+            _ => None,
+        };
+        if !b.flags(i).has(InstFlags::INBOUNDS) || self.null_defined(f, ir.types.addrspace(tys[0]))
         {
             return false;
         }
         if self.known_non_zero(f, ops[0], tys[0], depth) {
             return true;
         }
-        let mut indexed = ir.aux_ty(i);
+        let mut indexed = b.aux_ty(i);
         let mut struct_ty = TypeIdx::NONE;
         for (k, &idx) in ops.iter().enumerate().skip(1) {
             if k > 1 {
@@ -377,13 +385,13 @@ impl Inference {
                     }
                     Some(TypeKind::Struct { .. }) | Some(TypeKind::Named(_)) => {
                         struct_ty = prev;
-                        indexed = ir.types.gep_step(prev, ir.int_value(idx));
+                        indexed = ir.types.gep_step(prev, int_value(idx));
                     }
                     _ => return false,
                 }
             }
             if !struct_ty.is_none() {
-                match ir.int_value(idx) {
+                match int_value(idx) {
                     Some(n) if n >= 0 => {
                         if ir.types.struct_field_offset_nonzero(struct_ty, n as usize) {
                             return true;
@@ -396,7 +404,7 @@ impl Inference {
             if ir.types.is_zero_sized(indexed) {
                 continue;
             }
-            if let Some(n) = ir.int_value(idx) {
+            if let Some(n) = int_value(idx) {
                 if n != 0 {
                     return true;
                 }

@@ -4,9 +4,9 @@
 //! `norecurse`, and the attributes others imply (`inferAttributesFromOthers`).
 
 use super::Inference;
-use crate::idx::BlockIdx;
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::{InstIdx, Intrinsic, Opcode};
+use crate::llvm::ir::body::Body;
+use crate::llvm::ir::{Intrinsic, Opcode};
 use crate::llvm::FuncIdx;
 
 /// The instruction predicate of one inferer attribute.
@@ -34,26 +34,24 @@ impl Inference {
                 continue;
             }
             if !unknown {
-                unknown = self.ir.insts(f).any(|i| {
-                    self.ir
-                        .call_of(i)
-                        .is_some_and(|c| self.called_function(c).is_none())
-                });
+                let b = self.body(f);
+                unknown = b
+                    .live_rows()
+                    .any(|i| Self::call_at(b, i).is_some_and(|c| self.is_unknown_call(c)));
             }
             nodes.push(f);
         }
         (nodes, unknown)
     }
 
-    fn breaks(&self, rule: Rule, i: InstIdx) -> bool {
-        let ir = &*self.ir;
+    fn breaks(&self, rule: Rule, b: &Body, i: u32) -> bool {
         match rule {
             Rule::NoUnwind => {
-                if !self.may_throw(i) {
+                if !self.may_throw(b, i) {
                     return false;
                 }
-                if ir.op(i) == Opcode::Call {
-                    if let Some(c) = ir.call_of(i) {
+                if b.op(i) == Opcode::Call {
+                    if let Some(c) = Self::call_at(b, i) {
                         if self.called_function(c).is_some_and(|g| self.in_scc[g]) {
                             return false;
                         }
@@ -62,18 +60,20 @@ impl Inference {
                 true
             }
             Rule::NoFree => {
-                let Some(c) = ir.call_of(i) else { return false };
+                let Some(c) = Self::call_at(b, i) else {
+                    return false;
+                };
                 if self.call_has(c, Attr::NoFree) {
                     return false;
                 }
                 !self.called_function(c).is_some_and(|g| self.in_scc[g])
             }
             Rule::NoSync => {
-                if self.inst_volatile(i) {
+                if self.inst_volatile(b, i) {
                     return true;
                 }
-                let flags = ir.flags(i);
-                let ordered = match ir.op(i) {
+                let flags = b.flags(i);
+                let ordered = match b.op(i) {
                     Opcode::Fence => !flags.has(crate::llvm::ir::InstFlags::SINGLETHREAD),
                     Opcode::AtomicCmpXchg | Opcode::AtomicRmw => true,
                     Opcode::Load | Opcode::Store => flags.is_atomic() && !flags.is_unordered(),
@@ -82,7 +82,9 @@ impl Inference {
                 if ordered {
                     return true;
                 }
-                let Some(c) = ir.call_of(i) else { return false };
+                let Some(c) = Self::call_at(b, i) else {
+                    return false;
+                };
                 if self.call_has(c, Attr::NoSync) {
                     return false;
                 }
@@ -92,7 +94,9 @@ impl Inference {
                 !self.called_function(c).is_some_and(|g| self.in_scc[g])
             }
             Rule::NotConvergent => {
-                let Some(c) = ir.call_of(i) else { return false };
+                let Some(c) = Self::call_at(b, i) else {
+                    return false;
+                };
                 self.call_has(c, Attr::Convergent)
                     && !self.called_function(c).is_some_and(|g| self.in_scc[g])
             }
@@ -136,11 +140,12 @@ impl Inference {
             if here.is_empty() {
                 continue;
             }
-            for i in self.ir.insts(f) {
+            let b = self.body(f);
+            for i in b.live_rows() {
                 let mut k = 0;
                 while k < here.len() {
                     let r = here[k];
-                    if self.breaks(r, i) {
+                    if self.breaks(r, b, i) {
                         alive.retain(|&(a, _)| a != r);
                         here.remove(k);
                     } else {
@@ -192,26 +197,24 @@ impl Inference {
     }
 
     fn can_return(&self, f: FuncIdx) -> bool {
-        let ir = &*self.ir;
-        let n = ir.num_blocks(f);
-        if n == 0 {
+        let b = self.body(f);
+        let Some(&entry) = b.layout.first() else {
             return false;
-        }
-        let mut seen = vec![false; n];
-        let mut stack = vec![BlockIdx::new(0)];
-        seen[0] = true;
-        while let Some(b) = stack.pop() {
-            let returns = ir.terminator(f, b).is_some_and(|t| ir.op(t) == Opcode::Ret)
-                && !ir.block_insts(f, b).any(|i| {
-                    ir.call_of(i)
-                        .is_some_and(|c| self.call_has(c, Attr::NoReturn))
+        };
+        let mut seen = vec![false; b.blocks.len()];
+        let mut stack = vec![entry];
+        seen[entry as usize] = true;
+        while let Some(bb) = stack.pop() {
+            let returns = b.term(bb).is_some_and(|t| b.op(t) == Opcode::Ret)
+                && !b.blocks[bb as usize].iter().any(|&i| {
+                    Self::call_at(b, i).is_some_and(|c| self.call_has(c, Attr::NoReturn))
                 });
             if returns {
                 return true;
             }
-            for s in ir.successors(f, b) {
-                if !seen[s.idx()] {
-                    seen[s.idx()] = true;
+            for s in b.succ_iter(bb) {
+                if !seen[s as usize] {
+                    seen[s as usize] = true;
                     stack.push(s);
                 }
             }
@@ -243,38 +246,37 @@ impl Inference {
         if self.has_reachable_cycle(f) {
             return false;
         }
-        self.ir.insts(f).all(|i| self.inst_will_return(i))
+        let b = self.body(f);
+        b.live_rows().all(|i| self.inst_will_return(b, i))
     }
 
     /// `FindFunctionBackedges` is not empty: a DFS from the entry meets a block on its
     /// stack.
     fn has_reachable_cycle(&self, f: FuncIdx) -> bool {
-        let ir = &*self.ir;
-        let n = ir.num_blocks(f);
-        if n == 0 {
+        let body = self.body(f);
+        let Some(&entry) = body.layout.first() else {
             return false;
-        }
+        };
         // 0 unvisited, 1 on the stack, 2 done
-        let mut state = vec![0u8; n];
-        let succs = |b: BlockIdx| -> Vec<BlockIdx> { ir.successors(f, b).collect() };
-        let mut stack: Vec<(BlockIdx, Vec<BlockIdx>, usize)> =
-            vec![(BlockIdx::new(0), succs(BlockIdx::new(0)), 0)];
-        state[0] = 1;
+        let mut state = vec![0u8; body.blocks.len()];
+        let succs = |b: u32| -> Vec<u32> { body.succ_iter(b).collect() };
+        let mut stack: Vec<(u32, Vec<u32>, usize)> = vec![(entry, succs(entry), 0)];
+        state[entry as usize] = 1;
         while let Some((b, ss, k)) = stack.last_mut() {
             if *k < ss.len() {
                 let s = ss[*k];
                 *k += 1;
-                match state[s.idx()] {
+                match state[s as usize] {
                     1 => return true,
                     0 => {
-                        state[s.idx()] = 1;
+                        state[s as usize] = 1;
                         let next = succs(s);
                         stack.push((s, next, 0));
                     }
                     _ => {}
                 }
             } else {
-                state[b.idx()] = 2;
+                state[*b as usize] = 2;
                 stack.pop();
             }
         }
@@ -289,12 +291,13 @@ impl Inference {
         if !self.is_exact(f) || self.has(f, Attr::NoRecurse) {
             return;
         }
-        for i in self.ir.insts(f) {
-            let Some(c) = self.ir.call_of(i) else {
+        let b = self.body(f);
+        for i in b.live_rows() {
+            let Some(c) = Self::call_at(b, i) else {
                 continue;
             };
             let callee = self.called_function(c);
-            if self.ir.op(i) == Opcode::Call
+            if b.op(i) == Opcode::Call
                 && callee.is_some_and(|g| {
                     matches!(
                         self.ir.intrinsic[g],

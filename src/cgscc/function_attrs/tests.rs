@@ -51,6 +51,31 @@ probe!(t4_member_order_f_then_g, "t4");
 probe!(t4c_member_order_g_then_f, "t4c");
 probe!(t5_dead_sret_byval, "t5");
 
+/// After inlining, in one pipeline (`t6.ll`): `function-attrs` reads the bodies the
+/// inliner left, with the calls LLVM's `InlineFunction` adds (lifetime markers, noalias
+/// scope declarations) and without the `byval` copy it elides for a read-only callee;
+/// the lines of the functions the pipeline kept are opt-14's.
+#[test]
+fn t6_after_inlining_reads_the_inlined_bodies() {
+    use crate::cgscc::{CgsccModule, NoInstrumentation, Options, PassManager};
+    let text = include_str!("../../../tests/fixtures/function_attrs/t6.ll");
+    let want = include_str!("../../../tests/fixtures/function_attrs/t6.expected.txt");
+    let m = parse_with("t6.ll", text, ParseOptions { instructions: true }).unwrap();
+    let mut cm = CgsccModule::new(&m, "t6.ll");
+    let pipeline = "cgscc(devirt<4>(inline,function-attrs))";
+    let mut pm = PassManager::from_text(pipeline, Options::default()).unwrap();
+    pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+    let kept = |f| !cm.graph.is_removed(crate::callgraph::node_of_function(f));
+    let got = cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, kept);
+    let want: Vec<&str> = want.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(got, want);
+    // without the inliner's bodies (the module as read), @f would be norecurse
+    let alone = run("t6.ll", text);
+    assert!(alone
+        .iter()
+        .any(|l| l.starts_with("@f fn") && l.contains("+norecurse")));
+}
+
 /// Every line of `a` not in `b`.
 fn minus<'x>(a: &'x [String], b: &[String]) -> Vec<&'x String> {
     a.iter().filter(|l| !b.contains(l)).collect()

@@ -108,6 +108,7 @@ crate::define_idx!(
     "ce"
 );
 
+pub mod body;
 pub mod debugloc;
 mod vocab;
 pub use vocab::{BundleTags, InstFlags, Intrinsic, Opcode, Ordering, Predicate, Value};

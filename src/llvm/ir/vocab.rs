@@ -397,6 +397,8 @@ pub enum Intrinsic {
     MatrixStore,
     /// `llvm.lifetime.start/end.*`.
     Lifetime,
+    /// `llvm.experimental.noalias.scope.decl`.
+    NoAliasScopeDecl,
     /// Any other `llvm.*` function.
     Other,
 }
@@ -440,6 +442,8 @@ impl Intrinsic {
             Intrinsic::MatrixStore
         } else if is("lifetime.start") || is("lifetime.end") {
             Intrinsic::Lifetime
+        } else if rest == "experimental.noalias.scope.decl" {
+            Intrinsic::NoAliasScopeDecl
         } else {
             Intrinsic::Other
         }

@@ -2,11 +2,13 @@
 //! `CloneAndPruneFunctionInto` as far as the cost model can see it (what the cloned
 //! body looks like afterwards).
 
-use super::body::{simplify, simplify_with, Body, CallInfo, Head, Inst, Sq, V};
 use super::fold::Folds;
-use crate::llvm::attrs::AttrSets;
+use super::simplify::{simplify, simplify_with, Sq};
+use crate::llvm::attrs::{Attr, AttrSets};
+use crate::llvm::ir::body::{Body, CallInfo, Head, Inst, V};
 use crate::llvm::ir::{Intrinsic, Ir, Opcode, Value};
 use crate::llvm::types::{TypeIdx, Types};
+use crate::llvm::FuncIdx;
 use std::ops::Range;
 
 /// What an inlining produced.
@@ -56,15 +58,149 @@ fn push_br(b: &mut Body, to: u32, void: TypeIdx) -> u32 {
     )
 }
 
+/// The module's declarations of the intrinsics inlining calls (each its symbol and
+/// function type): a call the inliner makes calls the declaration when the module has
+/// one; otherwise its callee is `V::None` and its [`CallInfo::synthetic`] says which
+/// intrinsic it is (LLVM would add the declaration).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Decls {
+    /// `llvm.memcpy.p0i8.p0i8.i64`: the copies of `byval` arguments.
+    pub memcpy: Option<(Value, TypeIdx)>,
+    /// `llvm.lifetime.start.p0i8`.
+    pub lifetime_start: Option<(Value, TypeIdx)>,
+    /// `llvm.lifetime.end.p0i8`.
+    pub lifetime_end: Option<(Value, TypeIdx)>,
+    /// `llvm.experimental.noalias.scope.decl`.
+    pub noalias_scope_decl: Option<(Value, TypeIdx)>,
+}
+
+/// A call of an intrinsic inlining adds: its callee is `decl` when the module declares
+/// it (`V::None` otherwise), with `args` and no attributes.
+fn intrinsic_call(
+    types: &Types,
+    c: &mut Body,
+    intr: Intrinsic,
+    decl: Option<(Value, TypeIdx)>,
+    args: &[(V, TypeIdx)],
+) -> u32 {
+    let (callee, fn_ty) = decl.map_or((V::None, TypeIdx::NONE), |(v, t)| (V::K(v), t));
+    let head = Head {
+        aux_ty: fn_ty,
+        ..Head::new(Opcode::Call, types.find_void().unwrap_or(TypeIdx::NONE))
+    };
+    let n = args.len();
+    let ops = args.iter().copied().chain([(callee, TypeIdx::NONE)]);
+    let params = vec![AttrSets::EMPTY; n];
+    c.push(
+        head,
+        ops,
+        Some((CallInfo::synthetic(intr, n as u32), &params)),
+    )
+}
+
+/// `AddAliasScopeMetadata`'s `llvm.experimental.noalias.scope.decl` calls (one per
+/// `noalias` parameter the callee uses, in order), made to go before the inlined code.
+fn scope_decls(types: &Types, c: &mut Body, noalias: &[bool], decls: &Decls) -> Vec<u32> {
+    noalias
+        .iter()
+        .filter(|&&x| x)
+        .map(|_| {
+            let md = [(V::K(Value::Metadata), TypeIdx::NONE)];
+            intrinsic_call(
+                types,
+                c,
+                Intrinsic::NoAliasScopeDecl,
+                decls.noalias_scope_decl,
+                &md,
+            )
+        })
+        .collect()
+}
+
+/// What inlining does with each argument of a call site.
+#[derive(Clone, Debug, Default)]
+pub struct ArgFacts {
+    /// Per parameter: the type of the copy a `byval` argument is passed through (`None`:
+    /// no copy, the argument itself is used).
+    pub byval: Vec<Option<TypeIdx>>,
+    /// Per parameter: it is `noalias` (at the call site or in the callee) and the
+    /// callee uses it, so the inlined code gets a `llvm.experimental.noalias.scope.decl`
+    /// for it (`AddAliasScopeMetadata`).
+    pub noalias: Vec<bool>,
+}
+
+impl ArgFacts {
+    /// The facts of call row `call` of `caller` (function `n`) to `callee` (function
+    /// `f`), which only reads memory when `reads_only` (its current attributes).
+    ///
+    /// A `byval` argument is copied unless the callee only reads memory and the
+    /// argument is known to be as aligned as the parameter asks, or can be made so
+    /// (`HandleByValArgument` over `getOrEnforceKnownAlignment`): no alignment asked, an
+    /// alloca, a global variable the module defines, or an argument of the caller with
+    /// that alignment.
+    pub fn of(
+        ir: &Ir,
+        (caller, call, n): (&Body, u32, FuncIdx),
+        (callee, f): (&Body, FuncIdx),
+        reads_only: bool,
+    ) -> ArgFacts {
+        let ci = caller.call_of(call).expect("a call");
+        let site = caller.params(ci);
+        let ops = caller.ops(call);
+        let nargs = callee.nargs as usize;
+        let mut used = vec![false; nargs];
+        for r in callee.live_rows() {
+            for &v in callee.ops(r) {
+                if let V::Arg(k) = v {
+                    if let Some(u) = used.get_mut(k as usize) {
+                        *u = true;
+                    }
+                }
+            }
+        }
+        let param = |k: usize, a: Attr| {
+            site.get(k).is_some_and(|&s| ir.attr_sets.get(s).has(a))
+                || ir.arg(f, k).is_some_and(|p| ir.arg_attrs(p).has(a))
+        };
+        let aligned = |v: V, align: u64| match v {
+            _ if align <= 1 => true,
+            V::Inst(i) => caller.op(i) == Opcode::Alloca,
+            V::K(Value::Global(_)) => true,
+            V::Arg(k) => ir
+                .arg(n, k as usize)
+                .is_some_and(|a| ir.arg_attrs(a).align >= align),
+            _ => false,
+        };
+        let byval = (0..nargs)
+            .map(|k| {
+                let s = site.get(k).map(|&a| ir.attr_sets.get(a));
+                let decl = ir.arg(f, k).map(|a| ir.arg_attrs(a));
+                let ty = s
+                    .filter(|a| a.has(Attr::ByVal))
+                    .or(decl.filter(|a| a.has(Attr::ByVal)))
+                    .map(|a| a.ty)?;
+                let align = decl.map_or(0, |a| a.align);
+                let elided = reads_only && ops.get(k).is_some_and(|&v| aligned(v, align));
+                (!elided).then_some(ty)
+            })
+            .collect();
+        let noalias = (0..nargs)
+            .map(|k| used[k] && param(k, Attr::NoAlias))
+            .collect();
+        ArgFacts { byval, noalias }
+    }
+}
+
 /// Inlines the call at row `call` of `caller` (a `call`, not an `invoke`) with the body
-/// `callee`; `byval[k]` is the type of parameter `k` when it is passed `byval`.
+/// `callee`, its arguments as `args` says; the calls inlining adds call `decls`.
 pub fn inline_call(
     ir: &Ir,
     folds: &mut Folds,
     caller: &mut Body,
     call: u32,
     callee: &Body,
-    byval: &[Option<TypeIdx>],
+    args_facts: &ArgFacts,
+    decls: &Decls,
 ) -> Inlined {
     let types = &ir.types;
     let first_new_row = caller.num_rows();
@@ -80,7 +216,16 @@ pub fn inline_call(
         .expect("the call is in a live block");
     let nargs = caller.call_of(call).expect("a call").nargs as usize;
     let mut args: Vec<V> = caller.ops(call)[..nargs].to_vec();
-    let (pre, n_byval) = copy_byval_args(types, caller, call, byval, &mut args);
+    let mut pre = scope_decls(types, caller, &args_facts.noalias, decls);
+    let (copies, n_byval) = copy_byval_args(
+        types,
+        caller,
+        call,
+        &args_facts.byval,
+        decls.memcpy,
+        &mut args,
+    );
+    pre.extend(copies);
     // the blocks: before the call (bb), the clone, after the call
     let after = caller.blocks.len() as u32;
     caller.blocks.push(Vec::new());
@@ -112,7 +257,7 @@ pub fn inline_call(
         &mut cl.rets,
     );
     let merges = zap_fall_through(caller, &cl.new_blocks, &mut cl.rets);
-    drop_dead_allocas(caller, (cl.entry, n_byval..cl.entry_allocas), &cl);
+    let kept = drop_dead_allocas(caller, (cl.entry, n_byval..cl.entry_allocas), &cl);
     // the clone's blocks in the callee's order; its call sites, collected before the
     // blocks are spliced (InlineFunction.cpp:2442-2456)
     let live: Vec<u32> = callee
@@ -126,6 +271,8 @@ pub fn inline_call(
         .flat_map(|&b| caller.blocks[b as usize].iter().copied())
         .filter(|&i| caller.call_of(i).is_some())
         .collect();
+    let lt = Lifetimes { types, decls };
+    lt.insert(caller, &kept, cl_entry, &cl.rets, first_new_row);
     let after = if live.len() == 1 && cl.rets.len() == 1 {
         cl.splice_single_block(caller, call, bb, pre, live[0]);
         bb
@@ -167,9 +314,9 @@ fn copy_byval_args(
     caller: &mut Body,
     call: u32,
     byval: &[Option<TypeIdx>],
+    memcpy: Option<(Value, TypeIdx)>,
     args: &mut [V],
 ) -> (Vec<u32>, usize) {
-    let void = caller.ty(call);
     let nargs = args.len();
     let arg_tys: Vec<TypeIdx> = caller.tys(call)[..nargs].to_vec();
     let entry = caller.layout[0];
@@ -191,14 +338,8 @@ fn copy_byval_args(
             (src, arg_tys[k]),
             (V::Int(type_size_i(types, *t)), TypeIdx::NONE),
             (V::Int(0), TypeIdx::NONE),
-            (V::None, TypeIdx::NONE),
         ];
-        let ci = CallInfo::synthetic(Intrinsic::Memcpy, 4);
-        let m = caller.push(
-            Head::new(Opcode::Call, void),
-            ops,
-            Some((ci, &[AttrSets::EMPTY; 4])),
-        );
+        let m = intrinsic_call(types, caller, Intrinsic::Memcpy, memcpy, &ops);
         pre.push(m);
         args[k] = V::Inst(a);
     }
@@ -518,7 +659,7 @@ impl Cloner<'_> {
 }
 
 fn type_size_i(types: &Types, t: TypeIdx) -> i64 {
-    super::body::type_size(types, t) as i64
+    crate::llvm::ir::body::type_size(types, t) as i64
 }
 
 fn callee_block_of(callee: &Body, r: u32) -> u32 {
@@ -650,9 +791,13 @@ fn cleanup(
 /// a moved static alloca (at `moved` of the caller's entry block `entry`) that no row of
 /// a live clone block and no return uses any more (its users were pruned or folded) is
 /// erased.
-fn drop_dead_allocas(c: &mut Body, (entry, moved): (u32, Range<usize>), cl: &Cloner<'_>) {
+fn drop_dead_allocas(
+    c: &mut Body,
+    (entry, moved): (u32, Range<usize>),
+    cl: &Cloner<'_>,
+) -> Vec<u32> {
     if moved.is_empty() {
-        return;
+        return Vec::new();
     }
     let mut allocas: Vec<u32> = c.blocks[entry as usize][moved.clone()].to_vec();
     allocas.sort_unstable();
@@ -675,7 +820,126 @@ fn drop_dead_allocas(c: &mut Body, (entry, moved): (u32, Range<usize>), cl: &Clo
         .copied()
         .filter(|a| allocas.binary_search(a).is_ok_and(|k| used[k]))
         .collect();
-    c.blocks[entry as usize].splice(moved, keep);
+    c.blocks[entry as usize].splice(moved, keep.iter().copied());
+    keep
+}
+
+/// What the lifetime markers of an inlining are made of.
+struct Lifetimes<'a> {
+    types: &'a Types,
+    decls: &'a Decls,
+}
+
+impl Lifetimes<'_> {
+    /// `InlineFunction`'s lifetime markers (InlineFunction.cpp:2191-2246): each static
+    /// alloca the clone moved to the caller's entry (`allocas`, in order) that is not
+    /// already used by a lifetime marker and does not allocate zero elements gets an
+    /// `llvm.lifetime.start` at the front of the entry clone `first` and an
+    /// `llvm.lifetime.end` before every return (`rets`: the blocks whose branch to the
+    /// after block stands for one), each on the alloca cast to `i8*` and with its size
+    /// in bytes (-1 when it would overflow). Rows from `first_row` on are the clone's.
+    fn insert(&self, c: &mut Body, allocas: &[u32], first: u32, rets: &[(V, u32)], first_row: u32) {
+        if allocas.is_empty() {
+            return;
+        }
+        let marked = self.marked_allocas(c, first_row);
+        let mut starts = Vec::new();
+        let mut ends: Vec<Vec<u32>> = vec![Vec::new(); rets.len()];
+        for &a in allocas {
+            if marked.contains(&a) {
+                continue;
+            }
+            let count = match c.ops(a).first() {
+                None => 1u64,
+                Some(&V::Int(n)) => n as u64,
+                Some(_) => continue,
+            };
+            if count == 0 {
+                continue;
+            }
+            let elem = crate::llvm::ir::body::type_size(self.types, c.aux_ty(a));
+            let size = count.checked_mul(elem).map_or(-1, |s| s as i64);
+            starts.extend(self.marker(c, a, size, true));
+            for e in &mut ends {
+                e.extend(self.marker(c, a, size, false));
+            }
+        }
+        c.blocks[first as usize].splice(0..0, starts);
+        for (&(_, b), rows) in rets.iter().zip(ends) {
+            let at = c.blocks[b as usize].len().saturating_sub(1);
+            c.blocks[b as usize].splice(at..at, rows);
+        }
+    }
+
+    /// The allocas a lifetime marker among the rows from `first_row` on already names
+    /// (directly, or through a cast to `i8*`): `hasLifetimeMarkers`.
+    fn marked_allocas(&self, c: &Body, first_row: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        for r in first_row..c.num_rows() {
+            if !self.is_marker(c, r) {
+                continue;
+            }
+            match c.ops(r).get(1) {
+                Some(&V::Inst(p)) if c.op(p) == Opcode::BitCast => {
+                    if let Some(&V::Inst(a)) = c.ops(p).first() {
+                        out.push(a);
+                    }
+                }
+                Some(&V::Inst(a)) => out.push(a),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Whether row `r` calls `llvm.lifetime.start/end`.
+    fn is_marker(&self, c: &Body, r: u32) -> bool {
+        let Some(ci) = c.call_of(r) else {
+            return false;
+        };
+        if ci.synthetic == Intrinsic::Lifetime {
+            return true;
+        }
+        let callee = c.ops(r)[ci.callee_op as usize];
+        [self.decls.lifetime_start, self.decls.lifetime_end]
+            .iter()
+            .flatten()
+            .any(|&(v, _)| callee == V::K(v))
+    }
+
+    /// The rows of one marker on alloca `a` (not yet in a block): the cast to `i8*`
+    /// when `a` is not one, and the call.
+    fn marker(&self, c: &mut Body, a: u32, size: i64, start: bool) -> Vec<u32> {
+        let mut rows = Vec::with_capacity(2);
+        let a_ty = c.ty(a);
+        let i8_ptr = self
+            .types
+            .find_int(8)
+            .and_then(|i8t| self.types.find_ptr(i8t, self.types.addrspace(a_ty)));
+        let (ptr, ptr_ty) = match i8_ptr {
+            Some(t) if t != a_ty => {
+                let bc = c.push(Head::new(Opcode::BitCast, t), [(V::Inst(a), a_ty)], None);
+                rows.push(bc);
+                (V::Inst(bc), t)
+            }
+            _ => (V::Inst(a), a_ty),
+        };
+        let decl = if start {
+            self.decls.lifetime_start
+        } else {
+            self.decls.lifetime_end
+        };
+        let i64_ty = self.types.find_int(64).unwrap_or(TypeIdx::NONE);
+        let args = [(V::Int(size), i64_ty), (ptr, ptr_ty)];
+        rows.push(intrinsic_call(
+            self.types,
+            c,
+            Intrinsic::Lifetime,
+            decl,
+            &args,
+        ));
+        rows
+    }
 }
 
 /// The last step of `CloneAndPruneIntoFromInst`: in the order the clones were made, a

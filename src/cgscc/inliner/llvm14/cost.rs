@@ -2,11 +2,10 @@
 //! constants propagated into the callee, live blocks only, per-instruction costs,
 //! call-site savings, SROA and load-elimination savings, the threshold rules.
 
-use super::body::{
-    binop, bool_v, icmp, nonnull_const, sext, type_size, zext, Body, CallInfo, Inst, V,
-};
+use super::simplify::{binop, bool_v, icmp, nonnull_const};
 use super::{Facts, PredTable};
 use crate::llvm::attrs::{Attr, AttrSet};
+use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, V};
 use crate::llvm::ir::{Intrinsic, Opcode, Predicate, Value};
 use crate::llvm::types::TypeKind;
 use crate::llvm::FuncIdx;
@@ -794,7 +793,11 @@ impl St<'_> {
         args: &[V],
         ro: bool,
     ) -> Result<i64, &'static str> {
-        let name = intr_name.unwrap_or("llvm.memcpy");
+        let name = intr_name.unwrap_or(match ci.synthetic {
+            Intrinsic::Lifetime => "llvm.lifetime.start",
+            Intrinsic::NoAliasScopeDecl => "llvm.experimental.noalias.scope.decl",
+            _ => "llvm.memcpy",
+        });
         if ci.synthetic.is_mem_intrinsic()
             || name.starts_with("llvm.memcpy")
             || name.starts_with("llvm.memset")

@@ -7,7 +7,7 @@
 //! [`Folds`] numbers the expressions inlining makes after the module's own and interns
 //! both by structure, so that equal constant expressions are one [`V`].
 
-use super::body::{conv, Body, V};
+use crate::llvm::ir::body::{conv, Body, MadeExprs, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use ahash::AHashMap;
@@ -29,27 +29,22 @@ pub struct Folds {
     /// Every expression by structure (the module's are indexed when the first fold
     /// asks).
     index: Option<AHashMap<Key, ExprIdx>>,
-    /// The module's expression count: made expressions are numbered from here.
-    base: usize,
-    /// Operands of the made expressions.
-    made: Vec<Box<[V]>>,
+    /// The made expressions.
+    pub made: MadeExprs,
 }
 
 impl Folds {
     /// No expression made yet for a module of `ir`.
     pub fn new(ir: &Ir) -> Folds {
         Folds {
-            base: ir.num_exprs(),
-            ..Folds::default()
+            index: None,
+            made: MadeExprs::new(ir),
         }
     }
 
     /// The operands of made expression `e`, or `None` for one of the module's.
     pub fn made_operands(&self, e: ExprIdx) -> Option<&[V]> {
-        e.idx()
-            .checked_sub(self.base)
-            .and_then(|k| self.made.get(k))
-            .map(|ops| &ops[..])
+        self.made.get(e).map(|(_, ops, _)| ops)
     }
 
     fn index(&mut self, ir: &Ir) -> &mut AHashMap<Key, ExprIdx> {
@@ -93,10 +88,10 @@ impl Folds {
             inst.ops.into(),
             inst.tys.into(),
         );
-        let next = ExprIdx::new(self.base + self.made.len());
+        let next = self.made.next();
         let e = *self.index(ir).entry(key).or_insert(next);
         if e == next {
-            self.made.push(inst.ops.into());
+            self.made.push(inst.head(), inst.ops, inst.tys);
         }
         Some(V::K(Value::Expr(e)))
     }

@@ -17,14 +17,15 @@
 //! reverse post-order, the dominators and the natural loops are the crate's own
 //! ([`crate::graph`], [`crate::cfg::loops`]).
 
-use super::body::{binop, icmp, Body, V};
 use super::scaled::{prob, scale_by_prob, Scaled, FULL_MASS, PROB_ONE};
+use super::simplify::{binop, icmp};
 use super::Facts;
 use crate::cfg::loops::{LoopForest, LoopIdx};
 use crate::graph::rpo::Rpo;
 use crate::graph::{Csr, CsrGraph, DomTree, Successors};
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::Attr;
+use crate::llvm::ir::body::{Body, V};
 use crate::llvm::ir::{Opcode, Predicate, Value};
 
 const DEFAULT_W: f64 = 0xfffff as f64;

@@ -7,7 +7,7 @@
 //! call whose callee is in its history is skipped silently, as is a call inside an SCC
 //! whose internal edge was already inlined before the SCC split); each call is decided
 //! by the attribute checks and then the cost analyzer ([`cost::analyze`]) on the
-//! callee's *current* body — bodies are real instruction lists ([`body::Body`]) that
+//! callee's *current* body — bodies are real instruction lists ([`Body`]) that
 //! inlining rewrites ([`clone::inline_call`]), so a caller sees its callees after their
 //! own inlining, with constant arguments folded and dead blocks pruned. Live-use counts
 //! drive LastCallToStatic and the deletion of local callees left without uses.
@@ -15,7 +15,6 @@
 //! Cold call sites (a block frequency under 2 % of the entry's) come from a static
 //! estimate of block frequencies ([`freq`]).
 
-pub mod body;
 pub mod clone;
 pub mod cost;
 mod decide;
@@ -23,6 +22,7 @@ pub mod fold;
 pub mod freq;
 mod run;
 pub mod scaled;
+mod simplify;
 #[cfg(test)]
 mod tests;
 
@@ -30,11 +30,11 @@ pub(crate) use run::run;
 
 use crate::callgraph::{function_of_node, node_of_function, NodeIdx};
 use crate::cgscc::summary::{CallSummary, CallTarget, HistIdx, LocIdx};
+use crate::llvm::ir::body::{Body, V};
 use crate::llvm::ir::debugloc::DebugLocs;
 use crate::llvm::ir::{Ir, Value};
 use crate::llvm::{FuncIdx, Linkage, Module, SymbolDef};
 use ahash::AHashMap;
-use body::{Body, V};
 use std::sync::Arc;
 
 /// Module facts the model reads.
@@ -59,6 +59,8 @@ pub struct Facts {
     pub linkage: Vec<Linkage>,
     /// Defined functions.
     pub is_def: Vec<bool>,
+    /// The module's declarations of the intrinsics inlining calls.
+    pub decls: clone::Decls,
     /// Per function: its `"target-features"` (the `+x` words, sorted) — the x86 rule
     /// of inline compatibility is that the callee's are a subset of the caller's.
     pub features: Vec<Vec<String>>,
@@ -186,7 +188,19 @@ impl State {
                 out
             })
             .collect();
+        let decl = |name: &str| {
+            let s = m.symbol_by_name(name)?;
+            let f = sym_func[s.idx()]?;
+            Some((Value::Global(s), ir.func(f).fn_ty))
+        };
+        let decls = clone::Decls {
+            memcpy: decl("llvm.memcpy.p0i8.p0i8.i64"),
+            lifetime_start: decl("llvm.lifetime.start.p0i8"),
+            lifetime_end: decl("llvm.lifetime.end.p0i8"),
+            noalias_scope_decl: decl("llvm.experimental.noalias.scope.decl"),
+        };
         let fx = Facts {
+            decls,
             features,
             names: fs.iter().map(|f| f.name.clone()).collect(),
             coldcc: fs.iter().map(|f| f.calling_conv == "coldcc").collect(),
@@ -230,6 +244,12 @@ impl State {
             scratch: cost::Scratch::default(),
             locs,
         })
+    }
+
+    /// The current bodies (by function) and the constant expressions they name beyond
+    /// the module's: what `function-attrs` reads.
+    pub fn body_store(&mut self) -> (&mut [Option<Body>], &mut crate::llvm::ir::body::MadeExprs) {
+        (&mut self.bodies, &mut self.folds.made)
     }
 
     /// Drops what was computed from `f`'s body, which changed.

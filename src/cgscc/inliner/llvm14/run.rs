@@ -3,13 +3,13 @@
 //! frequency updates, the caller's new edges to the call graph after each batch, and the
 //! dead callees left at the end.
 
-use super::body::{Body, V};
 use super::decide::{decide, Decision};
 use super::{clone, CallerFacts, State};
 use crate::callgraph::{function_of_node, node_of_function, SccIdx};
 use crate::cgscc::inliner::remark::{Remark, RemarkKind};
 use crate::cgscc::{Abort, PassContext, PassResult};
 use crate::llvm::attrs::Attr;
+use crate::llvm::ir::body::{Body, V};
 use crate::llvm::ir::debugloc::{CallSiteFormat, DebugLocIdx, DebugLocs};
 use crate::llvm::ir::{Intrinsic, Opcode};
 use crate::llvm::{FuncIdx, Linkage};
@@ -258,16 +258,12 @@ fn inline_site(
     };
     let caller_body = st.bodies[n.idx()].as_ref().unwrap();
     let ci = *caller_body.call_of(row).unwrap();
-    let site_params = caller_body.params(&ci).to_vec();
-    let byval: Vec<_> = (0..callee_body.nargs as usize)
-        .map(|k| {
-            let site = site_params.get(k).map(|&a| ir.attr_sets.get(a));
-            let decl = ir.arg(f, k).map(|a| ir.arg_attrs(a));
-            site.filter(|a| a.has(Attr::ByVal))
-                .or(decl.filter(|a| a.has(Attr::ByVal)))
-                .map(|a| a.ty)
-        })
-        .collect();
+    let callee_attrs =
+        cx.m.fn_attrs
+            .as_ref()
+            .map_or(ir.fn_attrs(f), |i| i.fn_attrs(f));
+    let reads_only = callee_attrs.has(Attr::ReadNone) || callee_attrs.has(Attr::ReadOnly);
+    let args = clone::ArgFacts::of(&ir, (caller_body, row, n), (&callee_body, f), reads_only);
     let call_refs = st.ref_counts_of(caller_body, std::iter::once(row));
     // a call whose value the callee returns as a constant: count whole bodies (its uses
     // in old rows change)
@@ -281,7 +277,16 @@ fn inline_site(
     let callee_freqs = st.callee_freqs(f, &callee_body);
     let caller_body = st.bodies[n.idx()].as_mut().unwrap();
     let rows_before = caller_body.num_rows();
-    let out = clone::inline_call(&ir, &mut st.folds, caller_body, row, &callee_body, &byval);
+    let decls = st.fx.decls;
+    let out = clone::inline_call(
+        &ir,
+        &mut st.folds,
+        caller_body,
+        row,
+        &callee_body,
+        &args,
+        &decls,
+    );
     cx.m.work[node_of_function(n)] += u64::from(caller_body.num_rows() - rows_before);
     if let Some(c) = r.facts.as_mut() {
         c.update(st, &callee_freqs, callee_body.layout[0], &out);

@@ -1,8 +1,9 @@
 //! The columnar body's edits, and every body's invariants after a real inlining run.
 
-use super::body::{simplify, Body, Head, V};
+use super::simplify::simplify;
 use crate::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
 use crate::import::llvm_ir::ParseOptions;
+use crate::llvm::ir::body::{Body, Head, V};
 use crate::llvm::ir::Opcode;
 use crate::llvm::types::TypeIdx;
 use crate::llvm::Module;
@@ -214,7 +215,7 @@ fn block_freqs_against(path: &str, text: &str, report: &str) -> (usize, Vec<Stri
         let Some(w) = by_name.get(fun.name.as_str()) else {
             continue;
         };
-        let b = super::body::Body::from_ir(&st.fx.ir, f);
+        let b = Body::from_ir(&st.fx.ir, f);
         let got = super::freq::int_freqs(&st.fx, &b);
         funcs += 1;
         if &&got != w {

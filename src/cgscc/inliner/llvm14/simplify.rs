@@ -1,0 +1,554 @@
+//! InstSimplify-like folding of body rows for the LLVM 14 inline model: constants, identities and the compares LLVM's cloner folds while it clones.
+
+use crate::llvm::ir::body::{sext, zext, Body, Inst, V};
+use crate::llvm::ir::{InstFlags, Opcode, Predicate, Value};
+use crate::llvm::types::{TypeIdx, Types};
+
+/// An `i1` constant (true is -1, sign-extended like every integer constant).
+pub fn bool_v(x: bool) -> V {
+    V::Int(-(x as i64))
+}
+
+/// Evaluates an integer comparison.
+pub fn icmp(p: Predicate, a: i64, b: i64, bits: u32) -> bool {
+    let (ua, ub) = (zext(a, bits), zext(b, bits));
+    let (sa, sb) = (sext(a, bits), sext(b, bits));
+    match p.0 {
+        32 => ua == ub,
+        33 => ua != ub,
+        34 => ua > ub,
+        35 => ua >= ub,
+        36 => ua < ub,
+        37 => ua <= ub,
+        38 => sa > sb,
+        39 => sa >= sb,
+        40 => sa < sb,
+        _ => sa <= sb,
+    }
+}
+
+/// Folds an integer binary operation on constants (`None`: not folded, e.g. division
+/// by zero or an over-wide shift).
+pub fn binop(op: Opcode, a: i64, b: i64, bits: u32) -> Option<i64> {
+    let (ua, ub) = (zext(a, bits), zext(b, bits));
+    let r: i64 = match op {
+        Opcode::Add => a.wrapping_add(b),
+        Opcode::Sub => a.wrapping_sub(b),
+        Opcode::Mul => a.wrapping_mul(b),
+        Opcode::And => a & b,
+        Opcode::Or => a | b,
+        Opcode::Xor => a ^ b,
+        Opcode::Shl if ub < bits as u64 => ((ua) << ub) as i64,
+        Opcode::LShr if ub < bits as u64 => (ua >> ub) as i64,
+        Opcode::AShr if ub < bits as u64 => sext(a, bits) >> ub,
+        Opcode::UDiv if ub != 0 => (ua / ub) as i64,
+        Opcode::URem if ub != 0 => (ua % ub) as i64,
+        Opcode::SDiv if ub != 0 => sext(a, bits).wrapping_div(sext(b, bits)),
+        Opcode::SRem if ub != 0 => sext(a, bits).wrapping_rem(sext(b, bits)),
+        _ => return None,
+    };
+    Some(sext(r, bits))
+}
+
+/// A constant pointer that is not null (a global, a constant expression over one).
+pub fn nonnull_const(v: V) -> bool {
+    matches!(v, V::K(Value::Global(_)) | V::K(Value::Expr(_)))
+}
+
+/// A cast of a cast that gives back the first cast's operand (`isEliminableCastPair`
+/// yielding no cast): `trunc (zext/sext x)` and `bitcast (bitcast x)` to `x`'s type,
+/// `ptrtoint (inttoptr x)` and `inttoptr (ptrtoint x)` through a pointer-sized integer.
+fn cast_pair(types: &Types, b: &Body, inst: Inst<'_>) -> Option<V> {
+    if !inst.op.is_cast() {
+        return None;
+    }
+    let V::Inst(j) = inst.ops[0] else { return None };
+    let inner = b.inst(j);
+    let (x, x_ty) = (*inner.ops.first()?, *inner.tys.first()?);
+    if x_ty != inst.ty {
+        return None;
+    }
+    let pointer_sized = |t: TypeIdx| types.int_bits(t) == Some(64);
+    let eliminable = match (inner.op, inst.op) {
+        (Opcode::ZExt | Opcode::SExt, Opcode::Trunc) | (Opcode::BitCast, Opcode::BitCast) => true,
+        (Opcode::IntToPtr, Opcode::PtrToInt) => pointer_sized(x_ty),
+        (Opcode::PtrToInt, Opcode::IntToPtr) => pointer_sized(inner.ty),
+        _ => false,
+    };
+    eliminable.then_some(x)
+}
+
+/// InstSimplify-like folding of instruction `i` of `b` with its current operands: the
+/// value it is equal to, if any (constants, and identities such as `x + 0`).
+pub fn simplify(types: &Types, b: &Body, i: u32) -> Option<V> {
+    simplify_with(&Sq::new(types, b), i, Some)
+}
+
+/// [`simplify`] of row `i` of `q`'s body as `q` sees its operands; a result that is a
+/// value of the callee (a compare threaded over an unwired clone phi can give one) is
+/// mapped into the caller by `map_back` (LLVM maps it through the value map,
+/// CloneFunction.cpp:397-399).
+pub fn simplify_with(q: &Sq<'_>, i: u32, map_back: impl Fn(V) -> Option<V>) -> Option<V> {
+    let (types, b) = (q.types, q.caller);
+    let inst = b.inst(i);
+    let ops = inst.ops;
+    let int = |v: V| match v {
+        V::Int(x) => Some(x),
+        _ => None,
+    };
+    if let Some(x) = cast_pair(types, b, inst) {
+        return Some(x);
+    }
+    match inst.op {
+        op if op.is_int_binary() => {
+            let bits = types.int_bits(inst.ty)?;
+            let (x, y) = (ops[0], ops[1]);
+            if let (Some(a), Some(c)) = (int(x), int(y)) {
+                return binop(inst.op, a, c, bits).map(V::Int);
+            }
+            let (a, c) = (int(x), int(y));
+            let all = sext(-1, bits);
+            match inst.op {
+                Opcode::Add | Opcode::Or | Opcode::Xor if a == Some(0) => Some(y),
+                Opcode::Add
+                | Opcode::Sub
+                | Opcode::Or
+                | Opcode::Xor
+                | Opcode::Shl
+                | Opcode::LShr
+                | Opcode::AShr
+                    if c == Some(0) =>
+                {
+                    Some(x)
+                }
+                Opcode::Mul | Opcode::And if a == Some(0) || c == Some(0) => Some(V::Int(0)),
+                Opcode::Mul | Opcode::UDiv | Opcode::SDiv if c == Some(1) => Some(x),
+                Opcode::Mul if a == Some(1) => Some(y),
+                Opcode::And if c == Some(all) => Some(x),
+                Opcode::And if a == Some(all) => Some(y),
+                Opcode::Or if a == Some(all) || c == Some(all) => Some(V::Int(all)),
+                Opcode::And | Opcode::Or if x == y => Some(x),
+                Opcode::Xor | Opcode::Sub if x == y => Some(V::Int(0)),
+                _ => None,
+            }
+        }
+        Opcode::ICmp => {
+            let (l, r) = (q.here(ops[0]), q.here(ops[1]));
+            let s = q.icmp(inst.aux as u8, l, r, inst.tys[0], RECURSION_LIMIT)?;
+            if s.callee {
+                map_back(s.v)
+            } else {
+                Some(s.v)
+            }
+        }
+        Opcode::Select => {
+            if let Some(c) = int(ops[0]) {
+                return Some(if c & 1 != 0 { ops[1] } else { ops[2] });
+            }
+            (ops[1] == ops[2]).then_some(ops[1])
+        }
+        Opcode::Trunc | Opcode::ZExt | Opcode::SExt => {
+            let a = int(ops[0])?;
+            let (sb, db) = (types.int_bits(inst.tys[0])?, types.int_bits(inst.ty)?);
+            Some(V::Int(match inst.op {
+                Opcode::Trunc => sext(a, db),
+                Opcode::ZExt => sext(zext(a, sb) as i64, db),
+                _ => sext(sext(a, sb), db),
+            }))
+        }
+        Opcode::BitCast if inst.ty == inst.tys[0] => Some(ops[0]),
+        Opcode::Phi => {
+            let mut seen: Option<V> = None;
+            for k in (0..ops.len()).step_by(2) {
+                let v = ops[k];
+                if v == V::Inst(i) || matches!(v, V::K(Value::Undef)) {
+                    continue;
+                }
+                match seen {
+                    None => seen = Some(v),
+                    Some(s) if s == v => {}
+                    _ => return None,
+                }
+            }
+            seen
+        }
+        _ => None,
+    }
+}
+
+/// InstructionSimplify's `RecursionLimit` (InstructionSimplify.cpp:53).
+const RECURSION_LIMIT: u32 = 3;
+
+/// A value as a simplification query sees it: a value of the caller body, or (`callee`)
+/// a value of the callee's body, reached through a clone phi whose incoming values are
+/// not wired yet. Constants are always the caller's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SV {
+    /// A value of the callee (its arguments unsubstituted).
+    pub callee: bool,
+    /// The value.
+    pub v: V,
+}
+
+/// A `SimplifyQuery` without DominatorTree, AssumptionCache or TargetLibraryInfo, as
+/// `CloneAndPruneIntoFromInst` makes it (CloneFunction.cpp:393-394).
+pub struct Sq<'a> {
+    /// The module's types.
+    pub types: &'a Types,
+    /// The body simplified in.
+    pub caller: &'a Body,
+    /// While cloning: the callee and its cloned phis still without incoming values,
+    /// `(new row, callee row)` sorted by new row. LLVM clones a phi unmapped
+    /// (CloneFunction.cpp:386), so a user sees the callee's incoming values.
+    pub unwired: Option<(&'a Body, &'a [(u32, u32)])>,
+    /// Phis of the caller at rows from here on are not threaded over (the clone's phis
+    /// once wired, which LLVM's cloner never threads over with the caller's values).
+    pub no_thread_from: u32,
+}
+
+impl<'a> Sq<'a> {
+    /// A query on `b` alone.
+    pub fn new(types: &'a Types, b: &'a Body) -> Sq<'a> {
+        Sq {
+            types,
+            caller: b,
+            unwired: None,
+            no_thread_from: u32::MAX,
+        }
+    }
+
+    /// A value of the caller.
+    pub fn here(&self, v: V) -> SV {
+        SV { callee: false, v }
+    }
+
+    fn sv(callee: bool, v: V) -> SV {
+        SV {
+            callee: callee && !v.is_const(),
+            v,
+        }
+    }
+
+    /// The instruction defining `x`: its body, its row, and whether its operands are
+    /// callee values.
+    fn def(&self, x: SV) -> Option<(&'a Body, u32, bool)> {
+        let V::Inst(j) = x.v else { return None };
+        if x.callee {
+            return Some((self.unwired?.0, j, true));
+        }
+        if let Some((callee, phis)) = self.unwired {
+            if let Ok(k) = phis.binary_search_by_key(&j, |p| p.0) {
+                return Some((callee, phis[k].1, true));
+            }
+        }
+        Some((self.caller, j, false))
+    }
+
+    fn op_of(&self, x: SV) -> Option<Opcode> {
+        self.def(x).map(|(b, j, _)| b.op(j))
+    }
+
+    /// `valueDominatesPHI` without a DominatorTree (InstructionSimplify.cpp:216-241):
+    /// arguments and constants do; an instruction only when it is in its function's
+    /// entry block (a clone row in a clone block has no function yet).
+    fn dominates_phi(&self, x: SV) -> bool {
+        let Some((b, j, _)) = self.def(x) else {
+            return true;
+        };
+        b.layout
+            .first()
+            .is_some_and(|&e| b.blocks[e as usize].contains(&j))
+    }
+
+    /// `SimplifyICmpInst` (InstructionSimplify.cpp:3510-3792) for predicate `p` on
+    /// operands of type `ty`, with `depth` recursions left; the parts implemented:
+    /// constant folding, `icmp X, X`, `simplifyICmpOfBools` (without its
+    /// `isImpliedCondition` cases), the tautological and `add nuw X, C` cases of
+    /// `simplifyICmpWithConstant`, compares of `zext`/`sext`, and `ThreadCmpOverPHI`.
+    pub fn icmp(&self, p: u8, l: SV, r: SV, ty: TypeIdx, depth: u32) -> Option<SV> {
+        let (mut p, mut l, mut r) = (p, l, r);
+        let null = |v: V| matches!(v, V::K(Value::Null) | V::K(Value::Zero));
+        if l.v.is_const() {
+            if r.v.is_const() {
+                let bits = self.types.int_bits(ty).unwrap_or(64);
+                if let (V::Int(a), V::Int(c)) = (l.v, r.v) {
+                    return Some(self.here(bool_v(icmp(Predicate(p), a, c, bits))));
+                }
+                if (p == 32 || p == 33)
+                    && ((nonnull_const(l.v) && null(r.v)) || (null(l.v) && nonnull_const(r.v)))
+                {
+                    return Some(self.here(bool_v(p == 33)));
+                }
+                // the same constant twice (`icmp eq ptr null, null`): ConstantFold
+                // decides it as for equal operands
+                if l == r && !matches!(l.v, V::K(Value::Undef | Value::Poison)) {
+                    return Some(self.here(bool_v(matches!(p, 32 | 35 | 37 | 39 | 41))));
+                }
+                return None;
+            }
+            std::mem::swap(&mut l, &mut r);
+            p = swapped(p);
+        }
+        if matches!(l.v, V::K(Value::Undef | Value::Poison))
+            || matches!(r.v, V::K(Value::Undef | Value::Poison))
+        {
+            return None;
+        }
+        if l == r {
+            return Some(self.here(bool_v(matches!(p, 32 | 35 | 37 | 39 | 41))));
+        }
+        let bits = self.types.int_bits(ty);
+        if bits == Some(1) {
+            if let Some(v) = self.icmp_of_bools(p, l, r) {
+                return Some(v);
+            }
+        }
+        if let (Some(bits), V::Int(c)) = (bits, r.v) {
+            if let Some(v) = self.icmp_with_constant(p, l, c, bits) {
+                return Some(self.here(bool_v(v)));
+            }
+        }
+        if let Some(v) = self.icmp_of_ext(p, l, r, depth) {
+            return Some(v);
+        }
+        let is_phi = |x: SV| {
+            self.op_of(x) == Some(Opcode::Phi)
+                && (x.callee
+                    || !matches!(x.v, V::Inst(j) if j >= self.no_thread_from)
+                    || self.def(x).is_some_and(|d| d.2))
+        };
+        if is_phi(l) || is_phi(r) {
+            return self.thread_over_phi(p, l, r, ty, depth, is_phi(l));
+        }
+        None
+    }
+
+    /// `simplifyICmpOfBools` (InstructionSimplify.cpp:2731-2822): an `i1` compared with
+    /// false or true is the operand, its `not`'s operand, or a constant.
+    fn icmp_of_bools(&self, p: u8, l: SV, r: SV) -> Option<SV> {
+        let not_of = || -> Option<SV> {
+            let (b, j, c) = self.def(l)?;
+            let inst = b.inst(j);
+            if inst.op != Opcode::Xor {
+                return None;
+            }
+            let ones = |v: V| matches!(v, V::Int(x) if x & 1 != 0);
+            match (inst.ops[0], inst.ops[1]) {
+                (x, o) | (o, x) if ones(o) => Some(Self::sv(c, x)),
+                _ => None,
+            }
+        };
+        let zero = matches!(r.v, V::Int(0)) || matches!(r.v, V::K(Value::Zero));
+        let one = matches!(r.v, V::Int(x) if x & 1 != 0);
+        match p {
+            // X != 0, X >u 0, X <s 0
+            33 | 34 | 40 if zero => Some(l),
+            // not(X) == 0, not(X) <=u 0, not(X) >=s 0
+            32 | 37 | 39 if zero => not_of(),
+            36 | 38 if zero => Some(self.here(bool_v(false))),
+            35 | 41 if zero => Some(self.here(bool_v(true))),
+            // X == 1, X >=u 1, X <=s -1
+            32 | 35 | 41 if one => Some(l),
+            33 | 36 | 38 if one => not_of(),
+            34 | 40 if one => Some(self.here(bool_v(false))),
+            37 | 39 if one => Some(self.here(bool_v(true))),
+            _ => None,
+        }
+    }
+
+    /// `simplifyICmpWithConstant` (InstructionSimplify.cpp:2889-2935), in part: a
+    /// predicate true or false for every value (`makeExactICmpRegion` empty or full),
+    /// and the range `computeConstantRange` gives `add nuw X, C` (`setLimitsForBinOp`,
+    /// ValueTracking.cpp:6639-6668: `[C, UINT_MAX]`, unless a signed compare prefers
+    /// the `nsw` range, which is not modelled) when every value of it decides the
+    /// compare the same way.
+    fn icmp_with_constant(&self, p: u8, l: SV, c: i64, bits: u32) -> Option<bool> {
+        if bits > 64 {
+            return None;
+        }
+        let umax = sext(-1, bits);
+        let smin = sext(1i64 << (bits - 1), bits);
+        let smax = sext((1i64 << (bits - 1)).wrapping_sub(1), bits);
+        match p {
+            36 if c == 0 => return Some(false),
+            35 if c == 0 => return Some(true),
+            34 if c == umax => return Some(false),
+            37 if c == umax => return Some(true),
+            40 if c == smin => return Some(false),
+            39 if c == smin => return Some(true),
+            38 if c == smax => return Some(false),
+            41 if c == smax => return Some(true),
+            _ => {}
+        }
+        let (b, j, _) = self.def(l)?;
+        let inst = b.inst(j);
+        let signed = (38..=41).contains(&p);
+        let (nuw, nsw) = (
+            inst.flags.has(InstFlags::NUW),
+            inst.flags.has(InstFlags::NSW),
+        );
+        let V::Int(k) = inst.ops.get(1).copied()? else {
+            return None;
+        };
+        if inst.op != Opcode::Add || k == 0 || !nuw || (signed && nsw) {
+            return None;
+        }
+        // [k, UINT_MAX]: a compare monotone over it is decided by the two ends
+        let (lo, hi) = (k, umax);
+        if signed && (sext(lo, bits) < 0) != (sext(hi, bits) < 0) {
+            return None;
+        }
+        let pr = Predicate(p);
+        if p == 32 || p == 33 {
+            if lo == hi {
+                return Some((c == lo) == (p == 32));
+            }
+            let inside = zext(c, bits) >= zext(lo, bits);
+            return (!inside).then_some(p == 33);
+        }
+        let (a, z) = (icmp(pr, lo, c, bits), icmp(pr, hi, c, bits));
+        (a == z).then_some(a)
+    }
+
+    /// The compare of a `zext` or `sext` with a constant or another extension
+    /// (InstructionSimplify.cpp:3600-3748): through to the extended values when the
+    /// constant survives the round trip, else decided by the extension's known high
+    /// bits.
+    fn icmp_of_ext(&self, p: u8, l: SV, r: SV, depth: u32) -> Option<SV> {
+        let (lb, lj, lc) = self.def(l)?;
+        let li = lb.inst(lj);
+        if !matches!(li.op, Opcode::ZExt | Opcode::SExt) {
+            return None;
+        }
+        let (src, src_ty) = (Self::sv(lc, li.ops[0]), li.tys[0]);
+        let (sb, db) = (self.types.int_bits(src_ty)?, self.types.int_bits(li.ty)?);
+        if db > 64 {
+            return None;
+        }
+        let zx = li.op == Opcode::ZExt;
+        if let Some((rb, rj, rc)) = self.def(r) {
+            let ri = rb.inst(rj);
+            let rsrc = Self::sv(rc, ri.ops.first().copied()?);
+            return match (zx, ri.op) {
+                (true, Opcode::ZExt) if depth > 0 && ri.tys[0] == src_ty => {
+                    self.icmp(unsigned(p), src, rsrc, src_ty, depth - 1)
+                }
+                (false, Opcode::SExt) if depth > 0 && ri.tys[0] == src_ty => {
+                    self.icmp(p, src, rsrc, src_ty, depth - 1)
+                }
+                (true, Opcode::SExt) if rsrc == src => match p {
+                    37 | 39 => Some(self.here(bool_v(true))),
+                    34 | 40 => Some(self.here(bool_v(false))),
+                    _ => None,
+                },
+                (false, Opcode::ZExt) if rsrc == src => match p {
+                    35 | 41 => Some(self.here(bool_v(true))),
+                    36 | 38 => Some(self.here(bool_v(false))),
+                    _ => None,
+                },
+                _ => None,
+            };
+        }
+        let V::Int(c) = r.v else { return None };
+        let trunc = sext(c, sb);
+        let rext = if zx {
+            sext(zext(trunc, sb) as i64, db)
+        } else {
+            trunc
+        };
+        let neg = c < 0;
+        if rext == c {
+            if depth == 0 {
+                return None;
+            }
+            let q = if zx { unsigned(p) } else { p };
+            return self.icmp(q, src, self.here(V::Int(trunc)), src_ty, depth - 1);
+        }
+        let v = if zx {
+            match p {
+                32 | 34 | 35 => false,
+                33 | 36 | 37 => true,
+                38 | 39 => neg,
+                _ => !neg,
+            }
+        } else {
+            match p {
+                32 => false,
+                33 => true,
+                38 | 39 => neg,
+                40 | 41 => !neg,
+                // true iff the source is negative / non-negative
+                _ if depth > 0 => {
+                    let q = if matches!(p, 34 | 35) { 40 } else { 39 };
+                    return self.icmp(q, src, self.here(V::Int(0)), src_ty, depth - 1);
+                }
+                _ => return None,
+            }
+        };
+        Some(self.here(bool_v(v)))
+    }
+
+    /// `ThreadCmpOverPHI` (InstructionSimplify.cpp:563-603): the compare evaluated on
+    /// each incoming value of the phi operand (`phi_left`: the left one); their common
+    /// result, if every one simplifies to the same value.
+    fn thread_over_phi(
+        &self,
+        p: u8,
+        l: SV,
+        r: SV,
+        ty: TypeIdx,
+        depth: u32,
+        phi_left: bool,
+    ) -> Option<SV> {
+        let depth = depth.checked_sub(1)?;
+        let (p, phi, other) = if phi_left {
+            (p, l, r)
+        } else {
+            (swapped(p), r, l)
+        };
+        if !self.dominates_phi(other) {
+            return None;
+        }
+        let (b, j, c) = self.def(phi)?;
+        let ops = b.ops(j);
+        let mut common: Option<SV> = None;
+        for k in (0..ops.len()).step_by(2) {
+            let inc = Self::sv(c, ops[k]);
+            if inc == Self::sv(c, V::Inst(j)) {
+                continue;
+            }
+            let v = self.icmp(p, inc, other, ty, depth)?;
+            if common.is_some_and(|x| x != v) {
+                return None;
+            }
+            common = Some(v);
+        }
+        common
+    }
+}
+
+/// The predicate with its operands swapped (`getSwappedPredicate`).
+fn swapped(p: u8) -> u8 {
+    match p {
+        34 => 36,
+        35 => 37,
+        36 => 34,
+        37 => 35,
+        38 => 40,
+        39 => 41,
+        40 => 38,
+        41 => 39,
+        o => o,
+    }
+}
+
+/// The unsigned form of a signed predicate (`getUnsignedPredicate`).
+fn unsigned(p: u8) -> u8 {
+    match p {
+        38 => 34,
+        39 => 35,
+        40 => 36,
+        41 => 37,
+        o => o,
+    }
+}
