@@ -351,7 +351,7 @@ pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
             .collect();
         let mut fa = serde_json::Map::new();
         if let Some(inf) = &cm.fn_attrs {
-            let mut changes = inf.changes(&m);
+            let mut changes = inf.changes_of(&m, kept);
             changes.sort_by(|x, y| x.name.cmp(&y.name));
             for c in changes {
                 let args: serde_json::Map<String, serde_json::Value> = c
