@@ -7,7 +7,7 @@ use super::capture::Tracker;
 use super::Inference;
 use crate::graph::{CompIdx, Csr, SccGraph, Successors, Tarjan};
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::body::V;
+use crate::llvm::ir::body::{RowIdx, V};
 use crate::llvm::ir::{ArgIdx, Opcode};
 use crate::llvm::FuncIdx;
 use ahash::{AHashMap, AHashSet};
@@ -111,7 +111,7 @@ impl Inference {
     }
 
     /// `isGuaranteedToTransferExecutionToSuccessor`.
-    pub(super) fn transfers_to_successor(&self, f: FuncIdx, i: u32) -> bool {
+    pub(super) fn transfers_to_successor(&self, f: FuncIdx, i: RowIdx) -> bool {
         let b = self.body(f);
         match b.op(i) {
             Opcode::Ret | Opcode::Unreachable => false,
@@ -137,7 +137,7 @@ impl Inference {
         };
         // adding `nonnull` changes no answer below but the one it answers
         let mut found = Vec::new();
-        for &i in &b.blocks[entry as usize] {
+        for &i in &b.blocks[entry] {
             if let Some(c) = Self::call_at(b, i) {
                 if let Some(callee) = self.called_function(c) {
                     for (j, p) in self.ir.args(callee).enumerate() {

@@ -9,7 +9,7 @@
 
 use super::Inference;
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::body::{Body, V};
+use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::{ArgIdx, Intrinsic, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use crate::llvm::FuncIdx;
@@ -45,7 +45,7 @@ impl Tracker {
 
 impl Inference {
     /// The tracker's verdict on use `u` that may capture; true stops the walk.
-    fn report(&self, b: &Body, t: &mut Tracker, u: (u32, u32)) -> bool {
+    fn report(&self, b: &Body, t: &mut Tracker, u: (RowIdx, u32)) -> bool {
         let ir = &*self.ir;
         match t {
             Tracker::Simple {
@@ -202,7 +202,7 @@ impl Inference {
     /// The `icmp` cases of capture tracking that are not captures: a `noalias` call or
     /// a dereferenceable-or-null pointer compared with null, and a comparison with a
     /// value loaded from a global variable.
-    fn icmp_does_not_capture(&self, f: FuncIdx, i: u32, op: u32) -> bool {
+    fn icmp_does_not_capture(&self, f: FuncIdx, i: RowIdx, op: u32) -> bool {
         let ir = &*self.ir;
         let b = self.body(f);
         let idx = op as usize;

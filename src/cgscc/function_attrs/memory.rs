@@ -7,7 +7,7 @@
 use super::Call;
 use super::Inference;
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::body::V;
+use crate::llvm::ir::body::{RowIdx, V};
 use crate::llvm::ir::{Intrinsic, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use crate::llvm::{FuncIdx, Linkage, SymbolDef};
@@ -232,7 +232,7 @@ impl Inference {
         }
     }
 
-    fn local_or_const_operand(&self, f: FuncIdx, i: u32, n: usize) -> bool {
+    fn local_or_const_operand(&self, f: FuncIdx, i: RowIdx, n: usize) -> bool {
         let (v, ty) = self.operand_of(f, V::Inst(i), n);
         self.local_or_const(f, v, ty)
     }

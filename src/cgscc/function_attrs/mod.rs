@@ -37,7 +37,7 @@ mod tests;
 
 use crate::idx::IndexVec;
 use crate::llvm::attrs::{Attr, AttrSet};
-use crate::llvm::ir::body::{Body, CallInfo, Exprs, MadeExprs, Uses, V};
+use crate::llvm::ir::body::{Body, CallInfo, Exprs, MadeExprs, RowIdx, Uses, V};
 use crate::llvm::ir::{ArgIdx, Intrinsic, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use crate::llvm::{FuncIdx, GlobalIdx, Linkage, Module, SymbolDef, SymbolIdx};
@@ -426,7 +426,7 @@ impl Inference {
 
     /// Row `i` of `b` as a call, if it is one.
     #[inline]
-    fn call_at<'b>(b: &'b Body, i: u32) -> Option<Call<'b>> {
+    fn call_at<'b>(b: &'b Body, i: RowIdx) -> Option<Call<'b>> {
         b.call_of(i).map(|ci| Call { b, row: i, ci })
     }
 
@@ -617,7 +617,7 @@ impl Inference {
     }
 
     /// `isa<IntrinsicInst>`: a `call` whose direct callee is an intrinsic.
-    fn is_intrinsic_call(&self, b: &Body, i: u32) -> bool {
+    fn is_intrinsic_call(&self, b: &Body, i: RowIdx) -> bool {
         b.op(i) == Opcode::Call
             && Self::call_at(b, i).is_some_and(|c| self.call_intrinsic(c) != Intrinsic::None)
     }
@@ -625,7 +625,7 @@ impl Inference {
     // ------------------------------------------------------------ instruction queries
 
     /// `Instruction::isVolatile`.
-    fn inst_volatile(&self, b: &Body, i: u32) -> bool {
+    fn inst_volatile(&self, b: &Body, i: RowIdx) -> bool {
         match b.op(i) {
             Opcode::Load | Opcode::Store | Opcode::AtomicRmw | Opcode::AtomicCmpXchg => {
                 b.flags(i).is_volatile()
@@ -649,7 +649,7 @@ impl Inference {
     }
 
     /// `Instruction::mayThrow`.
-    fn may_throw(&self, b: &Body, i: u32) -> bool {
+    fn may_throw(&self, b: &Body, i: RowIdx) -> bool {
         match b.op(i) {
             Opcode::Call => Self::call_at(b, i).is_some_and(|c| !self.call_has(c, Attr::NoUnwind)),
             Opcode::CleanupRet | Opcode::CatchSwitch => {
@@ -661,7 +661,7 @@ impl Inference {
     }
 
     /// `Instruction::willReturn`.
-    fn inst_will_return(&self, b: &Body, i: u32) -> bool {
+    fn inst_will_return(&self, b: &Body, i: RowIdx) -> bool {
         match b.op(i) {
             Opcode::Store => !b.flags(i).is_volatile(),
             op if op.is_call() => {
@@ -750,7 +750,7 @@ impl Inference {
 #[derive(Clone, Copy)]
 struct Call<'a> {
     b: &'a Body,
-    row: u32,
+    row: RowIdx,
     ci: &'a CallInfo,
 }
 

@@ -6,7 +6,7 @@ use super::capture::Tracker;
 use super::Inference;
 use super::{is_constant, is_null_value};
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::body::V;
+use crate::llvm::ir::body::{RowIdx, V};
 use crate::llvm::ir::{InstFlags, Opcode, Value};
 use crate::llvm::types::{TypeIdx, TypeKind};
 use crate::llvm::{FuncIdx, Linkage, SymbolDef};
@@ -358,7 +358,7 @@ impl Inference {
     }
 
     /// `isGEPKnownNonNull` for GEP instruction `i`.
-    fn gep_known_non_null(&self, f: FuncIdx, i: u32, mut depth: u32) -> bool {
+    fn gep_known_non_null(&self, f: FuncIdx, i: RowIdx, mut depth: u32) -> bool {
         let ir = &*self.ir;
         let b = self.body(f);
         let (ops, tys) = (b.ops(i), b.tys(i));

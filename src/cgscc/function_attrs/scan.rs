@@ -4,8 +4,9 @@
 //! `norecurse`, and the attributes others imply (`inferAttributesFromOthers`).
 
 use super::Inference;
+use crate::idx::BlockIdx;
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::body::Body;
+use crate::llvm::ir::body::{Body, RowIdx};
 use crate::llvm::ir::{Intrinsic, Opcode};
 use crate::llvm::FuncIdx;
 
@@ -44,7 +45,7 @@ impl Inference {
         (nodes, unknown)
     }
 
-    fn breaks(&self, rule: Rule, b: &Body, i: u32) -> bool {
+    fn breaks(&self, rule: Rule, b: &Body, i: RowIdx) -> bool {
         match rule {
             Rule::NoUnwind => {
                 if !self.may_throw(b, i) {
@@ -203,18 +204,18 @@ impl Inference {
         };
         let mut seen = vec![false; b.blocks.len()];
         let mut stack = vec![entry];
-        seen[entry as usize] = true;
+        seen[entry.idx()] = true;
         while let Some(bb) = stack.pop() {
             let returns = b.term(bb).is_some_and(|t| b.op(t) == Opcode::Ret)
-                && !b.blocks[bb as usize].iter().any(|&i| {
+                && !b.blocks[bb].iter().any(|&i| {
                     Self::call_at(b, i).is_some_and(|c| self.call_has(c, Attr::NoReturn))
                 });
             if returns {
                 return true;
             }
             for s in b.succ_iter(bb) {
-                if !seen[s as usize] {
-                    seen[s as usize] = true;
+                if !seen[s.idx()] {
+                    seen[s.idx()] = true;
                     stack.push(s);
                 }
             }
@@ -259,24 +260,24 @@ impl Inference {
         };
         // 0 unvisited, 1 on the stack, 2 done
         let mut state = vec![0u8; body.blocks.len()];
-        let succs = |b: u32| -> Vec<u32> { body.succ_iter(b).collect() };
-        let mut stack: Vec<(u32, Vec<u32>, usize)> = vec![(entry, succs(entry), 0)];
-        state[entry as usize] = 1;
+        let succs = |b: BlockIdx| -> Vec<BlockIdx> { body.succ_iter(b).collect() };
+        let mut stack: Vec<(BlockIdx, Vec<BlockIdx>, usize)> = vec![(entry, succs(entry), 0)];
+        state[entry.idx()] = 1;
         while let Some((b, ss, k)) = stack.last_mut() {
             if *k < ss.len() {
                 let s = ss[*k];
                 *k += 1;
-                match state[s as usize] {
+                match state[s.idx()] {
                     1 => return true,
                     0 => {
-                        state[s as usize] = 1;
+                        state[s.idx()] = 1;
                         let next = succs(s);
                         stack.push((s, next, 0));
                     }
                     _ => {}
                 }
             } else {
-                state[*b as usize] = 2;
+                state[b.idx()] = 2;
                 stack.pop();
             }
         }

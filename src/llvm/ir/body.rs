@@ -5,15 +5,25 @@
 //! constants folded, blocks left unreachable dropped); `function-attrs` reads the same
 //! bodies, so what it infers after inlining is about the bodies as they are then.
 //!
-//! Values are [`V`]s local to the body: arguments by position, instructions by row,
-//! blocks by number, integer constants sign-extended from their width (`i1 true` is
-//! -1), every other constant as the module's [`Value`].
+//! Values are [`V`]s local to the body: arguments by position, instructions by row
+//! ([`RowIdx`]), blocks by [`BlockIdx`] (the function's block numbers, then the blocks
+//! inlining adds), integer constants sign-extended from their width (`i1 true` is -1),
+//! every other constant as the module's [`Value`].
 
+use crate::idx::{BlockIdx, IndexVec};
 use crate::llvm::attrs::{AttrSetIdx, AttrSets};
 use crate::llvm::ir::debugloc::DebugLocIdx;
 use crate::llvm::ir::{BundleTags, ExprIdx, InstFlags, Intrinsic, Ir, Opcode, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
 use crate::llvm::FuncIdx;
+
+crate::define_idx!(
+    /// A row of a body: one instruction, numbered in the order the body made its rows
+    /// (the module's text order for a body copied out of the view, then the rows
+    /// inlining appends).
+    RowIdx,
+    "r"
+);
 
 /// An operand: an argument, an instruction, a block (of the same body) or a constant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -23,9 +33,9 @@ pub enum V {
     /// Formal argument `n`.
     Arg(u32),
     /// Instruction row of the body.
-    Inst(u32),
-    /// Block row of the body.
-    Block(u32),
+    Inst(RowIdx),
+    /// Block of the body.
+    Block(BlockIdx),
     /// An integer constant (sign-extended from its width).
     Int(i64),
     /// Any other constant of the module's view (null, undef, a global, an expression).
@@ -193,11 +203,11 @@ pub struct Body {
     /// Call-site parameter attributes of every call row.
     params: Vec<AttrSetIdx>,
     /// Block contents (instruction rows, in order).
-    pub blocks: Vec<Vec<u32>>,
+    pub blocks: IndexVec<BlockIdx, Vec<RowIdx>>,
     /// Block layout order; the first is the entry.
-    pub layout: Vec<u32>,
+    pub layout: Vec<BlockIdx>,
     /// `!prof` branch weights of terminator rows (the module's, carried by clones).
-    prof: ahash::AHashMap<u32, Box<[u32]>>,
+    prof: ahash::AHashMap<RowIdx, Box<[u32]>>,
 }
 
 /// Sign-extends `x` from `bits`.
@@ -289,8 +299,8 @@ impl Body {
         let n = fr.insts.len as usize;
         let mut b = Body {
             nargs: fr.args.len,
-            blocks: vec![Vec::new(); nb],
-            layout: (0..nb as u32).collect(),
+            blocks: IndexVec::from_elem_n(Vec::new(), nb),
+            layout: (0..nb).map(BlockIdx::new).collect(),
             ..Body::default()
         };
         b.reserve(n);
@@ -328,7 +338,7 @@ impl Body {
             if let Some(w) = ir.branch_weights.get(&i) {
                 b.prof.insert(row, w.clone());
             }
-            b.blocks[ir.block(i).idx()].push(row);
+            b.blocks[ir.block(i)].push(row);
         }
         b
     }
@@ -345,10 +355,20 @@ impl Body {
         self.rows.len() as u32
     }
 
+    /// The rows from `first` on, in order (dead ones included).
+    pub fn rows_from(&self, first: RowIdx) -> impl Iterator<Item = RowIdx> {
+        (first.idx()..self.rows.len()).map(RowIdx::new)
+    }
+
+    /// The row the next [`Body::push`] makes.
+    pub fn next_row(&self) -> RowIdx {
+        RowIdx::new(self.rows.len())
+    }
+
     /// Row `i`.
     #[inline(always)]
-    pub fn inst(&self, i: u32) -> Inst<'_> {
-        let i = i as usize;
+    pub fn inst(&self, i: RowIdx) -> Inst<'_> {
+        let i = i.idx();
         let row = self.rows[i];
         let (a, n) = (row.ops_at as usize, row.ops_len as usize);
         Inst {
@@ -368,54 +388,54 @@ impl Body {
 
     /// The opcode of row `i`.
     #[inline]
-    pub fn op(&self, i: u32) -> Opcode {
-        self.rows[i as usize].op
+    pub fn op(&self, i: RowIdx) -> Opcode {
+        self.rows[i.idx()].op
     }
 
     /// The result type of row `i`.
     #[inline]
-    pub fn ty(&self, i: u32) -> TypeIdx {
-        self.rows[i as usize].ty
+    pub fn ty(&self, i: RowIdx) -> TypeIdx {
+        self.rows[i.idx()].ty
     }
 
     /// The flags of row `i`.
     #[inline]
-    pub fn flags(&self, i: u32) -> InstFlags {
-        self.rows[i as usize].flags
+    pub fn flags(&self, i: RowIdx) -> InstFlags {
+        self.rows[i.idx()].flags
     }
 
     /// The auxiliary type of row `i` (see the view's operand layout).
     #[inline]
-    pub fn aux_ty(&self, i: u32) -> TypeIdx {
-        self.aux_ty[i as usize]
+    pub fn aux_ty(&self, i: RowIdx) -> TypeIdx {
+        self.aux_ty[i.idx()]
     }
 
     /// The operands of row `i`.
     #[inline]
-    pub fn ops(&self, i: u32) -> &[V] {
-        let row = &self.rows[i as usize];
+    pub fn ops(&self, i: RowIdx) -> &[V] {
+        let row = &self.rows[i.idx()];
         &self.pool[row.ops_at as usize..][..row.ops_len as usize]
     }
 
     /// The operand types of row `i`.
     #[inline]
-    pub fn tys(&self, i: u32) -> &[TypeIdx] {
-        let row = &self.rows[i as usize];
+    pub fn tys(&self, i: RowIdx) -> &[TypeIdx] {
+        let row = &self.rows[i.idx()];
         &self.pool_ty[row.ops_at as usize..][..row.ops_len as usize]
     }
 
     /// The call details of row `i`, if it is a call.
     #[inline]
-    pub fn call_of(&self, i: u32) -> Option<&CallInfo> {
-        match self.rows[i as usize].call {
+    pub fn call_of(&self, i: RowIdx) -> Option<&CallInfo> {
+        match self.rows[i.idx()].call {
             NONE => None,
             c => Some(&self.calls[c as usize]),
         }
     }
 
     /// The call details of row `i`, to edit.
-    pub fn call_mut(&mut self, i: u32) -> Option<&mut CallInfo> {
-        match self.rows[i as usize].call {
+    pub fn call_mut(&mut self, i: RowIdx) -> Option<&mut CallInfo> {
+        match self.rows[i.idx()].call {
             NONE => None,
             c => Some(&mut self.calls[c as usize]),
         }
@@ -430,7 +450,7 @@ impl Body {
     #[inline]
     fn link(&mut self, s: usize, v: V) {
         if let V::Inst(x) = v {
-            let x = x as usize;
+            let x = x.idx();
             if x >= self.first_use.len() {
                 self.first_use.resize(x + 1, NONE);
             }
@@ -457,13 +477,13 @@ impl Body {
         h: Head,
         ops: impl IntoIterator<Item = (V, TypeIdx)>,
         call: Option<(CallInfo, &[AttrSetIdx])>,
-    ) -> u32 {
-        let row = self.rows.len() as u32;
+    ) -> RowIdx {
+        let row = RowIdx::new(self.rows.len());
         let (ops_at, ops_len) = self.push_ops(ops);
         self.aux_ty.push(h.aux_ty);
         self.aux.push(h.aux);
-        if self.first_use.len() <= row as usize {
-            self.first_use.resize(row as usize + 1, NONE);
+        if self.first_use.len() <= row.idx() {
+            self.first_use.resize(row.idx() + 1, NONE);
         }
         let call = match call {
             None => NONE,
@@ -489,7 +509,7 @@ impl Body {
 
     /// Appends a copy of row `r` of `src` with each operand passed through `map`;
     /// returns its number.
-    pub fn push_copy(&mut self, src: &Body, r: u32, mut map: impl FnMut(V) -> V) -> u32 {
+    pub fn push_copy(&mut self, src: &Body, r: RowIdx, mut map: impl FnMut(V) -> V) -> RowIdx {
         let i = src.inst(r);
         let ops = i.ops.iter().zip(i.tys).map(|(&v, &t)| (map(v), t));
         let row = self.push(i.head(), ops, i.call.map(|c| (*c, src.params(c))));
@@ -500,7 +520,7 @@ impl Body {
     }
 
     /// The `!prof` branch weights of terminator row `r`, one per successor operand.
-    pub fn branch_weights(&self, r: u32) -> Option<&[u32]> {
+    pub fn branch_weights(&self, r: RowIdx) -> Option<&[u32]> {
         self.prof.get(&r).map(|w| &w[..])
     }
 
@@ -522,28 +542,28 @@ impl Body {
             self.params.truncate(ci.params as usize);
         }
         self.first_use.truncate(row);
-        self.prof.remove(&(row as u32));
+        self.prof.remove(&RowIdx::new(row));
     }
 
     /// Sets operand `k` of row `i` to `v`.
-    pub fn set_operand(&mut self, i: u32, k: usize, v: V) {
-        debug_assert!(k < self.rows[i as usize].ops_len as usize);
-        let s = self.rows[i as usize].ops_at as usize + k;
+    pub fn set_operand(&mut self, i: RowIdx, k: usize, v: V) {
+        debug_assert!(k < self.rows[i.idx()].ops_len as usize);
+        let s = self.rows[i.idx()].ops_at as usize + k;
         self.pool[s] = v;
         self.link(s, v);
     }
 
     /// Replaces the operands of row `i`.
-    pub fn set_operands(&mut self, i: u32, ops: impl IntoIterator<Item = (V, TypeIdx)>) {
+    pub fn set_operands(&mut self, i: RowIdx, ops: impl IntoIterator<Item = (V, TypeIdx)>) {
         let (at, n) = self.push_ops(ops);
-        let row = &mut self.rows[i as usize];
+        let row = &mut self.rows[i.idx()];
         row.ops_at = at;
         row.ops_len = n;
     }
 
     /// Turns row `i` into `br label %to` (keeping its type).
-    pub fn set_br(&mut self, i: u32, to: u32) {
-        let r = i as usize;
+    pub fn set_br(&mut self, i: RowIdx, to: BlockIdx) {
+        let r = i.idx();
         self.rows[r].op = Opcode::Br;
         self.rows[r].flags = InstFlags::default();
         self.rows[r].call = NONE;
@@ -553,10 +573,10 @@ impl Body {
     }
 
     /// Removes operands `k` and `k + 1` of row `i` (a phi's incoming pair).
-    pub fn remove_operand_pair(&mut self, i: u32, k: usize) {
+    pub fn remove_operand_pair(&mut self, i: RowIdx, k: usize) {
         let (at, n) = (
-            self.rows[i as usize].ops_at as usize,
-            self.rows[i as usize].ops_len as usize,
+            self.rows[i.idx()].ops_at as usize,
+            self.rows[i.idx()].ops_len as usize,
         );
         debug_assert!(k + 2 <= n);
         self.pool.copy_within(at + k + 2..at + n, at + k);
@@ -564,13 +584,13 @@ impl Body {
         for s in at + k..at + n - 2 {
             self.link(s, self.pool[s]);
         }
-        self.rows[i as usize].ops_len -= 2;
+        self.rows[i.idx()].ops_len -= 2;
     }
 
     /// The phis of block `s` take their incoming values from `to` where they named `from`.
-    pub fn redirect_incoming(&mut self, s: u32, from: u32, to: u32) {
-        for x in 0..self.blocks[s as usize].len() {
-            let i = self.blocks[s as usize][x];
+    pub fn redirect_incoming(&mut self, s: BlockIdx, from: BlockIdx, to: BlockIdx) {
+        for x in 0..self.blocks[s].len() {
+            let i = self.blocks[s][x];
             if self.op(i) != Opcode::Phi {
                 continue;
             }
@@ -583,7 +603,7 @@ impl Body {
     }
 
     /// Terminator row `t` branches to `to` wherever it branched to `from`.
-    pub fn retarget(&mut self, t: u32, from: u32, to: u32) {
+    pub fn retarget(&mut self, t: RowIdx, from: BlockIdx, to: BlockIdx) {
         for k in 0..self.ops(t).len() {
             if self.ops(t)[k] == V::Block(from) {
                 self.set_operand(t, k, V::Block(to));
@@ -592,17 +612,17 @@ impl Body {
     }
 
     /// The terminator of block `bb`.
-    pub fn term(&self, bb: u32) -> Option<u32> {
-        self.blocks[bb as usize].last().copied()
+    pub fn term(&self, bb: BlockIdx) -> Option<RowIdx> {
+        self.blocks[bb].last().copied()
     }
 
     /// The successors of block `bb` (duplicates kept).
-    pub fn succs(&self, bb: u32) -> Vec<u32> {
+    pub fn succs(&self, bb: BlockIdx) -> Vec<BlockIdx> {
         self.succ_iter(bb).collect()
     }
 
     /// The successors of block `bb`, without allocating.
-    pub fn succ_iter(&self, bb: u32) -> impl Iterator<Item = u32> + '_ {
+    pub fn succ_iter(&self, bb: BlockIdx) -> impl Iterator<Item = BlockIdx> + '_ {
         let ops: &[V] = match self.term(bb) {
             Some(t) if self.op(t).is_terminator() => self.ops(t),
             _ => &[],
@@ -615,36 +635,36 @@ impl Body {
 
     /// The predecessors of every block as one table: block `b`'s are
     /// `list[start[b]..start[b + 1]]`, in layout order.
-    pub fn pred_table(&self) -> (Vec<u32>, Vec<u32>) {
+    pub fn pred_table(&self) -> (Vec<u32>, Vec<BlockIdx>) {
         let nb = self.blocks.len();
         let mut start = vec![0u32; nb + 1];
         for &b in &self.layout {
             for s in self.succ_iter(b) {
-                start[s as usize + 1] += 1;
+                start[s.idx() + 1] += 1;
             }
         }
         for k in 0..nb {
             start[k + 1] += start[k];
         }
         let mut fill = start.clone();
-        let mut list = vec![0u32; start[nb] as usize];
+        let mut list = vec![BlockIdx::NONE; start[nb] as usize];
         for &b in &self.layout {
             for s in self.succ_iter(b) {
-                list[fill[s as usize] as usize] = b;
-                fill[s as usize] += 1;
+                list[fill[s.idx()] as usize] = b;
+                fill[s.idx()] += 1;
             }
         }
         (start, list)
     }
 
     /// Replaces every use of row `from`'s value by `to`, walking `from`'s use chain.
-    pub fn replace_uses(&mut self, from: u32, to: V) {
+    pub fn replace_uses(&mut self, from: RowIdx, to: V) {
         let old = V::Inst(from);
         if to == old {
             return;
         }
-        let mut e = self.first_use.get(from as usize).copied().unwrap_or(NONE);
-        self.first_use[from as usize] = NONE;
+        let mut e = self.first_use.get(from.idx()).copied().unwrap_or(NONE);
+        self.first_use[from.idx()] = NONE;
         while e != NONE {
             let (s, next) = self.uses[e as usize];
             // a slot past the pool was freed by `pop`
@@ -658,10 +678,7 @@ impl Body {
 
     /// Number of live instructions.
     pub fn size(&self) -> usize {
-        self.layout
-            .iter()
-            .map(|&b| self.blocks[b as usize].len())
-            .sum()
+        self.layout.iter().map(|&b| self.blocks[b].len()).sum()
     }
 
     /// Checks the columnar invariants: every row's operands lie in the pool, every call
@@ -679,21 +696,21 @@ impl Body {
             let mut e = head;
             while e != NONE {
                 let (s, next) = self.uses[e as usize];
-                if self.pool.get(s as usize) == Some(&V::Inst(x as u32)) {
+                if self.pool.get(s as usize) == Some(&V::Inst(RowIdx::new(x))) {
                     on_chain[s as usize] = true;
                 }
                 e = next;
             }
         }
-        for i in 0..n as u32 {
-            let (at, len) = (self.rows[i as usize].ops_at, self.rows[i as usize].ops_len);
+        for i in (0..n).map(RowIdx::new) {
+            let (at, len) = (self.rows[i.idx()].ops_at, self.rows[i.idx()].ops_len);
             let (at, len) = (at as usize, len as usize);
             if at + len > self.pool.len() {
                 return Err(format!("row {i}: operands past the pool"));
             }
             for (&v, &chained) in self.pool[at..at + len].iter().zip(&on_chain[at..]) {
                 if let V::Inst(x) = v {
-                    if x as usize >= n {
+                    if x.idx() >= n {
                         return Err(format!("row {i}: operand names row {x} of {n}"));
                     }
                     if !chained {
@@ -707,8 +724,8 @@ impl Body {
                 }
             }
         }
-        for (b, rows) in self.blocks.iter().enumerate() {
-            if let Some(&r) = rows.iter().find(|&&r| r as usize >= n) {
+        for (b, rows) in self.blocks.iter_enumerated() {
+            if let Some(&r) = rows.iter().find(|&&r| r.idx() >= n) {
                 return Err(format!("block {b}: row {r} of {n}"));
             }
         }
@@ -724,12 +741,12 @@ pub struct Uses {
     nargs: u32,
     /// Per value (arguments, then rows) plus an end row: its first pair in `list`.
     start: Vec<u32>,
-    list: Vec<(u32, u32)>,
+    list: Vec<(RowIdx, u32)>,
 }
 
 impl Uses {
     /// The uses of `v` (none for constants and blocks).
-    pub fn of(&self, v: V) -> &[(u32, u32)] {
+    pub fn of(&self, v: V) -> &[(RowIdx, u32)] {
         &self.list[self.rows_of(v)]
     }
 
@@ -738,7 +755,7 @@ impl Uses {
     pub fn rows_of(&self, v: V) -> std::ops::Range<usize> {
         let k = match v {
             V::Arg(n) => n as usize,
-            V::Inst(r) => (self.nargs + r) as usize,
+            V::Inst(r) => self.nargs as usize + r.idx(),
             _ => return 0..0,
         };
         match (self.start.get(k), self.start.get(k + 1)) {
@@ -748,17 +765,17 @@ impl Uses {
     }
 
     /// The use at position `k`: (user row, operand index).
-    pub fn at(&self, k: usize) -> (u32, u32) {
+    pub fn at(&self, k: usize) -> (RowIdx, u32) {
         self.list[k]
     }
 }
 
 impl Body {
     /// The live rows in layout order (blocks of the layout, rows in block order).
-    pub fn live_rows(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn live_rows(&self) -> impl Iterator<Item = RowIdx> + '_ {
         self.layout
             .iter()
-            .flat_map(move |&bb| self.blocks[bb as usize].iter().copied())
+            .flat_map(move |&bb| self.blocks[bb].iter().copied())
     }
 
     /// The use lists of the live rows' operands (one counting sort, O(operands)).
@@ -766,7 +783,7 @@ impl Body {
         let nargs = self.nargs as usize;
         let slot = |v: V| match v {
             V::Arg(n) if (n as usize) < nargs => Some(n as usize),
-            V::Inst(r) if (r as usize) < self.rows.len() => Some(nargs + r as usize),
+            V::Inst(r) if r.idx() < self.rows.len() => Some(nargs + r.idx()),
             _ => None,
         };
         let n = nargs + self.rows.len();
@@ -782,7 +799,7 @@ impl Body {
             start[k + 1] += start[k];
         }
         let mut fill = start.clone();
-        let mut list = vec![(0u32, 0u32); start[n] as usize];
+        let mut list = vec![(RowIdx::NONE, 0u32); start[n] as usize];
         for r in self.live_rows() {
             for (j, &v) in self.ops(r).iter().enumerate() {
                 if let Some(k) = slot(v) {
@@ -914,8 +931,8 @@ pub(crate) fn conv(ir: &Ir, v: Value, t: TypeIdx, first: usize, arg0: usize) -> 
     match v {
         Value::None => V::None,
         Value::Arg(a) => V::Arg((a.idx() - arg0) as u32),
-        Value::Inst(i) => V::Inst((i.idx() - first) as u32),
-        Value::Block(b) => V::Block(b.idx() as u32),
+        Value::Inst(i) => V::Inst(RowIdx::new(i.idx() - first)),
+        Value::Block(b) => V::Block(b),
         Value::Int(x) => V::Int(sext(x as i64, bits.unwrap_or(64))),
         Value::WideInt(w) => V::Int(sext(ir.wide_int(w), bits.unwrap_or(64))),
         Value::Zero if bits.is_some() => V::Int(0),

@@ -4,8 +4,9 @@
 
 use super::fold::Folds;
 use super::simplify::{simplify, simplify_with, Sq};
+use crate::idx::BlockIdx;
 use crate::llvm::attrs::{Attr, AttrSets};
-use crate::llvm::ir::body::{Body, CallInfo, Head, Inst, V};
+use crate::llvm::ir::body::{Body, CallInfo, Head, Inst, RowIdx, V};
 use crate::llvm::ir::{Intrinsic, Ir, Opcode, Value};
 use crate::llvm::types::{TypeIdx, Types};
 use crate::llvm::FuncIdx;
@@ -15,19 +16,19 @@ use std::ops::Range;
 #[derive(Debug, Default)]
 pub struct Inlined {
     /// The call instructions of the cloned body, in layout order.
-    pub new_calls: Vec<u32>,
+    pub new_calls: Vec<RowIdx>,
     /// The callee's blocks and their clones in the caller: (callee block, caller block),
     /// as cloned and merged, before `InlineFunction`'s splices (the entry clone's and
     /// the return block's rows may since have moved to `call_block` and `after`, their
     /// blocks left empty and out of the layout).
-    pub clones: Vec<(u32, u32)>,
+    pub clones: Vec<(BlockIdx, BlockIdx)>,
     /// The caller block that held the call (it keeps what came before it).
-    pub call_block: u32,
+    pub call_block: BlockIdx,
     /// The caller block that holds what followed the call (`call_block` itself when the
     /// clone took the call's place).
-    pub after: u32,
+    pub after: BlockIdx,
     /// The caller's instruction rows before the inlining: rows from here on are new.
-    pub first_new_row: u32,
+    pub first_new_row: RowIdx,
     /// The call's value was replaced by a constant (its uses in old rows may now name
     /// functions).
     pub value_is_constant: bool,
@@ -50,7 +51,7 @@ fn side_effects(op: Opcode) -> bool {
 }
 
 /// Appends `br label %to` (of type `void`) to `b`; returns its row.
-fn push_br(b: &mut Body, to: u32, void: TypeIdx) -> u32 {
+fn push_br(b: &mut Body, to: BlockIdx, void: TypeIdx) -> RowIdx {
     b.push(
         Head::new(Opcode::Br, void),
         [(V::Block(to), TypeIdx::NONE)],
@@ -82,7 +83,7 @@ fn intrinsic_call(
     intr: Intrinsic,
     decl: Option<(Value, TypeIdx)>,
     args: &[(V, TypeIdx)],
-) -> u32 {
+) -> RowIdx {
     let (callee, fn_ty) = decl.map_or((V::None, TypeIdx::NONE), |(v, t)| (V::K(v), t));
     let head = Head {
         aux_ty: fn_ty,
@@ -100,7 +101,7 @@ fn intrinsic_call(
 
 /// `AddAliasScopeMetadata`'s `llvm.experimental.noalias.scope.decl` calls (one per
 /// `noalias` parameter the callee uses, in order), made to go before the inlined code.
-fn scope_decls(types: &Types, c: &mut Body, noalias: &[bool], decls: &Decls) -> Vec<u32> {
+fn scope_decls(types: &Types, c: &mut Body, noalias: &[bool], decls: &Decls) -> Vec<RowIdx> {
     noalias
         .iter()
         .filter(|&&x| x)
@@ -140,7 +141,7 @@ impl ArgFacts {
     /// that alignment.
     pub fn of(
         ir: &Ir,
-        (caller, call, n): (&Body, u32, FuncIdx),
+        (caller, call, n): (&Body, RowIdx, FuncIdx),
         (callee, f): (&Body, FuncIdx),
         reads_only: bool,
     ) -> ArgFacts {
@@ -197,18 +198,18 @@ pub fn inline_call(
     ir: &Ir,
     folds: &mut Folds,
     caller: &mut Body,
-    call: u32,
+    call: RowIdx,
     callee: &Body,
     args_facts: &ArgFacts,
     decls: &Decls,
 ) -> Inlined {
     let types = &ir.types;
-    let first_new_row = caller.num_rows();
+    let first_new_row = caller.next_row();
     let (bb, pos) = caller
         .layout
         .iter()
         .find_map(|&b| {
-            caller.blocks[b as usize]
+            caller.blocks[b]
                 .iter()
                 .position(|&i| i == call)
                 .map(|p| (b, p))
@@ -227,8 +228,7 @@ pub fn inline_call(
     );
     pre.extend(copies);
     // the blocks: before the call (bb), the clone, after the call
-    let after = caller.blocks.len() as u32;
-    caller.blocks.push(Vec::new());
+    let after = caller.blocks.push(Vec::new());
     let mut cl = Cloner {
         ir,
         folds,
@@ -247,7 +247,7 @@ pub fn inline_call(
     };
     cl.clone_blocks(caller);
     cl.wire_phis(caller);
-    let cl_entry = cl.bmap[callee.layout[0] as usize].unwrap();
+    let cl_entry = cl.bmap[callee.layout[0].idx()].unwrap();
     cleanup(
         ir,
         cl.folds,
@@ -260,15 +260,15 @@ pub fn inline_call(
     let kept = drop_dead_allocas(caller, (cl.entry, n_byval..cl.entry_allocas), &cl);
     // the clone's blocks in the callee's order; its call sites, collected before the
     // blocks are spliced (InlineFunction.cpp:2442-2456)
-    let live: Vec<u32> = callee
+    let live: Vec<BlockIdx> = callee
         .layout
         .iter()
-        .filter_map(|&cb| cl.bmap[cb as usize])
-        .filter(|&b| !caller.blocks[b as usize].is_empty())
+        .filter_map(|&cb| cl.bmap[cb.idx()])
+        .filter(|&b| !caller.blocks[b].is_empty())
         .collect();
     let new_calls = live
         .iter()
-        .flat_map(|&b| caller.blocks[b as usize].iter().copied())
+        .flat_map(|&b| caller.blocks[b].iter().copied())
         .filter(|&i| caller.call_of(i).is_some())
         .collect();
     let lt = Lifetimes { types, decls };
@@ -282,18 +282,18 @@ pub fn inline_call(
     };
     let value_is_constant = cl.replace_call_value(caller, call);
     // a callee block whose clone another absorbed maps to the absorbing block
-    let mut into: Vec<u32> = (0..caller.blocks.len() as u32).collect();
+    let mut into: Vec<BlockIdx> = (0..caller.blocks.len()).map(BlockIdx::new).collect();
     for &(dest, b) in &merges {
         for x in into.iter_mut().filter(|x| **x == dest) {
             *x = b;
         }
-        into[dest as usize] = b;
+        into[dest.idx()] = b;
     }
     let clones = cl
         .bmap
         .iter()
         .enumerate()
-        .filter_map(|(cb, nb)| nb.map(|nb| (cb as u32, into[nb as usize])))
+        .filter_map(|(cb, nb)| nb.map(|nb| (BlockIdx::new(cb), into[nb.idx()])))
         .collect();
     Inlined {
         new_calls,
@@ -312,16 +312,16 @@ pub fn inline_call(
 fn copy_byval_args(
     types: &Types,
     caller: &mut Body,
-    call: u32,
+    call: RowIdx,
     byval: &[Option<TypeIdx>],
     memcpy: Option<(Value, TypeIdx)>,
     args: &mut [V],
-) -> (Vec<u32>, usize) {
+) -> (Vec<RowIdx>, usize) {
     let nargs = args.len();
     let arg_tys: Vec<TypeIdx> = caller.tys(call)[..nargs].to_vec();
     let entry = caller.layout[0];
     let mut entry_allocas = 0usize;
-    let mut pre: Vec<u32> = Vec::new();
+    let mut pre: Vec<RowIdx> = Vec::new();
     for (k, t) in byval.iter().enumerate() {
         let (Some(t), Some(&src)) = (t, args.get(k)) else {
             continue;
@@ -331,7 +331,7 @@ fn copy_byval_args(
             ..Head::new(Opcode::Alloca, arg_tys[k])
         };
         let a = caller.push(head, [], None);
-        caller.blocks[entry as usize].insert(entry_allocas, a);
+        caller.blocks[entry].insert(entry_allocas, a);
         entry_allocas += 1;
         let ops = [
             (V::Inst(a), arg_tys[k]),
@@ -355,36 +355,35 @@ struct Cloner<'a> {
     /// The call's type, given to the branches the inlining makes.
     void: TypeIdx,
     /// The caller's entry block.
-    entry: u32,
+    entry: BlockIdx,
     /// The allocas already moved to the front of the caller's entry block.
     entry_allocas: usize,
     /// The actual arguments (byval ones replaced by their copies).
     args: Vec<V>,
     /// The caller block that holds what followed the call.
-    after: u32,
+    after: BlockIdx,
     /// Per callee row: its value in the caller.
     vmap: Vec<Option<V>>,
     /// Per callee block: its clone.
-    bmap: Vec<Option<u32>>,
+    bmap: Vec<Option<BlockIdx>>,
     /// The callee blocks whose clones were made, in that order (the worklist).
-    queue: Vec<u32>,
+    queue: Vec<BlockIdx>,
     /// The clones, in the order they were made.
-    new_blocks: Vec<u32>,
+    new_blocks: Vec<BlockIdx>,
     /// The cloned phis: (new row, callee row).
-    phis: Vec<(u32, u32)>,
+    phis: Vec<(RowIdx, RowIdx)>,
     /// The returns: (returned value, clone block).
-    rets: Vec<(V, u32)>,
+    rets: Vec<(V, BlockIdx)>,
 }
 
 impl Cloner<'_> {
     /// The clone of callee block `cb` (made and queued when first asked for).
-    fn block(&mut self, cb: u32, caller: &mut Body) -> u32 {
-        if let Some(b) = self.bmap[cb as usize] {
+    fn block(&mut self, cb: BlockIdx, caller: &mut Body) -> BlockIdx {
+        if let Some(b) = self.bmap[cb.idx()] {
             return b;
         }
-        let b = caller.blocks.len() as u32;
-        caller.blocks.push(Vec::new());
-        self.bmap[cb as usize] = Some(b);
+        let b = caller.blocks.push(Vec::new());
+        self.bmap[cb.idx()] = Some(b);
         self.queue.push(cb);
         self.new_blocks.push(b);
         b
@@ -398,7 +397,7 @@ impl Cloner<'_> {
                 .get(p as usize)
                 .copied()
                 .unwrap_or(V::K(Value::Undef)),
-            V::Inst(j) => self.vmap[j as usize].unwrap_or(V::K(Value::Undef)),
+            V::Inst(j) => self.vmap[j.idx()].unwrap_or(V::K(Value::Undef)),
             o => o,
         }
     }
@@ -419,16 +418,16 @@ impl Cloner<'_> {
     /// `PruningFunctionCloner::CloneBlock`: callee block `cb` cloned into its caller
     /// block, each instruction remapped and simplified (`SimplifyInstruction`), static
     /// allocas of the entry moved to the caller's entry, terminators on constants folded.
-    fn clone_block(&mut self, caller: &mut Body, cb: u32, is_entry: bool) {
+    fn clone_block(&mut self, caller: &mut Body, cb: BlockIdx, is_entry: bool) {
         let callee = self.callee;
-        let nbb = self.bmap[cb as usize].unwrap();
-        for &r in &callee.blocks[cb as usize] {
+        let nbb = self.bmap[cb.idx()].unwrap();
+        for &r in &callee.blocks[cb] {
             let src = callee.inst(r);
             if src.op == Opcode::Phi {
                 // its incoming values are wired once every block is cloned
                 let row = caller.push(src.head(), [], None);
-                caller.blocks[nbb as usize].push(row);
-                self.vmap[r as usize] = Some(V::Inst(row));
+                caller.blocks[nbb].push(row);
+                self.vmap[r.idx()] = Some(V::Inst(row));
                 self.phis.push((row, r));
                 continue;
             }
@@ -445,7 +444,7 @@ impl Cloner<'_> {
                 }
             }
             let row = caller.push_copy(callee, r, |v| match v {
-                V::Block(t) => V::Block(self.bmap[t as usize].unwrap()),
+                V::Block(t) => V::Block(self.bmap[t.idx()].unwrap()),
                 o => self.map(o),
             });
             let static_alloca = src.op == Opcode::Alloca
@@ -459,26 +458,26 @@ impl Cloner<'_> {
                     types: &self.ir.types,
                     caller,
                     unwired: Some((callee, &self.phis)),
-                    no_thread_from: u32::MAX,
+                    no_thread_from: RowIdx::NONE,
                 };
                 let vmap = &self.vmap;
                 let s = simplify_with(&q, row, |v| match v {
-                    V::Inst(j) => vmap[j as usize],
+                    V::Inst(j) => vmap[j.idx()],
                     o => Some(self.map(o)),
                 })
                 .or_else(|| self.folds.fold(self.ir, caller, row));
                 if let Some(s) = s {
                     caller.pop();
-                    self.vmap[r as usize] = Some(s);
+                    self.vmap[r.idx()] = Some(s);
                     continue;
                 }
             }
-            self.vmap[r as usize] = Some(V::Inst(row));
+            self.vmap[r.idx()] = Some(V::Inst(row));
             if static_alloca {
-                caller.blocks[self.entry as usize].insert(self.entry_allocas, row);
+                caller.blocks[self.entry].insert(self.entry_allocas, row);
                 self.entry_allocas += 1;
             } else {
-                caller.blocks[nbb as usize].push(row);
+                caller.blocks[nbb].push(row);
             }
         }
     }
@@ -486,7 +485,7 @@ impl Cloner<'_> {
     /// The terminator step of `CloneBlock`: a return becomes a branch to `after` (its
     /// value noted), a conditional branch or switch on a constant a branch to the one
     /// live successor. False when the terminator is cloned as it is.
-    fn clone_folded_terminator(&mut self, caller: &mut Body, nbb: u32, src: Inst<'_>) -> bool {
+    fn clone_folded_terminator(&mut self, caller: &mut Body, nbb: BlockIdx, src: Inst<'_>) -> bool {
         let to = match src.op {
             Opcode::Ret => {
                 let v = src.ops.first().map(|&v| self.map(v)).unwrap_or(V::None);
@@ -519,7 +518,7 @@ impl Cloner<'_> {
             _ => return false,
         };
         let row = push_br(caller, to, self.void);
-        caller.blocks[nbb as usize].push(row);
+        caller.blocks[nbb].push(row);
         true
     }
 
@@ -530,12 +529,12 @@ impl Cloner<'_> {
         for &(row, r) in &self.phis {
             let src = callee.inst(r);
             let mut ops = Vec::new();
-            let dest = self.bmap[callee_block_of(callee, r) as usize].unwrap();
+            let dest = self.bmap[callee_block_of(callee, r).idx()].unwrap();
             for k in (0..src.ops.len()).step_by(2) {
                 let V::Block(p) = src.ops[k + 1] else {
                     continue;
                 };
-                let Some(np) = self.bmap[p as usize] else {
+                let Some(np) = self.bmap[p.idx()] else {
                     continue;
                 };
                 if !caller.succs(np).contains(&dest) {
@@ -550,8 +549,8 @@ impl Cloner<'_> {
 
     /// The position of the call in its block `bb` (static allocas of the clone went to
     /// the front of the entry block, which may be `bb`).
-    fn call_pos(caller: &Body, call: u32, bb: u32, pos: usize) -> usize {
-        caller.blocks[bb as usize]
+    fn call_pos(caller: &Body, call: RowIdx, bb: BlockIdx, pos: usize) -> usize {
+        caller.blocks[bb]
             .iter()
             .position(|&i| i == call)
             .unwrap_or(pos)
@@ -561,12 +560,19 @@ impl Cloner<'_> {
     /// with one return goes in place of the call in the call block `bb`, the byval
     /// copies `pre` first; the return (the branch to `after`) is dropped, no block is
     /// added.
-    fn splice_single_block(&self, caller: &mut Body, call: u32, bb: u32, pre: Vec<u32>, only: u32) {
-        let mut rows = std::mem::take(&mut caller.blocks[only as usize]);
+    fn splice_single_block(
+        &self,
+        caller: &mut Body,
+        call: RowIdx,
+        bb: BlockIdx,
+        pre: Vec<RowIdx>,
+        only: BlockIdx,
+    ) {
+        let mut rows = std::mem::take(&mut caller.blocks[only]);
         let ret = rows.pop();
         debug_assert!(ret.is_some_and(|t| caller.ops(t) == [V::Block(self.after)]));
         let pos = Self::call_pos(caller, call, bb, 0);
-        caller.blocks[bb as usize].splice(pos..pos + 1, pre.into_iter().chain(rows));
+        caller.blocks[bb].splice(pos..pos + 1, pre.into_iter().chain(rows));
     }
 
     /// `splitBasicBlock` at the call (at `pos` of `bb`) and the splices of
@@ -578,33 +584,33 @@ impl Cloner<'_> {
     fn split_call_block(
         &mut self,
         caller: &mut Body,
-        call: u32,
-        (bb, pos): (u32, usize),
-        pre: Vec<u32>,
-        live: &[u32],
+        call: RowIdx,
+        (bb, pos): (BlockIdx, usize),
+        pre: Vec<RowIdx>,
+        live: &[BlockIdx],
     ) {
         let after = self.after;
         let pos = Self::call_pos(caller, call, bb, pos);
-        let tail: Vec<u32> = caller.blocks[bb as usize].split_off(pos);
-        caller.blocks[after as usize] = tail[1..].to_vec();
+        let tail: Vec<RowIdx> = caller.blocks[bb].split_off(pos);
+        caller.blocks[after] = tail[1..].to_vec();
         for s in caller.succs(after) {
             caller.redirect_incoming(s, bb, after);
         }
-        let cl_entry = self.bmap[self.callee.layout[0] as usize].unwrap();
+        let cl_entry = self.bmap[self.callee.layout[0].idx()].unwrap();
         // (a return in the entry clone leaves one block: the fast path)
         let ret_bb = match self.rets[..] {
             [(_, r)] if r != cl_entry => Some(r),
             _ => None,
         };
         if let Some(ret_bb) = ret_bb {
-            caller.blocks[ret_bb as usize].pop();
+            caller.blocks[ret_bb].pop();
             for &b in live.iter().filter(|&&b| b != ret_bb) {
                 if let Some(t) = caller.term(b) {
                     caller.retarget(t, ret_bb, after);
                 }
             }
-            let rows = std::mem::take(&mut caller.blocks[ret_bb as usize]);
-            caller.blocks[after as usize].splice(0..0, rows);
+            let rows = std::mem::take(&mut caller.blocks[ret_bb]);
+            caller.blocks[after].splice(0..0, rows);
             self.rets[0].1 = after;
         }
         for s in caller.succs(cl_entry) {
@@ -613,14 +619,14 @@ impl Cloner<'_> {
         for r in self.rets.iter_mut().filter(|r| r.1 == cl_entry) {
             r.1 = bb;
         }
-        let rows = std::mem::take(&mut caller.blocks[cl_entry as usize]);
-        caller.blocks[bb as usize].extend(pre.into_iter().chain(rows));
+        let rows = std::mem::take(&mut caller.blocks[cl_entry]);
+        caller.blocks[bb].extend(pre.into_iter().chain(rows));
         // layout: bb, the other clones in the callee's order, after
         let at = caller.layout.iter().position(|&b| b == bb).unwrap() + 1;
         let ins = live
             .iter()
             .copied()
-            .filter(|&b| !caller.blocks[b as usize].is_empty())
+            .filter(|&b| !caller.blocks[b].is_empty())
             .chain([after]);
         caller.layout.splice(at..at, ins);
     }
@@ -628,7 +634,7 @@ impl Cloner<'_> {
     /// The return handling of `InlineFunction`: the call's uses take the one returned
     /// value, or a phi of the returned values at the front of `after` (kept unless it
     /// simplifies), or undef. Returns whether that value is a constant.
-    fn replace_call_value(&self, caller: &mut Body, call: u32) -> bool {
+    fn replace_call_value(&self, caller: &mut Body, call: RowIdx) -> bool {
         let ty = caller.ty(call);
         if ty.is_none() || self.ir.types.is_void(ty) {
             return false;
@@ -643,10 +649,10 @@ impl Cloner<'_> {
                     .iter()
                     .flat_map(|&(v, b)| [(v, ty), (V::Block(b), TypeIdx::NONE)]);
                 let p = caller.push(Head::new(Opcode::Phi, ty), ops, None);
-                caller.blocks[after as usize].insert(0, p);
+                caller.blocks[after].insert(0, p);
                 match simplify(&self.ir.types, caller, p) {
                     Some(s) => {
-                        caller.blocks[after as usize].remove(0);
+                        caller.blocks[after].remove(0);
                         s
                     }
                     None => V::Inst(p),
@@ -662,13 +668,13 @@ fn type_size_i(types: &Types, t: TypeIdx) -> i64 {
     crate::llvm::ir::body::type_size(types, t) as i64
 }
 
-fn callee_block_of(callee: &Body, r: u32) -> u32 {
-    for (b, insts) in callee.blocks.iter().enumerate() {
+fn callee_block_of(callee: &Body, r: RowIdx) -> BlockIdx {
+    for (b, insts) in callee.blocks.iter_enumerated() {
         if insts.contains(&r) {
-            return b as u32;
+            return b;
         }
     }
-    0
+    BlockIdx::new(0)
 }
 
 /// Simplifies the cloned blocks after the phis are wired: instructions that fold are
@@ -678,9 +684,9 @@ fn cleanup(
     ir: &Ir,
     folds: &mut Folds,
     c: &mut Body,
-    blocks: &[u32],
-    (entry, first_new_row): (u32, u32),
-    rets: &mut Vec<(V, u32)>,
+    blocks: &[BlockIdx],
+    (entry, first_new_row): (BlockIdx, RowIdx),
+    rets: &mut Vec<(V, BlockIdx)>,
 ) {
     for _round in 0..8 {
         let mut changed = false;
@@ -689,8 +695,8 @@ fn cleanup(
             let mut any = false;
             for &b in blocks {
                 let mut k = 0;
-                while k < c.blocks[b as usize].len() {
-                    let i = c.blocks[b as usize][k];
+                while k < c.blocks[b].len() {
+                    let i = c.blocks[b][k];
                     let op = c.op(i);
                     if side_effects(op) {
                         k += 1;
@@ -705,7 +711,7 @@ fn cleanup(
                     let s = simplify_with(&q, i, Some).or_else(|| folds.fold(ir, c, i));
                     if let Some(s) = s {
                         if s != V::Inst(i) {
-                            c.blocks[b as usize].remove(k);
+                            c.blocks[b].remove(k);
                             // a clone's value is used only by the clone's rows
                             c.replace_uses(i, s);
                             for r in rets.iter_mut() {
@@ -772,11 +778,11 @@ fn cleanup(
             }
         }
         for &b in blocks {
-            if !reach.contains(&b) && !c.blocks[b as usize].is_empty() {
+            if !reach.contains(&b) && !c.blocks[b].is_empty() {
                 for s in c.succs(b) {
                     drop_incoming(c, s, b);
                 }
-                c.blocks[b as usize].clear();
+                c.blocks[b].clear();
                 rets.retain(|r| r.1 != b);
                 changed = true;
             }
@@ -793,13 +799,13 @@ fn cleanup(
 /// erased.
 fn drop_dead_allocas(
     c: &mut Body,
-    (entry, moved): (u32, Range<usize>),
+    (entry, moved): (BlockIdx, Range<usize>),
     cl: &Cloner<'_>,
-) -> Vec<u32> {
+) -> Vec<RowIdx> {
     if moved.is_empty() {
         return Vec::new();
     }
-    let mut allocas: Vec<u32> = c.blocks[entry as usize][moved.clone()].to_vec();
+    let mut allocas: Vec<RowIdx> = c.blocks[entry][moved.clone()].to_vec();
     allocas.sort_unstable();
     let mut used = vec![false; allocas.len()];
     let mut mark = |v: V| {
@@ -810,17 +816,17 @@ fn drop_dead_allocas(
         }
     };
     for &b in &cl.new_blocks {
-        for &r in &c.blocks[b as usize] {
+        for &r in &c.blocks[b] {
             c.ops(r).iter().for_each(|&v| mark(v));
         }
     }
     cl.rets.iter().for_each(|&(v, _)| mark(v));
-    let keep: Vec<u32> = c.blocks[entry as usize][moved.clone()]
+    let keep: Vec<RowIdx> = c.blocks[entry][moved.clone()]
         .iter()
         .copied()
         .filter(|a| allocas.binary_search(a).is_ok_and(|k| used[k]))
         .collect();
-    c.blocks[entry as usize].splice(moved, keep.iter().copied());
+    c.blocks[entry].splice(moved, keep.iter().copied());
     keep
 }
 
@@ -838,13 +844,20 @@ impl Lifetimes<'_> {
     /// `llvm.lifetime.end` before every return (`rets`: the blocks whose branch to the
     /// after block stands for one), each on the alloca cast to `i8*` and with its size
     /// in bytes (-1 when it would overflow). Rows from `first_row` on are the clone's.
-    fn insert(&self, c: &mut Body, allocas: &[u32], first: u32, rets: &[(V, u32)], first_row: u32) {
+    fn insert(
+        &self,
+        c: &mut Body,
+        allocas: &[RowIdx],
+        first: BlockIdx,
+        rets: &[(V, BlockIdx)],
+        first_row: RowIdx,
+    ) {
         if allocas.is_empty() {
             return;
         }
         let marked = self.marked_allocas(c, first_row);
         let mut starts = Vec::new();
-        let mut ends: Vec<Vec<u32>> = vec![Vec::new(); rets.len()];
+        let mut ends: Vec<Vec<RowIdx>> = vec![Vec::new(); rets.len()];
         for &a in allocas {
             if marked.contains(&a) {
                 continue;
@@ -864,18 +877,18 @@ impl Lifetimes<'_> {
                 e.extend(self.marker(c, a, size, false));
             }
         }
-        c.blocks[first as usize].splice(0..0, starts);
+        c.blocks[first].splice(0..0, starts);
         for (&(_, b), rows) in rets.iter().zip(ends) {
-            let at = c.blocks[b as usize].len().saturating_sub(1);
-            c.blocks[b as usize].splice(at..at, rows);
+            let at = c.blocks[b].len().saturating_sub(1);
+            c.blocks[b].splice(at..at, rows);
         }
     }
 
     /// The allocas a lifetime marker among the rows from `first_row` on already names
     /// (directly, or through a cast to `i8*`): `hasLifetimeMarkers`.
-    fn marked_allocas(&self, c: &Body, first_row: u32) -> Vec<u32> {
+    fn marked_allocas(&self, c: &Body, first_row: RowIdx) -> Vec<RowIdx> {
         let mut out = Vec::new();
-        for r in first_row..c.num_rows() {
+        for r in c.rows_from(first_row) {
             if !self.is_marker(c, r) {
                 continue;
             }
@@ -893,7 +906,7 @@ impl Lifetimes<'_> {
     }
 
     /// Whether row `r` calls `llvm.lifetime.start/end`.
-    fn is_marker(&self, c: &Body, r: u32) -> bool {
+    fn is_marker(&self, c: &Body, r: RowIdx) -> bool {
         let Some(ci) = c.call_of(r) else {
             return false;
         };
@@ -909,7 +922,7 @@ impl Lifetimes<'_> {
 
     /// The rows of one marker on alloca `a` (not yet in a block): the cast to `i8*`
     /// when `a` is not one, and the call.
-    fn marker(&self, c: &mut Body, a: u32, size: i64, start: bool) -> Vec<u32> {
+    fn marker(&self, c: &mut Body, a: RowIdx, size: i64, start: bool) -> Vec<RowIdx> {
         let mut rows = Vec::with_capacity(2);
         let a_ty = c.ty(a);
         let i8_ptr = self
@@ -947,11 +960,15 @@ impl Lifetimes<'_> {
 /// absorbs it (its rows appended, its successors' phis told), again and again. Returns
 /// the merges, `(absorbed, into)`, in order; LLVM's value map then maps the absorbed
 /// block's callee block to the merged one.
-fn zap_fall_through(c: &mut Body, blocks: &[u32], rets: &mut [(V, u32)]) -> Vec<(u32, u32)> {
+fn zap_fall_through(
+    c: &mut Body,
+    blocks: &[BlockIdx],
+    rets: &mut [(V, BlockIdx)],
+) -> Vec<(BlockIdx, BlockIdx)> {
     let mut preds = vec![0u32; c.blocks.len()];
     for &b in blocks {
         for s in c.succ_iter(b) {
-            preds[s as usize] += 1;
+            preds[s.idx()] += 1;
         }
     }
     let mut merges = Vec::new();
@@ -961,16 +978,13 @@ fn zap_fall_through(c: &mut Body, blocks: &[u32], rets: &mut [(V, u32)]) -> Vec<
                 (Opcode::Br, &[V::Block(d)]) => d,
                 _ => break,
             };
-            let first = c.blocks[dest as usize].first().copied();
-            if dest == b
-                || preds[dest as usize] != 1
-                || first.is_none_or(|r| c.op(r) == Opcode::Phi)
-            {
+            let first = c.blocks[dest].first().copied();
+            if dest == b || preds[dest.idx()] != 1 || first.is_none_or(|r| c.op(r) == Opcode::Phi) {
                 break;
             }
-            c.blocks[b as usize].pop();
-            let rows = std::mem::take(&mut c.blocks[dest as usize]);
-            c.blocks[b as usize].extend(rows);
+            c.blocks[b].pop();
+            let rows = std::mem::take(&mut c.blocks[dest]);
+            c.blocks[b].extend(rows);
             for s in c.succs(b) {
                 c.redirect_incoming(s, dest, b);
             }
@@ -983,9 +997,9 @@ fn zap_fall_through(c: &mut Body, blocks: &[u32], rets: &mut [(V, u32)]) -> Vec<
     merges
 }
 
-fn drop_incoming(c: &mut Body, s: u32, from: u32) {
-    for x in 0..c.blocks[s as usize].len() {
-        let i = c.blocks[s as usize][x];
+fn drop_incoming(c: &mut Body, s: BlockIdx, from: BlockIdx) {
+    for x in 0..c.blocks[s].len() {
+        let i = c.blocks[s][x];
         if c.op(i) != Opcode::Phi {
             continue;
         }

@@ -4,8 +4,9 @@
 
 use super::simplify::{binop, bool_v, icmp, nonnull_const};
 use super::{Facts, PredTable};
+use crate::idx::BlockIdx;
 use crate::llvm::attrs::{Attr, AttrSet};
-use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, V};
+use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, RowIdx, V};
 use crate::llvm::ir::{Intrinsic, Opcode, Predicate, Value};
 use crate::llvm::types::TypeKind;
 use crate::llvm::FuncIdx;
@@ -120,21 +121,21 @@ pub struct Scratch {
     /// (`SimplifiedValues`), non-null values, SROA candidates (`SROAArgValues`).
     vals: ValueFacts,
     /// Per alloca, the cost saved while SROA stays possible (`SROAArgCosts`).
-    sroa_cost: AHashMap<u32, i64>,
+    sroa_cost: AHashMap<RowIdx, i64>,
     /// The allocas SROA is still possible for.
-    sroa_on: AHashSet<u32>,
+    sroa_on: AHashSet<RowIdx>,
     /// Addresses loaded from (`LoadAddrSet`).
     load_addrs: AHashSet<V>,
     /// Per callee block: dead (`DeadBlocks`).
     dead: Vec<bool>,
     /// Per callee block: the one successor its folded terminator takes (`KnownSuccessors`).
-    known_succ: Vec<Option<u32>>,
+    known_succ: Vec<Option<BlockIdx>>,
     /// The block walk's blocks seen and worklist, a block's successors and the
     /// dead-block stack (buffers).
     seen: Vec<bool>,
-    work: Vec<u32>,
-    succs: Vec<u32>,
-    stack: Vec<u32>,
+    work: Vec<BlockIdx>,
+    succs: Vec<BlockIdx>,
+    stack: Vec<BlockIdx>,
 }
 
 impl Scratch {
@@ -149,15 +150,15 @@ impl Scratch {
 struct Fact {
     /// The constant it simplified to (`V::None`: none).
     konst: V,
-    /// The caller alloca it points into (`u32::MAX`: none).
-    sroa: u32,
+    /// The caller alloca it points into (`RowIdx::NONE`: none).
+    sroa: RowIdx,
     /// It is known not to be null.
     nonnull: bool,
 }
 
 const NO_FACT: Fact = Fact {
     konst: V::None,
-    sroa: u32::MAX,
+    sroa: RowIdx::NONE,
     nonnull: false,
 };
 
@@ -194,7 +195,7 @@ impl ValueFacts {
     fn slot(&self, v: V) -> Option<usize> {
         match v {
             V::Arg(p) => Some(p as usize),
-            V::Inst(r) => Some(self.nargs as usize + r as usize),
+            V::Inst(r) => Some(self.nargs as usize + r.idx()),
             _ => None,
         }
     }
@@ -221,8 +222,8 @@ impl ValueFacts {
         Some(self.get(v).konst).filter(|&k| k != V::None)
     }
 
-    fn sroa(&self, v: V) -> Option<u32> {
-        Some(self.get(v).sroa).filter(|&b| b != u32::MAX)
+    fn sroa(&self, v: V) -> Option<RowIdx> {
+        self.get(v).sroa.some()
     }
 }
 
@@ -314,7 +315,7 @@ impl St<'_> {
 }
 
 /// The base alloca of a caller value (through bitcasts and all-constant GEPs).
-pub fn alloca_base(b: &Body, mut v: V) -> Option<u32> {
+pub fn alloca_base(b: &Body, mut v: V) -> Option<RowIdx> {
     for _ in 0..64 {
         let V::Inst(i) = v else { return None };
         let inst = b.inst(i);
@@ -334,7 +335,7 @@ pub fn alloca_base(b: &Body, mut v: V) -> Option<u32> {
 }
 
 /// `getCallsiteCost`: what the call itself costs (subtracted before the walk).
-fn callsite_savings(fx: &Facts, caller: &Body, call: u32, callee_fn: FuncIdx) -> i64 {
+fn callsite_savings(fx: &Facts, caller: &Body, call: RowIdx, callee_fn: FuncIdx) -> i64 {
     let inst = caller.inst(call);
     let ci = inst.call.unwrap();
     let mut s = 0;
@@ -370,7 +371,7 @@ pub fn analyze(
     fx: &Facts,
     caller: &Body,
     caller_fn: FuncIdx,
-    call: u32,
+    call: RowIdx,
     target: &Callee<'_>,
     k: SiteKnobs,
     scratch: &mut Scratch,
@@ -483,7 +484,7 @@ fn update_threshold(k: &SiteKnobs, caller_attrs: &AttrSet, callee_attrs: &AttrSe
 impl St<'_> {
     /// `onAnalysisStart`: the last-call-to-static bonus, the call site's own cost
     /// (`getCallsiteCost`, subtracted) and the `coldcc` penalty.
-    fn on_analysis_start(&mut self, caller: &Body, call: u32, last_call_to_static: bool) {
+    fn on_analysis_start(&mut self, caller: &Body, call: RowIdx, last_call_to_static: bool) {
         if last_call_to_static {
             self.cost -= 15_000;
         }
@@ -495,7 +496,7 @@ impl St<'_> {
 
     /// The argument setup of `CallAnalyzer::analyze`: constant arguments simplified,
     /// `nonnull` ones noted, pointers into a caller alloca made SROA candidates.
-    fn seed_args(&mut self, caller: &Body, call: u32) {
+    fn seed_args(&mut self, caller: &Body, call: RowIdx) {
         let ir = &*self.fx.ir;
         let ci = caller.call_of(call).unwrap();
         for p in 0..(self.callee.nargs.min(ci.nargs)) {
@@ -529,7 +530,7 @@ impl St<'_> {
         let callee = self.callee;
         let entry = callee.layout[0];
         self.t.work.push(entry);
-        self.t.seen[entry as usize] = true;
+        self.t.seen[entry.idx()] = true;
         let mut wi = 0;
         let mut single_bb = true;
         let mut succs = std::mem::take(&mut self.t.succs);
@@ -545,17 +546,17 @@ impl St<'_> {
             succs.clear();
             succs.extend(callee.succ_iter(bb));
             if let Some(n) = nxt {
-                self.t.known_succ[bb as usize] = Some(n);
-                if !self.t.seen[n as usize] {
-                    self.t.seen[n as usize] = true;
+                self.t.known_succ[bb.idx()] = Some(n);
+                if !self.t.seen[n.idx()] {
+                    self.t.seen[n.idx()] = true;
                     self.t.work.push(n);
                 }
                 self.find_dead_blocks(preds, &succs, n);
                 continue;
             }
             for &x in &succs {
-                if !self.t.seen[x as usize] {
-                    self.t.seen[x as usize] = true;
+                if !self.t.seen[x.idx()] {
+                    self.t.seen[x.idx()] = true;
                     self.t.work.push(x);
                 }
             }
@@ -570,7 +571,7 @@ impl St<'_> {
 
     /// The terminator simplification of `CallAnalyzer::analyze`: the one successor a
     /// conditional branch or a switch on a known constant takes.
-    fn known_successor(&self, tr: u32) -> Option<u32> {
+    fn known_successor(&self, tr: RowIdx) -> Option<BlockIdx> {
         let tinst = self.callee.inst(tr);
         if tinst.op == Opcode::Br && tinst.ops.len() == 3 {
             if let Some(v) = self.ival(tinst.ops[0]) {
@@ -600,28 +601,28 @@ impl St<'_> {
 
     /// `findDeadBlocks`: the successors other than `known` whose incoming edges are all
     /// dead become dead, and so on down the graph.
-    fn find_dead_blocks(&mut self, preds: &PredTable, succs: &[u32], known: u32) {
+    fn find_dead_blocks(&mut self, preds: &PredTable, succs: &[BlockIdx], known: BlockIdx) {
         let callee = self.callee;
         let (pred_start, pred_list) = preds;
-        let preds = |x: u32| {
-            &pred_list[pred_start[x as usize] as usize..pred_start[x as usize + 1] as usize]
+        let preds = |x: BlockIdx| {
+            &pred_list[pred_start[x.idx()] as usize..pred_start[x.idx() + 1] as usize]
         };
         let (dead, known_succ) = (&mut self.t.dead, &self.t.known_succ);
-        let edge_dead = |p: u32, s: u32, dead: &[bool]| {
-            dead[p as usize] || known_succ[p as usize].is_some_and(|x| x != s)
+        let edge_dead = |p: BlockIdx, s: BlockIdx, dead: &[bool]| {
+            dead[p.idx()] || known_succ[p.idx()].is_some_and(|x| x != s)
         };
         let mut stack = std::mem::take(&mut self.t.stack);
         stack.clear();
         stack.extend(succs.iter().copied().filter(|&x| {
-            x != known && !dead[x as usize] && preds(x).iter().all(|&p| edge_dead(p, x, dead))
+            x != known && !dead[x.idx()] && preds(x).iter().all(|&p| edge_dead(p, x, dead))
         }));
         while let Some(d) = stack.pop() {
-            if dead[d as usize] {
+            if dead[d.idx()] {
                 continue;
             }
-            dead[d as usize] = true;
+            dead[d.idx()] = true;
             for x in callee.succ_iter(d) {
-                if !dead[x as usize] && preds(x).iter().all(|&p| edge_dead(p, x, dead)) {
+                if !dead[x.idx()] && preds(x).iter().all(|&p| edge_dead(p, x, dead)) {
                     stack.push(x);
                 }
             }
@@ -631,10 +632,10 @@ impl St<'_> {
 
     /// `analyzeBlock`: each instruction of block `bb` counted, visited and its cost
     /// added (debug intrinsics are neither counted nor visited).
-    fn analyze_block(&mut self, bb: u32) -> Result<(), &'static str> {
+    fn analyze_block(&mut self, bb: BlockIdx) -> Result<(), &'static str> {
         let (fx, callee) = (self.fx, self.callee);
         let types = &fx.ir.types;
-        for &r in &callee.blocks[bb as usize] {
+        for &r in &callee.blocks[bb] {
             let inst = callee.inst(r);
             if self.is_debug_intrinsic(inst) {
                 continue;
@@ -667,7 +668,7 @@ impl St<'_> {
 
     /// The `InstVisitor` dispatch: the cost of instruction `r` of block `bb` (0 when it
     /// simplifies or SROA removes it), or why the callee can never be inlined.
-    fn visit(&mut self, bb: u32, r: u32, inst: Inst<'_>) -> Result<i64, &'static str> {
+    fn visit(&mut self, bb: BlockIdx, r: RowIdx, inst: Inst<'_>) -> Result<i64, &'static str> {
         let res = V::Inst(r);
         let ops = inst.ops;
         let c = match inst.op {
@@ -828,11 +829,11 @@ impl St<'_> {
 
     /// `visitPHI`: a phi whose incoming values over live edges are all the same
     /// constant is that constant (it is free either way).
-    fn visit_phi(&mut self, bb: u32, res: V, ops: &[V]) {
+    fn visit_phi(&mut self, bb: BlockIdx, res: V, ops: &[V]) {
         let mut cv: Option<V> = None;
         for k in (0..ops.len()).step_by(2) {
             let V::Block(pb) = ops[k + 1] else { continue };
-            if self.t.dead[pb as usize] || self.t.known_succ[pb as usize].is_some_and(|s| s != bb) {
+            if self.t.dead[pb.idx()] || self.t.known_succ[pb.idx()].is_some_and(|s| s != bb) {
                 continue;
             }
             if ops[k] == res {
@@ -887,7 +888,7 @@ impl St<'_> {
     /// `visitGetElementPtr`: constant indices keep a constant base or an SROA
     /// candidate; variable ones disable SROA and cost unless the addressing mode is
     /// free.
-    fn visit_get_element_ptr(&mut self, r: u32, inst: Inst<'_>) -> i64 {
+    fn visit_get_element_ptr(&mut self, r: RowIdx, inst: Inst<'_>) -> i64 {
         let res = V::Inst(r);
         let base = inst.ops[0];
         let allc = inst.ops[1..].iter().all(|&o| self.ival(o).is_some());
@@ -1178,7 +1179,7 @@ fn identity(op: Opcode, bits: u32, va: Option<i64>, vb: Option<i64>) -> bool {
 }
 
 /// x86-64 addressing-mode rule for a GEP with variable indices.
-fn gep_free(fx: &Facts, b: &Body, r: u32, st: &St<'_>) -> bool {
+fn gep_free(fx: &Facts, b: &Body, r: RowIdx, st: &St<'_>) -> bool {
     let types = &fx.ir.types;
     let inst = b.inst(r);
     let base = inst.ops[0];

@@ -6,6 +6,7 @@ use crate::cgscc::inliner::remark::RemarkKind;
 use crate::cgscc::inliner::replay::Fallback as ReplayFallback;
 use crate::cgscc::PassContext;
 use crate::llvm::attrs::Attr;
+use crate::llvm::ir::body::RowIdx;
 use crate::llvm::ir::debugloc::DebugLocIdx;
 use crate::llvm::ir::{Intrinsic, Opcode};
 use crate::llvm::{FuncIdx, Linkage};
@@ -30,7 +31,7 @@ fn inline_viable(st: &State, f: FuncIdx) -> Result<(), &'static str> {
     let b = st.bodies[f.idx()].as_ref().unwrap();
     let ir = &st.fx.ir;
     for &bb in &b.layout {
-        for &i in &b.blocks[bb as usize] {
+        for &i in &b.blocks[bb] {
             let inst = b.inst(i);
             if inst.op == Opcode::IndirectBr {
                 return Err("contains indirect branches");
@@ -66,7 +67,7 @@ pub(super) fn decide(
     st: &State,
     cx: &PassContext<'_>,
     only_mandatory: bool,
-    (n, row, f): (FuncIdx, u32, FuncIdx),
+    (n, row, f): (FuncIdx, RowIdx, FuncIdx),
     facts: &CallerFacts,
     scratch: &mut cost::Scratch,
 ) -> Decision {
@@ -139,7 +140,7 @@ pub(super) fn decide(
             "invoke and callbr sites are not modelled",
         );
     }
-    let bb = facts.block_of[row as usize];
+    let bb = facts.block_of[row.idx()];
     let before_unreachable = caller
         .term(bb)
         .is_some_and(|t| caller.op(t) == Opcode::Unreachable);

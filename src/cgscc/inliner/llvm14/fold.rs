@@ -7,7 +7,7 @@
 //! [`Folds`] numbers the expressions inlining makes after the module's own and interns
 //! both by structure, so that equal constant expressions are one [`V`].
 
-use crate::llvm::ir::body::{conv, Body, MadeExprs, V};
+use crate::llvm::ir::body::{conv, Body, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use ahash::AHashMap;
@@ -72,7 +72,7 @@ impl Folds {
     /// Row `i` of `b` as a constant expression, if LLVM's cloner would fold it into one:
     /// a `getelementptr`, a cast, or an integer operation over a constant that is not a
     /// plain integer, with every operand constant.
-    pub fn fold(&mut self, ir: &Ir, b: &Body, i: u32) -> Option<V> {
+    pub fn fold(&mut self, ir: &Ir, b: &Body, i: RowIdx) -> Option<V> {
         let inst = b.inst(i);
         let folds = inst.op == Opcode::GetElementPtr
             || inst.op.is_cast()

@@ -25,7 +25,7 @@ use crate::graph::rpo::Rpo;
 use crate::graph::{Csr, CsrGraph, DomTree, Successors};
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::body::{Body, V};
+use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::{Opcode, Predicate, Value};
 
 const DEFAULT_W: f64 = 0xfffff as f64;
@@ -61,9 +61,9 @@ pub fn int_freqs(fx: &Facts, b: &Body) -> Vec<u64> {
 /// Whether block `bb` of `b` is a cold call site: its frequency is under 2 % of the
 /// entry's, with the probability 2/100 as a 31-bit fraction, truncating (LLVM's
 /// `isColdCallSite` without a profile).
-pub fn is_cold_site(freqs: &[u64], b: &Body, bb: u32) -> bool {
-    let e = freqs.get(b.layout[0] as usize).copied().unwrap_or(0) as u128;
-    let site = freqs.get(bb as usize).copied().unwrap_or(0) as u128;
+pub fn is_cold_site(freqs: &[u64], b: &Body, bb: BlockIdx) -> bool {
+    let e = freqs.get(b.layout[0].idx()).copied().unwrap_or(0) as u128;
+    let site = freqs.get(bb.idx()).copied().unwrap_or(0) as u128;
     let n = ((2u128 << 31) + 50) / 100;
     site < (e * n) >> 31
 }
@@ -76,28 +76,28 @@ pub fn is_cold_site(freqs: &[u64], b: &Body, bb: u32) -> bool {
 pub fn update_after_inline(
     freqs: &mut Vec<u64>,
     callee: &[u64],
-    callee_entry: u32,
-    clones: &[(u32, u32)],
-    call_block: u32,
-    after: u32,
+    callee_entry: BlockIdx,
+    clones: &[(BlockIdx, BlockIdx)],
+    call_block: BlockIdx,
+    after: BlockIdx,
 ) {
     let need = clones
         .iter()
-        .map(|c| c.1 as usize + 1)
-        .chain([after as usize + 1, call_block as usize + 1])
+        .map(|c| c.1.idx() + 1)
+        .chain([after.idx() + 1, call_block.idx() + 1])
         .max()
         .unwrap_or(0);
     if freqs.len() < need {
         freqs.resize(need, 0);
     }
-    let at = |v: &[u64], b: u32| v.get(b as usize).copied().unwrap_or(0);
+    let at = |v: &[u64], b: BlockIdx| v.get(b.idx()).copied().unwrap_or(0);
     let mut entry_clone = None;
     // callee blocks merged into one clone give it the largest of their frequencies
     let mut seen = vec![false; freqs.len()];
     for &(cb, nb) in clones {
         let f = at(callee, cb);
-        if !std::mem::replace(&mut seen[nb as usize], true) || f > freqs[nb as usize] {
-            freqs[nb as usize] = f;
+        if !std::mem::replace(&mut seen[nb.idx()], true) || f > freqs[nb.idx()] {
+            freqs[nb.idx()] = f;
         }
         if cb == callee_entry {
             entry_clone = Some(nb);
@@ -108,14 +108,14 @@ pub fn update_after_inline(
         let old = at(freqs, ec) as u128;
         let mut scaled = vec![false; freqs.len()];
         for &(_, nb) in clones {
-            if nb != ec && old != 0 && !std::mem::replace(&mut scaled[nb as usize], true) {
+            if nb != ec && old != 0 && !std::mem::replace(&mut scaled[nb.idx()], true) {
                 let f = at(freqs, nb) as u128 * site as u128 / old;
-                freqs[nb as usize] = u64::try_from(f).unwrap_or(u64::MAX);
+                freqs[nb.idx()] = u64::try_from(f).unwrap_or(u64::MAX);
             }
         }
-        freqs[ec as usize] = site;
+        freqs[ec.idx()] = site;
     }
-    freqs[after as usize] = site;
+    freqs[after.idx()] = site;
 }
 
 /// One body's control flow, analysed by the crate's graph layer: the graph of its
@@ -134,22 +134,19 @@ impl Flow {
         let n = b.blocks.len();
         let mut live = vec![false; n];
         for &bb in &b.layout {
-            live[bb as usize] = true;
+            live[bb.idx()] = true;
         }
         let mut starts = Vec::with_capacity(n + 1);
         let mut targets = Vec::new();
         starts.push(0u32);
-        for bb in 0..n as u32 {
-            if live[bb as usize] {
-                targets.extend(b.succ_iter(bb).map(BlockIdx::from_raw));
+        for bb in (0..n).map(BlockIdx::new) {
+            if live[bb.idx()] {
+                targets.extend(b.succ_iter(bb));
             }
             starts.push(targets.len() as u32);
         }
-        let g = CsrGraph::from_csr(
-            Csr::from_raw(starts, targets),
-            BlockIdx::from_raw(b.layout[0]),
-        )
-        .expect("a body's branches target its blocks");
+        let g = CsrGraph::from_csr(Csr::from_raw(starts, targets), b.layout[0])
+            .expect("a body's branches target its blocks");
         let mut rpo = Rpo::new();
         rpo.compute(&g);
         let mut dom = DomTree::new();
@@ -500,7 +497,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
     // initial estimated weights
     let mut w: Vec<Option<f64>> = vec![None; n];
     for x in c.rpo.order().iter().map(|b| b.raw()) {
-        let insts = &b.blocks[x as usize];
+        let insts = &b.blocks[BlockIdx::from_raw(x)];
         let Some(&t) = insts.last() else { continue };
         let mut noreturn = false;
         let mut cold = false;
@@ -567,8 +564,8 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
     let mut unlikely: Vec<u32> = Vec::new();
     let mut block_of = vec![u32::MAX; b.num_rows() as usize];
     for &bb in &b.layout {
-        for &r in &b.blocks[bb as usize] {
-            block_of[r as usize] = bb;
+        for &r in &b.blocks[bb] {
+            block_of[r.idx()] = bb.raw();
         }
     }
     for x in c.rpo.order().iter().map(|b| b.raw()) {
@@ -581,7 +578,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
             probs.set(x, succs, [PROB_ONE].into_iter());
             continue;
         }
-        let t = *b.blocks[x as usize].last().unwrap();
+        let t = *b.blocks[BlockIdx::from_raw(x)].last().unwrap();
         if let Some(ws) = b.branch_weights(t).filter(|ws| {
             ws.len() == k && matches!(b.op(t), Opcode::Br | Opcode::Switch | Opcode::IndirectBr)
         }) {
@@ -702,7 +699,7 @@ fn unlikely_successors(
     block_of: &[u32],
     out: &mut Vec<u32>,
 ) {
-    let Some(&t) = b.blocks[x as usize].last() else {
+    let Some(&t) = b.blocks[BlockIdx::from_raw(x)].last() else {
         return;
     };
     let term = b.inst(t);
@@ -722,8 +719,8 @@ fn unlikely_successors(
     };
     let types = &fx.ir.types;
     let bits = types.int_bits(cmp.tys[0]).unwrap_or(64);
-    let in_loop = |r: u32| {
-        let bb = block_of.get(r as usize).copied().unwrap_or(u32::MAX);
+    let in_loop = |r: RowIdx| {
+        let bb = block_of.get(r.idx()).copied().unwrap_or(u32::MAX);
         bb != u32::MAX && c.loops.contains(l, BlockIdx::from_raw(bb))
     };
     // the chain of binary operations down to a phi
@@ -756,7 +753,7 @@ fn unlikely_successors(
             let Some(&V::Block(pb)) = ops.get(k + 1) else {
                 continue;
             };
-            if !c.loops.contains(l, BlockIdx::from_raw(pb)) {
+            if !c.loops.contains(l, pb) {
                 continue;
             }
             let v = ops[k];
@@ -789,8 +786,8 @@ fn unlikely_successors(
                 continue;
             }
             let taken = icmp(Predicate(cmp.aux as u8), val, rhs, bits);
-            if ((!taken && pb == s0) || (taken && pb == s1)) && !out.contains(&pb) {
-                out.push(pb);
+            if ((!taken && pb == s0) || (taken && pb == s1)) && !out.contains(&pb.raw()) {
+                out.push(pb.raw());
             }
         }
     }

@@ -30,7 +30,8 @@ pub(crate) use run::run;
 
 use crate::callgraph::{function_of_node, node_of_function, NodeIdx};
 use crate::cgscc::summary::{CallSummary, CallTarget, HistIdx, LocIdx};
-use crate::llvm::ir::body::{Body, V};
+use crate::idx::BlockIdx;
+use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::debugloc::DebugLocs;
 use crate::llvm::ir::{Ir, Value};
 use crate::llvm::{FuncIdx, Linkage, Module, SymbolDef};
@@ -97,7 +98,7 @@ pub struct State {
 }
 
 /// A body's predecessor table ([`Body::pred_table`]): (start per block, predecessors).
-pub(crate) type PredTable = (Vec<u32>, Vec<u32>);
+pub(crate) type PredTable = (Vec<u32>, Vec<BlockIdx>);
 
 fn expr_funcs(
     ir: &Ir,
@@ -266,7 +267,7 @@ impl State {
     }
 
     /// The direct callee of call row `i` of `b`.
-    pub fn direct_callee(&self, b: &Body, i: u32) -> Option<FuncIdx> {
+    pub fn direct_callee(&self, b: &Body, i: RowIdx) -> Option<FuncIdx> {
         let ci = b.call_of(i)?;
         match b.ops(i)[ci.callee_op as usize] {
             V::K(Value::Global(s)) => self.fx.sym_func[s.idx()],
@@ -276,15 +277,16 @@ impl State {
 
     /// Functions referenced by `b` (with multiplicity).
     fn ref_counts(&self, b: &Body) -> AHashMap<FuncIdx, i64> {
-        let rows = b
-            .layout
-            .iter()
-            .flat_map(|&bb| b.blocks[bb as usize].iter().copied());
+        let rows = b.layout.iter().flat_map(|&bb| b.blocks[bb].iter().copied());
         self.ref_counts_of(b, rows)
     }
 
     /// Functions referenced by rows `rows` of `b` (with multiplicity).
-    fn ref_counts_of(&self, b: &Body, rows: impl Iterator<Item = u32>) -> AHashMap<FuncIdx, i64> {
+    fn ref_counts_of(
+        &self,
+        b: &Body,
+        rows: impl Iterator<Item = RowIdx>,
+    ) -> AHashMap<FuncIdx, i64> {
         let mut out = AHashMap::new();
         let mut tmp = Vec::new();
         for i in rows {
@@ -317,12 +319,12 @@ impl State {
                 return (self.ref_counts(b), before);
             }
         }
-        let mut blocks: Vec<u32> = out.clones.iter().map(|c| c.1).collect();
+        let mut blocks: Vec<BlockIdx> = out.clones.iter().map(|c| c.1).collect();
         blocks.extend([out.call_block, out.after, b.layout[0]]);
         blocks.sort_unstable();
         blocks.dedup();
         let rows = blocks.into_iter().flat_map(|bb| {
-            b.blocks[bb as usize]
+            b.blocks[bb]
                 .iter()
                 .copied()
                 .filter(|&r| r >= out.first_new_row)
@@ -346,7 +348,7 @@ impl State {
         let mut syms = Vec::new();
         let mut seen = vec![false; self.fx.is_def.len()];
         for &bb in &b.layout {
-            for &i in &b.blocks[bb as usize] {
+            for &i in &b.blocks[bb] {
                 let inst = b.inst(i);
                 let callee_op = inst.call.map(|c| c.callee_op as usize);
                 for (k, &v) in inst.ops.iter().enumerate() {
@@ -397,7 +399,7 @@ impl State {
                 let b = self.bodies[f.idx()].as_ref().unwrap();
                 let mut c = (0, 0);
                 for &bb in &b.layout {
-                    for &i in &b.blocks[bb as usize] {
+                    for &i in &b.blocks[bb] {
                         if b.call_of(i).is_some() {
                             if self.direct_callee(b, i).is_some() {
                                 c.0 += 1;
@@ -435,7 +437,7 @@ struct CallerFacts {
     /// Block frequencies (LLVM's `BlockFrequencyInfo`).
     freqs: Vec<u64>,
     /// Per instruction row: its block.
-    block_of: Vec<u32>,
+    block_of: Vec<BlockIdx>,
     /// The caller calls itself (LLVM's `IsCallerRecursive`).
     recursive: bool,
 }
@@ -443,11 +445,11 @@ struct CallerFacts {
 impl CallerFacts {
     fn new(st: &State, f: FuncIdx) -> CallerFacts {
         let b = st.bodies[f.idx()].as_ref().unwrap();
-        let mut block_of = vec![u32::MAX; b.num_rows() as usize];
+        let mut block_of = vec![BlockIdx::NONE; b.num_rows() as usize];
         let mut recursive = false;
         for &bb in &b.layout {
-            for &i in &b.blocks[bb as usize] {
-                block_of[i as usize] = bb;
+            for &i in &b.blocks[bb] {
+                block_of[i.idx()] = bb;
                 recursive |= b.call_of(i).is_some() && st.direct_callee(b, i) == Some(f);
             }
         }
@@ -471,7 +473,7 @@ impl CallerFacts {
         &mut self,
         st: &State,
         callee_freqs: &[u64],
-        callee_entry: u32,
+        callee_entry: BlockIdx,
         out: &clone::Inlined,
     ) {
         freq::update_after_inline(
@@ -483,15 +485,15 @@ impl CallerFacts {
             out.after,
         );
         let b = st.bodies[self.f.idx()].as_ref().unwrap();
-        self.block_of.resize(b.num_rows() as usize, u32::MAX);
+        self.block_of.resize(b.num_rows() as usize, BlockIdx::NONE);
         let touched =
             out.clones
                 .iter()
                 .map(|c| c.1)
                 .chain([out.call_block, out.after, b.layout[0]]);
         for bb in touched {
-            for &i in &b.blocks[bb as usize] {
-                self.block_of[i as usize] = bb;
+            for &i in &b.blocks[bb] {
+                self.block_of[i.idx()] = bb;
             }
         }
         self.recursive |= out

@@ -9,14 +9,14 @@ use crate::callgraph::{function_of_node, node_of_function, SccIdx};
 use crate::cgscc::inliner::remark::{Remark, RemarkKind};
 use crate::cgscc::{Abort, PassContext, PassResult};
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::body::{Body, V};
+use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::debugloc::{CallSiteFormat, DebugLocIdx, DebugLocs};
 use crate::llvm::ir::{Intrinsic, Opcode};
 use crate::llvm::{FuncIdx, Linkage};
 use std::sync::Arc;
 
 /// A queued call site: the caller, its call row and the call's inline history row.
-type Work = (FuncIdx, u32, Option<u32>);
+type Work = (FuncIdx, RowIdx, Option<u32>);
 
 /// One run of the inliner on one SCC.
 struct Run {
@@ -120,7 +120,7 @@ fn seed(st: &mut State, r: &mut Run, cx: &mut PassContext<'_>) {
         let b = st.bodies[f.idx()].as_ref().unwrap();
         cx.m.work[nd] += b.size() as u64;
         for &bb in &b.layout {
-            for &i in &b.blocks[bb as usize] {
+            for &i in &b.blocks[bb] {
                 if b.call_of(i).is_none() {
                     continue;
                 }
@@ -268,7 +268,7 @@ fn inline_site(
     // a call whose value the callee returns as a constant: count whole bodies (its uses
     // in old rows change)
     let returns_constant = callee_body.layout.iter().any(|&bb| {
-        callee_body.blocks[bb as usize].iter().any(|&x| {
+        callee_body.blocks[bb].iter().any(|&x| {
             let x = callee_body.inst(x);
             x.op == Opcode::Ret && matches!(x.ops.first(), Some(V::K(_)))
         })
@@ -403,7 +403,7 @@ fn inline_debug_locs(
     st: &mut State,
     (n, f): (FuncIdx, FuncIdx),
     site: Option<DebugLocIdx>,
-    new_calls: &[u32],
+    new_calls: &[RowIdx],
 ) {
     let Some(site) = site else { return };
     let callee_has_di = st.locs.func_subprogram(f).is_some();

@@ -1,6 +1,6 @@
 //! InstSimplify-like folding of body rows for the LLVM 14 inline model: constants, identities and the compares LLVM's cloner folds while it clones.
 
-use crate::llvm::ir::body::{sext, zext, Body, Inst, V};
+use crate::llvm::ir::body::{sext, zext, Body, Inst, RowIdx, V};
 use crate::llvm::ir::{InstFlags, Opcode, Predicate, Value};
 use crate::llvm::types::{TypeIdx, Types};
 
@@ -80,7 +80,7 @@ fn cast_pair(types: &Types, b: &Body, inst: Inst<'_>) -> Option<V> {
 
 /// InstSimplify-like folding of instruction `i` of `b` with its current operands: the
 /// value it is equal to, if any (constants, and identities such as `x + 0`).
-pub fn simplify(types: &Types, b: &Body, i: u32) -> Option<V> {
+pub fn simplify(types: &Types, b: &Body, i: RowIdx) -> Option<V> {
     simplify_with(&Sq::new(types, b), i, Some)
 }
 
@@ -88,7 +88,7 @@ pub fn simplify(types: &Types, b: &Body, i: u32) -> Option<V> {
 /// value of the callee (a compare threaded over an unwired clone phi can give one) is
 /// mapped into the caller by `map_back` (LLVM maps it through the value map,
 /// CloneFunction.cpp:397-399).
-pub fn simplify_with(q: &Sq<'_>, i: u32, map_back: impl Fn(V) -> Option<V>) -> Option<V> {
+pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -> Option<V> {
     let (types, b) = (q.types, q.caller);
     let inst = b.inst(i);
     let ops = inst.ops;
@@ -200,10 +200,10 @@ pub struct Sq<'a> {
     /// While cloning: the callee and its cloned phis still without incoming values,
     /// `(new row, callee row)` sorted by new row. LLVM clones a phi unmapped
     /// (CloneFunction.cpp:386), so a user sees the callee's incoming values.
-    pub unwired: Option<(&'a Body, &'a [(u32, u32)])>,
+    pub unwired: Option<(&'a Body, &'a [(RowIdx, RowIdx)])>,
     /// Phis of the caller at rows from here on are not threaded over (the clone's phis
     /// once wired, which LLVM's cloner never threads over with the caller's values).
-    pub no_thread_from: u32,
+    pub no_thread_from: RowIdx,
 }
 
 impl<'a> Sq<'a> {
@@ -213,7 +213,7 @@ impl<'a> Sq<'a> {
             types,
             caller: b,
             unwired: None,
-            no_thread_from: u32::MAX,
+            no_thread_from: RowIdx::NONE,
         }
     }
 
@@ -231,7 +231,7 @@ impl<'a> Sq<'a> {
 
     /// The instruction defining `x`: its body, its row, and whether its operands are
     /// callee values.
-    fn def(&self, x: SV) -> Option<(&'a Body, u32, bool)> {
+    fn def(&self, x: SV) -> Option<(&'a Body, RowIdx, bool)> {
         let V::Inst(j) = x.v else { return None };
         if x.callee {
             return Some((self.unwired?.0, j, true));
@@ -255,9 +255,7 @@ impl<'a> Sq<'a> {
         let Some((b, j, _)) = self.def(x) else {
             return true;
         };
-        b.layout
-            .first()
-            .is_some_and(|&e| b.blocks[e as usize].contains(&j))
+        b.layout.first().is_some_and(|&e| b.blocks[e].contains(&j))
     }
 
     /// `SimplifyICmpInst` (InstructionSimplify.cpp:3510-3792) for predicate `p` on

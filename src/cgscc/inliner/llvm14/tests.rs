@@ -2,20 +2,21 @@
 
 use super::simplify::simplify;
 use crate::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
+use crate::idx::BlockIdx;
 use crate::import::llvm_ir::ParseOptions;
-use crate::llvm::ir::body::{Body, Head, V};
+use crate::llvm::ir::body::{Body, Head, RowIdx, V};
 use crate::llvm::ir::Opcode;
 use crate::llvm::types::TypeIdx;
 use crate::llvm::Module;
 
-fn add(b: &mut Body, x: V, y: V) -> u32 {
+fn add(b: &mut Body, x: V, y: V) -> RowIdx {
     let t = TypeIdx::NONE;
     b.push(Head::new(Opcode::Add, t), [(x, t), (y, t)], None)
 }
 
 /// Every slot naming `row`, found by scanning the whole pool through the rows.
-fn users(b: &Body, row: u32) -> Vec<(u32, usize)> {
-    (0..b.num_rows())
+fn users(b: &Body, row: RowIdx) -> Vec<(RowIdx, usize)> {
+    b.rows_from(RowIdx::new(0))
         .flat_map(|i| {
             b.ops(i)
                 .iter()
@@ -37,7 +38,7 @@ fn edits_keep_use_chains_exact() {
     // a row that simplified away leaves no trace
     let e = add(&mut b, V::Inst(d), V::Int(0));
     b.pop();
-    assert_eq!(b.num_rows(), e);
+    assert_eq!(b.next_row(), e);
     b.verify().unwrap();
     // a rewritten operand joins its new value's chain
     b.set_operand(d, 0, V::Inst(a));
@@ -55,17 +56,17 @@ fn edits_keep_use_chains_exact() {
         Head::new(Opcode::Phi, t),
         [
             (V::Inst(c), t),
-            (V::Block(0), t),
+            (V::Block(BlockIdx::new(0)), t),
             (V::Inst(d), t),
-            (V::Block(1), t),
+            (V::Block(BlockIdx::new(1)), t),
         ],
         None,
     );
     b.remove_operand_pair(p, 0);
     b.verify().unwrap();
-    assert_eq!(b.ops(p), [V::Inst(d), V::Block(1)]);
+    assert_eq!(b.ops(p), [V::Inst(d), V::Block(BlockIdx::new(1))]);
     b.replace_uses(d, V::Inst(c));
-    assert_eq!(b.ops(p), [V::Inst(c), V::Block(1)]);
+    assert_eq!(b.ops(p), [V::Inst(c), V::Block(BlockIdx::new(1))]);
     assert_eq!(users(&b, c), [(p, 0)]);
     b.verify().unwrap();
 }
@@ -142,19 +143,16 @@ fn a_clone_absorbs_the_fall_through_blocks_its_folded_branches_leave() {
         .unwrap();
     let b = st.bodies[top].as_ref().unwrap();
     b.verify().unwrap();
-    let live: Vec<u32> = b
+    let live: Vec<BlockIdx> = b
         .layout
         .iter()
         .copied()
-        .filter(|&bb| !b.blocks[bb as usize].is_empty())
+        .filter(|&bb| !b.blocks[bb].is_empty())
         .collect();
     // the merged clone is one block with one return: it takes the call's place in the
     // call block (mul, add, the caller's return), no block is added
     assert_eq!(live.len(), 1, "{live:?}");
-    let ops: Vec<Opcode> = b.blocks[live[0] as usize]
-        .iter()
-        .map(|&r| b.op(r))
-        .collect();
+    let ops: Vec<Opcode> = b.blocks[live[0]].iter().map(|&r| b.op(r)).collect();
     assert_eq!(ops, [Opcode::Mul, Opcode::Add, Opcode::Ret]);
 }
 
