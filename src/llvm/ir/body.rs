@@ -70,8 +70,8 @@ pub struct CallInfo {
     pub synthetic: Intrinsic,
     /// `function-inline-cost-multiplier` of the call (1 = none).
     pub cost_mult: i64,
-    /// The call's debug location (`!dbg`), in the inliner's location table
-    /// ([`super::State`]; inlined calls get their inlined-at chains there).
+    /// The call's debug location (`!dbg`), in the inliner's location table (where
+    /// inlined calls get their inlined-at chains).
     pub dbg: Option<DebugLocIdx>,
 }
 
