@@ -14,7 +14,7 @@
 //! template-id whose argument is a member type, ...) at most `MAX_NEST` deep, so a
 //! world whose types refer to themselves ends in the unresolved type, not the stack.
 
-use super::{check::same_type, Subst, Val};
+use super::{same::same_type, Subst, Val};
 use crate::il::{
     fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, IlError, IntKind, TypeKind,
 };

@@ -15,7 +15,7 @@
 //! other's deduction succeeds from its written arguments, [temp.class.order]); when
 //! none is, the match is reported ambiguous, not guessed.
 
-use super::check::{designated, same_type, strip, Designated};
+use super::same::{designated, same_type, strip, Designated};
 use crate::il::{
     fields as F, ConstantKind, Eix, EntryKind, ExprKind, Il, TemplateParamKind, TypeKind,
 };
