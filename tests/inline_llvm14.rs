@@ -410,6 +410,14 @@ fn cost_zero_at_threshold_zero_is_not_inlined() {
     assert_remarks_match_opt14("cost0_threshold0");
 }
 
+/// An aggregate of constants folds, and an `extractvalue` of it is the element, in the
+/// clone and in the cost analysis (`aggregate.ll`: `within` costs -20 in `check`, not 5,
+/// and `check` 45 in `top`, not 120, as opt-14 has it).
+#[test]
+fn constant_aggregates_fold_and_extracts_give_their_elements() {
+    assert_remarks_match_opt14("aggregate");
+}
+
 /// A moved static alloca left without uses is erased (`dead_alloca.ll`: @caller costs
 /// 165 as a callee of @outer, not 170, as opt-14 has it).
 #[test]

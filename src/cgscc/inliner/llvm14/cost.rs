@@ -6,7 +6,7 @@ use super::simplify::{binop, bool_v, icmp, nonnull_const};
 use super::{Facts, PredTable};
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::{Attr, AttrSet};
-use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, RowIdx, V};
+use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{Intrinsic, Opcode, Predicate, Value};
 use crate::llvm::types::TypeKind;
 use crate::llvm::FuncIdx;
@@ -233,6 +233,8 @@ struct St<'a> {
     fx: &'a Facts,
     callee: &'a Body,
     callee_fn: FuncIdx,
+    /// [`Callee::made`].
+    made: &'a MadeExprs,
     /// The caller is `returns_twice`.
     caller_returns_twice: bool,
     /// [`SiteKnobs::caller_recursive`].
@@ -304,6 +306,45 @@ impl St<'_> {
             _ => None,
         }
     }
+    /// `extractvalue` (`ops`: the aggregate, then the indices) folded as the analysis
+    /// sees its operands: the element a chain of `insertvalue`s over constants put at
+    /// those indices (rows of the callee, or the aggregates folding made), `undef` /
+    /// `poison` of such an aggregate, zero of `zeroinitializer`; `None` when the
+    /// aggregate is not a constant the analysis can read.
+    fn extract_const(&self, ops: &[V]) -> Option<V> {
+        let (&agg, idxs) = ops.split_first()?;
+        let mut cur = agg;
+        for _ in 0..64 {
+            let (at, inserted, inner) = match cur {
+                V::Inst(r) if self.callee.op(r) == Opcode::InsertValue => {
+                    self.cval(cur)?;
+                    let o = self.callee.ops(r);
+                    (o.get(2..)?, *o.get(1)?, o[0])
+                }
+                V::K(Value::Expr(e)) => {
+                    let (h, o, _) = self.made.get(e)?;
+                    if h.op != Opcode::InsertValue {
+                        return None;
+                    }
+                    (o.get(2..)?, *o.get(1)?, o[0])
+                }
+                V::K(k @ (Value::Undef | Value::Poison)) => return Some(V::K(k)),
+                V::K(Value::Zero) => return Some(V::Int(0)),
+                _ => return None,
+            };
+            let common = at.len().min(idxs.len());
+            if at[..common] == idxs[..common] {
+                return if at.len() == idxs.len() {
+                    self.cval(inserted)
+                } else {
+                    None
+                };
+            }
+            cur = inner;
+        }
+        None
+    }
+
     /// The integer constant `v` stands for, if any (null and zero are 0).
     fn ival(&self, v: V) -> Option<i64> {
         match self.cval(v)? {
@@ -364,6 +405,8 @@ pub struct Callee<'a> {
     pub body: &'a Body,
     /// Its body's predecessor table.
     pub preds: &'a PredTable,
+    /// The constant expressions inlining made, which its body may name.
+    pub made: &'a MadeExprs,
 }
 
 /// Analyzes inlining `target` at row `call` of `caller`.
@@ -392,6 +435,7 @@ pub fn analyze(
         fx,
         callee: target.body,
         callee_fn: target.f,
+        made: target.made,
         caller_returns_twice: caller_attrs.has(Attr::ReturnsTwice),
         caller_recursive: k.caller_recursive,
         t,
@@ -689,7 +733,20 @@ impl St<'_> {
             Opcode::BitCast | Opcode::PtrToInt | Opcode::IntToPtr | Opcode::AddrSpaceCast => {
                 self.visit_ptr_cast(res, inst)
             }
-            Opcode::Freeze | Opcode::ExtractValue => 0,
+            Opcode::Freeze => 0,
+            // `visitExtractValue`: of a constant aggregate it folds to the element
+            Opcode::ExtractValue => {
+                if let Some(c) = self.extract_const(ops) {
+                    self.t.vals.entry(res).konst = c;
+                }
+                0
+            }
+            // `visitInsertValue`: over constants it folds (to a constant aggregate whose
+            // elements are not tracked)
+            Opcode::InsertValue if ops.iter().all(|&o| self.cval(o).is_some()) => {
+                self.t.vals.entry(res).konst = V::K(Value::Other);
+                0
+            }
             Opcode::GetElementPtr => self.visit_get_element_ptr(r, inst),
             Opcode::Trunc
             | Opcode::ZExt

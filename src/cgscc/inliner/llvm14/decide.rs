@@ -166,6 +166,7 @@ pub(super) fn decide(
         f,
         body: callee,
         preds,
+        made: &st.folds.made,
     };
     match cost::analyze(&st.fx, caller, n, row, &callee, knobs, scratch) {
         Outcome::Never(why) => Decision::No(RemarkKind::NeverInline, None, why),

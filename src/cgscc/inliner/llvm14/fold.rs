@@ -69,13 +69,19 @@ impl Folds {
         })
     }
 
-    /// Row `i` of `b` as a constant expression, if LLVM's cloner would fold it into one:
-    /// a `getelementptr`, a cast, or an integer operation over a constant that is not a
-    /// plain integer, with every operand constant.
+    /// Row `i` of `b` as a constant, if LLVM's cloner would fold it into one: a
+    /// `getelementptr`, a cast, an integer operation over a constant that is not a plain
+    /// integer, or an `insertvalue`, with every operand constant (a constant
+    /// expression; an aggregate is the chain of its `insertvalue`s); an `extractvalue` of
+    /// a constant aggregate, the element.
     pub fn fold(&mut self, ir: &Ir, b: &Body, i: RowIdx) -> Option<V> {
         let inst = b.inst(i);
+        if inst.op == Opcode::ExtractValue {
+            return self.extract(ir, inst.ops, inst.ty);
+        }
         let folds = inst.op == Opcode::GetElementPtr
             || inst.op.is_cast()
+            || inst.op == Opcode::InsertValue
             || (inst.op.is_int_binary() && inst.ops.iter().any(|v| matches!(v, V::K(_))));
         if !folds || inst.ops.is_empty() || !inst.ops.iter().all(|v| v.is_const()) {
             return None;
@@ -94,5 +100,41 @@ impl Folds {
             self.made.push(inst.head(), inst.ops, inst.tys);
         }
         Some(V::K(Value::Expr(e)))
+    }
+
+    /// `ConstantFoldExtractValueInstruction` over the aggregates folding made: `ops` is
+    /// an `extractvalue`'s operands (the aggregate, then the indices), `ty` its type.
+    /// The element an `insertvalue` of the same indices put there; `undef`/`poison` of
+    /// an `undef`/`poison` aggregate; zero of `zeroinitializer`. `None` when the
+    /// aggregate is not such a constant or the indices only partly agree.
+    fn extract(&self, ir: &Ir, ops: &[V], ty: crate::llvm::types::TypeIdx) -> Option<V> {
+        let (&agg, idxs) = ops.split_first()?;
+        let mut cur = agg;
+        for _ in 0..64 {
+            match cur {
+                V::K(Value::Expr(e)) => {
+                    let (h, eops, _) = self.made.get(e)?;
+                    if h.op != Opcode::InsertValue || eops.len() < 3 {
+                        return None;
+                    }
+                    let at = &eops[2..];
+                    let common = at.len().min(idxs.len());
+                    if at[..common] == idxs[..common] {
+                        return (at.len() == idxs.len()).then_some(eops[1]);
+                    }
+                    cur = eops[0];
+                }
+                V::K(k @ (Value::Undef | Value::Poison)) => return Some(V::K(k)),
+                V::K(Value::Zero) => {
+                    return Some(if ir.types.int_bits(ty).is_some() {
+                        V::Int(0)
+                    } else {
+                        V::K(Value::Zero)
+                    })
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 }

@@ -157,6 +157,7 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
             }))
         }
         Opcode::BitCast if inst.ty == inst.tys[0] => Some(ops[0]),
+        Opcode::ExtractValue => extract_from_inserts(b, ops),
         Opcode::Phi => {
             let mut seen: Option<V> = None;
             for k in (0..ops.len()).step_by(2) {
@@ -174,6 +175,29 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
         }
         _ => None,
     }
+}
+
+/// `SimplifyExtractValueInst`'s walk (InstructionSimplify.cpp): `extractvalue` (`ops`:
+/// the aggregate, then the indices) of an `insertvalue` chain of the body is the value
+/// the first `insertvalue` whose indices share a prefix with the extracted ones put
+/// there, when the two index lists are equal; past it nothing is known.
+fn extract_from_inserts(b: &Body, ops: &[V]) -> Option<V> {
+    let (&agg, idxs) = ops.split_first()?;
+    let mut cur = agg;
+    for _ in 0..64 {
+        let V::Inst(r) = cur else { return None };
+        let ins = b.inst(r);
+        if ins.op != Opcode::InsertValue || ins.ops.len() < 3 {
+            return None;
+        }
+        let at = &ins.ops[2..];
+        let common = at.len().min(idxs.len());
+        if at[..common] == idxs[..common] {
+            return (at.len() == idxs.len()).then_some(ins.ops[1]);
+        }
+        cur = ins.ops[0];
+    }
+    None
 }
 
 /// InstructionSimplify's `RecursionLimit` (InstructionSimplify.cpp:53).
