@@ -419,9 +419,8 @@ pub fn analyze(
     k: SiteKnobs,
     scratch: &mut Scratch,
 ) -> Outcome {
-    let ir = &*fx.ir;
-    let caller_attrs = ir.fn_attrs(caller_fn);
-    let th = update_threshold(&k, caller_attrs, ir.fn_attrs(target.f));
+    let caller_attrs = fx.fn_attrs(caller_fn);
+    let th = update_threshold(&k, caller_attrs, fx.fn_attrs(target.f));
     let nb = target.body.blocks.len();
     let mut t = std::mem::take(scratch);
     t.vals.reset(target.body.nargs, target.body.num_rows());
@@ -813,17 +812,17 @@ impl St<'_> {
             return Err("recursive");
         }
         let rt = site_attrs.has(Attr::ReturnsTwice)
-            || target.is_some_and(|f| ir.fn_attrs(f).has(Attr::ReturnsTwice));
+            || target.is_some_and(|f| fx.fn_attrs(f).has(Attr::ReturnsTwice));
         if rt && !self.caller_returns_twice {
             return Err("exposes returns twice");
         }
         if site_attrs.has(Attr::NoDuplicate)
-            || target.is_some_and(|f| ir.fn_attrs(f).has(Attr::NoDuplicate))
+            || target.is_some_and(|f| fx.fn_attrs(f).has(Attr::NoDuplicate))
         {
             return Err("noduplicate");
         }
         let readonly = |a: &AttrSet| a.has(Attr::ReadOnly) || a.has(Attr::ReadNone);
-        let ro = readonly(site_attrs) || target.is_some_and(|f| readonly(ir.fn_attrs(f)));
+        let ro = readonly(site_attrs) || target.is_some_and(|f| readonly(fx.fn_attrs(f)));
         if is_intr {
             return self.visit_intrinsic(ci, intr_name, &ops[..nargs], ro);
         }

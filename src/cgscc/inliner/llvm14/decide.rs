@@ -41,7 +41,7 @@ fn inline_viable(st: &State, f: FuncIdx) -> Result<(), &'static str> {
                     if g == f {
                         return Err("recursive call");
                     }
-                    if ir.fn_attrs(g).has(Attr::ReturnsTwice) {
+                    if st.fx.fn_attrs(g).has(Attr::ReturnsTwice) {
                         return Err("exposes returns-twice attribute");
                     }
                     if ir.intrinsic[g] == Intrinsic::VaStart {
@@ -80,8 +80,8 @@ pub(super) fn decide(
             return d;
         }
     }
-    let fa = ir.fn_attrs(f);
-    let ca = ir.fn_attrs(n);
+    let fa = st.fx.fn_attrs(f);
+    let ca = st.fx.fn_attrs(n);
     if fa.has(Attr::PresplitCoroutine) {
         return Decision::No(RemarkKind::NeverInline, None, "unsplited coroutine call");
     }

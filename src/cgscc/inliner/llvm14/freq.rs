@@ -509,7 +509,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
                     V::K(Value::Global(s)) => fx.sym_func[s.idx()],
                     _ => None,
                 };
-                let fa = f.map(|f| ir.fn_attrs(f));
+                let fa = f.map(|f| fx.fn_attrs(f));
                 if site.has(Attr::NoReturn) || fa.is_some_and(|a| a.has(Attr::NoReturn)) {
                     noreturn = true;
                 }

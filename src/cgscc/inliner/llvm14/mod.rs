@@ -31,6 +31,7 @@ pub(crate) use run::run;
 use crate::callgraph::{function_of_node, node_of_function, NodeIdx};
 use crate::cgscc::summary::{CallSummary, CallTarget, HistIdx, LocIdx};
 use crate::idx::BlockIdx;
+use crate::llvm::attrs::AttrSet;
 use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::debugloc::DebugLocs;
 use crate::llvm::ir::{Ir, Value};
@@ -62,6 +63,9 @@ pub struct Facts {
     pub is_def: Vec<bool>,
     /// The module's declarations of the intrinsics inlining calls.
     pub decls: clone::Decls,
+    /// Per function: its attributes as a pass changed them (`function-attrs`), when one
+    /// did; the module's otherwise ([`Facts::fn_attrs`]).
+    pub cur_attrs: Vec<Option<AttrSet>>,
     /// Per function: its `"target-features"` (the `+x` words, sorted) — the x86 rule
     /// of inline compatibility is that the callee's are a subset of the caller's.
     pub features: Vec<Vec<String>>,
@@ -95,6 +99,18 @@ pub struct State {
     scratch: cost::Scratch,
     /// Debug locations: the module's, plus the inlined-at chains of inlined calls.
     pub locs: DebugLocs,
+}
+
+impl Facts {
+    /// Function `f`'s attributes as the passes so far left them: what `function-attrs`
+    /// inferred when it ran on `f`, the module's otherwise (LLVM's passes change the
+    /// function's own attributes, which the inliner then reads).
+    pub fn fn_attrs(&self, f: FuncIdx) -> &AttrSet {
+        match &self.cur_attrs[f.idx()] {
+            Some(a) => a,
+            None => self.ir.fn_attrs(f),
+        }
+    }
 }
 
 /// A body's predecessor table ([`Body::pred_table`]): (start per block, predecessors).
@@ -202,6 +218,7 @@ impl State {
         };
         let fx = Facts {
             decls,
+            cur_attrs: vec![None; fs.len()],
             features,
             names: fs.iter().map(|f| f.name.clone()).collect(),
             coldcc: fs.iter().map(|f| f.calling_conv == "coldcc").collect(),

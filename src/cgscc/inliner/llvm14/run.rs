@@ -258,10 +258,7 @@ fn inline_site(
     };
     let caller_body = st.bodies[n.idx()].as_ref().unwrap();
     let ci = *caller_body.call_of(row).unwrap();
-    let callee_attrs =
-        cx.m.fn_attrs
-            .as_ref()
-            .map_or(ir.fn_attrs(f), |i| i.fn_attrs(f));
+    let callee_attrs = st.fx.fn_attrs(f);
     let reads_only = callee_attrs.has(Attr::ReadNone) || callee_attrs.has(Attr::ReadOnly);
     let args = clone::ArgFacts::of(&ir, (caller_body, row, n), (&callee_body, f), reads_only);
     let call_refs = st.ref_counts_of(caller_body, std::iter::once(row));
