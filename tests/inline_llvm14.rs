@@ -441,6 +441,13 @@ fn the_inliner_reads_the_attributes_function_attrs_inferred() {
     );
 }
 
+/// Values only an assumption uses are ephemeral: the analysis skips them and the
+/// `llvm.assume` (`ephemeral.ll`: `k` costs -30 in `f`, not -15, as opt-14 has it).
+#[test]
+fn ephemeral_values_cost_nothing() {
+    assert_remarks_match_opt14("ephemeral");
+}
+
 /// A moved static alloca left without uses is erased (`dead_alloca.ll`: @caller costs
 /// 165 as a callee of @outer, not 170, as opt-14 has it).
 #[test]

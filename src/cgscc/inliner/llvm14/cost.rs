@@ -235,6 +235,8 @@ struct St<'a> {
     callee_fn: FuncIdx,
     /// [`Callee::made`].
     made: &'a MadeExprs,
+    /// [`Callee::eph`].
+    eph: &'a [RowIdx],
     /// The caller is `returns_twice`.
     caller_returns_twice: bool,
     /// [`SiteKnobs::caller_recursive`].
@@ -355,6 +357,79 @@ impl St<'_> {
     }
 }
 
+/// The ephemeral rows of `b`, sorted (`CodeMetrics::collectEphemeralValues`): its
+/// `llvm.assume` calls, and every row without side effects, not a terminator, whose
+/// every live use is ephemeral, reached from them through operands; the cost analysis
+/// skips them (`analyzeBlock`). Empty, without a table, for a body with no assume.
+pub fn ephemeral_rows(fx: &Facts, b: &Body) -> Box<[RowIdx]> {
+    let callee_of = |r: RowIdx| {
+        let ci = b.call_of(r)?;
+        match b.ops(r)[ci.callee_op as usize] {
+            V::K(Value::Global(s)) => fx.sym_func[s.idx()],
+            _ => None,
+        }
+    };
+    let assumes: Vec<RowIdx> = b
+        .live_rows()
+        .filter(|&r| callee_of(r).is_some_and(|f| fx.ir.intrinsic[f] == Intrinsic::Assume))
+        .collect();
+    if assumes.is_empty() {
+        return Box::new([]);
+    }
+    let uses = b.use_table();
+    let n = b.num_rows() as usize;
+    let (mut eph, mut visited) = (vec![false; n], vec![false; n]);
+    let mut work: Vec<RowIdx> = Vec::new();
+    // `mayHaveSideEffects`: it may write memory or throw
+    let side_effects = |r: RowIdx| {
+        let flags = b.flags(r);
+        match b.op(r) {
+            Opcode::Store
+            | Opcode::AtomicRmw
+            | Opcode::AtomicCmpXchg
+            | Opcode::Fence
+            | Opcode::VaArg => true,
+            Opcode::Load => flags.is_volatile() || (flags.is_atomic() && !flags.is_unordered()),
+            op if op.is_call() => {
+                let Some(ci) = b.call_of(r) else { return true };
+                let site = fx.ir.attr_sets.get(ci.attrs);
+                let callee = callee_of(r).map(|f| fx.fn_attrs(f));
+                let has = |a: Attr| site.has(a) || callee.is_some_and(|c| c.has(a));
+                !(has(Attr::ReadNone) || has(Attr::ReadOnly)) || !has(Attr::NoUnwind)
+            }
+            _ => false,
+        }
+    };
+    let append = |r: RowIdx, visited: &mut Vec<bool>, work: &mut Vec<RowIdx>| {
+        for &v in b.ops(r) {
+            if let V::Inst(o) = v {
+                if !std::mem::replace(&mut visited[o.idx()], true)
+                    && !side_effects(o)
+                    && !b.op(o).is_terminator()
+                {
+                    work.push(o);
+                }
+            }
+        }
+    };
+    for &a in &assumes {
+        if !std::mem::replace(&mut eph[a.idx()], true) {
+            append(a, &mut visited, &mut work);
+        }
+    }
+    let mut k = 0;
+    while k < work.len() {
+        let v = work[k];
+        k += 1;
+        if !uses.of(V::Inst(v)).iter().all(|&(u, _)| eph[u.idx()]) {
+            continue;
+        }
+        eph[v.idx()] = true;
+        append(v, &mut visited, &mut work);
+    }
+    (0..n).filter(|&r| eph[r]).map(RowIdx::new).collect()
+}
+
 /// The base alloca of a caller value (through bitcasts and all-constant GEPs).
 pub fn alloca_base(b: &Body, mut v: V) -> Option<RowIdx> {
     for _ in 0..64 {
@@ -407,6 +482,8 @@ pub struct Callee<'a> {
     pub preds: &'a PredTable,
     /// The constant expressions inlining made, which its body may name.
     pub made: &'a MadeExprs,
+    /// Its ephemeral rows, sorted ([`ephemeral_rows`]).
+    pub eph: &'a [RowIdx],
 }
 
 /// Analyzes inlining `target` at row `call` of `caller`.
@@ -435,6 +512,7 @@ pub fn analyze(
         callee: target.body,
         callee_fn: target.f,
         made: target.made,
+        eph: target.eph,
         caller_returns_twice: caller_attrs.has(Attr::ReturnsTwice),
         caller_recursive: k.caller_recursive,
         t,
@@ -681,6 +759,9 @@ impl St<'_> {
         for &r in &callee.blocks[bb] {
             let inst = callee.inst(r);
             if self.is_debug_intrinsic(inst) {
+                continue;
+            }
+            if !self.eph.is_empty() && self.eph.binary_search(&r).is_ok() {
                 continue;
             }
             self.n_inst += 1;

@@ -167,6 +167,7 @@ pub(super) fn decide(
         body: callee,
         preds,
         made: &st.folds.made,
+        eph: st.eph[f.idx()].as_deref().unwrap_or(&[]),
     };
     match cost::analyze(&st.fx, caller, n, row, &callee, knobs, scratch) {
         Outcome::Never(why) => Decision::No(RemarkKind::NeverInline, None, why),

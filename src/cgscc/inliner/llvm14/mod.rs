@@ -91,6 +91,9 @@ pub struct State {
     /// Per function: its blocks' predecessors ([`Body::pred_table`]) while its body is
     /// unchanged, what every cost analysis of a call to it walks.
     preds: Vec<Option<Box<PredTable>>>,
+    /// Per function: its ephemeral rows ([`cost::ephemeral_rows`]) while its body is
+    /// unchanged, made with its predecessor table.
+    eph: Vec<Option<Box<[RowIdx]>>>,
     /// The constant expressions inlining made, interned with the module's.
     folds: fold::Folds,
     /// Per function: its body's (direct, indirect) call counts, until the body changes.
@@ -257,6 +260,7 @@ impl State {
             hist: Vec::new(),
             bfi: vec![None; n],
             preds: vec![None; n],
+            eph: vec![None; n],
             call_counts: vec![None; n],
             folds,
             scratch: cost::Scratch::default(),
@@ -273,6 +277,7 @@ impl State {
     /// Drops what was computed from `f`'s body, which changed.
     fn body_changed(&mut self, f: FuncIdx) {
         self.preds[f.idx()] = None;
+        self.eph[f.idx()] = None;
         self.bfi[f.idx()] = None;
         self.call_counts[f.idx()] = None;
     }

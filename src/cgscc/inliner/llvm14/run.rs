@@ -3,6 +3,7 @@
 //! frequency updates, the caller's new edges to the call graph after each batch, and the
 //! dead callees left at the end.
 
+use super::cost;
 use super::decide::{decide, Decision};
 use super::{clone, CallerFacts, State};
 use crate::callgraph::{function_of_node, node_of_function, SccIdx};
@@ -178,8 +179,11 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
             continue;
         }
         if st.preds[f.idx()].is_none() {
-            let t = st.bodies[f.idx()].as_ref().unwrap().pred_table();
+            let b = st.bodies[f.idx()].as_ref().unwrap();
+            let t = b.pred_table();
+            let eph = cost::ephemeral_rows(&st.fx, b);
             st.preds[f.idx()] = Some(Box::new(t));
+            st.eph[f.idx()] = Some(eph);
         }
         if r.facts.as_ref().is_none_or(|c| c.f != n) {
             // a batch that inlined nothing leaves its caller's frequencies as computed
