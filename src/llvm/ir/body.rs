@@ -66,7 +66,8 @@ pub struct CallInfo {
     /// Call-site parameter attributes: `nargs` rows of the body's parameter pool from
     /// here ([`Body::params`]).
     params: u32,
-    /// A memory intrinsic made by inlining (byval copy).
+    /// For a call inlining made (a `byval` copy, a lifetime marker, a noalias scope
+    /// declaration): the intrinsic it calls; `Intrinsic::None` for every other call.
     pub synthetic: Intrinsic,
     /// `function-inline-cost-multiplier` of the call (1 = none).
     pub cost_mult: i64,
