@@ -448,6 +448,14 @@ fn ephemeral_values_cost_nothing() {
     assert_remarks_match_opt14("ephemeral");
 }
 
+/// A cloned null check of an inbounds GEP at a non-zero offset folds
+/// (`nonnull_gep.ll`: `reset` is one block after it, threshold 337 and cost -30 in
+/// `init`, as opt-14 has it; the build before kept the check: 225 and -20).
+#[test]
+fn null_checks_of_nonnull_geps_fold_when_cloned() {
+    assert_remarks_match_opt14("nonnull_gep");
+}
+
 /// A moved static alloca left without uses is erased (`dead_alloca.ll`: @caller costs
 /// 165 as a callee of @outer, not 170, as opt-14 has it).
 #[test]

@@ -2,7 +2,7 @@
 
 use crate::llvm::ir::body::{sext, zext, Body, Inst, RowIdx, V};
 use crate::llvm::ir::{InstFlags, Opcode, Predicate, Value};
-use crate::llvm::types::{TypeIdx, Types};
+use crate::llvm::types::{TypeIdx, TypeKind, Types};
 
 /// An `i1` constant (true is -1, sign-extended like every integer constant).
 pub fn bool_v(x: bool) -> V {
@@ -282,6 +282,64 @@ impl<'a> Sq<'a> {
         b.layout.first().is_some_and(|&e| b.blocks[e].contains(&j))
     }
 
+    /// `isKnownNonZero` for a pointer, the cases inlining meets: a constant that is not
+    /// null, an alloca (address space 0), and an inbounds GEP in address space 0 whose
+    /// base is known non-null or whose indices make a non-zero offset (a struct field
+    /// at a non-zero offset, a non-zero constant index over a sized element:
+    /// `isGEPKnownNonNull`), up to LLVM's depth of 6.
+    fn known_non_null(&self, x: SV, depth: u32) -> bool {
+        if nonnull_const(x.v) {
+            return true;
+        }
+        if depth >= 6 {
+            return false;
+        }
+        let Some((b, j, callee)) = self.def(x) else {
+            return false;
+        };
+        let inst = b.inst(j);
+        let types = self.types;
+        match inst.op {
+            Opcode::Alloca => types.addrspace(inst.ty) == 0,
+            Opcode::GetElementPtr => {
+                if !inst.flags.has(InstFlags::INBOUNDS) || types.addrspace(inst.ty) != 0 {
+                    return false;
+                }
+                let base = Self::sv(callee, inst.ops[0]);
+                if self.known_non_null(base, depth + 1) {
+                    return true;
+                }
+                let mut indexed = inst.aux_ty;
+                for (k, &idx) in inst.ops.iter().enumerate().skip(1) {
+                    let n = match idx {
+                        V::Int(n) => n,
+                        _ => return false,
+                    };
+                    if k > 1 {
+                        match types.kind(indexed) {
+                            TypeKind::Struct { .. } | TypeKind::Named(_) => {
+                                if n > 0 && types.struct_field_offset_nonzero(indexed, n as usize) {
+                                    return true;
+                                }
+                                indexed = types.gep_step(indexed, Some(n));
+                                continue;
+                            }
+                            TypeKind::Array { elem, .. } | TypeKind::Vector { elem, .. } => {
+                                indexed = elem;
+                            }
+                            _ => return false,
+                        }
+                    }
+                    if n != 0 && !types.is_zero_sized(indexed) {
+                        return true;
+                    }
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
     /// `SimplifyICmpInst` (InstructionSimplify.cpp:3510-3792) for predicate `p` on
     /// operands of type `ty`, with `depth` recursions left; the parts implemented:
     /// constant folding, `icmp X, X`, `simplifyICmpOfBools` (without its
@@ -318,6 +376,14 @@ impl<'a> Sq<'a> {
         }
         if l == r {
             return Some(self.here(bool_v(matches!(p, 32 | 35 | 37 | 39 | 41))));
+        }
+        // `simplifyICmpWithZero`: a pointer known non-null against null
+        if null(r.v) && self.types.is_pointer(ty) && self.known_non_null(l, 0) {
+            match p {
+                32 | 37 => return Some(self.here(bool_v(false))),
+                33 | 34 => return Some(self.here(bool_v(true))),
+                _ => {}
+            }
         }
         let bits = self.types.int_bits(ty);
         if bits == Some(1) {
