@@ -2,7 +2,8 @@
 //! constants propagated into the callee, live blocks only, per-instruction costs,
 //! call-site savings, SROA and load-elimination savings, the threshold rules.
 
-use super::simplify::{binop, bool_v, icmp, nonnull_const};
+use super::fold::made_agg;
+use super::simplify::{binop, bool_v, extract_element, icmp, insert_row, nonnull_const, Agg};
 use super::{Facts, PredTable};
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::{Attr, AttrSet};
@@ -314,37 +315,12 @@ impl St<'_> {
     /// `poison` of such an aggregate, zero of `zeroinitializer`; `None` when the
     /// aggregate is not a constant the analysis can read.
     fn extract_const(&self, ops: &[V]) -> Option<V> {
-        let (&agg, idxs) = ops.split_first()?;
-        let mut cur = agg;
-        for _ in 0..64 {
-            let (at, inserted, inner) = match cur {
-                V::Inst(r) if self.callee.op(r) == Opcode::InsertValue => {
-                    self.cval(cur)?;
-                    let o = self.callee.ops(r);
-                    (o.get(2..)?, *o.get(1)?, o[0])
-                }
-                V::K(Value::Expr(e)) => {
-                    let (h, o, _) = self.made.get(e)?;
-                    if h.op != Opcode::InsertValue {
-                        return None;
-                    }
-                    (o.get(2..)?, *o.get(1)?, o[0])
-                }
-                V::K(k @ (Value::Undef | Value::Poison)) => return Some(V::K(k)),
-                V::K(Value::Zero) => return Some(V::Int(0)),
-                _ => return None,
-            };
-            let common = at.len().min(idxs.len());
-            if at[..common] == idxs[..common] {
-                return if at.len() == idxs.len() {
-                    self.cval(inserted)
-                } else {
-                    None
-                };
-            }
-            cur = inner;
-        }
-        None
+        let v = extract_element(ops, |v| match v {
+            V::Inst(_) if self.cval(v).is_some() => insert_row(self.callee, v),
+            V::Inst(_) => Agg::Unknown,
+            _ => made_agg(self.made, v),
+        })?;
+        self.cval(v)
     }
 
     /// The integer constant `v` stands for, if any (null and zero are 0).

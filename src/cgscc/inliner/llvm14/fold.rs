@@ -7,6 +7,7 @@
 //! [`Folds`] numbers the expressions inlining makes after the module's own and interns
 //! both by structure, so that equal constant expressions are one [`V`].
 
+use super::simplify::{extract_element, Agg};
 use crate::llvm::ir::body::{conv, Body, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
@@ -104,37 +105,30 @@ impl Folds {
 
     /// `ConstantFoldExtractValueInstruction` over the aggregates folding made: `ops` is
     /// an `extractvalue`'s operands (the aggregate, then the indices), `ty` its type.
-    /// The element an `insertvalue` of the same indices put there; `undef`/`poison` of
-    /// an `undef`/`poison` aggregate; zero of `zeroinitializer`. `None` when the
-    /// aggregate is not such a constant or the indices only partly agree.
     fn extract(&self, ir: &Ir, ops: &[V], ty: crate::llvm::types::TypeIdx) -> Option<V> {
-        let (&agg, idxs) = ops.split_first()?;
-        let mut cur = agg;
-        for _ in 0..64 {
-            match cur {
-                V::K(Value::Expr(e)) => {
-                    let (h, eops, _) = self.made.get(e)?;
-                    if h.op != Opcode::InsertValue || eops.len() < 3 {
-                        return None;
-                    }
-                    let at = &eops[2..];
-                    let common = at.len().min(idxs.len());
-                    if at[..common] == idxs[..common] {
-                        return (at.len() == idxs.len()).then_some(eops[1]);
-                    }
-                    cur = eops[0];
-                }
-                V::K(k @ (Value::Undef | Value::Poison)) => return Some(V::K(k)),
-                V::K(Value::Zero) => {
-                    return Some(if ir.types.int_bits(ty).is_some() {
-                        V::Int(0)
-                    } else {
-                        V::K(Value::Zero)
-                    })
-                }
-                _ => return None,
-            }
-        }
-        None
+        let v = extract_element(ops, |v| made_agg(&self.made, v))?;
+        // zero of a non-integer element stays `zeroinitializer`
+        Some(match v {
+            V::Int(0) if ir.types.int_bits(ty).is_none() => V::K(Value::Zero),
+            v => v,
+        })
+    }
+}
+
+/// A constant aggregate as an [`Agg`]: an `insertvalue` folding made (`made`), `undef` /
+/// `poison`, `zeroinitializer`.
+pub fn made_agg(made: &MadeExprs, v: V) -> Agg<'_> {
+    match v {
+        V::K(Value::Expr(e)) => match made.get(e) {
+            Some((h, o, _)) if h.op == Opcode::InsertValue && o.len() >= 3 => Agg::Insert {
+                at: &o[2..],
+                inserted: o[1],
+                inner: o[0],
+            },
+            _ => Agg::Unknown,
+        },
+        V::K(k @ (Value::Undef | Value::Poison)) => Agg::Whole(V::K(k)),
+        V::K(Value::Zero) => Agg::Zero,
+        _ => Agg::Unknown,
     }
 }

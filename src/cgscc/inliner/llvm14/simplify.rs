@@ -157,7 +157,7 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
             }))
         }
         Opcode::BitCast if inst.ty == inst.tys[0] => Some(ops[0]),
-        Opcode::ExtractValue => extract_from_inserts(b, ops),
+        Opcode::ExtractValue => extract_element(ops, |v| insert_row(b, v)),
         Opcode::Phi => {
             let mut seen: Option<V> = None;
             for k in (0..ops.len()).step_by(2) {
@@ -177,27 +177,67 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
     }
 }
 
-/// `SimplifyExtractValueInst`'s walk (InstructionSimplify.cpp): `extractvalue` (`ops`:
-/// the aggregate, then the indices) of an `insertvalue` chain of the body is the value
-/// the first `insertvalue` whose indices share a prefix with the extracted ones put
-/// there, when the two index lists are equal; past it nothing is known.
-fn extract_from_inserts(b: &Body, ops: &[V]) -> Option<V> {
+/// An aggregate as one step of an `extractvalue` walk sees it.
+pub enum Agg<'a> {
+    /// `insertvalue inner, inserted, at...`.
+    Insert {
+        /// The indices it inserts at.
+        at: &'a [V],
+        /// The value it inserts.
+        inserted: V,
+        /// The aggregate it inserts into.
+        inner: V,
+    },
+    /// An aggregate whose every element is this value (`undef`, `poison`).
+    Whole(V),
+    /// `zeroinitializer`.
+    Zero,
+    /// Nothing known.
+    Unknown,
+}
+
+/// The walk of `SimplifyExtractValueInst` and `ConstantFoldExtractValueInstruction`:
+/// `extractvalue` (`ops`: the aggregate, then the indices) through a chain of
+/// `insertvalue`s, each aggregate described by `look`. The value the first
+/// `insertvalue` whose indices share a prefix with the extracted ones put there, when
+/// the two index lists are equal (past a partial match nothing is known); `Whole` and
+/// `Zero` answer for every element (`Zero` as `V::Int(0)`).
+pub fn extract_element<'a>(ops: &[V], mut look: impl FnMut(V) -> Agg<'a>) -> Option<V> {
     let (&agg, idxs) = ops.split_first()?;
     let mut cur = agg;
     for _ in 0..64 {
-        let V::Inst(r) = cur else { return None };
-        let ins = b.inst(r);
-        if ins.op != Opcode::InsertValue || ins.ops.len() < 3 {
-            return None;
+        match look(cur) {
+            Agg::Insert {
+                at,
+                inserted,
+                inner,
+            } => {
+                let common = at.len().min(idxs.len());
+                if at[..common] == idxs[..common] {
+                    return (at.len() == idxs.len()).then_some(inserted);
+                }
+                cur = inner;
+            }
+            Agg::Whole(v) => return Some(v),
+            Agg::Zero => return Some(V::Int(0)),
+            Agg::Unknown => return None,
         }
-        let at = &ins.ops[2..];
-        let common = at.len().min(idxs.len());
-        if at[..common] == idxs[..common] {
-            return (at.len() == idxs.len()).then_some(ins.ops[1]);
-        }
-        cur = ins.ops[0];
     }
     None
+}
+
+/// An `insertvalue` row of `b` as an [`Agg`] (`Unknown` for any other value).
+pub fn insert_row(b: &Body, v: V) -> Agg<'_> {
+    let V::Inst(r) = v else { return Agg::Unknown };
+    let ops = b.ops(r);
+    if b.op(r) != Opcode::InsertValue || ops.len() < 3 {
+        return Agg::Unknown;
+    }
+    Agg::Insert {
+        at: &ops[2..],
+        inserted: ops[1],
+        inner: ops[0],
+    }
 }
 
 /// InstructionSimplify's `RecursionLimit` (InstructionSimplify.cpp:53).
