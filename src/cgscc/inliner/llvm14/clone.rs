@@ -149,16 +149,6 @@ impl ArgFacts {
         let site = caller.params(ci);
         let ops = caller.ops(call);
         let nargs = callee.nargs as usize;
-        let mut used = vec![false; nargs];
-        for r in callee.live_rows() {
-            for &v in callee.ops(r) {
-                if let V::Arg(k) = v {
-                    if let Some(u) = used.get_mut(k as usize) {
-                        *u = true;
-                    }
-                }
-            }
-        }
         let param = |k: usize, a: Attr| {
             site.get(k).is_some_and(|&s| ir.attr_sets.get(s).has(a))
                 || ir.arg(f, k).is_some_and(|p| ir.arg_attrs(p).has(a))
@@ -185,9 +175,24 @@ impl ArgFacts {
                 (!elided).then_some(ty)
             })
             .collect();
-        let noalias = (0..nargs)
-            .map(|k| used[k] && param(k, Attr::NoAlias))
-            .collect();
+        // which parameters the callee uses: a scan of its body, made only for a call
+        // with a `noalias` parameter (most have none)
+        let mut noalias: Vec<bool> = (0..nargs).map(|k| param(k, Attr::NoAlias)).collect();
+        if noalias.iter().any(|&x| x) {
+            let mut used = vec![false; nargs];
+            for r in callee.live_rows() {
+                for &v in callee.ops(r) {
+                    if let V::Arg(k) = v {
+                        if let Some(u) = used.get_mut(k as usize) {
+                            *u = true;
+                        }
+                    }
+                }
+            }
+            for (x, u) in noalias.iter_mut().zip(used) {
+                *x &= u;
+            }
+        }
         ArgFacts { byval, noalias }
     }
 }
