@@ -6,8 +6,10 @@
 //! must give an error or be ignored, never a panic or a hang.
 
 use ilkit::import::llvm_ir::ParseOptions;
+use ilkit::llvm::ir::body::{CallInfo, V};
 use ilkit::llvm::ir::debugloc::{CallSiteFormat, DebugLoc, DebugLocIdx, DebugLocs};
-use ilkit::llvm::ir::Value;
+use ilkit::llvm::ir::{Ir, Value};
+use ilkit::llvm::FuncIdx;
 use ilkit::llvm::Module;
 
 const LL: &str = include_str!("fixtures/debugloc/nested.ll");
@@ -35,12 +37,13 @@ fn sites(m: &Module) -> Vec<Site> {
     let ir = m.ir().unwrap();
     let mut out = Vec::new();
     for (f, func) in m.functions().iter_enumerated() {
-        for i in ir.insts(f) {
-            let Some(c) = ir.call_of(i) else { continue };
-            let Value::Global(s) = ir.callee(c) else {
+        let b = ir.body(f);
+        for i in b.live_rows() {
+            let Some(c) = b.call_of(i) else { continue };
+            let V::K(Value::Global(s)) = b.ops(i)[c.callee_op as usize] else {
                 continue;
             };
-            if let Some(loc) = ir.debug_locs.call_loc(c) {
+            if let Some(loc) = c.dbg {
                 out.push(Site {
                     caller: func.name.clone(),
                     callee: m.symbol_name(s).to_string(),
@@ -50,6 +53,14 @@ fn sites(m: &Module) -> Vec<Site> {
         }
     }
     out
+}
+
+/// The call rows of `f`'s body, in order.
+fn calls(ir: &Ir, f: FuncIdx) -> Vec<CallInfo> {
+    let b = ir.body(f);
+    b.live_rows()
+        .filter_map(|i| b.call_of(i).copied())
+        .collect()
 }
 
 /// `(caller, callee, callsite)` of each remark that has `at callsite`.
@@ -229,7 +240,7 @@ fn no_debug_info_costs_nothing() {
     let m = read(text).unwrap();
     let d = &m.ir().unwrap().debug_locs;
     assert!(d.is_empty());
-    assert_eq!((d.call_rows(), d.func_rows()), (0, 0));
+    assert_eq!(d.func_rows(), 0);
 }
 
 /// Metadata before its use, a node over several lines, `distinct` nodes, an invoke's
@@ -253,20 +264,17 @@ fn metadata_in_any_order_and_layout() {
     assert!(ir.verify().is_empty(), "{:?}", ir.verify());
     let d = &ir.debug_locs;
     let f = m.function_by_name("f").unwrap();
-    let calls: Vec<_> = ir.insts(f).filter_map(|i| ir.call_of(i)).collect();
+    let calls = calls(ir, f);
     let printed: Vec<String> = calls
         .iter()
-        .map(|&c| {
-            d.call_loc(c)
-                .map_or("-".into(), |l| d.format_callsite(l, LCD))
-        })
+        .map(|c| c.dbg.map_or("-".into(), |l| d.format_callsite(l, LCD)))
         .collect();
     assert_eq!(printed, ["f:2:4.4", "f:4294967295:0 @ f:2:4.4", "-"]);
     // a remark's prefix: the file of the location's own scope (the block file's; the
     // subprogram names none), the location's own line and column
     let src: Vec<String> = calls
         .iter()
-        .map(|&c| d.call_loc(c).map_or("-".into(), |l| d.source_location(l)))
+        .map(|c| c.dbg.map_or("-".into(), |l| d.source_location(l)))
         .collect();
     assert_eq!(src, ["f.c:12:4", ":9:0", "-"]);
     assert_eq!(
@@ -307,12 +315,9 @@ fn long_chains_are_read_iteratively() {
     let ir = m.ir().unwrap();
     let d = &ir.debug_locs;
     let f = m.function_by_name("f").unwrap();
-    let calls: Vec<_> = ir.insts(f).filter_map(|i| ir.call_of(i)).collect();
-    assert_eq!(
-        d.format_callsite(d.call_loc(calls[0]).unwrap(), LCD),
-        "f:1:0"
-    );
-    let l = d.call_loc(calls[1]).unwrap();
+    let calls = calls(ir, f);
+    assert_eq!(d.format_callsite(calls[0].dbg.unwrap(), LCD), "f:1:0");
+    let l = calls[1].dbg.unwrap();
     assert_eq!(d.chain(l).count(), n + 1);
     assert!(ir.verify().is_empty());
 }
@@ -459,7 +464,7 @@ fn hostile_metadata_is_an_error_not_a_panic() {
 }
 
 /// The instruction pass on several threads resolves the same locations as on one
-/// (call rows are renumbered when the runs are merged).
+/// (each run's bodies carry their calls' locations through the merge).
 #[test]
 fn parallel_instruction_pass_reads_the_same_locations() {
     let mut t = String::new();
@@ -500,10 +505,12 @@ fn parallel_instruction_pass_reads_the_same_locations() {
     assert!(ir.verify().is_empty(), "{:?}", ir.verify());
     let d = &ir.debug_locs;
     let f = par.function_by_name("f4001").unwrap();
-    let c = ir.insts(f).find_map(|i| ir.call_of(i)).unwrap();
-    assert_eq!(
-        d.format_callsite(d.call_loc(c).unwrap(), LCD),
-        "f4001:2:1.4"
-    );
-    assert_eq!(d.call_rows(), 2 * n - 1, "the last call has no location");
+    let c = calls(ir, f)[0];
+    assert_eq!(d.format_callsite(c.dbg.unwrap(), LCD), "f4001:2:1.4");
+    let with_loc: usize = par
+        .functions()
+        .indices()
+        .map(|f| calls(ir, f).iter().filter(|c| c.dbg.is_some()).count())
+        .sum();
+    assert_eq!(with_loc, n, "one call of each function has a location");
 }

@@ -71,8 +71,8 @@ pub struct Inference {
     arg_attrs: IndexVec<ArgIdx, AttrSet>,
     in_scc: IndexVec<FuncIdx, bool>,
     /// While an SCC is inferred: its members' bodies with their use lists, moved in
-    /// from the caller's store and back when done.
-    cur: Vec<(Body, Uses)>,
+    /// from the caller's store and back when done (`None`: the module's, read in place).
+    cur: Vec<(Option<Body>, Uses)>,
     /// Per function: its row of `cur`, or `NO_SLOT`.
     slot: IndexVec<FuncIdx, u32>,
     /// While an SCC is inferred: the constant expressions inlining made.
@@ -204,30 +204,30 @@ impl Inference {
 
     /// The instruction rows of `f`'s body.
     pub fn body_rows(&self, f: FuncIdx) -> u64 {
-        self.ir.func(f).insts.len as u64
+        self.ir.body(f).num_rows() as u64
     }
 
     /// Infers the attributes of one call-graph SCC, `members` in the LazyCallGraph's
     /// member order; returns whether anything changed.
     ///
     /// The members' bodies are read from `bodies` (indexed by function: the bodies as a
-    /// pass left them), a member without one from the module's instruction view (that
-    /// copy is not kept); `made` holds the constant expressions those bodies name
-    /// beyond the module's.
+    /// pass left them), a member without one from the module's instruction view, in
+    /// place; `made` holds the constant expressions those bodies name beyond the
+    /// module's.
     pub fn run_scc(
         &mut self,
         members: &[FuncIdx],
         bodies: &mut [Option<Body>],
         made: &mut MadeExprs,
     ) -> bool {
-        let mut kept = Vec::with_capacity(members.len());
         for &f in members {
             let stored = bodies.get_mut(f.idx()).and_then(Option::take);
-            kept.push(stored.is_some());
-            let b = stored.unwrap_or_else(|| Body::from_ir(&self.ir, f));
-            let uses = b.use_table();
+            let uses = stored
+                .as_ref()
+                .unwrap_or_else(|| self.ir.body(f))
+                .use_table();
             self.slot[f] = self.cur.len() as u32;
-            self.cur.push((b, uses));
+            self.cur.push((stored, uses));
         }
         std::mem::swap(&mut self.made, made);
         let changed = self.infer_scc(members);
@@ -235,8 +235,8 @@ impl Inference {
         for (k, (b, _)) in std::mem::take(&mut self.cur).into_iter().enumerate() {
             let f = members[k];
             self.slot[f] = NO_SLOT;
-            if kept[k] {
-                bodies[f.idx()] = Some(b);
+            if b.is_some() {
+                bodies[f.idx()] = b;
             }
         }
         changed
@@ -400,7 +400,10 @@ impl Inference {
     /// `f`'s body (a member of the SCC being inferred).
     #[inline]
     fn body(&self, f: FuncIdx) -> &Body {
-        &self.cur[self.slot[f] as usize].0
+        match &self.cur[self.slot[f] as usize].0 {
+            Some(b) => b,
+            None => self.ir.body(f),
+        }
     }
 
     /// The use lists of `f`'s body.

@@ -354,6 +354,7 @@ fn parallel_parse_equals_sequential_on_the_corpus() {
 /// function the call sites and their callees; a parallel parse gives the same view.
 #[test]
 fn instruction_view_agrees_with_the_first_pass() {
+    use crate::llvm::ir::body::V;
     use crate::llvm::ir::{Opcode, Value};
     use crate::llvm::{Callee, Terminator};
     let mut files = corpus_ll_files().unwrap_or_default();
@@ -375,15 +376,16 @@ fn instruction_view_agrees_with_the_first_pass() {
         let errs = ir.verify();
         assert!(errs.is_empty(), "{name}: {:?}", &errs[..errs.len().min(5)]);
         for (f, func) in m.functions().iter_enumerated() {
+            let body = ir.body(f);
             assert_eq!(ir.num_blocks(f), func.blocks.len(), "{name} @{}", func.name);
             for (b, blk) in func.blocks.iter_enumerated() {
-                let n = ir.block_insts(f, b).count() as u32;
+                let n = body.blocks[b].len() as u32;
                 assert_eq!(
                     n, blk.instruction_count,
                     "{name} @{} {}",
                     func.name, blk.name
                 );
-                let term = ir.terminator(f, b).map(|i| ir.op(i).name()).unwrap_or("");
+                let term = body.term(b).map(|i| body.op(i).name()).unwrap_or("");
                 if blk.term != Terminator::None {
                     assert_eq!(
                         term,
@@ -394,19 +396,24 @@ fn instruction_view_agrees_with_the_first_pass() {
                     );
                 }
             }
-            let calls: Vec<_> = ir.insts(f).filter(|&i| ir.op(i).is_call()).collect();
+            let calls: Vec<_> = body.live_rows().filter(|&i| body.op(i).is_call()).collect();
             assert_eq!(calls.len(), func.call_sites.len(), "{name} @{}", func.name);
             for (&i, cs) in calls.iter().zip(&func.call_sites) {
-                let c = ir.call_of(i).unwrap();
-                assert_eq!(ir.call_arg_count(c), cs.arg_count as usize);
+                let c = body.call_of(i).unwrap();
+                assert_eq!(c.nargs, cs.arg_count);
                 if let Callee::Direct(s) = cs.callee {
-                    assert_eq!(ir.callee(c), Value::Global(s), "{name} @{}", func.name);
+                    assert_eq!(
+                        body.ops(i)[c.callee_op as usize],
+                        V::K(Value::Global(s)),
+                        "{name} @{}",
+                        func.name
+                    );
                     // LLVM's direct callee: same function type
                     if let Some(t) = m.symbol_function(s) {
                         let same_sig = m.function(t).signature == cs.fn_type;
                         assert_eq!(
                             same_sig,
-                            ir.func(t).fn_ty == ir.call_fn_ty(c),
+                            ir.func(t).fn_ty == body.aux_ty(i),
                             "{name} @{} calls @{}",
                             func.name,
                             m.function(t).name
@@ -414,7 +421,7 @@ fn instruction_view_agrees_with_the_first_pass() {
                     }
                 }
                 assert!(matches!(
-                    ir.op(i),
+                    body.op(i),
                     Opcode::Call | Opcode::Invoke | Opcode::CallBr
                 ));
             }

@@ -1,6 +1,6 @@
 //! A function body as the middle end reads and edits it: one function's instructions,
-//! columnar, copied out of the module's instruction view ([`Body::from_ir`]) when a pass
-//! first needs it and then edited in place. The inliner clones a callee's rows into the
+//! columnar, as the reader wrote them ([`Ir::body`](super::Ir::body)), then edited in
+//! place. The inliner clones a callee's rows into the
 //! caller (arguments replaced by the actual values, cloned rows simplified, branches on
 //! constants folded, blocks left unreachable dropped); `function-attrs` reads the same
 //! bodies, so what it infers after inlining is about the bodies as they are then.
@@ -15,7 +15,6 @@ use crate::llvm::attrs::{AttrSetIdx, AttrSets};
 use crate::llvm::ir::debugloc::DebugLocIdx;
 use crate::llvm::ir::{BundleTags, ExprIdx, InstFlags, Intrinsic, Ir, Opcode, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
-use crate::llvm::FuncIdx;
 
 crate::define_idx!(
     /// A row of a body: one instruction, numbered in the order the body made its rows
@@ -50,7 +49,7 @@ impl V {
 }
 
 /// Call details of a call-like instruction.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallInfo {
     /// Number of call arguments (operands `0..nargs`).
     pub nargs: u32,
@@ -161,7 +160,7 @@ const NONE: u32 = u32::MAX;
 
 /// The fields of a row that every walk reads, kept together (one cache line holds
 /// three rows); the auxiliary words are columns of their own.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Row {
     /// The first operand slot and the operand count.
     ops_at: u32,
@@ -185,7 +184,7 @@ struct Row {
 /// the pool. Use chains are kept lazily: every write of an instruction value into a
 /// slot links the slot into that value's chain, and a chain entry whose slot no longer
 /// holds the value is skipped when the chain is walked.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Body {
     /// Number of formal arguments.
     pub nargs: u32,
@@ -291,64 +290,68 @@ pub fn type_align(types: &Types, t: TypeIdx) -> u64 {
 }
 
 impl Body {
-    /// Copies function `f`'s body out of the view.
-    pub fn from_ir(ir: &Ir, f: FuncIdx) -> Body {
-        let fr = ir.func(f);
-        let first = fr.insts.start.idx();
-        let arg0 = fr.args.start.idx();
-        let nb = ir.num_blocks(f);
-        let n = fr.insts.len as usize;
-        let mut b = Body {
-            nargs: fr.args.len,
-            blocks: IndexVec::from_elem_n(Vec::new(), nb),
-            layout: (0..nb).map(BlockIdx::new).collect(),
+    /// An empty body of a function with `nargs` formal arguments.
+    pub fn new(nargs: u32) -> Body {
+        Body {
+            nargs,
             ..Body::default()
-        };
-        b.reserve(n);
-        for i in ir.insts(f) {
-            let head = Head {
-                op: ir.op(i),
-                ty: ir.ty(i),
-                aux_ty: ir.aux_ty(i),
-                aux: ir.aux(i),
-                flags: ir.flags(i),
-            };
-            let tys = ir.operand_types(i);
-            let ops = ir.operands(i).iter().zip(tys);
-            let call = ir.call_of(i).map(|c| {
-                let k = ir.call_arg_count(c);
-                let at = ir.call_param_start[c] as usize;
-                let ci = CallInfo {
-                    nargs: k as u32,
-                    callee_op: ir.callee_operand_index(c) as u32,
-                    attrs: ir.call_attrs[c],
-                    ret_attrs: ir.call_ret_attrs[c],
-                    bundles: ir.call_bundles[c],
-                    params: 0,
-                    synthetic: Intrinsic::None,
-                    cost_mult: 1,
-                    dbg: ir.debug_locs.call_loc(c),
-                };
-                (ci, &ir.call_params[at..at + k])
-            });
-            let row = b.push(
-                head,
-                ops.map(|(&v, &t)| (conv(ir, v, t, first, arg0), t)),
-                call,
-            );
-            if let Some(w) = ir.branch_weights.get(&i) {
-                b.prof.insert(row, w.clone());
-            }
-            b.blocks[ir.block(i)].push(row);
         }
+    }
+
+    /// Appends an empty block (laid out last).
+    pub fn push_block(&mut self) -> BlockIdx {
+        let b = self.blocks.push(Vec::new());
+        self.layout.push(b);
         b
     }
 
-    fn reserve(&mut self, n: usize) {
-        self.rows.reserve(n);
-        self.aux_ty.reserve(n);
-        self.aux.reserve(n);
-        self.first_use.reserve(n);
+    /// Gives back the columns' spare capacity (a body read once and then mostly read).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.rows.shrink_to_fit();
+        self.aux_ty.shrink_to_fit();
+        self.aux.shrink_to_fit();
+        self.pool.shrink_to_fit();
+        self.pool_ty.shrink_to_fit();
+        self.first_use.shrink_to_fit();
+        self.uses.shrink_to_fit();
+        self.calls.shrink_to_fit();
+        self.params.shrink_to_fit();
+        for b in self.blocks.iter_mut() {
+            b.shrink_to_fit();
+        }
+    }
+
+    /// Sets the `!prof` branch weights of terminator row `r`.
+    pub fn set_branch_weights(&mut self, r: RowIdx, w: Box<[u32]>) {
+        self.prof.insert(r, w);
+    }
+
+    /// Renumbers what the body names in module tables (types, attribute sets, constant
+    /// operands): a body read against one set of tables moved to another.
+    pub(crate) fn remap_module_refs(
+        &mut self,
+        ty: impl Fn(TypeIdx) -> TypeIdx,
+        at: impl Fn(AttrSetIdx) -> AttrSetIdx,
+        k: impl Fn(Value) -> Value,
+    ) {
+        for r in &mut self.rows {
+            r.ty = ty(r.ty);
+        }
+        for t in self.aux_ty.iter_mut().chain(&mut self.pool_ty) {
+            *t = ty(*t);
+        }
+        for v in &mut self.pool {
+            if let V::K(c) = *v {
+                *v = V::K(k(c));
+            }
+        }
+        for c in &mut self.calls {
+            c.attrs = at(c.attrs);
+            c.ret_attrs = at(c.ret_attrs);
+        }
+        for a in &mut self.params {
+            *a = at(*a);
+        }
     }
 
     /// Number of rows, dead ones included (the next row's number).
@@ -907,7 +910,10 @@ impl Exprs<'_> {
             None if e.idx() < self.ir.num_exprs() => {
                 let (ops, tys) = (self.ir.expr_operands(e), self.ir.expr_operand_types(e));
                 match (ops.get(n), tys.get(n)) {
-                    (Some(&v), Some(&t)) => (conv(self.ir, v, t, 0, 0), t),
+                    (Some(&v), Some(&t)) => (
+                        const_operand(v, self.ir.types.int_bits(t), |w| self.ir.wide_int(w)),
+                        t,
+                    ),
                     _ => (V::None, TypeIdx::NONE),
                 }
             }
@@ -925,19 +931,17 @@ impl Exprs<'_> {
     }
 }
 
-/// `v` (of type `t`) as an operand of a body whose first instruction and argument are
-/// `first` and `arg0` in the view.
-pub(crate) fn conv(ir: &Ir, v: Value, t: TypeIdx, first: usize, arg0: usize) -> V {
-    let bits = ir.types.int_bits(t);
+/// A module constant as an operand of a slot of integer width `bits` (`None` for a
+/// slot that is not an integer): integers sign-extended from the width, an integer
+/// `zeroinitializer` or `null` zero, every other constant [`V::K`]; `wide` reads a wide
+/// integer's value.
+pub fn const_operand(v: Value, bits: Option<u32>, wide: impl Fn(u32) -> i64) -> V {
     match v {
         Value::None => V::None,
-        Value::Arg(a) => V::Arg((a.idx() - arg0) as u32),
-        Value::Inst(i) => V::Inst(RowIdx::new(i.idx() - first)),
         Value::Block(b) => V::Block(b),
         Value::Int(x) => V::Int(sext(x as i64, bits.unwrap_or(64))),
-        Value::WideInt(w) => V::Int(sext(ir.wide_int(w), bits.unwrap_or(64))),
-        Value::Zero if bits.is_some() => V::Int(0),
-        Value::Null if bits.is_some() => V::Int(0),
+        Value::WideInt(w) => V::Int(sext(wide(w), bits.unwrap_or(64))),
+        Value::Zero | Value::Null if bits.is_some() => V::Int(0),
         other => V::K(other),
     }
 }

@@ -20,11 +20,11 @@
 //! - **Subprograms** ([`SubprogramIdx`]): the name `formatCallSiteLocation` prints and the
 //!   `line:`. Only what a location's scope chain (`DILexicalBlock`,
 //!   `DILexicalBlockFile`, ...) or a function's own `!dbg` leads to is recorded.
-//! - **Calls** ([`DebugLocs::call_loc`]): per call row, its location; **functions**
-//!   ([`DebugLocs::func_subprogram`]): the `DISubprogram` a definition's `!dbg` names
-//!   (what LLVM's inliner asks as "the callee has debug info"). Both columns are empty in
-//!   a module without debug information and grow only as far as the last row that has
-//!   one, so a module without `!dbg` pays nothing for them.
+//! - **Functions** ([`DebugLocs::func_subprogram`]): the `DISubprogram` a definition's
+//!   `!dbg` names (what LLVM's inliner asks as "the callee has debug info"). The column is
+//!   empty in a module without debug information and grows only as far as the last row
+//!   that has one, so a module without `!dbg` pays nothing for it. A call's location is
+//!   in its body's call table ([`super::body::CallInfo::dbg`]).
 //!
 //! The discriminator is `DILocation::getBaseDiscriminator()`: the `discriminator:` of the
 //! location's own scope when that scope is a `DILexicalBlockFile` (0 otherwise, and a
@@ -37,7 +37,7 @@
 //! - the location columns are parallel, every location's subprogram is a row of the
 //!   subprogram table, and its inlined-at location is an *earlier* row, so every chain is
 //!   finite and acyclic by construction;
-//! - the call and function columns name existing rows (or NONE);
+//! - the function column names existing rows (or NONE);
 //! - the [`DebugLocs::inline_at`] cache maps to existing rows.
 //!
 //! [`DebugLocs::verify`] checks all of this.
@@ -78,8 +78,9 @@
 //!     .unwrap();
 //! let ir = m.ir().unwrap();
 //! let f = m.function_by_name("f").unwrap();
-//! let call = ir.insts(f).find_map(|i| ir.call_of(i)).unwrap();
-//! let loc = ir.debug_locs.call_loc(call).unwrap();
+//! let body = ir.body(f);
+//! let call = body.live_rows().find_map(|r| body.call_of(r)).unwrap();
+//! let loc = call.dbg.unwrap();
 //! assert_eq!(ir.debug_locs.format_callsite(loc, CallSiteFormat::default()), "f:2:9.2");
 //! assert!(ir.debug_locs.func_subprogram(f).is_some());
 //! ```
@@ -90,7 +91,6 @@
 //! lookup and one new row per location of `loc`'s chain that has no copy for this call
 //! site yet.
 
-use super::CallIdx;
 use crate::idx::IndexVec;
 use crate::llvm::FuncIdx;
 use ahash::AHashMap;
@@ -247,8 +247,6 @@ pub struct DebugLocs {
     sp_names: String,
     sp_name_start: Vec<u32>,
     sp_line: IndexVec<SubprogramIdx, u32>,
-    /// Per call row up to the last one that has a location.
-    call_loc: IndexVec<CallIdx, DebugLocIdx>,
     /// Per function up to the last one that has a subprogram.
     func_sp: IndexVec<FuncIdx, SubprogramIdx>,
     /// `(loc, call site)` → the copy of `loc` inlined at the call site.
@@ -270,7 +268,6 @@ impl PartialEq for DebugLocs {
             && self.sp_names == o.sp_names
             && self.sp_name_start == o.sp_name_start
             && self.sp_line == o.sp_line
-            && self.call_loc == o.call_loc
             && self.func_sp == o.func_sp
     }
 }
@@ -380,30 +377,6 @@ impl DebugLocs {
             tail = copy;
         }
         tail
-    }
-
-    /// Sets the location of call row `c` (`None` removes it). The column grows to `c`
-    /// when needed; rows past its end have no location.
-    ///
-    /// # Panics
-    /// If `loc` is not a row of the table.
-    pub fn set_call_loc(&mut self, c: CallIdx, loc: Option<DebugLocIdx>) {
-        if let Some(l) = loc {
-            assert!(l.idx() < self.line.len(), "{l} is not a location");
-        }
-        match loc {
-            Some(l) => {
-                if self.call_loc.len() <= c.idx() {
-                    self.call_loc.resize(c.idx() + 1, DebugLocIdx::NONE);
-                }
-                self.call_loc[c] = l;
-            }
-            None => {
-                if let Some(x) = self.call_loc.get_mut(c) {
-                    *x = DebugLocIdx::NONE;
-                }
-            }
-        }
     }
 
     /// Sets the subprogram of function `f` (`None` removes it).
@@ -529,22 +502,10 @@ impl DebugLocs {
         self.sp_line[s]
     }
 
-    /// The location of call row `c`, if it has one.
-    #[inline]
-    pub fn call_loc(&self, c: CallIdx) -> Option<DebugLocIdx> {
-        self.call_loc.get(c).and_then(|l| l.some())
-    }
-
     /// The subprogram function `f`'s `!dbg` names, if it has one.
     #[inline]
     pub fn func_subprogram(&self, f: FuncIdx) -> Option<SubprogramIdx> {
         self.func_sp.get(f).and_then(|s| s.some())
-    }
-
-    /// Rows of the call column (at most the number of calls; later calls have no
-    /// location).
-    pub fn call_rows(&self) -> usize {
-        self.call_loc.len()
     }
 
     /// Rows of the function column (at most the number of functions).
@@ -652,11 +613,6 @@ impl DebugLocs {
                 errs.push(format!("{l}: inlined-at {ia} is not an earlier location"));
             }
         }
-        for (c, &l) in self.call_loc.iter_enumerated() {
-            if !l.is_none() && l.idx() >= n {
-                errs.push(format!("{c}: location {l} out of range"));
-            }
-        }
         for (f, &s) in self.func_sp.iter_enumerated() {
             if !s.is_none() && s.idx() >= ns {
                 errs.push(format!("{f}: subprogram {s} out of range"));
@@ -741,21 +697,13 @@ mod tests {
     }
 
     #[test]
-    fn call_and_function_columns_grow_lazily() {
-        let (mut d, [l, ..]) = table();
-        assert_eq!(d.call_rows(), 0);
-        assert_eq!(d.call_loc(CallIdx(7)), None);
-        d.set_call_loc(CallIdx(3), Some(l));
-        assert_eq!(d.call_rows(), 4);
-        assert_eq!(d.call_loc(CallIdx(3)), Some(l));
-        assert_eq!(d.call_loc(CallIdx(2)), None);
-        d.set_call_loc(CallIdx(3), None);
-        assert_eq!(d.call_loc(CallIdx(3)), None);
-        d.set_call_loc(CallIdx(9), None);
-        assert_eq!(d.call_rows(), 4);
+    fn function_column_grows_lazily() {
+        let (mut d, _) = table();
+        assert_eq!(d.func_rows(), 0);
         d.set_func_subprogram(FuncIdx(1), Some(SubprogramIdx(0)));
         assert_eq!(d.func_subprogram(FuncIdx(1)), Some(SubprogramIdx(0)));
         assert_eq!(d.func_subprogram(FuncIdx(0)), None);
+        assert_eq!(d.func_rows(), 2);
         assert!(d.verify().is_empty());
     }
 

@@ -2,7 +2,7 @@
 //! comparison predicates, operand values, the intrinsics analyses special-case and
 //! operand-bundle tags.
 
-use super::{ArgIdx, ExprIdx, InstIdx};
+use super::ExprIdx;
 use crate::idx::BlockIdx;
 use crate::llvm::SymbolIdx;
 
@@ -300,15 +300,13 @@ impl Predicate {
     }
 }
 
-/// An operand: what a use of a value refers to.
+/// A module-level operand: a constant, a block, inline assembly or metadata (what
+/// constant expressions, aliases and personalities hold, and a body's
+/// [`V::K`](super::body::V::K) operands).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     /// No operand (a malformed or skipped one).
     None,
-    /// A formal argument.
-    Arg(ArgIdx),
-    /// The result of an instruction.
-    Inst(InstIdx),
     /// A global value: function, variable, alias or ifunc.
     Global(SymbolIdx),
     /// An integer constant that fits in `i32` (`true` is 1, `false` 0).

@@ -28,7 +28,7 @@ fn interposable(l: Linkage) -> bool {
 }
 
 fn inline_viable(st: &State, f: FuncIdx) -> Result<(), &'static str> {
-    let b = st.bodies[f.idx()].as_ref().unwrap();
+    let b = st.body(f);
     let ir = &st.fx.ir;
     for &bb in &b.layout {
         for &i in &b.blocks[bb] {
@@ -72,7 +72,7 @@ pub(super) fn decide(
     scratch: &mut cost::Scratch,
 ) -> Decision {
     let ir = &*st.fx.ir;
-    let caller = st.bodies[n.idx()].as_ref().unwrap();
+    let caller = st.body(n);
     let ci = caller.call_of(row).unwrap();
     let site = ir.attr_sets.get(ci.attrs);
     if !only_mandatory {
@@ -158,7 +158,7 @@ pub(super) fn decide(
         caller_recursive: facts.recursive,
         cost_mult,
     };
-    let callee = st.bodies[f.idx()].as_ref().unwrap();
+    let callee = st.body(f);
     let preds = st.preds[f.idx()]
         .as_deref()
         .expect("the callee's predecessor table is made before its call sites are decided");

@@ -8,7 +8,7 @@
 //! both by structure, so that equal constant expressions are one [`V`].
 
 use super::simplify::{extract_element, Agg};
-use crate::llvm::ir::body::{conv, Body, MadeExprs, RowIdx, V};
+use crate::llvm::ir::body::{const_operand, Body, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use ahash::AHashMap;
@@ -60,7 +60,8 @@ impl Folds {
                     ir.expr_ty(e),
                     ir.expr_aux_ty(e),
                     ir.expr_flags(e),
-                    ops.map(|(&v, &t)| conv(ir, v, t, 0, 0)).collect(),
+                    ops.map(|(&v, &t)| const_operand(v, ir.types.int_bits(t), |w| ir.wide_int(w)))
+                        .collect(),
                     tys.into(),
                 );
                 // the first of equal texts stands for them all

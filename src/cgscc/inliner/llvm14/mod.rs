@@ -129,6 +129,11 @@ fn expr_funcs(
     for_each_symbol(ir, folds, v, 0, &mut |s| out.extend(fx_sym[s.idx()]));
 }
 
+/// `f`'s body in `store` for editing, copied out of the module's on the first edit.
+fn edit<'a>(store: &'a mut [Option<Body>], ir: &Ir, f: FuncIdx) -> &'a mut Body {
+    store[f.idx()].get_or_insert_with(|| ir.body(f).clone())
+}
+
 /// The symbols a constant mentions, through constant expressions.
 fn expr_symbols(ir: &Ir, folds: &fold::Folds, v: Value, out: &mut Vec<crate::llvm::SymbolIdx>) {
     for_each_symbol(ir, folds, v, 0, &mut |s| out.push(s));
@@ -238,8 +243,10 @@ impl State {
         let mut tmp = Vec::new();
         for f in 0..n {
             let f = FuncIdx::new(f);
-            for i in fx.ir.insts(f) {
-                for &v in fx.ir.operands(i) {
+            let b = fx.ir.body(f);
+            for i in b.live_rows() {
+                for &v in b.ops(i) {
+                    let V::K(v) = v else { continue };
                     tmp.clear();
                     expr_funcs(&fx.ir, &folds, &fx.sym_func, v, &mut tmp);
                     for &g in &tmp {
@@ -282,10 +289,18 @@ impl State {
         self.call_counts[f.idx()] = None;
     }
 
-    fn ensure(&mut self, f: FuncIdx) {
-        if self.bodies[f.idx()].is_none() {
-            self.bodies[f.idx()] = Some(Body::from_ir(&self.fx.ir, f));
+    /// `f`'s current body: the pipeline's copy once a pass edited it, else the
+    /// module's, read in place.
+    pub fn body(&self, f: FuncIdx) -> &Body {
+        match &self.bodies[f.idx()] {
+            Some(b) => b,
+            None => self.fx.ir.body(f),
         }
+    }
+
+    /// `f`'s body for editing, copied out of the module on the first edit.
+    fn body_mut(&mut self, f: FuncIdx) -> &mut Body {
+        edit(&mut self.bodies, &self.fx.ir, f)
     }
 
     /// The direct callee of call row `i` of `b`.
@@ -335,7 +350,7 @@ impl State {
         whole_before: Option<AHashMap<FuncIdx, i64>>,
         out: &clone::Inlined,
     ) -> (AHashMap<FuncIdx, i64>, AHashMap<FuncIdx, i64>) {
-        let b = self.bodies[n.idx()].as_ref().unwrap();
+        let b = self.body(n);
         if out.value_is_constant {
             if let Some(before) = whole_before {
                 return (self.ref_counts(b), before);
@@ -364,7 +379,7 @@ impl State {
 
     /// The call and reference summary of body `f` (for the call graph).
     fn summarize(&self, f: FuncIdx) -> (Vec<CallSummary>, Vec<NodeIdx>) {
-        let b = self.bodies[f.idx()].as_ref().unwrap();
+        let b = self.body(f);
         let mut calls = Vec::new();
         let mut refs = Vec::new();
         let mut syms = Vec::new();
@@ -417,8 +432,7 @@ impl State {
                 if let Some(c) = self.call_counts[f.idx()] {
                     return c;
                 }
-                self.ensure(f);
-                let b = self.bodies[f.idx()].as_ref().unwrap();
+                let b = self.body(f);
                 let mut c = (0, 0);
                 for &bb in &b.layout {
                     for &i in &b.blocks[bb] {
@@ -466,7 +480,7 @@ struct CallerFacts {
 
 impl CallerFacts {
     fn new(st: &State, f: FuncIdx) -> CallerFacts {
-        let b = st.bodies[f.idx()].as_ref().unwrap();
+        let b = st.body(f);
         let mut block_of = vec![BlockIdx::NONE; b.num_rows() as usize];
         let mut recursive = false;
         for &bb in &b.layout {
@@ -506,7 +520,7 @@ impl CallerFacts {
             out.call_block,
             out.after,
         );
-        let b = st.bodies[self.f.idx()].as_ref().unwrap();
+        let b = st.body(self.f);
         self.block_of.resize(b.num_rows() as usize, BlockIdx::NONE);
         let touched =
             out.clones

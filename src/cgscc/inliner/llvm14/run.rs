@@ -117,8 +117,7 @@ fn seed(st: &mut State, r: &mut Run, cx: &mut PassContext<'_>) {
         if cx.m.graph.is_removed(nd) || st.deleted[f.idx()] || !st.fx.is_def[f.idx()] {
             continue;
         }
-        st.ensure(f);
-        let b = st.bodies[f.idx()].as_ref().unwrap();
+        let b = st.body(f);
         cx.m.work[nd] += b.size() as u64;
         for &bb in &b.layout {
             for &i in &b.blocks[bb] {
@@ -160,7 +159,7 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
         if st.deleted[n.idx()] || cx.m.inliner_stopped {
             continue;
         }
-        let Some(f) = st.direct_callee(st.bodies[n.idx()].as_ref().unwrap(), row) else {
+        let Some(f) = st.direct_callee(st.body(n), row) else {
             continue;
         };
         if st.deleted[f.idx()] || !st.fx.is_def[f.idx()] {
@@ -173,13 +172,12 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
         if f_in_cur && cx.m.inlined_internal.contains(&(nn, r.cur)) {
             continue;
         }
-        st.ensure(f);
         // a definition without blocks (which LLVM's reader refuses) has nothing to inline
-        if st.bodies[f.idx()].as_ref().unwrap().layout.is_empty() {
+        if st.body(f).layout.is_empty() {
             continue;
         }
         if st.preds[f.idx()].is_none() {
-            let b = st.bodies[f.idx()].as_ref().unwrap();
+            let b = st.body(f);
             let t = b.pred_table();
             let eph = cost::ephemeral_rows(&st.fx, b);
             st.preds[f.idx()] = Some(Box::new(t));
@@ -204,11 +202,7 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
         match d {
             Decision::No(RemarkKind::NotInlined, _, "") => {}
             Decision::No(kind, ct, why) => {
-                let dbg = st.bodies[n.idx()]
-                    .as_ref()
-                    .unwrap()
-                    .call_of(row)
-                    .and_then(|c| c.dbg);
+                let dbg = st.body(n).call_of(row).and_then(|c| c.dbg);
                 let rm = remark(r, (cx, &st.locs), (n, f, dbg), kind, ct, why);
                 cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
             }
@@ -218,11 +212,7 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
                 } else {
                     RemarkKind::AlwaysInline
                 };
-                let dbg = st.bodies[n.idx()]
-                    .as_ref()
-                    .unwrap()
-                    .call_of(row)
-                    .and_then(|c| c.dbg);
+                let dbg = st.body(n).call_of(row).and_then(|c| c.dbg);
                 inline_site(st, r, (n, row, h), f, cx);
                 let mut rm = remark(r, (cx, &st.locs), (n, f, dbg), kind, ct, why);
                 // LLVM's `addLocationToRemarks`: the call's location, when it has one
@@ -253,18 +243,20 @@ fn inline_site(
     cx: &mut PassContext<'_>,
 ) {
     let ir = st.fx.ir.clone();
-    // the callee's body is lent out while the caller's is edited (a call of a function
-    // to itself is never inlined: `decide` refuses it)
-    let callee_body = if f == n {
-        st.bodies[f.idx()].clone().unwrap()
-    } else {
-        st.bodies[f.idx()].take().unwrap()
+    // the callee's body is read from the module in place or, when a pass edited it,
+    // lent out of the store while the caller's is edited (a call of a function to
+    // itself is never inlined: `decide` refuses it)
+    let lent = match &st.bodies[f.idx()] {
+        Some(b) if f == n => Some(b.clone()),
+        Some(_) => st.bodies[f.idx()].take(),
+        None => None,
     };
-    let caller_body = st.bodies[n.idx()].as_ref().unwrap();
+    let callee_body = lent.as_ref().unwrap_or_else(|| ir.body(f));
+    let caller_body = st.body(n);
     let ci = *caller_body.call_of(row).unwrap();
     let callee_attrs = st.fx.fn_attrs(f);
     let reads_only = callee_attrs.has(Attr::ReadNone) || callee_attrs.has(Attr::ReadOnly);
-    let args = clone::ArgFacts::of(&ir, (caller_body, row, n), (&callee_body, f), reads_only);
+    let args = clone::ArgFacts::of(&ir, (caller_body, row, n), (callee_body, f), reads_only);
     let call_refs = st.ref_counts_of(caller_body, std::iter::once(row));
     // a call whose value the callee returns as a constant: count whole bodies (its uses
     // in old rows change)
@@ -275,8 +267,8 @@ fn inline_site(
         })
     });
     let whole_before = returns_constant.then(|| st.ref_counts(caller_body));
-    let callee_freqs = st.callee_freqs(f, &callee_body);
-    let caller_body = st.bodies[n.idx()].as_mut().unwrap();
+    let callee_freqs = st.callee_freqs(f, callee_body);
+    let caller_body = super::edit(&mut st.bodies, &ir, n);
     let rows_before = caller_body.num_rows();
     let decls = st.fx.decls;
     let out = clone::inline_call(
@@ -284,7 +276,7 @@ fn inline_site(
         &mut st.folds,
         caller_body,
         row,
-        &callee_body,
+        callee_body,
         &args,
         &decls,
     );
@@ -295,8 +287,8 @@ fn inline_site(
     // the caller's own tables, should it be decided as a callee (a call to itself)
     // before the batch ends
     st.body_changed(n);
-    if f != n {
-        st.bodies[f.idx()] = Some(callee_body);
+    if f != n && lent.is_some() {
+        st.bodies[f.idx()] = lent;
     }
     let (after, before) = st.inline_ref_delta(n, call_refs, whole_before, &out);
     for (g, c) in &after {
@@ -313,7 +305,7 @@ fn inline_site(
     let f_scc = cx.m.graph.scc_of(node_of_function(f));
     let mult = ci.cost_mult;
     for &nc in out.new_calls.iter().rev() {
-        let b = st.bodies[n.idx()].as_ref().unwrap();
+        let b = st.body(n);
         let Some(g) = st.direct_callee(b, nc) else {
             continue;
         };
@@ -321,7 +313,7 @@ fn inline_site(
             continue;
         }
         if f_scc.is_some_and(|s| s != r.cur) && cx.m.graph.scc_of(node_of_function(g)) == f_scc {
-            let b = st.bodies[n.idx()].as_mut().unwrap();
+            let b = st.body_mut(n);
             if let Some(c) = b.call_mut(nc) {
                 c.cost_mult = mult.saturating_mul(cx.opts.inline.intra_scc_cost_multiplier);
             }
@@ -345,7 +337,7 @@ fn delete_if_dead(st: &mut State, r: &mut Run, f: FuncIdx, cx: &PassContext<'_>)
     {
         return;
     }
-    let rc = st.ref_counts(st.bodies[f.idx()].as_ref().unwrap());
+    let rc = st.ref_counts(st.body(f));
     for (g, c) in rc {
         st.uses[g.idx()] -= c;
     }
@@ -408,7 +400,7 @@ fn inline_debug_locs(
 ) {
     let Some(site) = site else { return };
     let callee_has_di = st.locs.func_subprogram(f).is_some();
-    let b = st.bodies[n.idx()].as_mut().unwrap();
+    let b = super::edit(&mut st.bodies, &st.fx.ir, n);
     for &nc in new_calls {
         let Some(c) = b.call_mut(nc) else {
             continue;

@@ -7,7 +7,7 @@ use crate::import::llvm_ir::ParseOptions;
 use crate::llvm::ir::body::{Body, Head, RowIdx, V};
 use crate::llvm::ir::Opcode;
 use crate::llvm::types::TypeIdx;
-use crate::llvm::Module;
+use crate::llvm::{FuncIdx, Module};
 
 fn add(b: &mut Body, x: V, y: V) -> RowIdx {
     let t = TypeIdx::NONE;
@@ -141,7 +141,7 @@ fn a_clone_absorbs_the_fall_through_blocks_its_folded_branches_leave() {
     let top = (0..st.fx.names.len())
         .find(|&k| st.fx.names[k] == "top")
         .unwrap();
-    let b = st.bodies[top].as_ref().unwrap();
+    let b = st.body(FuncIdx::new(top));
     b.verify().unwrap();
     let live: Vec<BlockIdx> = b
         .layout
@@ -213,8 +213,7 @@ fn block_freqs_against(path: &str, text: &str, report: &str) -> (usize, Vec<Stri
         let Some(w) = by_name.get(fun.name.as_str()) else {
             continue;
         };
-        let b = Body::from_ir(&st.fx.ir, f);
-        let got = super::freq::int_freqs(&st.fx, &b);
+        let got = super::freq::int_freqs(&st.fx, st.fx.ir.body(f));
         funcs += 1;
         if &&got != w {
             differ.push(format!("{}: ilkit {:?} opt {:?}", fun.name, got, w));

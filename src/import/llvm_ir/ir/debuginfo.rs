@@ -168,9 +168,11 @@ impl<'a> Builder<'a, '_> {
                 return self.err(at, format!("metadata id '!{n}' is defined more than once"));
             }
         }
-        for (c, n, at) in std::mem::take(&mut self.dbg_calls) {
+        for (f, row, n, at) in std::mem::take(&mut self.dbg_calls) {
             let l = self.location(&mut r, MdRef { n, at })?;
-            self.ir.debug_locs.set_call_loc(c, Some(l));
+            if let Some(c) = self.ir.bodies[f].call_mut(row) {
+                c.dbg = Some(l);
+            }
         }
         for (f, n, at) in std::mem::take(&mut self.dbg_funcs) {
             let m = MdRef { n, at };
@@ -620,7 +622,7 @@ fn pos_tok(p: Pos) -> Tok {
 
 impl Builder<'_, '_> {
     /// Resolves the collected `!prof !N` attachments of terminators into
-    /// `ir.branch_weights`: node `!N` read as `!{!"branch_weights", i32 W, ...}`. Any other
+    /// the bodies' branch weights: node `!N` read as `!{!"branch_weights", i32 W, ...}`. Any other
     /// node (value profiles, an undefined number, a weight over 32 bits) is not branch
     /// weights and is left out, as BranchProbabilityInfo leaves it.
     pub(super) fn resolve_branch_weights(&mut self, md: &[Pos]) {
@@ -640,12 +642,12 @@ impl Builder<'_, '_> {
             }
         }
         let mut weights: AHashMap<u32, Option<Box<[u32]>>> = AHashMap::new();
-        for (inst, n) in std::mem::take(&mut self.prof_terms) {
+        for (f, row, n) in std::mem::take(&mut self.prof_terms) {
             let w = weights
                 .entry(n)
                 .or_insert_with(|| at.get(&n).and_then(|&p| branch_weights_at(self.src, p)));
             if let Some(w) = w {
-                self.ir.branch_weights.insert(inst, w.clone());
+                self.ir.bodies[f].set_branch_weights(row, w.clone());
             }
         }
     }

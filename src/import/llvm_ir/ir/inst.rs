@@ -7,27 +7,31 @@ use crate::import::llvm_ir::grammar::{is_int_type, TYPE_WORDS};
 use crate::import::llvm_ir::lexer::{Tk, Tok};
 use crate::import::llvm_ir::{name_of, unquote, ParseError};
 use crate::llvm::attrs::{Attr, AttrSet};
-use crate::llvm::ir::{
-    BundleTags, CallIdx, InstFlags, InstIdx, Opcode, Ordering, Predicate, Value,
-};
+use crate::llvm::ir::body::{const_operand, CallInfo, Head, RowIdx, V};
+use crate::llvm::ir::{BundleTags, InstFlags, Intrinsic, Opcode, Ordering, Predicate, Value};
 use crate::llvm::types::{TypeIdx, TypeKind};
 use crate::llvm::FuncIdx;
 use std::borrow::Cow;
 
 impl<'a> Builder<'a, '_> {
+    /// Appends an operand of type `ty` to the instruction being read.
     fn push_op(&mut self, ty: TypeIdx, o: Operand<'a>) {
         let v = match o {
-            Operand::V(v) => v,
+            Operand::V(v) => {
+                let wide = &self.ir.wide_ints;
+                const_operand(v, self.ir.types.int_bits(ty), |w| wide[w as usize])
+            }
+            Operand::L(v, _) => v,
             Operand::Local(raw, at) => match self.locals.get(raw) {
                 Some(&v) => v,
                 None => {
-                    self.pending.push((self.ir.operands.len(), raw, at));
-                    Value::None
+                    let (row, k) = (self.body.next_row(), self.ops.len() as u32);
+                    self.pending.push((row, k, raw, at));
+                    V::None
                 }
             },
         };
-        self.ir.operands.push(v);
-        self.ir.op_types.push(ty);
+        self.ops.push((v, ty));
     }
 
     fn push_typed(&mut self) -> Result<TypeIdx, ParseError> {
@@ -120,7 +124,7 @@ impl<'a> Builder<'a, '_> {
 
     /// The rest of an instruction's line: `, align N`, metadata attachments (`!nonnull`
     /// sets a flag).
-    fn rest(&mut self, flags: &mut InstFlags, inst: InstIdx) -> Result<(), ParseError> {
+    fn rest(&mut self, flags: &mut InstFlags, f: FuncIdx, row: RowIdx) -> Result<(), ParseError> {
         while !self.p.at_eol() {
             let t = self.p.peek();
             if t.kind == Tk::Meta && self.text(t) == "!nonnull" {
@@ -132,7 +136,7 @@ impl<'a> Builder<'a, '_> {
                 if v.kind == Tk::Meta && !v.nl_before {
                     if let Some(n) = super::debuginfo::md_number(self.text(v)) {
                         self.p.next();
-                        self.prof_terms.push((inst, n));
+                        self.prof_terms.push((f, row, n));
                     }
                 }
                 continue;
@@ -179,9 +183,9 @@ impl<'a> Builder<'a, '_> {
                 ),
             );
         };
-        let inst = self.ir.op.push(op);
-        self.ir.block.push(b);
-        self.ir.func.push(f);
+        let row = self.body.next_row();
+        self.ops.clear();
+        let mut call = None;
         let void = self.void_ty;
         let mut ty = void;
         let mut aux_ty = TypeIdx::NONE;
@@ -234,10 +238,10 @@ impl<'a> Builder<'a, '_> {
                 }
             }
             Opcode::Call | Opcode::Invoke | Opcode::CallBr => {
-                let (rt, fty, c) = self.call(op, inst)?;
+                let (rt, fty, ci) = self.call(op, f, row)?;
                 ty = rt;
                 aux_ty = fty;
-                aux = c.raw();
+                call = Some(ci);
             }
             Opcode::Resume => {
                 self.push_typed()?;
@@ -530,7 +534,7 @@ impl<'a> Builder<'a, '_> {
                             t,
                             match o {
                                 Operand::V(v) => v,
-                                Operand::Local(..) => Value::None,
+                                Operand::L(..) | Operand::Local(..) => Value::None,
                             },
                         )
                     })
@@ -597,20 +601,27 @@ impl<'a> Builder<'a, '_> {
                 return self.err(e, format!("unhandled opcode '{}'", op.name()));
             }
         }
-        self.rest(&mut flags, inst)?;
-        self.ir.flags.push(flags);
-        self.ir.ty.push(ty);
-        self.ir.aux_ty.push(aux_ty);
-        self.ir.aux.push(aux);
-        self.ir.op_start.push(self.ir.operands.len() as u32);
-        debug_assert_eq!(self.ir.op.len(), self.ir.ty.len());
+        self.rest(&mut flags, f, row)?;
+        let head = Head {
+            op,
+            ty,
+            aux_ty,
+            aux,
+            flags,
+        };
+        let params = &self.call_params[..];
+        let r = self
+            .body
+            .push(head, self.ops.iter().copied(), call.map(|ci| (ci, params)));
+        debug_assert_eq!(r, row);
+        self.body.blocks[b].push(row);
         match name {
             Some(raw) => {
-                self.locals.insert(Cow::Borrowed(raw), Value::Inst(inst));
+                self.locals.insert(Cow::Borrowed(raw), V::Inst(row));
             }
             None if ty != void && !ty.is_none() && op != Opcode::Store => {
                 self.locals
-                    .insert(Cow::Owned(self.next_slot.to_string()), Value::Inst(inst));
+                    .insert(Cow::Owned(self.next_slot.to_string()), V::Inst(row));
                 self.next_slot += 1;
             }
             None => {}
@@ -635,13 +646,15 @@ impl<'a> Builder<'a, '_> {
         }
     }
 
-    /// A call, invoke or callbr after its opcode: pushes the operands and the call row;
-    /// returns `(result type, function type, call row)`.
+    /// A call, invoke or callbr after its opcode (the instruction at `row` of `f`): pushes
+    /// the operands and the call-site parameter attributes; returns `(result type,
+    /// function type, call details)`.
     fn call(
         &mut self,
         op: Opcode,
-        inst: InstIdx,
-    ) -> Result<(TypeIdx, TypeIdx, CallIdx), ParseError> {
+        f: FuncIdx,
+        row: RowIdx,
+    ) -> Result<(TypeIdx, TypeIdx, CallInfo), ParseError> {
         let mut ret_attrs = AttrSet::EMPTY;
         loop {
             let t = self.p.peek();
@@ -818,24 +831,19 @@ impl<'a> Builder<'a, '_> {
             let params: Vec<TypeIdx> = args.iter().map(|a| a.0).collect();
             self.ir.types.function(ret_ty, &params, false)
         };
-        let c = CallIdx::new(self.ir.call_inst.len());
         if let Some((n, at)) = dbg {
-            self.dbg_calls.push((c, n, at));
+            self.dbg_calls.push((f, row, n, at));
         }
-        self.ir.call_inst.push(inst);
-        let fa = self.intern(fn_attrs);
-        self.ir.call_attrs.push(fa);
-        let ra = self.intern(ret_attrs);
-        self.ir.call_ret_attrs.push(ra);
-        self.ir.call_arg_count.push(args.len() as u32);
-        self.ir.call_bundle_ops.push(bundle_ops.len() as u32);
-        self.ir.call_bundles.push(BundleTags(tags));
-        self.ir
-            .call_param_start
-            .push(self.ir.call_params.len() as u32);
+        let nargs = args.len() as u32;
+        let mut ci = CallInfo::synthetic(Intrinsic::None, nargs);
+        ci.callee_op = nargs + bundle_ops.len() as u32;
+        ci.attrs = self.intern(fn_attrs);
+        ci.ret_attrs = self.intern(ret_attrs);
+        ci.bundles = BundleTags(tags);
+        self.call_params.clear();
         for (t, set, v) in args {
             let s = self.intern(set);
-            self.ir.call_params.push(s);
+            self.call_params.push(s);
             self.push_op(t, v);
         }
         for (t, v) in bundle_ops {
@@ -850,11 +858,11 @@ impl<'a> Builder<'a, '_> {
         for d in dests {
             self.push_op(label_ty, Operand::V(d));
         }
-        Ok((ret_ty, fn_ty, c))
+        Ok((ret_ty, fn_ty, ci))
     }
 }
 
-/// `atomicrmw` operations in LangRef order ([`Ir::aux`] of an `atomicrmw`).
+/// `atomicrmw` operations in LangRef order (the auxiliary word of an `atomicrmw` row).
 pub(crate) const RMW_OPS: &[&str] = &[
     "xchg",
     "add",

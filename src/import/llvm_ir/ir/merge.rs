@@ -5,8 +5,9 @@
 //!
 //! Types, attribute sets and constant expressions are interned on first appearance, so
 //! appending each run's new entries in run order, re-interned, numbers them exactly as
-//! one pass over the text would; arguments, instructions, calls, integers and names are
-//! appended with an offset. The view is the same as the sequential pass's (tested on
+//! one pass over the text would; arguments, integers and names are appended with an
+//! offset, and each run's bodies are appended with their types, attribute sets and
+//! constants renumbered. The view is the same as the sequential pass's (tested on
 //! the corpus).
 //!
 //! Cost: the runs in parallel, plus a merge linear in their rows (one hash lookup per
@@ -15,7 +16,7 @@
 use super::Builder;
 use crate::import::llvm_ir::Spans;
 use crate::llvm::attrs::AttrSetIdx;
-use crate::llvm::ir::{ArgIdx, CallIdx, ExprIdx, FuncIr, InstIdx, Range, Value};
+use crate::llvm::ir::{ArgIdx, ExprIdx, FuncIr, Range, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
 
 /// Smallest run of function text worth a builder of its own.
@@ -92,19 +93,9 @@ impl<'a, 'm> Builder<'a, 'm> {
 
     /// Appends run `c` (forked at `marks`) to this builder's tables.
     pub(super) fn absorb(&mut self, c: Builder<'a, 'm>, marks: &Marks) {
-        let call_base = self.ir.call_inst.len() as u32;
-        self.dbg_calls.extend(
-            c.dbg_calls
-                .iter()
-                .map(|&(k, n, at)| (CallIdx::from_raw(k.raw() + call_base), n, at)),
-        );
+        self.dbg_calls.extend_from_slice(&c.dbg_calls);
         self.dbg_funcs.extend_from_slice(&c.dbg_funcs);
-        let inst_base = self.ir.op.len();
-        self.prof_terms.extend(
-            c.prof_terms
-                .iter()
-                .map(|&(i, n)| (InstIdx::new(i.idx() + inst_base), n)),
-        );
+        self.prof_terms.extend_from_slice(&c.prof_terms);
         let cir = c.ir;
         let g = &mut self.ir;
         // types
@@ -128,11 +119,7 @@ impl<'a, 'm> Builder<'a, 'm> {
         let wide_mark = marks.wide as u32;
         g.wide_ints.extend_from_slice(&cir.wide_ints[marks.wide..]);
         let mut emap: Vec<ExprIdx> = (0..marks.exprs).map(ExprIdx::new).collect();
-        let arg_off = g.arg_ty.len();
-        let inst_off = g.op.len();
         let val = |v: Value, emap: &[ExprIdx]| match v {
-            Value::Arg(a) => Value::Arg(ArgIdx::new(a.idx() + arg_off)),
-            Value::Inst(i) => Value::Inst(InstIdx::new(i.idx() + inst_off)),
             Value::Expr(e) => Value::Expr(emap[e.idx()]),
             Value::WideInt(w) if w >= wide_mark => Value::WideInt(w - wide_mark + wide_base),
             v => v,
@@ -158,9 +145,8 @@ impl<'a, 'm> Builder<'a, 'm> {
             self.expr_keys.push(key);
             emap.push(ge);
         }
-        // functions, arguments
-        let block_off = g.block_start.len() as u32;
-        let call_off = g.call_inst.len();
+        // functions, arguments, bodies
+        let arg_off = g.arg_ty.len();
         for fr in cir.funcs.iter() {
             g.funcs.push(FuncIr {
                 fn_ty: ty(fr.fn_ty),
@@ -173,14 +159,6 @@ impl<'a, 'm> Builder<'a, 'm> {
                     start: ArgIdx::new(fr.args.start.idx() + arg_off),
                     len: fr.args.len,
                 },
-                insts: Range {
-                    start: InstIdx::new(fr.insts.start.idx() + inst_off),
-                    len: fr.insts.len,
-                },
-                blocks: Range {
-                    start: fr.blocks.start + block_off,
-                    len: fr.blocks.len,
-                },
             });
         }
         g.intrinsic.extend(cir.intrinsic.iter().copied());
@@ -191,46 +169,10 @@ impl<'a, 'm> Builder<'a, 'm> {
         g.arg_name_start
             .extend(cir.arg_name_start.iter().map(|&s| s + name_off));
         g.arg_names.push_str(&cir.arg_names);
-        // instructions
-        g.op.extend(cir.op.iter().copied());
-        g.block.extend(cir.block.iter().copied());
-        g.func.extend(cir.func.iter().copied());
-        g.flags.extend(cir.flags.iter().copied());
-        g.ty.extend(cir.ty.iter().map(|&t| ty(t)));
-        g.aux_ty.extend(cir.aux_ty.iter().map(|&t| ty(t)));
-        for (k, &a) in cir.aux.iter().enumerate() {
-            let op = cir.op[InstIdx::new(k)];
-            g.aux
-                .push(if op.is_call() { a + call_off as u32 } else { a });
+        for mut b in cir.bodies {
+            b.remap_module_refs(ty, at, |v| val(v, &emap));
+            g.bodies.push(b);
         }
-        let op_off = g.operands.len() as u32;
-        g.op_start
-            .extend(cir.op_start[1..].iter().map(|&s| s + op_off));
-        g.operands
-            .extend(cir.operands.iter().map(|&v| val(v, &emap)));
-        g.op_types.extend(cir.op_types.iter().map(|&t| ty(t)));
-        g.block_start.extend(
-            cir.block_start
-                .iter()
-                .map(|&i| InstIdx::new(i.idx() + inst_off)),
-        );
-        // calls
-        let param_off = g.call_params.len() as u32;
-        g.call_inst.extend(
-            cir.call_inst
-                .iter()
-                .map(|&i| InstIdx::new(i.idx() + inst_off)),
-        );
-        g.call_attrs.extend(cir.call_attrs.iter().map(|&a| at(a)));
-        g.call_ret_attrs
-            .extend(cir.call_ret_attrs.iter().map(|&a| at(a)));
-        g.call_arg_count.extend(cir.call_arg_count.iter().copied());
-        g.call_bundle_ops
-            .extend(cir.call_bundle_ops.iter().copied());
-        g.call_bundles.extend(cir.call_bundles.iter().copied());
-        g.call_param_start
-            .extend(cir.call_param_start.iter().map(|&s| s + param_off));
-        g.call_params.extend(cir.call_params.iter().map(|&a| at(a)));
     }
 }
 

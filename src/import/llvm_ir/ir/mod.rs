@@ -3,9 +3,11 @@
 //!
 //! It runs after the module is complete (after a parallel parse's merge too), so it sees
 //! every symbol, and it walks the items in module order: named type bodies, global
-//! variables, aliases, then every function's header and body. Local names resolve to
-//! arguments and instructions through one map per function; a use before its definition
-//! (phis, blocks laid out after their users) is patched when the body ends. Types are
+//! variables, aliases, then every function's header and body. Each body's instructions
+//! are written straight into the function's [`Body`] (the middle end's form; nothing is
+//! copied later). Local names resolve to arguments and rows through one map per
+//! function; a use before its definition (phis, blocks laid out after their users) is
+//! patched when the body ends. Types are
 //! interned by their text first and structurally on a miss; constant expressions by
 //! `(type, text)`.
 //!
@@ -25,9 +27,8 @@ use super::lexer::{LexState, Tk, Tok};
 use super::{name_of, ParseError, Parser, Pos, Spans, MAX_DEPTH};
 use crate::idx::{BlockIdx, IndexVec};
 use crate::llvm::attrs::{Attr, AttrSet, AttrSetIdx};
-use crate::llvm::ir::{
-    ArgIdx, CallIdx, ExprIdx, FuncIr, InstFlags, InstIdx, Intrinsic, Ir, Opcode, Range, Value,
-};
+use crate::llvm::ir::body::{Body, RowIdx, V};
+use crate::llvm::ir::{ArgIdx, ExprIdx, FuncIr, InstFlags, Intrinsic, Ir, Opcode, Range, Value};
 use crate::llvm::types::{FloatKind, TypeIdx, TypeKind};
 use crate::llvm::{AliasIdx, FuncIdx, GlobalIdx, Module};
 use ahash::AHashMap;
@@ -90,7 +91,6 @@ pub(super) fn build(m: &Module, file: &str, text: &str, spans: &Spans) -> Result
     b.resolve_branch_weights(&spans.metadata);
     let mut ir = b.ir;
     ir.arg_name_start.push(ir.arg_names.len() as u32);
-    ir.build_uses();
     debug_assert!(ir.verify().is_empty(), "{:?}", ir.verify());
     Ok(ir)
 }
@@ -107,10 +107,11 @@ fn has_opaque_ptr(text: &str) -> bool {
     })
 }
 
-/// An operand as read: a value, or a local name not defined yet.
+/// An operand as read: a constant, a local value, or a local name not defined yet.
 #[derive(Clone, Copy)]
 enum Operand<'a> {
     V(Value),
+    L(V, Tok),
     Local(&'a str, Tok),
 }
 
@@ -128,16 +129,22 @@ struct Builder<'a, 'm> {
     opaque: bool,
     depth: u32,
     // per function
-    locals: AHashMap<Cow<'a, str>, Value>,
+    /// The body being read.
+    body: Body,
+    locals: AHashMap<Cow<'a, str>, V>,
     labels: AHashMap<&'m str, BlockIdx>,
-    pending: Vec<(usize, &'a str, Tok)>,
+    /// Operands not defined yet: (row, operand index, name, where).
+    pending: Vec<(RowIdx, u32, &'a str, Tok)>,
     next_slot: u32,
+    /// The operands and call-site parameter attributes of the instruction being read.
+    ops: Vec<(V, TypeIdx)>,
+    call_params: Vec<AttrSetIdx>,
     /// `!dbg !N` of calls and of function definitions, as read (resolved when every
     /// body is read: metadata usually follows its uses).
-    dbg_calls: Vec<(CallIdx, u32, Tok)>,
+    dbg_calls: Vec<(FuncIdx, RowIdx, u32, Tok)>,
     dbg_funcs: Vec<(FuncIdx, u32, Tok)>,
     /// `!prof !N` of terminators, as read (resolved with the debug information).
-    prof_terms: Vec<(InstIdx, u32)>,
+    prof_terms: Vec<(FuncIdx, RowIdx, u32)>,
     void_ty: TypeIdx,
     label_ty: TypeIdx,
     token_ty: TypeIdx,
@@ -148,7 +155,6 @@ struct Builder<'a, 'm> {
 impl<'a, 'm> Builder<'a, 'm> {
     fn new(m: &'m Module, file: &'a str, src: &'a str) -> Self {
         let mut ir = Ir {
-            op_start: vec![0],
             arg_name_start: Vec::new(),
             expr_op_start: vec![0],
             ..Ir::default()
@@ -177,10 +183,13 @@ impl<'a, 'm> Builder<'a, 'm> {
             groups: AHashMap::new(),
             opaque: false,
             depth: 0,
+            body: Body::default(),
             locals: AHashMap::new(),
             labels: AHashMap::new(),
             pending: Vec::new(),
             next_slot: 0,
+            ops: Vec::new(),
+            call_params: Vec::new(),
             dbg_calls: Vec::new(),
             prof_terms: Vec::new(),
             dbg_funcs: Vec::new(),
@@ -581,7 +590,7 @@ impl<'a, 'm> Builder<'a, 'm> {
     fn local_ref(&mut self, t: Tok) -> Operand<'a> {
         let raw = &self.text(t)[1..];
         match self.locals.get(raw) {
-            Some(&v) => Operand::V(v),
+            Some(&v) => Operand::L(v, t),
             None => Operand::Local(raw, t),
         }
     }
@@ -657,7 +666,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                     let (t, o) = self.typed()?;
                     let v = match o {
                         Operand::V(v) => v,
-                        Operand::Local(_, at) => {
+                        Operand::L(_, at) | Operand::Local(_, at) => {
                             return self.err(at, "a constant expression cannot use a local value")
                         }
                     };
@@ -795,7 +804,7 @@ impl<'a, 'm> Builder<'a, 'm> {
         let (_, v) = self.typed()?;
         self.ir.alias_target[a] = match v {
             Operand::V(v) => v,
-            Operand::Local(..) => Value::Other,
+            Operand::L(..) | Operand::Local(..) => Value::Other,
         };
         Ok(())
     }
@@ -859,7 +868,8 @@ impl<'a, 'm> Builder<'a, 'm> {
                     let mut set = AttrSet::EMPTY;
                     self.param_attrs(&mut set)?;
                     let set = self.intern(set);
-                    let a = self.ir.arg_ty.push(ty);
+                    self.ir.arg_ty.push(ty);
+                    let a = V::Arg(params.len() as u32);
                     self.ir.arg_attrs.push(set);
                     self.ir.arg_func.push(f);
                     self.ir.arg_name_start.push(self.ir.arg_names.len() as u32);
@@ -872,10 +882,10 @@ impl<'a, 'm> Builder<'a, 'm> {
                         if let Ok(k) = raw.parse::<u32>() {
                             self.next_slot = k.saturating_add(1);
                         }
-                        self.locals.insert(Cow::Borrowed(raw), Value::Arg(a));
+                        self.locals.insert(Cow::Borrowed(raw), a);
                     } else {
                         self.locals
-                            .insert(Cow::Owned(self.next_slot.to_string()), Value::Arg(a));
+                            .insert(Cow::Owned(self.next_slot.to_string()), a);
                         self.next_slot += 1;
                     }
                 }
@@ -943,13 +953,12 @@ impl<'a, 'm> Builder<'a, 'm> {
         }
         let attrs = self.intern(fn_set);
         let ret_attrs = self.intern(ret_attrs);
-        let first_inst = InstIdx::new(self.ir.op.len());
-        let first_block = self.ir.block_start.len() as u32;
+        self.body = Body::new(params.len() as u32);
         if is_def {
             self.body(f)?;
         }
-        let nblocks = self.ir.block_start.len() as u32 - first_block;
-        let ninsts = (self.ir.op.len() - first_inst.idx()) as u32;
+        self.body.shrink_to_fit();
+        self.ir.bodies.push(std::mem::take(&mut self.body));
         self.ir.funcs.push(FuncIr {
             fn_ty,
             ret_ty,
@@ -960,14 +969,6 @@ impl<'a, 'm> Builder<'a, 'm> {
             args: Range {
                 start: first_arg,
                 len: params.len() as u32,
-            },
-            insts: Range {
-                start: first_inst,
-                len: ninsts,
-            },
-            blocks: Range {
-                start: first_block,
-                len: nblocks,
             },
         });
         self.ir.intrinsic.push(Intrinsic::from_name(&func.name));
@@ -980,7 +981,6 @@ impl<'a, 'm> Builder<'a, 'm> {
         for (b, blk) in m.functions[f].blocks.iter_enumerated() {
             self.labels.insert(blk.name.as_str(), b);
         }
-        let mut nblocks = 0usize;
         let mut open = false;
         loop {
             let t = self.p.peek();
@@ -996,8 +996,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                     if let Ok(n) = raw[..raw.len() - 1].parse::<u32>() {
                         self.next_slot = n.saturating_add(1);
                     }
-                    self.ir.block_start.push(InstIdx::new(self.ir.op.len()));
-                    nblocks += 1;
+                    self.body.push_block();
                     open = true;
                 }
                 Tk::Attr => self.p.skip_statement()?,
@@ -1007,18 +1006,17 @@ impl<'a, 'm> Builder<'a, 'm> {
                 _ => {
                     if !open {
                         self.next_slot += 1;
-                        self.ir.block_start.push(InstIdx::new(self.ir.op.len()));
-                        nblocks += 1;
+                        self.body.push_block();
                         open = true;
                     }
-                    let b = BlockIdx::new(nblocks - 1);
+                    let b = BlockIdx::new(self.body.blocks.len() - 1);
                     if self.instruction(f, b)? {
                         open = false;
                     }
                 }
             }
         }
-        self.ir.block_start.push(InstIdx::new(self.ir.op.len()));
+        let nblocks = self.body.blocks.len();
         if nblocks != m.functions[f].blocks.len() {
             let t = self.p.peek();
             return self.err(
@@ -1030,9 +1028,9 @@ impl<'a, 'm> Builder<'a, 'm> {
                 ),
             );
         }
-        for (slot, raw, at) in std::mem::take(&mut self.pending) {
+        for (row, k, raw, at) in std::mem::take(&mut self.pending) {
             match self.locals.get(raw) {
-                Some(&v) => self.ir.operands[slot] = v,
+                Some(&v) => self.body.set_operand(row, k as usize, v),
                 None => return self.err(at, format!("use of undefined value '%{raw}'")),
             }
         }

@@ -2,6 +2,7 @@
 
 use crate::import::llvm_ir::{parse_with, ParseOptions};
 use crate::llvm::attrs::Attr;
+use crate::llvm::ir::body::{RowIdx, V};
 use crate::llvm::ir::{Opcode, Ordering, Value};
 
 const OPTS: ParseOptions = ParseOptions { instructions: true };
@@ -26,8 +27,9 @@ fn operands_resolve_to_definitions() {
     let ir = m.ir().unwrap();
     assert!(ir.verify().is_empty(), "{:?}", ir.verify());
     let f = m.function_by_name("f").unwrap();
-    let insts: Vec<_> = ir.insts(f).collect();
-    let ops: Vec<Opcode> = insts.iter().map(|&i| ir.op(i)).collect();
+    let b = ir.body(f);
+    let insts: Vec<RowIdx> = b.live_rows().collect();
+    let ops: Vec<Opcode> = insts.iter().map(|&i| b.op(i)).collect();
     assert_eq!(
         ops,
         [
@@ -48,24 +50,28 @@ fn operands_resolve_to_definitions() {
     let p = ir.arg(f, 0).unwrap();
     assert!(ir.arg_attrs(p).has(Attr::NoCapture));
     // the phi's forward reference to %i1
-    assert_eq!(ir.operand(insts[3], 2), Value::Inst(insts[4]));
-    assert_eq!(ir.operand(insts[1], 1), Value::Inst(insts[0]));
-    assert!(ir.flags(insts[7]).is_volatile());
-    assert_eq!(ir.flags(insts[10]).ordering(), Ordering::SeqCst);
-    let c = ir.call_of(insts[8]).unwrap();
-    assert!(ir.call_ret_attrs(c).has(Attr::NoAlias));
-    assert!(ir.call_attrs(c).has(Attr::NoUnwind));
+    assert_eq!(b.ops(insts[3])[2], V::Inst(insts[4]));
+    assert_eq!(b.ops(insts[1])[1], V::Inst(insts[0]));
+    assert!(b.flags(insts[7]).is_volatile());
+    assert_eq!(b.flags(insts[10]).ordering(), Ordering::SeqCst);
+    let c = b.call_of(insts[8]).unwrap();
+    assert!(ir.attr_sets.get(c.ret_attrs).has(Attr::NoAlias));
+    assert!(ir.attr_sets.get(c.attrs).has(Attr::NoUnwind));
     assert_eq!(
-        ir.types.display(ir.ty(insts[9])),
+        ir.types.display(b.ty(insts[9])),
         "i8**",
         "GEP into field 1 of %struct.s"
     );
-    assert_eq!(ir.arg_uses(p).len(), 1);
-    assert_eq!(ir.inst_uses(insts[0]).len(), 1);
-    let callee = ir.callee(c);
-    assert_eq!(callee, Value::Global(m.symbol_by_name("malloc").unwrap()));
+    let uses = b.use_table();
+    assert_eq!(uses.of(V::Arg(0)).len(), 1);
+    assert_eq!(uses.of(V::Inst(insts[0])).len(), 1);
+    let callee = b.ops(insts[8])[c.callee_op as usize];
+    assert_eq!(
+        callee,
+        V::K(Value::Global(m.symbol_by_name("malloc").unwrap()))
+    );
     let mf = m.function_by_name("malloc").unwrap();
-    assert_eq!(ir.func(mf).fn_ty, ir.call_fn_ty(c));
+    assert_eq!(ir.func(mf).fn_ty, b.aux_ty(insts[8]));
 }
 
 #[test]
@@ -76,8 +82,9 @@ fn returning_a_pointer_to_a_void_function_is_a_value() {
     let ir = m.ir().unwrap();
     let f = m.function_by_name("f").unwrap();
     let g = m.function_by_name("g").unwrap();
-    let rf = ir.insts(f).last().unwrap();
-    let rg = ir.insts(g).last().unwrap();
-    assert_eq!(ir.operands(rf), &[Value::Arg(ir.arg(f, 0).unwrap())]);
-    assert!(ir.operands(rg).is_empty());
+    let (bf, bg) = (ir.body(f), ir.body(g));
+    let rf = bf.live_rows().last().unwrap();
+    let rg = bg.live_rows().last().unwrap();
+    assert_eq!(bf.ops(rf), &[V::Arg(0)]);
+    assert!(bg.ops(rg).is_empty());
 }
