@@ -423,6 +423,15 @@ fn constant_aggregates_fold_and_extracts_give_their_elements() {
     assert_remarks_match_opt14("aggregate");
 }
 
+/// InstSimplify's algebra through the operands' definitions, in the cloner (the caller's
+/// `sub`/`add` rows under the cloned `add`/`sub`) and in the cost analysis (the callee's
+/// own `x & ~x`, `(x + 1) + -1`, `x | (x & y)`): `algebra.ll`, `callee` costs 5 in `mid`,
+/// not 20, and `mid` 60 in `top`, not 120, as opt-14 has it.
+#[test]
+fn algebraic_identities_simplify_through_definitions() {
+    assert_remarks_match_opt14("algebra");
+}
+
 /// After `function-attrs`, the inliner reads the attributes it inferred (`cur_attrs.ll`,
 /// `cgscc(devirt<4>(inline,function-attrs))`: `@h`, inferred read-only, no longer ends
 /// load elimination in `@g`, which costs 15 in `@f`, not 20, as opt-14 has it).

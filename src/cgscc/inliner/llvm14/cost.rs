@@ -3,12 +3,15 @@
 //! call-site savings, SROA and load-elimination savings, the threshold rules.
 
 use super::fold::made_agg;
-use super::simplify::{binop, bool_v, extract_element, icmp, insert_row, nonnull_const, Agg};
+use super::simplify::{
+    binop, binop_value, bool_v, extract_element, icmp, insert_row, nonnull_const, Agg,
+    RECURSION_LIMIT,
+};
 use super::{Facts, PredTable};
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::{Attr, AttrSet};
 use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, MadeExprs, RowIdx, V};
-use crate::llvm::ir::{Intrinsic, Opcode, Predicate, Value};
+use crate::llvm::ir::{InstFlags, Intrinsic, Opcode, Predicate, Value};
 use crate::llvm::types::TypeKind;
 use crate::llvm::FuncIdx;
 use ahash::{AHashMap, AHashSet};
@@ -1115,7 +1118,21 @@ impl St<'_> {
         } else if identity(op, bits, va, vb) {
             Some(None)
         } else {
-            None
+            // `SimplifyBinOp` on the operands (their constants where known): the
+            // identities that look through the callee's own definitions
+            let (x, y) = (va.map_or(a, V::Int), vb.map_or(b2, V::Int));
+            match binop_value(
+                self.callee,
+                op,
+                (x, y),
+                bits,
+                InstFlags::default(),
+                RECURSION_LIMIT,
+            ) {
+                Some(V::Int(c)) => Some(Some(c)),
+                Some(_) => Some(None),
+                None => None,
+            }
         };
         match r {
             Some(Some(x)) => {

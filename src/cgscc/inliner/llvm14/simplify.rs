@@ -102,35 +102,7 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
     match inst.op {
         op if op.is_int_binary() => {
             let bits = types.int_bits(inst.ty)?;
-            let (x, y) = (ops[0], ops[1]);
-            if let (Some(a), Some(c)) = (int(x), int(y)) {
-                return binop(inst.op, a, c, bits).map(V::Int);
-            }
-            let (a, c) = (int(x), int(y));
-            let all = sext(-1, bits);
-            match inst.op {
-                Opcode::Add | Opcode::Or | Opcode::Xor if a == Some(0) => Some(y),
-                Opcode::Add
-                | Opcode::Sub
-                | Opcode::Or
-                | Opcode::Xor
-                | Opcode::Shl
-                | Opcode::LShr
-                | Opcode::AShr
-                    if c == Some(0) =>
-                {
-                    Some(x)
-                }
-                Opcode::Mul | Opcode::And if a == Some(0) || c == Some(0) => Some(V::Int(0)),
-                Opcode::Mul | Opcode::UDiv | Opcode::SDiv if c == Some(1) => Some(x),
-                Opcode::Mul if a == Some(1) => Some(y),
-                Opcode::And if c == Some(all) => Some(x),
-                Opcode::And if a == Some(all) => Some(y),
-                Opcode::Or if a == Some(all) || c == Some(all) => Some(V::Int(all)),
-                Opcode::And | Opcode::Or if x == y => Some(x),
-                Opcode::Xor | Opcode::Sub if x == y => Some(V::Int(0)),
-                _ => None,
-            }
+            binop_value(b, op, (ops[0], ops[1]), bits, inst.flags, RECURSION_LIMIT)
         }
         Opcode::ICmp => {
             let (l, r) = (q.here(ops[0]), q.here(ops[1]));
@@ -175,6 +147,196 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
         }
         _ => None,
     }
+}
+
+/// The operands of a two-operand row.
+type Pair = Option<(V, V)>;
+
+/// `v`'s definition when it is a two-operand row of the body: its opcode and operands.
+fn bin_def(b: &Body, v: V) -> Option<(Opcode, V, V)> {
+    let V::Inst(j) = v else { return None };
+    let op = b.op(j);
+    if !op.is_int_binary() {
+        return None;
+    }
+    match *b.ops(j) {
+        [p, q] => Some((op, p, q)),
+        _ => None,
+    }
+}
+
+/// The operands of definition `d` when it is an `op`.
+fn operands_if(d: Option<(Opcode, V, V)>, op: Opcode) -> Pair {
+    d.filter(|x| x.0 == op).map(|x| (x.1, x.2))
+}
+
+/// `x` when definition `d` is `xor x, -1` (`m_Not`).
+fn not_of(d: Option<(Opcode, V, V)>, bits: u32) -> Option<V> {
+    let (x, y) = operands_if(d, Opcode::Xor)?;
+    let all = V::Int(sext(-1, bits));
+    if y == all {
+        Some(x)
+    } else if x == all {
+        Some(y)
+    } else {
+        None
+    }
+}
+
+/// LLVM 14's `SimplifyBinOp` on values: what `op x, y` on `bits`-bit integers equals, if
+/// an existing value or a constant: constant folding, the identities of each operation
+/// (`x + 0`, `x & x`, `x * 1`, ...), and the rules that look through the operands'
+/// definitions (`x + (y - x)`, `(x + y) - y`, `x - (x - y)`, `x & ~x`, `x | (x & y)`,
+/// reassociation that simplifies completely), each recursion one level of `depth`
+/// (InstSimplify's `MaxRecurse`). `flags` are the instruction's (`nuw` on `0 - x`);
+/// recursive steps have none, as in LLVM.
+pub fn binop_value(
+    b: &Body,
+    op: Opcode,
+    (x, y): (V, V),
+    bits: u32,
+    flags: InstFlags,
+    depth: u32,
+) -> Option<V> {
+    let int = |v: V| match v {
+        V::Int(x) => Some(x),
+        _ => None,
+    };
+    if let (Some(a), Some(c)) = (int(x), int(y)) {
+        return binop(op, a, c, bits).map(V::Int);
+    }
+    let (a, c) = (int(x), int(y));
+    let all = sext(-1, bits);
+    let identity = match op {
+        Opcode::Add | Opcode::Or | Opcode::Xor if a == Some(0) => Some(y),
+        Opcode::Add
+        | Opcode::Sub
+        | Opcode::Or
+        | Opcode::Xor
+        | Opcode::Shl
+        | Opcode::LShr
+        | Opcode::AShr
+            if c == Some(0) =>
+        {
+            Some(x)
+        }
+        Opcode::Mul | Opcode::And if a == Some(0) || c == Some(0) => Some(V::Int(0)),
+        Opcode::Mul | Opcode::UDiv | Opcode::SDiv if c == Some(1) => Some(x),
+        Opcode::Mul if a == Some(1) => Some(y),
+        Opcode::And if c == Some(all) => Some(x),
+        Opcode::And if a == Some(all) => Some(y),
+        Opcode::Or if a == Some(all) || c == Some(all) => Some(V::Int(all)),
+        Opcode::And | Opcode::Or if x == y => Some(x),
+        Opcode::Xor | Opcode::Sub if x == y => Some(V::Int(0)),
+        // `0 - x` is 0 when the sub is nuw
+        Opcode::Sub if a == Some(0) && flags.0 & InstFlags::NUW != 0 => Some(V::Int(0)),
+        _ => None,
+    };
+    if identity.is_some() || depth == 0 {
+        return identity;
+    }
+    // every rule below looks through a definition
+    let (dx, dy) = (bin_def(b, x), bin_def(b, y));
+    if dx.is_none() && dy.is_none() {
+        return None;
+    }
+    let d = depth - 1;
+    let rec = |op: Opcode, x: V, y: V| binop_value(b, op, (x, y), bits, InstFlags::default(), d);
+    match op {
+        // x + (y - x) -> y, (y - x) + x -> y (x + -x -> 0 among them)
+        Opcode::Add => {
+            for (u, w) in [(x, dy), (y, dx)] {
+                if let Some((p, _)) = operands_if(w, Opcode::Sub).filter(|&(_, q)| q == u) {
+                    return Some(p);
+                }
+            }
+        }
+        Opcode::Sub => {
+            // (p + q) - y -> p + (q - y) or q + (p - y); x - (p + q) -> (x - p) - q or
+            // (x - q) - p; x - (p - q) -> (x - p) + q; each if everything simplifies
+            let (ax, ay) = (operands_if(dx, Opcode::Add), operands_if(dy, Opcode::Add));
+            let sy = operands_if(dy, Opcode::Sub);
+            // (inner `l - r`, outer op, the outer step's fixed side)
+            let tries = [
+                ax.map(|(p, q)| ((q, y), Opcode::Add, (Some(p), None))),
+                ax.map(|(p, q)| ((p, y), Opcode::Add, (Some(q), None))),
+                ay.map(|(p, q)| ((x, p), Opcode::Sub, (None, Some(q)))),
+                ay.map(|(p, q)| ((x, q), Opcode::Sub, (None, Some(p)))),
+                sy.map(|(p, q)| ((x, p), Opcode::Add, (None, Some(q)))),
+            ];
+            for ((l, r), outer, (ol, or)) in tries.into_iter().flatten() {
+                if let Some(v) = rec(Opcode::Sub, l, r) {
+                    if let Some(w) = rec(outer, ol.unwrap_or(v), or.unwrap_or(v)) {
+                        return Some(w);
+                    }
+                }
+            }
+            return None;
+        }
+        _ => {}
+    }
+    // x + ~x, x | ~x, x ^ ~x -> -1; x & ~x -> 0
+    let logic = matches!(op, Opcode::Add | Opcode::And | Opcode::Or | Opcode::Xor);
+    if logic && (not_of(dx, bits) == Some(y) || not_of(dy, bits) == Some(x)) {
+        return Some(V::Int(if op == Opcode::And { 0 } else { all }));
+    }
+    // x & (x | q) -> x, x | (x & q) -> x (either order)
+    let absorbed = match op {
+        Opcode::And => Some(Opcode::Or),
+        Opcode::Or => Some(Opcode::And),
+        _ => None,
+    };
+    if let Some(other) = absorbed {
+        for (u, w) in [(x, dy), (y, dx)] {
+            if operands_if(w, other).is_some_and(|(p, q)| p == u || q == u) {
+                return Some(u);
+            }
+        }
+    }
+    if matches!(
+        op,
+        Opcode::Add | Opcode::Mul | Opcode::And | Opcode::Or | Opcode::Xor
+    ) {
+        let (ox, oy) = (operands_if(dx, op), operands_if(dy, op));
+        return associative(b, op, (x, y), (ox, oy), bits, d);
+    }
+    None
+}
+
+/// LLVM 14's `SimplifyAssociativeBinOp` for commutative and associative `op`, in its
+/// order: `(p op q) op y` as `p op (q op y)`, `x op (p op q)` as `(x op p) op q`, then
+/// `(p op q) op y` as `(y op p) op q` and `x op (p op q)` as `p op (q op x)` (`dx`, `dy`:
+/// the operands of `x` and `y` when they are `op` rows), each when
+/// the inner step simplifies and the outer one then does too (an inner step that gives
+/// back its operand gives back the whole operand).
+fn associative(
+    b: &Body,
+    op: Opcode,
+    (x, y): (V, V),
+    (dx, dy): (Pair, Pair),
+    bits: u32,
+    depth: u32,
+) -> Option<V> {
+    let rec = |l: V, r: V| binop_value(b, op, (l, r), bits, InstFlags::default(), depth);
+    // (inner step, the inner result that stands for the operand, that operand, the
+    // outer step's fixed side: left or right of the inner result)
+    let steps = [
+        dx.map(|(p, q)| ((q, y), q, x, (Some(p), None))),
+        dy.map(|(p, q)| ((x, p), p, y, (None, Some(q)))),
+        dx.map(|(p, q)| ((y, p), p, x, (None, Some(q)))),
+        dy.map(|(p, q)| ((q, x), q, y, (Some(p), None))),
+    ];
+    for ((l, r), keep, whole, (ol, or)) in steps.into_iter().flatten() {
+        if let Some(v) = rec(l, r) {
+            if v == keep {
+                return Some(whole);
+            }
+            if let Some(w) = rec(ol.unwrap_or(v), or.unwrap_or(v)) {
+                return Some(w);
+            }
+        }
+    }
+    None
 }
 
 /// An aggregate as one step of an `extractvalue` walk sees it.
@@ -241,7 +403,7 @@ pub fn insert_row(b: &Body, v: V) -> Agg<'_> {
 }
 
 /// InstructionSimplify's `RecursionLimit` (InstructionSimplify.cpp:53).
-const RECURSION_LIMIT: u32 = 3;
+pub(super) const RECURSION_LIMIT: u32 = 3;
 
 /// A value as a simplification query sees it: a value of the caller body, or (`callee`)
 /// a value of the callee's body, reached through a clone phi whose incoming values are

@@ -95,6 +95,50 @@ fn cast_pairs_give_back_the_first_casts_operand() {
 }
 
 #[test]
+fn binary_identities_look_through_definitions() {
+    use super::simplify::{binop_value, RECURSION_LIMIT};
+    use crate::llvm::ir::InstFlags;
+    let mut types = crate::llvm::types::Types::default();
+    let i64_ = types.int(64);
+    let mut b = Body::default();
+    let bin = |b: &mut Body, op, x, y| b.push(Head::new(op, i64_), [(x, i64_), (y, i64_)], None);
+    let (x, y, z) = (V::Arg(0), V::Arg(1), V::Arg(2));
+    let sub_yx = V::Inst(bin(&mut b, Opcode::Sub, y, x));
+    let add_xy = V::Inst(bin(&mut b, Opcode::Add, x, y));
+    let sub_xy = V::Inst(bin(&mut b, Opcode::Sub, x, y));
+    let not_x = V::Inst(bin(&mut b, Opcode::Xor, x, V::Int(-1)));
+    let add_x1 = V::Inst(bin(&mut b, Opcode::Add, x, V::Int(1)));
+    let and_xz = V::Inst(bin(&mut b, Opcode::And, x, z));
+    let f = |op, l, r| binop_value(&b, op, (l, r), 64, InstFlags::default(), RECURSION_LIMIT);
+    assert_eq!(f(Opcode::Add, x, sub_yx), Some(y), "x + (y - x)");
+    assert_eq!(f(Opcode::Add, sub_yx, x), Some(y), "(y - x) + x");
+    assert_eq!(f(Opcode::Sub, add_xy, y), Some(x), "(x + y) - y");
+    assert_eq!(f(Opcode::Sub, add_xy, x), Some(y), "(x + y) - x");
+    assert_eq!(f(Opcode::Sub, x, sub_xy), Some(y), "x - (x - y)");
+    assert_eq!(f(Opcode::Sub, x, add_x1), Some(V::Int(-1)), "x - (x + 1)");
+    assert_eq!(f(Opcode::And, x, not_x), Some(V::Int(0)), "x & ~x");
+    assert_eq!(f(Opcode::Or, not_x, x), Some(V::Int(-1)), "~x | x");
+    assert_eq!(f(Opcode::Xor, x, not_x), Some(V::Int(-1)), "x ^ ~x");
+    assert_eq!(f(Opcode::Or, and_xz, x), Some(x), "(x & z) | x");
+    assert_eq!(f(Opcode::Add, add_x1, V::Int(-1)), Some(x), "(x + 1) + -1");
+    // no rule: a new value would be needed
+    assert_eq!(f(Opcode::Sub, add_xy, z), None);
+    assert_eq!(f(Opcode::Add, add_x1, V::Int(2)), None);
+    // `0 - x` is 0 only under nuw
+    let nuw = InstFlags(InstFlags::NUW);
+    assert_eq!(f(Opcode::Sub, V::Int(0), x), None);
+    assert_eq!(
+        binop_value(&b, Opcode::Sub, (V::Int(0), x), 64, nuw, RECURSION_LIMIT),
+        Some(V::Int(0))
+    );
+    // depth 0: identities only
+    assert_eq!(
+        binop_value(&b, Opcode::Add, (x, sub_yx), 64, InstFlags::default(), 0),
+        None
+    );
+}
+
+#[test]
 fn every_body_verifies_after_inlining_zlib_at_the_nvidia_budget() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
