@@ -432,6 +432,14 @@ fn algebraic_identities_simplify_through_definitions() {
     assert_remarks_match_opt14("algebra");
 }
 
+/// An intrinsic call whose arguments are all constants folds in the cost analysis
+/// (`simplifyCallSite`): `intrinsic_fold.ll`, `bits` costs -50 in `constants`, not 70,
+/// as opt-14 has it.
+#[test]
+fn intrinsic_calls_on_constants_fold() {
+    assert_remarks_match_opt14("intrinsic_fold");
+}
+
 /// After `function-attrs`, the inliner reads the attributes it inferred (`cur_attrs.ll`,
 /// `cgscc(devirt<4>(inline,function-attrs))`: `@h`, inferred read-only, no longer ends
 /// load elimination in `@g`, which costs 15 in `@f`, not 20, as opt-14 has it).

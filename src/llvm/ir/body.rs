@@ -685,6 +685,62 @@ impl Body {
         self.layout.iter().map(|&b| self.blocks[b].len()).sum()
     }
 
+    /// The live rows as text, blocks in layout order: `bbN:` then one row a line,
+    /// `%rK = opcode [predicate] type operands` (arguments `%aN`, blocks `%bbN`, integers as
+    /// numbers, other constants as the module's [`Value`]s, `call` rows with their
+    /// callee operand last); what a developer compares with `opt -S` after a change.
+    ///
+    /// ```
+    /// use ilkit::llvm::ir::body::{Body, Head, V};
+    /// use ilkit::llvm::ir::Opcode;
+    /// use ilkit::llvm::types::Types;
+    /// let mut types = Types::default();
+    /// let i32_ = types.int(32);
+    /// let mut b = Body::new(1);
+    /// let bb = b.push_block();
+    /// let r = b.push(Head::new(Opcode::Add, i32_), [(V::Arg(0), i32_), (V::Int(1), i32_)], None);
+    /// b.blocks[bb].push(r);
+    /// assert_eq!(b.to_text(&types), "bb0:\n  %r0 = add i32 %a0, 1\n");
+    /// ```
+    pub fn to_text(&self, types: &Types) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for &bb in &self.layout {
+            let _ = writeln!(out, "{bb}:");
+            for &r in &self.blocks[bb] {
+                let inst = self.inst(r);
+                out.push_str("  ");
+                if !types.is_void(inst.ty) && !inst.ty.is_none() {
+                    let _ = write!(out, "%{r} = ");
+                }
+                let _ = write!(out, "{}", inst.op.name());
+                if matches!(inst.op, Opcode::ICmp | Opcode::FCmp) {
+                    let _ = write!(
+                        out,
+                        " {}",
+                        crate::llvm::ir::Predicate(inst.aux as u8).name()
+                    );
+                }
+                if !inst.ty.is_none() {
+                    let _ = write!(out, " {}", types.display(inst.ty));
+                }
+                for (k, v) in inst.ops.iter().enumerate() {
+                    out.push_str(if k == 0 { " " } else { ", " });
+                    let _ = match *v {
+                        V::None => write!(out, "none"),
+                        V::Arg(n) => write!(out, "%a{n}"),
+                        V::Inst(j) => write!(out, "%{j}"),
+                        V::Block(b) => write!(out, "%{b}"),
+                        V::Int(x) => write!(out, "{x}"),
+                        V::K(c) => write!(out, "{c:?}"),
+                    };
+                }
+                out.push('\n');
+            }
+        }
+        out
+    }
+
     /// Checks the columnar invariants: every row's operands lie in the pool, every call
     /// row names a call and its parameters, and every slot that holds an instruction
     /// value is on that value's use chain.

@@ -280,16 +280,32 @@ impl InstFlags {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Predicate(pub u8);
 
+/// `fcmp` predicates' keywords, by number.
+const FCMP_WORDS: [&str; 16] = [
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "uno", "ueq", "ugt", "uge", "ult",
+    "ule", "une", "true",
+];
+/// `icmp` predicates' keywords, by number from 32.
+const ICMP_WORDS: [&str; 10] = [
+    "eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle",
+];
+
 impl Predicate {
+    /// The keyword LLVM prints (`eq`, `slt`, `oeq`, ...); empty for a number no
+    /// predicate has.
+    pub fn name(self) -> &'static str {
+        let k = self.0 as usize;
+        match k {
+            0..=15 => FCMP_WORDS[k],
+            32..=41 => ICMP_WORDS[k - 32],
+            _ => "",
+        }
+    }
+
     /// The predicate a keyword names (`eq`, `slt`, `oeq`, ...), for `icmp` or `fcmp`.
     pub fn from_word(w: &str, fcmp: bool) -> Option<Predicate> {
-        const F: [&str; 16] = [
-            "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "uno", "ueq", "ugt", "uge",
-            "ult", "ule", "une", "true",
-        ];
-        const I: [&str; 10] = [
-            "eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle",
-        ];
+        const F: [&str; 16] = FCMP_WORDS;
+        const I: [&str; 10] = ICMP_WORDS;
         if fcmp {
             F.iter().position(|&p| p == w).map(|i| Predicate(i as u8))
         } else {

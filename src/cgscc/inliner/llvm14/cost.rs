@@ -4,8 +4,8 @@
 
 use super::fold::made_agg;
 use super::simplify::{
-    binop, binop_value, bool_v, extract_element, icmp, insert_row, nonnull_const, Agg,
-    RECURSION_LIMIT,
+    binop, binop_value, bool_v, extract_element, fold_int_intrinsic, icmp, insert_row,
+    nonnull_const, Agg, RECURSION_LIMIT,
 };
 use super::{Facts, PredTable};
 use crate::idx::BlockIdx;
@@ -775,7 +775,7 @@ impl St<'_> {
         let res = V::Inst(r);
         let ops = inst.ops;
         let c = match inst.op {
-            Opcode::Call | Opcode::Invoke | Opcode::CallBr => self.visit_call_base(inst)?,
+            Opcode::Call | Opcode::Invoke | Opcode::CallBr => self.visit_call_base(res, inst)?,
             Opcode::Ret => {
                 let c = if self.has_ret { INSTR } else { 0 };
                 self.has_ret = true;
@@ -853,7 +853,7 @@ impl St<'_> {
 
     /// `visitCallBase`: the uninlinable patterns, then the cost of an intrinsic or of a
     /// call; a call's arguments lose SROA, a call that may write loses load elimination.
-    fn visit_call_base(&mut self, inst: Inst<'_>) -> Result<i64, &'static str> {
+    fn visit_call_base(&mut self, res: V, inst: Inst<'_>) -> Result<i64, &'static str> {
         let fx = self.fx;
         let ir = &*fx.ir;
         let ops = inst.ops;
@@ -883,6 +883,21 @@ impl St<'_> {
         }
         let readonly = |a: &AttrSet| a.has(Attr::ReadOnly) || a.has(Attr::ReadNone);
         let ro = readonly(site_attrs) || target.is_some_and(|f| readonly(fx.fn_attrs(f)));
+        // `simplifyCallSite`: an intrinsic whose arguments are all constants folds
+        if let (Some(name), Some(bits), 1..=3) = (intr_name, ir.types.int_bits(inst.ty), nargs) {
+            let mut args = [0i64; 3];
+            let all = ops[..nargs]
+                .iter()
+                .zip(&mut args)
+                .all(|(&a, x)| self.ival(a).map(|v| *x = v).is_some());
+            if let Some(c) = all
+                .then(|| fold_int_intrinsic(name, &args[..nargs], bits))
+                .flatten()
+            {
+                self.t.vals.entry(res).konst = c;
+                return Ok(0);
+            }
+        }
         if is_intr {
             return self.visit_intrinsic(ci, intr_name, &ops[..nargs], ro);
         }

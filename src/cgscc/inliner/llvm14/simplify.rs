@@ -50,6 +50,88 @@ pub fn binop(op: Opcode, a: i64, b: i64, bits: u32) -> Option<i64> {
     Some(sext(r, bits))
 }
 
+/// LLVM 14's `ConstantFoldCall` for the integer intrinsics, every argument a constant
+/// (`args`, sign-extended; the result is `bits` wide): `ctlz`, `cttz` (of zero with
+/// `is_zero_poison`: undef), `ctpop`, `bswap`, `bitreverse`, `abs` (of the minimum with
+/// `is_int_min_poison`: undef), `smax`, `smin`, `umax`, `umin`, `fshl`, `fshr` and the
+/// saturating `uadd`, `sadd`, `usub`, `ssub`. `name` is the callee's (`llvm.ctlz.i64`).
+pub fn fold_int_intrinsic(name: &str, args: &[i64], bits: u32) -> Option<V> {
+    let rest = name.strip_prefix("llvm.")?;
+    let base = rest.split('.').next()?;
+    let sat = rest.split('.').nth(1) == Some("sat");
+    if bits == 0 || bits > 64 {
+        return None;
+    }
+    let u = |x: i64| zext(x, bits);
+    let s = |x: i64| sext(x, bits);
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let int = |x: u64| Some(V::Int(sext(x as i64, bits)));
+    let smax = (mask >> 1) as i64;
+    let smin = -smax - 1;
+    match (base, args) {
+        ("ctlz" | "cttz", &[x, zero_poison]) => {
+            if u(x) == 0 {
+                return if zero_poison != 0 {
+                    Some(V::K(Value::Undef))
+                } else {
+                    int(bits as u64)
+                };
+            }
+            let n = if base == "ctlz" {
+                u(x).leading_zeros() - (64 - bits)
+            } else {
+                u(x).trailing_zeros()
+            };
+            int(n as u64)
+        }
+        ("ctpop", &[x]) => int(u(x).count_ones() as u64),
+        ("bswap", &[x]) if bits.is_multiple_of(16) => int(u(x).swap_bytes() >> (64 - bits)),
+        ("bitreverse", &[x]) => int(u(x).reverse_bits() >> (64 - bits)),
+        ("abs", &[x, min_poison]) => {
+            if s(x) == smin {
+                return if min_poison != 0 {
+                    Some(V::K(Value::Undef))
+                } else {
+                    int(u(x))
+                };
+            }
+            int(s(x).unsigned_abs())
+        }
+        ("smax", &[x, y]) => int(s(x).max(s(y)) as u64),
+        ("smin", &[x, y]) => int(s(x).min(s(y)) as u64),
+        ("umax", &[x, y]) => int(u(x).max(u(y))),
+        ("umin", &[x, y]) => int(u(x).min(u(y))),
+        ("fshl" | "fshr", &[x, y, z]) => {
+            let k = u(z) % bits as u64;
+            if k == 0 {
+                return int(if base == "fshl" { u(x) } else { u(y) });
+            }
+            let wide = ((u(x) as u128) << bits) | u(y) as u128;
+            let r = if base == "fshl" {
+                wide << k >> bits
+            } else {
+                wide >> k
+            };
+            int(r as u64 & mask)
+        }
+        ("uadd", &[x, y]) if sat => int(u(x).saturating_add(u(y)).min(mask)),
+        ("usub", &[x, y]) if sat => int(u(x).saturating_sub(u(y))),
+        ("sadd" | "ssub", &[x, y]) if sat => {
+            let r = if base == "sadd" {
+                s(x) as i128 + s(y) as i128
+            } else {
+                s(x) as i128 - s(y) as i128
+            };
+            int(r.clamp(smin as i128, smax as i128) as i64 as u64)
+        }
+        _ => None,
+    }
+}
+
 /// A constant pointer that is not null (a global, a constant expression over one).
 pub fn nonnull_const(v: V) -> bool {
     matches!(v, V::K(Value::Global(_)) | V::K(Value::Expr(_)))

@@ -138,6 +138,45 @@ fn binary_identities_look_through_definitions() {
     );
 }
 
+/// Values opt-14's `print<inline-cost>` gives for the calls of
+/// `tests/fixtures/inline_llvm14/intrinsic_fold.ll`.
+#[test]
+fn integer_intrinsics_fold_as_llvm_folds_them() {
+    use super::simplify::fold_int_intrinsic as fold;
+    use crate::llvm::ir::Value;
+    let int = |x: i64| Some(V::Int(x));
+    assert_eq!(fold("llvm.ctlz.i64", &[511, -1], 64), int(55));
+    assert_eq!(
+        fold("llvm.ctlz.i64", &[0, -1], 64),
+        Some(V::K(Value::Undef))
+    );
+    assert_eq!(fold("llvm.ctlz.i32", &[0, 0], 32), int(32));
+    assert_eq!(fold("llvm.cttz.i32", &[-8, 0], 32), int(3));
+    assert_eq!(fold("llvm.ctpop.i16", &[255], 16), int(8));
+    assert_eq!(fold("llvm.bswap.i32", &[-8], 32), int(-117440513));
+    assert_eq!(fold("llvm.umax.i8", &[-100, -56], 8), int(-56));
+    assert_eq!(fold("llvm.smax.i8", &[-100, -56], 8), int(-56));
+    assert_eq!(fold("llvm.umin.i8", &[-100, -56], 8), int(-100));
+    assert_eq!(fold("llvm.abs.i32", &[-8, 0], 32), int(8));
+    assert_eq!(
+        fold("llvm.abs.i8", &[-128, -1], 8),
+        Some(V::K(Value::Undef))
+    );
+    assert_eq!(
+        fold("llvm.fshl.i32", &[-8, -117440513, 12], 32),
+        int(-28785)
+    );
+    assert_eq!(fold("llvm.fshr.i32", &[1, 2, 32], 32), int(2));
+    assert_eq!(fold("llvm.uadd.sat.i8", &[-100, -56], 8), int(-1));
+    assert_eq!(fold("llvm.ssub.sat.i8", &[-100, 100], 8), int(-128));
+    assert_eq!(fold("llvm.usub.sat.i8", &[1, 2], 8), int(0));
+    assert_eq!(fold("llvm.bitreverse.i8", &[1], 8), int(-128));
+    // not folded: other intrinsics, non-intrinsics, a wrong argument count
+    assert_eq!(fold("llvm.sqrt.f64", &[4], 64), None);
+    assert_eq!(fold("ctlz", &[1, 0], 64), None);
+    assert_eq!(fold("llvm.ctpop.i32", &[1, 2], 32), None);
+}
+
 #[test]
 fn every_body_verifies_after_inlining_zlib_at_the_nvidia_budget() {
     let path = concat!(
