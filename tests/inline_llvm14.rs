@@ -440,6 +440,14 @@ fn intrinsic_calls_on_constants_fold() {
     assert_remarks_match_opt14("intrinsic_fold");
 }
 
+/// A cloned intrinsic call whose arguments became constants folds while it is cloned,
+/// and with it the branch over its result (`clone_fold.ll`: the block calling `@ext`
+/// is pruned, so `@mid` has one call of `@ext`, as opt-14 has it, not two).
+#[test]
+fn cloned_intrinsic_calls_on_constants_fold() {
+    assert_remarks_match_opt14("clone_fold");
+}
+
 /// After `function-attrs`, the inliner reads the attributes it inferred (`cur_attrs.ll`,
 /// `cgscc(devirt<4>(inline,function-attrs))`: `@h`, inferred read-only, no longer ends
 /// load elimination in `@g`, which costs 15 in `@f`, not 20, as opt-14 has it).

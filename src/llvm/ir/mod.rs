@@ -456,7 +456,12 @@ mod tests {
         assert!(!f.is_unordered());
         assert_eq!(Predicate::from_word("eq", false), Some(Predicate(32)));
         assert_eq!(Predicate::from_word("oeq", true), Some(Predicate(1)));
-        for (w, fcmp) in [("sle", false), ("ugt", false), ("une", true), ("true", true)] {
+        for (w, fcmp) in [
+            ("sle", false),
+            ("ugt", false),
+            ("une", true),
+            ("true", true),
+        ] {
             assert_eq!(Predicate::from_word(w, fcmp).unwrap().name(), w);
         }
         assert_eq!(Predicate(20).name(), "");

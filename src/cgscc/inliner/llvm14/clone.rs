@@ -3,7 +3,7 @@
 //! body looks like afterwards).
 
 use super::fold::Folds;
-use super::simplify::{simplify, simplify_with, Sq};
+use super::simplify::{fold_int_intrinsic, simplify, simplify_with, Sq};
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::{Attr, AttrSets};
 use crate::llvm::ir::body::{Body, CallInfo, Head, Inst, RowIdx, V};
@@ -422,6 +422,29 @@ impl Cloner<'_> {
 
     /// `PruningFunctionCloner::CloneBlock`: callee block `cb` cloned into its caller
     /// block, each instruction remapped and simplified (`SimplifyInstruction`), static
+    /// `SimplifyInstruction` of a cloned call (`SimplifyCall`): an integer intrinsic whose
+    /// arguments all became constants is the constant it folds to (it has no side
+    /// effects, so the row is not kept).
+    fn fold_intrinsic_call(&self, caller: &Body, row: RowIdx) -> Option<V> {
+        let ci = caller.call_of(row)?;
+        let ops = caller.ops(row);
+        let V::K(Value::Global(s)) = ops[ci.callee_op as usize] else {
+            return None;
+        };
+        let name = self.folds.intrinsic_names.get(s.idx())?.as_deref()?;
+        let bits = self.ir.types.int_bits(caller.ty(row))?;
+        let nargs = ci.nargs as usize;
+        if !(1..=3).contains(&nargs) {
+            return None;
+        }
+        let mut args = [0i64; 3];
+        for (x, &v) in args.iter_mut().zip(&ops[..nargs]) {
+            let V::Int(c) = v else { return None };
+            *x = c;
+        }
+        fold_int_intrinsic(name, &args[..nargs], bits)
+    }
+
     /// allocas of the entry moved to the caller's entry, terminators on constants folded.
     fn clone_block(&mut self, caller: &mut Body, cb: BlockIdx, is_entry: bool) {
         let callee = self.callee;
@@ -452,6 +475,11 @@ impl Cloner<'_> {
                 V::Block(t) => V::Block(self.bmap[t.idx()].unwrap()),
                 o => self.map(o),
             });
+            if let Some(v) = self.fold_intrinsic_call(caller, row) {
+                caller.pop();
+                self.vmap[r.idx()] = Some(v);
+                continue;
+            }
             let static_alloca = src.op == Opcode::Alloca
                 && is_entry
                 && caller
