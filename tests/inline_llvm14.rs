@@ -448,6 +448,13 @@ fn cloned_intrinsic_calls_on_constants_fold() {
     assert_remarks_match_opt14("clone_fold");
 }
 
+/// A cloned compare of a select folds when both arms decide it the same way
+/// (`icmp_thread_select.ll`: `mid` costs 15 in `top`, not 55, as opt-14 has it).
+#[test]
+fn compares_thread_over_selects() {
+    assert_remarks_match_opt14("icmp_thread_select");
+}
+
 /// After `function-attrs`, the inliner reads the attributes it inferred (`cur_attrs.ll`,
 /// `cgscc(devirt<4>(inline,function-attrs))`: `@h`, inferred read-only, no longer ends
 /// load elimination in `@g`, which costs 15 in `@f`, not 20, as opt-14 has it).

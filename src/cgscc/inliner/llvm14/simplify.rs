@@ -628,7 +628,8 @@ impl<'a> Sq<'a> {
     /// operands of type `ty`, with `depth` recursions left; the parts implemented:
     /// constant folding, `icmp X, X`, `simplifyICmpOfBools` (without its
     /// `isImpliedCondition` cases), the tautological and `add nuw X, C` cases of
-    /// `simplifyICmpWithConstant`, compares of `zext`/`sext`, and `ThreadCmpOverPHI`.
+    /// `simplifyICmpWithConstant`, compares of `zext`/`sext`, `ThreadCmpOverSelect` and
+    /// `ThreadCmpOverPHI`.
     pub fn icmp(&self, p: u8, l: SV, r: SV, ty: TypeIdx, depth: u32) -> Option<SV> {
         let (mut p, mut l, mut r) = (p, l, r);
         let null = |v: V| matches!(v, V::K(Value::Null) | V::K(Value::Zero));
@@ -683,6 +684,13 @@ impl<'a> Sq<'a> {
         if let Some(v) = self.icmp_of_ext(p, l, r, depth) {
             return Some(v);
         }
+        let is_select = |x: SV| self.op_of(x) == Some(Opcode::Select);
+        if is_select(l) || is_select(r) {
+            let cmp = oriented(p, l, r, is_select(l));
+            if let Some(v) = self.thread_over_select(cmp, ty, depth) {
+                return Some(v);
+            }
+        }
         let is_phi = |x: SV| {
             self.op_of(x) == Some(Opcode::Phi)
                 && (x.callee
@@ -690,9 +698,46 @@ impl<'a> Sq<'a> {
                     || self.def(x).is_some_and(|d| d.2))
         };
         if is_phi(l) || is_phi(r) {
-            return self.thread_over_phi(p, l, r, ty, depth, is_phi(l));
+            return self.thread_over_phi(oriented(p, l, r, is_phi(l)), ty, depth);
         }
         None
+    }
+
+    /// `ThreadCmpOverSelect` (InstructionSimplify.cpp:453-525): a compare of
+    /// `select c, t, f` with `other` is what comparing `t` and `f` with it both give,
+    /// when that is one value (an arm's compare that simplifies to `c`, or is `c`'s own
+    /// compare, stands for true on the true arm and false on the false one). The
+    /// `and` / `or` / `not` forms of `handleOtherCmpSelSimplifications` are not modelled.
+    fn thread_over_select(&self, (p, sel, other): (u8, SV, SV), ty: TypeIdx, d: u32) -> Option<SV> {
+        let depth = d.checked_sub(1)?;
+        let (b, j, c) = self.def(sel)?;
+        let ops = b.ops(j);
+        let cond = Self::sv(c, ops[0]);
+        let arm = |v: V, truth: bool| {
+            let x = Self::sv(c, v);
+            match self.icmp(p, x, other, ty, depth) {
+                Some(s) if s == cond => Some(self.here(bool_v(truth))),
+                Some(s) => Some(s),
+                None if self.is_same_compare(cond, p, x, other) => Some(self.here(bool_v(truth))),
+                None => None,
+            }
+        };
+        let t = arm(ops[1], true)?;
+        let f = arm(ops[2], false)?;
+        (t == f).then_some(t)
+    }
+
+    /// `isSameCompare`: `cond` is `icmp p x, y` (or its swapped form).
+    fn is_same_compare(&self, cond: SV, p: u8, x: SV, y: SV) -> bool {
+        let Some((b, j, c)) = self.def(cond) else {
+            return false;
+        };
+        if b.op(j) != Opcode::ICmp {
+            return false;
+        }
+        let (q, ops) = (b.inst(j).aux as u8, b.ops(j));
+        let (cl, cr) = (Self::sv(c, ops[0]), Self::sv(c, ops[1]));
+        (q == p && cl == x && cr == y) || (q == swapped(p) && cl == y && cr == x)
     }
 
     /// `simplifyICmpOfBools` (InstructionSimplify.cpp:2731-2822): an `i1` compared with
@@ -860,24 +905,11 @@ impl<'a> Sq<'a> {
         Some(self.here(bool_v(v)))
     }
 
-    /// `ThreadCmpOverPHI` (InstructionSimplify.cpp:563-603): the compare evaluated on
-    /// each incoming value of the phi operand (`phi_left`: the left one); their common
-    /// result, if every one simplifies to the same value.
-    fn thread_over_phi(
-        &self,
-        p: u8,
-        l: SV,
-        r: SV,
-        ty: TypeIdx,
-        depth: u32,
-        phi_left: bool,
-    ) -> Option<SV> {
-        let depth = depth.checked_sub(1)?;
-        let (p, phi, other) = if phi_left {
-            (p, l, r)
-        } else {
-            (swapped(p), r, l)
-        };
+    /// `ThreadCmpOverPHI` (InstructionSimplify.cpp:563-603): the compare of `phi` with
+    /// `other` evaluated on each incoming value of the phi; their common result, if every
+    /// one simplifies to the same value.
+    fn thread_over_phi(&self, (p, phi, other): (u8, SV, SV), ty: TypeIdx, d: u32) -> Option<SV> {
+        let depth = d.checked_sub(1)?;
         if !self.dominates_phi(other) {
             return None;
         }
@@ -896,6 +928,17 @@ impl<'a> Sq<'a> {
             common = Some(v);
         }
         common
+    }
+}
+
+/// `p l r` as `(predicate, the operand that was on the `left` side when `left`, else the
+/// right one, the other operand)`: the compare turned so the operand of interest is on
+/// the left.
+fn oriented(p: u8, l: SV, r: SV, left: bool) -> (u8, SV, SV) {
+    if left {
+        (p, l, r)
+    } else {
+        (swapped(p), r, l)
     }
 }
 
