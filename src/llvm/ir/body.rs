@@ -18,8 +18,7 @@ use crate::llvm::types::{TypeIdx, TypeKind, Types};
 
 crate::define_idx!(
     /// A row of a body: one instruction, numbered in the order the body made its rows
-    /// (the module's text order for a body copied out of the view, then the rows
-    /// inlining appends).
+    /// (text order as the reader wrote them, then the rows inlining appends).
     RowIdx,
     "r"
 );
