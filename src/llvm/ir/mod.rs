@@ -264,13 +264,6 @@ impl Ir {
         self.bodies.iter().map(|b| b.num_rows() as usize).sum()
     }
 
-    /// Takes the bodies out of the view (the view keeps empty ones): what a pipeline
-    /// that owns the module edits in place.
-    pub fn take_bodies(&mut self) -> IndexVec<FuncIdx, Body> {
-        let n = self.bodies.len();
-        std::mem::replace(&mut self.bodies, IndexVec::from_elem_n(Body::default(), n))
-    }
-
     // ------------------------------------------------------------ constants
 
     /// The value of a wide integer constant.

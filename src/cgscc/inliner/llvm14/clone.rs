@@ -3,7 +3,8 @@
 //! body looks like afterwards).
 
 use super::fold::Folds;
-use super::simplify::{fold_int_intrinsic, simplify, simplify_with, Sq};
+use super::simplify::{fold_intrinsic_call, simplify, simplify_with, Sq};
+use super::Facts;
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::{Attr, AttrSets};
 use crate::llvm::ir::body::{Body, CallInfo, Head, Inst, RowIdx, V};
@@ -198,16 +199,17 @@ impl ArgFacts {
 }
 
 /// Inlines the call at row `call` of `caller` (a `call`, not an `invoke`) with the body
-/// `callee`, its arguments as `args` says; the calls inlining adds call `decls`.
+/// `callee`, its arguments as `args` says; the calls inlining adds call the module's
+/// declarations (`fx.decls`).
 pub fn inline_call(
-    ir: &Ir,
+    fx: &Facts,
     folds: &mut Folds,
     caller: &mut Body,
     call: RowIdx,
     callee: &Body,
     args_facts: &ArgFacts,
-    decls: &Decls,
 ) -> Inlined {
+    let (ir, decls) = (&*fx.ir, &fx.decls);
     let types = &ir.types;
     let first_new_row = caller.next_row();
     let (bb, pos) = caller
@@ -235,6 +237,7 @@ pub fn inline_call(
     // the blocks: before the call (bb), the clone, after the call
     let after = caller.blocks.push(Vec::new());
     let mut cl = Cloner {
+        fx,
         ir,
         folds,
         callee,
@@ -354,6 +357,7 @@ fn copy_byval_args(
 /// The state of one inlining: LLVM's value map (`VMap`) and the pruning cloner's
 /// block map and worklist, the collected phis and returns.
 struct Cloner<'a> {
+    fx: &'a Facts,
     ir: &'a Ir,
     folds: &'a mut Folds,
     callee: &'a Body,
@@ -431,18 +435,13 @@ impl Cloner<'_> {
         let V::K(Value::Global(s)) = ops[ci.callee_op as usize] else {
             return None;
         };
-        let name = self.folds.intrinsic_names.get(s.idx())?.as_deref()?;
+        let name = &self.fx.names[self.fx.sym_func[s.idx()]?.idx()];
         let bits = self.ir.types.int_bits(caller.ty(row))?;
-        let nargs = ci.nargs as usize;
-        if !(1..=3).contains(&nargs) {
-            return None;
-        }
-        let mut args = [0i64; 3];
-        for (x, &v) in args.iter_mut().zip(&ops[..nargs]) {
-            let V::Int(c) = v else { return None };
-            *x = c;
-        }
-        fold_int_intrinsic(name, &args[..nargs], bits)
+        let int = |v: V| match v {
+            V::Int(c) => Some(c),
+            _ => None,
+        };
+        fold_intrinsic_call(name, &ops[..ci.nargs as usize], bits, int)
     }
 
     /// allocas of the entry moved to the caller's entry, terminators on constants folded.

@@ -4,7 +4,7 @@
 
 use super::fold::made_agg;
 use super::simplify::{
-    binop, binop_value, bool_v, extract_element, fold_int_intrinsic, icmp, insert_row,
+    binop, binop_value, bool_v, extract_element, fold_intrinsic_call, icmp, insert_row,
     nonnull_const, Agg, RECURSION_LIMIT,
 };
 use super::{Facts, PredTable};
@@ -884,16 +884,8 @@ impl St<'_> {
         let readonly = |a: &AttrSet| a.has(Attr::ReadOnly) || a.has(Attr::ReadNone);
         let ro = readonly(site_attrs) || target.is_some_and(|f| readonly(fx.fn_attrs(f)));
         // `simplifyCallSite`: an intrinsic whose arguments are all constants folds
-        if let (Some(name), Some(bits), 1..=3) = (intr_name, ir.types.int_bits(inst.ty), nargs) {
-            let mut args = [0i64; 3];
-            let all = ops[..nargs]
-                .iter()
-                .zip(&mut args)
-                .all(|(&a, x)| self.ival(a).map(|v| *x = v).is_some());
-            if let Some(c) = all
-                .then(|| fold_int_intrinsic(name, &args[..nargs], bits))
-                .flatten()
-            {
+        if let (Some(name), Some(bits)) = (intr_name, ir.types.int_bits(inst.ty)) {
+            if let Some(c) = fold_intrinsic_call(name, &ops[..nargs], bits, |a| self.ival(a)) {
                 self.t.vals.entry(res).konst = c;
                 return Ok(0);
             }

@@ -32,9 +32,6 @@ pub struct Folds {
     index: Option<AHashMap<Key, ExprIdx>>,
     /// The made expressions.
     pub made: MadeExprs,
-    /// Per symbol: the name of the `llvm.*` function it is (what the cloner folds calls
-    /// of, `fold_int_intrinsic`); `None` for every other symbol.
-    pub intrinsic_names: Vec<Option<Box<str>>>,
 }
 
 impl Folds {
@@ -43,7 +40,6 @@ impl Folds {
         Folds {
             index: None,
             made: MadeExprs::new(ir),
-            intrinsic_names: Vec::new(),
         }
     }
 

@@ -238,13 +238,7 @@ impl State {
             sym_local,
         };
         let n = fs.len();
-        let mut folds = fold::Folds::new(&fx.ir);
-        folds.intrinsic_names = (0..m.symbols.len())
-            .map(|s| {
-                let name = m.symbol_name(crate::llvm::SymbolIdx::new(s));
-                name.starts_with("llvm.").then(|| name.into())
-            })
-            .collect();
+        let folds = fold::Folds::new(&fx.ir);
         let mut uses = vec![0i64; n];
         let mut tmp = Vec::new();
         for f in 0..n {

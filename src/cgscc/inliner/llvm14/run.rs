@@ -270,16 +270,7 @@ fn inline_site(
     let callee_freqs = st.callee_freqs(f, callee_body);
     let caller_body = super::edit(&mut st.bodies, &ir, n);
     let rows_before = caller_body.num_rows();
-    let decls = st.fx.decls;
-    let out = clone::inline_call(
-        &ir,
-        &mut st.folds,
-        caller_body,
-        row,
-        callee_body,
-        &args,
-        &decls,
-    );
+    let out = clone::inline_call(&st.fx, &mut st.folds, caller_body, row, callee_body, &args);
     cx.m.work[node_of_function(n)] += u64::from(caller_body.num_rows() - rows_before);
     if let Some(c) = r.facts.as_mut() {
         c.update(st, &callee_freqs, callee_body.layout[0], &out);

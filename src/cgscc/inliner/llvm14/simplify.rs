@@ -132,6 +132,24 @@ pub fn fold_int_intrinsic(name: &str, args: &[i64], bits: u32) -> Option<V> {
     }
 }
 
+/// [`fold_int_intrinsic`] of a call of `name` with arguments `args`, each read as a
+/// constant by `known` (nothing when one is not, or there are more than three).
+pub fn fold_intrinsic_call(
+    name: &str,
+    args: &[V],
+    bits: u32,
+    known: impl Fn(V) -> Option<i64>,
+) -> Option<V> {
+    if !name.starts_with("llvm.") || !(1..=3).contains(&args.len()) {
+        return None;
+    }
+    let mut vals = [0i64; 3];
+    for (x, &v) in vals.iter_mut().zip(args) {
+        *x = known(v)?;
+    }
+    fold_int_intrinsic(name, &vals[..args.len()], bits)
+}
+
 /// A constant pointer that is not null (a global, a constant expression over one).
 pub fn nonnull_const(v: V) -> bool {
     matches!(v, V::K(Value::Global(_)) | V::K(Value::Expr(_)))
