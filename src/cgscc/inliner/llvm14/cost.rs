@@ -4,8 +4,8 @@
 
 use super::fold::made_agg;
 use super::simplify::{
-    binop, binop_value, bool_v, extract_element, fold_intrinsic_call, icmp, insert_row,
-    nonnull_const, Agg, RECURSION_LIMIT,
+    binop_value, bool_v, extract_element, fold_intrinsic_call, icmp, insert_row, nonnull_const,
+    Agg, RECURSION_LIMIT,
 };
 use super::{Facts, PredTable};
 use crate::idx::BlockIdx;
@@ -1112,34 +1112,21 @@ impl St<'_> {
         let (va, vb) = (self.ival(a), self.ival(b2));
         let bits = self.fx.ir.types.int_bits(inst.ty).unwrap_or(64);
         let op = inst.op;
-        // Some(Some(c)): a constant; Some(None): an identity (x + 0)
-        let r: Option<Option<i64>> = if let (Some(x), Some(y)) = (va, vb) {
-            binop(op, x, y, bits).map(Some)
-        } else if matches!(op, Opcode::And | Opcode::Mul) && (va == Some(0) || vb == Some(0)) {
-            Some(Some(0))
-        } else if op == Opcode::Or
-            && bits == 1
-            && (va == Some(-1) || vb == Some(-1) || va == Some(1) || vb == Some(1))
-        {
-            Some(Some(sext(1, 1)))
-        } else if identity(op, bits, va, vb) {
-            Some(None)
-        } else {
-            // `SimplifyBinOp` on the operands (their constants where known): the
-            // identities that look through the callee's own definitions
-            let (x, y) = (va.map_or(a, V::Int), vb.map_or(b2, V::Int));
-            match binop_value(
-                self.callee,
-                op,
-                (x, y),
-                bits,
-                InstFlags::default(),
-                RECURSION_LIMIT,
-            ) {
-                Some(V::Int(c)) => Some(Some(c)),
-                Some(_) => Some(None),
-                None => None,
-            }
+        // `SimplifyBinOp` on the operands (their constants where known): constant
+        // folding, identities (`x + 0`), and the rules that look through the callee's own
+        // definitions. Some(Some(c)): a constant; Some(None): an existing value
+        let (x, y) = (va.map_or(a, V::Int), vb.map_or(b2, V::Int));
+        let r = match binop_value(
+            self.callee,
+            op,
+            (x, y),
+            bits,
+            InstFlags::default(),
+            RECURSION_LIMIT,
+        ) {
+            Some(V::Int(c)) => Some(Some(c)),
+            Some(_) => Some(None),
+            None => None,
         };
         match r {
             Some(Some(x)) => {
@@ -1294,25 +1281,6 @@ fn switch_cost(ops: &[V]) -> i64 {
         (3 * clusters / 2 - 1) * 2 * INSTR as i128
     };
     sw as i64
-}
-
-/// `x + 0`, `0 | x`, `x & true` (i1) and the like: the result is an operand.
-fn identity(op: Opcode, bits: u32, va: Option<i64>, vb: Option<i64>) -> bool {
-    let right_zero = matches!(
-        op,
-        Opcode::Add
-            | Opcode::Or
-            | Opcode::Xor
-            | Opcode::Sub
-            | Opcode::Shl
-            | Opcode::LShr
-            | Opcode::AShr
-    ) && vb == Some(0);
-    let left_zero = matches!(op, Opcode::Add | Opcode::Or | Opcode::Xor) && va == Some(0);
-    let and_true = op == Opcode::And
-        && bits == 1
-        && (va.map(|x| x & 1) == Some(1) || vb.map(|x| x & 1) == Some(1));
-    right_zero || left_zero || and_true
 }
 
 /// x86-64 addressing-mode rule for a GEP with variable indices.
