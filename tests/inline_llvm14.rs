@@ -455,6 +455,14 @@ fn compares_thread_over_selects() {
     assert_remarks_match_opt14("icmp_thread_select");
 }
 
+/// Compares, selects and arithmetic over constants the folder cannot decide are free
+/// to the analysis, a branch on them is not (`constexpr_compare.ll`: `counter_add`
+/// costs -15 in `caller`, not 10, as opt-14 has it).
+#[test]
+fn undecided_constant_expressions_are_free_but_branches_on_them_cost() {
+    assert_remarks_match_opt14("constexpr_compare");
+}
+
 /// After `function-attrs`, the inliner reads the attributes it inferred (`cur_attrs.ll`,
 /// `cgscc(devirt<4>(inline,function-attrs))`: `@h`, inferred read-only, no longer ends
 /// load elimination in `@g`, which costs 15 in `@f`, not 20, as opt-14 has it).

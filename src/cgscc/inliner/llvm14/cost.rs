@@ -326,6 +326,16 @@ impl St<'_> {
         self.cval(v)
     }
 
+    /// Row `res` simplified to a constant the analysis cannot name: what LLVM's
+    /// constant folder builds but does not reduce (a compare of two addresses, a cast
+    /// or arithmetic of a constant expression). Free, and a constant to the row's
+    /// users, but no integer: a branch on it still costs and keeps both successors.
+    /// Each such row stands for its own constant (the row itself), so two of them are
+    /// never taken for the same one.
+    fn symbolic(&mut self, res: V) {
+        self.t.vals.entry(res).konst = res;
+    }
+
     /// The integer constant `v` stands for, if any (null and zero are 0).
     fn ival(&self, v: V) -> Option<i64> {
         match self.cval(v)? {
@@ -817,6 +827,12 @@ impl St<'_> {
             | Opcode::FpToSi
             | Opcode::FpToUi => self.visit_cast_inst(res, inst),
             Opcode::ICmp => self.visit_icmp(res, inst),
+            // `visitCmpInst` on two constants: `ConstantExpr::getCompare` (the
+            // floating-point values are not tracked)
+            Opcode::FCmp if self.cval(ops[0]).is_some() && self.cval(ops[1]).is_some() => {
+                self.symbolic(res);
+                0
+            }
             Opcode::FCmp => {
                 self.disable(ops[0]);
                 INSTR
@@ -1014,10 +1030,14 @@ impl St<'_> {
     fn visit_get_element_ptr(&mut self, r: RowIdx, inst: Inst<'_>) -> i64 {
         let res = V::Inst(r);
         let base = inst.ops[0];
-        let allc = inst.ops[1..].iter().all(|&o| self.ival(o).is_some());
+        let alli = inst.ops[1..].iter().all(|&o| self.ival(o).is_some());
+        let allc = alli || inst.ops[1..].iter().all(|&o| self.cval(o).is_some());
         let bc = self.cval(base);
-        if allc && bc.is_some_and(nonnull_const) {
+        if alli && bc.is_some_and(nonnull_const) {
             self.t.vals.entry(res).konst = bc.unwrap();
+        } else if allc && bc.is_some() {
+            // every operand a constant: `ConstantExpr::getGetElementPtr`
+            self.symbolic(res);
         } else if allc {
             if let Some(b) = self.t.vals.sroa(base) {
                 self.t.vals.entry(res).sroa = b;
@@ -1063,6 +1083,11 @@ impl St<'_> {
             self.t.vals.entry(res).konst = V::Int(r);
             return 0;
         }
+        if self.cval(sv).is_some() {
+            // `ConstantExpr::getCast` of a constant the analysis cannot name
+            self.symbolic(res);
+            return 0;
+        }
         self.disable(sv);
         let from_load = matches!(sv, V::Inst(j) if self.callee.op(j) == Opcode::Load);
         let free = match (inst.op, sb, db) {
@@ -1098,6 +1123,14 @@ impl St<'_> {
             self.t.vals.entry(res).konst = bool_v(p.0 == 33);
         } else if is_null(b2) && self.sroa_use(a) {
             return 0;
+        } else if let (Some(x), Some(y)) = (self.cval(a), self.cval(b2)) {
+            // `ConstantExpr::getCompare`: the same constant twice compares as equal
+            // values do; other constants give an expression
+            if x == y && x != V::K(Value::Other) {
+                self.t.vals.entry(res).konst = bool_v(icmp(p, 0, 0, bits));
+            } else {
+                self.symbolic(res);
+            }
         } else {
             self.disable(a);
             return INSTR;
@@ -1134,6 +1167,11 @@ impl St<'_> {
                 0
             }
             Some(None) => 0,
+            // `ConstantFoldBinaryOpOperands` builds an expression of two constants
+            None if self.cval(a).is_some() && self.cval(b2).is_some() => {
+                self.symbolic(res);
+                0
+            }
             None => {
                 self.disable(a);
                 self.disable(b2);
@@ -1154,6 +1192,14 @@ impl St<'_> {
             }
         } else if self.cval(tv).is_some() && self.cval(tv) == self.cval(fv) {
             self.t.vals.entry(res).konst = self.cval(tv).unwrap();
+        } else if matches!(ops[0], V::Arg(_) | V::Inst(_))
+            && self.cval(ops[0]).is_some()
+            && self.cval(tv).is_some()
+            && self.cval(fv).is_some()
+        {
+            // a condition simplified to a constant that is neither true nor false, over
+            // constant arms: `ConstantExpr::getSelect`
+            self.symbolic(res);
         } else {
             return INSTR;
         }
