@@ -245,6 +245,11 @@ struct St<'a> {
     caller_returns_twice: bool,
     /// [`SiteKnobs::caller_recursive`].
     caller_recursive: bool,
+    /// [`SiteKnobs::threshold_explicit`].
+    threshold_explicit: bool,
+    /// The other functions, for the analysis of an indirect call resolved to one
+    /// (`None`: such calls are priced as direct ones, as in a nested analysis).
+    funcs: Option<&'a dyn Functions>,
     cost: i64,
     /// Load elimination is still possible (`EnableLoadElimination`).
     le_on: bool,
@@ -439,6 +444,19 @@ pub fn alloca_base(b: &Body, mut v: V) -> Option<RowIdx> {
     None
 }
 
+/// `b`, the body of `f`, calls `f` directly (LLVM's `IsCallerRecursive`).
+fn calls_itself(fx: &Facts, b: &Body, f: FuncIdx) -> bool {
+    b.layout
+        .iter()
+        .flat_map(|&bb| b.blocks[bb].iter())
+        .any(|&i| {
+            b.call_of(i).is_some_and(|ci| {
+                matches!(b.ops(i)[ci.callee_op as usize],
+                V::K(Value::Global(s)) if fx.sym_func[s.idx()] == Some(f))
+            })
+        })
+}
+
 /// `getCallsiteCost`: what the call itself costs (subtracted before the walk).
 fn callsite_savings(fx: &Facts, caller: &Body, call: RowIdx, callee_fn: FuncIdx) -> i64 {
     let inst = caller.inst(call);
@@ -475,7 +493,26 @@ pub struct Callee<'a> {
     pub eph: &'a [RowIdx],
 }
 
-/// Analyzes inlining `target` at row `call` of `caller`.
+/// The module's other functions, as the analysis of an indirect call it resolved to a
+/// function reads them (LLVM's nested `InlineCostCallAnalyzer` in `onLoweredCall`):
+/// their current bodies and what the inliner already keeps of them.
+pub trait Functions {
+    /// The current body of `f`.
+    fn body(&self, f: FuncIdx) -> &Body;
+    /// `f`'s predecessor table and ephemeral rows, when the inliner has made them.
+    fn tables(&self, f: FuncIdx) -> Option<(&PredTable, &[RowIdx])>;
+    /// `f`'s block frequencies, when computed for its current body.
+    fn freqs(&self, f: FuncIdx) -> Option<&[u64]>;
+}
+
+/// The default threshold of an indirect call's nested analysis
+/// (`InlineConstants::IndirectCallThreshold`).
+const INDIRECT_CALL_THRESHOLD: i64 = 100;
+
+/// Analyzes inlining `target` at row `call` of `caller`. With `funcs`, an indirect call
+/// of `target` whose callee the analysis resolves to a function is analyzed as if
+/// inlined too (`BoostIndirectCalls`); without, it is priced as a direct call.
+#[allow(clippy::too_many_arguments)]
 pub fn analyze(
     fx: &Facts,
     caller: &Body,
@@ -484,6 +521,7 @@ pub fn analyze(
     target: &Callee<'_>,
     k: SiteKnobs,
     scratch: &mut Scratch,
+    funcs: Option<&dyn Functions>,
 ) -> Outcome {
     let caller_attrs = fx.fn_attrs(caller_fn);
     let th = update_threshold(&k, caller_attrs, fx.fn_attrs(target.f));
@@ -504,6 +542,8 @@ pub fn analyze(
         eph: target.eph,
         caller_returns_twice: caller_attrs.has(Attr::ReturnsTwice),
         caller_recursive: k.caller_recursive,
+        threshold_explicit: k.threshold_explicit,
+        funcs,
         t,
         cost: 0,
         le_on: true,
@@ -785,7 +825,7 @@ impl St<'_> {
         let res = V::Inst(r);
         let ops = inst.ops;
         let c = match inst.op {
-            Opcode::Call | Opcode::Invoke | Opcode::CallBr => self.visit_call_base(res, inst)?,
+            Opcode::Call | Opcode::Invoke | Opcode::CallBr => self.visit_call_base(bb, r, inst)?,
             Opcode::Ret => {
                 let c = if self.has_ret { INSTR } else { 0 };
                 self.has_ret = true;
@@ -869,7 +909,13 @@ impl St<'_> {
 
     /// `visitCallBase`: the uninlinable patterns, then the cost of an intrinsic or of a
     /// call; a call's arguments lose SROA, a call that may write loses load elimination.
-    fn visit_call_base(&mut self, res: V, inst: Inst<'_>) -> Result<i64, &'static str> {
+    fn visit_call_base(
+        &mut self,
+        bb: BlockIdx,
+        r: RowIdx,
+        inst: Inst<'_>,
+    ) -> Result<i64, &'static str> {
+        let res = V::Inst(r);
         let fx = self.fx;
         let ir = &*fx.ir;
         let ops = inst.ops;
@@ -878,6 +924,14 @@ impl St<'_> {
         let callee_v = ops[ci.callee_op as usize];
         let target = match callee_v {
             V::K(Value::Global(s)) => fx.sym_func[s.idx()],
+            _ => None,
+        };
+        // an indirect call whose callee the analysis knows: a function of the call's
+        // type (`SimplifiedValues.lookup(Callee)`)
+        let resolved = match (target, self.cval(callee_v)) {
+            (None, Some(V::K(Value::Global(s)))) => fx.sym_func[s.idx()].filter(|&g| {
+                ir.func(g).fn_ty == inst.aux_ty && !fx.names[g.idx()].starts_with("llvm.")
+            }),
             _ => None,
         };
         let site_attrs = ir.attr_sets.get(ci.attrs);
@@ -896,6 +950,9 @@ impl St<'_> {
             || target.is_some_and(|f| fx.fn_attrs(f).has(Attr::NoDuplicate))
         {
             return Err("noduplicate");
+        }
+        if let Some(g) = resolved {
+            return self.visit_resolved_call(bb, r, inst, g);
         }
         let readonly = |a: &AttrSet| a.has(Attr::ReadOnly) || a.has(Attr::ReadNone);
         let ro = readonly(site_attrs) || target.is_some_and(|f| readonly(fx.fn_attrs(f)));
@@ -921,6 +978,123 @@ impl St<'_> {
             self.disable(a);
         }
         Ok(c)
+    }
+
+    /// `visitCallBase` of an indirect call at row `r` of block `bb` whose callee the
+    /// analysis resolved to `g`: recursion ends the analysis; a call lowered to a real
+    /// call pays its arguments and, instead of the call penalty, takes the bonus of `g`
+    /// analyzed at this site with the indirect-call threshold (`onLoweredCall`).
+    fn visit_resolved_call(
+        &mut self,
+        bb: BlockIdx,
+        r: RowIdx,
+        inst: Inst<'_>,
+        g: FuncIdx,
+    ) -> Result<i64, &'static str> {
+        let fx = self.fx;
+        let ir = &*fx.ir;
+        let ci = inst.call.unwrap();
+        let nargs = ci.nargs as usize;
+        if g == self.callee_fn {
+            return Err("recursive");
+        }
+        let readonly = |a: &AttrSet| a.has(Attr::ReadOnly) || a.has(Attr::ReadNone);
+        let ro = readonly(ir.attr_sets.get(ci.attrs)) || readonly(fx.fn_attrs(g));
+        let c = if NOT_LOWERED.contains(&fx.names[g.idx()].as_str()) {
+            INSTR
+        } else {
+            let lowered = INSTR * nargs as i64 + INSTR;
+            match self.funcs {
+                Some(funcs) => lowered - self.indirect_call_bonus(funcs, bb, r, g),
+                None => lowered + CALL_PENALTY,
+            }
+        };
+        if !ro {
+            self.disable_le();
+        }
+        for &a in &inst.ops[..nargs] {
+            self.disable(a);
+        }
+        Ok(c)
+    }
+
+    /// The bonus of `onLoweredCall` for the indirect call at row `r` of block `bb`
+    /// resolved to `g`: `g` analyzed as if inlined at that call (the function analyzed
+    /// here its caller), with the indirect-call threshold and no boost of its own
+    /// indirect calls; when that analysis succeeds, its threshold less its cost (at
+    /// least 0), else nothing. A declaration succeeds at once, with every bonus still
+    /// in its threshold.
+    fn indirect_call_bonus(
+        &mut self,
+        funcs: &dyn Functions,
+        bb: BlockIdx,
+        r: RowIdx,
+        g: FuncIdx,
+    ) -> i64 {
+        let fx = self.fx;
+        let caller = self.callee;
+        let own_freqs;
+        let freqs = match funcs.freqs(self.callee_fn) {
+            Some(f) => f,
+            None => {
+                own_freqs = super::freq::int_freqs(fx, caller);
+                &own_freqs[..]
+            }
+        };
+        let knobs = SiteKnobs {
+            threshold: INDIRECT_CALL_THRESHOLD,
+            threshold_explicit: self.threshold_explicit,
+            cold_site: super::freq::is_cold_site(freqs, caller, bb),
+            before_unreachable: caller
+                .term(bb)
+                .is_some_and(|t| caller.op(t) == Opcode::Unreachable),
+            last_call_to_static: false,
+            caller_recursive: calls_itself(fx, caller, self.callee_fn),
+            cost_mult: 1,
+        };
+        let body = funcs.body(g);
+        let (threshold, cost) = if body.layout.is_empty() {
+            // `if (F.empty()) return true;` right after `onAnalysisStart`
+            let th = update_threshold(&knobs, fx.fn_attrs(self.callee_fn), fx.fn_attrs(g));
+            let mut cost = -callsite_savings(fx, caller, r, g);
+            if fx.coldcc[g.idx()] {
+                cost += 2000;
+            }
+            (th.threshold, cost)
+        } else {
+            let made;
+            let (preds, eph) = match funcs.tables(g) {
+                Some(t) => t,
+                None => {
+                    made = (body.pred_table(), ephemeral_rows(fx, body));
+                    (&made.0, &made.1[..])
+                }
+            };
+            let target = Callee {
+                f: g,
+                body,
+                preds,
+                made: self.made,
+                eph,
+            };
+            let mut scratch = Scratch::default();
+            let out = analyze(
+                fx,
+                caller,
+                self.callee_fn,
+                r,
+                &target,
+                knobs,
+                &mut scratch,
+                None,
+            );
+            self.t.walked += scratch.take_walked();
+            match out {
+                Outcome::Cost { cost, threshold } if cost < threshold.max(1) => (threshold, cost),
+                _ => return 0,
+            }
+        };
+        (threshold - cost).max(0)
     }
 
     /// The intrinsic switch of `visitCallBase`: memory intrinsics, free intrinsics, the

@@ -169,7 +169,7 @@ pub(super) fn decide(
         made: &st.folds.made,
         eph: st.eph[f.idx()].as_deref().unwrap_or(&[]),
     };
-    match cost::analyze(&st.fx, caller, n, row, &callee, knobs, scratch) {
+    match cost::analyze(&st.fx, caller, n, row, &callee, knobs, scratch, Some(st)) {
         Outcome::Never(why) => Decision::No(RemarkKind::NeverInline, None, why),
         Outcome::Cost { cost, threshold } => {
             // `InlineCost::operator bool`: `Cost < Threshold`, so cost 0 at threshold 0

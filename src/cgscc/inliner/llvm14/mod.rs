@@ -168,6 +168,21 @@ fn for_each_symbol(
     }
 }
 
+impl cost::Functions for State {
+    fn body(&self, f: FuncIdx) -> &Body {
+        State::body(self, f)
+    }
+
+    fn tables(&self, f: FuncIdx) -> Option<(&PredTable, &[RowIdx])> {
+        let preds = self.preds[f.idx()].as_deref()?;
+        Some((preds, self.eph[f.idx()].as_deref().unwrap_or(&[])))
+    }
+
+    fn freqs(&self, f: FuncIdx) -> Option<&[u64]> {
+        self.bfi[f.idx()].as_deref().map(|v| &v[..])
+    }
+}
+
 impl State {
     /// The state for module `m` (`None` without an instruction view); `referenced[f]`:
     /// `f` is referenced from a global initializer or an alias.
