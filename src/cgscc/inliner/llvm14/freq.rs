@@ -4,25 +4,28 @@
 //! Branch probabilities, per block with several successors, from the first rule that
 //! applies: estimated block weights (blocks that end in `unreachable` weigh 0, or 1
 //! with a `noreturn` call; blocks calling a `cold` function 0xffff; a block whose
-//! successors all have weights takes their maximum; a loop-exiting edge weighs its
-//! target's weight, or the default 0xfffff, divided by 31; an edge to a successor that
+//! successors all have weights takes their maximum; an edge leaving a loop, or an
+//! irreducible cycle outside loops, weighs its target's weight, or the default 0xfffff,
+//! divided by 31; an edge to a successor that
 //! makes a loop branch's condition false by being taken, halved), the pointer heuristic
 //! (`==` between pointers unlikely, 12:20), the zero heuristic (`x == 0`, `x < 0`,
 //! `x == -1`, `x < 1` unlikely; `!=`, `x > 0`, `x > -1` likely, unless `x` is a single
-//! bit test), the floating-point heuristic, else uniform. Frequencies: loops innermost
-//! first, each scaled by `1 / (1 - back-edge mass)` (at most 4096), exits carried to
-//! the enclosing level in reverse post-order. All of it in LLVM's own fixed-point
+//! bit test), the floating-point heuristic, else uniform. Frequencies
+//! ([`super::mass`]): loops innermost first, each scaled by `1 / (1 - back-edge mass)`
+//! (at most 4096), exits carried to the enclosing level in reverse post-order,
+//! irreducible cycles solved as loops with several headers. All of it in LLVM's own fixed-point
 //! arithmetic ([`super::scaled`]), so the integers agree with opt-14's
 //! `print<block-freq>` block for block (an ignored test compares whole modules). The
 //! reverse post-order, the dominators and the natural loops are the crate's own
 //! ([`crate::graph`], [`crate::cfg::loops`]).
 
-use super::scaled::{prob, scale_by_prob, Scaled, FULL_MASS, PROB_ONE};
+use super::scaled::{prob, Scaled, PROB_ONE};
 use super::simplify::{binop, icmp};
 use super::Facts;
 use crate::cfg::loops::{LoopForest, LoopIdx};
 use crate::graph::rpo::Rpo;
-use crate::graph::{Csr, CsrGraph, DomTree, Successors};
+use crate::graph::tarjan::Tarjan;
+use crate::graph::{Csr, CsrGraph, DirectedGraph, DomTree, Successors};
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::Attr;
 use crate::llvm::ir::body::{Body, RowIdx, V};
@@ -123,10 +126,14 @@ pub fn update_after_inline(
 /// kept), its reverse post-order (the DFS from the entry that takes successors in
 /// order), and its natural loops (`LoopInfo`: one loop per header, with the blocks of
 /// the loops nested in it; numbered by their headers' reverse post-order, outer first).
-struct Flow {
+pub(super) struct Flow {
     g: CsrGraph<BlockIdx>,
-    rpo: Rpo<BlockIdx>,
-    loops: LoopForest,
+    pub(super) rpo: Rpo<BlockIdx>,
+    pub(super) loops: LoopForest,
+    /// Per block in no loop: the strongly connected component of the CFG it is in, when
+    /// that has several blocks (an irreducible cycle; `u32::MAX`: none). LLVM's
+    /// `BranchProbabilityInfo` takes such a component for the block's loop (`SccInfo`).
+    scc: Vec<u32>,
 }
 
 impl Flow {
@@ -153,11 +160,35 @@ impl Flow {
         dom.compute_auto(&g, &rpo);
         let mut loops = LoopForest::new();
         loops.compute(&g, &rpo, &dom);
-        Flow { g, rpo, loops }
+        let mut scc = vec![u32::MAX; n];
+        if !loops.irreducible_edges().is_empty() {
+            let mut t: Tarjan<BlockIdx> = Tarjan::new();
+            t.compute_from(&g, [b.layout[0]]);
+            for (k, c) in t.sccs().enumerate().filter(|(_, c)| c.len() > 1) {
+                for &x in c.iter().filter(|&&x| loops.innermost(x).is_none()) {
+                    scc[x.idx()] = k as u32;
+                }
+            }
+        }
+        Flow { g, rpo, loops, scc }
+    }
+
+    /// LLVM's `LoopBlock` of block `x`: its innermost loop, or, in no loop, its
+    /// irreducible cycle.
+    fn loop_key(&self, x: u32) -> (Option<LoopIdx>, u32) {
+        match self.inner(x) {
+            Some(l) => (Some(l), u32::MAX),
+            None => (None, self.scc[x as usize]),
+        }
+    }
+
+    /// The number of blocks (reachable or not).
+    pub(super) fn num_blocks(&self) -> usize {
+        self.g.num_nodes()
     }
 
     /// The successors of block `x`.
-    fn succs(&self, x: u32) -> &[BlockIdx] {
+    pub(super) fn succs(&self, x: u32) -> &[BlockIdx] {
         self.g.successors(BlockIdx::from_raw(x))
     }
 
@@ -168,317 +199,26 @@ impl Flow {
 }
 
 /// Block frequencies of `b` as LLVM's scaled numbers before the conversion to integers
-/// (indexed by block row; `None` for unreachable blocks): loops innermost first, each
-/// solved from a full mass at its header (`computeMassInLoop`), then the function
-/// (`computeMassInFunction`), then the loop scales multiplied in, outer loops first
-/// (`unwrapLoops`).
+/// (indexed by block row; `None` for unreachable blocks): its branch probabilities, then
+/// the mass propagation of [`super::mass`].
 fn block_freqs(fx: &Facts, b: &Body) -> Vec<Option<Scaled>> {
-    let n = b.blocks.len();
     let c = Flow::new(b);
     let probs = branch_probs(fx, b, &c);
-    let nl = c.loops.len();
-    let mut rpo_ix = vec![u32::MAX; n];
-    for (k, x) in c.rpo.order().iter().enumerate() {
-        rpo_ix[x.idx()] = k as u32;
-    }
-    let mut mf = MassFlow {
-        c: &c,
-        probs,
-        rpo_ix,
-        mass: vec![0; n],
-        loop_mass: vec![0; nl],
-        loop_scale: vec![Scaled::ZERO; nl],
-        exits: vec![Vec::new(); nl],
-        dist: Vec::new(),
-        shares: Vec::new(),
-    };
-    // loops innermost first (a loop is larger than the loops inside it)
-    let mut order: Vec<LoopIdx> = c.loops.loops().collect();
-    order.sort_by_key(|&l| c.loops.loop_blocks(l).len());
-    for &li in &order {
-        mf.compute_mass(Some(li));
-    }
-    mf.compute_mass(None);
-    // unwrapLoops
-    let mut freqs: Vec<Option<Scaled>> = vec![None; n];
-    for &x in c.rpo.order() {
-        freqs[x.idx()] = Some(Scaled::of_mass(mf.mass[x.idx()]));
-    }
-    let mut scale = mf.loop_scale;
-    for l in c.loops.loops() {
-        scale[l.idx()] = scale[l.idx()].mul(Scaled::of_mass(mf.loop_mass[l.idx()]));
-        let ls = scale[l.idx()];
-        let header = c.loops.headers()[l];
-        for &x in c.loops.loop_blocks(l) {
-            match c.inner(x.raw()) {
-                Some(il) if il == l => {
-                    if let Some(f) = &mut freqs[x.idx()] {
-                        *f = ls.mul(*f);
-                    }
-                }
-                Some(il)
-                    if x != header
-                        && c.loops.parent_of(il) == Some(l)
-                        && c.loops.headers()[il] == x =>
-                {
-                    scale[il.idx()] = ls.mul(scale[il.idx()]);
-                }
-                _ => {}
-            }
-        }
-    }
-    freqs
-}
-
-/// One successor weight of a node being distributed (`Weight`): where it goes, how
-/// much, and as what.
-#[derive(Clone, Copy, Debug)]
-struct Weight {
-    /// The reverse post-order number of the (resolved) target: what LLVM sorts by.
-    key: u32,
-    target: u32,
-    amount: u64,
-    kind: WeightKind,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum WeightKind {
-    Local,
-    Backedge,
-    Exit,
-}
-
-/// The mass propagation of `BlockFrequencyInfoImpl` in its own arithmetic: per block the
-/// mass reaching it at its level, per loop its mass as a package one level out, its
-/// scale and its exits.
-struct MassFlow<'a> {
-    c: &'a Flow,
-    probs: Probs,
-    rpo_ix: Vec<u32>,
-    mass: Vec<u64>,
-    loop_mass: Vec<u64>,
-    loop_scale: Vec<Scaled>,
-    exits: Vec<Vec<(u32, u64)>>,
-    dist: Vec<Weight>,
-    shares: Vec<(Weight, u64)>,
-}
-
-impl MassFlow<'_> {
-    /// A block's representative at level `lvl` (None = function), `None` if the block
-    /// is not in that level (unreachable, or outside the loop): the header of the
-    /// outermost loop strictly inside `lvl` containing it (packaged as one node, with
-    /// that loop), or itself.
-    fn rep(&self, x: u32, lvl: Option<LoopIdx>) -> Option<(u32, Option<LoopIdx>)> {
-        if lvl.is_none() && !self.c.rpo.is_reachable(BlockIdx::from_raw(x)) {
-            return None;
-        }
-        let mut cur = self.c.inner(x);
-        let mut last: Option<LoopIdx> = None;
-        while cur != lvl {
-            let l = cur?;
-            last = Some(l);
-            cur = self.c.loops.parent_of(l);
-        }
-        Some(match last {
-            Some(l) => (self.c.loops.headers()[l].raw(), Some(l)),
-            None => (x, None),
-        })
-    }
-
-    /// `addToDist`: a weight to successor `t` (a zero weight counts as 1): back to the
-    /// level's header, out of the level, or to the block (or package) that stands for
-    /// `t` in it.
-    fn add_to_dist(&mut self, lvl: Option<LoopIdx>, start: u32, t: u32, w: u64) {
-        let amount = w.max(1);
-        let (target, kind) = match self.rep(t, lvl) {
-            Some((r, _)) if lvl.is_some() && r == start => (r, WeightKind::Backedge),
-            Some((r, _)) => (r, WeightKind::Local),
-            None => (t, WeightKind::Exit),
-        };
-        let key = self.rpo_ix[target as usize];
-        self.dist.push(Weight {
-            key,
-            target,
-            amount,
-            kind,
-        });
-    }
-
-    /// `computeMassInLoop` / `computeMassInFunction`: a full mass at level `lvl`'s first
-    /// block, every node's mass sent to its successors in reverse post-order; for a loop,
-    /// its scale (`computeLoopScale`) and exits.
-    fn compute_mass(&mut self, lvl: Option<LoopIdx>) {
-        let c = self.c;
-        let blocks: &[BlockIdx] = match lvl {
-            Some(l) => c.loops.loop_blocks(l),
-            None => c.rpo.order(),
-        };
-        let start = blocks[0].raw();
-        self.mass[start as usize] = FULL_MASS;
-        let mut back = 0u64;
-        let mut out: Vec<(u32, u64)> = Vec::new();
-        for x in blocks.iter().map(|b| b.raw()) {
-            let Some((r, sub)) = self.rep(x, lvl) else {
-                continue;
-            };
-            if r != x {
-                continue;
-            }
-            let m = match sub {
-                Some(l) => self.loop_mass[l.idx()],
-                None => self.mass[x as usize],
-            };
-            self.dist.clear();
-            match sub {
-                Some(l) => {
-                    for k in 0..self.exits[l.idx()].len() {
-                        let (t, em) = self.exits[l.idx()][k];
-                        self.add_to_dist(lvl, start, t, em);
-                    }
-                }
-                None => {
-                    for k in self.probs.range(x) {
-                        let (t, p) = self.probs.list[k];
-                        self.add_to_dist(lvl, start, t, u64::from(p));
-                    }
-                }
-            }
-            let mut dist = std::mem::take(&mut self.dist);
-            let mut shares = std::mem::take(&mut self.shares);
-            distribute(&mut dist, m, &mut shares);
-            for &(w, taken) in &shares {
-                match w.kind {
-                    WeightKind::Local => {
-                        let slot = match self.rep(w.target, lvl) {
-                            Some((_, Some(l))) => &mut self.loop_mass[l.idx()],
-                            _ => &mut self.mass[w.target as usize],
-                        };
-                        *slot = slot.saturating_add(taken);
-                    }
-                    WeightKind::Backedge => back = back.saturating_add(taken),
-                    WeightKind::Exit => out.push((w.target, taken)),
-                }
-            }
-            self.dist = dist;
-            self.shares = shares;
-        }
-        if let Some(l) = lvl {
-            let exit = FULL_MASS.saturating_sub(back);
-            self.loop_scale[l.idx()] = if exit == 0 {
-                Scaled::new(1, 12)
-            } else {
-                Scaled::of_mass(exit).inverse()
-            };
-            self.exits[l.idx()] = out;
-        }
-    }
-}
-
-/// `Distribution::normalize` and the `DitheringDistributer`: the weights combined per
-/// target (sorted by the targets' reverse post-order numbers), scaled into 32 bits, and
-/// mass `m` handed out in that order, each share taken from what is left; the shares in
-/// `out` (both buffers reused from node to node).
-fn distribute(ws: &mut Vec<Weight>, m: u64, out: &mut Vec<(Weight, u64)>) {
-    out.clear();
-    if ws.is_empty() {
-        return;
-    }
-    let mut total = 0u64;
-    let mut overflow = false;
-    for w in ws.iter() {
-        let (t, o) = total.overflowing_add(w.amount);
-        total = t;
-        overflow |= o;
-    }
-    if ws.len() > 128 {
-        *ws = combine_by_hashing(std::mem::take(ws));
-    } else if ws.len() > 1 {
-        ws.sort_unstable_by_key(|w| w.key);
-        ws.dedup_by(|later, kept| {
-            let same = later.key == kept.key;
-            if same {
-                kept.amount = kept.amount.saturating_add(later.amount);
-            }
-            same
-        });
-    }
-    if ws.len() == 1 {
-        ws[0].amount = 1;
-        total = 1;
-    } else {
-        let shift = if overflow {
-            33
-        } else if total > u64::from(u32::MAX) {
-            33 - total.leading_zeros()
-        } else {
-            0
-        };
-        if shift != 0 {
-            total = 0;
-            for w in ws.iter_mut() {
-                let a = (w.amount >> shift) + (1 & (w.amount >> (shift - 1)));
-                w.amount = a.max(1);
-                total += w.amount;
-            }
-        }
-    }
-    let (mut rem_w, mut rem_m) = (total as u32, m);
-    for &w in ws.iter() {
-        let p = prob(w.amount as u32, rem_w);
-        let taken = scale_by_prob(rem_m, p);
-        rem_w -= w.amount as u32;
-        rem_m = rem_m.saturating_sub(taken);
-        out.push((w, taken));
-    }
-}
-
-/// `combineWeightsByHashing`, for more than 128 weights: combined per target in a
-/// `DenseMap<unsigned, Weight>` sized for twice as many, so the order they come out in
-/// (the order mass is dithered in) is that table's bucket order: hash `key * 37`,
-/// quadratic probing. Without duplicates the list stays as it was.
-fn combine_by_hashing(ws: Vec<Weight>) -> Vec<Weight> {
-    let reserve = (2 * ws.len() as u64 + 1).next_power_of_two();
-    let nbuckets = (reserve * 4 / 3 + 2).next_power_of_two() as usize;
-    let mut table: Vec<Option<Weight>> = vec![None; nbuckets];
-    let mut distinct = 0;
-    for w in &ws {
-        let mut at = (w.key.wrapping_mul(37) as usize) & (nbuckets - 1);
-        let mut probe = 1;
-        loop {
-            match &mut table[at] {
-                Some(x) if x.key == w.key => {
-                    x.amount = x.amount.saturating_add(w.amount);
-                    break;
-                }
-                Some(_) => {
-                    at = (at + probe) & (nbuckets - 1);
-                    probe += 1;
-                }
-                slot @ None => {
-                    *slot = Some(*w);
-                    distinct += 1;
-                    break;
-                }
-            }
-        }
-    }
-    if distinct == ws.len() {
-        return ws;
-    }
-    table.into_iter().flatten().collect()
+    super::mass::block_freqs(&c, &probs)
 }
 
 /// Branch probabilities: per block, one entry per successor edge (in successor order,
 /// a successor listed twice twice) with its probability as a numerator over 2^31, as
 /// LLVM's `BranchProbabilityInfo` gives them.
-struct Probs {
+pub(super) struct Probs {
     /// Block `x`'s entries are `list[at[x].0..at[x].1]`.
     at: Vec<(u32, u32)>,
-    list: Vec<(u32, u32)>,
+    /// (target block, probability) per edge.
+    pub(super) list: Vec<(u32, u32)>,
 }
 
 impl Probs {
-    fn range(&self, x: u32) -> std::ops::Range<usize> {
+    pub(super) fn range(&self, x: u32) -> std::ops::Range<usize> {
         let (a, e) = self.at[x as usize];
         a as usize..e as usize
     }
@@ -525,7 +265,7 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
         }
     }
     // an edge into a loop nested in a's loop, or out of it, crosses loops
-    let same_loop = |a: u32, s: u32| c.inner(a) == c.inner(s);
+    let same_loop = |a: u32, s: u32| c.loop_key(a) == c.loop_key(s);
     // propagate: a block whose successors all have weights (within its loop) takes
     // their maximum
     let mut changed = true;
@@ -552,9 +292,10 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
             }
         }
     }
-    let exiting = |x: u32, s: u32| match c.inner(x) {
-        Some(l) => !c.loops.contains(l, BlockIdx::from_raw(s)),
-        None => false,
+    // `isLoopExitingEdge`: out of the source's loop, or out of its irreducible cycle
+    let exiting = |x: u32, s: u32| match c.loop_key(x) {
+        (Some(l), _) => !c.loops.contains(l, BlockIdx::from_raw(s)),
+        (None, k) => k != u32::MAX && c.loop_key(s).1 != k,
     };
     let mut probs = Probs {
         at: vec![(0, 0); n],

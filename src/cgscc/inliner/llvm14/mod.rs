@@ -20,6 +20,7 @@ pub mod cost;
 mod decide;
 pub mod fold;
 pub mod freq;
+mod mass;
 mod run;
 pub mod scaled;
 mod simplify;

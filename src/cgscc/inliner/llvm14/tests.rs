@@ -307,7 +307,9 @@ fn block_freqs_against(path: &str, text: &str, report: &str) -> (usize, Vec<Stri
 
 /// Block frequencies against opt-14's, kept beside the inputs: a fixture of the
 /// heuristics (the floating-point predicates, an unlikely loop successor, nested loops,
-/// a switch, a cold call) and the corpus's zlib module, every block of every function.
+/// a switch, a cold call), one of irreducible cycles (several entries, inside and around
+/// loops, a computed-goto dispatch) and the corpus's zlib module, every block of every
+/// function.
 #[test]
 fn block_frequencies_agree_with_opt14_reports() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -315,6 +317,10 @@ fn block_frequencies_agree_with_opt14_reports() {
         (
             "tests/fixtures/bfi/heuristics.ll",
             "tests/fixtures/bfi/heuristics.bfi.txt",
+        ),
+        (
+            "tests/fixtures/bfi/irreducible.ll",
+            "tests/fixtures/bfi/irreducible.bfi.txt",
         ),
         (
             "tests/corpus/llvm/zlib/zlib.O0.ll.gz",
