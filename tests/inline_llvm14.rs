@@ -471,6 +471,14 @@ fn resolved_indirect_calls_take_the_nested_analysis_bonus() {
     assert_remarks_match_opt14("indirect_call_bonus");
 }
 
+/// A binary operator threads over a `select` or a `phi` whose arms all give the same
+/// result (`thread_binop.ll`: `mask_select` costs 10 and `mask_phi` 80 in `caller`, not
+/// 270 and 340, as opt-14 has it).
+#[test]
+fn binary_operators_thread_over_selects_and_phis() {
+    assert_remarks_match_opt14("thread_binop");
+}
+
 /// After `function-attrs`, the inliner reads the attributes it inferred (`cur_attrs.ll`,
 /// `cgscc(devirt<4>(inline,function-attrs))`: `@h`, inferred read-only, no longer ends
 /// load elimination in `@g`, which costs 15 in `@f`, not 20, as opt-14 has it).

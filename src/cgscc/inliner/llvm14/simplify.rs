@@ -335,7 +335,33 @@ pub fn binop_value(
     if identity.is_some() || depth == 0 {
         return identity;
     }
-    // every rule below looks through a definition
+    through_definitions(b, op, (x, y), bits, depth)
+        .or_else(|| thread_over_select_arms(b, op, (x, y), bits, depth))
+        .or_else(|| thread_over_phi_incoming(b, op, (x, y), bits, depth))
+}
+
+/// The operations InstSimplify threads over a `select` or a `phi` operand (not `add`,
+/// `sub` or `xor`).
+fn threads(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Mul
+            | Opcode::UDiv
+            | Opcode::SDiv
+            | Opcode::URem
+            | Opcode::SRem
+            | Opcode::Shl
+            | Opcode::LShr
+            | Opcode::AShr
+            | Opcode::And
+            | Opcode::Or
+    )
+}
+
+/// The rules of [`binop_value`] that look through the operands' definitions (`depth`
+/// at least 1).
+fn through_definitions(b: &Body, op: Opcode, (x, y): (V, V), bits: u32, depth: u32) -> Option<V> {
+    let all = sext(-1, bits);
     let (dx, dy) = (bin_def(b, x), bin_def(b, y));
     if dx.is_none() && dy.is_none() {
         return None;
@@ -401,6 +427,123 @@ pub fn binop_value(
         return associative(b, op, (x, y), (ox, oy), bits, d);
     }
     None
+}
+
+/// LLVM 14's `ThreadBinOpOverSelect`, for the operations InstSimplify threads (not
+/// `add`, `sub` or `xor`): with a `select` operand (the left one first), `op` applied to
+/// each arm; the common result when both arms give the same, the other arm's when one
+/// gives `undef`, the select itself when neither arm changes, and an arm's `p op q` when
+/// the other arm did not simplify but is that same `p op q` (`depth` at least 1).
+fn thread_over_select_arms(
+    b: &Body,
+    op: Opcode,
+    (x, y): (V, V),
+    bits: u32,
+    depth: u32,
+) -> Option<V> {
+    if !threads(op) {
+        return None;
+    }
+    let (left, t, f) = match (select_arms(b, x), select_arms(b, y)) {
+        (Some((t, f)), _) => (true, t, f),
+        (None, Some((t, f))) => (false, t, f),
+        _ => return None,
+    };
+    let on = |arm: V| {
+        let pair = if left { (arm, y) } else { (x, arm) };
+        binop_value(b, op, pair, bits, InstFlags::default(), depth - 1)
+    };
+    let (tv, fv) = (on(t), on(f));
+    if tv == fv {
+        return tv;
+    }
+    let undef = |v: Option<V>| matches!(v, Some(V::K(Value::Undef | Value::Poison)));
+    if undef(tv) {
+        return fv;
+    }
+    if undef(fv) {
+        return tv;
+    }
+    if tv == Some(t) && fv == Some(f) {
+        return Some(if left { x } else { y });
+    }
+    let (simplified, unsimplified) = match (tv, fv) {
+        (Some(v), None) => (v, f),
+        (None, Some(v)) => (v, t),
+        _ => return None,
+    };
+    let want = if left {
+        (unsimplified, y)
+    } else {
+        (x, unsimplified)
+    };
+    let commutes = matches!(op, Opcode::Mul | Opcode::And | Opcode::Or);
+    match bin_def(b, simplified) {
+        Some((o, p, q)) if o == op && ((p, q) == want || (commutes && (q, p) == want)) => {
+            Some(simplified)
+        }
+        _ => None,
+    }
+}
+
+/// LLVM 14's `ThreadBinOpOverPHI`: with a `phi` operand (the left one first) and the
+/// other operand known to dominate it (a constant, an argument, or a row of the entry
+/// block other than an invoke), `op` applied to each incoming value (the phi itself
+/// skipped); their common result, if every one gives the same (`depth` at least 1). A
+/// `phi` whose incoming values are not wired yet (one being cloned) gives nothing.
+fn thread_over_phi_incoming(
+    b: &Body,
+    op: Opcode,
+    (x, y): (V, V),
+    bits: u32,
+    depth: u32,
+) -> Option<V> {
+    if !threads(op) {
+        return None;
+    }
+    let is_phi = |v: V| matches!(v, V::Inst(j) if b.op(j) == Opcode::Phi);
+    let (left, phi) = match (x, y) {
+        (V::Inst(j), _) if is_phi(x) => (true, j),
+        (_, V::Inst(j)) if is_phi(y) => (false, j),
+        _ => return None,
+    };
+    let other = if left { y } else { x };
+    let dominates = match other {
+        V::Int(_) | V::K(_) | V::Arg(_) => true,
+        V::Inst(r) => {
+            !matches!(b.op(r), Opcode::Invoke | Opcode::CallBr)
+                && b.layout.first().is_some_and(|&e| b.blocks[e].contains(&r))
+        }
+        V::Block(_) | V::None => false,
+    };
+    if !dominates {
+        return None;
+    }
+    let mut common = None;
+    for &inc in b.ops(phi).iter().step_by(2) {
+        if inc == V::Inst(phi) {
+            continue;
+        }
+        let pair = if left { (inc, y) } else { (x, inc) };
+        let v = binop_value(b, op, pair, bits, InstFlags::default(), depth - 1)?;
+        if common.is_some_and(|c| c != v) {
+            return None;
+        }
+        common = Some(v);
+    }
+    common
+}
+
+/// The arms of `v` when it is a `select` row.
+fn select_arms(b: &Body, v: V) -> Option<(V, V)> {
+    let V::Inst(j) = v else { return None };
+    if b.op(j) != Opcode::Select {
+        return None;
+    }
+    match *b.ops(j) {
+        [_, t, f] => Some((t, f)),
+        _ => None,
+    }
 }
 
 /// LLVM 14's `SimplifyAssociativeBinOp` for commutative and associative `op`, in its
