@@ -479,6 +479,15 @@ fn binary_operators_thread_over_selects_and_phis() {
     assert_remarks_match_opt14("thread_binop");
 }
 
+/// Calls at `invoke` sites are inlined as LLVM 14 inlines them, and the blocks that
+/// adds are cold to the caller's later decisions (`invoke_site.ll`: `step` inlined at
+/// threshold 45 from a split-off block, then at 337; `may_throw` not inlined from the
+/// landing pad's body).
+#[test]
+fn invoke_sites_inline_through_the_landing_pad() {
+    assert_remarks_match_opt14("invoke_site");
+}
+
 /// After `function-attrs`, the inliner reads the attributes it inferred (`cur_attrs.ll`,
 /// `cgscc(devirt<4>(inline,function-attrs))`: `@h`, inferred read-only, no longer ends
 /// load elimination in `@g`, which costs 15 in `@f`, not 20, as opt-14 has it).

@@ -564,6 +564,12 @@ impl Body {
         row.ops_len = n;
     }
 
+    /// Sets the opcode of row `i` (a `call` becoming an `invoke` once its operands say
+    /// where it goes).
+    pub fn set_op(&mut self, i: RowIdx, op: Opcode) {
+        self.rows[i.idx()].op = op;
+    }
+
     /// Turns row `i` into `br label %to` (keeping its type).
     pub fn set_br(&mut self, i: RowIdx, to: BlockIdx) {
         let r = i.idx();

@@ -33,6 +33,12 @@ pub struct Inlined {
     /// The call's value was replaced by a constant (its uses in old rows may now name
     /// functions).
     pub value_is_constant: bool,
+    /// Inlining through an `invoke`: the blocks it added beyond the clones (what
+    /// followed each call turned into an invoke, and the landing pad's body), which
+    /// the caller's block frequencies do not know (frequency 0, as LLVM's
+    /// `BlockFrequencyInfo` answers for a block it has not seen), and the landing pad
+    /// block whose rows moved to its body.
+    pub unwind_blocks: Vec<BlockIdx>,
 }
 
 fn side_effects(op: Opcode) -> bool {
@@ -198,7 +204,7 @@ impl ArgFacts {
     }
 }
 
-/// Inlines the call at row `call` of `caller` (a `call`, not an `invoke`) with the body
+/// Inlines the call at row `call` of `caller` (a `call` or an `invoke`) with the body
 /// `callee`, its arguments as `args` says; the calls inlining adds call the module's
 /// declarations (`fx.decls`).
 pub fn inline_call(
@@ -281,6 +287,12 @@ pub fn inline_call(
         .collect();
     let lt = Lifetimes { types, decls };
     lt.insert(caller, &kept, cl_entry, &cl.rets, first_new_row);
+    let mut live = live;
+    let unwind_blocks = if caller.op(call) == Opcode::Invoke {
+        through_invoke(fx, caller, (call, bb), &mut live, &mut cl.rets, cl.void)
+    } else {
+        Vec::new()
+    };
     let after = if live.len() == 1 && cl.rets.len() == 1 {
         cl.splice_single_block(caller, call, bb, pre, live[0]);
         bb
@@ -310,7 +322,205 @@ pub fn inline_call(
         after,
         first_new_row,
         value_is_constant,
+        unwind_blocks,
     }
+}
+
+/// The operands of row `i` with their types.
+fn typed_ops(c: &Body, i: RowIdx) -> Vec<(V, TypeIdx)> {
+    c.ops(i)
+        .iter()
+        .copied()
+        .zip(c.tys(i).iter().copied())
+        .collect()
+}
+
+/// Appends operands to row `i`.
+fn append_ops(c: &mut Body, i: RowIdx, more: impl IntoIterator<Item = (V, TypeIdx)>) {
+    let mut ops = typed_ops(c, i);
+    ops.extend(more);
+    c.set_operands(i, ops);
+}
+
+/// The normal and unwind destinations of `invoke` row `i`.
+fn invoke_dests(c: &Body, i: RowIdx) -> Option<(BlockIdx, BlockIdx)> {
+    match *c.ops(i) {
+        [.., V::Block(normal), V::Block(unwind)] => Some((normal, unwind)),
+        _ => None,
+    }
+}
+
+/// A cloned row that is a `call` which may unwind (no `nounwind` on the site or the
+/// callee; inline assembly does not unwind).
+fn may_unwind(fx: &Facts, c: &Body, i: RowIdx) -> bool {
+    if c.op(i) != Opcode::Call {
+        return false;
+    }
+    let Some(ci) = c.call_of(i) else { return false };
+    if fx.ir.attr_sets.get(ci.attrs).has(Attr::NoUnwind) || ci.synthetic != Intrinsic::None {
+        return false;
+    }
+    match c.ops(i)[ci.callee_op as usize] {
+        V::K(Value::Asm) => false,
+        V::K(Value::Global(s)) => {
+            fx.sym_func[s.idx()].is_none_or(|f| !fx.fn_attrs(f).has(Attr::NoUnwind))
+        }
+        _ => true,
+    }
+}
+
+/// `HandleInlinedLandingPad` for an `invoke` at `call` in block `bb` whose unwind
+/// destination starts (after its phis) with a `landingpad`: the clone's landing pads
+/// take the caller's clauses; each cloned call that may unwind becomes an `invoke`
+/// unwinding to the caller's landing pad block, what followed it split off into a new
+/// block (`changeToInvokeAndSplitBasicBlock`; the landing pad's phis get the values the
+/// invoke's block gave them); each cloned `resume` branches to the landing pad's body,
+/// split off after the `landingpad` with phis of its own (`forwardResume`); the invoke's
+/// block stops being a predecessor of the landing pad. `live` (the clone's blocks in
+/// order) gains the split blocks, `rets` follows the returns that moved. Returns the
+/// blocks added, then the landing pad block when its body was split off.
+fn through_invoke(
+    fx: &Facts,
+    caller: &mut Body,
+    (call, bb): (RowIdx, BlockIdx),
+    live: &mut Vec<BlockIdx>,
+    rets: &mut [(V, BlockIdx)],
+    void: TypeIdx,
+) -> Vec<BlockIdx> {
+    let Some((_, lpad)) = invoke_dests(caller, call) else {
+        return Vec::new();
+    };
+    let phis: Vec<RowIdx> = caller.blocks[lpad]
+        .iter()
+        .copied()
+        .take_while(|&i| caller.op(i) == Opcode::Phi)
+        .collect();
+    let caller_lpad = match caller.blocks[lpad].get(phis.len()) {
+        Some(&i) if caller.op(i) == Opcode::LandingPad => i,
+        // a funclet pad (`HandleInlinedEHPad`): not modelled
+        _ => return Vec::new(),
+    };
+    let from_bb: Vec<(V, TypeIdx)> = phis
+        .iter()
+        .map(|&p| {
+            let ops = caller.ops(p);
+            let k = (0..ops.len() / 2)
+                .find(|&k| ops[2 * k + 1] == V::Block(bb))
+                .unwrap_or(0);
+            (ops[2 * k], caller.tys(p)[2 * k])
+        })
+        .collect();
+    // the outer clauses go to the inlined landing pads
+    let clauses = typed_ops(caller, caller_lpad);
+    let mut inlined_lpads: Vec<RowIdx> = Vec::new();
+    for &b in live.iter() {
+        let Some(t) = caller.term(b).filter(|&t| caller.op(t) == Opcode::Invoke) else {
+            continue;
+        };
+        let Some((_, ub)) = invoke_dests(caller, t) else {
+            continue;
+        };
+        let lp = caller.blocks[ub]
+            .iter()
+            .copied()
+            .find(|&i| caller.op(i) != Opcode::Phi)
+            .filter(|&i| caller.op(i) == Opcode::LandingPad);
+        if let Some(lp) = lp.filter(|lp| !inlined_lpads.contains(lp)) {
+            inlined_lpads.push(lp);
+        }
+    }
+    for &lp in &inlined_lpads {
+        append_ops(caller, lp, clauses.iter().copied());
+    }
+    let mut added = Vec::new();
+    let mut inner: Option<(BlockIdx, Vec<RowIdx>, RowIdx)> = None;
+    let mut k = 0;
+    while k < live.len() {
+        let b = live[k];
+        if let Some(p) = caller.blocks[b]
+            .iter()
+            .position(|&i| may_unwind(fx, caller, i))
+        {
+            let row = caller.blocks[b][p];
+            let s = caller.blocks.push(Vec::new());
+            let rest = caller.blocks[b].split_off(p + 1);
+            caller.blocks[s] = rest;
+            for t in caller.succs(s) {
+                caller.redirect_incoming(t, b, s);
+            }
+            caller.set_op(row, Opcode::Invoke);
+            append_ops(
+                caller,
+                row,
+                [
+                    (V::Block(s), TypeIdx::NONE),
+                    (V::Block(lpad), TypeIdx::NONE),
+                ],
+            );
+            for (&phi, &v) in phis.iter().zip(&from_bb) {
+                append_ops(caller, phi, [v, (V::Block(b), TypeIdx::NONE)]);
+            }
+            for r in rets.iter_mut().filter(|r| r.1 == b) {
+                r.1 = s;
+            }
+            live.insert(k + 1, s);
+            added.push(s);
+        } else if let Some(t) = caller.term(b).filter(|&t| caller.op(t) == Opcode::Resume) {
+            let (dest, inner_phis, eh) = inner
+                .get_or_insert_with(|| inner_resume_dest(caller, lpad, (&phis, caller_lpad), void));
+            let (dest, eh) = (*dest, *eh);
+            let exn = typed_ops(caller, t)[0];
+            caller.set_br(t, dest);
+            for (&q, &v) in inner_phis.iter().zip(&from_bb) {
+                append_ops(caller, q, [v, (V::Block(b), TypeIdx::NONE)]);
+            }
+            append_ops(caller, eh, [exn, (V::Block(b), TypeIdx::NONE)]);
+        }
+        k += 1;
+    }
+    drop_incoming(caller, lpad, bb);
+    if let Some((dest, ..)) = inner {
+        added.extend([dest, lpad]);
+    }
+    added
+}
+
+/// `LandingPadInliningInfo::getInnerResumeDest`: the landing pad block `lpad` split
+/// after its `landingpad` (`caller_lpad`, after the phis `phis`) into a body block laid
+/// out next; the body starts with a phi per phi of `lpad` and one of the exception
+/// values, each taking the uses of what it stands for and its value from `lpad`.
+/// Returns the body, its phis and the exception-values phi.
+fn inner_resume_dest(
+    caller: &mut Body,
+    lpad: BlockIdx,
+    (phis, caller_lpad): (&[RowIdx], RowIdx),
+    void: TypeIdx,
+) -> (BlockIdx, Vec<RowIdx>, RowIdx) {
+    let dest = caller.blocks.push(Vec::new());
+    let rest = caller.blocks[lpad].split_off(phis.len() + 1);
+    caller.blocks[dest] = rest;
+    for t in caller.succs(dest) {
+        caller.redirect_incoming(t, lpad, dest);
+    }
+    let br = push_br(caller, dest, void);
+    caller.blocks[lpad].push(br);
+    let at = caller
+        .layout
+        .iter()
+        .position(|&b| b == lpad)
+        .map_or(caller.layout.len(), |p| p + 1);
+    caller.layout.insert(at, dest);
+    let mut made = Vec::new();
+    for &p in phis.iter().chain([&caller_lpad]) {
+        let ty = caller.ty(p);
+        let q = caller.push(Head::new(Opcode::Phi, ty), [], None);
+        caller.replace_uses(p, V::Inst(q));
+        caller.set_operands(q, [(V::Inst(p), ty), (V::Block(lpad), TypeIdx::NONE)]);
+        caller.blocks[dest].insert(made.len(), q);
+        made.push(q);
+    }
+    let eh = made.pop().expect("the exception values' phi");
+    (dest, made, eh)
 }
 
 /// `HandleByValArgument` and `HandleByValArgumentInit`: each `byval` argument copied
@@ -603,6 +813,12 @@ impl Cloner<'_> {
         let mut rows = std::mem::take(&mut caller.blocks[only]);
         let ret = rows.pop();
         debug_assert!(ret.is_some_and(|t| caller.ops(t) == [V::Block(self.after)]));
+        // an invoke leaves a branch to its normal destination
+        if let Some((normal, _)) =
+            invoke_dests(caller, call).filter(|_| caller.op(call) == Opcode::Invoke)
+        {
+            rows.push(push_br(caller, normal, self.void));
+        }
         let pos = Self::call_pos(caller, call, bb, 0);
         caller.blocks[bb].splice(pos..pos + 1, pre.into_iter().chain(rows));
     }
@@ -625,6 +841,13 @@ impl Cloner<'_> {
         let pos = Self::call_pos(caller, call, bb, pos);
         let tail: Vec<RowIdx> = caller.blocks[bb].split_off(pos);
         caller.blocks[after] = tail[1..].to_vec();
+        // an invoke ends its block: `after` branches to its normal destination
+        if let Some((normal, _)) =
+            invoke_dests(caller, call).filter(|_| caller.op(call) == Opcode::Invoke)
+        {
+            let br = push_br(caller, normal, self.void);
+            caller.blocks[after].push(br);
+        }
         for s in caller.succs(after) {
             caller.redirect_incoming(s, bb, after);
         }

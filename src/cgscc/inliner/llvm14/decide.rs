@@ -6,12 +6,13 @@ use crate::cgscc::inliner::remark::RemarkKind;
 use crate::cgscc::inliner::replay::Fallback as ReplayFallback;
 use crate::cgscc::PassContext;
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::body::RowIdx;
+use crate::llvm::ir::body::{RowIdx, V};
 use crate::llvm::ir::debugloc::DebugLocIdx;
 use crate::llvm::ir::{Intrinsic, Opcode};
 use crate::llvm::{FuncIdx, Linkage};
 
 /// A call site's decision.
+#[derive(Debug)]
 pub(super) enum Decision {
     /// Inline: `Some((cost, threshold))` from the cost analysis, or `None` without one
     /// (`cost=always`) with the reason.
@@ -133,17 +134,27 @@ pub(super) fn decide(
             Err(why) => Decision::No(RemarkKind::NeverInline, None, why),
         };
     }
-    if caller.op(row) != Opcode::Call {
+    if caller.op(row) == Opcode::CallBr {
         return Decision::No(
             RemarkKind::NotInlined,
             None,
-            "invoke and callbr sites are not modelled",
+            "callbr sites are not modelled",
         );
     }
     let bb = facts.block_of[row.idx()];
-    let before_unreachable = caller
-        .term(bb)
-        .is_some_and(|t| caller.op(t) == Opcode::Unreachable);
+    // the call is followed by `unreachable` (for an invoke: its normal destination
+    // starts with one)
+    let before_unreachable = match caller.op(row) {
+        Opcode::Invoke => match *caller.ops(row) {
+            [.., V::Block(normal), _] => caller.blocks[normal]
+                .first()
+                .is_some_and(|&i| caller.op(i) == Opcode::Unreachable),
+            _ => false,
+        },
+        _ => caller
+            .term(bb)
+            .is_some_and(|t| caller.op(t) == Opcode::Unreachable),
+    };
     let (threshold, threshold_explicit) = cx.opts.inline.threshold();
     let mut cost_mult = ci.cost_mult;
     if cx.opts.inline.function_inline_cost_multiplier != 1 && recursive(cx, f) {

@@ -3,7 +3,8 @@
 //!
 //! Branch probabilities, per block with several successors, from the first rule that
 //! applies: estimated block weights (blocks that end in `unreachable` weigh 0, or 1
-//! with a `noreturn` call; blocks calling a `cold` function 0xffff; a block whose
+//! with a `noreturn` call; an invoke's unwind destination 1; blocks calling a `cold`
+//! function 0xffff; a block whose
 //! successors all have weights takes their maximum; an edge leaving a loop, or an
 //! irreducible cycle outside loops, weighs its target's weight, or the default 0xfffff,
 //! divided by 31; an edge to a successor that
@@ -236,6 +237,18 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
     let ir = &*fx.ir;
     // initial estimated weights
     let mut w: Vec<Option<f64>> = vec![None; n];
+    // the unwind destinations of invokes (`BlockExecWeight::UNWIND`)
+    let mut unwind = vec![false; n];
+    for x in c.rpo.order().iter().map(|b| b.raw()) {
+        if let Some(t) = b
+            .term(BlockIdx::from_raw(x))
+            .filter(|&t| b.op(t) == Opcode::Invoke)
+        {
+            if let [.., V::Block(u)] = *b.ops(t) {
+                unwind[u.idx()] = true;
+            }
+        }
+    }
     for x in c.rpo.order().iter().map(|b| b.raw()) {
         let insts = &b.blocks[BlockIdx::from_raw(x)];
         let Some(&t) = insts.last() else { continue };
@@ -243,7 +256,8 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
         let mut cold = false;
         for &i in insts {
             let inst = b.inst(i);
-            if let Some(ci) = inst.call {
+            // calls, not invokes (`dyn_cast<CallInst>`)
+            if let Some(ci) = inst.call.filter(|_| inst.op == Opcode::Call) {
                 let site = ir.attr_sets.get(ci.attrs);
                 let f = match inst.ops[ci.callee_op as usize] {
                     V::K(Value::Global(s)) => fx.sym_func[s.idx()],
@@ -260,6 +274,8 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
         }
         if b.op(t) == Opcode::Unreachable {
             w[x as usize] = Some(if noreturn { 1.0 } else { 0.0 });
+        } else if unwind[x as usize] {
+            w[x as usize] = Some(1.0);
         } else if cold {
             w[x as usize] = Some(COLD_W);
         }

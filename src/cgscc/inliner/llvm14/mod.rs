@@ -374,6 +374,7 @@ impl State {
         }
         let mut blocks: Vec<BlockIdx> = out.clones.iter().map(|c| c.1).collect();
         blocks.extend([out.call_block, out.after, b.layout[0]]);
+        blocks.extend(out.unwind_blocks.iter().copied());
         blocks.sort_unstable();
         blocks.dedup();
         let rows = blocks.into_iter().flat_map(|bb| {
@@ -537,12 +538,19 @@ impl CallerFacts {
             out.after,
         );
         let b = st.body(self.f);
+        // blocks an invoke's inlining split off: unknown to the frequencies (0)
+        if let Some(n) = out.unwind_blocks.iter().map(|u| u.idx() + 1).max() {
+            if self.freqs.len() < n {
+                self.freqs.resize(n, 0);
+            }
+        }
         self.block_of.resize(b.num_rows() as usize, BlockIdx::NONE);
-        let touched =
-            out.clones
-                .iter()
-                .map(|c| c.1)
-                .chain([out.call_block, out.after, b.layout[0]]);
+        let touched = out
+            .clones
+            .iter()
+            .map(|c| c.1)
+            .chain([out.call_block, out.after, b.layout[0]])
+            .chain(out.unwind_blocks.iter().copied());
         for bb in touched {
             for &i in &b.blocks[bb] {
                 self.block_of[i.idx()] = bb;

@@ -308,8 +308,8 @@ fn block_freqs_against(path: &str, text: &str, report: &str) -> (usize, Vec<Stri
 /// Block frequencies against opt-14's, kept beside the inputs: a fixture of the
 /// heuristics (the floating-point predicates, an unlikely loop successor, nested loops,
 /// a switch, a cold call), one of irreducible cycles (several entries, inside and around
-/// loops, a computed-goto dispatch) and the corpus's zlib module, every block of every
-/// function.
+/// loops, a computed-goto dispatch), one of invokes' landing pads and the corpus's zlib
+/// module, every block of every function.
 #[test]
 fn block_frequencies_agree_with_opt14_reports() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -321,6 +321,10 @@ fn block_frequencies_agree_with_opt14_reports() {
         (
             "tests/fixtures/bfi/irreducible.ll",
             "tests/fixtures/bfi/irreducible.bfi.txt",
+        ),
+        (
+            "tests/fixtures/bfi/unwind.ll",
+            "tests/fixtures/bfi/unwind.bfi.txt",
         ),
         (
             "tests/corpus/llvm/zlib/zlib.O0.ll.gz",
