@@ -488,6 +488,25 @@ fn invoke_sites_inline_through_the_landing_pad() {
     assert_remarks_match_opt14("invoke_site");
 }
 
+/// Inlining merges the callee's `mustprogress` into the caller's as LLVM 14 does (kept
+/// only when both have it; `mustprogress_merge.ll`, checked against `opt-14 -S`).
+#[test]
+fn inlining_keeps_mustprogress_only_when_both_have_it() {
+    let path = fixture().with_file_name("mustprogress_merge.ll");
+    let text = ilkit::import::read_text(&path).unwrap();
+    let m = Module::from_ll_str_with("m", &text, ParseOptions { instructions: true }).unwrap();
+    let mut pm = PassManager::from_text("cgscc(devirt<4>(inline))", Options::default()).unwrap();
+    let mut cm = CgsccModule::new(&m, "m");
+    pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+    let inf = cm.fn_attrs.as_ref().expect("the instruction view");
+    let has = |name: &str| {
+        let f = m.function_by_name(name).unwrap();
+        inf.fn_attrs(f).has(ilkit::llvm::attrs::Attr::MustProgress)
+    };
+    assert!(!has("from_c"));
+    assert!(has("from_cxx"));
+}
+
 /// After `function-attrs`, the inliner reads the attributes it inferred (`cur_attrs.ll`,
 /// `cgscc(devirt<4>(inline,function-attrs))`: `@h`, inferred read-only, no longer ends
 /// load elimination in `@g`, which costs 15 in `@f`, not 20, as opt-14 has it).

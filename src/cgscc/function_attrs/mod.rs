@@ -192,6 +192,12 @@ impl Inference {
         &self.fn_attrs[f]
     }
 
+    /// Removes `a` from function `f`'s current attributes (the inliner's merge of a
+    /// callee's attributes into its caller).
+    pub fn remove_fn_attr(&mut self, f: FuncIdx, a: Attr) {
+        self.fn_attrs[f].remove(a);
+    }
+
     /// Function `f`'s current return attributes.
     pub fn ret_attrs(&self, f: FuncIdx) -> &AttrSet {
         &self.ret_attrs[f]

@@ -232,6 +232,21 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
     inlined
 }
 
+/// `AttributeFuncs::mergeAttributesForInlining` after `f` was inlined into `n`, for the
+/// function attributes the passes read: `n` keeps `mustprogress` only when `f` has it
+/// (`setAND<MustProgressAttr>`).
+fn merge_attributes_for_inlining(st: &mut State, cx: &mut PassContext<'_>, n: FuncIdx, f: FuncIdx) {
+    if st.fx.fn_attrs(f).has(Attr::MustProgress) || !st.fx.fn_attrs(n).has(Attr::MustProgress) {
+        return;
+    }
+    let mut a = *st.fx.fn_attrs(n);
+    a.remove(Attr::MustProgress);
+    st.fx.cur_attrs[n.idx()] = Some(a);
+    if let Some(inf) = cx.m.fn_attrs.as_mut() {
+        inf.remove_fn_attr(n, Attr::MustProgress);
+    }
+}
+
 /// Inlines `f` at `row` of `n` (history `h`): the body clone, the caller's facts and
 /// tables, live-use counts, the inline history and the calls the clone exposes (queued,
 /// with the intra-SCC cost multiplier where LLVM sets it).
@@ -290,6 +305,7 @@ fn inline_site(
             st.uses[g.idx()] -= c;
         }
     }
+    merge_attributes_for_inlining(st, cx, n, f);
     inline_debug_locs(st, (n, f), ci.dbg, &out.new_calls);
     let hid = st.hist.len() as u32;
     st.hist.push((f, h));
