@@ -507,6 +507,25 @@ fn inlining_keeps_mustprogress_only_when_both_have_it() {
     assert!(has("from_cxx"));
 }
 
+/// A dead callee in a comdat leaves the call graph at the end of the inliner's run when
+/// its whole comdat is dead (`comdat_dead.ll`, checked against `opt-14 -S`).
+#[test]
+fn dead_comdat_callees_go_with_their_whole_comdat() {
+    let path = fixture().with_file_name("comdat_dead.ll");
+    let text = ilkit::import::read_text(&path).unwrap();
+    let m = Module::from_ll_str_with("m", &text, ParseOptions { instructions: true }).unwrap();
+    let mut pm = PassManager::from_text("cgscc(devirt<4>(inline))", Options::default()).unwrap();
+    let mut cm = CgsccModule::new(&m, "m");
+    pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+    let live = |name: &str| {
+        let f = m.function_by_name(name).unwrap();
+        !cm.graph.is_removed(ilkit::callgraph::node_of_function(f))
+    };
+    assert!(!live("only_fn"));
+    assert!(live("with_var"));
+    assert!(live("user"));
+}
+
 /// After `function-attrs`, the inliner reads the attributes it inferred (`cur_attrs.ll`,
 /// `cgscc(devirt<4>(inline,function-attrs))`: `@h`, inferred read-only, no longer ends
 /// load elimination in `@g`, which costs 15 in `@f`, not 20, as opt-14 has it).

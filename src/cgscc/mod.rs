@@ -489,7 +489,7 @@ impl PassContext<'_> {
 
     /// Removes the functions an inliner run left dead, as LLVM 14 does at the end of each
     /// run: each one's SCC and RefSCC are invalidated (and are no longer `updated_c`),
-    /// and the function leaves the graph when it is no entry root, has no incoming edge
+    /// and the function leaves the graph (an entry root too: its entry edge goes) when it has no incoming edge
     /// and is alone in its SCC and RefSCC. LLVM's release build invalidates the SCC and
     /// RefSCC even when the dead function's stale edges still hold others in them (its
     /// `removeDeadFunction` asserts they do not, then clears both); so does this, so the
@@ -500,9 +500,6 @@ impl PassContext<'_> {
             let g = &m.graph;
             let Some(sf) = g.scc_of(nd) else { continue };
             let Some(rf) = g.scc_refscc(sf) else { continue };
-            if m.is_root[nd] {
-                continue;
-            }
             self.ur.invalidated_sccs.insert(sf);
             self.ur.invalidated_refsccs.insert(rf);
             if self.ur.updated_c == Some(sf) {

@@ -225,6 +225,8 @@ pub struct GlobalVar {
     /// Cannot be preempted: `dso_local`, local linkage, or `hidden`/`protected`
     /// visibility (which imply it).
     pub dso_local: bool,
+    /// The comdat it belongs to (`comdat` alone names its own), without `$`.
+    pub comdat: Option<Box<str>>,
 }
 
 /// `@a = alias T, ptr @aliasee` or `@i = ifunc T, ptr @resolver`.
@@ -432,6 +434,8 @@ pub struct Function {
     pub call_sites: Vec<CallSite>,
     /// Operand walk events (see [`OperandRef`]).
     pub operand_refs: Vec<OperandRef>,
+    /// The comdat it belongs to (`comdat` alone names its own), without `$`.
+    pub comdat: Option<Box<str>>,
 }
 
 impl Function {

@@ -99,6 +99,7 @@ impl<'a> Parser<'a> {
         let signature = self.intern_sig(&format!("{ret}({})", params.join(",")));
         // trailing header: attributes, section, personality, ... up to '{' or EOL
         let mut attr_groups = Vec::new();
+        let mut comdat: Option<Box<str>> = None;
         let mut attrs = Vec::new();
         loop {
             if is_def {
@@ -133,7 +134,9 @@ impl<'a> Parser<'a> {
                         }
                     } else if matches!(w, "align" | "alignstack") && self.peek().kind == Tk::Num {
                         self.next();
-                    } else if w == "comdat" || w == "addrspace" {
+                    } else if w == "comdat" {
+                        comdat = Some(self.comdat_name(name_tok)?);
+                    } else if w == "addrspace" {
                         if self.is_punct("(") {
                             self.skip_group()?;
                         }
@@ -201,6 +204,7 @@ impl<'a> Parser<'a> {
             },
             call_sites: Vec::new(),
             operand_refs: Vec::new(),
+            comdat,
         };
         if is_def {
             self.body(&mut f, numbered)?;

@@ -748,8 +748,20 @@ impl<'a> Parser<'a> {
                         has_initializer: has_init,
                         initializer: init,
                         dso_local: dso_local || linkage.is_local(),
+                        comdat: None,
                     });
-                    self.skip_statement_rest()?;
+                    // `, section "s"`, `, comdat($c)`, `, align 8`, attachments
+                    while !self.at_eol() {
+                        if self.is_word("comdat") {
+                            self.next();
+                            let c = self.comdat_name(name_tok)?;
+                            self.m.globals[idx].comdat = Some(c);
+                        } else if self.is_punct("(") || self.is_punct("{") || self.is_punct("[") {
+                            self.skip_group()?;
+                        } else {
+                            self.next();
+                        }
+                    }
                     return Ok(());
                 }
                 "alias" | "ifunc" => {
@@ -805,6 +817,24 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips trailing `, section ...`, `, align N`, `!dbg` etc. to the end of the line.
+    /// After the word `comdat` on a global or function named by `owner`: `($name)` names
+    /// the comdat, nothing names the owner's own. Returns the name without `$`.
+    pub(super) fn comdat_name(&mut self, owner: Tok) -> Result<Box<str>, ParseError> {
+        if !self.eat_punct("(") {
+            return Ok(name_of(self.text(owner)).into());
+        }
+        let c = self.next();
+        if c.kind != Tk::Comdat {
+            return self.err_at(
+                c,
+                format!("expected a comdat name, found {}", self.describe(c)),
+            );
+        }
+        let name: Box<str> = name_of(self.text(c)).into();
+        self.expect_punct(")")?;
+        Ok(name)
+    }
+
     pub(super) fn skip_statement_rest(&mut self) -> Result<(), ParseError> {
         while !self.at_eol() {
             if self.is_punct("(") || self.is_punct("{") || self.is_punct("[") {

@@ -328,6 +328,23 @@ fn rejects_what_llvm_as_rejects() {
     parse("ok.ll", ok).unwrap_or_else(|e| panic!("{e}"));
 }
 
+#[test]
+fn comdats_of_functions_and_globals_are_read() {
+    let text = "$c = comdat any\n$own = comdat any\n\
+                @v = linkonce_odr global i32 0, comdat($c), align 4\n\
+                @w = global i32 0, align 4\n\
+                define linkonce_odr void @own() comdat {\n  ret void\n}\n\
+                define linkonce_odr void @in_c() comdat($c) {\n  ret void\n}\n\
+                define void @none() {\n  ret void\n}\n";
+    let m = parse("c.ll", text).unwrap();
+    let f = |n: &str| m.function(m.function_by_name(n).unwrap()).comdat.clone();
+    assert_eq!(f("own").as_deref(), Some("own"));
+    assert_eq!(f("in_c").as_deref(), Some("c"));
+    assert_eq!(f("none"), None);
+    let g: Vec<Option<&str>> = m.globals().iter().map(|g| g.comdat.as_deref()).collect();
+    assert_eq!(g, [Some("c"), None]);
+}
+
 /// Every corpus module parses to the same module by pieces on four threads as in one
 /// pass (`ILKIT_EXTRA_LL=a.ll:b.ll` adds modules from outside the corpus).
 #[test]

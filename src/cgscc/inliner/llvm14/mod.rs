@@ -81,6 +81,10 @@ pub struct State {
     pub bodies: Vec<Option<Body>>,
     /// Functions whose body inlining deleted.
     pub deleted: Vec<bool>,
+    /// Per function: its comdat (`u32::MAX`: none); per comdat: its function members
+    /// and whether a global variable is a member too.
+    pub comdat_of: Vec<u32>,
+    pub comdat_members: Vec<(Vec<FuncIdx>, bool)>,
     /// Live uses of each function (calls and references in live bodies, plus one for
     /// a reference from a global initializer or alias).
     pub uses: Vec<i64>,
@@ -115,6 +119,38 @@ impl Facts {
             None => self.ir.fn_attrs(f),
         }
     }
+}
+
+/// The comdats of module `m`: per function its comdat's number (`u32::MAX`: none), per
+/// comdat its function members and whether a global variable belongs to it.
+fn comdats(m: &crate::llvm::Module) -> (Vec<u32>, Vec<(Vec<FuncIdx>, bool)>) {
+    fn id<'a>(ids: &mut AHashMap<&'a str, u32>, c: &'a str) -> u32 {
+        let next = ids.len() as u32;
+        *ids.entry(c).or_insert(next)
+    }
+    let mut ids: AHashMap<&str, u32> = AHashMap::new();
+    let mut of = vec![u32::MAX; m.functions().len()];
+    for (f, func) in m.functions().iter_enumerated() {
+        if let Some(c) = &func.comdat {
+            of[f.idx()] = id(&mut ids, c);
+        }
+    }
+    let with_global: Vec<u32> = m
+        .globals()
+        .iter()
+        .filter_map(|g| g.comdat.as_deref())
+        .map(|c| id(&mut ids, c))
+        .collect();
+    let mut members: Vec<(Vec<FuncIdx>, bool)> = vec![(Vec::new(), false); ids.len()];
+    for (f, &c) in of.iter().enumerate() {
+        if c != u32::MAX {
+            members[c as usize].0.push(FuncIdx::new(f));
+        }
+    }
+    for c in with_global {
+        members[c as usize].1 = true;
+    }
+    (of, members)
 }
 
 /// A body's predecessor table ([`Body::pred_table`]): (start per block, predecessors).
@@ -275,7 +311,10 @@ impl State {
             }
         }
         let locs = fx.ir.debug_locs.clone();
+        let (comdat_of, comdat_members) = comdats(m);
         Some(State {
+            comdat_of,
+            comdat_members,
             fx,
             bodies: vec![None; n],
             deleted: vec![false; n],

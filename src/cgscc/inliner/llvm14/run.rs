@@ -32,6 +32,9 @@ struct Run {
     next: usize,
     /// Callees this run left dead, removed from the graph at its end.
     dead: Vec<FuncIdx>,
+    /// Dead callees in a comdat (not local): deleted at the end of the run when their
+    /// whole comdat is dead.
+    dead_in_comdats: Vec<FuncIdx>,
     /// The current caller's facts while its batch runs.
     facts: Option<CallerFacts>,
     /// Whether anything was inlined.
@@ -59,6 +62,7 @@ pub(crate) fn run(
         work: Vec::new(),
         next: 0,
         dead: Vec::new(),
+        dead_in_comdats: Vec::new(),
         facts: None,
         changed: PassResult::Unchanged,
     };
@@ -74,6 +78,7 @@ pub(crate) fn run(
             after_batch(&mut st, &mut r, n, &inlined, cx);
         }
     }
+    delete_dead_comdats(&mut st, &mut r);
     // dead callees leave the graph at the end of the run, as in LLVM 14
     if cx.opts.inline.delete_dead {
         cx.remove_dead_functions(r.dead.iter().map(|&f| node_of_function(f)));
@@ -329,8 +334,30 @@ fn inline_site(
     }
 }
 
+/// The end of LLVM 14's inliner run for the dead callees in comdats
+/// (`filterDeadComdatFunctions`): those whose comdat has no other member left (no live
+/// function, no global variable) lose their bodies' references and are deleted with the
+/// run's other dead callees.
+fn delete_dead_comdats(st: &mut State, r: &mut Run) {
+    let cands = std::mem::take(&mut r.dead_in_comdats);
+    for &f in &cands {
+        let (members, has_global) = &st.comdat_members[st.comdat_of[f.idx()] as usize];
+        if *has_global || !members.iter().all(|m| cands.contains(m)) {
+            continue;
+        }
+        let rc = st.ref_counts(st.body(f));
+        for (g, c) in rc {
+            st.uses[g.idx()] -= c;
+        }
+        st.deleted[f.idx()] = true;
+        st.bodies[f.idx()] = Some(Body::default());
+        r.dead.push(f);
+    }
+}
+
 /// Deletes callee `f` when inlining left it discardable and without uses (LLVM erases
-/// its body at once and its queued calls with it).
+/// its body at once and its queued calls with it); one in a comdat (not local) waits for
+/// the end of the run ([`delete_dead_comdats`]).
 fn delete_if_dead(st: &mut State, r: &mut Run, f: FuncIdx, cx: &PassContext<'_>) {
     let l = st.fx.linkage[f.idx()];
     let discardable = l.is_local()
@@ -342,6 +369,13 @@ fn delete_if_dead(st: &mut State, r: &mut Run, f: FuncIdx, cx: &PassContext<'_>)
         || st.uses[f.idx()] != 0
         || cx.m.graph.lib_functions().contains(&node_of_function(f))
     {
+        return;
+    }
+    // a discardable function in a comdat waits for the end of the run
+    if !l.is_local() && st.comdat_of[f.idx()] != u32::MAX {
+        if !r.dead_in_comdats.contains(&f) {
+            r.dead_in_comdats.push(f);
+        }
         return;
     }
     let rc = st.ref_counts(st.body(f));
