@@ -167,6 +167,27 @@ fn zlib_decisions_agree_with_opt14_under_both_profiles() {
     }
 }
 
+/// A C++ module (llama.cpp's grammar and Unicode tables: templates, exceptions, invoke
+/// sites and comdats), prepared as PERF.md documents, against opt-14's remarks under both
+/// profiles.
+#[test]
+fn cxx_decisions_agree_with_opt14_under_both_profiles() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/llvm/llamacpp/inline");
+    let module = dir.join("grammar_unicode.prep.ll.gz");
+    for (profile, oracle) in [
+        (Profile::Llvm, "opt14.remarks.txt.gz"),
+        (Profile::Cicc, "opt14.t20000.remarks.txt.gz"),
+    ] {
+        let want = gunzipped_lines(&dir.join(oracle));
+        let got = ilkit_remarks_with(&module, InlineParams::for_profile(profile));
+        let (ab, ba) = (agreement(&want, &got), agreement(&got, &want));
+        assert!(
+            ab >= 0.99 && ba >= 0.99,
+            "{profile:?}: opt's reproduced {ab:.4}, ilkit's made by opt {ba:.4}"
+        );
+    }
+}
+
 /// The small fixture under `cicc` gives opt-14's `-inline-threshold=20000` remarks.
 #[test]
 fn cicc_profile_matches_opt14_with_threshold_20000() {
