@@ -489,11 +489,11 @@ impl PassContext<'_> {
 
     /// Removes the functions an inliner run left dead, as LLVM 14 does at the end of each
     /// run: each one's SCC and RefSCC are invalidated (and are no longer `updated_c`),
-    /// and the function leaves the graph (an entry root too: its entry edge goes) when it has no incoming edge
-    /// and is alone in its SCC and RefSCC. LLVM's release build invalidates the SCC and
-    /// RefSCC even when the dead function's stale edges still hold others in them (its
-    /// `removeDeadFunction` asserts they do not, then clears both); so does this, so the
-    /// same SCCs are visited.
+    /// and the function leaves the graph (an entry root too: its entry edge goes) when
+    /// it has no incoming edge and is alone in its SCC and RefSCC. LLVM's release build
+    /// invalidates the SCC and RefSCC even when the dead function's stale edges still
+    /// hold others in them (its `removeDeadFunction` asserts they do not, then clears
+    /// both); so does this, so the same SCCs are visited.
     pub fn remove_dead_functions(&mut self, dead: impl IntoIterator<Item = NodeIdx>) {
         let m = &mut *self.m;
         for nd in dead {

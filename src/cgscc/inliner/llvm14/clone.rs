@@ -469,7 +469,10 @@ fn through_invoke(
             let (dest, inner_phis, eh) = inner
                 .get_or_insert_with(|| inner_resume_dest(caller, lpad, (&phis, caller_lpad), void));
             let (dest, eh) = (*dest, *eh);
-            let exn = typed_ops(caller, t)[0];
+            let exn = typed_ops(caller, t)
+                .first()
+                .copied()
+                .unwrap_or((V::None, TypeIdx::NONE));
             caller.set_br(t, dest);
             for (&q, &v) in inner_phis.iter().zip(&from_bb) {
                 append_ops(caller, q, [v, (V::Block(b), TypeIdx::NONE)]);

@@ -232,10 +232,12 @@ impl Probs {
     }
 }
 
-fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
+/// `getInitialEstimatedBlockWeight` per reachable block: 0 for a block ending in
+/// `unreachable` (1 with a `noreturn` call), 1 for an invoke's unwind destination, 0xffff
+/// for a block with a `cold` call; `None` for the others.
+fn initial_weights(fx: &Facts, b: &Body, c: &Flow) -> Vec<Option<f64>> {
     let n = b.blocks.len();
     let ir = &*fx.ir;
-    // initial estimated weights
     let mut w: Vec<Option<f64>> = vec![None; n];
     // the unwind destinations of invokes (`BlockExecWeight::UNWIND`)
     let mut unwind = vec![false; n];
@@ -280,6 +282,12 @@ fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
             w[x as usize] = Some(COLD_W);
         }
     }
+    w
+}
+
+fn branch_probs(fx: &Facts, b: &Body, c: &Flow) -> Probs {
+    let n = b.blocks.len();
+    let mut w = initial_weights(fx, b, c);
     // an edge into a loop nested in a's loop, or out of it, crosses loops
     let same_loop = |a: u32, s: u32| c.loop_key(a) == c.loop_key(s);
     // propagate: a block whose successors all have weights (within its loop) takes
