@@ -287,9 +287,10 @@ fn not_of(d: Option<(Opcode, V, V)>, bits: u32) -> Option<V> {
 /// an existing value or a constant: constant folding, the identities of each operation
 /// (`x + 0`, `x & x`, `x * 1`, ...), and the rules that look through the operands'
 /// definitions (`x + (y - x)`, `(x + y) - y`, `x - (x - y)`, `x & ~x`, `x | (x & y)`,
-/// reassociation that simplifies completely), each recursion one level of `depth`
-/// (InstSimplify's `MaxRecurse`). `flags` are the instruction's (`nuw` on `0 - x`);
-/// recursive steps have none, as in LLVM.
+/// reassociation that simplifies completely), then the threading over a `select` or
+/// `phi` operand whose arms all give the same result; each recursion one level of
+/// `depth` (InstSimplify's `MaxRecurse`). `flags` are the instruction's (`nuw` on
+/// `0 - x`); recursive steps have none, as in LLVM.
 pub fn binop_value(
     b: &Body,
     op: Opcode,
