@@ -513,38 +513,42 @@ fn invoke_sites_inline_through_the_landing_pad() {
 /// only when both have it; `mustprogress_merge.ll`, checked against `opt-14 -S`).
 #[test]
 fn inlining_keeps_mustprogress_only_when_both_have_it() {
-    let path = fixture().with_file_name("mustprogress_merge.ll");
+    after_inlining("mustprogress_merge.ll", |m, cm| {
+        let inf = cm.fn_attrs.as_ref().expect("the instruction view");
+        let has = |name: &str| {
+            let f = m.function_by_name(name).unwrap();
+            inf.fn_attrs(f).has(ilkit::llvm::attrs::Attr::MustProgress)
+        };
+        assert!(!has("from_c"));
+        assert!(has("from_cxx"));
+    });
+}
+
+/// Runs `cgscc(devirt<4>(inline))` on fixture `name` and hands the module and the
+/// pipeline's state to `check`.
+fn after_inlining(name: &str, check: impl FnOnce(&Module, &CgsccModule)) {
+    let path = fixture().with_file_name(name);
     let text = ilkit::import::read_text(&path).unwrap();
-    let m = Module::from_ll_str_with("m", &text, ParseOptions { instructions: true }).unwrap();
+    let m = Module::from_ll_str_with(name, &text, ParseOptions { instructions: true }).unwrap();
     let mut pm = PassManager::from_text("cgscc(devirt<4>(inline))", Options::default()).unwrap();
     let mut cm = CgsccModule::new(&m, "m");
     pm.run(&mut cm, &mut NoInstrumentation).unwrap();
-    let inf = cm.fn_attrs.as_ref().expect("the instruction view");
-    let has = |name: &str| {
-        let f = m.function_by_name(name).unwrap();
-        inf.fn_attrs(f).has(ilkit::llvm::attrs::Attr::MustProgress)
-    };
-    assert!(!has("from_c"));
-    assert!(has("from_cxx"));
+    check(&m, &cm);
 }
 
 /// A dead callee in a comdat leaves the call graph at the end of the inliner's run when
 /// its whole comdat is dead (`comdat_dead.ll`, checked against `opt-14 -S`).
 #[test]
 fn dead_comdat_callees_go_with_their_whole_comdat() {
-    let path = fixture().with_file_name("comdat_dead.ll");
-    let text = ilkit::import::read_text(&path).unwrap();
-    let m = Module::from_ll_str_with("m", &text, ParseOptions { instructions: true }).unwrap();
-    let mut pm = PassManager::from_text("cgscc(devirt<4>(inline))", Options::default()).unwrap();
-    let mut cm = CgsccModule::new(&m, "m");
-    pm.run(&mut cm, &mut NoInstrumentation).unwrap();
-    let live = |name: &str| {
-        let f = m.function_by_name(name).unwrap();
-        !cm.graph.is_removed(ilkit::callgraph::node_of_function(f))
-    };
-    assert!(!live("only_fn"));
-    assert!(live("with_var"));
-    assert!(live("user"));
+    after_inlining("comdat_dead.ll", |m, cm| {
+        let live = |name: &str| {
+            let f = m.function_by_name(name).unwrap();
+            !cm.graph.is_removed(ilkit::callgraph::node_of_function(f))
+        };
+        assert!(!live("only_fn"));
+        assert!(live("with_var"));
+        assert!(live("user"));
+    });
 }
 
 /// After `function-attrs`, the inliner reads the attributes it inferred (`cur_attrs.ll`,

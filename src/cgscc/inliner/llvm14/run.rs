@@ -345,14 +345,20 @@ fn delete_dead_comdats(st: &mut State, r: &mut Run) {
         if *has_global || !members.iter().all(|m| cands.contains(m)) {
             continue;
         }
-        let rc = st.ref_counts(st.body(f));
-        for (g, c) in rc {
-            st.uses[g.idx()] -= c;
-        }
-        st.deleted[f.idx()] = true;
-        st.bodies[f.idx()] = Some(Body::default());
-        r.dead.push(f);
+        drop_body(st, r, f);
     }
+}
+
+/// LLVM's `dropAllReferences` on dead function `f` and its queueing for deletion: its
+/// body's references leave the use counts, the body goes, `f` joins the run's dead.
+fn drop_body(st: &mut State, r: &mut Run, f: FuncIdx) {
+    let rc = st.ref_counts(st.body(f));
+    for (g, c) in rc {
+        st.uses[g.idx()] -= c;
+    }
+    st.deleted[f.idx()] = true;
+    st.bodies[f.idx()] = Some(Body::default());
+    r.dead.push(f);
 }
 
 /// Deletes callee `f` when inlining left it discardable and without uses (LLVM erases
@@ -378,13 +384,7 @@ fn delete_if_dead(st: &mut State, r: &mut Run, f: FuncIdx, cx: &PassContext<'_>)
         }
         return;
     }
-    let rc = st.ref_counts(st.body(f));
-    for (g, c) in rc {
-        st.uses[g.idx()] -= c;
-    }
-    st.deleted[f.idx()] = true;
-    st.bodies[f.idx()] = Some(Body::default());
-    r.dead.push(f);
+    drop_body(st, r, f);
     // LLVM erases the dead callee's queued calls, so the caller's batches on either
     // side of them become one
     let tail: Vec<_> = r.work.drain(r.next..).filter(|w| w.0 != f).collect();

@@ -336,9 +336,14 @@ pub fn binop_value(
     if identity.is_some() || depth == 0 {
         return identity;
     }
-    through_definitions(b, op, (x, y), bits, depth)
-        .or_else(|| thread_over_select_arms(b, op, (x, y), bits, depth))
-        .or_else(|| thread_over_phi_incoming(b, op, (x, y), bits, depth))
+    through_definitions(b, op, (x, y), bits, depth).or_else(|| {
+        threads(op)
+            .then(|| {
+                thread_over_select_arms(b, op, (x, y), bits, depth)
+                    .or_else(|| thread_over_phi_incoming(b, op, (x, y), bits, depth))
+            })
+            .flatten()
+    })
 }
 
 /// The operations InstSimplify threads over a `select` or a `phi` operand (not `add`,
@@ -430,8 +435,8 @@ fn through_definitions(b: &Body, op: Opcode, (x, y): (V, V), bits: u32, depth: u
     None
 }
 
-/// LLVM 14's `ThreadBinOpOverSelect`, for the operations InstSimplify threads (not
-/// `add`, `sub` or `xor`): with a `select` operand (the left one first), `op` applied to
+/// LLVM 14's `ThreadBinOpOverSelect` (for an operation InstSimplify threads: [`threads`]):
+/// with a `select` operand (the left one first), `op` applied to
 /// each arm; the common result when both arms give the same, the other arm's when one
 /// gives `undef`, the select itself when neither arm changes, and an arm's `p op q` when
 /// the other arm did not simplify but is that same `p op q` (`depth` at least 1).
@@ -442,9 +447,6 @@ fn thread_over_select_arms(
     bits: u32,
     depth: u32,
 ) -> Option<V> {
-    if !threads(op) {
-        return None;
-    }
     let (left, t, f) = match (select_arms(b, x), select_arms(b, y)) {
         (Some((t, f)), _) => (true, t, f),
         (None, Some((t, f))) => (false, t, f),
@@ -487,7 +489,8 @@ fn thread_over_select_arms(
     }
 }
 
-/// LLVM 14's `ThreadBinOpOverPHI`: with a `phi` operand (the left one first) and the
+/// LLVM 14's `ThreadBinOpOverPHI` (for an operation InstSimplify threads: [`threads`]):
+/// with a `phi` operand (the left one first) and the
 /// other operand known to dominate it (a constant, an argument, or a row of the entry
 /// block other than an invoke), `op` applied to each incoming value (the phi itself
 /// skipped); their common result, if every one gives the same (`depth` at least 1). A
@@ -499,9 +502,6 @@ fn thread_over_phi_incoming(
     bits: u32,
     depth: u32,
 ) -> Option<V> {
-    if !threads(op) {
-        return None;
-    }
     let is_phi = |v: V| matches!(v, V::Inst(j) if b.op(j) == Opcode::Phi);
     let (left, phi) = match (x, y) {
         (V::Inst(j), _) if is_phi(x) => (true, j),
