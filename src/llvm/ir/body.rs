@@ -304,6 +304,17 @@ impl Body {
         b
     }
 
+    /// Lays block `b` out right after block `anchor` (at the end when `anchor` is not laid
+    /// out).
+    pub fn place_after(&mut self, anchor: BlockIdx, b: BlockIdx) {
+        let at = self
+            .layout
+            .iter()
+            .position(|&x| x == anchor)
+            .map_or(self.layout.len(), |p| p + 1);
+        self.layout.insert(at, b);
+    }
+
     /// Gives back the columns' spare capacity (a body read once and then mostly read).
     pub(crate) fn shrink_to_fit(&mut self) {
         self.rows.shrink_to_fit();

@@ -507,12 +507,7 @@ fn inner_resume_dest(
     }
     let br = push_br(caller, dest, void);
     caller.blocks[lpad].push(br);
-    let at = caller
-        .layout
-        .iter()
-        .position(|&b| b == lpad)
-        .map_or(caller.layout.len(), |p| p + 1);
-    caller.layout.insert(at, dest);
+    caller.place_after(lpad, dest);
     let mut made = Vec::new();
     for &p in phis.iter().chain([&caller_lpad]) {
         let ty = caller.ty(p);
