@@ -520,7 +520,7 @@ impl Types {
             }
             TypeKind::Named(n) => {
                 out.push('%');
-                out.push_str(&self.named[n].0);
+                write_name(out, &self.named[n].0);
             }
             TypeKind::Function {
                 ret,
@@ -544,9 +544,44 @@ impl Types {
     }
 }
 
+/// A local or global name as LLVM prints it: bare when it is a slot number or every
+/// character may stand in a name (and the first is no digit), else quoted with `\XX`
+/// escapes.
+fn write_name(out: &mut String, name: &str) {
+    let ok = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'$' | b'.' | b'_');
+    let b = name.as_bytes();
+    let number = !b.is_empty() && b.iter().all(u8::is_ascii_digit);
+    if number || (!b.is_empty() && !b[0].is_ascii_digit() && b.iter().all(|&c| ok(c))) {
+        out.push_str(name);
+        return;
+    }
+    out.push('"');
+    for &c in b {
+        if c == b'"' || c == b'\\' || !(0x20..0x7f).contains(&c) {
+            out.push_str(&format!("\\{c:02X}"));
+        } else {
+            out.push(c as char);
+        }
+    }
+    out.push('"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_quoted_as_llvm_prints_them() {
+        let mut t = Types::default();
+        let a = t.named("struct.a");
+        let b = t.named("class.std::exception");
+        let c = t.named("q\"x");
+        assert_eq!(t.display(a), "%struct.a");
+        assert_eq!(t.display(b), "%\"class.std::exception\"");
+        assert_eq!(t.display(c), "%\"q\\22x\"");
+        let n = t.named("7");
+        assert_eq!(t.display(n), "%7");
+    }
 
     #[test]
     fn interning_is_structural() {

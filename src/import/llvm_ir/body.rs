@@ -207,9 +207,54 @@ impl<'a> Parser<'a> {
             comdat,
         };
         if is_def {
-            self.body(&mut f, numbered)?;
+            if self.skip_bodies && self.body_starts_next_line() {
+                self.skip_body(&f.name)?;
+            } else {
+                self.body(&mut f, numbered)?;
+            }
         }
         self.m.functions.push(f);
+        Ok(())
+    }
+
+    /// Nothing but blanks or a comment follows the body's `{` on its line (as LLVM
+    /// prints every body).
+    fn body_starts_next_line(&self) -> bool {
+        if self.st.peeked.is_some() {
+            return false;
+        }
+        let rest = &self.src.as_bytes()[self.st.pos..];
+        let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+        let text = line.trim_ascii_start();
+        text.is_empty() || text[0] == b';'
+    }
+
+    /// Steps over a function body to its closing `}`: the first line holding only `}`
+    /// (and blanks or a comment), counting lines on the way. The instruction pass reads
+    /// the body ([`super::ParseOptions::instructions`]).
+    fn skip_body(&mut self, name: &str) -> Result<(), ParseError> {
+        let b = self.src.as_bytes();
+        let from = self.st.pos;
+        let mut at = from;
+        let close = loop {
+            let Some(k) = memchr::memmem::find(&b[at..], b"\n}") else {
+                let t = self.peek();
+                return self.err_at(t, format!("unterminated body of '@{name}'"));
+            };
+            let close = at + k + 1;
+            let rest = &b[close + 1..];
+            let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+            let text = line.trim_ascii_start();
+            if text.is_empty() || text[0] == b';' {
+                break close;
+            }
+            at = close;
+        };
+        self.st.line += memchr::memchr_iter(b'\n', &b[from..close]).count() as u32;
+        self.st.line_start = close;
+        self.st.pos = close;
+        self.st.peeked = None;
+        self.next();
         Ok(())
     }
 
@@ -924,13 +969,13 @@ fn empty_block(name: String) -> Block {
 /// The memory effect of a body's own instructions, one instruction at a time: stores,
 /// atomics and fences write, loads read, unless their pointer operand is a local
 /// `alloca` of the same body. Calls are the call graph's business, not counted here.
-struct BodyMemory<'a> {
-    effect: MemEffect,
+pub(super) struct BodyMemory<'a> {
+    pub(super) effect: MemEffect,
     allocas: ahash::AHashSet<&'a str>,
 }
 
 impl<'a> BodyMemory<'a> {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         BodyMemory {
             effect: MemEffect::None,
             allocas: ahash::AHashSet::new(),
@@ -938,7 +983,7 @@ impl<'a> BodyMemory<'a> {
     }
 
     /// Takes one instruction's text (`%x = load i32, ptr %p, align 4`).
-    fn instruction(&mut self, text: &'a str) {
+    pub(super) fn instruction(&mut self, text: &'a str) {
         let l = text.trim();
         let (def, inst) = match l.split_once(" = ") {
             Some((d, i)) if d.starts_with('%') => (Some(d), i.trim_start()),

@@ -29,7 +29,11 @@
 //! | values and types | type syntax, constant expressions, aggregates, nesting depth | constant folding, the types constant expressions would have |
 //!
 //! # Complexity and limits
-//! One pass over the text, O(bytes) time and memory. Nesting of types and constants is
+//! One pass over the text, O(bytes) time and memory. With the instruction view
+//! ([`ParseOptions::instructions`]) the first pass steps over the function bodies (to
+//! the line holding only their `}`) and the instruction pass reads each body once,
+//! deriving the model's per-function facts from its rows; the rest of the text (headers,
+//! globals, aliases) is read by both passes. Nesting of types and constants is
 //! bounded by [`MAX_DEPTH`]; deeper input is a [`ParseError`], never a stack overflow.
 //! No length read from the input drives an allocation.
 
@@ -53,9 +57,11 @@ pub use super::ParseError;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ParseOptions {
     /// Also build the instruction-level SSA view ([`crate::llvm::ir::Ir`], reached
-    /// through [`Module::ir`]): a second pass over the function bodies that costs about
-    /// as much as the first (see PERF.md). Off by default: the call graph and the CFGs
-    /// do not need it.
+    /// through [`Module::ir`]). The bodies are then read once, by the instruction
+    /// pass, and the call graph's model of each body (blocks, call sites, operand
+    /// references, memory effect) is derived from the rows it built; the first pass
+    /// reads only what lies outside the bodies. Off by default: the call graph and the
+    /// CFGs do not need the view, and reading a body for them alone is cheaper.
     pub instructions: bool,
 }
 
@@ -67,14 +73,16 @@ pub fn parse(file: &str, text: &str) -> Result<Module, ParseError> {
 
 /// Parses LLVM IR text with options (see [`ParseOptions`]).
 pub fn parse_with(file: &str, text: &str, opts: ParseOptions) -> Result<Module, ParseError> {
+    let skip = opts.instructions;
     let (mut m, spans) =
         if text.len() >= parallel::MIN_PARALLEL_BYTES && rayon::current_num_threads() > 1 {
-            parallel::parse_spans(file, text)?
+            parallel::parse_spans(file, text, skip)?
         } else {
-            parse_sequential_spans(file, text)?
+            parse_sequential_spans(file, text, skip)?
         };
     if opts.instructions {
-        let ir = ir::build(&m, file, text, &spans)?;
+        let (ir, facts) = ir::build(&m, file, text, &spans)?;
+        ir::derive_model(&mut m, &ir, facts);
         m.ir = Some(std::sync::Arc::new(ir));
     }
     Ok(m)
@@ -82,12 +90,18 @@ pub fn parse_with(file: &str, text: &str, opts: ParseOptions) -> Result<Module, 
 
 /// Parses LLVM IR text in one pass on this thread.
 pub fn parse_sequential(file: &str, text: &str) -> Result<Module, ParseError> {
-    parse_sequential_spans(file, text).map(|(m, _)| m)
+    parse_sequential_spans(file, text, false).map(|(m, _)| m)
 }
 
-/// [`parse_sequential`], also returning where the items begin.
-fn parse_sequential_spans(file: &str, text: &str) -> Result<(Module, Spans), ParseError> {
+/// [`parse_sequential`], also returning where the items begin; with `skip_bodies` the
+/// function bodies are stepped over (the instruction pass reads them).
+fn parse_sequential_spans(
+    file: &str,
+    text: &str,
+    skip_bodies: bool,
+) -> Result<(Module, Spans), ParseError> {
     let mut p = Parser::new(file, text);
+    p.skip_bodies = skip_bodies;
     p.module()?;
     let spans = std::mem::take(&mut p.spans);
     Ok((p.finish(), spans))
@@ -160,6 +174,8 @@ struct Parser<'a> {
     def_pos: Vec<(SymbolIdx, u32, u32)>,
     /// Where the module's items begin, for the instruction pass ([`ir`]).
     spans: Spans,
+    /// Step over function bodies (the instruction pass reads them, [`ParseOptions`]).
+    skip_bodies: bool,
 }
 
 /// Where an item begins: byte offset of its first token, its line and column.
@@ -218,6 +234,7 @@ impl<'a> Parser<'a> {
             const_keys: Vec::new(),
             def_pos: Vec::new(),
             spans: Spans::default(),
+            skip_bodies: false,
         }
     }
 

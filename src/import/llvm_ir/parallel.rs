@@ -30,14 +30,19 @@ const MIN_PIECE_BYTES: usize = 256 << 10;
 /// Parses `text` by pieces on rayon's pool; the result equals
 /// [`super::parse_sequential`]'s.
 pub fn parse(file: &str, text: &str) -> Result<Module, ParseError> {
-    parse_spans(file, text).map(|(m, _)| m)
+    parse_spans(file, text, false).map(|(m, _)| m)
 }
 
-/// [`parse`], also returning where the items begin.
-pub(super) fn parse_spans(file: &str, text: &str) -> Result<(Module, Spans), ParseError> {
+/// [`parse`], also returning where the items begin; with `skip_bodies` the function
+/// bodies are stepped over.
+pub(super) fn parse_spans(
+    file: &str,
+    text: &str,
+    skip_bodies: bool,
+) -> Result<(Module, Spans), ParseError> {
     let starts = split(text, rayon::current_num_threads());
     if starts.len() < 2 {
-        return parse_sequential_spans(file, text);
+        return parse_sequential_spans(file, text, skip_bodies);
     }
     // The line each piece starts on: newlines per piece, counted in parallel.
     let mut ends: Vec<usize> = starts[1..].to_vec();
@@ -60,15 +65,16 @@ pub(super) fn parse_spans(file: &str, text: &str) -> Result<(Module, Spans), Par
         .into_par_iter()
         .map(|k| {
             let mut p = Parser::at(file, &text[..ends[k]], starts[k], lines[k]);
+            p.skip_bodies = skip_bodies;
             p.module().ok().map(|()| p)
         })
         .collect();
     if pieces.iter().any(Option::is_none) {
-        return parse_sequential_spans(file, text);
+        return parse_sequential_spans(file, text, skip_bodies);
     }
     match merge(pieces.into_iter().flatten()) {
         Some(m) => Ok(m),
-        None => parse_sequential_spans(file, text),
+        None => parse_sequential_spans(file, text, skip_bodies),
     }
 }
 

@@ -30,6 +30,16 @@ impl<'a> Builder<'a, '_> {
                     V::None
                 }
             },
+            Operand::Label(at) => {
+                let (row, k) = (self.body.next_row(), self.ops.len() as u32);
+                self.pending_labels.push((row, k, at));
+                V::None
+            }
+            Operand::Opaque(start, len) => {
+                let (row, k) = (self.body.next_row(), self.ops.len() as u32);
+                self.cur.opaque.push((row, k, start, len));
+                V::K(Value::Other)
+            }
         };
         self.ops.push((v, ty));
     }
@@ -40,7 +50,7 @@ impl<'a> Builder<'a, '_> {
         Ok(t)
     }
 
-    fn label(&mut self) -> Result<Value, ParseError> {
+    fn label(&mut self) -> Result<Operand<'a>, ParseError> {
         let t = self.p.next();
         if !(t.kind == Tk::Word && self.text(t) == "label") {
             return self.err(t, format!("expected 'label', found {}", self.p.describe(t)));
@@ -49,7 +59,8 @@ impl<'a> Builder<'a, '_> {
         self.block_ref(l)
     }
 
-    fn block_ref(&mut self, l: Tok) -> Result<Value, ParseError> {
+    /// A block reference; one laid out later resolves when the body ends.
+    fn block_ref(&mut self, l: Tok) -> Result<Operand<'a>, ParseError> {
         if l.kind != Tk::Local {
             return self.err(
                 l,
@@ -57,15 +68,15 @@ impl<'a> Builder<'a, '_> {
             );
         }
         let name = name_of(self.text(l));
-        match self.labels.get(name.as_ref()) {
-            Some(&b) => Ok(Value::Block(b)),
-            None => self.err(l, format!("use of undefined block '%{name}'")),
-        }
+        Ok(match self.labels.get(name.as_ref()) {
+            Some(&b) => Operand::V(Value::Block(b)),
+            None => Operand::Label(l),
+        })
     }
 
     fn push_label(&mut self) -> Result<(), ParseError> {
         let v = self.label()?;
-        self.push_op(self.label_ty, Operand::V(v));
+        self.push_op(self.label_ty, v);
         Ok(())
     }
 
@@ -534,7 +545,10 @@ impl<'a> Builder<'a, '_> {
                             t,
                             match o {
                                 Operand::V(v) => v,
-                                Operand::L(..) | Operand::Local(..) => Value::None,
+                                Operand::Opaque(..) => Value::Other,
+                                Operand::L(..) | Operand::Local(..) | Operand::Label(..) => {
+                                    Value::None
+                                }
                             },
                         )
                     })
@@ -560,7 +574,7 @@ impl<'a> Builder<'a, '_> {
                     self.p.expect_punct(",")?;
                     let l = self.p.next();
                     let bv = self.block_ref(l)?;
-                    self.push_op(label_ty, Operand::V(bv));
+                    self.push_op(label_ty, bv);
                     self.p.expect_punct("]")?;
                     if !self.p.eat_punct(",") {
                         break;
@@ -731,7 +745,7 @@ impl<'a> Builder<'a, '_> {
         let mut fn_attrs = AttrSet::EMPTY;
         let mut bundle_ops: Vec<(TypeIdx, Operand<'a>)> = Vec::new();
         let mut tags = 0u8;
-        let mut dests: Vec<Value> = Vec::new();
+        let mut dests: Vec<Operand<'a>> = Vec::new();
         let mut dbg: Option<(u32, Tok)> = None;
         loop {
             if op == Opcode::Call && self.p.at_eol() {
@@ -856,7 +870,7 @@ impl<'a> Builder<'a, '_> {
         self.push_op(callee_ty, callee);
         let label_ty = self.label_ty;
         for d in dests {
-            self.push_op(label_ty, Operand::V(d));
+            self.push_op(label_ty, d);
         }
         Ok((ret_ty, fn_ty, ci))
     }

@@ -96,6 +96,7 @@ impl<'a, 'm> Builder<'a, 'm> {
         self.dbg_calls.extend_from_slice(&c.dbg_calls);
         self.dbg_funcs.extend_from_slice(&c.dbg_funcs);
         self.prof_terms.extend_from_slice(&c.prof_terms);
+        self.facts.extend(c.facts);
         let cir = c.ir;
         let g = &mut self.ir;
         // types

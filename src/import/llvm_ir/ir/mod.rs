@@ -11,18 +11,29 @@
 //! interned by their text first and structurally on a miss; constant expressions by
 //! `(type, text)`.
 //!
-//! Errors are the first pass's kind (`file:line:col`), for the few inputs the first pass
-//! accepts but this one cannot resolve (an undefined local, a non-integer index).
+//! The first pass steps over the bodies when this pass runs, so this pass is the one
+//! that reads them: it also gathers what the rows do not hold of the call graph's model
+//! of a body ([`BodyFacts`]: block names, the memory effect, the globals inside
+//! constants the view keeps opaque), and [`derive_model`] fills each function's blocks,
+//! call sites and operand references from the rows and those facts. Block labels
+//! resolve through one map per function, a branch to a block laid out later when the
+//! body ends.
+//!
+//! Errors are the first pass's kind (`file:line:col`): what the first pass would have
+//! rejected in a body (an undefined or redefined block) and what only this pass
+//! resolves (an undefined local or global, a non-integer index).
 //!
 //! Debug locations: the `!dbg` attachments of calls and definitions are collected as
 //! metadata numbers while the bodies are read and resolved at the end through the
 //! numbered metadata the first pass found (`debuginfo`).
 //!
-//! Cost: one more lexing pass over the function bodies and headers, O(text), plus, in a
-//! module with `!dbg` on calls, one read of each metadata node a call's location leads
-//! to.
+//! Cost: one more lexing pass over the function headers, the globals and the aliases
+//! (the bodies are read once, here), O(text), plus, in a module with `!dbg` on calls,
+//! one read of each metadata node a call's location leads to.
 
+use super::body::BodyMemory;
 use super::grammar::{is_int_type, CONSTEXPR_WORDS, TYPE_WORDS};
+use super::lexer::unescape;
 use super::lexer::{LexState, Tk, Tok};
 use super::{name_of, ParseError, Parser, Pos, Spans, MAX_DEPTH};
 use crate::idx::{BlockIdx, IndexVec};
@@ -30,7 +41,7 @@ use crate::llvm::attrs::{Attr, AttrSet, AttrSetIdx};
 use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::{ArgIdx, ExprIdx, FuncIr, InstFlags, Intrinsic, Ir, Opcode, Range, Value};
 use crate::llvm::types::{FloatKind, TypeIdx, TypeKind};
-use crate::llvm::{AliasIdx, FuncIdx, GlobalIdx, Module};
+use crate::llvm::{AliasIdx, FuncIdx, GlobalIdx, MemEffect, Module};
 use ahash::AHashMap;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -38,11 +49,20 @@ use std::borrow::Cow;
 mod debuginfo;
 mod inst;
 mod merge;
+mod model;
+
+pub(super) use model::{derive_model, BodyFacts};
 #[cfg(test)]
 mod tests;
 
-/// Builds the instruction view of `m`, whose text is `text` and item positions `spans`.
-pub(super) fn build(m: &Module, file: &str, text: &str, spans: &Spans) -> Result<Ir, ParseError> {
+/// Builds the instruction view of `m`, whose text is `text` and item positions `spans`,
+/// with each function's [`BodyFacts`] (in function order).
+pub(super) fn build(
+    m: &Module,
+    file: &str,
+    text: &str,
+    spans: &Spans,
+) -> Result<(Ir, Vec<BodyFacts>), ParseError> {
     let mut b = Builder::new(m, file, text);
     b.ir.semantic_interposition =
         memchr::memmem::find(text.as_bytes(), b"\"SemanticInterposition\", i32 1").is_some();
@@ -92,7 +112,7 @@ pub(super) fn build(m: &Module, file: &str, text: &str, spans: &Spans) -> Result
     let mut ir = b.ir;
     ir.arg_name_start.push(ir.arg_names.len() as u32);
     debug_assert!(ir.verify().is_empty(), "{:?}", ir.verify());
-    Ok(ir)
+    Ok((ir, b.facts))
 }
 
 /// Whether the text spells pointers as `ptr` (opaque pointers): the word `ptr` standing
@@ -107,12 +127,16 @@ fn has_opaque_ptr(text: &str) -> bool {
     })
 }
 
-/// An operand as read: a constant, a local value, or a local name not defined yet.
+/// An operand as read: a constant, a local value, a local name not defined yet, a block
+/// not defined yet (its `%name` token), or a constant the view keeps opaque
+/// ([`Value::Other`]) that mentions globals (`facts.globals[start..start + len]`).
 #[derive(Clone, Copy)]
 enum Operand<'a> {
     V(Value),
     L(V, Tok),
     Local(&'a str, Tok),
+    Label(Tok),
+    Opaque(u32, u32),
 }
 
 struct Builder<'a, 'm> {
@@ -132,9 +156,15 @@ struct Builder<'a, 'm> {
     /// The body being read.
     body: Body,
     locals: AHashMap<Cow<'a, str>, V>,
-    labels: AHashMap<&'m str, BlockIdx>,
+    labels: AHashMap<Cow<'a, str>, BlockIdx>,
     /// Operands not defined yet: (row, operand index, name, where).
     pending: Vec<(RowIdx, u32, &'a str, Tok)>,
+    /// Branch targets not defined yet: (row, operand index, the `%name` token).
+    pending_labels: Vec<(RowIdx, u32, Tok)>,
+    /// What the model of the body being read needs beyond its rows.
+    cur: BodyFacts,
+    /// Every function's facts read so far, in function order.
+    facts: Vec<BodyFacts>,
     next_slot: u32,
     /// The operands and call-site parameter attributes of the instruction being read.
     ops: Vec<(V, TypeIdx)>,
@@ -187,6 +217,9 @@ impl<'a, 'm> Builder<'a, 'm> {
             locals: AHashMap::new(),
             labels: AHashMap::new(),
             pending: Vec::new(),
+            pending_labels: Vec::new(),
+            cur: BodyFacts::default(),
+            facts: Vec::new(),
             next_slot: 0,
             ops: Vec::new(),
             call_params: Vec::new(),
@@ -536,8 +569,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                 Value::Metadata
             }
             Tk::Punct if matches!(self.text(t), "[" | "{" | "<") => {
-                self.p.skip_group()?;
-                Value::Other
+                return self.opaque_constant();
             }
             Tk::Word => {
                 let w = self.text(t);
@@ -573,7 +605,11 @@ impl<'a, 'm> Builder<'a, 'm> {
                     }
                     "dso_local_equivalent" | "no_cfi" => {
                         self.p.next();
-                        self.value(TypeIdx::NONE)?;
+                        let at = self.cur.globals.len() as u32;
+                        if let Operand::V(Value::Global(s)) = self.value(TypeIdx::NONE)? {
+                            self.cur.globals.push(s);
+                            return Ok(Operand::Opaque(at, 1));
+                        }
                         Value::Other
                     }
                     _ if CONSTEXPR_WORDS.contains(&w) => self.const_expr(ty)?,
@@ -585,6 +621,44 @@ impl<'a, 'm> Builder<'a, 'm> {
             }
             _ => return self.err(t, format!("expected a value, found {}", self.p.describe(t))),
         }))
+    }
+
+    /// An aggregate constant (`[...]`, `{...}`, `<...>`), kept opaque in the view: the
+    /// globals it mentions (outside `blockaddress`) go to the body's facts, in text order.
+    fn opaque_constant(&mut self) -> Result<Operand<'a>, ParseError> {
+        let at = self.cur.globals.len() as u32;
+        let mut depth = 0u32;
+        loop {
+            let t = self.p.next();
+            match t.kind {
+                Tk::Eof => return self.err(t, "unbalanced brackets: unexpected end of file"),
+                Tk::Global => {
+                    if let Value::Global(s) = self.global_ref(t)? {
+                        self.cur.globals.push(s);
+                    }
+                }
+                Tk::Word if self.text(t) == "blockaddress" && self.p.is_punct("(") => {
+                    self.p.skip_group()?;
+                }
+                Tk::Punct => match self.text(t) {
+                    "(" | "[" | "{" | "<" => depth += 1,
+                    ")" | "]" | "}" | ">" => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        let len = self.cur.globals.len() as u32 - at;
+        Ok(if len == 0 {
+            Operand::V(Value::Other)
+        } else {
+            Operand::Opaque(at, len)
+        })
     }
 
     fn local_ref(&mut self, t: Tok) -> Operand<'a> {
@@ -666,7 +740,8 @@ impl<'a, 'm> Builder<'a, 'm> {
                     let (t, o) = self.typed()?;
                     let v = match o {
                         Operand::V(v) => v,
-                        Operand::L(_, at) | Operand::Local(_, at) => {
+                        Operand::Opaque(..) => Value::Other,
+                        Operand::L(_, at) | Operand::Local(_, at) | Operand::Label(at) => {
                             return self.err(at, "a constant expression cannot use a local value")
                         }
                     };
@@ -804,7 +879,7 @@ impl<'a, 'm> Builder<'a, 'm> {
         let (_, v) = self.typed()?;
         self.ir.alias_target[a] = match v {
             Operand::V(v) => v,
-            Operand::L(..) | Operand::Local(..) => Value::Other,
+            _ => Value::Other,
         };
         Ok(())
     }
@@ -957,6 +1032,7 @@ impl<'a, 'm> Builder<'a, 'm> {
         if is_def {
             self.body(f)?;
         }
+        self.facts.push(std::mem::take(&mut self.cur));
         self.body.shrink_to_fit();
         self.ir.bodies.push(std::mem::take(&mut self.body));
         self.ir.funcs.push(FuncIr {
@@ -976,11 +1052,9 @@ impl<'a, 'm> Builder<'a, 'm> {
     }
 
     fn body(&mut self, f: FuncIdx) -> Result<(), ParseError> {
-        let m = self.m;
         self.labels.clear();
-        for (b, blk) in m.functions[f].blocks.iter_enumerated() {
-            self.labels.insert(blk.name.as_str(), b);
-        }
+        self.pending_labels.clear();
+        let mut mem = BodyMemory::new();
         let mut open = false;
         loop {
             let t = self.p.peek();
@@ -993,10 +1067,15 @@ impl<'a, 'm> Builder<'a, 'm> {
                 Tk::Label => {
                     self.p.next();
                     let raw = self.text(t);
-                    if let Ok(n) = raw[..raw.len() - 1].parse::<u32>() {
+                    let raw = &raw[..raw.len() - 1];
+                    if let Ok(n) = raw.parse::<u32>() {
                         self.next_slot = n.saturating_add(1);
                     }
-                    self.body.push_block();
+                    let name = match raw.strip_prefix('"') {
+                        Some(q) => Cow::Owned(unescape(q.strip_suffix('"').unwrap_or(q))),
+                        None => Cow::Borrowed(raw),
+                    };
+                    self.new_block(name, t)?;
                     open = true;
                 }
                 Tk::Attr => self.p.skip_statement()?,
@@ -1005,28 +1084,30 @@ impl<'a, 'm> Builder<'a, 'm> {
                 }
                 _ => {
                     if !open {
+                        let name = Cow::Owned(self.next_slot.to_string());
                         self.next_slot += 1;
-                        self.body.push_block();
+                        self.new_block(name, t)?;
                         open = true;
                     }
                     let b = BlockIdx::new(self.body.blocks.len() - 1);
+                    let start = t.start as usize;
                     if self.instruction(f, b)? {
                         open = false;
+                    }
+                    if mem.effect != MemEffect::Write {
+                        let end = (self.p.peek().start as usize).max(start);
+                        mem.instruction(&self.src[start..end]);
                     }
                 }
             }
         }
-        let nblocks = self.body.blocks.len();
-        if nblocks != m.functions[f].blocks.len() {
-            let t = self.p.peek();
-            return self.err(
-                t,
-                format!(
-                    "instruction pass found {nblocks} blocks in '@{}', the first pass {}",
-                    m.functions[f].name,
-                    m.functions[f].blocks.len()
-                ),
-            );
+        self.cur.mem = mem.effect;
+        for (row, k, at) in std::mem::take(&mut self.pending_labels) {
+            let name = name_of(self.text(at));
+            match self.labels.get(name.as_ref()) {
+                Some(&b) => self.body.set_operand(row, k as usize, V::Block(b)),
+                None => return self.err(at, format!("use of undefined block '%{name}'")),
+            }
         }
         for (row, k, raw, at) in std::mem::take(&mut self.pending) {
             match self.locals.get(raw) {
@@ -1034,6 +1115,17 @@ impl<'a, 'm> Builder<'a, 'm> {
                 None => return self.err(at, format!("use of undefined value '%{raw}'")),
             }
         }
+        Ok(())
+    }
+
+    /// Opens block `name` (its label `at`, or the instruction an unnamed block starts at).
+    fn new_block(&mut self, name: Cow<'a, str>, at: Tok) -> Result<(), ParseError> {
+        let b = self.body.push_block();
+        if self.labels.contains_key(name.as_ref()) {
+            return self.err(at, format!("redefinition of block '%{name}'"));
+        }
+        self.cur.block_names.push(name.to_string());
+        self.labels.insert(name, b);
         Ok(())
     }
 }
