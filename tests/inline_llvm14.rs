@@ -492,6 +492,15 @@ fn resolved_indirect_calls_take_the_nested_analysis_bonus() {
     assert_remarks_match_opt14("indirect_call_bonus");
 }
 
+/// A floating-point compare of two constants folds in the cost analysis and in the
+/// cloner, so the branch on it is decided (`fcmp_fold.ll`: `check` costs -45 in
+/// `open_equal`, where its error path is dead and its calls to `fail` are not cloned,
+/// and 160 in `open_other` and `open_nan`, as opt-14 has it).
+#[test]
+fn floating_point_compares_of_constants_fold() {
+    assert_remarks_match_opt14("fcmp_fold");
+}
+
 /// A binary operator threads over a `select` or a `phi` whose arms all give the same
 /// result (`thread_binop.ll`: `mask_select` costs 10 and `mask_phi` 80 in `caller`, not
 /// 270 and 340, as opt-14 has it).

@@ -154,6 +154,9 @@ pub struct Ir {
     pub(crate) expr_operands: Vec<Value>,
     pub(crate) expr_op_types: Vec<TypeIdx>,
     pub(crate) wide_ints: Vec<i64>,
+    /// The values of the `float` / `double` constants ([`Value::Float`]), as `f64` bits,
+    /// each value once.
+    pub(crate) floats: Vec<u64>,
     // globals
     pub(crate) global_ty: IndexVec<GlobalIdx, TypeIdx>,
     pub(crate) global_addrspace: IndexVec<GlobalIdx, u32>,
@@ -271,6 +274,12 @@ impl Ir {
         self.wide_ints[w as usize]
     }
 
+    /// The value of floating-point constant `n` ([`Value::Float`]; a `float` constant's
+    /// value is exact in `f64`).
+    pub fn float(&self, n: u32) -> f64 {
+        f64::from_bits(self.floats[n as usize])
+    }
+
     /// The value of an integer constant operand.
     pub fn int_value(&self, v: Value) -> Option<i64> {
         match v {
@@ -385,6 +394,7 @@ impl Ir {
                     let ok = match *v {
                         V::K(Value::Expr(e)) => e.idx() < self.expr_op.len(),
                         V::K(Value::WideInt(w)) => (w as usize) < self.wide_ints.len(),
+                        V::K(Value::Float(n)) => (n as usize) < self.floats.len(),
                         V::K(Value::Block(_)) => false,
                         _ => true,
                     };

@@ -337,7 +337,12 @@ pub enum Value {
     Poison,
     /// `zeroinitializer`.
     Zero,
-    /// Any other constant (floating point, aggregate, string, `blockaddress`, `none`, ...).
+    /// A `float` or `double` constant; its value is [`Ir::float`](super::Ir::float) (one
+    /// entry per distinct value, so equal constants are one `Value`, as LLVM uniques
+    /// them).
+    Float(u32),
+    /// Any other constant (`half`, `x86_fp80`, ... values, aggregate, string,
+    /// `blockaddress`, `none`, ...).
     Other,
     /// A constant expression.
     Expr(ExprIdx),
@@ -361,6 +366,7 @@ impl Value {
                 | Value::Undef
                 | Value::Poison
                 | Value::Zero
+                | Value::Float(_)
                 | Value::Other
                 | Value::Expr(_)
         )

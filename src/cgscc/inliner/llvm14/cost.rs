@@ -4,8 +4,8 @@
 
 use super::fold::made_agg;
 use super::simplify::{
-    binop_value, bool_v, extract_element, fold_intrinsic_call, icmp, insert_row, nonnull_const,
-    Agg, RECURSION_LIMIT,
+    binop_value, bool_v, extract_element, fcmp, fold_intrinsic_call, icmp, insert_row,
+    nonnull_const, same_const, Agg, RECURSION_LIMIT,
 };
 use super::{Facts, PredTable};
 use crate::idx::BlockIdx;
@@ -867,10 +867,17 @@ impl St<'_> {
             | Opcode::FpToSi
             | Opcode::FpToUi => self.visit_cast_inst(res, inst),
             Opcode::ICmp => self.visit_icmp(res, inst),
-            // `visitCmpInst` on two constants: `ConstantExpr::getCompare` (the
-            // floating-point values are not tracked)
+            // `visitCmpInst` on two constants: `ConstantExpr::getCompare`, evaluated on
+            // `float` / `double` values (others are not tracked: a symbolic constant)
             Opcode::FCmp if self.cval(ops[0]).is_some() && self.cval(ops[1]).is_some() => {
-                self.symbolic(res);
+                match (self.cval(ops[0]), self.cval(ops[1])) {
+                    (Some(V::K(Value::Float(a))), Some(V::K(Value::Float(b)))) => {
+                        let ir = &self.fx.ir;
+                        let x = fcmp(inst.aux as u8, ir.float(a), ir.float(b));
+                        self.t.vals.entry(res).konst = bool_v(x);
+                    }
+                    _ => self.symbolic(res),
+                }
                 0
             }
             Opcode::FCmp => {
@@ -1155,7 +1162,7 @@ impl St<'_> {
             match self.cval(ops[k]) {
                 None => return,
                 Some(x) => {
-                    if cv.is_some_and(|y| y != x) {
+                    if cv.is_some_and(|y| !same_const(y, x)) {
                         return;
                     }
                     cv = Some(x);
@@ -1364,7 +1371,11 @@ impl St<'_> {
             if chosen.is_const() {
                 self.t.vals.entry(res).konst = chosen;
             }
-        } else if self.cval(tv).is_some() && self.cval(tv) == self.cval(fv) {
+        } else if self
+            .cval(tv)
+            .zip(self.cval(fv))
+            .is_some_and(|(t, f)| same_const(t, f))
+        {
             self.t.vals.entry(res).konst = self.cval(tv).unwrap();
         } else if matches!(ops[0], V::Arg(_) | V::Inst(_))
             && self.cval(ops[0]).is_some()

@@ -7,7 +7,7 @@
 //! [`Folds`] numbers the expressions inlining makes after the module's own and interns
 //! both by structure, so that equal constant expressions are one [`V`].
 
-use super::simplify::{extract_element, Agg};
+use super::simplify::{bool_v, extract_element, fcmp, Agg};
 use crate::llvm::ir::body::{const_operand, Body, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
@@ -75,11 +75,16 @@ impl Folds {
     /// `getelementptr`, a cast, an integer operation over a constant that is not a plain
     /// integer, or an `insertvalue`, with every operand constant (a constant
     /// expression; an aggregate is the chain of its `insertvalue`s); an `extractvalue` of
-    /// a constant aggregate, the element.
+    /// a constant aggregate, the element; an `fcmp` of two `float` / `double` constants,
+    /// its value.
     pub fn fold(&mut self, ir: &Ir, b: &Body, i: RowIdx) -> Option<V> {
         let inst = b.inst(i);
         if inst.op == Opcode::ExtractValue {
             return self.extract(ir, inst.ops, inst.ty);
+        }
+        if let (Opcode::FCmp, [V::K(Value::Float(x)), V::K(Value::Float(y))]) = (inst.op, inst.ops)
+        {
+            return Some(bool_v(fcmp(inst.aux as u8, ir.float(*x), ir.float(*y))));
         }
         let folds = inst.op == Opcode::GetElementPtr
             || inst.op.is_cast()

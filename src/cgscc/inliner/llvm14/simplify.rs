@@ -9,6 +9,28 @@ pub fn bool_v(x: bool) -> V {
     V::Int(-(x as i64))
 }
 
+/// Evaluates a floating-point comparison (`fcmp` predicate `p`, LLVM's numbering: bit 0
+/// equal, 1 greater, 2 less, 3 unordered; 0 is `false`, 15 `true`).
+pub fn fcmp(p: u8, a: f64, b: f64) -> bool {
+    let bit = if a.is_nan() || b.is_nan() {
+        8
+    } else if a == b {
+        1
+    } else if a > b {
+        2
+    } else {
+        4
+    };
+    p & bit != 0
+}
+
+/// Two operands that are the same constant, as LLVM's uniqued constants compare: equal
+/// `V`s, except [`Value::Other`], which stands for constants the view does not tell
+/// apart.
+pub fn same_const(a: V, b: V) -> bool {
+    a == b && a != V::K(Value::Other)
+}
+
 /// Evaluates an integer comparison.
 pub fn icmp(p: Predicate, a: i64, b: i64, bits: u32) -> bool {
     let (ua, ub) = (zext(a, bits), zext(b, bits));
@@ -217,7 +239,8 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
             if let Some(c) = int(ops[0]) {
                 return Some(if c & 1 != 0 { ops[1] } else { ops[2] });
             }
-            (ops[1] == ops[2]).then_some(ops[1])
+            (ops[1] == ops[2] && (!ops[1].is_const() || same_const(ops[1], ops[2])))
+                .then_some(ops[1])
         }
         Opcode::Trunc | Opcode::ZExt | Opcode::SExt => {
             let a = int(ops[0])?;
@@ -239,7 +262,7 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
                 }
                 match seen {
                     None => seen = Some(v),
-                    Some(s) if s == v => {}
+                    Some(s) if s == v && (!s.is_const() || same_const(s, v)) => {}
                     _ => return None,
                 }
             }

@@ -57,6 +57,7 @@ pub(super) struct Marks {
     attr_sets: usize,
     exprs: usize,
     wide: usize,
+    floats: usize,
 }
 
 impl<'a, 'm> Builder<'a, 'm> {
@@ -73,6 +74,8 @@ impl<'a, 'm> Builder<'a, 'm> {
         b.ir.expr_operands = self.ir.expr_operands.clone();
         b.ir.expr_op_types = self.ir.expr_op_types.clone();
         b.ir.wide_ints = self.ir.wide_ints.clone();
+        b.ir.floats = self.ir.floats.clone();
+        b.float_map = self.float_map.clone();
         b.ty_cache = self.ty_cache.clone();
         b.expr_map = self.expr_map.clone();
         b.expr_keys = self.expr_keys.clone();
@@ -88,6 +91,7 @@ impl<'a, 'm> Builder<'a, 'm> {
             attr_sets: self.ir.attr_sets.len(),
             exprs: self.ir.expr_op.len(),
             wide: self.ir.wide_ints.len(),
+            floats: self.ir.floats.len(),
         }
     }
 
@@ -119,10 +123,22 @@ impl<'a, 'm> Builder<'a, 'm> {
         let wide_base = g.wide_ints.len() as u32;
         let wide_mark = marks.wide as u32;
         g.wide_ints.extend_from_slice(&cir.wide_ints[marks.wide..]);
+        // floating-point constants, re-interned by value
+        let fmap: Vec<u32> = (marks.floats..cir.floats.len())
+            .map(|k| {
+                let bits = cir.floats[k];
+                *self.float_map.entry(bits).or_insert_with(|| {
+                    g.floats.push(bits);
+                    g.floats.len() as u32 - 1
+                })
+            })
+            .collect();
+        let float_mark = marks.floats as u32;
         let mut emap: Vec<ExprIdx> = (0..marks.exprs).map(ExprIdx::new).collect();
         let val = |v: Value, emap: &[ExprIdx]| match v {
             Value::Expr(e) => Value::Expr(emap[e.idx()]),
             Value::WideInt(w) if w >= wide_mark => Value::WideInt(w - wide_mark + wide_base),
+            Value::Float(n) if n >= float_mark => Value::Float(fmap[(n - float_mark) as usize]),
             v => v,
         };
         for e in marks.exprs..cir.expr_op.len() {

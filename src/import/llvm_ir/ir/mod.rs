@@ -146,6 +146,8 @@ struct Builder<'a, 'm> {
     ir: Ir,
     ty_cache: AHashMap<&'a str, TypeIdx>,
     expr_map: AHashMap<(TypeIdx, &'a str), ExprIdx>,
+    /// Floating-point constants by their bits ([`Ir::floats`]).
+    float_map: AHashMap<u64, u32>,
     /// The interning key of each constant expression (what a merge dedupes by).
     expr_keys: Vec<(TypeIdx, &'a str)>,
     groups: AHashMap<u32, AttrSet>,
@@ -209,6 +211,7 @@ impl<'a, 'm> Builder<'a, 'm> {
             ir,
             ty_cache: AHashMap::new(),
             expr_map: AHashMap::new(),
+            float_map: AHashMap::new(),
             expr_keys: Vec::new(),
             groups: AHashMap::new(),
             opaque: false,
@@ -524,6 +527,34 @@ impl<'a, 'm> Builder<'a, 'm> {
         }
     }
 
+    /// A `float` / `double` literal (`1.500000e+00`, or the `0x` form holding the value's
+    /// `double` bits) of type `ty`, interned by value; `None` for another type or text.
+    fn float_const(&mut self, ty: TypeIdx, text: &str) -> Option<Value> {
+        if ty.is_none() {
+            return None;
+        }
+        let TypeKind::Float(k @ (FloatKind::Float | FloatKind::Double)) = self.ir.types.kind(ty)
+        else {
+            return None;
+        };
+        let x = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+            Some(h) if h.len() == 16 => f64::from_bits(u64::from_str_radix(h, 16).ok()?),
+            Some(_) => return None,
+            None => text.parse::<f64>().ok()?,
+        };
+        let x = if k == FloatKind::Float {
+            x as f32 as f64
+        } else {
+            x
+        };
+        let bits = x.to_bits();
+        let n = *self.float_map.entry(bits).or_insert_with(|| {
+            self.ir.floats.push(bits);
+            self.ir.floats.len() as u32 - 1
+        });
+        Some(Value::Float(n))
+    }
+
     fn int_const(&mut self, x: i64) -> Value {
         match i32::try_from(x) {
             Ok(v) => Value::Int(v),
@@ -557,7 +588,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                 self.p.next();
                 match (self.ir.types.int_bits(ty), self.text(t).parse::<i64>()) {
                     (Some(_), Ok(x)) => self.int_const(x),
-                    _ => Value::Other,
+                    _ => self.float_const(ty, self.text(t)).unwrap_or(Value::Other),
                 }
             }
             Tk::CStr => {
