@@ -492,6 +492,15 @@ fn resolved_indirect_calls_take_the_nested_analysis_bonus() {
     assert_remarks_match_opt14("indirect_call_bonus");
 }
 
+/// Pointers at constant offsets from one value of the caller compare and subtract as
+/// their offsets (`ptr_base_compare.ll`: `op` costs 110 in `same` and -10 in `offsets`,
+/// `dist` -45 in `near`, and a select of one pointer twice is free in `far`, as opt-14
+/// has it).
+#[test]
+fn pointers_from_one_base_compare_as_their_offsets() {
+    assert_remarks_match_opt14("ptr_base_compare");
+}
+
 /// A floating-point compare of two constants folds in the cost analysis and in the
 /// cloner, so the branch on it is decided (`fcmp_fold.ll`: `check` costs -45 in
 /// `open_equal`, where its error path is dead and its calls to `fail` are not cloned,

@@ -10,9 +10,11 @@ use super::simplify::{
 use super::{Facts, PredTable};
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::{Attr, AttrSet};
-use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, MadeExprs, RowIdx, V};
+use crate::llvm::ir::body::{
+    sext, type_align, type_size, zext, Body, CallInfo, Inst, MadeExprs, RowIdx, V,
+};
 use crate::llvm::ir::{InstFlags, Intrinsic, Opcode, Predicate, Value};
-use crate::llvm::types::TypeKind;
+use crate::llvm::types::{TypeIdx, TypeKind, Types};
 use crate::llvm::FuncIdx;
 use ahash::{AHashMap, AHashSet};
 
@@ -158,12 +160,18 @@ struct Fact {
     sroa: RowIdx,
     /// It is known not to be null.
     nonnull: bool,
+    /// A pointer at a constant byte offset from a value of the caller (LLVM's
+    /// `ConstantOffsetPtrs`): the caller's value (`V::None`: none) and the offset.
+    base: V,
+    offset: i64,
 }
 
 const NO_FACT: Fact = Fact {
     konst: V::None,
     sroa: RowIdx::NONE,
     nonnull: false,
+    base: V::None,
+    offset: 0,
 };
 
 /// [`Fact`]s of the callee's values (arguments, then instruction rows), a dense table
@@ -228,6 +236,18 @@ impl ValueFacts {
 
     fn sroa(&self, v: V) -> Option<RowIdx> {
         self.get(v).sroa.some()
+    }
+
+    /// The caller value and byte offset `v` points at, when known.
+    fn base(&self, v: V) -> Option<(V, i64)> {
+        let f = self.get(v);
+        (f.base != V::None).then_some((f.base, f.offset))
+    }
+
+    fn set_base(&mut self, v: V, (base, offset): (V, i64)) {
+        let f = self.entry(v);
+        f.base = base;
+        f.offset = offset;
     }
 }
 
@@ -425,6 +445,65 @@ pub fn ephemeral_rows(fx: &Facts, b: &Body) -> Box<[RowIdx]> {
 }
 
 /// The base alloca of a caller value (through bitcasts and all-constant GEPs).
+/// `stripAndComputeInBoundsConstantOffsets` on a value of the caller that is not a
+/// constant: through `bitcast`s and in-bounds `getelementptr`s with constant indices to
+/// the value they offset, and the byte offset; `None` through any other `getelementptr`.
+fn constant_offset_base(types: &Types, b: &Body, mut v: V) -> Option<(V, i64)> {
+    let mut offset = 0i64;
+    for _ in 0..64 {
+        let V::Inst(i) = v else { break };
+        let inst = b.inst(i);
+        match inst.op {
+            Opcode::BitCast => v = inst.ops[0],
+            Opcode::GetElementPtr => {
+                if !inst.flags.has(InstFlags::INBOUNDS) {
+                    return None;
+                }
+                offset = offset.wrapping_add(gep_offset(types, inst.aux_ty, &inst.ops[1..])?);
+                v = inst.ops[0];
+            }
+            _ => break,
+        }
+    }
+    matches!(v, V::Arg(_) | V::Inst(_)).then_some((v, offset))
+}
+
+/// `accumulateGEPOffset`: the byte offset of a `getelementptr` over `src` with indices
+/// `idx`, when every index is an integer constant.
+fn gep_offset(types: &Types, src: TypeIdx, idx: &[V]) -> Option<i64> {
+    let mut offset = 0i64;
+    let mut cur = src;
+    for (k, &v) in idx.iter().enumerate() {
+        let V::Int(x) = v else { return None };
+        let step = if k == 0 {
+            type_size(types, src) as i64
+        } else if let Some((fields, packed)) = types.struct_fields(cur) {
+            let f = usize::try_from(x).ok().filter(|&f| f < fields.len())?;
+            let mut at = 0u64;
+            for &e in &fields[..f] {
+                let a = if packed { 1 } else { type_align(types, e) };
+                at = at.div_ceil(a) * a + type_size(types, e);
+            }
+            let a = if packed {
+                1
+            } else {
+                type_align(types, fields[f])
+            };
+            offset = offset.wrapping_add((at.div_ceil(a) * a) as i64);
+            cur = fields[f];
+            continue;
+        } else {
+            cur = types.gep_step(cur, Some(x));
+            if cur.is_none() {
+                return None;
+            }
+            type_size(types, cur) as i64
+        };
+        offset = offset.wrapping_add(x.wrapping_mul(step));
+    }
+    Some(offset)
+}
+
 pub fn alloca_base(b: &Body, mut v: V) -> Option<RowIdx> {
     for _ in 0..64 {
         let V::Inst(i) = v else { return None };
@@ -669,6 +748,11 @@ impl St<'_> {
                 self.t.vals.entry(pv).sroa = base;
                 self.t.sroa_on.insert(base);
                 self.t.vals.entry(pv).nonnull = true;
+            }
+            if ir.types.is_pointer(caller.tys(call)[p as usize]) {
+                if let Some(b) = constant_offset_base(&ir.types, caller, a) {
+                    self.t.vals.set_base(pv, b);
+                }
             }
         }
     }
@@ -1151,6 +1235,8 @@ impl St<'_> {
     /// constant is that constant (it is free either way).
     fn visit_phi(&mut self, bb: BlockIdx, res: V, ops: &[V]) {
         let mut cv: Option<V> = None;
+        // or one pointer at a constant offset from one base (`ConstantOffsetPtrs`)
+        let mut first_base: Option<((V, i64), V)> = None;
         for k in (0..ops.len()).step_by(2) {
             let V::Block(pb) = ops[k + 1] else { continue };
             if self.t.dead[pb.idx()] || self.t.known_succ[pb.idx()].is_some_and(|s| s != bb) {
@@ -1159,18 +1245,29 @@ impl St<'_> {
             if ops[k] == res {
                 continue;
             }
-            match self.cval(ops[k]) {
-                None => return,
-                Some(x) => {
-                    if cv.is_some_and(|y| !same_const(y, x)) {
+            match (self.cval(ops[k]), self.t.vals.base(ops[k])) {
+                (None, None) => return,
+                (Some(x), _) => {
+                    if first_base.is_some() || cv.is_some_and(|y| !same_const(y, x)) {
                         return;
                     }
                     cv = Some(x);
+                }
+                (None, Some(b)) => {
+                    if cv.is_some() || first_base.is_some_and(|(f, _)| f != b) {
+                        return;
+                    }
+                    first_base.get_or_insert((b, ops[k]));
                 }
             }
         }
         if let Some(x) = cv {
             self.t.vals.entry(res).konst = x;
+        } else if let Some((b, v)) = first_base {
+            self.t.vals.set_base(res, b);
+            if let Some(s) = self.t.vals.sroa(v) {
+                self.t.vals.entry(res).sroa = s;
+            }
         }
     }
 
@@ -1189,6 +1286,23 @@ impl St<'_> {
             self.t.vals.entry(res).konst = x;
         } else if let Some(b) = self.t.vals.sroa(sv) {
             self.t.vals.entry(res).sroa = b;
+        }
+        if x.is_none() {
+            // base and offset carried through a bitcast, and through integers as wide as
+            // a pointer
+            let bits = self.fx.ir.types.int_bits(match inst.op {
+                Opcode::IntToPtr => inst.tys[0],
+                _ => inst.ty,
+            });
+            let keeps = match inst.op {
+                Opcode::BitCast => true,
+                Opcode::PtrToInt => bits == Some(64),
+                Opcode::IntToPtr => bits.is_some_and(|b| b <= 64),
+                _ => false,
+            };
+            if let Some(b) = self.t.vals.base(sv).filter(|_| keeps) {
+                self.t.vals.set_base(res, b);
+            }
         }
         let mut c = 0;
         if inst.op != Opcode::BitCast && x.is_none() {
@@ -1222,6 +1336,23 @@ impl St<'_> {
         } else if allc {
             if let Some(b) = self.t.vals.sroa(base) {
                 self.t.vals.entry(res).sroa = b;
+            }
+            // `canFoldInboundsGEP`: an in-bounds step from a known base and offset
+            let types = &self.fx.ir.types;
+            let stepped = self
+                .t
+                .vals
+                .base(base)
+                .filter(|_| inst.flags.has(InstFlags::INBOUNDS))
+                .and_then(|(b, o)| {
+                    let idx: Vec<V> = inst.ops[1..]
+                        .iter()
+                        .map(|&v| self.ival(v).map_or(v, V::Int))
+                        .collect();
+                    Some((b, o.wrapping_add(gep_offset(types, inst.aux_ty, &idx)?)))
+                });
+            if let Some(b) = stepped {
+                self.t.vals.set_base(res, b);
             }
         } else {
             self.disable(base);
@@ -1293,8 +1424,15 @@ impl St<'_> {
         let bits = self.fx.ir.types.int_bits(inst.tys[0]).unwrap_or(64);
         let (va, vb) = (self.ival(a), self.ival(b2));
         let is_null = |v: V| matches!(v, V::K(Value::Null) | V::K(Value::Zero));
+        let same_base = match (self.t.vals.base(a), self.t.vals.base(b2)) {
+            (Some((x, ox)), Some((y, oy))) if x == y => Some((ox, oy)),
+            _ => None,
+        };
         if let (Some(x), Some(y)) = (va, vb) {
             self.t.vals.entry(res).konst = bool_v(icmp(p, x, y, bits));
+        } else if let Some((ox, oy)) = same_base {
+            // pointers at constant offsets from one base compare as their offsets
+            self.t.vals.entry(res).konst = bool_v(icmp(p, ox, oy, 64));
         } else if (p.0 == 32 || p.0 == 33)
             && is_null(b2)
             && (self.cval(a).is_some_and(nonnull_const)
@@ -1326,6 +1464,15 @@ impl St<'_> {
         let (va, vb) = (self.ival(a), self.ival(b2));
         let bits = self.fx.ir.types.int_bits(inst.ty).unwrap_or(64);
         let op = inst.op;
+        // `visitSub`: the difference of two pointers at constant offsets from one base
+        if let (Opcode::Sub, Some((x, ox)), Some((y, oy))) =
+            (op, self.t.vals.base(a), self.t.vals.base(b2))
+        {
+            if x == y {
+                self.t.vals.entry(res).konst = V::Int(sext(ox.wrapping_sub(oy), bits));
+                return 0;
+            }
+        }
         // `SimplifyBinOp` on the operands (their constants where known): constant
         // folding, identities (`x + 0`), and the rules that look through the callee's own
         // definitions. Some(Some(c)): a constant; Some(None): an existing value
@@ -1385,8 +1532,22 @@ impl St<'_> {
             // a condition simplified to a constant that is neither true nor false, over
             // constant arms: `ConstantExpr::getSelect`
             self.symbolic(res);
+        } else if let Some(b) = self
+            .t
+            .vals
+            .base(tv)
+            .filter(|&b| self.t.vals.base(fv) == Some(b))
+        {
+            // both arms at one offset from one base: the select is that pointer
+            self.t.vals.set_base(res, b);
         } else {
             return INSTR;
+        }
+        if let Some(cv) = cv {
+            let chosen = if cv & 1 != 0 { tv } else { fv };
+            if let Some(b) = self.t.vals.base(chosen) {
+                self.t.vals.set_base(res, b);
+            }
         }
         0
     }
