@@ -265,6 +265,103 @@ pub fn type_size(types: &Types, t: TypeIdx) -> u64 {
     }
 }
 
+/// The x86-64 allocation sizes and alignments of a module's types and the byte offsets
+/// of their struct fields, computed once (what [`type_size`] and [`type_align`] give,
+/// without walking a struct's fields again at every use).
+#[derive(Clone, Debug, Default)]
+pub struct Layouts {
+    /// Per type: (size, alignment), `None` until computed.
+    sa: Vec<Option<(u64, u64)>>,
+    /// Per type: its fields' offsets, `offsets[start[t]..start[t + 1]]` (none for a
+    /// type that is not a struct).
+    start: Vec<u32>,
+    offsets: Vec<u64>,
+}
+
+impl Layouts {
+    /// The layouts of every type of `types`.
+    pub fn new(types: &Types) -> Layouts {
+        let n = types.len();
+        let mut l = Layouts {
+            sa: vec![None; n],
+            start: Vec::with_capacity(n + 1),
+            offsets: Vec::new(),
+        };
+        for k in 0..n {
+            l.size_align(types, TypeIdx::new(k), 0);
+        }
+        l.start.push(0);
+        for k in 0..n {
+            if let Some((fields, packed)) = types.struct_fields(TypeIdx::new(k)) {
+                let mut at = 0u64;
+                for &e in fields {
+                    let (s, a) = l.get(e);
+                    let a = if packed { 1 } else { a };
+                    at = at.div_ceil(a) * a;
+                    l.offsets.push(at);
+                    at += s;
+                }
+            }
+            l.start.push(l.offsets.len() as u32);
+        }
+        l
+    }
+
+    fn get(&self, t: TypeIdx) -> (u64, u64) {
+        self.sa.get(t.idx()).copied().flatten().unwrap_or((8, 8))
+    }
+
+    /// Size and alignment of `t`, memoized (a type that contains itself, which LLVM
+    /// rejects, and nesting past 256 levels count as a pointer).
+    fn size_align(&mut self, types: &Types, t: TypeIdx, depth: u32) -> (u64, u64) {
+        if t.is_none() || depth > 256 {
+            return (8, 8);
+        }
+        if let Some(x) = self.sa[t.idx()] {
+            return x;
+        }
+        self.sa[t.idx()] = Some((8, 8));
+        let x = match types.kind(t) {
+            TypeKind::Array { len, elem } => {
+                let (s, a) = self.size_align(types, elem, depth + 1);
+                (len.saturating_mul(s), a)
+            }
+            TypeKind::Vector { .. } => (type_size(types, t), type_align(types, t)),
+            TypeKind::Struct { .. } | TypeKind::Named(_) => match types.struct_fields(t) {
+                None => (8, 8),
+                Some((fields, packed)) => {
+                    let (mut off, mut al) = (0u64, 1u64);
+                    for &e in fields {
+                        let (s, a) = self.size_align(types, e, depth + 1);
+                        let a = if packed { 1 } else { a };
+                        off = off.div_ceil(a) * a + s;
+                        al = al.max(a);
+                    }
+                    (off.div_ceil(al) * al, al)
+                }
+            },
+            _ => (type_size(types, t), type_align(types, t)),
+        };
+        self.sa[t.idx()] = Some(x);
+        x
+    }
+
+    /// Allocation size of `t`.
+    pub fn size(&self, t: TypeIdx) -> u64 {
+        self.get(t).0
+    }
+
+    /// Byte offset of field `f` of struct `t`, if it has one.
+    pub fn field_offset(&self, t: TypeIdx, f: usize) -> Option<u64> {
+        let k = t.idx();
+        let (a, b) = (
+            *self.start.get(k)? as usize,
+            *self.start.get(k + 1)? as usize,
+        );
+        (f < b - a).then(|| self.offsets[a + f])
+    }
+}
+
 /// x86-64 ABI alignment of `t`.
 pub fn type_align(types: &Types, t: TypeIdx) -> u64 {
     if t.is_none() {

@@ -10,11 +10,9 @@ use super::simplify::{
 use super::{Facts, PredTable};
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::{Attr, AttrSet};
-use crate::llvm::ir::body::{
-    sext, type_align, type_size, zext, Body, CallInfo, Inst, MadeExprs, RowIdx, V,
-};
+use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{InstFlags, Intrinsic, Opcode, Predicate, Value};
-use crate::llvm::types::{TypeIdx, TypeKind, Types};
+use crate::llvm::types::{TypeIdx, TypeKind};
 use crate::llvm::FuncIdx;
 use ahash::{AHashMap, AHashSet};
 
@@ -448,7 +446,7 @@ pub fn ephemeral_rows(fx: &Facts, b: &Body) -> Box<[RowIdx]> {
 /// `stripAndComputeInBoundsConstantOffsets` on a value of the caller that is not a
 /// constant: through `bitcast`s and in-bounds `getelementptr`s with constant indices to
 /// the value they offset, and the byte offset; `None` through any other `getelementptr`.
-fn constant_offset_base(types: &Types, b: &Body, mut v: V) -> Option<(V, i64)> {
+fn constant_offset_base(fx: &Facts, b: &Body, mut v: V) -> Option<(V, i64)> {
     let mut offset = 0i64;
     for _ in 0..64 {
         let V::Inst(i) = v else { break };
@@ -459,7 +457,11 @@ fn constant_offset_base(types: &Types, b: &Body, mut v: V) -> Option<(V, i64)> {
                 if !inst.flags.has(InstFlags::INBOUNDS) {
                     return None;
                 }
-                offset = offset.wrapping_add(gep_offset(types, inst.aux_ty, &inst.ops[1..])?);
+                offset = offset.wrapping_add(gep_offset(
+                    fx,
+                    inst.aux_ty,
+                    inst.ops[1..].iter().copied(),
+                )?);
                 v = inst.ops[0];
             }
             _ => break,
@@ -470,34 +472,25 @@ fn constant_offset_base(types: &Types, b: &Body, mut v: V) -> Option<(V, i64)> {
 
 /// `accumulateGEPOffset`: the byte offset of a `getelementptr` over `src` with indices
 /// `idx`, when every index is an integer constant.
-fn gep_offset(types: &Types, src: TypeIdx, idx: &[V]) -> Option<i64> {
+fn gep_offset(fx: &Facts, src: TypeIdx, idx: impl IntoIterator<Item = V>) -> Option<i64> {
+    let types = &fx.ir.types;
     let mut offset = 0i64;
     let mut cur = src;
-    for (k, &v) in idx.iter().enumerate() {
+    for (k, v) in idx.into_iter().enumerate() {
         let V::Int(x) = v else { return None };
         let step = if k == 0 {
-            type_size(types, src) as i64
-        } else if let Some((fields, packed)) = types.struct_fields(cur) {
-            let f = usize::try_from(x).ok().filter(|&f| f < fields.len())?;
-            let mut at = 0u64;
-            for &e in &fields[..f] {
-                let a = if packed { 1 } else { type_align(types, e) };
-                at = at.div_ceil(a) * a + type_size(types, e);
-            }
-            let a = if packed {
-                1
-            } else {
-                type_align(types, fields[f])
-            };
-            offset = offset.wrapping_add((at.div_ceil(a) * a) as i64);
-            cur = fields[f];
+            fx.layouts.size(src) as i64
+        } else if types.struct_fields(cur).is_some() {
+            let f = usize::try_from(x).ok()?;
+            offset = offset.wrapping_add(fx.layouts.field_offset(cur, f)? as i64);
+            cur = types.gep_step(cur, Some(x));
             continue;
         } else {
             cur = types.gep_step(cur, Some(x));
             if cur.is_none() {
                 return None;
             }
-            type_size(types, cur) as i64
+            fx.layouts.size(cur) as i64
         };
         offset = offset.wrapping_add(x.wrapping_mul(step));
     }
@@ -750,7 +743,7 @@ impl St<'_> {
                 self.t.vals.entry(pv).nonnull = true;
             }
             if ir.types.is_pointer(caller.tys(call)[p as usize]) {
-                if let Some(b) = constant_offset_base(&ir.types, caller, a) {
+                if let Some(b) = constant_offset_base(self.fx, caller, a) {
                     self.t.vals.set_base(pv, b);
                 }
             }
@@ -1338,18 +1331,17 @@ impl St<'_> {
                 self.t.vals.entry(res).sroa = b;
             }
             // `canFoldInboundsGEP`: an in-bounds step from a known base and offset
-            let types = &self.fx.ir.types;
+            let fx = self.fx;
             let stepped = self
                 .t
                 .vals
                 .base(base)
                 .filter(|_| inst.flags.has(InstFlags::INBOUNDS))
                 .and_then(|(b, o)| {
-                    let idx: Vec<V> = inst.ops[1..]
+                    let idx = inst.ops[1..]
                         .iter()
-                        .map(|&v| self.ival(v).map_or(v, V::Int))
-                        .collect();
-                    Some((b, o.wrapping_add(gep_offset(types, inst.aux_ty, &idx)?)))
+                        .map(|&v| self.ival(v).map_or(v, V::Int));
+                    Some((b, o.wrapping_add(gep_offset(fx, inst.aux_ty, idx)?)))
                 });
             if let Some(b) = stepped {
                 self.t.vals.set_base(res, b);

@@ -70,6 +70,8 @@ pub struct Facts {
     /// Per function: its `"target-features"` (the `+x` words, sorted) — the x86 rule
     /// of inline compatibility is that the callee's are a subset of the caller's.
     pub features: Vec<Vec<String>>,
+    /// The types' sizes, alignments and field offsets.
+    pub layouts: crate::llvm::ir::body::Layouts,
 }
 
 /// The model's state over one run.
@@ -280,6 +282,7 @@ impl State {
             decls,
             cur_attrs: vec![None; fs.len()],
             features,
+            layouts: crate::llvm::ir::body::Layouts::new(&ir.types),
             names: fs.iter().map(|f| f.name.clone()).collect(),
             coldcc: fs.iter().map(|f| f.calling_conv == "coldcc").collect(),
             linkage: fs.iter().map(|f| f.linkage).collect(),

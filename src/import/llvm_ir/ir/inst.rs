@@ -134,8 +134,18 @@ impl<'a> Builder<'a, '_> {
     }
 
     /// The rest of an instruction's line: `, align N`, metadata attachments (`!nonnull`
-    /// sets a flag).
+    /// sets a flag). Anything else after the operands is an error.
     fn rest(&mut self, flags: &mut InstFlags, f: FuncIdx, row: RowIdx) -> Result<(), ParseError> {
+        let t = self.p.peek();
+        if !self.p.at_eol() && !self.p.is_punct(",") && t.kind != Tk::Meta {
+            return self.err(
+                t,
+                format!(
+                    "expected ',' or the end of the instruction, found {}",
+                    self.p.describe(t)
+                ),
+            );
+        }
         while !self.p.at_eol() {
             let t = self.p.peek();
             if t.kind == Tk::Meta && self.text(t) == "!nonnull" {
@@ -525,7 +535,9 @@ impl<'a> Builder<'a, '_> {
                     }
                 }
                 aux_ty = self.ty()?;
-                let mut ops = Vec::new();
+                // the pointer operand is not optional
+                self.p.expect_punct(",")?;
+                let mut ops = vec![self.typed()?];
                 while self.p.eat_punct(",") {
                     if self.p.peek().kind == Tk::Meta {
                         break;
