@@ -14,11 +14,18 @@
 //! with its headers' masses redistributed by the mass their back edges carried
 //! (`adjustLoopHeaderMass`). Last, each loop's scale multiplies its members', outer
 //! loops first (`unwrapLoops`).
+//!
+//! Its inputs are one body's [`Flow`] (the block graph with its reverse post-order, its
+//! natural loops and its irreducible cycles outside loops, from the crate's graph layer)
+//! and the [`Probs`] that `BranchProbabilityInfo` gives its edges ([`super::freq`]).
 
-use super::freq::{Flow, Probs};
 use super::scaled::{prob, scale_by_prob, Scaled, FULL_MASS};
+use crate::cfg::loops::{LoopForest, LoopIdx};
+use crate::graph::rpo::Rpo;
 use crate::graph::tarjan::Tarjan;
-use crate::graph::Csr;
+use crate::graph::{Csr, CsrGraph, DirectedGraph, DomTree, Successors};
+use crate::idx::BlockIdx;
+use crate::llvm::ir::body::Body;
 
 /// A loop of the propagation (`LoopData`): a natural loop, or an irreducible cycle.
 #[derive(Clone, Debug)]
@@ -680,4 +687,105 @@ fn combine_by_hashing(ws: Vec<Weight>) -> Vec<Weight> {
         return ws;
     }
     table.into_iter().flatten().collect()
+}
+
+/// One body's control flow, analysed by the crate's graph layer: the graph of its
+/// blocks (the successors of the blocks in the layout, in LLVM's order, duplicates
+/// kept), its reverse post-order (the DFS from the entry that takes successors in
+/// order), and its natural loops (`LoopInfo`: one loop per header, with the blocks of
+/// the loops nested in it; numbered by their headers' reverse post-order, outer first).
+pub(super) struct Flow {
+    pub(super) g: CsrGraph<BlockIdx>,
+    pub(super) rpo: Rpo<BlockIdx>,
+    pub(super) loops: LoopForest,
+    /// Per block in no loop: the strongly connected component of the CFG it is in, when
+    /// that has several blocks (an irreducible cycle; `u32::MAX`: none). LLVM's
+    /// `BranchProbabilityInfo` takes such a component for the block's loop (`SccInfo`).
+    pub(super) scc: Vec<u32>,
+}
+
+impl Flow {
+    pub(super) fn new(b: &Body) -> Flow {
+        let n = b.blocks.len();
+        let mut live = vec![false; n];
+        for &bb in &b.layout {
+            live[bb.idx()] = true;
+        }
+        let mut starts = Vec::with_capacity(n + 1);
+        let mut targets = Vec::new();
+        starts.push(0u32);
+        for bb in (0..n).map(BlockIdx::new) {
+            if live[bb.idx()] {
+                targets.extend(b.succ_iter(bb));
+            }
+            starts.push(targets.len() as u32);
+        }
+        let g = CsrGraph::from_csr(Csr::from_raw(starts, targets), b.layout[0])
+            .expect("a body's branches target its blocks");
+        let mut rpo = Rpo::new();
+        rpo.compute(&g);
+        let mut dom = DomTree::new();
+        dom.compute_auto(&g, &rpo);
+        let mut loops = LoopForest::new();
+        loops.compute(&g, &rpo, &dom);
+        let mut scc = vec![u32::MAX; n];
+        if !loops.irreducible_edges().is_empty() {
+            let mut t: Tarjan<BlockIdx> = Tarjan::new();
+            t.compute_from(&g, [b.layout[0]]);
+            for (k, c) in t.sccs().enumerate().filter(|(_, c)| c.len() > 1) {
+                for &x in c.iter().filter(|&&x| loops.innermost(x).is_none()) {
+                    scc[x.idx()] = k as u32;
+                }
+            }
+        }
+        Flow { g, rpo, loops, scc }
+    }
+
+    /// LLVM's `LoopBlock` of block `x`: its innermost loop, or, in no loop, its
+    /// irreducible cycle.
+    pub(super) fn loop_key(&self, x: u32) -> (Option<LoopIdx>, u32) {
+        match self.inner(x) {
+            Some(l) => (Some(l), u32::MAX),
+            None => (None, self.scc[x as usize]),
+        }
+    }
+
+    /// The number of blocks (reachable or not).
+    pub(super) fn num_blocks(&self) -> usize {
+        self.g.num_nodes()
+    }
+
+    /// The successors of block `x`.
+    pub(super) fn succs(&self, x: u32) -> &[BlockIdx] {
+        self.g.successors(BlockIdx::from_raw(x))
+    }
+
+    /// `LoopInfo::getLoopFor`: the innermost loop of block `x`.
+    pub(super) fn inner(&self, x: u32) -> Option<LoopIdx> {
+        self.loops.innermost(BlockIdx::from_raw(x))
+    }
+}
+
+/// Branch probabilities: per block, one entry per successor edge (in successor order,
+/// a successor listed twice twice) with its probability as a numerator over 2^31, as
+/// LLVM's `BranchProbabilityInfo` gives them.
+pub(super) struct Probs {
+    /// Block `x`'s entries are `list[at[x].0..at[x].1]`.
+    pub(super) at: Vec<(u32, u32)>,
+    /// (target block, probability) per edge.
+    pub(super) list: Vec<(u32, u32)>,
+}
+
+impl Probs {
+    pub(super) fn range(&self, x: u32) -> std::ops::Range<usize> {
+        let (a, e) = self.at[x as usize];
+        a as usize..e as usize
+    }
+
+    /// Sets block `x`'s probabilities: `ps` pairs with `succs`.
+    pub(super) fn set(&mut self, x: u32, succs: &[BlockIdx], ps: impl Iterator<Item = u32>) {
+        let begin = self.list.len();
+        self.list.extend(succs.iter().map(|b| b.raw()).zip(ps));
+        self.at[x as usize] = (begin as u32, self.list.len() as u32);
+    }
 }
