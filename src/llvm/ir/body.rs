@@ -253,16 +253,34 @@ pub fn type_size(types: &Types, t: TypeIdx) -> u64 {
             let Some((fields, packed)) = types.struct_fields(t) else {
                 return 8;
             };
-            let (mut off, mut al) = (0u64, 1u64);
-            for &e in fields {
-                let a = if packed { 1 } else { type_align(types, e) };
-                off = off.div_ceil(a) * a + type_size(types, e);
-                al = al.max(a);
-            }
-            off.div_ceil(al) * al
+            let sa = |e| (type_size(types, e), type_align(types, e));
+            struct_layout(fields, packed, sa, None).0
         }
         _ => 8,
     }
+}
+
+/// The x86-64 layout of a struct of `fields` (`packed`: every field aligned to 1), from
+/// each field's size and alignment (`sa`): its size and alignment, its fields' byte
+/// offsets pushed to `offsets` when given.
+fn struct_layout(
+    fields: &[TypeIdx],
+    packed: bool,
+    mut sa: impl FnMut(TypeIdx) -> (u64, u64),
+    mut offsets: Option<&mut Vec<u64>>,
+) -> (u64, u64) {
+    let (mut off, mut al) = (0u64, 1u64);
+    for &e in fields {
+        let (s, a) = sa(e);
+        let a = if packed { 1 } else { a };
+        off = off.div_ceil(a) * a;
+        if let Some(o) = offsets.as_deref_mut() {
+            o.push(off);
+        }
+        off += s;
+        al = al.max(a);
+    }
+    (off.div_ceil(al) * al, al)
 }
 
 /// The x86-64 allocation sizes and alignments of a module's types and the byte offsets
@@ -293,14 +311,9 @@ impl Layouts {
         l.start.push(0);
         for k in 0..n {
             if let Some((fields, packed)) = types.struct_fields(TypeIdx::new(k)) {
-                let mut at = 0u64;
-                for &e in fields {
-                    let (s, a) = l.get(e);
-                    let a = if packed { 1 } else { a };
-                    at = at.div_ceil(a) * a;
-                    l.offsets.push(at);
-                    at += s;
-                }
+                let mut offsets = std::mem::take(&mut l.offsets);
+                struct_layout(fields, packed, |e| l.get(e), Some(&mut offsets));
+                l.offsets = offsets;
             }
             l.start.push(l.offsets.len() as u32);
         }
@@ -329,16 +342,12 @@ impl Layouts {
             TypeKind::Vector { .. } => (type_size(types, t), type_align(types, t)),
             TypeKind::Struct { .. } | TypeKind::Named(_) => match types.struct_fields(t) {
                 None => (8, 8),
-                Some((fields, packed)) => {
-                    let (mut off, mut al) = (0u64, 1u64);
-                    for &e in fields {
-                        let (s, a) = self.size_align(types, e, depth + 1);
-                        let a = if packed { 1 } else { a };
-                        off = off.div_ceil(a) * a + s;
-                        al = al.max(a);
-                    }
-                    (off.div_ceil(al) * al, al)
-                }
+                Some((fields, packed)) => struct_layout(
+                    fields,
+                    packed,
+                    |e| self.size_align(types, e, depth + 1),
+                    None,
+                ),
             },
             _ => (type_size(types, t), type_align(types, t)),
         };
