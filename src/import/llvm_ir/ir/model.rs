@@ -49,6 +49,15 @@ pub(crate) fn derive_model(m: &mut Module, ir: &Ir, facts: Vec<BodyFacts>) {
     }
 }
 
+/// One body's model as the rows are read: its call sites, its operand references, and
+/// the cursor into its opaque constants.
+#[derive(Default)]
+struct Derived {
+    call_sites: Vec<CallSite>,
+    refs: Vec<OperandRef>,
+    opaque: usize,
+}
+
 struct Deriver<'m, 'i> {
     m: &'m mut Module,
     ir: &'i Ir,
@@ -184,13 +193,11 @@ impl<'m, 'i> Deriver<'m, 'i> {
 
     fn function(&mut self, f: FuncIdx, body: &Body, fx: &BodyFacts) {
         let mut blocks: IndexVec<BlockIdx, Block> = IndexVec::new();
-        let mut call_sites = Vec::new();
-        let mut refs = Vec::new();
-        let mut opaque = 0usize;
+        let mut out = Derived::default();
         let mut count = 0u32;
         for (b, rows) in body.blocks.iter_enumerated() {
             for &r in rows {
-                self.row(body, b, r, fx, &mut opaque, &mut refs, &mut call_sites);
+                self.row(body, b, r, fx, &mut out);
             }
             count += rows.len() as u32;
             let (term, succs) = successors(body, b);
@@ -204,23 +211,18 @@ impl<'m, 'i> Deriver<'m, 'i> {
         let func = &mut self.m.functions[f];
         func.blocks = blocks;
         func.instruction_count = count;
-        func.call_sites = call_sites;
-        func.operand_refs = refs;
+        func.call_sites = out.call_sites;
+        func.operand_refs = out.refs;
         func.body_mem = fx.mem;
     }
 
     /// One row's operand references (and its call site).
-    #[allow(clippy::too_many_arguments)]
-    fn row(
-        &mut self,
-        body: &Body,
-        b: BlockIdx,
-        r: RowIdx,
-        fx: &BodyFacts,
-        opaque: &mut usize,
-        refs: &mut Vec<OperandRef>,
-        call_sites: &mut Vec<CallSite>,
-    ) {
+    fn row(&mut self, body: &Body, b: BlockIdx, r: RowIdx, fx: &BodyFacts, out: &mut Derived) {
+        let Derived {
+            call_sites,
+            refs,
+            opaque,
+        } = out;
         let inst = body.inst(r);
         let Some(ci) = inst.call.filter(|_| inst.op.is_call()) else {
             for (k, &v) in inst.ops.iter().enumerate() {
