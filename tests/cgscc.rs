@@ -1,6 +1,7 @@
 //! CGSCC pass manager, inliner knobs, replay, re-visitation, devirt limit, pipeline
 //! errors, CLI, and the corpus (`tests/corpus`, or `$ILKIT_CORPUS`).
 
+mod common;
 use ilkit::callgraph::{NodeIdx, SccIdx};
 use ilkit::cgscc::summary::{CallLoc, CallSummary, CallTarget, HistIdx, LocIdx};
 use ilkit::cgscc::{
@@ -595,15 +596,7 @@ fn remarks_deterministic_on_corpus() {
     }
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
+use common::Rng;
 
 /// A random module of `n` functions: random calls (cycles included), address-taking,
 /// `noinline`/`alwaysinline`, local and external linkage, bodies of 1..30 instructions.

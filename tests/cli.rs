@@ -1,24 +1,10 @@
 //! The command line's front door: help and version, exit codes, usage errors that name
 //! the flag, and `-` as standard input.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
 fn run(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ilkit"));
-    c.args(args)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    if let Some(data) = stdin {
-        child.stdin.take().unwrap().write_all(data).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = common::run_ilkit(args, stdin);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

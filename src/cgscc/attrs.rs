@@ -39,7 +39,7 @@ impl CgsccPass for FunctionAttrs {
                 let changed = inf.run_scc(&members, bodies, made);
                 for (&n, &f) in nodes.iter().zip(&members) {
                     cx.m.work[n] += inf.body_rows(f);
-                    st.fx.cur_attrs[f.idx()] = Some(*inf.fn_attrs(f));
+                    st.set_cur_attrs(f, *inf.fn_attrs(f));
                 }
                 for (&n, &f) in nodes.iter().zip(&members) {
                     let a = inf.fn_attrs(f);

@@ -546,6 +546,11 @@ pub trait CgsccPass {
     fn name(&self) -> String;
     /// Runs on SCC `scc`. Graph changes go through [`PassContext::set_function_edges`].
     fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort>;
+    /// Whether the pass (or one it nests) is the inliner: the walk then starts helpers
+    /// for the inliner's analyses on the pool's other workers.
+    fn inlines(&self) -> bool {
+        false
+    }
 }
 
 /// A pass over one function (inside the CGSCC-to-function adaptor).
@@ -707,6 +712,34 @@ impl PassManager {
         instr: &mut dyn Instrumentation,
     ) -> Result<RunReport, Abort> {
         m.graph.build_ref_sccs();
+        let helpers = rayon::current_num_threads().saturating_sub(1);
+        let prefetch = (helpers > 0
+            && self.opts.inline.model == InlineModel::Llvm14
+            && self.passes.iter().any(|p| p.inlines()))
+        .then(|| {
+            let order = walk_order(&mut m.graph);
+            m.llvm14.as_mut().map(|st| st.start_prefetch(order))
+        })
+        .flatten();
+        if let Some(p) = &prefetch {
+            for _ in 0..helpers {
+                let p = p.clone();
+                rayon::spawn(move || p.help());
+            }
+        }
+        let out = self.walk(m, instr);
+        if let Some(st) = m.llvm14.as_mut() {
+            st.stop_prefetch();
+        }
+        out
+    }
+
+    /// The walk of [`PassManager::run`].
+    fn walk(
+        &mut self,
+        m: &mut CgsccModule,
+        instr: &mut dyn Instrumentation,
+    ) -> Result<RunReport, Abort> {
         let mut report = RunReport::default();
         let mut ur = UpdateResult::default();
         let max_visits = self
@@ -810,6 +843,18 @@ impl PassManager {
     }
 }
 
+/// The defined and declared functions of `g` in the walk's order as the graph stands:
+/// RefSCCs in post-order, their SCCs in post-order, each SCC's nodes.
+fn walk_order(g: &mut LazyCallGraph) -> Vec<crate::llvm::FuncIdx> {
+    let mut out = Vec::with_capacity(g.num_nodes());
+    for rc in g.postorder_refsccs() {
+        for &c in g.refscc_sccs(rc) {
+            out.extend(g.scc_nodes(c).iter().map(|&n| function_of_node(n)));
+        }
+    }
+    out
+}
+
 /// `devirt<N>(...)`: LLVM's `DevirtSCCRepeatedPass`. Re-runs its pipeline on the SCC
 /// while a run devirtualizes (promotes a ref edge to a call edge: the graph keeps
 /// changing), at most `max` runs; if
@@ -826,6 +871,10 @@ pub struct DevirtRepeated {
 impl CgsccPass for DevirtRepeated {
     fn name(&self) -> String {
         format!("devirt<{}>", self.max)
+    }
+
+    fn inlines(&self) -> bool {
+        self.passes.iter().any(|p| p.inlines())
     }
 
     /// LLVM 14's `DevirtSCCRepeatedPass::run`: the pipeline runs on `scc` until a run

@@ -1,5 +1,6 @@
 //! Shared by integration tests: compare a CFG with a corpus-format answer; list the
-//! clang JSON ASTs of the corpus and fixtures.
+//! clang JSON ASTs of the corpus and fixtures; run the `ilkit` binary; a small
+//! deterministic generator for random inputs.
 #![allow(dead_code)]
 
 use ilkit::cfg::loops::LoopIdx;
@@ -197,4 +198,38 @@ pub fn clang_asts() -> Vec<std::path::PathBuf> {
     }
     v.sort();
     v
+}
+
+/// Runs the `ilkit` binary with `args`, `stdin` as its standard input (empty when
+/// `None`); its finished output.
+pub fn run_ilkit(args: &[&str], stdin: Option<&[u8]>) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ilkit"));
+    c.args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    if let Some(data) = stdin {
+        child.stdin.take().unwrap().write_all(data).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A small deterministic generator (xorshift) for random inputs.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next number in `0..n`.
+    pub fn next(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
 }

@@ -115,6 +115,11 @@ pub struct CgsccArgs {
     /// predicts for 2, 8, 16 and 64 workers (the JSON output always has them).
     #[arg(long)]
     stats: bool,
+    /// Worker threads (0 = one per core): the reader's passes and, beside the walk,
+    /// the inliner's helpers, which compute ahead what the walk will ask for; the
+    /// output is the same for every number.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    jobs: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -269,7 +274,21 @@ fn invocations(a: &CgsccArgs) -> Result<Vec<String>, Failure> {
 }
 
 /// Runs `ilkit cgscc`.
-pub fn run(mut a: CgsccArgs) -> Result<(), Failure> {
+pub fn run(a: CgsccArgs) -> Result<(), Failure> {
+    let jobs = match a.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| Failure::usage(format!("--jobs {jobs}: no thread pool: {e}")))?;
+    pool.install(|| run_in_pool(a))
+}
+
+/// `ilkit cgscc` on the pool of its `--jobs` workers: the reader's passes and the
+/// inliner's helpers run there; the answer is the same for any number of workers.
+fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
     let texts = invocations(&a)?;
     let mut pms = Vec::new();
     for t in &texts {

@@ -49,6 +49,10 @@ pub struct InlinerPass {
 }
 
 impl CgsccPass for InlinerPass {
+    fn inlines(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         if self.only_mandatory {
             format!("{}<only-mandatory>", self.name)

@@ -21,12 +21,14 @@ mod decide;
 pub mod fold;
 pub mod freq;
 mod mass;
+mod prefetch;
 mod run;
 pub mod scaled;
 mod simplify;
 #[cfg(test)]
 mod tests;
 
+pub use prefetch::Prefetch;
 pub(crate) use run::run;
 
 use crate::callgraph::{function_of_node, node_of_function, NodeIdx};
@@ -109,9 +111,24 @@ pub struct State {
     scratch: cost::Scratch,
     /// Debug locations: the module's, plus the inlined-at chains of inlined calls.
     pub locs: DebugLocs,
+    /// The helpers' answers while a run has helpers ([`prefetch`]).
+    prefetch: Option<Arc<Prefetch>>,
+    /// Per function: a pass changed attributes the prefetched analyses read, since
+    /// the helpers started; and how many are marked.
+    attrs_marked: Vec<bool>,
+    n_marked: usize,
 }
 
 impl Facts {
+    /// The direct callee of call row `i` of `b`.
+    pub fn direct_callee(&self, b: &Body, i: RowIdx) -> Option<FuncIdx> {
+        let ci = b.call_of(i)?;
+        match b.ops(i)[ci.callee_op as usize] {
+            V::K(Value::Global(s)) => self.sym_func[s.idx()],
+            _ => None,
+        }
+    }
+
     /// Function `f`'s attributes as the passes so far left them: what `function-attrs`
     /// inferred when it ran on `f`, the module's otherwise (LLVM's passes change the
     /// function's own attributes, which the inliner then reads).
@@ -330,6 +347,9 @@ impl State {
             folds,
             scratch: cost::Scratch::default(),
             locs,
+            prefetch: None,
+            attrs_marked: vec![false; n],
+            n_marked: 0,
         })
     }
 
@@ -363,11 +383,7 @@ impl State {
 
     /// The direct callee of call row `i` of `b`.
     pub fn direct_callee(&self, b: &Body, i: RowIdx) -> Option<FuncIdx> {
-        let ci = b.call_of(i)?;
-        match b.ops(i)[ci.callee_op as usize] {
-            V::K(Value::Global(s)) => self.fx.sym_func[s.idx()],
-            _ => None,
-        }
+        self.fx.direct_callee(b, i)
     }
 
     /// Functions referenced by `b` (with multiplicity).
@@ -431,9 +447,85 @@ impl State {
     /// Callee `f`'s block frequencies (`body` is its body), cached until its body
     /// changes.
     fn callee_freqs(&mut self, f: FuncIdx, body: &Body) -> std::rc::Rc<Vec<u64>> {
-        self.bfi[f.idx()]
-            .get_or_insert_with(|| std::rc::Rc::new(freq::int_freqs(&self.fx, body)))
-            .clone()
+        if let Some(v) = &self.bfi[f.idx()] {
+            return v.clone();
+        }
+        let v = std::rc::Rc::new(self.freqs_of(f, body));
+        self.bfi[f.idx()] = Some(v.clone());
+        v
+    }
+
+    /// The block frequencies of `f`, whose current body is `body`: a helper's, when
+    /// made from the same body under the same attributes, else computed.
+    fn freqs_of(&self, f: FuncIdx, body: &Body) -> Vec<u64> {
+        match self.prefetched_tables(f, body) {
+            Some(t) => t.freqs.clone(),
+            None => freq::int_freqs(&self.fx, body),
+        }
+    }
+
+    /// `f`'s predecessor table and ephemeral rows for its current body: a helper's,
+    /// when made from the same body under the same attributes, else computed.
+    fn tables_of(&self, f: FuncIdx) -> (PredTable, Box<[RowIdx]>) {
+        let b = self.body(f);
+        match self.prefetched_tables(f, b) {
+            Some(t) => (t.preds.clone(), t.eph.clone()),
+            None => (b.pred_table(), cost::ephemeral_rows(&self.fx, b)),
+        }
+    }
+
+    /// Sets `f`'s attributes as a pass left them, marking `f` for the helpers'
+    /// answers when what they read changed.
+    pub(crate) fn set_cur_attrs(&mut self, f: FuncIdx, a: AttrSet) {
+        if prefetch::differ_where_read(self.fx.fn_attrs(f), &a)
+            && !std::mem::replace(&mut self.attrs_marked[f.idx()], true)
+        {
+            self.n_marked += 1;
+        }
+        self.fx.cur_attrs[f.idx()] = Some(a);
+    }
+
+    /// Starts helpers' state for a run of the walk over `order` (callees first);
+    /// [`Prefetch::help`] is what a helper runs.
+    pub fn start_prefetch(&mut self, order: Vec<FuncIdx>) -> Arc<Prefetch> {
+        let order = order
+            .into_iter()
+            .filter(|f| self.fx.is_def[f.idx()])
+            .collect();
+        let p = Arc::new(Prefetch::new(self.fx.clone(), order));
+        self.attrs_marked.iter_mut().for_each(|m| *m = false);
+        self.n_marked = 0;
+        self.prefetch = Some(p.clone());
+        p
+    }
+
+    /// Ends the helpers' work for this run.
+    pub fn stop_prefetch(&mut self) {
+        if let Some(p) = self.prefetch.take() {
+            p.stop();
+        }
+    }
+
+    /// No function in `refs` had attributes the analyses read changed since the
+    /// helpers started.
+    fn attrs_unchanged(&self, refs: &[FuncIdx]) -> bool {
+        self.n_marked == 0 || refs.iter().all(|g| !self.attrs_marked[g.idx()])
+    }
+
+    /// `body` is `f`'s body as the module has it (not a copy a pass edited, which
+    /// may be lent out of the store while it is read).
+    fn is_module_body(&self, f: FuncIdx, body: &Body) -> bool {
+        std::ptr::eq(body, self.fx.ir.body(f))
+    }
+
+    /// A helper's tables of `f` for `body`, when that is the module's body of `f` and
+    /// the attributes they read are unchanged.
+    fn prefetched_tables(&self, f: FuncIdx, body: &Body) -> Option<&prefetch::Tables> {
+        let p = self.prefetch.as_deref()?;
+        if !self.is_module_body(f, body) {
+            return None;
+        }
+        p.ready_tables(f).filter(|t| self.attrs_unchanged(&t.refs))
     }
 
     /// The call and reference summary of body `f` (for the call graph).
@@ -539,6 +631,10 @@ struct CallerFacts {
 
 impl CallerFacts {
     fn new(st: &State, f: FuncIdx) -> CallerFacts {
+        // the walk has reached `f` as a caller: a helper not yet at it leaves it
+        if let Some(p) = &st.prefetch {
+            p.claim(f);
+        }
         let b = st.body(f);
         let mut block_of = vec![BlockIdx::NONE; b.num_rows() as usize];
         let mut recursive = false;
@@ -554,7 +650,7 @@ impl CallerFacts {
             // (or an earlier batch) computed them
             freqs: match &st.bfi[f.idx()] {
                 Some(cached) => cached.to_vec(),
-                None => freq::int_freqs(&st.fx, b),
+                None => st.freqs_of(f, b),
             },
             block_of,
             recursive,

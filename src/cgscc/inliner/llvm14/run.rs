@@ -3,7 +3,6 @@
 //! frequency updates, the caller's new edges to the call graph after each batch, and the
 //! dead callees left at the end.
 
-use super::cost;
 use super::decide::{decide, Decision};
 use super::{clone, CallerFacts, State};
 use crate::callgraph::{function_of_node, node_of_function, SccIdx};
@@ -182,9 +181,7 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
             continue;
         }
         if st.preds[f.idx()].is_none() {
-            let b = st.body(f);
-            let t = b.pred_table();
-            let eph = cost::ephemeral_rows(&st.fx, b);
+            let (t, eph) = st.tables_of(f);
             st.preds[f.idx()] = Some(Box::new(t));
             st.eph[f.idx()] = Some(eph);
         }
@@ -246,7 +243,7 @@ fn merge_attributes_for_inlining(st: &mut State, cx: &mut PassContext<'_>, n: Fu
     }
     let mut a = *st.fx.fn_attrs(n);
     a.remove(Attr::MustProgress);
-    st.fx.cur_attrs[n.idx()] = Some(a);
+    st.set_cur_attrs(n, a);
     if let Some(inf) = cx.m.fn_attrs.as_mut() {
         inf.remove_fn_attr(n, Attr::MustProgress);
     }

@@ -1,0 +1,168 @@
+//! `ilkit cgscc --jobs N`: the same output, byte for byte, for every number of workers.
+//!
+//! With more than one worker the reader's passes run in parallel and helpers make the
+//! inliner's body tables ahead of the walk (`src/cgscc/inliner/llvm14/prefetch.rs`);
+//! the walk must still print the sequential answer: remarks, visits, inferred
+//! attributes, the final call graph and the work counts of `--stats`. Checked on the
+//! corpus modules and on random modules with call cycles, reference cycles, shared
+//! local callees, dead functions, library calls and indirect calls that inlining
+//! makes direct.
+
+mod common;
+
+use common::Rng;
+use proptest::prelude::*;
+use std::path::Path;
+
+/// `ilkit cgscc` on `input` (a path, or `-` with `stdin`) with `--jobs jobs`: its
+/// standard output (JSON: remarks, visits, attributes, graph, schedule).
+fn cgscc(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str], jobs: u32) -> String {
+    let jobs_s = jobs.to_string();
+    let mut args = vec![
+        "cgscc",
+        input,
+        "--passes",
+        pipeline,
+        "--format",
+        "json",
+        "--remarks",
+        "--jobs",
+        &jobs_s,
+    ];
+    args.extend_from_slice(extra);
+    let out = common::run_ilkit(&args, stdin.map(str::as_bytes));
+    assert!(
+        out.status.success(),
+        "ilkit cgscc {input} --jobs {jobs}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The outputs for 2, 3 and 4 workers equal the one for 1.
+fn assert_same_for_all_workers(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str]) {
+    let one = cgscc(input, stdin, pipeline, extra, 1);
+    assert!(one.contains("\"remarks\""));
+    for jobs in 2..=4 {
+        let n = cgscc(input, stdin, pipeline, extra, jobs);
+        assert!(
+            n == one,
+            "{input} {pipeline} {extra:?}: --jobs {jobs} differs from --jobs 1 \
+             (first difference at byte {})",
+            n.bytes()
+                .zip(one.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        );
+    }
+}
+
+#[test]
+fn corpus_modules_give_the_same_answer_for_every_worker_count() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/llvm");
+    for (file, extra) in [
+        ("zlib/inline/zlib.prep.ll.gz", &[][..]),
+        (
+            "zlib/inline/zlib.prep.ll.gz",
+            &["--inline-threshold", "20000"][..],
+        ),
+        ("zlib/zlib.O2.ll.gz", &[][..]),
+        ("llamacpp/inline/grammar_unicode.prep.ll.gz", &[][..]),
+    ] {
+        let path = root.join(file);
+        let path = path.to_str().unwrap();
+        for pipeline in [
+            "cgscc(devirt<4>(inline))",
+            "cgscc(devirt<4>(inline,function-attrs))",
+        ] {
+            assert_same_for_all_workers(path, None, pipeline, extra);
+        }
+    }
+}
+
+/// A random module of `n` functions of one signature `i32 (i32, ptr)`: direct calls
+/// (cycles included) with constant and variable arguments, calls through the pointer
+/// parameter (direct once a caller passing a function is inlined), functions stored
+/// to a global (reference edges and cycles), library calls, `noinline` /
+/// `alwaysinline`, local and external linkage (unused local functions are dead),
+/// branches on the argument and bodies of varied size.
+fn random_module(r: &mut Rng, n: usize) -> String {
+    let mut s = String::from(
+        "@g = global ptr null\n@s = private constant [4 x i8] c\"abc\\00\"\n\
+         declare i64 @strlen(ptr)\ndeclare ptr @malloc(i64)\ndeclare void @free(ptr)\n",
+    );
+    for i in 0..n {
+        let link = if r.next(3) == 0 { "" } else { "internal " };
+        let attr = match r.next(10) {
+            0 => " #0",
+            1 => " #1",
+            _ => "",
+        };
+        s.push_str(&format!(
+            "define {link}i32 @f{i}(i32 %x, ptr %fp){attr} {{\nentry:\n  %v0 = add i32 %x, {}\n",
+            r.next(100)
+        ));
+        let adds = r.next(40);
+        for k in 1..=adds {
+            s.push_str(&format!(
+                "  %v{k} = mul i32 %v{}, {}\n",
+                k - 1,
+                r.next(7) + 1
+            ));
+        }
+        s.push_str(&format!(
+            "  %c = icmp sgt i32 %x, {}\n  br i1 %c, label %then, label %done\nthen:\n",
+            r.next(50)
+        ));
+        let mut last = format!("%v{adds}");
+        for k in 0..r.next(4) {
+            let arg = if r.next(2) == 0 {
+                r.next(100).to_string()
+            } else {
+                last.clone()
+            };
+            let fp = match r.next(3) {
+                0 => format!("@f{}", r.next(n)),
+                1 => "%fp".into(),
+                _ => "null".into(),
+            };
+            s.push_str(&format!(
+                "  %r{k} = call i32 @f{}(i32 {arg}, ptr {fp})\n",
+                r.next(n)
+            ));
+            last = format!("%r{k}");
+        }
+        if r.next(4) == 0 {
+            s.push_str(&format!("  %i = call i32 %fp(i32 {last}, ptr null)\n"));
+            last = "%i".into();
+        }
+        match r.next(6) {
+            0 => s.push_str("  %l = call i64 @strlen(ptr @s)\n"),
+            1 => s.push_str("  %m = call ptr @malloc(i64 8)\n  call void @free(ptr %m)\n"),
+            _ => {}
+        }
+        if r.next(4) == 0 {
+            s.push_str(&format!("  store ptr @f{}, ptr @g\n", r.next(n)));
+        }
+        s.push_str(&format!(
+            "  br label %done\ndone:\n  %p = phi i32 [ 0, %entry ], [ {last}, %then ]\n  ret i32 %p\n}}\n"
+        ));
+    }
+    s.push_str("attributes #0 = { noinline }\nattributes #1 = { alwaysinline }\n");
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_modules_give_the_same_answer_for_every_worker_count(seed in 1u64.., n in 2usize..40) {
+        let text = random_module(&mut Rng(seed), n);
+        let pipeline = if seed % 2 == 0 {
+            "cgscc(devirt<4>(inline))"
+        } else {
+            "cgscc(devirt<4>(inline,function-attrs))"
+        };
+        assert_same_for_all_workers("-", Some(&text), pipeline, &[]);
+    }
+}
