@@ -220,9 +220,18 @@ impl CgsccModule {
         let mut graph = from_module(m, module_id);
         graph.build_ref_sccs();
         graph.populate_all();
-        let dag = schedule::Dag::of(&mut graph);
-        let scc_dag = schedule::Dag::at(&mut graph, schedule::Grain::Scc);
         let mut summ = Summaries::from_module(m);
+        // a local callee whose remaining uses a cost decision reads: one the inliner
+        // never prices (`noinline`, `alwaysinline`) orders nothing
+        let local = |n: NodeIdx| {
+            summ.linkage.get(n).is_some_and(|l| l.is_local())
+                && summ.is_definition[n]
+                && !summ.no_inline[n]
+                && !summ.always_inline[n]
+        };
+        let dag = schedule::Dag::of(&mut graph).order_shared_locals(&graph, local);
+        let scc_dag =
+            schedule::Dag::at(&mut graph, schedule::Grain::Scc).order_shared_locals(&graph, local);
         let n = graph.num_nodes();
         let mut in_count = IndexVec::from_elem_n(0u32, n);
         for f in graph.nodes() {

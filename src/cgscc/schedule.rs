@@ -10,10 +10,35 @@
 //! inlining cloned, rows the inliner and `function-attrs` scanned (the summary estimate
 //! counts the callee's instruction count per decision and per inlining instead).
 //!
-//! This is an upper bound for a schedule that also orders what crosses the DAG (the
-//! last-call-to-static bonus of a local callee shared by callers in different RefSCCs,
-//! the deferred deletion of dead functions): those orderings can only lengthen the
-//! span.
+//! What crosses the DAG, and how a schedule orders it (the span here includes the
+//! edges that lengthen it):
+//!
+//! - **A local callee shared by callers in different RefSCCs**
+//!   ([`Dag::order_shared_locals`]): LLVM's last-call-to-static bonus reads the
+//!   callee's remaining uses, and each caller that inlines it lowers them, so the
+//!   callers' RefSCCs run in the sequential post-order's relative order.
+//! - **Dead functions**: a callee left without uses is dropped from the graph at the
+//!   end of the inliner run that killed it; it has no caller left to read it, so a
+//!   parallel walk defers the removals to a barrier and applies them in the
+//!   sequential order (no edge in the DAG).
+//! - **Library functions** (LLVM's `isLibFunction`, kept alive and referenced "out of
+//!   thin air"): a pass that may introduce a call to one would need its RefSCC
+//!   finished first. None of ilkit's passes does (`inline` only copies calls its
+//!   callee already makes, which the callee's own edges order; `function-attrs`
+//!   makes none), so there is no edge for them.
+//! - **Module-global state the walk writes**: the live-use counts (ordered by the
+//!   first rule for local callees; a callee outside its caller's RefSCC is finished,
+//!   its count only read for deletion), the constant expressions and debug locations
+//!   inlining makes and the inline history (append-only tables whose indices nothing
+//!   prints: per worker, renumbered on commit in the sequential order), the remarks
+//!   and the visit log (per RefSCC, printed in post-order), the caps that count across
+//!   the module (`--inline-max-total`, the visit limit, the memory cap: a run with one
+//!   of them set stays sequential), and the call graph's SCC and RefSCC tables, whose
+//!   splits insert at the splitting RefSCC's own position.
+//!
+//! This is the bound of such a schedule; `ilkit cgscc --jobs N` still runs the walk
+//! itself on one worker, with helpers making its body tables ahead
+//! (`inliner/llvm14/prefetch.rs`).
 
 use crate::callgraph::{LazyCallGraph, NodeIdx};
 use crate::idx::IndexVec;
@@ -134,6 +159,48 @@ impl Dag {
         }
     }
 
+    /// Adds the ordering edges between units that share a local callee (`local(n)`:
+    /// `n` has local linkage): LLVM's last-call-to-static bonus reads the callee's
+    /// remaining uses, which every caller that inlines it changes, so its callers'
+    /// units run in the sequential post-order's relative order (each waits for the
+    /// previous one). Returns `self`.
+    pub fn order_shared_locals(
+        mut self,
+        g: &LazyCallGraph,
+        local: impl Fn(NodeIdx) -> bool,
+    ) -> Dag {
+        let mut callers: Vec<Vec<u32>> = vec![Vec::new(); g.num_nodes()];
+        for n in g.nodes() {
+            let u = self.refscc_of[n];
+            for e in g.cached_edges(n) {
+                if e.is_call() && local(e.target) && u != u32::MAX && u != self.refscc_of[e.target]
+                {
+                    callers[e.target.idx()].push(u);
+                }
+            }
+        }
+        let mut extra: Vec<Vec<u32>> = vec![Vec::new(); self.len()];
+        for mut us in callers {
+            us.sort_unstable();
+            us.dedup();
+            for w in us.windows(2) {
+                extra[w[1] as usize].push(w[0]);
+            }
+        }
+        let mut start = vec![0u32];
+        let mut deps = Vec::with_capacity(self.deps.len());
+        for (r, more) in extra.iter_mut().enumerate() {
+            more.extend_from_slice(self.deps(r));
+            more.sort_unstable();
+            more.dedup();
+            deps.extend_from_slice(more);
+            start.push(deps.len() as u32);
+        }
+        self.start = start;
+        self.deps = deps;
+        self
+    }
+
     /// Number of RefSCCs.
     pub fn len(&self) -> usize {
         self.start.len() - 1
@@ -216,6 +283,26 @@ mod tests {
         // the call chain becomes the span when it is heavier
         let work: IndexVec<NodeIdx, u64> = [50u64, 50, 50, 100, 5, 7].into_iter().collect();
         assert_eq!(Dag::of(&mut g).stats(&work).span, 150);
+    }
+
+    #[test]
+    fn callers_of_a_shared_local_callee_run_in_post_order() {
+        // 0 and 3 are independent until both call local 2: then 3's unit waits for 0's
+        use EdgeKind::Call;
+        let mut g = LazyCallGraph::from_edge_lists(vec![
+            vec![edge(2, Call)],
+            vec![],
+            vec![],
+            vec![edge(2, Call)],
+        ])
+        .unwrap();
+        let work: IndexVec<NodeIdx, u64> = [10u64, 1, 1, 10].into_iter().collect();
+        assert_eq!(Dag::of(&mut g).stats(&work).span, 11);
+        let ordered = Dag::of(&mut g).order_shared_locals(&g, |n| n.idx() == 2);
+        assert_eq!(ordered.stats(&work).span, 21);
+        // a callee that is not local orders nothing
+        let open = Dag::of(&mut g).order_shared_locals(&g, |_| false);
+        assert_eq!(open.stats(&work).span, 11);
     }
 
     #[test]
