@@ -101,13 +101,21 @@ impl Prefetch {
     }
 
     /// A helper's loop: the next function in the walk's order not yet taken, its
-    /// tables, until the order is done or the run ends.
+    /// tables, until the order is done or the run ends. A table that fails to be made
+    /// (a panic, which would be a bug in the analyses) ends the helpers' work instead
+    /// of the process: the walk makes that table itself and meets the failure, if at
+    /// all, where the sequential run would.
     pub fn help(&self) {
         while !self.stop.load(Ordering::Relaxed) {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
             let Some(&n) = self.order.get(i) else { return };
             if !self.slots[n.idx()].claimed.swap(true, Ordering::AcqRel) {
-                self.tables(n);
+                let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    self.tables(n);
+                }));
+                if made.is_err() {
+                    self.stop();
+                }
             }
         }
     }

@@ -380,3 +380,54 @@ fn block_frequencies_match_opt14() {
             .join("\n")
     );
 }
+
+/// The helpers' tables equal what the walk computes, and the walk refuses them once a
+/// function the body mentions had an attribute they read changed (not `mustprogress`)
+/// or once the body is no longer the module's.
+#[test]
+fn prefetched_tables_are_the_walks_and_are_refused_when_their_inputs_change() {
+    use crate::llvm::attrs::Attr;
+    let text = "declare void @exit(i32)\n\
+        define internal void @leaf(i32 %x) {\nentry:\n  ret void\n}\n\
+        define void @caller(i32 %x) {\nentry:\n  %c = icmp sgt i32 %x, 0\n  \
+        br i1 %c, label %a, label %b\na:\n  call void @leaf(i32 %x)\n  br label %b\n\
+        b:\n  ret void\n}\n";
+    let m = Module::from_ll_str_with("p.ll", text, ParseOptions { instructions: true }).unwrap();
+    let nf = m.functions().len();
+    let mut st = super::State::new(&m, &vec![false; nf]).unwrap();
+    let f = |name: &str| {
+        m.functions()
+            .iter_enumerated()
+            .find(|(_, x)| x.name == name)
+            .unwrap()
+            .0
+    };
+    let (caller, leaf) = (f("caller"), f("leaf"));
+    let p = st.start_prefetch(vec![leaf, caller]);
+    p.help();
+    let body = st.fx.ir.body(caller);
+    let t = st.prefetched_tables(caller, body).expect("made ahead");
+    assert_eq!(t.freqs, super::freq::int_freqs(&st.fx, body));
+    assert_eq!(t.preds, body.pred_table());
+    assert!(t.refs.contains(&leaf));
+    // a copy of the body (as a pass's edit makes) is not the module's
+    let copy = body.clone();
+    assert!(st.prefetched_tables(caller, &copy).is_none());
+    // `mustprogress` is read by none of the tables
+    let mut a = *st.fx.fn_attrs(leaf);
+    a.add(Attr::MustProgress);
+    st.set_cur_attrs(leaf, a);
+    assert!(st
+        .prefetched_tables(caller, st.fx.ir.body(caller))
+        .is_some());
+    // `noreturn` on a callee changes the caller's frequencies
+    a.add(Attr::NoReturn);
+    st.set_cur_attrs(leaf, a);
+    assert!(st
+        .prefetched_tables(caller, st.fx.ir.body(caller))
+        .is_none());
+    // the leaf's own tables read nothing of the leaf's attributes
+    assert!(st.prefetched_tables(leaf, st.fx.ir.body(leaf)).is_some());
+    st.stop_prefetch();
+    assert!(st.prefetched_tables(leaf, st.fx.ir.body(leaf)).is_none());
+}
