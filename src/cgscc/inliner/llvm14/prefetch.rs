@@ -19,7 +19,7 @@
 //!   global initializers — is marked.
 //!
 //! Anything else the walk computes as before, so the answer is the sequential one for
-//! any number of helpers, by construction (`tests/cgscc_jobs.rs` compares 1, 2 and 4
+//! any number of helpers, by construction (`tests/cgscc_jobs.rs` compares 1 to 4
 //! workers). A helper never blocks the walk: a table not ready when asked for is
 //! computed by the walk itself, and a function the walk has reached is left to it.
 //!
