@@ -722,14 +722,15 @@ impl PassManager {
     ) -> Result<RunReport, Abort> {
         m.graph.build_ref_sccs();
         let helpers = rayon::current_num_threads().saturating_sub(1);
-        let prefetch = (helpers > 0
+        let prefetch = if helpers > 0
             && self.opts.inline.model == InlineModel::Llvm14
-            && self.passes.iter().any(|p| p.inlines()))
-        .then(|| {
+            && self.passes.iter().any(|p| p.inlines())
+        {
             let order = walk_order(&mut m.graph);
             m.llvm14.as_mut().map(|st| st.start_prefetch(order))
-        })
-        .flatten();
+        } else {
+            None
+        };
         if let Some(p) = &prefetch {
             for _ in 0..helpers {
                 let p = p.clone();
