@@ -30,8 +30,9 @@ impl LazyCallGraph {
     /// structure) lose their edges, entry edge and name, become removed, and every
     /// edge into them is dropped. LLVM leaves such stale edges in the live nodes' lists
     /// and hides them (an edge to a dead node is invisible); dropping them gives the
-    /// same visible edges. Cost: one pass over every edge list, O(N + E).
-    fn finish_removal(&mut self, dead: &[NodeIdx]) {
+    /// same visible edges. Cost: one pass over every edge list, O(N + E), unless the
+    /// caller knows no live node has an edge into `dead` (`sweep` false).
+    fn finish_removal(&mut self, dead: &[NodeIdx], sweep: bool) {
         for &n in dead {
             self.edges.clear(n);
             self.removed[n] = true;
@@ -41,6 +42,9 @@ impl LazyCallGraph {
         self.num_removed += dead.len();
         let removed = &self.removed;
         self.entry.retain(|&x| !removed[x]);
+        if !sweep {
+            return;
+        }
         for m in self.names.indices() {
             if self.edges[m].iter().any(|e| removed[e.target()]) {
                 self.edges.edit(m, |l| l.retain(|e| !removed[e.target()]));
@@ -73,7 +77,7 @@ impl LazyCallGraph {
             }
             self.unplace_dead(n, s, r);
         }
-        self.finish_removal(&[n]);
+        self.finish_removal(&[n], true);
         Ok(())
     }
 
@@ -132,6 +136,26 @@ impl LazyCallGraph {
     /// `NotBuilt`, `UnknownNode`/`RemovedNode`, `LibraryFunction`, `DeadFunctionCalls`
     /// (an outgoing call edge is left). Nothing changes on error.
     pub fn remove_dead_functions(&mut self, dead: &[NodeIdx]) -> Result<(), LcgError> {
+        self.remove_dead(dead, true)
+    }
+
+    /// [`remove_dead_functions`](Self::remove_dead_functions) for a caller that counts
+    /// the edges into each node and knows that no node outside `dead` has an edge into
+    /// one of them (the CGSCC walk's `in_count`): the pass over every edge list, which
+    /// would find nothing, is skipped, so a removal costs only the RefSCCs involved.
+    /// [`verify`](Self::verify) reports an edge into a removed node should the
+    /// promise be broken.
+    ///
+    /// # Errors
+    /// As [`remove_dead_functions`](Self::remove_dead_functions).
+    pub(crate) fn remove_unreferenced_dead_functions(
+        &mut self,
+        dead: &[NodeIdx],
+    ) -> Result<(), LcgError> {
+        self.remove_dead(dead, false)
+    }
+
+    fn remove_dead(&mut self, dead: &[NodeIdx], sweep: bool) -> Result<(), LcgError> {
         if dead.is_empty() {
             return Ok(());
         }
@@ -185,7 +209,7 @@ impl LazyCallGraph {
                 }
             }
         }
-        self.finish_removal(&dead);
+        self.finish_removal(&dead, sweep);
         Ok(())
     }
 

@@ -348,7 +348,8 @@ impl CgsccModule {
                 Err(e) => self.diagnostics.push(format!("not removed: {e}")),
             }
         }
-        if let Err(e) = self.graph.remove_dead_functions(&ok) {
+        // `in_count` is 0 for each: no edge into them is left to drop
+        if let Err(e) = self.graph.remove_unreferenced_dead_functions(&ok) {
             self.diagnostics.push(format!("not removed: {e}"));
         }
     }
