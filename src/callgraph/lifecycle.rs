@@ -41,7 +41,17 @@ impl LazyCallGraph {
         }
         self.num_removed += dead.len();
         let removed = &self.removed;
-        self.entry.retain(|&x| !removed[x]);
+        if dead
+            .iter()
+            .any(|d| self.in_entry.get(d.idx()) == Some(&true))
+        {
+            self.entry.retain(|&x| !removed[x]);
+            for d in dead {
+                if let Some(e) = self.in_entry.get_mut(d.idx()) {
+                    *e = false;
+                }
+            }
+        }
         if !sweep {
             return;
         }

@@ -298,6 +298,8 @@ pub struct LazyCallGraph {
     order: order::PostOrder,
     /// Entry edges (roots) in LLVM order.
     entry: Vec<NodeIdx>,
+    /// Per node (of those at construction): it is in `entry`.
+    in_entry: Vec<bool>,
     /// Defined library functions (implicit ref targets of every node), module order.
     libs: Vec<NodeIdx>,
     /// Populates nodes (shared by clones).
@@ -494,6 +496,13 @@ impl LazyCallGraph {
             scc_pos: IndexVec::new(),
             rc_sccs: ListPool::default(),
             order: order::PostOrder::default(),
+            in_entry: {
+                let mut v = vec![false; n];
+                for &x in &entry {
+                    v[x.idx()] = true;
+                }
+                v
+            },
             entry,
             libs,
             source: std::sync::Arc::from(source),
