@@ -217,6 +217,36 @@ impl CgsccModule {
     /// Builds the call graph of `m` (every node populated, RefSCCs built) and the
     /// summaries.
     pub fn new(m: &Module, module_id: &str) -> CgsccModule {
+        // the inliner's and function-attrs' tables need only the module: made beside
+        // the graph, on another worker when the pool has one
+        let (mut cm, (fn_attrs, llvm14)) = rayon::join(
+            || CgsccModule::with_graph(m, module_id),
+            || {
+                (
+                    function_attrs::Inference::new(m),
+                    inliner::llvm14::State::of_bodies(m).map(Box::new),
+                )
+            },
+        );
+        cm.fn_attrs = fn_attrs;
+        cm.llvm14 = llvm14.map(|mut st| {
+            st.count_root_uses(&cm.referenced_roots());
+            st
+        });
+        cm
+    }
+
+    /// Local functions that are entry roots: referenced from globals or aliases.
+    fn referenced_roots(&self) -> Vec<bool> {
+        self.is_root
+            .iter_enumerated()
+            .map(|(k, &root)| root && self.summ.linkage[k].is_local())
+            .collect()
+    }
+
+    /// [`CgsccModule::new`]'s graph, summaries and schedule, without the passes'
+    /// tables.
+    fn with_graph(m: &Module, module_id: &str) -> CgsccModule {
         let mut graph = from_module(m, module_id);
         graph.build_ref_sccs();
         graph.populate_all();
@@ -247,10 +277,6 @@ impl CgsccModule {
         for &r in graph.entry_nodes() {
             is_root[r] = true;
         }
-        // local functions that are entry roots are referenced from globals or aliases
-        let referenced: Vec<bool> = (0..n)
-            .map(|k| is_root[NodeIdx::new(k)] && summ.linkage[NodeIdx::new(k)].is_local())
-            .collect();
         CgsccModule {
             is_root,
             graph,
@@ -272,8 +298,8 @@ impl CgsccModule {
             dead: Vec::new(),
             inlined_internal: AHashSet::new(),
             function_log: Vec::new(),
-            fn_attrs: function_attrs::Inference::new(m),
-            llvm14: inliner::llvm14::State::new(m, &referenced).map(Box::new),
+            fn_attrs: None,
+            llvm14: None,
         }
     }
 

@@ -96,7 +96,7 @@ pub struct State {
     pub hist: Vec<(FuncIdx, Option<u32>)>,
     /// Per function: its block frequencies while its body is unchanged (LLVM's cached
     /// `BlockFrequencyInfo` of a callee).
-    bfi: Vec<Option<std::rc::Rc<Vec<u64>>>>,
+    bfi: Vec<Option<Arc<Vec<u64>>>>,
     /// Per function: its blocks' predecessors ([`Body::pred_table`]) while its body is
     /// unchanged, what every cost analysis of a call to it walks.
     preds: Vec<Option<Box<PredTable>>>,
@@ -243,6 +243,22 @@ impl State {
     /// The state for module `m` (`None` without an instruction view); `referenced[f]`:
     /// `f` is referenced from a global initializer or an alias.
     pub fn new(m: &Module, referenced: &[bool]) -> Option<State> {
+        let mut st = State::of_bodies(m)?;
+        st.count_root_uses(referenced);
+        Some(st)
+    }
+
+    /// Adds a use to each function `referenced` marks: a local function that is an
+    /// entry root of the call graph is referenced from a global or an alias.
+    pub(crate) fn count_root_uses(&mut self, referenced: &[bool]) {
+        for (u, &r) in self.uses.iter_mut().zip(referenced) {
+            *u += i64::from(r);
+        }
+    }
+
+    /// [`State::new`] before the roots' uses are counted: what the bodies give, which
+    /// needs only the module (so it is made beside the call graph).
+    pub(crate) fn of_bodies(m: &Module) -> Option<State> {
         let ir = m.ir_arc()?;
         let nsym = m.num_symbols();
         let mut sym_func = vec![None; nsym];
@@ -325,9 +341,6 @@ impl State {
                         uses[g.idx()] += 1;
                     }
                 }
-            }
-            if referenced.get(f.idx()).copied().unwrap_or(false) {
-                uses[f.idx()] += 1;
             }
         }
         let locs = fx.ir.debug_locs.clone();
@@ -446,11 +459,11 @@ impl State {
 
     /// Callee `f`'s block frequencies (`body` is its body), cached until its body
     /// changes.
-    fn callee_freqs(&mut self, f: FuncIdx, body: &Body) -> std::rc::Rc<Vec<u64>> {
+    fn callee_freqs(&mut self, f: FuncIdx, body: &Body) -> Arc<Vec<u64>> {
         if let Some(v) = &self.bfi[f.idx()] {
             return v.clone();
         }
-        let v = std::rc::Rc::new(self.freqs_of(f, body));
+        let v = Arc::new(self.freqs_of(f, body));
         self.bfi[f.idx()] = Some(v.clone());
         v
     }

@@ -191,7 +191,7 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
             if let Some(old) = r.facts.take() {
                 let slot = &mut st.bfi[old.f.idx()];
                 if slot.is_none() {
-                    *slot = Some(std::rc::Rc::new(old.freqs));
+                    *slot = Some(Arc::new(old.freqs));
                 }
             }
             r.facts = Some(CallerFacts::new(st, n));
