@@ -41,13 +41,10 @@ impl LazyCallGraph {
         }
         self.num_removed += dead.len();
         let removed = &self.removed;
-        if dead
-            .iter()
-            .any(|d| self.in_entry.get(d.idx()) == Some(&true))
-        {
+        if dead.iter().any(|&d| self.in_entry.get(d) == Some(&true)) {
             self.entry.retain(|&x| !removed[x]);
-            for d in dead {
-                if let Some(e) = self.in_entry.get_mut(d.idx()) {
+            for &d in dead {
+                if let Some(e) = self.in_entry.get_mut(d) {
                     *e = false;
                 }
             }

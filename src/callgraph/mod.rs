@@ -299,7 +299,7 @@ pub struct LazyCallGraph {
     /// Entry edges (roots) in LLVM order.
     entry: Vec<NodeIdx>,
     /// Per node (of those at construction): it is in `entry`.
-    in_entry: Vec<bool>,
+    in_entry: IndexVec<NodeIdx, bool>,
     /// Defined library functions (implicit ref targets of every node), module order.
     libs: Vec<NodeIdx>,
     /// Populates nodes (shared by clones).
@@ -497,9 +497,9 @@ impl LazyCallGraph {
             rc_sccs: ListPool::default(),
             order: order::PostOrder::default(),
             in_entry: {
-                let mut v = vec![false; n];
+                let mut v = IndexVec::from_elem_n(false, n);
                 for &x in &entry {
-                    v[x.idx()] = true;
+                    v[x] = true;
                 }
                 v
             },
