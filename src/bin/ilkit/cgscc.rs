@@ -351,9 +351,7 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
         if !out.is_empty() {
             out.push('\n');
         }
-        let r = emit(&out);
-        exit_without_drop((m, cm));
-        return r;
+        return emit_and_leave(&out, (m, cm));
     }
     if a.format == Format::Json {
         let visits: Vec<serde_json::Value> = report
@@ -416,9 +414,7 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
             "refsccs": cm.graph.postorder_names(),
             "verify": cm.graph.verify().iter().map(|e| e.to_string()).collect::<Vec<_>>(),
         });
-        let r = emit(&format!("{v:#}\n"));
-        exit_without_drop((m, cm));
-        return r;
+        return emit_and_leave(&format!("{v:#}\n"), (m, cm));
     }
     let mut out = String::new();
     out.push_str(&format!("; cgscc {} on {file}\n", a.passes));
@@ -483,16 +479,16 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
     }
     out.push_str("; call graph after the pipeline\n");
     out.push_str(&cm.graph.print_text());
-    let r = emit(&out);
-    exit_without_drop((m, cm));
-    r
+    emit_and_leave(&out, (m, cm))
 }
 
-/// The process ends once the answer is printed: the module and the pass manager's
-/// state are left to the operating system instead of being freed one allocation at a
-/// time (a tenth of the process on the llama.cpp module).
-fn exit_without_drop<T>(state: T) {
+/// Prints the answer; the process ends right after, so the module and the pass
+/// manager's state are left to the operating system instead of being freed one
+/// allocation at a time (a tenth of the process on the llama.cpp module).
+fn emit_and_leave<T>(text: &str, state: T) -> Result<(), Failure> {
+    let r = emit(text);
     std::mem::forget(state);
+    r
 }
 
 /// The attributes the summary estimate inferred for functions LLVM 14's rules did not
