@@ -6,7 +6,9 @@
 //! attributes, the final call graph and the work counts of `--stats`. Checked on the
 //! corpus modules and on random modules with call cycles, reference cycles, shared
 //! local callees, dead functions, library calls and indirect calls that inlining
-//! makes direct.
+//! makes direct. With `--run-ahead` the walk runs its units of one function ahead on
+//! the pool (`src/cgscc/ahead.rs`) and takes those whose inputs still hold: the same
+//! answer again.
 
 mod common;
 
@@ -39,11 +41,19 @@ fn cgscc(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str], jobs:
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The outputs for 2, 3 and 4 workers equal the one for 1.
+/// The outputs for 2, 3 and 4 workers, and for 2 and 4 running the walk's units
+/// ahead, equal the one for 1.
 fn assert_same_for_all_workers(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str]) {
     let one = cgscc(input, stdin, pipeline, extra, 1);
     assert!(one.contains("\"remarks\""));
-    for jobs in 2..=4 {
+    let ahead: Vec<&str> = extra.iter().copied().chain(["--run-ahead"]).collect();
+    for (jobs, extra) in [
+        (2, extra),
+        (3, extra),
+        (4, extra),
+        (2, &ahead[..]),
+        (4, &ahead[..]),
+    ] {
         let n = cgscc(input, stdin, pipeline, extra, jobs);
         assert!(
             n == one,
@@ -78,6 +88,50 @@ fn corpus_modules_give_the_same_answer_for_every_worker_count() {
             assert_same_for_all_workers(path, None, pipeline, extra);
         }
     }
+}
+
+/// The walk takes runs made ahead (so the comparisons above check them), and a run
+/// with them gives the sequential remarks, visits and call graph.
+#[test]
+fn units_run_ahead_are_taken_and_change_nothing() {
+    use ilkit::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
+    use ilkit::import::llvm_ir::ParseOptions;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/llvm");
+    let path = root.join("zlib/inline/zlib.prep.ll.gz");
+    let m =
+        ilkit::llvm::Module::from_ll_file_with(&path, ParseOptions { instructions: true }).unwrap();
+    let run = |run_ahead: bool, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut cm = CgsccModule::new(&m, "zlib");
+            let opts = Options {
+                run_ahead,
+                inline: InlineParams {
+                    keep_remarks: true,
+                    ..InlineParams::default()
+                },
+                ..Options::default()
+            };
+            let text = "cgscc(devirt<4>(inline,function-attrs))";
+            let mut pm = PassManager::from_text(text, opts).unwrap();
+            let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+            let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
+            let visits: Vec<usize> = report.visits.iter().map(|v| v.nodes.len()).collect();
+            (remarks, visits, cm.graph.print_text(), report.ahead)
+        })
+    };
+    let one = run(false, 1);
+    let ahead = run(true, 2);
+    assert_eq!(one.0, ahead.0);
+    assert_eq!(one.1, ahead.1);
+    assert_eq!(one.2, ahead.2);
+    assert!(!one.0.is_empty());
+    let h = ahead.3;
+    assert!(h.rounds > 0 && h.taken > 0 && h.taken <= h.made, "{h:?}");
+    assert_eq!(one.3, ilkit::cgscc::AheadStats::default());
 }
 
 /// A random module of `n` functions of one signature `i32 (i32, ptr)`: direct calls

@@ -64,6 +64,7 @@
 //! One visit per SCC plus one per re-queue; a worklist insert is O(1). Passes cost what
 //! they touch.
 
+mod ahead;
 pub mod attrs;
 pub mod function_attrs;
 
@@ -82,6 +83,7 @@ use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
 use worklist::PriorityStack;
 
+pub use ahead::{AheadStats, WINDOW as AHEAD_WINDOW};
 pub use inliner::{
     InlineModel, InlineParams, Profile, Remark, RemarkKind, ReplayError, ReplayFallback,
     ReplayFile, ReplayScope,
@@ -118,6 +120,12 @@ pub struct Options {
     /// checked after each SCC visit; when exceeded the run stops and says so. `None`: no
     /// cap.
     pub max_memory: Option<usize>,
+    /// Run the inliner on units of one function ahead of the walk, on the pool's
+    /// other workers, in rounds (see `cgscc/ahead.rs`); the walk takes a run whose
+    /// inputs still hold at the unit's turn. The answer is the sequential one either
+    /// way. Off by default: on the modules PERF.md measures it is slower than the
+    /// helpers that make the inliner's tables ahead, which it replaces.
+    pub run_ahead: bool,
 }
 
 impl Default for Options {
@@ -128,6 +136,7 @@ impl Default for Options {
             verify_each: cfg!(debug_assertions),
             max_visits: None,
             max_memory: None,
+            run_ahead: false,
         }
     }
 }
@@ -587,6 +596,12 @@ pub trait CgsccPass {
     fn inlines(&self) -> bool {
         false
     }
+
+    /// The first inliner this pass runs on an SCC, as (pass name, `only-mandatory`):
+    /// the run the walk makes ahead on units of one function ([`ahead`]).
+    fn first_inliner(&self) -> Option<(String, bool)> {
+        None
+    }
 }
 
 /// A pass over one function (inside the CGSCC-to-function adaptor).
@@ -659,6 +674,8 @@ pub struct Visit {
 pub struct RunReport {
     /// Visits in order.
     pub visits: Vec<Visit>,
+    /// What the walk ran ahead of itself on the pool's other workers.
+    pub ahead: AheadStats,
 }
 
 /// Runs passes in order on one SCC, as LLVM 14's `PassManager<SCC>::run`: after a pass
@@ -787,7 +804,11 @@ impl PassManager {
         // that splits create are reached through the worklist only: a snapshot is the
         // same walk.
         let postorder = m.graph.postorder_refsccs();
-        'walk: for &first in &postorder {
+        let mut ahead = ahead::Ahead::new(&self.passes, &self.opts, m, &postorder);
+        'walk: for (i, &first) in postorder.iter().enumerate() {
+            if let Some(a) = ahead.as_mut() {
+                a.before(i, m, &self.opts);
+            }
             ur.rc_worklist.insert(first);
             while let Some(popped) = ur.rc_worklist.pop() {
                 if ur.invalidated_refsccs.contains(&popped)
@@ -847,6 +868,16 @@ impl PassManager {
                 }
                 // LLVM forgets the internal edges inlined once a RefSCC is done.
                 m.inlined_internal.clear();
+            }
+            if let Some(a) = ahead.as_mut() {
+                a.after(i, m);
+            }
+        }
+        if let Some(st) = m.llvm14.as_mut() {
+            st.made.clear();
+            if let Some(a) = ahead.as_mut() {
+                a.stats.taken = std::mem::take(&mut st.made_taken);
+                report.ahead = a.stats;
             }
         }
         ur.cworklist.clear();
@@ -912,6 +943,10 @@ impl CgsccPass for DevirtRepeated {
 
     fn inlines(&self) -> bool {
         self.passes.iter().any(|p| p.inlines())
+    }
+
+    fn first_inliner(&self) -> Option<(String, bool)> {
+        self.passes.iter().find_map(|p| p.first_inliner())
     }
 
     /// LLVM 14's `DevirtSCCRepeatedPass::run`: the pipeline runs on `scc` until a run

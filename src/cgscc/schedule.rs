@@ -211,6 +211,14 @@ impl Dag {
         self.len() == 0
     }
 
+    /// The post-order position of node `n`'s unit (`None`: in none).
+    pub fn unit_of(&self, n: NodeIdx) -> Option<usize> {
+        self.refscc_of
+            .get(n)
+            .filter(|&&u| u != u32::MAX)
+            .map(|&u| u as usize)
+    }
+
     /// The RefSCCs RefSCC `r` (post-order position) references.
     pub fn deps(&self, r: usize) -> &[u32] {
         &self.deps[self.start[r] as usize..self.start[r + 1] as usize]

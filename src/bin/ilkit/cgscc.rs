@@ -120,6 +120,12 @@ pub struct CgsccArgs {
     /// output is the same for every number.
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     jobs: usize,
+    /// Run the inliner on the walk's units of one function ahead of the walk, in
+    /// rounds on the pool's workers, instead of the helpers' tables (the same output;
+    /// slower on the modules PERF.md measures; `--stats` prints how many runs the walk
+    /// took on standard error).
+    #[arg(long)]
+    run_ahead: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -219,6 +225,7 @@ impl CgsccArgs {
                 .map_or_else(crate::default_memory_cap, |mb| mb << 20),
         );
         o.abort_on_max_devirt_iterations = self.abort_on_max_devirt_iterations_reached;
+        o.run_ahead = self.run_ahead;
         if let Some(path) = &self.cgscc_inline_replay {
             if self.inline_model == Model::Summary {
                 return Err(Failure::usage(
@@ -316,7 +323,12 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
         let mut res = Ok(());
         for pm in &mut pms {
             match pm.run(&mut cm, &mut fan) {
-                Ok(r) => all.visits.extend(r.visits),
+                Ok(r) => {
+                    all.visits.extend(r.visits);
+                    all.ahead.rounds += r.ahead.rounds;
+                    all.ahead.made += r.ahead.made;
+                    all.ahead.taken += r.ahead.taken;
+                }
                 Err(e) => {
                     res = Err(e);
                     break;
@@ -333,6 +345,15 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
         msg.push_str(&e.to_string());
         Failure::input(msg)
     })?;
+    if a.stats {
+        // how the walk ran ahead depends on the workers: on standard error, so the
+        // output stays the same for every worker count
+        let h = report.ahead;
+        eprintln!(
+            "ilkit cgscc: ran ahead: {} rounds, {} units made, {} taken",
+            h.rounds, h.made, h.taken
+        );
+    }
     let names = |ns: &[ilkit::callgraph::NodeIdx]| -> Vec<String> {
         ns.iter()
             .map(|&n| cm.graph.name(n).unwrap_or_default().to_string())

@@ -53,6 +53,10 @@ impl CgsccPass for InlinerPass {
         true
     }
 
+    fn first_inliner(&self) -> Option<(String, bool)> {
+        Some((self.name.clone(), self.only_mandatory))
+    }
+
     fn name(&self) -> String {
         if self.only_mandatory {
             format!("{}<only-mandatory>", self.name)

@@ -379,6 +379,12 @@ impl DebugLocs {
         tail
     }
 
+    /// [`DebugLocs::inline_at`] without adding rows: the copy of `loc` inlined at
+    /// `call_site` when the table already has it, `None` when it would have to be made.
+    pub fn inlined_copy(&self, loc: DebugLocIdx, call_site: DebugLocIdx) -> Option<DebugLocIdx> {
+        self.inline_cache.get(&(loc, call_site)).copied()
+    }
+
     /// Sets the subprogram of function `f` (`None` removes it).
     ///
     /// # Panics

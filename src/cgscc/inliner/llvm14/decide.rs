@@ -1,10 +1,11 @@
 //! One call site's decision: LLVM 14's attribute checks, then the cost analysis.
 
 use super::cost::{self, Outcome, SiteKnobs};
-use super::{freq, CallerFacts, State};
+use super::run::Ctx;
+use super::store::Store;
+use super::{freq, CallerFacts};
 use crate::cgscc::inliner::remark::RemarkKind;
 use crate::cgscc::inliner::replay::Fallback as ReplayFallback;
-use crate::cgscc::PassContext;
 use crate::llvm::attrs::Attr;
 use crate::llvm::ir::body::{RowIdx, V};
 use crate::llvm::ir::debugloc::DebugLocIdx;
@@ -28,9 +29,10 @@ fn interposable(l: Linkage) -> bool {
     )
 }
 
-fn inline_viable(st: &State, f: FuncIdx) -> Result<(), &'static str> {
+fn inline_viable<S: Store>(st: &S, f: FuncIdx) -> Result<(), &'static str> {
     let b = st.body(f);
-    let ir = &st.fx.ir;
+    let fx = &st.sh().fx;
+    let ir = &fx.ir;
     for &bb in &b.layout {
         for &i in &b.blocks[bb] {
             let inst = b.inst(i);
@@ -38,17 +40,17 @@ fn inline_viable(st: &State, f: FuncIdx) -> Result<(), &'static str> {
                 return Err("contains indirect branches");
             }
             if inst.call.is_some() {
-                if let Some(g) = st.direct_callee(b, i) {
+                if let Some(g) = fx.direct_callee(b, i) {
                     if g == f {
                         return Err("recursive call");
                     }
-                    if st.fx.fn_attrs(g).has(Attr::ReturnsTwice) {
+                    if fx.fn_attrs(g).has(Attr::ReturnsTwice) {
                         return Err("exposes returns-twice attribute");
                     }
                     if ir.intrinsic[g] == Intrinsic::VaStart {
                         return Err("contains VarArgs initialized with va_start");
                     }
-                    let n = &st.fx.names[g.idx()];
+                    let n = &fx.names[g.idx()];
                     if n == "llvm.localescape" {
                         return Err("disallowed inlining of @llvm.localescape");
                     }
@@ -64,15 +66,16 @@ fn inline_viable(st: &State, f: FuncIdx) -> Result<(), &'static str> {
 
 /// Decides call row `row` of caller `n` to callee `f` (`(n, row, f)`) as LLVM 14's
 /// `InlinerPass` and `getInlineCost` do, with the profile's knobs.
-pub(super) fn decide(
-    st: &State,
-    cx: &PassContext<'_>,
+pub(super) fn decide<S: Store>(
+    st: &S,
+    cx: Ctx<'_>,
     only_mandatory: bool,
     (n, row, f): (FuncIdx, RowIdx, FuncIdx),
     facts: &CallerFacts,
     scratch: &mut cost::Scratch,
 ) -> Decision {
-    let ir = &*st.fx.ir;
+    let fx = &st.sh().fx;
+    let ir = &*fx.ir;
     let caller = st.body(n);
     let ci = caller.call_of(row).unwrap();
     let site = ir.attr_sets.get(ci.attrs);
@@ -81,8 +84,8 @@ pub(super) fn decide(
             return d;
         }
     }
-    let fa = st.fx.fn_attrs(f);
-    let ca = st.fx.fn_attrs(n);
+    let fa = fx.fn_attrs(f);
+    let ca = fx.fn_attrs(n);
     if fa.has(Attr::PresplitCoroutine) {
         return Decision::No(RemarkKind::NeverInline, None, "unsplited coroutine call");
     }
@@ -95,9 +98,9 @@ pub(super) fn decide(
     if only_mandatory {
         return Decision::No(RemarkKind::NotInlined, None, "");
     }
-    if !st.fx.features[f.idx()]
+    if !fx.features[f.idx()]
         .iter()
-        .all(|x| st.fx.features[n.idx()].binary_search(x).is_ok())
+        .all(|x| fx.features[n.idx()].binary_search(x).is_ok())
     {
         return Decision::No(RemarkKind::NeverInline, None, "conflicting attributes");
     }
@@ -111,10 +114,8 @@ pub(super) fn decide(
             "nullptr definitions incompatible",
         );
     }
-    if interposable(st.fx.linkage[f.idx()])
-        || (ir.semantic_interposition
-            && !ir.func(f).dso_local
-            && !st.fx.linkage[f.idx()].is_local())
+    if interposable(fx.linkage[f.idx()])
+        || (ir.semantic_interposition && !ir.func(f).dso_local && !fx.linkage[f.idx()].is_local())
     {
         return Decision::No(RemarkKind::NeverInline, None, "interposable");
     }
@@ -165,22 +166,22 @@ pub(super) fn decide(
         threshold_explicit,
         cold_site: freq::is_cold_site(&facts.freqs, caller, bb),
         before_unreachable,
-        last_call_to_static: st.fx.linkage[f.idx()].is_local() && st.uses[f.idx()] == 1,
+        last_call_to_static: fx.linkage[f.idx()].is_local() && st.uses_are(f, 1),
         caller_recursive: facts.recursive,
         cost_mult,
     };
     let callee = st.body(f);
-    let preds = st.preds[f.idx()]
-        .as_deref()
+    let (preds, eph) = st
+        .tables(f)
         .expect("the callee's predecessor table is made before its call sites are decided");
     let callee = cost::Callee {
         f,
         body: callee,
         preds,
-        made: &st.folds.made,
-        eph: st.eph[f.idx()].as_deref().unwrap_or(&[]),
+        made: st.folds().made(),
+        eph,
     };
-    match cost::analyze(&st.fx, caller, n, row, &callee, knobs, scratch, Some(st)) {
+    match cost::analyze(fx, caller, n, row, &callee, knobs, scratch, Some(st)) {
         Outcome::Never(why) => Decision::No(RemarkKind::NeverInline, None, why),
         Outcome::Cost { cost, threshold } => {
             // `InlineCost::operator bool`: `Cost < Threshold`, so cost 0 at threshold 0
@@ -200,7 +201,7 @@ pub(super) fn decide(
 }
 
 /// `f` is in a cycle of calls: its SCC has other members or it calls itself.
-fn recursive(cx: &PassContext<'_>, f: FuncIdx) -> bool {
+fn recursive(cx: Ctx<'_>, f: FuncIdx) -> bool {
     let g = &cx.m.graph;
     let n = crate::callgraph::node_of_function(f);
     g.scc_of(n)
@@ -211,18 +212,21 @@ fn recursive(cx: &PassContext<'_>, f: FuncIdx) -> bool {
 /// for the call of `f` in `n` at location `dbg` (inlined as if the cost were "always",
 /// or not inlined without a remark), or its fallback; `None` when the original advisor
 /// decides.
-fn replay(
-    st: &State,
-    cx: &PassContext<'_>,
+fn replay<S: Store>(
+    st: &S,
+    cx: Ctx<'_>,
     (n, f): (FuncIdx, FuncIdx),
     dbg: Option<DebugLocIdx>,
 ) -> Option<Decision> {
     let file = cx.opts.inline.replay.as_ref()?;
-    let (caller, callee) = (&st.fx.names[n.idx()], &st.fx.names[f.idx()]);
+    let names = &st.sh().fx.names;
+    let (caller, callee) = (&names[n.idx()], &names[f.idx()]);
     if !file.covers(caller) {
         return None;
     }
-    let site = dbg.map_or_else(String::new, |l| st.locs.format_callsite(l, file.format));
+    let site = dbg.map_or_else(String::new, |l| {
+        st.sh().locs.format_callsite(l, file.format)
+    });
     // `ReplayFile::advice`, with the reason LLVM gives a listed site and a fallback
     match (file.site(callee, &site), file.fallback) {
         (Some(true), _) => Some(Decision::Inline(None, "previously inlined")),

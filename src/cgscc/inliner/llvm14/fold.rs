@@ -12,6 +12,7 @@ use crate::llvm::ir::body::{const_operand, Body, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use ahash::AHashMap;
+use std::sync::Arc;
 
 /// A constant expression's structure: opcode, type, auxiliary type, flags, operands and
 /// their types.
@@ -25,13 +26,22 @@ type Key = (
 );
 
 /// The module's constant expressions by structure, and the ones inlining made.
+///
+/// The tables sit behind `Arc`s, so a copy is cheap: a *frozen* copy
+/// ([`Folds::frozen`]) reads them while the original is not written (a speculative
+/// inliner run on another worker) and, asked for an expression neither has, folds
+/// nothing and records that it missed one ([`Folds::missed`]), which discards that run.
 #[derive(Clone, Debug, Default)]
 pub struct Folds {
     /// Every expression by structure (the module's are indexed when the first fold
     /// asks).
-    index: Option<AHashMap<Key, ExprIdx>>,
+    index: Option<Arc<AHashMap<Key, ExprIdx>>>,
     /// The made expressions.
-    pub made: MadeExprs,
+    made: Arc<MadeExprs>,
+    /// A frozen copy: nothing is added.
+    frozen: bool,
+    /// A frozen copy was asked for an expression it would have had to make.
+    missed: bool,
 }
 
 impl Folds {
@@ -39,8 +49,37 @@ impl Folds {
     pub fn new(ir: &Ir) -> Folds {
         Folds {
             index: None,
-            made: MadeExprs::new(ir),
+            made: Arc::new(MadeExprs::new(ir)),
+            frozen: false,
+            missed: false,
         }
+    }
+
+    /// The made expressions.
+    pub fn made(&self) -> &MadeExprs {
+        &self.made
+    }
+
+    /// The made expressions, for a pass that adds to them.
+    pub fn made_mut(&mut self) -> &mut MadeExprs {
+        Arc::make_mut(&mut self.made)
+    }
+
+    /// A copy that reads these tables and adds nothing to them; the structural index
+    /// is built first, so the copy never needs to.
+    pub fn frozen(&mut self, ir: &Ir) -> Folds {
+        self.index(ir);
+        Folds {
+            index: self.index.clone(),
+            made: self.made.clone(),
+            frozen: true,
+            missed: false,
+        }
+    }
+
+    /// A frozen copy was asked for an expression it does not have.
+    pub fn missed(&self) -> bool {
+        self.missed
     }
 
     /// The operands of made expression `e`, or `None` for one of the module's.
@@ -48,7 +87,7 @@ impl Folds {
         self.made.get(e).map(|(_, ops, _)| ops)
     }
 
-    fn index(&mut self, ir: &Ir) -> &mut AHashMap<Key, ExprIdx> {
+    fn index(&mut self, ir: &Ir) -> &mut Arc<AHashMap<Key, ExprIdx>> {
         self.index.get_or_insert_with(|| {
             let mut index = AHashMap::with_capacity(ir.num_exprs());
             for k in 0..ir.num_exprs() {
@@ -67,7 +106,7 @@ impl Folds {
                 // the first of equal texts stands for them all
                 index.entry(key).or_insert(e);
             }
-            index
+            Arc::new(index)
         })
     }
 
@@ -101,10 +140,15 @@ impl Folds {
             inst.ops.into(),
             inst.tys.into(),
         );
+        if self.frozen {
+            let found = self.index.as_ref().and_then(|x| x.get(&key).copied());
+            self.missed |= found.is_none();
+            return found.map(|e| V::K(Value::Expr(e)));
+        }
         let next = self.made.next();
-        let e = *self.index(ir).entry(key).or_insert(next);
+        let e = *Arc::make_mut(self.index(ir)).entry(key).or_insert(next);
         if e == next {
-            self.made.push(inst.head(), inst.ops, inst.tys);
+            Arc::make_mut(&mut self.made).push(inst.head(), inst.ops, inst.tys);
         }
         Some(V::K(Value::Expr(e)))
     }

@@ -25,11 +25,13 @@ mod prefetch;
 mod run;
 pub mod scaled;
 mod simplify;
+mod store;
 #[cfg(test)]
 mod tests;
 
 pub use prefetch::Prefetch;
-pub(crate) use run::run;
+pub(crate) use run::{run, speculate};
+pub(crate) use store::Unit;
 
 use crate::callgraph::{function_of_node, node_of_function, NodeIdx};
 use crate::cgscc::summary::{CallSummary, CallTarget, HistIdx, LocIdx};
@@ -92,17 +94,22 @@ pub struct State {
     /// Live uses of each function (calls and references in live bodies, plus one for
     /// a reference from a global initializer or alias).
     pub uses: Vec<i64>,
-    /// Inline history rows: (inlined callee, parent row).
-    pub hist: Vec<(FuncIdx, Option<u32>)>,
+    /// Per function: a count of the changes to its body, deletion and attributes (what
+    /// a run made ahead compares, [`store`]).
+    ver: Vec<u32>,
+    /// Runs made ahead of the walk, by their unit's function, until its turn.
+    pub(crate) made: AHashMap<FuncIdx, Box<Unit>>,
+    /// Runs made ahead that the walk took.
+    pub(crate) made_taken: usize,
     /// Per function: its block frequencies while its body is unchanged (LLVM's cached
     /// `BlockFrequencyInfo` of a callee).
     bfi: Vec<Option<Arc<Vec<u64>>>>,
     /// Per function: its blocks' predecessors ([`Body::pred_table`]) while its body is
     /// unchanged, what every cost analysis of a call to it walks.
-    preds: Vec<Option<Box<PredTable>>>,
+    preds: Vec<Option<Arc<PredTable>>>,
     /// Per function: its ephemeral rows ([`cost::ephemeral_rows`]) while its body is
     /// unchanged, made with its predecessor table.
-    eph: Vec<Option<Box<[RowIdx]>>>,
+    eph: Vec<Option<Arc<[RowIdx]>>>,
     /// The constant expressions inlining made, interned with the module's.
     folds: fold::Folds,
     /// Per function: its body's (direct, indirect) call counts, until the body changes.
@@ -352,7 +359,9 @@ impl State {
             bodies: vec![None; n],
             deleted: vec![false; n],
             uses,
-            hist: Vec::new(),
+            ver: vec![0; n],
+            made: AHashMap::new(),
+            made_taken: 0,
             bfi: vec![None; n],
             preds: vec![None; n],
             eph: vec![None; n],
@@ -369,11 +378,18 @@ impl State {
     /// The current bodies (by function) and the constant expressions they name beyond
     /// the module's: what `function-attrs` reads.
     pub fn body_store(&mut self) -> (&mut [Option<Body>], &mut crate::llvm::ir::body::MadeExprs) {
-        (&mut self.bodies, &mut self.folds.made)
+        (&mut self.bodies, self.folds.made_mut())
+    }
+
+    /// A frozen copy of the constant-expression tables, for runs made ahead while
+    /// nothing writes this state ([`fold::Folds::frozen`]).
+    pub(crate) fn frozen_folds(&mut self) -> fold::Folds {
+        self.folds.frozen(&self.fx.ir)
     }
 
     /// Drops what was computed from `f`'s body, which changed.
     fn body_changed(&mut self, f: FuncIdx) {
+        self.ver[f.idx()] += 1;
         self.preds[f.idx()] = None;
         self.eph[f.idx()] = None;
         self.bfi[f.idx()] = None;
@@ -389,83 +405,9 @@ impl State {
         }
     }
 
-    /// `f`'s body for editing, copied out of the module on the first edit.
-    fn body_mut(&mut self, f: FuncIdx) -> &mut Body {
-        edit(&mut self.bodies, &self.fx.ir, f)
-    }
-
     /// The direct callee of call row `i` of `b`.
     pub fn direct_callee(&self, b: &Body, i: RowIdx) -> Option<FuncIdx> {
         self.fx.direct_callee(b, i)
-    }
-
-    /// Functions referenced by `b` (with multiplicity).
-    fn ref_counts(&self, b: &Body) -> AHashMap<FuncIdx, i64> {
-        let rows = b.layout.iter().flat_map(|&bb| b.blocks[bb].iter().copied());
-        self.ref_counts_of(b, rows)
-    }
-
-    /// Functions referenced by rows `rows` of `b` (with multiplicity).
-    fn ref_counts_of(
-        &self,
-        b: &Body,
-        rows: impl Iterator<Item = RowIdx>,
-    ) -> AHashMap<FuncIdx, i64> {
-        let mut out = AHashMap::new();
-        let mut tmp = Vec::new();
-        for i in rows {
-            for &v in b.ops(i) {
-                if let V::K(k) = v {
-                    tmp.clear();
-                    expr_funcs(&self.fx.ir, &self.folds, &self.fx.sym_func, k, &mut tmp);
-                    for &g in &tmp {
-                        *out.entry(g).or_default() += 1;
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// The references an inlining added to caller `n` and removed from it: the new live
-    /// rows against the call row (the whole body when the call's value became a
-    /// constant, which may now stand in old rows).
-    fn inline_ref_delta(
-        &self,
-        n: FuncIdx,
-        call_refs: AHashMap<FuncIdx, i64>,
-        whole_before: Option<AHashMap<FuncIdx, i64>>,
-        out: &clone::Inlined,
-    ) -> (AHashMap<FuncIdx, i64>, AHashMap<FuncIdx, i64>) {
-        let b = self.body(n);
-        if out.value_is_constant {
-            if let Some(before) = whole_before {
-                return (self.ref_counts(b), before);
-            }
-        }
-        let mut blocks: Vec<BlockIdx> = out.clones.iter().map(|c| c.1).collect();
-        blocks.extend([out.call_block, out.after, b.layout[0]]);
-        blocks.extend(out.unwind_blocks.iter().copied());
-        blocks.sort_unstable();
-        blocks.dedup();
-        let rows = blocks.into_iter().flat_map(|bb| {
-            b.blocks[bb]
-                .iter()
-                .copied()
-                .filter(|&r| r >= out.first_new_row)
-        });
-        (self.ref_counts_of(b, rows), call_refs)
-    }
-
-    /// Callee `f`'s block frequencies (`body` is its body), cached until its body
-    /// changes.
-    fn callee_freqs(&mut self, f: FuncIdx, body: &Body) -> Arc<Vec<u64>> {
-        if let Some(v) = &self.bfi[f.idx()] {
-            return v.clone();
-        }
-        let v = Arc::new(self.freqs_of(f, body));
-        self.bfi[f.idx()] = Some(v.clone());
-        v
     }
 
     /// The block frequencies of `f`, whose current body is `body`: a helper's, when
@@ -474,16 +416,6 @@ impl State {
         match self.prefetched_tables(f, body) {
             Some(t) => t.freqs.clone(),
             None => freq::int_freqs(&self.fx, body),
-        }
-    }
-
-    /// `f`'s predecessor table and ephemeral rows for its current body: a helper's,
-    /// when made from the same body under the same attributes, else computed.
-    fn tables_of(&self, f: FuncIdx) -> (PredTable, Box<[RowIdx]>) {
-        let b = self.body(f);
-        match self.prefetched_tables(f, b) {
-            Some(t) => (t.preds.clone(), t.eph.clone()),
-            None => (b.pred_table(), cost::ephemeral_rows(&self.fx, b)),
         }
     }
 
@@ -496,6 +428,7 @@ impl State {
             self.n_marked += 1;
         }
         self.fx.cur_attrs[f.idx()] = Some(a);
+        self.ver[f.idx()] += 1;
     }
 
     /// Starts helpers' state for a run of the walk over `order` (callees first);
@@ -614,16 +547,84 @@ impl State {
             })
             .collect()
     }
+}
 
-    fn history_contains(&self, mut h: Option<u32>, f: FuncIdx) -> bool {
-        while let Some(x) = h {
-            let (g, p) = self.hist[x as usize];
-            if g == f {
-                return true;
+/// Functions referenced by `b` (with multiplicity).
+fn ref_counts<S: store::Store>(st: &S, b: &Body) -> AHashMap<FuncIdx, i64> {
+    let rows = b.layout.iter().flat_map(|&bb| b.blocks[bb].iter().copied());
+    ref_counts_of(st, b, rows)
+}
+
+/// Functions referenced by rows `rows` of `b` (with multiplicity).
+fn ref_counts_of<S: store::Store>(
+    st: &S,
+    b: &Body,
+    rows: impl Iterator<Item = RowIdx>,
+) -> AHashMap<FuncIdx, i64> {
+    let fx = &st.sh().fx;
+    let mut out = AHashMap::new();
+    let mut tmp = Vec::new();
+    for i in rows {
+        for &v in b.ops(i) {
+            if let V::K(k) = v {
+                tmp.clear();
+                expr_funcs(&fx.ir, st.folds(), &fx.sym_func, k, &mut tmp);
+                for &g in &tmp {
+                    *out.entry(g).or_default() += 1;
+                }
             }
-            h = p;
         }
-        false
+    }
+    out
+}
+
+/// The references an inlining added to caller `n` and removed from it: the new live
+/// rows against the call row (the whole body when the call's value became a
+/// constant, which may now stand in old rows).
+fn inline_ref_delta<S: store::Store>(
+    st: &S,
+    n: FuncIdx,
+    call_refs: AHashMap<FuncIdx, i64>,
+    whole_before: Option<AHashMap<FuncIdx, i64>>,
+    out: &clone::Inlined,
+) -> (AHashMap<FuncIdx, i64>, AHashMap<FuncIdx, i64>) {
+    let b = st.body(n);
+    if out.value_is_constant {
+        if let Some(before) = whole_before {
+            return (ref_counts(st, b), before);
+        }
+    }
+    let mut blocks: Vec<BlockIdx> = out.clones.iter().map(|c| c.1).collect();
+    blocks.extend([out.call_block, out.after, b.layout[0]]);
+    blocks.extend(out.unwind_blocks.iter().copied());
+    blocks.sort_unstable();
+    blocks.dedup();
+    let rows = blocks.into_iter().flat_map(|bb| {
+        b.blocks[bb]
+            .iter()
+            .copied()
+            .filter(|&r| r >= out.first_new_row)
+    });
+    (ref_counts_of(st, b, rows), call_refs)
+}
+
+/// Callee `f`'s block frequencies for its current body, cached until its body changes.
+fn callee_freqs<S: store::Store>(st: &mut S, f: FuncIdx) -> Arc<Vec<u64>> {
+    if let Some(v) = st.bfi(f) {
+        return v;
+    }
+    let v = Arc::new(st.sh().freqs_of(f, st.body(f)));
+    st.set_bfi(f, v.clone());
+    v
+}
+
+/// `f`'s predecessor table and ephemeral rows for its current body: a helper's, when
+/// made from the same body under the same attributes, else computed.
+fn tables_of<S: store::Store>(st: &S, f: FuncIdx) -> (PredTable, Box<[RowIdx]>) {
+    let b = st.body(f);
+    match st.sh().prefetched_tables(f, b) {
+        Some(t) => (t.preds.clone(), t.eph.clone()),
+        None => (b.pred_table(), cost::ephemeral_rows(&st.sh().fx, b)),
     }
 }
 
@@ -643,9 +644,9 @@ struct CallerFacts {
 }
 
 impl CallerFacts {
-    fn new(st: &State, f: FuncIdx) -> CallerFacts {
+    fn new<S: store::Store>(st: &S, f: FuncIdx) -> CallerFacts {
         // the walk has reached `f` as a caller: a helper not yet at it leaves it
-        if let Some(p) = &st.prefetch {
+        if let Some(p) = &st.sh().prefetch {
             p.claim(f);
         }
         let b = st.body(f);
@@ -654,16 +655,16 @@ impl CallerFacts {
         for &bb in &b.layout {
             for &i in &b.blocks[bb] {
                 block_of[i.idx()] = bb;
-                recursive |= b.call_of(i).is_some() && st.direct_callee(b, i) == Some(f);
+                recursive |= b.call_of(i).is_some() && st.sh().direct_callee(b, i) == Some(f);
             }
         }
         CallerFacts {
             f,
             // the frequencies of an unchanged body, if a decision about it as a callee
             // (or an earlier batch) computed them
-            freqs: match &st.bfi[f.idx()] {
+            freqs: match st.bfi(f) {
                 Some(cached) => cached.to_vec(),
-                None => st.freqs_of(f, b),
+                None => st.sh().freqs_of(f, b),
             },
             block_of,
             recursive,
@@ -673,9 +674,9 @@ impl CallerFacts {
     /// After a call of the caller was inlined (`out`) with a callee of frequencies
     /// `callee_freqs`: the frequencies as `InlineFunction` updates them, the blocks of
     /// the rows that moved or were made, and whether the clone calls the caller.
-    fn update(
+    fn update<S: store::Store>(
         &mut self,
-        st: &State,
+        st: &S,
         callee_freqs: &[u64],
         callee_entry: BlockIdx,
         out: &clone::Inlined,
@@ -710,6 +711,6 @@ impl CallerFacts {
         self.recursive |= out
             .new_calls
             .iter()
-            .any(|&i| st.direct_callee(b, i) == Some(self.f));
+            .any(|&i| st.sh().direct_callee(b, i) == Some(self.f));
     }
 }

@@ -4,12 +4,13 @@
 //! dead callees left at the end.
 
 use super::decide::{decide, Decision};
-use super::{clone, CallerFacts, State};
+use super::store::{RunOut, Spec, Store, Unit};
+use super::{clone, fold::Folds, CallerFacts, State};
 use crate::callgraph::{function_of_node, node_of_function, SccIdx};
 use crate::cgscc::inliner::remark::{Remark, RemarkKind};
-use crate::cgscc::{Abort, PassContext, PassResult};
+use crate::cgscc::{Abort, CgsccModule, Options, PassContext, PassResult};
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::body::{Body, RowIdx, V};
+use crate::llvm::ir::body::{RowIdx, V};
 use crate::llvm::ir::debugloc::{CallSiteFormat, DebugLocIdx, DebugLocs};
 use crate::llvm::ir::{Intrinsic, Opcode};
 use crate::llvm::{FuncIdx, Linkage};
@@ -17,6 +18,22 @@ use std::sync::Arc;
 
 /// A queued call site: the caller, its call row and the call's inline history row.
 type Work = (FuncIdx, RowIdx, Option<u32>);
+
+/// What a run reads of the pass manager: the call graph, names and flags, the knobs.
+#[derive(Clone, Copy)]
+pub(super) struct Ctx<'a> {
+    pub m: &'a CgsccModule,
+    pub opts: &'a crate::cgscc::Options,
+}
+
+impl<'a> Ctx<'a> {
+    fn of(cx: &'a PassContext<'_>) -> Ctx<'a> {
+        Ctx {
+            m: &*cx.m,
+            opts: cx.opts,
+        }
+    }
+}
 
 /// One run of the inliner on one SCC.
 struct Run {
@@ -29,15 +46,46 @@ struct Run {
     /// The queued call sites and the next to take.
     work: Vec<Work>,
     next: usize,
-    /// Callees this run left dead, removed from the graph at its end.
-    dead: Vec<FuncIdx>,
+    /// Inline history rows: (inlined callee, parent row).
+    hist: Vec<(FuncIdx, Option<u32>)>,
     /// Dead callees in a comdat (not local): deleted at the end of the run when their
     /// whole comdat is dead.
     dead_in_comdats: Vec<FuncIdx>,
     /// The current caller's facts while its batch runs.
     facts: Option<CallerFacts>,
-    /// Whether anything was inlined.
-    changed: PassResult,
+    /// The cost analysis' tables, reused from one call site to the next.
+    scratch: super::cost::Scratch,
+    /// What the run leaves for the pass manager (handed over after each batch).
+    out: RunOut,
+}
+
+impl Run {
+    fn new(pass: &str, only_mandatory: bool, cur: SccIdx) -> Run {
+        Run {
+            pass: Arc::from(pass),
+            only_mandatory,
+            cur,
+            work: Vec::new(),
+            next: 0,
+            hist: Vec::new(),
+            dead_in_comdats: Vec::new(),
+            facts: None,
+            scratch: super::cost::Scratch::default(),
+            out: RunOut::default(),
+        }
+    }
+
+    /// Inline history row `h` (and its parents) inlined `f`.
+    fn history_contains(&self, mut h: Option<u32>, f: FuncIdx) -> bool {
+        while let Some(x) = h {
+            let (g, p) = self.hist[x as usize];
+            if g == f {
+                return true;
+            }
+            h = p;
+        }
+        false
+    }
 }
 
 /// Runs the LLVM 14 inliner on SCC `scc` as pass `name`.
@@ -54,42 +102,121 @@ pub(crate) fn run(
                 .into(),
         ));
     };
-    let mut r = Run {
-        pass: Arc::from(name),
-        only_mandatory,
-        cur: scc,
-        work: Vec::new(),
-        next: 0,
-        dead: Vec::new(),
-        dead_in_comdats: Vec::new(),
-        facts: None,
-        changed: PassResult::Unchanged,
-    };
-    seed(&mut st, &mut r, cx);
-    while r.next < r.work.len() {
-        let n = r.work[r.next].0;
-        if cx.m.graph.scc_of(node_of_function(n)) != Some(r.cur) || st.deleted[n.idx()] {
-            r.next += 1;
-            continue;
-        }
-        let inlined = caller_batch(&mut st, &mut r, n, cx);
-        if !inlined.is_empty() {
-            after_batch(&mut st, &mut r, n, &inlined, cx);
+    let mut r = Run::new(name, only_mandatory, scc);
+    r.scratch = std::mem::take(&mut st.scratch);
+    match made_ahead(&mut st, &r, cx) {
+        Some(u) => take_made(&mut st, &mut r, u, cx),
+        None => {
+            seed(&mut *st, &mut r, Ctx::of(cx));
+            hand_over(&mut r.out, cx);
+            while r.next < r.work.len() {
+                let n = r.work[r.next].0;
+                if cx.m.graph.scc_of(node_of_function(n)) != Some(r.cur) || st.deleted[n.idx()] {
+                    r.next += 1;
+                    continue;
+                }
+                let inlined = caller_batch(&mut *st, &mut r, n, Ctx::of(cx));
+                hand_over(&mut r.out, cx);
+                if !inlined.is_empty() {
+                    after_batch(&mut st, &mut r, n, &inlined, cx);
+                }
+            }
+            delete_dead_comdats(&mut *st, &mut r);
         }
     }
-    delete_dead_comdats(&mut st, &mut r);
     // dead callees leave the graph at the end of the run, as in LLVM 14
     if cx.opts.inline.delete_dead {
-        cx.remove_dead_functions(r.dead.iter().map(|&f| node_of_function(f)));
+        let dead = std::mem::take(&mut r.out.dead);
+        cx.remove_dead_functions(dead.iter().map(|&f| node_of_function(f)));
     }
+    st.scratch = std::mem::take(&mut r.scratch);
     cx.m.llvm14 = Some(st);
-    Ok(r.changed)
+    Ok(if r.out.changed {
+        PassResult::Changed
+    } else {
+        PassResult::Unchanged
+    })
+}
+
+/// Hands the run's remarks, work counts, inlinings and attribute changes to the pass
+/// manager.
+fn hand_over(out: &mut RunOut, cx: &mut PassContext<'_>) {
+    for rm in out.remarks.drain(..) {
+        cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
+    }
+    for (n, w) in out.work.drain(..) {
+        cx.m.work[n] += w;
+    }
+    cx.m.inlines_done += std::mem::take(&mut out.inlines);
+    for n in out.must_progress.drain(..) {
+        if let Some(inf) = cx.m.fn_attrs.as_mut() {
+            inf.remove_fn_attr(n, Attr::MustProgress);
+        }
+    }
+}
+
+/// The run made ahead for this SCC, when it is a unit of one function, was made as
+/// this pass and nothing it read has changed since.
+fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Box<Unit>> {
+    if st.made.is_empty() {
+        return None;
+    }
+    let &[nd] = cx.m.graph.scc_nodes(r.cur) else {
+        return None;
+    };
+    let u = st.made.remove(&function_of_node(nd))?;
+    (u.pass == r.pass && u.only_mandatory == r.only_mandatory && u.holds(st)).then_some(u)
+}
+
+/// Takes a run made ahead ([`speculate`]) at its turn: its writes, then what the walk
+/// does after the batch (the caller's new edges) and its dead callees.
+fn take_made(st: &mut State, r: &mut Run, u: Box<Unit>, cx: &mut PassContext<'_>) {
+    let n = u.n;
+    st.made_taken += 1;
+    r.out = u.install(st);
+    hand_over(&mut r.out, cx);
+    let inlined = std::mem::take(&mut r.out.inlined);
+    if !inlined.is_empty() {
+        // the batch's own dead callees, as the walk has them after the batch
+        let all = std::mem::take(&mut r.out.dead);
+        r.out.dead = all[..r.out.dead_in_batch].to_vec();
+        after_batch(st, r, n, &inlined, cx);
+        r.out.dead = all;
+    }
+}
+
+/// The inliner's run as pass `name` on the SCC `scc` of the single function `n` (a
+/// unit of the walk), made ahead of the walk over its state `st`, which nothing writes
+/// meanwhile; `folds` is a frozen copy of `st`'s. `None` when the run gave up (see
+/// [`super::store`]).
+pub(crate) fn speculate(
+    st: &State,
+    folds: Folds,
+    (name, only_mandatory): (&str, bool),
+    (scc, n): (SccIdx, FuncIdx),
+    m: &CgsccModule,
+    opts: &Options,
+) -> Option<Box<Unit>> {
+    let mut sp = Spec::new(st, n, folds);
+    let mut r = Run::new(name, only_mandatory, scc);
+    let cx = Ctx { m, opts };
+    seed(&mut sp, &mut r, cx);
+    if r.next < r.work.len() && !sp.is_deleted(n) {
+        r.out.inlined = caller_batch(&mut sp, &mut r, n, cx);
+        r.out.dead_in_batch = r.out.dead.len();
+    }
+    // a unit of one function has one caller: one batch
+    if r.next < r.work.len() || sp.gave_up() {
+        return None;
+    }
+    delete_dead_comdats(&mut sp, &mut r);
+    sp.finish(r.out, (r.pass, r.only_mandatory))
 }
 
 /// The remark of a decision about the call of `f` in `n` whose location is `dbg`.
 fn remark(
     r: &Run,
-    (cx, locs): (&PassContext<'_>, &DebugLocs),
+    (cx, locs): (Ctx<'_>, &DebugLocs),
     (n, f, dbg): (FuncIdx, FuncIdx, Option<DebugLocIdx>),
     kind: RemarkKind,
     ct: Option<(i64, i64)>,
@@ -112,40 +239,48 @@ fn remark(
     }
 }
 
+/// Adds `w` to the work done for node `n`.
+fn add_work(out: &mut RunOut, n: crate::callgraph::NodeIdx, w: u64) {
+    match out.work.last_mut() {
+        Some(last) if last.0 == n => last.1 += w,
+        _ => out.work.push((n, w)),
+    }
+}
+
 /// The SCC's direct calls to defined functions, functions in SCC order and calls in
 /// layout order; a call to a declaration gets its `NoDefinition` remark here.
-fn seed(st: &mut State, r: &mut Run, cx: &mut PassContext<'_>) {
-    let nodes = cx.m.graph.scc_nodes(r.cur).to_vec();
-    for nd in nodes {
+fn seed<S: Store>(st: &mut S, r: &mut Run, cx: Ctx<'_>) {
+    for &nd in cx.m.graph.scc_nodes(r.cur) {
         let f = function_of_node(nd);
-        if cx.m.graph.is_removed(nd) || st.deleted[f.idx()] || !st.fx.is_def[f.idx()] {
+        let fx = &st.sh().fx;
+        if cx.m.graph.is_removed(nd) || st.is_deleted(f) || !fx.is_def[f.idx()] {
             continue;
         }
         let b = st.body(f);
-        cx.m.work[nd] += b.size() as u64;
+        add_work(&mut r.out, nd, b.size() as u64);
         for &bb in &b.layout {
             for &i in &b.blocks[bb] {
                 if b.call_of(i).is_none() {
                     continue;
                 }
-                let Some(g) = st.direct_callee(b, i) else {
+                let Some(g) = fx.direct_callee(b, i) else {
                     continue;
                 };
-                if st.fx.is_def[g.idx()] && !st.deleted[g.idx()] {
+                if fx.is_def[g.idx()] && !st.is_deleted(g) {
                     r.work.push((f, i, None));
-                } else if st.fx.ir.intrinsic[g] == Intrinsic::None
-                    && !st.fx.names[g.idx()].starts_with("llvm.")
+                } else if fx.ir.intrinsic[g] == Intrinsic::None
+                    && !fx.names[g.idx()].starts_with("llvm.")
                 {
                     let dbg = b.call_of(i).and_then(|c| c.dbg);
                     let rm = remark(
                         r,
-                        (cx, &st.locs),
+                        (cx, &st.sh().locs),
                         (f, g, dbg),
                         RemarkKind::NoDefinition,
                         None,
                         "",
                     );
-                    cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
+                    r.out.remarks.push(rm);
                 }
             }
         }
@@ -154,22 +289,22 @@ fn seed(st: &mut State, r: &mut Run, cx: &mut PassContext<'_>) {
 
 /// Decides (and inlines) the queued calls of caller `n` that come next in the worklist;
 /// returns the callees inlined.
-fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_>) -> Vec<FuncIdx> {
+fn caller_batch<S: Store>(st: &mut S, r: &mut Run, n: FuncIdx, cx: Ctx<'_>) -> Vec<FuncIdx> {
     let nn = node_of_function(n);
     let mut inlined = Vec::new();
-    while r.next < r.work.len() && r.work[r.next].0 == n {
+    while r.next < r.work.len() && r.work[r.next].0 == n && !st.gave_up() {
         let (_, row, h) = r.work[r.next];
         r.next += 1;
-        if st.deleted[n.idx()] || cx.m.inliner_stopped {
+        if st.is_deleted(n) || cx.m.inliner_stopped {
             continue;
         }
-        let Some(f) = st.direct_callee(st.body(n), row) else {
+        let Some(f) = st.sh().direct_callee(st.body(n), row) else {
             continue;
         };
-        if st.deleted[f.idx()] || !st.fx.is_def[f.idx()] {
+        if st.is_deleted(f) || !st.sh().fx.is_def[f.idx()] {
             continue;
         }
-        if h.is_some() && st.history_contains(h, f) {
+        if h.is_some() && r.history_contains(h, f) {
             continue;
         }
         let f_in_cur = cx.m.graph.scc_of(node_of_function(f)) == Some(r.cur);
@@ -180,33 +315,29 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
         if st.body(f).layout.is_empty() {
             continue;
         }
-        if st.preds[f.idx()].is_none() {
-            let (t, eph) = st.tables_of(f);
-            st.preds[f.idx()] = Some(Box::new(t));
-            st.eph[f.idx()] = Some(eph);
+        if st.tables(f).is_none() {
+            let (t, eph) = super::tables_of(st, f);
+            st.set_tables(f, t, eph);
         }
         if r.facts.as_ref().is_none_or(|c| c.f != n) {
             // a batch that inlined nothing leaves its caller's frequencies as computed
             // from the unchanged body: they serve its next batch or its callers
             if let Some(old) = r.facts.take() {
-                let slot = &mut st.bfi[old.f.idx()];
-                if slot.is_none() {
-                    *slot = Some(Arc::new(old.freqs));
+                if st.bfi(old.f).is_none() {
+                    st.set_bfi(old.f, Arc::new(old.freqs));
                 }
             }
             r.facts = Some(CallerFacts::new(st, n));
         }
         let facts = r.facts.as_ref().unwrap();
-        let mut scratch = std::mem::take(&mut st.scratch);
-        let d = decide(st, cx, r.only_mandatory, (n, row, f), facts, &mut scratch);
-        cx.m.work[nn] += scratch.take_walked();
-        st.scratch = scratch;
+        let d = decide(st, cx, r.only_mandatory, (n, row, f), facts, &mut r.scratch);
+        add_work(&mut r.out, nn, r.scratch.take_walked());
         match d {
             Decision::No(RemarkKind::NotInlined, _, "") => {}
             Decision::No(kind, ct, why) => {
                 let dbg = st.body(n).call_of(row).and_then(|c| c.dbg);
-                let rm = remark(r, (cx, &st.locs), (n, f, dbg), kind, ct, why);
-                cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
+                let rm = remark(r, (cx, &st.sh().locs), (n, f, dbg), kind, ct, why);
+                r.out.remarks.push(rm);
             }
             Decision::Inline(ct, why) => {
                 let kind = if ct.is_some() {
@@ -215,18 +346,19 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
                     RemarkKind::AlwaysInline
                 };
                 let dbg = st.body(n).call_of(row).and_then(|c| c.dbg);
-                inline_site(st, r, (n, row, h), f, cx);
-                let mut rm = remark(r, (cx, &st.locs), (n, f, dbg), kind, ct, why);
+                if !inline_site(st, r, (n, row, h), f, cx) {
+                    break;
+                }
+                let locs = &st.sh().locs;
+                let mut rm = remark(r, (cx, locs), (n, f, dbg), kind, ct, why);
                 // LLVM's `addLocationToRemarks`: the call's location, when it has one
                 if let Some(l) = dbg.filter(|_| cx.opts.inline.remark_locations) {
-                    rm.loc = st
-                        .locs
-                        .format_callsite(l, CallSiteFormat::LineColumnDiscriminator);
+                    rm.loc = locs.format_callsite(l, CallSiteFormat::LineColumnDiscriminator);
                 }
-                cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
+                r.out.remarks.push(rm);
                 inlined.push(f);
-                cx.m.inlines_done += 1;
-                r.changed = PassResult::Changed;
+                r.out.inlines += 1;
+                r.out.changed = true;
                 delete_if_dead(st, r, f, cx);
             }
         }
@@ -237,44 +369,33 @@ fn caller_batch(st: &mut State, r: &mut Run, n: FuncIdx, cx: &mut PassContext<'_
 /// `AttributeFuncs::mergeAttributesForInlining` after `f` was inlined into `n`, for the
 /// function attributes the passes read: `n` keeps `mustprogress` only when `f` has it
 /// (`setAND<MustProgressAttr>`).
-fn merge_attributes_for_inlining(st: &mut State, cx: &mut PassContext<'_>, n: FuncIdx, f: FuncIdx) {
-    if st.fx.fn_attrs(f).has(Attr::MustProgress) || !st.fx.fn_attrs(n).has(Attr::MustProgress) {
+fn merge_attributes_for_inlining<S: Store>(st: &mut S, r: &mut Run, n: FuncIdx, f: FuncIdx) {
+    if st.must_progress(f) || !st.must_progress(n) {
         return;
     }
-    let mut a = *st.fx.fn_attrs(n);
-    a.remove(Attr::MustProgress);
-    st.set_cur_attrs(n, a);
-    if let Some(inf) = cx.m.fn_attrs.as_mut() {
-        inf.remove_fn_attr(n, Attr::MustProgress);
-    }
+    st.drop_must_progress(n);
+    r.out.must_progress.push(n);
 }
 
 /// Inlines `f` at `row` of `n` (history `h`): the body clone, the caller's facts and
 /// tables, live-use counts, the inline history and the calls the clone exposes (queued,
-/// with the intra-SCC cost multiplier where LLVM sets it).
-fn inline_site(
-    st: &mut State,
+/// with the intra-SCC cost multiplier where LLVM sets it). `false` when a speculative
+/// run gave up.
+fn inline_site<S: Store>(
+    st: &mut S,
     r: &mut Run,
     (n, row, h): Work,
     f: FuncIdx,
-    cx: &mut PassContext<'_>,
-) {
-    let ir = st.fx.ir.clone();
-    // the callee's body is read from the module in place or, when a pass edited it,
-    // lent out of the store while the caller's is edited (a call of a function to
-    // itself is never inlined: `decide` refuses it)
-    let lent = match &st.bodies[f.idx()] {
-        Some(b) if f == n => Some(b.clone()),
-        Some(_) => st.bodies[f.idx()].take(),
-        None => None,
-    };
-    let callee_body = lent.as_ref().unwrap_or_else(|| ir.body(f));
+    cx: Ctx<'_>,
+) -> bool {
+    let ir = st.sh().fx.ir.clone();
+    let callee_body = st.body(f);
     let caller_body = st.body(n);
     let ci = *caller_body.call_of(row).unwrap();
-    let callee_attrs = st.fx.fn_attrs(f);
+    let callee_attrs = st.sh().fx.fn_attrs(f);
     let reads_only = callee_attrs.has(Attr::ReadNone) || callee_attrs.has(Attr::ReadOnly);
     let args = clone::ArgFacts::of(&ir, (caller_body, row, n), (callee_body, f), reads_only);
-    let call_refs = st.ref_counts_of(caller_body, std::iter::once(row));
+    let call_refs = super::ref_counts_of(st, caller_body, std::iter::once(row));
     // a call whose value the callee returns as a constant: count whole bodies (its uses
     // in old rows change)
     let returns_constant = callee_body.layout.iter().any(|&bb| {
@@ -283,62 +404,67 @@ fn inline_site(
             x.op == Opcode::Ret && matches!(x.ops.first(), Some(V::K(_)))
         })
     });
-    let whole_before = returns_constant.then(|| st.ref_counts(caller_body));
-    let callee_freqs = st.callee_freqs(f, callee_body);
-    let caller_body = super::edit(&mut st.bodies, &ir, n);
-    let rows_before = caller_body.num_rows();
-    let out = clone::inline_call(&st.fx, &mut st.folds, caller_body, row, callee_body, &args);
-    cx.m.work[node_of_function(n)] += u64::from(caller_body.num_rows() - rows_before);
+    let whole_before = returns_constant.then(|| super::ref_counts(st, caller_body));
+    let callee_entry = callee_body.layout[0];
+    let callee_freqs = super::callee_freqs(st, f);
+    let rows_before = st.body(n).num_rows();
+    let Some(out) = st.inline_into((n, row, f), &args) else {
+        return false;
+    };
+    add_work(
+        &mut r.out,
+        node_of_function(n),
+        u64::from(st.body(n).num_rows() - rows_before),
+    );
     if let Some(c) = r.facts.as_mut() {
-        c.update(st, &callee_freqs, callee_body.layout[0], &out);
+        c.update(st, &callee_freqs, callee_entry, &out);
     }
     // the caller's own tables, should it be decided as a callee (a call to itself)
     // before the batch ends
     st.body_changed(n);
-    if f != n && lent.is_some() {
-        st.bodies[f.idx()] = lent;
+    let (after, before) = super::inline_ref_delta(st, n, call_refs, whole_before, &out);
+    for (&g, &c) in &after {
+        st.add_uses(g, c - before.get(&g).copied().unwrap_or(0));
     }
-    let (after, before) = st.inline_ref_delta(n, call_refs, whole_before, &out);
-    for (g, c) in &after {
-        st.uses[g.idx()] += c - before.get(g).copied().unwrap_or(0);
-    }
-    for (g, c) in &before {
-        if !after.contains_key(g) {
-            st.uses[g.idx()] -= c;
+    for (&g, &c) in &before {
+        if !after.contains_key(&g) {
+            st.add_uses(g, -c);
         }
     }
-    merge_attributes_for_inlining(st, cx, n, f);
-    inline_debug_locs(st, (n, f), ci.dbg, &out.new_calls);
-    let hid = st.hist.len() as u32;
-    st.hist.push((f, h));
+    merge_attributes_for_inlining(st, r, n, f);
+    if !inline_debug_locs(st, (n, f), ci.dbg, &out.new_calls) {
+        return false;
+    }
+    let hid = r.hist.len() as u32;
+    r.hist.push((f, h));
     let f_scc = cx.m.graph.scc_of(node_of_function(f));
     let mult = ci.cost_mult;
     for &nc in out.new_calls.iter().rev() {
-        let b = st.body(n);
-        let Some(g) = st.direct_callee(b, nc) else {
+        let Some(g) = st.sh().direct_callee(st.body(n), nc) else {
             continue;
         };
-        if !st.fx.is_def[g.idx()] || st.deleted[g.idx()] {
+        if !st.sh().fx.is_def[g.idx()] || st.is_deleted(g) {
             continue;
         }
         if f_scc.is_some_and(|s| s != r.cur) && cx.m.graph.scc_of(node_of_function(g)) == f_scc {
-            let b = st.body_mut(n);
-            if let Some(c) = b.call_mut(nc) {
+            if let Some(c) = st.body_mut(n).call_mut(nc) {
                 c.cost_mult = mult.saturating_mul(cx.opts.inline.intra_scc_cost_multiplier);
             }
         }
         r.work.push((n, nc, Some(hid)));
     }
+    true
 }
 
 /// The end of LLVM 14's inliner run for the dead callees in comdats
 /// (`filterDeadComdatFunctions`): those whose comdat has no other member left (no live
 /// function, no global variable) lose their bodies' references and are deleted with the
 /// run's other dead callees.
-fn delete_dead_comdats(st: &mut State, r: &mut Run) {
+fn delete_dead_comdats<S: Store>(st: &mut S, r: &mut Run) {
     let cands = std::mem::take(&mut r.dead_in_comdats);
     for &f in &cands {
-        let (members, has_global) = &st.comdat_members[st.comdat_of[f.idx()] as usize];
+        let sh = st.sh();
+        let (members, has_global) = &sh.comdat_members[sh.comdat_of[f.idx()] as usize];
         if *has_global || !members.iter().all(|m| cands.contains(m)) {
             continue;
         }
@@ -348,34 +474,33 @@ fn delete_dead_comdats(st: &mut State, r: &mut Run) {
 
 /// LLVM's `dropAllReferences` on dead function `f` and its queueing for deletion: its
 /// body's references leave the use counts, the body goes, `f` joins the run's dead.
-fn drop_body(st: &mut State, r: &mut Run, f: FuncIdx) {
-    let rc = st.ref_counts(st.body(f));
+fn drop_body<S: Store>(st: &mut S, r: &mut Run, f: FuncIdx) {
+    let rc = super::ref_counts(st, st.body(f));
     for (g, c) in rc {
-        st.uses[g.idx()] -= c;
+        st.add_uses(g, -c);
     }
-    st.deleted[f.idx()] = true;
-    st.bodies[f.idx()] = Some(Body::default());
-    r.dead.push(f);
+    st.clear_body(f);
+    r.out.dead.push(f);
 }
 
 /// Deletes callee `f` when inlining left it discardable and without uses (LLVM erases
 /// its body at once and its queued calls with it); one in a comdat (not local) waits for
 /// the end of the run ([`delete_dead_comdats`]).
-fn delete_if_dead(st: &mut State, r: &mut Run, f: FuncIdx, cx: &PassContext<'_>) {
-    let l = st.fx.linkage[f.idx()];
+fn delete_if_dead<S: Store>(st: &mut S, r: &mut Run, f: FuncIdx, cx: Ctx<'_>) {
+    let l = st.sh().fx.linkage[f.idx()];
     let discardable = l.is_local()
         || matches!(
             l,
             Linkage::Linkonce | Linkage::LinkonceOdr | Linkage::AvailableExternally
         );
     if !discardable
-        || st.uses[f.idx()] != 0
+        || !st.uses_are(f, 0)
         || cx.m.graph.lib_functions().contains(&node_of_function(f))
     {
         return;
     }
     // a discardable function in a comdat waits for the end of the run
-    if !l.is_local() && st.comdat_of[f.idx()] != u32::MAX {
+    if !l.is_local() && st.sh().comdat_of[f.idx()] != u32::MAX {
         if !r.dead_in_comdats.contains(&f) {
             r.dead_in_comdats.push(f);
         }
@@ -400,11 +525,11 @@ fn after_batch(
 ) {
     let nn = node_of_function(n);
     r.facts = None;
-    st.body_changed(n);
+    State::body_changed(st, n);
     let (calls, refs) = st.summarize(n);
     cx.m.summ.calls[nn] = calls;
     cx.m.summ.refs[nn] = refs;
-    for &g in &r.dead {
+    for &g in &r.out.dead {
         let gn = node_of_function(g);
         cx.m.summ.calls[gn].clear();
         cx.m.summ.refs[gn].clear();
@@ -430,23 +555,30 @@ fn after_batch(
 /// cloned (LLVM 14's `fixupLineNumbers`): a located clone gets the call site appended
 /// to its inlined-at chain; an unlocated clone takes the call site's location unless
 /// the callee has debug information; without a call-site location nothing changes.
-fn inline_debug_locs(
-    st: &mut State,
+/// `false` when a speculative run gave up.
+fn inline_debug_locs<S: Store>(
+    st: &mut S,
     (n, f): (FuncIdx, FuncIdx),
     site: Option<DebugLocIdx>,
     new_calls: &[RowIdx],
-) {
-    let Some(site) = site else { return };
-    let callee_has_di = st.locs.func_subprogram(f).is_some();
-    let b = super::edit(&mut st.bodies, &st.fx.ir, n);
+) -> bool {
+    let Some(site) = site else { return true };
+    let callee_has_di = st.sh().locs.func_subprogram(f).is_some();
     for &nc in new_calls {
-        let Some(c) = b.call_mut(nc) else {
+        let Some(dbg) = st.body(n).call_of(nc).map(|c| c.dbg) else {
             continue;
         };
-        c.dbg = match c.dbg {
-            Some(l) => Some(st.locs.inline_at(l, site)),
+        let dbg = match dbg {
+            Some(l) => match st.inline_loc(l, site) {
+                Some(x) => Some(x),
+                None => return false,
+            },
             None if callee_has_di => None,
             None => Some(site),
         };
+        if let Some(c) = st.body_mut(n).call_mut(nc) {
+            c.dbg = dbg;
+        }
     }
+    true
 }

@@ -1,0 +1,458 @@
+//! Where one inliner run reads and writes the inliner's state: the walk's own
+//! [`State`], or a [`Spec`] — a run of one unit made ahead of the walk on another
+//! worker, reading the walk's state while nothing writes it and keeping its own writes
+//! aside, for the walk to take at the unit's turn ([`Unit`]).
+//!
+//! The run's code (`run.rs`, `decide.rs`, the caller's facts) is one, written against
+//! [`Store`]; only where a value lives differs. A speculative run reads the walk's
+//! tables as they stood when it began and journals what the sequential walk could
+//! have changed before the unit's turn:
+//!
+//! - the live-use counts it tested (last call to a static callee, a callee left
+//!   dead): each test's answer, asked again of the walk's count at the unit's turn;
+//! - every function whose body, attributes or deletion it read: the function's
+//!   version (bumped by every body edit, deletion and attribute change), compared too;
+//!
+//! and gives up (the walk then runs the unit itself) where it would have had to add to
+//! a table the walk numbers: a constant expression or a debug location the walk's
+//! tables do not have yet.
+
+use super::clone::{self, ArgFacts, Inlined};
+use super::{cost, fold::Folds, PredTable, State};
+use crate::callgraph::NodeIdx;
+use crate::cgscc::inliner::remark::Remark;
+use crate::llvm::attrs::Attr;
+use crate::llvm::ir::body::{Body, RowIdx};
+use crate::llvm::ir::debugloc::DebugLocIdx;
+use crate::llvm::FuncIdx;
+use ahash::AHashMap;
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// A call site to inline: caller, call row, callee.
+type Site = (FuncIdx, RowIdx, FuncIdx);
+
+/// A body's predecessor table and ephemeral rows, as the walk keeps them.
+type BodyTables = (Arc<PredTable>, Arc<[RowIdx]>);
+
+/// The inliner's state as one run sees it.
+pub(super) trait Store: cost::Functions {
+    /// The walk's state: read for what the run never writes (module facts, comdats,
+    /// the walk's tables as they stand).
+    fn sh(&self) -> &State;
+    /// `f`'s body was deleted.
+    fn is_deleted(&self, f: FuncIdx) -> bool;
+    /// `f` has `v` live uses.
+    fn uses_are(&self, f: FuncIdx, v: i64) -> bool;
+    /// Adds `d` to `f`'s live uses.
+    fn add_uses(&mut self, f: FuncIdx, d: i64);
+    /// Deletes `f`'s body (its references already left the use counts).
+    fn clear_body(&mut self, f: FuncIdx);
+    /// `f`'s body for editing.
+    fn body_mut(&mut self, f: FuncIdx) -> &mut Body;
+    /// Inlines `f`'s current body at `row` of `n` (`(n, row, f)`); `None` when a
+    /// speculative run would have had to make a constant expression the walk's table
+    /// lacks.
+    fn inline_into(&mut self, site: Site, args: &ArgFacts) -> Option<Inlined>;
+    /// Drops what was computed from `f`'s body, which changed.
+    fn body_changed(&mut self, f: FuncIdx);
+    /// Keeps `f`'s predecessor table and ephemeral rows.
+    fn set_tables(&mut self, f: FuncIdx, t: PredTable, eph: Box<[RowIdx]>);
+    /// `f`'s block frequencies, when computed for its current body.
+    fn bfi(&self, f: FuncIdx) -> Option<Arc<Vec<u64>>>;
+    /// Keeps `f`'s block frequencies for its current body.
+    fn set_bfi(&mut self, f: FuncIdx, v: Arc<Vec<u64>>);
+    /// The constant expressions, the module's and the ones inlining made.
+    fn folds(&self) -> &Folds;
+    /// Location `loc` inlined at `site`; `None` when a speculative run would have had
+    /// to make it.
+    fn inline_loc(&mut self, loc: DebugLocIdx, site: DebugLocIdx) -> Option<DebugLocIdx>;
+    /// `f` has `mustprogress`.
+    fn must_progress(&self, f: FuncIdx) -> bool {
+        self.sh().fx.fn_attrs(f).has(Attr::MustProgress)
+    }
+    /// Removes `mustprogress` from `n` (`mergeAttributesForInlining`).
+    fn drop_must_progress(&mut self, n: FuncIdx);
+    /// A speculative run gave up.
+    fn gave_up(&self) -> bool {
+        false
+    }
+}
+
+impl Store for State {
+    fn sh(&self) -> &State {
+        self
+    }
+    fn is_deleted(&self, f: FuncIdx) -> bool {
+        self.deleted[f.idx()]
+    }
+    fn uses_are(&self, f: FuncIdx, v: i64) -> bool {
+        self.uses[f.idx()] == v
+    }
+    fn add_uses(&mut self, f: FuncIdx, d: i64) {
+        self.uses[f.idx()] += d;
+    }
+    fn clear_body(&mut self, f: FuncIdx) {
+        self.deleted[f.idx()] = true;
+        self.bodies[f.idx()] = Some(Body::default());
+        self.ver[f.idx()] += 1;
+    }
+    fn body_mut(&mut self, f: FuncIdx) -> &mut Body {
+        super::edit(&mut self.bodies, &self.fx.ir, f)
+    }
+    fn inline_into(&mut self, (n, row, f): Site, args: &ArgFacts) -> Option<Inlined> {
+        let ir = self.fx.ir.clone();
+        // the callee's body is read from the module in place or, when a pass edited
+        // it, lent out of the store while the caller's is edited (a call of a function
+        // to itself is never inlined: `decide` refuses it)
+        let lent = match &self.bodies[f.idx()] {
+            Some(b) if f == n => Some(b.clone()),
+            Some(_) => self.bodies[f.idx()].take(),
+            None => None,
+        };
+        let callee_body = lent.as_ref().unwrap_or_else(|| ir.body(f));
+        let caller_body = super::edit(&mut self.bodies, &ir, n);
+        let out = clone::inline_call(
+            &self.fx,
+            &mut self.folds,
+            caller_body,
+            row,
+            callee_body,
+            args,
+        );
+        if f != n && lent.is_some() {
+            self.bodies[f.idx()] = lent;
+        }
+        Some(out)
+    }
+    fn body_changed(&mut self, f: FuncIdx) {
+        State::body_changed(self, f);
+    }
+    fn set_tables(&mut self, f: FuncIdx, t: PredTable, eph: Box<[RowIdx]>) {
+        self.preds[f.idx()] = Some(Arc::new(t));
+        self.eph[f.idx()] = Some(eph.into());
+    }
+    fn bfi(&self, f: FuncIdx) -> Option<Arc<Vec<u64>>> {
+        self.bfi[f.idx()].clone()
+    }
+    fn set_bfi(&mut self, f: FuncIdx, v: Arc<Vec<u64>>) {
+        self.bfi[f.idx()] = Some(v);
+    }
+    fn folds(&self) -> &Folds {
+        &self.folds
+    }
+    fn inline_loc(&mut self, loc: DebugLocIdx, site: DebugLocIdx) -> Option<DebugLocIdx> {
+        Some(self.locs.inline_at(loc, site))
+    }
+    fn drop_must_progress(&mut self, n: FuncIdx) {
+        let mut a = *self.fx.fn_attrs(n);
+        a.remove(Attr::MustProgress);
+        self.set_cur_attrs(n, a);
+    }
+}
+
+/// A speculative run of the inliner on a unit of one function: its writes, kept aside
+/// over the walk's state it reads.
+pub(crate) struct Spec<'a> {
+    base: &'a State,
+    /// The unit's function.
+    n: FuncIdx,
+    /// Its body once inlining edited it.
+    body: Option<Body>,
+    /// Its body changed: the walk's tables of it no longer hold.
+    n_changed: bool,
+    /// Callees whose bodies the run deleted, and the empty body they now have.
+    cleared: Vec<FuncIdx>,
+    empty: Body,
+    /// Use-count changes.
+    uses: AHashMap<FuncIdx, i64>,
+    /// Tables the run made.
+    tables: AHashMap<FuncIdx, BodyTables>,
+    bfi: AHashMap<FuncIdx, Arc<Vec<u64>>>,
+    folds: Folds,
+    /// `mustprogress` left the unit's function.
+    must_progress_dropped: bool,
+    /// What the walk may change before the unit's turn: the use counts' tests and
+    /// (function, version seen).
+    uses_read: RefCell<Vec<UsesRead>>,
+    versions_read: RefCell<Vec<(FuncIdx, u32)>>,
+    gave_up: bool,
+}
+
+impl<'a> Spec<'a> {
+    /// A run on the unit of function `n` over `base`; `folds` is a frozen copy of the
+    /// walk's ([`Folds::frozen`]).
+    pub(crate) fn new(base: &'a State, n: FuncIdx, folds: Folds) -> Spec<'a> {
+        Spec {
+            base,
+            n,
+            body: None,
+            n_changed: false,
+            cleared: Vec::new(),
+            empty: Body::default(),
+            uses: AHashMap::new(),
+            tables: AHashMap::new(),
+            bfi: AHashMap::new(),
+            folds,
+            must_progress_dropped: false,
+            uses_read: RefCell::new(Vec::new()),
+            versions_read: RefCell::new(vec![(n, base.ver[n.idx()])]),
+            gave_up: false,
+        }
+    }
+
+    fn read_version(&self, f: FuncIdx) {
+        self.versions_read
+            .borrow_mut()
+            .push((f, self.base.ver[f.idx()]));
+    }
+
+    /// What the run leaves for the walk, with the run's own record `out`.
+    pub(crate) fn finish(self, out: RunOut, pass: (Arc<str>, bool)) -> Option<Box<Unit>> {
+        if self.gave_up || self.folds.missed() {
+            return None;
+        }
+        let mut versions = self.versions_read.into_inner();
+        versions.sort_unstable();
+        versions.dedup();
+        let mut uses_read = self.uses_read.into_inner();
+        uses_read.sort_unstable();
+        uses_read.dedup();
+        let mut uses: Vec<(FuncIdx, i64)> = self.uses.into_iter().filter(|x| x.1 != 0).collect();
+        uses.sort_unstable();
+        let keep = |f: &FuncIdx| *f != self.n || !self.n_changed;
+        Some(Box::new(Unit {
+            n: self.n,
+            pass: pass.0,
+            only_mandatory: pass.1,
+            versions,
+            uses_read,
+            body: self.body,
+            uses,
+            cleared: self.cleared,
+            must_progress_dropped: self.must_progress_dropped,
+            tables: self.tables.into_iter().filter(|x| keep(&x.0)).collect(),
+            bfi: self.bfi.into_iter().filter(|x| keep(&x.0)).collect(),
+            out,
+        }))
+    }
+}
+
+impl cost::Functions for Spec<'_> {
+    fn body(&self, f: FuncIdx) -> &Body {
+        if f == self.n {
+            if let Some(b) = &self.body {
+                return b;
+            }
+        }
+        if self.cleared.contains(&f) {
+            return &self.empty;
+        }
+        self.read_version(f);
+        self.base.body(f)
+    }
+    fn tables(&self, f: FuncIdx) -> Option<(&PredTable, &[RowIdx])> {
+        if let Some((p, e)) = self.tables.get(&f) {
+            return Some((p, e));
+        }
+        if f == self.n && self.n_changed {
+            return None;
+        }
+        cost::Functions::tables(self.base, f)
+    }
+    fn freqs(&self, f: FuncIdx) -> Option<&[u64]> {
+        if let Some(v) = self.bfi.get(&f) {
+            return Some(v);
+        }
+        if f == self.n && self.n_changed {
+            return None;
+        }
+        cost::Functions::freqs(self.base, f)
+    }
+}
+
+impl Store for Spec<'_> {
+    fn sh(&self) -> &State {
+        self.base
+    }
+    fn is_deleted(&self, f: FuncIdx) -> bool {
+        self.read_version(f);
+        self.cleared.contains(&f) || self.base.deleted[f.idx()]
+    }
+    fn uses_are(&self, f: FuncIdx, v: i64) -> bool {
+        let own = self.uses.get(&f).copied().unwrap_or(0);
+        let is = self.base.uses[f.idx()] + own == v;
+        self.uses_read.borrow_mut().push(UsesRead { f, own, v, is });
+        is
+    }
+    fn add_uses(&mut self, f: FuncIdx, d: i64) {
+        *self.uses.entry(f).or_default() += d;
+    }
+    fn clear_body(&mut self, f: FuncIdx) {
+        if f == self.n {
+            // the unit deleting its own function: left to the walk
+            self.gave_up = true;
+        }
+        self.cleared.push(f);
+    }
+    fn body_mut(&mut self, f: FuncIdx) -> &mut Body {
+        if f != self.n {
+            // only the unit's own body is edited; anything else is the walk's to do
+            self.gave_up = true;
+        }
+        let base = self.base;
+        let n = self.n;
+        self.body.get_or_insert_with(|| base.body(n).clone())
+    }
+    fn inline_into(&mut self, (n, row, f): Site, args: &ArgFacts) -> Option<Inlined> {
+        if n != self.n || f == n || self.cleared.contains(&f) {
+            self.gave_up = true;
+            return None;
+        }
+        let base = self.base;
+        self.read_version(f);
+        let callee = base.body(f);
+        let caller = self.body.get_or_insert_with(|| base.body(n).clone());
+        let out = clone::inline_call(&base.fx, &mut self.folds, caller, row, callee, args);
+        if self.folds.missed() {
+            self.gave_up = true;
+            return None;
+        }
+        Some(out)
+    }
+    fn body_changed(&mut self, f: FuncIdx) {
+        if f == self.n {
+            self.n_changed = true;
+        }
+        self.tables.remove(&f);
+        self.bfi.remove(&f);
+    }
+    fn set_tables(&mut self, f: FuncIdx, t: PredTable, eph: Box<[RowIdx]>) {
+        self.tables.insert(f, (Arc::new(t), eph.into()));
+    }
+    fn bfi(&self, f: FuncIdx) -> Option<Arc<Vec<u64>>> {
+        if let Some(v) = self.bfi.get(&f) {
+            return Some(v.clone());
+        }
+        if f == self.n && self.n_changed {
+            return None;
+        }
+        self.base.bfi[f.idx()].clone()
+    }
+    fn set_bfi(&mut self, f: FuncIdx, v: Arc<Vec<u64>>) {
+        self.bfi.insert(f, v);
+    }
+    fn folds(&self) -> &Folds {
+        &self.folds
+    }
+    fn inline_loc(&mut self, loc: DebugLocIdx, site: DebugLocIdx) -> Option<DebugLocIdx> {
+        let copy = self.base.locs.inlined_copy(loc, site);
+        self.gave_up |= copy.is_none();
+        copy
+    }
+    fn must_progress(&self, f: FuncIdx) -> bool {
+        !(f == self.n && self.must_progress_dropped)
+            && self.base.fx.fn_attrs(f).has(Attr::MustProgress)
+    }
+    fn drop_must_progress(&mut self, n: FuncIdx) {
+        if n == self.n {
+            self.must_progress_dropped = true;
+        } else {
+            self.gave_up = true;
+        }
+    }
+    fn gave_up(&self) -> bool {
+        self.gave_up || self.folds.missed()
+    }
+}
+
+/// A test of a use count a speculative run made: the walk's count of `f` plus the
+/// run's own changes `own` was `v` (`is`) or not. It holds at the unit's turn when the
+/// walk's count then gives the same answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct UsesRead {
+    f: FuncIdx,
+    own: i64,
+    v: i64,
+    is: bool,
+}
+
+/// What one inliner run leaves for the pass manager (remarks, work, inlinings), kept
+/// by the run and handed over after each caller's batch (or, for a speculative run,
+/// at the unit's turn).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RunOut {
+    /// Remarks, in order.
+    pub remarks: Vec<Remark>,
+    /// Work done per node.
+    pub work: Vec<(NodeIdx, u64)>,
+    /// Calls inlined.
+    pub inlines: usize,
+    /// Functions that lost `mustprogress`, for `function-attrs`' tables.
+    pub must_progress: Vec<FuncIdx>,
+    /// The callees inlined by the unit's batch (a speculative run's only batch).
+    pub inlined: Vec<FuncIdx>,
+    /// Dead callees: deleted during the batch, then at the end of the run (comdats).
+    pub dead: Vec<FuncIdx>,
+    pub dead_in_batch: usize,
+    /// Anything inlined.
+    pub changed: bool,
+}
+
+/// A speculative run's result, waiting for its unit's turn.
+#[derive(Clone, Debug)]
+pub(crate) struct Unit {
+    /// The unit's function.
+    pub n: FuncIdx,
+    /// The pass it ran as: name, `only-mandatory`.
+    pub pass: Arc<str>,
+    pub only_mandatory: bool,
+    versions: Vec<(FuncIdx, u32)>,
+    uses_read: Vec<UsesRead>,
+    body: Option<Body>,
+    uses: Vec<(FuncIdx, i64)>,
+    cleared: Vec<FuncIdx>,
+    must_progress_dropped: bool,
+    tables: Vec<(FuncIdx, BodyTables)>,
+    bfi: Vec<(FuncIdx, Arc<Vec<u64>>)>,
+    /// The run's record.
+    pub out: RunOut,
+}
+
+impl Unit {
+    /// Nothing the run read has changed in `st` since it began.
+    pub(crate) fn holds(&self, st: &State) -> bool {
+        self.versions.iter().all(|&(f, v)| st.ver[f.idx()] == v)
+            && self
+                .uses_read
+                .iter()
+                .all(|u| (st.uses[u.f.idx()] + u.own == u.v) == u.is)
+    }
+
+    /// Writes the run's changes into `st` (which [`Unit::holds`]); returns its record.
+    pub(crate) fn install(self, st: &mut State) -> RunOut {
+        for (f, d) in self.uses {
+            st.uses[f.idx()] += d;
+        }
+        for f in self.cleared {
+            st.clear_body(f);
+        }
+        if let Some(b) = self.body {
+            st.bodies[self.n.idx()] = Some(b);
+            State::body_changed(st, self.n);
+        }
+        if self.must_progress_dropped {
+            st.drop_must_progress(self.n);
+        }
+        for (f, (p, e)) in self.tables {
+            if st.preds[f.idx()].is_none() {
+                st.preds[f.idx()] = Some(p);
+                st.eph[f.idx()] = Some(e);
+            }
+        }
+        for (f, v) in self.bfi {
+            st.bfi[f.idx()].get_or_insert(v);
+        }
+        self.out
+    }
+}
