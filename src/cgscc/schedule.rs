@@ -224,9 +224,9 @@ impl Dag {
         &self.deps[self.start[r] as usize..self.start[r + 1] as usize]
     }
 
-    /// Work, span and RefSCC count when node `n` did `work[n]` rows of work (nodes
-    /// past `work`'s end or in no RefSCC count nothing).
-    pub fn stats(&self, work: &IndexVec<NodeIdx, u64>) -> ScheduleStats {
+    /// Per unit (post-order position): the work its nodes did, `work[n]` rows for
+    /// node `n` (nodes past `work`'s end or in no unit count nothing).
+    pub fn unit_work(&self, work: &IndexVec<NodeIdx, u64>) -> Vec<u64> {
         let mut own = vec![0u64; self.len()];
         for (n, &w) in work.iter_enumerated() {
             if let Some(&r) = self.refscc_of.get(n) {
@@ -235,6 +235,13 @@ impl Dag {
                 }
             }
         }
+        own
+    }
+
+    /// Work, span and RefSCC count when node `n` did `work[n]` rows of work (nodes
+    /// past `work`'s end or in no RefSCC count nothing).
+    pub fn stats(&self, work: &IndexVec<NodeIdx, u64>) -> ScheduleStats {
+        let own = self.unit_work(work);
         // post-order: every RefSCC's dependencies come before it
         let mut finish = vec![0u64; self.len()];
         for r in 0..self.len() {

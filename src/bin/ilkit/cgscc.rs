@@ -420,7 +420,7 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
                 serde_json::json!({"fn": fnw, "ret": [], "args": {}, "estimated": true}),
             );
         }
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "module": file,
             "schedule": schedule_json(&cm.schedule_stats()),
             "scc_schedule": schedule_json(&cm.scc_schedule_stats()),
@@ -435,6 +435,9 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
             "refsccs": cm.graph.postorder_names(),
             "verify": cm.graph.verify().iter().map(|e| e.to_string()).collect::<Vec<_>>(),
         });
+        if a.stats {
+            v["schedule_units"] = schedule_units(&cm);
+        }
         return emit_and_leave(&format!("{v:#}\n"), (m, cm));
     }
     let mut out = String::new();
@@ -531,6 +534,16 @@ fn schedule_json(s: &ScheduleStats) -> serde_json::Value {
         .collect();
     serde_json::json!({"refsccs": s.refsccs, "work": s.work, "span": s.span,
         "parallelism": s.parallelism(), "predicted_speedup": predicted})
+}
+
+/// Per unit of the RefSCC DAG, in post-order: `[work, [positions it depends on]]`
+/// (what `scripts/schedule_sim.py` schedules).
+fn schedule_units(cm: &CgsccModule) -> serde_json::Value {
+    let own = cm.dag.unit_work(&cm.work);
+    own.iter()
+        .enumerate()
+        .map(|(r, &w)| serde_json::json!([w, cm.dag.deps(r)]))
+        .collect()
 }
 
 fn schedule_text(dag: &str, s: &ScheduleStats) -> String {
