@@ -139,12 +139,31 @@ fn units_run_ahead_are_taken_and_change_nothing() {
 /// parameter (direct once a caller passing a function is inlined), functions stored
 /// to a global (reference edges and cycles), library calls, `noinline` /
 /// `alwaysinline`, local and external linkage (unused local functions are dead),
-/// branches on the argument and bodies of varied size.
+/// branches on the argument and bodies of varied size; half of them with debug
+/// locations on the calls (which inlining copies, inlined at each call site).
 fn random_module(r: &mut Rng, n: usize) -> String {
     let mut s = String::from(
         "@g = global ptr null\n@s = private constant [4 x i8] c\"abc\\00\"\n\
          declare i64 @strlen(ptr)\ndeclare ptr @malloc(i64)\ndeclare void @free(ptr)\n",
     );
+    let debug = r.next(2) == 0;
+    // debug metadata: !0-!3 the unit, file, flag and type; !(100 + i) function i's
+    // subprogram; locations from !(100 + n) on
+    let mut meta = String::new();
+    let mut next_loc = 100 + n;
+    let mut loc = |r: &mut Rng, i: usize, meta: &mut String| -> String {
+        if !debug {
+            return String::new();
+        }
+        next_loc += 1;
+        meta.push_str(&format!(
+            "!{next_loc} = !DILocation(line: {}, column: {}, scope: !{})\n",
+            r.next(90) + 1,
+            r.next(30) + 1,
+            100 + i
+        ));
+        format!(", !dbg !{next_loc}")
+    };
     for i in 0..n {
         let link = if r.next(3) == 0 { "" } else { "internal " };
         let attr = match r.next(10) {
@@ -152,8 +171,19 @@ fn random_module(r: &mut Rng, n: usize) -> String {
             1 => " #1",
             _ => "",
         };
+        let sp = if debug {
+            meta.push_str(&format!(
+                "!{} = distinct !DISubprogram(name: \"f{i}\", scope: !1, file: !1, line: {}, \
+                 type: !3, unit: !0)\n",
+                100 + i,
+                i + 1
+            ));
+            format!(" !dbg !{}", 100 + i)
+        } else {
+            String::new()
+        };
         s.push_str(&format!(
-            "define {link}i32 @f{i}(i32 %x, ptr %fp){attr} {{\nentry:\n  %v0 = add i32 %x, {}\n",
+            "define {link}i32 @f{i}(i32 %x, ptr %fp){attr}{sp} {{\nentry:\n  %v0 = add i32 %x, {}\n",
             r.next(100)
         ));
         let adds = r.next(40);
@@ -180,14 +210,16 @@ fn random_module(r: &mut Rng, n: usize) -> String {
                 1 => "%fp".into(),
                 _ => "null".into(),
             };
+            let callee = r.next(n);
+            let dbg = loc(r, i, &mut meta);
             s.push_str(&format!(
-                "  %r{k} = call i32 @f{}(i32 {arg}, ptr {fp})\n",
-                r.next(n)
+                "  %r{k} = call i32 @f{callee}(i32 {arg}, ptr {fp}){dbg}\n"
             ));
             last = format!("%r{k}");
         }
         if r.next(4) == 0 {
-            s.push_str(&format!("  %i = call i32 %fp(i32 {last}, ptr null)\n"));
+            let dbg = loc(r, i, &mut meta);
+            s.push_str(&format!("  %i = call i32 %fp(i32 {last}, ptr null){dbg}\n"));
             last = "%i".into();
         }
         match r.next(6) {
@@ -203,6 +235,16 @@ fn random_module(r: &mut Rng, n: usize) -> String {
         ));
     }
     s.push_str("attributes #0 = { noinline }\nattributes #1 = { alwaysinline }\n");
+    if debug {
+        s.push_str(
+            "!llvm.dbg.cu = !{!0}\n!llvm.module.flags = !{!2}\n\
+             !0 = distinct !DICompileUnit(language: DW_LANG_C99, file: !1, emissionKind: FullDebug)\n\
+             !1 = !DIFile(filename: \"r.c\", directory: \"/\")\n\
+             !2 = !{i32 2, !\"Debug Info Version\", i32 3}\n\
+             !3 = !DISubroutineType(types: !{})\n",
+        );
+        s.push_str(&meta);
+    }
     s
 }
 
