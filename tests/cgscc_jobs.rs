@@ -138,8 +138,10 @@ fn units_run_ahead_are_taken_and_change_nothing() {
 /// (cycles included) with constant and variable arguments, calls through the pointer
 /// parameter (direct once a caller passing a function is inlined), functions stored
 /// to a global (reference edges and cycles), library calls, `noinline` /
-/// `alwaysinline`, local and external linkage (unused local functions are dead),
-/// branches on the argument and bodies of varied size; half of them with debug
+/// `alwaysinline`, `mustprogress` (which a caller loses when it inlines a callee
+/// without it), local and external linkage (unused local functions are dead),
+/// branches on the argument and bodies of varied size (a third of the modules without
+/// cycles: every call and reference to an earlier function); half with debug
 /// locations on the calls (which inlining copies, inlined at each call site).
 fn random_module(r: &mut Rng, n: usize) -> String {
     let mut s = String::from(
@@ -147,6 +149,10 @@ fn random_module(r: &mut Rng, n: usize) -> String {
          declare i64 @strlen(ptr)\ndeclare ptr @malloc(i64)\ndeclare void @free(ptr)\n",
     );
     let debug = r.next(2) == 0;
+    // a third of the modules call and reference only earlier functions: a DAG of
+    // units of one function, which the walk runs ahead chained on each other
+    let acyclic = r.next(3) == 0;
+    let pick = |r: &mut Rng, i: usize| if acyclic { r.next(i.max(1)) } else { r.next(n) };
     // debug metadata: !0-!3 the unit, file, flag and type; !(100 + i) function i's
     // subprogram; locations from !(100 + n) on
     let mut meta = String::new();
@@ -169,6 +175,7 @@ fn random_module(r: &mut Rng, n: usize) -> String {
         let attr = match r.next(10) {
             0 => " #0",
             1 => " #1",
+            2..=4 => " #2",
             _ => "",
         };
         let sp = if debug {
@@ -206,11 +213,11 @@ fn random_module(r: &mut Rng, n: usize) -> String {
                 last.clone()
             };
             let fp = match r.next(3) {
-                0 => format!("@f{}", r.next(n)),
+                0 => format!("@f{}", pick(r, i)),
                 1 => "%fp".into(),
                 _ => "null".into(),
             };
-            let callee = r.next(n);
+            let callee = pick(r, i);
             let dbg = loc(r, i, &mut meta);
             s.push_str(&format!(
                 "  %r{k} = call i32 @f{callee}(i32 {arg}, ptr {fp}){dbg}\n"
@@ -228,13 +235,16 @@ fn random_module(r: &mut Rng, n: usize) -> String {
             _ => {}
         }
         if r.next(4) == 0 {
-            s.push_str(&format!("  store ptr @f{}, ptr @g\n", r.next(n)));
+            s.push_str(&format!("  store ptr @f{}, ptr @g\n", pick(r, i)));
         }
         s.push_str(&format!(
             "  br label %done\ndone:\n  %p = phi i32 [ 0, %entry ], [ {last}, %then ]\n  ret i32 %p\n}}\n"
         ));
     }
-    s.push_str("attributes #0 = { noinline }\nattributes #1 = { alwaysinline }\n");
+    s.push_str(
+        "attributes #0 = { noinline }\nattributes #1 = { alwaysinline }\n\
+         attributes #2 = { mustprogress }\n",
+    );
     if debug {
         s.push_str(
             "!llvm.dbg.cu = !{!0}\n!llvm.module.flags = !{!2}\n\

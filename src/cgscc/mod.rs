@@ -121,10 +121,10 @@ pub struct Options {
     /// cap.
     pub max_memory: Option<usize>,
     /// Run the inliner on units of one function ahead of the walk, on the pool's
-    /// other workers, in rounds (see `cgscc/ahead.rs`); the walk takes a run whose
-    /// inputs still hold at the unit's turn. The answer is the sequential one either
-    /// way. Off by default: on the modules PERF.md measures it is slower than the
-    /// helpers that make the inliner's tables ahead, which it replaces.
+    /// workers, in rounds over windows of the post-order (see `cgscc/ahead.rs`); the
+    /// walk takes a run whose inputs still hold at the unit's turn. The answer is the
+    /// sequential one either way. Off by default: slower, so far, on the modules
+    /// PERF.md measures.
     pub run_ahead: bool,
 }
 
@@ -875,6 +875,7 @@ impl PassManager {
         }
         if let Some(st) = m.llvm14.as_mut() {
             st.made.clear();
+            st.taken_ver.clear();
             if let Some(a) = ahead.as_mut() {
                 a.stats.taken = std::mem::take(&mut st.made_taken);
                 report.ahead = a.stats;

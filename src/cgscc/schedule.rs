@@ -38,14 +38,13 @@
 //!
 //! This is the bound of such a schedule. `ilkit cgscc --jobs N` still commits the walk
 //! on one worker, in the sequential order, with helpers making its body tables ahead
-//! (`inliner/llvm14/prefetch.rs`); with `--run-ahead` it runs the inliner on units of
-//! one function ahead of itself, in rounds over the units whose dependencies it has
-//! committed (`cgscc/ahead.rs`). A schedule gated so by the walk's own commits reaches
-//! little of this bound: in post-order a unit becomes ready just before the walk
-//! reaches it. `scripts/schedule_sim.py` list-schedules a module's units (`ilkit
-//! cgscc --format json --stats` prints them) both ways: gated by commits, and chained,
-//! a unit running as soon as its dependencies have run, over their results not yet
-//! committed.
+//! (`inliner/llvm14/prefetch.rs`); with `--run-ahead` it also runs the inliner on
+//! units of one function ahead of itself, in windows of the post-order, each unit over
+//! the runs of the window's units it depends on (`cgscc/ahead.rs`). A schedule gated
+//! by the walk's own commits instead reaches little of this bound: in post-order a
+//! unit becomes ready just before the walk reaches it. `scripts/schedule_sim.py`
+//! list-schedules a module's units (`ilkit cgscc --format json --stats` prints them)
+//! both ways.
 
 use crate::callgraph::{LazyCallGraph, NodeIdx};
 use crate::idx::IndexVec;

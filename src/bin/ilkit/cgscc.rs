@@ -121,9 +121,9 @@ pub struct CgsccArgs {
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     jobs: usize,
     /// Run the inliner on the walk's units of one function ahead of the walk, in
-    /// rounds on the pool's workers, instead of the helpers' tables (the same output;
-    /// slower on the modules PERF.md measures; `--stats` prints how many runs the walk
-    /// took on standard error).
+    /// rounds on the pool's workers (the same output; slower so far on the modules
+    /// PERF.md measures; `--stats` prints how many runs the walk took on standard
+    /// error).
     #[arg(long)]
     run_ahead: bool,
 }

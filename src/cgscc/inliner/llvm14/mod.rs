@@ -31,7 +31,7 @@ mod tests;
 
 pub use prefetch::Prefetch;
 pub(crate) use run::{run, speculate};
-pub(crate) use store::Unit;
+pub(crate) use store::{Chain, Unit};
 
 use crate::callgraph::{function_of_node, node_of_function, NodeIdx};
 use crate::cgscc::summary::{CallSummary, CallTarget, HistIdx, LocIdx};
@@ -101,6 +101,9 @@ pub struct State {
     pub(crate) made: AHashMap<FuncIdx, Box<Unit>>,
     /// Runs made ahead that the walk took.
     pub(crate) made_taken: usize,
+    /// Per function whose run made ahead the walk took: its version once the walk had
+    /// finished the run (what a run chained on it checks, [`store::Chain`]).
+    pub(crate) taken_ver: AHashMap<FuncIdx, u32>,
     /// Per function: its block frequencies while its body is unchanged (LLVM's cached
     /// `BlockFrequencyInfo` of a callee).
     bfi: Vec<Option<Arc<Vec<u64>>>>,
@@ -362,6 +365,7 @@ impl State {
             ver: vec![0; n],
             made: AHashMap::new(),
             made_taken: 0,
+            taken_ver: AHashMap::new(),
             bfi: vec![None; n],
             preds: vec![None; n],
             eph: vec![None; n],

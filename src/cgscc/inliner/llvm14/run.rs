@@ -4,7 +4,7 @@
 //! dead callees left at the end.
 
 use super::decide::{decide, Decision};
-use super::store::{RunOut, Spec, Store, Unit};
+use super::store::{Chain, RunOut, Spec, Store, Unit};
 use super::{clone, fold::Folds, CallerFacts, State};
 use crate::callgraph::{function_of_node, node_of_function, SccIdx};
 use crate::cgscc::inliner::remark::{Remark, RemarkKind};
@@ -183,21 +183,22 @@ fn take_made(st: &mut State, r: &mut Run, u: Box<Unit>, cx: &mut PassContext<'_>
         after_batch(st, r, n, &inlined, cx);
         r.out.dead = all;
     }
+    st.taken_ver.insert(n, st.ver[n.idx()]);
 }
 
 /// The inliner's run as pass `name` on the SCC `scc` of the single function `n` (a
 /// unit of the walk), made ahead of the walk over its state `st`, which nothing writes
-/// meanwhile; `folds` is a frozen copy of `st`'s. `None` when the run gave up (see
-/// [`super::store`]).
-pub(crate) fn speculate(
-    st: &State,
+/// meanwhile, and over the runs `chain` of uncommitted units it depends on; `folds` is
+/// a frozen copy of `st`'s. `None` when the run gave up (see [`super::store`]).
+pub(crate) fn speculate<'a>(
+    (st, chain): (&'a State, Chain<'a>),
     folds: Folds,
     (name, only_mandatory): (&str, bool),
     (scc, n): (SccIdx, FuncIdx),
     m: &CgsccModule,
     opts: &Options,
 ) -> Option<Box<Unit>> {
-    let mut sp = Spec::new(st, n, folds);
+    let mut sp = Spec::new(st, chain, n, folds);
     let mut r = Run::new(name, only_mandatory, scc);
     let cx = Ctx { m, opts };
     seed(&mut sp, &mut r, cx);

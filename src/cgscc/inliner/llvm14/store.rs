@@ -151,10 +151,53 @@ impl Store for State {
     }
 }
 
+/// What a speculative run reads in place of the walk's state: the runs of units it
+/// depends on that the walk has not committed yet (their bodies, deleted callees and
+/// use-count changes). A run that read one holds only if the walk takes that run and
+/// nothing changes its function after ([`Unit::holds`]).
+#[derive(Debug, Default)]
+pub(crate) struct Chain<'a> {
+    units: AHashMap<FuncIdx, &'a Unit>,
+    /// Per deleted callee: the unit whose run deleted it.
+    cleared: AHashMap<FuncIdx, FuncIdx>,
+}
+
+impl<'a> Chain<'a> {
+    /// Over the runs `units`.
+    pub(crate) fn new(units: impl IntoIterator<Item = &'a Unit>) -> Chain<'a> {
+        let mut c = Chain::default();
+        for u in units {
+            c.units.insert(u.n, u);
+            for &f in &u.cleared {
+                c.cleared.insert(f, u.n);
+            }
+        }
+        c
+    }
+
+    /// The unit whose run deleted `f`'s body, if one did.
+    fn cleared_by(&self, f: FuncIdx) -> Option<FuncIdx> {
+        self.cleared.get(&f).copied()
+    }
+
+    /// The runs' changes to `f`'s use count.
+    fn uses(&self, f: FuncIdx) -> i64 {
+        self.units
+            .values()
+            .filter_map(|u| {
+                let at = u.uses.binary_search_by_key(&f, |x| x.0).ok()?;
+                Some(u.uses[at].1)
+            })
+            .sum()
+    }
+}
+
 /// A speculative run of the inliner on a unit of one function: its writes, kept aside
 /// over the walk's state it reads.
 pub(crate) struct Spec<'a> {
     base: &'a State,
+    /// Runs of uncommitted units it depends on, read in place of `base`.
+    chain: Chain<'a>,
     /// The unit's function.
     n: FuncIdx,
     /// Its body once inlining edited it.
@@ -176,15 +219,18 @@ pub(crate) struct Spec<'a> {
     /// (function, version seen).
     uses_read: RefCell<Vec<UsesRead>>,
     versions_read: RefCell<Vec<(FuncIdx, u32)>>,
+    /// The units of `chain` it read.
+    chained_read: RefCell<Vec<FuncIdx>>,
     gave_up: bool,
 }
 
 impl<'a> Spec<'a> {
-    /// A run on the unit of function `n` over `base`; `folds` is a frozen copy of the
-    /// walk's ([`Folds::frozen`]).
-    pub(crate) fn new(base: &'a State, n: FuncIdx, folds: Folds) -> Spec<'a> {
+    /// A run on the unit of function `n` over `base` and the runs of `chain`; `folds`
+    /// is a frozen copy of the walk's ([`Folds::frozen`]).
+    pub(crate) fn new(base: &'a State, chain: Chain<'a>, n: FuncIdx, folds: Folds) -> Spec<'a> {
         Spec {
             base,
+            chain,
             n,
             body: None,
             n_changed: false,
@@ -197,6 +243,7 @@ impl<'a> Spec<'a> {
             must_progress_dropped: false,
             uses_read: RefCell::new(Vec::new()),
             versions_read: RefCell::new(vec![(n, base.ver[n.idx()])]),
+            chained_read: RefCell::new(Vec::new()),
             gave_up: false,
         }
     }
@@ -205,6 +252,30 @@ impl<'a> Spec<'a> {
         self.versions_read
             .borrow_mut()
             .push((f, self.base.ver[f.idx()]));
+    }
+
+    /// `f`'s run in the chain, noted as read.
+    fn chained(&self, f: FuncIdx) -> Option<&'a Unit> {
+        let u = self.chain.units.get(&f).copied()?;
+        self.chained_read.borrow_mut().push(f);
+        Some(u)
+    }
+
+    /// `f`'s body as the run reads it: the chain's, else the walk's (its version noted).
+    fn other_body(&self, f: FuncIdx) -> &'a Body {
+        match self.chained(f) {
+            Some(u) => u.body.as_ref().unwrap_or_else(|| self.base.body(f)),
+            None => {
+                self.read_version(f);
+                self.base.body(f)
+            }
+        }
+    }
+
+    /// The walk's tables of `f` do not describe the body the run reads.
+    fn tables_stale(&self, f: FuncIdx) -> bool {
+        (f == self.n && self.n_changed)
+            || self.chain.units.get(&f).is_some_and(|u| u.body.is_some())
     }
 
     /// What the run leaves for the walk, with the run's own record `out`.
@@ -220,6 +291,9 @@ impl<'a> Spec<'a> {
         uses_read.dedup();
         let mut uses: Vec<(FuncIdx, i64)> = self.uses.into_iter().filter(|x| x.1 != 0).collect();
         uses.sort_unstable();
+        let mut chained = self.chained_read.into_inner();
+        chained.sort_unstable();
+        chained.dedup();
         let keep = |f: &FuncIdx| *f != self.n || !self.n_changed;
         Some(Box::new(Unit {
             n: self.n,
@@ -227,6 +301,7 @@ impl<'a> Spec<'a> {
             only_mandatory: pass.1,
             versions,
             uses_read,
+            chained,
             body: self.body,
             uses,
             cleared: self.cleared,
@@ -248,14 +323,17 @@ impl cost::Functions for Spec<'_> {
         if self.cleared.contains(&f) {
             return &self.empty;
         }
-        self.read_version(f);
-        self.base.body(f)
+        if let Some(k) = self.chain.cleared_by(f) {
+            self.chained_read.borrow_mut().push(k);
+            return &self.empty;
+        }
+        self.other_body(f)
     }
     fn tables(&self, f: FuncIdx) -> Option<(&PredTable, &[RowIdx])> {
         if let Some((p, e)) = self.tables.get(&f) {
             return Some((p, e));
         }
-        if f == self.n && self.n_changed {
+        if self.tables_stale(f) {
             return None;
         }
         cost::Functions::tables(self.base, f)
@@ -264,7 +342,7 @@ impl cost::Functions for Spec<'_> {
         if let Some(v) = self.bfi.get(&f) {
             return Some(v);
         }
-        if f == self.n && self.n_changed {
+        if self.tables_stale(f) {
             return None;
         }
         cost::Functions::freqs(self.base, f)
@@ -276,12 +354,25 @@ impl Store for Spec<'_> {
         self.base
     }
     fn is_deleted(&self, f: FuncIdx) -> bool {
+        if self.cleared.contains(&f) {
+            return true;
+        }
+        if let Some(k) = self.chain.cleared_by(f) {
+            self.chained_read.borrow_mut().push(k);
+            return true;
+        }
+        if self.chained(f).is_some() {
+            return false;
+        }
         self.read_version(f);
-        self.cleared.contains(&f) || self.base.deleted[f.idx()]
+        self.base.deleted[f.idx()]
     }
     fn uses_are(&self, f: FuncIdx, v: i64) -> bool {
+        // the test holds at the unit's turn when the walk's count (with the chain's
+        // changes by then) plus the run's own gives the same answer
         let own = self.uses.get(&f).copied().unwrap_or(0);
-        let is = self.base.uses[f.idx()] + own == v;
+        let chain = self.chain.uses(f);
+        let is = self.base.uses[f.idx()] + chain + own == v;
         self.uses_read.borrow_mut().push(UsesRead { f, own, v, is });
         is
     }
@@ -310,8 +401,7 @@ impl Store for Spec<'_> {
             return None;
         }
         let base = self.base;
-        self.read_version(f);
-        let callee = base.body(f);
+        let callee = self.other_body(f);
         let caller = self.body.get_or_insert_with(|| base.body(n).clone());
         let out = clone::inline_call(&base.fx, &mut self.folds, caller, row, callee, args);
         if self.folds.missed() {
@@ -334,7 +424,7 @@ impl Store for Spec<'_> {
         if let Some(v) = self.bfi.get(&f) {
             return Some(v.clone());
         }
-        if f == self.n && self.n_changed {
+        if self.tables_stale(f) {
             return None;
         }
         self.base.bfi[f.idx()].clone()
@@ -351,8 +441,12 @@ impl Store for Spec<'_> {
         copy
     }
     fn must_progress(&self, f: FuncIdx) -> bool {
-        !(f == self.n && self.must_progress_dropped)
-            && self.base.fx.fn_attrs(f).has(Attr::MustProgress)
+        let dropped = if f == self.n {
+            self.must_progress_dropped
+        } else {
+            self.chained(f).is_some_and(|u| u.must_progress_dropped)
+        };
+        !dropped && self.base.fx.fn_attrs(f).has(Attr::MustProgress)
     }
     fn drop_must_progress(&mut self, n: FuncIdx) {
         if n == self.n {
@@ -409,6 +503,8 @@ pub(crate) struct Unit {
     pub only_mandatory: bool,
     versions: Vec<(FuncIdx, u32)>,
     uses_read: Vec<UsesRead>,
+    /// Units of the chain it read: each must be taken, its function unchanged since.
+    chained: Vec<FuncIdx>,
     body: Option<Body>,
     uses: Vec<(FuncIdx, i64)>,
     cleared: Vec<FuncIdx>,
@@ -420,9 +516,14 @@ pub(crate) struct Unit {
 }
 
 impl Unit {
-    /// Nothing the run read has changed in `st` since it began.
+    /// Nothing the run read has changed in `st` since it began, and every run of the
+    /// chain it read was taken, its function unchanged since.
     pub(crate) fn holds(&self, st: &State) -> bool {
         self.versions.iter().all(|&(f, v)| st.ver[f.idx()] == v)
+            && self
+                .chained
+                .iter()
+                .all(|k| st.taken_ver.get(k) == Some(&st.ver[k.idx()]))
             && self
                 .uses_read
                 .iter()
