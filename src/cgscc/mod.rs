@@ -598,7 +598,7 @@ pub trait CgsccPass {
     }
 
     /// The first inliner this pass runs on an SCC, as (pass name, `only-mandatory`):
-    /// the run the walk makes ahead on units of one function ([`ahead`]).
+    /// the run the walk makes ahead on units of one function (`cgscc/ahead.rs`).
     fn first_inliner(&self) -> Option<(String, bool)> {
         None
     }

@@ -12,6 +12,8 @@
 //!   dead): each test's answer, asked again of the walk's count at the unit's turn;
 //! - every function whose body, attributes or deletion it read: the function's
 //!   version (bumped by every body edit, deletion and attribute change), compared too;
+//! - the runs of uncommitted units it read in place of the walk's state ([`Chain`]):
+//!   each must have been taken, its function unchanged since;
 //!
 //! and gives up (the walk then runs the unit itself) where it would have had to add to
 //! a table the walk numbers: a constant expression or a debug location the walk's
