@@ -32,7 +32,6 @@ use super::inliner::llvm14::{fold::Folds, speculate, Chain, State, Unit};
 use super::{CgsccModule, CgsccPass, InlineModel, Options};
 use crate::callgraph::{function_of_node, NodeIdx, RefSccIdx, SccIdx};
 use crate::llvm::FuncIdx;
-use ahash::AHashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
@@ -181,7 +180,11 @@ impl Ahead {
         // through its body, deleted callees and use counts, unless the cost of a call
         // depends on the callee's recursion (which its edges, updated by the walk, say)
         let chains = opts.inline.function_inline_cost_multiplier == 1;
-        let at: AHashMap<usize, usize> = window.iter().enumerate().map(|(w, &j)| (j, w)).collect();
+        // per position from `i`: its index in the window
+        let mut at: Vec<Option<usize>> = vec![None; end - i];
+        for (w, &j) in window.iter().enumerate() {
+            at[j - i] = Some(w);
+        }
         let n = window.len();
         let mut blocked = vec![false; n];
         let mut direct: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -196,8 +199,8 @@ impl Ahead {
                 if d < i {
                     continue;
                 }
-                match at.get(&d) {
-                    Some(&dw) if chains => {
+                match at.get(d - i).copied().flatten() {
+                    Some(dw) if chains => {
                         direct[w].push(dw);
                         dependents[dw].push(w);
                         r.push(dw);
@@ -255,14 +258,14 @@ impl Ahead {
         self.stats.rounds += 1;
         for u in made {
             self.stats.made += 1;
-            st.made.insert(u.n, u);
+            st.put_made(u);
         }
     }
 
     /// After the walk finished position `i`: a run made for it and not taken goes.
     pub(crate) fn after(&mut self, i: usize, m: &mut CgsccModule) {
         if let (Some((_, nd)), Some(st)) = (self.units[i], m.llvm14.as_mut()) {
-            st.made.remove(&function_of_node(nd));
+            st.take_made(function_of_node(nd));
         }
     }
 }

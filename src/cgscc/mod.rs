@@ -874,8 +874,7 @@ impl PassManager {
             }
         }
         if let Some(st) = m.llvm14.as_mut() {
-            st.made.clear();
-            st.taken_ver.clear();
+            st.clear_made();
             if let Some(a) = ahead.as_mut() {
                 a.stats.taken = std::mem::take(&mut st.made_taken);
                 report.ahead = a.stats;

@@ -97,13 +97,16 @@ pub struct State {
     /// Per function: a count of the changes to its body, deletion and attributes (what
     /// a run made ahead compares, [`store`]).
     ver: Vec<u32>,
-    /// Runs made ahead of the walk, by their unit's function, until its turn.
-    pub(crate) made: AHashMap<FuncIdx, Box<Unit>>,
+    /// Runs made ahead of the walk, by their unit's function, until its turn; and how
+    /// many are waiting.
+    made: Vec<Option<Box<Unit>>>,
+    n_made: usize,
     /// Runs made ahead that the walk took.
     pub(crate) made_taken: usize,
     /// Per function whose run made ahead the walk took: its version once the walk had
-    /// finished the run (what a run chained on it checks, [`store::Chain`]).
-    pub(crate) taken_ver: AHashMap<FuncIdx, u32>,
+    /// finished the run (what a run chained on it checks, [`store::Chain`]); `u32::MAX`
+    /// for the others.
+    taken_ver: Vec<u32>,
     /// Per function: its block frequencies while its body is unchanged (LLVM's cached
     /// `BlockFrequencyInfo` of a callee).
     bfi: Vec<Option<Arc<Vec<u64>>>>,
@@ -363,9 +366,10 @@ impl State {
             deleted: vec![false; n],
             uses,
             ver: vec![0; n],
-            made: AHashMap::new(),
+            made: vec![None; n],
+            n_made: 0,
             made_taken: 0,
-            taken_ver: AHashMap::new(),
+            taken_ver: vec![u32::MAX; n],
             bfi: vec![None; n],
             preds: vec![None; n],
             eph: vec![None; n],
@@ -383,6 +387,34 @@ impl State {
     /// the module's: what `function-attrs` reads.
     pub fn body_store(&mut self) -> (&mut [Option<Body>], &mut crate::llvm::ir::body::MadeExprs) {
         (&mut self.bodies, self.folds.made_mut())
+    }
+
+    /// Keeps run `u`, made ahead, for its unit's turn.
+    pub(crate) fn put_made(&mut self, u: Box<Unit>) {
+        let slot = &mut self.made[u.n.idx()];
+        self.n_made += usize::from(slot.is_none());
+        *slot = Some(u);
+    }
+
+    /// The run made ahead for `f`'s unit, if one waits.
+    pub(crate) fn take_made(&mut self, f: FuncIdx) -> Option<Box<Unit>> {
+        if self.n_made == 0 {
+            return None;
+        }
+        let u = self.made[f.idx()].take()?;
+        self.n_made -= 1;
+        Some(u)
+    }
+
+    /// Forgets the runs made ahead and the versions of the ones taken (a walk's end).
+    pub(crate) fn clear_made(&mut self) {
+        if self.n_made > 0 {
+            self.made.iter_mut().for_each(|u| *u = None);
+            self.n_made = 0;
+        }
+        if self.made_taken > 0 {
+            self.taken_ver.iter_mut().for_each(|v| *v = u32::MAX);
+        }
     }
 
     /// A frozen copy of the constant-expression tables, for runs made ahead while

@@ -158,13 +158,10 @@ fn hand_over(out: &mut RunOut, cx: &mut PassContext<'_>) {
 /// The run made ahead for this SCC, when it is a unit of one function, was made as
 /// this pass and nothing it read has changed since.
 fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Box<Unit>> {
-    if st.made.is_empty() {
-        return None;
-    }
     let &[nd] = cx.m.graph.scc_nodes(r.cur) else {
         return None;
     };
-    let u = st.made.remove(&function_of_node(nd))?;
+    let u = st.take_made(function_of_node(nd))?;
     (u.pass == r.pass && u.only_mandatory == r.only_mandatory && u.holds(st)).then_some(u)
 }
 
@@ -183,7 +180,7 @@ fn take_made(st: &mut State, r: &mut Run, u: Box<Unit>, cx: &mut PassContext<'_>
         after_batch(st, r, n, &inlined, cx);
         r.out.dead = all;
     }
-    st.taken_ver.insert(n, st.ver[n.idx()]);
+    st.taken_ver[n.idx()] = st.ver[n.idx()];
 }
 
 /// The inliner's run as pass `name` on the SCC `scc` of the single function `n` (a

@@ -525,7 +525,7 @@ impl Unit {
             && self
                 .chained
                 .iter()
-                .all(|k| st.taken_ver.get(k) == Some(&st.ver[k.idx()]))
+                .all(|k| st.taken_ver[k.idx()] == st.ver[k.idx()])
             && self
                 .uses_read
                 .iter()
