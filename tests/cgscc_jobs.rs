@@ -139,13 +139,18 @@ fn units_run_ahead_are_taken_and_change_nothing() {
 /// parameter (direct once a caller passing a function is inlined), functions stored
 /// to a global (reference edges and cycles), library calls, `noinline` /
 /// `alwaysinline`, `mustprogress` (which a caller loses when it inlines a callee
-/// without it), local and external linkage (unused local functions are dead),
-/// branches on the argument and bodies of varied size (a third of the modules without
+/// without it), local, external and `linkonce_odr` linkage (unused local functions
+/// are dead; `linkonce_odr` ones sit in comdats of two neighbours, as C++ inline
+/// functions do, and go at the end of the run that left their comdat unused),
+/// branches on the argument, two loads of one global around the calls (the second
+/// free to inline unless a call between may write memory, which `function-attrs`
+/// may rule out: the cost analysis reads callees' attributes), bodies of varied size
+/// (a third of the modules without
 /// cycles: every call and reference to an earlier function); half with debug
 /// locations on the calls (which inlining copies, inlined at each call site).
 fn random_module(r: &mut Rng, n: usize) -> String {
     let mut s = String::from(
-        "@g = global ptr null\n@s = private constant [4 x i8] c\"abc\\00\"\n\
+        "@g = global ptr null\n@n = global i32 0\n@s = private constant [4 x i8] c\"abc\\00\"\n\
          declare i64 @strlen(ptr)\ndeclare ptr @malloc(i64)\ndeclare void @free(ptr)\n",
     );
     let debug = r.next(2) == 0;
@@ -170,8 +175,21 @@ fn random_module(r: &mut Rng, n: usize) -> String {
         ));
         format!(", !dbg !{next_loc}")
     };
+    let mut comdats = String::new();
     for i in 0..n {
-        let link = if r.next(3) == 0 { "" } else { "internal " };
+        // linkonce_odr functions in comdats of two neighbours, as C++ inline functions
+        // are: one left without uses goes at the end of the run that inlined its last
+        // call, with its comdat's other member
+        let (link, comdat) = match r.next(6) {
+            0 | 1 => ("", String::new()),
+            2 => {
+                if !comdats.contains(&format!("$c{} ", i / 2)) {
+                    comdats.push_str(&format!("$c{} = comdat any\n", i / 2));
+                }
+                ("linkonce_odr ", format!(" comdat($c{})", i / 2))
+            }
+            _ => ("internal ", String::new()),
+        };
         let attr = match r.next(10) {
             0 => " #0",
             1 => " #1",
@@ -190,7 +208,7 @@ fn random_module(r: &mut Rng, n: usize) -> String {
             String::new()
         };
         s.push_str(&format!(
-            "define {link}i32 @f{i}(i32 %x, ptr %fp){attr}{sp} {{\nentry:\n  %v0 = add i32 %x, {}\n",
+            "define {link}i32 @f{i}(i32 %x, ptr %fp){attr}{comdat}{sp} {{\nentry:\n  %v0 = add i32 %x, {}\n",
             r.next(100)
         ));
         let adds = r.next(40);
@@ -202,7 +220,7 @@ fn random_module(r: &mut Rng, n: usize) -> String {
             ));
         }
         s.push_str(&format!(
-            "  %c = icmp sgt i32 %x, {}\n  br i1 %c, label %then, label %done\nthen:\n",
+            "  %c = icmp sgt i32 %x, {}\n  br i1 %c, label %then, label %done\nthen:\n  %ld0 = load i32, ptr @n\n",
             r.next(50)
         ));
         let mut last = format!("%v{adds}");
@@ -238,9 +256,10 @@ fn random_module(r: &mut Rng, n: usize) -> String {
             s.push_str(&format!("  store ptr @f{}, ptr @g\n", pick(r, i)));
         }
         s.push_str(&format!(
-            "  br label %done\ndone:\n  %p = phi i32 [ 0, %entry ], [ {last}, %then ]\n  ret i32 %p\n}}\n"
+            "  %ld1 = load i32, ptr @n\n  br label %done\ndone:\n  %p = phi i32 [ 0, %entry ], [ {last}, %then ]\n  ret i32 %p\n}}\n"
         ));
     }
+    s.push_str(&comdats);
     s.push_str(
         "attributes #0 = { noinline }\nattributes #1 = { alwaysinline }\n\
          attributes #2 = { mustprogress }\n",

@@ -12,7 +12,8 @@
 //!
 //! Each run keeps its writes aside (`inliner::llvm14` `store`) and journals what the
 //! walk could still change before the unit's turn: the use-count tests it made (last
-//! call to a static callee, a callee left dead), the versions of the functions it read
+//! call to a static callee, a callee left dead; whether a callee in a comdat was left
+//! unused is asked at the turn instead), the versions of the functions it read
 //! in the walk's state, and the chained runs it read. The walk takes a run at the
 //! unit's turn, in its own order, when its pass is the first inliner to run there,
 //! every test gives the same answer, no version moved, and every chained run was taken

@@ -455,9 +455,13 @@ impl State {
         }
     }
 
-    /// Sets `f`'s attributes as a pass left them, marking `f` for the helpers'
-    /// answers when what they read changed.
+    /// Sets `f`'s attributes as a pass left them: when they changed, `f`'s version
+    /// moves (the runs made ahead that read them no longer hold) and `f` is marked for
+    /// the helpers' answers if what those read changed.
     pub(crate) fn set_cur_attrs(&mut self, f: FuncIdx, a: AttrSet) {
+        if *self.fx.fn_attrs(f) == a {
+            return;
+        }
         if prefetch::differ_where_read(self.fx.fn_attrs(f), &a)
             && !std::mem::replace(&mut self.attrs_marked[f.idx()], true)
         {

@@ -170,6 +170,7 @@ fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Box<Unit>
 fn take_made(st: &mut State, r: &mut Run, u: Box<Unit>, cx: &mut PassContext<'_>) {
     let n = u.n;
     st.made_taken += 1;
+    let dead_in_comdats = u.dead_in_comdats(st);
     r.out = u.install(st);
     hand_over(&mut r.out, cx);
     let inlined = std::mem::take(&mut r.out.inlined);
@@ -180,6 +181,9 @@ fn take_made(st: &mut State, r: &mut Run, u: Box<Unit>, cx: &mut PassContext<'_>
         after_batch(st, r, n, &inlined, cx);
         r.out.dead = all;
     }
+    // the end of the run: the comdat deadness tests the run left to its turn
+    r.dead_in_comdats = dead_in_comdats;
+    delete_dead_comdats(st, r);
     st.taken_ver[n.idx()] = st.ver[n.idx()];
 }
 
@@ -491,17 +495,17 @@ fn delete_if_dead<S: Store>(st: &mut S, r: &mut Run, f: FuncIdx, cx: Ctx<'_>) {
             l,
             Linkage::Linkonce | Linkage::LinkonceOdr | Linkage::AvailableExternally
         );
-    if !discardable
-        || !st.uses_are(f, 0)
-        || cx.m.graph.lib_functions().contains(&node_of_function(f))
-    {
+    if !discardable || cx.m.graph.lib_functions().contains(&node_of_function(f)) {
         return;
     }
     // a discardable function in a comdat waits for the end of the run
     if !l.is_local() && st.sh().comdat_of[f.idx()] != u32::MAX {
-        if !r.dead_in_comdats.contains(&f) {
+        if st.dead_in_comdat(f) == Some(true) && !r.dead_in_comdats.contains(&f) {
             r.dead_in_comdats.push(f);
         }
+        return;
+    }
+    if !st.uses_are(f, 0) {
         return;
     }
     drop_body(st, r, f);

@@ -10,6 +10,10 @@
 //!
 //! - the live-use counts it tested (last call to a static callee, a callee left
 //!   dead): each test's answer, asked again of the walk's count at the unit's turn;
+//!   a discardable callee in a comdat left without uses is only read by the end of
+//!   the run, so that test is not made ahead but at the turn, where the walk's count
+//!   answers it (other callers of a shared `linkonce_odr` callee, outside the unit's
+//!   dependencies, decide which of them leaves it unused);
 //! - every function whose body, attributes or deletion it read: the function's
 //!   version (bumped by every body edit, deletion and attribute change), compared too;
 //! - the runs of uncommitted units it read in place of the walk's state ([`Chain`]):
@@ -18,6 +22,15 @@
 //! and gives up (the walk then runs the unit itself) where it would have had to add to
 //! a table the walk numbers: a constant expression or a debug location the walk's
 //! tables do not have yet.
+//!
+//! Attributes need no journal of their own: a function's attributes change only at
+//! its own SCC's visit (`function-attrs`; `mustprogress` lost in its own run), which
+//! moves its version when they do change. The run reads the attributes of functions
+//! the bodies it reads call: its dependencies. One the walk committed before the
+//! round is not visited again before the unit's turn; one of the round is a chained
+//! run (which must be taken and left unchanged) or a callee in such a run's body,
+//! whose version that run read and which held at its turn, after which nothing visits
+//! the callee again.
 
 use super::clone::{self, ArgFacts, Inlined};
 use super::{cost, fold::Folds, PredTable, State};
@@ -48,6 +61,10 @@ pub(super) trait Store: cost::Functions {
     fn uses_are(&self, f: FuncIdx, v: i64) -> bool;
     /// Adds `d` to `f`'s live uses.
     fn add_uses(&mut self, f: FuncIdx, d: i64);
+    /// Whether discardable `f`, in a comdat, is left without uses, so that the end of
+    /// the run considers deleting it; `None` when a speculative run leaves the test to
+    /// the unit's turn (its answer changes nothing in the run before its end).
+    fn dead_in_comdat(&mut self, f: FuncIdx) -> Option<bool>;
     /// Deletes `f`'s body (its references already left the use counts).
     fn clear_body(&mut self, f: FuncIdx);
     /// `f`'s body for editing.
@@ -93,6 +110,9 @@ impl Store for State {
     }
     fn add_uses(&mut self, f: FuncIdx, d: i64) {
         self.uses[f.idx()] += d;
+    }
+    fn dead_in_comdat(&mut self, f: FuncIdx) -> Option<bool> {
+        Some(self.uses_are(f, 0))
     }
     fn clear_body(&mut self, f: FuncIdx) {
         self.deleted[f.idx()] = true;
@@ -223,6 +243,9 @@ pub(crate) struct Spec<'a> {
     versions_read: RefCell<Vec<(FuncIdx, u32)>>,
     /// The units of `chain` it read.
     chained_read: RefCell<Vec<FuncIdx>>,
+    /// The comdat deadness tests left to the unit's turn: callee, the run's own change
+    /// to its use count then.
+    comdat_tests: Vec<(FuncIdx, i64)>,
     gave_up: bool,
 }
 
@@ -246,6 +269,7 @@ impl<'a> Spec<'a> {
             uses_read: RefCell::new(Vec::new()),
             versions_read: RefCell::new(vec![(n, base.ver[n.idx()])]),
             chained_read: RefCell::new(Vec::new()),
+            comdat_tests: Vec::new(),
             gave_up: false,
         }
     }
@@ -288,14 +312,14 @@ impl<'a> Spec<'a> {
         let mut versions = self.versions_read.into_inner();
         versions.sort_unstable();
         versions.dedup();
+        let mut chained = self.chained_read.into_inner();
+        chained.sort_unstable();
+        chained.dedup();
         let mut uses_read = self.uses_read.into_inner();
         uses_read.sort_unstable();
         uses_read.dedup();
         let mut uses: Vec<(FuncIdx, i64)> = self.uses.into_iter().filter(|x| x.1 != 0).collect();
         uses.sort_unstable();
-        let mut chained = self.chained_read.into_inner();
-        chained.sort_unstable();
-        chained.dedup();
         let keep = |f: &FuncIdx| *f != self.n || !self.n_changed;
         Some(Box::new(Unit {
             n: self.n,
@@ -304,6 +328,7 @@ impl<'a> Spec<'a> {
             versions,
             uses_read,
             chained,
+            comdat_tests: self.comdat_tests,
             body: self.body,
             uses,
             cleared: self.cleared,
@@ -380,6 +405,13 @@ impl Store for Spec<'_> {
     }
     fn add_uses(&mut self, f: FuncIdx, d: i64) {
         *self.uses.entry(f).or_default() += d;
+    }
+    fn dead_in_comdat(&mut self, f: FuncIdx) -> Option<bool> {
+        // callers of a shared callee outside the unit's dependencies decide, before
+        // the unit's turn, which of them leaves it without uses
+        let own = self.uses.get(&f).copied().unwrap_or(0);
+        self.comdat_tests.push((f, own));
+        None
     }
     fn clear_body(&mut self, f: FuncIdx) {
         if f == self.n {
@@ -507,6 +539,9 @@ pub(crate) struct Unit {
     uses_read: Vec<UsesRead>,
     /// Units of the chain it read: each must be taken, its function unchanged since.
     chained: Vec<FuncIdx>,
+    /// The comdat deadness tests left to the unit's turn, in the run's order: callee,
+    /// the run's own change to its use count at the test.
+    comdat_tests: Vec<(FuncIdx, i64)>,
     body: Option<Body>,
     uses: Vec<(FuncIdx, i64)>,
     cleared: Vec<FuncIdx>,
@@ -530,6 +565,19 @@ impl Unit {
                 .uses_read
                 .iter()
                 .all(|u| (st.uses[u.f.idx()] + u.own == u.v) == u.is)
+    }
+
+    /// The comdat deadness tests the run left to its turn, answered by `st` before
+    /// [`Unit::install`]: the callees the end of the run considers deleting, in the
+    /// order the run would have found them.
+    pub(crate) fn dead_in_comdats(&self, st: &State) -> Vec<FuncIdx> {
+        let mut dead = Vec::new();
+        for &(f, own) in &self.comdat_tests {
+            if st.uses[f.idx()] + own == 0 && !dead.contains(&f) {
+                dead.push(f);
+            }
+        }
+        dead
     }
 
     /// Writes the run's changes into `st` (which [`Unit::holds`]); returns its record.
