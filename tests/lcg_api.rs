@@ -381,6 +381,8 @@ fn remove_function_with_spurious_ref_main_and_14() {
         assert_eq!(po_str(&mut g), "dead; c,d|b; a");
         let (r1, r2) = (rc(&g, "d"), rc(&g, "a"));
         let dead = n(&g, "dead");
+        let roots = ["a", "b", "c", "d", "dead"].map(|x| n(&g, x));
+        assert_eq!(g.entry_nodes(), &roots);
         if main {
             g.mark_dead_function(dead).unwrap();
             g.remove_dead_functions(&[dead]).unwrap();
@@ -391,6 +393,8 @@ fn remove_function_with_spurious_ref_main_and_14() {
         assert_eq!(g.postorder_refsccs(), vec![r1, r2]);
         assert!(g.is_removed(dead) && g.node_by_name("dead").is_none());
         assert_eq!(edge_names(&g, "a"), [("d".to_string(), EdgeKind::Ref)]);
+        // a removed root leaves the entry edges, the others keep their order
+        assert_eq!(g.entry_nodes(), &roots[..4]);
         ok(&g);
     }
 }

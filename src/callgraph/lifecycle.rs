@@ -42,12 +42,13 @@ impl LazyCallGraph {
         self.num_removed += dead.len();
         let removed = &self.removed;
         if dead.iter().any(|&d| self.in_entry.get(d) == Some(&true)) {
-            self.entry.retain(|&x| !removed[x]);
+            // the entry sequence keeps its place (walks skip it): no pass over it
             for &d in dead {
                 if let Some(e) = self.in_entry.get_mut(d) {
                     *e = false;
                 }
             }
+            self.entry_live.take();
         }
         if !sweep {
             return;

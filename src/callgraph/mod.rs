@@ -296,10 +296,13 @@ pub struct LazyCallGraph {
     rc_sccs: ListPool<RefSccIdx, SccIdx>,
     /// Live RefSCCs in post-order, with order keys.
     order: order::PostOrder,
-    /// Entry edges (roots) in LLVM order.
+    /// Entry edges (roots) in LLVM order, removed functions' included (LLVM's entry
+    /// edge sequence keeps a null in their place): `in_entry` tells the live ones.
     entry: Vec<NodeIdx>,
-    /// Per node (of those at construction): it is in `entry`.
+    /// Per node (of those at construction): it is a live entry.
     in_entry: IndexVec<NodeIdx, bool>,
+    /// The live entries in order, made when asked for after a removal.
+    entry_live: std::sync::OnceLock<Vec<NodeIdx>>,
     /// Defined library functions (implicit ref targets of every node), module order.
     libs: Vec<NodeIdx>,
     /// Populates nodes (shared by clones).
@@ -504,6 +507,7 @@ impl LazyCallGraph {
                 v
             },
             entry,
+            entry_live: std::sync::OnceLock::new(),
             libs,
             source: std::sync::Arc::from(source),
             built: false,
@@ -627,7 +631,10 @@ impl LazyCallGraph {
 
     /// Entry edges (roots) in order.
     pub fn entry_nodes(&self) -> &[NodeIdx] {
-        &self.entry
+        self.entry_live.get_or_init(|| {
+            let live = |x: &&NodeIdx| self.in_entry.get(**x) == Some(&true);
+            self.entry.iter().filter(live).copied().collect()
+        })
     }
 
     /// Defined library functions.
@@ -849,7 +856,9 @@ impl LazyCallGraph {
             source: &*self.source,
             all_populated,
         };
-        self.tarjan.run(&mut walk, self.entry.iter().copied());
+        let in_entry = &self.in_entry;
+        let live = self.entry.iter().copied().filter(|&x| in_entry[x]);
+        self.tarjan.run(&mut walk, live);
         let Some(split) = self.refsccs_to_split() else {
             // The common case (every RefSCC is one call SCC): the first run's output
             // becomes every table at once, SCC k = RefSCC k = component k. The run's

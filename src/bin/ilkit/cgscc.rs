@@ -318,7 +318,12 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
     let mut log = PassLog::default();
     let mut none = NoInstrumentation;
     let report = {
-        let mut fan = Fanout(vec![&mut log as &mut dyn Instrumentation, &mut none]);
+        // the pass log is kept only when printed: its lines are formatted per pass
+        let mut fan = if a.pass_log {
+            Fanout(vec![&mut log as &mut dyn Instrumentation])
+        } else {
+            Fanout(vec![&mut none as &mut dyn Instrumentation])
+        };
         let mut all = ilkit::cgscc::RunReport::default();
         let mut res = Ok(());
         for pm in &mut pms {

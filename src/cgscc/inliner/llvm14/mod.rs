@@ -142,6 +142,23 @@ impl Facts {
         }
     }
 
+    /// (direct, indirect) calls of body `b`.
+    pub fn count_calls(&self, b: &Body) -> (u32, u32) {
+        let mut c = (0, 0);
+        for &bb in &b.layout {
+            for &i in &b.blocks[bb] {
+                if b.call_of(i).is_some() {
+                    if self.direct_callee(b, i).is_some() {
+                        c.0 += 1;
+                    } else {
+                        c.1 += 1;
+                    }
+                }
+            }
+        }
+        c
+    }
+
     /// Function `f`'s attributes as the passes so far left them: what `function-attrs`
     /// inferred when it ran on `f`, the module's otherwise (LLVM's passes change the
     /// function's own attributes, which the inliner then reads).
@@ -391,6 +408,12 @@ impl State {
 
     /// Keeps run `u`, made ahead, for its unit's turn.
     pub(crate) fn put_made(&mut self, u: Box<Unit>) {
+        // the run counted the calls of the body it began from, which the walk's
+        // devirtualization check counts first
+        let counts = &mut self.call_counts[u.n.idx()];
+        if counts.is_none() && u.holds_body(&self.ver) {
+            *counts = Some(u.calls_before);
+        }
         let slot = &mut self.made[u.n.idx()];
         self.n_made += usize::from(slot.is_none());
         *slot = Some(u);
@@ -515,45 +538,8 @@ impl State {
     }
 
     /// The call and reference summary of body `f` (for the call graph).
-    fn summarize(&self, f: FuncIdx) -> (Vec<CallSummary>, Vec<NodeIdx>) {
-        let b = self.body(f);
-        let mut calls = Vec::new();
-        let mut refs = Vec::new();
-        let mut syms = Vec::new();
-        let mut seen = vec![false; self.fx.is_def.len()];
-        for &bb in &b.layout {
-            for &i in &b.blocks[bb] {
-                let inst = b.inst(i);
-                let callee_op = inst.call.map(|c| c.callee_op as usize);
-                for (k, &v) in inst.ops.iter().enumerate() {
-                    let V::K(kv) = v else { continue };
-                    if Some(k) == callee_op {
-                        if let Value::Global(s) = kv {
-                            if let Some(g) = self.fx.sym_func[s.idx()] {
-                                calls.push(CallSummary {
-                                    callee: CallTarget::Function(node_of_function(g)),
-                                    arg_count: inst.call.unwrap().nargs,
-                                    loc: LocIdx::NONE,
-                                    history: HistIdx::NONE,
-                                });
-                                continue;
-                            }
-                        }
-                    }
-                    syms.clear();
-                    expr_symbols(&self.fx.ir, &self.folds, kv, &mut syms);
-                    for &s in &syms {
-                        let direct = self.fx.sym_func[s.idx()].map(node_of_function);
-                        for &n in direct.iter().chain(&self.fx.sym_refs[s]) {
-                            if !std::mem::replace(&mut seen[n.idx()], true) {
-                                refs.push(n);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        (calls, refs)
+    fn summarize(&self, f: FuncIdx) -> Summary {
+        summarize(&self.fx, &self.folds, self.body(f))
     }
 
     /// Per function: (direct, indirect) calls of its current body (what LLVM's
@@ -569,24 +555,57 @@ impl State {
                 if let Some(c) = self.call_counts[f.idx()] {
                     return c;
                 }
-                let b = self.body(f);
-                let mut c = (0, 0);
-                for &bb in &b.layout {
-                    for &i in &b.blocks[bb] {
-                        if b.call_of(i).is_some() {
-                            if self.direct_callee(b, i).is_some() {
-                                c.0 += 1;
-                            } else {
-                                c.1 += 1;
-                            }
-                        }
-                    }
-                }
+                let c = self.fx.count_calls(self.body(f));
                 self.call_counts[f.idx()] = Some(c);
                 c
             })
             .collect()
     }
+}
+
+/// A body's calls and references as the call graph's summary has them.
+pub(crate) type Summary = (Vec<CallSummary>, Vec<NodeIdx>);
+
+/// Body `b`'s direct calls of functions (in order) and the functions it references
+/// otherwise (first mention first), `folds` naming its constant expressions.
+fn summarize(fx: &Facts, folds: &fold::Folds, b: &Body) -> Summary {
+    let mut calls = Vec::new();
+    let mut refs = Vec::new();
+    let mut syms = Vec::new();
+    let mut seen = vec![false; fx.is_def.len()];
+    for &bb in &b.layout {
+        for &i in &b.blocks[bb] {
+            let inst = b.inst(i);
+            let callee_op = inst.call.map(|c| c.callee_op as usize);
+            for (k, &v) in inst.ops.iter().enumerate() {
+                let V::K(kv) = v else { continue };
+                if Some(k) == callee_op {
+                    if let Value::Global(s) = kv {
+                        if let Some(g) = fx.sym_func[s.idx()] {
+                            calls.push(CallSummary {
+                                callee: CallTarget::Function(node_of_function(g)),
+                                arg_count: inst.call.unwrap().nargs,
+                                loc: LocIdx::NONE,
+                                history: HistIdx::NONE,
+                            });
+                            continue;
+                        }
+                    }
+                }
+                syms.clear();
+                expr_symbols(&fx.ir, folds, kv, &mut syms);
+                for &s in &syms {
+                    let direct = fx.sym_func[s.idx()].map(node_of_function);
+                    for &n in direct.iter().chain(&fx.sym_refs[s]) {
+                        if !std::mem::replace(&mut seen[n.idx()], true) {
+                            refs.push(n);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (calls, refs)
 }
 
 /// Functions referenced by `b` (with multiplicity).

@@ -5,7 +5,7 @@
 
 use super::decide::{decide, Decision};
 use super::store::{Chain, RunOut, Spec, Store, Unit};
-use super::{clone, fold::Folds, CallerFacts, State};
+use super::{clone, fold::Folds, CallerFacts, State, Summary};
 use crate::callgraph::{function_of_node, node_of_function, SccIdx};
 use crate::cgscc::inliner::remark::{Remark, RemarkKind};
 use crate::cgscc::{Abort, CgsccModule, Options, PassContext, PassResult};
@@ -118,7 +118,7 @@ pub(crate) fn run(
                 let inlined = caller_batch(&mut *st, &mut r, n, Ctx::of(cx));
                 hand_over(&mut r.out, cx);
                 if !inlined.is_empty() {
-                    after_batch(&mut st, &mut r, n, &inlined, cx);
+                    after_batch(&mut st, &mut r, (n, None), &inlined, cx);
                 }
             }
             delete_dead_comdats(&mut *st, &mut r);
@@ -167,10 +167,11 @@ fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Box<Unit>
 
 /// Takes a run made ahead ([`speculate`]) at its turn: its writes, then what the walk
 /// does after the batch (the caller's new edges) and its dead callees.
-fn take_made(st: &mut State, r: &mut Run, u: Box<Unit>, cx: &mut PassContext<'_>) {
+fn take_made(st: &mut State, r: &mut Run, mut u: Box<Unit>, cx: &mut PassContext<'_>) {
     let n = u.n;
     st.made_taken += 1;
     let dead_in_comdats = u.dead_in_comdats(st);
+    let summary = u.take_summary();
     r.out = u.install(st);
     hand_over(&mut r.out, cx);
     let inlined = std::mem::take(&mut r.out.inlined);
@@ -178,7 +179,7 @@ fn take_made(st: &mut State, r: &mut Run, u: Box<Unit>, cx: &mut PassContext<'_>
         // the batch's own dead callees, as the walk has them after the batch
         let all = std::mem::take(&mut r.out.dead);
         r.out.dead = all[..r.out.dead_in_batch].to_vec();
-        after_batch(st, r, n, &inlined, cx);
+        after_batch(st, r, (n, summary), &inlined, cx);
         r.out.dead = all;
     }
     // the end of the run: the comdat deadness tests the run left to its turn
@@ -516,19 +517,20 @@ fn delete_if_dead<S: Store>(st: &mut S, r: &mut Run, f: FuncIdx, cx: Ctx<'_>) {
 }
 
 /// After caller `n` inlined `inlined`: its analyses are dropped, its new edges go to the
-/// call graph (SCCs merge and split), and LLVM 14's `InlinedInternalEdges` records a
-/// split of a recursive group.
+/// call graph (SCCs merge and split; `summary`: its body's calls and references, when
+/// a run made ahead has them), and LLVM 14's `InlinedInternalEdges` records a split of
+/// a recursive group.
 fn after_batch(
     st: &mut State,
     r: &mut Run,
-    n: FuncIdx,
+    (n, summary): (FuncIdx, Option<Summary>),
     inlined: &[FuncIdx],
     cx: &mut PassContext<'_>,
 ) {
     let nn = node_of_function(n);
     r.facts = None;
     State::body_changed(st, n);
-    let (calls, refs) = st.summarize(n);
+    let (calls, refs) = summary.unwrap_or_else(|| st.summarize(n));
     cx.m.summ.calls[nn] = calls;
     cx.m.summ.refs[nn] = refs;
     for &g in &r.out.dead {

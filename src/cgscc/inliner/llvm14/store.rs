@@ -33,7 +33,7 @@
 //! the callee again.
 
 use super::clone::{self, ArgFacts, Inlined};
-use super::{cost, fold::Folds, PredTable, State};
+use super::{cost, fold::Folds, PredTable, State, Summary};
 use crate::callgraph::NodeIdx;
 use crate::cgscc::inliner::remark::Remark;
 use crate::llvm::attrs::Attr;
@@ -321,6 +321,16 @@ impl<'a> Spec<'a> {
         let mut uses: Vec<(FuncIdx, i64)> = self.uses.into_iter().filter(|x| x.1 != 0).collect();
         uses.sort_unstable();
         let keep = |f: &FuncIdx| *f != self.n || !self.n_changed;
+        let fx = &self.base.fx;
+        let calls_before = fx.count_calls(self.base.body(self.n));
+        let calls_after = match &self.body {
+            Some(b) => fx.count_calls(b),
+            None => calls_before,
+        };
+        let summary = self
+            .body
+            .as_ref()
+            .map(|b| super::summarize(fx, &self.folds, b));
         Some(Box::new(Unit {
             n: self.n,
             pass: pass.0,
@@ -329,6 +339,9 @@ impl<'a> Spec<'a> {
             uses_read,
             chained,
             comdat_tests: self.comdat_tests,
+            calls_before,
+            calls_after,
+            summary,
             body: self.body,
             uses,
             cleared: self.cleared,
@@ -542,6 +555,12 @@ pub(crate) struct Unit {
     /// The comdat deadness tests left to the unit's turn, in the run's order: callee,
     /// the run's own change to its use count at the test.
     comdat_tests: Vec<(FuncIdx, i64)>,
+    /// (direct, indirect) calls of the unit's body before and after the run, which
+    /// devirtualization's check compares.
+    pub calls_before: (u32, u32),
+    calls_after: (u32, u32),
+    /// The call graph's summary of the body the run left, when it changed.
+    summary: Option<Summary>,
     body: Option<Body>,
     uses: Vec<(FuncIdx, i64)>,
     cleared: Vec<FuncIdx>,
@@ -565,6 +584,20 @@ impl Unit {
                 .uses_read
                 .iter()
                 .all(|u| (st.uses[u.f.idx()] + u.own == u.v) == u.is)
+    }
+
+    /// The call graph's summary of the body the run left, when it changed (made on
+    /// the run's worker, for the walk's update of the caller's edges).
+    pub(crate) fn take_summary(&mut self) -> Option<Summary> {
+        self.summary.take()
+    }
+
+    /// The unit's body is still the one the run began from (`ver`: the walk's
+    /// versions).
+    pub(crate) fn holds_body(&self, ver: &[u32]) -> bool {
+        self.versions
+            .binary_search_by_key(&self.n, |x| x.0)
+            .is_ok_and(|at| self.versions[at].1 == ver[self.n.idx()])
     }
 
     /// The comdat deadness tests the run left to its turn, answered by `st` before
@@ -591,6 +624,7 @@ impl Unit {
         if let Some(b) = self.body {
             st.bodies[self.n.idx()] = Some(b);
             State::body_changed(st, self.n);
+            st.call_counts[self.n.idx()] = Some(self.calls_after);
         }
         if self.must_progress_dropped {
             st.drop_must_progress(self.n);
