@@ -620,12 +620,21 @@ pub trait Instrumentation {
     /// After `pass` ran on `unit`; `invalidated` when the unit no longer exists in that
     /// shape (merged, split or removed).
     fn after_pass(&mut self, _pass: &str, _unit: &[&str], _changed: bool, _invalidated: bool) {}
+    /// Whether the callbacks read `unit` (when not, the pass manager passes it empty
+    /// rather than gather the names at every pass).
+    fn reads_units(&self) -> bool {
+        true
+    }
 }
 
 /// Instrumentation that does nothing.
 #[derive(Debug, Default)]
 pub struct NoInstrumentation;
-impl Instrumentation for NoInstrumentation {}
+impl Instrumentation for NoInstrumentation {
+    fn reads_units(&self) -> bool {
+        false
+    }
+}
 
 /// Instrumentation recording `Running pass: NAME on (f, g)` lines.
 #[derive(Default, Debug, Clone)]
@@ -655,6 +664,9 @@ impl Instrumentation for Fanout<'_> {
         for i in &mut self.0 {
             i.after_pass(pass, unit, changed, invalidated);
         }
+    }
+    fn reads_units(&self) -> bool {
+        self.0.iter().any(|i| i.reads_units())
     }
 }
 
@@ -690,7 +702,11 @@ pub fn run_passes(
     let mut any = PassResult::Unchanged;
     for p in passes.iter_mut() {
         let name = p.name();
-        let names: Vec<String> = cx.m.scc_names(scc).iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = if cx.instr.reads_units() {
+            cx.m.scc_names(scc).iter().map(|s| s.to_string()).collect()
+        } else {
+            Vec::new()
+        };
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         cx.instr.before_pass(&name, &refs);
         let r = p.run(scc, cx)?;
@@ -707,7 +723,7 @@ pub fn run_passes(
             assert!(
                 errs.is_empty(),
                 "call graph broken after {name} on ({}): {}",
-                refs.join(", "),
+                cx.m.scc_names(scc).join(", "),
                 errs.iter()
                     .map(|e| e.to_string())
                     .collect::<Vec<_>>()
@@ -743,6 +759,9 @@ impl Instrumentation for VisitRecorder<'_> {
     }
     fn after_pass(&mut self, pass: &str, unit: &[&str], changed: bool, invalidated: bool) {
         self.inner.after_pass(pass, unit, changed, invalidated);
+    }
+    fn reads_units(&self) -> bool {
+        self.inner.reads_units()
     }
 }
 

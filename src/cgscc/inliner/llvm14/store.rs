@@ -42,7 +42,7 @@ use crate::llvm::ir::debugloc::DebugLocIdx;
 use crate::llvm::FuncIdx;
 use ahash::AHashMap;
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A call site to inline: caller, call row, callee.
 type Site = (FuncIdx, RowIdx, FuncIdx);
@@ -300,8 +300,17 @@ impl<'a> Spec<'a> {
 
     /// The walk's tables of `f` do not describe the body the run reads.
     fn tables_stale(&self, f: FuncIdx) -> bool {
-        (f == self.n && self.n_changed)
-            || self.chain.units.get(&f).is_some_and(|u| u.body.is_some())
+        (f == self.n && self.n_changed) || self.chained_body(f).is_some()
+    }
+
+    /// `f`'s run in the chain, when it changed `f`'s body: the tables of the body it
+    /// left are made once, by the first run of the round that needs them.
+    fn chained_body(&self, f: FuncIdx) -> Option<&'a Unit> {
+        self.chain
+            .units
+            .get(&f)
+            .copied()
+            .filter(|u| u.body.is_some())
     }
 
     /// What the run leaves for the walk, with the run's own record `out`.
@@ -348,6 +357,8 @@ impl<'a> Spec<'a> {
             must_progress_dropped: self.must_progress_dropped,
             tables: self.tables.into_iter().filter(|x| keep(&x.0)).collect(),
             bfi: self.bfi.into_iter().filter(|x| keep(&x.0)).collect(),
+            shared: OnceLock::new(),
+            shared_bfi: OnceLock::new(),
             out,
         }))
     }
@@ -373,6 +384,9 @@ impl cost::Functions for Spec<'_> {
         if let Some((p, e)) = self.tables.get(&f) {
             return Some((p, e));
         }
+        if let Some(u) = self.chained_body(f) {
+            return u.shared.get().map(|(p, e)| (&**p, &**e));
+        }
         if self.tables_stale(f) {
             return None;
         }
@@ -381,6 +395,9 @@ impl cost::Functions for Spec<'_> {
     fn freqs(&self, f: FuncIdx) -> Option<&[u64]> {
         if let Some(v) = self.bfi.get(&f) {
             return Some(v);
+        }
+        if let Some(u) = self.chained_body(f) {
+            return u.shared_bfi.get().map(|v| v.as_slice());
         }
         if self.tables_stale(f) {
             return None;
@@ -465,11 +482,22 @@ impl Store for Spec<'_> {
         self.bfi.remove(&f);
     }
     fn set_tables(&mut self, f: FuncIdx, t: PredTable, eph: Box<[RowIdx]>) {
-        self.tables.insert(f, (Arc::new(t), eph.into()));
+        let t = (Arc::new(t), eph.into());
+        match self.chained_body(f) {
+            Some(u) => {
+                let _ = u.shared.set(t);
+            }
+            None => {
+                self.tables.insert(f, t);
+            }
+        }
     }
     fn bfi(&self, f: FuncIdx) -> Option<Arc<Vec<u64>>> {
         if let Some(v) = self.bfi.get(&f) {
             return Some(v.clone());
+        }
+        if let Some(u) = self.chained_body(f) {
+            return u.shared_bfi.get().cloned();
         }
         if self.tables_stale(f) {
             return None;
@@ -477,7 +505,14 @@ impl Store for Spec<'_> {
         self.base.bfi[f.idx()].clone()
     }
     fn set_bfi(&mut self, f: FuncIdx, v: Arc<Vec<u64>>) {
-        self.bfi.insert(f, v);
+        match self.chained_body(f) {
+            Some(u) => {
+                let _ = u.shared_bfi.set(v);
+            }
+            None => {
+                self.bfi.insert(f, v);
+            }
+        }
     }
     fn folds(&self) -> &Folds {
         &self.folds
@@ -567,6 +602,10 @@ pub(crate) struct Unit {
     must_progress_dropped: bool,
     tables: Vec<(FuncIdx, BodyTables)>,
     bfi: Vec<(FuncIdx, Arc<Vec<u64>>)>,
+    /// The tables of the body the run left (when it changed it), made once by the
+    /// first run chained on it that needs them, and the walk's at the unit's turn.
+    shared: OnceLock<BodyTables>,
+    shared_bfi: OnceLock<Arc<Vec<u64>>>,
     /// The run's record.
     pub out: RunOut,
 }
@@ -625,6 +664,14 @@ impl Unit {
             st.bodies[self.n.idx()] = Some(b);
             State::body_changed(st, self.n);
             st.call_counts[self.n.idx()] = Some(self.calls_after);
+            // made from the same body over what the unit's journal held
+            if let Some((p, e)) = self.shared.into_inner() {
+                st.preds[self.n.idx()] = Some(p);
+                st.eph[self.n.idx()] = Some(e);
+            }
+            if let Some(v) = self.shared_bfi.into_inner() {
+                st.bfi[self.n.idx()] = Some(v);
+            }
         }
         if self.must_progress_dropped {
             st.drop_must_progress(self.n);
