@@ -35,8 +35,9 @@ impl CgsccPass for FunctionAttrs {
         if let (Some(inf), Some(st)) = (cx.m.fn_attrs.as_mut(), cx.m.llvm14.as_mut()) {
             if !nodes.iter().any(|&n| cx.m.summ.inlined_into[n]) {
                 let members: Vec<FuncIdx> = nodes.iter().map(|&n| function_of_node(n)).collect();
+                let mut uses = st.take_use_tables(&members);
                 let (bodies, made) = st.body_store();
-                let changed = inf.run_scc(&members, bodies, made);
+                let changed = inf.run_scc_with(&members, bodies, made, &mut uses);
                 for (&n, &f) in nodes.iter().zip(&members) {
                     cx.m.work[n] += inf.body_rows(f);
                     st.set_cur_attrs(f, *inf.fn_attrs(f));

@@ -123,8 +123,8 @@ pub struct Options {
     /// Run the inliner on units of one function ahead of the walk, on the pool's
     /// workers, in rounds over windows of the post-order (see `cgscc/ahead.rs`); the
     /// walk takes a run whose inputs still hold at the unit's turn. The answer is the
-    /// sequential one either way. Off by default: slower, so far, on the modules
-    /// PERF.md measures.
+    /// sequential one either way. Off by default: no faster, so far, on the modules
+    /// PERF.md measures (a round stops the walk's commits).
     pub run_ahead: bool,
 }
 

@@ -121,7 +121,7 @@ pub struct CgsccArgs {
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     jobs: usize,
     /// Run the inliner on the walk's units of one function ahead of the walk, in
-    /// rounds on the pool's workers (the same output; slower so far on the modules
+    /// rounds on the pool's workers (the same output; no faster so far on the modules
     /// PERF.md measures; `--stats` prints how many runs the walk took on standard
     /// error).
     #[arg(long)]

@@ -226,12 +226,27 @@ impl Inference {
         bodies: &mut [Option<Body>],
         made: &mut MadeExprs,
     ) -> bool {
-        for &f in members {
+        self.run_scc_with(members, bodies, made, &mut [])
+    }
+
+    /// [`Inference::run_scc`] with the use lists of some members' bodies already made
+    /// (`uses[k]` for `members[k]`, taken; the others are made here).
+    pub(crate) fn run_scc_with(
+        &mut self,
+        members: &[FuncIdx],
+        bodies: &mut [Option<Body>],
+        made: &mut MadeExprs,
+        uses: &mut [Option<Uses>],
+    ) -> bool {
+        for (k, &f) in members.iter().enumerate() {
             let stored = bodies.get_mut(f.idx()).and_then(Option::take);
-            let uses = stored
-                .as_ref()
-                .unwrap_or_else(|| self.ir.body(f))
-                .use_table();
+            let made_uses = uses.get_mut(k).and_then(Option::take);
+            let uses = made_uses.unwrap_or_else(|| {
+                stored
+                    .as_ref()
+                    .unwrap_or_else(|| self.ir.body(f))
+                    .use_table()
+            });
             self.slot[f] = self.cur.len() as u32;
             self.cur.push((stored, uses));
         }

@@ -53,13 +53,13 @@ pub struct Facts {
     pub sym_func: Vec<Option<FuncIdx>>,
     /// Per symbol: the defined functions reached through its initializer, aliasee or
     /// resolver (LLVM's `visitReferences`), which a body mentioning it references.
-    pub sym_refs: crate::idx::IndexVec<crate::llvm::SymbolIdx, Vec<NodeIdx>>,
+    pub sym_refs: Arc<crate::idx::IndexVec<crate::llvm::SymbolIdx, Vec<NodeIdx>>>,
     /// Per symbol: its address needs no GOT load, so it folds into an addressing mode
     /// (variables: `dso_local`, as opt-14 prices a GEP off them; functions: local or
     /// defined).
     pub sym_local: Vec<bool>,
     /// Function names.
-    pub names: Vec<String>,
+    pub names: Arc<[String]>,
     /// `coldcc` functions.
     pub coldcc: Vec<bool>,
     /// Function linkages.
@@ -73,7 +73,7 @@ pub struct Facts {
     pub cur_attrs: Vec<Option<AttrSet>>,
     /// Per function: its `"target-features"` (the `+x` words, sorted) — the x86 rule
     /// of inline compatibility is that the callee's are a subset of the caller's.
-    pub features: Vec<Vec<String>>,
+    pub features: Arc<[Vec<String>]>,
     /// The types' sizes, alignments and field offsets.
     pub layouts: crate::llvm::ir::body::Layouts,
 }
@@ -120,6 +120,9 @@ pub struct State {
     folds: fold::Folds,
     /// Per function: its body's (direct, indirect) call counts, until the body changes.
     call_counts: Vec<Option<(u32, u32)>>,
+    /// Per function: the use lists of its current body, when a run made ahead made
+    /// them (for `function-attrs`, which would make them on the walk's thread).
+    use_tables: Vec<Option<crate::llvm::ir::body::Uses>>,
     /// The cost analysis' tables, reused from one call site to the next.
     scratch: cost::Scratch,
     /// Debug locations: the module's, plus the inlined-at chains of inlined calls.
@@ -308,7 +311,7 @@ impl State {
             }
         }
         let fs = m.functions();
-        let features = fs
+        let features: Vec<Vec<String>> = fs
             .iter()
             .map(|f| {
                 let mut words: Vec<&String> = f.attrs.iter().collect();
@@ -344,7 +347,7 @@ impl State {
         let fx = Facts {
             decls,
             cur_attrs: vec![None; fs.len()],
-            features,
+            features: features.into(),
             layouts: crate::llvm::ir::body::Layouts::new(&ir.types),
             names: fs.iter().map(|f| f.name.clone()).collect(),
             coldcc: fs.iter().map(|f| f.calling_conv == "coldcc").collect(),
@@ -352,7 +355,7 @@ impl State {
             is_def: fs.iter().map(|f| f.is_definition).collect(),
             ir,
             sym_func,
-            sym_refs: crate::callgraph::symbol_function_refs(m),
+            sym_refs: Arc::new(crate::callgraph::symbol_function_refs(m)),
             sym_local,
         };
         let n = fs.len();
@@ -391,6 +394,7 @@ impl State {
             preds: vec![None; n],
             eph: vec![None; n],
             call_counts: vec![None; n],
+            use_tables: vec![None; n],
             folds,
             scratch: cost::Scratch::default(),
             locs,
@@ -404,6 +408,15 @@ impl State {
     /// the module's: what `function-attrs` reads.
     pub fn body_store(&mut self) -> (&mut [Option<Body>], &mut crate::llvm::ir::body::MadeExprs) {
         (&mut self.bodies, self.folds.made_mut())
+    }
+
+    /// The use lists of `fs`' current bodies that runs made ahead left, taken (`None`
+    /// where there is none).
+    pub(crate) fn take_use_tables(
+        &mut self,
+        fs: &[FuncIdx],
+    ) -> Vec<Option<crate::llvm::ir::body::Uses>> {
+        fs.iter().map(|f| self.use_tables[f.idx()].take()).collect()
     }
 
     /// Keeps run `u`, made ahead, for its unit's turn.
@@ -453,6 +466,7 @@ impl State {
         self.eph[f.idx()] = None;
         self.bfi[f.idx()] = None;
         self.call_counts[f.idx()] = None;
+        self.use_tables[f.idx()] = None;
     }
 
     /// `f`'s current body: the pipeline's copy once a pass edited it, else the

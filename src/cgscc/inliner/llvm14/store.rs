@@ -117,6 +117,7 @@ impl Store for State {
     fn clear_body(&mut self, f: FuncIdx) {
         self.deleted[f.idx()] = true;
         self.bodies[f.idx()] = Some(Body::default());
+        self.use_tables[f.idx()] = None;
         self.ver[f.idx()] += 1;
     }
     fn body_mut(&mut self, f: FuncIdx) -> &mut Body {
@@ -340,6 +341,7 @@ impl<'a> Spec<'a> {
             .body
             .as_ref()
             .map(|b| super::summarize(fx, &self.folds, b));
+        let use_table = self.body.as_ref().map(Body::use_table);
         Some(Box::new(Unit {
             n: self.n,
             pass: pass.0,
@@ -351,6 +353,7 @@ impl<'a> Spec<'a> {
             calls_before,
             calls_after,
             summary,
+            use_table,
             body: self.body,
             uses,
             cleared: self.cleared,
@@ -596,6 +599,8 @@ pub(crate) struct Unit {
     calls_after: (u32, u32),
     /// The call graph's summary of the body the run left, when it changed.
     summary: Option<Summary>,
+    /// That body's use lists (`function-attrs` reads them).
+    use_table: Option<crate::llvm::ir::body::Uses>,
     body: Option<Body>,
     uses: Vec<(FuncIdx, i64)>,
     cleared: Vec<FuncIdx>,
@@ -664,6 +669,7 @@ impl Unit {
             st.bodies[self.n.idx()] = Some(b);
             State::body_changed(st, self.n);
             st.call_counts[self.n.idx()] = Some(self.calls_after);
+            st.use_tables[self.n.idx()] = self.use_table;
             // made from the same body over what the unit's journal held
             if let Some((p, e)) = self.shared.into_inner() {
                 st.preds[self.n.idx()] = Some(p);
