@@ -240,13 +240,11 @@ impl Inference {
     ) -> bool {
         for (k, &f) in members.iter().enumerate() {
             let stored = bodies.get_mut(f.idx()).and_then(Option::take);
+            let body = stored.as_ref().unwrap_or_else(|| self.ir.body(f));
             let made_uses = uses.get_mut(k).and_then(Option::take);
-            let uses = made_uses.unwrap_or_else(|| {
-                stored
-                    .as_ref()
-                    .unwrap_or_else(|| self.ir.body(f))
-                    .use_table()
-            });
+            let uses = made_uses
+                .filter(|u| u.fits(body))
+                .unwrap_or_else(|| body.use_table());
             self.slot[f] = self.cur.len() as u32;
             self.cur.push((stored, uses));
         }

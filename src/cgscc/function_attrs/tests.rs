@@ -205,3 +205,41 @@ fn oracle_reader_matches_fa_diff_on_zlib() {
             .collect();
     assert_eq!(lines, fixture);
 }
+
+/// Use lists made ahead (by a run of the inliner on another worker) are read in place
+/// of the body's own when they fit it; ones that do not (made from another body) are
+/// made again: the answer is `run_scc`'s either way.
+#[test]
+fn use_lists_made_ahead_are_checked_against_the_body() {
+    let text = include_str!("../../../tests/fixtures/function_attrs/t1.ll");
+    let m = parse_with("t1", text, ParseOptions { instructions: true }).unwrap();
+    let ir = m.ir_arc().unwrap();
+    let order: Vec<_> = (0..ir.funcs.len())
+        .map(crate::llvm::FuncIdx::new)
+        .filter(|&f| m.functions()[f].is_definition)
+        .collect();
+    let longest = *order
+        .iter()
+        .max_by_key(|&&f| ir.body(f).num_rows())
+        .unwrap();
+    let shortest = *order
+        .iter()
+        .min_by_key(|&&f| ir.body(f).num_rows())
+        .unwrap();
+    assert_ne!(longest, shortest);
+    for (f, from) in [(longest, longest), (longest, shortest), (shortest, longest)] {
+        let mut a = Inference::new(&m).unwrap();
+        let mut b = Inference::new(&m).unwrap();
+        let mut bodies = vec![None; ir.funcs.len()];
+        let mut made = crate::llvm::ir::body::MadeExprs::new(&ir);
+        a.run_scc(&[f], &mut bodies, &mut made);
+        let made_ahead = ir.body(from).use_table();
+        assert_eq!(made_ahead.fits(ir.body(f)), from == f);
+        b.run_scc_with(&[f], &mut bodies, &mut made, &mut [Some(made_ahead)]);
+        assert_eq!(a.fn_attrs(f), b.fn_attrs(f));
+        assert_eq!(a.ret_attrs(f), b.ret_attrs(f));
+        for p in ir.args(f) {
+            assert_eq!(a.arg_attrs(p), b.arg_attrs(p));
+        }
+    }
+}

@@ -927,6 +927,12 @@ pub struct Uses {
 }
 
 impl Uses {
+    /// Whether these could be `b`'s use lists: as many arguments and rows (a table made
+    /// from another body, or before rows were added, does not fit).
+    pub fn fits(&self, b: &Body) -> bool {
+        self.nargs == b.nargs && self.start.len() == b.nargs as usize + b.rows.len() + 1
+    }
+
     /// The uses of `v` (none for constants and blocks).
     pub fn of(&self, v: V) -> &[(RowIdx, u32)] {
         &self.list[self.rows_of(v)]
