@@ -584,9 +584,10 @@ pub(crate) type Summary = (Vec<CallSummary>, Vec<NodeIdx>);
 /// otherwise (first mention first), `folds` naming its constant expressions.
 fn summarize(fx: &Facts, folds: &fold::Folds, b: &Body) -> Summary {
     let mut calls = Vec::new();
-    let mut refs = Vec::new();
+    // (function, order of mention): deduplicated below in O(mentions), not over a
+    // table of every function per body
+    let mut found: Vec<(NodeIdx, u32)> = Vec::new();
     let mut syms = Vec::new();
-    let mut seen = vec![false; fx.is_def.len()];
     for &bb in &b.layout {
         for &i in &b.blocks[bb] {
             let inst = b.inst(i);
@@ -611,15 +612,17 @@ fn summarize(fx: &Facts, folds: &fold::Folds, b: &Body) -> Summary {
                 for &s in &syms {
                     let direct = fx.sym_func[s.idx()].map(node_of_function);
                     for &n in direct.iter().chain(&fx.sym_refs[s]) {
-                        if !std::mem::replace(&mut seen[n.idx()], true) {
-                            refs.push(n);
-                        }
+                        found.push((n, found.len() as u32));
                     }
                 }
             }
         }
     }
-    (calls, refs)
+    // each function once, at its first mention
+    found.sort_unstable();
+    found.dedup_by_key(|x| x.0);
+    found.sort_unstable_by_key(|x| x.1);
+    (calls, found.into_iter().map(|x| x.0).collect())
 }
 
 /// Functions referenced by `b` (with multiplicity).
