@@ -5,6 +5,12 @@
 //! standard input. The library does the work; this binary parses arguments, reads files
 //! and prints.
 
+// The process allocates and frees many small vectors on every worker (the reader's rows,
+// the inliner's bodies and tables); mimalloc does it in fewer instructions than the C
+// library's allocator (PERF.md, "The allocator"). The library leaves the choice to its host.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod callgraph;
 mod cfg;
 mod cgscc;
