@@ -70,9 +70,9 @@ pub struct Inference {
     ret_attrs: IndexVec<FuncIdx, AttrSet>,
     arg_attrs: IndexVec<ArgIdx, AttrSet>,
     in_scc: IndexVec<FuncIdx, bool>,
-    /// While an SCC is inferred: its members' bodies with their use lists, moved in
-    /// from the caller's store and back when done (`None`: the module's, read in place).
-    cur: Vec<(Option<Body>, Uses)>,
+    /// While an SCC is inferred: its members' bodies with their use lists (`None`: the
+    /// module's, read in place), shared with the caller's store.
+    cur: Vec<(Option<Arc<Body>>, Uses)>,
     /// Per function: its row of `cur`, or `NO_SLOT`.
     slot: IndexVec<FuncIdx, u32>,
     /// While an SCC is inferred: the constant expressions inlining made.
@@ -226,21 +226,48 @@ impl Inference {
         bodies: &mut [Option<Body>],
         made: &mut MadeExprs,
     ) -> bool {
-        self.run_scc_with(members, bodies, made, &mut [])
+        let mut held: Vec<Option<Arc<Body>>> = members
+            .iter()
+            .map(|f| bodies.get_mut(f.idx()).and_then(Option::take).map(Arc::new))
+            .collect();
+        let changed = self.run_members(members, &mut held, made, &mut []);
+        for (f, b) in members.iter().zip(held) {
+            if let Some(b) = b {
+                bodies[f.idx()] = Some(Arc::unwrap_or_clone(b));
+            }
+        }
+        changed
     }
 
-    /// [`Inference::run_scc`] with the use lists of some members' bodies already made
-    /// (`uses[k]` for `members[k]`, taken; the others are made here).
+    /// [`Inference::run_scc`] over bodies shared with the caller's store (indexed by
+    /// function), with the use lists of some members' bodies already made (`uses[k]`
+    /// for `members[k]`, taken; the others are made here).
     pub(crate) fn run_scc_with(
         &mut self,
         members: &[FuncIdx],
-        bodies: &mut [Option<Body>],
+        bodies: &[Option<Arc<Body>>],
+        made: &mut MadeExprs,
+        uses: &mut [Option<Uses>],
+    ) -> bool {
+        let mut held: Vec<Option<Arc<Body>>> = members
+            .iter()
+            .map(|f| bodies.get(f.idx()).cloned().flatten())
+            .collect();
+        self.run_members(members, &mut held, made, uses)
+    }
+
+    /// Infers `members`' attributes, `bodies[k]` the body of `members[k]` (`None`: the
+    /// module's) and `uses[k]` its use lists when already made.
+    fn run_members(
+        &mut self,
+        members: &[FuncIdx],
+        bodies: &mut [Option<Arc<Body>>],
         made: &mut MadeExprs,
         uses: &mut [Option<Uses>],
     ) -> bool {
         for (k, &f) in members.iter().enumerate() {
-            let stored = bodies.get_mut(f.idx()).and_then(Option::take);
-            let body = stored.as_ref().unwrap_or_else(|| self.ir.body(f));
+            let stored = bodies.get_mut(k).and_then(Option::take);
+            let body = stored.as_deref().unwrap_or_else(|| self.ir.body(f));
             let made_uses = uses.get_mut(k).and_then(Option::take);
             let uses = made_uses
                 .filter(|u| u.fits(body))
@@ -252,10 +279,9 @@ impl Inference {
         let changed = self.infer_scc(members);
         std::mem::swap(&mut self.made, made);
         for (k, (b, _)) in std::mem::take(&mut self.cur).into_iter().enumerate() {
-            let f = members[k];
-            self.slot[f] = NO_SLOT;
-            if b.is_some() {
-                bodies[f.idx()] = b;
+            self.slot[members[k]] = NO_SLOT;
+            if let Some(slot) = bodies.get_mut(k) {
+                *slot = b;
             }
         }
         changed
@@ -420,7 +446,7 @@ impl Inference {
     #[inline]
     fn body(&self, f: FuncIdx) -> &Body {
         match &self.cur[self.slot[f] as usize].0 {
-            Some(b) => b,
+            Some(b) => &**b,
             None => self.ir.body(f),
         }
     }

@@ -235,7 +235,12 @@ fn use_lists_made_ahead_are_checked_against_the_body() {
         a.run_scc(&[f], &mut bodies, &mut made);
         let made_ahead = ir.body(from).use_table();
         assert_eq!(made_ahead.fits(ir.body(f)), from == f);
-        b.run_scc_with(&[f], &mut bodies, &mut made, &mut [Some(made_ahead)]);
+        b.run_scc_with(
+            &[f],
+            &vec![None; ir.funcs.len()],
+            &mut made,
+            &mut [Some(made_ahead)],
+        );
         assert_eq!(a.fn_attrs(f), b.fn_attrs(f));
         assert_eq!(a.ret_attrs(f), b.ret_attrs(f));
         for p in ir.args(f) {

@@ -83,8 +83,10 @@ pub struct Facts {
 pub struct State {
     /// Module facts.
     pub fx: Facts,
-    /// Current bodies (built when first needed).
-    pub bodies: Vec<Option<Body>>,
+    /// Current bodies: a pass's copy once it edited one (`None`: the module's). Shared,
+    /// so that a copy of the column costs a reference per function; a walk's edit of a
+    /// body someone else holds copies it first.
+    pub bodies: Vec<Option<Arc<Body>>>,
     /// Functions whose body inlining deleted.
     pub deleted: Vec<bool>,
     /// Per function: its comdat (`u32::MAX`: none); per comdat: its function members
@@ -219,8 +221,8 @@ fn expr_funcs(
 }
 
 /// `f`'s body in `store` for editing, copied out of the module's on the first edit.
-fn edit<'a>(store: &'a mut [Option<Body>], ir: &Ir, f: FuncIdx) -> &'a mut Body {
-    store[f.idx()].get_or_insert_with(|| ir.body(f).clone())
+fn edit<'a>(store: &'a mut [Option<Arc<Body>>], ir: &Ir, f: FuncIdx) -> &'a mut Body {
+    Arc::make_mut(store[f.idx()].get_or_insert_with(|| Arc::new(ir.body(f).clone())))
 }
 
 /// The symbols a constant mentions, through constant expressions.
@@ -406,8 +408,8 @@ impl State {
 
     /// The current bodies (by function) and the constant expressions they name beyond
     /// the module's: what `function-attrs` reads.
-    pub fn body_store(&mut self) -> (&mut [Option<Body>], &mut crate::llvm::ir::body::MadeExprs) {
-        (&mut self.bodies, self.folds.made_mut())
+    pub fn body_store(&mut self) -> (&[Option<Arc<Body>>], &mut crate::llvm::ir::body::MadeExprs) {
+        (&self.bodies, self.folds.made_mut())
     }
 
     /// The use lists of `fs`' current bodies that runs made ahead left, taken (`None`
@@ -473,7 +475,7 @@ impl State {
     /// module's, read in place.
     pub fn body(&self, f: FuncIdx) -> &Body {
         match &self.bodies[f.idx()] {
-            Some(b) => b,
+            Some(b) => &**b,
             None => self.fx.ir.body(f),
         }
     }

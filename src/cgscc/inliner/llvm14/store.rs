@@ -116,7 +116,7 @@ impl Store for State {
     }
     fn clear_body(&mut self, f: FuncIdx) {
         self.deleted[f.idx()] = true;
-        self.bodies[f.idx()] = Some(Body::default());
+        self.bodies[f.idx()] = Some(Arc::default());
         self.use_tables[f.idx()] = None;
         self.ver[f.idx()] += 1;
     }
@@ -126,14 +126,10 @@ impl Store for State {
     fn inline_into(&mut self, (n, row, f): Site, args: &ArgFacts) -> Option<Inlined> {
         let ir = self.fx.ir.clone();
         // the callee's body is read from the module in place or, when a pass edited
-        // it, lent out of the store while the caller's is edited (a call of a function
-        // to itself is never inlined: `decide` refuses it)
-        let lent = match &self.bodies[f.idx()] {
-            Some(b) if f == n => Some(b.clone()),
-            Some(_) => self.bodies[f.idx()].take(),
-            None => None,
-        };
-        let callee_body = lent.as_ref().unwrap_or_else(|| ir.body(f));
+        // it, shared out of the store while the caller's is edited (a call of a
+        // function to itself, which `decide` refuses, would copy the caller first)
+        let lent = self.bodies[f.idx()].clone();
+        let callee_body = lent.as_deref().unwrap_or_else(|| ir.body(f));
         let caller_body = super::edit(&mut self.bodies, &ir, n);
         let out = clone::inline_call(
             &self.fx,
@@ -143,9 +139,6 @@ impl Store for State {
             callee_body,
             args,
         );
-        if f != n && lent.is_some() {
-            self.bodies[f.idx()] = lent;
-        }
         Some(out)
     }
     fn body_changed(&mut self, f: FuncIdx) {
@@ -666,7 +659,7 @@ impl Unit {
             st.clear_body(f);
         }
         if let Some(b) = self.body {
-            st.bodies[self.n.idx()] = Some(b);
+            st.bodies[self.n.idx()] = Some(Arc::new(b));
             State::body_changed(st, self.n);
             st.call_counts[self.n.idx()] = Some(self.calls_after);
             st.use_tables[self.n.idx()] = self.use_table;
