@@ -29,7 +29,7 @@
 //! add to a table the walk numbers: a constant expression that inlining folds and
 //! the module does not have yet, or a debug location's inlined copy not made yet.
 
-use super::inliner::llvm14::{fold::Folds, speculate, Chain, State, Unit};
+use super::inliner::llvm14::{fold::Folds, speculate, Chain, FrozenGraph, State, Unit};
 use super::{CgsccModule, CgsccPass, InlineModel, Options};
 use crate::callgraph::{function_of_node, NodeIdx, RefSccIdx, SccIdx};
 use crate::llvm::FuncIdx;
@@ -69,7 +69,7 @@ pub(crate) struct Ahead {
 /// and their results.
 struct Round<'a> {
     st: &'a State,
-    m: &'a CgsccModule,
+    g: &'a FrozenGraph,
     opts: &'a Options,
     pass: (&'a str, bool),
     folds: &'a Folds,
@@ -100,7 +100,7 @@ impl<'a> Round<'a> {
                 self.folds.clone(),
                 self.pass,
                 self.unit[w],
-                self.m,
+                self.g,
                 self.opts,
             ),
             _ => None,
@@ -216,13 +216,13 @@ impl Ahead {
         }
         let Some(st) = m.llvm14.as_mut() else { return };
         let folds = st.frozen_folds();
-        let m_now: &CgsccModule = m;
-        let Some(st) = m_now.llvm14.as_deref() else {
+        let g = FrozenGraph::of(m);
+        let Some(st) = m.llvm14.as_deref() else {
             return;
         };
         let round = Round {
             st,
-            m: m_now,
+            g: &g,
             opts,
             pass: (self.pass.0.as_str(), self.pass.1),
             folds: &folds,

@@ -202,10 +202,7 @@ pub(super) fn decide<S: Store>(
 
 /// `f` is in a cycle of calls: its SCC has other members or it calls itself.
 fn recursive(cx: Ctx<'_>, f: FuncIdx) -> bool {
-    let g = &cx.m.graph;
-    let n = crate::callgraph::node_of_function(f);
-    g.scc_of(n)
-        .is_some_and(|s| g.scc_nodes(s).len() > 1 || g.edge(n, n).is_some())
+    cx.g.recursive(crate::callgraph::node_of_function(f))
 }
 
 /// LLVM 14's `ReplayInlineAdvisor`, ahead of every other check: the replay file's sign

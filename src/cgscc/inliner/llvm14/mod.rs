@@ -30,7 +30,7 @@ mod store;
 mod tests;
 
 pub use prefetch::Prefetch;
-pub(crate) use run::{run, speculate};
+pub(crate) use run::{run, speculate, FrozenGraph};
 pub(crate) use store::{Chain, Unit};
 
 use crate::callgraph::{function_of_node, node_of_function, NodeIdx};

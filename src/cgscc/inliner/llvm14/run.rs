@@ -6,7 +6,7 @@
 use super::decide::{decide, Decision};
 use super::store::{Chain, RunOut, Spec, Store, Unit};
 use super::{clone, fold::Folds, CallerFacts, State, Summary};
-use crate::callgraph::{function_of_node, node_of_function, SccIdx};
+use crate::callgraph::{function_of_node, node_of_function, NodeIdx, SccIdx};
 use crate::cgscc::inliner::remark::{Remark, RemarkKind};
 use crate::cgscc::{Abort, CgsccModule, Options, PassContext, PassResult};
 use crate::llvm::attrs::Attr;
@@ -22,15 +22,138 @@ type Work = (FuncIdx, RowIdx, Option<u32>);
 /// What a run reads of the pass manager: the call graph, names and flags, the knobs.
 #[derive(Clone, Copy)]
 pub(super) struct Ctx<'a> {
-    pub m: &'a CgsccModule,
+    pub g: Graph<'a>,
     pub opts: &'a crate::cgscc::Options,
 }
 
 impl<'a> Ctx<'a> {
     fn of(cx: &'a PassContext<'_>) -> Ctx<'a> {
         Ctx {
-            m: &*cx.m,
+            g: Graph::Live(&*cx.m),
             opts: cx.opts,
+        }
+    }
+}
+
+/// The call graph, names and flags a run reads: the walk's own, or a copy taken for
+/// runs made ahead ([`FrozenGraph`]) with the unit's one function.
+#[derive(Clone, Copy)]
+pub(super) enum Graph<'a> {
+    Live(&'a CgsccModule),
+    Frozen(&'a FrozenGraph, &'a [NodeIdx]),
+}
+
+/// What runs made ahead read of the call graph and the pass manager, copied when a
+/// round begins, so that they read it while the walk goes on: the SCC of every node,
+/// whether it is in a cycle of calls, removed, a library function, the names, and
+/// whether a cap stopped the inliner. A run of a unit reads these only of functions
+/// the walk has committed (its callees) and of its own function, whose SCC and
+/// edges only its own turn changes; what the walk changes meanwhile (a callee's
+/// removal, by its deletion) the run's journal checks at its turn.
+#[derive(Debug)]
+pub(crate) struct FrozenGraph {
+    scc_of: Vec<Option<SccIdx>>,
+    recursive: Vec<bool>,
+    removed: Vec<bool>,
+    lib: Vec<bool>,
+    stopped: bool,
+    names: crate::idx::IndexVec<NodeIdx, Arc<str>>,
+}
+
+impl FrozenGraph {
+    /// The copy of `m`'s call graph and flags as they are now.
+    pub(crate) fn of(m: &CgsccModule) -> FrozenGraph {
+        let g = &m.graph;
+        let n = g.num_nodes();
+        let nodes = (0..n).map(NodeIdx::new);
+        let mut lib = vec![false; n];
+        for &l in g.lib_functions() {
+            lib[l.idx()] = true;
+        }
+        FrozenGraph {
+            scc_of: nodes.clone().map(|nd| g.scc_of(nd)).collect(),
+            recursive: nodes
+                .clone()
+                .map(|nd| Graph::Live(m).recursive(nd))
+                .collect(),
+            removed: nodes.map(|nd| g.is_removed(nd)).collect(),
+            lib,
+            stopped: m.inliner_stopped,
+            names: m.summ.names.clone(),
+        }
+    }
+}
+
+impl<'a> Graph<'a> {
+    /// The nodes of SCC `s` (for a copy: the unit's, `s` being its SCC).
+    pub(super) fn scc_nodes(self, s: SccIdx) -> &'a [NodeIdx] {
+        match self {
+            Graph::Live(m) => m.graph.scc_nodes(s),
+            Graph::Frozen(fz, unit) => {
+                debug_assert!(unit.iter().all(|nd| fz.scc_of[nd.idx()] == Some(s)));
+                unit
+            }
+        }
+    }
+
+    /// The SCC of node `nd`.
+    pub(super) fn scc_of(self, nd: NodeIdx) -> Option<SccIdx> {
+        match self {
+            Graph::Live(m) => m.graph.scc_of(nd),
+            Graph::Frozen(fz, _) => fz.scc_of.get(nd.idx()).copied().flatten(),
+        }
+    }
+
+    /// Node `nd` was removed from the graph.
+    pub(super) fn is_removed(self, nd: NodeIdx) -> bool {
+        match self {
+            Graph::Live(m) => m.graph.is_removed(nd),
+            Graph::Frozen(fz, _) => fz.removed.get(nd.idx()).copied().unwrap_or(false),
+        }
+    }
+
+    /// Node `nd` is a defined library function.
+    pub(super) fn is_lib(self, nd: NodeIdx) -> bool {
+        match self {
+            Graph::Live(m) => m.graph.lib_functions().contains(&nd),
+            Graph::Frozen(fz, _) => fz.lib.get(nd.idx()).copied().unwrap_or(false),
+        }
+    }
+
+    /// Node `nd` is in a cycle of calls: its SCC has other members or it calls itself.
+    pub(super) fn recursive(self, nd: NodeIdx) -> bool {
+        match self {
+            Graph::Live(m) => {
+                let g = &m.graph;
+                g.scc_of(nd)
+                    .is_some_and(|s| g.scc_nodes(s).len() > 1 || g.edge(nd, nd).is_some())
+            }
+            Graph::Frozen(fz, _) => fz.recursive.get(nd.idx()).copied().unwrap_or(false),
+        }
+    }
+
+    /// A cap stopped the inliner.
+    pub(super) fn stopped(self) -> bool {
+        match self {
+            Graph::Live(m) => m.inliner_stopped,
+            Graph::Frozen(fz, _) => fz.stopped,
+        }
+    }
+
+    /// The edge from `nd` into SCC `s` was inlined inside that SCC (LLVM's
+    /// `InlinedInternalEdges`); never for a unit of one function, which has none.
+    pub(super) fn inlined_internal(self, nd: NodeIdx, s: SccIdx) -> bool {
+        match self {
+            Graph::Live(m) => m.inlined_internal.contains(&(nd, s)),
+            Graph::Frozen(..) => false,
+        }
+    }
+
+    /// Node `nd`'s name.
+    pub(super) fn name(self, nd: NodeIdx) -> &'a Arc<str> {
+        match self {
+            Graph::Live(m) => &m.summ.names[nd],
+            Graph::Frozen(fz, _) => &fz.names[nd],
         }
     }
 }
@@ -197,12 +320,16 @@ pub(crate) fn speculate<'a>(
     folds: Folds,
     (name, only_mandatory): (&str, bool),
     (scc, n): (SccIdx, FuncIdx),
-    m: &CgsccModule,
+    g: &FrozenGraph,
     opts: &Options,
 ) -> Option<Box<Unit>> {
     let mut sp = Spec::new(st, chain, n, folds);
     let mut r = Run::new(name, only_mandatory, scc);
-    let cx = Ctx { m, opts };
+    let unit = [node_of_function(n)];
+    let cx = Ctx {
+        g: Graph::Frozen(g, &unit),
+        opts,
+    };
     seed(&mut sp, &mut r, cx);
     if r.next < r.work.len() && !sp.is_deleted(n) {
         r.out.inlined = caller_batch(&mut sp, &mut r, n, cx);
@@ -225,12 +352,11 @@ fn remark(
     ct: Option<(i64, i64)>,
     reason: &'static str,
 ) -> Remark {
-    let names = &cx.m.summ.names;
     Remark {
         kind,
         pass: r.pass.clone(),
-        caller: names[node_of_function(n)].clone(),
-        callee: names[node_of_function(f)].clone(),
+        caller: cx.g.name(node_of_function(n)).clone(),
+        callee: cx.g.name(node_of_function(f)).clone(),
         cost: ct.map(|x| x.0),
         threshold: ct.map(|x| x.1),
         src: dbg
@@ -253,10 +379,10 @@ fn add_work(out: &mut RunOut, n: crate::callgraph::NodeIdx, w: u64) {
 /// The SCC's direct calls to defined functions, functions in SCC order and calls in
 /// layout order; a call to a declaration gets its `NoDefinition` remark here.
 fn seed<S: Store>(st: &mut S, r: &mut Run, cx: Ctx<'_>) {
-    for &nd in cx.m.graph.scc_nodes(r.cur) {
+    for &nd in cx.g.scc_nodes(r.cur) {
         let f = function_of_node(nd);
         let fx = &st.sh().fx;
-        if cx.m.graph.is_removed(nd) || st.is_deleted(f) || !fx.is_def[f.idx()] {
+        if cx.g.is_removed(nd) || st.is_deleted(f) || !fx.is_def[f.idx()] {
             continue;
         }
         let b = st.body(f);
@@ -298,7 +424,7 @@ fn caller_batch<S: Store>(st: &mut S, r: &mut Run, n: FuncIdx, cx: Ctx<'_>) -> V
     while r.next < r.work.len() && r.work[r.next].0 == n && !st.gave_up() {
         let (_, row, h) = r.work[r.next];
         r.next += 1;
-        if st.is_deleted(n) || cx.m.inliner_stopped {
+        if st.is_deleted(n) || cx.g.stopped() {
             continue;
         }
         let Some(f) = st.sh().direct_callee(st.body(n), row) else {
@@ -310,8 +436,8 @@ fn caller_batch<S: Store>(st: &mut S, r: &mut Run, n: FuncIdx, cx: Ctx<'_>) -> V
         if h.is_some() && r.history_contains(h, f) {
             continue;
         }
-        let f_in_cur = cx.m.graph.scc_of(node_of_function(f)) == Some(r.cur);
-        if f_in_cur && cx.m.inlined_internal.contains(&(nn, r.cur)) {
+        let f_in_cur = cx.g.scc_of(node_of_function(f)) == Some(r.cur);
+        if f_in_cur && cx.g.inlined_internal(nn, r.cur) {
             continue;
         }
         // a definition without blocks (which LLVM's reader refuses) has nothing to inline
@@ -440,7 +566,7 @@ fn inline_site<S: Store>(
     }
     let hid = r.hist.len() as u32;
     r.hist.push((f, h));
-    let f_scc = cx.m.graph.scc_of(node_of_function(f));
+    let f_scc = cx.g.scc_of(node_of_function(f));
     let mult = ci.cost_mult;
     for &nc in out.new_calls.iter().rev() {
         let Some(g) = st.sh().direct_callee(st.body(n), nc) else {
@@ -449,7 +575,7 @@ fn inline_site<S: Store>(
         if !st.sh().fx.is_def[g.idx()] || st.is_deleted(g) {
             continue;
         }
-        if f_scc.is_some_and(|s| s != r.cur) && cx.m.graph.scc_of(node_of_function(g)) == f_scc {
+        if f_scc.is_some_and(|s| s != r.cur) && cx.g.scc_of(node_of_function(g)) == f_scc {
             if let Some(c) = st.body_mut(n).call_mut(nc) {
                 c.cost_mult = mult.saturating_mul(cx.opts.inline.intra_scc_cost_multiplier);
             }
@@ -496,7 +622,7 @@ fn delete_if_dead<S: Store>(st: &mut S, r: &mut Run, f: FuncIdx, cx: Ctx<'_>) {
             l,
             Linkage::Linkonce | Linkage::LinkonceOdr | Linkage::AvailableExternally
         );
-    if !discardable || cx.m.graph.lib_functions().contains(&node_of_function(f)) {
+    if !discardable || cx.g.is_lib(node_of_function(f)) {
         return;
     }
     // a discardable function in a comdat waits for the end of the run
