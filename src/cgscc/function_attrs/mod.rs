@@ -446,7 +446,7 @@ impl Inference {
     #[inline]
     fn body(&self, f: FuncIdx) -> &Body {
         match &self.cur[self.slot[f] as usize].0 {
-            Some(b) => &**b,
+            Some(b) => b,
             None => self.ir.body(f),
         }
     }

@@ -475,7 +475,7 @@ impl State {
     /// module's, read in place.
     pub fn body(&self, f: FuncIdx) -> &Body {
         match &self.bodies[f.idx()] {
-            Some(b) => &**b,
+            Some(b) => b,
             None => self.fx.ir.body(f),
         }
     }
