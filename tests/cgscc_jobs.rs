@@ -42,17 +42,25 @@ fn cgscc(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str], jobs:
 }
 
 /// The outputs for 2, 3 and 4 workers, and for 2 and 4 running the walk's units
-/// ahead, equal the one for 1.
+/// ahead (in rounds of the default window, and of three positions: many rounds, each
+/// made while the walk commits the one before and chained on its runs), equal the
+/// one for 1.
 fn assert_same_for_all_workers(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str]) {
     let one = cgscc(input, stdin, pipeline, extra, 1);
     assert!(one.contains("\"remarks\""));
     let ahead: Vec<&str> = extra.iter().copied().chain(["--run-ahead"]).collect();
+    let small: Vec<&str> = ahead
+        .iter()
+        .copied()
+        .chain(["--run-ahead-window", "3"])
+        .collect();
     for (jobs, extra) in [
         (2, extra),
         (3, extra),
         (4, extra),
         (2, &ahead[..]),
         (4, &ahead[..]),
+        (2, &small[..]),
     ] {
         let n = cgscc(input, stdin, pipeline, extra, jobs);
         assert!(

@@ -2,13 +2,19 @@
 //!
 //! The walk visits the RefSCCs of the module in post-order, and a RefSCC reads only
 //! the bodies of what it references (`schedule`). So when the walk is about to take a
-//! unit — a RefSCC of one SCC of one function, what most of a module is — it first
-//! runs the inliner's run of every such unit among the next [`WINDOW`] positions, on
-//! the pool, each as soon as the round has run the units of the window it depends
-//! on: *chained*, reading their runs (bodies, deleted callees, use-count changes) in
-//! place of what the walk has not committed yet, and the walk's own state, which
-//! nothing writes meanwhile, for the rest. A unit that depends on one the round cannot
-//! run (a RefSCC of more than one function, a run that gave up) is not run.
+//! unit — a RefSCC of one SCC of one function, what most of a module is — it runs
+//! the inliner's run of every such unit of a window of the next positions
+//! ([`WINDOW`] by default) on the pool, each as soon as the round has run the units
+//! of the window it depends on: *chained*, reading their runs (bodies, deleted
+//! callees, use-count changes) in place of what the walk has not committed yet. The
+//! rest a run reads from a copy of the walk's state and call graph taken when its
+//! round began (the bodies and tables shared, not copied: `State::snapshot`,
+//! `FrozenGraph`), so that rounds run while the walk goes on: once a round is made,
+//! the next window's round starts, over a copy taken then and chained on the runs of
+//! the round before that the walk has not reached, and the walk commits the first
+//! round's units while the workers make the second. A unit that depends on one no
+//! round runs (a RefSCC of more than one function, a run that gave up, a unit the
+//! walk took before its round was made) is not run.
 //!
 //! Each run keeps its writes aside (`inliner::llvm14` `store`) and journals what the
 //! walk could still change before the unit's turn: the use-count tests it made (last
@@ -23,7 +29,12 @@
 //! graph, the dead callees leaving it, `function-attrs`, devirtualization's repeats —
 //! stays with the walk, in the walk's order. The answer is the sequential one, for any
 //! number of workers, by construction: a run is either the one the walk would have
-//! made or not taken (`tests/cgscc_jobs.rs` compares 1 to 4 workers).
+//! made or not taken (`tests/cgscc_jobs.rs` compares 1 to 4 workers, with windows
+//! of the default size and of three positions, which make many rounds). A copy older
+//! than the walk's state changes nothing to this: whatever the walk commits between a
+//! round's copy and a unit's turn that the run read — a body, attributes or deletion
+//! (versions), a use count (tests asked again), a chained run (taken or not) — is
+//! what the journal checks at the turn, as for a run over the walk's own state.
 //!
 //! A run gives up, and the walk makes the unit itself, where it would have had to
 //! add to a table the walk numbers: a constant expression that inlining folds and
@@ -33,19 +44,20 @@ use super::inliner::llvm14::{fold::Folds, speculate, Chain, FrozenGraph, State, 
 use super::{CgsccModule, CgsccPass, InlineModel, Options};
 use crate::callgraph::{function_of_node, NodeIdx, RefSccIdx, SccIdx};
 use crate::llvm::FuncIdx;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// The fewest units a round runs ahead.
 const MIN_ROUND: usize = 2;
 
-/// How many post-order positions a round of runs ahead covers.
+/// How many post-order positions a round of runs ahead covers, by default
+/// ([`Options::run_ahead_window`]).
 pub const WINDOW: usize = 256;
 
 /// What the walk ran ahead of itself ([`super::RunReport::ahead`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AheadStats {
-    /// Rounds of runs made at once on the pool.
+    /// Rounds of runs made on the pool.
     pub rounds: usize,
     /// Units run ahead (a run that gave up is not counted).
     pub made: usize,
@@ -57,58 +69,102 @@ pub struct AheadStats {
 #[derive(Debug)]
 pub(crate) struct Ahead {
     /// The first inliner of the pipeline: (pass name, `only-mandatory`).
-    pass: (String, bool),
+    pass: (Arc<str>, bool),
     /// Per post-order position: the unit's SCC and function, when it is one function.
     units: Vec<Option<(SccIdx, NodeIdx)>>,
-    /// Per position: a round already ran it (or chose not to).
+    /// Per position: a round already covered it.
     tried: Vec<bool>,
+    /// The knobs, shared with the rounds.
+    opts: Arc<Options>,
+    /// The round being made while the walk commits the positions before it.
+    next: Option<Arc<Round>>,
     pub(crate) stats: AheadStats,
 }
 
-/// One round's shared state: its units (window positions), the runs they wait for,
-/// and their results.
-struct Round<'a> {
-    st: &'a State,
-    g: &'a FrozenGraph,
-    opts: &'a Options,
-    pass: (&'a str, bool),
-    folds: &'a Folds,
-    /// Per unit: its SCC and function; whether it cannot run (it depends on a unit
-    /// the walk has not committed and the round does not run).
+/// One round: its units (window positions), the runs they wait for, their results, and
+/// what they read — a copy of the walk's state and call graph taken when the round
+/// began, and the runs of the round before it, which the walk has not committed.
+#[derive(Debug)]
+struct Round {
+    st: Arc<State>,
+    g: Arc<FrozenGraph>,
+    folds: Folds,
+    opts: Arc<Options>,
+    pass: (Arc<str>, bool),
+    /// The positions the round covers.
+    end: usize,
+    /// Per unit: its position, SCC and function; whether it cannot run (it depends on
+    /// a unit neither committed when the round began nor run by this round or the one
+    /// before).
+    pos: Vec<usize>,
     unit: Vec<(SccIdx, FuncIdx)>,
     blocked: Vec<bool>,
-    /// Per unit: the round's units it depends on, directly and through others.
+    /// Per unit: the round's units it depends on, directly and through others, and the
+    /// runs of the round before (`prev`) it reads.
     reads: Vec<Vec<usize>>,
+    reads_prev: Vec<Vec<usize>>,
+    prev: Vec<Arc<Unit>>,
     /// Per unit: how many of its direct dependencies in the round have not finished;
     /// the units that wait for it.
     waiting: Vec<AtomicU32>,
     dependents: Vec<Vec<usize>>,
-    made: Vec<OnceLock<Option<Box<Unit>>>>,
+    made: Vec<OnceLock<Option<Arc<Unit>>>>,
+    /// Units not finished yet.
+    left: AtomicUsize,
 }
 
-impl<'a> Round<'a> {
+impl Round {
+    /// Starts `roots`, the units that wait for nothing (chosen before any runs: a
+    /// run started meanwhile brings its dependents' counts to zero and starts them).
+    fn start(self: &Arc<Round>, roots: Vec<usize>) {
+        for w in roots {
+            let r = Arc::clone(self);
+            rayon::spawn(move || r.run(w));
+        }
+    }
+
     /// Runs unit `w` over the runs of the units it depends on, then starts the units
-    /// that waited only for it.
-    fn run<'s>(&'s self, s: &rayon::Scope<'s>, w: usize) {
+    /// that waited only for it. A run that panics (a bug) is not made: the walk makes
+    /// the unit itself and meets the failure, if at all, where the sequential run would.
+    fn run(self: Arc<Round>, w: usize) {
         let deps_made = self.reads[w]
             .iter()
             .map(|&d| self.made[d].get().and_then(|u| u.as_deref()))
             .collect::<Option<Vec<&Unit>>>();
         let made = match deps_made {
-            Some(chain) if !self.blocked[w] => speculate(
-                (self.st, Chain::new(chain)),
-                self.folds.clone(),
-                self.pass,
-                self.unit[w],
-                self.g,
-                self.opts,
-            ),
+            Some(mut chain) if !self.blocked[w] => {
+                chain.extend(self.reads_prev[w].iter().map(|&k| &*self.prev[k]));
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    speculate(
+                        (&self.st, Chain::new(chain)),
+                        self.folds.clone(),
+                        (&self.pass.0, self.pass.1),
+                        self.unit[w],
+                        &self.g,
+                        &self.opts,
+                    )
+                }))
+                .ok()
+                .flatten()
+                .map(Arc::from)
+            }
             _ => None,
         };
         let _ = self.made[w].set(made);
         for &d in &self.dependents[w] {
             if self.waiting[d].fetch_sub(1, Ordering::AcqRel) == 1 {
-                s.spawn(move |s| self.run(s, d));
+                let r = Arc::clone(&self);
+                rayon::spawn(move || r.run(d));
+            }
+        }
+        self.left.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Waits for every unit of the round, running the pool's work meanwhile.
+    fn wait(&self) {
+        while self.left.load(Ordering::Acquire) > 0 {
+            if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                std::thread::yield_now();
             }
         }
     }
@@ -152,80 +208,137 @@ impl Ahead {
             });
         }
         Some(Ahead {
-            pass,
+            pass: (pass.0.into(), pass.1),
             tried: vec![false; units.len()],
             units,
+            opts: Arc::new(opts.clone()),
+            next: None,
             stats: AheadStats::default(),
         })
     }
 
-    /// Before the walk takes position `i`: when its unit is one function not yet
-    /// tried, runs the units of one function among the next [`WINDOW`] positions on
-    /// the pool, each as soon as the round has run the units it depends on that the
-    /// walk has not committed (over their runs: chained).
-    pub(crate) fn before(&mut self, i: usize, m: &mut CgsccModule, opts: &Options) {
-        if self.units[i].is_none() || self.tried[i] {
-            return;
+    /// Before the walk takes position `i`. When the round made meanwhile begins here:
+    /// waits for it, hands its runs to the walk and starts the next round, made while
+    /// the walk commits this one's positions. When no round is under way and `i` is a
+    /// unit of one function not yet covered: makes a round of the next window's
+    /// positions, waits for it, and starts the next the same way.
+    pub(crate) fn before(&mut self, i: usize, m: &mut CgsccModule) {
+        let begun = match &self.next {
+            Some(r) if r.pos[0] <= i || r.left.load(Ordering::Acquire) == 0 => true,
+            Some(_) => return,
+            None => false,
+        };
+        let (cur, snap) = if begun {
+            let r = self.next.take().expect("a round under way");
+            (r, None)
+        } else {
+            if self.units[i].is_none() || self.tried[i] {
+                return;
+            }
+            let snap = Snapshot::of(m, i);
+            match self.launch(i, &[], &snap, m) {
+                Some(r) => (r, Some(snap)),
+                None => return,
+            }
+        };
+        cur.wait();
+        let Some(st) = m.llvm14.as_mut() else { return };
+        self.stats.rounds += 1;
+        // the walk took the positions before `i` without the round's runs
+        for (&p, u) in cur.pos.iter().zip(&cur.made) {
+            if let Some(u) = u.get().cloned().flatten().filter(|_| p >= i) {
+                self.stats.made += 1;
+                st.put_made(u);
+            }
         }
-        let end = (i + WINDOW).min(self.units.len());
-        let window: Vec<usize> = (i..end)
+        // nothing was committed since a round begun here was made: its copy serves
+        let snap = snap.unwrap_or_else(|| Snapshot::of(m, i));
+        self.next = self.launch(cur.end, &cur.chainable(i), &snap, m);
+    }
+
+    /// Starts a round over the positions from `start` on (those of one function not yet
+    /// covered in the next window), over copy `snap` of the walk's state and the
+    /// runs `prev` of the round before (by position), which the walk has not committed.
+    fn launch(
+        &mut self,
+        start: usize,
+        prev: &[(usize, Arc<Unit>, Vec<usize>)],
+        snap: &Snapshot,
+        m: &CgsccModule,
+    ) -> Option<Arc<Round>> {
+        let end = (start + self.opts.run_ahead_window.max(1)).min(self.units.len());
+        let window: Vec<usize> = (start..end)
             .filter(|&j| self.units[j].is_some() && !self.tried[j])
             .collect();
         for &j in &window {
             self.tried[j] = true;
         }
         if window.len() < MIN_ROUND {
-            return;
+            return None;
         }
-        // a run reads its callees' state, which a unit in the window changes only
+        // a run reads its callees' state, which a unit not committed changes only
         // through its body, deleted callees and use counts, unless the cost of a call
         // depends on the callee's recursion (which its edges, updated by the walk, say)
-        let chains = opts.inline.function_inline_cost_multiplier == 1;
-        // per position from `i`: its index in the window
-        let mut at: Vec<Option<usize>> = vec![None; end - i];
+        let chains = self.opts.inline.function_inline_cost_multiplier == 1;
+        // the positions before the copy's are committed in it
+        let committed = snap.at;
+        let in_prev = |d: usize| prev.binary_search_by_key(&d, |p| p.0).ok();
+        let mut at: Vec<Option<usize>> = vec![None; end - start];
         for (w, &j) in window.iter().enumerate() {
-            at[j - i] = Some(w);
+            at[j - start] = Some(w);
         }
         let n = window.len();
         let mut blocked = vec![false; n];
         let mut direct: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut reads: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut reads_prev: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (w, &j) in window.iter().enumerate() {
             let (c, nd) = self.units[j].expect("a unit of one function");
             blocked[w] = m.graph.is_removed(nd) || m.graph.scc_of(nd) != Some(c);
-            let mut r = Vec::new();
+            let (mut r, mut rp) = (Vec::new(), Vec::new());
             for &d in m.dag.deps(j) {
                 let d = d as usize;
-                if d < i {
+                if d < committed {
                     continue;
                 }
-                match at.get(d - i).copied().flatten() {
-                    Some(dw) if chains => {
-                        direct[w].push(dw);
-                        dependents[dw].push(w);
-                        r.push(dw);
-                        r.extend_from_slice(&reads[dw]);
+                if !chains {
+                    blocked[w] = true;
+                } else if d >= start {
+                    match at.get(d - start).copied().flatten() {
+                        Some(dw) => {
+                            direct[w].push(dw);
+                            dependents[dw].push(w);
+                            r.push(dw);
+                            r.extend_from_slice(&reads[dw]);
+                            rp.extend_from_slice(&reads_prev[dw]);
+                        }
+                        None => blocked[w] = true,
                     }
-                    _ => blocked[w] = true,
+                } else {
+                    match in_prev(d) {
+                        Some(k) => {
+                            rp.push(k);
+                            rp.extend_from_slice(&prev[k].2);
+                        }
+                        None => blocked[w] = true,
+                    }
                 }
             }
             r.sort_unstable();
             r.dedup();
+            rp.sort_unstable();
+            rp.dedup();
             reads[w] = r;
+            reads_prev[w] = rp;
         }
-        let Some(st) = m.llvm14.as_mut() else { return };
-        let folds = st.frozen_folds();
-        let g = FrozenGraph::of(m);
-        let Some(st) = m.llvm14.as_deref() else {
-            return;
-        };
-        let round = Round {
-            st,
-            g: &g,
-            opts,
-            pass: (self.pass.0.as_str(), self.pass.1),
-            folds: &folds,
+        let round = Arc::new(Round {
+            st: Arc::clone(&snap.st),
+            g: Arc::clone(&snap.g),
+            folds: snap.folds.clone(),
+            opts: Arc::clone(&self.opts),
+            pass: self.pass.clone(),
+            end,
             unit: window
                 .iter()
                 .map(|&j| {
@@ -233,40 +346,87 @@ impl Ahead {
                     (c, function_of_node(nd))
                 })
                 .collect(),
+            pos: window,
             blocked,
             reads,
+            reads_prev,
+            prev: prev.iter().map(|p| Arc::clone(&p.1)).collect(),
             waiting: direct
                 .iter()
                 .map(|d| AtomicU32::new(d.len() as u32))
                 .collect(),
             dependents,
             made: (0..n).map(|_| OnceLock::new()).collect(),
-        };
-        rayon::scope(|s| {
-            for (w, d) in direct.iter().enumerate() {
-                if d.is_empty() {
-                    let round = &round;
-                    s.spawn(move |s| round.run(s, w));
-                }
-            }
+            left: AtomicUsize::new(n),
         });
-        let made: Vec<Box<Unit>> = round
-            .made
-            .into_iter()
-            .filter_map(|u| u.into_inner().flatten())
-            .collect();
-        let Some(st) = m.llvm14.as_mut() else { return };
-        self.stats.rounds += 1;
-        for u in made {
-            self.stats.made += 1;
-            st.put_made(u);
-        }
+        let roots = (0..n).filter(|&w| direct[w].is_empty()).collect();
+        round.start(roots);
+        Some(round)
     }
 
     /// After the walk finished position `i`: a run made for it and not taken goes.
     pub(crate) fn after(&mut self, i: usize, m: &mut CgsccModule) {
         if let (Some((_, nd)), Some(st)) = (self.units[i], m.llvm14.as_mut()) {
             st.take_made(function_of_node(nd));
+        }
+    }
+
+    /// The walk's end: waits for a round still under way (its runs read copies only).
+    pub(crate) fn finish(&mut self) {
+        if let Some(r) = self.next.take() {
+            r.wait();
+        }
+    }
+}
+
+impl Round {
+    /// The round's runs at positions from `from` on (the walk's, whose state before it
+    /// has committed the rest), which a round after it may chain on: by position, each
+    /// with the runs among them it read (indices into the list).
+    fn chainable(&self, from: usize) -> Vec<(usize, Arc<Unit>, Vec<usize>)> {
+        let mut idx = vec![usize::MAX; self.pos.len()];
+        let mut out = Vec::new();
+        for (w, u) in self.made.iter().enumerate() {
+            if let Some(Some(u)) = u.get().filter(|_| self.pos[w] >= from) {
+                idx[w] = out.len();
+                out.push((self.pos[w], Arc::clone(u), Vec::new()));
+            }
+        }
+        for (w, &k) in idx.iter().enumerate() {
+            if k != usize::MAX {
+                // a made run's dependencies in the round were all made; those before
+                // `from` are committed
+                out[k].2 = self.reads[w]
+                    .iter()
+                    .map(|&d| idx[d])
+                    .filter(|&d| d != usize::MAX)
+                    .collect();
+            }
+        }
+        out
+    }
+}
+
+/// A copy of the walk's state and call graph for a round, and the constant-expression
+/// tables frozen with it.
+struct Snapshot {
+    st: Arc<State>,
+    g: Arc<FrozenGraph>,
+    folds: Folds,
+    /// The walk's position when it was taken: everything before is committed.
+    at: usize,
+}
+
+impl Snapshot {
+    fn of(m: &mut CgsccModule, at: usize) -> Snapshot {
+        let g = Arc::new(FrozenGraph::of(m));
+        let st = m.llvm14.as_mut().expect("the inliner's state");
+        let folds = st.frozen_folds();
+        Snapshot {
+            st: Arc::new(st.snapshot()),
+            g,
+            folds,
+            at,
         }
     }
 }

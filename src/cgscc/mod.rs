@@ -121,11 +121,15 @@ pub struct Options {
     /// cap.
     pub max_memory: Option<usize>,
     /// Run the inliner on units of one function ahead of the walk, on the pool's
-    /// workers, in rounds over windows of the post-order (see `cgscc/ahead.rs`); the
-    /// walk takes a run whose inputs still hold at the unit's turn. The answer is the
-    /// sequential one either way. Off by default: no faster, so far, on the modules
-    /// PERF.md measures (a round stops the walk's commits).
+    /// workers, in rounds over windows of the post-order (see `cgscc/ahead.rs`), each
+    /// made while the walk commits the one before; the walk takes a run whose inputs
+    /// still hold at the unit's turn. The answer is the sequential one either way. Off
+    /// by default: no faster, so far, than the helpers alone on the modules PERF.md
+    /// measures.
     pub run_ahead: bool,
+    /// How many post-order positions a round of runs ahead covers (at least 1;
+    /// [`AHEAD_WINDOW`] by default).
+    pub run_ahead_window: usize,
 }
 
 impl Default for Options {
@@ -137,6 +141,7 @@ impl Default for Options {
             max_visits: None,
             max_memory: None,
             run_ahead: false,
+            run_ahead_window: AHEAD_WINDOW,
         }
     }
 }
@@ -826,7 +831,7 @@ impl PassManager {
         let mut ahead = ahead::Ahead::new(&self.passes, &self.opts, m, &postorder);
         'walk: for (i, &first) in postorder.iter().enumerate() {
             if let Some(a) = ahead.as_mut() {
-                a.before(i, m, &self.opts);
+                a.before(i, m);
             }
             ur.rc_worklist.insert(first);
             while let Some(popped) = ur.rc_worklist.pop() {
@@ -891,6 +896,9 @@ impl PassManager {
             if let Some(a) = ahead.as_mut() {
                 a.after(i, m);
             }
+        }
+        if let Some(a) = ahead.as_mut() {
+            a.finish();
         }
         if let Some(st) = m.llvm14.as_mut() {
             st.clear_made();

@@ -126,6 +126,10 @@ pub struct CgsccArgs {
     /// error).
     #[arg(long)]
     run_ahead: bool,
+    /// With `--run-ahead`: how many post-order positions a round covers (the same
+    /// output for any; small windows make many rounds, each chained on the one before)
+    #[arg(long, value_name = "N", default_value_t = ilkit::cgscc::AHEAD_WINDOW as u64, requires = "run_ahead", value_parser = clap::value_parser!(u64).range(1..1 << 32))]
+    run_ahead_window: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -226,6 +230,7 @@ impl CgsccArgs {
         );
         o.abort_on_max_devirt_iterations = self.abort_on_max_devirt_iterations_reached;
         o.run_ahead = self.run_ahead;
+        o.run_ahead_window = self.run_ahead_window as usize;
         if let Some(path) = &self.cgscc_inline_replay {
             if self.inline_model == Model::Summary {
                 return Err(Failure::usage(

@@ -101,7 +101,7 @@ pub struct State {
     ver: Vec<u32>,
     /// Runs made ahead of the walk, by their unit's function, until its turn; and how
     /// many are waiting.
-    made: Vec<Option<Box<Unit>>>,
+    made: Vec<Option<Arc<Unit>>>,
     n_made: usize,
     /// Runs made ahead that the walk took.
     pub(crate) made_taken: usize,
@@ -421,8 +421,39 @@ impl State {
         fs.iter().map(|f| self.use_tables[f.idx()].take()).collect()
     }
 
+    /// A copy of this state for runs made ahead while the walk goes on writing it: the
+    /// columns a run reads (bodies and tables shared, a reference per function), with
+    /// no runs waiting for their turn, no use lists and fresh scratch.
+    pub(crate) fn snapshot(&self) -> State {
+        let n = self.made.len();
+        State {
+            fx: self.fx.clone(),
+            bodies: self.bodies.clone(),
+            deleted: self.deleted.clone(),
+            comdat_of: self.comdat_of.clone(),
+            comdat_members: self.comdat_members.clone(),
+            uses: self.uses.clone(),
+            ver: self.ver.clone(),
+            made: vec![None; n],
+            n_made: 0,
+            made_taken: self.made_taken,
+            taken_ver: self.taken_ver.clone(),
+            bfi: self.bfi.clone(),
+            preds: self.preds.clone(),
+            eph: self.eph.clone(),
+            folds: self.folds.clone(),
+            call_counts: self.call_counts.clone(),
+            use_tables: vec![None; n],
+            scratch: cost::Scratch::default(),
+            locs: self.locs.clone(),
+            prefetch: self.prefetch.clone(),
+            attrs_marked: self.attrs_marked.clone(),
+            n_marked: self.n_marked,
+        }
+    }
+
     /// Keeps run `u`, made ahead, for its unit's turn.
-    pub(crate) fn put_made(&mut self, u: Box<Unit>) {
+    pub(crate) fn put_made(&mut self, u: Arc<Unit>) {
         // the run counted the calls of the body it began from, which the walk's
         // devirtualization check counts first
         let counts = &mut self.call_counts[u.n.idx()];
@@ -441,7 +472,8 @@ impl State {
         }
         let u = self.made[f.idx()].take()?;
         self.n_made -= 1;
-        Some(u)
+        // a round still running may read the run (chained on it): then a copy
+        Some(Arc::try_unwrap(u).map_or_else(|u| Box::new((*u).clone()), Box::new))
     }
 
     /// Forgets the runs made ahead and the versions of the ones taken (a walk's end).

@@ -284,7 +284,7 @@ impl<'a> Spec<'a> {
     /// `f`'s body as the run reads it: the chain's, else the walk's (its version noted).
     fn other_body(&self, f: FuncIdx) -> &'a Body {
         match self.chained(f) {
-            Some(u) => u.body.as_ref().unwrap_or_else(|| self.base.body(f)),
+            Some(u) => u.body.as_deref().unwrap_or_else(|| self.base.body(f)),
             None => {
                 self.read_version(f);
                 self.base.body(f)
@@ -347,7 +347,7 @@ impl<'a> Spec<'a> {
             calls_after,
             summary,
             use_table,
-            body: self.body,
+            body: self.body.map(Arc::new),
             uses,
             cleared: self.cleared,
             must_progress_dropped: self.must_progress_dropped,
@@ -594,7 +594,7 @@ pub(crate) struct Unit {
     summary: Option<Summary>,
     /// That body's use lists (`function-attrs` reads them).
     use_table: Option<crate::llvm::ir::body::Uses>,
-    body: Option<Body>,
+    body: Option<Arc<Body>>,
     uses: Vec<(FuncIdx, i64)>,
     cleared: Vec<FuncIdx>,
     must_progress_dropped: bool,
@@ -659,7 +659,7 @@ impl Unit {
             st.clear_body(f);
         }
         if let Some(b) = self.body {
-            st.bodies[self.n.idx()] = Some(Arc::new(b));
+            st.bodies[self.n.idx()] = Some(b);
             State::body_changed(st, self.n);
             st.call_counts[self.n.idx()] = Some(self.calls_after);
             st.use_tables[self.n.idx()] = self.use_table;
