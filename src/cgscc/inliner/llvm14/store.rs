@@ -1,7 +1,8 @@
 //! Where one inliner run reads and writes the inliner's state: the walk's own
 //! [`State`], or a [`Spec`] — a run of one unit made ahead of the walk on another
-//! worker, reading the walk's state while nothing writes it and keeping its own writes
-//! aside, for the walk to take at the unit's turn ([`Unit`]).
+//! worker, reading a copy of the walk's state taken when its round began
+//! ([`State::snapshot`]) and keeping its own writes aside, for the walk to take at the
+//! unit's turn ([`Unit`]).
 //!
 //! The run's code (`run.rs`, `decide.rs`, the caller's facts) is one, written against
 //! [`Store`]; only where a value lives differs. A speculative run reads the walk's
@@ -27,7 +28,7 @@
 //! its own SCC's visit (`function-attrs`; `mustprogress` lost in its own run), which
 //! moves its version when they do change. The run reads the attributes of functions
 //! the bodies it reads call: its dependencies. One the walk committed before the
-//! round is not visited again before the unit's turn; one of the round is a chained
+//! round's copy is not visited again before the unit's turn; one after it is a chained
 //! run (which must be taken and left unchanged) or a callee in such a run's body,
 //! whose version that run read and which held at its turn, after which nothing visits
 //! the callee again.
