@@ -40,7 +40,7 @@
 //! add to a table the walk numbers: a constant expression that inlining folds and
 //! the module does not have yet, or a debug location's inlined copy not made yet.
 
-use super::inliner::llvm14::{fold::Folds, speculate, Chain, FrozenGraph, State, Unit};
+use super::inliner::llvm14::{speculate, Chain, FrozenGraph, State, Unit};
 use super::{CgsccModule, CgsccPass, InlineModel, Options};
 use crate::callgraph::{function_of_node, NodeIdx, RefSccIdx, SccIdx};
 use crate::llvm::FuncIdx;
@@ -88,7 +88,6 @@ pub(crate) struct Ahead {
 struct Round {
     st: Arc<State>,
     g: Arc<FrozenGraph>,
-    folds: Folds,
     opts: Arc<Options>,
     pass: (Arc<str>, bool),
     /// The positions the round covers.
@@ -137,7 +136,7 @@ impl Round {
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     speculate(
                         (&self.st, Chain::new(chain)),
-                        self.folds.clone(),
+                        self.st.frozen_copy(),
                         (&self.pass.0, self.pass.1),
                         self.unit[w],
                         &self.g,
@@ -335,7 +334,6 @@ impl Ahead {
         let round = Arc::new(Round {
             st: Arc::clone(&snap.st),
             g: Arc::clone(&snap.g),
-            folds: snap.folds.clone(),
             opts: Arc::clone(&self.opts),
             pass: self.pass.clone(),
             end,
@@ -407,12 +405,11 @@ impl Round {
     }
 }
 
-/// A copy of the walk's state and call graph for a round, and the constant-expression
-/// tables frozen with it.
+/// A copy of the walk's state (its constant-expression tables frozen) and call graph
+/// for a round.
 struct Snapshot {
     st: Arc<State>,
     g: Arc<FrozenGraph>,
-    folds: Folds,
     /// The walk's position when it was taken: everything before is committed.
     at: usize,
 }
@@ -423,9 +420,8 @@ impl Snapshot {
         let st = m.llvm14.as_mut().expect("the inliner's state");
         let folds = st.frozen_folds();
         Snapshot {
-            st: Arc::new(st.snapshot()),
+            st: Arc::new(st.snapshot(folds)),
             g,
-            folds,
             at,
         }
     }

@@ -92,7 +92,7 @@ pub struct State {
     /// Per function: its comdat (`u32::MAX`: none); per comdat: its function members
     /// and whether a global variable is a member too.
     pub comdat_of: Vec<u32>,
-    pub comdat_members: Vec<(Vec<FuncIdx>, bool)>,
+    pub comdat_members: Arc<[(Vec<FuncIdx>, bool)]>,
     /// Live uses of each function (calls and references in live bodies, plus one for
     /// a reference from a global initializer or alias).
     pub uses: Vec<i64>,
@@ -382,7 +382,7 @@ impl State {
         let (comdat_of, comdat_members) = comdats(m);
         Some(State {
             comdat_of,
-            comdat_members,
+            comdat_members: comdat_members.into(),
             fx,
             bodies: vec![None; n],
             deleted: vec![false; n],
@@ -423,15 +423,16 @@ impl State {
 
     /// A copy of this state for runs made ahead while the walk goes on writing it: the
     /// columns a run reads (bodies and tables shared, a reference per function), with
-    /// no runs waiting for their turn, no use lists and fresh scratch.
-    pub(crate) fn snapshot(&self) -> State {
+    /// no runs waiting for their turn, no use lists, fresh scratch and `folds`, a
+    /// frozen copy of the constant-expression tables ([`State::frozen_folds`]).
+    pub(crate) fn snapshot(&self, folds: fold::Folds) -> State {
         let n = self.made.len();
         State {
             fx: self.fx.clone(),
             bodies: self.bodies.clone(),
             deleted: self.deleted.clone(),
             comdat_of: self.comdat_of.clone(),
-            comdat_members: self.comdat_members.clone(),
+            comdat_members: Arc::clone(&self.comdat_members),
             uses: self.uses.clone(),
             ver: self.ver.clone(),
             made: vec![None; n],
@@ -441,7 +442,7 @@ impl State {
             bfi: self.bfi.clone(),
             preds: self.preds.clone(),
             eph: self.eph.clone(),
-            folds: self.folds.clone(),
+            folds,
             call_counts: self.call_counts.clone(),
             use_tables: vec![None; n],
             scratch: cost::Scratch::default(),
@@ -450,6 +451,11 @@ impl State {
             attrs_marked: self.attrs_marked.clone(),
             n_marked: self.n_marked,
         }
+    }
+
+    /// A copy of a snapshot's frozen constant-expression tables, for one run made ahead.
+    pub(crate) fn frozen_copy(&self) -> fold::Folds {
+        self.folds.clone()
     }
 
     /// Keeps run `u`, made ahead, for its unit's turn.
