@@ -46,10 +46,12 @@ pub(super) enum Graph<'a> {
 /// What runs made ahead read of the call graph and the pass manager, copied when a
 /// round begins, so that they read it while the walk goes on: the SCC of every node,
 /// whether it is in a cycle of calls, removed, a library function, the names, and
-/// whether a cap stopped the inliner. A run of a unit reads these only of functions
-/// the walk has committed (its callees) and of its own function, whose SCC and
-/// edges only its own turn changes; what the walk changes meanwhile (a callee's
-/// removal, by its deletion) the run's journal checks at its turn.
+/// whether a cap stopped the inliner. A run of a unit reads these only of its own
+/// function and of its callees: functions committed when the copy was taken, or units
+/// of one function run by a chained run, whose SCC and recursion their own visit
+/// leaves as they were (inlining adds only edges to functions earlier in the
+/// post-order). What the walk changes meanwhile (a callee's removal, by its deletion)
+/// the run's journal checks at its turn.
 #[derive(Debug)]
 pub(crate) struct FrozenGraph {
     scc_of: Vec<Option<SccIdx>>,
