@@ -72,7 +72,7 @@ pub(super) fn parse_spans(
     if pieces.iter().any(Option::is_none) {
         return parse_sequential_spans(file, text, skip_bodies);
     }
-    match merge(pieces.into_iter().flatten()) {
+    match merge(pieces.into_iter().flatten().collect()) {
         Some(m) => Ok(m),
         None => parse_sequential_spans(file, text, skip_bodies),
     }
@@ -107,39 +107,63 @@ struct Merger<'a> {
 }
 
 impl<'a> Merger<'a> {
-    fn sym(&mut self, name: &str) -> SymbolIdx {
-        if let Some(&s) = self.sym_map.get(name) {
+    /// The merged symbol of a piece's symbol `name` (the piece's string kept when new).
+    fn sym(&mut self, name: String) -> SymbolIdx {
+        if let Some(&s) = self.sym_map.get(&name) {
             return s;
         }
-        let s = self.m.symbols.push(name.to_string());
+        let s = self.m.symbols.push(name.clone());
         self.m.symbol_defs.push(SymbolDef::Undefined);
         self.sym_const.push(ConstIdx::NONE);
-        self.sym_map.insert(name.to_string(), s);
+        self.sym_map.insert(name, s);
         s
     }
 
-    fn sig(&mut self, text: &str) -> SigIdx {
-        if let Some(&s) = self.sig_map.get(text) {
+    fn sig(&mut self, text: String) -> SigIdx {
+        if let Some(&s) = self.sig_map.get(&text) {
             return s;
         }
-        let s = self.m.signatures.push(text.to_string());
-        self.sig_map.insert(text.to_string(), s);
+        let s = self.m.signatures.push(text.clone());
+        self.sig_map.insert(text, s);
         s
+    }
+
+    /// Room for the tables of `pieces` (an upper bound: a symbol several pieces use
+    /// counts once per piece), so that they grow once.
+    fn reserve(&mut self, pieces: &[Parser<'_>]) {
+        let sum = |f: &dyn Fn(&Module) -> usize| pieces.iter().map(|p| f(&p.m)).sum::<usize>();
+        let syms = sum(&|m| m.symbols.len());
+        self.sym_map.reserve(syms);
+        self.m.symbols.reserve(syms);
+        self.m.symbol_defs.reserve(syms);
+        self.sym_const.reserve(syms);
+        self.m.functions.reserve(sum(&|m| m.functions.len()));
+        self.m.globals.reserve(sum(&|m| m.globals.len()));
     }
 
     /// Adds one piece; `None` when it defines a symbol an earlier piece defined.
     fn add(&mut self, p: Parser<'a>) -> Option<()> {
         let Parser {
-            m: piece,
+            m: mut piece,
             const_keys,
             annotated_kernels,
             spans,
             ..
         } = p;
         self.spans.extend(spans);
-        let syms: IndexVec<SymbolIdx, SymbolIdx> =
-            piece.symbols.iter().map(|name| self.sym(name)).collect();
-        let sigs: IndexVec<SigIdx, SigIdx> = piece.signatures.iter().map(|t| self.sig(t)).collect();
+        let Module {
+            symbols,
+            signatures,
+            ..
+        } = &mut piece;
+        let syms: IndexVec<SymbolIdx, SymbolIdx> = std::mem::take(symbols)
+            .into_iter()
+            .map(|name| self.sym(name))
+            .collect();
+        let sigs: IndexVec<SigIdx, SigIdx> = std::mem::take(signatures)
+            .into_iter()
+            .map(|t| self.sig(t))
+            .collect();
         let (f0, g0) = (self.m.functions.len(), self.m.globals.len());
         let (a0, i0) = (self.m.aliases.len(), self.m.ifuncs.len());
         for (s, &def) in piece.symbol_defs.iter_enumerated() {
@@ -238,8 +262,9 @@ impl<'a> Merger<'a> {
 }
 
 /// Merges parsed pieces in text order; `None` when two pieces define one symbol.
-fn merge<'a>(pieces: impl Iterator<Item = Parser<'a>>) -> Option<(Module, Spans)> {
+fn merge(pieces: Vec<Parser<'_>>) -> Option<(Module, Spans)> {
     let mut g = Merger::default();
+    g.reserve(&pieces);
     for p in pieces {
         g.add(p)?;
     }
