@@ -95,6 +95,23 @@ impl<'a, 'm> Builder<'a, 'm> {
         }
     }
 
+    /// Room for the functions and arguments of `runs`, so that the tables absorbing
+    /// them grow once.
+    pub(super) fn reserve_for<E>(&mut self, runs: &[Result<Builder<'a, 'm>, E>]) {
+        let runs = || runs.iter().filter_map(|r| r.as_ref().ok());
+        let funcs: usize = runs().map(|c| c.ir.funcs.len()).sum();
+        let args: usize = runs().map(|c| c.ir.arg_ty.len()).sum();
+        let g = &mut self.ir;
+        g.funcs.reserve(funcs);
+        g.intrinsic.reserve(funcs);
+        g.bodies.reserve(funcs);
+        g.arg_name_start.reserve(funcs);
+        g.arg_func.reserve(args);
+        g.arg_ty.reserve(args);
+        g.arg_attrs.reserve(args);
+        self.facts.reserve(runs().map(|c| c.facts.len()).sum());
+    }
+
     /// Appends run `c` (forked at `marks`) to this builder's tables.
     pub(super) fn absorb(&mut self, c: Builder<'a, 'm>, marks: &Marks) {
         self.dbg_calls.extend_from_slice(&c.dbg_calls);

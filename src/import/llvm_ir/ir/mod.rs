@@ -64,9 +64,11 @@ pub(super) fn build(
     spans: &Spans,
 ) -> Result<(Ir, Vec<BodyFacts>), ParseError> {
     let mut b = Builder::new(m, file, text);
-    b.ir.semantic_interposition =
-        memchr::memmem::find(text.as_bytes(), b"\"SemanticInterposition\", i32 1").is_some();
-    b.opaque = has_opaque_ptr(text);
+    // two scans of the whole text, side by side
+    (b.ir.semantic_interposition, b.opaque) = rayon::join(
+        || memchr::memmem::find(text.as_bytes(), b"\"SemanticInterposition\", i32 1").is_some(),
+        || has_opaque_ptr(text),
+    );
     for (n, words) in &m.attr_groups {
         let mut s = AttrSet::EMPTY;
         for w in words {
@@ -103,6 +105,7 @@ pub(super) fn build(
             })
             .collect();
         let marks = b.marks();
+        b.reserve_for(&frags);
         for f in frags {
             b.absorb(f?, &marks);
         }
