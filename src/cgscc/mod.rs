@@ -261,10 +261,15 @@ impl CgsccModule {
     /// [`CgsccModule::new`]'s graph, summaries and schedule, without the passes'
     /// tables.
     fn with_graph(m: &Module, module_id: &str) -> CgsccModule {
-        let mut graph = from_module(m, module_id);
-        graph.build_ref_sccs();
-        graph.populate_all();
-        let mut summ = Summaries::from_module(m);
+        let (mut graph, mut summ) = rayon::join(
+            || {
+                let mut graph = from_module(m, module_id);
+                graph.build_ref_sccs();
+                graph.populate_all();
+                graph
+            },
+            || Summaries::from_module(m),
+        );
         // a local callee whose remaining uses a cost decision reads: one the inliner
         // never prices (`noinline`, `alwaysinline`) orders nothing
         let local = |n: NodeIdx| {
