@@ -76,8 +76,17 @@ impl Failure {
 
 /// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
 pub fn emit(text: &str) -> Result<(), Failure> {
+    emit_parts(&[text])
+}
+
+/// Writes `parts` to standard output, one after the other (see [`emit`]).
+pub fn emit_parts(parts: &[&str]) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    let written = parts
+        .iter()
+        .try_for_each(|p| out.write_all(p.as_bytes()))
+        .and_then(|()| out.flush());
+    match written {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Failure::input(format!("stdout: {e}"))),
