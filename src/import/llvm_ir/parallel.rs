@@ -128,15 +128,12 @@ impl<'a> Merger<'a> {
         s
     }
 
-    /// Room for the tables of `pieces` (an upper bound: a symbol several pieces use
-    /// counts once per piece), so that they grow once.
+    /// Room for the functions and globals of `pieces` (each defined in one piece), so
+    /// that their tables grow once. The symbol tables are left to grow: a symbol that
+    /// several pieces use counts once in each, and room for all of them would be
+    /// memory the merge never touches but the system still zeroes.
     fn reserve(&mut self, pieces: &[Parser<'_>]) {
         let sum = |f: &dyn Fn(&Module) -> usize| pieces.iter().map(|p| f(&p.m)).sum::<usize>();
-        let syms = sum(&|m| m.symbols.len());
-        self.sym_map.reserve(syms);
-        self.m.symbols.reserve(syms);
-        self.m.symbol_defs.reserve(syms);
-        self.sym_const.reserve(syms);
         self.m.functions.reserve(sum(&|m| m.functions.len()));
         self.m.globals.reserve(sum(&|m| m.globals.len()));
     }
