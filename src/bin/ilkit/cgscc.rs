@@ -1,6 +1,6 @@
 //! `ilkit cgscc FILE.ll --passes 'cgscc(...)' [--remarks] [--format text|json] [knobs]`.
 
-use crate::{emit, emit_parts, Failure};
+use crate::{emit_parts, Failure};
 use clap::{Args, ValueEnum};
 use ilkit::cgscc::schedule::ScheduleStats;
 use ilkit::cgscc::{
@@ -519,14 +519,9 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
     }
     tail.push_str("; call graph after the pipeline\n");
     let graph_text = cm.graph.print_text();
-    let r = emit_parts(&[&out, &visit_lines, &tail, &graph_text]);
-    std::mem::forget((m, cm));
-    r
+    emit_parts_and_leave(&[&out, &visit_lines, &tail, &graph_text], (m, cm))
 }
 
-/// Prints the answer; the process ends right after, so the module and the pass
-/// manager's state are left to the operating system instead of being freed one
-/// allocation at a time (a tenth of the process on the llama.cpp module).
 /// The visit log's lines: `#i (f, g): pass, pass`.
 fn visits_text(
     visits: &[ilkit::cgscc::Visit],
@@ -545,8 +540,16 @@ fn visits_text(
     s
 }
 
+/// Prints the answer; the process ends right after, so the module and the pass
+/// manager's state are left to the operating system instead of being freed one
+/// allocation at a time (a tenth of the process on the llama.cpp module).
 fn emit_and_leave<T>(text: &str, state: T) -> Result<(), Failure> {
-    let r = emit(text);
+    emit_parts_and_leave(&[text], state)
+}
+
+/// [`emit_and_leave`] of a text in parts, written one after the other.
+fn emit_parts_and_leave<T>(parts: &[&str], state: T) -> Result<(), Failure> {
+    let r = emit_parts(parts);
     std::mem::forget(state);
     r
 }
