@@ -304,7 +304,12 @@ fn take_made(st: &mut State, r: &mut Run, mut u: Box<Unit>, cx: &mut PassContext
         // the batch's own dead callees, as the walk has them after the batch
         let all = std::mem::take(&mut r.out.dead);
         r.out.dead = all[..r.out.dead_in_batch].to_vec();
+        // the batch's end drops what was made from the caller's body; its use lists,
+        // made with the run from the body just installed, which the batch's end leaves
+        // as it is, are what `function-attrs` reads next
+        let uses = st.use_tables[n.idx()].take();
         after_batch(st, r, (n, summary), &inlined, cx);
+        st.use_tables[n.idx()] = uses;
         r.out.dead = all;
     }
     // the end of the run: the comdat deadness tests the run left to its turn
