@@ -532,6 +532,50 @@ fn body_errors_with_the_instruction_view() {
         }
     }
 }
+/// A module whose bodies the instruction pass reads in several runs on several threads
+/// fails with the error the one-thread pass meets first, whichever run finishes first:
+/// an error in the last run, in two runs, in neighbouring functions.
+#[test]
+fn instruction_pass_errors_in_runs_are_the_sequential_ones() {
+    let opts = super::ParseOptions { instructions: true };
+    let module = |bad: &[usize]| {
+        let mut t = String::new();
+        for i in 0..12_000 {
+            let to = if bad.contains(&i) { "nowhere" } else { "next" };
+            t.push_str(&format!(
+                "define i32 @f{i}(i32 %x) {{\n  %a = add i32 %x, {i}\n  br label %{to}\n\
+                 next:\n  ret i32 %a\n}}\n"
+            ));
+        }
+        t
+    };
+    let pool = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    };
+    let (one, four) = (pool(1), pool(4));
+    for bad in [&[11_900][..], &[1_000, 11_900], &[6_000, 6_001]] {
+        let text = module(bad);
+        let seq = one
+            .install(|| super::parse_with("big.ll", &text, opts))
+            .unwrap_err();
+        let par = four
+            .install(|| super::parse_with("big.ll", &text, opts))
+            .unwrap_err();
+        assert_eq!(par, seq);
+        assert!(seq.message.contains("undefined block"), "{seq}");
+    }
+    let text = module(&[]);
+    let seq = one.install(|| super::parse_with("big.ll", &text, opts));
+    let par = four.install(|| super::parse_with("big.ll", &text, opts));
+    assert_eq!(
+        model_digest(&par.unwrap()),
+        model_digest(&seq.unwrap()),
+        "the runs' model differs"
+    );
+}
 
 fn assert_models_agree(name: &str, plain: &crate::llvm::Module, m: &crate::llvm::Module) {
     let (a, b) = (model_digest(plain), model_digest(m));

@@ -11,13 +11,18 @@
 //! the corpus).
 //!
 //! Cost: the runs in parallel, plus a merge linear in their rows (one hash lookup per
-//! new type, attribute set and expression).
+//! new type, attribute set and expression), made by the calling thread between runs of
+//! its own as the runs finish in order ([`Builder::read_runs`]), so that only the last
+//! runs' merge follows the reading.
 
 use super::Builder;
-use crate::import::llvm_ir::Spans;
+use crate::import::llvm_ir::{ParseError, Pos, Spans};
 use crate::llvm::attrs::AttrSetIdx;
 use crate::llvm::ir::{ArgIdx, ExprIdx, FuncIr, Range, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
+use crate::llvm::FuncIdx;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Smallest run of function text worth a builder of its own.
 const MIN_RUN_BYTES: usize = 256 << 10;
@@ -35,7 +40,7 @@ pub(super) fn chunks(
     }
     let first = spans.funcs[0].start as usize;
     let body = text_len.saturating_sub(first);
-    let target = (body / (threads * 4)).max(MIN_RUN_BYTES);
+    let target = (body / (threads * 8)).max(MIN_RUN_BYTES);
     let mut out = Vec::new();
     let mut start = 0usize;
     let mut start_at = first;
@@ -95,21 +100,75 @@ impl<'a, 'm> Builder<'a, 'm> {
         }
     }
 
-    /// Room for the functions and arguments of `runs`, so that the tables absorbing
-    /// them grow once.
-    pub(super) fn reserve_for<E>(&mut self, runs: &[Result<Builder<'a, 'm>, E>]) {
-        let runs = || runs.iter().filter_map(|r| r.as_ref().ok());
-        let funcs: usize = runs().map(|c| c.ir.funcs.len()).sum();
-        let args: usize = runs().map(|c| c.ir.arg_ty.len()).sum();
-        let g = &mut self.ir;
-        g.funcs.reserve(funcs);
-        g.intrinsic.reserve(funcs);
-        g.bodies.reserve(funcs);
-        g.arg_name_start.reserve(funcs);
-        g.arg_func.reserve(args);
-        g.arg_ty.reserve(args);
-        g.arg_attrs.reserve(args);
-        self.facts.reserve(runs().map(|c| c.facts.len()).sum());
+    /// Reads the functions of `runs` (ranges of function indices, `funcs` their
+    /// positions), each by a builder forked from this one, on the pool's threads, and
+    /// appends them to this builder's tables in run order. The runs are taken in order
+    /// by whichever thread is free, and this thread appends each run as soon as every
+    /// run before it is appended, between reading runs of its own: the merge overlaps
+    /// the reading instead of following it. The first error, in run order, is returned.
+    pub(super) fn read_runs(
+        &mut self,
+        runs: &[std::ops::Range<usize>],
+        funcs: &[Pos],
+    ) -> Result<(), ParseError> {
+        let n = runs.len();
+        let template = self.fork();
+        let marks = self.marks();
+        let next = AtomicUsize::new(0);
+        let made: Vec<Mutex<Option<Result<Builder<'a, 'm>, ParseError>>>> =
+            (0..n).map(|_| Mutex::new(None)).collect();
+        let read = |k: usize| {
+            let mut c = template.fork();
+            let res = runs[k]
+                .clone()
+                .try_for_each(|f| c.function(FuncIdx::new(f), funcs[f]))
+                .map(|()| c);
+            *made[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(res);
+        };
+        let take_next = || {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            (k < n).then_some(k)
+        };
+        let g = &mut *self;
+        g.ir.funcs.reserve(funcs.len());
+        g.ir.intrinsic.reserve(funcs.len());
+        g.ir.bodies.reserve(funcs.len());
+        g.ir.arg_name_start.reserve(funcs.len());
+        g.facts.reserve(funcs.len());
+        rayon::scope(|s| {
+            for _ in 1..rayon::current_num_threads().min(n) {
+                s.spawn(|_| {
+                    while let Some(k) = take_next() {
+                        read(k);
+                    }
+                });
+            }
+            let mut merged = 0;
+            let mut first_err = None;
+            while merged < n {
+                let ready = made[merged]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take();
+                match ready {
+                    Some(Ok(c)) => {
+                        if first_err.is_none() {
+                            g.absorb(c, &marks);
+                        }
+                        merged += 1;
+                    }
+                    Some(Err(e)) => {
+                        first_err.get_or_insert(e);
+                        merged += 1;
+                    }
+                    None => match take_next() {
+                        Some(k) => read(k),
+                        None => std::thread::yield_now(),
+                    },
+                }
+            }
+            first_err.map_or(Ok(()), Err)
+        })
     }
 
     /// Appends run `c` (forked at `marks`) to this builder's tables.

@@ -43,7 +43,6 @@ use crate::llvm::ir::{ArgIdx, ExprIdx, FuncIr, InstFlags, Intrinsic, Ir, Opcode,
 use crate::llvm::types::{FloatKind, TypeIdx, TypeKind};
 use crate::llvm::{AliasIdx, FuncIdx, GlobalIdx, MemEffect, Module};
 use ahash::AHashMap;
-use rayon::prelude::*;
 use std::borrow::Cow;
 
 mod debuginfo;
@@ -93,22 +92,7 @@ pub(super) fn build(
             b.function(FuncIdx::new(k), p)?;
         }
     } else {
-        let base = &b;
-        let frags: Vec<Result<Builder<'_, '_>, ParseError>> = chunks
-            .par_iter()
-            .map(|r| {
-                let mut c = base.fork();
-                for k in r.clone() {
-                    c.function(FuncIdx::new(k), spans.funcs[k])?;
-                }
-                Ok(c)
-            })
-            .collect();
-        let marks = b.marks();
-        b.reserve_for(&frags);
-        for f in frags {
-            b.absorb(f?, &marks);
-        }
+        b.read_runs(&chunks, &spans.funcs)?;
     }
     b.resolve_debug_info(&spans.metadata)?;
     b.resolve_branch_weights(&spans.metadata);
