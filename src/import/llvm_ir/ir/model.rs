@@ -22,6 +22,7 @@ use crate::llvm::{
     SigIdx, SymbolIdx, Terminator,
 };
 use ahash::AHashMap;
+use rayon::prelude::*;
 
 /// What the model of one body needs beyond its rows, gathered while the body is read.
 #[derive(Clone, Debug, Default)]
@@ -38,24 +39,163 @@ pub(crate) struct BodyFacts {
 }
 
 /// Fills every defined function's blocks, call sites, operand references, counts and
-/// memory effect from `ir`'s bodies and `facts` (one per function, in order).
+/// memory effect from `ir`'s bodies and `facts` (one per function, in order). Each
+/// body is walked on the pool ([`Walk::of`]); the constants and signatures the walks
+/// name are then numbered in function order, as the first pass numbers them.
 pub(crate) fn derive_model(m: &mut Module, ir: &Ir, facts: Vec<BodyFacts>) {
+    let defined: Vec<bool> = m.functions.iter().map(|f| f.is_definition).collect();
+    let walks: Vec<Option<Walk>> = facts
+        .into_par_iter()
+        .enumerate()
+        .map(|(k, fx)| {
+            let f = FuncIdx::new(k);
+            let body = ir.bodies.get(f).filter(|_| defined.get(k) == Some(&true))?;
+            Some(Walk::of(body, fx))
+        })
+        .collect();
     let mut d = Deriver::new(m, ir);
-    for (k, fx) in facts.into_iter().enumerate() {
-        let f = FuncIdx::new(k);
-        if d.m.functions[f].is_definition {
-            d.function(f, &ir.bodies[f], &fx);
+    for (k, w) in walks.into_iter().enumerate() {
+        if let Some(w) = w {
+            d.function(FuncIdx::new(k), w);
         }
     }
 }
 
-/// One body's model as the rows are read: its call sites, its operand references, and
-/// the cursor into its opaque constants.
-#[derive(Default)]
-struct Derived {
-    call_sites: Vec<CallSite>,
-    refs: Vec<OperandRef>,
-    opaque: usize,
+/// An operand that may name a constant mentioning globals.
+#[derive(Clone, Copy)]
+enum Operand {
+    Global(SymbolIdx),
+    Expr(ExprIdx),
+    /// A constant the view keeps opaque: `globals[start..start + len]` of its body.
+    Opaque(u32, u32),
+    None,
+}
+
+/// What a call's callee operand is.
+#[derive(Clone, Copy)]
+enum Target {
+    Direct(SymbolIdx),
+    Asm,
+    Other,
+}
+
+/// One step of a body's operand walk that the module's numbering resolves.
+#[derive(Clone, Copy)]
+enum Step {
+    /// A call whose callee is directly the symbol, of function type `.1`.
+    Direct(SymbolIdx, TypeIdx),
+    /// An operand's constant, referenced when it mentions a global.
+    Const(Operand),
+    /// A call's callee operand (referenced when its constant mentions a global), then
+    /// the call site.
+    Call {
+        callee: Operand,
+        target: Target,
+        fn_ty: TypeIdx,
+        arg_count: u32,
+        block: BlockIdx,
+        kind: CallKind,
+    },
+}
+
+/// One body's model before the module numbers its constants and signatures: its
+/// blocks, and the steps of its operand walk in instruction then operand order.
+struct Walk {
+    blocks: IndexVec<BlockIdx, Block>,
+    count: u32,
+    mem: MemEffect,
+    /// The globals the body's opaque constants mention ([`BodyFacts::globals`]).
+    globals: Vec<SymbolIdx>,
+    steps: Vec<Step>,
+}
+
+impl Walk {
+    /// Walks `body`, whose facts are `fx`.
+    fn of(body: &Body, mut fx: BodyFacts) -> Walk {
+        let mut names = std::mem::take(&mut fx.block_names).into_iter();
+        let mut w = Walk {
+            blocks: IndexVec::with_capacity(body.blocks.len()),
+            count: 0,
+            mem: fx.mem,
+            globals: Vec::new(),
+            steps: Vec::new(),
+        };
+        let mut opaque = 0;
+        for (b, rows) in body.blocks.iter_enumerated() {
+            for &r in rows {
+                w.row(body, (b, r), &fx, &mut opaque);
+            }
+            w.count += rows.len() as u32;
+            let (term, succs) = successors(body, b);
+            w.blocks.push(Block {
+                name: names.next().unwrap_or_default(),
+                term,
+                succs,
+                instruction_count: rows.len() as u32,
+            });
+        }
+        w.globals = fx.globals;
+        w
+    }
+
+    /// Operand `k` of `row`, `v`, as a step's operand; `opaque` is the cursor into the
+    /// body's opaque constants.
+    fn operand(v: V, (row, k): (RowIdx, u32), fx: &BodyFacts, opaque: &mut usize) -> Operand {
+        match v {
+            V::K(Value::Global(s)) => Operand::Global(s),
+            V::K(Value::Expr(e)) => Operand::Expr(e),
+            V::K(Value::Other) => match fx.opaque.get(*opaque) {
+                Some(&(r, kk, start, len)) if (r, kk) == (row, k) => {
+                    *opaque += 1;
+                    Operand::Opaque(start, len)
+                }
+                _ => Operand::None,
+            },
+            _ => Operand::None,
+        }
+    }
+
+    /// The steps of `ops`, the operands of `r` from the first on.
+    fn consts(&mut self, ops: &[V], r: RowIdx, fx: &BodyFacts, opaque: &mut usize) {
+        for (k, &v) in ops.iter().enumerate() {
+            match Walk::operand(v, (r, k as u32), fx, opaque) {
+                Operand::None => {}
+                o => self.steps.push(Step::Const(o)),
+            }
+        }
+    }
+
+    /// One row's steps: a call's direct callee, its constant operands, its callee.
+    fn row(&mut self, body: &Body, (b, r): (BlockIdx, RowIdx), fx: &BodyFacts, opaque: &mut usize) {
+        let inst = body.inst(r);
+        let Some(ci) = inst.call.filter(|_| inst.op.is_call()) else {
+            self.consts(inst.ops, r, fx, opaque);
+            return;
+        };
+        let callee_op = ci.callee_op as usize;
+        let callee_v = inst.ops[callee_op];
+        if let V::K(Value::Global(s)) = callee_v {
+            self.steps.push(Step::Direct(s, inst.aux_ty));
+        }
+        self.consts(&inst.ops[..callee_op], r, fx, opaque);
+        let callee = Walk::operand(callee_v, (r, ci.callee_op), fx, opaque);
+        self.steps.push(Step::Call {
+            callee,
+            target: match callee_v {
+                V::K(Value::Global(s)) => Target::Direct(s),
+                V::K(Value::Asm) => Target::Asm,
+                _ => Target::Other,
+            },
+            fn_ty: inst.aux_ty,
+            arg_count: ci.nargs,
+            block: b,
+            kind: match inst.op {
+                Opcode::Invoke => CallKind::Invoke,
+                Opcode::CallBr => CallKind::CallBr,
+                _ => CallKind::Call,
+            },
+        });
+    }
 }
 
 struct Deriver<'m, 'i> {
@@ -137,33 +277,22 @@ impl<'m, 'i> Deriver<'m, 'i> {
         c
     }
 
-    /// The constant of operand `v` (operand `k` of `row`), when it mentions a global;
-    /// `opaque` is the cursor into the body's opaque constants.
-    fn operand(
-        &mut self,
-        v: V,
-        row: RowIdx,
-        k: u32,
-        fx: &BodyFacts,
-        opaque: &mut usize,
-    ) -> Option<ConstIdx> {
-        match v {
-            V::K(Value::Global(s)) => Some(self.sym_const(s)),
-            V::K(Value::Expr(e)) => self.expr(e),
-            V::K(Value::Other) => {
-                let &(r, kk, start, len) = fx.opaque.get(*opaque)?;
-                if (r, kk) != (row, k) {
-                    return None;
-                }
-                *opaque += 1;
+    /// The constant of operand `o` of a body whose opaque constants mention `globals`,
+    /// when it mentions a global.
+    fn operand(&mut self, o: Operand, globals: &[SymbolIdx]) -> Option<ConstIdx> {
+        match o {
+            Operand::Global(s) => Some(self.sym_const(s)),
+            Operand::Expr(e) => self.expr(e),
+            Operand::Opaque(start, len) => {
                 let from = self.scratch.len();
-                for &s in &fx.globals[start as usize..(start + len) as usize] {
+                let named = globals.get(start as usize..(start + len) as usize)?;
+                for &s in named {
                     let c = self.sym_const(s);
                     self.scratch.push(c);
                 }
                 self.pooled(from)
             }
-            _ => None,
+            Operand::None => None,
         }
     }
 
@@ -191,76 +320,49 @@ impl<'m, 'i> Deriver<'m, 'i> {
         s
     }
 
-    fn function(&mut self, f: FuncIdx, body: &Body, fx: &BodyFacts) {
-        let mut blocks: IndexVec<BlockIdx, Block> = IndexVec::new();
-        let mut out = Derived::default();
-        let mut count = 0u32;
-        for (b, rows) in body.blocks.iter_enumerated() {
-            for &r in rows {
-                self.row(body, b, r, fx, &mut out);
-            }
-            count += rows.len() as u32;
-            let (term, succs) = successors(body, b);
-            blocks.push(Block {
-                name: fx.block_names.get(b.idx()).cloned().unwrap_or_default(),
-                term,
-                succs,
-                instruction_count: rows.len() as u32,
-            });
-        }
-        let func = &mut self.m.functions[f];
-        func.blocks = blocks;
-        func.instruction_count = count;
-        func.call_sites = out.call_sites;
-        func.operand_refs = out.refs;
-        func.body_mem = fx.mem;
-    }
-
-    /// One row's operand references (and its call site).
-    fn row(&mut self, body: &Body, b: BlockIdx, r: RowIdx, fx: &BodyFacts, out: &mut Derived) {
-        let Derived {
-            call_sites,
-            refs,
-            opaque,
-        } = out;
-        let inst = body.inst(r);
-        let Some(ci) = inst.call.filter(|_| inst.op.is_call()) else {
-            for (k, &v) in inst.ops.iter().enumerate() {
-                if let Some(c) = self.operand(v, r, k as u32, fx, opaque) {
-                    refs.push(OperandRef::Const(c));
+    /// Function `f`'s model from its walk: the walk's constants and signatures
+    /// numbered in step order.
+    fn function(&mut self, f: FuncIdx, w: Walk) {
+        let mut call_sites = Vec::new();
+        let mut refs = Vec::new();
+        for step in w.steps {
+            match step {
+                Step::Direct(s, t) => {
+                    let fn_type = self.sig(t);
+                    refs.push(OperandRef::DirectCall(s, fn_type));
+                }
+                Step::Const(o) => refs.extend(self.operand(o, &w.globals).map(OperandRef::Const)),
+                Step::Call {
+                    callee,
+                    target,
+                    fn_ty,
+                    arg_count,
+                    block,
+                    kind,
+                } => {
+                    let fn_type = self.sig(fn_ty);
+                    let c = self.operand(callee, &w.globals);
+                    refs.extend(c.map(OperandRef::Const));
+                    call_sites.push(CallSite {
+                        callee: match target {
+                            Target::Direct(s) => Callee::Direct(s),
+                            Target::Asm => Callee::InlineAsm,
+                            Target::Other => c.map_or(Callee::Indirect, Callee::Const),
+                        },
+                        arg_count,
+                        block,
+                        kind,
+                        fn_type,
+                    });
                 }
             }
-            return;
-        };
-        let fn_type = self.sig(inst.aux_ty);
-        let callee_op = ci.callee_op as usize;
-        let callee_v = inst.ops[callee_op];
-        if let V::K(Value::Global(s)) = callee_v {
-            refs.push(OperandRef::DirectCall(s, fn_type));
         }
-        for (k, &v) in inst.ops[..callee_op].iter().enumerate() {
-            if let Some(c) = self.operand(v, r, k as u32, fx, opaque) {
-                refs.push(OperandRef::Const(c));
-            }
-        }
-        let callee_c = self.operand(callee_v, r, ci.callee_op, fx, opaque);
-        refs.extend(callee_c.map(OperandRef::Const));
-        let callee = match callee_v {
-            V::K(Value::Global(s)) => Callee::Direct(s),
-            V::K(Value::Asm) => Callee::InlineAsm,
-            _ => callee_c.map_or(Callee::Indirect, Callee::Const),
-        };
-        call_sites.push(CallSite {
-            callee,
-            arg_count: ci.nargs,
-            block: b,
-            kind: match inst.op {
-                Opcode::Invoke => CallKind::Invoke,
-                Opcode::CallBr => CallKind::CallBr,
-                _ => CallKind::Call,
-            },
-            fn_type,
-        });
+        let func = &mut self.m.functions[f];
+        func.blocks = w.blocks;
+        func.instruction_count = w.count;
+        func.call_sites = call_sites;
+        func.operand_refs = refs;
+        func.body_mem = w.mem;
     }
 }
 
