@@ -84,12 +84,21 @@ pub(super) fn parse_spans(
 fn split(text: &str, threads: usize) -> Vec<usize> {
     let pieces = (threads * 4).max(2);
     let target = (text.len() / pieces).max(MIN_PIECE_BYTES);
+    let finder = memchr::memmem::Finder::new(b"\ndefine ");
     let mut starts = vec![0usize];
-    for at in memchr::memmem::find_iter(text.as_bytes(), b"\ndefine ") {
-        let start = at + 1;
-        if start - starts[starts.len() - 1] >= target && text.len() - start >= target / 2 {
-            starts.push(start);
+    // each piece starts at the first `define` line at least `target` bytes into the
+    // one before: a search from there, not a scan of the whole text
+    let mut from = target;
+    while from < text.len() {
+        let Some(at) = finder.find(&text.as_bytes()[from - 1..]) else {
+            break;
+        };
+        let start = from + at;
+        if text.len() - start < target / 2 {
+            break;
         }
+        starts.push(start);
+        from = start + target;
     }
     starts
 }
@@ -310,6 +319,25 @@ mod tests {
             par.function(par.function_by_name("f9").unwrap())
                 .nvvm_kernel
         );
+    }
+
+    /// The pieces start where a scan of every `define` line would start them: at the
+    /// first one at least the target size into the piece before, leaving at least half
+    /// of it for the last piece.
+    #[test]
+    fn pieces_start_at_the_first_define_line_far_enough() {
+        let text = big_module();
+        for threads in [1, 2, 3, 4, 8] {
+            let target = (text.len() / (threads * 4).max(2)).max(MIN_PIECE_BYTES);
+            let mut want = vec![0usize];
+            for at in memchr::memmem::find_iter(text.as_bytes(), b"\ndefine ") {
+                let start = at + 1;
+                if start - want[want.len() - 1] >= target && text.len() - start >= target / 2 {
+                    want.push(start);
+                }
+            }
+            assert_eq!(split(&text, threads), want, "{threads} threads");
+        }
     }
 
     #[test]
