@@ -88,6 +88,50 @@ pub fn parse_with(file: &str, text: &str, opts: ParseOptions) -> Result<Module, 
     Ok(m)
 }
 
+/// Makes items `0..n` with `make` on the pool's threads, each taken by whichever
+/// thread is free, lowest first, and hands them to `take` on this thread in index
+/// order, each as soon as every item before it was handed over: this thread makes
+/// items of its own while the next one is not made yet, so that what `take` does
+/// overlaps the making instead of following it. A panic in `make` is raised here.
+fn in_order<T: Send>(n: usize, make: impl Fn(usize) -> T + Sync, mut take: impl FnMut(T) + Send) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let next = AtomicUsize::new(0);
+    let made: Vec<Mutex<Option<std::thread::Result<T>>>> =
+        (0..n).map(|_| Mutex::new(None)).collect();
+    let slot = |k: usize| made[k].lock().unwrap_or_else(|e| e.into_inner());
+    let make_next = || {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= n {
+            return false;
+        }
+        let item = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| make(k)));
+        *slot(k) = Some(item);
+        true
+    };
+    rayon::scope(|s| {
+        for _ in 1..rayon::current_num_threads().min(n) {
+            s.spawn(|_| while make_next() {});
+        }
+        let mut handed = 0;
+        while handed < n {
+            let ready = slot(handed).take();
+            match ready {
+                Some(Ok(item)) => {
+                    take(item);
+                    handed += 1;
+                }
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                None => {
+                    if !make_next() {
+                        std::thread::yield_now();
+                    }
+                }
+            }
+        }
+    });
+}
+
 /// Parses LLVM IR text in one pass on this thread.
 pub fn parse_sequential(file: &str, text: &str) -> Result<Module, ParseError> {
     parse_sequential_spans(file, text, false).map(|(m, _)| m)

@@ -10,7 +10,9 @@
 //! pass, so errors are exactly the sequential parser's.
 //!
 //! Cost: the pieces' parses in parallel, plus a merge linear in the symbols, constants
-//! and operand events of the module (hash lookups per symbol, constant and type).
+//! and operand events of the module (hash lookups per symbol, constant and type), made
+//! by the calling thread as the pieces are parsed, in order, between pieces it parses
+//! itself: only the last pieces' merge follows the parsing.
 
 use super::{finish_module, parse_sequential_spans, ParseError, Parser, Spans};
 use crate::idx::IndexVec;
@@ -61,21 +63,25 @@ pub(super) fn parse_spans(
             l
         })
         .collect();
-    let pieces: Vec<Option<Parser<'_>>> = (0..starts.len())
-        .into_par_iter()
-        .map(|k| {
+    // the pieces merged in text order as they are parsed; a piece that fails, or a
+    // symbol defined in two pieces, sends the text to the one-pass parser
+    let mut g = Merger::default();
+    let mut merged = true;
+    super::in_order(
+        starts.len(),
+        |k| {
             let mut p = Parser::at(file, &text[..ends[k]], starts[k], lines[k]);
             p.skip_bodies = skip_bodies;
             p.module().ok().map(|()| p)
-        })
-        .collect();
-    if pieces.iter().any(Option::is_none) {
+        },
+        |piece| {
+            merged = merged && piece.and_then(|p| g.add(p)).is_some();
+        },
+    );
+    if !merged {
         return parse_sequential_spans(file, text, skip_bodies);
     }
-    match merge(pieces.into_iter().flatten().collect()) {
-        Some(m) => Ok(m),
-        None => parse_sequential_spans(file, text, skip_bodies),
-    }
+    Ok((finish_module(g.m, g.sym_map, g.annotated), g.spans))
 }
 
 /// Where the pieces of `text` start: 0, then lines beginning `define ` chosen so that
@@ -135,16 +141,6 @@ impl<'a> Merger<'a> {
         let s = self.m.signatures.push(text.clone());
         self.sig_map.insert(text, s);
         s
-    }
-
-    /// Room for the functions and globals of `pieces` (each defined in one piece), so
-    /// that their tables grow once. The symbol tables are left to grow: a symbol that
-    /// several pieces use counts once in each, and room for all of them would be
-    /// memory the merge never touches but the system still zeroes.
-    fn reserve(&mut self, pieces: &[Parser<'_>]) {
-        let sum = |f: &dyn Fn(&Module) -> usize| pieces.iter().map(|p| f(&p.m)).sum::<usize>();
-        self.m.functions.reserve(sum(&|m| m.functions.len()));
-        self.m.globals.reserve(sum(&|m| m.globals.len()));
     }
 
     /// Adds one piece; `None` when it defines a symbol an earlier piece defined.
@@ -265,16 +261,6 @@ impl<'a> Merger<'a> {
         self.annotated.extend(annotated_kernels);
         Some(())
     }
-}
-
-/// Merges parsed pieces in text order; `None` when two pieces define one symbol.
-fn merge(pieces: Vec<Parser<'_>>) -> Option<(Module, Spans)> {
-    let mut g = Merger::default();
-    g.reserve(&pieces);
-    for p in pieces {
-        g.add(p)?;
-    }
-    Some((finish_module(g.m, g.sym_map, g.annotated), g.spans))
 }
 
 #[cfg(test)]

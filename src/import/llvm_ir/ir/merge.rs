@@ -16,13 +16,11 @@
 //! runs' merge follows the reading.
 
 use super::Builder;
-use crate::import::llvm_ir::{ParseError, Pos, Spans};
+use crate::import::llvm_ir::{in_order, ParseError, Pos, Spans};
 use crate::llvm::attrs::AttrSetIdx;
 use crate::llvm::ir::{ArgIdx, ExprIdx, FuncIr, Range, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
 use crate::llvm::FuncIdx;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// Smallest run of function text worth a builder of its own.
 const MIN_RUN_BYTES: usize = 256 << 10;
@@ -111,64 +109,32 @@ impl<'a, 'm> Builder<'a, 'm> {
         runs: &[std::ops::Range<usize>],
         funcs: &[Pos],
     ) -> Result<(), ParseError> {
-        let n = runs.len();
         let template = self.fork();
         let marks = self.marks();
-        let next = AtomicUsize::new(0);
-        let made: Vec<Mutex<Option<Result<Builder<'a, 'm>, ParseError>>>> =
-            (0..n).map(|_| Mutex::new(None)).collect();
-        let read = |k: usize| {
-            let mut c = template.fork();
-            let res = runs[k]
-                .clone()
-                .try_for_each(|f| c.function(FuncIdx::new(f), funcs[f]))
-                .map(|()| c);
-            *made[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(res);
-        };
-        let take_next = || {
-            let k = next.fetch_add(1, Ordering::Relaxed);
-            (k < n).then_some(k)
-        };
-        let g = &mut *self;
-        g.ir.funcs.reserve(funcs.len());
-        g.ir.intrinsic.reserve(funcs.len());
-        g.ir.bodies.reserve(funcs.len());
-        g.ir.arg_name_start.reserve(funcs.len());
-        g.facts.reserve(funcs.len());
-        rayon::scope(|s| {
-            for _ in 1..rayon::current_num_threads().min(n) {
-                s.spawn(|_| {
-                    while let Some(k) = take_next() {
-                        read(k);
-                    }
-                });
-            }
-            let mut merged = 0;
-            let mut first_err = None;
-            while merged < n {
-                let ready = made[merged]
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take();
-                match ready {
-                    Some(Ok(c)) => {
-                        if first_err.is_none() {
-                            g.absorb(c, &marks);
-                        }
-                        merged += 1;
-                    }
-                    Some(Err(e)) => {
-                        first_err.get_or_insert(e);
-                        merged += 1;
-                    }
-                    None => match take_next() {
-                        Some(k) => read(k),
-                        None => std::thread::yield_now(),
-                    },
+        self.ir.funcs.reserve(funcs.len());
+        self.ir.intrinsic.reserve(funcs.len());
+        self.ir.bodies.reserve(funcs.len());
+        self.ir.arg_name_start.reserve(funcs.len());
+        self.facts.reserve(funcs.len());
+        let mut first_err = None;
+        in_order(
+            runs.len(),
+            |k| {
+                let mut c = template.fork();
+                runs[k]
+                    .clone()
+                    .try_for_each(|f| c.function(FuncIdx::new(f), funcs[f]))
+                    .map(|()| c)
+            },
+            |run| match run {
+                Ok(c) if first_err.is_none() => self.absorb(c, &marks),
+                Ok(_) => {}
+                Err(e) => {
+                    first_err.get_or_insert(e);
                 }
-            }
-            first_err.map_or(Ok(()), Err)
-        })
+            },
+        );
+        first_err.map_or(Ok(()), Err)
     }
 
     /// Appends run `c` (forked at `marks`) to this builder's tables.
