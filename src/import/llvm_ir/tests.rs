@@ -749,3 +749,42 @@ fn garbled_input_instruction_view_never_panics() {
         }
     }
 }
+
+/// The in-order helper of the parallel reader hands every item over once, in index
+/// order, on any number of threads, and raises a panic of `make` on the calling thread
+/// (no wait for an item that never comes).
+#[test]
+fn items_are_handed_over_in_order_and_panics_raised() {
+    for threads in [1, 2, 4] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut got = Vec::new();
+        pool.install(|| {
+            super::in_order(
+                100,
+                |k| {
+                    // later items finish first, to test the order
+                    std::thread::sleep(std::time::Duration::from_micros(100 - k as u64));
+                    k * k
+                },
+                |x| got.push(x),
+            )
+        });
+        assert_eq!(got, (0..100).map(|k| k * k).collect::<Vec<_>>());
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| {
+                super::in_order(
+                    20,
+                    |k| {
+                        assert!(k != 7, "item 7");
+                        k
+                    },
+                    |_| {},
+                )
+            })
+        }));
+        assert!(panicked.is_err(), "{threads} threads");
+    }
+}
