@@ -92,7 +92,9 @@ pub fn parse_with(file: &str, text: &str, opts: ParseOptions) -> Result<Module, 
 /// thread is free, lowest first, and hands them to `take` on this thread in index
 /// order, each as soon as every item before it was handed over: this thread makes
 /// items of its own while the next one is not made yet, so that what `take` does
-/// overlaps the making instead of following it. A panic in `make` is raised here.
+/// overlaps the making instead of following it; with none left to take it yields
+/// until another thread finishes the next (at most one item's time). A panic in
+/// `make` is raised here.
 fn in_order<T: Send>(n: usize, make: impl Fn(usize) -> T + Sync, mut take: impl FnMut(T) + Send) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
