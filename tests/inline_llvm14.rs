@@ -632,3 +632,12 @@ fn a_definition_without_blocks_is_not_inlined() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A cloned bounds check folds by the range of the argument the caller computed, and a
+/// cloned test against zero by the argument being known non-zero, so the failing
+/// branch and its call are not cloned (`icmp_range.ll`; opt-14's remarks beside it:
+/// the calls to `@fail` the inliner visits, and those it never sees).
+#[test]
+fn cloned_compares_fold_by_the_arguments_range() {
+    assert_remarks_match_opt14("icmp_range");
+}

@@ -22,6 +22,7 @@ pub mod fold;
 pub mod freq;
 mod mass;
 mod prefetch;
+mod range;
 mod run;
 pub mod scaled;
 mod simplify;

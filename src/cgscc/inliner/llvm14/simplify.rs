@@ -1,5 +1,6 @@
 //! InstSimplify-like folding of body rows for the LLVM 14 inline model: constants, identities and the compares LLVM's cloner folds while it clones.
 
+use super::range::{MinMax, Range};
 use crate::llvm::ir::body::{sext, zext, Body, Inst, RowIdx, V};
 use crate::llvm::ir::{InstFlags, Opcode, Predicate, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
@@ -809,6 +810,95 @@ impl<'a> Sq<'a> {
         }
     }
 
+    /// `isKnownNonZero` (ValueTracking.cpp, LLVM 14) for an integer `bits` wide, in
+    /// part: a non-zero constant; `shl nuw` of a non-zero value and `shl` of an odd
+    /// one; `lshr`/`ashr` `exact` of a non-zero value and of any shift of a negative
+    /// one; `udiv`/`sdiv` `exact` of a non-zero value; an extension of a non-zero
+    /// value; `or` with a non-zero operand; `mul nuw`/`nsw` of two non-zero values; a
+    /// select of two non-zero values; and, as LLVM's last resort, a bit known to be
+    /// one ([`Sq::known_ones`]). Each case is one LLVM proves, so a compare decided
+    /// here is one LLVM decides (the phi, `add`, intrinsic and context cases are not
+    /// modelled). Up to LLVM's depth of 6.
+    fn known_non_zero(&self, x: SV, bits: u32, depth: u32) -> bool {
+        if let V::Int(c) = x.v {
+            return c != 0;
+        }
+        if depth >= 6 {
+            return false;
+        }
+        let Some((b, j, callee)) = self.def(x) else {
+            return false;
+        };
+        let inst = b.inst(j);
+        let op = |k: usize| Self::sv(callee, inst.ops[k]);
+        let nz = |k: usize| self.known_non_zero(op(k), bits, depth + 1);
+        let has = |f: u16| inst.flags.has(f);
+        let sign = 1u64 << (bits - 1);
+        let proved = match inst.op {
+            Opcode::Shl if has(InstFlags::NUW) => return nz(0),
+            Opcode::Shl => self.known_ones(op(0), bits, depth + 1) & 1 != 0,
+            Opcode::LShr | Opcode::AShr if has(InstFlags::EXACT) => return nz(0),
+            Opcode::LShr | Opcode::AShr => self.known_ones(op(0), bits, depth + 1) & sign != 0,
+            Opcode::UDiv | Opcode::SDiv if has(InstFlags::EXACT) => return nz(0),
+            Opcode::ZExt | Opcode::SExt => match self.types.int_bits(inst.tys[0]) {
+                Some(w) if w <= 64 => return self.known_non_zero(op(0), w, depth + 1),
+                _ => false,
+            },
+            Opcode::Or => return nz(0) || nz(1),
+            Opcode::Mul if has(InstFlags::NUW) || has(InstFlags::NSW) => nz(0) && nz(1),
+            Opcode::Select => nz(1) && nz(2),
+            _ => false,
+        };
+        proved || self.known_ones(x, bits, depth) != 0
+    }
+
+    /// The bits of `x` (`bits` wide) `computeKnownBits` knows to be one, in part: a
+    /// constant's; `or` (either operand's), `and` (both operands'), a select (both
+    /// arms'); `shl` by a constant; `zext`, and `sext` (the sign copied up when it is
+    /// known); the lowest bit of a `mul` of two odd values. Never a bit LLVM does not
+    /// know, so a test on them decides only what LLVM decides.
+    fn known_ones(&self, x: SV, bits: u32, depth: u32) -> u64 {
+        let m = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        if let V::Int(c) = x.v {
+            return c as u64 & m;
+        }
+        if depth >= 6 {
+            return 0;
+        }
+        let Some((b, j, callee)) = self.def(x) else {
+            return 0;
+        };
+        let inst = b.inst(j);
+        let ones = |k: usize| self.known_ones(Self::sv(callee, inst.ops[k]), bits, depth + 1);
+        match inst.op {
+            Opcode::Or => ones(0) | ones(1),
+            Opcode::And => ones(0) & ones(1),
+            Opcode::Select => ones(1) & ones(2),
+            Opcode::Mul => ones(0) & ones(1) & 1,
+            Opcode::Shl => match inst.ops[1] {
+                V::Int(k) if (0..bits as i64).contains(&k) => (ones(0) << k) & m,
+                _ => 0,
+            },
+            Opcode::ZExt | Opcode::SExt => {
+                let Some(w) = self.types.int_bits(inst.tys[0]).filter(|&w| w <= bits) else {
+                    return 0;
+                };
+                let o = self.known_ones(Self::sv(callee, inst.ops[0]), w, depth + 1);
+                let sign = 1u64 << (w - 1);
+                if inst.op == Opcode::SExt && o & sign != 0 {
+                    (o | !((sign << 1).wrapping_sub(1))) & m
+                } else {
+                    o
+                }
+            }
+            _ => 0,
+        }
+    }
+
     /// `SimplifyICmpInst` (InstructionSimplify.cpp:3510-3792) for predicate `p` on
     /// operands of type `ty`, with `depth` recursions left; the parts implemented:
     /// constant folding, `icmp X, X`, `simplifyICmpOfBools` (without its
@@ -847,18 +937,23 @@ impl<'a> Sq<'a> {
         if l == r {
             return Some(self.here(bool_v(matches!(p, 32 | 35 | 37 | 39 | 41))));
         }
-        // `simplifyICmpWithZero`: a pointer known non-null against null
-        if null(r.v) && self.types.is_pointer(ty) && self.known_non_null(l, 0) {
-            match p {
-                32 | 37 => return Some(self.here(bool_v(false))),
-                33 | 34 => return Some(self.here(bool_v(true))),
-                _ => {}
-            }
-        }
         let bits = self.types.int_bits(ty);
         if bits == Some(1) {
             if let Some(v) = self.icmp_of_bools(p, l, r) {
                 return Some(v);
+            }
+        }
+        // `simplifyICmpWithZero`: a value known non-zero (a pointer non-null) against
+        // zero (null)
+        let zero = null(r.v) || r.v == V::Int(0);
+        if zero && matches!(p, 32 | 33 | 34 | 37) {
+            let non_zero = match bits {
+                Some(w) if w <= 64 => self.known_non_zero(l, w, 0),
+                Some(_) => false,
+                None => self.types.is_pointer(ty) && self.known_non_null(l, 0),
+            };
+            if non_zero {
+                return Some(self.here(bool_v(matches!(p, 33 | 34))));
             }
         }
         if let (Some(bits), V::Int(c)) = (bits, r.v) {
@@ -958,58 +1053,67 @@ impl<'a> Sq<'a> {
         }
     }
 
-    /// `simplifyICmpWithConstant` (InstructionSimplify.cpp:2889-2935), in part: a
-    /// predicate true or false for every value (`makeExactICmpRegion` empty or full),
-    /// and the range `computeConstantRange` gives `add nuw X, C` (`setLimitsForBinOp`,
-    /// ValueTracking.cpp:6639-6668: `[C, UINT_MAX]`, unless a signed compare prefers
-    /// the `nsw` range, which is not modelled) when every value of it decides the
-    /// compare the same way.
+    /// `simplifyICmpWithConstant` (InstructionSimplify.cpp:2889-2935): a predicate
+    /// true or false for every value (`makeExactICmpRegion` empty or full), or for
+    /// every value of the range `computeConstantRange` gives the left operand
+    /// ([`Sq::range_of`]). Not modelled: the sign-bit checks of `bitcast (uitofp x)`
+    /// and the `!range` metadata the reader does not keep.
     fn icmp_with_constant(&self, p: u8, l: SV, c: i64, bits: u32) -> Option<bool> {
         if bits > 64 {
             return None;
         }
-        let umax = sext(-1, bits);
-        let smin = sext(1i64 << (bits - 1), bits);
-        let smax = sext((1i64 << (bits - 1)).wrapping_sub(1), bits);
-        match p {
-            36 if c == 0 => return Some(false),
-            35 if c == 0 => return Some(true),
-            34 if c == umax => return Some(false),
-            37 if c == umax => return Some(true),
-            40 if c == smin => return Some(false),
-            39 if c == smin => return Some(true),
-            38 if c == smax => return Some(false),
-            41 if c == smax => return Some(true),
-            _ => {}
+        let rhs = Range::exact_icmp(p, c, bits);
+        if rhs.is_empty() || rhs.is_full() {
+            return Some(rhs.is_full());
         }
-        let (b, j, _) = self.def(l)?;
+        let lhs = self.range_of(l, bits, (38..=41).contains(&p))?;
+        if lhs.is_full() {
+            return None;
+        }
+        if rhs.contains(&lhs) {
+            Some(true)
+        } else if rhs.inverse().contains(&lhs) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// `computeConstantRange` (ValueTracking.cpp, LLVM 14) of `x`, `bits` wide, for a
+    /// signed compare or not: a binary operator with a constant operand
+    /// (`setLimitsForBinOp`) and a select that is an integer min or max with a
+    /// constant (`setLimitsForSelectPattern`, the plain `select (icmp p a, b), a, b`
+    /// forms of `matchSelectPattern`). Not modelled: the intrinsics' limits
+    /// (`setLimitsForIntrinsic`), the select forms of `abs` and of min/max through
+    /// casts or off-by-one constants. `None`: nothing known.
+    fn range_of(&self, x: SV, bits: u32, signed: bool) -> Option<Range> {
+        let (b, j, callee) = self.def(x)?;
         let inst = b.inst(j);
-        let signed = (38..=41).contains(&p);
-        let (nuw, nsw) = (
-            inst.flags.has(InstFlags::NUW),
-            inst.flags.has(InstFlags::NSW),
-        );
-        let V::Int(k) = inst.ops.get(1).copied()? else {
-            return None;
+        let int = |v: V| match v {
+            V::Int(c) => Some(c),
+            _ => None,
         };
-        if inst.op != Opcode::Add || k == 0 || !nuw || (signed && nsw) {
+        if inst.op.is_int_binary() {
+            let consts = (int(inst.ops[0]), int(inst.ops[1]));
+            return Some(Range::of_binop((inst.op, inst.flags), consts, bits, signed));
+        }
+        if inst.op != Opcode::Select {
             return None;
         }
-        // [k, UINT_MAX]: a compare monotone over it is decided by the two ends
-        let (lo, hi) = (k, umax);
-        if signed && (sext(lo, bits) < 0) != (sext(hi, bits) < 0) {
+        let (cb, cj, _) = self.def(Self::sv(callee, inst.ops[0]))?;
+        let cmp = cb.inst(cj);
+        if cmp.op != Opcode::ICmp || !std::ptr::eq(cb, b) {
             return None;
         }
-        let pr = Predicate(p);
-        if p == 32 || p == 33 {
-            if lo == hi {
-                return Some((c == lo) == (p == 32));
-            }
-            let inside = zext(c, bits) >= zext(lo, bits);
-            return (!inside).then_some(p == 33);
+        let (a, c) = (cmp.ops[0], cmp.ops[1]);
+        let (t, f) = (inst.ops[1], inst.ops[2]);
+        let same_order = (t, f) == (a, c);
+        if !same_order && (t, f) != (c, a) {
+            return None;
         }
-        let (a, z) = (icmp(pr, lo, c, bits), icmp(pr, hi, c, bits));
-        (a == z).then_some(a)
+        let flavor = MinMax::of(cmp.aux as u8, same_order)?;
+        let k = int(a).or(int(c))?;
+        Some(Range::of_min_max(flavor, k, bits))
     }
 
     /// The compare of a `zext` or `sext` with a constant or another extension
