@@ -641,3 +641,12 @@ fn a_definition_without_blocks_is_not_inlined() {
 fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
+
+/// An alignment check on a global's address passed to a callee folds when the mask
+/// keeps only bits the global's alignment fixes (a variable's `align`, a function's 4
+/// bytes, an alias's aliasee, an offset into the global), in the cost analysis and in
+/// the clone (`align_fold.ll`; opt-14's remarks beside it).
+#[test]
+fn alignment_checks_on_global_addresses_fold() {
+    assert_remarks_match_opt14("align_fold");
+}

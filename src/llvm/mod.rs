@@ -227,6 +227,8 @@ pub struct GlobalVar {
     pub dso_local: bool,
     /// The comdat it belongs to (`comdat` alone names its own), without `$`.
     pub comdat: Option<Box<str>>,
+    /// Its explicit `align N`, in bytes.
+    pub align: Option<u64>,
 }
 
 /// `@a = alias T, ptr @aliasee` or `@i = ifunc T, ptr @resolver`.

@@ -749,6 +749,7 @@ impl<'a> Parser<'a> {
                         initializer: init,
                         dso_local: dso_local || linkage.is_local(),
                         comdat: None,
+                        align: None,
                     });
                     // `, section "s"`, `, comdat($c)`, `, align 8`, attachments
                     while !self.at_eol() {
@@ -756,6 +757,22 @@ impl<'a> Parser<'a> {
                             self.next();
                             let c = self.comdat_name(name_tok)?;
                             self.m.globals[idx].comdat = Some(c);
+                        } else if self.is_word("align") {
+                            self.next();
+                            let t = self.next();
+                            let n = self.text(t).parse::<u64>().ok();
+                            match n.filter(|n| n.is_power_of_two()) {
+                                Some(n) => self.m.globals[idx].align = Some(n),
+                                None => {
+                                    return self.err_at(
+                                        t,
+                                        format!(
+                                            "expected a power of two after 'align', found {}",
+                                            self.describe(t)
+                                        ),
+                                    )
+                                }
+                            }
                         } else if self.is_punct("(") || self.is_punct("{") || self.is_punct("[") {
                             self.skip_group()?;
                         } else {

@@ -345,6 +345,18 @@ fn comdats_of_functions_and_globals_are_read() {
     assert_eq!(g, [Some("c"), None]);
 }
 
+#[test]
+fn global_alignments_are_read() {
+    let text = "@a = global i64 0, align 16\n@b = external global i32\n\
+                @c = internal constant [2 x i8] c\"hi\", section \"s\", align 1\n";
+    let m = parse("a.ll", text).unwrap();
+    let got: Vec<Option<u64>> = m.globals().iter().map(|g| g.align).collect();
+    assert_eq!(got, [Some(16), None, Some(1)]);
+    let e = parse("a.ll", "@a = global i64 0, align 3\n").unwrap_err();
+    assert_eq!((e.line, e.column), (1, 26), "{e}");
+    assert!(e.message.contains("power of two"), "{e}");
+}
+
 /// Every corpus module parses to the same module by pieces on four threads as in one
 /// pass (`ILKIT_EXTRA_LL=a.ll:b.ll` adds modules from outside the corpus).
 #[test]

@@ -263,7 +263,7 @@ pub fn inline_call(
     cl.wire_phis(caller);
     let cl_entry = cl.bmap[callee.layout[0].idx()].unwrap();
     cleanup(
-        ir,
+        fx,
         cl.folds,
         caller,
         &cl.new_blocks,
@@ -705,7 +705,7 @@ impl Cloner<'_> {
                     V::Inst(j) => vmap[j.idx()],
                     o => Some(self.map(o)),
                 })
-                .or_else(|| self.folds.fold(self.ir, caller, row));
+                .or_else(|| self.folds.fold(self.fx, caller, row));
                 if let Some(s) = s {
                     caller.pop();
                     self.vmap[r.idx()] = Some(s);
@@ -934,13 +934,14 @@ fn callee_block_of(callee: &Body, r: RowIdx) -> BlockIdx {
 /// replaced by their values (recursively), conditional terminators on constants become
 /// branches, blocks no longer reached from the clone's entry are dropped.
 fn cleanup(
-    ir: &Ir,
+    fx: &Facts,
     folds: &mut Folds,
     c: &mut Body,
     blocks: &[BlockIdx],
     (entry, first_new_row): (BlockIdx, RowIdx),
     rets: &mut Vec<(V, BlockIdx)>,
 ) {
+    let ir: &Ir = &fx.ir;
     for _round in 0..8 {
         let mut changed = false;
         // fold instructions
@@ -961,7 +962,7 @@ fn cleanup(
                         no_thread_from: first_new_row,
                         ..Sq::new(&ir.types, c)
                     };
-                    let s = simplify_with(&q, i, Some).or_else(|| folds.fold(ir, c, i));
+                    let s = simplify_with(&q, i, Some).or_else(|| folds.fold(fx, c, i));
                     if let Some(s) = s {
                         if s != V::Inst(i) {
                             c.blocks[b].remove(k);

@@ -2,7 +2,7 @@
 //! constants propagated into the callee, live blocks only, per-instruction costs,
 //! call-site savings, SROA and load-elimination savings, the threshold rules.
 
-use super::fold::made_agg;
+use super::fold::{made_agg, masked_address};
 use super::simplify::{
     binop_value, bool_v, extract_element, fcmp, fold_intrinsic_call, icmp, insert_row,
     nonnull_const, same_const, Agg, RECURSION_LIMIT,
@@ -472,7 +472,11 @@ fn constant_offset_base(fx: &Facts, b: &Body, mut v: V) -> Option<(V, i64)> {
 
 /// `accumulateGEPOffset`: the byte offset of a `getelementptr` over `src` with indices
 /// `idx`, when every index is an integer constant.
-fn gep_offset(fx: &Facts, src: TypeIdx, idx: impl IntoIterator<Item = V>) -> Option<i64> {
+pub(super) fn gep_offset(
+    fx: &Facts,
+    src: TypeIdx,
+    idx: impl IntoIterator<Item = V>,
+) -> Option<i64> {
     let types = &fx.ir.types;
     let mut offset = 0i64;
     let mut cur = src;
@@ -1487,9 +1491,14 @@ impl St<'_> {
                 0
             }
             Some(None) => 0,
-            // `ConstantFoldBinaryOpOperands` builds an expression of two constants
+            // `ConstantFoldBinaryOpOperands` builds an expression of two constants, unless
+            // it keeps only an address's low bits constant folding knows
             None if self.cval(a).is_some() && self.cval(b2).is_some() => {
-                self.symbolic(res);
+                let pair = (self.cval(a).unwrap(), self.cval(b2).unwrap());
+                match masked_address(self.fx, self.made, pair, bits).filter(|_| op == Opcode::And) {
+                    Some(c) => self.t.vals.entry(res).konst = V::Int(c),
+                    None => self.symbolic(res),
+                }
                 0
             }
             None => {

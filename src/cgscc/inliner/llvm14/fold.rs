@@ -7,8 +7,10 @@
 //! [`Folds`] numbers the expressions inlining makes after the module's own and interns
 //! both by structure, so that equal constant expressions are one [`V`].
 
+use super::cost::gep_offset;
 use super::simplify::{bool_v, extract_element, fcmp, Agg};
-use crate::llvm::ir::body::{const_operand, Body, MadeExprs, RowIdx, V};
+use super::Facts;
+use crate::llvm::ir::body::{const_operand, sext, zext, Body, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use ahash::AHashMap;
@@ -115,9 +117,18 @@ impl Folds {
     /// integer, or an `insertvalue`, with every operand constant (a constant
     /// expression; an aggregate is the chain of its `insertvalue`s); an `extractvalue` of
     /// a constant aggregate, the element; an `fcmp` of two `float` / `double` constants,
-    /// its value.
-    pub fn fold(&mut self, ir: &Ir, b: &Body, i: RowIdx) -> Option<V> {
+    /// its value; an `and` of an address with a mask of the low bits constant folding
+    /// knows of it, their value ([`masked_address`]).
+    pub fn fold(&mut self, fx: &Facts, b: &Body, i: RowIdx) -> Option<V> {
+        let ir: &Ir = &fx.ir;
         let inst = b.inst(i);
+        if inst.op == Opcode::And && inst.ops.len() == 2 {
+            let bits = ir.types.int_bits(inst.ty).unwrap_or(64);
+            let pair = (inst.ops[0], inst.ops[1]);
+            if let Some(c) = masked_address(fx, &self.made, pair, bits) {
+                return Some(V::Int(c));
+            }
+        }
         if inst.op == Opcode::ExtractValue {
             return self.extract(ir, inst.ops, inst.ty);
         }
@@ -163,6 +174,86 @@ impl Folds {
             v => v,
         })
     }
+}
+
+/// What constant folding knows of the low bits of constant address `v` (or of the
+/// integer `ptrtoint` makes of it): `(k, low)`, its `k` lowest bits are `low`. Through
+/// `bitcast` and `ptrtoint` expressions (the module's or ones inlining made) to a
+/// symbol, the alignment [`super::Facts::sym_align`] gives it (the larger of the two
+/// when nothing but casts is between), and through `getelementptr`s with constant
+/// indices, whose byte offset added to the symbol's known low bits gives the low bits
+/// (`computeKnownBits` of a GEP adds its constant offset).
+pub fn address_low_bits(fx: &Facts, made: &MadeExprs, v: V) -> Option<(u32, u64)> {
+    let ir = &fx.ir;
+    let V::K(mut k) = v else { return None };
+    let mut offset: Option<i64> = None;
+    // expressions nest only as deep as the text wrote them; a few levels suffice
+    for _ in 0..8 {
+        match k {
+            Value::Global(s) => {
+                let (direct, known) = *fx.sym_align.get(s.idx())?;
+                // under a `getelementptr`, the known bits of the address plus the offset
+                let a = u32::from(if offset.is_none() {
+                    direct.max(known)
+                } else {
+                    known
+                });
+                if a == 0 {
+                    return None;
+                }
+                let mask = if a >= 64 { u64::MAX } else { (1u64 << a) - 1 };
+                return Some((a, offset.unwrap_or(0) as u64 & mask));
+            }
+            Value::Expr(e) => {
+                let (op, aux) = match made.get(e) {
+                    Some((h, _, _)) => (h.op, h.aux_ty),
+                    None => (ir.expr_op(e), ir.expr_aux_ty(e)),
+                };
+                let operand = |n: usize| match made.get(e) {
+                    Some((_, ops, _)) => ops.get(n).copied(),
+                    None => {
+                        let v = *ir.expr_operands(e).get(n)?;
+                        let t = *ir.expr_operand_types(e).get(n)?;
+                        Some(const_operand(v, ir.types.int_bits(t), |w| ir.wide_int(w)))
+                    }
+                };
+                match op {
+                    Opcode::BitCast | Opcode::PtrToInt => {}
+                    Opcode::GetElementPtr => {
+                        let n = match made.get(e) {
+                            Some((_, ops, _)) => ops.len(),
+                            None => ir.expr_operands(e).len(),
+                        };
+                        let idx = (1..n).map(|j| operand(j).unwrap_or(V::None));
+                        let o = gep_offset(fx, aux, idx)?;
+                        offset = Some(offset.unwrap_or(0).wrapping_add(o));
+                    }
+                    _ => return None,
+                }
+                let V::K(base) = operand(0)? else { return None };
+                k = base;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `and (ptrtoint A), C` (either order, `bits` wide) of a constant address `A` whose
+/// low bits constant folding knows ([`address_low_bits`]): when `C` keeps only those
+/// bits, the constant they give (`ConstantFoldBinaryInstruction` on an aligned global,
+/// `SymbolicallyEvaluateBinop`'s known bits). An alignment check on a global an inlined
+/// callee is passed folds so.
+pub fn masked_address(fx: &Facts, made: &MadeExprs, pair: (V, V), bits: u32) -> Option<i64> {
+    let (addr, c) = match pair {
+        (a, V::Int(c)) | (V::Int(c), a) => (a, c),
+        _ => return None,
+    };
+    let (k, low) = address_low_bits(fx, made, addr)?;
+    let k = k.min(bits);
+    let mask = if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
+    let c = zext(c, bits);
+    (c & !mask == 0).then(|| sext((low & c) as i64, bits))
 }
 
 /// A constant aggregate as an [`Agg`]: an `insertvalue` folding made (`made`), `undef` /

@@ -59,6 +59,14 @@ pub struct Facts {
     /// (variables: `dso_local`, as opt-14 prices a GEP off them; functions: local or
     /// defined).
     pub sym_local: Vec<bool>,
+    /// Per symbol: the log2 of the alignments constant folding knows its address has
+    /// ([`fold::address_low_bits`]): `.0` the one `ConstantFoldBinaryInstruction` takes
+    /// for `ptrtoint @g` (a function's 4 bytes, what LLVM 14 assumes when the data
+    /// layout gives functions none; a variable's explicit `align`), `.1` the one
+    /// `computeKnownBits` gives its address (a variable's `align`, an alias's aliasee's
+    /// when the alias cannot be interposed; none for a function). A variable without
+    /// an explicit `align` (LLVM takes its type's preferred alignment) is not modelled.
+    pub sym_align: Vec<(u8, u8)>,
     /// Function names.
     pub names: Arc<[String]>,
     /// `coldcc` functions.
@@ -299,18 +307,45 @@ impl State {
         let nsym = m.num_symbols();
         let mut sym_func = vec![None; nsym];
         let mut sym_local = vec![false; nsym];
+        let mut sym_align = vec![(0u8, 0u8); nsym];
         for s in 0..nsym {
             match m.symbol_def(crate::llvm::SymbolIdx::new(s)) {
                 SymbolDef::Function(f) => {
                     sym_func[s] = Some(f);
                     let fun = m.function(f);
                     sym_local[s] = fun.linkage.is_local() || fun.is_definition;
+                    sym_align[s] = (2, 0);
                 }
                 SymbolDef::Global(g) => {
                     let gv = &m.globals()[g];
                     sym_local[s] = gv.dso_local;
+                    let a = gv.align.map_or(0, |a| a.trailing_zeros() as u8);
+                    sym_align[s] = (a, a);
                 }
                 _ => {}
+            }
+        }
+        // an alias's address is its aliasee's, to `computeKnownBits`, unless another
+        // definition may replace it (`isInterposable`)
+        for a in m.aliases() {
+            use crate::llvm::{ConstKind, Linkage::*};
+            let interposable = matches!(a.linkage, Weak | Linkonce | Common | ExternWeak);
+            let mut target = a.target;
+            for _ in 0..8 {
+                let Some(c) = target.filter(|_| !interposable) else {
+                    break;
+                };
+                let ConstKind::Symbol(t) = m.consts().kind(c) else {
+                    break;
+                };
+                match m.symbol_def(t) {
+                    SymbolDef::Global(_) => {
+                        sym_align[a.sym.idx()].1 = sym_align[t.idx()].1;
+                        break;
+                    }
+                    SymbolDef::Alias(b) => target = m.aliases()[b].target,
+                    _ => break,
+                }
             }
         }
         let fs = m.functions();
@@ -360,6 +395,7 @@ impl State {
             sym_func,
             sym_refs: Arc::new(crate::callgraph::symbol_function_refs(m)),
             sym_local,
+            sym_align,
         };
         let n = fs.len();
         let folds = fold::Folds::new(&fx.ir);
