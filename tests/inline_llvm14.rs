@@ -650,3 +650,10 @@ fn cloned_compares_fold_by_the_arguments_range() {
 fn alignment_checks_on_global_addresses_fold() {
     assert_remarks_match_opt14("align_fold");
 }
+
+/// A null pointer cast (or offset by zero) in the clone is null again, so the next
+/// callee's test against null folds (`null_cast.ll`; opt-14's remarks beside it).
+#[test]
+fn casts_of_null_clone_to_null() {
+    assert_remarks_match_opt14("null_cast");
+}

@@ -253,6 +253,14 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
             }))
         }
         Opcode::BitCast if inst.ty == inst.tys[0] => Some(ops[0]),
+        // `ConstantFoldCastInstruction`: a cast of null (other than `addrspacecast`) is
+        // the null of its type; `getelementptr` of null by zeros is null
+        Opcode::BitCast | Opcode::PtrToInt | Opcode::IntToPtr if is_null(ops[0]) => {
+            null_of(types, inst.ty)
+        }
+        Opcode::GetElementPtr if is_null(ops[0]) && ops[1..].iter().all(|&v| v == V::Int(0)) => {
+            null_of(types, inst.ty)
+        }
         Opcode::ExtractValue => extract_element(ops, |v| insert_row(b, v)),
         Opcode::Phi => {
             let mut seen: Option<V> = None;
@@ -270,6 +278,20 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
             seen
         }
         _ => None,
+    }
+}
+
+/// A null pointer or a zero integer.
+fn is_null(v: V) -> bool {
+    matches!(v, V::K(Value::Null) | V::Int(0))
+}
+
+/// The null value of type `ty`: null for a pointer, zero for an integer.
+fn null_of(types: &Types, ty: TypeIdx) -> Option<V> {
+    if types.is_pointer(ty) {
+        Some(V::K(Value::Null))
+    } else {
+        types.int_bits(ty).map(|_| V::Int(0))
     }
 }
 
