@@ -1105,6 +1105,15 @@ impl Exprs<'_> {
         }
     }
 
+    /// Expression `e`'s auxiliary type (a `getelementptr`'s source element type).
+    pub fn aux_ty(&self, e: ExprIdx) -> TypeIdx {
+        match self.made.get(e) {
+            Some((h, ..)) => h.aux_ty,
+            None if e.idx() < self.ir.num_exprs() => self.ir.expr_aux_ty(e),
+            None => TypeIdx::NONE,
+        }
+    }
+
     /// Number of operands of expression `e`.
     pub fn num_operands(&self, e: ExprIdx) -> usize {
         match self.made.get(e) {

@@ -8,9 +8,10 @@
 //! both by structure, so that equal constant expressions are one [`V`].
 
 use super::cost::gep_offset;
+use super::range::mask;
 use super::simplify::{bool_v, extract_element, fcmp, Agg};
 use super::Facts;
-use crate::llvm::ir::body::{const_operand, sext, zext, Body, MadeExprs, RowIdx, V};
+use crate::llvm::ir::body::{const_operand, sext, zext, Body, Exprs, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use ahash::AHashMap;
@@ -184,7 +185,7 @@ impl Folds {
 /// indices, whose byte offset added to the symbol's known low bits gives the low bits
 /// (`computeKnownBits` of a GEP adds its constant offset).
 pub fn address_low_bits(fx: &Facts, made: &MadeExprs, v: V) -> Option<(u32, u64)> {
-    let ir = &fx.ir;
+    let x = Exprs { ir: &fx.ir, made };
     let V::K(mut k) = v else { return None };
     let mut offset: Option<i64> = None;
     // expressions nest only as deep as the text wrote them; a few levels suffice
@@ -201,36 +202,21 @@ pub fn address_low_bits(fx: &Facts, made: &MadeExprs, v: V) -> Option<(u32, u64)
                 if a == 0 {
                     return None;
                 }
-                let mask = if a >= 64 { u64::MAX } else { (1u64 << a) - 1 };
-                return Some((a, offset.unwrap_or(0) as u64 & mask));
+                return Some((a, offset.unwrap_or(0) as u64 & mask(a)));
             }
             Value::Expr(e) => {
-                let (op, aux) = match made.get(e) {
-                    Some((h, _, _)) => (h.op, h.aux_ty),
-                    None => (ir.expr_op(e), ir.expr_aux_ty(e)),
-                };
-                let operand = |n: usize| match made.get(e) {
-                    Some((_, ops, _)) => ops.get(n).copied(),
-                    None => {
-                        let v = *ir.expr_operands(e).get(n)?;
-                        let t = *ir.expr_operand_types(e).get(n)?;
-                        Some(const_operand(v, ir.types.int_bits(t), |w| ir.wide_int(w)))
-                    }
-                };
-                match op {
+                match x.op(e)? {
                     Opcode::BitCast | Opcode::PtrToInt => {}
                     Opcode::GetElementPtr => {
-                        let n = match made.get(e) {
-                            Some((_, ops, _)) => ops.len(),
-                            None => ir.expr_operands(e).len(),
-                        };
-                        let idx = (1..n).map(|j| operand(j).unwrap_or(V::None));
-                        let o = gep_offset(fx, aux, idx)?;
+                        let idx = (1..x.num_operands(e)).map(|j| x.operand(e, j).0);
+                        let o = gep_offset(fx, x.aux_ty(e), idx)?;
                         offset = Some(offset.unwrap_or(0).wrapping_add(o));
                     }
                     _ => return None,
                 }
-                let V::K(base) = operand(0)? else { return None };
+                let V::K(base) = x.operand(e, 0).0 else {
+                    return None;
+                };
                 k = base;
             }
             _ => return None,
@@ -251,9 +237,8 @@ pub fn masked_address(fx: &Facts, made: &MadeExprs, pair: (V, V), bits: u32) -> 
     };
     let (k, low) = address_low_bits(fx, made, addr)?;
     let k = k.min(bits);
-    let mask = if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
     let c = zext(c, bits);
-    (c & !mask == 0).then(|| sext((low & c) as i64, bits))
+    (c & !mask(k) == 0).then(|| sext((low & c) as i64, bits))
 }
 
 /// A constant aggregate as an [`Agg`]: an `insertvalue` folding made (`made`), `undef` /

@@ -20,8 +20,8 @@ pub(super) struct Range {
     bits: u32,
 }
 
-/// All ones in the low `bits` bits.
-fn mask(bits: u32) -> u64 {
+/// All ones in the low `bits` bits (all 64 from 64 on).
+pub(super) fn mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
     } else {

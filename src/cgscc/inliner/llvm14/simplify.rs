@@ -1,6 +1,6 @@
 //! InstSimplify-like folding of body rows for the LLVM 14 inline model: constants, identities and the compares LLVM's cloner folds while it clones.
 
-use super::range::{MinMax, Range};
+use super::range::{mask, MinMax, Range};
 use crate::llvm::ir::body::{sext, zext, Body, Inst, RowIdx, V};
 use crate::llvm::ir::{InstFlags, Opcode, Predicate, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
@@ -87,11 +87,7 @@ pub fn fold_int_intrinsic(name: &str, args: &[i64], bits: u32) -> Option<V> {
     }
     let u = |x: i64| zext(x, bits);
     let s = |x: i64| sext(x, bits);
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
+    let mask = mask(bits);
     let int = |x: u64| Some(V::Int(sext(x as i64, bits)));
     let smax = (mask >> 1) as i64;
     let smin = -smax - 1;
@@ -880,11 +876,7 @@ impl<'a> Sq<'a> {
     /// known); the lowest bit of a `mul` of two odd values. Never a bit LLVM does not
     /// know, so a test on them decides only what LLVM decides.
     fn known_ones(&self, x: SV, bits: u32, depth: u32) -> u64 {
-        let m = if bits >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << bits) - 1
-        };
+        let m = mask(bits);
         if let V::Int(c) = x.v {
             return c as u64 & m;
         }
