@@ -642,6 +642,15 @@ fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
 
+/// A select of two pointers that are not one base and offset gives up SROA for the
+/// caller's alloca either points into, its savings lost; a select of one field twice
+/// keeps it; a shift of zero (or an arithmetic shift of -1) is that constant, for any
+/// amount (`select_sroa.ll`, with opt-14's costs).
+#[test]
+fn selects_of_unrelated_pointers_give_up_sroa() {
+    assert_remarks_match_opt14("select_sroa");
+}
+
 /// An alignment check on a global's address passed to a callee folds when the mask
 /// keeps only bits the global's alignment fixes (a variable's `align`, a function's 4
 /// bytes, an alias's aliasee, an offset into the global), in the cost analysis and in

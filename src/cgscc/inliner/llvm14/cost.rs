@@ -1509,48 +1509,64 @@ impl St<'_> {
         }
     }
 
-    /// `visitSelectInst`: a select on a constant condition, or between equal
-    /// constants, is free.
+    /// `visitSelectInst`: free on a condition the analysis simplified to true or false
+    /// (the select is then the chosen arm when that arm is a constant itself, else a
+    /// pointer at the arm's base and offset), between equal constants, or between
+    /// pointers at one base and offset; any other select costs one instruction and
+    /// disables SROA on its operands, as `visitInstruction` does. The condition is
+    /// looked up among the simplified values only: a literal constant condition is not.
     fn visit_select_inst(&mut self, res: V, ops: &[V]) -> i64 {
-        let cv = self.ival(ops[0]);
-        let (tv, fv) = (ops[1], ops[2]);
-        if let Some(cv) = cv {
-            let chosen = if cv & 1 != 0 { tv } else { fv };
-            if chosen.is_const() {
-                self.t.vals.entry(res).konst = chosen;
+        let (c, tv, fv) = (ops[0], ops[1], ops[2]);
+        let (tc, fc) = (self.cval(tv), self.cval(fv));
+        let cond = match c {
+            V::Arg(_) | V::Inst(_) => self.t.vals.konst(c),
+            _ => None,
+        };
+        let Some(cond) = cond else {
+            if let Some(t) = tc.filter(|&t| fc.is_some_and(|f| same_const(t, f))) {
+                self.t.vals.entry(res).konst = t;
+                return 0;
             }
-        } else if self
-            .cval(tv)
-            .zip(self.cval(fv))
-            .is_some_and(|(t, f)| same_const(t, f))
-        {
-            self.t.vals.entry(res).konst = self.cval(tv).unwrap();
-        } else if matches!(ops[0], V::Arg(_) | V::Inst(_))
-            && self.cval(ops[0]).is_some()
-            && self.cval(tv).is_some()
-            && self.cval(fv).is_some()
-        {
-            // a condition simplified to a constant that is neither true nor false, over
-            // constant arms: `ConstantExpr::getSelect`
-            self.symbolic(res);
-        } else if let Some(b) = self
-            .t
-            .vals
-            .base(tv)
-            .filter(|&b| self.t.vals.base(fv) == Some(b))
-        {
-            // both arms at one offset from one base: the select is that pointer
-            self.t.vals.set_base(res, b);
-        } else {
-            return INSTR;
-        }
-        if let Some(cv) = cv {
-            let chosen = if cv & 1 != 0 { tv } else { fv };
-            if let Some(b) = self.t.vals.base(chosen) {
-                self.t.vals.set_base(res, b);
+            return match self
+                .t
+                .vals
+                .base(tv)
+                .filter(|&b| self.t.vals.base(fv) == Some(b))
+            {
+                Some(b) => {
+                    self.same_pointer(res, tv, b);
+                    0
+                }
+                None => self.visit_instruction(ops),
+            };
+        };
+        let chosen = match cond {
+            V::Int(x) => Some(if x & 1 != 0 { tv } else { fv }),
+            V::K(Value::Null | Value::Zero) => Some(fv),
+            _ => None,
+        };
+        let Some(chosen) = chosen else {
+            // neither true nor false: `ConstantExpr::getSelect` over constant arms
+            if tc.is_some() && fc.is_some() {
+                self.symbolic(res);
+                return 0;
             }
+            return self.visit_instruction(ops);
+        };
+        if chosen.is_const() {
+            self.t.vals.entry(res).konst = chosen;
+        } else if let Some(b) = self.t.vals.base(chosen) {
+            self.same_pointer(res, chosen, b);
         }
         0
+    }
+
+    /// `res` is pointer `v`, at `v`'s base and offset `b`: its SROA candidate too.
+    fn same_pointer(&mut self, res: V, v: V, b: (V, i64)) {
+        self.t.vals.set_base(res, b);
+        if let Some(s) = self.t.vals.sroa(v) {
+            self.t.vals.entry(res).sroa = s;
+        }
     }
 
     /// `visitLoad`: free through an SROA candidate, or as a repeated load while load

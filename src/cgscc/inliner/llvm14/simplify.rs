@@ -363,6 +363,9 @@ pub fn binop_value(
         {
             Some(x)
         }
+        // `SimplifyShift`: 0 shifted by anything is 0; `SimplifyAShrInst`: so is -1
+        Opcode::Shl | Opcode::LShr | Opcode::AShr if a == Some(0) => Some(V::Int(0)),
+        Opcode::AShr if a == Some(all) => Some(V::Int(all)),
         Opcode::Mul | Opcode::And if a == Some(0) || c == Some(0) => Some(V::Int(0)),
         Opcode::Mul | Opcode::UDiv | Opcode::SDiv if c == Some(1) => Some(x),
         Opcode::Mul if a == Some(1) => Some(y),
