@@ -642,6 +642,14 @@ fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
 
+/// A sentinel pointer made of an integer (`inttoptr (i64 -1 ...)`) turned back into an
+/// integer folds: in the cost analysis at the pointer's width, in the cloner at any,
+/// so the dead arm is neither priced nor cloned (`inttoptr_sentinel.ll`).
+#[test]
+fn sentinel_pointers_fold_back_to_their_integer() {
+    assert_remarks_match_opt14("inttoptr_sentinel");
+}
+
 /// A select of two pointers that are not one base and offset gives up SROA for the
 /// caller's alloca either points into, its savings lost; a select of one field twice
 /// keeps it; a shift of zero (or an arithmetic shift of -1) is that constant, for any

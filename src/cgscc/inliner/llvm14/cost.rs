@@ -2,7 +2,7 @@
 //! constants propagated into the callee, live blocks only, per-instruction costs,
 //! call-site savings, SROA and load-elimination savings, the threshold rules.
 
-use super::fold::{made_agg, masked_address};
+use super::fold::{int_of_inttoptr, made_agg, masked_address};
 use super::simplify::{
     binop_value, bool_v, extract_element, fcmp, fold_intrinsic_call, icmp, insert_row,
     nonnull_const, same_const, Agg, RECURSION_LIMIT,
@@ -1275,9 +1275,13 @@ impl St<'_> {
         let sv = inst.ops[0];
         let x = self.cval(sv);
         if let Some(x) = x {
+            let to_bits = || self.fx.ir.types.int_bits(inst.ty).unwrap_or(64);
             let x = match (inst.op, x) {
                 (Opcode::PtrToInt, V::K(Value::Null)) => V::Int(0),
                 (Opcode::IntToPtr, V::Int(0)) => V::K(Value::Null),
+                (Opcode::PtrToInt, _) => {
+                    int_of_inttoptr(self.fx, self.made, x, to_bits(), false).map_or(x, V::Int)
+                }
                 _ => x,
             };
             self.t.vals.entry(res).konst = x;

@@ -133,6 +133,12 @@ impl Folds {
         if inst.op == Opcode::ExtractValue {
             return self.extract(ir, inst.ops, inst.ty);
         }
+        if inst.op == Opcode::PtrToInt {
+            let dst = ir.types.int_bits(inst.ty).unwrap_or(64);
+            if let Some(c) = int_of_inttoptr(fx, &self.made, inst.ops[0], dst, true) {
+                return Some(V::Int(c));
+            }
+        }
         if let (Opcode::FCmp, [V::K(Value::Float(x)), V::K(Value::Float(y))]) = (inst.op, inst.ops)
         {
             return Some(bool_v(fcmp(inst.aux as u8, ir.float(*x), ir.float(*y))));
@@ -175,6 +181,24 @@ impl Folds {
             v => v,
         })
     }
+}
+
+/// `ptrtoint` of constant `v` to a `dst`-bit integer, when `v` is `inttoptr` of an
+/// integer constant: that integer. With the data layout (the cloner's
+/// `ConstantFoldCastOperand`) it is zero-extended or truncated to `dst` bits; without
+/// it (the cost analysis' `ConstantExpr::getPtrToInt`: `foldConstantCastPair` takes
+/// pointers as 64 bits) the pair folds only when both integers are one width.
+pub fn int_of_inttoptr(fx: &Facts, made: &MadeExprs, v: V, dst: u32, layout: bool) -> Option<i64> {
+    let V::K(Value::Expr(e)) = v else { return None };
+    let x = Exprs { ir: &fx.ir, made };
+    if x.op(e)? != Opcode::IntToPtr {
+        return None;
+    }
+    let (V::Int(c), t) = x.operand(e, 0) else {
+        return None;
+    };
+    let src = fx.ir.types.int_bits(t).filter(|&n| n <= 64)?;
+    (layout || src == dst).then(|| sext(zext(c, src) as i64, dst))
 }
 
 /// What constant folding knows of the low bits of constant address `v` (or of the
