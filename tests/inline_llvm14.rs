@@ -642,6 +642,15 @@ fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
 
+/// Floating-point identities (`x * 1.0`, `x + -0.0`, `x - 0.0`, `x / 1.0`, and
+/// `x + 0.0` of a conversion from an integer) are free in the cost analysis and gone
+/// from inlined bodies; `x + 0.0` of anything else and `x * 0.0` stay
+/// (`fp_identity.ll`).
+#[test]
+fn floating_point_identities_are_free_and_not_cloned() {
+    assert_remarks_match_opt14("fp_identity");
+}
+
 /// A sentinel pointer made of an integer (`inttoptr (i64 -1 ...)`) turned back into an
 /// integer folds: in the cost analysis at the pointer's width, in the cloner at any,
 /// so the dead arm is neither priced nor cloned (`inttoptr_sentinel.ll`).

@@ -699,6 +699,7 @@ impl Cloner<'_> {
                     caller,
                     unwired: Some((callee, &self.phis)),
                     no_thread_from: RowIdx::NONE,
+                    floats: Some(self.ir),
                 };
                 let vmap = &self.vmap;
                 let s = simplify_with(&q, row, |v| match v {
@@ -960,6 +961,7 @@ fn cleanup(
                     // compares over them with the caller's values
                     let q = Sq {
                         no_thread_from: first_new_row,
+                        floats: Some(ir),
                         ..Sq::new(&ir.types, c)
                     };
                     let s = simplify_with(&q, i, Some).or_else(|| folds.fold(fx, c, i));

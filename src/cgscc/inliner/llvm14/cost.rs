@@ -4,8 +4,8 @@
 
 use super::fold::{int_of_inttoptr, made_agg, masked_address};
 use super::simplify::{
-    binop_value, bool_v, extract_element, fcmp, fold_intrinsic_call, icmp, insert_row,
-    nonnull_const, same_const, Agg, RECURSION_LIMIT,
+    binop_value, bool_v, extract_element, fcmp, float_value, fold_intrinsic_call, fp_identity,
+    icmp, insert_row, nonnull_const, same_const, Agg, RECURSION_LIMIT,
 };
 use super::{Facts, PredTable};
 use crate::idx::BlockIdx;
@@ -977,6 +977,17 @@ impl St<'_> {
                 if ops.iter().all(|&o| self.cval(o).is_some()) =>
             {
                 self.t.vals.entry(res).konst = V::K(Value::Other);
+                0
+            }
+            // `SimplifyBinOp` with the operands' constants: an identity is free
+            Opcode::FAdd | Opcode::FSub | Opcode::FMul | Opcode::FDiv
+                if {
+                    let k = |v: V| self.cval(v).unwrap_or(v);
+                    let ir = &self.fx.ir;
+                    let pair = (k(ops[0]), k(ops[1]));
+                    fp_identity(self.callee, inst.op, pair, |v| float_value(ir, v)).is_some()
+                } =>
+            {
                 0
             }
             Opcode::FAdd

@@ -2,7 +2,7 @@
 
 use super::range::{mask, MinMax, Range};
 use crate::llvm::ir::body::{sext, zext, Body, Inst, RowIdx, V};
-use crate::llvm::ir::{InstFlags, Opcode, Predicate, Value};
+use crate::llvm::ir::{InstFlags, Ir, Opcode, Predicate, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
 
 /// An `i1` constant (true is -1, sign-extended like every integer constant).
@@ -248,6 +248,10 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
                 _ => sext(sext(a, sb), db),
             }))
         }
+        Opcode::FAdd | Opcode::FSub | Opcode::FMul | Opcode::FDiv => {
+            let ir = q.floats?;
+            fp_identity(b, inst.op, (ops[0], ops[1]), |v| float_value(ir, v))
+        }
         Opcode::BitCast if inst.ty == inst.tys[0] => Some(ops[0]),
         // `ConstantFoldCastInstruction`: a cast of null (other than `addrspacecast`) is
         // the null of its type; `getelementptr` of null by zeros is null
@@ -273,6 +277,51 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
             }
             seen
         }
+        _ => None,
+    }
+}
+
+/// The value of floating-point constant `v` (a `float` or `double` literal).
+pub fn float_value(ir: &Ir, v: V) -> Option<f64> {
+    match v {
+        V::K(Value::Float(n)) => Some(ir.float(n)),
+        _ => None,
+    }
+}
+
+/// LLVM 14's floating-point identities (`SimplifyFAddInst`, `SimplifyFSubInst`,
+/// `SimplifyFMulInst`, `SimplifyFDivInst`) that hold without fast-math flags, which
+/// the reader does not keep: `x + -0.0`, `x - 0.0`, `x * 1.0` and `x / 1.0` are `x`
+/// (a constant left operand of `fadd` or `fmul` moved to the right first), and so are
+/// `x + 0.0` and `x - -0.0` when `x` cannot be -0.0 (`CannotBeNegativeZero`: a
+/// conversion from an integer, or an `fadd` of +0.0). `value` reads a constant's value.
+pub fn fp_identity(
+    b: &Body,
+    op: Opcode,
+    (x, y): (V, V),
+    value: impl Fn(V) -> Option<f64>,
+) -> Option<V> {
+    let is = |v: V, c: f64| {
+        value(v).is_some_and(|f| f == c && f.is_sign_negative() == c.is_sign_negative())
+    };
+    let commutes = matches!(op, Opcode::FAdd | Opcode::FMul);
+    let (x, y) = if commutes && x.is_const() && !y.is_const() {
+        (y, x)
+    } else {
+        (x, y)
+    };
+    let never_neg_zero = |v: V| match v {
+        V::Inst(j) => match b.op(j) {
+            Opcode::SiToFp | Opcode::UiToFp => true,
+            Opcode::FAdd => b.ops(j).get(1).is_some_and(|&z| is(z, 0.0)),
+            _ => false,
+        },
+        _ => false,
+    };
+    match op {
+        Opcode::FAdd if is(y, -0.0) || (is(y, 0.0) && never_neg_zero(x)) => Some(x),
+        Opcode::FSub if is(y, 0.0) || (is(y, -0.0) && never_neg_zero(x)) => Some(x),
+        Opcode::FMul | Opcode::FDiv if is(y, 1.0) => Some(x),
         _ => None,
     }
 }
@@ -719,6 +768,9 @@ pub struct Sq<'a> {
     /// Phis of the caller at rows from here on are not threaded over (the clone's phis
     /// once wired, which LLVM's cloner never threads over with the caller's values).
     pub no_thread_from: RowIdx,
+    /// The module, for the values of floating-point constants ([`fp_identity`]);
+    /// without it floating-point rows are left as they are.
+    pub floats: Option<&'a Ir>,
 }
 
 impl<'a> Sq<'a> {
@@ -729,6 +781,7 @@ impl<'a> Sq<'a> {
             caller: b,
             unwired: None,
             no_thread_from: RowIdx::NONE,
+            floats: None,
         }
     }
 
