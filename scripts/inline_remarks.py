@@ -42,7 +42,9 @@ computed`, from InlineCost) are counted as skipped.
 (callee, caller, inlined) and prints the counts on each side, the decisions both
 made (multiset intersection), A→B = the share of opt-14's decisions ilkit
 reproduces and B→A = the share of ilkit's decisions opt-14 made, the same per
-verdict, and with `--diff N` the first N decisions only one side made. `--json`
+verdict, the decisions made at the same cost and threshold too (the remark text
+agrees; the share is of the larger side), and with `--diff N` the first N
+decisions only one side made. `--json`
 prints all of it, with both decision lists, as one object (what `classify.py`
 reads).
 
@@ -244,6 +246,10 @@ def compare(opt, ilk):
             "opt": na, "ilkit": nb, "agree": nboth,
             "a_to_b": share(nboth, na), "b_to_a": share(nboth, nb)}
     summary["per_verdict"] = per
+    # the same decision at the same cost and threshold: the remark text itself agrees
+    exact = lambda d: key(d) + (d["cost"], d["threshold"])
+    summary["exact"] = sum((Counter(map(exact, opt)) & Counter(map(exact, ilk))).values())
+    summary["exact_share"] = share(summary["exact"], max(summary["opt"], summary["ilkit"]))
     return summary
 
 
@@ -260,6 +266,7 @@ def print_summary(s, skipped, diff_n, only_opt, only_ilk):
     for v, p in s["per_verdict"].items():
         print(f"  {v:12} opt-14 {p['opt']:6}  ilkit {p['ilkit']:6}  agree {p['agree']:6}"
               f"  A→B {p['a_to_b']:5.1f} %  B→A {p['b_to_a']:5.1f} %")
+    print(f"same cost and threshold too: {s['exact']} = {s['exact_share']:.1f} %")
     print(f"differing: {len(only_opt)} only in opt-14, {len(only_ilk)} only in ilkit")
     if diff_n:
         for d in only_opt[:diff_n]:
