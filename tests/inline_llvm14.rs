@@ -642,6 +642,14 @@ fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
 
+/// An inlined `getelementptr p, 0`, a boolean `select c, true, false` and a select
+/// between the sides of the equality its condition tests leave the body, so the next
+/// caller pays less for it (`clone_select_gep.ll`).
+#[test]
+fn cloned_zero_geps_and_redundant_selects_fold() {
+    assert_remarks_match_opt14("clone_select_gep");
+}
+
 /// Floating-point identities (`x * 1.0`, `x + -0.0`, `x - 0.0`, `x / 1.0`, and
 /// `x + 0.0` of a conversion from an integer) are free in the cost analysis and gone
 /// from inlined bodies; `x + 0.0` of anything else and `x * 0.0` stay

@@ -233,11 +233,21 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
             }
         }
         Opcode::Select => {
-            if let Some(c) = int(ops[0]) {
-                return Some(if c & 1 != 0 { ops[1] } else { ops[2] });
+            let (c, t, f) = (ops[0], ops[1], ops[2]);
+            if let Some(c) = int(c) {
+                return Some(if c & 1 != 0 { t } else { f });
             }
-            (ops[1] == ops[2] && (!ops[1].is_const() || same_const(ops[1], ops[2])))
-                .then_some(ops[1])
+            // `select c, true, false` of booleans is `c`
+            if types.int_bits(inst.ty) == Some(1)
+                && int(t).is_some_and(|x| x & 1 != 0)
+                && int(f) == Some(0)
+            {
+                return Some(c);
+            }
+            if t == f && (!t.is_const() || same_const(t, f)) {
+                return Some(t);
+            }
+            select_of_compared(b, c, t, f)
         }
         Opcode::Trunc | Opcode::ZExt | Opcode::SExt => {
             let a = int(ops[0])?;
@@ -260,6 +270,12 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
         }
         Opcode::GetElementPtr if is_null(ops[0]) && ops[1..].iter().all(|&v| v == V::Int(0)) => {
             null_of(types, inst.ty)
+        }
+        // `SimplifyGEPInst`: one zero index keeping the pointer's type is the pointer
+        Opcode::GetElementPtr
+            if ops.len() == 2 && ops[1] == V::Int(0) && inst.ty == inst.tys[0] =>
+        {
+            Some(ops[0])
         }
         Opcode::ExtractValue => extract_element(ops, |v| insert_row(b, v)),
         Opcode::Phi => {
@@ -322,6 +338,25 @@ pub fn fp_identity(
         Opcode::FAdd if is(y, -0.0) || (is(y, 0.0) && never_neg_zero(x)) => Some(x),
         Opcode::FSub if is(y, 0.0) || (is(y, -0.0) && never_neg_zero(x)) => Some(x),
         Opcode::FMul | Opcode::FDiv if is(y, 1.0) => Some(x),
+        _ => None,
+    }
+}
+
+/// `simplifySelectWithICmpCond` where an arm is one side of an equality the condition
+/// tests and the other arm the other side: `select (x == y), x, y` is `y` (either arm
+/// becomes the other under the equality), `select (x != y), x, y` is `x`.
+fn select_of_compared(b: &Body, c: V, t: V, f: V) -> Option<V> {
+    let V::Inst(j) = c else { return None };
+    if b.op(j) != Opcode::ICmp {
+        return None;
+    }
+    let (&[l, r], p) = (b.ops(j), Predicate(b.inst(j).aux as u8)) else {
+        return None;
+    };
+    let arms_are_sides = (t == l && f == r) || (t == r && f == l);
+    match p.0 {
+        32 if arms_are_sides => Some(f),
+        33 if arms_are_sides => Some(t),
         _ => None,
     }
 }
