@@ -642,6 +642,14 @@ fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
 
+/// `fabs` of an unsigned conversion and a rounding of any integer conversion are
+/// their operand in an inlined body; a floating-point intrinsic on constants is free
+/// in the cost analysis (`fp_intrinsic_clone.ll`).
+#[test]
+fn floating_point_intrinsics_fold_when_cloned_or_constant() {
+    assert_remarks_match_opt14("fp_intrinsic_clone");
+}
+
 /// An inlined `getelementptr p, 0`, a boolean `select c, true, false` and a select
 /// between the sides of the equality its condition tests leave the body, so the next
 /// caller pays less for it (`clone_select_gep.ll`).

@@ -3,7 +3,9 @@
 //! body looks like afterwards).
 
 use super::fold::Folds;
-use super::simplify::{fold_intrinsic_call, simplify, simplify_with, Sq};
+use super::simplify::{
+    float_value, fold_intrinsic_call, simplify, simplify_with, unary_fp_intrinsic, Sq,
+};
 use super::Facts;
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::{Attr, AttrSets};
@@ -644,6 +646,12 @@ impl Cloner<'_> {
             return None;
         };
         let name = &self.fx.names[self.fx.sym_func[s.idx()]?.idx()];
+        if let [x] = ops[..ci.nargs as usize] {
+            let same = unary_fp_intrinsic(name, caller, x, |v| float_value(self.ir, v));
+            if same.is_some() {
+                return same;
+            }
+        }
         let bits = self.ir.types.int_bits(caller.ty(row))?;
         let int = |v: V| match v {
             V::Int(c) => Some(c),

@@ -1062,6 +1062,16 @@ impl St<'_> {
                 return Ok(0);
             }
         }
+        // ... and so does a floating-point one LLVM 14's `ConstantFoldCall` evaluates,
+        // to a constant whose value is not tracked
+        let fp_const = |a: &V| matches!(self.cval(*a), Some(V::K(Value::Float(_))));
+        if intr_name.is_some_and(folds_on_fp_constants)
+            && nargs > 0
+            && ops[..nargs].iter().all(fp_const)
+        {
+            self.t.vals.entry(res).konst = V::K(Value::Other);
+            return Ok(0);
+        }
         if is_intr {
             return self.visit_intrinsic(ci, intr_name, &ops[..nargs], ro);
         }
@@ -1763,6 +1773,30 @@ fn legal_int(bits: u32) -> (u32, u32) {
         33..=64 => (64, 1),
         _ => (64, bits.div_ceil(64).next_power_of_two()),
     }
+}
+
+/// The floating-point intrinsics `ConstantFoldCall` evaluates on constant operands
+/// (rounding, sign and min/max operations; their values are exact for any operand).
+fn folds_on_fp_constants(name: &str) -> bool {
+    let family = name.strip_prefix("llvm.").and_then(|n| n.split('.').next());
+    matches!(
+        family,
+        Some(
+            "fabs"
+                | "floor"
+                | "ceil"
+                | "trunc"
+                | "rint"
+                | "nearbyint"
+                | "round"
+                | "roundeven"
+                | "copysign"
+                | "minnum"
+                | "maxnum"
+                | "minimum"
+                | "maximum"
+        )
+    )
 }
 
 /// Whether x86-64's TTI gives an integer extension from `src` to `dst` bits for

@@ -361,6 +361,32 @@ fn select_of_compared(b: &Body, c: V, t: V, f: V) -> Option<V> {
     }
 }
 
+/// `SimplifyUnaryIntrinsic` on a floating-point value `x` (`value` reads a constant's
+/// value): `fabs` of a value whose sign bit must be zero (a conversion from an
+/// unsigned integer, a non-negative constant) is that value, and a rounding
+/// (`floor`, `ceil`, `trunc`, `rint`, `nearbyint`, `round`, `roundeven`) of a
+/// conversion from an integer is that conversion.
+pub fn unary_fp_intrinsic(
+    name: &str,
+    b: &Body,
+    x: V,
+    value: impl Fn(V) -> Option<f64>,
+) -> Option<V> {
+    let converted = |signed: bool| match x {
+        V::Inst(j) => b.op(j) == Opcode::UiToFp || (signed && b.op(j) == Opcode::SiToFp),
+        _ => false,
+    };
+    let family = name.strip_prefix("llvm.")?.split('.').next()?;
+    let same = match family {
+        "fabs" => converted(false) || value(x).is_some_and(|f| !f.is_sign_negative()),
+        "floor" | "ceil" | "trunc" | "rint" | "nearbyint" | "round" | "roundeven" => {
+            converted(true)
+        }
+        _ => false,
+    };
+    same.then_some(x)
+}
+
 /// A null pointer or a zero integer.
 fn is_null(v: V) -> bool {
     matches!(v, V::K(Value::Null) | V::Int(0))
