@@ -642,6 +642,14 @@ fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
 
+/// A signed compare with zero folds in the cloner when the sign bit is known: a loop
+/// counter from 0 stepped by `add nsw` is never negative, nor is a zero-extended
+/// value; `x | INT_MIN` always is (`sign_known.ll`).
+#[test]
+fn cloned_signed_compares_with_zero_fold_on_known_signs() {
+    assert_remarks_match_opt14("sign_known");
+}
+
 /// `fabs` of an unsigned conversion and a rounding of any integer conversion are
 /// their operand in an inlined body; a floating-point intrinsic on constants is free
 /// in the cost analysis (`fp_intrinsic_clone.ll`).

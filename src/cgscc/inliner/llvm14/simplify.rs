@@ -987,6 +987,95 @@ impl<'a> Sq<'a> {
         proved || self.known_ones(x, bits, depth) != 0
     }
 
+    /// `simplifyICmpWithZero`'s signed cases for `x p 0`: `slt` and `sge` decided by a
+    /// known sign bit, `sgt` and `sle` by a known one bit or by a known zero one with
+    /// `x` known non-zero.
+    fn signed_against_zero(&self, p: u8, x: SV, bits: u32) -> Option<bool> {
+        if !(38..=41).contains(&p) {
+            return None;
+        }
+        let negative = self.known_ones(x, bits, 0) & (1u64 << (bits - 1)) != 0;
+        let non_negative = || self.known_non_negative(x, bits, 0);
+        let positive = || non_negative() && self.known_non_zero(x, bits, 0);
+        match p {
+            40 | 41 if negative => Some(true),
+            38 | 39 if negative => Some(false),
+            40 if non_negative() => Some(false),
+            39 if non_negative() => Some(true),
+            41 if positive() => Some(false),
+            38 if positive() => Some(true),
+            _ => None,
+        }
+    }
+
+    /// Whether `computeKnownBits` knows the sign bit of `x` (`bits` wide) to be zero,
+    /// in part: a non-negative constant; `zext` from a narrower type, `sext` of a
+    /// non-negative value; `and` with a non-negative operand, `or`, `xor`, `add nsw`
+    /// and `mul nsw` of two non-negative ones; a right shift of a non-negative value, a
+    /// logical one by a non-zero constant; a select of two non-negative arms; a phi of
+    /// two values that is a recurrence (`matchSimpleRecurrence`) adding or multiplying
+    /// with `nsw` a non-negative step to a non-negative start. Up to LLVM's depth of 6.
+    fn known_non_negative(&self, x: SV, bits: u32, depth: u32) -> bool {
+        if let V::Int(c) = x.v {
+            return c >= 0;
+        }
+        if depth >= 6 {
+            return false;
+        }
+        let Some((b, j, callee)) = self.def(x) else {
+            return false;
+        };
+        let inst = b.inst(j);
+        let op = |k: usize| Self::sv(callee, inst.ops[k]);
+        let nn = |k: usize| self.known_non_negative(op(k), bits, depth + 1);
+        let nsw = inst.flags.has(InstFlags::NSW);
+        match inst.op {
+            Opcode::ZExt => self.types.int_bits(inst.tys[0]).is_some_and(|w| w < bits),
+            Opcode::SExt => match self.types.int_bits(inst.tys[0]) {
+                Some(w) if w <= bits => self.known_non_negative(op(0), w, depth + 1),
+                _ => false,
+            },
+            Opcode::And => nn(0) || nn(1),
+            Opcode::Or | Opcode::Xor => nn(0) && nn(1),
+            Opcode::Add | Opcode::Mul => nsw && nn(0) && nn(1),
+            Opcode::LShr => matches!(inst.ops[1], V::Int(k) if k > 0) || nn(0),
+            Opcode::AShr => nn(0),
+            Opcode::Select => nn(1) && nn(2),
+            Opcode::Phi => self.non_negative_recurrence(b, j, callee, bits, depth),
+            _ => false,
+        }
+    }
+
+    /// A phi `j` of `b` of two incoming values, one a `nsw` `add` or `mul` of the phi
+    /// and a non-negative step, the other a non-negative start.
+    fn non_negative_recurrence(
+        &self,
+        b: &Body,
+        j: RowIdx,
+        callee: bool,
+        bits: u32,
+        depth: u32,
+    ) -> bool {
+        let ops = b.ops(j);
+        let [v0, _, v1, _] = *ops else { return false };
+        let me = V::Inst(j);
+        for (step_of, start) in [(v0, v1), (v1, v0)] {
+            let V::Inst(k) = step_of else { continue };
+            let bo = b.inst(k);
+            if !matches!(bo.op, Opcode::Add | Opcode::Mul) || !bo.flags.has(InstFlags::NSW) {
+                continue;
+            }
+            let step = match *bo.ops {
+                [a, s] if a == me => s,
+                [s, a] if a == me => s,
+                _ => continue,
+            };
+            let nn = |v: V| self.known_non_negative(Self::sv(callee, v), bits, depth + 1);
+            return nn(start) && nn(step);
+        }
+        false
+    }
+
     /// The bits of `x` (`bits` wide) `computeKnownBits` knows to be one, in part: a
     /// constant's; `or` (either operand's), `and` (both operands'), a select (both
     /// arms'); `shl` by a constant; `zext`, and `sext` (the sign copied up when it is
@@ -1085,6 +1174,12 @@ impl<'a> Sq<'a> {
             };
             if non_zero {
                 return Some(self.here(bool_v(matches!(p, 33 | 34))));
+            }
+        }
+        // ... and a signed compare with zero of a value whose sign bit is known
+        if let (Some(w), V::Int(0)) = (bits.filter(|&w| w <= 64), r.v) {
+            if let Some(v) = self.signed_against_zero(p, l, w) {
+                return Some(self.here(bool_v(v)));
             }
         }
         if let (Some(bits), V::Int(c)) = (bits, r.v) {
