@@ -642,6 +642,14 @@ fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
 
+/// An invoke whose normal destination ends in `unreachable` (a throw helper's
+/// constructor call before `__cxa_throw`) gets threshold 0, as a call in a block that
+/// ends in one does: the destination's terminator decides (`invoke_unreachable.ll`).
+#[test]
+fn invokes_before_unreachable_allow_no_growth() {
+    assert_remarks_match_opt14("invoke_unreachable");
+}
+
 /// A signed compare with zero folds in the cloner when the sign bit is known: a loop
 /// counter from 0 stepped by `add nsw` is never negative, nor is a zero-extended
 /// value; `x | INT_MIN` always is (`sign_known.ll`).

@@ -1154,9 +1154,7 @@ impl St<'_> {
             threshold: INDIRECT_CALL_THRESHOLD,
             threshold_explicit: self.threshold_explicit,
             cold_site: super::freq::is_cold_site(freqs, caller, bb),
-            before_unreachable: caller
-                .term(bb)
-                .is_some_and(|t| caller.op(t) == Opcode::Unreachable),
+            before_unreachable: ends_in_unreachable(caller, r, bb),
             last_call_to_static: false,
             caller_recursive: calls_itself(fx, caller, self.callee_fn),
             cost_mult: 1,
@@ -1773,6 +1771,18 @@ fn legal_int(bits: u32) -> (u32, u32) {
         33..=64 => (64, 1),
         _ => (64, bits.div_ceil(64).next_power_of_two()),
     }
+}
+
+/// `!allowSizeGrowth`: the call at row `row` of block `bb` is in a block that ends in
+/// `unreachable` (an invoke: its normal destination ends in one), so the threshold is
+/// 0 and no bonus applies.
+pub(super) fn ends_in_unreachable(b: &Body, row: RowIdx, bb: BlockIdx) -> bool {
+    let block = match (b.op(row), b.ops(row)) {
+        (Opcode::Invoke, &[.., V::Block(normal), _]) => normal,
+        _ => bb,
+    };
+    b.term(block)
+        .is_some_and(|t| b.op(t) == Opcode::Unreachable)
 }
 
 /// The floating-point intrinsics `ConstantFoldCall` evaluates on constant operands

@@ -7,7 +7,7 @@ use super::{freq, CallerFacts};
 use crate::cgscc::inliner::remark::RemarkKind;
 use crate::cgscc::inliner::replay::Fallback as ReplayFallback;
 use crate::llvm::attrs::Attr;
-use crate::llvm::ir::body::{RowIdx, V};
+use crate::llvm::ir::body::RowIdx;
 use crate::llvm::ir::debugloc::DebugLocIdx;
 use crate::llvm::ir::{Intrinsic, Opcode};
 use crate::llvm::{FuncIdx, Linkage};
@@ -143,19 +143,7 @@ pub(super) fn decide<S: Store>(
         );
     }
     let bb = facts.block_of[row.idx()];
-    // the call is followed by `unreachable` (for an invoke: its normal destination
-    // starts with one)
-    let before_unreachable = match caller.op(row) {
-        Opcode::Invoke => match *caller.ops(row) {
-            [.., V::Block(normal), _] => caller.blocks[normal]
-                .first()
-                .is_some_and(|&i| caller.op(i) == Opcode::Unreachable),
-            _ => false,
-        },
-        _ => caller
-            .term(bb)
-            .is_some_and(|t| caller.op(t) == Opcode::Unreachable),
-    };
+    let before_unreachable = cost::ends_in_unreachable(caller, row, bb);
     let (threshold, threshold_explicit) = cx.opts.inline.threshold();
     let mut cost_mult = ci.cost_mult;
     if cx.opts.inline.function_inline_cost_multiplier != 1 && recursive(cx, f) {
