@@ -642,6 +642,14 @@ fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
 
+/// An operation undoing its operand's without loss is the operand: `(x >>exact a) << a`,
+/// `(x <<nuw a) >>u a`, `(x <<nsw a) >>s a`, `(x /exact y) * y`, `(x *nuw y) /u y`,
+/// `(x *nsw y) /s y` (`undo_pair.ll`: a vector's element count turned back into bytes).
+#[test]
+fn operations_undoing_their_operand_fold() {
+    assert_remarks_match_opt14("undo_pair");
+}
+
 /// An invoke whose normal destination ends in `unreachable` (a throw helper's
 /// constructor call before `__cxa_throw`) gets threshold 0, as a call in a block that
 /// ends in one does: the destination's terminator decides (`invoke_unreachable.ll`).

@@ -529,6 +529,9 @@ fn through_definitions(b: &Body, op: Opcode, (x, y): (V, V), bits: u32, depth: u
     }
     let d = depth - 1;
     let rec = |op: Opcode, x: V, y: V| binop_value(b, op, (x, y), bits, InstFlags::default(), d);
+    if let Some(v) = undo_pair(b, op, (x, y), (dx, dy)) {
+        return Some(v);
+    }
     match op {
         // x + (y - x) -> y, (y - x) + x -> y (x + -x -> 0 among them)
         Opcode::Add => {
@@ -588,6 +591,64 @@ fn through_definitions(b: &Body, op: Opcode, (x, y): (V, V), bits: u32, depth: u
         return associative(b, op, (x, y), (ox, oy), bits, d);
     }
     None
+}
+
+/// An operation that undoes its operand's (`dx`, `dy`: the operands' definitions), when
+/// the operand's flags say nothing was lost: `(x >> a) << a` with the shift `exact`,
+/// `(x << a) >>u a` with the `shl` `nuw`, `(x << a) >>s a` with it `nsw`
+/// (`SimplifyShlInst`, `SimplifyLShrInst`, `SimplifyAShrInst`); `(x / y) * y` (either
+/// order) with the division `exact` (`SimplifyMulInst`); `(x * y) / y` (either order)
+/// with the multiplication `nuw` for `udiv`, `nsw` for `sdiv` (`simplifyDiv`): `x`.
+fn undo_pair(
+    b: &Body,
+    op: Opcode,
+    (x, y): (V, V),
+    (dx, dy): (Option<(Opcode, V, V)>, Option<(Opcode, V, V)>),
+) -> Option<V> {
+    let flag = |v: V, f: u16| matches!(v, V::Inst(j) if b.inst(j).flags.has(f));
+    let inner = |d: Option<(Opcode, V, V)>, ops: &[Opcode]| d.filter(|d| ops.contains(&d.0));
+    match op {
+        Opcode::Shl => inner(dx, &[Opcode::LShr, Opcode::AShr])
+            .filter(|d| d.2 == y && flag(x, InstFlags::EXACT))
+            .map(|d| d.1),
+        Opcode::LShr | Opcode::AShr => {
+            let wraps = if op == Opcode::LShr {
+                InstFlags::NUW
+            } else {
+                InstFlags::NSW
+            };
+            inner(dx, &[Opcode::Shl])
+                .filter(|d| d.2 == y && flag(x, wraps))
+                .map(|d| d.1)
+        }
+        Opcode::Mul => {
+            let div = [Opcode::UDiv, Opcode::SDiv];
+            let of = |d: Option<(Opcode, V, V)>, v: V, other: V| {
+                inner(d, &div)
+                    .filter(|d| d.2 == other && flag(v, InstFlags::EXACT))
+                    .map(|d| d.1)
+            };
+            of(dx, x, y).or_else(|| of(dy, y, x))
+        }
+        Opcode::UDiv | Opcode::SDiv => {
+            let wraps = if op == Opcode::UDiv {
+                InstFlags::NUW
+            } else {
+                InstFlags::NSW
+            };
+            let (p, q) = inner(dx, &[Opcode::Mul])
+                .filter(|_| flag(x, wraps))
+                .map(|d| (d.1, d.2))?;
+            if q == y {
+                Some(p)
+            } else if p == y {
+                Some(q)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
 }
 
 /// LLVM 14's `ThreadBinOpOverSelect` (for an operation InstSimplify threads: [`threads`]):
