@@ -642,6 +642,14 @@ fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
 
+/// A null check cloned with a value known non-null folds: a `nonnull` or `byval`
+/// argument of the caller, a call returning `nonnull` (site or callee), a load with
+/// `!nonnull`, a bitcast of one (`nonnull_values.ll`).
+#[test]
+fn cloned_null_checks_fold_on_known_non_null_values() {
+    assert_remarks_match_opt14("nonnull_values");
+}
+
 /// An operation undoing its operand's without loss is the operand: `(x >>exact a) << a`,
 /// `(x <<nuw a) >>u a`, `(x <<nsw a) >>s a`, `(x /exact y) * y`, `(x *nuw y) /u y`,
 /// `(x *nsw y) /s y` (`undo_pair.ll`: a vector's element count turned back into bytes).

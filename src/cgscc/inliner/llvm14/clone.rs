@@ -212,7 +212,7 @@ impl ArgFacts {
 pub fn inline_call(
     fx: &Facts,
     folds: &mut Folds,
-    caller: &mut Body,
+    (caller_fn, caller): (FuncIdx, &mut Body),
     call: RowIdx,
     callee: &Body,
     args_facts: &ArgFacts,
@@ -247,6 +247,7 @@ pub fn inline_call(
     let mut cl = Cloner {
         fx,
         ir,
+        caller_fn,
         folds,
         callee,
         void: caller.ty(call),
@@ -265,7 +266,7 @@ pub fn inline_call(
     cl.wire_phis(caller);
     let cl_entry = cl.bmap[callee.layout[0].idx()].unwrap();
     cleanup(
-        fx,
+        (fx, caller_fn),
         cl.folds,
         caller,
         &cl.new_blocks,
@@ -569,6 +570,8 @@ fn copy_byval_args(
 struct Cloner<'a> {
     fx: &'a Facts,
     ir: &'a Ir,
+    /// The function inlined into.
+    caller_fn: FuncIdx,
     folds: &'a mut Folds,
     callee: &'a Body,
     /// The call's type, given to the branches the inlining makes.
@@ -707,7 +710,7 @@ impl Cloner<'_> {
                     caller,
                     unwired: Some((callee, &self.phis)),
                     no_thread_from: RowIdx::NONE,
-                    floats: Some(self.ir),
+                    module: Some((self.fx, self.caller_fn)),
                 };
                 let vmap = &self.vmap;
                 let s = simplify_with(&q, row, |v| match v {
@@ -943,7 +946,7 @@ fn callee_block_of(callee: &Body, r: RowIdx) -> BlockIdx {
 /// replaced by their values (recursively), conditional terminators on constants become
 /// branches, blocks no longer reached from the clone's entry are dropped.
 fn cleanup(
-    fx: &Facts,
+    (fx, caller_fn): (&Facts, FuncIdx),
     folds: &mut Folds,
     c: &mut Body,
     blocks: &[BlockIdx],
@@ -969,7 +972,7 @@ fn cleanup(
                     // compares over them with the caller's values
                     let q = Sq {
                         no_thread_from: first_new_row,
-                        floats: Some(ir),
+                        module: Some((fx, caller_fn)),
                         ..Sq::new(&ir.types, c)
                     };
                     let s = simplify_with(&q, i, Some).or_else(|| folds.fold(fx, c, i));

@@ -1,9 +1,12 @@
 //! InstSimplify-like folding of body rows for the LLVM 14 inline model: constants, identities and the compares LLVM's cloner folds while it clones.
 
 use super::range::{mask, MinMax, Range};
+use super::Facts;
+use crate::llvm::attrs::Attr;
 use crate::llvm::ir::body::{sext, zext, Body, Inst, RowIdx, V};
 use crate::llvm::ir::{InstFlags, Ir, Opcode, Predicate, Value};
 use crate::llvm::types::{TypeIdx, TypeKind, Types};
+use crate::llvm::FuncIdx;
 
 /// An `i1` constant (true is -1, sign-extended like every integer constant).
 pub fn bool_v(x: bool) -> V {
@@ -259,8 +262,8 @@ pub fn simplify_with(q: &Sq<'_>, i: RowIdx, map_back: impl Fn(V) -> Option<V>) -
             }))
         }
         Opcode::FAdd | Opcode::FSub | Opcode::FMul | Opcode::FDiv => {
-            let ir = q.floats?;
-            fp_identity(b, inst.op, (ops[0], ops[1]), |v| float_value(ir, v))
+            let (fx, _) = q.module?;
+            fp_identity(b, inst.op, (ops[0], ops[1]), |v| float_value(&fx.ir, v))
         }
         Opcode::BitCast if inst.ty == inst.tys[0] => Some(ops[0]),
         // `ConstantFoldCastInstruction`: a cast of null (other than `addrspacecast`) is
@@ -890,9 +893,11 @@ pub struct Sq<'a> {
     /// Phis of the caller at rows from here on are not threaded over (the clone's phis
     /// once wired, which LLVM's cloner never threads over with the caller's values).
     pub no_thread_from: RowIdx,
-    /// The module, for the values of floating-point constants ([`fp_identity`]);
-    /// without it floating-point rows are left as they are.
-    pub floats: Option<&'a Ir>,
+    /// The module and the function the body is of: the values of floating-point
+    /// constants ([`fp_identity`]) and the attributes of its arguments and of the
+    /// functions it calls ([`Sq::known_non_null`]); without them floating-point rows
+    /// are left as they are and no argument or call result is known non-null.
+    pub module: Option<(&'a Facts, FuncIdx)>,
 }
 
 impl<'a> Sq<'a> {
@@ -903,7 +908,7 @@ impl<'a> Sq<'a> {
             caller: b,
             unwired: None,
             no_thread_from: RowIdx::NONE,
-            floats: None,
+            module: None,
         }
     }
 
@@ -949,16 +954,32 @@ impl<'a> Sq<'a> {
     }
 
     /// `isKnownNonZero` for a pointer, the cases inlining meets: a constant that is not
-    /// null, an alloca (address space 0), and an inbounds GEP in address space 0 whose
-    /// base is known non-null or whose indices make a non-zero offset (a struct field
-    /// at a non-zero offset, a non-zero constant index over a sized element:
-    /// `isGEPKnownNonNull`), up to LLVM's depth of 6.
+    /// null; an argument of the body's function `nonnull` or passed by value in
+    /// address space 0; an alloca (address space 0); a load with `!nonnull`; a call
+    /// whose return is `nonnull` at the site or on the callee; a bitcast of a non-null
+    /// pointer; and an inbounds GEP in address space 0 whose base is known non-null or
+    /// whose indices make a non-zero offset (a struct field at a non-zero offset, a
+    /// non-zero constant index over a sized element: `isGEPKnownNonNull`), up to
+    /// LLVM's depth of 6.
     fn known_non_null(&self, x: SV, depth: u32) -> bool {
         if nonnull_const(x.v) {
             return true;
         }
         if depth >= 6 {
             return false;
+        }
+        // an argument `nonnull`, or passed by value (`byval`, `inalloca`,
+        // `preallocated`) in address space 0
+        if let (V::Arg(k), false, Some((fx, f))) = (x.v, x.callee, self.module) {
+            let ir = &fx.ir;
+            return ir.arg(f, k as usize).is_some_and(|a| {
+                let at = ir.arg_attrs(a);
+                at.has(Attr::NonNull)
+                    || (self.types.addrspace(ir.arg_ty(a)) == 0
+                        && (at.has(Attr::ByVal)
+                            || at.has(Attr::InAlloca)
+                            || at.has(Attr::Preallocated)))
+            });
         }
         let Some((b, j, callee)) = self.def(x) else {
             return false;
@@ -967,6 +988,20 @@ impl<'a> Sq<'a> {
         let types = self.types;
         match inst.op {
             Opcode::Alloca => types.addrspace(inst.ty) == 0,
+            Opcode::BitCast => self.known_non_null(Self::sv(callee, inst.ops[0]), depth + 1),
+            // a load with `!nonnull`
+            Opcode::Load => inst.flags.has(InstFlags::NONNULL_MD),
+            // a call whose return is `nonnull` (at the site or on the callee)
+            Opcode::Call | Opcode::Invoke => self.module.is_some_and(|(fx, _)| {
+                let Some(ci) = inst.call else { return false };
+                let ir = &fx.ir;
+                let callee_fn = match inst.ops[ci.callee_op as usize] {
+                    V::K(Value::Global(s)) => fx.sym_func[s.idx()],
+                    _ => None,
+                };
+                ir.attr_sets.get(ci.ret_attrs).has(Attr::NonNull)
+                    || callee_fn.is_some_and(|g| ir.ret_attrs(g).has(Attr::NonNull))
+            }),
             Opcode::GetElementPtr => {
                 if !inst.flags.has(InstFlags::INBOUNDS) || types.addrspace(inst.ty) != 0 {
                     return false;

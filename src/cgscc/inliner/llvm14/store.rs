@@ -135,7 +135,7 @@ impl Store for State {
         let out = clone::inline_call(
             &self.fx,
             &mut self.folds,
-            caller_body,
+            (n, caller_body),
             row,
             callee_body,
             args,
@@ -464,7 +464,7 @@ impl Store for Spec<'_> {
         let base = self.base;
         let callee = self.other_body(f);
         let caller = self.body.get_or_insert_with(|| base.body(n).clone());
-        let out = clone::inline_call(&base.fx, &mut self.folds, caller, row, callee, args);
+        let out = clone::inline_call(&base.fx, &mut self.folds, (n, caller), row, callee, args);
         if self.folds.missed() {
             self.gave_up = true;
             return None;
