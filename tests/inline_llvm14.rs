@@ -642,6 +642,14 @@ fn cloned_compares_fold_by_the_arguments_range() {
     assert_remarks_match_opt14("icmp_range");
 }
 
+/// The difference of two `ptrtoint`s of one pointer is 0, so a pointer moved back by
+/// `a` and measured from where it started is `a` once inlined
+/// (`pointer_difference.ll`).
+#[test]
+fn differences_of_one_pointer_fold() {
+    assert_remarks_match_opt14("pointer_difference");
+}
+
 /// A null check cloned with a value known non-null folds: a `nonnull` or `byval`
 /// argument of the caller, a call returning `nonnull` (site or callee), a load with
 /// `!nonnull`, a bitcast of one (`nonnull_values.ll`).

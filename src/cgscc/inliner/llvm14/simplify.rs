@@ -491,6 +491,9 @@ pub fn binop_value(
         Opcode::Sub if a == Some(0) && flags.0 & InstFlags::NUW != 0 => Some(V::Int(0)),
         _ => None,
     };
+    // `computePointerDifference`: the difference of two `ptrtoint`s of one pointer
+    let identity = identity
+        .or_else(|| (op == Opcode::Sub && same_pointer_as_int(b, x, y)).then_some(V::Int(0)));
     if identity.is_some() || depth == 0 {
         return identity;
     }
@@ -502,6 +505,30 @@ pub fn binop_value(
             })
             .flatten()
     })
+}
+
+/// `x` and `y` are `ptrtoint`s of one pointer, through bitcasts and `getelementptr`s by
+/// zeros (`stripAndAccumulateConstantOffsets` with nothing accumulated).
+fn same_pointer_as_int(b: &Body, x: V, y: V) -> bool {
+    let base = |v: V| {
+        let V::Inst(j) = v else { return None };
+        if b.op(j) != Opcode::PtrToInt {
+            return None;
+        }
+        let mut p = *b.ops(j).first()?;
+        // the chain is as long as the body wrote it; a few steps suffice
+        for _ in 0..8 {
+            let V::Inst(k) = p else { break };
+            let ops = b.ops(k);
+            match b.op(k) {
+                Opcode::BitCast => p = ops[0],
+                Opcode::GetElementPtr if ops[1..].iter().all(|&i| i == V::Int(0)) => p = ops[0],
+                _ => break,
+            }
+        }
+        Some(p)
+    };
+    matches!((base(x), base(y)), (Some(p), Some(q)) if p == q)
 }
 
 /// The operations InstSimplify threads over a `select` or a `phi` operand (not `add`,
