@@ -407,6 +407,9 @@ fn null_of(types: &Types, ty: TypeIdx) -> Option<V> {
 /// The operands of a two-operand row.
 type Pair = Option<(V, V)>;
 
+/// A value's definition when it is a two-operand row: its opcode and operands.
+type Def = Option<(Opcode, V, V)>;
+
 /// `v`'s definition when it is a two-operand row of the body: its opcode and operands.
 fn bin_def(b: &Body, v: V) -> Option<(Opcode, V, V)> {
     let V::Inst(j) = v else { return None };
@@ -629,14 +632,9 @@ fn through_definitions(b: &Body, op: Opcode, (x, y): (V, V), bits: u32, depth: u
 /// (`SimplifyShlInst`, `SimplifyLShrInst`, `SimplifyAShrInst`); `(x / y) * y` (either
 /// order) with the division `exact` (`SimplifyMulInst`); `(x * y) / y` (either order)
 /// with the multiplication `nuw` for `udiv`, `nsw` for `sdiv` (`simplifyDiv`): `x`.
-fn undo_pair(
-    b: &Body,
-    op: Opcode,
-    (x, y): (V, V),
-    (dx, dy): (Option<(Opcode, V, V)>, Option<(Opcode, V, V)>),
-) -> Option<V> {
+fn undo_pair(b: &Body, op: Opcode, (x, y): (V, V), (dx, dy): (Def, Def)) -> Option<V> {
     let flag = |v: V, f: u16| matches!(v, V::Inst(j) if b.inst(j).flags.has(f));
-    let inner = |d: Option<(Opcode, V, V)>, ops: &[Opcode]| d.filter(|d| ops.contains(&d.0));
+    let inner = |d: Def, ops: &[Opcode]| d.filter(|d| ops.contains(&d.0));
     match op {
         Opcode::Shl => inner(dx, &[Opcode::LShr, Opcode::AShr])
             .filter(|d| d.2 == y && flag(x, InstFlags::EXACT))
@@ -653,7 +651,7 @@ fn undo_pair(
         }
         Opcode::Mul => {
             let div = [Opcode::UDiv, Opcode::SDiv];
-            let of = |d: Option<(Opcode, V, V)>, v: V, other: V| {
+            let of = |d: Def, v: V, other: V| {
                 inner(d, &div)
                     .filter(|d| d.2 == other && flag(v, InstFlags::EXACT))
                     .map(|d| d.1)
