@@ -964,6 +964,11 @@ impl<'a> Sq<'a> {
         Some((self.caller, j, false))
     }
 
+    /// [`Sq::def`] while a walk over known bits may still recurse (LLVM's depth of 6).
+    fn def_within(&self, x: SV, depth: u32) -> Option<(&'a Body, RowIdx, bool)> {
+        (depth < 6).then(|| self.def(x)).flatten()
+    }
+
     fn op_of(&self, x: SV) -> Option<Opcode> {
         self.def(x).map(|(b, j, _)| b.op(j))
     }
@@ -1079,10 +1084,7 @@ impl<'a> Sq<'a> {
         if let V::Int(c) = x.v {
             return c != 0;
         }
-        if depth >= 6 {
-            return false;
-        }
-        let Some((b, j, callee)) = self.def(x) else {
+        let Some((b, j, callee)) = self.def_within(x, depth) else {
             return false;
         };
         let inst = b.inst(j);
@@ -1140,10 +1142,7 @@ impl<'a> Sq<'a> {
         if let V::Int(c) = x.v {
             return c >= 0;
         }
-        if depth >= 6 {
-            return false;
-        }
-        let Some((b, j, callee)) = self.def(x) else {
+        let Some((b, j, callee)) = self.def_within(x, depth) else {
             return false;
         };
         let inst = b.inst(j);
@@ -1207,10 +1206,7 @@ impl<'a> Sq<'a> {
         if let V::Int(c) = x.v {
             return c as u64 & m;
         }
-        if depth >= 6 {
-            return 0;
-        }
-        let Some((b, j, callee)) = self.def(x) else {
+        let Some((b, j, callee)) = self.def_within(x, depth) else {
             return 0;
         };
         let inst = b.inst(j);
