@@ -424,21 +424,24 @@ fn bin_def(b: &Body, v: V) -> Option<(Opcode, V, V)> {
 }
 
 /// The operands of definition `d` when it is an `op`.
-fn operands_if(d: Option<(Opcode, V, V)>, op: Opcode) -> Pair {
+fn operands_if(d: Def, op: Opcode) -> Pair {
     d.filter(|x| x.0 == op).map(|x| (x.1, x.2))
 }
 
-/// `x` when definition `d` is `xor x, -1` (`m_Not`).
-fn not_of(d: Option<(Opcode, V, V)>, bits: u32) -> Option<V> {
-    let (x, y) = operands_if(d, Opcode::Xor)?;
-    let all = V::Int(sext(-1, bits));
-    if y == all {
-        Some(x)
-    } else if x == all {
-        Some(y)
+/// The other operand of a commutative pair when one of them is `v`.
+fn other_than((p, q): (V, V), v: V) -> Option<V> {
+    if q == v {
+        Some(p)
+    } else if p == v {
+        Some(q)
     } else {
         None
     }
+}
+
+/// `x` when definition `d` is `xor x, -1` (`m_Not`).
+fn not_of(d: Def, bits: u32) -> Option<V> {
+    other_than(operands_if(d, Opcode::Xor)?, V::Int(sext(-1, bits)))
 }
 
 /// LLVM 14's `SimplifyBinOp` on values: what `op x, y` on `bits`-bit integers equals, if
@@ -664,16 +667,8 @@ fn undo_pair(b: &Body, op: Opcode, (x, y): (V, V), (dx, dy): (Def, Def)) -> Opti
             } else {
                 InstFlags::NSW
             };
-            let (p, q) = inner(dx, &[Opcode::Mul])
-                .filter(|_| flag(x, wraps))
-                .map(|d| (d.1, d.2))?;
-            if q == y {
-                Some(p)
-            } else if p == y {
-                Some(q)
-            } else {
-                None
-            }
+            let pair = operands_if(dx, Opcode::Mul).filter(|_| flag(x, wraps))?;
+            other_than(pair, y)
         }
         _ => None,
     }
