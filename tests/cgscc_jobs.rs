@@ -155,10 +155,13 @@ fn units_run_ahead_are_taken_and_change_nothing() {
 /// may rule out: the cost analysis reads callees' attributes), bodies of varied size
 /// (a third of the modules without
 /// cycles: every call and reference to an earlier function); half with debug
-/// locations on the calls (which inlining copies, inlined at each call site).
+/// locations on the calls (which inlining copies, inlined at each call site); stores
+/// to an element of a global array at the argument (constant expressions inlining
+/// makes).
 fn random_module(r: &mut Rng, n: usize) -> String {
     let mut s = String::from(
         "@g = global ptr null\n@n = global i32 0\n@s = private constant [4 x i8] c\"abc\\00\"\n\
+         @a = global [8 x i32] zeroinitializer\n@sink = global i64 0\n\
          declare i64 @strlen(ptr)\ndeclare ptr @malloc(i64)\ndeclare void @free(ptr)\n",
     );
     let debug = r.next(2) == 0;
@@ -226,6 +229,15 @@ fn random_module(r: &mut Rng, n: usize) -> String {
                 k - 1,
                 r.next(7) + 1
             ));
+        }
+        if r.next(3) == 0 {
+            // an address in `@a` at the argument: inlined at a constant argument, a
+            // constant expression (and one over it) the module does not have, which a
+            // run ahead numbers provisionally and a caller inlining it copies
+            s.push_str(
+                "  %ix = sext i32 %x to i64\n  %q = getelementptr inbounds [8 x i32], ptr @a, i64 0, i64 %ix\n\
+                 store i32 %v0, ptr %q\n  %pi = ptrtoint ptr %q to i64\n  store i64 %pi, ptr @sink\n",
+            );
         }
         s.push_str(&format!(
             "  %c = icmp sgt i32 %x, {}\n  br i1 %c, label %then, label %done\nthen:\n  %ld0 = load i32, ptr @n\n",

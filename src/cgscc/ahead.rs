@@ -2,50 +2,63 @@
 //!
 //! The walk visits the RefSCCs of the module in post-order, and a RefSCC reads only
 //! the bodies of what it references (`schedule`). So when the walk is about to take a
-//! unit — a RefSCC of one SCC of one function, what most of a module is — it runs
-//! the inliner's run of every such unit of a window of the next positions
-//! ([`WINDOW`] by default) on the pool, each as soon as the round has run the units
-//! of the window it depends on: *chained*, reading their runs (bodies, deleted
-//! callees, use-count changes) in place of what the walk has not committed yet. The
-//! rest a run reads from a copy of the walk's state and call graph taken when its
-//! round began (the bodies and tables shared, not copied: `State::snapshot`,
-//! `FrozenGraph`), so that rounds run while the walk goes on: once a round is made,
-//! the next window's round starts, over a copy taken then and chained on the runs of
-//! the round before that the walk has not reached, and the walk commits the first
-//! round's units while the workers make the second. A unit that depends on one no
-//! round runs (a RefSCC of more than one function, a run that gave up, a unit the
-//! walk took before its round was made) is not run.
+//! unit — a RefSCC of one SCC of one function, what most of a module is — it starts a
+//! *round*: the inliner's run of every such unit of a window of the next positions
+//! ([`WINDOW`] by default), each run as soon as the runs of the window's units it
+//! depends on have finished: *chained*, reading their runs (bodies, deleted callees,
+//! use-count changes, constant expressions) in place of what the walk has not
+//! committed yet. The rest a run reads from a copy of the walk's state and call graph
+//! taken when its round began (the bodies and tables shared, not copied:
+//! `State::snapshot`, `FrozenGraph`), so that rounds run while the walk goes on.
+//! Rounds overlap: once the walk enters a round (or the round has finished), the next
+//! window's round starts, over a copy taken then and chained on the runs of the round
+//! before at positions the walk has not reached, finished or still running. The
+//! pool's other workers each run a round's units, the first ready one in post-order
+//! first, and those of the rounds after it while it has none ready; the walk, at each
+//! position, waits only for that position's run, running it (or the round's units
+//! ready before it) itself when no worker has. A unit that depends on one no round
+//! runs (a RefSCC of more than one function, a unit whose run reads runs of the round
+//! before its own that the walk has not reached) is not run, nor are the units that
+//! read it.
 //!
 //! Each run keeps its writes aside (`inliner::llvm14` `store`) and journals what the
 //! walk could still change before the unit's turn: the use-count tests it made (last
 //! call to a static callee, a callee left dead; whether a callee in a comdat was left
 //! unused is asked at the turn instead), the versions of the functions it read
-//! in the walk's state, and the chained runs it read. The walk takes a run at the
+//! in the walk's state, the chained runs it read, and the provisional numbers of the
+//! constant expressions other runs made that it names. The walk takes a run at the
 //! unit's turn, in its own order, when its pass is the first inliner to run there,
-//! every test gives the same answer, no version moved, and every chained run was taken
+//! every test gives the same answer, no version moved, every chained run was taken
 //! and its function left unchanged since (`function-attrs` or a devirtualization's
-//! repeat changing it refuses the runs that read it); otherwise it runs the unit
-//! itself. Everything after the inliner's batch — the caller's new edges to the call
-//! graph, the dead callees leaving it, `function-attrs`, devirtualization's repeats —
-//! stays with the walk, in the walk's order. The answer is the sequential one, for any
-//! number of workers, by construction: a run is either the one the walk would have
-//! made or not taken (`tests/cgscc_jobs.rs` compares 1 to 4 workers, with windows
-//! of the default size and of three positions, which make many rounds). A copy older
-//! than the walk's state changes nothing to this: whatever the walk commits between a
-//! round's copy and a unit's turn that the run read — a body, attributes or deletion
-//! (versions), a use count (tests asked again), a chained run (taken or not) — is
-//! what the journal checks at the turn, as for a run over the walk's own state.
+//! repeat changing it refuses the runs that read it), and the expressions it names
+//! were committed; otherwise it runs the unit itself. Everything after the inliner's
+//! batch — the caller's new edges to the call graph, the dead callees leaving it,
+//! `function-attrs`, devirtualization's repeats — stays with the walk, in the walk's
+//! order. The answer is the sequential one, for any number of workers, by
+//! construction: a run is either the one the walk would have made or not taken
+//! (`tests/cgscc_jobs.rs` compares 1 to 4 workers, with windows of the default size
+//! and of three positions, which make many rounds). A copy older than the walk's
+//! state changes nothing to this: whatever the walk commits between a round's copy
+//! and a unit's turn that the run read — a body, attributes or deletion (versions),
+//! a use count (tests asked again), a chained run (taken or not) — is what the
+//! journal checks at the turn, as for a run over the walk's own state.
 //!
-//! A run gives up, and the walk makes the unit itself, where it would have had to
-//! add to a table the walk numbers: a constant expression that inlining folds and
-//! the module does not have yet, or a debug location's inlined copy not made yet.
+//! A constant expression that inlining folds and the tables the run reads lack gets a
+//! provisional number, apart from the walk's and every other run's (`fold`): runs
+//! chained on the run find it by its structure, and the walk, taking the run, numbers
+//! the run's expressions in its own tables in the order the run made them (each the
+//! one of equal structure already there, or a new one: the numbers the sequential
+//! walk gives them) and renumbers the body. A run gives up, and the walk makes the
+//! unit itself, only where it would have had to make a debug location's inlined copy
+//! the walk's table lacks.
 
-use super::inliner::llvm14::{speculate, Chain, FrozenGraph, State, Unit};
+use super::inliner::llvm14::{speculate, Chain, Folds, FrozenGraph, State, Unit};
 use super::{CgsccModule, CgsccPass, InlineModel, Options};
 use crate::callgraph::{function_of_node, NodeIdx, RefSccIdx, SccIdx};
 use crate::llvm::FuncIdx;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The fewest units a round runs ahead.
 const MIN_ROUND: usize = 2;
@@ -76,8 +89,11 @@ pub(crate) struct Ahead {
     tried: Vec<bool>,
     /// The knobs, shared with the rounds.
     opts: Arc<Options>,
-    /// The round being made while the walk commits the positions before it.
-    next: Option<Arc<Round>>,
+    /// The rounds under way, in post-order: the one the walk is in (or reaches next)
+    /// first; each chained on the one before it.
+    rounds: VecDeque<Arc<Round>>,
+    /// The positions before it were considered for a round.
+    frontier: usize,
     pub(crate) stats: AheadStats,
 }
 
@@ -99,44 +115,105 @@ struct Round {
     unit: Vec<(SccIdx, FuncIdx)>,
     blocked: Vec<bool>,
     /// Per unit: the round's units it depends on, directly and through others, and the
-    /// runs of the round before (`prev`) it reads.
+    /// units of the round before (`prev`) it reads, made or still running.
     reads: Vec<Vec<usize>>,
     reads_prev: Vec<Vec<usize>>,
-    prev: Vec<Arc<Unit>>,
+    /// The round before, until this one has finished.
+    prev: Mutex<Option<Arc<Round>>>,
+    /// The round after, once started: the helpers run its units when this one has none
+    /// ready.
+    succ: OnceLock<Arc<Round>>,
     /// Per unit: how many of its direct dependencies in the round have not finished;
     /// the units that wait for it.
     waiting: Vec<AtomicU32>,
     dependents: Vec<Vec<usize>>,
+    /// Per unit: a worker (or the walk) took it to run; the units before
+    /// `first_open` are all taken.
+    claimed: Vec<AtomicBool>,
+    first_open: AtomicUsize,
     made: Vec<OnceLock<Option<Arc<Unit>>>>,
     /// Units not finished yet.
     left: AtomicUsize,
 }
 
 impl Round {
-    /// Starts `roots`, the units that wait for nothing (chosen before any runs: a
-    /// run started meanwhile brings its dependents' counts to zero and starts them).
-    fn start(self: &Arc<Round>, roots: Vec<usize>) {
-        for w in roots {
+    /// Starts the round: one helper per other worker of the pool.
+    fn start(self: &Arc<Round>) {
+        for _ in 1..rayon::current_num_threads() {
             let r = Arc::clone(self);
-            rayon::spawn(move || r.run(w));
+            rayon::spawn(move || r.help());
         }
     }
 
-    /// Runs unit `w` over the runs of the units it depends on, then starts the units
-    /// that waited only for it. A run that panics (a bug) is not made: the walk makes
+    /// Unit `w` waits for no run any more: its dependencies in this round and the runs
+    /// of the round before it reads have finished.
+    fn ready(&self, w: usize, prev: Option<&Round>) -> bool {
+        self.waiting[w].load(Ordering::Acquire) == 0
+            && (self.reads_prev[w].is_empty()
+                || prev.is_some_and(|p| {
+                    self.reads_prev[w]
+                        .iter()
+                        .all(|&k| p.made[k].get().is_some())
+                }))
+    }
+
+    /// The round before, while this one runs.
+    fn prev(&self) -> Option<Arc<Round>> {
+        self.prev.lock().ok().and_then(|p| p.clone())
+    }
+
+    /// Takes unit `w` to run it, when it is ready and no worker took it.
+    fn claim(&self, w: usize, prev: Option<&Round>) -> bool {
+        !self.claimed[w].load(Ordering::Acquire)
+            && self.ready(w, prev)
+            && !self.claimed[w].swap(true, Ordering::AcqRel)
+    }
+
+    /// The first unit, in post-order, ready and not taken yet, taken.
+    fn claim_next(&self) -> Option<usize> {
+        let prev = self.prev();
+        let from = self.first_open.load(Ordering::Acquire);
+        let mut all_taken = true;
+        for w in from..self.pos.len() {
+            if self.claimed[w].load(Ordering::Acquire) {
+                if all_taken {
+                    self.first_open.fetch_max(w + 1, Ordering::AcqRel);
+                }
+                continue;
+            }
+            all_taken = false;
+            if self.claim(w, prev.as_deref()) {
+                return Some(w);
+            }
+        }
+        None
+    }
+
+    /// Runs unit `w` over the runs of the units it depends on, then counts it done for
+    /// the units that wait for it. A run that panics (a bug) is not made: the walk makes
     /// the unit itself and meets the failure, if at all, where the sequential run would.
-    fn run(self: Arc<Round>, w: usize) {
+    fn run(&self, w: usize) {
+        let prev = self.prev();
         let deps_made = self.reads[w]
             .iter()
             .map(|&d| self.made[d].get().and_then(|u| u.as_deref()))
+            .chain(self.reads_prev[w].iter().map(|&k| {
+                prev.as_deref()
+                    .and_then(|p| p.made[k].get())
+                    .and_then(|u| u.as_deref())
+            }))
             .collect::<Option<Vec<&Unit>>>();
         let made = match deps_made {
-            Some(mut chain) if !self.blocked[w] => {
-                chain.extend(self.reads_prev[w].iter().map(|&k| &*self.prev[k]));
+            Some(chain) if !self.blocked[w] => {
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let folds = Folds::speculative(
+                        self.st.frozen_copy(),
+                        self.unit[w].1,
+                        chain.iter().filter_map(|u| u.exprs.as_ref()),
+                    );
                     speculate(
                         (&self.st, Chain::new(chain)),
-                        self.st.frozen_copy(),
+                        folds,
                         (&self.pass.0, self.pass.1),
                         self.unit[w],
                         &self.g,
@@ -149,23 +226,64 @@ impl Round {
             }
             _ => None,
         };
+        drop(prev);
         let _ = self.made[w].set(made);
         for &d in &self.dependents[w] {
-            if self.waiting[d].fetch_sub(1, Ordering::AcqRel) == 1 {
-                let r = Arc::clone(&self);
-                rayon::spawn(move || r.run(d));
+            self.waiting[d].fetch_sub(1, Ordering::AcqRel);
+        }
+        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // finished: the round before is read no more
+            if let Ok(mut p) = self.prev.lock() {
+                *p = None;
             }
         }
-        self.left.fetch_sub(1, Ordering::AcqRel);
     }
 
-    /// Waits for every unit of the round, running the pool's work meanwhile.
-    fn wait(&self) {
+    /// A helper: runs the units of this round, first in post-order first, and of the
+    /// rounds after it while this one has none ready, until this one has finished;
+    /// yields the core while no unit is ready.
+    fn help(self: Arc<Round>) {
         while self.left.load(Ordering::Acquire) > 0 {
-            if rayon::yield_now() != Some(rayon::Yield::Executed) {
+            let mut r: &Round = &self;
+            let ran = loop {
+                if let Some(w) = r.claim_next() {
+                    r.run(w);
+                    break true;
+                }
+                match r.succ.get() {
+                    Some(n) => r = n,
+                    None => break false,
+                }
+            };
+            if !ran {
                 std::thread::yield_now();
             }
         }
+    }
+
+    /// Runs the round's units ready and not taken until `done` or every unit has run;
+    /// yields the core while none is ready.
+    fn help_until(&self, done: impl Fn() -> bool) {
+        while !done() && self.left.load(Ordering::Acquire) > 0 {
+            match self.claim_next() {
+                Some(w) => self.run(w),
+                None => std::thread::yield_now(),
+            }
+        }
+    }
+
+    /// Waits for every unit of the round, running its units meanwhile.
+    fn wait(&self) {
+        self.help_until(|| false);
+    }
+
+    /// Waits for unit `w`'s run (made or not), running it, or the round's units ready
+    /// before it is, meanwhile.
+    fn wait_for(&self, w: usize) {
+        if self.claim(w, self.prev().as_deref()) {
+            self.run(w);
+        }
+        self.help_until(|| self.made[w].get().is_some());
     }
 }
 
@@ -211,77 +329,92 @@ impl Ahead {
             tried: vec![false; units.len()],
             units,
             opts: Arc::new(opts.clone()),
-            next: None,
+            rounds: VecDeque::new(),
+            frontier: 0,
             stats: AheadStats::default(),
         })
     }
 
-    /// Before the walk takes position `i`. When the round made meanwhile begins here:
-    /// waits for it, hands its runs to the walk and starts the next round, made while
-    /// the walk commits this one's positions. When no round is under way and `i` is a
-    /// unit of one function not yet covered: makes a round of the next window's
-    /// positions, waits for it, and starts the next the same way.
+    /// Before the walk takes position `i`: starts the next round when the walk has
+    /// entered the last one under way or that one has finished (or, with none under way,
+    /// when `i` is a unit of one function no round covered), then waits for position
+    /// `i`'s run, if a round has one, running the round's units meanwhile, and hands it
+    /// to the walk.
     pub(crate) fn before(&mut self, i: usize, m: &mut CgsccModule) {
-        let begun = match &self.next {
-            Some(r) if r.pos[0] <= i || r.left.load(Ordering::Acquire) == 0 => true,
-            Some(_) => return,
-            None => false,
-        };
-        let (cur, snap) = if begun {
-            let r = self.next.take().expect("a round under way");
-            (r, None)
-        } else {
-            if self.units[i].is_none() || self.tried[i] {
-                return;
-            }
-            let snap = Snapshot::of(m, i);
-            match self.launch(i, &[], &snap, m) {
-                Some(r) => (r, Some(snap)),
-                None => return,
+        while self.rounds.front().is_some_and(|r| r.end <= i) {
+            self.rounds.pop_front();
+        }
+        let prev = match self.rounds.back() {
+            None if self.units[i].is_some() && !self.tried[i] => Some(None),
+            None => None,
+            Some(last) => {
+                let entered = last.pos.first().is_some_and(|&p| p <= i);
+                let finished = last.left.load(Ordering::Acquire) == 0;
+                (last.succ.get().is_none() && (entered || finished)).then(|| Some(Arc::clone(last)))
             }
         };
-        cur.wait();
-        let Some(st) = m.llvm14.as_mut() else { return };
-        self.stats.rounds += 1;
-        // the walk took the positions before `i` without the round's runs
-        for (&p, u) in cur.pos.iter().zip(&cur.made) {
-            if let Some(u) = u.get().cloned().flatten().filter(|_| p >= i) {
-                self.stats.made += 1;
-                st.put_made(u);
+        if let Some(prev) = prev {
+            let start = self.frontier.max(i);
+            if let Some((window, end)) = self.window(start) {
+                let snap = Snapshot::of(m, i);
+                let r = self.launch(start, (window, end), prev.as_ref(), &snap, m);
+                if let Some(p) = prev {
+                    let _ = p.succ.set(Arc::clone(&r));
+                }
+                r.start();
+                self.stats.rounds += 1;
+                self.rounds.push_back(r);
             }
         }
-        // nothing was committed since a round begun here was made: its copy serves
-        let snap = snap.unwrap_or_else(|| Snapshot::of(m, i));
-        self.next = self.launch(cur.end, &cur.chainable(i), &snap, m);
+        let Some(r) = self
+            .rounds
+            .iter()
+            .find(|r| r.pos.first().is_some_and(|&p| p <= i) && i < r.end)
+        else {
+            return;
+        };
+        let Ok(w) = r.pos.binary_search(&i) else {
+            return;
+        };
+        r.wait_for(w);
+        if let (Some(u), Some(st)) = (r.made[w].get().cloned().flatten(), m.llvm14.as_mut()) {
+            self.stats.made += 1;
+            st.put_made(u);
+        }
     }
 
-    /// Starts a round over the positions from `start` on (those of one function not yet
-    /// covered in the next window), over copy `snap` of the walk's state and the
-    /// runs `prev` of the round before (by position), which the walk has not committed.
-    fn launch(
-        &mut self,
-        start: usize,
-        prev: &[(usize, Arc<Unit>, Vec<usize>)],
-        snap: &Snapshot,
-        m: &CgsccModule,
-    ) -> Option<Arc<Round>> {
+    /// The positions of one function from `start` on not yet covered, in the next
+    /// window (marked covered), and the window's end; `None` when too few.
+    fn window(&mut self, start: usize) -> Option<(Vec<usize>, usize)> {
         let end = (start + self.opts.run_ahead_window.max(1)).min(self.units.len());
+        self.frontier = self.frontier.max(end);
         let window: Vec<usize> = (start..end)
             .filter(|&j| self.units[j].is_some() && !self.tried[j])
             .collect();
         for &j in &window {
             self.tried[j] = true;
         }
-        if window.len() < MIN_ROUND {
-            return None;
-        }
+        (window.len() >= MIN_ROUND).then_some((window, end))
+    }
+
+    /// A round over `window` (positions from `start` to `end`), over copy `snap` of the
+    /// walk's state and the runs of round `prev`, which the walk has not committed
+    /// (made or still running).
+    fn launch(
+        &self,
+        start: usize,
+        (window, end): (Vec<usize>, usize),
+        prev: Option<&Arc<Round>>,
+        snap: &Snapshot,
+        m: &CgsccModule,
+    ) -> Arc<Round> {
         // a run reads its callees' state, which a unit not committed changes only
         // through its body, deleted callees and use counts, unless the cost of a call
         // depends on the callee's recursion (which its edges, updated by the walk, say)
         let chains = self.opts.inline.function_inline_cost_multiplier == 1;
         // the positions before the copy's are committed in it
         let committed = snap.at;
-        let in_prev = |d: usize| prev.binary_search_by_key(&d, |p| p.0).ok();
+        let in_prev = |d: usize| prev.and_then(|p| p.pos.binary_search(&d).ok());
         let mut at: Vec<Option<usize>> = vec![None; end - start];
         for (w, &j) in window.iter().enumerate() {
             at[j - start] = Some(w);
@@ -315,12 +448,18 @@ impl Ahead {
                         None => blocked[w] = true,
                     }
                 } else {
-                    match in_prev(d) {
-                        Some(k) => {
+                    match (in_prev(d), prev) {
+                        // a run over runs of the round before its own, which the walk
+                        // has not all committed, is not read: the chain would miss them
+                        (Some(k), Some(p))
+                            if p.reads_prev[k].is_empty() || p.pos[0] <= committed =>
+                        {
+                            // what the run read of its own round, as far as the walk
+                            // has not committed it
                             rp.push(k);
-                            rp.extend_from_slice(&prev[k].2);
+                            rp.extend(p.reads[k].iter().filter(|&&x| p.pos[x] >= committed));
                         }
-                        None => blocked[w] = true,
+                        _ => blocked[w] = true,
                     }
                 }
             }
@@ -331,7 +470,7 @@ impl Ahead {
             reads[w] = r;
             reads_prev[w] = rp;
         }
-        let round = Arc::new(Round {
+        Arc::new(Round {
             st: Arc::clone(&snap.st),
             g: Arc::clone(&snap.g),
             opts: Arc::clone(&self.opts),
@@ -348,18 +487,18 @@ impl Ahead {
             blocked,
             reads,
             reads_prev,
-            prev: prev.iter().map(|p| Arc::clone(&p.1)).collect(),
+            prev: Mutex::new(prev.cloned()),
+            succ: OnceLock::new(),
             waiting: direct
                 .iter()
                 .map(|d| AtomicU32::new(d.len() as u32))
                 .collect(),
             dependents,
+            claimed: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            first_open: AtomicUsize::new(0),
             made: (0..n).map(|_| OnceLock::new()).collect(),
             left: AtomicUsize::new(n),
-        });
-        let roots = (0..n).filter(|&w| direct[w].is_empty()).collect();
-        round.start(roots);
-        Some(round)
+        })
     }
 
     /// After the walk finished position `i`: a run made for it and not taken goes.
@@ -371,37 +510,9 @@ impl Ahead {
 
     /// The walk's end: waits for a round still under way (its runs read copies only).
     pub(crate) fn finish(&mut self) {
-        if let Some(r) = self.next.take() {
+        for r in std::mem::take(&mut self.rounds) {
             r.wait();
         }
-    }
-}
-
-impl Round {
-    /// The round's runs at positions from `from` on (the walk's, whose state before it
-    /// has committed the rest), which a round after it may chain on: by position, each
-    /// with the runs among them it read (indices into the list).
-    fn chainable(&self, from: usize) -> Vec<(usize, Arc<Unit>, Vec<usize>)> {
-        let mut idx = vec![usize::MAX; self.pos.len()];
-        let mut out = Vec::new();
-        for (w, u) in self.made.iter().enumerate() {
-            if let Some(Some(u)) = u.get().filter(|_| self.pos[w] >= from) {
-                idx[w] = out.len();
-                out.push((self.pos[w], Arc::clone(u), Vec::new()));
-            }
-        }
-        for (w, &k) in idx.iter().enumerate() {
-            if k != usize::MAX {
-                // a made run's dependencies in the round were all made; those before
-                // `from` are committed
-                out[k].2 = self.reads[w]
-                    .iter()
-                    .map(|&d| idx[d])
-                    .filter(|&d| d != usize::MAX)
-                    .collect();
-            }
-        }
-        out
     }
 }
 

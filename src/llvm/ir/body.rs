@@ -470,6 +470,31 @@ impl Body {
         }
     }
 
+    /// Whether an operand names a constant expression `e` for which `f(e)` holds.
+    pub(crate) fn names_expr(&self, f: impl Fn(ExprIdx) -> bool) -> bool {
+        self.named_exprs().any(f)
+    }
+
+    /// The constant expressions the operands name (repeats included).
+    pub(crate) fn named_exprs(&self) -> impl Iterator<Item = ExprIdx> + '_ {
+        self.pool.iter().filter_map(|v| match *v {
+            V::K(Value::Expr(e)) => Some(e),
+            _ => None,
+        })
+    }
+
+    /// Renumbers the constant expressions the operands name: `e` becomes `f(e)` where
+    /// that is `Some`.
+    pub(crate) fn renumber_exprs(&mut self, f: impl Fn(ExprIdx) -> Option<ExprIdx>) {
+        for v in &mut self.pool {
+            if let V::K(Value::Expr(e)) = *v {
+                if let Some(to) = f(e) {
+                    *v = V::K(Value::Expr(to));
+                }
+            }
+        }
+    }
+
     /// Number of rows, dead ones included (the next row's number).
     pub fn num_rows(&self) -> u32 {
         self.rows.len() as u32
@@ -1016,6 +1041,9 @@ pub struct MadeExprs {
     op_start: Vec<u32>,
     ops: Vec<V>,
     tys: Vec<TypeIdx>,
+    /// Other tables read through this one (numbered from their own bases): a
+    /// speculative inliner run's view of the walk's table and of the runs it reads.
+    more: Vec<std::sync::Arc<MadeExprs>>,
 }
 
 impl MadeExprs {
@@ -1046,13 +1074,56 @@ impl MadeExprs {
         e
     }
 
+    /// An empty table numbering its expressions from `base`, read over the tables
+    /// `more` (for numbers it does not have).
+    pub fn over(base: usize, more: Vec<std::sync::Arc<MadeExprs>>) -> MadeExprs {
+        MadeExprs {
+            base,
+            op_start: vec![0],
+            more,
+            ..MadeExprs::default()
+        }
+    }
+
+    /// The expressions this table numbered itself, without the tables it reads over.
+    pub fn own(&self) -> MadeExprs {
+        MadeExprs {
+            base: self.base,
+            head: self.head.clone(),
+            op_start: self.op_start.clone(),
+            ops: self.ops.clone(),
+            tys: self.tys.clone(),
+            more: Vec::new(),
+        }
+    }
+
+    /// Whether this table numbered `e` itself.
+    pub fn owns(&self, e: ExprIdx) -> bool {
+        e.idx()
+            .checked_sub(self.base)
+            .is_some_and(|k| k < self.head.len())
+    }
+
+    /// How many expressions this table numbered itself.
+    pub fn len(&self) -> usize {
+        self.head.len()
+    }
+
+    /// Whether this table numbered none itself.
+    pub fn is_empty(&self) -> bool {
+        self.head.is_empty()
+    }
+
     /// Made expression `e`: its fixed fields, operands and operand types; `None` for
     /// one of the module's.
     pub fn get(&self, e: ExprIdx) -> Option<(Head, &[V], &[TypeIdx])> {
-        let k = e.idx().checked_sub(self.base)?;
-        let h = *self.head.get(k)?;
-        let (a, b) = (self.op_start[k] as usize, self.op_start[k + 1] as usize);
-        Some((h, &self.ops[a..b], &self.tys[a..b]))
+        if let Some(k) = e.idx().checked_sub(self.base) {
+            if let Some(&h) = self.head.get(k) {
+                let (a, b) = (self.op_start[k] as usize, self.op_start[k + 1] as usize);
+                return Some((h, &self.ops[a..b], &self.tys[a..b]));
+            }
+        }
+        self.more.iter().find_map(|t| t.get(e))
     }
 }
 

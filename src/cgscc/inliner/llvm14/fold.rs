@@ -5,13 +5,19 @@
 //! in the module is (two loads from it are one address to load elimination, say).
 //!
 //! [`Folds`] numbers the expressions inlining makes after the module's own and interns
-//! both by structure, so that equal constant expressions are one [`V`].
+//! both by structure, so that equal constant expressions are one [`V`]. A run made
+//! ahead of the walk on another worker reads a frozen copy of the tables and numbers
+//! what it makes *provisionally*, from a base of its function's, apart from the walk's
+//! numbers and every other run's ([`Folds::speculative`]); runs reading its body find
+//! those by structure too, and the walk, taking the run, numbers them in its own tables
+//! in the order the run made them ([`Folds::commit_private`]): the numbers the
+//! sequential walk gives them.
 
 use super::cost::gep_offset;
 use super::range::mask;
 use super::simplify::{bool_v, extract_element, fcmp, Agg};
 use super::Facts;
-use crate::llvm::ir::body::{const_operand, sext, zext, Body, Exprs, MadeExprs, RowIdx, V};
+use crate::llvm::ir::body::{const_operand, sext, zext, Body, Exprs, Head, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use ahash::AHashMap;
@@ -19,7 +25,7 @@ use std::sync::Arc;
 
 /// A constant expression's structure: opcode, type, auxiliary type, flags, operands and
 /// their types.
-type Key = (
+pub(crate) type Key = (
     Opcode,
     TypeIdx,
     TypeIdx,
@@ -33,7 +39,8 @@ type Key = (
 /// The tables sit behind `Arc`s, so a copy is cheap: a *frozen* copy
 /// ([`Folds::frozen`]) reads them while the original is not written (a speculative
 /// inliner run on another worker) and, asked for an expression neither has, folds
-/// nothing and records that it missed one ([`Folds::missed`]), which discards that run.
+/// nothing and records that it missed one ([`Folds::missed`]), which discards that
+/// run — unless it is a run's speculative copy, which numbers it provisionally.
 #[derive(Clone, Debug, Default)]
 pub struct Folds {
     /// Every expression by structure (the module's are indexed when the first fold
@@ -41,10 +48,54 @@ pub struct Folds {
     index: Option<Arc<AHashMap<Key, ExprIdx>>>,
     /// The made expressions.
     made: Arc<MadeExprs>,
-    /// A frozen copy: nothing is added.
+    /// A frozen copy: nothing is added to the walk's tables.
     frozen: bool,
     /// A frozen copy was asked for an expression it would have had to make.
     missed: bool,
+    /// A speculative run's own expressions, by structure (its own and those of the
+    /// runs it reads): `made` numbers them from [`provisional_base`] and reads the
+    /// walk's table through ([`Folds::speculative`]).
+    private: Option<AHashMap<Key, ExprIdx>>,
+}
+
+/// The first provisional number: a speculative run numbers the expressions it makes
+/// from its function's base on, apart from the walk's numbers and other runs'.
+const PROVISIONAL: usize = 1 << 31;
+/// Expressions one speculative run may make (more: it gives up).
+const PER_RUN: usize = 1 << 12;
+
+/// The provisional numbers of the run of function `f`'s unit start here (`None`: the
+/// function's number does not fit).
+fn provisional_base(f: crate::llvm::FuncIdx) -> Option<usize> {
+    let b = PROVISIONAL + f.idx().checked_mul(PER_RUN)?;
+    (b + PER_RUN < u32::MAX as usize).then_some(b)
+}
+
+/// Whether `e` is a provisional number (a speculative run's).
+pub(crate) fn is_provisional(e: ExprIdx) -> bool {
+    e.idx() >= PROVISIONAL
+}
+
+/// The expressions a speculative run made, numbered provisionally, for the runs that
+/// read its body and for the walk's commit ([`Folds::commit_private`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Private {
+    /// The run's rows, without the tables it read them over.
+    pub made: Arc<MadeExprs>,
+    /// Their structures, in the order the run made them.
+    pub keys: Vec<(Key, ExprIdx)>,
+}
+
+impl Private {
+    /// The constant expressions the operands of these name.
+    pub(crate) fn operand_exprs(&self) -> impl Iterator<Item = ExprIdx> + '_ {
+        self.keys.iter().flat_map(|(k, _)| {
+            k.4.iter().filter_map(|v| match *v {
+                V::K(Value::Expr(e)) => Some(e),
+                _ => None,
+            })
+        })
+    }
 }
 
 impl Folds {
@@ -55,7 +106,97 @@ impl Folds {
             made: Arc::new(MadeExprs::new(ir)),
             frozen: false,
             missed: false,
+            private: None,
         }
+    }
+
+    /// A speculative run's copy of frozen copy `frozen`, for the unit of function `f`:
+    /// an expression the walk's tables lack is made with a provisional number (the
+    /// walk numbers it at the unit's turn) rather than missed; `chain` are the
+    /// expressions of the runs the run reads, which their bodies name.
+    pub(crate) fn speculative<'p>(
+        frozen: Folds,
+        f: crate::llvm::FuncIdx,
+        chain: impl IntoIterator<Item = &'p Private>,
+    ) -> Folds {
+        let mut chain = chain.into_iter().peekable();
+        let Some(base) = provisional_base(f) else {
+            // the run cannot read the chain's expressions: it gives up if it names any
+            let missed = frozen.missed || chain.peek().is_some();
+            return Folds { missed, ..frozen };
+        };
+        let mut more = vec![frozen.made];
+        let mut index = AHashMap::new();
+        for p in chain {
+            more.push(Arc::clone(&p.made));
+            index.extend(p.keys.iter().cloned());
+        }
+        Folds {
+            index: frozen.index,
+            made: Arc::new(MadeExprs::over(base, more)),
+            frozen: true,
+            missed: frozen.missed,
+            private: Some(index),
+        }
+    }
+
+    /// The expressions this speculative copy made, if any.
+    pub(crate) fn private(&self) -> Option<Private> {
+        let index = self.private.as_ref()?;
+        if self.made.is_empty() {
+            return None;
+        }
+        let mut keys: Vec<(Key, ExprIdx)> = index
+            .iter()
+            .filter(|(_, &e)| self.made.owns(e))
+            .map(|(k, &e)| (k.clone(), e))
+            .collect();
+        keys.sort_unstable_by_key(|x| x.1);
+        Some(Private {
+            made: Arc::new(self.made.own()),
+            keys,
+        })
+    }
+
+    /// Numbers the expressions of run `p` in the walk's tables, in the order the run
+    /// made them (each is the one of equal structure the tables have, or a new one),
+    /// with `renumber` giving the walk's numbers of the provisional ones it names (other
+    /// runs', committed before it, and its own): records them there.
+    pub(crate) fn commit_private(
+        &mut self,
+        ir: &Ir,
+        p: &Private,
+        renumber: &mut AHashMap<ExprIdx, ExprIdx>,
+    ) {
+        for (key, e) in &p.keys {
+            let Some((h, _, _)) = p.made.get(*e) else {
+                continue;
+            };
+            let ops: Box<[V]> = key
+                .4
+                .iter()
+                .map(|&v| match v {
+                    V::K(Value::Expr(x)) if is_provisional(x) => {
+                        V::K(Value::Expr(renumber.get(&x).copied().unwrap_or(x)))
+                    }
+                    v => v,
+                })
+                .collect();
+            let real = self.intern(ir, h, ops, key.5.clone());
+            renumber.insert(*e, real);
+        }
+    }
+
+    /// The number of the expression of structure (`h`, `ops`, `tys`) in the walk's
+    /// tables, made when they lack it.
+    fn intern(&mut self, ir: &Ir, h: Head, ops: Box<[V]>, tys: Box<[TypeIdx]>) -> ExprIdx {
+        let key: Key = (h.op, h.ty, h.aux_ty, h.flags, ops, tys);
+        if let Some(&e) = self.index(ir).get(&key) {
+            return e;
+        }
+        let e = Arc::make_mut(&mut self.made).push(h, &key.4, &key.5);
+        Arc::make_mut(self.index(ir)).insert(key, e);
+        e
     }
 
     /// The made expressions.
@@ -77,6 +218,7 @@ impl Folds {
             made: self.made.clone(),
             frozen: true,
             missed: false,
+            private: None,
         }
     }
 
@@ -160,15 +302,25 @@ impl Folds {
         );
         if self.frozen {
             let found = self.index.as_ref().and_then(|x| x.get(&key).copied());
+            if let (None, Some(own)) = (found, self.private.as_mut()) {
+                if let Some(&e) = own.get(&key) {
+                    return Some(V::K(Value::Expr(e)));
+                }
+                if self.made.len() < PER_RUN {
+                    let e = Arc::make_mut(&mut self.made).push(inst.head(), inst.ops, inst.tys);
+                    own.insert(key, e);
+                    return Some(V::K(Value::Expr(e)));
+                }
+            }
             self.missed |= found.is_none();
             return found.map(|e| V::K(Value::Expr(e)));
         }
-        let next = self.made.next();
-        let e = *Arc::make_mut(self.index(ir)).entry(key).or_insert(next);
-        if e == next {
-            Arc::make_mut(&mut self.made).push(inst.head(), inst.ops, inst.tys);
-        }
-        Some(V::K(Value::Expr(e)))
+        Some(V::K(Value::Expr(self.intern(
+            ir,
+            inst.head(),
+            key.4,
+            key.5,
+        ))))
     }
 
     /// `ConstantFoldExtractValueInstruction` over the aggregates folding made: `ops` is

@@ -30,6 +30,7 @@ mod store;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use fold::Folds;
 pub use prefetch::Prefetch;
 pub(crate) use run::{run, speculate, FrozenGraph};
 pub(crate) use store::{Chain, Unit};
@@ -114,6 +115,9 @@ pub struct State {
     n_made: usize,
     /// Runs made ahead that the walk took.
     pub(crate) made_taken: usize,
+    /// The walk's numbers of the constant expressions runs made ahead numbered
+    /// provisionally, for the runs it took ([`fold::Folds::commit_private`]).
+    pub(crate) renumbered: AHashMap<crate::llvm::ir::ExprIdx, crate::llvm::ir::ExprIdx>,
     /// Per function whose run made ahead the walk took: its version once the walk had
     /// finished the run (what a run chained on it checks, [`store::Chain`]); `u32::MAX`
     /// for the others.
@@ -428,6 +432,7 @@ impl State {
             made: vec![None; n],
             n_made: 0,
             made_taken: 0,
+            renumbered: AHashMap::new(),
             taken_ver: vec![u32::MAX; n],
             bfi: vec![None; n],
             preds: vec![None; n],
@@ -475,6 +480,7 @@ impl State {
             made: vec![None; n],
             n_made: 0,
             made_taken: self.made_taken,
+            renumbered: AHashMap::new(),
             taken_ver: self.taken_ver.clone(),
             bfi: self.bfi.clone(),
             preds: self.preds.clone(),
@@ -528,6 +534,7 @@ impl State {
         if self.made_taken > 0 {
             self.taken_ver.iter_mut().for_each(|v| *v = u32::MAX);
         }
+        self.renumbered.clear();
     }
 
     /// A frozen copy of the constant-expression tables, for runs made ahead while

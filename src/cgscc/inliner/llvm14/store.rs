@@ -19,10 +19,15 @@
 //!   version (bumped by every body edit, deletion and attribute change), compared too;
 //! - the runs of uncommitted units it read in place of the walk's state ([`Chain`]):
 //!   each must have been taken, its function unchanged since;
+//! - the provisional numbers of constant expressions other runs made that it names
+//!   (found by structure among the chain's, `fold`): each must have been committed
+//!   by the walk, its run taken;
 //!
-//! and gives up (the walk then runs the unit itself) where it would have had to add to
-//! a table the walk numbers: a constant expression or a debug location the walk's
-//! tables do not have yet.
+//! A constant expression the tables lack gets a provisional number of the run's own,
+//! which the walk replaces by its own numbering when it takes the run
+//! ([`Unit::install`]). The run gives up (the walk then runs the unit itself) where it
+//! would have had to add to the other table the walk numbers: a debug location's
+//! inlined copy the walk's table does not have yet.
 //!
 //! Attributes need no journal of their own: a function's attributes change only at
 //! its own SCC's visit (`function-attrs`; `mustprogress` lost in its own run), which
@@ -40,6 +45,7 @@ use crate::cgscc::inliner::remark::Remark;
 use crate::llvm::attrs::Attr;
 use crate::llvm::ir::body::{Body, RowIdx};
 use crate::llvm::ir::debugloc::DebugLocIdx;
+use crate::llvm::ir::ExprIdx;
 use crate::llvm::FuncIdx;
 use ahash::AHashMap;
 use std::cell::RefCell;
@@ -71,8 +77,8 @@ pub(super) trait Store: cost::Functions {
     /// `f`'s body for editing.
     fn body_mut(&mut self, f: FuncIdx) -> &mut Body;
     /// Inlines `f`'s current body at `row` of `n` (`(n, row, f)`); `None` when a
-    /// speculative run would have had to make a constant expression the walk's table
-    /// lacks.
+    /// speculative run cannot (it gives up: a callee it deleted, more constant
+    /// expressions than it may number).
     fn inline_into(&mut self, site: Site, args: &ArgFacts) -> Option<Inlined>;
     /// Drops what was computed from `f`'s body, which changed.
     fn body_changed(&mut self, f: FuncIdx);
@@ -336,6 +342,21 @@ impl<'a> Spec<'a> {
             .as_ref()
             .map(|b| super::summarize(fx, &self.folds, b));
         let use_table = self.body.as_ref().map(Body::use_table);
+        let exprs = self.folds.private();
+        // the provisional numbers of other runs it names: the walk must have committed
+        // them (their runs taken) for it to be taken
+        let is_own = |e| exprs.as_ref().is_some_and(|p| p.made.owns(e));
+        let mut foreign: Vec<ExprIdx> = self
+            .body
+            .iter()
+            .flat_map(|b| b.named_exprs())
+            .chain(exprs.iter().flat_map(|p| p.operand_exprs()))
+            .filter(|&e| super::fold::is_provisional(e))
+            .collect();
+        let provisional = !foreign.is_empty();
+        foreign.retain(|&e| !is_own(e));
+        foreign.sort_unstable();
+        foreign.dedup();
         Some(Box::new(Unit {
             n: self.n,
             pass: pass.0,
@@ -347,6 +368,9 @@ impl<'a> Spec<'a> {
             calls_before,
             calls_after,
             summary,
+            exprs,
+            provisional,
+            foreign,
             use_table,
             body: self.body.map(Arc::new),
             uses,
@@ -593,6 +617,12 @@ pub(crate) struct Unit {
     calls_after: (u32, u32),
     /// The call graph's summary of the body the run left, when it changed.
     summary: Option<Summary>,
+    /// The constant expressions the run made, numbered provisionally, and whether the
+    /// body it left names provisional numbers (its own or those of the runs it read).
+    pub(crate) exprs: Option<super::fold::Private>,
+    provisional: bool,
+    /// The provisional numbers of other runs it names (sorted).
+    foreign: Vec<ExprIdx>,
     /// That body's use lists (`function-attrs` reads them).
     use_table: Option<crate::llvm::ir::body::Uses>,
     body: Option<Arc<Body>>,
@@ -622,6 +652,7 @@ impl Unit {
                 .uses_read
                 .iter()
                 .all(|u| (st.uses[u.f.idx()] + u.own == u.v) == u.is)
+            && self.foreign.iter().all(|e| st.renumbered.contains_key(e))
     }
 
     /// The call graph's summary of the body the run left, when it changed (made on
@@ -652,7 +683,17 @@ impl Unit {
     }
 
     /// Writes the run's changes into `st` (which [`Unit::holds`]); returns its record.
-    pub(crate) fn install(self, st: &mut State) -> RunOut {
+    pub(crate) fn install(mut self, st: &mut State) -> RunOut {
+        if let Some(p) = &self.exprs {
+            st.folds.commit_private(&st.fx.ir, p, &mut st.renumbered);
+        }
+        if let (true, Some(b)) = (self.provisional, self.body.as_mut()) {
+            // its own numbers were just committed, those of the runs it read before
+            let to = &st.renumbered;
+            let b = Arc::make_mut(b);
+            b.renumber_exprs(|e| to.get(&e).copied());
+            debug_assert!(!b.names_expr(super::fold::is_provisional));
+        }
         for (f, d) in self.uses {
             st.uses[f.idx()] += d;
         }

@@ -431,3 +431,85 @@ fn prefetched_tables_are_the_walks_and_are_refused_when_their_inputs_change() {
     st.stop_prefetch();
     assert!(st.prefetched_tables(leaf, st.fx.ir.body(leaf)).is_none());
 }
+
+/// A run ahead numbers the constant expressions it folds provisionally; a run over its
+/// body finds them by structure and builds on them; committed in the walk's order,
+/// they get the numbers the sequential walk gives them, operands renumbered.
+#[test]
+fn provisional_expressions_commit_to_the_sequential_numbers() {
+    use super::fold::{is_provisional, Folds};
+    use crate::llvm::ir::Value;
+    use ahash::AHashMap;
+    let text = "@a = global [8 x i32] zeroinitializer, align 16\n\
+        define i64 @f(i64 %i) {\n\
+          %q = getelementptr inbounds [8 x i32], ptr @a, i64 0, i64 %i\n\
+          %p = ptrtoint ptr %q to i64\n\
+          %t = trunc i64 %p to i32\n\
+          %r = zext i32 %t to i64\n\
+          ret i64 %r\n\
+        }\n";
+    let m = crate::import::llvm_ir::parse_with("t.ll", text, ParseOptions { instructions: true })
+        .unwrap();
+    let st = super::State::of_bodies(&m).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    // `f`'s body at `%i` = `c`, folded as the cloner folds: rows `0..=last`, each
+    // row's operand the expression the row before folded to
+    let fold_rows = |folds: &mut Folds, c: i64, last: usize| -> Vec<V> {
+        let mut b = st.fx.ir.body(f).clone();
+        b.set_operand(RowIdx::new(0), 2, V::Int(c));
+        let mut out = Vec::new();
+        for k in 0..=last {
+            let v = folds.fold(&st.fx, &b, RowIdx::new(k)).expect("folds");
+            if k < last {
+                b.set_operand(RowIdx::new(k + 1), 0, v);
+            }
+            out.push(v);
+        }
+        out
+    };
+    let expr = |v: V| match v {
+        V::K(Value::Expr(e)) => e,
+        v => panic!("not an expression: {v:?}"),
+    };
+    // the sequential walk: another unit folds `@a[5]`; the unit of `f` folds `@a[3]`
+    // and its `ptrtoint`; a unit over `f`'s body the same and their `trunc`
+    let mut seq = st.folds.clone();
+    fold_rows(&mut seq, 5, 0);
+    let mine = fold_rows(&mut seq, 3, 1);
+    let theirs = fold_rows(&mut seq, 3, 2);
+    assert_eq!(theirs[..2], mine[..], "equal structures are one expression");
+    // ahead: both units over a copy taken before the other unit's fold, the second
+    // reading the first's run
+    let frozen = st.folds.clone().frozen(&st.fx.ir);
+    let mut a = Folds::speculative(frozen.clone(), f, []);
+    let mine_ahead = fold_rows(&mut a, 3, 1);
+    assert!(mine_ahead.iter().all(|&v| is_provisional(expr(v))));
+    let pa = a.private().expect("made two");
+    assert_eq!(pa.keys.len(), 2);
+    let mut b = Folds::speculative(frozen, FuncIdx::new(f.idx() + 1), [&pa]);
+    let theirs_ahead = fold_rows(&mut b, 3, 2);
+    assert_eq!(
+        theirs_ahead[..2],
+        mine_ahead[..],
+        "found in the run it reads"
+    );
+    let pb = b.private().expect("made the trunc");
+    assert_eq!(pb.keys.len(), 1);
+    assert!(!b.missed());
+    // the walk: the other unit, then the two committed in order
+    let mut walk = st.folds.clone();
+    fold_rows(&mut walk, 5, 0);
+    let mut renumbered = AHashMap::new();
+    walk.commit_private(&st.fx.ir, &pa, &mut renumbered);
+    walk.commit_private(&st.fx.ir, &pb, &mut renumbered);
+    for (ahead, seq) in mine_ahead
+        .iter()
+        .chain(&theirs_ahead[2..])
+        .zip(mine.iter().chain(&theirs[2..]))
+    {
+        assert_eq!(renumbered[&expr(*ahead)], expr(*seq));
+    }
+    let (_, ops, _) = walk.made().get(expr(theirs[2])).unwrap();
+    assert_eq!(ops, [theirs[1]]);
+    assert_eq!(walk.made().next(), seq.made().next());
+}
