@@ -38,7 +38,7 @@ pub(crate) use store::{Chain, Unit};
 use crate::callgraph::{function_of_node, node_of_function, NodeIdx};
 use crate::cgscc::summary::{CallSummary, CallTarget, HistIdx, LocIdx};
 use crate::idx::BlockIdx;
-use crate::llvm::attrs::AttrSet;
+use crate::llvm::attrs::{Attr, AttrSet};
 use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::debugloc::DebugLocs;
 use crate::llvm::ir::{Ir, Value};
@@ -88,6 +88,31 @@ pub struct Facts {
     pub layouts: crate::llvm::ir::body::Layouts,
 }
 
+/// The function attributes the inliner tests (`AttrSet::has` on a function's
+/// attributes, [`Facts::fn_attrs`]); what it reads of a function's attributes is
+/// nothing else. `function-attrs` changing only others (`nofree`, `nosync`,
+/// `willreturn`, `norecurse`, ...) leaves every run that read the function as it was,
+/// so the function's version does not move (a test checks this list against the
+/// attributes the inliner's sources name).
+pub(crate) const RUNS_READ: [Attr; 16] = [
+    Attr::AlwaysInline,
+    Attr::Cold,
+    Attr::InlineHint,
+    Attr::MinSize,
+    Attr::MustProgress,
+    Attr::NoDuplicate,
+    Attr::NoInline,
+    Attr::NoReturn,
+    Attr::NoUnwind,
+    Attr::NullPointerIsValid,
+    Attr::OptNone,
+    Attr::OptSize,
+    Attr::PresplitCoroutine,
+    Attr::ReadNone,
+    Attr::ReadOnly,
+    Attr::ReturnsTwice,
+];
+
 /// The model's state over one run.
 #[derive(Clone, Debug)]
 pub struct State {
@@ -106,8 +131,8 @@ pub struct State {
     /// Live uses of each function (calls and references in live bodies, plus one for
     /// a reference from a global initializer or alias).
     pub uses: Vec<i64>,
-    /// Per function: a count of the changes to its body, deletion and attributes (what
-    /// a run made ahead compares, [`store`]).
+    /// Per function: a count of the changes to its body, deletion and the attributes
+    /// the inliner reads ([`RUNS_READ`]; what a run made ahead compares, [`store`]).
     ver: Vec<u32>,
     /// Runs made ahead of the walk, by their unit's function, until its turn; and how
     /// many are waiting.
@@ -576,20 +601,24 @@ impl State {
         }
     }
 
-    /// Sets `f`'s attributes as a pass left them: when they changed, `f`'s version
-    /// moves (the runs made ahead that read them no longer hold) and `f` is marked for
-    /// the helpers' answers if what those read changed.
+    /// Sets `f`'s attributes as a pass left them: when they changed in an attribute
+    /// the inliner reads ([`RUNS_READ`]), `f`'s version moves (the runs made ahead that
+    /// read them no longer hold), and `f` is marked for the helpers' answers if what
+    /// those read changed.
     pub(crate) fn set_cur_attrs(&mut self, f: FuncIdx, a: AttrSet) {
-        if *self.fx.fn_attrs(f) == a {
+        let old = *self.fx.fn_attrs(f);
+        if old == a {
             return;
         }
-        if prefetch::differ_where_read(self.fx.fn_attrs(f), &a)
+        if prefetch::differ_where_read(&old, &a)
             && !std::mem::replace(&mut self.attrs_marked[f.idx()], true)
         {
             self.n_marked += 1;
         }
         self.fx.cur_attrs[f.idx()] = Some(a);
-        self.ver[f.idx()] += 1;
+        if RUNS_READ.iter().any(|&x| old.has(x) != a.has(x)) {
+            self.ver[f.idx()] += 1;
+        }
     }
 
     /// Starts helpers' state for a run of the walk over `order` (callees first);

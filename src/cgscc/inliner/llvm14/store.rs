@@ -31,7 +31,7 @@
 //!
 //! Attributes need no journal of their own: a function's attributes change only at
 //! its own SCC's visit (`function-attrs`; `mustprogress` lost in its own run), which
-//! moves its version when they do change. The run reads the attributes of functions
+//! moves its version when those the inliner reads change (`RUNS_READ`). The run reads the attributes of functions
 //! the bodies it reads call: its dependencies. One the walk committed before the
 //! round's copy is not visited again before the unit's turn; one after it is a chained
 //! run (which must be taken and left unchanged) or a callee in such a run's body,

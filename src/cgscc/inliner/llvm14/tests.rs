@@ -513,3 +513,48 @@ fn provisional_expressions_commit_to_the_sequential_numbers() {
     assert_eq!(ops, [theirs[1]]);
     assert_eq!(walk.made().next(), seq.made().next());
 }
+
+/// Every attribute the inliner's sources test is one whose change moves a function's
+/// version ([`super::RUNS_READ`]), or an argument's, a return's or a call site's,
+/// which `function-attrs` never sets on what the inliner reads (the module's).
+#[test]
+fn the_attributes_runs_read_are_the_ones_that_move_versions() {
+    use crate::llvm::attrs::Attr;
+    let sources = [
+        include_str!("clone.rs"),
+        include_str!("cost.rs"),
+        include_str!("decide.rs"),
+        include_str!("fold.rs"),
+        include_str!("freq.rs"),
+        include_str!("mass.rs"),
+        include_str!("mod.rs"),
+        include_str!("prefetch.rs"),
+        include_str!("range.rs"),
+        include_str!("run.rs"),
+        include_str!("scaled.rs"),
+        include_str!("simplify.rs"),
+        include_str!("store.rs"),
+        include_str!("../mod.rs"),
+        include_str!("../params.rs"),
+        include_str!("../remark.rs"),
+        include_str!("../replay.rs"),
+    ];
+    let not_functions = ["NonNull", "ByVal", "NoAlias", "InAlloca", "Preallocated"];
+    let mut named: Vec<&str> = sources
+        .iter()
+        .flat_map(|s| s.split("Attr::").skip(1))
+        .map(|t| t.split(|c: char| !c.is_alphanumeric()).next().unwrap_or(""))
+        .filter(|n| n.starts_with(|c: char| c.is_ascii_uppercase()))
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    assert!(named.len() > 10, "{named:?}");
+    for n in named {
+        let a = Attr::ALL.iter().find(|a| format!("{a:?}") == n);
+        let Some(&a) = a else { continue };
+        assert!(
+            super::RUNS_READ.contains(&a) || not_functions.contains(&n),
+            "the inliner reads `{n}`: add it to RUNS_READ"
+        );
+    }
+}
