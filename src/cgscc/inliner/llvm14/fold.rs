@@ -8,9 +8,9 @@
 //! both by structure, so that equal constant expressions are one [`V`]. A run made
 //! ahead of the walk on another worker reads a frozen copy of the tables and numbers
 //! what it makes *provisionally*, from a base of its function's, apart from the walk's
-//! numbers and every other run's ([`Folds::speculative`]); runs reading its body find
+//! numbers and every other run's (`Folds::speculative`); runs reading its body find
 //! those by structure too, and the walk, taking the run, numbers them in its own tables
-//! in the order the run made them ([`Folds::commit_private`]): the numbers the
+//! in the order the run made them (`Folds::commit_private`): the numbers the
 //! sequential walk gives them.
 
 use super::cost::gep_offset;
