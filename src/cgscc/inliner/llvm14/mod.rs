@@ -46,20 +46,21 @@ use crate::llvm::{FuncIdx, Linkage, Module, SymbolDef};
 use ahash::AHashMap;
 use std::sync::Arc;
 
-/// Module facts the model reads.
+/// Module facts the model reads. The columns no pass changes are shared, so that a
+/// copy (each round of runs made ahead takes one) costs a reference per column.
 #[derive(Clone, Debug)]
 pub struct Facts {
     /// The instruction view.
     pub ir: Arc<Ir>,
     /// Per symbol: the function it names.
-    pub sym_func: Vec<Option<FuncIdx>>,
+    pub sym_func: Arc<[Option<FuncIdx>]>,
     /// Per symbol: the defined functions reached through its initializer, aliasee or
     /// resolver (LLVM's `visitReferences`), which a body mentioning it references.
     pub sym_refs: Arc<crate::idx::IndexVec<crate::llvm::SymbolIdx, Vec<NodeIdx>>>,
     /// Per symbol: its address needs no GOT load, so it folds into an addressing mode
     /// (variables: `dso_local`, as opt-14 prices a GEP off them; functions: local or
     /// defined).
-    pub sym_local: Vec<bool>,
+    pub sym_local: Arc<[bool]>,
     /// Per symbol: the log2 of the alignments constant folding knows its address has
     /// ([`fold::address_low_bits`]): `.0` the one `ConstantFoldBinaryInstruction` takes
     /// for `ptrtoint @g` (a function's 4 bytes, what LLVM 14 assumes when the data
@@ -67,15 +68,15 @@ pub struct Facts {
     /// `computeKnownBits` gives its address (a variable's `align`, an alias's aliasee's
     /// when the alias cannot be interposed; none for a function). A variable without
     /// an explicit `align` (LLVM takes its type's preferred alignment) is not modelled.
-    pub sym_align: Vec<(u8, u8)>,
+    pub sym_align: Arc<[(u8, u8)]>,
     /// Function names.
     pub names: Arc<[String]>,
     /// `coldcc` functions.
-    pub coldcc: Vec<bool>,
+    pub coldcc: Arc<[bool]>,
     /// Function linkages.
-    pub linkage: Vec<Linkage>,
+    pub linkage: Arc<[Linkage]>,
     /// Defined functions.
-    pub is_def: Vec<bool>,
+    pub is_def: Arc<[bool]>,
     /// The module's declarations of the intrinsics inlining calls.
     pub decls: clone::Decls,
     /// Per function: its attributes as a pass changed them (`function-attrs`), when one
@@ -85,7 +86,7 @@ pub struct Facts {
     /// of inline compatibility is that the callee's are a subset of the caller's.
     pub features: Arc<[Vec<String>]>,
     /// The types' sizes, alignments and field offsets.
-    pub layouts: crate::llvm::ir::body::Layouts,
+    pub layouts: Arc<crate::llvm::ir::body::Layouts>,
 }
 
 /// The function attributes the inliner tests (`AttrSet::has` on a function's
@@ -415,16 +416,16 @@ impl State {
             decls,
             cur_attrs: vec![None; fs.len()],
             features: features.into(),
-            layouts: crate::llvm::ir::body::Layouts::new(&ir.types),
+            layouts: Arc::new(crate::llvm::ir::body::Layouts::new(&ir.types)),
             names: fs.iter().map(|f| f.name.clone()).collect(),
             coldcc: fs.iter().map(|f| f.calling_conv == "coldcc").collect(),
             linkage: fs.iter().map(|f| f.linkage).collect(),
             is_def: fs.iter().map(|f| f.is_definition).collect(),
             ir,
-            sym_func,
+            sym_func: sym_func.into(),
             sym_refs: Arc::new(crate::callgraph::symbol_function_refs(m)),
-            sym_local,
-            sym_align,
+            sym_local: sym_local.into(),
+            sym_align: sym_align.into(),
         };
         let n = fs.len();
         let folds = fold::Folds::new(&fx.ir);
