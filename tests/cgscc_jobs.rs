@@ -311,3 +311,42 @@ proptest! {
         assert_same_for_all_workers("-", Some(&text), pipeline, &[]);
     }
 }
+
+/// A run made ahead that read whether its inlined callee had `mustprogress` before
+/// `function-attrs` gave it (a change that moves no version) is not taken: `j` keeps
+/// `mustprogress` only when `k` has it, which `k` gets at its own visit.
+#[test]
+fn a_run_that_read_mustprogress_before_function_attrs_gave_it_is_refused() {
+    use ilkit::cgscc::{CgsccModule, NoInstrumentation, Options, PassManager};
+    use ilkit::import::llvm_ir::ParseOptions;
+    let text = "define i32 @k(i32 %x) #1 {\nentry:\n  %y = add i32 %x, 1\n  ret i32 %y\n}\n\
+        define i32 @j(i32 %x) #0 {\nentry:\n  %r = call i32 @k(i32 %x)\n  ret i32 %r\n}\n\
+        define i32 @other(i32 %x) #0 {\nentry:\n  %r = add i32 %x, 2\n  ret i32 %r\n}\n\
+        attributes #0 = { mustprogress }\n\
+        attributes #1 = { nofree norecurse nosync nounwind readnone willreturn }\n";
+    let m = ilkit::import::llvm_ir::parse_with("mp.ll", text, ParseOptions { instructions: true })
+        .unwrap();
+    let run = |run_ahead: bool, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut cm = CgsccModule::new(&m, "mp");
+            let opts = Options {
+                run_ahead,
+                ..Options::default()
+            };
+            let text = "cgscc(devirt<1>(inline,function-attrs))";
+            let mut pm = PassManager::from_text(text, opts).unwrap();
+            let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+            let attrs = cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, |_| true);
+            (attrs, report.ahead)
+        })
+    };
+    let (one, _) = run(false, 1);
+    let (two, ahead) = run(true, 2);
+    assert_eq!(one, two);
+    assert!(one.iter().any(|l| l == "@k fn +mustprogress"), "{one:?}");
+    assert_eq!((ahead.made, ahead.taken), (3, 2), "{ahead:?}");
+}

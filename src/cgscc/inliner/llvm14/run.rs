@@ -506,7 +506,9 @@ fn caller_batch<S: Store>(st: &mut S, r: &mut Run, n: FuncIdx, cx: Ctx<'_>) -> V
 /// function attributes the passes read: `n` keeps `mustprogress` only when `f` has it
 /// (`setAND<MustProgressAttr>`).
 fn merge_attributes_for_inlining<S: Store>(st: &mut S, r: &mut Run, n: FuncIdx, f: FuncIdx) {
-    if st.must_progress(f) || !st.must_progress(n) {
+    // the caller first: a caller without it reads nothing of the callee's (a run made
+    // ahead journals what it reads)
+    if !st.must_progress(n) || st.must_progress(f) {
         return;
     }
     st.drop_must_progress(n);

@@ -22,6 +22,9 @@
 //! - the provisional numbers of constant expressions other runs made that it names
 //!   (found by structure among the chain's, `fold`): each must have been committed
 //!   by the walk, its run taken;
+//! - whether the other functions it read had `mustprogress` (a caller with it keeps it
+//!   only when its inlined callee has it): compared with the walk's attributes, since
+//!   `function-attrs` giving a function `mustprogress` does not move its version;
 //!
 //! A constant expression the tables lack gets a provisional number of the run's own,
 //! which the walk replaces by its own numbering when it takes the run
@@ -31,7 +34,8 @@
 //!
 //! Attributes need no journal of their own: a function's attributes change only at
 //! its own SCC's visit (`function-attrs`; `mustprogress` lost in its own run), which
-//! moves its version when those the inliner reads change (`RUNS_READ`). The run reads the attributes of functions
+//! moves its version when those the inliner reads change (`RUNS_READ`; `mustprogress`
+//! apart, above). The run reads the attributes of functions
 //! the bodies it reads call: its dependencies. One the walk committed before the
 //! round's copy is not visited again before the unit's turn; one after it is a chained
 //! run (which must be taken and left unchanged) or a callee in such a run's body,
@@ -241,6 +245,8 @@ pub(crate) struct Spec<'a> {
     /// What the walk may change before the unit's turn: the use counts' tests and
     /// (function, version seen).
     uses_read: RefCell<Vec<UsesRead>>,
+    /// Whether other functions had `mustprogress` when it read them.
+    must_progress_read: RefCell<Vec<(FuncIdx, bool)>>,
     versions_read: RefCell<Vec<(FuncIdx, u32)>>,
     /// The units of `chain` it read.
     chained_read: RefCell<Vec<FuncIdx>>,
@@ -268,6 +274,7 @@ impl<'a> Spec<'a> {
             folds,
             must_progress_dropped: false,
             uses_read: RefCell::new(Vec::new()),
+            must_progress_read: RefCell::new(Vec::new()),
             versions_read: RefCell::new(vec![(n, base.ver[n.idx()])]),
             chained_read: RefCell::new(Vec::new()),
             comdat_tests: Vec::new(),
@@ -328,6 +335,9 @@ impl<'a> Spec<'a> {
         let mut uses_read = self.uses_read.into_inner();
         uses_read.sort_unstable();
         uses_read.dedup();
+        let mut must_progress_read = self.must_progress_read.into_inner();
+        must_progress_read.sort_unstable();
+        must_progress_read.dedup();
         let mut uses: Vec<(FuncIdx, i64)> = self.uses.into_iter().filter(|x| x.1 != 0).collect();
         uses.sort_unstable();
         let keep = |f: &FuncIdx| *f != self.n || !self.n_changed;
@@ -363,6 +373,7 @@ impl<'a> Spec<'a> {
             only_mandatory: pass.1,
             versions,
             uses_read,
+            must_progress_read,
             chained,
             comdat_tests: self.comdat_tests,
             calls_before,
@@ -544,12 +555,13 @@ impl Store for Spec<'_> {
         copy
     }
     fn must_progress(&self, f: FuncIdx) -> bool {
-        let dropped = if f == self.n {
-            self.must_progress_dropped
-        } else {
-            self.chained(f).is_some_and(|u| u.must_progress_dropped)
-        };
-        !dropped && self.base.fx.fn_attrs(f).has(Attr::MustProgress)
+        if f == self.n {
+            return !self.must_progress_dropped && self.base.fx.fn_attrs(f).has(Attr::MustProgress);
+        }
+        let dropped = self.chained(f).is_some_and(|u| u.must_progress_dropped);
+        let has = !dropped && self.base.fx.fn_attrs(f).has(Attr::MustProgress);
+        self.must_progress_read.borrow_mut().push((f, has));
+        has
     }
     fn drop_must_progress(&mut self, n: FuncIdx) {
         if n == self.n {
@@ -606,6 +618,9 @@ pub(crate) struct Unit {
     pub only_mandatory: bool,
     versions: Vec<(FuncIdx, u32)>,
     uses_read: Vec<UsesRead>,
+    /// Whether other functions had `mustprogress` when the run read them (what
+    /// `function-attrs` may change after: not among the attributes that move versions).
+    must_progress_read: Vec<(FuncIdx, bool)>,
     /// Units of the chain it read: each must be taken, its function unchanged since.
     chained: Vec<FuncIdx>,
     /// The comdat deadness tests left to the unit's turn, in the run's order: callee,
@@ -653,6 +668,10 @@ impl Unit {
                 .iter()
                 .all(|u| (st.uses[u.f.idx()] + u.own == u.v) == u.is)
             && self.foreign.iter().all(|e| st.renumbered.contains_key(e))
+            && self
+                .must_progress_read
+                .iter()
+                .all(|&(f, has)| st.fx.fn_attrs(f).has(Attr::MustProgress) == has)
     }
 
     /// The call graph's summary of the body the run left, when it changed (made on
