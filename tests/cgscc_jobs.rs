@@ -98,34 +98,47 @@ fn corpus_modules_give_the_same_answer_for_every_worker_count() {
     }
 }
 
+/// Runs `pipeline` over `m` on a pool of `threads` workers, running units ahead when
+/// `run_ahead`, remarks kept; `read` takes what it needs of the module and the report.
+fn run_pipeline<T: Send>(
+    m: &ilkit::llvm::Module,
+    pipeline: &str,
+    (run_ahead, threads): (bool, usize),
+    read: impl FnOnce(&mut ilkit::cgscc::CgsccModule, ilkit::cgscc::RunReport) -> T + Send,
+) -> T {
+    use ilkit::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut cm = CgsccModule::new(m, "m");
+        let opts = Options {
+            run_ahead,
+            inline: InlineParams {
+                keep_remarks: true,
+                ..InlineParams::default()
+            },
+            ..Options::default()
+        };
+        let mut pm = PassManager::from_text(pipeline, opts).unwrap();
+        let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+        read(&mut cm, report)
+    })
+}
+
 /// The walk takes runs made ahead (so the comparisons above check them), and a run
 /// with them gives the sequential remarks, visits and call graph.
 #[test]
 fn units_run_ahead_are_taken_and_change_nothing() {
-    use ilkit::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
     use ilkit::import::llvm_ir::ParseOptions;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/llvm");
     let path = root.join("zlib/inline/zlib.prep.ll.gz");
     let m =
         ilkit::llvm::Module::from_ll_file_with(&path, ParseOptions { instructions: true }).unwrap();
     let run = |run_ahead: bool, threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
-            let mut cm = CgsccModule::new(&m, "zlib");
-            let opts = Options {
-                run_ahead,
-                inline: InlineParams {
-                    keep_remarks: true,
-                    ..InlineParams::default()
-                },
-                ..Options::default()
-            };
-            let text = "cgscc(devirt<4>(inline,function-attrs))";
-            let mut pm = PassManager::from_text(text, opts).unwrap();
-            let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+        let text = "cgscc(devirt<4>(inline,function-attrs))";
+        run_pipeline(&m, text, (run_ahead, threads), |cm, report| {
             let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
             let visits: Vec<usize> = report.visits.iter().map(|v| v.nodes.len()).collect();
             (remarks, visits, cm.graph.print_text(), report.ahead)
@@ -317,7 +330,6 @@ proptest! {
 /// `mustprogress` only when `k` has it, which `k` gets at its own visit.
 #[test]
 fn a_run_that_read_mustprogress_before_function_attrs_gave_it_is_refused() {
-    use ilkit::cgscc::{CgsccModule, NoInstrumentation, Options, PassManager};
     use ilkit::import::llvm_ir::ParseOptions;
     let text = "define i32 @k(i32 %x) #1 {\nentry:\n  %y = add i32 %x, 1\n  ret i32 %y\n}\n\
         define i32 @j(i32 %x) #0 {\nentry:\n  %r = call i32 @k(i32 %x)\n  ret i32 %r\n}\n\
@@ -327,19 +339,8 @@ fn a_run_that_read_mustprogress_before_function_attrs_gave_it_is_refused() {
     let m = ilkit::import::llvm_ir::parse_with("mp.ll", text, ParseOptions { instructions: true })
         .unwrap();
     let run = |run_ahead: bool, threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
-            let mut cm = CgsccModule::new(&m, "mp");
-            let opts = Options {
-                run_ahead,
-                ..Options::default()
-            };
-            let text = "cgscc(devirt<1>(inline,function-attrs))";
-            let mut pm = PassManager::from_text(text, opts).unwrap();
-            let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+        let text = "cgscc(devirt<1>(inline,function-attrs))";
+        run_pipeline(&m, text, (run_ahead, threads), |cm, report| {
             let attrs = cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, |_| true);
             (attrs, report.ahead)
         })
