@@ -33,10 +33,16 @@ fn cgscc(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str], jobs:
     ];
     args.extend_from_slice(extra);
     let out = common::run_ilkit(&args, stdin.map(str::as_bytes));
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "ilkit cgscc {input} --jobs {jobs}: {}",
-        String::from_utf8_lossy(&out.stderr)
+        "ilkit cgscc {input} --jobs {jobs}: {err}"
+    );
+    // a run made ahead that fails is made again by the walk, which hides it from the
+    // output: it shows on standard error
+    assert!(
+        !err.contains("panicked"),
+        "ilkit cgscc {input} --jobs {jobs} {extra:?}: {err}"
     );
     String::from_utf8(out.stdout).unwrap()
 }
@@ -153,6 +159,57 @@ fn units_run_ahead_are_taken_and_change_nothing() {
     let h = ahead.3;
     assert!(h.rounds > 0 && h.taken > 0 && h.taken <= h.made, "{h:?}");
     assert_eq!(one.3, ilkit::cgscc::AheadStats::default());
+}
+
+/// Runs chain through any number of rounds: in a call chain, each unit run in a
+/// round of two positions reads its callee's run, made in the round before or in an
+/// older one the walk has not reached, and every run is made and taken, however far
+/// the workers get ahead of the walk.
+#[test]
+fn runs_chain_on_runs_of_every_round_under_way() {
+    use ilkit::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
+    let n = 40;
+    let mut text =
+        String::from("define i32 @f0(i32 %x) {\n  %y = add i32 %x, 1\n  ret i32 %y\n}\n");
+    for i in 1..n {
+        text.push_str(&format!(
+            "define i32 @f{i}(i32 %x) {{\n  %a = call i32 @f{}(i32 %x)\n  %b = mul i32 %a, {i}\n  ret i32 %b\n}}\n",
+            i - 1
+        ));
+    }
+    let opts = ilkit::import::llvm_ir::ParseOptions { instructions: true };
+    let m = ilkit::llvm::Module::from_ll_str_with("chain.ll", &text, opts).unwrap();
+    let run = |run_ahead: bool, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut cm = CgsccModule::new(&m, "chain.ll");
+            let opts = Options {
+                run_ahead,
+                run_ahead_window: 2,
+                inline: InlineParams {
+                    keep_remarks: true,
+                    ..InlineParams::default()
+                },
+                ..Options::default()
+            };
+            let mut pm = PassManager::from_text("cgscc(devirt<1>(inline))", opts).unwrap();
+            let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+            let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
+            (remarks, cm.graph.print_text(), report.ahead)
+        })
+    };
+    let one = run(false, 1);
+    assert_eq!(one.0.len(), n - 1, "every call inlined: {:?}", one.0);
+    for threads in [2, 3] {
+        let ahead = run(true, threads);
+        assert_eq!((&one.0, &one.1), (&ahead.0, &ahead.1));
+        let h = ahead.2;
+        assert_eq!(h.rounds, n / 2, "{h:?}");
+        assert_eq!((h.made, h.taken), (n, n), "{h:?}");
+    }
 }
 
 /// A random module of `n` functions of one signature `i32 (i32, ptr)`: direct calls

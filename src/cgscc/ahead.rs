@@ -10,16 +10,16 @@
 //! committed yet. The rest a run reads from a copy of the walk's state and call graph
 //! taken when its round began (the bodies and tables shared, not copied:
 //! `State::snapshot`, `FrozenGraph`), so that rounds run while the walk goes on.
-//! Rounds overlap: once the walk enters a round (or the round has finished), the next
-//! window's round starts, over a copy taken then and chained on the runs of the round
-//! before at positions the walk has not reached, finished or still running. The
-//! pool's other workers each run a round's units, the first ready one in post-order
-//! first, and those of the rounds after it while it has none ready; the walk, at each
-//! position, waits only for that position's run, running it (or the round's units
-//! ready before it) itself when no worker has. A unit that depends on one no round
-//! runs (a RefSCC of more than one function, a unit whose run reads runs of the round
-//! before its own that the walk has not reached) is not run, nor are the units that
-//! read it.
+//! Rounds overlap: once the walk enters a round (or most of its units have finished,
+//! up to [`MAX_ROUNDS`] under way), the next window's round starts, over a copy taken
+//! then and chained on the runs of the rounds under way at positions the walk has not
+//! reached, finished or still running — each with what it read of the runs before it
+//! that the walk has not committed, through any number of rounds. The pool's other
+//! workers each run a round's units, the first ready one in post-order first, and
+//! those of the rounds after it while it has none ready; the walk, at each position,
+//! waits only for that position's run, running it (or the round's units ready before
+//! it) itself when no worker has. A unit that depends on one no round runs (a RefSCC
+//! of more than one function) is not run, nor are the units that read it.
 //!
 //! Each run keeps its writes aside (`inliner::llvm14` `store`) and journals what the
 //! walk could still change before the unit's turn: the use-count tests it made (last
@@ -52,13 +52,16 @@
 //! unit itself, only where it would have had to make a debug location's inlined copy
 //! the walk's table lacks.
 
-use super::inliner::llvm14::{speculate, Chain, Folds, FrozenGraph, State, Unit};
+use super::inliner::llvm14::{speculate, Chain, Folds, FrozenGraph, Private, State, Unit};
 use super::{CgsccModule, CgsccPass, InlineModel, Options};
 use crate::callgraph::{function_of_node, NodeIdx, RefSccIdx, SccIdx};
 use crate::llvm::FuncIdx;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+
+/// The most rounds under way at once.
+const MAX_ROUNDS: usize = 4;
 
 /// The fewest units a round runs ahead.
 const MIN_ROUND: usize = 2;
@@ -115,11 +118,17 @@ struct Round {
     unit: Vec<(SccIdx, FuncIdx)>,
     blocked: Vec<bool>,
     /// Per unit: the round's units it depends on, directly and through others, and the
-    /// units of the round before (`prev`) it reads, made or still running.
+    /// units of the rounds before (`olds`) it reads, made or still running, as (round,
+    /// unit) there.
     reads: Vec<Vec<usize>>,
-    reads_prev: Vec<Vec<usize>>,
-    /// The round before, until this one has finished.
-    prev: Mutex<Option<Arc<Round>>>,
+    reads_old: Vec<Vec<(u32, u32)>>,
+    /// The round's number in the walk, and those of the rounds under way when it began
+    /// (`olds`, by their place there).
+    id: usize,
+    old_ids: Vec<usize>,
+    /// The rounds under way when this one began, oldest first, until this one has
+    /// finished.
+    olds: Mutex<Vec<Arc<Round>>>,
     /// The round after, once started: the helpers run its units when this one has none
     /// ready.
     succ: OnceLock<Arc<Round>>,
@@ -146,32 +155,31 @@ impl Round {
     }
 
     /// Unit `w` waits for no run any more: its dependencies in this round and the runs
-    /// of the round before it reads have finished.
-    fn ready(&self, w: usize, prev: Option<&Round>) -> bool {
+    /// of the rounds before it reads (`olds`, empty once this round has finished) have
+    /// finished.
+    fn ready(&self, w: usize, olds: &[Arc<Round>]) -> bool {
         self.waiting[w].load(Ordering::Acquire) == 0
-            && (self.reads_prev[w].is_empty()
-                || prev.is_some_and(|p| {
-                    self.reads_prev[w]
-                        .iter()
-                        .all(|&k| p.made[k].get().is_some())
-                }))
+            && self.reads_old[w].iter().all(|&(r, k)| {
+                olds.get(r as usize)
+                    .is_some_and(|o| o.made[k as usize].get().is_some())
+            })
     }
 
-    /// The round before, while this one runs.
-    fn prev(&self) -> Option<Arc<Round>> {
-        self.prev.lock().ok().and_then(|p| p.clone())
+    /// The rounds before, while this one runs.
+    fn olds(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Round>>> {
+        self.olds.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Takes unit `w` to run it, when it is ready and no worker took it.
-    fn claim(&self, w: usize, prev: Option<&Round>) -> bool {
+    fn claim(&self, w: usize, olds: &[Arc<Round>]) -> bool {
         !self.claimed[w].load(Ordering::Acquire)
-            && self.ready(w, prev)
+            && self.ready(w, olds)
             && !self.claimed[w].swap(true, Ordering::AcqRel)
     }
 
     /// The first unit, in post-order, ready and not taken yet, taken.
     fn claim_next(&self) -> Option<usize> {
-        let prev = self.prev();
+        let olds = self.olds();
         let from = self.first_open.load(Ordering::Acquire);
         let mut all_taken = true;
         for w in from..self.pos.len() {
@@ -182,7 +190,7 @@ impl Round {
                 continue;
             }
             all_taken = false;
-            if self.claim(w, prev.as_deref()) {
+            if self.claim(w, &olds[..]) {
                 return Some(w);
             }
         }
@@ -193,24 +201,30 @@ impl Round {
     /// the units that wait for it. A run that panics (a bug) is not made: the walk makes
     /// the unit itself and meets the failure, if at all, where the sequential run would.
     fn run(&self, w: usize) {
-        let prev = self.prev();
+        let olds = self.olds().clone();
         let deps_made = self.reads[w]
             .iter()
             .map(|&d| self.made[d].get().and_then(|u| u.as_deref()))
-            .chain(self.reads_prev[w].iter().map(|&k| {
-                prev.as_deref()
-                    .and_then(|p| p.made[k].get())
+            .chain(self.reads_old[w].iter().map(|&(r, k)| {
+                olds.get(r as usize)
+                    .and_then(|o| o.made[k as usize].get())
                     .and_then(|u| u.as_deref())
             }))
             .collect::<Option<Vec<&Unit>>>();
         let made = match deps_made {
             Some(chain) if !self.blocked[w] => {
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let folds = Folds::speculative(
-                        self.st.frozen_copy(),
-                        self.unit[w].1,
-                        chain.iter().filter_map(|u| u.exprs.as_ref()),
-                    );
+                    // the expressions the chained bodies may name: the runs' own and
+                    // those of the runs they read, each once
+                    let mut exprs: Vec<Arc<Private>> = Vec::new();
+                    for u in &chain {
+                        for p in u.exprs.iter().chain(&u.read_exprs) {
+                            if !exprs.iter().any(|q| Arc::ptr_eq(p, q)) {
+                                exprs.push(Arc::clone(p));
+                            }
+                        }
+                    }
+                    let folds = Folds::speculative(self.st.frozen_copy(), self.unit[w].1, exprs);
                     speculate(
                         (&self.st, Chain::new(chain)),
                         folds,
@@ -226,15 +240,15 @@ impl Round {
             }
             _ => None,
         };
-        drop(prev);
+        drop(olds);
         let _ = self.made[w].set(made);
         for &d in &self.dependents[w] {
             self.waiting[d].fetch_sub(1, Ordering::AcqRel);
         }
         if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
-            // finished: the round before is read no more
-            if let Ok(mut p) = self.prev.lock() {
-                *p = None;
+            // finished: the rounds before are read no more
+            if let Ok(mut o) = self.olds.lock() {
+                o.clear();
             }
         }
     }
@@ -272,6 +286,12 @@ impl Round {
         }
     }
 
+    /// Most of the round's units have finished: the workers will soon have none of its
+    /// units to run.
+    fn running_out(&self) -> bool {
+        self.left.load(Ordering::Acquire) * 2 <= self.pos.len()
+    }
+
     /// Waits for every unit of the round, running its units meanwhile.
     fn wait(&self) {
         self.help_until(|| false);
@@ -280,7 +300,8 @@ impl Round {
     /// Waits for unit `w`'s run (made or not), running it, or the round's units ready
     /// before it is, meanwhile.
     fn wait_for(&self, w: usize) {
-        if self.claim(w, self.prev().as_deref()) {
+        let ready = self.claim(w, &self.olds()[..]);
+        if ready {
             self.run(w);
         }
         self.help_until(|| self.made[w].get().is_some());
@@ -336,7 +357,7 @@ impl Ahead {
     }
 
     /// Before the walk takes position `i`: starts the next round when the walk has
-    /// entered the last one under way or that one has finished (or, with none under way,
+    /// entered the last one under way or most of that one has finished (or, with none under way,
     /// when `i` is a unit of one function no round covered), then waits for position
     /// `i`'s run, if a round has one, running the round's units meanwhile, and hands it
     /// to the walk.
@@ -344,21 +365,20 @@ impl Ahead {
         while self.rounds.front().is_some_and(|r| r.end <= i) {
             self.rounds.pop_front();
         }
-        let prev = match self.rounds.back() {
-            None if self.units[i].is_some() && !self.tried[i] => Some(None),
-            None => None,
+        let next = match self.rounds.back() {
+            None => self.units[i].is_some() && !self.tried[i],
             Some(last) => {
                 let entered = last.pos.first().is_some_and(|&p| p <= i);
-                let finished = last.left.load(Ordering::Acquire) == 0;
-                (last.succ.get().is_none() && (entered || finished)).then(|| Some(Arc::clone(last)))
+                last.succ.get().is_none()
+                    && (entered || (self.rounds.len() < MAX_ROUNDS && last.running_out()))
             }
         };
-        if let Some(prev) = prev {
+        if next {
             let start = self.frontier.max(i);
             if let Some((window, end)) = self.window(start) {
                 let snap = Snapshot::of(m, i);
-                let r = self.launch(start, (window, end), prev.as_ref(), &snap, m);
-                if let Some(p) = prev {
+                let r = self.launch(start, (window, end), &snap, m);
+                if let Some(p) = self.rounds.back() {
                     let _ = p.succ.set(Arc::clone(&r));
                 }
                 r.start();
@@ -398,13 +418,12 @@ impl Ahead {
     }
 
     /// A round over `window` (positions from `start` to `end`), over copy `snap` of the
-    /// walk's state and the runs of round `prev`, which the walk has not committed
-    /// (made or still running).
+    /// walk's state and the runs of the rounds under way, which the walk has not
+    /// committed (made or still running).
     fn launch(
         &self,
         start: usize,
         (window, end): (Vec<usize>, usize),
-        prev: Option<&Arc<Round>>,
         snap: &Snapshot,
         m: &CgsccModule,
     ) -> Arc<Round> {
@@ -414,7 +433,14 @@ impl Ahead {
         let chains = self.opts.inline.function_inline_cost_multiplier == 1;
         // the positions before the copy's are committed in it
         let committed = snap.at;
-        let in_prev = |d: usize| prev.and_then(|p| p.pos.binary_search(&d).ok());
+        let olds: Vec<Arc<Round>> = self.rounds.iter().cloned().collect();
+        // a position before the window: its run in a round under way, as (round, unit)
+        let in_olds = |d: usize| {
+            olds.iter()
+                .enumerate()
+                .rev()
+                .find_map(|(r, o)| Some((r, o.pos.binary_search(&d).ok()?)))
+        };
         let mut at: Vec<Option<usize>> = vec![None; end - start];
         for (w, &j) in window.iter().enumerate() {
             at[j - start] = Some(w);
@@ -423,7 +449,7 @@ impl Ahead {
         let mut blocked = vec![false; n];
         let mut direct: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut reads: Vec<Vec<usize>> = vec![Vec::new(); n];
-        let mut reads_prev: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut reads_old: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
         let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (w, &j) in window.iter().enumerate() {
             let (c, nd) = self.units[j].expect("a unit of one function");
@@ -443,23 +469,38 @@ impl Ahead {
                             dependents[dw].push(w);
                             r.push(dw);
                             r.extend_from_slice(&reads[dw]);
-                            rp.extend_from_slice(&reads_prev[dw]);
+                            rp.extend_from_slice(&reads_old[dw]);
                         }
                         None => blocked[w] = true,
                     }
                 } else {
-                    match (in_prev(d), prev) {
-                        // a run over runs of the round before its own, which the walk
-                        // has not all committed, is not read: the chain would miss them
-                        (Some(k), Some(p))
-                            if p.reads_prev[k].is_empty() || p.pos[0] <= committed =>
-                        {
-                            // what the run read of its own round, as far as the walk
-                            // has not committed it
-                            rp.push(k);
-                            rp.extend(p.reads[k].iter().filter(|&&x| p.pos[x] >= committed));
+                    match in_olds(d) {
+                        Some((o, k)) => {
+                            // the run, and what it read of the runs the walk has not
+                            // committed: of its own round and of the rounds before it
+                            let p = &olds[o];
+                            rp.push((o as u32, k as u32));
+                            rp.extend(
+                                p.reads[k]
+                                    .iter()
+                                    .filter(|&&x| p.pos[x] >= committed)
+                                    .map(|&x| (o as u32, x as u32)),
+                            );
+                            for &(r0, k0) in &p.reads_old[k] {
+                                let Some(o0) = p
+                                    .old_ids
+                                    .get(r0 as usize)
+                                    .and_then(|&id| olds.iter().position(|x| x.id == id))
+                                else {
+                                    // a round no longer under way: all committed
+                                    continue;
+                                };
+                                if olds[o0].pos[k0 as usize] >= committed {
+                                    rp.push((o0 as u32, k0));
+                                }
+                            }
                         }
-                        _ => blocked[w] = true,
+                        None => blocked[w] = true,
                     }
                 }
             }
@@ -468,7 +509,7 @@ impl Ahead {
             rp.sort_unstable();
             rp.dedup();
             reads[w] = r;
-            reads_prev[w] = rp;
+            reads_old[w] = rp;
         }
         Arc::new(Round {
             st: Arc::clone(&snap.st),
@@ -486,8 +527,10 @@ impl Ahead {
             pos: window,
             blocked,
             reads,
-            reads_prev,
-            prev: Mutex::new(prev.cloned()),
+            reads_old,
+            id: self.stats.rounds,
+            old_ids: olds.iter().map(|o| o.id).collect(),
+            olds: Mutex::new(olds),
             succ: OnceLock::new(),
             waiting: direct
                 .iter()

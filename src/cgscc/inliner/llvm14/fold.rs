@@ -56,6 +56,9 @@ pub struct Folds {
     /// runs it reads): `made` numbers them from [`provisional_base`] and reads the
     /// walk's table through ([`Folds::speculative`]).
     private: Option<AHashMap<Key, ExprIdx>>,
+    /// A speculative run's: the expressions of the runs whose bodies it reads, and of
+    /// the runs those read, which the bodies may name ([`Folds::read_privates`]).
+    read: Vec<Arc<Private>>,
 }
 
 /// The first provisional number: a speculative run numbers the expressions it makes
@@ -107,27 +110,28 @@ impl Folds {
             frozen: false,
             missed: false,
             private: None,
+            read: Vec::new(),
         }
     }
 
     /// A speculative run's copy of frozen copy `frozen`, for the unit of function `f`:
     /// an expression the walk's tables lack is made with a provisional number (the
     /// walk numbers it at the unit's turn) rather than missed; `chain` are the
-    /// expressions of the runs the run reads, which their bodies name.
-    pub(crate) fn speculative<'p>(
+    /// expressions of the runs the run reads and of the runs they read, which their
+    /// bodies may name (each once).
+    pub(crate) fn speculative(
         frozen: Folds,
         f: crate::llvm::FuncIdx,
-        chain: impl IntoIterator<Item = &'p Private>,
+        chain: Vec<Arc<Private>>,
     ) -> Folds {
-        let mut chain = chain.into_iter().peekable();
         let Some(base) = provisional_base(f) else {
             // the run cannot read the chain's expressions: it gives up if it names any
-            let missed = frozen.missed || chain.peek().is_some();
+            let missed = frozen.missed || !chain.is_empty();
             return Folds { missed, ..frozen };
         };
         let mut more = vec![frozen.made];
         let mut index = AHashMap::new();
-        for p in chain {
+        for p in &chain {
             more.push(Arc::clone(&p.made));
             index.extend(p.keys.iter().cloned());
         }
@@ -137,7 +141,13 @@ impl Folds {
             frozen: true,
             missed: frozen.missed,
             private: Some(index),
+            read: chain,
         }
+    }
+
+    /// The expressions of the runs a speculative copy read ([`Folds::speculative`]).
+    pub(crate) fn read_privates(&self) -> &[Arc<Private>] {
+        &self.read
     }
 
     /// The expressions this speculative copy made, if any.
@@ -219,6 +229,7 @@ impl Folds {
             frozen: true,
             missed: false,
             private: None,
+            read: Vec::new(),
         }
     }
 

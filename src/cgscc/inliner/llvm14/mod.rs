@@ -30,7 +30,7 @@ mod store;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use fold::Folds;
+pub(crate) use fold::{Folds, Private};
 pub use prefetch::Prefetch;
 pub(crate) use run::{run, speculate, FrozenGraph};
 pub(crate) use store::{Chain, Unit};

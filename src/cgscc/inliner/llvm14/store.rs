@@ -352,7 +352,8 @@ impl<'a> Spec<'a> {
             .as_ref()
             .map(|b| super::summarize(fx, &self.folds, b));
         let use_table = self.body.as_ref().map(Body::use_table);
-        let exprs = self.folds.private();
+        let exprs = self.folds.private().map(Arc::new);
+        let read_exprs = self.folds.read_privates().to_vec();
         // the provisional numbers of other runs it names: the walk must have committed
         // them (their runs taken) for it to be taken
         let is_own = |e| exprs.as_ref().is_some_and(|p| p.made.owns(e));
@@ -367,6 +368,10 @@ impl<'a> Spec<'a> {
         foreign.retain(|&e| !is_own(e));
         foreign.sort_unstable();
         foreign.dedup();
+        // every number it names is one of the runs it read, whose bodies it copied
+        debug_assert!(foreign
+            .iter()
+            .all(|&e| read_exprs.iter().any(|p| p.made.owns(e))));
         Some(Box::new(Unit {
             n: self.n,
             pass: pass.0,
@@ -380,6 +385,7 @@ impl<'a> Spec<'a> {
             calls_after,
             summary,
             exprs,
+            read_exprs,
             provisional,
             foreign,
             use_table,
@@ -634,7 +640,10 @@ pub(crate) struct Unit {
     summary: Option<Summary>,
     /// The constant expressions the run made, numbered provisionally, and whether the
     /// body it left names provisional numbers (its own or those of the runs it read).
-    pub(crate) exprs: Option<super::fold::Private>,
+    pub(crate) exprs: Option<Arc<super::fold::Private>>,
+    /// Those of the runs it read, and of the runs they read: what a run chained on
+    /// this one reads its body with (each once).
+    pub(crate) read_exprs: Vec<Arc<super::fold::Private>>,
     provisional: bool,
     /// The provisional numbers of other runs it names (sorted).
     foreign: Vec<ExprIdx>,

@@ -481,12 +481,12 @@ fn provisional_expressions_commit_to_the_sequential_numbers() {
     // ahead: both units over a copy taken before the other unit's fold, the second
     // reading the first's run
     let frozen = st.folds.clone().frozen(&st.fx.ir);
-    let mut a = Folds::speculative(frozen.clone(), f, []);
+    let mut a = Folds::speculative(frozen.clone(), f, Vec::new());
     let mine_ahead = fold_rows(&mut a, 3, 1);
     assert!(mine_ahead.iter().all(|&v| is_provisional(expr(v))));
-    let pa = a.private().expect("made two");
+    let pa = std::sync::Arc::new(a.private().expect("made two"));
     assert_eq!(pa.keys.len(), 2);
-    let mut b = Folds::speculative(frozen, FuncIdx::new(f.idx() + 1), [&pa]);
+    let mut b = Folds::speculative(frozen, FuncIdx::new(f.idx() + 1), vec![pa.clone()]);
     let theirs_ahead = fold_rows(&mut b, 3, 2);
     assert_eq!(
         theirs_ahead[..2],
