@@ -408,3 +408,37 @@ fn a_run_that_read_mustprogress_before_function_attrs_gave_it_is_refused() {
     assert!(one.iter().any(|l| l == "@k fn +mustprogress"), "{one:?}");
     assert_eq!((ahead.made, ahead.taken), (3, 2), "{ahead:?}");
 }
+
+/// A run made ahead journals each test of a function's attributes: `@u`'s run, made
+/// before `function-attrs` gives `@g` `readnone`, analyzed `@d`'s body calling `@g` as
+/// a call that may write memory (the second load of one pointer not free: cost 20); at
+/// its turn `@g` reads none, so the walk refuses it and makes the sequential decision
+/// (cost 15). `@d`'s run, which tested only whether `@g` may be inlined, is taken though
+/// `@g`'s attributes (and `@d`'s) changed.
+#[test]
+fn a_run_that_tested_an_attribute_function_attrs_changed_is_refused() {
+    use ilkit::import::llvm_ir::ParseOptions;
+    let text = "define internal i32 @g(i32 %x) noinline {\n  ret i32 %x\n}\n\
+        define i32 @d(i32* %p) {\n  %a = load i32, i32* %p\n  %c = call i32 @g(i32 %a)\n  \
+        %b = load i32, i32* %p\n  %s = add i32 %a, %b\n  %t = add i32 %s, %c\n  \
+        ret i32 %t\n}\n\
+        define i32 @u(i32* %p) {\n  %r = call i32 @d(i32* %p)\n  ret i32 %r\n}\n";
+    let m = ilkit::import::llvm_ir::parse_with("ro.ll", text, ParseOptions { instructions: true })
+        .unwrap();
+    let run = |run_ahead: bool, threads: usize| {
+        let text = "cgscc(devirt<1>(inline,function-attrs))";
+        run_pipeline(&m, text, (run_ahead, threads), |cm, report| {
+            let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
+            (remarks, report.ahead)
+        })
+    };
+    let (one, _) = run(false, 1);
+    let (two, ahead) = run(true, 2);
+    assert_eq!(one, two);
+    assert!(
+        one.iter()
+            .any(|r| r.contains("'d' inlined into 'u' with (cost=15")),
+        "{one:?}"
+    );
+    assert_eq!((ahead.made, ahead.taken), (3, 2), "{ahead:?}");
+}

@@ -24,14 +24,15 @@
 //! Each run keeps its writes aside (`inliner::llvm14` `store`) and journals what the
 //! walk could still change before the unit's turn: the use-count tests it made (last
 //! call to a static callee, a callee left dead; whether a callee in a comdat was left
-//! unused is asked at the turn instead), the versions of the functions it read
-//! in the walk's state, the chained runs it read, and the provisional numbers of the
-//! constant expressions other runs made that it names. The walk takes a run at the
-//! unit's turn, in its own order, when its pass is the first inliner to run there,
-//! every test gives the same answer, no version moved, every chained run was taken
-//! and its function left unchanged since (`function-attrs` or a devirtualization's
-//! repeat changing it refuses the runs that read it), and the expressions it names
-//! were committed; otherwise it runs the unit itself. Everything after the inliner's
+//! unused is asked at the turn instead), the versions of the functions whose bodies it
+//! read in the walk's state, each test of a function's attributes, the chained runs it
+//! read, and the provisional numbers of the constant expressions other runs made that
+//! it names. The walk takes a run at the unit's turn, in its own order, when its pass
+//! is the first inliner to run there, every test gives the same answer (an attribute
+//! `function-attrs` changed since, where the run tested it, refuses the run), no
+//! version moved, every chained run was taken and its body left unchanged since (a
+//! devirtualization's repeat changing it refuses the runs that read it), and the
+//! expressions it names were committed; otherwise it runs the unit itself. Everything after the inliner's
 //! batch — the caller's new edges to the call graph, the dead callees leaving it,
 //! `function-attrs`, devirtualization's repeats — stays with the walk, in the walk's
 //! order. The answer is the sequential one, for any number of workers, by
@@ -39,9 +40,9 @@
 //! (`tests/cgscc_jobs.rs` compares 1 to 4 workers, with windows of the default size
 //! and of three positions, which make many rounds). A copy older than the walk's
 //! state changes nothing to this: whatever the walk commits between a round's copy
-//! and a unit's turn that the run read — a body, attributes or deletion (versions),
-//! a use count (tests asked again), a chained run (taken or not) — is what the
-//! journal checks at the turn, as for a run over the walk's own state.
+//! and a unit's turn that the run read — a body or deletion (versions), an attribute
+//! (tests asked again), a use count (tests asked again), a chained run (taken or not) —
+//! is what the journal checks at the turn, as for a run over the walk's own state.
 //!
 //! A constant expression that inlining folds and the tables the run reads lack gets a
 //! provisional number, apart from the walk's and every other run's (`fold`): runs

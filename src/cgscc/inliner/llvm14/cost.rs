@@ -7,9 +7,9 @@ use super::simplify::{
     binop_value, bool_v, extract_element, fcmp, float_value, fold_intrinsic_call, fp_identity,
     icmp, insert_row, nonnull_const, same_const, Agg, RECURSION_LIMIT,
 };
-use super::{Facts, PredTable};
+use super::{Facts, FnAttrs, PredTable};
 use crate::idx::BlockIdx;
-use crate::llvm::attrs::{Attr, AttrSet};
+use crate::llvm::attrs::Attr;
 use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{InstFlags, Intrinsic, Opcode, Predicate, Value};
 use crate::llvm::types::{TypeIdx, TypeKind};
@@ -585,6 +585,11 @@ pub trait Functions {
 /// (`InlineConstants::IndirectCallThreshold`).
 const INDIRECT_CALL_THRESHOLD: i64 = 100;
 
+/// A function only reads memory (`onlyReadsMemory`).
+fn readonly(a: FnAttrs<'_>) -> bool {
+    a.has(Attr::ReadOnly) || a.has(Attr::ReadNone)
+}
+
 /// Analyzes inlining `target` at row `call` of `caller`. With `funcs`, an indirect call
 /// of `target` whose callee the analysis resolves to a function is analyzed as if
 /// inlined too (`BoostIndirectCalls`); without, it is priced as a direct call.
@@ -664,7 +669,11 @@ struct Threshold {
 
 /// `updateThreshold`: the site's threshold from the knobs and the caller's and
 /// callee's attributes, and whether the bonuses apply.
-fn update_threshold(k: &SiteKnobs, caller_attrs: &AttrSet, callee_attrs: &AttrSet) -> Threshold {
+fn update_threshold(
+    k: &SiteKnobs,
+    caller_attrs: FnAttrs<'_>,
+    callee_attrs: FnAttrs<'_>,
+) -> Threshold {
     let mut t = k.threshold;
     let mut bonuses = true;
     let mut lcs = k.last_call_to_static;
@@ -1053,8 +1062,9 @@ impl St<'_> {
         if let Some(g) = resolved {
             return self.visit_resolved_call(bb, r, inst, g);
         }
-        let readonly = |a: &AttrSet| a.has(Attr::ReadOnly) || a.has(Attr::ReadNone);
-        let ro = readonly(site_attrs) || target.is_some_and(|f| readonly(fx.fn_attrs(f)));
+        let ro = site_attrs.has(Attr::ReadOnly)
+            || site_attrs.has(Attr::ReadNone)
+            || target.is_some_and(|f| readonly(fx.fn_attrs(f)));
         // `simplifyCallSite`: an intrinsic whose arguments are all constants folds
         if let (Some(name), Some(bits)) = (intr_name, ir.types.int_bits(inst.ty)) {
             if let Some(c) = fold_intrinsic_call(name, &ops[..nargs], bits, |a| self.ival(a)) {
@@ -1107,8 +1117,8 @@ impl St<'_> {
         if g == self.callee_fn {
             return Err("recursive");
         }
-        let readonly = |a: &AttrSet| a.has(Attr::ReadOnly) || a.has(Attr::ReadNone);
-        let ro = readonly(ir.attr_sets.get(ci.attrs)) || readonly(fx.fn_attrs(g));
+        let site = ir.attr_sets.get(ci.attrs);
+        let ro = site.has(Attr::ReadOnly) || site.has(Attr::ReadNone) || readonly(fx.fn_attrs(g));
         let c = if NOT_LOWERED.contains(&fx.names[g.idx()].as_str()) {
             INSTR
         } else {

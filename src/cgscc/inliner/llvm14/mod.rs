@@ -89,32 +89,6 @@ pub struct Facts {
     pub layouts: Arc<crate::llvm::ir::body::Layouts>,
 }
 
-/// The function attributes the inliner tests (`AttrSet::has` on a function's
-/// attributes, [`Facts::fn_attrs`]); what it reads of a function's attributes is
-/// nothing else but `mustprogress`, which only `mergeAttributesForInlining` reads,
-/// through the store (a run made ahead journals it, `store`). `function-attrs`
-/// changing only others (`nofree`, `nosync`, `willreturn`, `mustprogress`, ...) leaves
-/// every run that read the function's body as it was, so the function's version does
-/// not move (a test checks this list against the attributes the inliner's sources
-/// name).
-pub(crate) const RUNS_READ: [Attr; 15] = [
-    Attr::AlwaysInline,
-    Attr::Cold,
-    Attr::InlineHint,
-    Attr::MinSize,
-    Attr::NoDuplicate,
-    Attr::NoInline,
-    Attr::NoReturn,
-    Attr::NoUnwind,
-    Attr::NullPointerIsValid,
-    Attr::OptNone,
-    Attr::OptSize,
-    Attr::PresplitCoroutine,
-    Attr::ReadNone,
-    Attr::ReadOnly,
-    Attr::ReturnsTwice,
-];
-
 /// The model's state over one run.
 #[derive(Clone, Debug)]
 pub struct State {
@@ -133,8 +107,8 @@ pub struct State {
     /// Live uses of each function (calls and references in live bodies, plus one for
     /// a reference from a global initializer or alias).
     pub uses: Vec<i64>,
-    /// Per function: a count of the changes to its body, deletion and the attributes
-    /// the inliner reads ([`RUNS_READ`]; what a run made ahead compares, [`store`]).
+    /// Per function: a count of the changes to its body and its deletion (what a run
+    /// made ahead compares, [`store`]; the attributes it tested it journals).
     ver: Vec<u32>,
     /// Runs made ahead of the walk, by their unit's function, until its turn; and how
     /// many are waiting.
@@ -206,12 +180,78 @@ impl Facts {
 
     /// Function `f`'s attributes as the passes so far left them: what `function-attrs`
     /// inferred when it ran on `f`, the module's otherwise (LLVM's passes change the
-    /// function's own attributes, which the inliner then reads).
-    pub fn fn_attrs(&self, f: FuncIdx) -> &AttrSet {
+    /// function's own attributes, which the inliner then reads). Each test a run made
+    /// ahead makes of them is journaled ([`FnAttrs::has`]).
+    pub fn fn_attrs(&self, f: FuncIdx) -> FnAttrs<'_> {
+        FnAttrs {
+            set: self.attr_set(f),
+            f,
+        }
+    }
+
+    /// [`Facts::fn_attrs`] as a set, for the walk (a run made ahead reads them through
+    /// the journal).
+    pub fn attr_set(&self, f: FuncIdx) -> &AttrSet {
         match &self.cur_attrs[f.idx()] {
             Some(a) => a,
             None => self.ir.fn_attrs(f),
         }
+    }
+}
+
+/// A function's attributes as the inliner tests them ([`Facts::fn_attrs`]): on the
+/// thread of a run made ahead, each test is journaled, for the walk to ask again at the
+/// unit's turn (`function-attrs` may have changed them meanwhile).
+#[derive(Clone, Copy, Debug)]
+pub struct FnAttrs<'a> {
+    set: &'a AttrSet,
+    f: FuncIdx,
+}
+
+impl FnAttrs<'_> {
+    /// The function has attribute `a`.
+    pub fn has(self, a: Attr) -> bool {
+        let v = self.set.has(a);
+        ATTR_TESTS.with(|j| {
+            if let Some(j) = j.borrow_mut().as_mut() {
+                j.push((self.f, a, v));
+            }
+        });
+        v
+    }
+}
+
+thread_local! {
+    /// The attribute tests of the run made ahead on this thread ([`AttrJournal`]).
+    static ATTR_TESTS: std::cell::RefCell<Option<Vec<(FuncIdx, Attr, bool)>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Journals the attribute tests of this thread ([`FnAttrs::has`]) while it lives: a run
+/// made ahead holds one.
+#[derive(Debug)]
+pub(crate) struct AttrJournal(());
+
+impl AttrJournal {
+    /// Starts journaling on this thread.
+    pub(crate) fn start() -> AttrJournal {
+        ATTR_TESTS.with(|j| *j.borrow_mut() = Some(Vec::new()));
+        AttrJournal(())
+    }
+
+    /// The tests so far: (function, attribute, answer), sorted, each once.
+    pub(crate) fn tests(&self) -> Vec<(FuncIdx, Attr, bool)> {
+        let mut t = ATTR_TESTS.with(|j| j.borrow_mut().as_mut().map(std::mem::take));
+        let mut t = t.take().unwrap_or_default();
+        t.sort_unstable_by_key(|&(f, a, v)| (f, a as u8, v));
+        t.dedup();
+        t
+    }
+}
+
+impl Drop for AttrJournal {
+    fn drop(&mut self) {
+        ATTR_TESTS.with(|j| *j.borrow_mut() = None);
     }
 }
 
@@ -603,12 +643,11 @@ impl State {
         }
     }
 
-    /// Sets `f`'s attributes as a pass left them: when they changed in an attribute
-    /// the inliner reads ([`RUNS_READ`]), `f`'s version moves (the runs made ahead that
-    /// read them no longer hold), and `f` is marked for the helpers' answers if what
-    /// those read changed.
+    /// Sets `f`'s attributes as a pass left them, and marks `f` for the helpers'
+    /// answers if what those read changed (a run made ahead journals the tests it made,
+    /// which the walk asks again at the unit's turn).
     pub(crate) fn set_cur_attrs(&mut self, f: FuncIdx, a: AttrSet) {
-        let old = *self.fx.fn_attrs(f);
+        let old = *self.fx.attr_set(f);
         if old == a {
             return;
         }
@@ -618,9 +657,6 @@ impl State {
             self.n_marked += 1;
         }
         self.fx.cur_attrs[f.idx()] = Some(a);
-        if RUNS_READ.iter().any(|&x| old.has(x) != a.has(x)) {
-            self.ver[f.idx()] += 1;
-        }
     }
 
     /// Starts helpers' state for a run of the walk over `order` (callees first);

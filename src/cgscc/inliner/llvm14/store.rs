@@ -15,16 +15,20 @@
 //!   the run, so that test is not made ahead but at the turn, where the walk's count
 //!   answers it (other callers of a shared `linkonce_odr` callee, outside the unit's
 //!   dependencies, decide which of them leaves it unused);
-//! - every function whose body, attributes or deletion it read: the function's
-//!   version (bumped by every body edit, deletion and attribute change), compared too;
+//! - every function whose body or deletion it read: the function's version (bumped
+//!   by every body edit and deletion), compared too;
+//! - every test of a function's attributes ([`super::FnAttrs::has`], journaled on
+//!   the run's thread): each answer, asked again of the walk's attributes at the
+//!   unit's turn (`function-attrs` may have changed them since the copy: for a
+//!   callee not committed then, or one that a chained run's body calls);
 //! - the runs of uncommitted units it read in place of the walk's state ([`Chain`]):
-//!   each must have been taken, its function unchanged since;
+//!   each must have been taken, its body unchanged since;
 //! - the provisional numbers of constant expressions other runs made that it names
 //!   (found by structure among the chain's, `fold`): each must have been committed
 //!   by the walk, its run taken;
 //! - whether the other functions it read had `mustprogress` (a caller with it keeps it
-//!   only when its inlined callee has it): compared with the walk's attributes, since
-//!   `function-attrs` giving a function `mustprogress` does not move its version;
+//!   only when its inlined callee has it, a chained run may have dropped it): compared
+//!   with the walk's attributes;
 //!
 //! A constant expression the tables lack gets a provisional number of the run's own,
 //! which the walk replaces by its own numbering when it takes the run
@@ -32,15 +36,10 @@
 //! would have had to add to the other table the walk numbers: a debug location's
 //! inlined copy the walk's table does not have yet.
 //!
-//! Attributes need no journal of their own: a function's attributes change only at
-//! its own SCC's visit (`function-attrs`; `mustprogress` lost in its own run), which
-//! moves its version when those the inliner reads change (`RUNS_READ`; `mustprogress`
-//! apart, above). The run reads the attributes of functions
-//! the bodies it reads call: its dependencies. One the walk committed before the
-//! round's copy is not visited again before the unit's turn; one after it is a chained
-//! run (which must be taken and left unchanged) or a callee in such a run's body,
-//! whose version that run read and which held at its turn, after which nothing visits
-//! the callee again.
+//! A function's attributes change only at its own SCC's visit (`function-attrs`;
+//! `mustprogress` lost in its own run), which for a dependency of the unit comes before
+//! the unit's turn: the journal of the tests is what makes a run over a copy taken
+//! earlier hold or not.
 
 use super::clone::{self, ArgFacts, Inlined};
 use super::{cost, fold::Folds, PredTable, State, Summary};
@@ -99,7 +98,7 @@ pub(super) trait Store: cost::Functions {
     fn inline_loc(&mut self, loc: DebugLocIdx, site: DebugLocIdx) -> Option<DebugLocIdx>;
     /// `f` has `mustprogress`.
     fn must_progress(&self, f: FuncIdx) -> bool {
-        self.sh().fx.fn_attrs(f).has(Attr::MustProgress)
+        self.sh().fx.attr_set(f).has(Attr::MustProgress)
     }
     /// Removes `mustprogress` from `n` (`mergeAttributesForInlining`).
     fn drop_must_progress(&mut self, n: FuncIdx);
@@ -172,7 +171,7 @@ impl Store for State {
         Some(self.locs.inline_at(loc, site))
     }
     fn drop_must_progress(&mut self, n: FuncIdx) {
-        let mut a = *self.fx.fn_attrs(n);
+        let mut a = *self.fx.attr_set(n);
         a.remove(Attr::MustProgress);
         self.set_cur_attrs(n, a);
     }
@@ -247,6 +246,8 @@ pub(crate) struct Spec<'a> {
     uses_read: RefCell<Vec<UsesRead>>,
     /// Whether other functions had `mustprogress` when it read them.
     must_progress_read: RefCell<Vec<(FuncIdx, bool)>>,
+    /// The tests of functions' attributes it made ([`super::FnAttrs::has`]).
+    attr_tests: super::AttrJournal,
     versions_read: RefCell<Vec<(FuncIdx, u32)>>,
     /// The units of `chain` it read.
     chained_read: RefCell<Vec<FuncIdx>>,
@@ -275,6 +276,7 @@ impl<'a> Spec<'a> {
             must_progress_dropped: false,
             uses_read: RefCell::new(Vec::new()),
             must_progress_read: RefCell::new(Vec::new()),
+            attr_tests: super::AttrJournal::start(),
             versions_read: RefCell::new(vec![(n, base.ver[n.idx()])]),
             chained_read: RefCell::new(Vec::new()),
             comdat_tests: Vec::new(),
@@ -335,6 +337,7 @@ impl<'a> Spec<'a> {
         let mut uses_read = self.uses_read.into_inner();
         uses_read.sort_unstable();
         uses_read.dedup();
+        let attrs_read = self.attr_tests.tests();
         let mut must_progress_read = self.must_progress_read.into_inner();
         must_progress_read.sort_unstable();
         must_progress_read.dedup();
@@ -379,6 +382,7 @@ impl<'a> Spec<'a> {
             versions,
             uses_read,
             must_progress_read,
+            attrs_read,
             chained,
             comdat_tests: self.comdat_tests,
             calls_before,
@@ -562,10 +566,10 @@ impl Store for Spec<'_> {
     }
     fn must_progress(&self, f: FuncIdx) -> bool {
         if f == self.n {
-            return !self.must_progress_dropped && self.base.fx.fn_attrs(f).has(Attr::MustProgress);
+            return !self.must_progress_dropped && self.base.fx.attr_set(f).has(Attr::MustProgress);
         }
         let dropped = self.chained(f).is_some_and(|u| u.must_progress_dropped);
-        let has = !dropped && self.base.fx.fn_attrs(f).has(Attr::MustProgress);
+        let has = !dropped && self.base.fx.attr_set(f).has(Attr::MustProgress);
         self.must_progress_read.borrow_mut().push((f, has));
         has
     }
@@ -625,8 +629,10 @@ pub(crate) struct Unit {
     versions: Vec<(FuncIdx, u32)>,
     uses_read: Vec<UsesRead>,
     /// Whether other functions had `mustprogress` when the run read them (what
-    /// `function-attrs` may change after: not among the attributes that move versions).
+    /// `function-attrs` may change after, as the next).
     must_progress_read: Vec<(FuncIdx, bool)>,
+    /// The tests of functions' attributes the run made: (function, attribute, answer).
+    attrs_read: Vec<(FuncIdx, Attr, bool)>,
     /// Units of the chain it read: each must be taken, its function unchanged since.
     chained: Vec<FuncIdx>,
     /// The comdat deadness tests left to the unit's turn, in the run's order: callee,
@@ -680,7 +686,11 @@ impl Unit {
             && self
                 .must_progress_read
                 .iter()
-                .all(|&(f, has)| st.fx.fn_attrs(f).has(Attr::MustProgress) == has)
+                .all(|&(f, has)| st.fx.attr_set(f).has(Attr::MustProgress) == has)
+            && self
+                .attrs_read
+                .iter()
+                .all(|&(f, a, has)| st.fx.attr_set(f).has(a) == has)
     }
 
     /// The call graph's summary of the body the run left, when it changed (made on

@@ -414,7 +414,7 @@ fn prefetched_tables_are_the_walks_and_are_refused_when_their_inputs_change() {
     let copy = body.clone();
     assert!(st.prefetched_tables(caller, &copy).is_none());
     // `mustprogress` is read by none of the tables
-    let mut a = *st.fx.fn_attrs(leaf);
+    let mut a = *st.fx.attr_set(leaf);
     a.add(Attr::MustProgress);
     st.set_cur_attrs(leaf, a);
     assert!(st
@@ -514,50 +514,42 @@ fn provisional_expressions_commit_to_the_sequential_numbers() {
     assert_eq!(walk.made().next(), seq.made().next());
 }
 
-/// Every attribute the inliner's sources test is one whose change moves a function's
-/// version ([`super::RUNS_READ`]), `mustprogress` (journaled by the store), or an
-/// argument's, a return's or a call site's, which `function-attrs` never sets on what
-/// the inliner reads (the module's).
+/// The inliner tests a function's attributes only through [`super::Facts::fn_attrs`],
+/// which journals each test a run made ahead makes: none of its sources reads the
+/// attribute set unjournaled, but the store's `mustprogress` (journaled apart) and the
+/// walk's own edits of attributes.
 #[test]
-fn the_attributes_runs_read_are_the_ones_that_move_versions() {
-    use crate::llvm::attrs::Attr;
+fn the_inliner_reads_functions_attributes_through_the_journal() {
     let sources = [
-        include_str!("clone.rs"),
-        include_str!("cost.rs"),
-        include_str!("decide.rs"),
-        include_str!("fold.rs"),
-        include_str!("freq.rs"),
-        include_str!("mass.rs"),
-        include_str!("mod.rs"),
-        include_str!("prefetch.rs"),
-        include_str!("range.rs"),
-        include_str!("run.rs"),
-        include_str!("scaled.rs"),
-        include_str!("simplify.rs"),
-        include_str!("store.rs"),
-        include_str!("../mod.rs"),
-        include_str!("../params.rs"),
-        include_str!("../remark.rs"),
-        include_str!("../replay.rs"),
+        ("clone.rs", include_str!("clone.rs")),
+        ("cost.rs", include_str!("cost.rs")),
+        ("decide.rs", include_str!("decide.rs")),
+        ("fold.rs", include_str!("fold.rs")),
+        ("freq.rs", include_str!("freq.rs")),
+        ("mass.rs", include_str!("mass.rs")),
+        ("prefetch.rs", include_str!("prefetch.rs")),
+        ("range.rs", include_str!("range.rs")),
+        ("run.rs", include_str!("run.rs")),
+        ("scaled.rs", include_str!("scaled.rs")),
+        ("simplify.rs", include_str!("simplify.rs")),
+        ("../mod.rs", include_str!("../mod.rs")),
+        ("../params.rs", include_str!("../params.rs")),
+        ("../remark.rs", include_str!("../remark.rs")),
+        ("../replay.rs", include_str!("../replay.rs")),
     ];
-    let not_functions = ["NonNull", "ByVal", "NoAlias", "InAlloca", "Preallocated"];
-    // read through the store, which journals it
-    let journaled = ["MustProgress"];
-    let mut named: Vec<&str> = sources
-        .iter()
-        .flat_map(|s| s.split("Attr::").skip(1))
-        .map(|t| t.split(|c: char| !c.is_alphanumeric()).next().unwrap_or(""))
-        .filter(|n| n.starts_with(|c: char| c.is_ascii_uppercase()))
-        .collect();
-    named.sort_unstable();
-    named.dedup();
-    assert!(named.len() > 10, "{named:?}");
-    for n in named {
-        let a = Attr::ALL.iter().find(|a| format!("{a:?}") == n);
-        let Some(&a) = a else { continue };
-        assert!(
-            super::RUNS_READ.contains(&a) || not_functions.contains(&n) || journaled.contains(&n),
-            "the inliner reads `{n}`: add it to RUNS_READ"
-        );
+    for (name, text) in sources {
+        for raw in [".attr_set(", "ir.fn_attrs("] {
+            assert!(
+                !text.contains(raw),
+                "{name} reads a function's attributes past the journal (`{raw}`)"
+            );
+        }
     }
+    let store = include_str!("store.rs");
+    let unjournaled = store.matches(".attr_set(").count();
+    assert_eq!(
+        unjournaled, 6,
+        "store.rs: only `mustprogress` and the walk's own edits read the set unjournaled"
+    );
+    assert!(include_str!("cost.rs").contains("fx.fn_attrs("));
 }
