@@ -61,6 +61,9 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Function names by call-graph node.
+type Names = Arc<crate::idx::IndexVec<NodeIdx, Arc<str>>>;
+
 /// The most rounds under way at once.
 const MAX_ROUNDS: usize = 4;
 
@@ -98,6 +101,8 @@ pub(crate) struct Ahead {
     rounds: VecDeque<Arc<Round>>,
     /// The positions before it were considered for a round.
     frontier: usize,
+    /// The functions' names, shared by the rounds' copies of the call graph.
+    names: Names,
     pub(crate) stats: AheadStats,
 }
 
@@ -353,6 +358,7 @@ impl Ahead {
             opts: Arc::new(opts.clone()),
             rounds: VecDeque::new(),
             frontier: 0,
+            names: Arc::new(m.summ.names.clone()),
             stats: AheadStats::default(),
         })
     }
@@ -377,7 +383,7 @@ impl Ahead {
         if next {
             let start = self.frontier.max(i);
             if let Some((window, end)) = self.window(start) {
-                let snap = Snapshot::of(m, i);
+                let snap = Snapshot::of(m, i, &mut self.names);
                 let r = self.launch(start, (window, end), &snap, m);
                 if let Some(p) = self.rounds.back() {
                     let _ = p.succ.set(Arc::clone(&r));
@@ -570,8 +576,11 @@ struct Snapshot {
 }
 
 impl Snapshot {
-    fn of(m: &mut CgsccModule, at: usize) -> Snapshot {
-        let g = Arc::new(FrozenGraph::of(m));
+    fn of(m: &mut CgsccModule, at: usize, names: &mut Names) -> Snapshot {
+        if names.len() != m.summ.names.len() {
+            *names = Arc::new(m.summ.names.clone());
+        }
+        let g = Arc::new(FrozenGraph::of(m, Arc::clone(names)));
         let st = m.llvm14.as_mut().expect("the inliner's state");
         let folds = st.frozen_folds();
         Snapshot {

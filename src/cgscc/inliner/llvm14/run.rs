@@ -59,12 +59,16 @@ pub(crate) struct FrozenGraph {
     removed: Vec<bool>,
     lib: Vec<bool>,
     stopped: bool,
-    names: crate::idx::IndexVec<NodeIdx, Arc<str>>,
+    names: Arc<crate::idx::IndexVec<NodeIdx, Arc<str>>>,
 }
 
 impl FrozenGraph {
-    /// The copy of `m`'s call graph and flags as they are now.
-    pub(crate) fn of(m: &CgsccModule) -> FrozenGraph {
+    /// The copy of `m`'s call graph and flags as they are now; `names` its nodes'
+    /// names, shared.
+    pub(crate) fn of(
+        m: &CgsccModule,
+        names: Arc<crate::idx::IndexVec<NodeIdx, Arc<str>>>,
+    ) -> FrozenGraph {
         let g = &m.graph;
         let n = g.num_nodes();
         let nodes = (0..n).map(NodeIdx::new);
@@ -81,7 +85,7 @@ impl FrozenGraph {
             removed: nodes.map(|nd| g.is_removed(nd)).collect(),
             lib,
             stopped: m.inliner_stopped,
-            names: m.summ.names.clone(),
+            names,
         }
     }
 }
