@@ -159,6 +159,14 @@ fn units_run_ahead_are_taken_and_change_nothing() {
     let h = ahead.3;
     assert!(h.rounds > 0 && h.taken > 0 && h.taken <= h.made, "{h:?}");
     assert_eq!(one.3, ilkit::cgscc::AheadStats::default());
+    // `function-attrs` gives most of zlib's functions attributes the runs chained on
+    // them tested: the walk refuses more than one in four and stops starting rounds
+    assert!(h.stopped && h.taken * 4 < h.made * 3, "{h:?}");
+    let inline_only = run_pipeline(&m, "cgscc(devirt<4>(inline))", (true, 2), |_, r| r.ahead);
+    assert!(
+        !inline_only.stopped && inline_only.taken == inline_only.made,
+        "{inline_only:?}"
+    );
 }
 
 /// Runs chain through any number of rounds: in a call chain, each unit run in a

@@ -32,7 +32,9 @@
 //! `function-attrs` changed since, where the run tested it, refuses the run), no
 //! version moved, every chained run was taken and its body left unchanged since (a
 //! devirtualization's repeat changing it refuses the runs that read it), and the
-//! expressions it names were committed; otherwise it runs the unit itself. Everything after the inliner's
+//! expressions it names were committed; otherwise it runs the unit itself. Once
+//! [`TRIAL`] runs have had their turn, a walk that took fewer than three in four starts
+//! no more rounds (it would make most units twice). Everything after the inliner's
 //! batch — the caller's new edges to the call graph, the dead callees leaving it,
 //! `function-attrs`, devirtualization's repeats — stays with the walk, in the walk's
 //! order. The answer is the sequential one, for any number of workers, by
@@ -64,6 +66,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Function names by call-graph node.
 type Names = Arc<crate::idx::IndexVec<NodeIdx, Arc<str>>>;
 
+/// How many runs made ahead reach their turn before the walk judges whether running
+/// ahead pays ([`AheadStats::stopped`]).
+pub const TRIAL: usize = 128;
+
 /// The most rounds under way at once.
 const MAX_ROUNDS: usize = 4;
 
@@ -83,6 +89,9 @@ pub struct AheadStats {
     pub made: usize,
     /// Runs the walk took at their unit's turn.
     pub taken: usize,
+    /// The walk stopped starting rounds: it took too few of the runs (fewer than three
+    /// in four of the first [`TRIAL`] or more whose turn had come).
+    pub stopped: bool,
 }
 
 /// The walk's runs ahead over one post-order of RefSCCs.
@@ -372,14 +381,22 @@ impl Ahead {
         while self.rounds.front().is_some_and(|r| r.end <= i) {
             self.rounds.pop_front();
         }
-        let next = match self.rounds.back() {
-            None => self.units[i].is_some() && !self.tried[i],
-            Some(last) => {
-                let entered = last.pos.first().is_some_and(|&p| p <= i);
-                last.succ.get().is_none()
-                    && (entered || (self.rounds.len() < MAX_ROUNDS && last.running_out()))
-            }
-        };
+        if !self.stats.stopped && self.stats.made >= TRIAL {
+            // the runs the walk refused it made again itself: with too many, running
+            // ahead costs more than it gives (a module whose functions `function-attrs`
+            // gives attributes the runs chained on them tested)
+            let taken = m.llvm14.as_ref().map_or(0, |st| st.made_taken);
+            self.stats.stopped = taken * 4 < self.stats.made * 3;
+        }
+        let next = !self.stats.stopped
+            && match self.rounds.back() {
+                None => self.units[i].is_some() && !self.tried[i],
+                Some(last) => {
+                    let entered = last.pos.first().is_some_and(|&p| p <= i);
+                    last.succ.get().is_none()
+                        && (entered || (self.rounds.len() < MAX_ROUNDS && last.running_out()))
+                }
+            };
         if next {
             let start = self.frontier.max(i);
             if let Some((window, end)) = self.window(start) {

@@ -83,7 +83,7 @@ use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
 use worklist::PriorityStack;
 
-pub use ahead::{AheadStats, WINDOW as AHEAD_WINDOW};
+pub use ahead::{AheadStats, TRIAL as AHEAD_TRIAL, WINDOW as AHEAD_WINDOW};
 pub use inliner::{
     InlineModel, InlineParams, Profile, Remark, RemarkKind, ReplayError, ReplayFallback,
     ReplayFile, ReplayScope,
@@ -123,9 +123,11 @@ pub struct Options {
     /// Run the inliner on units of one function ahead of the walk, on the pool's
     /// workers, in rounds over windows of the post-order (see `cgscc/ahead.rs`), each
     /// made while the walk commits the one before; the walk takes a run whose inputs
-    /// still hold at the unit's turn. The answer is the sequential one either way. Off
-    /// by default: on the modules PERF.md measures it is about as fast as the helpers
-    /// alone, at about 1.35× their CPU.
+    /// still hold at the unit's turn; once it has taken fewer than three in four of the
+    /// first runs ([`AHEAD_TRIAL`]), it starts no more rounds. The answer is the
+    /// sequential one either way. Off by default: faster than the helpers alone where
+    /// the runs hold (a C++ module: PERF.md), a few percent slower on C modules whose
+    /// functions `function-attrs` gives attributes the runs tested, at more CPU.
     pub run_ahead: bool,
     /// How many post-order positions a round of runs ahead covers (at least 1;
     /// [`AHEAD_WINDOW`] by default).

@@ -121,9 +121,10 @@ pub struct CgsccArgs {
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     jobs: usize,
     /// Run the inliner on the walk's units of one function ahead of the walk, in
-    /// rounds on the pool's workers (the same output; on the modules PERF.md measures
-    /// about as fast as without it, at about 1.35× the CPU; `--stats` prints how many
-    /// runs the walk took on standard error).
+    /// rounds on the pool's workers (the same output; faster where the walk takes the
+    /// runs, as on C++ modules, a few percent slower on C modules where
+    /// `function-attrs` makes it refuse many, after which it stops; `--stats` prints
+    /// how many runs the walk took on standard error).
     #[arg(long)]
     run_ahead: bool,
     /// With `--run-ahead`: how many post-order positions a round covers (the same
@@ -338,6 +339,7 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
                     all.ahead.rounds += r.ahead.rounds;
                     all.ahead.made += r.ahead.made;
                     all.ahead.taken += r.ahead.taken;
+                    all.ahead.stopped |= r.ahead.stopped;
                 }
                 Err(e) => {
                     res = Err(e);
@@ -359,8 +361,13 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
         // how the walk ran ahead depends on the workers: on standard error, so the
         // output stays the same for every worker count
         let h = report.ahead;
+        let stopped = if h.stopped {
+            " (then stopped: too few taken)"
+        } else {
+            ""
+        };
         eprintln!(
-            "ilkit cgscc: ran ahead: {} rounds, {} units made, {} taken",
+            "ilkit cgscc: ran ahead: {} rounds, {} units made, {} taken{stopped}",
             h.rounds, h.made, h.taken
         );
     }
