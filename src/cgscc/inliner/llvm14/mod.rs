@@ -186,6 +186,8 @@ impl Facts {
         FnAttrs {
             set: self.attr_set(f),
             f,
+            // a declaration's attributes nothing changes: the walk visits definitions only
+            settled: !self.is_def[f.idx()],
         }
     }
 
@@ -206,12 +208,16 @@ impl Facts {
 pub struct FnAttrs<'a> {
     set: &'a AttrSet,
     f: FuncIdx,
+    settled: bool,
 }
 
 impl FnAttrs<'_> {
     /// The function has attribute `a`.
     pub fn has(self, a: Attr) -> bool {
         let v = self.set.has(a);
+        if self.settled {
+            return v;
+        }
         ATTR_TESTS.with(|j| {
             if let Some(j) = j.borrow_mut().as_mut() {
                 j.push((self.f, a, v));
