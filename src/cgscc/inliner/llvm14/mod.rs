@@ -247,9 +247,13 @@ impl AttrJournal {
 
     /// The tests so far: (function, attribute, answer), sorted, each once.
     pub(crate) fn tests(&self) -> Vec<(FuncIdx, Attr, bool)> {
-        let mut t = ATTR_TESTS.with(|j| j.borrow_mut().as_mut().map(std::mem::take));
-        let mut t = t.take().unwrap_or_default();
-        t.sort_unstable_by_key(|&(f, a, v)| (f, a as u8, v));
+        let mut t = ATTR_TESTS
+            .with(|j| j.borrow_mut().as_mut().map(std::mem::take))
+            .unwrap_or_default();
+        // one word per test: function, attribute, answer
+        t.sort_unstable_by_key(|&(f, a, v)| {
+            ((f.idx() as u64) << 9) | (u64::from(a as u8) << 1) | u64::from(v)
+        });
         t.dedup();
         t
     }
