@@ -186,7 +186,7 @@ impl Facts {
         FnAttrs {
             set: self.attr_set(f),
             f,
-            // a declaration's attributes nothing changes: the walk visits definitions only
+            // nothing changes a declaration's attributes: the walk visits definitions only
             settled: !self.is_def[f.idx()],
         }
     }

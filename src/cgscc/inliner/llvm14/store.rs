@@ -337,7 +337,6 @@ impl<'a> Spec<'a> {
         let mut uses_read = self.uses_read.into_inner();
         uses_read.sort_unstable();
         uses_read.dedup();
-        let attrs_read = self.attr_tests.tests();
         let mut must_progress_read = self.must_progress_read.into_inner();
         must_progress_read.sort_unstable();
         must_progress_read.dedup();
@@ -375,6 +374,8 @@ impl<'a> Spec<'a> {
         debug_assert!(foreign
             .iter()
             .all(|&e| read_exprs.iter().any(|p| p.made.owns(e))));
+        // the last tests of attributes were made above
+        let attrs_read = self.attr_tests.tests();
         Some(Box::new(Unit {
             n: self.n,
             pass: pass.0,
