@@ -130,16 +130,24 @@ impl Folds {
             return Folds { missed, ..frozen };
         };
         let mut more = vec![frozen.made];
-        let mut index = AHashMap::new();
+        let mut index: AHashMap<Key, ExprIdx> = AHashMap::new();
+        // one expression has one number in the sequential walk: a run that would read
+        // two numbers for one structure (made by two runs it reads, or by one of them
+        // and by the walk since) could tell apart what the walk takes for the same,
+        // so it gives up
+        let mut twice = false;
         for p in &chain {
             more.push(Arc::clone(&p.made));
-            index.extend(p.keys.iter().cloned());
+            for (k, e) in &p.keys {
+                twice |= frozen.index.as_ref().is_some_and(|x| x.contains_key(k));
+                twice |= index.insert(k.clone(), *e).is_some_and(|old| old != *e);
+            }
         }
         Folds {
             index: frozen.index,
             made: Arc::new(MadeExprs::over(base, more)),
             frozen: true,
-            missed: frozen.missed,
+            missed: frozen.missed || twice,
             private: Some(index),
             read: chain,
         }

@@ -512,6 +512,36 @@ fn provisional_expressions_commit_to_the_sequential_numbers() {
     let (_, ops, _) = walk.made().get(expr(theirs[2])).unwrap();
     assert_eq!(ops, [theirs[1]]);
     assert_eq!(walk.made().next(), seq.made().next());
+    // one structure, two numbers: a run reading the first run's body over a copy
+    // taken once the walk had numbered `@a[3]` itself, or reading two runs that each
+    // numbered it, could tell apart what the walk has as one; it gives up
+    let mut later = st.folds.clone();
+    fold_rows(&mut later, 3, 0);
+    let c = Folds::speculative(
+        later.frozen(&st.fx.ir),
+        FuncIdx::new(f.idx() + 2),
+        vec![pa.clone()],
+    );
+    assert!(c.missed(), "the walk's number and the run's");
+    let frozen = st.folds.clone().frozen(&st.fx.ir);
+    let mut other = Folds::speculative(frozen.clone(), FuncIdx::new(f.idx() + 3), Vec::new());
+    fold_rows(&mut other, 3, 0);
+    let po = std::sync::Arc::new(other.private().expect("made one"));
+    let d = Folds::speculative(
+        frozen.clone(),
+        FuncIdx::new(f.idx() + 4),
+        vec![pa.clone(), po],
+    );
+    assert!(d.missed(), "two runs' numbers");
+    let e = Folds::speculative(
+        frozen,
+        FuncIdx::new(f.idx() + 4),
+        vec![pa.clone(), pb.into()],
+    );
+    assert!(
+        !e.missed(),
+        "a run's numbers and those of a run that read it"
+    );
 }
 
 /// The inliner tests a function's attributes only through [`super::Facts::fn_attrs`],
