@@ -470,11 +470,6 @@ impl Body {
         }
     }
 
-    /// Whether an operand names a constant expression `e` for which `f(e)` holds.
-    pub(crate) fn names_expr(&self, f: impl Fn(ExprIdx) -> bool) -> bool {
-        self.named_exprs().any(f)
-    }
-
     /// The constant expressions the operands name (repeats included).
     pub(crate) fn named_exprs(&self) -> impl Iterator<Item = ExprIdx> + '_ {
         self.pool.iter().filter_map(|v| match *v {

@@ -215,16 +215,21 @@ impl FnAttrs<'_> {
     /// The function has attribute `a`.
     pub fn has(self, a: Attr) -> bool {
         let v = self.set.has(a);
-        if self.settled {
-            return v;
+        if !self.settled {
+            note_test(self.f, a, v);
         }
-        ATTR_TESTS.with(|j| {
-            if let Some(j) = j.borrow_mut().as_mut() {
-                j.push((self.f, a, v));
-            }
-        });
         v
     }
+}
+
+/// Journals a test of function `f`'s attribute `a` that answered `v`, when a run made
+/// ahead runs on this thread.
+fn note_test(f: FuncIdx, a: Attr, v: bool) {
+    ATTR_TESTS.with(|j| {
+        if let Some(j) = j.borrow_mut().as_mut() {
+            j.push((f, a, v));
+        }
+    });
 }
 
 thread_local! {
@@ -243,6 +248,12 @@ impl AttrJournal {
     pub(crate) fn start() -> AttrJournal {
         ATTR_TESTS.with(|j| *j.borrow_mut() = Some(Vec::new()));
         AttrJournal(())
+    }
+
+    /// Journals a test read past [`FnAttrs`] (the store's `mustprogress`, as a chained
+    /// run left it).
+    pub(crate) fn note(&self, f: FuncIdx, a: Attr, v: bool) {
+        note_test(f, a, v);
     }
 
     /// The tests so far: (function, attribute, answer), sorted, each once.

@@ -27,8 +27,8 @@
 //!   (found by structure among the chain's, `fold`): each must have been committed
 //!   by the walk, its run taken;
 //! - whether the other functions it read had `mustprogress` (a caller with it keeps it
-//!   only when its inlined callee has it, a chained run may have dropped it): compared
-//!   with the walk's attributes;
+//!   only when its inlined callee has it, a chained run may have dropped it): journaled
+//!   with the attribute tests;
 //!
 //! A constant expression the tables lack gets a provisional number of the run's own,
 //! which the walk replaces by its own numbering when it takes the run
@@ -244,9 +244,8 @@ pub(crate) struct Spec<'a> {
     /// What the walk may change before the unit's turn: the use counts' tests and
     /// (function, version seen).
     uses_read: RefCell<Vec<UsesRead>>,
-    /// Whether other functions had `mustprogress` when it read them.
-    must_progress_read: RefCell<Vec<(FuncIdx, bool)>>,
-    /// The tests of functions' attributes it made ([`super::FnAttrs::has`]).
+    /// The tests of functions' attributes it made ([`super::FnAttrs::has`]; whether
+    /// another function had `mustprogress`, as a chained run left it, among them).
     attr_tests: super::AttrJournal,
     versions_read: RefCell<Vec<(FuncIdx, u32)>>,
     /// The units of `chain` it read.
@@ -275,7 +274,6 @@ impl<'a> Spec<'a> {
             folds,
             must_progress_dropped: false,
             uses_read: RefCell::new(Vec::new()),
-            must_progress_read: RefCell::new(Vec::new()),
             attr_tests: super::AttrJournal::start(),
             versions_read: RefCell::new(vec![(n, base.ver[n.idx()])]),
             chained_read: RefCell::new(Vec::new()),
@@ -337,9 +335,6 @@ impl<'a> Spec<'a> {
         let mut uses_read = self.uses_read.into_inner();
         uses_read.sort_unstable();
         uses_read.dedup();
-        let mut must_progress_read = self.must_progress_read.into_inner();
-        must_progress_read.sort_unstable();
-        must_progress_read.dedup();
         let mut uses: Vec<(FuncIdx, i64)> = self.uses.into_iter().filter(|x| x.1 != 0).collect();
         uses.sort_unstable();
         let keep = |f: &FuncIdx| *f != self.n || !self.n_changed;
@@ -382,7 +377,6 @@ impl<'a> Spec<'a> {
             only_mandatory: pass.1,
             versions,
             uses_read,
-            must_progress_read,
             attrs_read,
             chained,
             comdat_tests: self.comdat_tests,
@@ -571,7 +565,7 @@ impl Store for Spec<'_> {
         }
         let dropped = self.chained(f).is_some_and(|u| u.must_progress_dropped);
         let has = !dropped && self.base.fx.attr_set(f).has(Attr::MustProgress);
-        self.must_progress_read.borrow_mut().push((f, has));
+        self.attr_tests.note(f, Attr::MustProgress, has);
         has
     }
     fn drop_must_progress(&mut self, n: FuncIdx) {
@@ -629,10 +623,8 @@ pub(crate) struct Unit {
     pub only_mandatory: bool,
     versions: Vec<(FuncIdx, u32)>,
     uses_read: Vec<UsesRead>,
-    /// Whether other functions had `mustprogress` when the run read them (what
-    /// `function-attrs` may change after, as the next).
-    must_progress_read: Vec<(FuncIdx, bool)>,
-    /// The tests of functions' attributes the run made: (function, attribute, answer).
+    /// The tests of functions' attributes the run made: (function, attribute, answer;
+    /// `mustprogress` among them, which `function-attrs` may give a function after).
     attrs_read: Vec<(FuncIdx, Attr, bool)>,
     /// Units of the chain it read: each must be taken, its function unchanged since.
     chained: Vec<FuncIdx>,
@@ -685,10 +677,6 @@ impl Unit {
                 .all(|u| (st.uses[u.f.idx()] + u.own == u.v) == u.is)
             && self.foreign.iter().all(|e| st.renumbered.contains_key(e))
             && self
-                .must_progress_read
-                .iter()
-                .all(|&(f, has)| st.fx.attr_set(f).has(Attr::MustProgress) == has)
-            && self
                 .attrs_read
                 .iter()
                 .all(|&(f, a, has)| st.fx.attr_set(f).has(a) == has)
@@ -731,7 +719,7 @@ impl Unit {
             let to = &st.renumbered;
             let b = Arc::make_mut(b);
             b.renumber_exprs(|e| to.get(&e).copied());
-            debug_assert!(!b.names_expr(super::fold::is_provisional));
+            debug_assert!(!b.named_exprs().any(super::fold::is_provisional));
         }
         for (f, d) in self.uses {
             st.uses[f.idx()] += d;
