@@ -47,26 +47,25 @@ fn cgscc(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str], jobs:
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The outputs for 2, 3 and 4 workers, and for 2 and 4 running the walk's units
-/// ahead (in rounds of the default window, and of three positions: many rounds, each
-/// made while the walk commits the one before and chained on its runs), equal the
-/// one for 1.
+/// The outputs for 2 and 4 workers running the walk's units ahead (in rounds of the
+/// default window, and of three positions: many rounds, each made while the walk
+/// commits the one before and chained on its runs; with `function-attrs` in the runs
+/// and without), and for 2 not running them ahead, equal the one for 1.
 fn assert_same_for_all_workers(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str]) {
     let one = cgscc(input, stdin, pipeline, extra, 1);
     assert!(one.contains("\"remarks\""));
-    let ahead: Vec<&str> = extra.iter().copied().chain(["--run-ahead"]).collect();
-    let small: Vec<&str> = ahead
-        .iter()
-        .copied()
-        .chain(["--run-ahead-window", "3"])
-        .collect();
+    let with = |more: &[&'static str]| -> Vec<&str> {
+        extra.iter().copied().chain(more.iter().copied()).collect()
+    };
+    let plain = with(&["--no-run-ahead"]);
+    let small = with(&["--run-ahead-window", "3"]);
+    let walk_attrs = with(&["--no-run-ahead-attrs"]);
     for (jobs, extra) in [
         (2, extra),
-        (3, extra),
         (4, extra),
-        (2, &ahead[..]),
-        (4, &ahead[..]),
+        (2, &plain[..]),
         (2, &small[..]),
+        (2, &walk_attrs[..]),
     ] {
         let n = cgscc(input, stdin, pipeline, extra, jobs);
         assert!(
@@ -105,11 +104,12 @@ fn corpus_modules_give_the_same_answer_for_every_worker_count() {
 }
 
 /// Runs `pipeline` over `m` on a pool of `threads` workers, running units ahead when
-/// `run_ahead`, remarks kept; `read` takes what it needs of the module and the report.
+/// `run_ahead` (`function-attrs` in the runs too when `attrs`), remarks kept; `read`
+/// takes what it needs of the module and the report.
 fn run_pipeline<T: Send>(
     m: &ilkit::llvm::Module,
     pipeline: &str,
-    (run_ahead, threads): (bool, usize),
+    (run_ahead, attrs, threads): (bool, bool, usize),
     read: impl FnOnce(&mut ilkit::cgscc::CgsccModule, ilkit::cgscc::RunReport) -> T + Send,
 ) -> T {
     use ilkit::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
@@ -121,6 +121,7 @@ fn run_pipeline<T: Send>(
         let mut cm = CgsccModule::new(m, "m");
         let opts = Options {
             run_ahead,
+            run_ahead_attrs: attrs,
             inline: InlineParams {
                 keep_remarks: true,
                 ..InlineParams::default()
@@ -142,27 +143,44 @@ fn units_run_ahead_are_taken_and_change_nothing() {
     let path = root.join("zlib/inline/zlib.prep.ll.gz");
     let m =
         ilkit::llvm::Module::from_ll_file_with(&path, ParseOptions { instructions: true }).unwrap();
-    let run = |run_ahead: bool, threads: usize| {
+    let run = |run_ahead: bool, attrs: bool, threads: usize| {
         let text = "cgscc(devirt<4>(inline,function-attrs))";
-        run_pipeline(&m, text, (run_ahead, threads), |cm, report| {
+        run_pipeline(&m, text, (run_ahead, attrs, threads), |cm, report| {
             let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
             let visits: Vec<usize> = report.visits.iter().map(|v| v.nodes.len()).collect();
-            (remarks, visits, cm.graph.print_text(), report.ahead)
+            let fa = cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, |_| true);
+            (remarks, visits, cm.graph.print_text(), fa, report.ahead)
         })
     };
-    let one = run(false, 1);
-    let ahead = run(true, 2);
-    assert_eq!(one.0, ahead.0);
-    assert_eq!(one.1, ahead.1);
-    assert_eq!(one.2, ahead.2);
-    assert!(!one.0.is_empty());
-    let h = ahead.3;
-    assert!(h.rounds > 0 && h.taken > 0 && h.taken <= h.made, "{h:?}");
-    assert_eq!(one.3, ilkit::cgscc::AheadStats::default());
-    // `function-attrs` gives most of zlib's functions attributes the runs chained on
-    // them tested: the walk refuses more than one in four and stops starting rounds
-    assert!(h.stopped && h.taken * 4 < h.made * 3, "{h:?}");
-    let inline_only = run_pipeline(&m, "cgscc(devirt<4>(inline))", (true, 2), |_, r| r.ahead);
+    let one = run(false, false, 1);
+    assert!(!one.0.is_empty() && !one.3.is_empty());
+    assert_eq!(one.4, ilkit::cgscc::AheadStats::default());
+    // runs made ahead infer their units' attributes: the walk takes them, and the
+    // runs chained on them read what `function-attrs` gives their callees
+    let ahead = run(true, true, 2);
+    assert_eq!(
+        (&one.0, &one.1, &one.2, &one.3),
+        (&ahead.0, &ahead.1, &ahead.2, &ahead.3)
+    );
+    let h = ahead.4;
+    assert!(h.rounds > 0 && !h.stopped && h.taken == h.made, "{h:?}");
+    assert!(h.attrs_taken * 10 >= h.taken * 9, "{h:?}");
+    // without: `function-attrs` gives most of zlib's functions attributes the runs
+    // chained on them tested over the walk's state as their round began, the walk
+    // refuses more than one in four and stops starting rounds
+    let walk_attrs = run(true, false, 2);
+    assert_eq!(
+        (&one.0, &one.1, &one.2, &one.3),
+        (&walk_attrs.0, &walk_attrs.1, &walk_attrs.2, &walk_attrs.3)
+    );
+    let h = walk_attrs.4;
+    assert!(
+        h.stopped && h.taken * 4 < h.made * 3 && h.attrs_taken == 0,
+        "{h:?}"
+    );
+    let inline_only = run_pipeline(&m, "cgscc(devirt<4>(inline))", (true, true, 2), |_, r| {
+        r.ahead
+    });
     assert!(
         !inline_only.stopped && inline_only.taken == inline_only.made,
         "{inline_only:?}"
@@ -392,7 +410,9 @@ proptest! {
 
 /// A run made ahead that read whether its inlined callee had `mustprogress` before
 /// `function-attrs` gave it (a change that moves no version) is not taken: `j` keeps
-/// `mustprogress` only when `k` has it, which `k` gets at its own visit.
+/// `mustprogress` only when `k` has it, which `k` gets at its own visit. With
+/// `function-attrs` inferred in the runs, `j`'s run reads what `k`'s run inferred, and
+/// is taken.
 #[test]
 fn a_run_that_read_mustprogress_before_function_attrs_gave_it_is_refused() {
     use ilkit::import::llvm_ir::ParseOptions;
@@ -403,18 +423,25 @@ fn a_run_that_read_mustprogress_before_function_attrs_gave_it_is_refused() {
         attributes #1 = { nofree norecurse nosync nounwind readnone willreturn }\n";
     let m = ilkit::import::llvm_ir::parse_with("mp.ll", text, ParseOptions { instructions: true })
         .unwrap();
-    let run = |run_ahead: bool, threads: usize| {
+    let run = |run_ahead: bool, attrs: bool, threads: usize| {
         let text = "cgscc(devirt<1>(inline,function-attrs))";
-        run_pipeline(&m, text, (run_ahead, threads), |cm, report| {
+        run_pipeline(&m, text, (run_ahead, attrs, threads), |cm, report| {
             let attrs = cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, |_| true);
             (attrs, report.ahead)
         })
     };
-    let (one, _) = run(false, 1);
-    let (two, ahead) = run(true, 2);
-    assert_eq!(one, two);
+    let (one, _) = run(false, false, 1);
     assert!(one.iter().any(|l| l == "@k fn +mustprogress"), "{one:?}");
+    let (two, ahead) = run(true, false, 2);
+    assert_eq!(one, two);
     assert_eq!((ahead.made, ahead.taken), (3, 2), "{ahead:?}");
+    let (two, ahead) = run(true, true, 2);
+    assert_eq!(one, two);
+    assert_eq!(
+        (ahead.made, ahead.taken, ahead.attrs_taken),
+        (3, 3, 3),
+        "{ahead:?}"
+    );
 }
 
 /// A run made ahead journals each test of a function's attributes: `@u`'s run, made
@@ -422,7 +449,8 @@ fn a_run_that_read_mustprogress_before_function_attrs_gave_it_is_refused() {
 /// a call that may write memory (the second load of one pointer not free: cost 20); at
 /// its turn `@g` reads none, so the walk refuses it and makes the sequential decision
 /// (cost 15). `@d`'s run, which tested only whether `@g` may be inlined, is taken though
-/// `@g`'s attributes (and `@d`'s) changed.
+/// `@g`'s attributes (and `@d`'s) changed. With `function-attrs` inferred in the runs,
+/// `@u`'s run reads `@g` `readnone` as `@g`'s run inferred it, and is taken.
 #[test]
 fn a_run_that_tested_an_attribute_function_attrs_changed_is_refused() {
     use ilkit::import::llvm_ir::ParseOptions;
@@ -433,20 +461,88 @@ fn a_run_that_tested_an_attribute_function_attrs_changed_is_refused() {
         define i32 @u(i32* %p) {\n  %r = call i32 @d(i32* %p)\n  ret i32 %r\n}\n";
     let m = ilkit::import::llvm_ir::parse_with("ro.ll", text, ParseOptions { instructions: true })
         .unwrap();
-    let run = |run_ahead: bool, threads: usize| {
+    let run = |run_ahead: bool, attrs: bool, threads: usize| {
         let text = "cgscc(devirt<1>(inline,function-attrs))";
-        run_pipeline(&m, text, (run_ahead, threads), |cm, report| {
+        run_pipeline(&m, text, (run_ahead, attrs, threads), |cm, report| {
             let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
             (remarks, report.ahead)
         })
     };
-    let (one, _) = run(false, 1);
-    let (two, ahead) = run(true, 2);
-    assert_eq!(one, two);
+    let (one, _) = run(false, false, 1);
     assert!(
         one.iter()
             .any(|r| r.contains("'d' inlined into 'u' with (cost=15")),
         "{one:?}"
     );
+    let (two, ahead) = run(true, false, 2);
+    assert_eq!(one, two);
     assert_eq!((ahead.made, ahead.taken), (3, 2), "{ahead:?}");
+    let (two, ahead) = run(true, true, 2);
+    assert_eq!(one, two);
+    assert_eq!(
+        (ahead.made, ahead.taken, ahead.attrs_taken),
+        (3, 3, 3),
+        "{ahead:?}"
+    );
+}
+
+/// An inference made ahead that read a callee's attributes which `function-attrs`
+/// changed after is not taken: `@g`'s run folds a constant expression the walk's
+/// tables lack (`@h` inlined with a constant index), so its body names a provisional
+/// number and its attributes are left to the walk; `@u`'s run, which calls `@g` (not
+/// inlined), infers `@u`'s attributes over `@g`'s as its round began, before
+/// `function-attrs` gave `@g` `nounwind` and the rest. At `@u`'s turn the walk takes the
+/// inliner's run (it tested only whether `@g` may be inlined) but not the inference,
+/// and infers `@u`'s attributes itself: the sequential ones.
+#[test]
+fn an_inference_that_read_attributes_function_attrs_changed_is_refused() {
+    use ilkit::import::llvm_ir::ParseOptions;
+    let text = "@arr = global [8 x i32] zeroinitializer
+        define void @h(i64 %i) {
+  %p = getelementptr [8 x i32], [8 x i32]* @arr, i64 0, i64 %i
+          store i32 1, i32* %p
+  ret void
+}
+        define void @g() noinline {
+  call void @h(i64 3)
+  ret void
+}
+        define void @u() {
+  call void @g()
+  ret void
+}
+";
+    let m = ilkit::import::llvm_ir::parse_with("fa.ll", text, ParseOptions { instructions: true })
+        .unwrap();
+    let run = |run_ahead: bool, threads: usize| {
+        let text = "cgscc(devirt<1>(inline,function-attrs))";
+        run_pipeline(&m, text, (run_ahead, true, threads), |cm, report| {
+            let attrs = cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, |_| true);
+            let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
+            (attrs, remarks, report.ahead)
+        })
+    };
+    let (one, rm, _) = run(false, 1);
+    assert!(
+        rm.iter().any(|r| r.contains("'h' inlined into 'g'")),
+        "{rm:?}"
+    );
+    assert!(
+        one.iter()
+            .any(|l| l.starts_with("@g fn +") && l.contains("+nounwind")),
+        "{one:?}"
+    );
+    assert!(
+        one.iter()
+            .any(|l| l.starts_with("@u fn +") && l.contains("+nounwind")),
+        "{one:?}"
+    );
+    let (two, rm2, ahead) = run(true, 2);
+    assert_eq!((&one, &rm), (&two, &rm2));
+    // @h's and @u's inferences made, @g's left to the walk; @u's refused
+    assert_eq!(
+        (ahead.made, ahead.taken, ahead.attrs_taken),
+        (3, 3, 1),
+        "{ahead:?}"
+    );
 }

@@ -34,10 +34,20 @@
 //! devirtualization's repeat changing it refuses the runs that read it), and the
 //! expressions it names were committed; otherwise it runs the unit itself. Once
 //! [`TRIAL`] runs have had their turn, a walk that took fewer than three in four starts
-//! no more rounds (it would make most units twice). Everything after the inliner's
+//! no more rounds (it would make most units twice).
+//!
+//! When the pipeline runs `function-attrs`, a run also infers its unit's attributes
+//! over the body it left (`function_attrs` `ahead`): over a copy of the walk's
+//! attributes taken when its round began, with those inferred by the runs it chained on
+//! written over it, noting the attributes it read — the function's own before the pass
+//! and those of every function its calls name. The runs chained on it read what it
+//! inferred (their tests of its attributes are journaled as any other). At the unit's
+//! turn, right after the walk took the inliner's run, `function-attrs` takes the
+//! inference when every attribute it read is the walk's then and the body is the one
+//! it read; otherwise it infers the unit itself. Everything else after the inliner's
 //! batch — the caller's new edges to the call graph, the dead callees leaving it,
-//! `function-attrs`, devirtualization's repeats — stays with the walk, in the walk's
-//! order. The answer is the sequential one, for any number of workers, by
+//! devirtualization's repeats — stays with the walk, in the walk's order. The answer
+//! is the sequential one, for any number of workers, by
 //! construction: a run is either the one the walk would have made or not taken
 //! (`tests/cgscc_jobs.rs` compares 1 to 4 workers, with windows of the default size
 //! and of three positions, which make many rounds). A copy older than the walk's
@@ -55,6 +65,7 @@
 //! unit itself, only where it would have had to make a debug location's inlined copy
 //! the walk's table lacks.
 
+use super::function_attrs::{Inference, MadeAttrs};
 use super::inliner::llvm14::{speculate, Chain, Folds, FrozenGraph, Private, State, Unit};
 use super::{CgsccModule, CgsccPass, InlineModel, Options};
 use crate::callgraph::{function_of_node, NodeIdx, RefSccIdx, SccIdx};
@@ -89,6 +100,8 @@ pub struct AheadStats {
     pub made: usize,
     /// Runs the walk took at their unit's turn.
     pub taken: usize,
+    /// Inferences of `function-attrs` made with the runs that the walk took.
+    pub attrs_taken: usize,
     /// The walk stopped starting rounds: it took too few of the runs (fewer than three
     /// in four of the first [`TRIAL`] or more whose turn had come).
     pub stopped: bool,
@@ -112,6 +125,8 @@ pub(crate) struct Ahead {
     frontier: usize,
     /// The functions' names, shared by the rounds' copies of the call graph.
     names: Names,
+    /// The pipeline runs `function-attrs`: runs infer their units' attributes too.
+    attrs: bool,
     pub(crate) stats: AheadStats,
 }
 
@@ -122,6 +137,11 @@ pub(crate) struct Ahead {
 struct Round {
     st: Arc<State>,
     g: Arc<FrozenGraph>,
+    /// A copy of the walk's `function-attrs` attributes when the round began, when
+    /// the pipeline runs the pass: each run infers its unit's attributes over it; and
+    /// copies runs finished with, for the next runs.
+    attrs: Option<Arc<Inference>>,
+    spare: Mutex<Vec<Inference>>,
     opts: Arc<Options>,
     pass: (Arc<str>, bool),
     /// The positions the round covers.
@@ -228,6 +248,8 @@ impl Round {
             .collect::<Option<Vec<&Unit>>>();
         let made = match deps_made {
             Some(chain) if !self.blocked[w] => {
+                let chain_attrs: Vec<&MadeAttrs> =
+                    chain.iter().filter_map(|u| u.attrs.as_ref()).collect();
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     // the expressions the chained bodies may name: the runs' own and
                     // those of the runs they read, each once
@@ -240,14 +262,18 @@ impl Round {
                         }
                     }
                     let folds = Folds::speculative(self.st.frozen_copy(), self.unit[w].1, exprs);
-                    speculate(
+                    let mut u = speculate(
                         (&self.st, Chain::new(chain)),
                         folds,
                         (&self.pass.0, self.pass.1),
                         self.unit[w],
                         &self.g,
                         &self.opts,
-                    )
+                    )?;
+                    if let Some(base) = &self.attrs {
+                        self.infer_attrs(base, &mut u, &chain_attrs);
+                    }
+                    Some(u)
                 }))
                 .ok()
                 .flatten()
@@ -265,6 +291,24 @@ impl Round {
             if let Ok(mut o) = self.olds.lock() {
                 o.clear();
             }
+        }
+    }
+
+    /// `function-attrs` on the unit of run `u` ahead, over `base` and the inferences of
+    /// the runs it read (`chain`), when its body names no provisional numbers.
+    fn infer_attrs(&self, base: &Inference, u: &mut Unit, chain: &[&MadeAttrs]) {
+        let n = u.n;
+        let Some(inputs) = u.attrs_inputs(&self.st) else {
+            return;
+        };
+        let made = self.st.frozen_copy().made_shared();
+        let spare = self.spare.lock().ok().and_then(|mut s| s.pop());
+        let mut inf = spare.unwrap_or_else(|| base.clone());
+        let dropped = inputs.must_progress_dropped;
+        let a = inf.infer_ahead(base, (n, inputs.body, inputs.uses), made, chain, dropped);
+        u.attrs = Some(a);
+        if let Ok(mut s) = self.spare.lock() {
+            s.push(inf);
         }
     }
 
@@ -343,6 +387,8 @@ impl Ahead {
             return None;
         }
         let pass = passes.iter().find_map(|p| p.first_inliner())?;
+        let attrs =
+            opts.run_ahead_attrs && m.fn_attrs.is_some() && passes.iter().any(|p| p.infers_attrs());
         let g = &m.graph;
         let mut units = Vec::with_capacity(postorder.len());
         for (j, &rc) in postorder.iter().enumerate() {
@@ -368,6 +414,7 @@ impl Ahead {
             rounds: VecDeque::new(),
             frontier: 0,
             names: Arc::new(m.summ.names.clone()),
+            attrs,
             stats: AheadStats::default(),
         })
     }
@@ -400,7 +447,7 @@ impl Ahead {
         if next {
             let start = self.frontier.max(i);
             if let Some((window, end)) = self.window(start) {
-                let snap = Snapshot::of(m, i, &mut self.names);
+                let snap = Snapshot::of(m, i, &mut self.names, self.attrs);
                 let r = self.launch(start, (window, end), &snap, m);
                 if let Some(p) = self.rounds.back() {
                     let _ = p.succ.set(Arc::clone(&r));
@@ -538,6 +585,8 @@ impl Ahead {
         Arc::new(Round {
             st: Arc::clone(&snap.st),
             g: Arc::clone(&snap.g),
+            attrs: snap.attrs.clone(),
+            spare: Mutex::new(Vec::new()),
             opts: Arc::clone(&self.opts),
             pass: self.pass.clone(),
             end,
@@ -588,21 +637,29 @@ impl Ahead {
 struct Snapshot {
     st: Arc<State>,
     g: Arc<FrozenGraph>,
+    /// `function-attrs`' attributes, when runs infer them.
+    attrs: Option<Arc<Inference>>,
     /// The walk's position when it was taken: everything before is committed.
     at: usize,
 }
 
 impl Snapshot {
-    fn of(m: &mut CgsccModule, at: usize, names: &mut Names) -> Snapshot {
+    fn of(m: &mut CgsccModule, at: usize, names: &mut Names, attrs: bool) -> Snapshot {
         if names.len() != m.summ.names.len() {
             *names = Arc::new(m.summ.names.clone());
         }
         let g = Arc::new(FrozenGraph::of(m, Arc::clone(names)));
+        let attrs = m
+            .fn_attrs
+            .as_ref()
+            .filter(|_| attrs)
+            .map(|i| Arc::new(i.clone()));
         let st = m.llvm14.as_mut().expect("the inliner's state");
         let folds = st.frozen_folds();
         Snapshot {
             st: Arc::new(st.snapshot(folds)),
             g,
+            attrs,
             at,
         }
     }

@@ -30,14 +30,31 @@ impl CgsccPass for FunctionAttrs {
         "function-attrs".into()
     }
 
+    fn infers_attrs(&self) -> bool {
+        true
+    }
+
     fn run(&mut self, scc: SccIdx, cx: &mut PassContext<'_>) -> Result<PassResult, Abort> {
         let nodes = cx.m.graph.scc_nodes(scc).to_vec();
         if let (Some(inf), Some(st)) = (cx.m.fn_attrs.as_mut(), cx.m.llvm14.as_mut()) {
             if !nodes.iter().any(|&n| cx.m.summ.inlined_into[n]) {
                 let members: Vec<FuncIdx> = nodes.iter().map(|&n| function_of_node(n)).collect();
+                // inferred ahead over this body, reading what the walk has now: taken
+                let ahead = match members[..] {
+                    [f] => st.take_made_attrs(f).filter(|a| a.holds(inf)),
+                    _ => None,
+                };
                 let mut uses = st.take_use_tables(&members);
-                let (bodies, made) = st.body_store();
-                let changed = inf.run_scc_with(&members, bodies, made, &mut uses);
+                let changed = match ahead {
+                    Some(a) => {
+                        st.attrs_taken += 1;
+                        inf.take_made(&a)
+                    }
+                    None => {
+                        let (bodies, made) = st.body_store();
+                        inf.run_scc_with(&members, bodies, made, &mut uses)
+                    }
+                };
                 for (&n, &f) in nodes.iter().zip(&members) {
                     cx.m.work[n] += inf.body_rows(f);
                     st.set_cur_attrs(f, *inf.fn_attrs(f));

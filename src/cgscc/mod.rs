@@ -125,13 +125,20 @@ pub struct Options {
     /// made while the walk commits the one before; the walk takes a run whose inputs
     /// still hold at the unit's turn; once it has taken fewer than three in four of the
     /// first runs ([`AHEAD_TRIAL`]), it starts no more rounds. The answer is the
-    /// sequential one either way. Off by default: faster than the helpers alone where
-    /// the runs hold (a C++ module: PERF.md), a few percent slower on C modules whose
-    /// functions `function-attrs` gives attributes the runs tested, at more CPU.
+    /// sequential one either way. On by default (it applies to LLVM 14's model on a
+    /// pool of more than one worker): faster than the helpers alone on C++ modules and
+    /// on most C modules, at more CPU (PERF.md).
     pub run_ahead: bool,
     /// How many post-order positions a round of runs ahead covers (at least 1;
     /// [`AHEAD_WINDOW`] by default).
     pub run_ahead_window: usize,
+    /// With `run_ahead`, when the pipeline runs `function-attrs`: each run made ahead
+    /// also infers its unit's attributes, over the body it left, which the walk takes
+    /// at the unit's turn when every attribute it read is the walk's then, and which
+    /// the runs chained on it read (on by default; off, the walk infers every unit's
+    /// attributes itself, and runs read those of the walk's state when their round
+    /// began). The answer is the same either way.
+    pub run_ahead_attrs: bool,
 }
 
 impl Default for Options {
@@ -142,8 +149,9 @@ impl Default for Options {
             verify_each: cfg!(debug_assertions),
             max_visits: None,
             max_memory: None,
-            run_ahead: false,
+            run_ahead: true,
             run_ahead_window: AHEAD_WINDOW,
+            run_ahead_attrs: true,
         }
     }
 }
@@ -614,6 +622,12 @@ pub trait CgsccPass {
     fn first_inliner(&self) -> Option<(String, bool)> {
         None
     }
+
+    /// Whether the pass (or one it nests) is `function-attrs`: runs made ahead of the
+    /// walk then infer their units' attributes too.
+    fn infers_attrs(&self) -> bool {
+        false
+    }
 }
 
 /// A pass over one function (inside the CGSCC-to-function adaptor).
@@ -720,6 +734,13 @@ pub fn run_passes(
             Vec::new()
         };
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        // an inference of `function-attrs` made ahead is for the pass right after the
+        // inliner's run that took it
+        if name != "function-attrs" {
+            if let Some(st) = cx.m.llvm14.as_mut() {
+                st.drop_made_attrs();
+            }
+        }
         cx.instr.before_pass(&name, &refs);
         let r = p.run(scc, cx)?;
         let before = scc;
@@ -911,6 +932,7 @@ impl PassManager {
             st.clear_made();
             if let Some(a) = ahead.as_mut() {
                 a.stats.taken = std::mem::take(&mut st.made_taken);
+                a.stats.attrs_taken = std::mem::take(&mut st.attrs_taken);
                 report.ahead = a.stats;
             }
         }
@@ -981,6 +1003,10 @@ impl CgsccPass for DevirtRepeated {
 
     fn first_inliner(&self) -> Option<(String, bool)> {
         self.passes.iter().find_map(|p| p.first_inliner())
+    }
+
+    fn infers_attrs(&self) -> bool {
+        self.passes.iter().any(|p| p.infers_attrs())
     }
 
     /// LLVM 14's `DevirtSCCRepeatedPass::run`: the pipeline runs on `scc` until a run

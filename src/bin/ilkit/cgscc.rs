@@ -120,17 +120,24 @@ pub struct CgsccArgs {
     /// output is the same for every number.
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     jobs: usize,
-    /// Run the inliner on the walk's units of one function ahead of the walk, in
-    /// rounds on the pool's workers (the same output; faster where the walk takes the
-    /// runs, as on C++ modules, a few percent slower on C modules where
-    /// `function-attrs` makes it refuse many, after which it stops; `--stats` prints
-    /// how many runs the walk took on standard error).
+    /// With more than one worker, do not run the inliner (and `function-attrs`) on the
+    /// walk's units of one function ahead of the walk, in rounds on the pool's workers,
+    /// which it does by default (the same output either way; `--stats` prints on
+    /// standard error how many runs the walk took): the other workers then only make
+    /// the inliner's tables ahead.
     #[arg(long)]
+    no_run_ahead: bool,
+    /// Running ahead is the default: accepted, changes nothing.
+    #[arg(long, hide = true, conflicts_with = "no_run_ahead")]
     run_ahead: bool,
-    /// With `--run-ahead`: how many post-order positions a round covers (the same
-    /// output for any; small windows make many rounds, each chained on the one before)
-    #[arg(long, value_name = "N", default_value_t = ilkit::cgscc::AHEAD_WINDOW as u64, requires = "run_ahead", value_parser = clap::value_parser!(u64).range(1..1 << 32))]
+    /// How many post-order positions a round of runs ahead covers (the same output for
+    /// any; small windows make many rounds, each chained on the ones before)
+    #[arg(long, value_name = "N", default_value_t = ilkit::cgscc::AHEAD_WINDOW as u64, value_parser = clap::value_parser!(u64).range(1..1 << 32))]
     run_ahead_window: u64,
+    /// The walk infers every unit's `function-attrs` itself rather than taking what the
+    /// runs made ahead inferred (the same output).
+    #[arg(long)]
+    no_run_ahead_attrs: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -230,8 +237,9 @@ impl CgsccArgs {
                 .map_or_else(crate::default_memory_cap, |mb| mb << 20),
         );
         o.abort_on_max_devirt_iterations = self.abort_on_max_devirt_iterations_reached;
-        o.run_ahead = self.run_ahead;
+        o.run_ahead = !self.no_run_ahead;
         o.run_ahead_window = self.run_ahead_window as usize;
+        o.run_ahead_attrs = !self.no_run_ahead_attrs;
         if let Some(path) = &self.cgscc_inline_replay {
             if self.inline_model == Model::Summary {
                 return Err(Failure::usage(
@@ -339,6 +347,7 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
                     all.ahead.rounds += r.ahead.rounds;
                     all.ahead.made += r.ahead.made;
                     all.ahead.taken += r.ahead.taken;
+                    all.ahead.attrs_taken += r.ahead.attrs_taken;
                     all.ahead.stopped |= r.ahead.stopped;
                 }
                 Err(e) => {
@@ -367,8 +376,9 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
             ""
         };
         eprintln!(
-            "ilkit cgscc: ran ahead: {} rounds, {} units made, {} taken{stopped}",
-            h.rounds, h.made, h.taken
+            "ilkit cgscc: ran ahead: {} rounds, {} units made, {} taken{stopped}; \
+             function-attrs inferred ahead for {}",
+            h.rounds, h.made, h.taken, h.attrs_taken
         );
     }
     let names = |ns: &[ilkit::callgraph::NodeIdx]| -> Vec<String> {

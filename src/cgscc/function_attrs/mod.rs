@@ -27,8 +27,10 @@
 //! once per tracked argument, 20 uses per value at most); the argument graph is one
 //! Tarjan pass. Linear in the SCC's size for real code.
 
+mod ahead;
 mod args;
 mod capture;
+mod column;
 mod memory;
 mod returns;
 mod scan;
@@ -41,6 +43,8 @@ use crate::llvm::ir::body::{Body, CallInfo, Exprs, MadeExprs, RowIdx, Uses, V};
 use crate::llvm::ir::{ArgIdx, Intrinsic, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use crate::llvm::{FuncIdx, GlobalIdx, Linkage, Module, SymbolDef, SymbolIdx};
+pub(crate) use ahead::MadeAttrs;
+use column::Column;
 use std::sync::Arc;
 
 /// Module facts the rules read besides the instruction view.
@@ -65,18 +69,19 @@ struct Facts {
 #[derive(Clone, Debug)]
 pub struct Inference {
     ir: Arc<Ir>,
-    facts: Facts,
-    fn_attrs: IndexVec<FuncIdx, AttrSet>,
-    ret_attrs: IndexVec<FuncIdx, AttrSet>,
-    arg_attrs: IndexVec<ArgIdx, AttrSet>,
+    facts: Arc<Facts>,
+    fn_attrs: Column<FuncIdx>,
+    ret_attrs: Column<FuncIdx>,
+    arg_attrs: Column<ArgIdx>,
     in_scc: IndexVec<FuncIdx, bool>,
     /// While an SCC is inferred: its members' bodies with their use lists (`None`: the
     /// module's, read in place), shared with the caller's store.
     cur: Vec<(Option<Arc<Body>>, Uses)>,
     /// Per function: its row of `cur`, or `NO_SLOT`.
     slot: IndexVec<FuncIdx, u32>,
-    /// While an SCC is inferred: the constant expressions inlining made.
-    made: MadeExprs,
+    /// While an SCC is inferred: the constant expressions inlining made (none between
+    /// SCCs).
+    made: Arc<MadeExprs>,
 }
 
 /// No row of `Inference::cur`.
@@ -132,25 +137,16 @@ impl Inference {
             alias_linkage: m.aliases().iter().map(|a| a.linkage).collect(),
             coreclr_personality: m.symbol_by_name("ProcessCLRException"),
         };
-        let fn_attrs = ir
-            .funcs
-            .iter()
-            .map(|r| *ir.attr_sets.get(r.attrs))
-            .collect();
-        let ret_attrs = ir
-            .funcs
-            .iter()
-            .map(|r| *ir.attr_sets.get(r.ret_attrs))
-            .collect();
-        let arg_attrs = (0..ir.num_all_args())
-            .map(|a| *ir.arg_attrs(ArgIdx::new(a)))
-            .collect();
+        let fn_attrs = Column::from_iter(ir.funcs.iter().map(|r| *ir.attr_sets.get(r.attrs)));
+        let ret_attrs = Column::from_iter(ir.funcs.iter().map(|r| *ir.attr_sets.get(r.ret_attrs)));
+        let arg_attrs =
+            Column::from_iter((0..ir.num_all_args()).map(|a| *ir.arg_attrs(ArgIdx::new(a))));
         let in_scc = IndexVec::from_elem_n(false, ir.funcs.len());
         let slot = IndexVec::from_elem_n(NO_SLOT, ir.funcs.len());
-        let made = MadeExprs::new(&ir);
+        let made = Arc::new(MadeExprs::new(&ir));
         Some(Inference {
             ir,
-            facts,
+            facts: Arc::new(facts),
             fn_attrs,
             ret_attrs,
             arg_attrs,
@@ -230,7 +226,9 @@ impl Inference {
             .iter()
             .map(|f| bodies.get_mut(f.idx()).and_then(Option::take).map(Arc::new))
             .collect();
-        let changed = self.run_members(members, &mut held, made, &mut []);
+        let shared = Arc::new(std::mem::take(made));
+        let changed = self.run_members(members, &mut held, Arc::clone(&shared), &mut []);
+        *made = Arc::unwrap_or_clone(shared);
         for (f, b) in members.iter().zip(held) {
             if let Some(b) = b {
                 bodies[f.idx()] = Some(Arc::unwrap_or_clone(b));
@@ -246,7 +244,7 @@ impl Inference {
         &mut self,
         members: &[FuncIdx],
         bodies: &[Option<Arc<Body>>],
-        made: &mut MadeExprs,
+        made: Arc<MadeExprs>,
         uses: &mut [Option<Uses>],
     ) -> bool {
         let mut held: Vec<Option<Arc<Body>>> = members
@@ -262,7 +260,7 @@ impl Inference {
         &mut self,
         members: &[FuncIdx],
         bodies: &mut [Option<Arc<Body>>],
-        made: &mut MadeExprs,
+        made: Arc<MadeExprs>,
         uses: &mut [Option<Uses>],
     ) -> bool {
         for (k, &f) in members.iter().enumerate() {
@@ -275,13 +273,18 @@ impl Inference {
             self.slot[f] = self.cur.len() as u32;
             self.cur.push((stored, uses));
         }
-        std::mem::swap(&mut self.made, made);
+        let none = std::mem::replace(&mut self.made, made);
         let changed = self.infer_scc(members);
-        std::mem::swap(&mut self.made, made);
-        for (k, (b, _)) in std::mem::take(&mut self.cur).into_iter().enumerate() {
+        // the caller's table is not held past the SCC
+        self.made = none;
+        for (k, (b, u)) in std::mem::take(&mut self.cur).into_iter().enumerate() {
             self.slot[members[k]] = NO_SLOT;
             if let Some(slot) = bodies.get_mut(k) {
                 *slot = b;
+            }
+            // the use lists go back where they came from
+            if let Some(slot) = uses.get_mut(k) {
+                *slot = Some(u);
             }
         }
         changed

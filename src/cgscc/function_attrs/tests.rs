@@ -238,7 +238,7 @@ fn use_lists_made_ahead_are_checked_against_the_body() {
         b.run_scc_with(
             &[f],
             &vec![None; ir.funcs.len()],
-            &mut made,
+            std::sync::Arc::new(made.clone()),
             &mut [Some(made_ahead)],
         );
         assert_eq!(a.fn_attrs(f), b.fn_attrs(f));

@@ -222,9 +222,9 @@ impl Folds {
         &self.made
     }
 
-    /// The made expressions, for a pass that adds to them.
-    pub fn made_mut(&mut self) -> &mut MadeExprs {
-        Arc::make_mut(&mut self.made)
+    /// The made expressions, shared (a pass that reads them while the walk goes on).
+    pub fn made_shared(&self) -> Arc<MadeExprs> {
+        Arc::clone(&self.made)
     }
 
     /// A copy that reads these tables and adds nothing to them; the structural index

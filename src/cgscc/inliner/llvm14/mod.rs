@@ -116,6 +116,11 @@ pub struct State {
     n_made: usize,
     /// Runs made ahead that the walk took.
     pub(crate) made_taken: usize,
+    /// The inference of `function-attrs` made ahead for the unit of the run the walk
+    /// took last, with the unit's function's version then, until `function-attrs` runs;
+    /// and how many such inferences the walk took.
+    made_attrs: Option<(u32, crate::cgscc::function_attrs::MadeAttrs)>,
+    pub(crate) attrs_taken: usize,
     /// The walk's numbers of the constant expressions runs made ahead numbered
     /// provisionally, for the runs it took ([`fold::Folds::commit_private`]).
     pub(crate) renumbered: AHashMap<crate::llvm::ir::ExprIdx, crate::llvm::ir::ExprIdx>,
@@ -212,29 +217,42 @@ pub struct FnAttrs<'a> {
 }
 
 impl FnAttrs<'_> {
-    /// The function has attribute `a`.
+    /// The function has attribute `a` (on the thread of a run made ahead: as
+    /// `function-attrs` inferred it ahead for a run the run chained on, if it did).
     pub fn has(self, a: Attr) -> bool {
-        let v = self.set.has(a);
-        if !self.settled {
-            note_test(self.f, a, v);
+        if self.settled {
+            return self.set.has(a);
         }
-        v
+        ATTR_TESTS.with(|j| match j.borrow_mut().as_mut() {
+            Some(j) => {
+                let v = j.chained_has(self.f, a).unwrap_or_else(|| self.set.has(a));
+                j.tests.push((self.f, a, v));
+                v
+            }
+            None => self.set.has(a),
+        })
     }
 }
 
-/// Journals a test of function `f`'s attribute `a` that answered `v`, when a run made
-/// ahead runs on this thread.
-fn note_test(f: FuncIdx, a: Attr, v: bool) {
-    ATTR_TESTS.with(|j| {
-        if let Some(j) = j.borrow_mut().as_mut() {
-            j.push((f, a, v));
-        }
-    });
+/// The attribute tests of a run made ahead, and the attributes `function-attrs`
+/// inferred ahead for the runs it chained on, by function.
+#[derive(Debug, Default)]
+struct Journal {
+    tests: Vec<(FuncIdx, Attr, bool)>,
+    chained: Vec<(FuncIdx, AttrSet)>,
+}
+
+impl Journal {
+    /// Whether chained function `f` has `a` as inferred ahead (`None`: not inferred).
+    fn chained_has(&self, f: FuncIdx, a: Attr) -> Option<bool> {
+        let at = self.chained.binary_search_by_key(&f, |x| x.0).ok()?;
+        Some(self.chained[at].1.has(a))
+    }
 }
 
 thread_local! {
     /// The attribute tests of the run made ahead on this thread ([`AttrJournal`]).
-    static ATTR_TESTS: std::cell::RefCell<Option<Vec<(FuncIdx, Attr, bool)>>> =
+    static ATTR_TESTS: std::cell::RefCell<Option<Journal>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -244,22 +262,40 @@ thread_local! {
 pub(crate) struct AttrJournal(());
 
 impl AttrJournal {
-    /// Starts journaling on this thread.
-    pub(crate) fn start() -> AttrJournal {
-        ATTR_TESTS.with(|j| *j.borrow_mut() = Some(Vec::new()));
+    /// Starts journaling on this thread, the tests of the functions in `chained`
+    /// answered by the attributes given there (inferred ahead).
+    pub(crate) fn start(mut chained: Vec<(FuncIdx, AttrSet)>) -> AttrJournal {
+        chained.sort_unstable_by_key(|x| x.0);
+        ATTR_TESTS.with(|j| {
+            *j.borrow_mut() = Some(Journal {
+                tests: Vec::new(),
+                chained,
+            })
+        });
         AttrJournal(())
     }
 
-    /// Journals a test read past [`FnAttrs`] (the store's `mustprogress`, as a chained
-    /// run left it).
-    pub(crate) fn note(&self, f: FuncIdx, a: Attr, v: bool) {
-        note_test(f, a, v);
+    /// Whether `f` has `a`, read past [`FnAttrs`] (the store's `mustprogress`): `has`
+    /// unless `f` is chained and its attributes were inferred ahead; journaled.
+    pub(crate) fn test(&self, f: FuncIdx, a: Attr, has: impl FnOnce() -> bool) -> bool {
+        ATTR_TESTS.with(|j| match j.borrow_mut().as_mut() {
+            Some(j) => {
+                let v = j.chained_has(f, a).unwrap_or_else(has);
+                j.tests.push((f, a, v));
+                v
+            }
+            None => has(),
+        })
     }
 
     /// The tests so far: (function, attribute, answer), sorted, each once.
     pub(crate) fn tests(&self) -> Vec<(FuncIdx, Attr, bool)> {
         let mut t = ATTR_TESTS
-            .with(|j| j.borrow_mut().as_mut().map(std::mem::take))
+            .with(|j| {
+                j.borrow_mut()
+                    .as_mut()
+                    .map(|j| std::mem::take(&mut j.tests))
+            })
             .unwrap_or_default();
         // one word per test: function, attribute, answer
         t.sort_unstable_by_key(|&(f, a, v)| {
@@ -520,6 +556,8 @@ impl State {
             made: vec![None; n],
             n_made: 0,
             made_taken: 0,
+            made_attrs: None,
+            attrs_taken: 0,
             renumbered: AHashMap::new(),
             taken_ver: vec![u32::MAX; n],
             bfi: vec![None; n],
@@ -538,8 +576,8 @@ impl State {
 
     /// The current bodies (by function) and the constant expressions they name beyond
     /// the module's: what `function-attrs` reads.
-    pub fn body_store(&mut self) -> (&[Option<Arc<Body>>], &mut crate::llvm::ir::body::MadeExprs) {
-        (&self.bodies, self.folds.made_mut())
+    pub fn body_store(&self) -> (&[Option<Arc<Body>>], Arc<crate::llvm::ir::body::MadeExprs>) {
+        (&self.bodies, self.folds.made_shared())
     }
 
     /// The use lists of `fs`' current bodies that runs made ahead left, taken (`None`
@@ -568,6 +606,8 @@ impl State {
             made: vec![None; n],
             n_made: 0,
             made_taken: self.made_taken,
+            made_attrs: None,
+            attrs_taken: self.attrs_taken,
             renumbered: AHashMap::new(),
             taken_ver: self.taken_ver.clone(),
             bfi: self.bfi.clone(),
@@ -613,6 +653,32 @@ impl State {
         Some(Arc::try_unwrap(u).map_or_else(|u| Box::new((*u).clone()), Box::new))
     }
 
+    /// Keeps the inference of `function-attrs` made ahead with the run just taken for
+    /// `f`'s unit (`None`: there is none), for the pass that runs next.
+    pub(crate) fn put_made_attrs(
+        &mut self,
+        f: FuncIdx,
+        a: Option<crate::cgscc::function_attrs::MadeAttrs>,
+    ) {
+        self.made_attrs = a.map(|a| (self.ver[f.idx()], a));
+    }
+
+    /// The inference of `function-attrs` made ahead for `f`, when `f`'s body is still
+    /// the one it read; any other is dropped.
+    pub(crate) fn take_made_attrs(
+        &mut self,
+        f: FuncIdx,
+    ) -> Option<crate::cgscc::function_attrs::MadeAttrs> {
+        let (v, a) = self.made_attrs.take()?;
+        (a.f == f && self.ver[f.idx()] == v).then_some(a)
+    }
+
+    /// Drops the inference made ahead waiting for `function-attrs` (a pass other than
+    /// `function-attrs` runs).
+    pub(crate) fn drop_made_attrs(&mut self) {
+        self.made_attrs = None;
+    }
+
     /// Forgets the runs made ahead and the versions of the ones taken (a walk's end).
     pub(crate) fn clear_made(&mut self) {
         if self.n_made > 0 {
@@ -622,6 +688,7 @@ impl State {
         if self.made_taken > 0 {
             self.taken_ver.iter_mut().for_each(|v| *v = u32::MAX);
         }
+        self.made_attrs = None;
         self.renumbered.clear();
     }
 

@@ -299,6 +299,7 @@ fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Box<Unit>
 fn take_made(st: &mut State, r: &mut Run, mut u: Box<Unit>, cx: &mut PassContext<'_>) {
     let n = u.n;
     st.made_taken += 1;
+    let attrs = u.attrs.take();
     let dead_in_comdats = u.dead_in_comdats(st);
     let summary = u.take_summary();
     r.out = u.install(st);
@@ -320,6 +321,7 @@ fn take_made(st: &mut State, r: &mut Run, mut u: Box<Unit>, cx: &mut PassContext
     r.dead_in_comdats = dead_in_comdats;
     delete_dead_comdats(st, r);
     st.taken_ver[n.idx()] = st.ver[n.idx()];
+    st.put_made_attrs(n, attrs);
 }
 
 /// The inliner's run as pass `name` on the SCC `scc` of the single function `n` (a

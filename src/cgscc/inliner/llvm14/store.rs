@@ -20,7 +20,9 @@
 //! - every test of a function's attributes ([`super::FnAttrs::has`], journaled on
 //!   the run's thread): each answer, asked again of the walk's attributes at the
 //!   unit's turn (`function-attrs` may have changed them since the copy: for a
-//!   callee not committed then, or one that a chained run's body calls);
+//!   callee not committed then, or one that a chained run's body calls); a chained
+//!   run's function is tested on the attributes `function-attrs` inferred in that
+//!   run, when it did (`cgscc::ahead`);
 //! - the runs of uncommitted units it read in place of the walk's state ([`Chain`]):
 //!   each must have been taken, its body unchanged since;
 //! - the provisional numbers of constant expressions other runs made that it names
@@ -260,6 +262,13 @@ impl<'a> Spec<'a> {
     /// A run on the unit of function `n` over `base` and the runs of `chain`; `folds`
     /// is a frozen copy of the walk's ([`Folds::frozen`]).
     pub(crate) fn new(base: &'a State, chain: Chain<'a>, n: FuncIdx, folds: Folds) -> Spec<'a> {
+        // what `function-attrs` inferred ahead for the chained runs' functions is what
+        // their tests read
+        let inferred: Vec<(FuncIdx, crate::llvm::attrs::AttrSet)> = chain
+            .units
+            .values()
+            .filter_map(|u| Some((u.n, *u.attrs.as_ref()?.fn_attrs())))
+            .collect();
         Spec {
             base,
             chain,
@@ -274,7 +283,7 @@ impl<'a> Spec<'a> {
             folds,
             must_progress_dropped: false,
             uses_read: RefCell::new(Vec::new()),
-            attr_tests: super::AttrJournal::start(),
+            attr_tests: super::AttrJournal::start(inferred),
             versions_read: RefCell::new(vec![(n, base.ver[n.idx()])]),
             chained_read: RefCell::new(Vec::new()),
             comdat_tests: Vec::new(),
@@ -396,6 +405,7 @@ impl<'a> Spec<'a> {
             bfi: self.bfi.into_iter().filter(|x| keep(&x.0)).collect(),
             shared: OnceLock::new(),
             shared_bfi: OnceLock::new(),
+            attrs: None,
             out,
         }))
     }
@@ -564,9 +574,9 @@ impl Store for Spec<'_> {
             return !self.must_progress_dropped && self.base.fx.attr_set(f).has(Attr::MustProgress);
         }
         let dropped = self.chained(f).is_some_and(|u| u.must_progress_dropped);
-        let has = !dropped && self.base.fx.attr_set(f).has(Attr::MustProgress);
-        self.attr_tests.note(f, Attr::MustProgress, has);
-        has
+        self.attr_tests.test(f, Attr::MustProgress, || {
+            !dropped && self.base.fx.attr_set(f).has(Attr::MustProgress)
+        })
     }
     fn drop_must_progress(&mut self, n: FuncIdx) {
         if n == self.n {
@@ -611,6 +621,17 @@ pub(crate) struct RunOut {
     pub dead_in_batch: usize,
     /// Anything inlined.
     pub changed: bool,
+}
+
+/// What `function-attrs` reads of a unit after its run made ahead
+/// ([`Unit::attrs_inputs`]).
+pub(crate) struct AttrsInputs<'a> {
+    /// The body the run left (`None`: the module's).
+    pub body: Option<Arc<Body>>,
+    /// Its use lists (lent: made when they were not).
+    pub uses: &'a mut Option<crate::llvm::ir::body::Uses>,
+    /// `mustprogress` left the function.
+    pub must_progress_dropped: bool,
 }
 
 /// A speculative run's result, waiting for its unit's turn.
@@ -658,6 +679,9 @@ pub(crate) struct Unit {
     /// first run chained on it that needs them, and the walk's at the unit's turn.
     shared: OnceLock<BodyTables>,
     shared_bfi: OnceLock<Arc<Vec<u64>>>,
+    /// What `function-attrs` inferred ahead for the unit over the body the run left
+    /// (`cgscc::function_attrs` `ahead`).
+    pub(crate) attrs: Option<crate::cgscc::function_attrs::MadeAttrs>,
     /// The run's record.
     pub out: RunOut,
 }
@@ -680,6 +704,24 @@ impl Unit {
                 .attrs_read
                 .iter()
                 .all(|&(f, a, has)| st.fx.attr_set(f).has(a) == has)
+    }
+
+    /// What `function-attrs` reads of the unit after the run, over `st`, the state the
+    /// run read; `None` when the body names provisional numbers of constant
+    /// expressions.
+    pub(crate) fn attrs_inputs(&mut self, st: &State) -> Option<AttrsInputs<'_>> {
+        if self.provisional {
+            return None;
+        }
+        let body = match &self.body {
+            Some(b) => Some(Arc::clone(b)),
+            None => st.bodies[self.n.idx()].clone(),
+        };
+        Some(AttrsInputs {
+            body,
+            uses: &mut self.use_table,
+            must_progress_dropped: self.must_progress_dropped,
+        })
     }
 
     /// The call graph's summary of the body the run left, when it changed (made on
