@@ -244,6 +244,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_attribute_sits_at_its_number_in_all() {
+        // a journal stores an attribute as its number and reads it back through ALL
+        for (k, &a) in Attr::ALL.iter().enumerate() {
+            assert_eq!(a as usize, k, "{a:?}");
+        }
+        assert!(Attr::ALL.len() <= 256);
+    }
+
+    #[test]
     fn names_round_trip_and_fit_the_bitset() {
         assert!(Attr::ALL.len() <= 128);
         for &a in Attr::ALL {

@@ -226,7 +226,7 @@ impl FnAttrs<'_> {
         ATTR_TESTS.with(|j| match j.borrow_mut().as_mut() {
             Some(j) => {
                 let v = j.chained_has(self.f, a).unwrap_or_else(|| self.set.has(a));
-                j.tests.push((self.f, a, v));
+                j.note(self.f, a, v);
                 v
             }
             None => self.set.has(a),
@@ -238,11 +238,21 @@ impl FnAttrs<'_> {
 /// inferred ahead for the runs it chained on, by function.
 #[derive(Debug, Default)]
 struct Journal {
-    tests: Vec<(FuncIdx, Attr, bool)>,
+    /// One word per test: function, attribute, answer ([`Journal::note`]).
+    tests: Vec<u64>,
     chained: Vec<(FuncIdx, AttrSet)>,
 }
 
 impl Journal {
+    /// Journals that `f` has `a` is `v`, as one word (a test repeating the last one is
+    /// not kept twice).
+    fn note(&mut self, f: FuncIdx, a: Attr, v: bool) {
+        let w = ((f.idx() as u64) << 9) | (u64::from(a as u8) << 1) | u64::from(v);
+        if self.tests.last() != Some(&w) {
+            self.tests.push(w);
+        }
+    }
+
     /// Whether chained function `f` has `a` as inferred ahead (`None`: not inferred).
     fn chained_has(&self, f: FuncIdx, a: Attr) -> Option<bool> {
         let at = self.chained.binary_search_by_key(&f, |x| x.0).ok()?;
@@ -281,7 +291,7 @@ impl AttrJournal {
         ATTR_TESTS.with(|j| match j.borrow_mut().as_mut() {
             Some(j) => {
                 let v = j.chained_has(f, a).unwrap_or_else(has);
-                j.tests.push((f, a, v));
+                j.note(f, a, v);
                 v
             }
             None => has(),
@@ -297,12 +307,14 @@ impl AttrJournal {
                     .map(|j| std::mem::take(&mut j.tests))
             })
             .unwrap_or_default();
-        // one word per test: function, attribute, answer
-        t.sort_unstable_by_key(|&(f, a, v)| {
-            ((f.idx() as u64) << 9) | (u64::from(a as u8) << 1) | u64::from(v)
-        });
+        t.sort_unstable();
         t.dedup();
-        t
+        t.into_iter()
+            .map(|w| {
+                let a = Attr::ALL[((w >> 1) & 0xff) as usize];
+                (FuncIdx::new((w >> 9) as usize), a, w & 1 == 1)
+            })
+            .collect()
     }
 }
 
