@@ -41,14 +41,15 @@ impl CgsccPass for FunctionAttrs {
                 let members: Vec<FuncIdx> = nodes.iter().map(|&n| function_of_node(n)).collect();
                 // inferred ahead over this body, reading what the walk has now: taken
                 let ahead = match members[..] {
-                    [f] => st.take_made_attrs(f).filter(|a| a.holds(inf)),
+                    [f] => st.take_made_attrs(f),
                     _ => None,
-                };
+                }
+                .filter(|u| u.attrs.as_ref().is_some_and(|a| a.holds(inf)));
                 let mut uses = st.take_use_tables(&members);
                 let changed = match ahead {
-                    Some(a) => {
+                    Some(u) => {
                         st.attrs_taken += 1;
-                        inf.take_made(&a)
+                        u.attrs.as_ref().is_some_and(|a| inf.take_made(a))
                     }
                     None => {
                         let (bodies, made) = st.body_store();

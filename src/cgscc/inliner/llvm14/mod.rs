@@ -116,10 +116,10 @@ pub struct State {
     n_made: usize,
     /// Runs made ahead that the walk took.
     pub(crate) made_taken: usize,
-    /// The inference of `function-attrs` made ahead for the unit of the run the walk
-    /// took last, with the unit's function's version then, until `function-attrs` runs;
+    /// The run the walk took last, when it inferred its unit's `function-attrs`, with
+    /// the unit's function's version then, until `function-attrs` runs;
     /// and how many such inferences the walk took.
-    made_attrs: Option<(u32, crate::cgscc::function_attrs::MadeAttrs)>,
+    made_attrs: Option<(u32, Arc<Unit>)>,
     pub(crate) attrs_taken: usize,
     /// The walk's numbers of the constant expressions runs made ahead numbered
     /// provisionally, for the runs it took ([`fold::Folds::commit_private`]).
@@ -655,34 +655,26 @@ impl State {
     }
 
     /// The run made ahead for `f`'s unit, if one waits.
-    pub(crate) fn take_made(&mut self, f: FuncIdx) -> Option<Box<Unit>> {
+    pub(crate) fn take_made(&mut self, f: FuncIdx) -> Option<Arc<Unit>> {
         if self.n_made == 0 {
             return None;
         }
         let u = self.made[f.idx()].take()?;
         self.n_made -= 1;
-        // a round still running may read the run (chained on it): then a copy
-        Some(Arc::try_unwrap(u).map_or_else(|u| Box::new((*u).clone()), Box::new))
+        Some(u)
     }
 
-    /// Keeps the inference of `function-attrs` made ahead with the run just taken for
-    /// `f`'s unit (`None`: there is none), for the pass that runs next.
-    pub(crate) fn put_made_attrs(
-        &mut self,
-        f: FuncIdx,
-        a: Option<crate::cgscc::function_attrs::MadeAttrs>,
-    ) {
-        self.made_attrs = a.map(|a| (self.ver[f.idx()], a));
+    /// Keeps run `u`, just taken, for `function-attrs` to take its inference (when it
+    /// made one) next.
+    pub(crate) fn put_made_attrs(&mut self, u: Arc<Unit>) {
+        self.made_attrs = u.attrs.is_some().then(|| (self.ver[u.n.idx()], u));
     }
 
-    /// The inference of `function-attrs` made ahead for `f`, when `f`'s body is still
-    /// the one it read; any other is dropped.
-    pub(crate) fn take_made_attrs(
-        &mut self,
-        f: FuncIdx,
-    ) -> Option<crate::cgscc::function_attrs::MadeAttrs> {
-        let (v, a) = self.made_attrs.take()?;
-        (a.f == f && self.ver[f.idx()] == v).then_some(a)
+    /// The run made ahead for `f` whose inference of `function-attrs` waits, when `f`'s
+    /// body is still the one it read; any other is dropped.
+    pub(crate) fn take_made_attrs(&mut self, f: FuncIdx) -> Option<Arc<Unit>> {
+        let (v, u) = self.made_attrs.take()?;
+        (u.n == f && self.ver[f.idx()] == v).then_some(u)
     }
 
     /// Drops the inference made ahead waiting for `function-attrs` (a pass other than

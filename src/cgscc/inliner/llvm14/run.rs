@@ -286,7 +286,7 @@ fn hand_over(out: &mut RunOut, cx: &mut PassContext<'_>) {
 
 /// The run made ahead for this SCC, when it is a unit of one function, was made as
 /// this pass and nothing it read has changed since.
-fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Box<Unit>> {
+fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Arc<Unit>> {
     let &[nd] = cx.m.graph.scc_nodes(r.cur) else {
         return None;
     };
@@ -296,13 +296,13 @@ fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Box<Unit>
 
 /// Takes a run made ahead ([`speculate`]) at its turn: its writes, then what the walk
 /// does after the batch (the caller's new edges) and its dead callees.
-fn take_made(st: &mut State, r: &mut Run, mut u: Box<Unit>, cx: &mut PassContext<'_>) {
+fn take_made(st: &mut State, r: &mut Run, mut u: Arc<Unit>, cx: &mut PassContext<'_>) {
     let n = u.n;
     st.made_taken += 1;
-    let attrs = u.attrs.take();
     let dead_in_comdats = u.dead_in_comdats(st);
-    let summary = u.take_summary();
-    r.out = u.install(st);
+    let (out, summary, use_table) = Unit::take_parts(&mut u);
+    u.install(st, use_table);
+    r.out = out;
     hand_over(&mut r.out, cx);
     let inlined = std::mem::take(&mut r.out.inlined);
     if !inlined.is_empty() {
@@ -321,7 +321,7 @@ fn take_made(st: &mut State, r: &mut Run, mut u: Box<Unit>, cx: &mut PassContext
     r.dead_in_comdats = dead_in_comdats;
     delete_dead_comdats(st, r);
     st.taken_ver[n.idx()] = st.ver[n.idx()];
-    st.put_made_attrs(n, attrs);
+    st.put_made_attrs(u);
 }
 
 /// The inliner's run as pass `name` on the SCC `scc` of the single function `n` (a

@@ -724,12 +724,6 @@ impl Unit {
         })
     }
 
-    /// The call graph's summary of the body the run left, when it changed (made on
-    /// the run's worker, for the walk's update of the caller's edges).
-    pub(crate) fn take_summary(&mut self) -> Option<Summary> {
-        self.summary.take()
-    }
-
     /// The unit's body is still the one the run began from (`ver`: the walk's
     /// versions).
     pub(crate) fn holds_body(&self, ver: &[u32]) -> bool {
@@ -751,50 +745,68 @@ impl Unit {
         dead
     }
 
-    /// Writes the run's changes into `st` (which [`Unit::holds`]); returns its record.
-    pub(crate) fn install(mut self, st: &mut State) -> RunOut {
+    /// What the walk takes of the run besides its writes: its record, the summary of the
+    /// body it left and that body's use lists — moved out when no round holds the run
+    /// any more, else copied (the use lists then left out: `function-attrs` makes them
+    /// again if it needs them).
+    pub(crate) fn take_parts(
+        this: &mut Arc<Unit>,
+    ) -> (RunOut, Option<Summary>, Option<crate::llvm::ir::body::Uses>) {
+        match Arc::get_mut(this) {
+            Some(u) => (
+                std::mem::take(&mut u.out),
+                u.summary.take(),
+                u.use_table.take(),
+            ),
+            None => (this.out.clone(), this.summary.clone(), None),
+        }
+    }
+
+    /// Writes the run's changes into `st` (which [`Unit::holds`]), with `use_table` the
+    /// use lists of the body it left ([`Unit::take_parts`]).
+    pub(crate) fn install(&self, st: &mut State, use_table: Option<crate::llvm::ir::body::Uses>) {
         if let Some(p) = &self.exprs {
             st.folds.commit_private(&st.fx.ir, p, &mut st.renumbered);
         }
-        if let (true, Some(b)) = (self.provisional, self.body.as_mut()) {
+        let mut body = self.body.clone();
+        if let (true, Some(b)) = (self.provisional, body.as_mut()) {
             // its own numbers were just committed, those of the runs it read before
             let to = &st.renumbered;
             let b = Arc::make_mut(b);
             b.renumber_exprs(|e| to.get(&e).copied());
             debug_assert!(!b.named_exprs().any(super::fold::is_provisional));
         }
-        for (f, d) in self.uses {
+        for &(f, d) in &self.uses {
             st.uses[f.idx()] += d;
         }
-        for f in self.cleared {
+        for &f in &self.cleared {
             st.clear_body(f);
         }
-        if let Some(b) = self.body {
+        if let Some(b) = body {
             st.bodies[self.n.idx()] = Some(b);
             State::body_changed(st, self.n);
             st.call_counts[self.n.idx()] = Some(self.calls_after);
-            st.use_tables[self.n.idx()] = self.use_table;
+            st.use_tables[self.n.idx()] = use_table;
             // made from the same body over what the unit's journal held
-            if let Some((p, e)) = self.shared.into_inner() {
-                st.preds[self.n.idx()] = Some(p);
-                st.eph[self.n.idx()] = Some(e);
+            if let Some((p, e)) = self.shared.get() {
+                st.preds[self.n.idx()] = Some(Arc::clone(p));
+                st.eph[self.n.idx()] = Some(Arc::clone(e));
             }
-            if let Some(v) = self.shared_bfi.into_inner() {
-                st.bfi[self.n.idx()] = Some(v);
+            if let Some(v) = self.shared_bfi.get() {
+                st.bfi[self.n.idx()] = Some(Arc::clone(v));
             }
         }
         if self.must_progress_dropped {
             st.drop_must_progress(self.n);
         }
-        for (f, (p, e)) in self.tables {
+        for (f, (p, e)) in &self.tables {
             if st.preds[f.idx()].is_none() {
-                st.preds[f.idx()] = Some(p);
-                st.eph[f.idx()] = Some(e);
+                st.preds[f.idx()] = Some(Arc::clone(p));
+                st.eph[f.idx()] = Some(Arc::clone(e));
             }
         }
-        for (f, v) in self.bfi {
-            st.bfi[f.idx()].get_or_insert(v);
+        for (f, v) in &self.bfi {
+            st.bfi[f.idx()].get_or_insert_with(|| Arc::clone(v));
         }
-        self.out
     }
 }
