@@ -85,23 +85,6 @@ impl Inference {
         chain: &[&MadeAttrs],
         drop_must_progress: bool,
     ) -> MadeAttrs {
-        let made = self.infer_over(base, (f, body, uses), made, chain, drop_must_progress);
-        // what was written goes back to `base`'s: the chunks written stay this copy's
-        for c in chain {
-            self.restore(base, c.f);
-        }
-        self.restore(base, f);
-        made
-    }
-
-    fn infer_over(
-        &mut self,
-        base: &Inference,
-        (f, body, uses): (FuncIdx, Option<Arc<Body>>, &mut Option<Uses>),
-        made: Arc<MadeExprs>,
-        chain: &[&MadeAttrs],
-        drop_must_progress: bool,
-    ) -> MadeAttrs {
         debug_assert!(Arc::ptr_eq(&self.ir, &base.ir));
         for c in chain {
             self.fn_attrs[c.f] = c.fn_attrs;
@@ -155,14 +138,20 @@ impl Inference {
                 );
             }
         }
-        MadeAttrs {
+        let inferred = MadeAttrs {
             f,
             fn_attrs: *self.fn_attrs.get(f),
             ret_attrs: *self.ret_attrs.get(f),
             args: args.iter().map(|&a| *self.arg_attrs.get(a)).collect(),
             changed,
             read,
+        };
+        // what was written goes back to `base`'s: the chunks written stay this copy's
+        for c in chain {
+            self.restore(base, c.f);
         }
+        self.restore(base, f);
+        inferred
     }
 
     /// The functions the calls of `b` name, as callee or as the function whose
