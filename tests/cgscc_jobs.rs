@@ -546,3 +546,47 @@ fn an_inference_that_read_attributes_function_attrs_changed_is_refused() {
         "{ahead:?}"
     );
 }
+
+/// The runs stop inferring `function-attrs` once too few of the runs taken read a
+/// chained run's inference that changed a test's answer: in a module of independent
+/// functions no run chains on another, so the rounds started after the first runs'
+/// turns leave the attributes to the walk; on zlib a third of the runs read such an inference, and the
+/// rounds keep inferring. The answers are the sequential ones either way.
+#[test]
+fn runs_stop_inferring_attributes_that_no_run_reads() {
+    use ilkit::import::llvm_ir::ParseOptions;
+    let mut text = String::from("declare i32 @ext(i32)\n");
+    // rounds of the default window: the first four (as many as may be under way)
+    // start before the rule has judged, the next ones after
+    for i in 0..1500 {
+        text.push_str(&format!(
+            "define i32 @f{i}(i32 %x) {{\n  %a = call i32 @ext(i32 %x)\n  %b = add i32 %a, {i}\n  ret i32 %b\n}}\n"
+        ));
+    }
+    let opts = ParseOptions { instructions: true };
+    let m = ilkit::import::llvm_ir::parse_with("indep.ll", &text, opts).unwrap();
+    let run = |run_ahead: bool, threads: usize| {
+        let text = "cgscc(devirt<1>(inline,function-attrs))";
+        run_pipeline(&m, text, (run_ahead, true, threads), |cm, report| {
+            let attrs = cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, |_| true);
+            (attrs, report.ahead)
+        })
+    };
+    let (one, _) = run(false, 1);
+    let (two, h) = run(true, 2);
+    assert_eq!(one, two);
+    assert!(h.attrs_stopped && h.taken == 1500, "{h:?}");
+    assert!(
+        h.attrs_taken >= ilkit::cgscc::AHEAD_TRIAL && h.attrs_taken < 1500,
+        "{h:?}"
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/llvm");
+    let zlib = ilkit::llvm::Module::from_ll_file_with(
+        root.join("zlib/inline/zlib.prep.ll.gz"),
+        ParseOptions { instructions: true },
+    )
+    .unwrap();
+    let text = "cgscc(devirt<4>(inline,function-attrs))";
+    let h = run_pipeline(&zlib, text, (true, true, 2), |_, r| r.ahead);
+    assert!(!h.attrs_stopped && h.attrs_taken == h.taken, "{h:?}");
+}

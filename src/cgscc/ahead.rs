@@ -44,7 +44,11 @@
 //! inferred (their tests of its attributes are journaled as any other). At the unit's
 //! turn, right after the walk took the inliner's run, `function-attrs` takes the
 //! inference when every attribute it read is the walk's then and the body is the one
-//! it read; otherwise it infers the unit itself. Everything else after the inliner's
+//! it read; otherwise it infers the unit itself. The inferences pay where the runs
+//! chained on them would otherwise be refused: once [`TRIAL`] runs have had their turn,
+//! if fewer than one in [`ATTRS_PAY`] tested an attribute that a chained run's
+//! inference answered otherwise than the round's copy of the walk's, the rounds
+//! started after leave `function-attrs` to the walk. Everything else after the inliner's
 //! batch — the caller's new edges to the call graph, the dead callees leaving it,
 //! devirtualization's repeats — stays with the walk, in the walk's order. The answer
 //! is the sequential one, for any number of workers, by
@@ -81,6 +85,12 @@ type Names = Arc<crate::idx::IndexVec<NodeIdx, Arc<str>>>;
 /// ahead pays ([`AheadStats::stopped`]).
 pub const TRIAL: usize = 128;
 
+/// Inferring `function-attrs` in the runs pays while at least one run in this many
+/// reads a chained run's inference that changes a test's answer (a run the walk would
+/// otherwise refuse and make again itself); C modules: one in 3 to 11, llama.cpp one in
+/// 146, where the inferences cost more than the refusals they save (PERF.md).
+pub const ATTRS_PAY: usize = 32;
+
 /// The most rounds under way at once.
 const MAX_ROUNDS: usize = 4;
 
@@ -102,6 +112,10 @@ pub struct AheadStats {
     pub taken: usize,
     /// Inferences of `function-attrs` made with the runs that the walk took.
     pub attrs_taken: usize,
+    /// The rounds stopped inferring `function-attrs`: of the first [`TRIAL`] or more
+    /// runs whose turn had come, fewer than one in [`ATTRS_PAY`] tested an attribute
+    /// that a chained run's inference answered otherwise than the walk's copy.
+    pub attrs_stopped: bool,
     /// The walk stopped starting rounds: it took too few of the runs (fewer than three
     /// in four of the first [`TRIAL`] or more whose turn had come).
     pub stopped: bool,
@@ -434,6 +448,18 @@ impl Ahead {
             // gives attributes the runs chained on them tested)
             let taken = m.llvm14.as_ref().map_or(0, |st| st.made_taken);
             self.stats.stopped = taken * 4 < self.stats.made * 3;
+        }
+        if self.attrs && self.stats.made >= TRIAL {
+            // the runs' inferences pay where the runs chained on them would otherwise
+            // be refused; once too few were, later rounds leave them to the walk
+            let (taken, mattered) = m
+                .llvm14
+                .as_ref()
+                .map_or((0, 0), |st| (st.made_taken, st.attrs_mattered));
+            if mattered * ATTRS_PAY < taken {
+                self.attrs = false;
+                self.stats.attrs_stopped = true;
+            }
         }
         let next = !self.stats.stopped
             && match self.rounds.back() {

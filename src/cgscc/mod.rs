@@ -83,7 +83,9 @@ use ahash::AHashSet;
 use summary::{CallTarget, MemEffect, Summaries};
 use worklist::PriorityStack;
 
-pub use ahead::{AheadStats, TRIAL as AHEAD_TRIAL, WINDOW as AHEAD_WINDOW};
+pub use ahead::{
+    AheadStats, ATTRS_PAY as AHEAD_ATTRS_PAY, TRIAL as AHEAD_TRIAL, WINDOW as AHEAD_WINDOW,
+};
 pub use inliner::{
     InlineModel, InlineParams, Profile, Remark, RemarkKind, ReplayError, ReplayFallback,
     ReplayFile, ReplayScope,
@@ -135,7 +137,8 @@ pub struct Options {
     /// With `run_ahead`, when the pipeline runs `function-attrs`: each run made ahead
     /// also infers its unit's attributes, over the body it left, which the walk takes
     /// at the unit's turn when every attribute it read is the walk's then, and which
-    /// the runs chained on it read (on by default; off, the walk infers every unit's
+    /// the runs chained on it read (on by default, until too few runs read what the
+    /// inferences changed: [`AHEAD_ATTRS_PAY`]; off, the walk infers every unit's
     /// attributes itself, and runs read those of the walk's state when their round
     /// began). The answer is the same either way.
     pub run_ahead_attrs: bool,
@@ -933,6 +936,7 @@ impl PassManager {
             if let Some(a) = ahead.as_mut() {
                 a.stats.taken = std::mem::take(&mut st.made_taken);
                 a.stats.attrs_taken = std::mem::take(&mut st.attrs_taken);
+                st.attrs_mattered = 0;
                 report.ahead = a.stats;
             }
         }

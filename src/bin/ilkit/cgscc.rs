@@ -348,6 +348,7 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
                     all.ahead.made += r.ahead.made;
                     all.ahead.taken += r.ahead.taken;
                     all.ahead.attrs_taken += r.ahead.attrs_taken;
+                    all.ahead.attrs_stopped |= r.ahead.attrs_stopped;
                     all.ahead.stopped |= r.ahead.stopped;
                 }
                 Err(e) => {
@@ -375,9 +376,14 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
         } else {
             ""
         };
+        let attrs_stopped = if h.attrs_stopped {
+            " (then left to the walk: too few runs read them)"
+        } else {
+            ""
+        };
         eprintln!(
             "ilkit cgscc: ran ahead: {} rounds, {} units made, {} taken{stopped}; \
-             function-attrs inferred ahead for {}",
+             function-attrs inferred ahead for {}{attrs_stopped}",
             h.rounds, h.made, h.taken, h.attrs_taken
         );
     }

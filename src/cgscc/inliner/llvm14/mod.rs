@@ -121,6 +121,9 @@ pub struct State {
     /// and how many such inferences the walk took.
     made_attrs: Option<(u32, Arc<Unit>)>,
     pub(crate) attrs_taken: usize,
+    /// Runs taken whose tests of attributes read what was inferred ahead for a chained
+    /// run, answering otherwise than the round's copy would have.
+    pub(crate) attrs_mattered: usize,
     /// The walk's numbers of the constant expressions runs made ahead numbered
     /// provisionally, for the runs it took ([`fold::Folds::commit_private`]).
     pub(crate) renumbered: AHashMap<crate::llvm::ir::ExprIdx, crate::llvm::ir::ExprIdx>,
@@ -225,7 +228,9 @@ impl FnAttrs<'_> {
         }
         ATTR_TESTS.with(|j| match j.borrow_mut().as_mut() {
             Some(j) => {
-                let v = j.chained_has(self.f, a).unwrap_or_else(|| self.set.has(a));
+                let base = self.set.has(a);
+                let v = j.chained_has(self.f, a).unwrap_or(base);
+                j.mattered |= v != base;
                 j.note(self.f, a, v);
                 v
             }
@@ -241,6 +246,9 @@ struct Journal {
     /// One word per test: function, attribute, answer ([`Journal::note`]).
     tests: Vec<u64>,
     chained: Vec<(FuncIdx, AttrSet)>,
+    /// A test was answered otherwise than the round's copy of the walk's attributes
+    /// answers it (by what was inferred ahead for a chained run).
+    mattered: bool,
 }
 
 impl Journal {
@@ -279,6 +287,7 @@ impl AttrJournal {
         ATTR_TESTS.with(|j| {
             *j.borrow_mut() = Some(Journal {
                 tests: Vec::new(),
+                mattered: false,
                 chained,
             })
         });
@@ -296,6 +305,12 @@ impl AttrJournal {
             }
             None => has(),
         })
+    }
+
+    /// Whether a test was answered by what was inferred ahead for a chained run, where
+    /// the round's copy of the walk's attributes answers otherwise.
+    pub(crate) fn mattered(&self) -> bool {
+        ATTR_TESTS.with(|j| j.borrow().as_ref().is_some_and(|j| j.mattered))
     }
 
     /// The tests so far: (function, attribute, answer), sorted, each once.
@@ -570,6 +585,7 @@ impl State {
             made_taken: 0,
             made_attrs: None,
             attrs_taken: 0,
+            attrs_mattered: 0,
             renumbered: AHashMap::new(),
             taken_ver: vec![u32::MAX; n],
             bfi: vec![None; n],
@@ -620,6 +636,7 @@ impl State {
             made_taken: self.made_taken,
             made_attrs: None,
             attrs_taken: self.attrs_taken,
+            attrs_mattered: self.attrs_mattered,
             renumbered: AHashMap::new(),
             taken_ver: self.taken_ver.clone(),
             bfi: self.bfi.clone(),

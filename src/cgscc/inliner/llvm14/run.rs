@@ -299,6 +299,7 @@ fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Arc<Unit>
 fn take_made(st: &mut State, r: &mut Run, mut u: Arc<Unit>, cx: &mut PassContext<'_>) {
     let n = u.n;
     st.made_taken += 1;
+    st.attrs_mattered += usize::from(u.attrs_mattered);
     let dead_in_comdats = u.dead_in_comdats(st);
     let (out, summary, use_table) = Unit::take_parts(&mut u);
     u.install(st, use_table);

@@ -380,6 +380,7 @@ impl<'a> Spec<'a> {
             .all(|&e| read_exprs.iter().any(|p| p.made.owns(e))));
         // the last tests of attributes were made above
         let attrs_read = self.attr_tests.tests();
+        let attrs_mattered = self.attr_tests.mattered();
         Some(Box::new(Unit {
             n: self.n,
             pass: pass.0,
@@ -406,6 +407,7 @@ impl<'a> Spec<'a> {
             shared: OnceLock::new(),
             shared_bfi: OnceLock::new(),
             attrs: None,
+            attrs_mattered,
             out,
         }))
     }
@@ -682,6 +684,9 @@ pub(crate) struct Unit {
     /// What `function-attrs` inferred ahead for the unit over the body the run left
     /// (`cgscc::function_attrs` `ahead`).
     pub(crate) attrs: Option<crate::cgscc::function_attrs::MadeAttrs>,
+    /// A test of the run's was answered by what was inferred ahead for a run it chained
+    /// on, otherwise than its round's copy of the walk's attributes answers it.
+    pub(crate) attrs_mattered: bool,
     /// The run's record.
     pub out: RunOut,
 }
