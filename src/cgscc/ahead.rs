@@ -262,8 +262,11 @@ impl Round {
             .collect::<Option<Vec<&Unit>>>();
         let made = match deps_made {
             Some(chain) if !self.blocked[w] => {
-                let chain_attrs: Vec<&MadeAttrs> =
-                    chain.iter().filter_map(|u| u.attrs.as_ref()).collect();
+                // what the runs read inferred, when this round infers too
+                let chain_attrs: Vec<&MadeAttrs> = match self.attrs {
+                    Some(_) => chain.iter().filter_map(|u| u.attrs.as_ref()).collect(),
+                    None => Vec::new(),
+                };
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     // the expressions the chained bodies may name: the runs' own and
                     // those of the runs they read, each once
@@ -315,7 +318,7 @@ impl Round {
         let Some(inputs) = u.attrs_inputs(&self.st) else {
             return;
         };
-        let made = self.st.frozen_copy().made_shared();
+        let made = self.st.body_store().1;
         let spare = self.spare.lock().ok().and_then(|mut s| s.pop());
         let mut inf = spare.unwrap_or_else(|| base.clone());
         let dropped = inputs.must_progress_dropped;

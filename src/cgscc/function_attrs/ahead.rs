@@ -7,9 +7,11 @@
 //! argument attributes): nothing else it reads changes during the walk. So the run also
 //! infers the attributes, over a copy of the walk's attributes taken when its round
 //! began, with the attributes inferred ahead for the functions of the runs it chained on
-//! written over it, and journals every attribute it read of another function with the
-//! value it saw ([`MadeAttrs::holds`]). At the unit's turn the walk compares those, and
-//! the function's own attributes before the pass, with its own: when all are equal the
+//! written over it, and notes, with the values it saw, the function's own attributes
+//! before the pass and all the attributes of every function its calls name — the only
+//! others the rules read (debug builds check each read against that list). At the
+//! unit's turn the walk compares them with its own ([`MadeAttrs::holds`]): when all are
+//! equal the
 //! inference is the one it would make, and it takes the result
 //! ([`Inference::take_made`]); otherwise it infers the unit itself.
 
@@ -87,11 +89,7 @@ impl Inference {
     ) -> MadeAttrs {
         debug_assert!(Arc::ptr_eq(&self.ir, &base.ir));
         for c in chain {
-            self.fn_attrs[c.f] = c.fn_attrs;
-            self.ret_attrs[c.f] = c.ret_attrs;
-            for (a, v) in self.ir.args(c.f).zip(&c.args) {
-                self.arg_attrs[a] = *v;
-            }
+            self.take_made(c);
         }
         if drop_must_progress {
             self.fn_attrs[f].remove(Attr::MustProgress);
@@ -171,9 +169,10 @@ impl Inference {
         out
     }
 
-    /// Takes inference `m`, made ahead, which [`MadeAttrs::holds`] over this one:
-    /// writes its results (only what differs: a chunk shared with a copy is copied on
-    /// its first write); returns whether anything changed.
+    /// Writes the results of inference `m`, made ahead, over this one's: the walk's
+    /// when [`MadeAttrs::holds`] over it, a run's copy for the runs chained on `m`'s
+    /// (only what differs: a chunk shared with a copy is copied on its first write);
+    /// returns whether the pass changed anything in `m`.
     pub(crate) fn take_made(&mut self, m: &MadeAttrs) -> bool {
         if *self.fn_attrs.get(m.f) != m.fn_attrs {
             self.fn_attrs[m.f] = m.fn_attrs;

@@ -637,7 +637,7 @@ pub(crate) struct AttrsInputs<'a> {
 }
 
 /// A speculative run's result, waiting for its unit's turn.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Unit {
     /// The unit's function.
     pub n: FuncIdx,
