@@ -86,6 +86,7 @@ pub mod cfg;
 pub mod cgscc;
 pub mod compare;
 pub mod graph;
+pub mod hash;
 pub mod idx;
 pub mod il;
 pub mod import;

@@ -4,7 +4,7 @@
 //! groups), with LLVM's semantics.
 
 use super::{Edge, EdgeKind, LazyCallGraph, LcgError, NodeIdx, Packed, RefSccIdx, SccIdx, NO_POS};
-use ahash::AHashSet;
+use crate::hash::FixedSet;
 
 impl LazyCallGraph {
     // ------------------------------------------------------------ dead functions
@@ -346,7 +346,7 @@ impl LazyCallGraph {
         is_new: impl Fn(NodeIdx) -> bool,
     ) -> Result<(), LcgError> {
         let orc = self.scc_rc[self.placed(original)?];
-        let mut seen = AHashSet::with_capacity(edges.len());
+        let mut seen = FixedSet::with_capacity_and_hasher(edges.len(), Default::default());
         for e in edges {
             let t = e.target;
             if !seen.insert(t) {

@@ -275,7 +275,7 @@ pub struct LazyCallGraph {
     /// How many nodes are removed (populating filters edges to them when non-zero).
     num_removed: usize,
     /// First node with each name.
-    name_index: ahash::AHashMap<String, NodeIdx>,
+    name_index: crate::hash::FixedMap<String, NodeIdx>,
     /// Outgoing edges per node, in LLVM order (pooled: populated lists are appended in
     /// the order the build's walk reaches them, which is the order it reads them).
     edges: ListPool<NodeIdx, Packed>,
@@ -479,7 +479,7 @@ impl LazyCallGraph {
         if let Some(&x) = entry.iter().chain(&libs).find(|x| x.idx() >= n) {
             return Err(LcgError::UnknownNode(x));
         }
-        let mut name_index = ahash::AHashMap::with_capacity(n);
+        let mut name_index = crate::hash::FixedMap::with_capacity_and_hasher(n, Default::default());
         for (i, s) in names.iter().enumerate() {
             name_index.entry(s.clone()).or_insert(NodeIdx::new(i));
         }

@@ -16,7 +16,7 @@ use crate::llvm::libcalls::{is_gpu_target, is_lib_function, size_t_bits};
 use crate::llvm::{
     ConstIdx, ConstKind, ConstPool, FuncIdx, Module, OperandRef, SigIdx, SymbolDef, SymbolIdx,
 };
-use ahash::AHashSet;
+use crate::hash::FixedSet;
 
 /// The call-graph node of function `f` of the module the graph was built from (node
 /// `n` is function `n`, module order): where the module model's [`FuncIdx`] becomes a
@@ -95,8 +95,8 @@ impl ModuleEdges {
 /// Hash sets, so populating one function costs time proportional to its body.
 #[derive(Default)]
 struct Visited {
-    consts: AHashSet<ConstIdx>,
-    funcs: AHashSet<NodeIdx>,
+    consts: FixedSet<ConstIdx>,
+    funcs: FixedSet<NodeIdx>,
 }
 
 impl Visited {
@@ -168,9 +168,9 @@ pub fn symbol_function_refs(m: &Module) -> IndexVec<SymbolIdx, Vec<NodeIdx>> {
 impl EdgeSource for ModuleEdges {
     fn populate(&self, node: NodeIdx, out: &mut Vec<Edge>) {
         let mut visited = Visited::default();
-        let mut callees = AHashSet::new();
+        let mut callees = FixedSet::default();
         let mut worklist = Vec::new();
-        let mut has_edge = AHashSet::new();
+        let mut has_edge = FixedSet::default();
         let mut push = |out: &mut Vec<Edge>, t: NodeIdx, k: EdgeKind| {
             if has_edge.insert(t) {
                 out.push(Edge { target: t, kind: k });
@@ -215,7 +215,7 @@ pub fn from_module(m: &Module, module_id: &str) -> LazyCallGraph {
     let gpu = is_gpu_target(m.target_triple());
     let size_t = size_t_bits(m.target_triple());
     let mut entry = Vec::new();
-    let mut in_entry = AHashSet::new();
+    let mut in_entry = FixedSet::default();
     let mut libs = Vec::new();
     for (i, f) in m.functions().iter_enumerated() {
         if !f.is_definition {
@@ -265,7 +265,7 @@ pub fn from_module(m: &Module, module_id: &str) -> LazyCallGraph {
         .expect("a module's call graph satisfies LazyCallGraph::new")
 }
 
-fn add_edge_node(entry: &mut Vec<NodeIdx>, seen: &mut AHashSet<NodeIdx>, n: NodeIdx) {
+fn add_edge_node(entry: &mut Vec<NodeIdx>, seen: &mut FixedSet<NodeIdx>, n: NodeIdx) {
     if seen.insert(n) {
         entry.push(n);
     }

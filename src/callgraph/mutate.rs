@@ -29,7 +29,7 @@ use super::{
 };
 use crate::graph::CompIdx;
 use crate::idx::Idx;
-use ahash::{AHashMap, AHashSet};
+use crate::hash::{FixedMap, FixedSet};
 
 /// LLVM's `updatePostorderSequenceForEdgeInsertion` on the part of a post-order that
 /// runs from the source component (`range[0]`) to the target (`range[last]`).
@@ -40,13 +40,13 @@ use ahash::{AHashMap, AHashSet};
 /// into it (empty when none). Cost: proportional to the range and its edges.
 fn update_postorder_for_insertion<C: Idx>(
     range: &mut [C],
-    mut has_edge_into: impl FnMut(C, &AHashSet<C>) -> bool,
+    mut has_edge_into: impl FnMut(C, &FixedSet<C>) -> bool,
     mut succs: impl FnMut(C, &mut Vec<C>),
 ) -> (usize, usize) {
     let last = range.len() - 1;
     let target = range[last];
     // components in the range that (transitively) reach the source
-    let mut set = AHashSet::new();
+    let mut set = FixedSet::default();
     set.insert(range[0]);
     for &c in &range[1..] {
         if has_edge_into(c, &set) {
@@ -65,8 +65,8 @@ fn update_postorder_for_insertion<C: Idx>(
     let mut ti = last;
     if si + 1 < ti {
         // components after the source that the target reaches
-        let local: AHashMap<C, usize> = range.iter().enumerate().map(|(k, &c)| (c, k)).collect();
-        let mut reach = AHashSet::new();
+        let local: FixedMap<C, usize> = range.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+        let mut reach = FixedSet::default();
         reach.insert(target);
         let mut work = vec![target];
         let mut out = Vec::new();
@@ -632,7 +632,7 @@ impl LazyCallGraph {
             return Ok(Vec::new());
         };
         let rc = self.scc_rc[self.placed(s0)?];
-        let mut seen = AHashSet::with_capacity(pairs.len());
+        let mut seen = FixedSet::with_capacity_and_hasher(pairs.len(), Default::default());
         for &(src, tgt) in pairs {
             let (ss, ts) = self.placed2(src, tgt)?;
             self.check_edge(src, tgt, EdgeKind::Ref)?;

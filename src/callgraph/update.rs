@@ -5,7 +5,7 @@
 //! may split SCCs, and promoted calls may merge SCCs.
 
 use super::{Edge, EdgeKind, LazyCallGraph, LcgError, NodeIdx, RefSccIdx, SccIdx};
-use ahash::AHashSet;
+use crate::hash::FixedSet;
 
 /// What [`LazyCallGraph::update_node_edges`] changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -51,7 +51,7 @@ impl LazyCallGraph {
         let mut up = EdgeUpdate::default();
         // LLVM's current SCC `C` through the update (the SCC that holds `n`)
         let mut c = self.scc_of(n).unwrap_or(SccIdx::NONE);
-        let mut retained = AHashSet::new();
+        let mut retained = FixedSet::default();
         let mut new_calls = Vec::new();
         let mut new_refs = Vec::new();
         let mut promoted = Vec::new();

@@ -1,7 +1,7 @@
 //! [`LazyCallGraph::verify`]: every invariant of a built graph, checked without a panic.
 
 use super::{LazyCallGraph, NodeIdx, RefSccIdx, SccIdx, VerifyError, NO_POS};
-use ahash::AHashSet;
+use crate::hash::FixedSet;
 
 impl LazyCallGraph {
     /// Checks every invariant listed in the module docs. Reports all problems; never
@@ -118,9 +118,9 @@ impl LazyCallGraph {
         if nodes.len() <= 1 {
             return true;
         }
-        let set: AHashSet<NodeIdx> = nodes.iter().copied().collect();
+        let set: FixedSet<NodeIdx> = nodes.iter().copied().collect();
         let reach = |forward: bool| -> usize {
-            let mut seen = AHashSet::new();
+            let mut seen = FixedSet::default();
             seen.insert(nodes[0]);
             let mut stack = vec![nodes[0]];
             while let Some(x) = stack.pop() {

@@ -79,7 +79,7 @@ use crate::callgraph::{
 };
 use crate::idx::IndexVec;
 use crate::llvm::{ConstKind, Module, OperandRef};
-use ahash::AHashSet;
+use crate::hash::FixedSet;
 use summary::{CallTarget, MemEffect, Summaries};
 use worklist::PriorityStack;
 
@@ -208,7 +208,7 @@ pub struct CgsccModule {
     /// Functions found dead, removed from the graph at the end of the run.
     pub dead: Vec<NodeIdx>,
     /// Edges `(caller, scc)` inlined inside one SCC (LLVM's `InlinedInternalEdges`).
-    pub inlined_internal: AHashSet<(NodeIdx, SccIdx)>,
+    pub inlined_internal: FixedSet<(NodeIdx, SccIdx)>,
     /// Lines written by function passes (`print-size`).
     pub function_log: Vec<String>,
     /// LLVM 14's `function-attrs` state over the module's instruction view, when the
@@ -328,7 +328,7 @@ impl CgsccModule {
             inliner_stopped: false,
             diagnostics: Vec::new(),
             dead: Vec::new(),
-            inlined_internal: AHashSet::new(),
+            inlined_internal: FixedSet::default(),
             function_log: Vec::new(),
             fn_attrs: None,
             llvm14: None,
@@ -339,7 +339,7 @@ impl CgsccModule {
     /// defined callee, then a ref edge per referenced function not called. Removed nodes
     /// and nodes in no SCC are left out.
     pub fn summary_edges(&self, n: NodeIdx) -> Vec<Edge> {
-        let mut seen = AHashSet::new();
+        let mut seen = FixedSet::default();
         let mut out = Vec::new();
         let ok = |t: NodeIdx| {
             self.summ.is_definition[t]
@@ -419,7 +419,7 @@ impl CgsccModule {
 /// one `DirectCall` event and one `Const` event for its callee symbol, so a symbol with
 /// more `Const` events than calls is also used as a value.
 fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
-    let mut counts: ahash::AHashMap<crate::llvm::SymbolIdx, (u32, u32)> = ahash::AHashMap::new();
+    let mut counts: crate::hash::FixedMap<crate::llvm::SymbolIdx, (u32, u32)> = crate::hash::FixedMap::default();
     let mut exprs = Vec::new();
     let consts = m.consts();
     for r in &m.function(function_of_node(f)).operand_refs {
@@ -458,9 +458,9 @@ fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
 #[derive(Clone, Debug, Default)]
 pub struct UpdateResult {
     /// SCCs that must never be visited again (merged away, dead).
-    pub invalidated_sccs: AHashSet<SccIdx>,
+    pub invalidated_sccs: FixedSet<SccIdx>,
     /// RefSCCs that must never be visited again.
-    pub invalidated_refsccs: AHashSet<RefSccIdx>,
+    pub invalidated_refsccs: FixedSet<RefSccIdx>,
     /// The SCC worklist of the current RefSCC (LLVM's `CWorklist`): seeded with the
     /// RefSCC's SCCs in post-order, then split pieces and SCCs to revisit go on top.
     pub cworklist: PriorityStack<SccIdx>,
@@ -504,7 +504,7 @@ impl PassContext<'_> {
     pub fn set_function_edges(&mut self, cur: SccIdx, n: NodeIdx, edges: &[Edge]) {
         let g = &mut self.m.graph;
         let old: Vec<Edge> = g.cached_edges(n).collect();
-        let old_kind: ahash::AHashMap<NodeIdx, EdgeKind> =
+        let old_kind: crate::hash::FixedMap<NodeIdx, EdgeKind> =
             old.iter().map(|e| (e.target, e.kind)).collect();
         if old.len() == edges.len()
             && edges

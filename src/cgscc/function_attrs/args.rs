@@ -10,7 +10,7 @@ use crate::llvm::attrs::Attr;
 use crate::llvm::ir::body::{RowIdx, V};
 use crate::llvm::ir::{ArgIdx, Opcode};
 use crate::llvm::FuncIdx;
-use ahash::{AHashMap, AHashSet};
+use crate::hash::{FixedMap, FixedSet};
 
 /// The argument graph of one SCC: nodes are arguments, numbered as first met; an edge
 /// `a -> b` says `a` is passed to formal `b` of an SCC member. A node's edges are kept
@@ -19,7 +19,7 @@ use ahash::{AHashMap, AHashSet};
 #[derive(Default)]
 struct ArgGraph {
     nodes: Vec<ArgIdx>,
-    index: AHashMap<ArgIdx, u32>,
+    index: FixedMap<ArgIdx, u32>,
     /// Every edge `(from, to)`, in the order met.
     edges: Vec<(u32, u32)>,
 }
@@ -289,7 +289,7 @@ impl Inference {
         let (b, uses) = (self.body(f), self.uses(f));
         let n = (a.idx() - ir.func(f).args.start.idx()) as u32;
         let (mut read, mut write) = (false, false);
-        let mut visited: AHashSet<usize> = AHashSet::new();
+        let mut visited: FixedSet<usize> = FixedSet::default();
         let mut worklist: Vec<usize> = Vec::new();
         for k in uses.rows_of(V::Arg(n)) {
             visited.insert(k);

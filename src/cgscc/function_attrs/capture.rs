@@ -13,7 +13,7 @@ use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::{ArgIdx, Intrinsic, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use crate::llvm::FuncIdx;
-use ahash::AHashSet;
+use crate::hash::FixedSet;
 
 /// LLVM's `MaxUsesToExplore` default.
 const MAX_USES: usize = 20;
@@ -94,10 +94,10 @@ impl Inference {
         let ir = &*self.ir;
         let (b, uses) = (self.body(f), self.uses(f));
         let mut worklist: Vec<usize> = Vec::new();
-        let mut visited: AHashSet<usize> = AHashSet::new();
+        let mut visited: FixedSet<usize> = FixedSet::default();
         // AddUses: false when the value has too many uses.
         let add_uses =
-            |v: V, worklist: &mut Vec<usize>, visited: &mut AHashSet<usize>, t: &mut Tracker| {
+            |v: V, worklist: &mut Vec<usize>, visited: &mut FixedSet<usize>, t: &mut Tracker| {
                 for (count, k) in uses.rows_of(v).enumerate() {
                     if count >= MAX_USES {
                         t.too_many_uses();

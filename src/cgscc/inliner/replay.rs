@@ -51,7 +51,7 @@
 //! and one allocation for the key.
 
 use crate::llvm::ir::debugloc::CallSiteFormat;
-use ahash::{AHashMap, AHashSet};
+use crate::hash::{FixedMap, FixedSet};
 
 /// What replay covers (`-cgscc-inline-replay-scope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -212,9 +212,9 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplayFile {
     /// `callee + callsite` → inline (`true`) or not.
-    sites: AHashMap<String, bool>,
+    sites: FixedMap<String, bool>,
     /// Callers named by the lines.
-    callers: AHashSet<String>,
+    callers: FixedSet<String>,
     /// Lines read, positive and negative.
     positive_lines: usize,
     negative_lines: usize,

@@ -11,7 +11,6 @@ use crate::llvm::{
     Block, CallKind, CallSite, Callee, ConstIdx, Function, Linkage, MemEffect, OperandRef, SigIdx,
     SymbolDef, Terminator,
 };
-use ahash::AHashMap;
 
 impl<'a> Parser<'a> {
     pub(super) fn function(&mut self, is_def: bool) -> Result<(), ParseError> {
@@ -262,7 +261,7 @@ impl<'a> Parser<'a> {
 
     pub(super) fn body(&mut self, f: &mut Function, first_slot: u32) -> Result<(), ParseError> {
         let mut next_slot = first_slot;
-        let mut labels: AHashMap<String, BlockIdx> = AHashMap::new();
+        let mut labels: crate::hash::FixedMap<String, BlockIdx> = Default::default();
         // successor label references per block, resolved at the end
         let mut pending: Vec<(BlockIdx, String, Tok)> = Vec::new();
         let mut succs: Vec<(String, Tok)> = Vec::new();
@@ -971,14 +970,14 @@ fn empty_block(name: String) -> Block {
 /// `alloca` of the same body. Calls are the call graph's business, not counted here.
 pub(super) struct BodyMemory<'a> {
     pub(super) effect: MemEffect,
-    allocas: ahash::AHashSet<&'a str>,
+    allocas: crate::hash::FixedSet<&'a str>,
 }
 
 impl<'a> BodyMemory<'a> {
     pub(super) fn new() -> Self {
         BodyMemory {
             effect: MemEffect::None,
-            allocas: ahash::AHashSet::new(),
+            allocas: Default::default(),
         }
     }
 

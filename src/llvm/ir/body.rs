@@ -206,7 +206,7 @@ pub struct Body {
     /// Block layout order; the first is the entry.
     pub layout: Vec<BlockIdx>,
     /// `!prof` branch weights of terminator rows (the module's, carried by clones).
-    prof: ahash::AHashMap<RowIdx, Box<[u32]>>,
+    prof: crate::hash::FixedMap<RowIdx, Box<[u32]>>,
 }
 
 /// Sign-extends `x` from `bits`.

@@ -1034,7 +1034,7 @@ fn cleanup(
             changed = true;
         }
         // unreachable clone blocks
-        let mut reach = ahash::AHashSet::new();
+        let mut reach = crate::hash::FixedSet::default();
         let mut st = vec![entry];
         reach.insert(entry);
         while let Some(b) = st.pop() {

@@ -14,7 +14,7 @@ use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, MadeExp
 use crate::llvm::ir::{InstFlags, Intrinsic, Opcode, Predicate, Value};
 use crate::llvm::types::{TypeIdx, TypeKind};
 use crate::llvm::FuncIdx;
-use ahash::{AHashMap, AHashSet};
+use crate::hash::{FixedMap, FixedSet};
 
 const INSTR: i64 = 5;
 const CALL_PENALTY: i64 = 25;
@@ -125,11 +125,11 @@ pub struct Scratch {
     /// (`SimplifiedValues`), non-null values, SROA candidates (`SROAArgValues`).
     vals: ValueFacts,
     /// Per alloca, the cost saved while SROA stays possible (`SROAArgCosts`).
-    sroa_cost: AHashMap<RowIdx, i64>,
+    sroa_cost: FixedMap<RowIdx, i64>,
     /// The allocas SROA is still possible for.
-    sroa_on: AHashSet<RowIdx>,
+    sroa_on: FixedSet<RowIdx>,
     /// Addresses loaded from (`LoadAddrSet`).
-    load_addrs: AHashSet<V>,
+    load_addrs: FixedSet<V>,
     /// Per callee block: dead (`DeadBlocks`).
     dead: Vec<bool>,
     /// Per callee block: the one successor its folded terminator takes (`KnownSuccessors`).
@@ -1694,7 +1694,7 @@ impl St<'_> {
 /// table or a bit test as x86-64 lowers them (without the instruction itself).
 fn switch_cost(ops: &[V]) -> i64 {
     let mut vals = Vec::new();
-    let mut dests = AHashSet::new();
+    let mut dests = FixedSet::default();
     for k in (2..ops.len()).step_by(2) {
         if let V::Int(x) = ops[k] {
             vals.push(x as i128);

@@ -20,7 +20,7 @@ use super::Facts;
 use crate::llvm::ir::body::{const_operand, sext, zext, Body, Exprs, Head, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
-use ahash::AHashMap;
+use crate::hash::FixedMap;
 use std::sync::Arc;
 
 /// A constant expression's structure: opcode, type, auxiliary type, flags, operands and
@@ -45,7 +45,7 @@ pub(crate) type Key = (
 pub struct Folds {
     /// Every expression by structure (the module's are indexed when the first fold
     /// asks).
-    index: Option<Arc<AHashMap<Key, ExprIdx>>>,
+    index: Option<Arc<FixedMap<Key, ExprIdx>>>,
     /// The made expressions.
     made: Arc<MadeExprs>,
     /// A frozen copy: nothing is added to the walk's tables.
@@ -55,7 +55,7 @@ pub struct Folds {
     /// A speculative run's own expressions, by structure (its own and those of the
     /// runs it reads): `made` numbers them from [`provisional_base`] and reads the
     /// walk's table through ([`Folds::speculative`]).
-    private: Option<AHashMap<Key, ExprIdx>>,
+    private: Option<FixedMap<Key, ExprIdx>>,
     /// A speculative run's: the expressions of the runs whose bodies it reads, and of
     /// the runs those read, which the bodies may name ([`Folds::read_privates`]).
     read: Vec<Arc<Private>>,
@@ -130,7 +130,7 @@ impl Folds {
             return Folds { missed, ..frozen };
         };
         let mut more = vec![frozen.made];
-        let mut index: AHashMap<Key, ExprIdx> = AHashMap::new();
+        let mut index: FixedMap<Key, ExprIdx> = FixedMap::default();
         // one expression has one number in the sequential walk: a run that would read
         // two numbers for one structure (made by two runs it reads, or by one of them
         // and by the walk since) could tell apart what the walk takes for the same,
@@ -184,7 +184,7 @@ impl Folds {
         &mut self,
         ir: &Ir,
         p: &Private,
-        renumber: &mut AHashMap<ExprIdx, ExprIdx>,
+        renumber: &mut FixedMap<ExprIdx, ExprIdx>,
     ) {
         for (key, e) in &p.keys {
             let Some((h, _, _)) = p.made.get(*e) else {
@@ -251,9 +251,9 @@ impl Folds {
         self.made.get(e).map(|(_, ops, _)| ops)
     }
 
-    fn index(&mut self, ir: &Ir) -> &mut Arc<AHashMap<Key, ExprIdx>> {
+    fn index(&mut self, ir: &Ir) -> &mut Arc<FixedMap<Key, ExprIdx>> {
         self.index.get_or_insert_with(|| {
-            let mut index = AHashMap::with_capacity(ir.num_exprs());
+            let mut index = FixedMap::with_capacity_and_hasher(ir.num_exprs(), Default::default());
             for k in 0..ir.num_exprs() {
                 let e = ExprIdx::new(k);
                 let tys = ir.expr_operand_types(e);

@@ -43,7 +43,7 @@ use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::debugloc::DebugLocs;
 use crate::llvm::ir::{Ir, Value};
 use crate::llvm::{FuncIdx, Linkage, Module, SymbolDef};
-use ahash::AHashMap;
+use crate::hash::FixedMap;
 use std::sync::Arc;
 
 /// Module facts the model reads. The columns no pass changes are shared, so that a
@@ -126,7 +126,7 @@ pub struct State {
     pub(crate) attrs_mattered: usize,
     /// The walk's numbers of the constant expressions runs made ahead numbered
     /// provisionally, for the runs it took ([`fold::Folds::commit_private`]).
-    pub(crate) renumbered: AHashMap<crate::llvm::ir::ExprIdx, crate::llvm::ir::ExprIdx>,
+    pub(crate) renumbered: FixedMap<crate::llvm::ir::ExprIdx, crate::llvm::ir::ExprIdx>,
     /// Per function whose run made ahead the walk took: its version once the walk had
     /// finished the run (what a run chained on it checks, [`store::Chain`]); `u32::MAX`
     /// for the others.
@@ -342,11 +342,11 @@ impl Drop for AttrJournal {
 /// The comdats of module `m`: per function its comdat's number (`u32::MAX`: none), per
 /// comdat its function members and whether a global variable belongs to it.
 fn comdats(m: &crate::llvm::Module) -> (Vec<u32>, Vec<(Vec<FuncIdx>, bool)>) {
-    fn id<'a>(ids: &mut AHashMap<&'a str, u32>, c: &'a str) -> u32 {
+    fn id<'a>(ids: &mut FixedMap<&'a str, u32>, c: &'a str) -> u32 {
         let next = ids.len() as u32;
         *ids.entry(c).or_insert(next)
     }
-    let mut ids: AHashMap<&str, u32> = AHashMap::new();
+    let mut ids: FixedMap<&str, u32> = FixedMap::default();
     let mut of = vec![u32::MAX; m.functions().len()];
     for (f, func) in m.functions().iter_enumerated() {
         if let Some(c) = &func.comdat {
@@ -586,7 +586,7 @@ impl State {
             made_attrs: None,
             attrs_taken: 0,
             attrs_mattered: 0,
-            renumbered: AHashMap::new(),
+            renumbered: FixedMap::default(),
             taken_ver: vec![u32::MAX; n],
             bfi: vec![None; n],
             preds: vec![None; n],
@@ -637,7 +637,7 @@ impl State {
             made_attrs: None,
             attrs_taken: self.attrs_taken,
             attrs_mattered: self.attrs_mattered,
-            renumbered: AHashMap::new(),
+            renumbered: FixedMap::default(),
             taken_ver: self.taken_ver.clone(),
             bfi: self.bfi.clone(),
             preds: self.preds.clone(),
@@ -886,7 +886,7 @@ fn summarize(fx: &Facts, folds: &fold::Folds, b: &Body) -> Summary {
 }
 
 /// Functions referenced by `b` (with multiplicity).
-fn ref_counts<S: store::Store>(st: &S, b: &Body) -> AHashMap<FuncIdx, i64> {
+fn ref_counts<S: store::Store>(st: &S, b: &Body) -> FixedMap<FuncIdx, i64> {
     let rows = b.layout.iter().flat_map(|&bb| b.blocks[bb].iter().copied());
     ref_counts_of(st, b, rows)
 }
@@ -896,9 +896,9 @@ fn ref_counts_of<S: store::Store>(
     st: &S,
     b: &Body,
     rows: impl Iterator<Item = RowIdx>,
-) -> AHashMap<FuncIdx, i64> {
+) -> FixedMap<FuncIdx, i64> {
     let fx = &st.sh().fx;
-    let mut out = AHashMap::new();
+    let mut out = FixedMap::default();
     let mut tmp = Vec::new();
     for i in rows {
         for &v in b.ops(i) {
@@ -920,10 +920,10 @@ fn ref_counts_of<S: store::Store>(
 fn inline_ref_delta<S: store::Store>(
     st: &S,
     n: FuncIdx,
-    call_refs: AHashMap<FuncIdx, i64>,
-    whole_before: Option<AHashMap<FuncIdx, i64>>,
+    call_refs: FixedMap<FuncIdx, i64>,
+    whole_before: Option<FixedMap<FuncIdx, i64>>,
     out: &clone::Inlined,
-) -> (AHashMap<FuncIdx, i64>, AHashMap<FuncIdx, i64>) {
+) -> (FixedMap<FuncIdx, i64>, FixedMap<FuncIdx, i64>) {
     let b = st.body(n);
     if out.value_is_constant {
         if let Some(before) = whole_before {

@@ -296,12 +296,12 @@ fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Arc<Unit>
 
 /// Takes a run made ahead ([`speculate`]) at its turn: its writes, then what the walk
 /// does after the batch (the caller's new edges) and its dead callees.
-fn take_made(st: &mut State, r: &mut Run, mut u: Arc<Unit>, cx: &mut PassContext<'_>) {
+fn take_made(st: &mut State, r: &mut Run, u: Arc<Unit>, cx: &mut PassContext<'_>) {
     let n = u.n;
     st.made_taken += 1;
     st.attrs_mattered += usize::from(u.attrs_mattered);
     let dead_in_comdats = u.dead_in_comdats(st);
-    let (out, summary, use_table) = Unit::take_parts(&mut u);
+    let (out, summary, use_table) = u.take_parts();
     u.install(st, use_table);
     r.out = out;
     hand_over(&mut r.out, cx);

@@ -52,9 +52,9 @@ use crate::llvm::ir::body::{Body, RowIdx};
 use crate::llvm::ir::debugloc::DebugLocIdx;
 use crate::llvm::ir::ExprIdx;
 use crate::llvm::FuncIdx;
-use ahash::AHashMap;
+use crate::hash::FixedMap;
 use std::cell::RefCell;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A call site to inline: caller, call row, callee.
 type Site = (FuncIdx, RowIdx, FuncIdx);
@@ -185,9 +185,9 @@ impl Store for State {
 /// nothing changes its function after ([`Unit::holds`]).
 #[derive(Debug, Default)]
 pub(crate) struct Chain<'a> {
-    units: AHashMap<FuncIdx, &'a Unit>,
+    units: FixedMap<FuncIdx, &'a Unit>,
     /// Per deleted callee: the unit whose run deleted it.
-    cleared: AHashMap<FuncIdx, FuncIdx>,
+    cleared: FixedMap<FuncIdx, FuncIdx>,
 }
 
 impl<'a> Chain<'a> {
@@ -236,10 +236,10 @@ pub(crate) struct Spec<'a> {
     cleared: Vec<FuncIdx>,
     empty: Body,
     /// Use-count changes.
-    uses: AHashMap<FuncIdx, i64>,
+    uses: FixedMap<FuncIdx, i64>,
     /// Tables the run made.
-    tables: AHashMap<FuncIdx, BodyTables>,
-    bfi: AHashMap<FuncIdx, Arc<Vec<u64>>>,
+    tables: FixedMap<FuncIdx, BodyTables>,
+    bfi: FixedMap<FuncIdx, Arc<Vec<u64>>>,
     folds: Folds,
     /// `mustprogress` left the unit's function.
     must_progress_dropped: bool,
@@ -277,9 +277,9 @@ impl<'a> Spec<'a> {
             n_changed: false,
             cleared: Vec::new(),
             empty: Body::default(),
-            uses: AHashMap::new(),
-            tables: AHashMap::new(),
-            bfi: AHashMap::new(),
+            uses: FixedMap::default(),
+            tables: FixedMap::default(),
+            bfi: FixedMap::default(),
             folds,
             must_progress_dropped: false,
             uses_read: RefCell::new(Vec::new()),
@@ -392,12 +392,10 @@ impl<'a> Spec<'a> {
             comdat_tests: self.comdat_tests,
             calls_before,
             calls_after,
-            summary,
             exprs,
             read_exprs,
             provisional,
             foreign,
-            use_table,
             body: self.body.map(Arc::new),
             uses,
             cleared: self.cleared,
@@ -408,7 +406,11 @@ impl<'a> Spec<'a> {
             shared_bfi: OnceLock::new(),
             attrs: None,
             attrs_mattered,
-            out,
+            parts: Mutex::new(Parts {
+                out,
+                summary,
+                use_table,
+            }),
         }))
     }
 }
@@ -658,8 +660,6 @@ pub(crate) struct Unit {
     /// devirtualization's check compares.
     pub calls_before: (u32, u32),
     calls_after: (u32, u32),
-    /// The call graph's summary of the body the run left, when it changed.
-    summary: Option<Summary>,
     /// The constant expressions the run made, numbered provisionally, and whether the
     /// body it left names provisional numbers (its own or those of the runs it read).
     pub(crate) exprs: Option<Arc<super::fold::Private>>,
@@ -669,8 +669,6 @@ pub(crate) struct Unit {
     provisional: bool,
     /// The provisional numbers of other runs it names (sorted).
     foreign: Vec<ExprIdx>,
-    /// That body's use lists (`function-attrs` reads them).
-    use_table: Option<crate::llvm::ir::body::Uses>,
     body: Option<Arc<Body>>,
     uses: Vec<(FuncIdx, i64)>,
     cleared: Vec<FuncIdx>,
@@ -687,8 +685,20 @@ pub(crate) struct Unit {
     /// A test of the run's was answered by what was inferred ahead for a run it chained
     /// on, otherwise than its round's copy of the walk's attributes answers it.
     pub(crate) attrs_mattered: bool,
+    /// What only the walk takes of the run, once, at the unit's turn (the runs chained
+    /// on it do not read it), even while rounds still hold the run.
+    parts: Mutex<Parts>,
+}
+
+/// What the walk takes of a run made ahead besides its writes ([`Unit::take_parts`]).
+#[derive(Debug, Default)]
+struct Parts {
     /// The run's record.
-    pub out: RunOut,
+    out: RunOut,
+    /// The call graph's summary of the body the run left, when it changed.
+    summary: Option<Summary>,
+    /// That body's use lists (`function-attrs` reads them).
+    use_table: Option<crate::llvm::ir::body::Uses>,
 }
 
 impl Unit {
@@ -724,7 +734,11 @@ impl Unit {
         };
         Some(AttrsInputs {
             body,
-            uses: &mut self.use_table,
+            uses: &mut self
+                .parts
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .use_table,
             must_progress_dropped: self.must_progress_dropped,
         })
     }
@@ -751,20 +765,11 @@ impl Unit {
     }
 
     /// What the walk takes of the run besides its writes: its record, the summary of the
-    /// body it left and that body's use lists — moved out when no round holds the run
-    /// any more, else copied (the use lists then left out: `function-attrs` makes them
-    /// again if it needs them).
-    pub(crate) fn take_parts(
-        this: &mut Arc<Unit>,
-    ) -> (RunOut, Option<Summary>, Option<crate::llvm::ir::body::Uses>) {
-        match Arc::get_mut(this) {
-            Some(u) => (
-                std::mem::take(&mut u.out),
-                u.summary.take(),
-                u.use_table.take(),
-            ),
-            None => (this.out.clone(), this.summary.clone(), None),
-        }
+    /// body it left and that body's use lists, moved out (the walk takes them once, at
+    /// the unit's turn).
+    pub(crate) fn take_parts(&self) -> (RunOut, Option<Summary>, Option<crate::llvm::ir::body::Uses>) {
+        let p = std::mem::take(&mut *self.parts.lock().unwrap_or_else(|e| e.into_inner()));
+        (p.out, p.summary, p.use_table)
     }
 
     /// Writes the run's changes into `st` (which [`Unit::holds`]), with `use_table` the

@@ -439,7 +439,7 @@ fn prefetched_tables_are_the_walks_and_are_refused_when_their_inputs_change() {
 fn provisional_expressions_commit_to_the_sequential_numbers() {
     use super::fold::{is_provisional, Folds};
     use crate::llvm::ir::Value;
-    use ahash::AHashMap;
+    use FixedMap;
     let text = "@a = global [8 x i32] zeroinitializer, align 16\n\
         define i64 @f(i64 %i) {\n\
           %q = getelementptr inbounds [8 x i32], ptr @a, i64 0, i64 %i\n\
@@ -499,7 +499,7 @@ fn provisional_expressions_commit_to_the_sequential_numbers() {
     // the walk: the other unit, then the two committed in order
     let mut walk = st.folds.clone();
     fold_rows(&mut walk, 5, 0);
-    let mut renumbered = AHashMap::new();
+    let mut renumbered = FixedMap::default();
     walk.commit_private(&st.fx.ir, &pa, &mut renumbered);
     walk.commit_private(&st.fx.ir, &pb, &mut renumbered);
     for (ahead, seq) in mine_ahead
