@@ -377,6 +377,114 @@ impl<I: Idx, T> IntoIterator for IndexVec<I, T> {
     }
 }
 
+/// Entries per chunk of a [`SharedVec`].
+const SHARED_CHUNK: usize = 256;
+
+/// A column whose copies share it by chunks of 256 entries until one of them writes
+/// (copy on write): a copy costs a pointer per chunk, a write to a chunk another copy
+/// holds copies that chunk first. What a worker reading a snapshot of a table the
+/// owner goes on writing needs, without copying the whole table per snapshot.
+///
+/// ```
+/// use ilkit::idx::SharedVec;
+/// let mut a = SharedVec::from_elem(0u8, 1000);
+/// let b = a.clone();
+/// a[700] = 7;
+/// assert_eq!((a[700], b[700]), (7, 0));
+/// assert_eq!(a.iter().map(|&x| x as usize).sum::<usize>(), 7);
+/// ```
+#[derive(Clone, Default)]
+pub struct SharedVec<T> {
+    chunks: Vec<std::sync::Arc<Vec<T>>>,
+    len: usize,
+}
+
+impl<T: Debug> Debug for SharedVec<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T> SharedVec<T> {
+    /// The column of `items`, in order.
+    pub fn from_iter_chunked(items: impl IntoIterator<Item = T>) -> SharedVec<T> {
+        let mut chunks = Vec::new();
+        let mut cur = Vec::with_capacity(SHARED_CHUNK);
+        let mut len = 0;
+        for x in items {
+            cur.push(x);
+            len += 1;
+            if cur.len() == SHARED_CHUNK {
+                let full = std::mem::replace(&mut cur, Vec::with_capacity(SHARED_CHUNK));
+                chunks.push(std::sync::Arc::new(full));
+            }
+        }
+        if !cur.is_empty() {
+            chunks.push(std::sync::Arc::new(cur));
+        }
+        SharedVec { chunks, len }
+    }
+
+    /// `n` copies of `x`.
+    pub fn from_elem(x: T, n: usize) -> SharedVec<T>
+    where
+        T: Clone,
+    {
+        SharedVec::from_iter_chunked(std::iter::repeat_n(x, n))
+    }
+
+    /// How many entries.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// No entries.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Entry `i`, if there is one.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        self.chunks
+            .get(i / SHARED_CHUNK)
+            .and_then(|c| c.get(i % SHARED_CHUNK))
+    }
+
+    /// The entries in order.
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        self.chunks.iter().flat_map(|c| c.iter())
+    }
+
+    /// Whether entry `i`'s chunk is the same one `other` holds (no copy wrote it since).
+    pub fn shares_chunk_of(&self, other: &SharedVec<T>, i: usize) -> bool {
+        match (
+            self.chunks.get(i / SHARED_CHUNK),
+            other.chunks.get(i / SHARED_CHUNK),
+        ) {
+            (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl<T> std::ops::Index<usize> for SharedVec<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, i: usize) -> &T {
+        &self.chunks[i / SHARED_CHUNK][i % SHARED_CHUNK]
+    }
+}
+
+impl<T: Clone> std::ops::IndexMut<usize> for SharedVec<T> {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut std::sync::Arc::make_mut(&mut self.chunks[i / SHARED_CHUNK])[i % SHARED_CHUNK]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,5 +517,23 @@ mod tests {
         const R3: u32 = T3.raw();
         assert_eq!((T3, R3), (TIdx::new(3), 3));
         assert_eq!(TIdx::NONE.raw(), u32::MAX);
+    }
+
+    #[test]
+    fn a_shared_copy_writes_its_own_chunk_only() {
+        let mut a = SharedVec::from_iter_chunked(0..(3 * SHARED_CHUNK + 5));
+        assert_eq!((a.len(), a.chunks.len()), (3 * SHARED_CHUNK + 5, 4));
+        let b = a.clone();
+        a[SHARED_CHUNK + 1] = 0;
+        assert_eq!(
+            (a[SHARED_CHUNK + 1], b[SHARED_CHUNK + 1]),
+            (0, SHARED_CHUNK + 1)
+        );
+        // the chunks it did not write are still shared
+        assert!(a.shares_chunk_of(&b, 0));
+        assert!(!a.shares_chunk_of(&b, SHARED_CHUNK));
+        assert!(a.shares_chunk_of(&b, 3 * SHARED_CHUNK + 4));
+        assert_eq!(a.get(3 * SHARED_CHUNK + 5), None);
+        assert!(b.iter().copied().eq(0..(3 * SHARED_CHUNK + 5)));
     }
 }

@@ -135,7 +135,8 @@ impl CallGraphBuilder {
             return Err(LcgError::UnknownName(n));
         }
         let n = self.funcs.len();
-        let mut index: crate::hash::FixedMap<&str, NodeIdx> = crate::hash::FixedMap::with_capacity_and_hasher(n, Default::default());
+        let mut index: crate::hash::FixedMap<&str, NodeIdx> =
+            crate::hash::FixedMap::with_capacity_and_hasher(n, Default::default());
         for (i, f) in self.funcs.iter().enumerate() {
             if index.insert(f.name.as_str(), NodeIdx::new(i)).is_some() {
                 return Err(LcgError::DuplicateName(f.name.clone()));

@@ -11,12 +11,12 @@
 //!   functions reached from global initializers by the same LIFO walk.
 
 use super::{Edge, EdgeKind, EdgeSource, LazyCallGraph, NodeIdx};
+use crate::hash::FixedSet;
 use crate::idx::IndexVec;
 use crate::llvm::libcalls::{is_gpu_target, is_lib_function, size_t_bits};
 use crate::llvm::{
     ConstIdx, ConstKind, ConstPool, FuncIdx, Module, OperandRef, SigIdx, SymbolDef, SymbolIdx,
 };
-use crate::hash::FixedSet;
 
 /// The call-graph node of function `f` of the module the graph was built from (node
 /// `n` is function `n`, module order): where the module model's [`FuncIdx`] becomes a

@@ -28,8 +28,8 @@ use super::{
     SccIdx, NO_POS,
 };
 use crate::graph::CompIdx;
-use crate::idx::Idx;
 use crate::hash::{FixedMap, FixedSet};
+use crate::idx::Idx;
 
 /// LLVM's `updatePostorderSequenceForEdgeInsertion` on the part of a post-order that
 /// runs from the source component (`range[0]`) to the target (`range[last]`).

@@ -77,9 +77,9 @@ pub mod worklist;
 use crate::callgraph::{
     from_module, function_of_node, Edge, EdgeKind, LazyCallGraph, NodeIdx, RefSccIdx, SccIdx,
 };
+use crate::hash::FixedSet;
 use crate::idx::IndexVec;
 use crate::llvm::{ConstKind, Module, OperandRef};
-use crate::hash::FixedSet;
 use summary::{CallTarget, MemEffect, Summaries};
 use worklist::PriorityStack;
 
@@ -419,7 +419,8 @@ impl CgsccModule {
 /// one `DirectCall` event and one `Const` event for its callee symbol, so a symbol with
 /// more `Const` events than calls is also used as a value.
 fn called_and_referenced(m: &Module, f: NodeIdx) -> Vec<NodeIdx> {
-    let mut counts: crate::hash::FixedMap<crate::llvm::SymbolIdx, (u32, u32)> = crate::hash::FixedMap::default();
+    let mut counts: crate::hash::FixedMap<crate::llvm::SymbolIdx, (u32, u32)> =
+        crate::hash::FixedMap::default();
     let mut exprs = Vec::new();
     let consts = m.consts();
     for r in &m.function(function_of_node(f)).operand_refs {

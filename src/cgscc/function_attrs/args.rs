@@ -6,11 +6,11 @@
 use super::capture::Tracker;
 use super::Inference;
 use crate::graph::{CompIdx, Csr, SccGraph, Successors, Tarjan};
+use crate::hash::{FixedMap, FixedSet};
 use crate::llvm::attrs::Attr;
 use crate::llvm::ir::body::{RowIdx, V};
 use crate::llvm::ir::{ArgIdx, Opcode};
 use crate::llvm::FuncIdx;
-use crate::hash::{FixedMap, FixedSet};
 
 /// The argument graph of one SCC: nodes are arguments, numbered as first met; an edge
 /// `a -> b` says `a` is passed to formal `b` of an SCC member. A node's edges are kept

@@ -8,12 +8,12 @@
 //! is not a capture). Each value's uses are looked at up to 20; more is a capture.
 
 use super::Inference;
+use crate::hash::FixedSet;
 use crate::llvm::attrs::Attr;
 use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::{ArgIdx, Intrinsic, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use crate::llvm::FuncIdx;
-use crate::hash::FixedSet;
 
 /// LLVM's `MaxUsesToExplore` default.
 const MAX_USES: usize = 20;

@@ -1,18 +1,14 @@
 //! The attribute columns of an [`super::Inference`]: one [`AttrSet`] per function, per
-//! return or per argument, held in chunks that copies share until one of them writes
-//! (copy on write), so that a copy of the whole module's attributes costs a pointer per
+//! return or per argument, a [`SharedVec`] (chunks that copies share until one of them
+//! writes), so that a copy of the whole module's attributes costs a pointer per
 //! chunk. A copy may journal its reads on its thread ([`Reads`]): a run of
 //! `function-attrs` made ahead of the walk records which attributes it read, for the
 //! walk to compare with its own at the unit's turn.
 
-use crate::idx::Idx;
+use crate::idx::{Idx, SharedVec};
 use crate::llvm::attrs::AttrSet;
 use std::cell::RefCell;
 use std::marker::PhantomData;
-use std::sync::Arc;
-
-/// Sets per chunk.
-const CHUNK: usize = 256;
 
 /// Which column a journaled read was of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -28,7 +24,7 @@ pub(crate) enum Col {
 /// A column of attribute sets indexed by `I`, shared by chunks with its copies.
 #[derive(Clone, Debug)]
 pub(crate) struct Column<I> {
-    chunks: Vec<Arc<Vec<AttrSet>>>,
+    sets: SharedVec<AttrSet>,
     /// Reads are journaled on this thread as reads of this column.
     journal: Option<Col>,
     _index: PhantomData<fn(I) -> I>,
@@ -37,22 +33,8 @@ pub(crate) struct Column<I> {
 impl<I: Idx> Column<I> {
     /// The column of `sets`, in index order.
     pub(crate) fn from_iter(sets: impl IntoIterator<Item = AttrSet>) -> Column<I> {
-        let mut chunks = Vec::new();
-        let mut cur = Vec::with_capacity(CHUNK);
-        for s in sets {
-            cur.push(s);
-            if cur.len() == CHUNK {
-                chunks.push(Arc::new(std::mem::replace(
-                    &mut cur,
-                    Vec::with_capacity(CHUNK),
-                )));
-            }
-        }
-        if !cur.is_empty() {
-            chunks.push(Arc::new(cur));
-        }
         Column {
-            chunks,
+            sets: SharedVec::from_iter_chunked(sets),
             journal: None,
             _index: PhantomData,
         }
@@ -66,8 +48,7 @@ impl<I: Idx> Column<I> {
     /// Entry `i`, not journaled.
     #[inline]
     pub(crate) fn get(&self, i: I) -> &AttrSet {
-        let i = i.idx();
-        &self.chunks[i / CHUNK][i % CHUNK]
+        &self.sets[i.idx()]
     }
 }
 
@@ -85,8 +66,7 @@ impl<I: Idx> std::ops::Index<I> for Column<I> {
 impl<I: Idx> std::ops::IndexMut<I> for Column<I> {
     #[inline]
     fn index_mut(&mut self, i: I) -> &mut AttrSet {
-        let i = i.idx();
-        &mut Arc::make_mut(&mut self.chunks[i / CHUNK])[i % CHUNK]
+        &mut self.sets[i.idx()]
     }
 }
 
@@ -138,15 +118,14 @@ mod tests {
 
     #[test]
     fn a_copy_writes_its_own_chunk_only() {
-        let mut a = col(3 * CHUNK + 5);
-        assert_eq!(a.chunks.len(), 4);
+        let mut a = col(3 * 256 + 5);
         let b = a.clone();
-        a[FuncIdx::new(CHUNK + 1)].add(Attr::ReadNone);
-        assert!(a.get(FuncIdx::new(CHUNK + 1)).has(Attr::ReadNone));
-        assert!(!b.get(FuncIdx::new(CHUNK + 1)).has(Attr::ReadNone));
+        a[FuncIdx::new(257)].add(Attr::ReadNone);
+        assert!(a.get(FuncIdx::new(257)).has(Attr::ReadNone));
+        assert!(!b.get(FuncIdx::new(257)).has(Attr::ReadNone));
         // the chunks it did not write are still shared
-        assert!(Arc::ptr_eq(&a.chunks[0], &b.chunks[0]));
-        assert!(!Arc::ptr_eq(&a.chunks[1], &b.chunks[1]));
+        assert!(a.sets.shares_chunk_of(&b.sets, 0));
+        assert!(!a.sets.shares_chunk_of(&b.sets, 257));
     }
 
     #[test]

@@ -243,7 +243,7 @@ impl Inference {
     pub(crate) fn run_scc_with(
         &mut self,
         members: &[FuncIdx],
-        bodies: &[Option<Arc<Body>>],
+        bodies: &crate::idx::SharedVec<Option<Arc<Body>>>,
         made: Arc<MadeExprs>,
         uses: &mut [Option<Uses>],
     ) -> bool {

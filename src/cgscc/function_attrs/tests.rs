@@ -237,7 +237,7 @@ fn use_lists_made_ahead_are_checked_against_the_body() {
         assert_eq!(made_ahead.fits(ir.body(f)), from == f);
         b.run_scc_with(
             &[f],
-            &vec![None; ir.funcs.len()],
+            &crate::idx::SharedVec::from_elem(None, ir.funcs.len()),
             std::sync::Arc::new(made.clone()),
             &mut [Some(made_ahead)],
         );

@@ -50,8 +50,8 @@
 //! Cost: parsing is linear in the text; [`ReplayFile::advice`] is one or two hash lookups
 //! and one allocation for the key.
 
-use crate::llvm::ir::debugloc::CallSiteFormat;
 use crate::hash::{FixedMap, FixedSet};
+use crate::llvm::ir::debugloc::CallSiteFormat;
 
 /// What replay covers (`-cgscc-inline-replay-scope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -8,13 +8,13 @@ use super::simplify::{
     icmp, insert_row, nonnull_const, same_const, Agg, RECURSION_LIMIT,
 };
 use super::{Facts, FnAttrs, PredTable};
+use crate::hash::{FixedMap, FixedSet};
 use crate::idx::BlockIdx;
 use crate::llvm::attrs::Attr;
 use crate::llvm::ir::body::{sext, type_size, zext, Body, CallInfo, Inst, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{InstFlags, Intrinsic, Opcode, Predicate, Value};
 use crate::llvm::types::{TypeIdx, TypeKind};
 use crate::llvm::FuncIdx;
-use crate::hash::{FixedMap, FixedSet};
 
 const INSTR: i64 = 5;
 const CALL_PENALTY: i64 = 25;

@@ -17,10 +17,10 @@ use super::cost::gep_offset;
 use super::range::mask;
 use super::simplify::{bool_v, extract_element, fcmp, Agg};
 use super::Facts;
+use crate::hash::FixedMap;
 use crate::llvm::ir::body::{const_operand, sext, zext, Body, Exprs, Head, MadeExprs, RowIdx, V};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
-use crate::hash::FixedMap;
 use std::sync::Arc;
 
 /// A constant expression's structure: opcode, type, auxiliary type, flags, operands and

@@ -37,13 +37,13 @@ pub(crate) use store::{Chain, Unit};
 
 use crate::callgraph::{function_of_node, node_of_function, NodeIdx};
 use crate::cgscc::summary::{CallSummary, CallTarget, HistIdx, LocIdx};
-use crate::idx::BlockIdx;
+use crate::hash::FixedMap;
+use crate::idx::{BlockIdx, SharedVec};
 use crate::llvm::attrs::{Attr, AttrSet};
 use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::debugloc::DebugLocs;
 use crate::llvm::ir::{Ir, Value};
 use crate::llvm::{FuncIdx, Linkage, Module, SymbolDef};
-use crate::hash::FixedMap;
 use std::sync::Arc;
 
 /// Module facts the model reads. The columns no pass changes are shared, so that a
@@ -95,9 +95,9 @@ pub struct State {
     /// Module facts.
     pub fx: Facts,
     /// Current bodies: a pass's copy once it edited one (`None`: the module's). Shared,
-    /// so that a copy of the column costs a reference per function; a walk's edit of a
-    /// body someone else holds copies it first.
-    pub bodies: Vec<Option<Arc<Body>>>,
+    /// so that a copy of the column costs a reference per 256 functions; a walk's edit
+    /// of a body someone else holds copies it first.
+    pub bodies: SharedVec<Option<Arc<Body>>>,
     /// Functions whose body inlining deleted.
     pub deleted: Vec<bool>,
     /// Per function: its comdat (`u32::MAX`: none); per comdat: its function members
@@ -133,13 +133,13 @@ pub struct State {
     taken_ver: Vec<u32>,
     /// Per function: its block frequencies while its body is unchanged (LLVM's cached
     /// `BlockFrequencyInfo` of a callee).
-    bfi: Vec<Option<Arc<Vec<u64>>>>,
+    bfi: SharedVec<Option<Arc<Vec<u64>>>>,
     /// Per function: its blocks' predecessors ([`Body::pred_table`]) while its body is
     /// unchanged, what every cost analysis of a call to it walks.
-    preds: Vec<Option<Arc<PredTable>>>,
+    preds: SharedVec<Option<Arc<PredTable>>>,
     /// Per function: its ephemeral rows ([`cost::ephemeral_rows`]) while its body is
     /// unchanged, made with its predecessor table.
-    eph: Vec<Option<Arc<[RowIdx]>>>,
+    eph: SharedVec<Option<Arc<[RowIdx]>>>,
     /// The constant expressions inlining made, interned with the module's.
     folds: fold::Folds,
     /// Per function: its body's (direct, indirect) call counts, until the body changes.
@@ -385,7 +385,7 @@ fn expr_funcs(
 }
 
 /// `f`'s body in `store` for editing, copied out of the module's on the first edit.
-fn edit<'a>(store: &'a mut [Option<Arc<Body>>], ir: &Ir, f: FuncIdx) -> &'a mut Body {
+fn edit<'a>(store: &'a mut SharedVec<Option<Arc<Body>>>, ir: &Ir, f: FuncIdx) -> &'a mut Body {
     Arc::make_mut(store[f.idx()].get_or_insert_with(|| Arc::new(ir.body(f).clone())))
 }
 
@@ -576,7 +576,7 @@ impl State {
             comdat_of,
             comdat_members: comdat_members.into(),
             fx,
-            bodies: vec![None; n],
+            bodies: SharedVec::from_elem(None, n),
             deleted: vec![false; n],
             uses,
             ver: vec![0; n],
@@ -588,9 +588,9 @@ impl State {
             attrs_mattered: 0,
             renumbered: FixedMap::default(),
             taken_ver: vec![u32::MAX; n],
-            bfi: vec![None; n],
-            preds: vec![None; n],
-            eph: vec![None; n],
+            bfi: SharedVec::from_elem(None, n),
+            preds: SharedVec::from_elem(None, n),
+            eph: SharedVec::from_elem(None, n),
             call_counts: vec![None; n],
             use_tables: vec![None; n],
             folds,
@@ -604,7 +604,12 @@ impl State {
 
     /// The current bodies (by function) and the constant expressions they name beyond
     /// the module's: what `function-attrs` reads.
-    pub fn body_store(&self) -> (&[Option<Arc<Body>>], Arc<crate::llvm::ir::body::MadeExprs>) {
+    pub fn body_store(
+        &self,
+    ) -> (
+        &SharedVec<Option<Arc<Body>>>,
+        Arc<crate::llvm::ir::body::MadeExprs>,
+    ) {
         (&self.bodies, self.folds.made_shared())
     }
 
@@ -618,11 +623,11 @@ impl State {
     }
 
     /// A copy of this state for runs made ahead while the walk goes on writing it: the
-    /// columns a run reads (bodies and tables shared, a reference per function), with
-    /// no runs waiting for their turn, no use lists, fresh scratch and `folds`, a
-    /// frozen copy of the constant-expression tables ([`State::frozen_folds`]).
+    /// columns a run reads (bodies and tables shared by chunks, a reference per 256
+    /// functions), with no runs waiting for their turn and no use lists (empty columns:
+    /// nothing writes a copy), fresh scratch and `folds`, a frozen copy of the
+    /// constant-expression tables ([`State::frozen_folds`]).
     pub(crate) fn snapshot(&self, folds: fold::Folds) -> State {
-        let n = self.made.len();
         State {
             fx: self.fx.clone(),
             bodies: self.bodies.clone(),
@@ -631,7 +636,7 @@ impl State {
             comdat_members: Arc::clone(&self.comdat_members),
             uses: self.uses.clone(),
             ver: self.ver.clone(),
-            made: vec![None; n],
+            made: Vec::new(),
             n_made: 0,
             made_taken: self.made_taken,
             made_attrs: None,
@@ -644,7 +649,7 @@ impl State {
             eph: self.eph.clone(),
             folds,
             call_counts: self.call_counts.clone(),
-            use_tables: vec![None; n],
+            use_tables: Vec::new(),
             scratch: cost::Scratch::default(),
             locs: self.locs.clone(),
             prefetch: self.prefetch.clone(),

@@ -47,12 +47,12 @@ use super::clone::{self, ArgFacts, Inlined};
 use super::{cost, fold::Folds, PredTable, State, Summary};
 use crate::callgraph::NodeIdx;
 use crate::cgscc::inliner::remark::Remark;
+use crate::hash::FixedMap;
 use crate::llvm::attrs::Attr;
 use crate::llvm::ir::body::{Body, RowIdx};
 use crate::llvm::ir::debugloc::DebugLocIdx;
 use crate::llvm::ir::ExprIdx;
 use crate::llvm::FuncIdx;
-use crate::hash::FixedMap;
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -767,7 +767,9 @@ impl Unit {
     /// What the walk takes of the run besides its writes: its record, the summary of the
     /// body it left and that body's use lists, moved out (the walk takes them once, at
     /// the unit's turn).
-    pub(crate) fn take_parts(&self) -> (RunOut, Option<Summary>, Option<crate::llvm::ir::body::Uses>) {
+    pub(crate) fn take_parts(
+        &self,
+    ) -> (RunOut, Option<Summary>, Option<crate::llvm::ir::body::Uses>) {
         let p = std::mem::take(&mut *self.parts.lock().unwrap_or_else(|e| e.into_inner()));
         (p.out, p.summary, p.use_table)
     }

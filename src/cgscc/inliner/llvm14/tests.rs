@@ -438,8 +438,8 @@ fn prefetched_tables_are_the_walks_and_are_refused_when_their_inputs_change() {
 #[test]
 fn provisional_expressions_commit_to_the_sequential_numbers() {
     use super::fold::{is_provisional, Folds};
+    use crate::hash::FixedMap;
     use crate::llvm::ir::Value;
-    use FixedMap;
     let text = "@a = global [8 x i32] zeroinitializer, align 16\n\
         define i64 @f(i64 %i) {\n\
           %q = getelementptr inbounds [8 x i32], ptr @a, i64 0, i64 %i\n\
