@@ -536,4 +536,36 @@ mod tests {
         assert_eq!(a.get(3 * SHARED_CHUNK + 5), None);
         assert!(b.iter().copied().eq(0..(3 * SHARED_CHUNK + 5)));
     }
+
+    proptest::proptest! {
+        /// Copies of a column taken and written in any order each read as a plain
+        /// vector would: a write reaches its own copy only.
+        #[test]
+        fn shared_copies_read_as_plain_vectors(
+            len in 0usize..(4 * SHARED_CHUNK),
+            ops in proptest::collection::vec((0usize..4, 0usize..4, 0usize..4096, 0u32..1000), 0..64),
+        ) {
+            let mut shared = vec![SharedVec::from_iter_chunked((0..len).map(|i| i as u32))];
+            let mut plain: Vec<Vec<u32>> = vec![(0..len).map(|i| i as u32).collect()];
+            for (op, k, i, v) in ops {
+                let k = k % shared.len();
+                if op == 0 && shared.len() < 6 {
+                    shared.push(shared[k].clone());
+                    plain.push(plain[k].clone());
+                } else if len > 0 {
+                    let i = i % len;
+                    shared[k][i] = v;
+                    plain[k][i] = v;
+                }
+            }
+            for (s, p) in shared.iter().zip(&plain) {
+                proptest::prop_assert_eq!(s.len(), p.len());
+                proptest::prop_assert!(s.iter().eq(p.iter()));
+                proptest::prop_assert_eq!(s.get(len), None);
+                for (i, x) in p.iter().enumerate() {
+                    proptest::prop_assert_eq!(&s[i], x);
+                }
+            }
+        }
+    }
 }
