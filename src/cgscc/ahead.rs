@@ -70,7 +70,7 @@
 //! the walk's table lacks.
 
 use super::function_attrs::{Inference, MadeAttrs};
-use super::inliner::llvm14::{speculate, Chain, Folds, FrozenGraph, Private, State, Unit};
+use super::inliner::llvm14::{speculate, Chain, Folds, FrozenGraph, Private, Scratch, State, Unit};
 use super::{CgsccModule, CgsccPass, InlineModel, Options};
 use crate::callgraph::{function_of_node, NodeIdx, RefSccIdx, SccIdx};
 use crate::llvm::FuncIdx;
@@ -139,6 +139,8 @@ pub(crate) struct Ahead {
     frontier: usize,
     /// The functions' names, shared by the rounds' copies of the call graph.
     names: Names,
+    /// The cost analysis' tables the runs reuse ([`Round`]'s).
+    scratch: Arc<Mutex<Vec<Scratch>>>,
     /// The pipeline runs `function-attrs`: runs infer their units' attributes too.
     attrs: bool,
     pub(crate) stats: AheadStats,
@@ -156,6 +158,9 @@ struct Round {
     /// copies runs finished with, for the next runs.
     attrs: Option<Arc<Inference>>,
     spare: Mutex<Vec<Inference>>,
+    /// The cost analysis' tables runs left, for the next runs of any round (shared by
+    /// the walk's rounds, dropped with them).
+    scratch: Arc<Mutex<Vec<Scratch>>>,
     opts: Arc<Options>,
     pass: (Arc<str>, bool),
     /// The positions the round covers.
@@ -212,6 +217,11 @@ impl Round {
                 olds.get(r as usize)
                     .is_some_and(|o| o.made[k as usize].get().is_some())
             })
+    }
+
+    /// The cost analysis' tables runs left.
+    fn scratch_pool(&self) -> std::sync::MutexGuard<'_, Vec<Scratch>> {
+        self.scratch.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The rounds before, while this one runs.
@@ -279,14 +289,18 @@ impl Round {
                         }
                     }
                     let folds = Folds::speculative(self.st.frozen_copy(), self.unit[w].1, exprs);
-                    let mut u = speculate(
+                    let mut scratch = self.scratch_pool().pop().unwrap_or_default();
+                    let u = speculate(
                         (&self.st, Chain::new(chain)),
                         folds,
                         (&self.pass.0, self.pass.1),
                         self.unit[w],
                         &self.g,
                         &self.opts,
-                    )?;
+                        &mut scratch,
+                    );
+                    self.scratch_pool().push(scratch);
+                    let mut u = u?;
                     if let Some(base) = &self.attrs {
                         self.infer_attrs(base, &mut u, &chain_attrs);
                     }
@@ -431,6 +445,7 @@ impl Ahead {
             rounds: VecDeque::new(),
             frontier: 0,
             names: Arc::new(m.summ.names.clone()),
+            scratch: Arc::default(),
             attrs,
             stats: AheadStats::default(),
         })
@@ -616,6 +631,7 @@ impl Ahead {
             g: Arc::clone(&snap.g),
             attrs: snap.attrs.clone(),
             spare: Mutex::new(Vec::new()),
+            scratch: Arc::clone(&self.scratch),
             opts: Arc::clone(&self.opts),
             pass: self.pass.clone(),
             end,

@@ -30,6 +30,7 @@ mod store;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use cost::Scratch;
 pub(crate) use fold::{Folds, Private};
 pub use prefetch::Prefetch;
 pub(crate) use run::{run, speculate, FrozenGraph};
@@ -80,8 +81,9 @@ pub struct Facts {
     /// The module's declarations of the intrinsics inlining calls.
     pub decls: clone::Decls,
     /// Per function: its attributes as a pass changed them (`function-attrs`), when one
-    /// did; the module's otherwise ([`Facts::fn_attrs`]).
-    pub cur_attrs: Vec<Option<AttrSet>>,
+    /// did; the module's otherwise ([`Facts::fn_attrs`]). Shared by chunks, like the
+    /// bodies: a round's copy of the facts costs a reference per 256 functions.
+    pub cur_attrs: SharedVec<Option<AttrSet>>,
     /// Per function: its `"target-features"` (the `+x` words, sorted) — the x86 rule
     /// of inline compatibility is that the callee's are a subset of the caller's.
     pub features: Arc<[Vec<String>]>,
@@ -539,7 +541,7 @@ impl State {
         };
         let fx = Facts {
             decls,
-            cur_attrs: vec![None; fs.len()],
+            cur_attrs: SharedVec::from_elem(None, fs.len()),
             features: features.into(),
             layouts: Arc::new(crate::llvm::ir::body::Layouts::new(&ir.types)),
             names: fs.iter().map(|f| f.name.clone()).collect(),

@@ -328,7 +328,8 @@ fn take_made(st: &mut State, r: &mut Run, u: Arc<Unit>, cx: &mut PassContext<'_>
 /// The inliner's run as pass `name` on the SCC `scc` of the single function `n` (a
 /// unit of the walk), made ahead of the walk over its state `st`, which nothing writes
 /// meanwhile, and over the runs `chain` of uncommitted units it depends on; `folds` is
-/// a frozen copy of `st`'s. `None` when the run gave up (see [`super::store`]).
+/// a frozen copy of `st`'s; `scratch` holds the cost analysis' tables an earlier run
+/// left, and this run's after it. `None` when the run gave up (see [`super::store`]).
 pub(crate) fn speculate<'a>(
     (st, chain): (&'a State, Chain<'a>),
     folds: Folds,
@@ -336,9 +337,14 @@ pub(crate) fn speculate<'a>(
     (scc, n): (SccIdx, FuncIdx),
     g: &FrozenGraph,
     opts: &Options,
+    scratch: &mut super::cost::Scratch,
 ) -> Option<Box<Unit>> {
     let mut sp = Spec::new(st, chain, n, folds);
     let mut r = Run::new(name, only_mandatory, scc);
+    // the cost analysis' tables of an earlier run, as the walk reuses its own (a count
+    // of rows left by a run that did not finish is dropped)
+    r.scratch = std::mem::take(scratch);
+    r.scratch.take_walked();
     let unit = [node_of_function(n)];
     let cx = Ctx {
         g: Graph::Frozen(g, &unit),
@@ -349,6 +355,7 @@ pub(crate) fn speculate<'a>(
         r.out.inlined = caller_batch(&mut sp, &mut r, n, cx);
         r.out.dead_in_batch = r.out.dead.len();
     }
+    *scratch = std::mem::take(&mut r.scratch);
     // a unit of one function has one caller: one batch
     if r.next < r.work.len() || sp.gave_up() {
         return None;
