@@ -38,13 +38,13 @@
 //!
 //! This is the bound of such a schedule. `ilkit cgscc --jobs N` still commits the walk
 //! on one worker, in the sequential order, with helpers making its body tables ahead
-//! (`inliner/llvm14/prefetch.rs`); with `--run-ahead` it also runs the inliner on
-//! units of one function ahead of itself, in overlapping windows of the post-order,
-//! each unit over the runs of the units it depends on, the constant expressions runs
-//! make numbered provisionally and renumbered when the walk takes them
-//! (`cgscc/ahead.rs`). A schedule gated
-//! by the walk's own commits instead reaches little of this bound: in post-order a
-//! unit becomes ready just before the walk reaches it. `scripts/schedule_sim.py`
+//! (`inliner/llvm14/prefetch.rs`); by default (`--no-run-ahead` turns it off) it also
+//! runs the inliner on units of one function ahead of itself, in overlapping windows
+//! of the post-order, each unit over the runs of the units it depends on, the constant
+//! expressions runs make numbered provisionally and renumbered when the walk takes
+//! them (`cgscc/ahead.rs`). A schedule gated by the walk's own commits instead reaches
+//! little of this bound: in post-order a unit becomes ready just before the walk
+//! reaches it. `scripts/schedule_sim.py`
 //! list-schedules a module's units (`ilkit cgscc --format json --stats` prints them)
 //! both ways.
 
