@@ -44,9 +44,8 @@
 //! expressions runs make numbered provisionally and renumbered when the walk takes
 //! them (`cgscc/ahead.rs`). A schedule gated by the walk's own commits instead reaches
 //! little of this bound: in post-order a unit becomes ready just before the walk
-//! reaches it. `scripts/schedule_sim.py`
-//! list-schedules a module's units (`ilkit cgscc --format json --stats` prints them)
-//! both ways.
+//! reaches it. `scripts/schedule_sim.py` list-schedules a module's units (`ilkit cgscc
+//! --format json --stats` prints them) both ways.
 
 use crate::callgraph::{LazyCallGraph, NodeIdx};
 use crate::idx::IndexVec;
