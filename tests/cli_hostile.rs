@@ -180,3 +180,31 @@ fn utf8_boundary_file_through_every_entry() {
         }
     }
 }
+
+/// A worker count no machine has is a usage error at once, not a process that spends
+/// its time starting threads; the bound itself is accepted.
+#[test]
+fn worker_counts_past_the_bound_are_usage_errors() {
+    let dir = scratch();
+    let file = dir.join("bound.ll");
+    std::fs::write(&file, include_bytes!("fixtures/llvm/lcg_small.ll")).unwrap();
+    for command in ["scan", "cgscc"] {
+        for (jobs, want) in [("100000", 2), ("1025", 2), ("-1", 2), ("many", 2), ("3", 0)] {
+            let out = Command::new(env!("CARGO_BIN_EXE_ilkit"))
+                .args([command, &format!("--jobs={jobs}")])
+                .arg(&file)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                out.status.code(),
+                Some(want),
+                "{command} --jobs {jobs}: {err}"
+            );
+            if want == 2 {
+                assert!(err.contains("--jobs"), "{command} --jobs {jobs}: {err}");
+            }
+        }
+    }
+}

@@ -93,6 +93,22 @@ pub fn emit_parts(parts: &[&str]) -> Result<(), Failure> {
     }
 }
 
+/// The most workers `--jobs` takes: more cores than machines have, and few enough
+/// threads that a pool starts in a moment (a larger number is a usage error, not a
+/// process that spends its time starting threads).
+pub const MAX_JOBS: usize = 1024;
+
+/// Reads `--jobs N`: 0 (one worker per core) up to [`MAX_JOBS`].
+pub fn parse_jobs(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|e| format!("'{s}' is not a number of workers: {e}"))?;
+    if n > MAX_JOBS {
+        return Err(format!("{n} workers: at most {MAX_JOBS} (0: one per core)"));
+    }
+    Ok(n)
+}
+
 /// The default `--max-memory`: a quarter of the machine's RAM (4 GB when unknown).
 pub fn default_memory_cap() -> usize {
     let total_kb = std::fs::read_to_string("/proc/meminfo")

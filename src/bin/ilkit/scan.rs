@@ -34,8 +34,8 @@ pub struct ScanArgs {
     /// files already running; a larger file runs alone (default: a sixty-fourth of RAM).
     #[arg(long, value_name = "MB")]
     max_input_in_flight: Option<usize>,
-    /// Worker threads, and files in flight at most (0 = one per core).
-    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    /// Worker threads, and files in flight at most (0 = one per core; at most 1024).
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0, value_parser = crate::parse_jobs)]
     jobs: usize,
     /// Keep only shard I of N (0-based: files whose position in the sorted list is I
     /// modulo N), or `auto` to read it from a Slurm job array or a Kubernetes Indexed Job.
