@@ -468,7 +468,12 @@ fn files_in_flight_stay_within_jobs_and_the_byte_budget() {
         peak_tight, 1,
         "every file is over a 1-byte budget: one at a time"
     );
+    // a worker count past the bound runs as the bound: the same records, and no
+    // more files in flight than that
+    let (many, peak_many) = run(usize::MAX, None);
+    assert!(peak_many <= ilkit::scan::MAX_JOBS);
     assert_eq!(one, two);
     assert_eq!(one, tight);
+    assert_eq!(one, many);
     assert!(one.iter().all(|r| r.error.is_none()));
 }

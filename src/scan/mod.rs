@@ -452,6 +452,10 @@ impl std::str::FromStr for Analyses {
     }
 }
 
+/// The most workers a scan starts: more cores than machines have, and few enough
+/// threads that a pool starts in a moment.
+pub const MAX_JOBS: usize = 1024;
+
 /// How a scan runs.
 #[derive(Clone, Debug, Default)]
 pub struct ScanOptions {
@@ -460,7 +464,8 @@ pub struct ScanOptions {
     /// Cap on the bytes one file's CGSCC run may hold (see
     /// [`crate::cgscc::Options::max_memory`]); `None`: no cap.
     pub max_memory: Option<usize>,
-    /// Worker threads, and files in flight at most (0: one per core).
+    /// Worker threads, and files in flight at most (0: one per core; more than
+    /// [`MAX_JOBS`] counts as [`MAX_JOBS`]).
     pub jobs: usize,
     /// Budget of input bytes ([`Input::size_hint`]) in flight: a file starts only when it
     /// fits beside the files already running (a file over the budget runs alone);
@@ -499,7 +504,7 @@ pub fn scan(inputs: &[Input], opts: &ScanOptions, progress: &dyn Progress) -> Ve
     use std::sync::{Condvar, Mutex, PoisonError};
     let jobs = match opts.jobs {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
+        n => n.min(MAX_JOBS),
     };
     let run = |i: usize| {
         progress.file_started(&inputs[i].name(), inputs[i].size_hint());

@@ -93,10 +93,9 @@ pub fn emit_parts(parts: &[&str]) -> Result<(), Failure> {
     }
 }
 
-/// The most workers `--jobs` takes: more cores than machines have, and few enough
-/// threads that a pool starts in a moment (a larger number is a usage error, not a
-/// process that spends its time starting threads).
-pub const MAX_JOBS: usize = 1024;
+/// The most workers `--jobs` takes ([`ilkit::scan::MAX_JOBS`]): a larger number is a
+/// usage error, not a process that spends its time starting threads.
+pub const MAX_JOBS: usize = ilkit::scan::MAX_JOBS;
 
 /// Reads `--jobs N`: 0 (one worker per core) up to [`MAX_JOBS`].
 pub fn parse_jobs(s: &str) -> Result<usize, String> {
