@@ -115,9 +115,9 @@ pub struct CgsccArgs {
     /// predicts for 2, 8, 16 and 64 workers (the JSON output always has them).
     #[arg(long)]
     stats: bool,
-    /// Worker threads (0 = one per core; at most 1024): the reader's passes and, beside the walk,
-    /// the inliner's helpers, which compute ahead what the walk will ask for; the
-    /// output is the same for every number.
+    /// Worker threads (0 = one per core; at most 1024): the reader's passes and,
+    /// beside the walk, the inliner's helpers, which compute ahead what the walk will
+    /// ask for; the output is the same for every number.
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0, value_parser = crate::parse_jobs)]
     jobs: usize,
     /// With more than one worker, do not run the inliner (and `function-attrs`) on the
