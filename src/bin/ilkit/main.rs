@@ -93,17 +93,15 @@ pub fn emit_parts(parts: &[&str]) -> Result<(), Failure> {
     }
 }
 
-/// The most workers `--jobs` takes ([`ilkit::scan::MAX_JOBS`]): a larger number is a
-/// usage error, not a process that spends its time starting threads.
-pub const MAX_JOBS: usize = ilkit::scan::MAX_JOBS;
-
-/// Reads `--jobs N`: 0 (one worker per core) up to [`MAX_JOBS`].
+/// Reads `--jobs N`: 0 (one worker per core) up to [`ilkit::scan::MAX_JOBS`]; a larger
+/// number is a usage error, not a process that spends its time starting threads.
 pub fn parse_jobs(s: &str) -> Result<usize, String> {
     let n: usize = s
         .parse()
         .map_err(|e| format!("'{s}' is not a number of workers: {e}"))?;
-    if n > MAX_JOBS {
-        return Err(format!("{n} workers: at most {MAX_JOBS} (0: one per core)"));
+    let most = ilkit::scan::MAX_JOBS;
+    if n > most {
+        return Err(format!("{n} workers: at most {most} (0: one per core)"));
     }
     Ok(n)
 }
