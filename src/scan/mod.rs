@@ -456,6 +456,22 @@ impl std::str::FromStr for Analyses {
 /// threads that a pool starts in a moment.
 pub const MAX_JOBS: usize = 1024;
 
+/// The workers `jobs` asks for: 0 is one per core, and more than [`MAX_JOBS`] is
+/// [`MAX_JOBS`].
+///
+/// ```
+/// use ilkit::scan::{workers, MAX_JOBS};
+/// assert_eq!(workers(3), 3);
+/// assert_eq!(workers(usize::MAX), MAX_JOBS);
+/// assert!(workers(0) >= 1);
+/// ```
+pub fn workers(jobs: usize) -> usize {
+    match jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n.min(MAX_JOBS),
+    }
+}
+
 /// How a scan runs.
 #[derive(Clone, Debug, Default)]
 pub struct ScanOptions {
@@ -502,10 +518,7 @@ impl Progress for NoProgress {}
 /// left at the end still gets every worker.
 pub fn scan(inputs: &[Input], opts: &ScanOptions, progress: &dyn Progress) -> Vec<FileRecord> {
     use std::sync::{Condvar, Mutex, PoisonError};
-    let jobs = match opts.jobs {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n.min(MAX_JOBS),
-    };
+    let jobs = workers(opts.jobs);
     let run = |i: usize| {
         progress.file_started(&inputs[i].name(), inputs[i].size_hint());
         let r = scan_one(&inputs[i], opts, progress);

@@ -296,10 +296,7 @@ fn invocations(a: &CgsccArgs) -> Result<Vec<String>, Failure> {
 
 /// Runs `ilkit cgscc`.
 pub fn run(a: CgsccArgs) -> Result<(), Failure> {
-    let jobs = match a.jobs {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+    let jobs = ilkit::scan::workers(a.jobs);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()

@@ -121,10 +121,7 @@ pub fn run_scan(a: ScanArgs) -> Result<(), Failure> {
         inputs = shard(inputs, i, n);
     }
     info.shard = which;
-    let jobs = match a.jobs {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+    let jobs = ilkit::scan::workers(a.jobs);
     let total: u64 = inputs.iter().map(|i| i.size_hint()).sum();
     let bar = if std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(total);
