@@ -238,6 +238,62 @@ fn runs_chain_on_runs_of_every_round_under_way() {
     }
 }
 
+/// Two runs that do not read each other may each fold the same constant expression
+/// (here `getelementptr @a, 0, 3`, and the `ptrtoint` over it), each under a
+/// provisional number of its own; a run that reads both bodies reads them as one
+/// number, as the walk, committing both, has one: it is made and taken like any other.
+#[test]
+fn a_run_reads_two_runs_numbers_of_one_expression_as_one() {
+    let text = "@a = global [8 x i32] zeroinitializer, align 16\n\
+        @s = global i64 0\n\
+        define void @g(i64 %i) {\n\
+          %q = getelementptr inbounds [8 x i32], ptr @a, i64 0, i64 %i\n\
+          store i32 1, ptr %q\n\
+          %p = ptrtoint ptr %q to i64\n\
+          store i64 %p, ptr @s\n\
+          ret void\n\
+        }\n\
+        define void @h1() {\n\
+          call void @g(i64 3)\n\
+          ret void\n\
+        }\n\
+        define void @h2() {\n\
+          call void @g(i64 3)\n\
+          ret void\n\
+        }\n\
+        define void @top() {\n\
+          call void @h1()\n\
+          call void @h2()\n\
+          ret void\n\
+        }\n";
+    let opts = ilkit::import::llvm_ir::ParseOptions { instructions: true };
+    let m = ilkit::llvm::Module::from_ll_str_with("twice.ll", text, opts).unwrap();
+    let run = |run_ahead: bool, threads: usize| {
+        run_pipeline(
+            &m,
+            "cgscc(devirt<1>(inline))",
+            (run_ahead, false, threads),
+            |cm, r| {
+                let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
+                (remarks, cm.graph.print_text(), r.ahead)
+            },
+        )
+    };
+    let one = run(false, 1);
+    assert_eq!(
+        one.0.iter().filter(|r| r.contains("inlined into")).count(),
+        4,
+        "{:?}",
+        one.0
+    );
+    for threads in [2, 3] {
+        let ahead = run(true, threads);
+        assert_eq!((&one.0, &one.1), (&ahead.0, &ahead.1));
+        let h = ahead.2;
+        assert_eq!((h.made, h.taken), (4, 4), "{h:?}");
+    }
+}
+
 /// A random module of `n` functions of one signature `i32 (i32, ptr)`: direct calls
 /// (cycles included) with constant and variable arguments, calls through the pointer
 /// parameter (direct once a caller passing a function is inlined), functions stored

@@ -65,9 +65,13 @@
 //! chained on the run find it by its structure, and the walk, taking the run, numbers
 //! the run's expressions in its own tables in the order the run made them (each the
 //! one of equal structure already there, or a new one: the numbers the sequential
-//! walk gives them) and renumbers the body. A run gives up, and the walk makes the
-//! unit itself, only where it would have had to make a debug location's inlined copy
-//! the walk's table lacks.
+//! walk gives them) and renumbers the body. Two runs that do not read each other may
+//! number one structure twice, and a run may number one the walk has numbered since
+//! its round began; a run chained on such runs reads every number of a structure as
+//! one (the walk's, or the first met), their bodies renumbered for it, as the walk's
+//! commit gives them all one number (`Folds::speculative`, `Chain::renumbered`). A run
+//! gives up, and the walk makes the unit itself, only where it would have had to make
+//! a debug location's inlined copy the walk's table lacks.
 
 use super::function_attrs::{Inference, MadeAttrs};
 use super::inliner::llvm14::{speculate, Chain, Folds, FrozenGraph, Private, Scratch, State, Unit};
@@ -288,10 +292,13 @@ impl Round {
                             }
                         }
                     }
-                    let folds = Folds::speculative(self.st.frozen_copy(), self.unit[w].1, exprs);
+                    let (folds, alias) =
+                        Folds::speculative(self.st.frozen_copy(), self.unit[w].1, exprs);
+                    // the chained bodies as the run reads them: one number per structure
+                    let renumbered = Chain::renumbered(&chain, &alias);
                     let mut scratch = self.scratch_pool().pop().unwrap_or_default();
                     let u = speculate(
-                        (&self.st, Chain::new(chain)),
+                        (&self.st, Chain::new(chain, &renumbered)),
                         folds,
                         (&self.pass.0, self.pass.1),
                         self.unit[w],

@@ -1092,6 +1092,18 @@ impl MadeExprs {
         }
     }
 
+    /// Renumbers the constant expressions the operands of this table's own rows name:
+    /// `e` becomes `f(e)` where that is `Some`.
+    pub(crate) fn renumber_ops(&mut self, f: impl Fn(ExprIdx) -> Option<ExprIdx>) {
+        for v in &mut self.ops {
+            if let V::K(Value::Expr(e)) = *v {
+                if let Some(to) = f(e) {
+                    *v = V::K(Value::Expr(to));
+                }
+            }
+        }
+    }
+
     /// Whether this table numbered `e` itself.
     pub fn owns(&self, e: ExprIdx) -> bool {
         e.idx()

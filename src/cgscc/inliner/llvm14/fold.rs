@@ -79,6 +79,84 @@ pub(crate) fn is_provisional(e: ExprIdx) -> bool {
     e.idx() >= PROVISIONAL
 }
 
+/// Provisional numbers a speculative run reads as others of equal structure
+/// ([`Folds::speculative`]).
+pub(crate) type Aliases = FixedMap<ExprIdx, ExprIdx>;
+
+/// The chain's expressions by structure, with one number per structure, and the
+/// numbers aliased to another of equal structure (resolved: never to an aliased one).
+/// `walk` is the walk's index. A structure's number is the walk's when it has one, else
+/// the first met, the privates taken in order and each in the order its run made them;
+/// an expression is keyed once the numbers its operands name are (an operand may be an
+/// expression of a private later in the list, so the passes repeat until no number
+/// is aliased anew: at most one pass per level of nesting, plus one).
+fn canonical(
+    walk: Option<&FixedMap<Key, ExprIdx>>,
+    chain: &[Arc<Private>],
+) -> (FixedMap<Key, ExprIdx>, Aliases) {
+    let mut alias = Aliases::default();
+    loop {
+        let aliased = alias.len();
+        let mut index: FixedMap<Key, ExprIdx> = FixedMap::default();
+        for p in chain {
+            for (k, e) in &p.keys {
+                if alias.contains_key(e) {
+                    continue;
+                }
+                let renamed = |v: &V| match *v {
+                    V::K(Value::Expr(x)) => alias.contains_key(&x),
+                    _ => false,
+                };
+                let key = if k.4.iter().any(renamed) {
+                    let ops =
+                        k.4.iter()
+                            .map(|&v| match v {
+                                V::K(Value::Expr(x)) => {
+                                    V::K(Value::Expr(alias.get(&x).copied().unwrap_or(x)))
+                                }
+                                v => v,
+                            })
+                            .collect();
+                    (k.0, k.1, k.2, k.3, ops, k.5.clone())
+                } else {
+                    k.clone()
+                };
+                let other = walk
+                    .and_then(|w| w.get(&key).copied())
+                    .or_else(|| index.get(&key).copied());
+                match other {
+                    Some(o) if o != *e => {
+                        alias.insert(*e, o);
+                    }
+                    _ => {
+                        index.entry(key).or_insert(*e);
+                    }
+                }
+            }
+        }
+        if alias.len() == aliased {
+            // a number aliased to one aliased in a later pass reads as the last
+            let targets: Vec<(ExprIdx, ExprIdx)> = alias
+                .iter()
+                .map(|(&e, &o)| {
+                    // an aliased number is never a target after: no cycle, and no
+                    // chain longer than the aliases
+                    let mut to = o;
+                    for _ in 0..alias.len() {
+                        match alias.get(&to) {
+                            Some(&next) => to = next,
+                            None => break,
+                        }
+                    }
+                    (e, to)
+                })
+                .collect();
+            alias.extend(targets);
+            return (index, alias);
+        }
+    }
+}
+
 /// The expressions a speculative run made, numbered provisionally, for the runs that
 /// read its body and for the walk's commit ([`Folds::commit_private`]).
 #[derive(Clone, Debug)]
@@ -119,38 +197,49 @@ impl Folds {
     /// walk numbers it at the unit's turn) rather than missed; `chain` are the
     /// expressions of the runs the run reads and of the runs they read, which their
     /// bodies may name (each once).
+    ///
+    /// One structure has one number in the sequential walk, but two runs that did not
+    /// read each other may each have numbered it, or a run may have numbered one the
+    /// walk has numbered since the copy it read was taken. So the chain's expressions
+    /// are keyed by structure with their operands' numbers made one first: each number
+    /// whose structure another already has (the walk's, or a number met before) is
+    /// *aliased* to that one, and the returned aliases are what the run must read the
+    /// chained bodies through (`Chain::new`) — every structure then has one number in
+    /// the run's view, as in the walk's, and the walk's commit gives all of a
+    /// structure's numbers the one it gives that structure.
     pub(crate) fn speculative(
         frozen: Folds,
         f: crate::llvm::FuncIdx,
         chain: Vec<Arc<Private>>,
-    ) -> Folds {
+    ) -> (Folds, Aliases) {
         let Some(base) = provisional_base(f) else {
             // the run cannot read the chain's expressions: it gives up if it names any
             let missed = frozen.missed || !chain.is_empty();
-            return Folds { missed, ..frozen };
+            return (Folds { missed, ..frozen }, Aliases::default());
         };
-        let mut more = vec![frozen.made];
-        let mut index: FixedMap<Key, ExprIdx> = FixedMap::default();
-        // one expression has one number in the sequential walk: a run that would read
-        // two numbers for one structure (made by two runs it reads, or by one of them
-        // and by the walk since) could tell apart what the walk takes for the same,
-        // so it gives up
-        let mut twice = false;
-        for p in &chain {
-            more.push(Arc::clone(&p.made));
-            for (k, e) in &p.keys {
-                twice |= frozen.index.as_ref().is_some_and(|x| x.contains_key(k));
-                twice |= index.insert(k.clone(), *e).is_some_and(|old| old != *e);
-            }
-        }
-        Folds {
+        let (index, alias) = canonical(frozen.index.as_deref(), &chain);
+        let more = std::iter::once(frozen.made)
+            .chain(chain.iter().map(|p| {
+                let named = |e: &ExprIdx| alias.contains_key(e);
+                if p.operand_exprs().any(|e| named(&e)) {
+                    // its rows read with the numbers the run reads
+                    let mut t = (*p.made).clone();
+                    t.renumber_ops(|e| alias.get(&e).copied());
+                    Arc::new(t)
+                } else {
+                    Arc::clone(&p.made)
+                }
+            }))
+            .collect();
+        let folds = Folds {
             index: frozen.index,
             made: Arc::new(MadeExprs::over(base, more)),
             frozen: true,
-            missed: frozen.missed || twice,
+            missed: frozen.missed,
             private: Some(index),
             read: chain,
-        }
+        };
+        (folds, alias)
     }
 
     /// The expressions of the runs a speculative copy read ([`Folds::speculative`]).

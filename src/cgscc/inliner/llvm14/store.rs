@@ -188,11 +188,18 @@ pub(crate) struct Chain<'a> {
     units: FixedMap<FuncIdx, &'a Unit>,
     /// Per deleted callee: the unit whose run deleted it.
     cleared: FixedMap<FuncIdx, FuncIdx>,
+    /// The bodies of runs read through aliases of their constant expressions' numbers,
+    /// in place of the runs' own ([`Chain::renumbered`]).
+    bodies: FixedMap<FuncIdx, &'a Body>,
 }
 
 impl<'a> Chain<'a> {
-    /// Over the runs `units`.
-    pub(crate) fn new(units: impl IntoIterator<Item = &'a Unit>) -> Chain<'a> {
+    /// Over the runs `units`, whose bodies are read as `renumbered` has them, where it
+    /// has one.
+    pub(crate) fn new(
+        units: impl IntoIterator<Item = &'a Unit>,
+        renumbered: &'a [(FuncIdx, Body)],
+    ) -> Chain<'a> {
         let mut c = Chain::default();
         for u in units {
             c.units.insert(u.n, u);
@@ -200,7 +207,34 @@ impl<'a> Chain<'a> {
                 c.cleared.insert(f, u.n);
             }
         }
+        for (f, b) in renumbered {
+            c.bodies.insert(*f, b);
+        }
         c
+    }
+
+    /// Copies of the bodies of `units` that name constant expressions `alias` gives
+    /// other numbers ([`super::fold::Folds::speculative`]), renumbered: what a run
+    /// reads in their place ([`Chain::new`]).
+    pub(crate) fn renumbered(
+        units: &[&Unit],
+        alias: &super::fold::Aliases,
+    ) -> Vec<(FuncIdx, Body)> {
+        if alias.is_empty() {
+            return Vec::new();
+        }
+        units
+            .iter()
+            .filter_map(|u| {
+                let b = u.body.as_deref()?;
+                if !b.named_exprs().any(|e| alias.contains_key(&e)) {
+                    return None;
+                }
+                let mut b = b.clone();
+                b.renumber_exprs(|e| alias.get(&e).copied());
+                Some((u.n, b))
+            })
+            .collect()
     }
 
     /// The unit whose run deleted `f`'s body, if one did.
@@ -307,7 +341,10 @@ impl<'a> Spec<'a> {
     /// `f`'s body as the run reads it: the chain's, else the walk's (its version noted).
     fn other_body(&self, f: FuncIdx) -> &'a Body {
         match self.chained(f) {
-            Some(u) => u.body.as_deref().unwrap_or_else(|| self.base.body(f)),
+            Some(u) => match self.chain.bodies.get(&f) {
+                Some(b) => b,
+                None => u.body.as_deref().unwrap_or_else(|| self.base.body(f)),
+            },
             None => {
                 self.read_version(f);
                 self.base.body(f)

@@ -481,12 +481,12 @@ fn provisional_expressions_commit_to_the_sequential_numbers() {
     // ahead: both units over a copy taken before the other unit's fold, the second
     // reading the first's run
     let frozen = st.folds.clone().frozen(&st.fx.ir);
-    let mut a = Folds::speculative(frozen.clone(), f, Vec::new());
+    let (mut a, _) = Folds::speculative(frozen.clone(), f, Vec::new());
     let mine_ahead = fold_rows(&mut a, 3, 1);
     assert!(mine_ahead.iter().all(|&v| is_provisional(expr(v))));
     let pa = std::sync::Arc::new(a.private().expect("made two"));
     assert_eq!(pa.keys.len(), 2);
-    let mut b = Folds::speculative(frozen, FuncIdx::new(f.idx() + 1), vec![pa.clone()]);
+    let (mut b, _) = Folds::speculative(frozen, FuncIdx::new(f.idx() + 1), vec![pa.clone()]);
     let theirs_ahead = fold_rows(&mut b, 3, 2);
     assert_eq!(
         theirs_ahead[..2],
@@ -514,30 +514,64 @@ fn provisional_expressions_commit_to_the_sequential_numbers() {
     assert_eq!(walk.made().next(), seq.made().next());
     // one structure, two numbers: a run reading the first run's body over a copy
     // taken once the walk had numbered `@a[3]` itself, or reading two runs that each
-    // numbered it, could tell apart what the walk has as one; it gives up
+    // numbered it, reads them as the one number the walk's commit gives them both
     let mut later = st.folds.clone();
-    fold_rows(&mut later, 3, 0);
-    let c = Folds::speculative(
+    let walks = fold_rows(&mut later, 3, 0);
+    let (mut c, alias) = Folds::speculative(
         later.frozen(&st.fx.ir),
         FuncIdx::new(f.idx() + 2),
         vec![pa.clone()],
     );
-    assert!(c.missed(), "the walk's number and the run's");
+    assert!(!c.missed(), "the walk's number and the run's");
+    let (gep, ptrtoint) = (expr(mine_ahead[0]), expr(mine_ahead[1]));
+    assert_eq!(alias.len(), 1);
+    assert_eq!(
+        alias[&gep],
+        expr(walks[0]),
+        "the run's number reads as the walk's"
+    );
+    assert_eq!(
+        fold_rows(&mut c, 3, 1),
+        [walks[0], mine_ahead[1]],
+        "found by structure, operands read as the walk's"
+    );
+    assert_eq!(c.made_operands(ptrtoint), Some(&walks[..]));
     let frozen = st.folds.clone().frozen(&st.fx.ir);
-    let mut other = Folds::speculative(frozen.clone(), FuncIdx::new(f.idx() + 3), Vec::new());
-    fold_rows(&mut other, 3, 0);
-    let po = std::sync::Arc::new(other.private().expect("made one"));
-    let d = Folds::speculative(
+    let (mut other, _) = Folds::speculative(frozen.clone(), FuncIdx::new(f.idx() + 3), Vec::new());
+    let others = fold_rows(&mut other, 3, 1);
+    let po = std::sync::Arc::new(other.private().expect("made two"));
+    let (mut d, alias) = Folds::speculative(
         frozen.clone(),
         FuncIdx::new(f.idx() + 4),
-        vec![pa.clone(), po],
+        vec![pa.clone(), po.clone()],
     );
-    assert!(d.missed(), "two runs' numbers");
-    let e = Folds::speculative(
+    assert!(!d.missed(), "two runs' numbers");
+    // the second run's numbers read as the first's, the `ptrtoint` over the aliased
+    // `getelementptr` too
+    assert_eq!(alias.len(), 2);
+    assert_eq!(alias[&expr(others[0])], gep);
+    assert_eq!(alias[&expr(others[1])], ptrtoint);
+    assert_eq!(fold_rows(&mut d, 3, 1), mine_ahead);
+    // in the other order, the other way round: either is what the walk commits both to
+    let (_, alias) = Folds::speculative(
+        frozen.clone(),
+        FuncIdx::new(f.idx() + 4),
+        vec![po.clone(), pa.clone()],
+    );
+    assert_eq!(alias[&gep], expr(others[0]));
+    assert_eq!(alias[&ptrtoint], expr(others[1]));
+    let mut walk = st.folds.clone();
+    let mut renumbered = FixedMap::default();
+    walk.commit_private(&st.fx.ir, &pa, &mut renumbered);
+    walk.commit_private(&st.fx.ir, &po, &mut renumbered);
+    assert_eq!(renumbered[&gep], renumbered[&expr(others[0])]);
+    assert_eq!(renumbered[&ptrtoint], renumbered[&expr(others[1])]);
+    let (e, alias) = Folds::speculative(
         frozen,
         FuncIdx::new(f.idx() + 4),
         vec![pa.clone(), pb.into()],
     );
+    assert!(alias.is_empty());
     assert!(
         !e.missed(),
         "a run's numbers and those of a run that read it"
