@@ -481,13 +481,7 @@ impl Body {
     /// Renumbers the constant expressions the operands name: `e` becomes `f(e)` where
     /// that is `Some`.
     pub(crate) fn renumber_exprs(&mut self, f: impl Fn(ExprIdx) -> Option<ExprIdx>) {
-        for v in &mut self.pool {
-            if let V::K(Value::Expr(e)) = *v {
-                if let Some(to) = f(e) {
-                    *v = V::K(Value::Expr(to));
-                }
-            }
-        }
+        renumber_exprs(&mut self.pool, f);
     }
 
     /// Number of rows, dead ones included (the next row's number).
@@ -1041,6 +1035,18 @@ pub struct MadeExprs {
     more: Vec<std::sync::Arc<MadeExprs>>,
 }
 
+/// Renumbers the constant expressions values `vs` name: `e` becomes `f(e)` where that
+/// is `Some`.
+pub(crate) fn renumber_exprs(vs: &mut [V], f: impl Fn(ExprIdx) -> Option<ExprIdx>) {
+    for v in vs {
+        if let V::K(Value::Expr(e)) = *v {
+            if let Some(to) = f(e) {
+                *v = V::K(Value::Expr(to));
+            }
+        }
+    }
+}
+
 impl MadeExprs {
     /// None made yet, for a module of `ir`.
     pub fn new(ir: &Ir) -> MadeExprs {
@@ -1095,13 +1101,7 @@ impl MadeExprs {
     /// Renumbers the constant expressions the operands of this table's own rows name:
     /// `e` becomes `f(e)` where that is `Some`.
     pub(crate) fn renumber_ops(&mut self, f: impl Fn(ExprIdx) -> Option<ExprIdx>) {
-        for v in &mut self.ops {
-            if let V::K(Value::Expr(e)) = *v {
-                if let Some(to) = f(e) {
-                    *v = V::K(Value::Expr(to));
-                }
-            }
-        }
+        renumber_exprs(&mut self.ops, f);
     }
 
     /// Whether this table numbered `e` itself.

@@ -18,7 +18,9 @@ use super::range::mask;
 use super::simplify::{bool_v, extract_element, fcmp, Agg};
 use super::Facts;
 use crate::hash::FixedMap;
-use crate::llvm::ir::body::{const_operand, sext, zext, Body, Exprs, Head, MadeExprs, RowIdx, V};
+use crate::llvm::ir::body::{
+    const_operand, renumber_exprs, sext, zext, Body, Exprs, Head, MadeExprs, RowIdx, V,
+};
 use crate::llvm::ir::{ExprIdx, InstFlags, Ir, Opcode, Value};
 use crate::llvm::types::TypeIdx;
 use std::sync::Arc;
@@ -103,20 +105,10 @@ fn canonical(
                 if alias.contains_key(e) {
                     continue;
                 }
-                let renamed = |v: &V| match *v {
-                    V::K(Value::Expr(x)) => alias.contains_key(&x),
-                    _ => false,
-                };
-                let key = if k.4.iter().any(renamed) {
-                    let ops =
-                        k.4.iter()
-                            .map(|&v| match v {
-                                V::K(Value::Expr(x)) => {
-                                    V::K(Value::Expr(alias.get(&x).copied().unwrap_or(x)))
-                                }
-                                v => v,
-                            })
-                            .collect();
+                let named = |v: &V| matches!(*v, V::K(Value::Expr(x)) if alias.contains_key(&x));
+                let key = if k.4.iter().any(named) {
+                    let mut ops = k.4.clone();
+                    renumber_exprs(&mut ops, |x| alias.get(&x).copied());
                     (k.0, k.1, k.2, k.3, ops, k.5.clone())
                 } else {
                     k.clone()
@@ -279,16 +271,8 @@ impl Folds {
             let Some((h, _, _)) = p.made.get(*e) else {
                 continue;
             };
-            let ops: Box<[V]> = key
-                .4
-                .iter()
-                .map(|&v| match v {
-                    V::K(Value::Expr(x)) if is_provisional(x) => {
-                        V::K(Value::Expr(renumber.get(&x).copied().unwrap_or(x)))
-                    }
-                    v => v,
-                })
-                .collect();
+            let mut ops = key.4.clone();
+            renumber_exprs(&mut ops, |x| renumber.get(&x).copied());
             let real = self.intern(ir, h, ops, key.5.clone());
             renumber.insert(*e, real);
         }
