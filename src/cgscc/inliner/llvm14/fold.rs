@@ -105,14 +105,8 @@ fn canonical(
                 if alias.contains_key(e) {
                     continue;
                 }
-                let named = |v: &V| matches!(*v, V::K(Value::Expr(x)) if alias.contains_key(&x));
-                let key = if k.4.iter().any(named) {
-                    let mut ops = k.4.clone();
-                    renumber_exprs(&mut ops, |x| alias.get(&x).copied());
-                    (k.0, k.1, k.2, k.3, ops, k.5.clone())
-                } else {
-                    k.clone()
-                };
+                let mut key = k.clone();
+                renumber_exprs(&mut key.4, |x| alias.get(&x).copied());
                 let other = walk
                     .and_then(|w| w.get(&key).copied())
                     .or_else(|| index.get(&key).copied());
@@ -212,8 +206,7 @@ impl Folds {
         let (index, alias) = canonical(frozen.index.as_deref(), &chain);
         let more = std::iter::once(frozen.made)
             .chain(chain.iter().map(|p| {
-                let named = |e: &ExprIdx| alias.contains_key(e);
-                if p.operand_exprs().any(|e| named(&e)) {
+                if p.operand_exprs().any(|e| alias.contains_key(&e)) {
                     // its rows read with the numbers the run reads
                     let mut t = (*p.made).clone();
                     t.renumber_ops(|e| alias.get(&e).copied());
