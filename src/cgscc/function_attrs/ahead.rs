@@ -88,7 +88,17 @@ impl Inference {
         drop_must_progress: bool,
     ) -> MadeAttrs {
         debug_assert!(Arc::ptr_eq(&self.ir, &base.ir));
-        for c in chain {
+        // the functions its calls name, the only others the rules read (checked in
+        // debug builds): of the chain's inferences only theirs are written over the copy
+        let held = std::mem::replace(&mut self.made, Arc::clone(&made));
+        let callees = self.callees(body.as_deref().unwrap_or_else(|| self.ir.body(f)));
+        self.made = held;
+        let read_of_chain: Vec<&MadeAttrs> = chain
+            .iter()
+            .copied()
+            .filter(|c| c.f == f || callees.binary_search(&c.f).is_ok())
+            .collect();
+        for c in &read_of_chain {
             self.take_made(c);
         }
         if drop_must_progress {
@@ -108,11 +118,8 @@ impl Inference {
             }
         };
         // its own attributes before the pass, and all those of the functions its calls
-        // name (the rules read no others': checked in debug builds)
+        // name
         note(self, f);
-        let held = std::mem::replace(&mut self.made, Arc::clone(&made));
-        let callees = self.callees(body.as_deref().unwrap_or_else(|| self.ir.body(f)));
-        self.made = held;
         for &g in callees.iter().filter(|&&g| g != f) {
             note(self, g);
         }
@@ -145,7 +152,7 @@ impl Inference {
             read,
         };
         // what was written goes back to `base`'s: the chunks written stay this copy's
-        for c in chain {
+        for c in &read_of_chain {
             self.restore(base, c.f);
         }
         self.restore(base, f);
