@@ -298,7 +298,7 @@ impl Round {
                     let renumbered = Chain::renumbered(&chain, &alias);
                     let mut scratch = self.scratch_pool().pop().unwrap_or_default();
                     let u = speculate(
-                        (&self.st, Chain::new(chain, &renumbered)),
+                        (&self.st, Chain::new(&chain, &renumbered)),
                         folds,
                         (&self.pass.0, self.pass.1),
                         self.unit[w],

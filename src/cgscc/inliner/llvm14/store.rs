@@ -196,12 +196,12 @@ pub(crate) struct Chain<'a> {
 impl<'a> Chain<'a> {
     /// Over the runs `units`, whose bodies are read as `renumbered` has them, where it
     /// has one.
-    pub(crate) fn new(
-        units: impl IntoIterator<Item = &'a Unit>,
-        renumbered: &'a [(FuncIdx, Body)],
-    ) -> Chain<'a> {
+    pub(crate) fn new(units: &[&'a Unit], renumbered: &'a [(FuncIdx, Body)]) -> Chain<'a> {
         let mut c = Chain::default();
-        for u in units {
+        c.units.reserve(units.len());
+        c.cleared
+            .reserve(units.iter().map(|u| u.cleared.len()).sum::<usize>());
+        for &u in units {
             c.units.insert(u.n, u);
             for &f in &u.cleared {
                 c.cleared.insert(f, u.n);
