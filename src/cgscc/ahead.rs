@@ -25,7 +25,9 @@
 //! walk could still change before the unit's turn: the use-count tests it made (last
 //! call to a static callee, a callee left dead; whether a callee in a comdat was left
 //! unused is asked at the turn instead), the versions of the functions whose bodies it
-//! read in the walk's state, each test of a function's attributes, the chained runs it
+//! read in the walk's state, each test of the attributes of a function the walk may
+//! still visit before the unit's turn (not of one it had visited when the round began:
+//! a pass changes only the attributes of the unit it runs on), the chained runs it
 //! read, and the provisional numbers of the constant expressions other runs made that
 //! it names. The walk takes a run at the unit's turn, in its own order, when its pass
 //! is the first inliner to run there, every test gives the same answer (an attribute
@@ -707,9 +709,19 @@ impl Snapshot {
             .filter(|_| attrs)
             .map(|i| Arc::new(i.clone()));
         let st = m.llvm14.as_mut().expect("the inliner's state");
+        if st.fx.unit_pos.is_empty() {
+            st.fx.unit_pos = (0..st.fx.is_def.len())
+                .map(|f| {
+                    let nd = crate::callgraph::node_of_function(FuncIdx::new(f));
+                    m.dag.unit_of(nd).map_or(u32::MAX, |p| p as u32)
+                })
+                .collect();
+        }
         let folds = st.frozen_folds();
+        let mut copy = st.snapshot(folds);
+        copy.fx.committed = at as u32;
         Snapshot {
-            st: Arc::new(st.snapshot(folds)),
+            st: Arc::new(copy),
             g,
             attrs,
             at,

@@ -89,6 +89,12 @@ pub struct Facts {
     pub features: Arc<[Vec<String>]>,
     /// The types' sizes, alignments and field offsets.
     pub layouts: Arc<crate::llvm::ir::body::Layouts>,
+    /// Per function: the walk's post-order position of its unit (`u32::MAX`: none),
+    /// when runs are made ahead; with `committed`, the position of a round's copy.
+    pub(crate) unit_pos: Arc<[u32]>,
+    /// The walk had finished every position before this one when this copy was taken:
+    /// their functions' attributes are final ([`Facts::settled`]).
+    pub(crate) committed: u32,
 }
 
 /// The model's state over one run.
@@ -196,9 +202,21 @@ impl Facts {
         FnAttrs {
             set: self.attr_set(f),
             f,
-            // nothing changes a declaration's attributes: the walk visits definitions only
-            settled: !self.is_def[f.idx()],
+            settled: self.settled(f),
         }
+    }
+
+    /// Nothing changes `f`'s attributes before the walk's next position, from this
+    /// copy on: a declaration (the walk visits definitions only), or a function the
+    /// walk had visited when the copy was taken (a pass changes the attributes of the
+    /// functions of the unit it runs on only), so a run made ahead reads them without
+    /// journaling the test.
+    pub fn settled(&self, f: FuncIdx) -> bool {
+        !self.is_def[f.idx()]
+            || self
+                .unit_pos
+                .get(f.idx())
+                .is_some_and(|&p| p < self.committed)
     }
 
     /// [`Facts::fn_attrs`] as a set, for the walk (a run made ahead reads them through
@@ -553,6 +571,8 @@ impl State {
             sym_refs: Arc::new(crate::callgraph::symbol_function_refs(m)),
             sym_local: sym_local.into(),
             sym_align: sym_align.into(),
+            unit_pos: Arc::from([]),
+            committed: 0,
         };
         let n = fs.len();
         let folds = fold::Folds::new(&fx.ir);

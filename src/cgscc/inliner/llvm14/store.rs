@@ -614,6 +614,9 @@ impl Store for Spec<'_> {
         if f == self.n {
             return !self.must_progress_dropped && self.base.fx.attr_set(f).has(Attr::MustProgress);
         }
+        if self.base.fx.settled(f) {
+            return self.base.fx.attr_set(f).has(Attr::MustProgress);
+        }
         let dropped = self.chained(f).is_some_and(|u| u.must_progress_dropped);
         self.attr_tests.test(f, Attr::MustProgress, || {
             !dropped && self.base.fx.attr_set(f).has(Attr::MustProgress)

@@ -580,8 +580,9 @@ fn provisional_expressions_commit_to_the_sequential_numbers() {
 
 /// The inliner tests a function's attributes only through [`super::Facts::fn_attrs`],
 /// which journals each test a run made ahead makes: none of its sources reads the
-/// attribute set past it, but the store's `mustprogress` (which it journals itself) and the
-/// walk's own edits of attributes.
+/// attribute set past it, but the store's `mustprogress` (which it journals itself, but
+/// for the functions whose attributes are settled) and the walk's own edits of
+/// attributes.
 #[test]
 fn the_inliner_reads_functions_attributes_through_the_journal() {
     let sources = [
@@ -612,8 +613,38 @@ fn the_inliner_reads_functions_attributes_through_the_journal() {
     let store = include_str!("store.rs");
     let unjournaled = store.matches(".attr_set(").count();
     assert_eq!(
-        unjournaled, 5,
+        unjournaled, 6,
         "store.rs: only `mustprogress` and the walk's own edits read the set unjournaled"
     );
     assert!(include_str!("cost.rs").contains("fx.fn_attrs("));
+}
+
+/// A run made ahead journals its tests of the attributes of functions the walk may
+/// still visit before the unit's turn, and not those of declarations or of functions
+/// the walk had visited when its round's copy was taken (their attributes are final).
+#[test]
+fn tests_of_settled_functions_are_not_journaled() {
+    use crate::llvm::attrs::Attr;
+    let text = "declare void @d()\n\
+        define void @a() {\n  ret void\n}\n\
+        define void @b() {\n  ret void\n}\n";
+    let m = crate::import::llvm_ir::parse_with("s.ll", text, ParseOptions { instructions: true })
+        .unwrap();
+    let mut st = super::State::of_bodies(&m).unwrap();
+    let f = |name: &str| m.function_by_name(name).unwrap();
+    let (d, a, b) = (f("d"), f("a"), f("b"));
+    let mut pos = vec![u32::MAX; m.functions().len()];
+    pos[a.idx()] = 0;
+    pos[b.idx()] = 1;
+    st.fx.unit_pos = pos.into();
+    // the walk's own state, before any position: only the declaration is settled
+    assert!(st.fx.settled(d) && !st.fx.settled(a) && !st.fx.settled(b));
+    // a round's copy taken at position 1: `a`'s attributes are final
+    st.fx.committed = 1;
+    assert!(st.fx.settled(a) && !st.fx.settled(b));
+    let journal = super::AttrJournal::start(Vec::new());
+    for g in [d, a, b] {
+        assert!(!st.fx.fn_attrs(g).has(Attr::NoUnwind));
+    }
+    assert_eq!(journal.tests(), vec![(b, Attr::NoUnwind, false)]);
 }
