@@ -513,6 +513,48 @@ fn refused_without_inferences_taken_with<T: Send + PartialEq + std::fmt::Debug>(
     one
 }
 
+/// A run the walk refuses whose writes its own run on the unit reproduces still serves
+/// the runs chained on it: `@j`'s run, which read `@k` without `mustprogress` (and so
+/// dropped `@j`'s), is refused once `function-attrs` gave `@k` the attribute, but the
+/// walk, inlining `@k` as the run did, leaves the body the run left; `@w`'s run, which
+/// inlined that body into `@w` (without `mustprogress`, so it tested no one's), is
+/// taken. Without the comparison the walk refused `@w`'s run as well.
+#[test]
+fn a_run_chained_on_a_refused_run_the_walk_reproduced_is_taken() {
+    use ilkit::import::llvm_ir::ParseOptions;
+    let text = "@v = global i32 0\n\
+        define i32 @k(i32 %x) #1 {\nentry:\n  %y = add i32 %x, 1\n  ret i32 %y\n}\n\
+        define i32 @j(i32 %x) #0 {\nentry:\n  %r = call i32 @k(i32 %x)\n  \
+        store i32 %r, i32* @v\n  ret i32 %r\n}\n\
+        define i32 @w(i32 %x) {\nentry:\n  %r = call i32 @j(i32 %x)\n  ret i32 %r\n}\n\
+        define i32 @other(i32 %x) #0 {\nentry:\n  %r = add i32 %x, 2\n  ret i32 %r\n}\n\
+        attributes #0 = { mustprogress }\n\
+        attributes #1 = { nofree norecurse nosync nounwind readnone willreturn }\n";
+    let m = ilkit::import::llvm_ir::parse_with("rp.ll", text, ParseOptions { instructions: true })
+        .unwrap();
+    let run = |run_ahead: bool, threads: usize| {
+        let pipeline = "cgscc(devirt<1>(inline,function-attrs))";
+        run_pipeline(&m, pipeline, (run_ahead, false, threads), |cm, report| {
+            let attrs = cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, |_| true);
+            let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
+            ((attrs, remarks, cm.graph.print_text()), report.ahead)
+        })
+    };
+    let (one, _) = run(false, 1);
+    assert!(
+        one.1.iter().any(|r| r.contains("'j' inlined into 'w'")),
+        "{:?}",
+        one.1
+    );
+    let (two, ahead) = run(true, 2);
+    assert_eq!(one, two);
+    assert_eq!(
+        (ahead.made, ahead.taken, ahead.reproduced),
+        (4, 3, 1),
+        "{ahead:?}"
+    );
+}
+
 /// A run made ahead journals each test of a function's attributes: `@u`'s run, made
 /// before `function-attrs` gives `@g` `readnone`, analyzed `@d`'s body calling `@g` as
 /// a call that may write memory (the second load of one pointer not free: cost 20); at

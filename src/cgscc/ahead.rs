@@ -34,7 +34,13 @@
 //! `function-attrs` changed since, where the run tested it, refuses the run), no
 //! version moved, every chained run was taken and its body left unchanged since (a
 //! devirtualization's repeat changing it refuses the runs that read it), and the
-//! expressions it names were committed; otherwise it runs the unit itself. Once
+//! expressions it names were committed; otherwise it runs the unit itself. A run
+//! refused so still serves the runs chained on it when the walk's own run leaves what
+//! they read of it — the body the run left and the callees it deleted (the rest they
+//! read of it, use counts, attributes and constant expressions, each journaled itself):
+//! a test answered otherwise (an attribute `function-attrs` gave a callee since) often
+//! changes no decision, and without this every run chained on the refused one, through
+//! any number of runs, would be refused and made again. Once
 //! [`TRIAL`] runs have had their turn, a walk that took fewer than three in four starts
 //! no more rounds (it would make most units twice).
 //!
@@ -116,6 +122,9 @@ pub struct AheadStats {
     pub made: usize,
     /// Runs the walk took at their unit's turn.
     pub taken: usize,
+    /// Runs the walk refused at their unit's turn whose writes its own run on the unit
+    /// reproduced: the runs chained on them may still be taken.
+    pub reproduced: usize,
     /// Inferences of `function-attrs` made with the runs that the walk took.
     pub attrs_taken: usize,
     /// The rounds stopped inferring `function-attrs`: of the first [`TRIAL`] or more

@@ -936,6 +936,7 @@ impl PassManager {
             st.clear_made();
             if let Some(a) = ahead.as_mut() {
                 a.stats.taken = std::mem::take(&mut st.made_taken);
+                a.stats.reproduced = std::mem::take(&mut st.made_reproduced);
                 a.stats.attrs_taken = std::mem::take(&mut st.attrs_taken);
                 st.attrs_mattered = 0;
                 report.ahead = a.stats;

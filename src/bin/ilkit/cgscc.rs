@@ -345,6 +345,7 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
                     all.ahead.made += r.ahead.made;
                     all.ahead.taken += r.ahead.taken;
                     all.ahead.attrs_taken += r.ahead.attrs_taken;
+                    all.ahead.reproduced += r.ahead.reproduced;
                     all.ahead.attrs_stopped |= r.ahead.attrs_stopped;
                     all.ahead.stopped |= r.ahead.stopped;
                 }
@@ -379,9 +380,10 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
             ""
         };
         eprintln!(
-            "ilkit cgscc: ran ahead: {} rounds, {} units made, {} taken{stopped}; \
-             function-attrs inferred ahead for {}{attrs_stopped}",
-            h.rounds, h.made, h.taken, h.attrs_taken
+            "ilkit cgscc: ran ahead: {} rounds, {} units made, {} taken{stopped}, {} of \
+             the others reproduced by the walk; function-attrs inferred ahead for \
+             {}{attrs_stopped}",
+            h.rounds, h.made, h.taken, h.reproduced, h.attrs_taken
         );
     }
     let names = |ns: &[ilkit::callgraph::NodeIdx]| -> Vec<String> {

@@ -124,6 +124,11 @@ pub struct State {
     n_made: usize,
     /// Runs made ahead that the walk took.
     pub(crate) made_taken: usize,
+    /// Runs made ahead that the walk refused and its own run reproduced
+    /// ([`store::Unit::reproduced`]): the runs chained on them read what it made.
+    pub(crate) made_reproduced: usize,
+    /// Functions whose bodies the inliner cleared (deleted callees), counted.
+    pub(crate) cleared: usize,
     /// The run the walk took last, when it inferred its unit's `function-attrs`, with
     /// the unit's function's version then, until `function-attrs` runs;
     /// and how many such inferences the walk took.
@@ -605,6 +610,8 @@ impl State {
             made: vec![None; n],
             n_made: 0,
             made_taken: 0,
+            made_reproduced: 0,
+            cleared: 0,
             made_attrs: None,
             attrs_taken: 0,
             attrs_mattered: 0,
@@ -661,6 +668,8 @@ impl State {
             made: Vec::new(),
             n_made: 0,
             made_taken: self.made_taken,
+            made_reproduced: self.made_reproduced,
+            cleared: self.cleared,
             made_attrs: None,
             attrs_taken: self.attrs_taken,
             attrs_mattered: self.attrs_mattered,

@@ -234,8 +234,14 @@ pub(crate) fn run(
     let mut r = Run::new(name, only_mandatory, scc);
     r.scratch = std::mem::take(&mut st.scratch);
     match made_ahead(&mut st, &r, cx) {
-        Some(u) => take_made(&mut st, &mut r, u, cx),
-        None => {
+        Ok(u) => take_made(&mut st, &mut r, u, cx),
+        Err(refused) => {
+            // a run refused: what the walk's own run must leave for it to count as
+            // taken for the runs chained on it
+            let before = refused.map(|u| {
+                let n = u.n.idx();
+                (u, st.ver[n], st.cleared)
+            });
             seed(&mut *st, &mut r, Ctx::of(cx));
             hand_over(&mut r.out, cx);
             while r.next < r.work.len() {
@@ -250,7 +256,12 @@ pub(crate) fn run(
                     after_batch(&mut st, &mut r, (n, None), &inlined, cx);
                 }
             }
+            let reproduced = before.filter(|(u, ver, cleared)| u.reproduced(&st, *ver, *cleared));
             delete_dead_comdats(&mut *st, &mut r);
+            if let Some((u, _, _)) = reproduced {
+                st.made_reproduced += 1;
+                st.taken_ver[u.n.idx()] = st.ver[u.n.idx()];
+            }
         }
     }
     // dead callees leave the graph at the end of the run, as in LLVM 14
@@ -285,13 +296,25 @@ fn hand_over(out: &mut RunOut, cx: &mut PassContext<'_>) {
 }
 
 /// The run made ahead for this SCC, when it is a unit of one function, was made as
-/// this pass and nothing it read has changed since.
-fn made_ahead(st: &mut State, r: &Run, cx: &PassContext<'_>) -> Option<Arc<Unit>> {
+/// this pass and nothing it read has changed since; otherwise the run made as this
+/// pass that the walk refuses, if there is one.
+fn made_ahead(
+    st: &mut State,
+    r: &Run,
+    cx: &PassContext<'_>,
+) -> Result<Arc<Unit>, Option<Arc<Unit>>> {
     let &[nd] = cx.m.graph.scc_nodes(r.cur) else {
-        return None;
+        return Err(None);
     };
-    let u = st.take_made(function_of_node(nd))?;
-    (u.pass == r.pass && u.only_mandatory == r.only_mandatory && u.holds(st)).then_some(u)
+    let u = st.take_made(function_of_node(nd)).ok_or(None)?;
+    if u.pass != r.pass || u.only_mandatory != r.only_mandatory {
+        return Err(None);
+    }
+    if u.holds(st) {
+        Ok(u)
+    } else {
+        Err(Some(u))
+    }
 }
 
 /// Takes a run made ahead ([`speculate`]) at its turn: its writes, then what the walk

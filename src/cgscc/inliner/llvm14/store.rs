@@ -127,6 +127,7 @@ impl Store for State {
         Some(self.uses_are(f, 0))
     }
     fn clear_body(&mut self, f: FuncIdx) {
+        self.cleared += 1;
         self.deleted[f.idx()] = true;
         self.bodies[f.idx()] = Some(Arc::default());
         self.use_tables[f.idx()] = None;
@@ -759,6 +760,21 @@ impl Unit {
                 .attrs_read
                 .iter()
                 .all(|&(f, a, has)| st.fx.attr_set(f).has(a) == has)
+    }
+
+    /// The walk's own run on the unit, refused this run, left what the runs chained on
+    /// this one read of it: the body the run left (`ver`: the unit's version before
+    /// the walk's run, for a run that left it unchanged) and the callees it deleted
+    /// (`cleared`: [`State::cleared`] before). The rest they read of it — use counts,
+    /// attributes, constant expressions — each of them journaled itself.
+    pub(crate) fn reproduced(&self, st: &State, ver: u32, cleared: usize) -> bool {
+        let same_body = match &self.body {
+            None => st.ver[self.n.idx()] == ver,
+            Some(b) => st.ver[self.n.idx()] != ver && **b == *st.body(self.n),
+        };
+        same_body
+            && st.cleared - cleared == self.cleared.len()
+            && self.cleared.iter().all(|f| st.deleted[f.idx()])
     }
 
     /// What `function-attrs` reads of the unit after the run, over `st`, the state the
