@@ -513,6 +513,20 @@ fn refused_without_inferences_taken_with<T: Send + PartialEq + std::fmt::Debug>(
     one
 }
 
+/// `function-attrs`' changes, the remarks and the final call graph of
+/// `cgscc(devirt<1>(inline,function-attrs))` over `m`, with what the walk ran ahead.
+fn attrs_and_remarks(
+    m: &ilkit::llvm::Module,
+    settings: (bool, bool, usize),
+) -> (Vec<String>, Vec<String>, String, ilkit::cgscc::AheadStats) {
+    let pipeline = "cgscc(devirt<1>(inline,function-attrs))";
+    run_pipeline(m, pipeline, settings, |cm, report| {
+        let attrs = cm.fn_attrs.as_ref().unwrap().diff_lines_of(m, |_| true);
+        let remarks = cm.remarks.iter().map(|r| r.to_string()).collect();
+        (attrs, remarks, cm.graph.print_text(), report.ahead)
+    })
+}
+
 /// A run the walk refuses whose writes its own run on the unit reproduces still serves
 /// the runs chained on it: `@j`'s run, which read `@k` without `mustprogress` (and so
 /// dropped `@j`'s), is refused once `function-attrs` gave `@k` the attribute, but the
@@ -532,22 +546,13 @@ fn a_run_chained_on_a_refused_run_the_walk_reproduced_is_taken() {
         attributes #1 = { nofree norecurse nosync nounwind readnone willreturn }\n";
     let m = ilkit::import::llvm_ir::parse_with("rp.ll", text, ParseOptions { instructions: true })
         .unwrap();
-    let run = |run_ahead: bool, threads: usize| {
-        let pipeline = "cgscc(devirt<1>(inline,function-attrs))";
-        run_pipeline(&m, pipeline, (run_ahead, false, threads), |cm, report| {
-            let attrs = cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, |_| true);
-            let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
-            ((attrs, remarks, cm.graph.print_text()), report.ahead)
-        })
-    };
-    let (one, _) = run(false, 1);
+    let (attrs, rm, graph, _) = attrs_and_remarks(&m, (false, false, 1));
     assert!(
-        one.1.iter().any(|r| r.contains("'j' inlined into 'w'")),
-        "{:?}",
-        one.1
+        rm.iter().any(|r| r.contains("'j' inlined into 'w'")),
+        "{rm:?}"
     );
-    let (two, ahead) = run(true, 2);
-    assert_eq!(one, two);
+    let (attrs2, rm2, graph2, ahead) = attrs_and_remarks(&m, (true, false, 2));
+    assert_eq!((&attrs, &rm, &graph), (&attrs2, &rm2, &graph2));
     assert_eq!(
         (ahead.made, ahead.taken, ahead.reproduced),
         (4, 3, 1),
@@ -614,12 +619,8 @@ fn an_inference_that_read_attributes_function_attrs_changed_is_refused() {
     let m = ilkit::import::llvm_ir::parse_with("fa.ll", text, ParseOptions { instructions: true })
         .unwrap();
     let run = |run_ahead: bool, threads: usize| {
-        let text = "cgscc(devirt<1>(inline,function-attrs))";
-        run_pipeline(&m, text, (run_ahead, true, threads), |cm, report| {
-            let attrs = cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, |_| true);
-            let remarks: Vec<String> = cm.remarks.iter().map(|r| r.to_string()).collect();
-            (attrs, remarks, report.ahead)
-        })
+        let (attrs, remarks, _, ahead) = attrs_and_remarks(&m, (run_ahead, true, threads));
+        (attrs, remarks, ahead)
     };
     let (one, rm, _) = run(false, 1);
     assert!(
