@@ -9,7 +9,9 @@
 //! use-count changes, constant expressions) in place of what the walk has not
 //! committed yet. The rest a run reads from a copy of the walk's state and call graph
 //! taken when its round began (the bodies and tables shared, not copied:
-//! `State::snapshot`, `FrozenGraph`), so that rounds run while the walk goes on.
+//! `State::snapshot`, `FrozenGraph`), so that rounds run while the walk goes on; the
+//! tables and block frequencies a run makes of that copy's bodies stay with the copy
+//! for the round's other runs, which would otherwise each make them again.
 //! Rounds overlap: once the walk enters a round (or most of its units have finished,
 //! up to [`MAX_ROUNDS`] under way), the next window's round starts, over a copy taken
 //! then and chained on the runs of the rounds under way at positions the walk has not
@@ -509,7 +511,9 @@ impl Ahead {
         if next {
             let start = self.frontier.max(i);
             if let Some((window, end)) = self.window(start) {
-                let snap = Snapshot::of(m, i, &mut self.names, self.attrs);
+                // the cost of a call depends on its callee's recursion
+                let recursion = self.opts.inline.function_inline_cost_multiplier != 1;
+                let snap = Snapshot::of(m, i, &mut self.names, (self.attrs, recursion));
                 let r = self.launch(start, (window, end), &snap, m);
                 if let Some(p) = self.rounds.back() {
                     let _ = p.succ.set(Arc::clone(&r));
@@ -707,11 +711,17 @@ struct Snapshot {
 }
 
 impl Snapshot {
-    fn of(m: &mut CgsccModule, at: usize, names: &mut Names, attrs: bool) -> Snapshot {
+    /// `recursion`: the runs' decisions read whether callees are in cycles of calls.
+    fn of(
+        m: &mut CgsccModule,
+        at: usize,
+        names: &mut Names,
+        (attrs, recursion): (bool, bool),
+    ) -> Snapshot {
         if names.len() != m.summ.names.len() {
             *names = Arc::new(m.summ.names.clone());
         }
-        let g = Arc::new(FrozenGraph::of(m, Arc::clone(names)));
+        let g = Arc::new(FrozenGraph::of(m, Arc::clone(names), recursion));
         let attrs = m
             .fn_attrs
             .as_ref()

@@ -45,7 +45,7 @@ use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::debugloc::DebugLocs;
 use crate::llvm::ir::{Ir, Value};
 use crate::llvm::{FuncIdx, Linkage, Module, SymbolDef};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Module facts the model reads. The columns no pass changes are shared, so that a
 /// copy (each round of runs made ahead takes one) costs a reference per column.
@@ -153,6 +153,11 @@ pub struct State {
     /// Per function: its ephemeral rows ([`cost::ephemeral_rows`]) while its body is
     /// unchanged, made with its predecessor table.
     eph: SharedVec<Option<Arc<[RowIdx]>>>,
+    /// In a round's copy ([`State::snapshot`]), per function: the tables and block
+    /// frequencies of its body in the copy, made by the first of the round's runs that
+    /// needed them and the copy lacked, for the round's other runs; empty in the walk's
+    /// own state.
+    round: Box<[RoundTables]>,
     /// The constant expressions inlining made, interned with the module's.
     folds: fold::Folds,
     /// Per function: its body's (direct, indirect) call counts, until the body changes.
@@ -170,6 +175,14 @@ pub struct State {
     /// the helpers started; and how many are marked.
     attrs_marked: Vec<bool>,
     n_marked: usize,
+}
+
+/// One function's tables and block frequencies, made once for the body a round's copy of
+/// the state holds ([`State::round`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RoundTables {
+    tables: OnceLock<(Arc<PredTable>, Arc<[RowIdx]>)>,
+    bfi: OnceLock<Arc<Vec<u64>>>,
 }
 
 impl Facts {
@@ -620,6 +633,7 @@ impl State {
             bfi: SharedVec::from_elem(None, n),
             preds: SharedVec::from_elem(None, n),
             eph: SharedVec::from_elem(None, n),
+            round: Box::default(),
             call_counts: vec![None; n],
             use_tables: vec![None; n],
             folds,
@@ -678,6 +692,9 @@ impl State {
             bfi: self.bfi.clone(),
             preds: self.preds.clone(),
             eph: self.eph.clone(),
+            round: (0..self.fx.is_def.len())
+                .map(|_| RoundTables::default())
+                .collect(),
             folds,
             call_counts: self.call_counts.clone(),
             use_tables: Vec::new(),
@@ -686,6 +703,33 @@ impl State {
             prefetch: self.prefetch.clone(),
             attrs_marked: self.attrs_marked.clone(),
             n_marked: self.n_marked,
+        }
+    }
+
+    /// `f`'s tables for its body in this round's copy, made by one of the round's runs.
+    pub(crate) fn round_tables(&self, f: FuncIdx) -> Option<&(Arc<PredTable>, Arc<[RowIdx]>)> {
+        self.round.get(f.idx())?.tables.get()
+    }
+
+    /// `f`'s block frequencies for its body in this round's copy, made by one of the
+    /// round's runs.
+    pub(crate) fn round_bfi(&self, f: FuncIdx) -> Option<&Arc<Vec<u64>>> {
+        self.round.get(f.idx())?.bfi.get()
+    }
+
+    /// Keeps tables `t` a run made for `f`'s body in this round's copy, for the round's
+    /// other runs (the first made stays: all are made alike).
+    pub(crate) fn keep_round_tables(&self, f: FuncIdx, t: &(Arc<PredTable>, Arc<[RowIdx]>)) {
+        if let Some(r) = self.round.get(f.idx()) {
+            let _ = r.tables.set((Arc::clone(&t.0), Arc::clone(&t.1)));
+        }
+    }
+
+    /// Keeps block frequencies `v` a run made for `f`'s body in this round's copy, for
+    /// the round's other runs.
+    pub(crate) fn keep_round_bfi(&self, f: FuncIdx, v: &Arc<Vec<u64>>) {
+        if let Some(r) = self.round.get(f.idx()) {
+            let _ = r.bfi.set(Arc::clone(v));
         }
     }
 

@@ -45,9 +45,9 @@ pub(super) enum Graph<'a> {
 
 /// What runs made ahead read of the call graph and the pass manager, copied when a
 /// round begins, so that they read it while the walk goes on: the SCC of every node,
-/// whether it is in a cycle of calls, removed, a library function, the names, and
-/// whether a cap stopped the inliner. A run of a unit reads these only of its own
-/// function and of its callees: functions committed when the copy was taken, or units
+/// whether it is in a cycle of calls (when a decision reads it), removed, a library
+/// function, the names, and whether a cap stopped the inliner. A run of a unit reads
+/// these only of its own function and of its callees: functions committed when the copy was taken, or units
 /// of one function run by a chained run, whose SCC and recursion their own visit
 /// leaves as they were (inlining adds only edges to functions earlier in the
 /// post-order). What the walk changes meanwhile (a callee's removal, by its deletion)
@@ -55,6 +55,8 @@ pub(super) enum Graph<'a> {
 #[derive(Debug)]
 pub(crate) struct FrozenGraph {
     scc_of: Vec<Option<SccIdx>>,
+    /// Per node: in a cycle of calls; empty when no decision reads it (the cost
+    /// multiplier of recursive callees is 1).
     recursive: Vec<bool>,
     removed: Vec<bool>,
     lib: Vec<bool>,
@@ -64,10 +66,13 @@ pub(crate) struct FrozenGraph {
 
 impl FrozenGraph {
     /// The copy of `m`'s call graph and flags as they are now; `names` its nodes'
-    /// names, shared.
+    /// names, shared; with `recursion`, whether each node is in a cycle of calls (a
+    /// search of its edges for one to itself, which decisions read only when the cost
+    /// of a call depends on its callee's recursion).
     pub(crate) fn of(
         m: &CgsccModule,
         names: Arc<crate::idx::IndexVec<NodeIdx, Arc<str>>>,
+        recursion: bool,
     ) -> FrozenGraph {
         let g = &m.graph;
         let n = g.num_nodes();
@@ -78,10 +83,13 @@ impl FrozenGraph {
         }
         FrozenGraph {
             scc_of: nodes.clone().map(|nd| g.scc_of(nd)).collect(),
-            recursive: nodes
-                .clone()
-                .map(|nd| Graph::Live(m).recursive(nd))
-                .collect(),
+            recursive: match recursion {
+                true => nodes
+                    .clone()
+                    .map(|nd| Graph::Live(m).recursive(nd))
+                    .collect(),
+                false => Vec::new(),
+            },
             removed: nodes.map(|nd| g.is_removed(nd)).collect(),
             lib,
             stopped: m.inliner_stopped,
@@ -134,7 +142,10 @@ impl<'a> Graph<'a> {
                 g.scc_of(nd)
                     .is_some_and(|s| g.scc_nodes(s).len() > 1 || g.edge(nd, nd).is_some())
             }
-            Graph::Frozen(fz, _) => fz.recursive.get(nd.idx()).copied().unwrap_or(false),
+            Graph::Frozen(fz, _) => {
+                debug_assert!(!fz.recursive.is_empty(), "a copy made without recursion");
+                fz.recursive.get(nd.idx()).copied().unwrap_or(false)
+            }
         }
     }
 

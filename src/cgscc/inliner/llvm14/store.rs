@@ -358,6 +358,12 @@ impl<'a> Spec<'a> {
         (f == self.n && self.n_changed) || self.chained_body(f).is_some()
     }
 
+    /// The run reads `f`'s body as the round's copy has it: the tables made of it serve
+    /// the round's other runs too.
+    fn reads_copy_body(&self, f: FuncIdx) -> bool {
+        !self.tables_stale(f) && !self.cleared.contains(&f) && self.chain.cleared_by(f).is_none()
+    }
+
     /// `f`'s run in the chain, when it changed `f`'s body: the tables of the body it
     /// left are made once, by the first run of the round that needs them.
     fn chained_body(&self, f: FuncIdx) -> Option<&'a Unit> {
@@ -480,6 +486,7 @@ impl cost::Functions for Spec<'_> {
             return None;
         }
         cost::Functions::tables(self.base, f)
+            .or_else(|| self.base.round_tables(f).map(|(p, e)| (&**p, &**e)))
     }
     fn freqs(&self, f: FuncIdx) -> Option<&[u64]> {
         if let Some(v) = self.bfi.get(&f) {
@@ -492,6 +499,7 @@ impl cost::Functions for Spec<'_> {
             return None;
         }
         cost::Functions::freqs(self.base, f)
+            .or_else(|| self.base.round_bfi(f).map(|v| v.as_slice()))
     }
 }
 
@@ -577,6 +585,9 @@ impl Store for Spec<'_> {
                 let _ = u.shared.set(t);
             }
             None => {
+                if self.reads_copy_body(f) {
+                    self.base.keep_round_tables(f, &t);
+                }
                 self.tables.insert(f, t);
             }
         }
@@ -591,7 +602,9 @@ impl Store for Spec<'_> {
         if self.tables_stale(f) {
             return None;
         }
-        self.base.bfi[f.idx()].clone()
+        self.base.bfi[f.idx()]
+            .clone()
+            .or_else(|| self.base.round_bfi(f).cloned())
     }
     fn set_bfi(&mut self, f: FuncIdx, v: Arc<Vec<u64>>) {
         match self.chained_body(f) {
@@ -599,6 +612,9 @@ impl Store for Spec<'_> {
                 let _ = u.shared_bfi.set(v);
             }
             None => {
+                if self.reads_copy_body(f) {
+                    self.base.keep_round_bfi(f, &v);
+                }
                 self.bfi.insert(f, v);
             }
         }

@@ -648,3 +648,33 @@ fn tests_of_settled_functions_are_not_journaled() {
     }
     assert_eq!(journal.tests(), vec![(b, Attr::NoUnwind, false)]);
 }
+
+#[test]
+fn a_rounds_runs_share_the_tables_of_its_copys_bodies() {
+    use super::store::{Chain, Spec, Store};
+    use std::sync::Arc;
+    let text = "define void @g() {\n  ret void\n}\n\
+        define void @a() {\n  call void @g()\n  ret void\n}\n\
+        define void @b() {\n  call void @g()\n  ret void\n}\n";
+    let m = crate::import::llvm_ir::parse_with("r.ll", text, ParseOptions { instructions: true })
+        .unwrap();
+    let f = |name: &str| m.function_by_name(name).unwrap();
+    let (g, a, b) = (f("g"), f("a"), f("b"));
+    let mut st = super::State::of_bodies(&m).unwrap();
+    let folds = st.frozen_folds();
+    let copy = st.snapshot(folds);
+    let freqs = Arc::new(vec![7u64]);
+    {
+        let mut run = Spec::new(&copy, Chain::default(), a, copy.frozen_copy());
+        assert!(run.bfi(g).is_none());
+        run.set_bfi(g, Arc::clone(&freqs));
+        // its own body once changed: what it makes of it is its own
+        run.body_changed(a);
+        run.set_bfi(a, Arc::new(vec![1]));
+    }
+    let run = Spec::new(&copy, Chain::default(), b, copy.frozen_copy());
+    assert!(run.bfi(g).is_some_and(|v| Arc::ptr_eq(&v, &freqs)));
+    assert!(run.bfi(a).is_none());
+    // the walk's own state keeps none of it
+    assert!(Store::bfi(&st, g).is_none());
+}
