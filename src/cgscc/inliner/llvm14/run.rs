@@ -47,11 +47,11 @@ pub(super) enum Graph<'a> {
 /// round begins, so that they read it while the walk goes on: the SCC of every node,
 /// whether it is in a cycle of calls (when a decision reads it), removed, a library
 /// function, the names, and whether a cap stopped the inliner. A run of a unit reads
-/// these only of its own function and of its callees: functions committed when the copy was taken, or units
-/// of one function run by a chained run, whose SCC and recursion their own visit
-/// leaves as they were (inlining adds only edges to functions earlier in the
-/// post-order). What the walk changes meanwhile (a callee's removal, by its deletion)
-/// the run's journal checks at its turn.
+/// these only of its own function and of its callees: functions committed when the
+/// copy was taken, or units of one function run by a chained run, whose SCC and
+/// recursion their own visit leaves as they were (inlining adds only edges to
+/// functions earlier in the post-order). What the walk changes meanwhile (a callee's
+/// removal, by its deletion) the run's journal checks at its turn.
 #[derive(Debug)]
 pub(crate) struct FrozenGraph {
     scc_of: Vec<Option<SccIdx>>,
