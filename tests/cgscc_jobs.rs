@@ -171,18 +171,18 @@ fn units_run_ahead_are_taken_and_change_nothing() {
     assert!(h.rounds > 0 && !h.stopped && h.taken == h.made, "{h:?}");
     assert!(h.attrs_taken * 10 >= h.taken * 9, "{h:?}");
     // without: `function-attrs` gives most of zlib's functions attributes the runs
-    // chained on them tested over the walk's state as their round began, the walk
-    // refuses more than one in four and stops starting rounds
+    // chained on them tested over the walk's state as their round began: the walk
+    // refuses more than one in four
     let walk_attrs = run(true, false, 2);
     assert_eq!(
         (&one.0, &one.1, &one.2, &one.3),
         (&walk_attrs.0, &walk_attrs.1, &walk_attrs.2, &walk_attrs.3)
     );
     let h = walk_attrs.4;
-    assert!(
-        h.stopped && h.taken * 4 < h.made * 3 && h.attrs_taken == 0,
-        "{h:?}"
-    );
+    assert!(h.taken * 4 < h.made * 3 && h.attrs_taken == 0, "{h:?}");
+    // the walk judges after its first runs' turns (zlib's functions that inline nothing
+    // are left to it: fewer runs are made)
+    assert!(h.stopped || h.made < ilkit::cgscc::AHEAD_TRIAL, "{h:?}");
     let inline_only = run_pipeline(&m, "cgscc(devirt<4>(inline))", (true, true, 2), |_, r| {
         r.ahead
     });
@@ -238,8 +238,10 @@ fn runs_chain_on_runs_of_every_round_under_way() {
         let ahead = run(true, threads);
         assert_eq!((&one.0, &one.1), (&ahead.0, &ahead.1));
         let h = ahead.2;
-        assert_eq!(h.rounds, n / 2, "{h:?}");
-        assert_eq!((h.made, h.taken), (n, n), "{h:?}");
+        // `@f0` inlines nothing: the walk makes it, and the first window, left with
+        // one unit, starts no round
+        assert_eq!(h.rounds, n / 2 - 1, "{h:?}");
+        assert_eq!((h.made, h.taken, h.inert), (n - 2, n - 2, 1), "{h:?}");
     }
 }
 
@@ -295,7 +297,9 @@ fn a_run_reads_two_runs_numbers_of_one_expression_as_one() {
         let ahead = run(true, threads);
         assert_eq!((&one.0, &one.1), (&ahead.0, &ahead.1));
         let h = ahead.2;
-        assert_eq!((h.made, h.taken), (4, 4), "{h:?}");
+        // `@g` inlines nothing: the walk makes it, and the runs of `@h1` and `@h2`
+        // read it from their round's copy
+        assert_eq!((h.made, h.taken, h.inert), (3, 3, 1), "{h:?}");
     }
 }
 
@@ -471,20 +475,21 @@ proptest! {
 
 /// A run made ahead that read whether its inlined callee had `mustprogress` before
 /// `function-attrs` gave it (a change that moves no version) is not taken: `j` keeps
-/// `mustprogress` only when `k` has it, which `k` gets at its own visit. With
-/// `function-attrs` inferred in the runs, `j`'s run reads what `k`'s run inferred, and
-/// is taken.
+/// `mustprogress` only when `k` has it, which `k` gets at its own visit; `other`, which
+/// has no `mustprogress` to keep, does not ask. With `function-attrs` inferred in the
+/// runs, `j`'s run reads what `k`'s run inferred, and is taken.
 #[test]
 fn a_run_that_read_mustprogress_before_function_attrs_gave_it_is_refused() {
     use ilkit::import::llvm_ir::ParseOptions;
     let text = "define i32 @k(i32 %x) #1 {\nentry:\n  %y = add i32 %x, 1\n  ret i32 %y\n}\n\
         define i32 @j(i32 %x) #0 {\nentry:\n  %r = call i32 @k(i32 %x)\n  ret i32 %r\n}\n\
-        define i32 @other(i32 %x) #0 {\nentry:\n  %r = add i32 %x, 2\n  ret i32 %r\n}\n\
+        define i32 @other(i32 %x) {\nentry:\n  %r = call i32 @k(i32 %x)\n  ret i32 %r\n}\n\
         attributes #0 = { mustprogress }\n\
         attributes #1 = { nofree norecurse nosync nounwind readnone willreturn }\n";
     let m = ilkit::import::llvm_ir::parse_with("mp.ll", text, ParseOptions { instructions: true })
         .unwrap();
-    let one = refused_without_inferences_taken_with(&m, |cm| {
+    // `@k` inlines nothing: without inferences, the walk makes it itself
+    let one = refused_without_inferences_taken_with(&m, (2, 1, 1), |cm| {
         cm.fn_attrs.as_ref().unwrap().diff_lines_of(&m, |_| true)
     });
     assert!(one.iter().any(|l| l == "@k fn +mustprogress"), "{one:?}");
@@ -492,10 +497,13 @@ fn a_run_that_read_mustprogress_before_function_attrs_gave_it_is_refused() {
 
 /// `read`'s answer for `m` (three functions, the default pipeline) on one worker,
 /// which must be the answer running ahead on two; running ahead, the walk refuses one
-/// of the three runs when `function-attrs` is left to it, and takes all three runs and
-/// inferences when the runs infer the attributes.
+/// run when `function-attrs` is left to it (`without`: the runs made and taken and the
+/// units left to the walk because they inline nothing), and takes all three runs and
+/// inferences when the runs infer the attributes (a unit that inlines nothing is then
+/// run for its inference).
 fn refused_without_inferences_taken_with<T: Send + PartialEq + std::fmt::Debug>(
     m: &ilkit::llvm::Module,
+    without: (usize, usize, usize),
     read: impl Fn(&ilkit::cgscc::CgsccModule) -> T + Sync,
 ) -> T {
     let run = |run_ahead: bool, attrs: bool, threads: usize| {
@@ -507,7 +515,7 @@ fn refused_without_inferences_taken_with<T: Send + PartialEq + std::fmt::Debug>(
     let (one, _) = run(false, false, 1);
     let (two, ahead) = run(true, false, 2);
     assert_eq!(one, two);
-    assert_eq!((ahead.made, ahead.taken), (3, 2), "{ahead:?}");
+    assert_eq!((ahead.made, ahead.taken, ahead.inert), without, "{ahead:?}");
     let (two, ahead) = run(true, true, 2);
     assert_eq!(one, two);
     assert_eq!(
@@ -558,9 +566,10 @@ fn a_run_chained_on_a_refused_run_the_walk_reproduced_is_taken() {
     );
     let (attrs2, rm2, graph2, ahead) = attrs_and_remarks(&m, (true, false, 2));
     assert_eq!((&attrs, &rm, &graph), (&attrs2, &rm2, &graph2));
+    // `@k` and `@other` inline nothing: the walk makes them itself
     assert_eq!(
-        (ahead.made, ahead.taken, ahead.reproduced),
-        (4, 3, 1),
+        (ahead.made, ahead.taken, ahead.reproduced, ahead.inert),
+        (2, 1, 1, 2),
         "{ahead:?}"
     );
 }
@@ -582,7 +591,8 @@ fn a_run_that_tested_an_attribute_function_attrs_changed_is_refused() {
         define i32 @u(i32* %p) {\n  %r = call i32 @d(i32* %p)\n  ret i32 %r\n}\n";
     let m = ilkit::import::llvm_ir::parse_with("ro.ll", text, ParseOptions { instructions: true })
         .unwrap();
-    let one = refused_without_inferences_taken_with(&m, |cm| {
+    // `@g` inlines nothing: without inferences, `@d`'s and `@u`'s runs are made
+    let one = refused_without_inferences_taken_with(&m, (2, 1, 1), |cm| {
         cm.remarks
             .iter()
             .map(|r| r.to_string())
@@ -680,7 +690,12 @@ fn runs_stop_inferring_attributes_that_no_run_reads() {
     let (one, _) = run(false, 1);
     let (two, h) = run(true, 2);
     assert_eq!(one, two);
-    assert!(h.attrs_stopped && h.taken == 1500, "{h:?}");
+    // each function inlines nothing: once the runs stop inferring, the rounds leave
+    // them to the walk
+    assert!(
+        h.attrs_stopped && h.taken < 1500 && h.taken + h.inert == 1500,
+        "{h:?}"
+    );
     assert!(
         h.attrs_taken >= ilkit::cgscc::AHEAD_TRIAL && h.attrs_taken < 1500,
         "{h:?}"

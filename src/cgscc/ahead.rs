@@ -21,7 +21,14 @@
 //! those of the rounds after it while it has none ready; the walk, at each position,
 //! waits only for that position's run, running it (or the round's units ready before
 //! it) itself when no worker has. A unit that depends on one no round runs (a RefSCC
-//! of more than one function) is not run, nor are the units that read it.
+//! of more than one function) is not run, nor are the units that read it. A unit whose
+//! run would inline nothing (no call of its body names a defined function: over a
+//! quarter of llama.cpp's units of one function, nearly all of SQLite's) is not run
+//! either, unless the runs infer `function-attrs` (below), which its run would give
+//! the runs that read it: its turn leaves its body, the use counts and every other
+//! function as the round's copy has them, so the runs that depend on it read it there,
+//! as committed, without waiting for it, and the walk makes it itself for less than a
+//! run and its taking cost.
 //!
 //! Each run keeps its writes aside (`inliner::llvm14` `store`) and journals what the
 //! walk could still change before the unit's turn: the use-count tests it made (last
@@ -124,6 +131,11 @@ pub struct AheadStats {
     pub made: usize,
     /// Runs the walk took at their unit's turn.
     pub taken: usize,
+    /// Units of one function no round ran because their run would inline nothing (no
+    /// call of their bodies names a defined function) and the rounds did not infer
+    /// `function-attrs`: the walk ran them itself, and the runs that depend on them
+    /// read them as committed.
+    pub inert: usize,
     /// Runs the walk refused at their unit's turn whose writes its own run on the unit
     /// reproduced: the runs chained on them may still be taken.
     pub reproduced: usize,
@@ -147,6 +159,12 @@ pub(crate) struct Ahead {
     units: Vec<Option<(SccIdx, NodeIdx)>>,
     /// Per position: a round already covered it.
     tried: Vec<bool>,
+    /// Per position covered: the unit's run would inline nothing (no call of its body
+    /// names a defined function) and the rounds do not infer `function-attrs`, so no
+    /// round runs it and the runs that depend on it read it from their round's copy, as
+    /// committed: the walk's run leaves its body, the use counts and every other
+    /// function as they are.
+    inert: Vec<bool>,
     /// The knobs, shared with the rounds.
     opts: Arc<Options>,
     /// The rounds under way, in post-order: the one the walk is in (or reaches next)
@@ -460,6 +478,7 @@ impl Ahead {
         Some(Ahead {
             pass: (pass.0.into(), pass.1),
             tried: vec![false; units.len()],
+            inert: vec![false; units.len()],
             units,
             opts: Arc::new(opts.clone()),
             rounds: VecDeque::new(),
@@ -510,7 +529,7 @@ impl Ahead {
             };
         if next {
             let start = self.frontier.max(i);
-            if let Some((window, end)) = self.window(start) {
+            if let Some((window, end)) = self.window(start, m) {
                 // the cost of a call depends on its callee's recursion
                 let recursion = self.opts.inline.function_inline_cost_multiplier != 1;
                 let snap = Snapshot::of(m, i, &mut self.names, (self.attrs, recursion));
@@ -541,15 +560,33 @@ impl Ahead {
     }
 
     /// The positions of one function from `start` on not yet covered, in the next
-    /// window (marked covered), and the window's end; `None` when too few.
-    fn window(&mut self, start: usize) -> Option<(Vec<usize>, usize)> {
+    /// window (marked covered), less the inert ones (marked), and the window's end;
+    /// `None` when too few.
+    fn window(&mut self, start: usize, m: &CgsccModule) -> Option<(Vec<usize>, usize)> {
         let end = (start + self.opts.run_ahead_window.max(1)).min(self.units.len());
         self.frontier = self.frontier.max(end);
-        let window: Vec<usize> = (start..end)
-            .filter(|&j| self.units[j].is_some() && !self.tried[j])
-            .collect();
-        for &j in &window {
+        let mut window = Vec::new();
+        for j in start..end {
+            let Some((_, nd)) = self.units[j] else {
+                continue;
+            };
+            if self.tried[j] {
+                continue;
+            }
             self.tried[j] = true;
+            // not visited yet: its body is the one its run will read; while the runs
+            // infer `function-attrs`, its run is made for the inference the runs that
+            // depend on it read
+            let inert = !self.attrs
+                && m.llvm14
+                    .as_ref()
+                    .is_some_and(|st| st.inlines_nothing(function_of_node(nd)));
+            if inert {
+                self.inert[j] = true;
+                self.stats.inert += 1;
+            } else {
+                window.push(j);
+            }
         }
         (window.len() >= MIN_ROUND).then_some((window, end))
     }
@@ -594,7 +631,8 @@ impl Ahead {
             let (mut r, mut rp) = (Vec::new(), Vec::new());
             for &d in m.dag.deps(j) {
                 let d = d as usize;
-                if d < committed {
+                // committed in the copy, or inert: the copy holds what its turn leaves
+                if d < committed || self.inert[d] {
                     continue;
                 }
                 if !chains {

@@ -344,6 +344,7 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
                     all.ahead.rounds += r.ahead.rounds;
                     all.ahead.made += r.ahead.made;
                     all.ahead.taken += r.ahead.taken;
+                    all.ahead.inert += r.ahead.inert;
                     all.ahead.attrs_taken += r.ahead.attrs_taken;
                     all.ahead.reproduced += r.ahead.reproduced;
                     all.ahead.attrs_stopped |= r.ahead.attrs_stopped;
@@ -381,9 +382,9 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
         };
         eprintln!(
             "ilkit cgscc: ran ahead: {} rounds, {} units made, {} taken{stopped}, {} of \
-             the others reproduced by the walk; function-attrs inferred ahead for \
-             {}{attrs_stopped}",
-            h.rounds, h.made, h.taken, h.reproduced, h.attrs_taken
+             the others reproduced by the walk, {} left to the walk (they inline \
+             nothing); function-attrs inferred ahead for {}{attrs_stopped}",
+            h.rounds, h.made, h.taken, h.reproduced, h.inert, h.attrs_taken
         );
     }
     let names = |ns: &[ilkit::callgraph::NodeIdx]| -> Vec<String> {

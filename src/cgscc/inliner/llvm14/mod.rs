@@ -823,6 +823,23 @@ impl State {
         self.fx.direct_callee(b, i)
     }
 
+    /// Whether the inliner's run on `f` alone would queue no call: no call of its
+    /// current body names a defined function that is not deleted (what the run's seed
+    /// queues). Such a run leaves the body, the use counts and every other function
+    /// as they are; until a pass edits `f`, nothing the walk does elsewhere makes this
+    /// false (definitions do not appear, deleted functions stay deleted).
+    pub(crate) fn inlines_nothing(&self, f: FuncIdx) -> bool {
+        let b = self.body(f);
+        b.layout.iter().all(|&bb| {
+            b.blocks[bb].iter().all(|&i| {
+                b.call_of(i).is_none()
+                    || self
+                        .direct_callee(b, i)
+                        .is_none_or(|g| !self.fx.is_def[g.idx()] || self.deleted[g.idx()])
+            })
+        })
+    }
+
     /// The block frequencies of `f`, whose current body is `body`: a helper's, when
     /// made from the same body under the same attributes, else computed.
     fn freqs_of(&self, f: FuncIdx, body: &Body) -> Vec<u64> {

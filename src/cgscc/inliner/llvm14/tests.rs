@@ -678,3 +678,24 @@ fn a_rounds_runs_share_the_tables_of_its_copys_bodies() {
     // the walk's own state keeps none of it
     assert!(Store::bfi(&st, g).is_none());
 }
+
+/// A run on a function inlines nothing when no call of its body names a defined function
+/// that is not deleted: calls of declarations, intrinsics and pointers queue nothing.
+#[test]
+fn a_function_calling_no_definition_inlines_nothing() {
+    let text = "declare void @d()\n\
+        declare i32 @llvm.ctpop.i32(i32)\n\
+        define void @g() {\n  ret void\n}\n\
+        define void @leaf(void ()* %p, i32 %x) {\n  call void @d()\n  \
+        %c = call i32 @llvm.ctpop.i32(i32 %x)\n  call void %p()\n  ret void\n}\n\
+        define void @caller() {\n  call void @d()\n  call void @g()\n  ret void\n}\n";
+    let m = crate::import::llvm_ir::parse_with("n.ll", text, ParseOptions { instructions: true })
+        .unwrap();
+    let f = |name: &str| m.function_by_name(name).unwrap();
+    let mut st = super::State::of_bodies(&m).unwrap();
+    assert!(st.inlines_nothing(f("g")) && st.inlines_nothing(f("leaf")));
+    assert!(!st.inlines_nothing(f("caller")));
+    // its one defined callee deleted: nothing left to queue
+    st.deleted[f("g").idx()] = true;
+    assert!(st.inlines_nothing(f("caller")));
+}
