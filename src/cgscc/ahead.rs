@@ -23,7 +23,7 @@
 //! it) itself when no worker has. A unit that depends on one no round runs (a RefSCC
 //! of more than one function) is not run, nor are the units that read it. A unit whose
 //! run would inline nothing (no call of its body names a defined function: over a
-//! quarter of llama.cpp's units of one function, nearly all of SQLite's) is not run
+//! quarter of llama.cpp's units of one function, most of SQLite's) is not run
 //! either, unless the runs infer `function-attrs` (below), which its run would give
 //! the runs that read it: its turn leaves its body, the use counts and every other
 //! function as the round's copy has them, so the runs that depend on it read it there,
