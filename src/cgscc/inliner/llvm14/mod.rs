@@ -186,6 +186,24 @@ pub(crate) struct RoundTables {
 }
 
 impl Facts {
+    /// What the inliner's seed makes of row `i` of `b`: `Some(Ok(g))` a call it queues
+    /// (to `g`, defined and not deleted, as `deleted` says), `Some(Err(g))` a direct call
+    /// it leaves (to a declaration or a deleted function), `None` anything else (not a
+    /// call, or an indirect one).
+    pub(crate) fn seeded_call(
+        &self,
+        b: &Body,
+        i: RowIdx,
+        deleted: impl Fn(FuncIdx) -> bool,
+    ) -> Option<Result<FuncIdx, FuncIdx>> {
+        let g = self.direct_callee(b, i)?;
+        Some(if self.is_def[g.idx()] && !deleted(g) {
+            Ok(g)
+        } else {
+            Err(g)
+        })
+    }
+
     /// The direct callee of call row `i` of `b`.
     pub fn direct_callee(&self, b: &Body, i: RowIdx) -> Option<FuncIdx> {
         let ci = b.call_of(i)?;
@@ -824,19 +842,16 @@ impl State {
     }
 
     /// Whether the inliner's run on `f` alone would queue no call: no call of its
-    /// current body names a defined function that is not deleted (what the run's seed
-    /// queues). Such a run leaves the body, the use counts and every other function
+    /// current body is one the run's seed queues (`Facts::seeded_call`). Such a run leaves the body, the use counts and every other function
     /// as they are; until a pass edits `f`, nothing the walk does elsewhere makes this
     /// false (definitions do not appear, deleted functions stay deleted).
     pub(crate) fn inlines_nothing(&self, f: FuncIdx) -> bool {
         let b = self.body(f);
+        let deleted = |g: FuncIdx| self.deleted[g.idx()];
         b.layout.iter().all(|&bb| {
-            b.blocks[bb].iter().all(|&i| {
-                b.call_of(i).is_none()
-                    || self
-                        .direct_callee(b, i)
-                        .is_none_or(|g| !self.fx.is_def[g.idx()] || self.deleted[g.idx()])
-            })
+            b.blocks[bb]
+                .iter()
+                .all(|&i| !matches!(self.fx.seeded_call(b, i, deleted), Some(Ok(_))))
         })
     }
 

@@ -444,27 +444,27 @@ fn seed<S: Store>(st: &mut S, r: &mut Run, cx: Ctx<'_>) {
         add_work(&mut r.out, nd, b.size() as u64);
         for &bb in &b.layout {
             for &i in &b.blocks[bb] {
-                if b.call_of(i).is_none() {
-                    continue;
-                }
-                let Some(g) = fx.direct_callee(b, i) else {
+                let Some(call) = fx.seeded_call(b, i, |g| st.is_deleted(g)) else {
                     continue;
                 };
-                if fx.is_def[g.idx()] && !st.is_deleted(g) {
-                    r.work.push((f, i, None));
-                } else if fx.ir.intrinsic[g] == Intrinsic::None
-                    && !fx.names[g.idx()].starts_with("llvm.")
-                {
-                    let dbg = b.call_of(i).and_then(|c| c.dbg);
-                    let rm = remark(
-                        r,
-                        (cx, &st.sh().locs),
-                        (f, g, dbg),
-                        RemarkKind::NoDefinition,
-                        None,
-                        "",
-                    );
-                    r.out.remarks.push(rm);
+                match call {
+                    Ok(_) => r.work.push((f, i, None)),
+                    Err(g)
+                        if fx.ir.intrinsic[g] == Intrinsic::None
+                            && !fx.names[g.idx()].starts_with("llvm.") =>
+                    {
+                        let dbg = b.call_of(i).and_then(|c| c.dbg);
+                        let rm = remark(
+                            r,
+                            (cx, &st.sh().locs),
+                            (f, g, dbg),
+                            RemarkKind::NoDefinition,
+                            None,
+                            "",
+                        );
+                        r.out.remarks.push(rm);
+                    }
+                    Err(_) => {}
                 }
             }
         }
