@@ -842,9 +842,10 @@ impl State {
     }
 
     /// Whether the inliner's run on `f` alone would queue no call: no call of its
-    /// current body is one the run's seed queues (`Facts::seeded_call`). Such a run leaves the body, the use counts and every other function
-    /// as they are; until a pass edits `f`, nothing the walk does elsewhere makes this
-    /// false (definitions do not appear, deleted functions stay deleted).
+    /// current body is one the run's seed queues (`Facts::seeded_call`). Such a run
+    /// leaves the body, the use counts and every other function as they are; until a
+    /// pass edits `f`, nothing the walk does elsewhere makes this false (definitions do
+    /// not appear, deleted functions stay deleted).
     pub(crate) fn inlines_nothing(&self, f: FuncIdx) -> bool {
         let b = self.body(f);
         let deleted = |g: FuncIdx| self.deleted[g.idx()];
