@@ -3,7 +3,7 @@
 
     scripts/pairs.py [-n PAIRS] [--warmup N] --vs 'COMMAND_B' -- COMMAND_A [ARG ...]
 
-Runs B and A in turn (A B A B ...) PAIRS times after N warm-up runs of each, and prints
+Runs B and A in turn (B A B A ...) PAIRS times after N warm-up runs of each, and prints
 for each command the min, median and max of its wall, user, system and CPU seconds, then the same three figures of every per-pair ratio A/B. The
 ratio of each pair is taken before the median, so that a drift of the host's speed over
 the call (a shared machine's loaded and quiet phases) moves both sides of a pair alike.
@@ -53,7 +53,7 @@ def main():
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("-n", "--pairs", type=int, default=11, help="alternated pairs (11)")
-    parser.add_argument("--warmup", type=int, default=1, help="uncounted runs of each (1)")
+    parser.add_argument("--warmup", type=int, default=1, help="uncounted runs of each, at least 1 (1)")
     parser.add_argument("--vs", required=True, help="COMMAND_B, the baseline, as one string")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND_A [ARG ...]")
     args = parser.parse_args()
@@ -61,10 +61,16 @@ def main():
     b = shlex.split(args.vs)
     if not a or not b:
         parser.error("both COMMAND_A (after --) and --vs COMMAND_B are needed")
-    if args.pairs < 1:
-        parser.error("-n must be at least 1")
+    if args.pairs < 1 or args.warmup < 1:
+        parser.error("-n and --warmup must be at least 1")
 
-    for _ in range(args.warmup):
+    for argv in (a, b):
+        try:
+            run_once(argv)
+        except OSError as e:
+            print(f"cannot start {shlex.join(argv)}: {e.strerror}", file=sys.stderr)
+            return 2
+    for _ in range(args.warmup - 1):
         run_once(b)
         run_once(a)
     runs = {"A": [], "B": []}
