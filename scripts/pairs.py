@@ -4,10 +4,12 @@
     scripts/pairs.py [-n PAIRS] [--warmup N] --vs 'COMMAND_B' -- COMMAND_A [ARG ...]
 
 Runs B and A in turn (B A B A ...) PAIRS times after N warm-up runs of each, and prints
-for each command the min, median and max of its wall, user, system and CPU seconds, then the same three figures of every per-pair ratio A/B. The
-ratio of each pair is taken before the median, so that a drift of the host's speed over
-the call (a shared machine's loaded and quiet phases) moves both sides of a pair alike.
-Quote the median; the spread says how noisy the host was.
+for each command the min, median and max of its wall, user, system and CPU seconds,
+then the same three figures of the per-pair ratios A/B. The ratio of each pair is taken
+before the median, so that a drift of the host's speed over the call (a shared
+machine's loaded and quiet phases) moves both sides of a pair alike. Quote the median;
+the spread says how noisy the host was. A command that cannot start is an error (exit
+2); runs that exit non-zero are counted and make the exit status 1.
 
 COMMAND_B is one string split as a shell splits words (`shlex`); neither command is given
 a shell, so a pipe or a redirection is written `sh -c '...'`. Their standard input is
