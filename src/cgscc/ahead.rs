@@ -19,9 +19,10 @@
 //! that the walk has not committed, through any number of rounds. The pool's other
 //! workers each run a round's units, the first ready one in post-order first, and
 //! those of the rounds after it while it has none ready; the walk, at each position,
-//! waits only for that position's run, running it (or the round's units ready before
-//! it) itself when no worker has. A unit that depends on one no round runs (a RefSCC
-//! of more than one function) is not run, nor are the units that read it. A unit whose
+//! waits only for that position's run, running it itself when no worker has, and
+//! while a worker runs it, the units ready as the workers would take them. A unit
+//! that depends on one no round runs (a RefSCC of more than one function) is not
+//! run, nor are the units that read it. A unit whose
 //! run would inline nothing (no call of its body names a defined function: over a
 //! quarter of llama.cpp's units of one function, most of SQLite's) is not run
 //! either, unless the runs infer `function-attrs` (below), which its run would give
@@ -385,31 +386,35 @@ impl Round {
     /// rounds after it while this one has none ready, until this one has finished;
     /// yields the core while no unit is ready.
     fn help(self: Arc<Round>) {
-        while self.left.load(Ordering::Acquire) > 0 {
-            let mut r: &Round = &self;
-            let ran = loop {
-                if let Some(w) = r.claim_next() {
-                    r.run(w);
-                    break true;
-                }
-                match r.succ.get() {
-                    Some(n) => r = n,
-                    None => break false,
-                }
-            };
-            if !ran {
+        self.help_until(|| false);
+    }
+
+    /// Runs ready units not taken yet — this round's, first in post-order first, else
+    /// those of the rounds after it — until `done` or every unit of this round has run;
+    /// yields the core while none is ready. The walk waiting for a unit a worker is
+    /// running runs the later rounds' units too: on two workers it would otherwise
+    /// wait idle about a twentieth of the walk, while the other worker has runs to
+    /// make (PERF.md).
+    fn help_until(&self, done: impl Fn() -> bool) {
+        while !done() && self.left.load(Ordering::Acquire) > 0 {
+            if !self.run_next() {
                 std::thread::yield_now();
             }
         }
     }
 
-    /// Runs the round's units ready and not taken until `done` or every unit has run;
-    /// yields the core while none is ready.
-    fn help_until(&self, done: impl Fn() -> bool) {
-        while !done() && self.left.load(Ordering::Acquire) > 0 {
-            match self.claim_next() {
-                Some(w) => self.run(w),
-                None => std::thread::yield_now(),
+    /// Runs the first ready unit not taken yet of this round or, with none, of the
+    /// rounds after it; `false` when none is ready.
+    fn run_next(&self) -> bool {
+        let mut r = self;
+        loop {
+            if let Some(w) = r.claim_next() {
+                r.run(w);
+                return true;
+            }
+            match r.succ.get() {
+                Some(n) => r = n,
+                None => return false,
             }
         }
     }
@@ -425,8 +430,8 @@ impl Round {
         self.help_until(|| false);
     }
 
-    /// Waits for unit `w`'s run (made or not), running it, or the round's units ready
-    /// before it is, meanwhile.
+    /// Waits for unit `w`'s run (made or not), running it, or the units ready before
+    /// it is, meanwhile.
     fn wait_for(&self, w: usize) {
         let ready = self.claim(w, &self.olds()[..]);
         if ready {
