@@ -48,9 +48,10 @@ fn cgscc(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str], jobs:
 }
 
 /// The outputs for 2 and 4 workers running the walk's units ahead (in rounds of the
-/// default window, and of three positions: many rounds, each made while the walk
-/// commits the one before and chained on its runs; with `function-attrs` in the runs
-/// and without), and for 2 not running them ahead, equal the one for 1.
+/// default window, begun once the helpers have made the inliner's tables, and of
+/// three positions begun at the walk's first unit: many rounds, each made while the
+/// walk commits the one before and chained on its runs; with `function-attrs` in the
+/// runs and without), and for 2 not running them ahead, equal the one for 1.
 fn assert_same_for_all_workers(input: &str, stdin: Option<&str>, pipeline: &str, extra: &[&str]) {
     let one = cgscc(input, stdin, pipeline, extra, 1);
     assert!(one.contains("\"remarks\""));
@@ -58,8 +59,10 @@ fn assert_same_for_all_workers(input: &str, stdin: Option<&str>, pipeline: &str,
         extra.iter().copied().chain(more.iter().copied()).collect()
     };
     let plain = with(&["--no-run-ahead"]);
-    let small = with(&["--run-ahead-window", "3"]);
-    let walk_attrs = with(&["--no-run-ahead-attrs"]);
+    // rounds from the walk's first unit, as a module walked before the helpers have
+    // made every table would not have them
+    let small = with(&["--run-ahead-window", "3", "--run-ahead-at-once"]);
+    let walk_attrs = with(&["--no-run-ahead-attrs", "--run-ahead-at-once"]);
     for (jobs, extra) in [
         (2, extra),
         (4, extra),
@@ -127,6 +130,9 @@ fn run_pipeline<T: Send>(
         let opts = Options {
             run_ahead,
             run_ahead_attrs: attrs,
+            // rounds from the first unit: these modules are walked before the helpers
+            // would have made every table
+            run_ahead_after_tables: false,
             inline: InlineParams {
                 keep_remarks: true,
                 ..InlineParams::default()
@@ -220,6 +226,7 @@ fn runs_chain_on_runs_of_every_round_under_way() {
             let opts = Options {
                 run_ahead,
                 run_ahead_window: 2,
+                run_ahead_after_tables: false,
                 inline: InlineParams {
                     keep_remarks: true,
                     ..InlineParams::default()

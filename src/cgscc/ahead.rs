@@ -523,7 +523,13 @@ impl Ahead {
                 self.stats.attrs_stopped = true;
             }
         }
+        // the pool's workers make the inliner's tables first (`prefetch`): a round
+        // started before they finish would wait for them, its runs made by the walk
+        // itself, each at more than its cost in the walk's own form
+        let tables_made = !self.opts.run_ahead_after_tables
+            || m.llvm14.as_ref().is_none_or(|st| st.prefetch_done());
         let next = !self.stats.stopped
+            && tables_made
             && match self.rounds.back() {
                 None => self.units[i].is_some() && !self.tried[i],
                 Some(last) => {

@@ -142,6 +142,14 @@ pub struct Options {
     /// attributes itself, and runs read those of the walk's state when their round
     /// began). The answer is the same either way.
     pub run_ahead_attrs: bool,
+    /// With `run_ahead`, when the pool's other workers make the inliner's tables of
+    /// every body ahead of the walk (block frequencies, predecessor tables, ephemeral
+    /// rows: `inliner/llvm14/prefetch.rs`): the rounds begin once they have taken every
+    /// function's (default). Until then the walk makes its units itself, in its own
+    /// form; a round started earlier would wait behind the tables, and the walk would
+    /// make its runs, each at more than that cost (PERF.md). Off, the rounds begin at
+    /// the walk's first unit of one function. The answer is the same either way.
+    pub run_ahead_after_tables: bool,
 }
 
 impl Default for Options {
@@ -155,6 +163,7 @@ impl Default for Options {
             run_ahead: true,
             run_ahead_window: AHEAD_WINDOW,
             run_ahead_attrs: true,
+            run_ahead_after_tables: true,
         }
     }
 }

@@ -138,6 +138,10 @@ pub struct CgsccArgs {
     /// runs made ahead inferred (the same output).
     #[arg(long)]
     no_run_ahead_attrs: bool,
+    /// The rounds of runs ahead begin at the walk's first unit, not once the other
+    /// workers have made the inliner's tables of every body (the same output).
+    #[arg(long)]
+    run_ahead_at_once: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -240,6 +244,7 @@ impl CgsccArgs {
         o.run_ahead = !self.no_run_ahead;
         o.run_ahead_window = self.run_ahead_window as usize;
         o.run_ahead_attrs = !self.no_run_ahead_attrs;
+        o.run_ahead_after_tables = !self.run_ahead_at_once;
         if let Some(path) = &self.cgscc_inline_replay {
             if self.inline_model == Model::Summary {
                 return Err(Failure::usage(

@@ -895,6 +895,11 @@ impl State {
         p
     }
 
+    /// The helpers have taken every function of the walk's order (or none run).
+    pub(crate) fn prefetch_done(&self) -> bool {
+        self.prefetch.as_ref().is_none_or(|p| p.done())
+    }
+
     /// Ends the helpers' work for this run.
     pub fn stop_prefetch(&mut self) {
         if let Some(p) = self.prefetch.take() {

@@ -120,6 +120,12 @@ impl Prefetch {
         }
     }
 
+    /// Every function of the order was taken (by a helper or the walk), or the
+    /// helpers' work ended.
+    pub(super) fn done(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.next.load(Ordering::Relaxed) >= self.order.len()
+    }
+
     /// Ends the helpers' work (they stop after the item at hand).
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
