@@ -12,6 +12,10 @@
 //! `State::snapshot`, `FrozenGraph`), so that rounds run while the walk goes on; the
 //! tables and block frequencies a run makes of that copy's bodies stay with the copy
 //! for the round's other runs, which would otherwise each make them again.
+//! The first round begins once the pool's workers have made the inliner's tables of
+//! every body (`prefetch`; `Options::run_ahead_after_tables`): before, its helpers
+//! would wait behind those tables and the walk would make the round's runs itself,
+//! so the walk makes its units in its own form until then.
 //! Rounds overlap: once the walk enters a round (or most of its units have finished,
 //! up to [`MAX_ROUNDS`] under way), the next window's round starts, over a copy taken
 //! then and chained on the runs of the rounds under way at positions the walk has not
