@@ -26,14 +26,14 @@
 //! waits only for that position's run, running it itself when no worker has, and
 //! while a worker runs it, the units ready as the workers would take them. A unit
 //! that depends on one no round runs (a RefSCC of more than one function) is not
-//! run, nor are the units that read it. A unit whose
-//! run would inline nothing (no call of its body names a defined function: over a
-//! quarter of llama.cpp's units of one function, most of SQLite's) is not run
-//! either, unless the runs infer `function-attrs` (below), which its run would give
-//! the runs that read it: its turn leaves its body, the use counts and every other
-//! function as the round's copy has them, so the runs that depend on it read it there,
-//! as committed, without waiting for it, and the walk makes it itself for less than a
-//! run and its taking cost.
+//! run, nor are the units that read it. A unit whose run would inline nothing (no
+//! call of its body names a defined function: over a quarter of llama.cpp's units of
+//! one function, most of SQLite's) is not run either, unless the runs infer
+//! `function-attrs` (below), which its run would give the runs that read it: its
+//! turn leaves its body, the use counts and every other function as the round's copy
+//! has them, so the runs that depend on it read it there, as committed, without
+//! waiting for it, and the walk makes it itself for less than a run and its taking
+//! cost.
 //!
 //! Each run keeps its writes aside (`inliner::llvm14` `store`) and journals what the
 //! walk could still change before the unit's turn: the use-count tests it made (last
