@@ -282,38 +282,64 @@ impl FnAttrs<'_> {
         if self.settled {
             return self.set.has(a);
         }
-        ATTR_TESTS.with(|j| match j.borrow_mut().as_mut() {
-            Some(j) => {
-                let base = self.set.has(a);
-                let v = j.chained_has(self.f, a).unwrap_or(base);
-                j.mattered |= v != base;
-                j.note(self.f, a, v);
-                v
+        ATTR_TESTS.with(|j| {
+            let mut j = j.borrow_mut();
+            if !j.active {
+                return self.set.has(a);
             }
-            None => self.set.has(a),
+            let base = self.set.has(a);
+            let v = j.chained_has(self.f, a).unwrap_or(base);
+            j.mattered |= v != base;
+            j.note(self.f, a, v);
+            v
         })
     }
 }
 
 /// The attribute tests of a run made ahead, and the attributes `function-attrs`
-/// inferred ahead for the runs it chained on, by function.
+/// inferred ahead for the runs it chained on, by function. It stays with its thread
+/// from one run to the next: what it marks per function is stamped with the run.
 #[derive(Debug, Default)]
 struct Journal {
-    /// One word per test: function, attribute, answer ([`Journal::note`]).
+    /// A run made ahead is journaling on this thread.
+    active: bool,
+    /// One word per attribute of a function tested and answer, in the order first
+    /// given ([`Journal::note`]).
     tests: Vec<u64>,
     chained: Vec<(FuncIdx, AttrSet)>,
     /// A test was answered otherwise than the round's copy of the walk's attributes
     /// answers it (by what was inferred ahead for a chained run).
     mattered: bool,
+    /// The run's number on this thread (never 0 while journaling).
+    stamp: u32,
+    /// Per function: the run that last tested one of its attributes, and which ones,
+    /// by answer.
+    tested: Vec<(u32, [u128; 2])>,
+    /// Per function: the run that last read its body's version.
+    versions: Vec<u32>,
 }
 
+// every attribute has its bit in a function's mask of `Journal::tested`
+const _: () = assert!(Attr::ALL.len() <= 128);
+
 impl Journal {
-    /// Journals that `f` has `a` is `v`, as one word (a test repeating the last one is
-    /// not kept twice).
+    /// Journals that `f` has `a` is `v`, as one word, unless this run journaled that
+    /// already (the copy it reads is frozen: a test repeats its answer).
     fn note(&mut self, f: FuncIdx, a: Attr, v: bool) {
-        let w = ((f.idx() as u64) << 9) | (u64::from(a as u8) << 1) | u64::from(v);
-        if self.tests.last() != Some(&w) {
-            self.tests.push(w);
+        let k = f.idx();
+        if k >= self.tested.len() {
+            self.tested.resize(k + 1, (0, [0; 2]));
+        }
+        let (stamp, masks) = &mut self.tested[k];
+        if *stamp != self.stamp {
+            (*stamp, *masks) = (self.stamp, [0; 2]);
+        }
+        let bit = 1u128 << (a as u8);
+        let mask = &mut masks[usize::from(v)];
+        if *mask & bit == 0 {
+            *mask |= bit;
+            self.tests
+                .push(((k as u64) << 9) | (u64::from(a as u8) << 1) | u64::from(v));
         }
     }
 
@@ -326,8 +352,7 @@ impl Journal {
 
 thread_local! {
     /// The attribute tests of the run made ahead on this thread ([`AttrJournal`]).
-    static ATTR_TESTS: std::cell::RefCell<Option<Journal>> =
-        const { std::cell::RefCell::new(None) };
+    static ATTR_TESTS: std::cell::RefCell<Journal> = std::cell::RefCell::new(Journal::default());
 }
 
 /// Journals the attribute tests of this thread ([`FnAttrs::has`]) while it lives: a run
@@ -341,11 +366,18 @@ impl AttrJournal {
     pub(crate) fn start(mut chained: Vec<(FuncIdx, AttrSet)>) -> AttrJournal {
         chained.sort_unstable_by_key(|x| x.0);
         ATTR_TESTS.with(|j| {
-            *j.borrow_mut() = Some(Journal {
-                tests: Vec::new(),
-                mattered: false,
-                chained,
-            })
+            let mut j = j.borrow_mut();
+            j.stamp = j.stamp.wrapping_add(1);
+            if j.stamp == 0 {
+                // numbers wrapped: no mark may pass for this run's
+                j.tested.iter_mut().for_each(|t| t.0 = 0);
+                j.versions.iter_mut().for_each(|v| *v = 0);
+                j.stamp = 1;
+            }
+            j.active = true;
+            j.tests.clear();
+            j.mattered = false;
+            j.chained = chained;
         });
         AttrJournal(())
     }
@@ -353,33 +385,41 @@ impl AttrJournal {
     /// Whether `f` has `a`, read past [`FnAttrs`] (the store's `mustprogress`): `has`
     /// unless `f` is chained and its attributes were inferred ahead; journaled.
     pub(crate) fn test(&self, f: FuncIdx, a: Attr, has: impl FnOnce() -> bool) -> bool {
-        ATTR_TESTS.with(|j| match j.borrow_mut().as_mut() {
-            Some(j) => {
-                let v = j.chained_has(f, a).unwrap_or_else(has);
-                j.note(f, a, v);
-                v
+        ATTR_TESTS.with(|j| {
+            let mut j = j.borrow_mut();
+            if !j.active {
+                return has();
             }
-            None => has(),
+            let v = j.chained_has(f, a).unwrap_or_else(has);
+            j.note(f, a, v);
+            v
+        })
+    }
+
+    /// Whether this run reads `f`'s version for the first time (each read gives the
+    /// same: the copy it reads is frozen).
+    pub(crate) fn first_version_read(&self, f: FuncIdx) -> bool {
+        ATTR_TESTS.with(|j| {
+            let mut j = j.borrow_mut();
+            let stamp = j.stamp;
+            let k = f.idx();
+            if k >= j.versions.len() {
+                j.versions.resize(k + 1, 0);
+            }
+            std::mem::replace(&mut j.versions[k], stamp) != stamp
         })
     }
 
     /// Whether a test was answered by what was inferred ahead for a chained run, where
     /// the round's copy of the walk's attributes answers otherwise.
     pub(crate) fn mattered(&self) -> bool {
-        ATTR_TESTS.with(|j| j.borrow().as_ref().is_some_and(|j| j.mattered))
+        ATTR_TESTS.with(|j| j.borrow().mattered)
     }
 
-    /// The tests so far: (function, attribute, answer), sorted, each once.
+    /// The tests so far: (function, attribute, answer), each once, in the order first
+    /// given.
     pub(crate) fn tests(&self) -> Vec<(FuncIdx, Attr, bool)> {
-        let mut t = ATTR_TESTS
-            .with(|j| {
-                j.borrow_mut()
-                    .as_mut()
-                    .map(|j| std::mem::take(&mut j.tests))
-            })
-            .unwrap_or_default();
-        t.sort_unstable();
-        t.dedup();
+        let t = ATTR_TESTS.with(|j| std::mem::take(&mut j.borrow_mut().tests));
         t.into_iter()
             .map(|w| {
                 let a = Attr::ALL[((w >> 1) & 0xff) as usize];
@@ -391,7 +431,11 @@ impl AttrJournal {
 
 impl Drop for AttrJournal {
     fn drop(&mut self) {
-        ATTR_TESTS.with(|j| *j.borrow_mut() = None);
+        ATTR_TESTS.with(|j| {
+            let mut j = j.borrow_mut();
+            j.active = false;
+            j.chained.clear();
+        });
     }
 }
 

@@ -327,9 +327,11 @@ impl<'a> Spec<'a> {
     }
 
     fn read_version(&self, f: FuncIdx) {
-        self.versions_read
-            .borrow_mut()
-            .push((f, self.base.ver[f.idx()]));
+        if self.attr_tests.first_version_read(f) {
+            self.versions_read
+                .borrow_mut()
+                .push((f, self.base.ver[f.idx()]));
+        }
     }
 
     /// `f`'s run in the chain, noted as read.

@@ -649,6 +649,39 @@ fn tests_of_settled_functions_are_not_journaled() {
     assert_eq!(journal.tests(), vec![(b, Attr::NoUnwind, false)]);
 }
 
+/// A run's journal keeps each test once per answer, whatever the number of times it is
+/// made, and the next run on the thread journals its own tests from nothing; a body's
+/// version is noted at its first read by each run.
+#[test]
+fn a_journal_keeps_each_test_once_per_run() {
+    use super::AttrJournal;
+    use crate::llvm::attrs::Attr;
+    use crate::llvm::FuncIdx;
+    let (f, g) = (FuncIdx::new(3), FuncIdx::new(0));
+    let j = AttrJournal::start(Vec::new());
+    for _ in 0..3 {
+        assert!(j.test(f, Attr::MustProgress, || true));
+        assert!(!j.test(g, Attr::NoUnwind, || false));
+    }
+    // an answer that differs from the one journaled is journaled too: the walk's
+    // check at the unit's turn then refuses the run
+    assert!(!j.test(f, Attr::MustProgress, || false));
+    assert!(j.first_version_read(f) && !j.first_version_read(f));
+    assert_eq!(
+        j.tests(),
+        vec![
+            (f, Attr::MustProgress, true),
+            (g, Attr::NoUnwind, false),
+            (f, Attr::MustProgress, false)
+        ]
+    );
+    drop(j);
+    let j = AttrJournal::start(Vec::new());
+    assert!(j.first_version_read(f));
+    assert!(j.test(f, Attr::MustProgress, || true));
+    assert_eq!(j.tests(), vec![(f, Attr::MustProgress, true)]);
+}
+
 #[test]
 fn a_rounds_runs_share_the_tables_of_its_copys_bodies() {
     use super::store::{Chain, Spec, Store};
