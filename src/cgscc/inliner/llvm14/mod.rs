@@ -355,8 +355,9 @@ thread_local! {
     static ATTR_TESTS: std::cell::RefCell<Journal> = std::cell::RefCell::new(Journal::default());
 }
 
-/// Journals the attribute tests of this thread ([`FnAttrs::has`]) while it lives: a run
-/// made ahead holds one.
+/// Journals the attribute tests of this thread ([`FnAttrs::has`]) while it lives, and
+/// tells the run's store which bodies' versions it reads first
+/// ([`AttrJournal::first_version_read`]): a run made ahead holds one.
 #[derive(Debug)]
 pub(crate) struct AttrJournal(());
 
