@@ -409,13 +409,22 @@ impl<'a> Spec<'a> {
         // the provisional numbers of other runs it names: the walk must have committed
         // them (their runs taken) for it to be taken
         let is_own = |e| exprs.as_ref().is_some_and(|p| p.made.owns(e));
-        let mut foreign: Vec<ExprIdx> = self
-            .body
-            .iter()
-            .flat_map(|b| b.named_exprs())
-            .chain(exprs.iter().flat_map(|p| p.operand_exprs()))
-            .filter(|&e| super::fold::is_provisional(e))
-            .collect();
+        let named = || {
+            self.body
+                .iter()
+                .flat_map(|b| b.named_exprs())
+                .chain(exprs.iter().flat_map(|p| p.operand_exprs()))
+                .filter(|&e| super::fold::is_provisional(e))
+        };
+        // a body names provisional numbers only of the expressions the run made or read
+        // with the chained bodies (the walk's copy has its own numbers only): without
+        // either, its operands need no look
+        let mut foreign: Vec<ExprIdx> = if exprs.is_none() && read_exprs.is_empty() {
+            debug_assert!(named().next().is_none());
+            Vec::new()
+        } else {
+            named().collect()
+        };
         let provisional = !foreign.is_empty();
         foreign.retain(|&e| !is_own(e));
         foreign.sort_unstable();
