@@ -432,14 +432,10 @@ fn prefetched_tables_are_the_walks_and_are_refused_when_their_inputs_change() {
     assert!(st.prefetched_tables(leaf, st.fx.ir.body(leaf)).is_none());
 }
 
-/// A run ahead numbers the constant expressions it folds provisionally; a run over its
-/// body finds them by structure and builds on them; committed in the walk's order,
-/// they get the numbers the sequential walk gives them, operands renumbered.
-#[test]
-fn provisional_expressions_commit_to_the_sequential_numbers() {
-    use super::fold::{is_provisional, Folds};
-    use crate::hash::FixedMap;
-    use crate::llvm::ir::Value;
+/// A module whose function `f` folds, row by row, to a chain of constant expressions
+/// (`getelementptr`, `ptrtoint`, `trunc`, `zext` of a global's element), and the
+/// inliner's state of it.
+fn fold_fixture() -> (super::State, FuncIdx) {
     let text = "@a = global [8 x i32] zeroinitializer, align 16\n\
         define i64 @f(i64 %i) {\n\
           %q = getelementptr inbounds [8 x i32], ptr @a, i64 0, i64 %i\n\
@@ -450,27 +446,70 @@ fn provisional_expressions_commit_to_the_sequential_numbers() {
         }\n";
     let m = crate::import::llvm_ir::parse_with("t.ll", text, ParseOptions { instructions: true })
         .unwrap();
-    let st = super::State::of_bodies(&m).unwrap();
     let f = m.function_by_name("f").unwrap();
-    // `f`'s body at `%i` = `c`, folded as the cloner folds: rows `0..=last`, each
-    // row's operand the expression the row before folded to
-    let fold_rows = |folds: &mut Folds, c: i64, last: usize| -> Vec<V> {
-        let mut b = st.fx.ir.body(f).clone();
-        b.set_operand(RowIdx::new(0), 2, V::Int(c));
-        let mut out = Vec::new();
-        for k in 0..=last {
-            let v = folds.fold(&st.fx, &b, RowIdx::new(k)).expect("folds");
-            if k < last {
-                b.set_operand(RowIdx::new(k + 1), 0, v);
-            }
-            out.push(v);
+    (super::State::of_bodies(&m).unwrap(), f)
+}
+
+/// [`fold_fixture`]'s `f` at `%i` = `c`, folded as the cloner folds: rows `0..=last`,
+/// each row's operand the expression the row before folded to.
+fn fold_rows(
+    st: &super::State,
+    f: FuncIdx,
+    folds: &mut super::fold::Folds,
+    c: i64,
+    last: usize,
+) -> Vec<V> {
+    let mut b = st.fx.ir.body(f).clone();
+    b.set_operand(RowIdx::new(0), 2, V::Int(c));
+    let mut out = Vec::new();
+    for k in 0..=last {
+        let v = folds.fold(&st.fx, &b, RowIdx::new(k)).expect("folds");
+        if k < last {
+            b.set_operand(RowIdx::new(k + 1), 0, v);
         }
-        out
-    };
-    let expr = |v: V| match v {
-        V::K(Value::Expr(e)) => e,
+        out.push(v);
+    }
+    out
+}
+
+/// The expression a folded value names.
+fn expr(v: V) -> crate::llvm::ir::ExprIdx {
+    match v {
+        V::K(crate::llvm::ir::Value::Expr(e)) => e,
         v => panic!("not an expression: {v:?}"),
-    };
+    }
+}
+
+/// A run ahead names provisional numbers only through the expressions it made or read
+/// with the chained bodies: one that folds only what the walk's tables already number,
+/// and reads no chained run, makes no table of its own and names the walk's numbers
+/// (what the end of a run relies on to skip looking through the body it left).
+#[test]
+fn a_run_that_makes_and_reads_no_expression_names_no_provisional_number() {
+    use super::fold::{is_provisional, Folds};
+    let (st, f) = fold_fixture();
+    let mut walk = st.folds.clone();
+    let known = fold_rows(&st, f, &mut walk, 3, 1);
+    let (mut run, _) = Folds::speculative(walk.frozen(&st.fx.ir), f, Vec::new());
+    let again = fold_rows(&st, f, &mut run, 3, 1);
+    assert_eq!(again, known, "found in the walk's tables");
+    assert!(again.iter().all(|&v| !is_provisional(expr(v))));
+    assert!(run.private().is_none() && run.read_privates().is_empty());
+    // a new structure is numbered provisionally, in a table of the run's own
+    let new = fold_rows(&st, f, &mut run, 4, 0);
+    assert!(is_provisional(expr(new[0])));
+    assert!(run.private().is_some());
+}
+
+/// A run ahead numbers the constant expressions it folds provisionally; a run over its
+/// body finds them by structure and builds on them; committed in the walk's order,
+/// they get the numbers the sequential walk gives them, operands renumbered.
+#[test]
+fn provisional_expressions_commit_to_the_sequential_numbers() {
+    use super::fold::{is_provisional, Folds};
+    use crate::hash::FixedMap;
+    let (st, f) = fold_fixture();
+    let fold_rows = |folds: &mut Folds, c: i64, last: usize| fold_rows(&st, f, folds, c, last);
     // the sequential walk: another unit folds `@a[5]`; the unit of `f` folds `@a[3]`
     // and its `ptrtoint`; a unit over `f`'s body the same and their `trunc`
     let mut seq = st.folds.clone();
