@@ -574,13 +574,13 @@ fn inline_site<S: Store>(
     f: FuncIdx,
     cx: Ctx<'_>,
 ) -> bool {
-    let ir = st.sh().fx.ir.clone();
+    let ir = &*st.sh().fx.ir;
     let callee_body = st.body(f);
     let caller_body = st.body(n);
     let ci = *caller_body.call_of(row).unwrap();
     let callee_attrs = st.sh().fx.fn_attrs(f);
     let reads_only = callee_attrs.has(Attr::ReadNone) || callee_attrs.has(Attr::ReadOnly);
-    let args = clone::ArgFacts::of(&ir, (caller_body, row, n), (callee_body, f), reads_only);
+    let args = clone::ArgFacts::of(ir, (caller_body, row, n), (callee_body, f), reads_only);
     let call_refs = super::ref_counts_of(st, caller_body, std::iter::once(row));
     // a call whose value the callee returns as a constant: count whole bodies (its uses
     // in old rows change)

@@ -137,13 +137,13 @@ impl Store for State {
         super::edit(&mut self.bodies, &self.fx.ir, f)
     }
     fn inline_into(&mut self, (n, row, f): Site, args: &ArgFacts) -> Option<Inlined> {
-        let ir = self.fx.ir.clone();
+        let ir = &*self.fx.ir;
         // the callee's body is read from the module in place or, when a pass edited
         // it, shared out of the store while the caller's is edited (a call of a
         // function to itself, which `decide` refuses, would copy the caller first)
         let lent = self.bodies[f.idx()].clone();
         let callee_body = lent.as_deref().unwrap_or_else(|| ir.body(f));
-        let caller_body = super::edit(&mut self.bodies, &ir, n);
+        let caller_body = super::edit(&mut self.bodies, ir, n);
         let out = clone::inline_call(
             &self.fx,
             &mut self.folds,
