@@ -145,6 +145,66 @@ fn run_pipeline<T: Send>(
     })
 }
 
+/// Remarks counted instead of kept (what a scan and `ilkit cgscc` without `--remarks`
+/// do) count what the kept remarks hold, kind by kind, and change nothing else, with
+/// runs made ahead or not.
+#[test]
+fn counted_remarks_equal_kept_remarks_for_any_workers() {
+    use ilkit::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
+    use ilkit::import::llvm_ir::ParseOptions;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/llvm");
+    let path = root.join("zlib/inline/zlib.prep.ll.gz");
+    let m =
+        ilkit::llvm::Module::from_ll_file_with(&path, ParseOptions { instructions: true }).unwrap();
+    let run = |keep_remarks: bool, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut cm = CgsccModule::new(&m, "m");
+            let opts = Options {
+                run_ahead_after_tables: false,
+                inline: InlineParams {
+                    keep_remarks,
+                    ..InlineParams::default()
+                },
+                ..Options::default()
+            };
+            let text = "cgscc(devirt<4>(inline,function-attrs))";
+            let mut pm = PassManager::from_text(text, opts).unwrap();
+            let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
+            let mut by_kind = [0usize; 6];
+            for r in &cm.remarks {
+                by_kind[r.kind as usize] += 1;
+            }
+            (
+                cm.remark_counts,
+                by_kind,
+                cm.graph.print_text(),
+                report.ahead.taken,
+            )
+        })
+    };
+    let kept = run(true, 1);
+    assert_eq!(kept.0, kept.1);
+    assert!(
+        kept.0.iter().filter(|&&c| c > 0).count() >= 3,
+        "{:?}",
+        kept.0
+    );
+    for threads in [1, 2] {
+        let counted = run(false, threads);
+        assert_eq!(counted.1, [0; 6], "no remark kept");
+        assert_eq!(
+            (&counted.0, &counted.2),
+            (&kept.0, &kept.2),
+            "{threads} workers"
+        );
+        assert!(threads == 1 || counted.3 > 0, "runs made ahead were taken");
+    }
+}
+
 /// The walk takes runs made ahead (so the comparisons above check them), and a run
 /// with them gives the sequential remarks, visits and call graph.
 #[test]

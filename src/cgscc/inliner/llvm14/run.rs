@@ -295,6 +295,9 @@ fn hand_over(out: &mut RunOut, cx: &mut PassContext<'_>) {
     for rm in out.remarks.drain(..) {
         cx.m.record_remark(cx.opts.inline.keep_remarks, rm);
     }
+    for (k, c) in out.unkept.iter_mut().enumerate() {
+        cx.m.remark_counts[k] += std::mem::take(c);
+    }
     for (n, w) in out.work.drain(..) {
         cx.m.work[n] += w;
     }
@@ -423,6 +426,18 @@ fn remark(
     }
 }
 
+/// A remark of `kind`: made by `make` when the pass manager keeps remarks, else only
+/// counted. A remark names its pass, caller and callee by shared strings, whose
+/// reference counts every worker making runs would otherwise write.
+fn record(r: &mut Run, cx: Ctx<'_>, kind: RemarkKind, make: impl FnOnce(&Run) -> Remark) {
+    if cx.opts.inline.keep_remarks {
+        let rm = make(r);
+        r.out.remarks.push(rm);
+    } else {
+        r.out.unkept[kind as usize] += 1;
+    }
+}
+
 /// Adds `w` to the work done for node `n`.
 fn add_work(out: &mut RunOut, n: crate::callgraph::NodeIdx, w: u64) {
     match out.work.last_mut() {
@@ -454,15 +469,10 @@ fn seed<S: Store>(st: &mut S, r: &mut Run, cx: Ctx<'_>) {
                             && !fx.names[g.idx()].starts_with("llvm.") =>
                     {
                         let dbg = b.call_of(i).and_then(|c| c.dbg);
-                        let rm = remark(
-                            r,
-                            (cx, &st.sh().locs),
-                            (f, g, dbg),
-                            RemarkKind::NoDefinition,
-                            None,
-                            "",
-                        );
-                        r.out.remarks.push(rm);
+                        let kind = RemarkKind::NoDefinition;
+                        record(r, cx, kind, |r| {
+                            remark(r, (cx, &st.sh().locs), (f, g, dbg), kind, None, "")
+                        });
                     }
                     Err(_) => {}
                 }
@@ -520,8 +530,9 @@ fn caller_batch<S: Store>(st: &mut S, r: &mut Run, n: FuncIdx, cx: Ctx<'_>) -> V
             Decision::No(RemarkKind::NotInlined, _, "") => {}
             Decision::No(kind, ct, why) => {
                 let dbg = st.body(n).call_of(row).and_then(|c| c.dbg);
-                let rm = remark(r, (cx, &st.sh().locs), (n, f, dbg), kind, ct, why);
-                r.out.remarks.push(rm);
+                record(r, cx, kind, |r| {
+                    remark(r, (cx, &st.sh().locs), (n, f, dbg), kind, ct, why)
+                });
             }
             Decision::Inline(ct, why) => {
                 let kind = if ct.is_some() {
@@ -534,12 +545,14 @@ fn caller_batch<S: Store>(st: &mut S, r: &mut Run, n: FuncIdx, cx: Ctx<'_>) -> V
                     break;
                 }
                 let locs = &st.sh().locs;
-                let mut rm = remark(r, (cx, locs), (n, f, dbg), kind, ct, why);
-                // LLVM's `addLocationToRemarks`: the call's location, when it has one
-                if let Some(l) = dbg.filter(|_| cx.opts.inline.remark_locations) {
-                    rm.loc = locs.format_callsite(l, CallSiteFormat::LineColumnDiscriminator);
-                }
-                r.out.remarks.push(rm);
+                record(r, cx, kind, |r| {
+                    let mut rm = remark(r, (cx, locs), (n, f, dbg), kind, ct, why);
+                    // LLVM's `addLocationToRemarks`: the call's location, when it has one
+                    if let Some(l) = dbg.filter(|_| cx.opts.inline.remark_locations) {
+                        rm.loc = locs.format_callsite(l, CallSiteFormat::LineColumnDiscriminator);
+                    }
+                    rm
+                });
                 inlined.push(f);
                 r.out.inlines += 1;
                 r.out.changed = true;

@@ -678,8 +678,11 @@ struct UsesRead {
 /// at the unit's turn).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RunOut {
-    /// Remarks, in order.
+    /// Remarks, in order, when the pass manager keeps them
+    /// ([`crate::cgscc::inliner::InlineParams::keep_remarks`]).
     pub remarks: Vec<Remark>,
+    /// Otherwise the remarks' count by kind.
+    pub unkept: [usize; 6],
     /// Work done per node.
     pub work: Vec<(NodeIdx, u64)>,
     /// Calls inlined.
