@@ -300,16 +300,27 @@ impl Round {
     /// the units that wait for it. A run that panics (a bug) is not made: the walk makes
     /// the unit itself and meets the failure, if at all, where the sequential run would.
     fn run(&self, w: usize) {
-        let olds = self.olds().clone();
-        let deps_made = self.reads[w]
-            .iter()
-            .map(|&d| self.made[d].get().and_then(|u| u.as_deref()))
-            .chain(self.reads_old[w].iter().map(|&(r, k)| {
-                olds.get(r as usize)
-                    .and_then(|o| o.made[k as usize].get())
-                    .and_then(|u| u.as_deref())
-            }))
-            .collect::<Option<Vec<&Unit>>>();
+        // the runs of the rounds before that it reads, held by the run (those rounds may
+        // finish meanwhile); not the rounds themselves, whose reference counts every run
+        // of both threads would write
+        let old_made: Option<Vec<Arc<Unit>>> = {
+            let olds = self.olds();
+            self.reads_old[w]
+                .iter()
+                .map(|&(r, k)| {
+                    olds.get(r as usize)
+                        .and_then(|o| o.made[k as usize].get())
+                        .and_then(Clone::clone)
+                })
+                .collect()
+        };
+        let deps_made = old_made.as_ref().and_then(|old| {
+            self.reads[w]
+                .iter()
+                .map(|&d| self.made[d].get().and_then(|u| u.as_deref()))
+                .chain(old.iter().map(|u| Some(&**u)))
+                .collect::<Option<Vec<&Unit>>>()
+        });
         let made = match deps_made {
             Some(chain) if !self.blocked[w] => {
                 // what the runs read inferred, when this round infers too
@@ -355,7 +366,7 @@ impl Round {
             }
             _ => None,
         };
-        drop(olds);
+        drop(old_made);
         let _ = self.made[w].set(made);
         for &d in &self.dependents[w] {
             self.waiting[d].fetch_sub(1, Ordering::AcqRel);
