@@ -411,7 +411,7 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
         },
         || {
             if text {
-                visits_text(&report.visits, names)
+                visits_text(&report.visits, |n| cm.graph.name(n).unwrap_or_default())
             } else {
                 String::new()
             }
@@ -551,19 +551,28 @@ fn run_in_pool(mut a: CgsccArgs) -> Result<(), Failure> {
 }
 
 /// The visit log's lines: `#i (f, g): pass, pass`.
-fn visits_text(
+fn visits_text<'a>(
     visits: &[ilkit::cgscc::Visit],
-    names: impl Fn(&[ilkit::callgraph::NodeIdx]) -> Vec<String>,
+    name: impl Fn(ilkit::callgraph::NodeIdx) -> &'a str,
 ) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     for (i, v) in visits.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "#{i} ({}): {}",
-            names(&v.nodes).join(", "),
-            v.passes.join(", ")
-        );
+        let _ = write!(s, "#{i} (");
+        for (k, &n) in v.nodes.iter().enumerate() {
+            if k > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(name(n));
+        }
+        s.push_str("): ");
+        for (k, p) in v.passes.iter().enumerate() {
+            if k > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(p);
+        }
+        s.push('\n');
     }
     s
 }

@@ -103,6 +103,10 @@ pub struct FunctionChange {
 /// `+x` for each attribute in `after` but not `before`, then `-x` for the reverse,
 /// each group sorted by name (what `scripts/fa_diff.py` prints).
 fn diff(before: &AttrSet, after: &AttrSet) -> Vec<String> {
+    // the names differ only where the attributes do (payloads are not printed)
+    if before.bits == after.bits {
+        return Vec::new();
+    }
     let mut plus: Vec<&str> = after
         .iter()
         .filter(|&a| !before.has(a))
@@ -385,7 +389,7 @@ impl Inference {
     /// did not delete).
     pub fn diff_lines_of(&self, m: &Module, keep: impl Fn(FuncIdx) -> bool) -> Vec<String> {
         let mut changes = self.changes_of(m, keep);
-        changes.sort_by(|a, b| quoted(&a.name).cmp(&quoted(&b.name)));
+        changes.sort_by_cached_key(|c| quoted(&c.name).into_owned());
         let mut out = Vec::new();
         for c in changes {
             let name = quoted(&c.name);
