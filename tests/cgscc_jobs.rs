@@ -111,6 +111,14 @@ fn corpus_modules_give_the_same_answer_for_every_worker_count() {
     }
 }
 
+/// The corpus' prepared zlib module, with its instruction view.
+fn zlib_prepared() -> ilkit::llvm::Module {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/llvm");
+    let path = root.join("zlib/inline/zlib.prep.ll.gz");
+    let opts = ilkit::import::llvm_ir::ParseOptions { instructions: true };
+    ilkit::llvm::Module::from_ll_file_with(&path, opts).unwrap()
+}
+
 /// Runs `pipeline` over `m` on a pool of `threads` workers, running units ahead when
 /// `run_ahead` (`function-attrs` in the runs too when `attrs`), remarks kept; `read`
 /// takes what it needs of the module and the report.
@@ -151,11 +159,7 @@ fn run_pipeline<T: Send>(
 #[test]
 fn counted_remarks_equal_kept_remarks_for_any_workers() {
     use ilkit::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
-    use ilkit::import::llvm_ir::ParseOptions;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/llvm");
-    let path = root.join("zlib/inline/zlib.prep.ll.gz");
-    let m =
-        ilkit::llvm::Module::from_ll_file_with(&path, ParseOptions { instructions: true }).unwrap();
+    let m = zlib_prepared();
     let run = |keep_remarks: bool, threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -209,11 +213,7 @@ fn counted_remarks_equal_kept_remarks_for_any_workers() {
 /// with them gives the sequential remarks, visits and call graph.
 #[test]
 fn units_run_ahead_are_taken_and_change_nothing() {
-    use ilkit::import::llvm_ir::ParseOptions;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/llvm");
-    let path = root.join("zlib/inline/zlib.prep.ll.gz");
-    let m =
-        ilkit::llvm::Module::from_ll_file_with(&path, ParseOptions { instructions: true }).unwrap();
+    let m = zlib_prepared();
     let run = |run_ahead: bool, attrs: bool, threads: usize| {
         let text = "cgscc(devirt<4>(inline,function-attrs))";
         run_pipeline(&m, text, (run_ahead, attrs, threads), |cm, report| {
@@ -767,12 +767,7 @@ fn runs_stop_inferring_attributes_that_no_run_reads() {
         h.attrs_taken >= ilkit::cgscc::AHEAD_TRIAL && h.attrs_taken < 1500,
         "{h:?}"
     );
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/llvm");
-    let zlib = ilkit::llvm::Module::from_ll_file_with(
-        root.join("zlib/inline/zlib.prep.ll.gz"),
-        ParseOptions { instructions: true },
-    )
-    .unwrap();
+    let zlib = zlib_prepared();
     let text = "cgscc(devirt<4>(inline,function-attrs))";
     let h = run_pipeline(&zlib, text, (true, true, 2), |_, r| r.ahead);
     assert!(!h.attrs_stopped && h.attrs_taken == h.taken, "{h:?}");
