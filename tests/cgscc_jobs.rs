@@ -128,6 +128,17 @@ fn run_pipeline<T: Send>(
     (run_ahead, attrs, threads): (bool, bool, usize),
     read: impl FnOnce(&mut ilkit::cgscc::CgsccModule, ilkit::cgscc::RunReport) -> T + Send,
 ) -> T {
+    run_pipeline_keeping(m, pipeline, (run_ahead, attrs, threads), true, read)
+}
+
+/// [`run_pipeline`], the remarks kept or only counted (`keep_remarks`).
+fn run_pipeline_keeping<T: Send>(
+    m: &ilkit::llvm::Module,
+    pipeline: &str,
+    (run_ahead, attrs, threads): (bool, bool, usize),
+    keep_remarks: bool,
+    read: impl FnOnce(&mut ilkit::cgscc::CgsccModule, ilkit::cgscc::RunReport) -> T + Send,
+) -> T {
     use ilkit::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -142,7 +153,7 @@ fn run_pipeline<T: Send>(
             // would have made every table
             run_ahead_after_tables: false,
             inline: InlineParams {
-                keep_remarks: true,
+                keep_remarks,
                 ..InlineParams::default()
             },
             ..Options::default()
@@ -158,37 +169,27 @@ fn run_pipeline<T: Send>(
 /// runs made ahead or not.
 #[test]
 fn counted_remarks_equal_kept_remarks_for_any_workers() {
-    use ilkit::cgscc::{CgsccModule, InlineParams, NoInstrumentation, Options, PassManager};
     let m = zlib_prepared();
     let run = |keep_remarks: bool, threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
-            let mut cm = CgsccModule::new(&m, "m");
-            let opts = Options {
-                run_ahead_after_tables: false,
-                inline: InlineParams {
-                    keep_remarks,
-                    ..InlineParams::default()
-                },
-                ..Options::default()
-            };
-            let text = "cgscc(devirt<4>(inline,function-attrs))";
-            let mut pm = PassManager::from_text(text, opts).unwrap();
-            let report = pm.run(&mut cm, &mut NoInstrumentation).unwrap();
-            let mut by_kind = [0usize; 6];
-            for r in &cm.remarks {
-                by_kind[r.kind as usize] += 1;
-            }
-            (
-                cm.remark_counts,
-                by_kind,
-                cm.graph.print_text(),
-                report.ahead.taken,
-            )
-        })
+        let text = "cgscc(devirt<4>(inline,function-attrs))";
+        run_pipeline_keeping(
+            &m,
+            text,
+            (true, true, threads),
+            keep_remarks,
+            |cm, report| {
+                let mut by_kind = [0usize; 6];
+                for r in &cm.remarks {
+                    by_kind[r.kind as usize] += 1;
+                }
+                (
+                    cm.remark_counts,
+                    by_kind,
+                    cm.graph.print_text(),
+                    report.ahead.taken,
+                )
+            },
+        )
     };
     let kept = run(true, 1);
     assert_eq!(kept.0, kept.1);
