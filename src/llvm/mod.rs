@@ -467,8 +467,6 @@ pub struct Module {
     pub(crate) attr_groups: Vec<(u32, Vec<String>)>,
     /// Symbol by name (inverse of `symbols`).
     pub(crate) symbol_index: AHashMap<String, SymbolIdx>,
-    /// Function by name.
-    pub(crate) function_index: AHashMap<String, FuncIdx>,
     /// Interned function types, whitespace-free (`i32(ptr,...)`).
     pub(crate) signatures: IndexVec<SigIdx, String>,
     /// The instruction-level view, when the reader was asked for it
@@ -497,9 +495,10 @@ impl Module {
         &self.functions[f]
     }
 
-    /// The function named `name` (O(1)).
+    /// The function named `name` (O(1): the symbol table's entry).
     pub fn function_by_name(&self, name: &str) -> Option<FuncIdx> {
-        self.function_index.get(name).copied()
+        self.symbol_by_name(name)
+            .and_then(|s| self.symbol_function(s))
     }
 
     /// Global variables in module order.

@@ -43,7 +43,7 @@ mod ir;
 pub mod lexer;
 pub mod parallel;
 
-use crate::llvm::{ConstIdx, FuncIdx, Module, SigIdx, SymbolIdx};
+use crate::llvm::{ConstIdx, Module, SigIdx, SymbolIdx};
 use ahash::AHashMap;
 use lexer::{unescape, LexState};
 use std::path::Path;
@@ -313,11 +313,6 @@ fn finish_module(
             m.functions[f].nvvm_kernel = true;
         }
     }
-    m.function_index = m
-        .functions
-        .iter_enumerated()
-        .map(|(f, func)| (func.name.clone(), f))
-        .collect::<AHashMap<String, FuncIdx>>();
     m.symbol_index = sym_map;
     m
 }
