@@ -45,6 +45,7 @@ use crate::llvm::ir::body::{Body, RowIdx, V};
 use crate::llvm::ir::debugloc::DebugLocs;
 use crate::llvm::ir::{Ir, Value};
 use crate::llvm::{FuncIdx, Linkage, Module, SymbolDef};
+use rayon::prelude::*;
 use std::sync::{Arc, OnceLock};
 
 /// Module facts the model reads. The columns no pass changes are shared, so that a
@@ -605,28 +606,78 @@ impl State {
             }
         }
         let fs = m.functions();
-        let features: Vec<Vec<String>> = fs
-            .iter()
-            .map(|f| {
-                let mut words: Vec<&String> = f.attrs.iter().collect();
-                for g in &f.attr_groups {
-                    if let Some((_, w)) = m.attr_groups.iter().find(|(n, _)| n == g) {
-                        words.extend(w);
-                    }
+        let n = fs.len();
+        // the target features a function's attributes name
+        let features_of = |f: &crate::llvm::Function| {
+            let mut words: Vec<&String> = f.attrs.iter().collect();
+            for g in &f.attr_groups {
+                if let Some((_, w)) = m.attr_groups.iter().find(|(n, _)| n == g) {
+                    words.extend(w);
                 }
-                // the reader keeps `"target-features"` and its value as two words
-                let mut out: Vec<String> = words
-                    .windows(2)
-                    .filter(|w| w[0] == "\"target-features\"")
-                    .flat_map(|w| w[1].trim_matches('"').split(','))
-                    .filter(|x| x.starts_with('+'))
-                    .map(str::to_string)
-                    .collect();
-                out.sort();
-                out.dedup();
-                out
-            })
-            .collect();
+            }
+            // the reader keeps `"target-features"` and its value as two words
+            let mut out: Vec<String> = words
+                .windows(2)
+                .filter(|w| w[0] == "\"target-features\"")
+                .flat_map(|w| w[1].trim_matches('"').split(','))
+                .filter(|x| x.starts_with('+'))
+                .map(str::to_string)
+                .collect();
+            out.sort();
+            out.dedup();
+            out
+        };
+        let folds = fold::Folds::new(&ir);
+        // the uses of each function the bodies' constants name, counted by stretches of
+        // functions and summed
+        let count_uses = || {
+            (0..n)
+                .into_par_iter()
+                .with_min_len(256)
+                .fold(
+                    || vec![0i64; n],
+                    |mut uses, f| {
+                        let b = ir.body(FuncIdx::new(f));
+                        for i in b.live_rows() {
+                            for &v in b.ops(i) {
+                                let V::K(v) = v else { continue };
+                                for_each_symbol(&ir, &folds, v, 0, &mut |s| {
+                                    if let Some(g) = sym_func[s.idx()] {
+                                        uses[g.idx()] += 1;
+                                    }
+                                });
+                            }
+                        }
+                        uses
+                    },
+                )
+                .reduce_with(|mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                })
+                .unwrap_or_else(|| vec![0; n])
+        };
+        // the tables are independent of each other: made side by side on the pool
+        let ((features, uses), ((layouts, sym_refs), (locs, (comdat_of, comdat_members)))) =
+            rayon::join(
+                || {
+                    rayon::join(
+                        || fs.raw().par_iter().map(features_of).collect::<Vec<_>>(),
+                        count_uses,
+                    )
+                },
+                || {
+                    rayon::join(
+                        || {
+                            rayon::join(
+                                || crate::llvm::ir::body::Layouts::new(&ir.types),
+                                || crate::callgraph::symbol_function_refs(m),
+                            )
+                        },
+                        || rayon::join(|| ir.debug_locs.clone(), || comdats(m)),
+                    )
+                },
+            );
         let decl = |name: &str| {
             let s = m.symbol_by_name(name)?;
             let f = sym_func[s.idx()]?;
@@ -640,41 +691,21 @@ impl State {
         };
         let fx = Facts {
             decls,
-            cur_attrs: SharedVec::from_elem(None, fs.len()),
+            cur_attrs: SharedVec::from_elem(None, n),
             features: features.into(),
-            layouts: Arc::new(crate::llvm::ir::body::Layouts::new(&ir.types)),
+            layouts: Arc::new(layouts),
             names: fs.iter().map(|f| f.name.clone()).collect(),
             coldcc: fs.iter().map(|f| f.calling_conv == "coldcc").collect(),
             linkage: fs.iter().map(|f| f.linkage).collect(),
             is_def: fs.iter().map(|f| f.is_definition).collect(),
             ir,
             sym_func: sym_func.into(),
-            sym_refs: Arc::new(crate::callgraph::symbol_function_refs(m)),
+            sym_refs: Arc::new(sym_refs),
             sym_local: sym_local.into(),
             sym_align: sym_align.into(),
             unit_pos: Arc::from([]),
             committed: 0,
         };
-        let n = fs.len();
-        let folds = fold::Folds::new(&fx.ir);
-        let mut uses = vec![0i64; n];
-        let mut tmp = Vec::new();
-        for f in 0..n {
-            let f = FuncIdx::new(f);
-            let b = fx.ir.body(f);
-            for i in b.live_rows() {
-                for &v in b.ops(i) {
-                    let V::K(v) = v else { continue };
-                    tmp.clear();
-                    expr_funcs(&fx.ir, &folds, &fx.sym_func, v, &mut tmp);
-                    for &g in &tmp {
-                        uses[g.idx()] += 1;
-                    }
-                }
-            }
-        }
-        let locs = fx.ir.debug_locs.clone();
-        let (comdat_of, comdat_members) = comdats(m);
         Some(State {
             comdat_of,
             comdat_members: comdat_members.into(),
